@@ -1,0 +1,379 @@
+package model
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/reconsim/reconsim/sim"
+)
+
+// ResourceList maps a resource name ("cpu", "memory", "pods") to a quantity.
+type ResourceList map[string]resource.Quantity
+
+// Resource names used by the scheduler and kubelet.
+const (
+	ResourceCPU    = "cpu"
+	ResourceMemory = "memory"
+	ResourcePods   = "pods"
+)
+
+// ConditionStatus is "True", "False" or "Unknown".
+type ConditionStatus string
+
+// Condition statuses.
+const (
+	ConditionTrue    ConditionStatus = "True"
+	ConditionFalse   ConditionStatus = "False"
+	ConditionUnknown ConditionStatus = "Unknown"
+)
+
+// ---- Namespace ----
+
+// Namespace is core/v1 Namespace.
+type Namespace struct {
+	ObjectMeta `json:"metadata"`
+	Status     NamespaceStatus `json:"status,omitempty"`
+}
+
+// NamespaceStatus holds the namespace phase ("Active" or "Terminating").
+type NamespaceStatus struct {
+	Phase string `json:"phase,omitempty"`
+}
+
+// ---- Node ----
+
+// Node is core/v1 Node.
+type Node struct {
+	ObjectMeta `json:"metadata"`
+	Spec       NodeSpec   `json:"spec,omitempty"`
+	Status     NodeStatus `json:"status,omitempty"`
+}
+
+// NodeSpec is the part of core/v1 NodeSpec the simulator models.
+type NodeSpec struct {
+	Unschedulable bool    `json:"unschedulable,omitempty"`
+	Taints        []Taint `json:"taints,omitempty"`
+	ProviderID    string  `json:"providerID,omitempty"`
+}
+
+// TaintEffect is NoSchedule, PreferNoSchedule or NoExecute.
+type TaintEffect string
+
+// Taint effects.
+const (
+	TaintEffectNoSchedule       TaintEffect = "NoSchedule"
+	TaintEffectPreferNoSchedule TaintEffect = "PreferNoSchedule"
+	TaintEffectNoExecute        TaintEffect = "NoExecute"
+)
+
+// Taint is core/v1 Taint.
+type Taint struct {
+	Key       string      `json:"key"`
+	Value     string      `json:"value,omitempty"`
+	Effect    TaintEffect `json:"effect"`
+	TimeAdded *sim.Time   `json:"timeAdded,omitempty"`
+}
+
+// NodeStatus is the part of core/v1 NodeStatus the simulator models.
+type NodeStatus struct {
+	Capacity    ResourceList    `json:"capacity,omitempty"`
+	Allocatable ResourceList    `json:"allocatable,omitempty"`
+	Conditions  []NodeCondition `json:"conditions,omitempty"`
+}
+
+// Node condition types.
+const (
+	NodeReady              = "Ready"
+	NodeMemoryPressure     = "MemoryPressure"
+	NodeDiskPressure       = "DiskPressure"
+	NodePIDPressure        = "PIDPressure"
+	NodeNetworkUnavailable = "NetworkUnavailable"
+)
+
+// NodeCondition is core/v1 NodeCondition.
+type NodeCondition struct {
+	Type               string          `json:"type"`
+	Status             ConditionStatus `json:"status"`
+	LastHeartbeatTime  sim.Time        `json:"lastHeartbeatTime,omitempty"`
+	LastTransitionTime sim.Time        `json:"lastTransitionTime,omitempty"`
+	Reason             string          `json:"reason,omitempty"`
+	Message            string          `json:"message,omitempty"`
+}
+
+// ---- Lease ----
+
+// Lease is coordination.k8s.io/v1 Lease (the kubelet's heartbeat in kube-node-lease).
+type Lease struct {
+	ObjectMeta `json:"metadata"`
+	Spec       LeaseSpec `json:"spec,omitempty"`
+}
+
+// LeaseSpec is coordination.k8s.io/v1 LeaseSpec.
+type LeaseSpec struct {
+	HolderIdentity       string    `json:"holderIdentity,omitempty"`
+	LeaseDurationSeconds *int32    `json:"leaseDurationSeconds,omitempty"`
+	AcquireTime          *sim.Time `json:"acquireTime,omitempty"`
+	RenewTime            *sim.Time `json:"renewTime,omitempty"`
+}
+
+// ---- Pod ----
+
+// Pod is core/v1 Pod.
+type Pod struct {
+	ObjectMeta `json:"metadata"`
+	Spec       PodSpec   `json:"spec,omitempty"`
+	Status     PodStatus `json:"status,omitempty"`
+}
+
+// PodTemplateSpec is core/v1 PodTemplateSpec.
+type PodTemplateSpec struct {
+	ObjectMeta `json:"metadata,omitempty"`
+	Spec       PodSpec `json:"spec,omitempty"`
+}
+
+// PodSpec is the part of core/v1 PodSpec the simulator models.
+type PodSpec struct {
+	Containers                    []Container       `json:"containers"`
+	InitContainers                []Container       `json:"initContainers,omitempty"`
+	RestartPolicy                 string            `json:"restartPolicy,omitempty"`
+	TerminationGracePeriodSeconds *int64            `json:"terminationGracePeriodSeconds,omitempty"`
+	NodeSelector                  map[string]string `json:"nodeSelector,omitempty"`
+	NodeName                      string            `json:"nodeName,omitempty"`
+	SchedulerName                 string            `json:"schedulerName,omitempty"`
+	Affinity                      *Affinity         `json:"affinity,omitempty"`
+	Tolerations                   []Toleration      `json:"tolerations,omitempty"`
+	Priority                      *int32            `json:"priority,omitempty"`
+	PriorityClassName             string            `json:"priorityClassName,omitempty"`
+}
+
+// Restart policies.
+const (
+	RestartPolicyAlways    = "Always"
+	RestartPolicyOnFailure = "OnFailure"
+	RestartPolicyNever     = "Never"
+)
+
+// Container is the part of core/v1 Container the simulator models.
+type Container struct {
+	Name           string               `json:"name"`
+	Image          string               `json:"image,omitempty"`
+	Resources      ResourceRequirements `json:"resources,omitempty"`
+	ReadinessProbe *Probe               `json:"readinessProbe,omitempty"`
+	LivenessProbe  *Probe               `json:"livenessProbe,omitempty"`
+	StartupProbe   *Probe               `json:"startupProbe,omitempty"`
+}
+
+// ResourceRequirements is core/v1 ResourceRequirements.
+type ResourceRequirements struct {
+	Requests ResourceList `json:"requests,omitempty"`
+	Limits   ResourceList `json:"limits,omitempty"`
+}
+
+// Probe is core/v1 Probe without the handler (the simulator decides outcomes from the scenario).
+type Probe struct {
+	InitialDelaySeconds int32 `json:"initialDelaySeconds,omitempty"`
+	TimeoutSeconds      int32 `json:"timeoutSeconds,omitempty"`
+	PeriodSeconds       int32 `json:"periodSeconds,omitempty"`
+	SuccessThreshold    int32 `json:"successThreshold,omitempty"`
+	FailureThreshold    int32 `json:"failureThreshold,omitempty"`
+}
+
+// Affinity is core/v1 Affinity, node affinity only.
+type Affinity struct {
+	NodeAffinity *NodeAffinity `json:"nodeAffinity,omitempty"`
+}
+
+// NodeAffinity is core/v1 NodeAffinity.
+type NodeAffinity struct {
+	RequiredDuringSchedulingIgnoredDuringExecution  *NodeSelector             `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
+	PreferredDuringSchedulingIgnoredDuringExecution []PreferredSchedulingTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty"`
+}
+
+// NodeSelector is core/v1 NodeSelector: the terms are ORed.
+type NodeSelector struct {
+	NodeSelectorTerms []NodeSelectorTerm `json:"nodeSelectorTerms"`
+}
+
+// NodeSelectorTerm is core/v1 NodeSelectorTerm: the requirements are ANDed.
+type NodeSelectorTerm struct {
+	MatchExpressions []NodeSelectorRequirement `json:"matchExpressions,omitempty"`
+	MatchFields      []NodeSelectorRequirement `json:"matchFields,omitempty"`
+}
+
+// NodeSelectorRequirement is core/v1 NodeSelectorRequirement (operators In, NotIn, Exists,
+// DoesNotExist, Gt, Lt).
+type NodeSelectorRequirement struct {
+	Key      string   `json:"key"`
+	Operator string   `json:"operator"`
+	Values   []string `json:"values,omitempty"`
+}
+
+// PreferredSchedulingTerm is core/v1 PreferredSchedulingTerm.
+type PreferredSchedulingTerm struct {
+	Weight     int32            `json:"weight"`
+	Preference NodeSelectorTerm `json:"preference"`
+}
+
+// Toleration is core/v1 Toleration.
+type Toleration struct {
+	Key               string      `json:"key,omitempty"`
+	Operator          string      `json:"operator,omitempty"`
+	Value             string      `json:"value,omitempty"`
+	Effect            TaintEffect `json:"effect,omitempty"`
+	TolerationSeconds *int64      `json:"tolerationSeconds,omitempty"`
+}
+
+// Pod phases.
+const (
+	PodPending   = "Pending"
+	PodRunning   = "Running"
+	PodSucceeded = "Succeeded"
+	PodFailed    = "Failed"
+	PodUnknown   = "Unknown"
+)
+
+// Pod condition types.
+const (
+	PodScheduled                  = "PodScheduled"
+	PodReadyToStartContainers     = "PodReadyToStartContainers"
+	PodInitialized                = "Initialized"
+	PodContainersReady            = "ContainersReady"
+	PodReady                      = "Ready"
+	PodDisruptionTarget           = "DisruptionTarget"
+	PodReasonUnschedulable        = "Unschedulable"
+	PodReasonTerminationByKubelet = "TerminationByKubelet"
+)
+
+// PodStatus is the part of core/v1 PodStatus the simulator models.
+type PodStatus struct {
+	Phase             string            `json:"phase,omitempty"`
+	Conditions        []PodCondition    `json:"conditions,omitempty"`
+	Message           string            `json:"message,omitempty"`
+	Reason            string            `json:"reason,omitempty"`
+	HostIP            string            `json:"hostIP,omitempty"`
+	PodIP             string            `json:"podIP,omitempty"`
+	StartTime         *sim.Time         `json:"startTime,omitempty"`
+	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty"`
+}
+
+// PodCondition is core/v1 PodCondition.
+type PodCondition struct {
+	Type               string          `json:"type"`
+	Status             ConditionStatus `json:"status"`
+	LastProbeTime      sim.Time        `json:"lastProbeTime,omitempty"`
+	LastTransitionTime sim.Time        `json:"lastTransitionTime,omitempty"`
+	Reason             string          `json:"reason,omitempty"`
+	Message            string          `json:"message,omitempty"`
+}
+
+// ContainerStatus is core/v1 ContainerStatus.
+type ContainerStatus struct {
+	Name         string         `json:"name"`
+	State        ContainerState `json:"state,omitempty"`
+	LastState    ContainerState `json:"lastTerminationState,omitempty"`
+	Ready        bool           `json:"ready"`
+	Started      *bool          `json:"started,omitempty"`
+	RestartCount int32          `json:"restartCount"`
+	Image        string         `json:"image,omitempty"`
+}
+
+// ContainerState is core/v1 ContainerState: at most one member is set.
+type ContainerState struct {
+	Waiting    *ContainerStateWaiting    `json:"waiting,omitempty"`
+	Running    *ContainerStateRunning    `json:"running,omitempty"`
+	Terminated *ContainerStateTerminated `json:"terminated,omitempty"`
+}
+
+// ContainerStateWaiting is core/v1 ContainerStateWaiting (reason ContainerCreating,
+// CrashLoopBackOff, ...).
+type ContainerStateWaiting struct {
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// ContainerStateRunning is core/v1 ContainerStateRunning.
+type ContainerStateRunning struct {
+	StartedAt sim.Time `json:"startedAt,omitempty"`
+}
+
+// ContainerStateTerminated is core/v1 ContainerStateTerminated.
+type ContainerStateTerminated struct {
+	ExitCode   int32    `json:"exitCode"`
+	Reason     string   `json:"reason,omitempty"`
+	StartedAt  sim.Time `json:"startedAt,omitempty"`
+	FinishedAt sim.Time `json:"finishedAt,omitempty"`
+}
+
+// ---- ReplicaSet ----
+
+// ReplicaSet is apps/v1 ReplicaSet.
+type ReplicaSet struct {
+	ObjectMeta `json:"metadata"`
+	Spec       ReplicaSetSpec   `json:"spec,omitempty"`
+	Status     ReplicaSetStatus `json:"status,omitempty"`
+}
+
+// ReplicaSetSpec is apps/v1 ReplicaSetSpec.
+type ReplicaSetSpec struct {
+	Replicas        *int32                `json:"replicas,omitempty"`
+	MinReadySeconds int32                 `json:"minReadySeconds,omitempty"`
+	Selector        *metav1.LabelSelector `json:"selector"`
+	Template        PodTemplateSpec       `json:"template,omitempty"`
+}
+
+// ReplicaSetStatus is apps/v1 ReplicaSetStatus.
+type ReplicaSetStatus struct {
+	Replicas             int32                 `json:"replicas"`
+	FullyLabeledReplicas int32                 `json:"fullyLabeledReplicas,omitempty"`
+	ReadyReplicas        int32                 `json:"readyReplicas,omitempty"`
+	AvailableReplicas    int32                 `json:"availableReplicas,omitempty"`
+	TerminatingReplicas  *int32                `json:"terminatingReplicas,omitempty"`
+	ObservedGeneration   int64                 `json:"observedGeneration,omitempty"`
+	Conditions           []ReplicaSetCondition `json:"conditions,omitempty"`
+}
+
+// ReplicaSetCondition is apps/v1 ReplicaSetCondition (type ReplicaFailure).
+type ReplicaSetCondition struct {
+	Type               string          `json:"type"`
+	Status             ConditionStatus `json:"status"`
+	LastTransitionTime sim.Time        `json:"lastTransitionTime,omitempty"`
+	Reason             string          `json:"reason,omitempty"`
+	Message            string          `json:"message,omitempty"`
+}
+
+// ---- Event ----
+
+// Event is core/v1 Event (the object behind `kubectl get events`).
+type Event struct {
+	ObjectMeta     `json:"metadata"`
+	InvolvedObject ObjectReference `json:"involvedObject"`
+	Reason         string          `json:"reason,omitempty"`
+	Message        string          `json:"message,omitempty"`
+	Source         EventSource     `json:"source,omitempty"`
+	FirstTimestamp sim.Time        `json:"firstTimestamp,omitempty"`
+	LastTimestamp  sim.Time        `json:"lastTimestamp,omitempty"`
+	Count          int32           `json:"count,omitempty"`
+	Type           string          `json:"type,omitempty"`
+}
+
+// Event types.
+const (
+	EventTypeNormal  = "Normal"
+	EventTypeWarning = "Warning"
+)
+
+// ObjectReference is core/v1 ObjectReference.
+type ObjectReference struct {
+	Kind            Kind   `json:"kind,omitempty"`
+	Namespace       string `json:"namespace,omitempty"`
+	Name            string `json:"name,omitempty"`
+	UID             string `json:"uid,omitempty"`
+	APIVersion      string `json:"apiVersion,omitempty"`
+	ResourceVersion uint64 `json:"resourceVersion,omitempty"`
+}
+
+// EventSource is core/v1 EventSource.
+type EventSource struct {
+	Component string `json:"component,omitempty"`
+	Host      string `json:"host,omitempty"`
+}

@@ -1,0 +1,267 @@
+package model
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Meta, GetKind and DeepCopyObject for every type. Deep copies are written out by hand: they
+// run on every write through the client (they stand in for serialisation) and reflection
+// would cost several times as much. deepcopy_test.go fills every field and checks that no
+// memory is shared, so a field added to a type without a copy here fails a test.
+
+func (o *Namespace) Meta() *ObjectMeta  { return &o.ObjectMeta }
+func (o *Node) Meta() *ObjectMeta       { return &o.ObjectMeta }
+func (o *Lease) Meta() *ObjectMeta      { return &o.ObjectMeta }
+func (o *Pod) Meta() *ObjectMeta        { return &o.ObjectMeta }
+func (o *ReplicaSet) Meta() *ObjectMeta { return &o.ObjectMeta }
+func (o *Event) Meta() *ObjectMeta      { return &o.ObjectMeta }
+
+func (o *Namespace) GetKind() Kind  { return KindNamespace }
+func (o *Node) GetKind() Kind       { return KindNode }
+func (o *Lease) GetKind() Kind      { return KindLease }
+func (o *Pod) GetKind() Kind        { return KindPod }
+func (o *ReplicaSet) GetKind() Kind { return KindReplicaSet }
+func (o *Event) GetKind() Kind      { return KindEvent }
+
+func (o *Namespace) DeepCopyObject() Object  { return o.DeepCopy() }
+func (o *Node) DeepCopyObject() Object       { return o.DeepCopy() }
+func (o *Lease) DeepCopyObject() Object      { return o.DeepCopy() }
+func (o *Pod) DeepCopyObject() Object        { return o.DeepCopy() }
+func (o *ReplicaSet) DeepCopyObject() Object { return o.DeepCopy() }
+func (o *Event) DeepCopyObject() Object      { return o.DeepCopy() }
+
+func copyPtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func copyMap[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return nil
+	}
+	out := make(map[K]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func copySlice[T any](s []T) []T {
+	if s == nil {
+		return nil
+	}
+	out := make([]T, len(s))
+	copy(out, s)
+	return out
+}
+
+// DeepCopyInto copies m into out.
+func (m *ObjectMeta) DeepCopyInto(out *ObjectMeta) {
+	*out = *m
+	out.DeletionTimestamp = copyPtr(m.DeletionTimestamp)
+	out.DeletionGracePeriodSeconds = copyPtr(m.DeletionGracePeriodSeconds)
+	out.Labels = copyMap(m.Labels)
+	out.Annotations = copyMap(m.Annotations)
+	if m.OwnerReferences != nil {
+		out.OwnerReferences = make([]OwnerReference, len(m.OwnerReferences))
+		for i := range m.OwnerReferences {
+			r := m.OwnerReferences[i]
+			r.Controller = copyPtr(r.Controller)
+			r.BlockOwnerDeletion = copyPtr(r.BlockOwnerDeletion)
+			out.OwnerReferences[i] = r
+		}
+	}
+	out.Finalizers = copySlice(m.Finalizers)
+}
+
+// DeepCopy returns a deep copy of l (quantities are copied with DeepCopy).
+func (l ResourceList) DeepCopy() ResourceList {
+	if l == nil {
+		return nil
+	}
+	out := make(ResourceList, len(l))
+	for k, v := range l {
+		out[k] = v.DeepCopy()
+	}
+	return out
+}
+
+// DeepCopy returns a deep copy.
+func (o *Namespace) DeepCopy() *Namespace {
+	out := new(Namespace)
+	*out = *o
+	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	return out
+}
+
+// DeepCopy returns a deep copy.
+func (o *Node) DeepCopy() *Node {
+	out := new(Node)
+	*out = *o
+	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	if o.Spec.Taints != nil {
+		out.Spec.Taints = make([]Taint, len(o.Spec.Taints))
+		for i, t := range o.Spec.Taints {
+			t.TimeAdded = copyPtr(t.TimeAdded)
+			out.Spec.Taints[i] = t
+		}
+	}
+	out.Status.Capacity = o.Status.Capacity.DeepCopy()
+	out.Status.Allocatable = o.Status.Allocatable.DeepCopy()
+	out.Status.Conditions = copySlice(o.Status.Conditions)
+	return out
+}
+
+// DeepCopy returns a deep copy.
+func (o *Lease) DeepCopy() *Lease {
+	out := new(Lease)
+	*out = *o
+	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Spec.LeaseDurationSeconds = copyPtr(o.Spec.LeaseDurationSeconds)
+	out.Spec.AcquireTime = copyPtr(o.Spec.AcquireTime)
+	out.Spec.RenewTime = copyPtr(o.Spec.RenewTime)
+	return out
+}
+
+// DeepCopy returns a deep copy.
+func (o *Pod) DeepCopy() *Pod {
+	out := new(Pod)
+	*out = *o
+	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	o.Spec.DeepCopyInto(&out.Spec)
+	o.Status.DeepCopyInto(&out.Status)
+	return out
+}
+
+// DeepCopyInto copies s into out.
+func (s *PodSpec) DeepCopyInto(out *PodSpec) {
+	*out = *s
+	out.Containers = copyContainers(s.Containers)
+	out.InitContainers = copyContainers(s.InitContainers)
+	out.TerminationGracePeriodSeconds = copyPtr(s.TerminationGracePeriodSeconds)
+	out.NodeSelector = copyMap(s.NodeSelector)
+	if s.Affinity != nil {
+		a := &Affinity{}
+		if na := s.Affinity.NodeAffinity; na != nil {
+			a.NodeAffinity = &NodeAffinity{}
+			if req := na.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
+				a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = &NodeSelector{NodeSelectorTerms: copyTerms(req.NodeSelectorTerms)}
+			}
+			if pref := na.PreferredDuringSchedulingIgnoredDuringExecution; pref != nil {
+				a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = make([]PreferredSchedulingTerm, len(pref))
+				for i, p := range pref {
+					a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i] = PreferredSchedulingTerm{Weight: p.Weight, Preference: copyTerm(p.Preference)}
+				}
+			}
+		}
+		out.Affinity = a
+	}
+	if s.Tolerations != nil {
+		out.Tolerations = make([]Toleration, len(s.Tolerations))
+		for i, t := range s.Tolerations {
+			t.TolerationSeconds = copyPtr(t.TolerationSeconds)
+			out.Tolerations[i] = t
+		}
+	}
+	out.Priority = copyPtr(s.Priority)
+}
+
+func copyTerms(ts []NodeSelectorTerm) []NodeSelectorTerm {
+	if ts == nil {
+		return nil
+	}
+	out := make([]NodeSelectorTerm, len(ts))
+	for i, t := range ts {
+		out[i] = copyTerm(t)
+	}
+	return out
+}
+
+func copyTerm(t NodeSelectorTerm) NodeSelectorTerm {
+	return NodeSelectorTerm{MatchExpressions: copyRequirements(t.MatchExpressions), MatchFields: copyRequirements(t.MatchFields)}
+}
+
+func copyRequirements(rs []NodeSelectorRequirement) []NodeSelectorRequirement {
+	if rs == nil {
+		return nil
+	}
+	out := make([]NodeSelectorRequirement, len(rs))
+	for i, r := range rs {
+		r.Values = copySlice(r.Values)
+		out[i] = r
+	}
+	return out
+}
+
+func copyContainers(cs []Container) []Container {
+	if cs == nil {
+		return nil
+	}
+	out := make([]Container, len(cs))
+	for i, c := range cs {
+		c.Resources.Requests = c.Resources.Requests.DeepCopy()
+		c.Resources.Limits = c.Resources.Limits.DeepCopy()
+		c.ReadinessProbe = copyPtr(c.ReadinessProbe)
+		c.LivenessProbe = copyPtr(c.LivenessProbe)
+		c.StartupProbe = copyPtr(c.StartupProbe)
+		out[i] = c
+	}
+	return out
+}
+
+// DeepCopyInto copies s into out.
+func (s *PodStatus) DeepCopyInto(out *PodStatus) {
+	*out = *s
+	out.Conditions = copySlice(s.Conditions)
+	out.StartTime = copyPtr(s.StartTime)
+	if s.ContainerStatuses != nil {
+		out.ContainerStatuses = make([]ContainerStatus, len(s.ContainerStatuses))
+		for i, c := range s.ContainerStatuses {
+			c.State = c.State.deepCopy()
+			c.LastState = c.LastState.deepCopy()
+			c.Started = copyPtr(c.Started)
+			out.ContainerStatuses[i] = c
+		}
+	}
+}
+
+func (s ContainerState) deepCopy() ContainerState {
+	return ContainerState{Waiting: copyPtr(s.Waiting), Running: copyPtr(s.Running), Terminated: copyPtr(s.Terminated)}
+}
+
+// DeepCopy returns a deep copy.
+func (o *ReplicaSet) DeepCopy() *ReplicaSet {
+	out := new(ReplicaSet)
+	*out = *o
+	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Spec.Replicas = copyPtr(o.Spec.Replicas)
+	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
+	o.Spec.Template.DeepCopyInto(&out.Spec.Template)
+	out.Status.TerminatingReplicas = copyPtr(o.Status.TerminatingReplicas)
+	out.Status.Conditions = copySlice(o.Status.Conditions)
+	return out
+}
+
+// DeepCopyInto copies t into out.
+func (t *PodTemplateSpec) DeepCopyInto(out *PodTemplateSpec) {
+	t.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	t.Spec.DeepCopyInto(&out.Spec)
+}
+
+func copyLabelSelector(s *metav1.LabelSelector) *metav1.LabelSelector {
+	if s == nil {
+		return nil
+	}
+	return s.DeepCopy()
+}
+
+// DeepCopy returns a deep copy.
+func (o *Event) DeepCopy() *Event {
+	out := new(Event)
+	*out = *o
+	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	return out
+}

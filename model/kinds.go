@@ -1,0 +1,44 @@
+package model
+
+// KindInfo describes how the API serves a kind.
+type KindInfo struct {
+	Kind       Kind
+	APIVersion string // group/version as written in manifests, e.g. "apps/v1"
+	Resource   string // plural resource name, e.g. "replicasets"
+	Namespaced bool
+	// HasStatus is true when the kind has a status subresource: a main-resource update keeps
+	// the stored status and UpdateStatus changes only status (upstream strategies).
+	HasStatus bool
+	New       func() Object
+}
+
+var kinds = []KindInfo{
+	{Kind: KindNamespace, APIVersion: "v1", Resource: "namespaces", Namespaced: false, HasStatus: true, New: func() Object { return &Namespace{} }},
+	{Kind: KindNode, APIVersion: "v1", Resource: "nodes", Namespaced: false, HasStatus: true, New: func() Object { return &Node{} }},
+	{Kind: KindLease, APIVersion: "coordination.k8s.io/v1", Resource: "leases", Namespaced: true, HasStatus: false, New: func() Object { return &Lease{} }},
+	{Kind: KindPod, APIVersion: "v1", Resource: "pods", Namespaced: true, HasStatus: true, New: func() Object { return &Pod{} }},
+	{Kind: KindReplicaSet, APIVersion: "apps/v1", Resource: "replicasets", Namespaced: true, HasStatus: true, New: func() Object { return &ReplicaSet{} }},
+	{Kind: KindEvent, APIVersion: "v1", Resource: "events", Namespaced: true, HasStatus: false, New: func() Object { return &Event{} }},
+}
+
+// Kinds returns every registered kind, in a fixed order.
+func Kinds() []KindInfo { return kinds }
+
+// LookupKind returns the KindInfo for k.
+func LookupKind(k Kind) (KindInfo, bool) {
+	for _, ki := range kinds {
+		if ki.Kind == k {
+			return ki, true
+		}
+	}
+	return KindInfo{}, false
+}
+
+// RegisterKind adds a kind (used by packages that bring their own types). Registering a kind
+// twice panics: it is a programming error.
+func RegisterKind(ki KindInfo) {
+	if _, ok := LookupKind(ki.Kind); ok {
+		panic("model: kind registered twice: " + string(ki.Kind))
+	}
+	kinds = append(kinds, ki)
+}

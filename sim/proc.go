@@ -1,0 +1,263 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"runtime/debug"
+	"time"
+)
+
+// Proc is a simulated process: a coroutine that runs ordinary blocking Go. It runs only when
+// the kernel resumes it, and returns control when it blocks (Sleep, Park). Procs are not safe
+// to use from goroutines; everything happens on the kernel.
+//
+// A Proc is also a context.Context, so blocking client code can take the usual ctx parameter
+// and find the process it runs in with ProcFromContext. Its Done channel is nil: cancellation
+// in the simulator is Kill, not a channel.
+type Proc struct {
+	k       *Kernel
+	name    string
+	body    func(p *Proc)
+	next    func() (struct{}, bool)
+	stop    func()
+	yield   func(struct{}) bool
+	gen     uint64 // incremented at every block; wake-up events carry it to detect staleness
+	parked  bool
+	started bool
+	done    bool
+	killed  bool
+
+	panicValue any
+	panicStack []byte
+}
+
+// ProcPanic is the error a run ends with when a process panics.
+type ProcPanic struct {
+	Proc  string
+	At    Time
+	Seed  uint64
+	Value any
+	Stack string
+}
+
+func (e *ProcPanic) Error() string {
+	return fmt.Sprintf("process %q panicked at %s (seed %d): %v", e.Proc, e.At, e.Seed, e.Value)
+}
+
+type killSignal struct{}
+
+// Spawn creates a process that starts running body at the current virtual time (after the
+// events already scheduled for now). The name appears in traces and panic reports.
+func (k *Kernel) Spawn(name string, body func(p *Proc)) *Proc {
+	p := &Proc{k: k, name: name, body: body}
+	k.procs++
+	p.gen++
+	k.Schedule(k.now, p, p.gen, true)
+	return p
+}
+
+// Running returns the process that is running now, or nil when the kernel itself is running
+// (an event handler outside any process).
+func (k *Kernel) Running() *Proc { return k.running }
+
+// Name returns the process name.
+func (p *Proc) Name() string { return p.name }
+
+// Kernel returns the kernel the process runs on.
+func (p *Proc) Kernel() *Kernel { return p.k }
+
+// Now returns the current virtual time.
+func (p *Proc) Now() Time { return p.k.now }
+
+// Done reports whether the body has returned (or the process was killed).
+func (p *Proc) Finished() bool { return p.done }
+
+// Fire resumes the process; it implements Handler for wake-up events. Stale wake-ups (from a
+// block the process has since left) are ignored.
+func (p *Proc) Fire(arg uint64) {
+	if p.done || arg != p.gen {
+		return
+	}
+	if p.killed {
+		p.finishKill()
+		return
+	}
+	p.parked = false
+	p.resume()
+}
+
+func (p *Proc) resume() {
+	k := p.k
+	if k.running != nil {
+		panic("sim: a process resumed another process directly")
+	}
+	if !p.started {
+		p.started = true
+		p.next, p.stop = iter.Pull(p.run)
+	}
+	k.running = p
+	_, ok := p.next()
+	k.running = nil
+	if !ok {
+		p.done = true
+		p.k.procs--
+	}
+	if p.panicValue != nil {
+		k.fail(&ProcPanic{Proc: p.name, At: k.now, Seed: k.seed, Value: p.panicValue, Stack: string(p.panicStack)})
+	}
+}
+
+// run is the coroutine body: it calls the user's body and turns panics into a recorded
+// failure so that the kernel can report which process failed, where and when.
+func (p *Proc) run(yield func(struct{}) bool) {
+	p.yield = yield
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(killSignal); ok {
+				return
+			}
+			p.panicValue = r
+			p.panicStack = debug.Stack()
+		}
+	}()
+	p.body(p)
+}
+
+// block gives control back to the kernel until a wake-up carrying the current generation.
+func (p *Proc) block() {
+	if p.k.running != p {
+		panic(fmt.Sprintf("sim: process %q blocked while not running", p.name))
+	}
+	if !p.yield(struct{}{}) {
+		panic(killSignal{})
+	}
+	if p.killed {
+		panic(killSignal{})
+	}
+}
+
+// Sleep blocks the process for d of virtual time. The sleep is pending work (a hold): use it
+// for latencies and retry waits, not for periodic loops (see Idle).
+func (p *Proc) Sleep(d time.Duration) {
+	p.gen++
+	p.k.Schedule(p.k.now.Add(d), p, p.gen, true)
+	p.block()
+}
+
+// Idle blocks the process for d like Sleep, but without a hold: the wait does not keep the
+// run from being quiescent. Periodic loops (heartbeats, monitors, resync) idle between
+// iterations.
+func (p *Proc) Idle(d time.Duration) {
+	p.gen++
+	p.k.Schedule(p.k.now.Add(d), p, p.gen, false)
+	p.block()
+}
+
+// SleepUntil blocks until virtual time t (a hold); it returns at once if t is not later than now.
+func (p *Proc) SleepUntil(t Time) {
+	if t <= p.k.now {
+		return
+	}
+	p.Sleep(t.Sub(p.k.now))
+}
+
+// Park blocks the process until some other code calls Unpark. A parked process is not pending
+// work: a world whose processes are all parked can be quiescent.
+func (p *Proc) Park() {
+	p.gen++
+	p.parked = true
+	p.block()
+}
+
+// Unpark makes a parked process runnable at the current time and reports whether it was
+// parked. Unpark on a process that is not parked does nothing.
+func (p *Proc) Unpark() bool {
+	if !p.parked || p.done {
+		return false
+	}
+	p.parked = false
+	p.k.Schedule(p.k.now, p, p.gen, true)
+	return true
+}
+
+// Parked reports whether the process is blocked in Park.
+func (p *Proc) Parked() bool { return p.parked }
+
+// Kill ends the process: the next time it would run, it unwinds instead (deferred calls run)
+// and never runs again. A process may kill itself; Kill returns normally only when called
+// from outside it.
+func (p *Proc) Kill() {
+	if p.done || p.killed {
+		return
+	}
+	p.killed = true
+	if p.k.running == p {
+		panic(killSignal{})
+	}
+	// Bump the generation so any pending wake-up is stale, and unwind on the kernel.
+	p.gen++
+	p.parked = false
+	p.k.Schedule(p.k.now, p, p.gen, true)
+}
+
+func (p *Proc) finishKill() {
+	if !p.started {
+		p.done = true
+		p.k.procs--
+		return
+	}
+	k := p.k
+	k.running = p
+	p.stop()
+	k.running = nil
+	p.done = true
+	p.k.procs--
+	if p.panicValue != nil {
+		k.fail(&ProcPanic{Proc: p.name, At: k.now, Seed: k.seed, Value: p.panicValue, Stack: string(p.panicStack)})
+	}
+}
+
+// Deadline implements context.Context; a process has none.
+func (p *Proc) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// Done implements context.Context. It returns nil: a process is stopped with Kill.
+func (p *Proc) Done() <-chan struct{} { return nil }
+
+// Err implements context.Context.
+func (p *Proc) Err() error {
+	if p.killed {
+		return context.Canceled
+	}
+	return nil
+}
+
+type procKey struct{}
+
+// Value implements context.Context; the process is its own value under an internal key.
+func (p *Proc) Value(key any) any {
+	if _, ok := key.(procKey); ok {
+		return p
+	}
+	return nil
+}
+
+// WithProc returns a context derived from parent that carries p.
+func WithProc(parent context.Context, p *Proc) context.Context {
+	return context.WithValue(parent, procKey{}, p)
+}
+
+// ProcFromContext returns the process a context belongs to. Blocking simulator calls need one;
+// calling them from a context without a process is a programming error and panics with a
+// message saying so.
+func ProcFromContext(ctx context.Context) *Proc {
+	if p, ok := ctx.(*Proc); ok {
+		return p
+	}
+	if ctx != nil {
+		if p, ok := ctx.Value(procKey{}).(*Proc); ok {
+			return p
+		}
+	}
+	panic("sim: blocking call outside a simulated process (the context carries no *sim.Proc)")
+}
