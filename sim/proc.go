@@ -70,7 +70,7 @@ func (p *Proc) Kernel() *Kernel { return p.k }
 // Now returns the current virtual time.
 func (p *Proc) Now() Time { return p.k.now }
 
-// Done reports whether the body has returned (or the process was killed).
+// Finished reports whether the body has returned (or the process was killed).
 func (p *Proc) Finished() bool { return p.done }
 
 // Fire resumes the process; it implements Handler for wake-up events. Stale wake-ups (from a
