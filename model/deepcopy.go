@@ -43,6 +43,7 @@ func copyMap[K comparable, V any](m map[K]V) map[K]V {
 		return nil
 	}
 	out := make(map[K]V, len(m))
+	//detlint:ordered copying every entry into a new map gives the same map in any order
 	for k, v := range m {
 		out[k] = v
 	}
@@ -83,6 +84,7 @@ func (l ResourceList) DeepCopy() ResourceList {
 		return nil
 	}
 	out := make(ResourceList, len(l))
+	//detlint:ordered copying every entry into a new map gives the same map in any order
 	for k, v := range l {
 		out[k] = v.DeepCopy()
 	}

@@ -24,6 +24,7 @@ type Proc struct {
 	yield   func(struct{}) bool
 	gen     uint64 // incremented at every block; wake-up events carry it to detect staleness
 	parked  bool
+	holding bool // the current block is pending work: one kernel hold is ours to release
 	started bool
 	done    bool
 	killed  bool
@@ -52,8 +53,7 @@ type killSignal struct{}
 func (k *Kernel) Spawn(name string, body func(p *Proc)) *Proc {
 	p := &Proc{k: k, name: name, body: body}
 	k.procs++
-	p.gen++
-	k.Schedule(k.now, p, p.gen, true)
+	p.wakeAt(k.now, true)
 	return p
 }
 
@@ -79,6 +79,7 @@ func (p *Proc) Fire(arg uint64) {
 	if p.done || arg != p.gen {
 		return
 	}
+	p.releaseHold()
 	if p.killed {
 		p.finishKill()
 		return
@@ -140,17 +141,34 @@ func (p *Proc) block() {
 // Sleep blocks the process for d of virtual time. The sleep is pending work (a hold): use it
 // for latencies and retry waits, not for periodic loops (see Idle).
 func (p *Proc) Sleep(d time.Duration) {
-	p.gen++
-	p.k.Schedule(p.k.now.Add(d), p, p.gen, true)
+	p.wakeAt(p.k.now.Add(d), true)
 	p.block()
+}
+
+// wakeAt starts a new block generation and schedules its wake-up. The process, not the event,
+// owns the hold, so that a killed process's stale wake-up holds nothing.
+func (p *Proc) wakeAt(at Time, hold bool) {
+	p.gen++
+	p.releaseHold()
+	if hold {
+		p.k.Hold()
+		p.holding = true
+	}
+	p.k.Schedule(at, p, p.gen, false)
+}
+
+func (p *Proc) releaseHold() {
+	if p.holding {
+		p.holding = false
+		p.k.Release()
+	}
 }
 
 // Idle blocks the process for d like Sleep, but without a hold: the wait does not keep the
 // run from being quiescent. Periodic loops (heartbeats, monitors, resync) idle between
 // iterations.
 func (p *Proc) Idle(d time.Duration) {
-	p.gen++
-	p.k.Schedule(p.k.now.Add(d), p, p.gen, false)
+	p.wakeAt(p.k.now.Add(d), false)
 	p.block()
 }
 
@@ -177,7 +195,9 @@ func (p *Proc) Unpark() bool {
 		return false
 	}
 	p.parked = false
-	p.k.Schedule(p.k.now, p, p.gen, true)
+	p.holding = true
+	p.k.Hold()
+	p.k.Schedule(p.k.now, p, p.gen, false)
 	return true
 }
 
@@ -195,10 +215,9 @@ func (p *Proc) Kill() {
 	if p.k.running == p {
 		panic(killSignal{})
 	}
-	// Bump the generation so any pending wake-up is stale, and unwind on the kernel.
-	p.gen++
+	// A new generation makes any pending wake-up stale; the unwinding runs on the kernel.
 	p.parked = false
-	p.k.Schedule(p.k.now, p, p.gen, true)
+	p.wakeAt(p.k.now, true)
 }
 
 func (p *Proc) finishKill() {

@@ -1,0 +1,55 @@
+# reconsim — run `make help` for the targets.
+GO            ?= go
+STATICCHECK   ?= $(shell command -v staticcheck 2>/dev/null || echo $(shell $(GO) env GOPATH)/bin/staticcheck)
+STATICCHECK_VERSION ?= v0.8.2
+FUZZTIME      ?= 10s
+SCENARIO      ?= node-failure
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: build
+build: ## Build the sim binary into bin/sim.
+	$(GO) build -o bin/sim ./cmd/sim
+
+.PHONY: run
+run: ## Run the default scenario (SCENARIO=node-failure); writes out/<scenario>/.
+	$(GO) run ./cmd/sim run $(SCENARIO)
+
+.PHONY: test
+test: ## Run all tests, the determinism lint, and each fuzzer for FUZZTIME.
+	$(GO) test ./...
+	$(MAKE) fuzz
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target for FUZZTIME (default 10s), starting from its checked-in corpus.
+	@set -e; for f in $$(grep -l '^func Fuzz' $$(find . -name '*_test.go' -not -path './out/*')); do \
+		dir=./$$(dirname $$f); \
+		for fn in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$f | cut -d' ' -f2); do \
+			echo "fuzz $$dir $$fn ($(FUZZTIME))"; \
+			$(GO) test $$dir -run '^$$$$' -fuzz "^$$fn$$$$" -fuzztime $(FUZZTIME); \
+		done; \
+	done
+
+.PHONY: lint
+lint: ## gofmt, go vet, staticcheck and the determinism lint.
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	@test -x "$(STATICCHECK)" || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(STATICCHECK) ./...
+	$(GO) test ./sim/detlint -run TestSimulationPathIsDeterministic -count=1
+
+.PHONY: bench
+bench: ## Run the benchmarks (kernel, API round trip, workqueue, scenarios).
+	$(GO) test ./... -run '^$$' -bench . -benchmem -benchtime 1s
+
+.PHONY: check-determinism
+check-determinism: ## Run every built-in scenario twice and compare trace hashes and outputs.
+	$(GO) test ./sim/cluster -run 'TestBuiltinScenariosAreDeterministic' -count=1 -v -determinism-all
+
+.PHONY: clean
+clean: ## Remove build and run outputs.
+	rm -rf bin out

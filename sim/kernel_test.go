@@ -1,0 +1,329 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEventsFireInTimeThenSequenceOrder(t *testing.T) {
+	k := New(1)
+	var got []string
+	add := func(at time.Duration, name string) {
+		k.Schedule(FromDuration(at), HandlerFunc(func(uint64) { got = append(got, name) }), 0, false)
+	}
+	add(3*time.Second, "c")
+	add(1*time.Second, "a1")
+	add(2*time.Second, "b")
+	add(1*time.Second, "a2") // same time as a1, scheduled later: fires after it
+	add(0, "zero")
+	out := k.Run(Limits{})
+	assert.Equal(t, []string{"zero", "a1", "a2", "b", "c"}, got)
+	assert.Equal(t, StopDrained, out.Reason)
+	assert.Equal(t, FromDuration(3*time.Second), k.Now())
+	assert.Equal(t, uint64(5), k.EventsProcessed())
+}
+
+func TestScheduleInThePastRunsNow(t *testing.T) {
+	k := New(1)
+	var at Time
+	k.Schedule(FromDuration(time.Second), HandlerFunc(func(uint64) {
+		k.Schedule(0, HandlerFunc(func(uint64) { at = k.Now() }), 0, false)
+	}), 0, false)
+	k.Run(Limits{})
+	assert.Equal(t, FromDuration(time.Second), at)
+}
+
+func TestStopConditions(t *testing.T) {
+	tick := func(k *Kernel) { k.Every(time.Second, func() {}) }
+	tests := []struct {
+		name   string
+		setup  func(k *Kernel)
+		limits Limits
+		reason StopReason
+		at     Time
+	}{
+		{"drained", func(k *Kernel) { k.After(time.Second, func() {}) }, Limits{}, StopDrained, FromDuration(time.Second)},
+		{"time limit", tick, Limits{MaxTime: FromDuration(10500 * time.Millisecond)}, StopTimeLimit, FromDuration(10500 * time.Millisecond)},
+		{"event limit", tick, Limits{MaxEvents: 7}, StopEventLimit, FromDuration(7 * time.Second)},
+		{"quiescent: only idle ticks", tick, Limits{QuiescenceWindow: 30 * time.Second, MaxTime: FromDuration(time.Hour)}, StopQuiescent, FromDuration(30 * time.Second)},
+		{"explicit stop", func(k *Kernel) {
+			tick(k)
+			k.After(5*time.Second, func() { k.Stop("enough") })
+		}, Limits{MaxTime: FromDuration(time.Hour)}, StopExplicit, FromDuration(5 * time.Second)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k := New(1)
+			tc.setup(k)
+			out := k.Run(tc.limits)
+			assert.Equal(t, tc.reason, out.Reason, out.Detail)
+			assert.Equal(t, tc.at, out.At)
+			assert.NotEmpty(t, out.Detail)
+		})
+	}
+}
+
+func TestQuiescenceWaitsForHoldsAndActivity(t *testing.T) {
+	k := New(1)
+	k.Every(time.Second, func() {})
+	// A held timer 100s out keeps the run alive past the 30s window...
+	k.After(100*time.Second, func() { k.MarkActivity() })
+	out := k.Run(Limits{QuiescenceWindow: 30 * time.Second, MaxTime: FromDuration(time.Hour)})
+	require.Equal(t, StopQuiescent, out.Reason)
+	// ...and the activity it marks at 100s moves quiescence to 130s.
+	assert.Equal(t, FromDuration(130*time.Second), out.At)
+}
+
+func TestProcessesBlockAndInterleave(t *testing.T) {
+	k := New(1)
+	var log []string
+	say := func(p *Proc, s string) { log = append(log, fmt.Sprintf("%s %s %s", p.Now(), p.Name(), s)) }
+	var waiter *Proc
+	waiter = k.Spawn("waiter", func(p *Proc) {
+		say(p, "park")
+		p.Park()
+		say(p, "woken")
+	})
+	k.Spawn("sleeper", func(p *Proc) {
+		say(p, "sleep 2s")
+		p.Sleep(2 * time.Second)
+		say(p, "unpark waiter")
+		assert.True(t, waiter.Unpark())
+		assert.False(t, waiter.Unpark(), "a second Unpark of a process that is no longer parked does nothing")
+		p.Sleep(time.Second)
+		say(p, "done")
+	})
+	out := k.Run(Limits{})
+	assert.Equal(t, StopDrained, out.Reason)
+	assert.Equal(t, []string{
+		"t=0.000s waiter park",
+		"t=0.000s sleeper sleep 2s",
+		"t=2.000s sleeper unpark waiter",
+		"t=2.000s waiter woken",
+		"t=3.000s sleeper done",
+	}, log)
+	assert.True(t, waiter.Finished())
+}
+
+func TestParkedProcessesDoNotHoldOffQuiescence(t *testing.T) {
+	k := New(1)
+	k.Spawn("worker", func(p *Proc) { p.Park() })
+	k.Every(time.Second, func() {})
+	out := k.Run(Limits{QuiescenceWindow: 10 * time.Second})
+	assert.Equal(t, StopQuiescent, out.Reason)
+	assert.Equal(t, 0, k.Holds())
+}
+
+func TestSleepHoldsIdleDoesNot(t *testing.T) {
+	k := New(1)
+	k.Spawn("sleeper", func(p *Proc) { p.Sleep(time.Minute) })
+	k.Spawn("idler", func(p *Proc) {
+		for {
+			p.Idle(time.Second)
+		}
+	})
+	out := k.Run(Limits{QuiescenceWindow: 10 * time.Second})
+	// The sleep (a hold) lasts 60s; quiescence can only be declared after it.
+	assert.Equal(t, StopQuiescent, out.Reason)
+	assert.Equal(t, FromDuration(60*time.Second), out.At)
+}
+
+func TestProcessPanicEndsRunNamingProcessTimeAndSeed(t *testing.T) {
+	k := New(42)
+	k.Spawn("bad-worker", func(p *Proc) {
+		p.Sleep(1500 * time.Millisecond)
+		var m map[string]int
+		m["boom"] = 1
+	})
+	k.Every(time.Second, func() {})
+	out := k.Run(Limits{MaxTime: FromDuration(time.Hour)})
+	require.Equal(t, StopError, out.Reason)
+	var pp *ProcPanic
+	require.ErrorAs(t, out.Err, &pp)
+	assert.Equal(t, "bad-worker", pp.Proc)
+	assert.Equal(t, FromDuration(1500*time.Millisecond), pp.At)
+	assert.Equal(t, uint64(42), pp.Seed)
+	assert.Contains(t, out.Err.Error(), `process "bad-worker" panicked at t=1.500s (seed 42)`)
+	assert.Contains(t, pp.Stack, "kernel_test.go", "the stack is the panicking process's own")
+}
+
+func TestKillUnwindsRunningDefers(t *testing.T) {
+	k := New(1)
+	cleaned := false
+	reached := false
+	victim := k.Spawn("victim", func(p *Proc) {
+		defer func() { cleaned = true }()
+		p.Sleep(time.Hour)
+		reached = true
+	})
+	k.Spawn("killer", func(p *Proc) {
+		p.Sleep(time.Second)
+		victim.Kill()
+	})
+	k.Schedule(FromDuration(2*time.Second), HandlerFunc(func(uint64) {
+		assert.Equal(t, 0, k.Holds(), "the victim's hour-long sleep stopped holding when it was killed")
+	}), 0, false)
+	out := k.Run(Limits{})
+	assert.Equal(t, StopDrained, out.Reason)
+	assert.True(t, cleaned)
+	assert.False(t, reached)
+	assert.True(t, victim.Finished())
+	assert.Equal(t, FromDuration(time.Hour), k.Now(), "its stale wake-up still fires, harmlessly")
+}
+
+func TestKillSelf(t *testing.T) {
+	k := New(1)
+	after := false
+	k.Spawn("suicidal", func(p *Proc) {
+		p.Kill()
+		after = true
+	})
+	out := k.Run(Limits{})
+	assert.Equal(t, StopDrained, out.Reason)
+	assert.False(t, after)
+}
+
+func TestProcIsAContext(t *testing.T) {
+	k := New(1)
+	var fromCtx *Proc
+	p := k.Spawn("ctx", func(p *Proc) {
+		fromCtx = ProcFromContext(p)
+		require.Nil(t, p.Done())
+		require.NoError(t, p.Err())
+	})
+	k.Run(Limits{})
+	assert.Same(t, p, fromCtx)
+	assert.Panics(t, func() { ProcFromContext(t.Context()) })
+	assert.Same(t, p, ProcFromContext(WithProc(t.Context(), p)))
+}
+
+func TestTimerResetStopAndHolds(t *testing.T) {
+	k := New(1)
+	fired := []Time{}
+	tm := k.NewTimer(func() { fired = append(fired, k.Now()) })
+	tm.Reset(10 * time.Second)
+	assert.Equal(t, 1, k.Holds())
+	tm.Reset(5 * time.Second) // moved: only the latest arming fires
+	assert.Equal(t, 1, k.Holds())
+	k.After(time.Second, func() {
+		at, ok := tm.When()
+		assert.True(t, ok)
+		assert.Equal(t, FromDuration(5*time.Second), at)
+	})
+	k.Run(Limits{})
+	assert.Equal(t, []Time{FromDuration(5 * time.Second)}, fired)
+	assert.Equal(t, 0, k.Holds())
+
+	tm.Reset(time.Second)
+	assert.True(t, tm.Stop())
+	assert.False(t, tm.Stop())
+	assert.Equal(t, 0, k.Holds())
+	k.Run(Limits{})
+	assert.Len(t, fired, 1, "a stopped timer does not fire")
+}
+
+func TestRandStreamsAreSeededPerComponent(t *testing.T) {
+	draw := func(seed uint64, name string) []uint64 {
+		r := New(seed).Rand(name)
+		return []uint64{r.Uint64(), r.Uint64(), r.Uint64()}
+	}
+	assert.Equal(t, draw(7, "scheduler"), draw(7, "scheduler"))
+	assert.NotEqual(t, draw(7, "scheduler"), draw(8, "scheduler"))
+	assert.NotEqual(t, draw(7, "scheduler"), draw(7, "kubelet"))
+}
+
+func TestTraceFormatAndHash(t *testing.T) {
+	var sb strings.Builder
+	k := New(1)
+	k.Trace().SetWriter(&sb)
+	k.After(1500*time.Millisecond, func() { k.Emit("kube-apiserver", "create", "Pod default/web-1", 12, "phase=Pending") })
+	k.After(2*time.Second, func() { k.Emit("kubelet/n1", "start", "Pod default/web-1", 0, "") })
+	k.Run(Limits{})
+	assert.Equal(t, "1.500000 kube-apiserver create Pod default/web-1 rv=12 phase=Pending\n2.000000 kubelet/n1 start Pod default/web-1\n", sb.String())
+	assert.Equal(t, uint64(2), k.Trace().Lines())
+
+	k2 := New(1)
+	k2.After(1500*time.Millisecond, func() { k2.Emit("kube-apiserver", "create", "Pod default/web-1", 12, "phase=Pending") })
+	k2.After(2*time.Second, func() { k2.Emit("kubelet/n1", "start", "Pod default/web-1", 0, "") })
+	k2.Run(Limits{})
+	assert.Equal(t, k.Trace().Hash(), k2.Trace().Hash(), "the hash does not depend on whether lines are written")
+}
+
+func TestHeapOrderProperty(t *testing.T) {
+	// Property: whatever order events are scheduled in, they pop sorted by (time, seq).
+	r := NewRand(99, "heap-property")
+	for round := 0; round < 200; round++ {
+		k := New(1)
+		type rec struct {
+			at  Time
+			seq int
+		}
+		var got []rec
+		n := 1 + r.IntN(300)
+		for i := 0; i < n; i++ {
+			at := Time(r.IntN(50))
+			i := i
+			k.Schedule(at, HandlerFunc(func(uint64) { got = append(got, rec{k.Now(), i}) }), 0, false)
+		}
+		k.Run(Limits{})
+		require.Len(t, got, n)
+		for i := 1; i < len(got); i++ {
+			prev, cur := got[i-1], got[i]
+			ok := prev.at < cur.at || (prev.at == cur.at && prev.seq < cur.seq)
+			require.Truef(t, ok, "round %d: %v then %v", round, prev, cur)
+		}
+	}
+}
+
+func TestDistSampleAndValidate(t *testing.T) {
+	r := NewRand(1, "dist")
+	cases := []struct {
+		d        Dist
+		min, max time.Duration
+	}{
+		{Constant(5 * time.Millisecond), 5 * time.Millisecond, 5 * time.Millisecond},
+		{Dist{Kind: DistUniform, Min: time.Second, Max: 2 * time.Second}, time.Second, 2 * time.Second},
+		{Dist{Kind: DistExponential, Min: time.Millisecond, Mean: 10 * time.Millisecond, Max: time.Second}, time.Millisecond, time.Second},
+		{Dist{Kind: DistLogNormal, Median: time.Second, P99: 4 * time.Second, Max: 30 * time.Second}, 0, 30 * time.Second},
+	}
+	for _, c := range cases {
+		require.NoError(t, c.d.Validate(), c.d.String())
+		for i := 0; i < 1000; i++ {
+			v := c.d.Sample(r)
+			require.GreaterOrEqual(t, v, c.min, c.d.String())
+			require.LessOrEqual(t, v, c.max, c.d.String())
+		}
+	}
+	// The log-normal's median and p99 are what was asked for (within sampling error).
+	ln := Dist{Kind: DistLogNormal, Median: time.Second, P99: 4 * time.Second}
+	below1, below4 := 0, 0
+	const n = 20000
+	for i := 0; i < n; i++ {
+		v := ln.Sample(r)
+		if v <= time.Second {
+			below1++
+		}
+		if v <= 4*time.Second {
+			below4++
+		}
+	}
+	assert.InDelta(t, 0.5, float64(below1)/n, 0.02)
+	assert.InDelta(t, 0.99, float64(below4)/n, 0.005)
+
+	bad := []Dist{
+		{Kind: "gamma"},
+		{Kind: DistUniform},
+		{Kind: DistExponential, Mean: time.Millisecond, Min: time.Second},
+		{Kind: DistLogNormal, Median: time.Second, P99: time.Millisecond},
+		{Kind: DistConstant, Value: -time.Second},
+		{Kind: DistUniform, Min: 2 * time.Second, Max: time.Second},
+	}
+	for _, d := range bad {
+		assert.Error(t, d.Validate(), d.String())
+	}
+}
