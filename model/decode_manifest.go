@@ -1,0 +1,360 @@
+package model
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Manifest limits.
+const (
+	// MaxManifestBytes is the largest manifest stream DecodeManifests reads.
+	MaxManifestBytes = 64 << 20
+	// MaxManifestDocuments is the most documents (objects) one stream may hold.
+	MaxManifestDocuments = 100_000
+)
+
+// serverSetMetadata lists metadata fields the API server owns. Manifests saved with
+// `kubectl get -o yaml` carry them (RFC 3339 timestamps, string resourceVersions); they mean
+// nothing in a fresh simulated cluster, so they are dropped with a warning instead of failing
+// to decode.
+var serverSetMetadata = []string{
+	"creationTimestamp", "deletionGracePeriodSeconds", "deletionTimestamp", "generation",
+	"managedFields", "resourceVersion", "selfLink", "uid",
+}
+
+// DecodeManifests decodes a multi-document YAML stream of Kubernetes manifests (as given to
+// `kubectl apply -f`). Each document needs apiVersion and kind naming a registered kind (see
+// Kinds) with its apiVersion; a `kind: List` (apiVersion v1) contributes its items. Empty
+// documents are skipped. Server-set metadata (uid, resourceVersion, creationTimestamp, ...)
+// is dropped with a warning. Objects are returned in document order, neither defaulted nor
+// validated (see SetDefaults and Validate).
+//
+// Unknown fields are warnings, deduplicated by path. When anything is wrong the objects are
+// nil and the error is DecodeErrors holding every problem found, each a *DecodeError with
+// file:line:col; a YAML syntax error ends the stream (yaml.v3 reports only a line, so its
+// column is 1).
+func DecodeManifests(file string, data []byte) ([]Object, []Warning, error) {
+	d := newDecoder(DecodeOptions{File: file})
+	docs := d.splitDocuments(data)
+	var objs []Object
+	for _, doc := range docs {
+		if d.aborted {
+			break
+		}
+		objs = append(objs, d.decodeManifest(doc, "", true)...)
+	}
+	if len(d.errs) > 0 {
+		return nil, d.warnings, DecodeErrors(d.errs)
+	}
+	return objs, d.warnings, nil
+}
+
+// SplitManifests parses a multi-document YAML stream into its non-empty document nodes, with
+// the limits and syntax-error positions of DecodeManifests. Callers that want to position
+// validation errors (see ValidationErrors) decode each node with DecodeManifestNode. On error
+// the nodes before the syntax error are returned with DecodeErrors.
+func SplitManifests(file string, data []byte) ([]*yaml.Node, error) {
+	d := newDecoder(DecodeOptions{File: file})
+	docs := d.splitDocuments(data)
+	if len(d.errs) > 0 {
+		return docs, DecodeErrors(d.errs)
+	}
+	return docs, nil
+}
+
+func (d *Decoder) splitDocuments(data []byte) []*yaml.Node {
+	if len(data) > MaxManifestBytes {
+		d.fail(nil, "", fmt.Sprintf("manifest stream is %d bytes, more than the limit of %d", len(data), MaxManifestBytes), "split it into several files")
+		return nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []*yaml.Node
+	for count := 0; ; count++ {
+		doc := new(yaml.Node)
+		err := decodeYAMLDocument(dec, doc)
+		if err == io.EOF {
+			return docs
+		}
+		if err != nil {
+			d.addError(syntaxError(d.opts.File, data, err))
+			return docs
+		}
+		if count >= MaxManifestDocuments {
+			d.fail(doc, "", fmt.Sprintf("more than %d documents in one stream", MaxManifestDocuments), "split it into several files")
+			return docs
+		}
+		if !isEmptyDocument(doc) {
+			docs = append(docs, doc)
+		}
+	}
+}
+
+// DecodeManifestNode decodes one manifest that is already parsed, typically a manifest inlined
+// in a scenario file, so positions refer to that file. The rules are those of
+// DecodeManifests, except that a List is an error. On error the object is nil and the error
+// is DecodeErrors.
+func DecodeManifestNode(file string, node *yaml.Node) (Object, []Warning, error) {
+	d := newDecoder(DecodeOptions{File: file})
+	if node == nil || isEmptyDocument(node) {
+		d.fail(node, "", "empty manifest", "a manifest needs apiVersion, kind and metadata")
+		return nil, nil, DecodeErrors(d.errs)
+	}
+	objs := d.decodeManifest(node, "", false)
+	if len(d.errs) > 0 {
+		return nil, d.warnings, DecodeErrors(d.errs)
+	}
+	return objs[0], d.warnings, nil
+}
+
+// decodeYAMLDocument reads the next document; a panic inside the YAML parser becomes an error
+// rather than taking the caller down.
+func decodeYAMLDocument(dec *yaml.Decoder, doc *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: parser failed: %v", r)
+		}
+	}()
+	return dec.Decode(doc)
+}
+
+func isEmptyDocument(n *yaml.Node) bool {
+	if n.Kind == 0 {
+		return true
+	}
+	if n.Kind == yaml.DocumentNode {
+		return len(n.Content) == 0 || isNull(n.Content[0])
+	}
+	return isNull(n)
+}
+
+// decodeManifest decodes one document (or a List's item at path) and returns the objects it
+// holds; problems are recorded in d. allowList says whether a List may appear here.
+func (d *Decoder) decodeManifest(node *yaml.Node, path string, allowList bool) []Object {
+	errsBefore := len(d.errs)
+	n := d.Resolve(node)
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, fmt.Sprintf("a manifest must be a mapping with apiVersion and kind, got %s", describe(n)), "")
+		return nil
+	}
+	var apiVersionNode, kindNode, metadataNode *yaml.Node
+	rest := *n
+	rest.Content = nil
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode {
+			switch k.Value {
+			case "apiVersion", "kind":
+				slot := &apiVersionNode
+				if k.Value == "kind" {
+					slot = &kindNode
+				}
+				if *slot != nil {
+					d.fail(k, childPath(path, k.Value), fmt.Sprintf("duplicate key %q", k.Value), "")
+				}
+				*slot = v
+				continue
+			case "metadata":
+				metadataNode = v
+				v = d.dropServerSetMetadata(v, childPath(path, "metadata"))
+			}
+		}
+		rest.Content = append(rest.Content, k, v)
+	}
+	apiVersion := d.manifestString(apiVersionNode, childPath(path, "apiVersion"))
+	kind := d.manifestString(kindNode, childPath(path, "kind"))
+	if kindNode == nil {
+		d.fail(n, path, "missing kind", `every manifest needs apiVersion and kind, e.g. "apiVersion: v1" and "kind: Pod"`)
+		return nil
+	}
+	if kind == "List" && apiVersion == "v1" {
+		if !allowList {
+			d.fail(kindNode, childPath(path, "kind"), "a List is not allowed here", "write each object as its own manifest")
+			return nil
+		}
+		return d.decodeList(&rest, path)
+	}
+	ki, ok := LookupKind(Kind(kind))
+	if !ok {
+		if kind != "" {
+			d.fail(kindNode, childPath(path, "kind"), fmt.Sprintf("unknown kind %q", kind), kindHint(kind))
+		}
+		return nil
+	}
+	switch {
+	case apiVersionNode == nil:
+		d.fail(n, path, "missing apiVersion", fmt.Sprintf("kind %s is served by apiVersion: %s", kind, ki.APIVersion))
+		return nil
+	case apiVersion != ki.APIVersion:
+		if apiVersion != "" {
+			d.fail(apiVersionNode, childPath(path, "apiVersion"), fmt.Sprintf("apiVersion %q does not serve kind %s", apiVersion, kind), fmt.Sprintf("use apiVersion: %s", ki.APIVersion))
+		}
+		return nil
+	}
+	if metadataNode == nil {
+		d.fail(n, path, "missing metadata", "a manifest needs metadata with at least a name")
+		return nil
+	}
+	obj := ki.New()
+	d.decodeValue(&rest, reflect.ValueOf(obj).Elem(), path)
+	if len(d.errs) > errsBefore {
+		return nil
+	}
+	return []Object{obj}
+}
+
+// manifestString reads apiVersion or kind, which must be a string; "" when absent or wrong.
+func (d *Decoder) manifestString(n *yaml.Node, path string) string {
+	if n == nil {
+		return ""
+	}
+	r := d.Resolve(n)
+	if r == nil {
+		return ""
+	}
+	if r.Kind != yaml.ScalarNode || r.ShortTag() != "!!str" {
+		d.typeError(r, path, "a string", "!!str")
+		return ""
+	}
+	if r.Value == "" {
+		d.fail(r, path, "must not be empty", "")
+	}
+	return r.Value
+}
+
+func (d *Decoder) decodeList(list *yaml.Node, path string) []Object {
+	var items *yaml.Node
+	for i := 0; i+1 < len(list.Content); i += 2 {
+		k := list.Content[i]
+		if k.Value == "items" {
+			items = d.Resolve(list.Content[i+1])
+			continue
+		}
+		if k.Value != "metadata" {
+			d.unknownField(k, childPath(path, k.Value), k.Value, []string{"apiVersion", "items", "kind", "metadata"})
+		}
+	}
+	if items == nil || isNull(items) {
+		return nil
+	}
+	if items.Kind != yaml.SequenceNode {
+		d.typeError(items, childPath(path, "items"), "a sequence", "")
+		return nil
+	}
+	var objs []Object
+	for i, item := range items.Content {
+		if !d.spend(item, 1) {
+			return nil
+		}
+		objs = append(objs, d.decodeManifest(item, childPath(path, "items")+"["+strconv.Itoa(i)+"]", false)...)
+	}
+	return objs
+}
+
+// dropServerSetMetadata returns metadata without the fields the API server sets, warning
+// about each one that has a value.
+func (d *Decoder) dropServerSetMetadata(meta *yaml.Node, path string) *yaml.Node {
+	m := meta
+	if m.Kind == yaml.AliasNode && m.Alias != nil {
+		m = m.Alias
+	}
+	if m.Kind != yaml.MappingNode {
+		return meta // decoding reports the type error
+	}
+	out := *m
+	out.Content = nil
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Kind == yaml.ScalarNode && slices.Contains(serverSetMetadata, k.Value) {
+			if !isNull(v) {
+				d.warn(k, childPath(path, k.Value), "set by the API server; ignored")
+			}
+			continue
+		}
+		out.Content = append(out.Content, k, v)
+	}
+	return &out
+}
+
+func kindHint(kind string) string {
+	var names []string
+	for _, ki := range Kinds() {
+		names = append(names, string(ki.Kind))
+	}
+	slices.Sort(names)
+	supported := "supported kinds: " + strings.Join(names, ", ")
+	if s := suggest(kind, names); s != "" {
+		return fmt.Sprintf("did you mean %q? %s", s, supported)
+	}
+	return supported
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlAnchorRE = regexp.MustCompile(`anchor '([^']*)'`)
+
+// syntaxError turns a yaml.v3 parse error into a DecodeError with a position. yaml.v3 puts
+// "line N" in its messages except when the problem is on the first line; for problems it
+// reports without any position (an unknown anchor, a control character, bad UTF-8) the
+// position is found by scanning the input.
+func syntaxError(file string, data []byte, err error) *DecodeError {
+	msg := err.Error()
+	pos := Position{File: file, Line: 1, Column: 1}
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		if line, convErr := strconv.Atoi(m[1]); convErr == nil && line > 0 {
+			pos.Line = line
+		}
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+		if off := locateProblem(data, msg); off >= 0 {
+			pos.Line, pos.Column = lineCol(data, off)
+		}
+	}
+	return &DecodeError{Pos: pos, Msg: "invalid YAML: " + msg}
+}
+
+// locateProblem returns the byte offset of the problem a position-less yaml.v3 message
+// describes, or -1.
+func locateProblem(data []byte, msg string) int {
+	switch {
+	case strings.Contains(msg, "UTF-8") || strings.Contains(msg, "utf-8"):
+		for off := 0; off < len(data); {
+			r, size := utf8.DecodeRune(data[off:])
+			if r == utf8.RuneError && size <= 1 {
+				return off
+			}
+			off += size
+		}
+	case strings.Contains(msg, "control characters"):
+		for off := 0; off < len(data); {
+			r, size := utf8.DecodeRune(data[off:])
+			if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+				return off
+			}
+			off += size
+		}
+	case strings.Contains(msg, "anchor '"):
+		if m := yamlAnchorRE.FindStringSubmatch(msg); m != nil {
+			return bytes.Index(data, []byte("*"+m[1]))
+		}
+	}
+	return -1
+}
+
+// lineCol converts a byte offset into a 1-based line and column (in runes).
+func lineCol(data []byte, off int) (line, col int) {
+	line = 1 + bytes.Count(data[:off], []byte("\n"))
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return line, 1 + utf8.RuneCount(data[start:off])
+}
