@@ -1,0 +1,184 @@
+package apiserver
+
+import (
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// Defaulting and validation are the model's (model.SetDefaults, model.Validate,
+// model.ValidateUpdate); these wrappers are the only places the store calls them.
+
+func setDefaults(obj model.Object) { model.SetDefaults(obj) }
+
+func validateCreate(obj model.Object) field.ErrorList { return model.Validate(obj) }
+
+// Well-known taints the DefaultTolerationSeconds plugin tolerates
+// ([api@HEAD] core/v1/well_known_taints.go).
+const (
+	TaintNodeNotReady    = "node.kubernetes.io/not-ready"
+	TaintNodeUnreachable = "node.kubernetes.io/unreachable"
+)
+
+// admitNamespace is the NamespaceLifecycle admission plugin
+// ([k8s] plugin/pkg/admission/namespace/lifecycle/admission.go) for a namespaced object: the
+// namespace must exist (404 NotFound on namespaces), and nothing new may be created in a
+// namespace that is terminating (403 Forbidden with cause NamespaceTerminating). Deletes are
+// always allowed, so Delete does not call it.
+func (s *Store) admitNamespace(ks *kindStore, namespace, name string, creating bool) error {
+	if !ks.info.Namespaced || namespace == "" {
+		return nil // validation reports a missing namespace
+	}
+	nsStore := s.kinds[model.KindNamespace]
+	if nsStore == nil {
+		return nil
+	}
+	obj := nsStore.objects[objKey{name: namespace}]
+	if obj == nil {
+		return apierrors.NewNotFound(nsStore.gr, namespace)
+	}
+	ns, ok := obj.(*model.Namespace)
+	if !creating || !ok || ns.Status.Phase != model.NamespaceTerminating {
+		return nil
+	}
+	err := apierrors.NewForbidden(ks.gr, name, fmt.Errorf("unable to create new content in namespace %s because it is being terminated", namespace))
+	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
+		Type:    "NamespaceTerminating", // v1.NamespaceTerminatingCause
+		Message: fmt.Sprintf("namespace %s is being terminated", namespace),
+		Field:   "metadata.namespace",
+	})
+	return err
+}
+
+// admitDefaultTolerations is the DefaultTolerationSeconds admission plugin
+// ([k8s:plugin/pkg/admission/defaulttolerationseconds/admission.go@012b085a]) on a pod's main
+// resource, on create and update: a pod that does not already tolerate the not-ready
+// (or unreachable) NoExecute taint gets a toleration for it (operator Exists) with
+// tolerationSeconds from --default-not-ready-toleration-seconds
+// (--default-unreachable-toleration-seconds). A toleration with an empty key or an empty
+// effect counts as tolerating it.
+func (s *Store) admitDefaultTolerations(obj model.Object) {
+	pod, ok := obj.(*model.Pod)
+	if !ok || s.cfg.DisableDefaultTolerationSeconds {
+		return
+	}
+	notReady, unreachable := false, false
+	for i := range pod.Spec.Tolerations {
+		t := &pod.Spec.Tolerations[i]
+		noExecute := t.Effect == model.TaintEffectNoExecute || t.Effect == ""
+		if noExecute && (t.Key == TaintNodeNotReady || t.Key == "") {
+			notReady = true
+		}
+		if noExecute && (t.Key == TaintNodeUnreachable || t.Key == "") {
+			unreachable = true
+		}
+	}
+	if notReady && unreachable {
+		return
+	}
+	// A new backing array: the caller's slice must not be appended to in place.
+	tolerations := make([]model.Toleration, len(pod.Spec.Tolerations), len(pod.Spec.Tolerations)+2)
+	copy(tolerations, pod.Spec.Tolerations)
+	if !notReady {
+		tolerations = append(tolerations, model.Toleration{Key: TaintNodeNotReady, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(s.notReadySeconds)})
+	}
+	if !unreachable {
+		tolerations = append(tolerations, model.Toleration{Key: TaintNodeUnreachable, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(s.unreachableSeconds)})
+	}
+	pod.Spec.Tolerations = tolerations
+}
+
+// podsBinding is the resource the binding subresource's conflicts name.
+var podsBinding = schema.GroupResource{Resource: "pods/binding"}
+
+// bindPod models the pods/binding subresource on a main-resource update of a pod
+// ([k8s] pkg/registry/core/pod/storage/storage.go BindingREST): setting spec.nodeName on an
+// unbound pod binds it and sets the PodScheduled condition to True; changing the node of a
+// bound pod, or binding a pod that is being deleted, is 409 Conflict on pods/binding. It
+// returns the object to validate the update against: old with the new nodeName, since pod
+// update validation allows no spec.nodeName change and the binding is not an update.
+func (s *Store) bindPod(obj, old model.Object) (model.Object, error) {
+	pod, ok := obj.(*model.Pod)
+	if !ok {
+		return old, nil
+	}
+	oldPod := old.(*model.Pod)
+	if pod.Spec.NodeName == oldPod.Spec.NodeName {
+		return old, nil
+	}
+	if oldPod.Spec.NodeName != "" {
+		return nil, apierrors.NewConflict(podsBinding, pod.Name, fmt.Errorf("pod %s is already assigned to node %q", pod.Name, oldPod.Spec.NodeName))
+	}
+	if oldPod.DeletionTimestamp != nil {
+		return nil, apierrors.NewConflict(podsBinding, pod.Name, fmt.Errorf("pod %s is being deleted, cannot be assigned to a host", pod.Name))
+	}
+	setPodScheduled(&pod.Status, s.k.Now())
+	bound := *oldPod
+	bound.Spec.NodeName = pod.Spec.NodeName
+	bound.Status = pod.Status
+	return &bound, nil
+}
+
+// setPodScheduled sets PodScheduled=True (podutil.UpdatePodCondition: the transition time
+// moves only when the status changes). The conditions slice may be shared with the stored
+// pod, so it is copied.
+func setPodScheduled(status *model.PodStatus, now sim.Time) {
+	conds := make([]model.PodCondition, len(status.Conditions), len(status.Conditions)+1)
+	copy(conds, status.Conditions)
+	found := false
+	for i := range conds {
+		if conds[i].Type != model.PodScheduled {
+			continue
+		}
+		found = true
+		if conds[i].Status != model.ConditionTrue {
+			conds[i].Status = model.ConditionTrue
+			conds[i].Reason, conds[i].Message = "", ""
+			conds[i].LastTransitionTime = now
+		}
+	}
+	if !found {
+		conds = append(conds, model.PodCondition{Type: model.PodScheduled, Status: model.ConditionTrue, LastTransitionTime: now})
+	}
+	status.Conditions = conds
+}
+
+// DefaultSignificantWrite is the default quiescence predicate: every write is significant
+// except writes to Leases and Events (heartbeats and records of what happened) and Node
+// updates that change nothing but conditions' lastHeartbeatTime (the kubelet's status
+// heartbeat). old is nil for a create, new is nil for a final removal.
+func DefaultSignificantWrite(kind model.Kind, old, new model.Object) bool {
+	switch kind {
+	case model.KindLease, model.KindEvent:
+		return false
+	case model.KindNode:
+		o, ok1 := old.(*model.Node)
+		n, ok2 := new.(*model.Node)
+		if ok1 && ok2 {
+			return !onlyHeartbeatChanged(o, n)
+		}
+	}
+	return true
+}
+
+// onlyHeartbeatChanged reports whether n differs from o in nothing but resourceVersion and
+// the conditions' lastHeartbeatTime.
+func onlyHeartbeatChanged(o, n *model.Node) bool {
+	if len(o.Status.Conditions) != len(n.Status.Conditions) {
+		return false
+	}
+	probe := *n
+	probe.ResourceVersion = o.ResourceVersion
+	probe.Status.Conditions = make([]model.NodeCondition, len(n.Status.Conditions))
+	for i, c := range n.Status.Conditions {
+		c.LastHeartbeatTime = o.Status.Conditions[i].LastHeartbeatTime
+		probe.Status.Conditions[i] = c
+	}
+	return semanticEqual(&probe, o)
+}

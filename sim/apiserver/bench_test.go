@@ -1,0 +1,116 @@
+package apiserver
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// countingSink counts deliveries and nothing else.
+type countingSink struct{ events int }
+
+func (c *countingSink) OnWatchEvent(WatchEvent) { c.events++ }
+func (c *countingSink) OnWatchClosed(error)     {}
+
+// benchRoundTrip measures one blocking write through Server.Do — fault check, in-flight
+// admission, service time (a process sleep), admission and validation, the store write, the
+// trace line — plus its delivery to one watcher, with the kernel run until everything is
+// delivered. next makes the object of the i-th write from the stored one.
+func benchRoundTrip(b *testing.B, seed model.Object, status bool, next func(stored model.Object, i int) model.Object) {
+	benchRoundTripWith(b, seed, status, false, next)
+}
+
+// benchRoundTripWith is benchRoundTrip; skipUpdateValidation leaves model.ValidateUpdate out,
+// to show the server's own share.
+func benchRoundTripWith(b *testing.B, seed model.Object, status, skipUpdateValidation bool, next func(stored model.Object, i int) model.Object) {
+	k := sim.New(1)
+	srv := NewServer(k, DefaultConfig())
+	if skipUpdateValidation {
+		srv.Store().validateUpdate = func(model.Object, model.Object) field.ErrorList { return nil }
+	}
+	stored, err := srv.Store().Create(seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sink := &countingSink{}
+	if _, err := srv.Store().Watch(seed.GetKind(), ListOptions{}, 0, sink); err != nil {
+		b.Fatal(err)
+	}
+	req := &Request{Client: "bench", Verb: VerbUpdate, Kind: seed.GetKind(), Namespace: seed.Meta().Namespace, Name: seed.Meta().Name}
+	if status {
+		req.Subresource = "status"
+	}
+	var failure error
+	b.ReportAllocs()
+	b.ResetTimer()
+	k.Spawn("writer", func(p *sim.Proc) {
+		for i := 0; i < b.N; i++ {
+			req.Object = next(stored, i)
+			resp := srv.Do(p, req)
+			if resp.Err != nil {
+				failure = resp.Err
+				return
+			}
+			stored = resp.Object
+		}
+	})
+	k.Run(sim.Limits{})
+	b.StopTimer()
+	if failure != nil {
+		b.Fatal(failure)
+	}
+	if sink.events != b.N {
+		b.Fatalf("delivered %d events for %d writes", sink.events, b.N)
+	}
+}
+
+// BenchmarkAPIRoundTrip is the kubelet's lease renewal, the most frequent write in a cluster.
+func BenchmarkAPIRoundTrip(b *testing.B) {
+	lease := newLease("node-1")
+	benchRoundTrip(b, lease, false, func(stored model.Object, i int) model.Object {
+		l := stored.(*model.Lease).DeepCopy()
+		t := sim.Time(i+1) * sim.Time(time.Second)
+		l.Spec.RenewTime = &t
+		return l
+	})
+}
+
+// BenchmarkAPIRoundTripServerOnly is BenchmarkAPIRoundTrip without model.ValidateUpdate: the
+// server's, store's, watch's and kernel's share of the round trip.
+func BenchmarkAPIRoundTripServerOnly(b *testing.B) {
+	lease := newLease("node-1")
+	benchRoundTripWith(b, lease, false, true, func(stored model.Object, i int) model.Object {
+		l := stored.(*model.Lease).DeepCopy()
+		t := sim.Time(i+1) * sim.Time(time.Second)
+		l.Spec.RenewTime = &t
+		return l
+	})
+}
+
+// BenchmarkAPIRoundTripPodStatus is a kubelet pod status update (the status subresource).
+func BenchmarkAPIRoundTripPodStatus(b *testing.B) {
+	pod := newPod("web-1")
+	pod.Spec.NodeName = "node-1"
+	benchRoundTrip(b, pod, true, func(stored model.Object, i int) model.Object {
+		p := stored.(*model.Pod).DeepCopy()
+		p.Status.Phase = model.PodRunning
+		p.Status.ContainerStatuses = []model.ContainerStatus{{Name: "app", Ready: i%2 == 0, RestartCount: int32(i)}}
+		return p
+	})
+}
+
+// BenchmarkAPIRoundTripPodLabels is a controller relabelling a pod through the main resource.
+func BenchmarkAPIRoundTripPodLabels(b *testing.B) {
+	pod := newPod("web-1")
+	pod.Spec.NodeName = "node-1"
+	values := []string{"a", "b"}
+	benchRoundTrip(b, pod, false, func(stored model.Object, i int) model.Object {
+		p := stored.(*model.Pod).DeepCopy()
+		p.Labels = map[string]string{"rev": values[i%2]}
+		return p
+	})
+}

@@ -1,0 +1,34 @@
+// Package apiserver is the simulated kube-apiserver: a versioned object store with upstream's
+// admission, optimistic concurrency, deletion and watch semantics, behind a request path that
+// models the server's capacity.
+//
+// Store is what the server does when it serves a request, synchronously and without cost:
+//
+//   - One global revision, etcd-like, is every object's resourceVersion; every write bumps it
+//     by one, a write that changes nothing bumps nothing.
+//   - Create runs defaulting (model.SetDefaults), NamespaceLifecycle, DefaultTolerationSeconds,
+//     the kind's strategy and validation (model.Validate), assigns a deterministic uid, the
+//     creation time and a name from generateName.
+//   - Update with a stale resourceVersion is 409 Conflict; without one it overwrites only for
+//     kinds whose strategy allows it. The status subresource and the main resource each keep
+//     the other's half; generation moves only on spec changes.
+//   - Delete is graceful for pods, held by finalizers, and records the garbage collector's
+//     propagation finalizers; preconditions are checked.
+//   - Watch delivers each watcher's events in revision order, on the kernel, after a modelled
+//     delay, from a per-kind history sized like upstream's watch cache; a watch from a
+//     revision that has left the history is 410 Expired. Selectors turn objects that start or
+//     stop matching into ADDED and DELETED events. A stalled watcher whose buffer overflows
+//     is closed.
+//   - Every write emits one trace line (component kube-apiserver) and, unless it is a
+//     heartbeat, marks activity for quiescence detection.
+//
+// Server wraps the store in the request path: fault hooks, the max-in-flight filter (429
+// with Retry-After past the limit), a per-verb service time slept by the calling process,
+// and statistics.
+//
+// Errors are k8s.io/apimachinery StatusErrors with upstream's reasons and messages, so
+// apierrors.IsConflict, IsNotFound, IsResourceExpired and the rest work on them. Every
+// default and constant names its upstream source; the simulator knobs (watch delay, service
+// times) say they are knobs. Nothing here reads the wall clock, uses the global random
+// source or lets map order show: results are a function of the seed and the calls.
+package apiserver

@@ -1,0 +1,161 @@
+package apiserver
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/randfill"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+func TestSemanticEqualCases(t *testing.T) {
+	pod := func(edit func(*model.Pod)) *model.Pod {
+		p := newPod("p")
+		p.Labels = map[string]string{"a": "b"}
+		if edit != nil {
+			edit(p)
+		}
+		return p
+	}
+	tests := []struct {
+		name string
+		a, b any
+		want bool
+	}{
+		{"identical", pod(nil), pod(nil), true},
+		{"nil and empty map", pod(func(p *model.Pod) { p.Annotations = nil }), pod(func(p *model.Pod) { p.Annotations = map[string]string{} }), true},
+		{"nil and empty slice", pod(func(p *model.Pod) { p.Finalizers = nil }), pod(func(p *model.Pod) { p.Finalizers = []string{} }), true},
+		{"quantity formats", pod(func(p *model.Pod) {
+			p.Spec.Containers[0].Resources.Requests[model.ResourceCPU] = resource.MustParse("1")
+		}), pod(func(p *model.Pod) {
+			p.Spec.Containers[0].Resources.Requests[model.ResourceCPU] = resource.MustParse("1000m")
+		}), true},
+		{"quantity values", pod(nil), pod(func(p *model.Pod) {
+			p.Spec.Containers[0].Resources.Requests[model.ResourceCPU] = resource.MustParse("200m")
+		}), false},
+		{"label value", pod(nil), pod(func(p *model.Pod) { p.Labels["a"] = "c" }), false},
+		{"label key", pod(nil), pod(func(p *model.Pod) { p.Labels = map[string]string{"x": "b"} }), false},
+		{"nil and set pointer", pod(nil), pod(func(p *model.Pod) { p.Spec.Priority = model.Ptr(int32(0)) }), false},
+		{"pointer values", pod(func(p *model.Pod) { p.Spec.Priority = model.Ptr(int32(1)) }), pod(func(p *model.Pod) { p.Spec.Priority = model.Ptr(int32(2)) }), false},
+		{"slice length", pod(nil), pod(func(p *model.Pod) { p.Finalizers = []string{"x"} }), false},
+		{"different types", newPod("p"), newNode("p"), false},
+		{"nil interface", nil, nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, semanticEqual(tc.a, tc.b))
+			if tc.a != nil && tc.b != nil && reflect.TypeOf(tc.a) == reflect.TypeOf(tc.b) {
+				assert.Equal(t, tc.want, equality.Semantic.DeepEqual(tc.a, tc.b), "agrees with apimachinery")
+			}
+		})
+	}
+}
+
+// TestSemanticEqualAgreesWithApimachinery fills objects of every kind at random, derives a
+// second object by changing one randomly chosen leaf (or nothing, or swapping nil and empty),
+// and checks that semanticEqual and equality.Semantic.DeepEqual agree on every pair.
+func TestSemanticEqualAgreesWithApimachinery(t *testing.T) {
+	fill := randfill.NewWithSeed(7).NilChance(0.3).NumElements(0, 3).MaxDepth(6).Funcs(
+		func(q *resource.Quantity, c randfill.Continue) {
+			*q = *resource.NewMilliQuantity(c.Int63n(5000), resource.DecimalSI)
+		},
+	)
+	r := rand.New(rand.NewPCG(7, 7))
+	differing, equal := 0, 0
+	for _, info := range model.Kinds() {
+		for range 300 {
+			a := info.New()
+			fill.Fill(a)
+			b := a.DeepCopyObject()
+			if r.IntN(4) != 0 {
+				mutateRandomLeaf(r, reflect.ValueOf(b).Elem())
+			}
+			want := equality.Semantic.DeepEqual(a, b)
+			require.Equal(t, want, semanticEqual(a, b), "%s: %#v vs %#v", info.Kind, a, b)
+			if want {
+				equal++
+			} else {
+				differing++
+			}
+		}
+	}
+	assert.Greater(t, differing, 500, "the test must exercise differences")
+	assert.Greater(t, equal, 300, "and equalities")
+}
+
+// mutateRandomLeaf walks v along random fields and changes the leaf it ends on.
+func mutateRandomLeaf(r *rand.Rand, v reflect.Value) {
+	for depth := 0; depth < 12; depth++ {
+		if v.Type() == quantityType {
+			q := resource.NewQuantity(r.Int64N(1000)+5000, resource.BinarySI)
+			v.Set(reflect.ValueOf(*q))
+			return
+		}
+		switch v.Kind() {
+		case reflect.Struct:
+			if v.NumField() == 0 {
+				return
+			}
+			v = v.Field(r.IntN(v.NumField()))
+		case reflect.Pointer:
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+				return
+			}
+			v = v.Elem()
+		case reflect.Slice:
+			if v.Len() == 0 {
+				if v.IsNil() {
+					v.Set(reflect.MakeSlice(v.Type(), 0, 0)) // nil -> empty: still equal
+				} else {
+					v.Set(reflect.Append(v, reflect.Zero(v.Type().Elem())))
+				}
+				return
+			}
+			v = v.Index(r.IntN(v.Len()))
+		case reflect.Map:
+			key := reflect.New(v.Type().Key()).Elem()
+			if key.Kind() == reflect.String {
+				key.SetString("added-key")
+			}
+			if v.IsNil() {
+				v.Set(reflect.MakeMap(v.Type()))
+			}
+			v.SetMapIndex(key, reflect.Zero(v.Type().Elem()))
+			return
+		case reflect.String:
+			v.SetString(v.String() + "x")
+			return
+		case reflect.Bool:
+			v.SetBool(!v.Bool())
+			return
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			v.SetInt(v.Int() + 1)
+			return
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			v.SetUint(v.Uint() + 1)
+			return
+		default:
+			return
+		}
+	}
+}
+
+func TestSemanticEqualExceptSpec(t *testing.T) {
+	a := newReplicaSet("rs", 1)
+	b := copyOf(a)
+	b.Spec.Replicas = model.Ptr(int32(7))
+	assert.True(t, semanticEqualExceptSpec(a, b), "the spec is not compared")
+	b.Status.Replicas = 1
+	assert.False(t, semanticEqualExceptSpec(a, b), "status is")
+	c := copyOf(a)
+	c.Labels = map[string]string{"x": "y"}
+	assert.False(t, semanticEqualExceptSpec(a, c), "metadata is")
+	assert.True(t, semanticEqualExceptSpec(a, a))
+}

@@ -1,0 +1,347 @@
+package apiserver
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// Request is one API request.
+type Request struct {
+	// Client names the caller (the component's user agent); faults and watch stalls select
+	// by it.
+	Client string
+	Verb   Verb
+	Kind   model.Kind
+	// Subresource is "" or "status" (get, update and patch of kinds with status).
+	Subresource string
+	// Namespace and Name address the object (get, update, patch, delete); for create and
+	// update they must agree with the object's metadata where both are set. For list,
+	// Namespace is used when List.Namespace is empty.
+	Namespace, Name string
+	// Object is the body of create and update; it becomes owned by the server.
+	Object model.Object
+	// Patch is the RFC 7386 JSON merge patch of a patch.
+	Patch []byte
+	// List selects the objects of a list.
+	List ListOptions
+	// Delete holds the options of a delete.
+	Delete DeleteOptions
+}
+
+// Response is the answer to a Request.
+type Response struct {
+	// Object is the object a get, create, update, patch or delete returns (shared, immutable).
+	Object model.Object
+	// Items are the objects a list returns, sorted by key (shared, immutable).
+	Items []model.Object
+	// ResourceVersion is the returned object's resourceVersion, or the list's.
+	ResourceVersion uint64
+	// Err is nil on success, else an apimachinery *StatusError (apierrors.IsConflict and the
+	// like work on it) or the error a Fault returned.
+	Err error
+}
+
+// Fault is a fault-injection hook. Intercept is called for every request (watches included)
+// before admission to the in-flight pool; extraLatency is slept by the caller's process
+// before anything else happens, and a non-nil err then fails the request with that error.
+// Faults are compared by ==, so implement them on pointer types.
+type Fault interface {
+	Intercept(now sim.Time, req *Request) (extraLatency time.Duration, err error)
+}
+
+// Server is the API server: the store plus the request path of kube-apiserver — fault
+// hooks, the max-in-flight filter, service time, and request statistics.
+type Server struct {
+	k     *sim.Kernel
+	cfg   Config
+	store *Store
+	rand  *rand.Rand
+
+	serviceTime [numVerbs]sim.Dist
+	retryAfter  int
+	faults      []Fault
+	stats       *Stats
+}
+
+// NewServer returns a server on kernel k with a new store (NewStore(k, cfg.Store)). cfg must
+// pass Validate: an invalid configuration is a programming error and panics with the reason.
+// Service times draw from kernel.Rand("kube-apiserver").
+func NewServer(k *sim.Kernel, cfg Config) *Server {
+	if err := cfg.Validate(); err != nil {
+		panic("apiserver: invalid configuration: " + err.Error())
+	}
+	s := &Server{k: k, cfg: cfg, store: NewStore(k, cfg.Store), rand: k.Rand(component), retryAfter: cfg.RetryAfterSeconds}
+	if s.retryAfter == 0 {
+		s.retryAfter = DefaultRetryAfterSeconds
+	}
+	for i, v := range allVerbs {
+		if d, ok := cfg.ServiceTime[v]; ok {
+			s.serviceTime[i] = d
+		}
+	}
+	s.stats = newStats(s.store)
+	return s
+}
+
+// Store returns the server's store.
+func (s *Server) Store() *Store { return s.store }
+
+// Stats returns the server's live statistics.
+func (s *Server) Stats() *Stats { return s.stats }
+
+// AddFault installs a fault hook; hooks run in the order they were added.
+func (s *Server) AddFault(f Fault) {
+	if f != nil {
+		s.faults = append(s.faults, f)
+	}
+}
+
+// RemoveFault uninstalls a fault hook (every installation of it); unknown hooks are ignored.
+func (s *Server) RemoveFault(f Fault) {
+	kept := s.faults[:0]
+	for _, g := range s.faults {
+		if g != f {
+			kept = append(kept, g)
+		}
+	}
+	clear(s.faults[len(kept):])
+	s.faults = kept
+}
+
+// Do serves one request from inside a simulated process (ctx carries the *sim.Proc; see
+// sim.ProcFromContext — calling Do outside a process panics). In order:
+//
+//  1. Fault hooks: their extra latency is slept; an error from one fails the request.
+//  2. The max-in-flight filter ([apiserver@HEAD] pkg/server/filters/maxinflight.go): get and
+//     list take a read-only slot (MaxRequestsInflight), create, update, patch and delete a
+//     mutating one (MaxMutatingRequestsInflight). With no slot free the answer is at once
+//     429 TooManyRequests "Too many requests, please try again later." with Retry-After
+//     (RetryAfterSeconds), after no service time.
+//  3. The process sleeps the verb's service time (a hold) holding the slot, then the store
+//     serves the request; a list then sleeps ListItemCost per returned item; the slot is
+//     released.
+//
+// API Priority and Fairness is not modelled: this is kube-apiserver with
+// --enable-priority-and-fairness=false. Watches go through Watch, not Do (a watch request
+// here is 400).
+func (s *Server) Do(ctx context.Context, req *Request) Response {
+	p := sim.ProcFromContext(ctx)
+	if req == nil {
+		return Response{Err: apierrors.NewBadRequest("nil request")}
+	}
+	vi := verbIndex(req.Verb)
+	if vi < 0 || req.Verb == VerbWatch {
+		return Response{Err: apierrors.NewBadRequest(fmt.Sprintf("unsupported verb %q for Do (watches use Server.Watch)", req.Verb))}
+	}
+	kind := req.Kind
+	if kind == "" && req.Object != nil {
+		kind = req.Object.GetKind()
+	}
+	start := s.k.Now()
+	resp := s.do(p, req, vi)
+	s.stats.observe(kind, s.resourceName(kind), vi, resp.Err, s.k.Now().Sub(start))
+	return resp
+}
+
+func (s *Server) do(p *sim.Proc, req *Request, vi int) Response {
+	if len(s.faults) > 0 {
+		if err := s.intercept(p, req); err != nil {
+			return Response{Err: err}
+		}
+	}
+	mutating := isMutating(req.Verb)
+	if !s.acquire(mutating) {
+		return Response{Err: apierrors.NewTooManyRequests(tooManyRequestsMsg, s.retryAfter)}
+	}
+	defer s.release(mutating)
+	if d := s.serviceTime[vi].Sample(s.rand); d > 0 {
+		p.Sleep(d)
+	}
+	resp := s.serve(req)
+	if req.Verb == VerbList && s.cfg.ListItemCost > 0 && len(resp.Items) > 0 {
+		p.Sleep(s.cfg.ListItemCost * time.Duration(len(resp.Items)))
+	}
+	return resp
+}
+
+// intercept runs the fault hooks, sleeping their total extra latency; the first error wins.
+func (s *Server) intercept(p *sim.Proc, req *Request) error {
+	var extra time.Duration
+	var failure error
+	hooks := append([]Fault(nil), s.faults...) // a hook may remove itself
+	for _, f := range hooks {
+		d, err := f.Intercept(s.k.Now(), req)
+		if d > 0 {
+			extra += d
+		}
+		if err != nil {
+			failure = err
+			break
+		}
+	}
+	if extra > 0 {
+		p.Sleep(extra)
+	}
+	return failure
+}
+
+// acquire takes an in-flight slot, reporting false when the pool is full. A limit of zero
+// or less means no limit, as upstream's filter is disabled at 0.
+func (s *Server) acquire(mutating bool) bool {
+	st := s.stats
+	if mutating {
+		if lim := s.cfg.MaxMutatingRequestsInflight; lim > 0 && st.inflightMutating >= lim {
+			return false
+		}
+		st.inflightMutating++
+		st.peakInflightMutating = max(st.peakInflightMutating, st.inflightMutating)
+		return true
+	}
+	if lim := s.cfg.MaxRequestsInflight; lim > 0 && st.inflightReadonly >= lim {
+		return false
+	}
+	st.inflightReadonly++
+	st.peakInflightReadonly = max(st.peakInflightReadonly, st.inflightReadonly)
+	return true
+}
+
+func (s *Server) release(mutating bool) {
+	if mutating {
+		s.stats.inflightMutating--
+	} else {
+		s.stats.inflightReadonly--
+	}
+}
+
+// resourceName is the plural resource of a kind for statistics (the kind itself when the
+// server does not serve it).
+func (s *Server) resourceName(kind model.Kind) string {
+	if ks := s.store.kinds[kind]; ks != nil {
+		return ks.info.Resource
+	}
+	if info, ok := model.LookupKind(kind); ok {
+		return info.Resource
+	}
+	return string(kind)
+}
+
+// serve performs the store operation of a request.
+func (s *Server) serve(req *Request) Response {
+	st := s.store
+	switch req.Subresource {
+	case "", "status":
+	default:
+		return Response{Err: errUnknownResource(req.Kind)}
+	}
+	status := req.Subresource == "status"
+	if status {
+		switch req.Verb {
+		case VerbGet, VerbUpdate, VerbPatch:
+		default:
+			return Response{Err: apierrors.NewMethodNotSupported(schema.GroupResource{Resource: s.resourceName(req.Kind) + "/status"}, string(req.Verb))}
+		}
+		if info, ok := model.LookupKind(req.Kind); ok && !info.HasStatus {
+			return Response{Err: errUnknownResource(req.Kind)}
+		}
+	}
+	var (
+		obj model.Object
+		err error
+	)
+	switch req.Verb {
+	case VerbGet:
+		obj, err = st.Get(req.Kind, req.Namespace, req.Name)
+	case VerbList:
+		opts := req.List
+		if opts.Namespace == "" {
+			opts.Namespace = req.Namespace
+		}
+		items, rv, err := st.List(req.Kind, opts)
+		return Response{Items: items, ResourceVersion: rv, Err: err}
+	case VerbCreate:
+		if err := checkBody(req, false); err != nil {
+			return Response{Err: err}
+		}
+		obj, err = st.Create(req.Object)
+	case VerbUpdate:
+		if err := checkBody(req, true); err != nil {
+			return Response{Err: err}
+		}
+		if status {
+			obj, err = st.UpdateStatus(req.Object)
+		} else {
+			obj, err = st.Update(req.Object)
+		}
+	case VerbPatch:
+		if status {
+			obj, err = st.PatchStatus(req.Kind, req.Namespace, req.Name, req.Patch)
+		} else {
+			obj, err = st.Patch(req.Kind, req.Namespace, req.Name, req.Patch)
+		}
+	case VerbDelete:
+		obj, err = st.Delete(req.Kind, req.Namespace, req.Name, req.Delete)
+	}
+	if err != nil {
+		return Response{Err: err}
+	}
+	return Response{Object: obj, ResourceVersion: obj.Meta().ResourceVersion}
+}
+
+// checkBody checks a create or update body against the request's address, as the REST
+// handlers do, filling in the namespace when only the request has one.
+func checkBody(req *Request, update bool) error {
+	if req.Object == nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s needs an object", req.Verb))
+	}
+	if req.Object.GetKind() != req.Kind && req.Kind != "" {
+		return apierrors.NewBadRequest(fmt.Sprintf("the object's kind %s does not match the request's kind %s", req.Object.GetKind(), req.Kind))
+	}
+	meta := req.Object.Meta()
+	if req.Namespace != "" {
+		switch meta.Namespace {
+		case "":
+			meta.Namespace = req.Namespace
+		case req.Namespace:
+		default:
+			return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+	}
+	if update && req.Name != "" && meta.Name != req.Name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", meta.Name, req.Name))
+	}
+	return nil
+}
+
+// Watch opens a watch for a client from inside a simulated process: the fault hooks run as
+// for Do, the process sleeps the watch service time (establishing the watch), then
+// Store.WatchAs registers it. Watches are long-running requests: they take no in-flight slot.
+// Errors are Store.WatchAs's and the faults'.
+func (s *Server) Watch(ctx context.Context, client string, kind model.Kind, opts ListOptions, fromRV uint64, sink WatchSink) (*Watch, error) {
+	p := sim.ProcFromContext(ctx)
+	vi := verbIndex(VerbWatch)
+	start := s.k.Now()
+	w, err := s.watch(p, client, kind, opts, fromRV, sink, vi)
+	s.stats.observe(kind, s.resourceName(kind), vi, err, s.k.Now().Sub(start))
+	return w, err
+}
+
+func (s *Server) watch(p *sim.Proc, client string, kind model.Kind, opts ListOptions, fromRV uint64, sink WatchSink, vi int) (*Watch, error) {
+	if len(s.faults) > 0 {
+		req := &Request{Client: client, Verb: VerbWatch, Kind: kind, Namespace: opts.Namespace, List: opts}
+		if err := s.intercept(p, req); err != nil {
+			return nil, err
+		}
+	}
+	if d := s.serviceTime[vi].Sample(s.rand); d > 0 {
+		p.Sleep(d)
+	}
+	return s.store.WatchAs(client, kind, opts, fromRV, sink)
+}

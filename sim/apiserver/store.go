@@ -1,0 +1,641 @@
+package apiserver
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// component is the trace component and the name of the server's random streams.
+const component = "kube-apiserver"
+
+// ListOptions select the objects of a List or Watch.
+type ListOptions struct {
+	// Namespace restricts to one namespace; "" means all namespaces. Ignored for
+	// cluster-scoped kinds.
+	Namespace string
+	// LabelSelector restricts by labels; nil selects everything.
+	LabelSelector labels.Selector
+	// FieldSelector restricts by fields; nil selects everything. Supported: metadata.name,
+	// metadata.namespace (namespaced kinds), and per kind: pods spec.nodeName,
+	// spec.restartPolicy, spec.schedulerName, status.phase, status.podIP; nodes
+	// spec.unschedulable; namespaces status.phase; replicasets status.replicas; events
+	// involvedObject.*, reason, source, type. Operators =, == and !=. Anything else is a 400
+	// BadRequest naming the field.
+	FieldSelector fields.Selector
+}
+
+// DeletionPropagation is how a delete treats the object's dependents.
+type DeletionPropagation string
+
+// The propagation policies ([apimachinery@HEAD] pkg/apis/meta/v1/types.go).
+const (
+	DeletePropagationOrphan     DeletionPropagation = "Orphan"
+	DeletePropagationBackground DeletionPropagation = "Background"
+	DeletePropagationForeground DeletionPropagation = "Foreground"
+)
+
+// The garbage collector's finalizers ([apimachinery@HEAD] pkg/apis/meta/v1/types.go).
+const (
+	FinalizerOrphanDependents = "orphan"
+	FinalizerDeleteDependents = "foregroundDeletion"
+)
+
+// Preconditions must hold for a delete to proceed; a mismatch is 409 Conflict.
+type Preconditions struct {
+	UID             *string
+	ResourceVersion *uint64
+}
+
+// DeleteOptions are the options of a delete.
+type DeleteOptions struct {
+	// GracePeriodSeconds overrides the kind's grace period (pods); negative means 1.
+	GracePeriodSeconds *int64
+	// PropagationPolicy: nil means the object's existing GC finalizers, else the kind's
+	// default (Background for every kind modelled here; events ignore it).
+	PropagationPolicy *DeletionPropagation
+	// Preconditions: nil means none.
+	Preconditions *Preconditions
+}
+
+// objKey identifies an object within its kind; namespace is "" for cluster-scoped kinds.
+type objKey struct{ namespace, name string }
+
+// kindStore is one kind's objects, watch-cache history and watchers.
+type kindStore struct {
+	info  model.KindInfo
+	strat *strategy
+	gr    schema.GroupResource
+	gk    schema.GroupKind
+
+	objects map[objKey]model.Object
+	hist    *history
+
+	watchers  []*Watch            // every registered watch, in the order they were opened
+	general   []*Watch            // watches not pinned to a trigger value
+	triggered map[string][]*Watch // watches pinned to a trigger value (e.g. a node's pods)
+	// dispatching is set while the lists above are being iterated; removals then only mark
+	// the watch and sweep compacts the lists afterwards.
+	dispatching bool
+	dirty       bool
+}
+
+// Store is the versioned object store with admission: what the API server does when it
+// serves a request, without latency or capacity. Every method is synchronous and runs on the
+// caller (a process, an event handler or setup code). Objects passed in become owned by the
+// store, even when the call fails (callers pass copies); objects returned are shared and
+// immutable.
+//
+// One global revision, etcd-like, is every object's resourceVersion: each write (create,
+// update, status update, patch, delete marking, final removal) bumps it by one. A write that
+// changes nothing is not a write: it returns the stored object and bumps nothing (the etcd3
+// store skips identical writes).
+type Store struct {
+	k   *sim.Kernel
+	cfg StoreConfig
+	rev uint64
+
+	kinds    map[model.Kind]*kindStore
+	kindList []*kindStore // creation order: every iteration over kinds uses it
+
+	uids      uint64
+	nameRand  *rand.Rand
+	watchRand *rand.Rand
+
+	significant        func(kind model.Kind, old, new model.Object) bool
+	notReadySeconds    int64
+	unreachableSeconds int64
+
+	// validateUpdate is model.ValidateUpdate. It is a field so that a benchmark can measure
+	// the store's own cost apart from the model's validation; nothing else changes it.
+	validateUpdate func(old, obj model.Object) field.ErrorList
+
+	stalls         []stallRule
+	closingWatches []*Watch // closed by the server, close notice not yet delivered
+	watchers       int
+	bookmarkTimer  *sim.Timer
+	bookmarkEvery  time.Duration
+	watchStats     WatchStats
+}
+
+// NewStore returns an empty store at revision 0 on kernel k, then creates the configured
+// system namespaces. cfg must pass Validate: an invalid configuration is a programming error
+// and panics with the reason (validate user-supplied configuration first).
+//
+// Random streams: generated names draw from kernel.Rand("kube-apiserver/generate-name"),
+// watch delays from kernel.Rand("kube-apiserver/watch-delay").
+func NewStore(k *sim.Kernel, cfg StoreConfig) *Store {
+	if err := cfg.Validate(); err != nil {
+		panic("apiserver: invalid store configuration: " + err.Error())
+	}
+	s := &Store{
+		k:                  k,
+		cfg:                cfg,
+		kinds:              make(map[model.Kind]*kindStore),
+		nameRand:           k.Rand(component + "/generate-name"),
+		watchRand:          k.Rand(component + "/watch-delay"),
+		significant:        cfg.IsSignificantWrite,
+		notReadySeconds:    tolerationSecondsOr(cfg.DefaultNotReadyTolerationSeconds),
+		unreachableSeconds: tolerationSecondsOr(cfg.DefaultUnreachableTolerationSeconds),
+		validateUpdate:     model.ValidateUpdate,
+	}
+	if s.significant == nil {
+		s.significant = DefaultSignificantWrite
+	}
+	if f := cfg.bookmarkFrequency(); f > 0 {
+		s.bookmarkEvery = f
+		s.bookmarkTimer = k.NewIdleTimer(s.sendBookmarks)
+	}
+	for _, info := range model.Kinds() {
+		s.addKind(info)
+	}
+	for _, name := range cfg.SystemNamespaces {
+		ns := &model.Namespace{ObjectMeta: model.ObjectMeta{Name: name}}
+		if _, err := s.Create(ns); err != nil && !apierrors.IsAlreadyExists(err) {
+			panic("apiserver: creating system namespace " + name + ": " + err.Error())
+		}
+	}
+	return s
+}
+
+func (s *Store) addKind(info model.KindInfo) *kindStore {
+	lower, upper := s.cfg.historyBounds()
+	group := groupOf(info.APIVersion)
+	ks := &kindStore{
+		info:      info,
+		strat:     strategyFor(info),
+		gr:        schema.GroupResource{Group: group, Resource: info.Resource},
+		gk:        schema.GroupKind{Group: group, Kind: string(info.Kind)},
+		objects:   make(map[objKey]model.Object),
+		hist:      newHistory(lower, upper, s.cfg.eventFreshDuration()),
+		triggered: make(map[string][]*Watch),
+	}
+	s.kinds[info.Kind] = ks
+	s.kindList = append(s.kindList, ks)
+	return ks
+}
+
+// kind returns the store of a kind, picking up kinds registered with the model after the
+// store was made; an unknown kind is 404.
+func (s *Store) kind(kind model.Kind) (*kindStore, error) {
+	if ks := s.kinds[kind]; ks != nil {
+		return ks, nil
+	}
+	info, ok := model.LookupKind(kind)
+	if !ok {
+		return nil, errUnknownResource(kind)
+	}
+	return s.addKind(info), nil
+}
+
+// Kernel returns the kernel the store runs on.
+func (s *Store) Kernel() *sim.Kernel { return s.k }
+
+// Revision returns the current revision: the resourceVersion of the latest write.
+func (s *Store) Revision() uint64 { return s.rev }
+
+// Count returns the number of stored objects of kind (0 for an unknown kind).
+func (s *Store) Count(kind model.Kind) int {
+	if ks := s.kinds[kind]; ks != nil {
+		return len(ks.objects)
+	}
+	return 0
+}
+
+// WatchStats returns the store's cumulative watch counters.
+func (s *Store) WatchStats() WatchStats { return s.watchStats }
+
+// ActiveWatches returns the number of open watches.
+func (s *Store) ActiveWatches() int { return s.watchers }
+
+// HistorySize returns how many events the kind's watch-cache history holds and its current
+// capacity.
+func (s *Store) HistorySize(kind model.Kind) (events, capacity int) {
+	if ks := s.kinds[kind]; ks != nil {
+		return ks.hist.size(), ks.hist.capacity()
+	}
+	return 0, 0
+}
+
+func (ks *kindStore) keyOf(namespace, name string) objKey {
+	if !ks.info.Namespaced {
+		namespace = ""
+	}
+	return objKey{namespace: namespace, name: name}
+}
+
+// Get returns the stored object. Errors: 404 NotFound if it does not exist, 404 for an
+// unknown kind.
+func (s *Store) Get(kind model.Kind, namespace, name string) (model.Object, error) {
+	ks, err := s.kind(kind)
+	if err != nil {
+		return nil, err
+	}
+	obj := ks.objects[ks.keyOf(namespace, name)]
+	if obj == nil {
+		return nil, apierrors.NewNotFound(ks.gr, name)
+	}
+	return obj, nil
+}
+
+// List returns the objects opts selects, sorted by key (namespace/name), and the current
+// revision as the list's resourceVersion. Errors: 400 for an unsupported field selector, 404
+// for an unknown kind.
+func (s *Store) List(kind model.Kind, opts ListOptions) ([]model.Object, uint64, error) {
+	ks, err := s.kind(kind)
+	if err != nil {
+		return nil, 0, err
+	}
+	m, err := compileMatcher(&ks.info, ks.strat, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	type keyed struct {
+		key string
+		obj model.Object
+	}
+	var hits []keyed
+	for k, obj := range ks.objects { //detlint:ordered the hits are sorted by key below
+		if m.matches(obj) {
+			hits = append(hits, keyed{key: model.KeyOf(k.namespace, k.name), obj: obj})
+		}
+	}
+	slices.SortFunc(hits, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	out := make([]model.Object, len(hits))
+	for i := range hits {
+		out[i] = hits[i].obj
+	}
+	return out, s.rev, nil
+}
+
+// Create stores a new object and returns it as stored. It runs, in upstream's order:
+// defaulting (model.SetDefaults), NamespaceLifecycle (the namespace must exist and not be
+// terminating), DefaultTolerationSeconds (pods), the kind's PrepareForCreate (status and
+// generation reset), name generation from metadata.generateName, validation (generic
+// metadata rules and model.Validate), and the write, which assigns uid, creationTimestamp and
+// the new revision. Errors: 400 if resourceVersion is set; 404 for a missing namespace; 403
+// for a terminating namespace; 422 Invalid naming the field paths; 409 AlreadyExists (for a
+// generated name, after 8 attempts, as upstream's RetryGenerateName).
+func (s *Store) Create(obj model.Object) (model.Object, error) {
+	if obj == nil {
+		return nil, apierrors.NewBadRequest("create needs an object")
+	}
+	ks, err := s.kind(obj.GetKind())
+	if err != nil {
+		return nil, err
+	}
+	return s.create(ks, obj)
+}
+
+// maxNameGenerationCreateAttempts is how many names a create with generateName tries
+// ([apiserver@HEAD] pkg/registry/generic/registry/store.go).
+const maxNameGenerationCreateAttempts = 8
+
+func (s *Store) create(ks *kindStore, obj model.Object) (model.Object, error) {
+	meta := obj.Meta()
+	setDefaults(obj)
+	if meta.ResourceVersion != 0 {
+		// etcd3 store Create: storage.ErrResourceVersionSetOnCreate.
+		return nil, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
+	}
+	if !ks.info.Namespaced {
+		// rest.EnsureObjectNamespaceMatchesRequestNamespace clears it for cluster-scoped kinds.
+		meta.Namespace = ""
+	}
+	if err := s.admitNamespace(ks, meta.Namespace, meta.Name, true); err != nil {
+		return nil, err
+	}
+	s.admitDefaultTolerations(obj)
+	// rest.BeforeCreate.
+	meta.DeletionTimestamp = nil
+	meta.DeletionGracePeriodSeconds = nil
+	ks.strat.prepareForCreate(obj)
+	generated := meta.Name == "" && meta.GenerateName != ""
+	if generated {
+		meta.Name = s.generateName(meta.GenerateName)
+	}
+	if errs := validateCreate(obj); len(errs) > 0 {
+		return nil, ks.errInvalid(meta.Name, errs)
+	}
+	key := ks.keyOf(meta.Namespace, meta.Name)
+	for attempt := 1; generated && ks.objects[key] != nil && attempt < maxNameGenerationCreateAttempts; attempt++ {
+		meta.Name = s.generateName(meta.GenerateName)
+		key.name = meta.Name
+	}
+	if ks.objects[key] != nil {
+		if generated {
+			// rest.CheckGeneratedNameError.
+			return nil, apierrors.NewGenerateNameConflict(ks.gr, meta.Name, 1)
+		}
+		return nil, apierrors.NewAlreadyExists(ks.gr, meta.Name)
+	}
+	s.uids++
+	meta.UID = formatUID(s.uids)
+	meta.CreationTimestamp = s.k.Now()
+	s.commitPut(ks, key, nil, obj, "create", "")
+	return obj, nil
+}
+
+// Update replaces an object through its main resource and returns it as stored. Upstream's
+// rules ([apiserver@HEAD] pkg/registry/generic/registry/store.go Update, rest.BeforeUpdate):
+// a resourceVersion other than the stored one is 409 Conflict; none (0) overwrites for kinds
+// whose strategy allows unconditional update (pods, replicasets, nodes, namespaces, events)
+// and is 422 for the others (leases); the stored status is kept (kinds with status); uid,
+// creationTimestamp and deletionTimestamp cannot change; finalizers cannot be added while the
+// object is being deleted; generation moves when the spec changes (pods, replicasets and
+// kinds registered later that have a Spec). Removing the last finalizer of an object whose
+// deletion grace has run out (deletionGracePeriodSeconds 0) removes it. For pods, setting
+// spec.nodeName on an unbound pod models the binding subresource (PodScheduled becomes True);
+// changing a set nodeName, or binding a pod that is being deleted, is 409 Conflict on
+// pods/binding. An update of a missing object is 404, except for kinds that allow create on
+// update (leases, events), where it creates.
+func (s *Store) Update(obj model.Object) (model.Object, error) {
+	if obj == nil {
+		return nil, apierrors.NewBadRequest("update needs an object")
+	}
+	ks, err := s.kind(obj.GetKind())
+	if err != nil {
+		return nil, err
+	}
+	return s.update(ks, obj, false, "update")
+}
+
+// UpdateStatus replaces an object's status through the status subresource: the stored spec
+// (and, for pods, ownerReferences) is kept, metadata changes follow the same rules as
+// Update, and generation does not move. Errors as Update; 404 for a kind without status.
+func (s *Store) UpdateStatus(obj model.Object) (model.Object, error) {
+	if obj == nil {
+		return nil, apierrors.NewBadRequest("update needs an object")
+	}
+	ks, err := s.kind(obj.GetKind())
+	if err != nil {
+		return nil, err
+	}
+	return s.update(ks, obj, true, "update-status")
+}
+
+func (s *Store) update(ks *kindStore, obj model.Object, status bool, action string) (model.Object, error) {
+	if status && !ks.info.HasStatus {
+		return nil, errUnknownResource(ks.info.Kind)
+	}
+	meta := obj.Meta()
+	key := ks.keyOf(meta.Namespace, meta.Name)
+	meta.Namespace = key.namespace
+	old := ks.objects[key]
+	if old == nil {
+		if !status && ks.strat.allowCreateOnUpdate {
+			// The create-on-update path ignores the resourceVersion the object carries.
+			meta.ResourceVersion = 0
+			return s.create(ks, obj)
+		}
+		return nil, apierrors.NewNotFound(ks.gr, meta.Name)
+	}
+	setDefaults(obj)
+	if err := s.admitNamespace(ks, meta.Namespace, meta.Name, false); err != nil {
+		return nil, err
+	}
+	if !status {
+		s.admitDefaultTolerations(obj)
+	}
+	oldMeta := old.Meta()
+	switch {
+	case meta.ResourceVersion == 0 && ks.strat.allowUnconditionalUpdate:
+		meta.ResourceVersion = oldMeta.ResourceVersion
+	case meta.ResourceVersion == 0:
+		// store.go Update: the Invalid names the resource where the kind would go.
+		gk := schema.GroupKind{Group: ks.gr.Group, Kind: ks.gr.Resource}
+		return nil, apierrors.NewInvalid(gk, meta.Name, field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), meta.ResourceVersion, "must be specified for an update"),
+		})
+	case meta.ResourceVersion != oldMeta.ResourceVersion:
+		return nil, ks.errConflict(meta.Name)
+	}
+	// rest.BeforeUpdate: requests cannot set generation, uid, creation or deletion times.
+	meta.Generation = oldMeta.Generation
+	if status {
+		ks.strat.prepareForStatusUpdate(obj, old)
+	} else {
+		ks.strat.prepareForUpdate(obj, old)
+	}
+	if meta.UID == "" {
+		meta.UID = oldMeta.UID
+	}
+	meta.CreationTimestamp = oldMeta.CreationTimestamp
+	if oldMeta.DeletionTimestamp != nil {
+		meta.DeletionTimestamp = oldMeta.DeletionTimestamp
+	}
+	if oldMeta.DeletionGracePeriodSeconds != nil && meta.DeletionGracePeriodSeconds == nil {
+		meta.DeletionGracePeriodSeconds = oldMeta.DeletionGracePeriodSeconds
+	}
+	validateAgainst := old
+	specChanged, specCompared := false, false
+	if !status {
+		bound, err := s.bindPod(obj, old)
+		if err != nil {
+			return nil, err
+		}
+		validateAgainst = bound
+		if ks.strat.specEqual != nil {
+			specChanged, specCompared = !ks.strat.specEqual(obj, old), true
+			if specChanged {
+				meta.Generation = oldMeta.Generation + 1
+			}
+		}
+	}
+	if errs := s.validateUpdate(validateAgainst, obj); len(errs) > 0 {
+		return nil, ks.errInvalid(meta.Name, errs)
+	}
+	// store.go shouldDeleteDuringUpdate: finalizers emptied after the grace period ran out.
+	if len(meta.Finalizers) == 0 && oldMeta.DeletionGracePeriodSeconds != nil && *oldMeta.DeletionGracePeriodSeconds == 0 {
+		return s.commitDelete(ks, key, old, "finalizers emptied"), nil
+	}
+	// The etcd3 store skips a write whose object is unchanged; a changed spec settles it.
+	if !specChanged && (specCompared && semanticEqualExceptSpec(obj, old) || !specCompared && semanticEqual(obj, old)) {
+		return old, nil
+	}
+	s.commitPut(ks, key, old, obj, action, "")
+	return obj, nil
+}
+
+// putIfChanged writes obj over old unless they are semantically equal, in which case the
+// write is a no-op and old is returned (the etcd3 store skips an identical write).
+func (s *Store) putIfChanged(ks *kindStore, key objKey, old, obj model.Object, action, detail string) model.Object {
+	if semanticEqual(obj, old) {
+		return old
+	}
+	s.commitPut(ks, key, old, obj, action, detail)
+	return obj
+}
+
+// commitPut stores obj at the next revision and records the event (old nil: a create).
+func (s *Store) commitPut(ks *kindStore, key objKey, old, obj model.Object, action, detail string) {
+	s.rev++
+	obj.Meta().ResourceVersion = s.rev
+	ks.objects[key] = obj
+	typ := Modified
+	if old == nil {
+		typ = Added
+	}
+	s.record(ks, histEvent{rv: s.rev, typ: typ, obj: obj, prev: old, at: s.k.Now()}, action, detail)
+	if s.significant(ks.info.Kind, old, obj) {
+		s.k.MarkActivity()
+	}
+}
+
+// commitDelete removes the object at the next revision. Watchers get its last state with the
+// deletion's revision; the caller gets last as it was stored.
+func (s *Store) commitDelete(ks *kindStore, key objKey, last model.Object, detail string) model.Object {
+	s.rev++
+	delete(ks.objects, key)
+	tomb := last.DeepCopyObject()
+	tomb.Meta().ResourceVersion = s.rev
+	s.record(ks, histEvent{rv: s.rev, typ: Deleted, obj: tomb, prev: last, at: s.k.Now()}, "deleted", detail)
+	if s.significant(ks.info.Kind, last, nil) {
+		s.k.MarkActivity()
+	}
+	return last
+}
+
+// record appends an event to the kind's history, hands it to the watchers, and traces it.
+func (s *Store) record(ks *kindStore, e histEvent, action, detail string) {
+	h := ks.hist
+	h.add(e)
+	if len(ks.watchers) > 0 {
+		ks.dispatch(h.at(h.end - 1))
+	}
+	if s.watchers > 0 && s.bookmarkTimer != nil {
+		// Armed by writes only, so a world with nothing new to bookmark can drain.
+		if _, armed := s.bookmarkTimer.When(); !armed {
+			s.bookmarkTimer.Reset(s.bookmarkEvery)
+		}
+	}
+	s.k.Emit(component, action, model.Ref(e.obj), e.rv, detail)
+}
+
+// dispatch offers e to every watcher that may want it: the unpinned ones and those pinned to
+// the trigger value of the new or the previous state.
+func (ks *kindStore) dispatch(e *histEvent) {
+	ks.dispatching = true
+	for _, w := range ks.general {
+		w.offer(e)
+	}
+	if len(ks.triggered) > 0 {
+		v, _ := fieldValue(&ks.info, e.obj, ks.strat.triggerField)
+		for _, w := range ks.triggered[v] {
+			w.offer(e)
+		}
+		if e.prev != nil {
+			if pv, _ := fieldValue(&ks.info, e.prev, ks.strat.triggerField); pv != v {
+				for _, w := range ks.triggered[pv] {
+					w.offer(e)
+				}
+			}
+		}
+	}
+	ks.dispatching = false
+	ks.sweep()
+}
+
+func (ks *kindStore) addWatch(w *Watch) {
+	w.registered = true
+	ks.watchers = append(ks.watchers, w)
+	if w.match.triggered {
+		ks.triggered[w.match.triggerValue] = append(ks.triggered[w.match.triggerValue], w)
+	} else {
+		ks.general = append(ks.general, w)
+	}
+}
+
+// removeWatch takes w out of dispatch (at once, or after the current dispatch).
+func (s *Store) removeWatch(w *Watch) {
+	if w.removed {
+		return
+	}
+	w.removed = true
+	if !w.registered {
+		return
+	}
+	s.watchers--
+	w.ks.dirty = true
+	if !w.ks.dispatching {
+		w.ks.sweep()
+	}
+}
+
+// sweep drops removed watches from the dispatch lists, keeping the order of the rest.
+func (ks *kindStore) sweep() {
+	if !ks.dirty {
+		return
+	}
+	ks.dirty = false
+	keep := func(w *Watch) bool { return w.removed }
+	for _, w := range ks.watchers {
+		if w.removed && w.match.triggered {
+			v := w.match.triggerValue
+			if list := slices.DeleteFunc(ks.triggered[v], keep); len(list) > 0 {
+				ks.triggered[v] = list
+			} else {
+				delete(ks.triggered, v)
+			}
+		}
+	}
+	ks.general = slices.DeleteFunc(ks.general, keep)
+	ks.watchers = slices.DeleteFunc(ks.watchers, keep)
+}
+
+// generateName is names.SimpleNameGenerator ([apiserver@HEAD] pkg/storage/names/generate.go):
+// the base cut to 58 characters plus 5 random characters from utilrand's alphabet.
+func (s *Store) generateName(base string) string {
+	const (
+		maxNameLength          = 63
+		randomLength           = 5
+		maxGeneratedNameLength = maxNameLength - randomLength
+		alphanums              = "bcdfghjklmnpqrstvwxz2456789" // k8s.io/apimachinery/pkg/util/rand
+	)
+	if len(base) > maxGeneratedNameLength {
+		base = base[:maxGeneratedNameLength]
+	}
+	b := make([]byte, len(base)+randomLength)
+	copy(b, base)
+	for i := len(base); i < len(b); i++ {
+		b[i] = alphanums[s.nameRand.IntN(len(alphanums))]
+	}
+	return string(b)
+}
+
+// formatUID turns the n-th uid into a deterministic, unique, UUID-shaped string (version 4
+// layout): the first 64 bits are a bijective mix of n, the last 48 are n itself.
+func formatUID(n uint64) string {
+	x := n * 0x9e3779b97f4a7c15
+	x ^= x >> 29
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 32
+	const hexdigits = "0123456789abcdef"
+	var b [36]byte
+	put := func(pos int, v uint64, digits int) {
+		for i := digits - 1; i >= 0; i-- {
+			b[pos+i] = hexdigits[v&0xf]
+			v >>= 4
+		}
+	}
+	put(0, x>>32, 8)
+	b[8] = '-'
+	put(9, x>>16, 4)
+	b[13] = '-'
+	put(14, 0x4000|(x&0x0fff), 4)
+	b[18] = '-'
+	put(19, 0x8000|((x>>12)&0x3fff), 4)
+	b[23] = '-'
+	put(24, n, 12)
+	return string(b[:])
+}
