@@ -1,0 +1,338 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/apiserver"
+)
+
+// client-go defaults (rest/config.go DefaultQPS, DefaultBurst; rest/request.go NewRequest sets
+// maxRetries to 10). Components set their own QPS and burst (kube-controller-manager 20/30,
+// scheduler and kubelet 50/100); these apply only when a Config leaves them zero.
+const (
+	DefaultQPS        = 5.0
+	DefaultBurst      = 10
+	DefaultMaxRetries = 10
+)
+
+// The verbs a client sends (the server's names, repeated here so callers of this package
+// need not import apiserver for them).
+const (
+	VerbGet    = apiserver.VerbGet
+	VerbList   = apiserver.VerbList
+	VerbWatch  = apiserver.VerbWatch
+	VerbCreate = apiserver.VerbCreate
+	VerbUpdate = apiserver.VerbUpdate
+	VerbPatch  = apiserver.VerbPatch
+	VerbDelete = apiserver.VerbDelete
+)
+
+// verbs fixes the order in which per-verb counters are kept and reported.
+var verbs = [...]apiserver.Verb{VerbGet, VerbList, VerbWatch, VerbCreate, VerbUpdate, VerbPatch, VerbDelete}
+
+func verbIndex(v apiserver.Verb) int {
+	for i, w := range verbs {
+		if w == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// Config is a client's rest.Config, reduced to what the simulator models.
+type Config struct {
+	// QPS is the steady request rate the client allows itself; 0 means DefaultQPS and a
+	// negative value disables client-side throttling (rest.Config QPS).
+	QPS float64
+	// Burst is the token bucket size; 0 means DefaultBurst.
+	Burst int
+	// MaxRetries is how many times a request answered with Retry-After is retried; 0 means
+	// DefaultMaxRetries and a negative value means never.
+	MaxRetries int
+}
+
+// withDefaults fills zero fields with client-go's defaults.
+func (c Config) withDefaults() Config {
+	if c.QPS == 0 {
+		c.QPS = DefaultQPS
+	}
+	if c.Burst == 0 {
+		c.Burst = DefaultBurst
+	}
+	switch {
+	case c.MaxRetries == 0:
+		c.MaxRetries = DefaultMaxRetries
+	case c.MaxRetries < 0:
+		c.MaxRetries = 0
+	}
+	return c
+}
+
+// Stats are a client's request counters.
+type Stats struct {
+	Name string
+	// Requests counts attempts sent to the server per verb, retries included, in the order
+	// get, list, watch, create, update, patch, delete (see RequestsFor).
+	Requests [len(verbs)]uint64
+	// Retries counts attempts repeated after a Retry-After answer.
+	Retries uint64
+	// TooManyRequests counts 429 answers; Conflicts counts 409 Conflict answers; Errors counts
+	// every failed final answer.
+	TooManyRequests, Conflicts, Errors uint64
+	// RetryAfterTotal is the summed time slept honouring Retry-After.
+	RetryAfterTotal time.Duration
+	// Throttle is the token bucket's record.
+	Throttle ThrottleStats
+}
+
+// RequestsFor returns the attempt count for verb v.
+func (s Stats) RequestsFor(v apiserver.Verb) uint64 {
+	if i := verbIndex(v); i >= 0 {
+		return s.Requests[i]
+	}
+	return 0
+}
+
+// Client sends requests to the simulated API server on behalf of one component.
+type Client struct {
+	srv        *apiserver.Server
+	name       string
+	cfg        Config
+	bucket     *TokenBucket
+	maxRetries int
+	stats      Stats
+}
+
+// New returns a client named name (the identity the server sees, as a user agent) with cfg's
+// throttling and retries; zero Config fields take client-go's defaults.
+func New(srv *apiserver.Server, name string, cfg Config) *Client {
+	cfg = cfg.withDefaults()
+	return &Client{
+		srv:        srv,
+		name:       name,
+		cfg:        cfg,
+		maxRetries: cfg.MaxRetries,
+		stats:      Stats{Name: name},
+	}
+}
+
+// Name returns the client's name.
+func (c *Client) Name() string { return c.name }
+
+// Config returns the client's configuration with defaults applied.
+func (c *Client) Config() Config { return c.cfg }
+
+// RateLimiter returns the client's token bucket, or nil before the first request.
+func (c *Client) RateLimiter() *TokenBucket { return c.bucket }
+
+// throttle waits on the token bucket, creating it at the first request from the kernel of the
+// calling process. A bucket made then is as full as one made at construction would be, since
+// a bucket never holds more than its burst.
+func (c *Client) throttle(ctx context.Context, p *sim.Proc) {
+	if c.bucket == nil {
+		c.bucket = NewTokenBucket(p.Kernel(), c.cfg.QPS, c.cfg.Burst)
+	}
+	c.bucket.Wait(ctx)
+}
+
+// Stats returns the client's counters.
+func (c *Client) Stats() Stats {
+	s := c.stats
+	if c.bucket != nil {
+		s.Throttle = c.bucket.Stats()
+	}
+	return s
+}
+
+// do sends req through the token bucket and the retry loop of client-go rest.Request: throttle,
+// send, and while the answer is a 429 or 5xx carrying Retry-After and retries remain, sleep
+// Retry-After seconds, throttle again and resend.
+func (c *Client) do(ctx context.Context, req *apiserver.Request) apiserver.Response {
+	req.Client = c.name
+	p := sim.ProcFromContext(ctx)
+	c.throttle(ctx, p)
+	for attempt := 1; ; attempt++ {
+		c.count(req.Verb)
+		resp := c.srv.Do(ctx, req)
+		wait, retry := c.observe(resp.Err, attempt)
+		if !retry {
+			if resp.Err != nil {
+				c.stats.Errors++
+			}
+			return resp
+		}
+		c.stats.Retries++
+		c.stats.RetryAfterTotal += wait
+		p.Sleep(wait)
+		c.throttle(ctx, p)
+	}
+}
+
+func (c *Client) count(v apiserver.Verb) {
+	if i := verbIndex(v); i >= 0 {
+		c.stats.Requests[i]++
+	}
+}
+
+// observe counts err and decides whether attempt number attempt should be retried, and after
+// how long (client-go with_retry.go IsNextRetry and checkWait: a 429 or any 5xx with a
+// Retry-After, for every verb, while attempts do not exceed maxRetries).
+func (c *Client) observe(err error, attempt int) (time.Duration, bool) {
+	if err == nil {
+		return 0, false
+	}
+	if apierrors.IsConflict(err) {
+		c.stats.Conflicts++
+	}
+	code := statusCode(err)
+	if code == 429 {
+		c.stats.TooManyRequests++
+	}
+	if attempt > c.maxRetries || (code != 429 && code < 500) {
+		return 0, false
+	}
+	// The server sends a Retry-After header only for a positive delay; without one the
+	// answer is final.
+	seconds, ok := apierrors.SuggestsClientDelay(err)
+	if !ok || seconds <= 0 {
+		return 0, false
+	}
+	return time.Duration(seconds) * time.Second, true
+}
+
+func statusCode(err error) int32 {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return status.Status().Code
+	}
+	return 0
+}
+
+func copyOut(obj model.Object) model.Object {
+	if obj == nil {
+		return nil
+	}
+	return obj.DeepCopyObject()
+}
+
+// Get reads one object. It returns a private copy, or the server's error (NotFound etc.).
+func (c *Client) Get(ctx context.Context, kind model.Kind, namespace, name string) (model.Object, error) {
+	resp := c.do(ctx, &apiserver.Request{Verb: VerbGet, Kind: kind, Namespace: namespace, Name: name})
+	if resp.Err != nil {
+		return nil, resp.Err
+	}
+	return copyOut(resp.Object), nil
+}
+
+// List reads every object of kind that opts selects, sorted by key, with the list's
+// resourceVersion. The objects are private copies.
+func (c *Client) List(ctx context.Context, kind model.Kind, opts apiserver.ListOptions) ([]model.Object, uint64, error) {
+	items, rv, err := c.listShared(ctx, kind, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]model.Object, len(items))
+	for i, obj := range items {
+		out[i] = obj.DeepCopyObject()
+	}
+	return out, rv, nil
+}
+
+// listShared is List without the copies, for informers, whose caches are read-only.
+func (c *Client) listShared(ctx context.Context, kind model.Kind, opts apiserver.ListOptions) ([]model.Object, uint64, error) {
+	resp := c.do(ctx, &apiserver.Request{Verb: VerbList, Kind: kind, Namespace: opts.Namespace, List: opts})
+	if resp.Err != nil {
+		return nil, 0, resp.Err
+	}
+	return resp.Items, resp.ResourceVersion, nil
+}
+
+// Create creates obj (a copy of it is sent) and returns a private copy of the stored object.
+func (c *Client) Create(ctx context.Context, obj model.Object) (model.Object, error) {
+	return c.write(ctx, VerbCreate, "", obj)
+}
+
+// Update replaces obj's main resource; a stale resourceVersion gives a Conflict error.
+func (c *Client) Update(ctx context.Context, obj model.Object) (model.Object, error) {
+	return c.write(ctx, VerbUpdate, "", obj)
+}
+
+// UpdateStatus replaces obj's status subresource; a stale resourceVersion gives a Conflict.
+func (c *Client) UpdateStatus(ctx context.Context, obj model.Object) (model.Object, error) {
+	return c.write(ctx, VerbUpdate, "status", obj)
+}
+
+func (c *Client) write(ctx context.Context, verb apiserver.Verb, subresource string, obj model.Object) (model.Object, error) {
+	if obj == nil {
+		return nil, fmt.Errorf("client %s: %s with a nil object", c.name, verb)
+	}
+	m := obj.Meta()
+	resp := c.do(ctx, &apiserver.Request{
+		Verb: verb, Kind: obj.GetKind(), Subresource: subresource,
+		Namespace: m.Namespace, Name: m.Name, Object: obj.DeepCopyObject(),
+	})
+	if resp.Err != nil {
+		return nil, resp.Err
+	}
+	return copyOut(resp.Object), nil
+}
+
+// Patch applies patch (a JSON merge patch) to the named object and returns a private copy of
+// the result.
+func (c *Client) Patch(ctx context.Context, kind model.Kind, namespace, name string, patch []byte) (model.Object, error) {
+	resp := c.do(ctx, &apiserver.Request{
+		Verb: VerbPatch, Kind: kind, Namespace: namespace, Name: name,
+		Patch: append([]byte(nil), patch...),
+	})
+	if resp.Err != nil {
+		return nil, resp.Err
+	}
+	return copyOut(resp.Object), nil
+}
+
+// PatchStatus is Patch on the status subresource.
+func (c *Client) PatchStatus(ctx context.Context, kind model.Kind, namespace, name string, patch []byte) (model.Object, error) {
+	resp := c.do(ctx, &apiserver.Request{
+		Verb: VerbPatch, Kind: kind, Subresource: "status", Namespace: namespace, Name: name,
+		Patch: append([]byte(nil), patch...),
+	})
+	if resp.Err != nil {
+		return nil, resp.Err
+	}
+	return copyOut(resp.Object), nil
+}
+
+// Delete deletes the named object with opts (grace period, propagation, preconditions).
+func (c *Client) Delete(ctx context.Context, kind model.Kind, namespace, name string, opts apiserver.DeleteOptions) error {
+	return c.do(ctx, &apiserver.Request{Verb: VerbDelete, Kind: kind, Namespace: namespace, Name: name, Delete: opts}).Err
+}
+
+// Watch opens a watch on kind from resourceVersion fromRV; events go to sink on the kernel.
+// It is throttled and retried like any request; a fromRV older than the server's history gives
+// a 410 Expired error.
+func (c *Client) Watch(ctx context.Context, kind model.Kind, opts apiserver.ListOptions, fromRV uint64, sink apiserver.WatchSink) (*apiserver.Watch, error) {
+	p := sim.ProcFromContext(ctx)
+	c.throttle(ctx, p)
+	for attempt := 1; ; attempt++ {
+		c.count(VerbWatch)
+		w, err := c.srv.Watch(ctx, c.name, kind, opts, fromRV, sink)
+		wait, retry := c.observe(err, attempt)
+		if !retry {
+			if err != nil {
+				c.stats.Errors++
+			}
+			return w, err
+		}
+		c.stats.Retries++
+		c.stats.RetryAfterTotal += wait
+		p.Sleep(wait)
+		c.throttle(ctx, p)
+	}
+}

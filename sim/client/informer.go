@@ -1,0 +1,535 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/apiserver"
+)
+
+// Watch timeouts, client-go tools/cache/reflector.go: each watch asks for a server timeout
+// drawn uniformly from [defaultMinWatchTimeout, 2×defaultMinWatchTimeout].
+const (
+	minWatchTimeout = 5 * time.Minute
+	maxWatchTimeout = 2 * minWatchTimeout
+	// veryShortWatch: a watch that ends normally this quickly with no events is treated as an
+	// error (reflector.go handleWatch, "very short watch").
+	veryShortWatch = time.Second
+)
+
+// EventHandler receives an informer's notifications (upstream ResourceEventHandler). Handlers
+// run on the kernel or the informer's process, synchronously; they should only enqueue work.
+// Objects are shared with the cache and must not be modified.
+type EventHandler interface {
+	// OnAdd is called for an object new to the cache; isInInitialList is true while the
+	// informer is filling its cache for the first time.
+	OnAdd(obj model.Object, isInInitialList bool)
+	// OnUpdate is called for an object already in the cache; a resync calls it with
+	// oldObj == newObj (same resourceVersion).
+	OnUpdate(oldObj, newObj model.Object)
+	// OnDelete is called with the deleted object, or with a DeletedFinalStateUnknown when the
+	// delete was missed while the watch was broken and found by a relist.
+	OnDelete(obj any)
+}
+
+// EventHandlerFuncs adapts functions to EventHandler; nil functions are skipped.
+type EventHandlerFuncs struct {
+	AddFunc    func(obj model.Object, isInInitialList bool)
+	UpdateFunc func(oldObj, newObj model.Object)
+	DeleteFunc func(obj any)
+}
+
+// OnAdd calls AddFunc if set.
+func (f EventHandlerFuncs) OnAdd(obj model.Object, isInInitialList bool) {
+	if f.AddFunc != nil {
+		f.AddFunc(obj, isInInitialList)
+	}
+}
+
+// OnUpdate calls UpdateFunc if set.
+func (f EventHandlerFuncs) OnUpdate(oldObj, newObj model.Object) {
+	if f.UpdateFunc != nil {
+		f.UpdateFunc(oldObj, newObj)
+	}
+}
+
+// OnDelete calls DeleteFunc if set.
+func (f EventHandlerFuncs) OnDelete(obj any) {
+	if f.DeleteFunc != nil {
+		f.DeleteFunc(obj)
+	}
+}
+
+// DeletedFinalStateUnknown is what OnDelete gets for an object that disappeared while the
+// informer was not watching: Obj is the last state the cache knew (upstream
+// cache.DeletedFinalStateUnknown).
+type DeletedFinalStateUnknown struct {
+	Key string
+	Obj model.Object
+}
+
+// ObjectOf unwraps what OnDelete received: the object itself, or the last known state inside
+// a DeletedFinalStateUnknown. ok is false for anything else.
+func ObjectOf(obj any) (model.Object, bool) {
+	switch o := obj.(type) {
+	case model.Object:
+		return o, o != nil
+	case DeletedFinalStateUnknown:
+		return o.Obj, o.Obj != nil
+	case *DeletedFinalStateUnknown:
+		if o == nil {
+			return nil, false
+		}
+		return o.Obj, o.Obj != nil
+	}
+	return nil, false
+}
+
+// InformerStats count an informer's traffic with the server.
+type InformerStats struct {
+	Kind model.Kind
+	// Lists counts LIST calls that succeeded; Relists those after the first.
+	Lists, Relists uint64
+	// Watches counts watches opened; WatchEvents the events they delivered (bookmarks too).
+	Watches, WatchEvents uint64
+	// WatchTimeouts counts watches ended by their timeout; WatchExpired those ended or refused
+	// with 410 Expired; Errors every other failure of a list or watch.
+	WatchTimeouts, WatchExpired, Errors uint64
+	// Resyncs counts resync rounds.
+	Resyncs uint64
+}
+
+// Informer keeps a local cache of one kind in step with the server through list and watch,
+// notifies handlers of every change, and serves the cache as a lister with indexes (upstream
+// SharedIndexInformer with its Reflector and DeltaFIFO, delivering deltas synchronously).
+type Informer struct {
+	c      *Client
+	kind   model.Kind
+	opts   apiserver.ListOptions
+	resync time.Duration
+
+	handlers []EventHandler
+	store    *store
+
+	k       *sim.Kernel
+	rand    *rand.Rand
+	backoff *backoffManager
+	proc    *sim.Proc
+	running bool
+	synced  bool
+	waiters []*sim.Proc
+	lastRV  uint64
+
+	// The current watch. watchGen tags its sink so events from a watch the informer has left
+	// are ignored.
+	watch        *apiserver.Watch
+	watchGen     uint64
+	watchEnded   bool
+	watchTimeout bool
+	watchErr     error
+	watchEvents  int
+	watchTimer   *sim.Timer
+	resyncTimer  *sim.Timer
+
+	stats InformerStats
+}
+
+// NewInformer returns a stopped informer for kind, selecting with opts, that resyncs every
+// resync (0: never). Call Run to start it.
+func NewInformer(c *Client, kind model.Kind, opts apiserver.ListOptions, resync time.Duration) *Informer {
+	return &Informer{c: c, kind: kind, opts: opts, resync: resync, store: newStore(), stats: InformerStats{Kind: kind}}
+}
+
+// Kind returns the informer's kind.
+func (inf *Informer) Kind() model.Kind { return inf.kind }
+
+// Options returns the list options the informer selects with.
+func (inf *Informer) Options() apiserver.ListOptions { return inf.opts }
+
+// Stats returns the informer's counters.
+func (inf *Informer) Stats() InformerStats { return inf.stats }
+
+// AddEventHandler registers h. If the cache already holds objects, h first gets OnAdd for each
+// of them, in key order, with isInInitialList true (as upstream replays to late handlers).
+func (inf *Informer) AddEventHandler(h EventHandler) {
+	inf.handlers = append(inf.handlers, h)
+	for _, key := range inf.store.keys() {
+		obj, _ := inf.store.get(key)
+		h.OnAdd(obj, true)
+	}
+}
+
+// AddIndexers adds indexes beside the built-in ones, indexing what is already cached. It
+// returns an error, adding nothing, if a name is already taken.
+func (inf *Informer) AddIndexers(ix Indexers) error {
+	names := make([]string, 0, len(ix))
+	for name := range ix { //detlint:ordered names are checked, then sorted before use
+		if inf.store.hasIndex(name) {
+			return fmt.Errorf("informer %s: index %q already exists", inf.kind, name)
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if ix[name] == nil {
+			return fmt.Errorf("informer %s: index %q has no function", inf.kind, name)
+		}
+	}
+	for _, name := range names {
+		inf.store.addIndex(name, ix[name])
+	}
+	return nil
+}
+
+// Run starts the reflector process on k; it does nothing if the informer is running. After
+// Stop, Run starts it again from an empty cache.
+func (inf *Informer) Run(k *sim.Kernel) {
+	if inf.running {
+		return
+	}
+	inf.running = true
+	if inf.k == nil {
+		inf.k = k
+		inf.rand = k.Rand("informer/" + inf.c.name + "/" + inf.describe())
+		inf.watchTimer = k.NewIdleTimer(inf.onWatchTimeout)
+		if inf.resync > 0 {
+			inf.resyncTimer = k.NewIdleTimer(inf.onResync)
+		}
+	}
+	inf.backoff = newBackoffManager(inf.rand, k.Now())
+	inf.proc = k.Spawn(inf.c.name+"/reflector/"+inf.describe(), inf.reflect)
+	if inf.resyncTimer != nil {
+		inf.resyncTimer.Reset(inf.resync)
+	}
+}
+
+// describe names the informer in process names and traces: the kind, and the namespace and
+// selectors when set.
+func (inf *Informer) describe() string {
+	var b strings.Builder
+	b.WriteString(string(inf.kind))
+	if inf.opts.Namespace != "" {
+		b.WriteString("/" + inf.opts.Namespace)
+	}
+	if inf.opts.LabelSelector != nil && !inf.opts.LabelSelector.Empty() {
+		b.WriteString("?l=" + inf.opts.LabelSelector.String())
+	}
+	if inf.opts.FieldSelector != nil && !inf.opts.FieldSelector.Empty() {
+		b.WriteString("?f=" + inf.opts.FieldSelector.String())
+	}
+	return b.String()
+}
+
+// Stop ends the reflector and its watch, stops resyncs and clears the cache (a component
+// restart). Handlers stay registered. Stop on a stopped informer does nothing. Stop must not be
+// called from inside one of the informer's own handlers.
+func (inf *Informer) Stop() {
+	if !inf.running {
+		return
+	}
+	inf.running = false
+	inf.synced = false
+	inf.endWatch()
+	if inf.resyncTimer != nil {
+		inf.resyncTimer.Stop()
+	}
+	inf.proc.Kill()
+	inf.proc = nil
+	inf.store.clear()
+	inf.lastRV = 0
+}
+
+// Running reports whether Run was called and Stop was not.
+func (inf *Informer) Running() bool { return inf.running }
+
+// HasSynced reports whether the first list since Run has been delivered to the handlers.
+func (inf *Informer) HasSynced() bool { return inf.synced }
+
+// WaitForSync parks the calling process until HasSynced.
+func (inf *Informer) WaitForSync(ctx context.Context) {
+	p := sim.ProcFromContext(ctx)
+	for !inf.synced {
+		inf.waiters = append(inf.waiters, p)
+		p.Park()
+	}
+}
+
+// LastSyncResourceVersion returns the resourceVersion the cache reflects.
+func (inf *Informer) LastSyncResourceVersion() uint64 { return inf.lastRV }
+
+// Get returns the cached object namespace/name (name alone for cluster-scoped kinds).
+func (inf *Informer) Get(namespace, name string) (model.Object, bool) {
+	return inf.store.get(model.KeyOf(namespace, name))
+}
+
+// List returns the cached objects whose labels sel matches (nil: all), sorted by key.
+func (inf *Informer) List(sel labels.Selector) []model.Object {
+	keys := inf.store.keys()
+	out := make([]model.Object, 0, len(keys))
+	for _, key := range keys {
+		obj, _ := inf.store.get(key)
+		if sel == nil || sel.Matches(labels.Set(obj.Meta().Labels)) {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// ListNamespace is List restricted to one namespace, through the namespace index.
+func (inf *Informer) ListNamespace(namespace string, sel labels.Selector) []model.Object {
+	keys := inf.store.byIndex(IndexNamespace, namespace)
+	out := make([]model.Object, 0, len(keys))
+	for _, key := range keys {
+		obj, _ := inf.store.get(key)
+		if sel == nil || sel.Matches(labels.Set(obj.Meta().Labels)) {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// ByIndex returns the cached objects with value under the named index, sorted by key. Asking
+// for an index that does not exist is a programming error and panics.
+func (inf *Informer) ByIndex(indexName, value string) []model.Object {
+	if !inf.store.hasIndex(indexName) {
+		panic(fmt.Sprintf("informer %s: no index named %q", inf.kind, indexName))
+	}
+	keys := inf.store.byIndex(indexName, value)
+	out := make([]model.Object, len(keys))
+	for i, key := range keys {
+		out[i], _ = inf.store.get(key)
+	}
+	return out
+}
+
+// Len returns the number of cached objects.
+func (inf *Informer) Len() int { return len(inf.store.items) }
+
+// reflect is the reflector process: ListAndWatch until stopped, waiting a backoff between
+// attempts whether they failed or not (client-go Reflector.RunWithContext over
+// wait.BackoffUntil with sliding=true).
+func (inf *Informer) reflect(p *sim.Proc) {
+	for {
+		if err := inf.listAndWatch(p); err != nil {
+			inf.stats.Errors++
+			inf.k.Emit(inf.c.name, "reflector-error", inf.describe(), inf.lastRV, err.Error())
+		}
+		p.Sleep(inf.backoff.next(inf.k.Now()))
+	}
+}
+
+var errVeryShortWatch = errors.New("very short watch: the watch ended within a second without events")
+
+// listAndWatch lists, replaces the cache, and then watches from the list's resourceVersion
+// until the watch cannot continue (client-go Reflector.ListAndWatch and watch).
+func (inf *Informer) listAndWatch(p *sim.Proc) error {
+	items, rv, err := inf.c.listShared(p, inf.kind, inf.opts)
+	if err != nil {
+		return fmt.Errorf("list %s: %w", inf.kind, err)
+	}
+	inf.stats.Lists++
+	if inf.stats.Lists > 1 {
+		inf.stats.Relists++
+	}
+	inf.k.Emit(inf.c.name, "list", inf.describe(), rv, fmt.Sprintf("items=%d", len(items)))
+	inf.replace(items, rv)
+
+	for {
+		inf.watchGen++
+		sink := &watchSink{inf: inf, gen: inf.watchGen}
+		w, err := inf.c.Watch(p, inf.kind, inf.opts, inf.lastRV, sink)
+		if err != nil {
+			if apierrors.IsTooManyRequests(err) {
+				// isWatchErrorRetriable: back off and watch again without listing.
+				p.Sleep(inf.backoff.next(inf.k.Now()))
+				continue
+			}
+			if isExpired(err) {
+				// Too old to resume: the outer loop relists after its backoff.
+				inf.stats.WatchExpired++
+				inf.k.Emit(inf.c.name, "watch-expired", inf.describe(), inf.lastRV, err.Error())
+				return nil
+			}
+			return fmt.Errorf("watch %s from rv %d: %w", inf.kind, inf.lastRV, err)
+		}
+		inf.stats.Watches++
+		start := inf.k.Now()
+		inf.watch = w
+		inf.watchEnded, inf.watchTimeout, inf.watchErr, inf.watchEvents = false, false, nil, 0
+		inf.watchTimer.Reset(minWatchTimeout + time.Duration(inf.rand.Int64N(int64(maxWatchTimeout-minWatchTimeout)+1)))
+		for !inf.watchEnded {
+			p.Park()
+		}
+		inf.watchTimer.Stop()
+		inf.watch = nil
+		switch err := inf.watchErr; {
+		case inf.watchTimeout:
+			inf.stats.WatchTimeouts++
+		case err == nil:
+			if inf.k.Now().Sub(start) < veryShortWatch && inf.watchEvents == 0 {
+				return errVeryShortWatch
+			}
+		case isExpired(err):
+			// The outer loop relists after its backoff.
+			inf.stats.WatchExpired++
+			inf.k.Emit(inf.c.name, "watch-expired", inf.describe(), inf.lastRV, err.Error())
+			return nil
+		case apierrors.IsTooManyRequests(err):
+			p.Sleep(inf.backoff.next(inf.k.Now()))
+		default:
+			inf.stats.Errors++
+			inf.k.Emit(inf.c.name, "watch-error", inf.describe(), inf.lastRV, err.Error())
+			return nil
+		}
+	}
+}
+
+func isExpired(err error) bool { return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) }
+
+// replace applies a LIST result with DeltaFIFO.Replace + processDeltas semantics: every listed
+// object is an update if cached and an add if not (in list order), then every cached object
+// missing from the list is deleted and reported as DeletedFinalStateUnknown (in key order).
+func (inf *Informer) replace(items []model.Object, rv uint64) {
+	initial := !inf.synced
+	listed := make(map[string]struct{}, len(items))
+	for _, obj := range items {
+		key := model.Key(obj)
+		listed[key] = struct{}{}
+		inf.apply(key, obj, initial)
+	}
+	if len(inf.store.items) > len(listed) {
+		var gone []string
+		for _, key := range inf.store.keys() {
+			if _, ok := listed[key]; !ok {
+				gone = append(gone, key)
+			}
+		}
+		for _, key := range gone {
+			old, _ := inf.store.remove(key)
+			tomb := DeletedFinalStateUnknown{Key: key, Obj: old}
+			for _, h := range inf.handlers {
+				h.OnDelete(tomb)
+			}
+		}
+	}
+	inf.lastRV = rv
+	if !inf.synced {
+		inf.synced = true
+		ws := inf.waiters
+		inf.waiters = nil
+		for _, w := range ws {
+			w.Unpark()
+		}
+	}
+}
+
+// apply stores obj and notifies: OnUpdate if the key was cached, OnAdd if not.
+func (inf *Informer) apply(key string, obj model.Object, initial bool) {
+	old, existed := inf.store.put(key, obj)
+	for _, h := range inf.handlers {
+		if existed {
+			h.OnUpdate(old, obj)
+		} else {
+			h.OnAdd(obj, initial)
+		}
+	}
+}
+
+// watchSink receives one watch's events; it goes deaf once the informer moves on.
+type watchSink struct {
+	inf *Informer
+	gen uint64
+}
+
+func (s *watchSink) current() bool {
+	return s.inf.running && s.gen == s.inf.watchGen && !s.inf.watchEnded
+}
+
+// OnWatchEvent applies one event to the cache and notifies the handlers.
+func (s *watchSink) OnWatchEvent(ev apiserver.WatchEvent) {
+	if !s.current() {
+		return
+	}
+	inf := s.inf
+	inf.stats.WatchEvents++
+	inf.watchEvents++
+	switch ev.Type {
+	case "ADDED", "MODIFIED":
+		inf.apply(model.Key(ev.Object), ev.Object, false)
+	case "DELETED":
+		inf.store.remove(model.Key(ev.Object))
+		for _, h := range inf.handlers {
+			h.OnDelete(ev.Object)
+		}
+	}
+	if ev.ResourceVersion > inf.lastRV {
+		inf.lastRV = ev.ResourceVersion
+	}
+}
+
+// OnWatchClosed ends the watch and wakes the reflector.
+func (s *watchSink) OnWatchClosed(err error) {
+	if !s.current() {
+		return
+	}
+	s.inf.watchErr = err
+	s.inf.finishWatch()
+}
+
+func (inf *Informer) onWatchTimeout() {
+	if inf.watch == nil || inf.watchEnded {
+		return
+	}
+	inf.watchTimeout = true
+	inf.endWatch()
+}
+
+// endWatch stops the current watch, if any, and wakes the reflector.
+func (inf *Informer) endWatch() {
+	inf.watchGen++ // anything the old watch still says is ignored
+	if inf.watchTimer != nil {
+		inf.watchTimer.Stop()
+	}
+	if inf.watch != nil {
+		w := inf.watch
+		inf.watch = nil
+		w.Stop()
+	}
+	inf.finishWatch()
+}
+
+func (inf *Informer) finishWatch() {
+	inf.watchEnded = true
+	if inf.proc != nil {
+		inf.proc.Unpark()
+	}
+}
+
+// onResync delivers OnUpdate(obj, obj) for every cached object, in key order, to every
+// handler, then rearms (SharedIndexInformer resync through DeltaFIFO.Resync).
+func (inf *Informer) onResync() {
+	if !inf.running {
+		return
+	}
+	inf.resyncTimer.Reset(inf.resync)
+	if !inf.synced {
+		return
+	}
+	inf.stats.Resyncs++
+	for _, key := range inf.store.keys() {
+		obj, _ := inf.store.get(key)
+		for _, h := range inf.handlers {
+			h.OnUpdate(obj, obj)
+		}
+	}
+}

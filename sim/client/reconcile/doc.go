@@ -1,0 +1,14 @@
+// Package reconcile is the controller-runtime style contract every simulated controller is
+// written against, and the worker machinery that drives it: a rate-limited work queue of
+// Requests drained by a fixed number of worker processes, each running upstream's
+// processNextWorkItem loop.
+//
+// Promises:
+//
+//   - A Request is never reconciled by two workers at once (the work queue is exclusive).
+//   - The outcome of every reconcile decides the next one exactly as documented on Reconciler.
+//   - Every reconcile leaves one trace line, "<controller> reconcile <ns/name> <outcome>", so a
+//     trace shows each reconcile, when it ended and what it decided.
+//   - A panic inside Reconcile is not recovered: it ends the run, and the kernel reports the
+//     worker process, the virtual time and the seed.
+package reconcile

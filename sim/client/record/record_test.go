@@ -1,0 +1,64 @@
+package record
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+)
+
+func TestEventfBuildsUpstreamShapedEvent(t *testing.T) {
+	k := sim.New(1)
+	var trace bytes.Buffer
+	k.Trace().SetWriter(&trace)
+	sink := &FakeSink{}
+	r := New(k, sink, "replicaset-controller", "")
+	rs := &model.ReplicaSet{ObjectMeta: model.ObjectMeta{Name: "web", Namespace: "prod", UID: "uid-1", ResourceVersion: 7}}
+	node := &model.Node{ObjectMeta: model.ObjectMeta{Name: "node-1", UID: "uid-n"}}
+	k.After(1500*time.Millisecond, func() {
+		r.Eventf(rs, model.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", "web-abc")
+		r.Eventf(rs, model.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", "web-def")
+		r.Eventf(node, model.EventTypeWarning, "NodeNotReady", "Node is not ready")
+		r.Eventf(node, "Bogus", "X", "dropped")
+	})
+	k.Run(sim.Limits{})
+
+	require.Len(t, sink.Events, 3)
+	first := sink.Events[0]
+	assert.Equal(t, &model.Event{
+		ObjectMeta: model.ObjectMeta{Name: "web.59682f00", Namespace: "prod"},
+		InvolvedObject: model.ObjectReference{
+			Kind: model.KindReplicaSet, Namespace: "prod", Name: "web", UID: "uid-1", APIVersion: "apps/v1", ResourceVersion: 7,
+		},
+		Reason:         "SuccessfulCreate",
+		Message:        "Created pod: web-abc",
+		Source:         model.EventSource{Component: "replicaset-controller"},
+		FirstTimestamp: sim.FromDuration(1500 * time.Millisecond),
+		LastTimestamp:  sim.FromDuration(1500 * time.Millisecond),
+		Count:          1,
+		Type:           model.EventTypeNormal,
+	}, first)
+	assert.Equal(t, "web.59682f00-1", sink.Events[1].Name, "same object, same instant: unique name")
+	assert.Equal(t, "default", sink.Events[2].Namespace, "cluster-scoped objects' events go to default")
+	assert.Equal(t, []string{"Normal SuccessfulCreate", "Normal SuccessfulCreate", "Warning NodeNotReady"}, sink.Reasons())
+	assert.Equal(t, `1.500000 replicaset-controller event ReplicaSet prod/web Normal SuccessfulCreate: Created pod: web-abc
+1.500000 replicaset-controller event ReplicaSet prod/web Normal SuccessfulCreate: Created pod: web-def
+1.500000 replicaset-controller event Node node-1 Warning NodeNotReady: Node is not ready
+1.500000 replicaset-controller event-dropped Node node-1 invalid type "Bogus"
+`, trace.String())
+}
+
+func TestEventfSourceAndFormatting(t *testing.T) {
+	k := sim.New(1)
+	sink := &FakeSink{}
+	New(k, sink, "c", "h").Eventf(&model.Pod{ObjectMeta: model.ObjectMeta{Name: "p", Namespace: "ns"}}, model.EventTypeNormal, "R", "%d%% done", 100)
+	require.Len(t, sink.Events, 1)
+	assert.Equal(t, "100% done", sink.Events[0].Message)
+	assert.Equal(t, model.EventSource{Component: "c", Host: "h"}, sink.Events[0].Source)
+	assert.Equal(t, "p.0", sink.Events[0].Name)
+}

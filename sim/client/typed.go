@@ -1,0 +1,82 @@
+package client
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/apiserver"
+)
+
+// kindOf returns the kind of the object type T (a pointer type such as *model.Pod). The
+// model's GetKind methods do not dereference their receiver, so a nil T answers.
+func kindOf[T model.Object]() model.Kind {
+	var zero T
+	return zero.GetKind()
+}
+
+func as[T model.Object](obj model.Object) (T, error) {
+	t, ok := obj.(T)
+	if !ok {
+		var zero T
+		return zero, fmt.Errorf("client: got %T, want %T", obj, zero)
+	}
+	return t, nil
+}
+
+// GetAs is Client.Get for the kind of T, returning a *model.Pod etc. directly.
+func GetAs[T model.Object](ctx context.Context, c *Client, namespace, name string) (T, error) {
+	obj, err := c.Get(ctx, kindOf[T](), namespace, name)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return as[T](obj)
+}
+
+// ListAs is Client.List for the kind of T.
+func ListAs[T model.Object](ctx context.Context, c *Client, opts apiserver.ListOptions) ([]T, uint64, error) {
+	objs, rv, err := c.List(ctx, kindOf[T](), opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]T, 0, len(objs))
+	for _, obj := range objs {
+		t, err := as[T](obj)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, t)
+	}
+	return out, rv, nil
+}
+
+// CreateAs is Client.Create returning the stored object as T.
+func CreateAs[T model.Object](ctx context.Context, c *Client, obj T) (T, error) {
+	got, err := c.Create(ctx, obj)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return as[T](got)
+}
+
+// UpdateAs is Client.Update returning the stored object as T.
+func UpdateAs[T model.Object](ctx context.Context, c *Client, obj T) (T, error) {
+	got, err := c.Update(ctx, obj)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return as[T](got)
+}
+
+// UpdateStatusAs is Client.UpdateStatus returning the stored object as T.
+func UpdateStatusAs[T model.Object](ctx context.Context, c *Client, obj T) (T, error) {
+	got, err := c.UpdateStatus(ctx, obj)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return as[T](got)
+}
