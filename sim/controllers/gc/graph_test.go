@@ -1,0 +1,128 @@
+package gc
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+func ref(uid, name string, block bool) model.OwnerReference {
+	return model.OwnerReference{APIVersion: "apps/v1", Kind: model.KindReplicaSet, Name: name, UID: uid, Controller: model.Ptr(true), BlockOwnerDeletion: model.Ptr(block)}
+}
+
+func TestReferencesDiffs(t *testing.T) {
+	old := []model.OwnerReference{ref("a", "x", true), ref("b", "y", true), ref("c", "z", false)}
+	cur := []model.OwnerReference{ref("d", "w", true), ref("b", "y", false), ref("c", "z", false)}
+	added, removed, changed := referencesDiffs(old, cur)
+	require.Len(t, added, 1)
+	assert.Equal(t, "d", added[0].UID)
+	require.Len(t, removed, 1)
+	assert.Equal(t, "a", removed[0].UID)
+	require.Len(t, changed, 1)
+	assert.Equal(t, "b", changed[0].newRef.UID)
+	assert.True(t, blocks(changed[0].oldRef))
+	assert.False(t, blocks(changed[0].newRef))
+
+	a, r, c := referencesDiffs(old, old)
+	assert.Empty(t, a)
+	assert.Empty(t, r)
+	assert.Empty(t, c)
+}
+
+func TestReferenceCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	c := newReferenceCache(2)
+	a, b, d := objectReference{UID: "a"}, objectReference{UID: "b"}, objectReference{UID: "d"}
+	c.Add(a)
+	c.Add(b)
+	assert.True(t, c.Has(a)) // a is now the most recent
+	c.Add(d)                 // evicts b
+	assert.False(t, c.Has(b))
+	assert.True(t, c.Has(a))
+	assert.True(t, c.Has(d))
+	assert.Equal(t, 2, c.Len())
+	c.Add(d) // re-adding does not grow
+	assert.Equal(t, 2, c.Len())
+}
+
+func depNode(uid, ns string, owners ...model.OwnerReference) *node {
+	return &node{identity: objectReference{APIVersion: "v1", Kind: model.KindPod, Name: uid, UID: uid, Namespace: ns}, owners: owners, dependents: map[string]*node{}}
+}
+
+func TestPartitionDependents(t *testing.T) {
+	owner := objectReference{APIVersion: "apps/v1", Kind: model.KindReplicaSet, Name: "web", UID: "o1", Namespace: "ns"}
+	good := depNode("p1", "ns", ref("o1", "web", true))
+	wrongName := depNode("p2", "ns", ref("o1", "other", true))
+	otherNS := depNode("p3", "elsewhere", ref("o1", "web", true))
+	both := depNode("p4", "ns", ref("o1", "web", true), ref("o1", "other", true))
+	matching, nonmatching := partitionDependents([]*node{good, wrongName, otherNS, both}, owner)
+	names := func(ns []*node) []string {
+		var out []string
+		for _, n := range ns {
+			out = append(out, n.identity.Name)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"p1", "p4"}, names(matching))
+	assert.Equal(t, []string{"p2", "p3", "p4"}, names(nonmatching))
+}
+
+func TestGetAlternateOwnerIdentity(t *testing.T) {
+	absent := objectReference{APIVersion: "apps/v1", Kind: model.KindReplicaSet, Name: "b", UID: "o1", Namespace: "ns"}
+	deps := []*node{
+		depNode("p1", "ns", ref("o1", "a", true)),
+		depNode("p2", "ns", ref("o1", "c", true)),
+		depNode("p3", "ns", ref("o1", "b", true)), // the absent identity itself: skipped
+	}
+	alt := getAlternateOwnerIdentity(deps, absent)
+	require.NotNil(t, alt)
+	assert.Equal(t, "c", alt.Name, "the first identity after the absent one")
+
+	absent.Name = "z"
+	alt = getAlternateOwnerIdentity(deps, absent)
+	require.NotNil(t, alt)
+	assert.Equal(t, "a", alt.Name, "none follows: the first of all")
+
+	assert.Nil(t, getAlternateOwnerIdentity([]*node{depNode("p", "ns", ref("o2", "x", true))}, absent))
+}
+
+func TestBlockingDependents(t *testing.T) {
+	owner := &node{identity: objectReference{UID: "o1"}, dependents: map[string]*node{}}
+	blocking := depNode("b", "ns", ref("o1", "web", true))
+	loose := depNode("a", "ns", ref("o1", "web", false))
+	other := depNode("c", "ns", ref("o2", "web", true), ref("o1", "web", true))
+	for _, d := range []*node{blocking, loose, other} {
+		owner.addDependent(d)
+	}
+	var got []string
+	for _, d := range owner.blockingDependents() {
+		got = append(got, d.identity.UID)
+	}
+	assert.Equal(t, []string{"b", "c"}, got)
+	assert.Equal(t, 3, owner.dependentsLength())
+}
+
+func TestConfigValidate(t *testing.T) {
+	c := DefaultConfig()
+	require.NoError(t, c.Validate())
+	assert.Equal(t, 20, c.ConcurrentGCSyncs)
+	assert.True(t, c.EnableGarbageCollector)
+	c.ConcurrentGCSyncs = 0
+	assert.ErrorContains(t, c.Validate(), "concurrent-gc-syncs")
+	c = DefaultConfig()
+	c.AbsentOwnerCacheSize = 0
+	assert.ErrorContains(t, c.Validate(), "absent owner cache")
+}
+
+func TestApiResource(t *testing.T) {
+	ki, err := apiResource("apps/v1", model.KindReplicaSet)
+	require.NoError(t, err)
+	assert.True(t, ki.Namespaced)
+	_, err = apiResource("apps/v1beta1", model.KindReplicaSet)
+	var rme *restMappingError
+	assert.ErrorAs(t, err, &rme)
+	_, err = apiResource("apps/v1", "Deployment")
+	assert.ErrorAs(t, err, &rme)
+}

@@ -1,0 +1,223 @@
+package gc
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/apiserver"
+)
+
+// TestTraces runs the datadriven scripts in testdata/. Commands:
+//
+//	init                                   new world with the garbage collector started
+//	create-rs name=X                       a ReplicaSet (nothing manages its pods here)
+//	create-pod name=X [owner=O,...] [owner-uid=U] [block=true|false] [node=N]
+//	                                       a pod with references to owners O ("Kind/name",
+//	                                       or a ReplicaSet name), the first the controller;
+//	                                       owner-uid overrides the first owner's UID
+//	delete kind=K name=X [propagation=P]   a user's delete (Background, Foreground, Orphan)
+//	recreate-rs name=X                     delete (background) and create again: a new UID
+//	kubelet-finish pod=X                   the kubelet's final delete (grace 0)
+//	run for=D                              advance virtual time; print what happened
+//	objects                                the namespace's ReplicaSets and pods
+//	graph                                  the garbage collector's graph
+func TestTraces(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var w *world
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd != "init" && w == nil {
+				t.Fatalf("%s: the first command must be init", d.Pos)
+			}
+			switch d.Cmd {
+			case "init":
+				w = newWorld(t, DefaultConfig())
+				return ""
+			case "create-rs":
+				var name string
+				d.ScanArgs(t, "name", &name)
+				w.createRS(name)
+				return ""
+			case "create-pod":
+				var name, owner, ownerUID, node string
+				block := true
+				d.ScanArgs(t, "name", &name)
+				d.MaybeScanArgs(t, "owner", &owner)
+				d.MaybeScanArgs(t, "owner-uid", &ownerUID)
+				d.MaybeScanArgs(t, "block", &block)
+				d.MaybeScanArgs(t, "node", &node)
+				var refs []model.OwnerReference
+				labels := map[string]string{"app": name}
+				// owner may list several owners, "kind/name" or a ReplicaSet name; the first
+				// is the controller.
+				if owner != "" {
+					for i, o := range strings.Split(owner, ",") {
+						kind, oname := model.KindReplicaSet, o
+						if k, n, ok := strings.Cut(o, "/"); ok {
+							kind, oname = model.Kind(k), n
+						}
+						uid := ownerUID
+						if uid == "" || i > 0 {
+							uid = w.get(kind, oname).Meta().UID
+						}
+						ki, _ := model.LookupKind(kind)
+						refs = append(refs, model.OwnerReference{APIVersion: ki.APIVersion, Kind: kind, Name: oname, UID: uid, Controller: model.Ptr(i == 0), BlockOwnerDeletion: model.Ptr(block)})
+						if i == 0 {
+							labels["app"] = oname
+						}
+					}
+				}
+				w.createPod(name, labels, refs, node)
+				return ""
+			case "delete":
+				var kind, name, propagation string
+				d.ScanArgs(t, "kind", &kind)
+				d.ScanArgs(t, "name", &name)
+				opts := apiserver.DeleteOptions{}
+				if d.MaybeScanArgs(t, "propagation", &propagation) {
+					p := apiserver.DeletionPropagation(propagation)
+					opts.PropagationPolicy = &p
+				}
+				if _, err := w.store.Delete(model.Kind(kind), testNS, name, opts); err != nil {
+					t.Fatalf("delete: %v", err)
+				}
+				w.k.Emit("test", "delete", kind+" "+testNS+"/"+name, 0, "propagation="+propagation)
+				return ""
+			case "recreate-rs":
+				var name string
+				d.ScanArgs(t, "name", &name)
+				if _, err := w.store.Delete(model.KindReplicaSet, testNS, name, apiserver.DeleteOptions{}); err != nil {
+					t.Fatalf("delete: %v", err)
+				}
+				rs := w.createRS(name)
+				w.k.Emit("test", "recreate", "ReplicaSet "+testNS+"/"+name, 0, "uid="+shortUID(rs.UID))
+				return ""
+			case "kubelet-finish":
+				var name string
+				d.ScanArgs(t, "pod", &name)
+				if _, err := w.store.Delete(model.KindPod, testNS, name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}); err != nil {
+					t.Fatalf("kubelet delete: %v", err)
+				}
+				return ""
+			case "run":
+				var dur string
+				d.ScanArgs(t, "for", &dur)
+				du, err := time.ParseDuration(dur)
+				if err != nil {
+					t.Fatalf("run: %v", err)
+				}
+				w.run(du)
+				return w.newTrace(func(component, action, kind string) bool {
+					switch component {
+					case Component, "test":
+						return true
+					case "kube-apiserver":
+						return kind == "Pod" || kind == "ReplicaSet"
+					}
+					return false
+				})
+			case "objects":
+				return w.objects()
+			case "graph":
+				return w.graph()
+			}
+			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
+			return ""
+		})
+	})
+}
+
+// graph prints the garbage collector's nodes for the test namespace's objects, by kind and
+// name, with owners and dependents by name.
+func (w *world) graph() string {
+	names := map[string]string{}
+	var uids []string
+	for uid, n := range w.gc.uidToNode { //detlint:ordered sorted below
+		if n.identity.Kind != model.KindReplicaSet && n.identity.Kind != model.KindPod {
+			continue
+		}
+		names[uid] = string(n.identity.Kind) + "/" + n.identity.Name
+		uids = append(uids, uid)
+	}
+	sortByName := func(us []string) {
+		for i := 1; i < len(us); i++ {
+			for j := i; j > 0 && names[us[j]]+us[j] < names[us[j-1]]+us[j-1]; j-- {
+				us[j], us[j-1] = us[j-1], us[j]
+			}
+		}
+	}
+	sortByName(uids)
+	var b strings.Builder
+	for _, uid := range uids {
+		info, _ := w.gc.Node(uid)
+		fmt.Fprintf(&b, "%s uid=%s", names[uid], shortUID(uid))
+		if info.Virtual {
+			b.WriteString(" virtual")
+		}
+		if info.BeingDeleted {
+			b.WriteString(" being-deleted")
+		}
+		if info.DeletingDependents {
+			b.WriteString(" deleting-dependents")
+		}
+		if len(info.Dependents) > 0 {
+			deps := append([]string(nil), info.Dependents...)
+			sortByName(deps)
+			for i, d := range deps {
+				deps[i] = names[d]
+			}
+			fmt.Fprintf(&b, " dependents=%s", strings.Join(deps, ","))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func TestDisabledGarbageCollectorCollectsNothing(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.EnableGarbageCollector = false
+	w := newWorld(t, cfg)
+	w.createRS("web")
+	w.createPod("web-a", map[string]string{"app": "web"}, []model.OwnerReference{{APIVersion: "apps/v1", Kind: model.KindReplicaSet, Name: "web", UID: w.get(model.KindReplicaSet, "web").Meta().UID, Controller: model.Ptr(true)}}, "")
+	w.run(time.Second)
+	if _, err := w.store.Delete(model.KindReplicaSet, testNS, "web", apiserver.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.run(time.Minute)
+	if _, err := w.store.Get(model.KindPod, testNS, "web-a"); err != nil {
+		t.Fatalf("the pod should stay with the garbage collector disabled: %v", err)
+	}
+	if s := w.gc.Stats(); s.Deletes != 0 || s.GraphChanges != 0 {
+		t.Fatalf("a disabled collector did work: %+v", s)
+	}
+}
+
+func TestStatsCountWhatHappened(t *testing.T) {
+	w := newWorld(t, DefaultConfig())
+	w.createRS("web")
+	uid := w.get(model.KindReplicaSet, "web").Meta().UID
+	for _, name := range []string{"web-a", "web-b", "web-c"} {
+		w.createPod(name, map[string]string{"app": "web"}, []model.OwnerReference{{APIVersion: "apps/v1", Kind: model.KindReplicaSet, Name: "web", UID: uid, Controller: model.Ptr(true), BlockOwnerDeletion: model.Ptr(true)}}, "")
+	}
+	w.run(time.Second)
+	info, ok := w.gc.Node(uid)
+	if !ok || len(info.Dependents) != 3 || info.Virtual {
+		t.Fatalf("graph node for the ReplicaSet: %+v, %v", info, ok)
+	}
+	orphan := apiserver.DeletePropagationOrphan
+	if _, err := w.store.Delete(model.KindReplicaSet, testNS, "web", apiserver.DeleteOptions{PropagationPolicy: &orphan}); err != nil {
+		t.Fatal(err)
+	}
+	w.run(time.Second)
+	s := w.gc.Stats()
+	if s.OwnerRefPatches != 3 || s.FinalizersRemoved != 1 || s.Deletes != 0 {
+		t.Fatalf("stats after orphaning 3 pods: %+v", s)
+	}
+	if _, ok := w.gc.Node(uid); ok {
+		t.Fatal("the deleted owner is still in the graph")
+	}
+}

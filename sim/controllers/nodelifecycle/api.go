@@ -1,0 +1,264 @@
+package nodelifecycle
+
+import (
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
+)
+
+// The controller's view of the API: informer caches to read, the client to write. Everything
+// the controller reads from a cache is shared and treated as read-only.
+
+type nodeCache struct{ inf *client.Informer }
+
+func (c nodeCache) get(name string) (*model.Node, bool) {
+	obj, ok := c.inf.Get("", name)
+	if !ok {
+		return nil, false
+	}
+	n, ok := obj.(*model.Node)
+	return n, ok
+}
+
+// list returns every cached node, sorted by name.
+func (c nodeCache) list() []*model.Node {
+	objs := c.inf.List(nil)
+	out := make([]*model.Node, 0, len(objs))
+	for _, obj := range objs {
+		if n, ok := obj.(*model.Node); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+type leaseCache struct{ inf *client.Informer }
+
+func (c leaseCache) get(namespace, name string) (*model.Lease, bool) {
+	obj, ok := c.inf.Get(namespace, name)
+	if !ok {
+		return nil, false
+	}
+	l, ok := obj.(*model.Lease)
+	return l, ok
+}
+
+type podCache struct{ inf *client.Informer }
+
+func (c podCache) get(namespace, name string) (*model.Pod, bool) {
+	obj, ok := c.inf.Get(namespace, name)
+	if !ok {
+		return nil, false
+	}
+	p, ok := obj.(*model.Pod)
+	return p, ok
+}
+
+// onNode is upstream getPodsAssignedToNode (the spec.nodeName index), sorted by key.
+func (c podCache) onNode(nodeName string) []*model.Pod {
+	objs := c.inf.ByIndex(client.IndexNodeName, nodeName)
+	out := make([]*model.Pod, 0, len(objs))
+	for _, obj := range objs {
+		if p, ok := obj.(*model.Pod); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (c podCache) list() []*model.Pod {
+	objs := c.inf.List(nil)
+	out := make([]*model.Pod, 0, len(objs))
+	for _, obj := range objs {
+		if p, ok := obj.(*model.Pod); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// newCaches takes the Node, Lease and Pod informers from f and registers the controller's
+// handlers (upstream NewNodeLifecycleController).
+func newCaches(f *client.SharedInformerFactory, nc *Controller) (nodeCache, leaseCache, podCache) {
+	nodes := f.For(model.KindNode)
+	leases := f.For(model.KindLease)
+	pods := f.For(model.KindPod)
+	pods.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc: func(obj model.Object, _ bool) {
+			if p, ok := obj.(*model.Pod); ok {
+				nc.podUpdated(nil, p)
+			}
+		},
+		UpdateFunc: func(oldObj, newObj model.Object) {
+			o, ok1 := oldObj.(*model.Pod)
+			n, ok2 := newObj.(*model.Pod)
+			if ok1 && ok2 {
+				nc.podUpdated(o, n)
+			}
+		},
+	})
+	nodes.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc: func(obj model.Object, _ bool) {
+			if n, ok := obj.(*model.Node); ok && nc.running {
+				nc.nodeUpdateQueue.Add(n.Name)
+			}
+		},
+		UpdateFunc: func(_, newObj model.Object) {
+			if n, ok := newObj.(*model.Node); ok && nc.running {
+				nc.nodeUpdateQueue.Add(n.Name)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if o, ok := client.ObjectOf(obj); ok {
+				delete(nc.nodesToRetry, o.Meta().Name)
+			}
+		},
+	})
+	return nodeCache{nodes}, leaseCache{leases}, podCache{pods}
+}
+
+// waitForCacheSync parks p until the three informers have synced (upstream
+// WaitForNamedCacheSync in Run).
+func (nc *Controller) waitForCacheSync(p *sim.Proc) {
+	nc.nodes.inf.WaitForSync(p)
+	nc.leases.inf.WaitForSync(p)
+	nc.pods.inf.WaitForSync(p)
+}
+
+func (nc *Controller) getNode(p *sim.Proc, name string) (*model.Node, error) {
+	return client.GetAs[*model.Node](p, nc.c, "", name)
+}
+
+func (nc *Controller) updateNodeStatus(p *sim.Proc, node *model.Node) (*model.Node, error) {
+	return client.UpdateStatusAs(p, nc.c, node)
+}
+
+func (nc *Controller) updatePodStatus(p *sim.Proc, pod *model.Pod) (*model.Pod, error) {
+	return client.UpdateStatusAs(p, nc.c, pod)
+}
+
+func isNotFound(err error) bool { return apierrors.IsNotFound(err) }
+
+// swapNodeControllerTaint is upstream SwapNodeControllerTaint: stamp the taints to add with
+// TimeAdded = now, add them, then remove the others (two writes when both are needed, as
+// upstream). It reports success.
+func (nc *Controller) swapNodeControllerTaint(p *sim.Proc, toAdd, toRemove []model.Taint, node *model.Node) bool {
+	now := nc.k.Now()
+	stamped := make([]model.Taint, len(toAdd))
+	for i, t := range toAdd {
+		t.TimeAdded = model.Ptr(now)
+		stamped[i] = t
+	}
+	if err := nc.addOrUpdateTaintOnNode(p, node.Name, stamped); err != nil {
+		nc.k.Emit(traceComponent, "taint-add-failed", "Node "+node.Name, 0, err.Error())
+		return false
+	}
+	if err := nc.removeTaintOffNode(p, node.Name, node, toRemove...); err != nil {
+		nc.k.Emit(traceComponent, "taint-remove-failed", "Node "+node.Name, 0, err.Error())
+		return false
+	}
+	return true
+}
+
+// addOrUpdateTaintOnNode is upstream controller.AddOrUpdateTaintOnNode: read the node, add or
+// update the taints, write if anything changed, and start over on a conflict (RetryOnConflict
+// with UpdateTaintBackoff). Upstream's first read is served by the API server's watch cache
+// (resourceVersion "0"); here every read goes to the server.
+func (nc *Controller) addOrUpdateTaintOnNode(p *sim.Proc, nodeName string, taints []model.Taint) error {
+	if len(taints) == 0 {
+		return nil
+	}
+	return nc.retryOnConflict(p, func() error {
+		old, err := nc.getNode(p, nodeName)
+		if err != nil {
+			return err
+		}
+		newTaints, updated := old.Spec.Taints, false
+		for _, t := range taints {
+			var ok bool
+			newTaints, ok = addOrUpdateTaint(newTaints, t)
+			updated = updated || ok
+		}
+		if !updated {
+			return nil
+		}
+		return nc.patchNodeTaints(p, old, newTaints, "taint-add", taints)
+	})
+}
+
+// removeTaintOffNode is upstream controller.RemoveTaintOffNode: nothing to do (and no API call)
+// when node, as the caller knows it, carries none of the taints; otherwise read, remove, write,
+// retrying on conflict.
+func (nc *Controller) removeTaintOffNode(p *sim.Proc, nodeName string, node *model.Node, taints ...model.Taint) error {
+	if len(taints) == 0 {
+		return nil
+	}
+	if node != nil {
+		match := false
+		for i := range taints {
+			if taintExists(node.Spec.Taints, &taints[i]) {
+				match = true
+				break
+			}
+		}
+		if !match {
+			return nil
+		}
+	}
+	return nc.retryOnConflict(p, func() error {
+		old, err := nc.getNode(p, nodeName)
+		if err != nil {
+			return err
+		}
+		newTaints, updated := old.Spec.Taints, false
+		for i := range taints {
+			var ok bool
+			newTaints, ok = deleteTaint(newTaints, &taints[i])
+			updated = updated || ok
+		}
+		if !updated {
+			return nil
+		}
+		return nc.patchNodeTaints(p, old, newTaints, "taint-remove", taints)
+	})
+}
+
+// patchNodeTaints is upstream PatchNodeTaints: a write of spec.taints that carries the read
+// resourceVersion, so a node changed in between gives a Conflict.
+func (nc *Controller) patchNodeTaints(p *sim.Proc, old *model.Node, taints []model.Taint, action string, changed []model.Taint) error {
+	n := old.DeepCopy()
+	n.Spec.Taints = taints
+	updated, err := client.UpdateAs(p, nc.c, n)
+	if err != nil {
+		return err
+	}
+	for _, t := range changed {
+		if action == "taint-add" || taintExists(old.Spec.Taints, &t) {
+			nc.k.Emit(traceComponent, action, "Node "+old.Name, updated.ResourceVersion, t.Key+":"+string(t.Effect))
+		}
+	}
+	return nil
+}
+
+// retryOnConflict is client-go retry.RetryOnConflict with UpdateTaintBackoff: up to 5 attempts;
+// after a Conflict it sleeps Duration plus up to Jitter×Duration (drawn from the controller's
+// random stream) and tries again. Other errors end it at once; the last error is returned.
+func (nc *Controller) retryOnConflict(p *sim.Proc, fn func() error) error {
+	var err error
+	for step := 0; step < updateTaintBackoff.steps; step++ {
+		err = fn()
+		if err == nil || !apierrors.IsConflict(err) {
+			return err
+		}
+		if step == updateTaintBackoff.steps-1 {
+			break
+		}
+		d := updateTaintBackoff.duration
+		p.Sleep(d + time.Duration(nc.rnd.Float64()*updateTaintBackoff.jitter*float64(d)))
+	}
+	return err
+}

@@ -1,0 +1,947 @@
+package nodelifecycle
+
+import (
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/client/workqueue"
+)
+
+// Event reasons and messages ([k8s:pkg/controller/util/node/controller_utils.go@025f2834]
+// RecordNodeEvent, RecordNodeStatusChange, MarkPodsNotReady; monitorNodeHealth in
+// [k8s:node_lifecycle_controller.go@003e8629] records NodeNotReady through
+// RecordNodeStatusChange on the Ready→not Ready transition it writes itself).
+const (
+	ReasonRegisteredNode = "RegisteredNode"
+	ReasonRemovingNode   = "RemovingNode"
+	// ReasonNodeNotReady is used twice, as upstream: a Normal event on the node
+	// ("Node %s status is now: NodeNotReady") and a Warning on each of its pods marked not
+	// ready ("Node is not ready").
+	ReasonNodeNotReady = "NodeNotReady"
+	// ComponentName is the source component of the controller's events (upstream
+	// NewNodeLifecycleController's EventSource{Component: "node-controller"}).
+	ComponentName = "node-controller"
+	// traceComponent labels this package's trace lines.
+	traceComponent = "nodelifecycle"
+)
+
+// Node condition reasons and messages the controller writes (tryUpdateNodeHealth,
+// [k8s:node_lifecycle_controller.go@003e8629]).
+const (
+	reasonNodeStatusUnknown      = "NodeStatusUnknown"
+	messageNodeStatusUnknown     = "Kubelet stopped posting node status."
+	reasonNodeStatusNeverUpdated = "NodeStatusNeverUpdated"
+	messageNodeStatusNeverUpd    = "Kubelet never posted node status."
+)
+
+// NamespaceNodeLease is where kubelets keep their heartbeat Leases (upstream
+// v1.NamespaceNodeLease).
+const NamespaceNodeLease = "kube-node-lease"
+
+// nodeHealthData is what the controller last observed of a node, with its own local times
+// (upstream nodeHealthData): local times avoid trusting the kubelet's clock. status and lease
+// are never modified after they are stored.
+type nodeHealthData struct {
+	probeTimestamp           sim.Time
+	readyTransitionTimestamp sim.Time
+	status                   *model.NodeStatus
+	lease                    *model.Lease
+}
+
+func (n *nodeHealthData) deepCopy() *nodeHealthData {
+	if n == nil {
+		return nil
+	}
+	// status and lease point at objects nobody modifies (informer cache entries, or the
+	// controller's own copy after it wrote it), so a shallow copy is a deep one.
+	c := *n
+	return &c
+}
+
+type podItem struct{ namespace, name string }
+
+// ZoneState is one zone's disruption state as handleDisruption last set it.
+type ZoneState struct {
+	// Zone is the display name (region/zone, see ZoneDisplayName); Key is upstream's zone key.
+	Zone, Key string
+	State     ZoneHealth
+	// Nodes and NotReady are the counts of the last monitor pass (excluded nodes not counted).
+	Nodes, NotReady int
+	// EvictionQPS is the zone's current tainting rate (0: tainting stopped).
+	EvictionQPS float32
+	// Queued is the number of nodes waiting in the zone's tainting queue.
+	Queued int
+}
+
+// LimiterStats are the tainting queue counters of one zone: how long nodes waited for the
+// zone's token bucket between being first queued and being tainted (the "why was this node
+// tainted late" breakdown).
+type LimiterStats struct {
+	Zone string
+	// Tainted counts nodes taken off the queue and tainted.
+	Tainted uint64
+	// Waited counts those not picked by the first tainting pass after they were queued (more
+	// than NodeEvictionPeriod later), that is, that waited for a token; WaitTotal and MaxWait
+	// are the summed and longest times from first queued to picked, over all tainted nodes.
+	Waited    uint64
+	WaitTotal time.Duration
+	MaxWait   time.Duration
+	// Queued is the number of nodes waiting now; LimiterSwaps counts rate changes.
+	Queued       int
+	LimiterSwaps uint64
+}
+
+// zoneTaintStats accumulates LimiterStats for one zone.
+type zoneTaintStats struct {
+	tainted, waited    uint64
+	waitTotal, maxWait time.Duration
+}
+
+// Controller is the node lifecycle controller: it watches node heartbeats, marks silent nodes
+// Unknown, keeps the NoSchedule condition taints in line with node conditions, and adds the
+// NoExecute not-ready/unreachable taints through per-zone rate limits that depend on how
+// disrupted each zone is.
+type Controller struct {
+	k   *sim.Kernel
+	c   *client.Client
+	rec record.Recorder
+	cfg Config
+	rnd *rand.Rand
+
+	nodes  nodeCache
+	leases leaseCache
+	pods   podCache
+
+	knownNodeSet map[string]*model.Node
+	nodeHealth   map[string]*nodeHealthData
+	zoneTainter  map[string]*RateLimitedTimedQueue
+	zoneStates   map[string]ZoneHealth
+	zoneCounts   map[string][2]int
+	nodesToRetry map[string]struct{}
+	// queuedSince is when each node now in a zone queue was first queued (upstream re-queues a
+	// node on every pass until it is tainted, which resets its AddedAt).
+	queuedSince map[string]sim.Time
+	taintStats  map[string]*zoneTaintStats
+	// observedReady remembers the last Ready status reported per node, so the trace gets a
+	// line when it changes rather than every pass.
+	observedReady map[string]model.ConditionStatus
+
+	nodeUpdateQueue *workqueue.Typed[string]
+	podUpdateQueue  *workqueue.RateLimiting[podItem]
+
+	procs   []*sim.Proc
+	monitor *sim.Proc
+	tainter *sim.Proc
+	helpers map[*sim.Proc]struct{}
+	running bool
+
+	// lastTaintPassEnd anchors upstream's 100ms tainting ticker (wait.Until is sliding: the
+	// next run is one period after the previous returned). Skipped ticks cost no time, so the
+	// grid stays lastTaintPassEnd + n*NodeEvictionPeriod.
+	lastTaintPassEnd sim.Time
+	tainterParked    bool
+	tainterTimer     *sim.Timer
+}
+
+// New returns a stopped controller reading Nodes, Leases and Pods through informers from f and
+// writing through c; events go to rec (nil: none). It returns an error naming the flag when cfg
+// is invalid.
+func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec record.Recorder, cfg Config) (*Controller, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	nc := &Controller{
+		k:             k,
+		c:             c,
+		rec:           rec,
+		cfg:           cfg,
+		rnd:           k.Rand("nodelifecycle"),
+		knownNodeSet:  make(map[string]*model.Node),
+		nodeHealth:    make(map[string]*nodeHealthData),
+		zoneTainter:   make(map[string]*RateLimitedTimedQueue),
+		zoneStates:    make(map[string]ZoneHealth),
+		zoneCounts:    make(map[string][2]int),
+		nodesToRetry:  make(map[string]struct{}),
+		observedReady: make(map[string]model.ConditionStatus),
+		queuedSince:   make(map[string]sim.Time),
+		taintStats:    make(map[string]*zoneTaintStats),
+		helpers:       make(map[*sim.Proc]struct{}),
+	}
+	nc.nodes, nc.leases, nc.pods = newCaches(f, nc)
+	return nc, nil
+}
+
+// Start spawns the controller's processes: the monitor loop (every NodeMonitorPeriod, first
+// pass at once), the NoExecute tainting pass (every NodeEvictionPeriod while some zone queue is
+// not empty), the NoSchedule tainting workers and the pod workers. Each waits for the caches
+// to sync first, as upstream Run does.
+func (nc *Controller) Start() {
+	if nc.running {
+		return
+	}
+	nc.running = true
+	nc.nodeUpdateQueue = workqueue.New[string](nc.k, "node_lifecycle_controller")
+	nc.podUpdateQueue = workqueue.NewRateLimiting[podItem](nc.k, "node_lifecycle_controller_pods",
+		workqueue.DefaultControllerRateLimiter[podItem]())
+	for i := 0; i < nodeUpdateWorkerSize; i++ {
+		nc.procs = append(nc.procs, nc.k.Spawn(traceComponent+"-node-worker-"+strconv.Itoa(i), nc.doNodeProcessingPassWorker))
+	}
+	for i := 0; i < podUpdateWorkerSize; i++ {
+		nc.procs = append(nc.procs, nc.k.Spawn(traceComponent+"-pod-worker-"+strconv.Itoa(i), nc.doPodProcessingWorker))
+	}
+	nc.tainter = nc.k.Spawn(traceComponent+"-noexecute-tainter", nc.runNoExecuteTainter)
+	nc.monitor = nc.k.Spawn(traceComponent+"-monitor", nc.runMonitor)
+	nc.procs = append(nc.procs, nc.tainter, nc.monitor)
+	// A fresh informer would deliver every node and pod as an Add; replay the cache so that a
+	// restart with long-lived informers sees them too.
+	for _, n := range nc.nodes.list() {
+		nc.nodeUpdateQueue.Add(n.Name)
+	}
+	for _, p := range nc.pods.list() {
+		nc.podUpdated(nil, p)
+	}
+}
+
+// Stop kills every process of the controller and drops its in-memory state (health map, zone
+// queues, known nodes), as a kube-controller-manager restart does.
+func (nc *Controller) Stop() {
+	if !nc.running {
+		return
+	}
+	nc.running = false
+	nc.nodeUpdateQueue.ShutDown()
+	nc.podUpdateQueue.ShutDown()
+	for _, p := range nc.procs {
+		p.Kill()
+	}
+	helpers := make([]*sim.Proc, 0, len(nc.helpers))
+	//detlint:ordered collected, then killed in name order below
+	for p := range nc.helpers {
+		helpers = append(helpers, p)
+	}
+	sort.Slice(helpers, func(i, j int) bool { return helpers[i].Name() < helpers[j].Name() })
+	for _, p := range helpers {
+		p.Kill()
+	}
+	nc.procs, nc.monitor, nc.tainter = nil, nil, nil
+	clear(nc.helpers)
+	clear(nc.knownNodeSet)
+	clear(nc.nodeHealth)
+	clear(nc.zoneTainter)
+	clear(nc.zoneStates)
+	clear(nc.zoneCounts)
+	clear(nc.nodesToRetry)
+	clear(nc.observedReady)
+	clear(nc.queuedSince)
+	nc.tainterParked = false
+	if nc.tainterTimer != nil {
+		nc.tainterTimer.Stop()
+		nc.tainterTimer = nil
+	}
+}
+
+// ZoneStates returns every zone's state, sorted by zone display name then key.
+func (nc *Controller) ZoneStates() []ZoneState {
+	out := make([]ZoneState, 0, len(nc.zoneStates))
+	for _, key := range sortedKeys(nc.zoneStates) {
+		zs := ZoneState{Zone: ZoneDisplayName(key), Key: key, State: nc.zoneStates[key]}
+		counts := nc.zoneCounts[key]
+		zs.Nodes, zs.NotReady = counts[0], counts[1]
+		if q := nc.zoneTainter[key]; q != nil {
+			zs.EvictionQPS = q.QPS()
+			zs.Queued = q.Len()
+		}
+		out = append(out, zs)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Zone < out[j].Zone })
+	return out
+}
+
+// EvictionLimiterStats returns the tainting queue counters of every zone, sorted by zone.
+func (nc *Controller) EvictionLimiterStats() []LimiterStats {
+	out := make([]LimiterStats, 0, len(nc.zoneTainter))
+	for _, key := range sortedKeys(nc.zoneTainter) {
+		q := nc.zoneTainter[key]
+		s := LimiterStats{Zone: ZoneDisplayName(key), Queued: q.Len(), LimiterSwaps: q.limiterSwaps}
+		if st := nc.taintStats[key]; st != nil {
+			s.Tainted, s.Waited, s.WaitTotal, s.MaxWait = st.tainted, st.waited, st.waitTotal, st.maxWait
+		}
+		out = append(out, s)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Zone < out[j].Zone })
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	//detlint:ordered keys are sorted before use
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// runMonitor is upstream's wait.UntilWithContext(monitorNodeHealth, nodeMonitorPeriod): a pass
+// at once, then one period after each pass returns. The wait is idle: a periodic monitor is
+// not pending work.
+func (nc *Controller) runMonitor(p *sim.Proc) {
+	nc.waitForCacheSync(p)
+	for {
+		nc.monitorNodeHealth(p)
+		p.Idle(nc.cfg.NodeMonitorPeriod)
+	}
+}
+
+// monitorNodeHealth is upstream monitorNodeHealth.
+func (nc *Controller) monitorNodeHealth(p *sim.Proc) {
+	nodes := nc.nodes.list()
+	added, deleted, newZoneRepresentatives := nc.classifyNodes(nodes)
+	for _, n := range newZoneRepresentatives {
+		nc.addPodEvictorForNewZone(n)
+	}
+	for _, n := range added {
+		nc.recordNodeEvent(n, ReasonRegisteredNode, "Registered Node "+n.Name+" in Controller")
+		nc.knownNodeSet[n.Name] = n
+		nc.addPodEvictorForNewZone(n)
+		nc.markNodeAsReachable(p, n)
+	}
+	for _, n := range deleted {
+		nc.recordNodeEvent(n, ReasonRemovingNode, "Removing Node "+n.Name+" from Controller")
+		delete(nc.knownNodeSet, n.Name)
+	}
+
+	zoneToNodeConditions := make(map[string][]*model.NodeCondition)
+	nc.parallelize(p, nodeUpdateWorkerSize, len(nodes), func(wp *sim.Proc, i int) {
+		nc.updateNode(wp, nodes[i], zoneToNodeConditions)
+	})
+	nc.handleDisruption(p, zoneToNodeConditions, nodes)
+}
+
+// updateNode is the per-node body of monitorNodeHealth (upstream updateNodeFunc).
+func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, zoneToNodeConditions map[string][]*model.NodeCondition) {
+	// Upstream deep-copies every node on every pass; here the cached node is read as is and
+	// copied only when tryUpdateNodeHealth has to change it (it returns the node to go on with).
+	node := cached
+	var observed model.NodeCondition
+	var current *model.NodeCondition
+	start := nc.k.Now()
+	for {
+		var err error
+		observed, current, node, err = nc.tryUpdateNodeHealth(p, node)
+		if err == nil {
+			break
+		}
+		name := node.Name
+		node, err = nc.getNode(p, name)
+		if err != nil {
+			nc.k.Emit(traceComponent, "health-update-failed", "Node "+name, 0, "get: "+err.Error())
+			return
+		}
+		// wait.PollImmediate(retrySleepTime, retrySleepTime*NodeHealthUpdateRetry): the
+		// poll gives up once its timeout has passed.
+		p.Sleep(retrySleepTime)
+		if nc.k.Now().Sub(start) >= retrySleepTime*NodeHealthUpdateRetry {
+			nc.k.Emit(traceComponent, "health-update-failed", "Node "+name, 0, "timed out; no pods will be evicted")
+			return
+		}
+	}
+
+	if _, excluded := node.Labels[LabelNodeExcludeDisruption]; !excluded {
+		zone := GetZoneKey(node)
+		zoneToNodeConditions[zone] = append(zoneToNodeConditions[zone], current)
+	}
+	nc.traceObservedReady(node, current)
+	if current == nil {
+		delete(nc.nodesToRetry, node.Name)
+		return
+	}
+	pods := nc.pods.onNode(node.Name)
+	nc.processTaintBaseEviction(p, node, &observed)
+
+	_, needsRetry := nc.nodesToRetry[node.Name]
+	transitioned := current.Status != model.ConditionTrue && observed.Status == model.ConditionTrue
+	if transitioned {
+		nc.recordNodeStatusChange(node, ReasonNodeNotReady)
+	}
+	if transitioned || (needsRetry && observed.Status != model.ConditionTrue) {
+		if err := nc.markPodsNotReady(p, pods, node.Name); err != nil {
+			nc.k.Emit(traceComponent, "mark-pods-not-ready-failed", "Node "+node.Name, 0, err.Error()+"; queued for retry")
+			nc.nodesToRetry[node.Name] = struct{}{}
+			return
+		}
+	}
+	delete(nc.nodesToRetry, node.Name)
+}
+
+func (nc *Controller) traceObservedReady(node *model.Node, current *model.NodeCondition) {
+	status := model.ConditionStatus("None")
+	if current != nil {
+		status = current.Status
+	}
+	prev, seen := nc.observedReady[node.Name]
+	if seen && prev == status {
+		return
+	}
+	nc.observedReady[node.Name] = status
+	detail := "ready=" + string(status)
+	if seen {
+		detail = "ready=" + string(prev) + "->" + string(status)
+	}
+	if h := nc.nodeHealth[node.Name]; h != nil {
+		detail += " probe=" + h.probeTimestamp.String()
+	}
+	nc.k.Emit(traceComponent, "node-health", "Node "+node.Name, node.ResourceVersion, detail)
+}
+
+// tryUpdateNodeHealth is upstream tryUpdateNodeHealth: it refreshes the node's probe timestamp
+// from a changed Ready heartbeat or a newer Lease renewal, and once the grace period has passed
+// without either, writes Ready, MemoryPressure, DiskPressure and PIDPressure as Unknown. It
+// returns the Ready condition as observed before and as it is after (nil if the node has none),
+// the node as it is now (a private copy if it had to be changed, else node itself, which is
+// not modified) and the error of the status write, if any.
+func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, node *model.Node) (observed model.NodeCondition, current *model.NodeCondition, _ *model.Node, err error) {
+	now := nc.k.Now()
+	health := nc.nodeHealth[node.Name].deepCopy()
+	defer func() { nc.nodeHealth[node.Name] = health }()
+
+	var grace time.Duration
+	current = getNodeCondition(&node.Status, model.NodeReady)
+	before := "None"
+	if current != nil {
+		before = string(current.Status)
+	}
+	if current == nil {
+		// The kubelet never posted a Ready condition: pretend one from the creation time.
+		observed = model.NodeCondition{
+			Type: model.NodeReady, Status: model.ConditionUnknown,
+			LastHeartbeatTime: node.CreationTimestamp, LastTransitionTime: node.CreationTimestamp,
+		}
+		grace = nc.cfg.NodeStartupGracePeriod
+		if health != nil {
+			health.status = &node.Status
+		} else {
+			health = &nodeHealthData{status: &node.Status, probeTimestamp: node.CreationTimestamp, readyTransitionTimestamp: node.CreationTimestamp}
+		}
+	} else {
+		observed = *current
+		grace = nc.cfg.NodeMonitorGracePeriod
+	}
+
+	var saved *model.NodeCondition
+	var savedLease *model.Lease
+	if health != nil {
+		saved = getNodeCondition(health.status, model.NodeReady)
+		savedLease = health.lease
+	}
+	switch {
+	case health == nil:
+		health = &nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: now}
+	case saved == nil && current != nil:
+		health = &nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: now}
+	case saved != nil && current == nil:
+		health = &nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: now}
+	case saved != nil && current != nil && saved.LastHeartbeatTime != current.LastHeartbeatTime:
+		transition := health.readyTransitionTimestamp
+		if saved.LastTransitionTime != current.LastTransitionTime {
+			transition = now
+		}
+		health = &nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: transition}
+	}
+	// A renewed Lease always refreshes the probe time, even if the kubelet never posted status.
+	observedLease, _ := nc.leases.get(NamespaceNodeLease, node.Name)
+	if observedLease != nil && (savedLease == nil || renewedBefore(savedLease, observedLease)) {
+		health.lease = observedLease
+		health.probeTimestamp = now
+	}
+
+	if now <= health.probeTimestamp.Add(grace) {
+		return observed, current, node, nil
+	}
+	if !needsUnknown(&node.Status) {
+		// Every condition is Unknown already: the edit below would change nothing.
+		return observed, current, node, nil
+	}
+	node = node.DeepCopy()
+	for _, ct := range unknownConditionTypes {
+		c := getNodeCondition(&node.Status, ct)
+		if c == nil {
+			node.Status.Conditions = append(node.Status.Conditions, model.NodeCondition{
+				Type: ct, Status: model.ConditionUnknown,
+				Reason: reasonNodeStatusNeverUpdated, Message: messageNodeStatusNeverUpd,
+				LastHeartbeatTime: node.CreationTimestamp, LastTransitionTime: now,
+			})
+			continue
+		}
+		if c.Status != model.ConditionUnknown {
+			c.Status = model.ConditionUnknown
+			c.Reason = reasonNodeStatusUnknown
+			c.Message = messageNodeStatusUnknown
+			c.LastTransitionTime = now
+		}
+	}
+	current = getNodeCondition(&node.Status, model.NodeReady)
+	if *current == observed {
+		return observed, current, node, nil
+	}
+	updated, err := nc.updateNodeStatus(p, node)
+	if err != nil {
+		nc.k.Emit(traceComponent, "node-status-update-failed", "Node "+node.Name, 0, err.Error())
+		return observed, current, node, err
+	}
+	nc.k.Emit(traceComponent, "mark-unknown", "Node "+node.Name, updated.ResourceVersion,
+		"ready="+before+"->Unknown silent-since="+health.probeTimestamp.String()+" grace="+grace.String())
+	health = &nodeHealthData{status: &node.Status, probeTimestamp: health.probeTimestamp, readyTransitionTimestamp: nc.k.Now(), lease: observedLease}
+	return observed, current, node, nil
+}
+
+// unknownConditionTypes are the conditions tryUpdateNodeHealth sets to Unknown; upstream leaves
+// NetworkUnavailable alone, as the control plane manages it.
+var unknownConditionTypes = [...]string{model.NodeReady, model.NodeMemoryPressure, model.NodeDiskPressure, model.NodePIDPressure}
+
+// needsUnknown reports whether marking the node Unknown would change its status.
+func needsUnknown(status *model.NodeStatus) bool {
+	for _, ct := range unknownConditionTypes {
+		c := getNodeCondition(status, ct)
+		if c == nil || c.Status != model.ConditionUnknown {
+			return true
+		}
+	}
+	return false
+}
+
+// renewedBefore is upstream savedLease.Spec.RenewTime.Before(observedLease.Spec.RenewTime):
+// false when either time is unset.
+func renewedBefore(saved, observed *model.Lease) bool {
+	if saved.Spec.RenewTime == nil || observed.Spec.RenewTime == nil {
+		return false
+	}
+	return *saved.Spec.RenewTime < *observed.Spec.RenewTime
+}
+
+// processTaintBaseEviction is upstream processTaintBaseEviction, driven by the Ready
+// condition as observed before this pass's own update.
+func (nc *Controller) processTaintBaseEviction(p *sim.Proc, node *model.Node, observed *model.NodeCondition) {
+	switch observed.Status {
+	case model.ConditionFalse:
+		if taintExists(node.Spec.Taints, &unreachableTaintTemplate) {
+			// Swap at once rather than wait for the rate limiter: the node is tainted already.
+			nc.swapNodeControllerTaint(p, []model.Taint{notReadyTaintTemplate}, []model.Taint{unreachableTaintTemplate}, node)
+		} else {
+			nc.markNodeForTainting(node, model.ConditionFalse)
+		}
+	case model.ConditionUnknown:
+		if taintExists(node.Spec.Taints, &notReadyTaintTemplate) {
+			nc.swapNodeControllerTaint(p, []model.Taint{unreachableTaintTemplate}, []model.Taint{notReadyTaintTemplate}, node)
+		} else {
+			nc.markNodeForTainting(node, model.ConditionUnknown)
+		}
+	case model.ConditionTrue:
+		nc.markNodeAsReachable(p, node)
+	}
+}
+
+// markNodeForTainting is upstream markNodeForTainting: a node whose matching taint is missing
+// is re-queued from scratch (so, as upstream, a node waiting for a token is re-queued at every
+// pass); the result says whether it entered the queue. Only the first queueing is traced.
+func (nc *Controller) markNodeForTainting(node *model.Node, status model.ConditionStatus) bool {
+	zone := GetZoneKey(node)
+	q := nc.zoneTainter[zone]
+	if q == nil {
+		return false
+	}
+	if status == model.ConditionFalse && !taintExists(node.Spec.Taints, &notReadyTaintTemplate) {
+		q.Remove(node.Name)
+	}
+	if status == model.ConditionUnknown && !taintExists(node.Spec.Taints, &unreachableTaintTemplate) {
+		q.Remove(node.Name)
+	}
+	added := q.Add(node.Name, node.UID)
+	if !added {
+		return false
+	}
+	if _, ok := nc.queuedSince[node.Name]; !ok {
+		nc.queuedSince[node.Name] = nc.k.Now()
+		nc.k.Emit(traceComponent, "taint-queued", "Node "+node.Name, node.ResourceVersion,
+			"ready="+string(status)+" zone="+ZoneDisplayName(zone))
+	}
+	nc.wakeTainter()
+	return true
+}
+
+// taintDone records that node left zone's queue tainted by a write started at start (for
+// LimiterStats: the wait ends when the tainting pass picked the node, not when the API answered).
+func (nc *Controller) taintDone(zone, node string, start sim.Time) {
+	since, ok := nc.queuedSince[node]
+	if !ok {
+		return
+	}
+	delete(nc.queuedSince, node)
+	st := nc.taintStats[zone]
+	if st == nil {
+		st = &zoneTaintStats{}
+		nc.taintStats[zone] = st
+	}
+	wait := start.Sub(since)
+	st.tainted++
+	st.waitTotal += wait
+	if wait > st.maxWait {
+		st.maxWait = wait
+	}
+	if wait > NodeEvictionPeriod {
+		st.waited++
+	}
+}
+
+// markNodeAsReachable is upstream markNodeAsReachable: remove both NoExecute taints and take
+// the node out of its zone queue. It reports whether the node was queued (or tainted before).
+func (nc *Controller) markNodeAsReachable(p *sim.Proc, node *model.Node) (bool, error) {
+	if err := nc.removeTaintOffNode(p, node.Name, node, unreachableTaintTemplate); err != nil {
+		nc.k.Emit(traceComponent, "taint-remove-failed", "Node "+node.Name, 0, err.Error())
+		return false, err
+	}
+	if err := nc.removeTaintOffNode(p, node.Name, node, notReadyTaintTemplate); err != nil {
+		nc.k.Emit(traceComponent, "taint-remove-failed", "Node "+node.Name, 0, err.Error())
+		return false, err
+	}
+	delete(nc.queuedSince, node.Name)
+	q := nc.zoneTainter[GetZoneKey(node)]
+	if q == nil {
+		return false, nil
+	}
+	return q.Remove(node.Name), nil
+}
+
+// handleDisruption is upstream handleDisruption: compute every zone's state; if every zone is
+// fully disrupted assume the control plane, not the nodes, is cut off and stop all tainting
+// (removing the NoExecute taints everywhere); otherwise set each zone's rate by its state.
+// Zones are visited in sorted order (upstream iterates a map).
+func (nc *Controller) handleDisruption(p *sim.Proc, zoneToNodeConditions map[string][]*model.NodeCondition, nodes []*model.Node) {
+	newZoneStates := make(map[string]ZoneHealth, len(zoneToNodeConditions))
+	allAreFullyDisrupted := true
+	for _, k := range sortedKeys(zoneToNodeConditions) {
+		v := zoneToNodeConditions[k]
+		unhealthy, state := ComputeZoneState(v, nc.cfg.UnhealthyZoneThreshold)
+		nc.zoneCounts[k] = [2]int{len(v), unhealthy}
+		if state != ZoneFullDisruption {
+			allAreFullyDisrupted = false
+		}
+		newZoneStates[k] = state
+		if _, had := nc.zoneStates[k]; !had {
+			nc.zoneStates[k] = ZoneInitial
+		}
+	}
+	allWasFullyDisrupted := true
+	for _, k := range sortedKeys(nc.zoneStates) {
+		if _, have := zoneToNodeConditions[k]; !have {
+			delete(nc.zoneStates, k)
+			delete(nc.zoneCounts, k)
+			continue
+		}
+		if nc.zoneStates[k] != ZoneFullDisruption {
+			allWasFullyDisrupted = false
+		}
+	}
+	if allAreFullyDisrupted && allWasFullyDisrupted {
+		return
+	}
+	if allAreFullyDisrupted {
+		nc.k.Emit(traceComponent, "disruption-mode", "cluster", 0, "enter: every zone is FullDisruption; stopping all tainting")
+		for _, n := range nodes {
+			nc.markNodeAsReachable(p, n)
+		}
+		for _, k := range sortedKeys(nc.zoneStates) {
+			nc.swapZoneLimiter(k, 0)
+			nc.setZoneState(k, ZoneFullDisruption)
+		}
+		return
+	}
+	if allWasFullyDisrupted {
+		nc.k.Emit(traceComponent, "disruption-mode", "cluster", 0, "exit: some nodes are Ready; every node gets a fresh grace period")
+		now := nc.k.Now()
+		for _, n := range nodes {
+			h := nc.nodeHealth[n.Name].deepCopy()
+			if h == nil {
+				continue
+			}
+			h.probeTimestamp = now
+			h.readyTransitionTimestamp = now
+			nc.nodeHealth[n.Name] = h
+		}
+		for _, k := range sortedKeys(nc.zoneStates) {
+			nc.setLimiterInZone(k, len(zoneToNodeConditions[k]), newZoneStates[k])
+			nc.setZoneState(k, newZoneStates[k])
+		}
+		return
+	}
+	for _, k := range sortedKeys(nc.zoneStates) {
+		newState := newZoneStates[k]
+		if nc.zoneStates[k] == newState {
+			continue
+		}
+		nc.setLimiterInZone(k, len(zoneToNodeConditions[k]), newState)
+		nc.setZoneState(k, newState)
+	}
+}
+
+func (nc *Controller) setZoneState(k string, state ZoneHealth) {
+	old := nc.zoneStates[k]
+	nc.zoneStates[k] = state
+	if old == state {
+		return
+	}
+	counts := nc.zoneCounts[k]
+	nc.k.Emit(traceComponent, "zone-state", "zone "+ZoneDisplayName(k), 0,
+		string(old)+"->"+string(state)+" nodes="+strconv.Itoa(counts[0])+" not-ready="+strconv.Itoa(counts[1]))
+}
+
+// setLimiterInZone is upstream setLimiterInZone.
+func (nc *Controller) setLimiterInZone(zone string, zoneSize int, state ZoneHealth) {
+	if qps, ok := ZoneEvictionQPS(nc.cfg, zoneSize, state); ok {
+		nc.swapZoneLimiter(zone, qps)
+	}
+}
+
+// swapZoneLimiter sets a zone's tainting rate, tracing a change.
+func (nc *Controller) swapZoneLimiter(zone string, qps float32) {
+	q := nc.zoneTainter[zone]
+	if q == nil {
+		return
+	}
+	old := q.QPS()
+	q.SwapLimiter(qps)
+	if q.QPS() == old {
+		return
+	}
+	nc.k.Emit(traceComponent, "zone-rate", "zone "+ZoneDisplayName(zone), 0,
+		"eviction-qps="+formatQPS(old)+"->"+formatQPS(q.QPS()))
+	nc.wakeTainter()
+}
+
+func formatQPS(q float32) string { return strconv.FormatFloat(float64(q), 'g', -1, 32) }
+
+// classifyNodes is upstream classifyNodes: nodes not yet known, known nodes that are gone, and
+// known nodes whose zone has no state (a new zone).
+func (nc *Controller) classifyNodes(all []*model.Node) (added, deleted, newZoneRepresentatives []*model.Node) {
+	for _, n := range all {
+		if _, known := nc.knownNodeSet[n.Name]; !known {
+			added = append(added, n)
+		} else if _, found := nc.zoneStates[GetZoneKey(n)]; !found {
+			newZoneRepresentatives = append(newZoneRepresentatives, n)
+		}
+	}
+	if len(nc.knownNodeSet)+len(added) != len(all) {
+		present := make(map[string]struct{}, len(all))
+		for _, n := range all {
+			present[n.Name] = struct{}{}
+		}
+		for _, name := range sortedKeys(nc.knownNodeSet) {
+			if _, ok := present[name]; !ok {
+				deleted = append(deleted, nc.knownNodeSet[name])
+			}
+		}
+	}
+	return added, deleted, newZoneRepresentatives
+}
+
+// addPodEvictorForNewZone is upstream addPodEvictorForNewZone: a zone seen for the first time
+// gets state Initial and a tainting queue at NodeEvictionRate.
+func (nc *Controller) addPodEvictorForNewZone(node *model.Node) {
+	zone := GetZoneKey(node)
+	if _, found := nc.zoneStates[zone]; found {
+		return
+	}
+	nc.zoneStates[zone] = ZoneInitial
+	nc.zoneTainter[zone] = NewRateLimitedTimedQueue(nc.k, nc.cfg.NodeEvictionRate)
+	nc.k.Emit(traceComponent, "zone-added", "zone "+ZoneDisplayName(zone), 0, "eviction-qps="+formatQPS(nc.cfg.NodeEvictionRate))
+}
+
+// parallelize is upstream workqueue.ParallelizeUntil: up to workers processes take the pieces
+// in order; the caller waits until every piece is done.
+func (nc *Controller) parallelize(p *sim.Proc, workers, pieces int, fn func(wp *sim.Proc, i int)) {
+	if pieces == 0 {
+		return
+	}
+	if workers > pieces {
+		workers = pieces
+	}
+	next, remaining := 0, workers
+	for w := 0; w < workers; w++ {
+		var hp *sim.Proc
+		hp = nc.k.Spawn(traceComponent+"-monitor-"+strconv.Itoa(w), func(wp *sim.Proc) {
+			defer func() {
+				delete(nc.helpers, hp)
+				remaining--
+				if remaining == 0 {
+					p.Unpark()
+				}
+			}()
+			for next < pieces {
+				i := next
+				next++
+				fn(wp, i)
+			}
+		})
+		nc.helpers[hp] = struct{}{}
+	}
+	for remaining > 0 {
+		p.Park()
+	}
+}
+
+// doNodeProcessingPassWorker is upstream doNodeProcessingPassWorker (the label reconcile part
+// is not modelled: the simulator has no beta OS/arch labels).
+func (nc *Controller) doNodeProcessingPassWorker(p *sim.Proc) {
+	nc.waitForCacheSync(p)
+	q := nc.nodeUpdateQueue
+	for {
+		name, shutdown := q.Get(p)
+		if shutdown {
+			return
+		}
+		nc.doNoScheduleTaintingPass(p, name)
+		q.Done(name)
+	}
+}
+
+// doNoScheduleTaintingPass is upstream doNoScheduleTaintingPass: make the node's NoSchedule
+// condition taints (and the unschedulable taint) match its conditions and spec.
+func (nc *Controller) doNoScheduleTaintingPass(p *sim.Proc, nodeName string) {
+	node, ok := nc.nodes.get(nodeName)
+	if !ok {
+		return
+	}
+	want := NoScheduleTaintsFor(node)
+	have := managedNoScheduleTaints(node.Spec.Taints)
+	toAdd, toDel := taintSetDiff(want, have)
+	if len(toAdd) == 0 && len(toDel) == 0 {
+		return
+	}
+	nc.swapNodeControllerTaint(p, toAdd, toDel, node)
+}
+
+// podUpdated is upstream podUpdated: a pod newly bound to a node is checked against the
+// node's health.
+func (nc *Controller) podUpdated(oldPod, newPod *model.Pod) {
+	if newPod == nil || !nc.running {
+		return
+	}
+	if newPod.Spec.NodeName != "" && (oldPod == nil || newPod.Spec.NodeName != oldPod.Spec.NodeName) {
+		nc.podUpdateQueue.Add(podItem{namespace: newPod.Namespace, name: newPod.Name})
+	}
+}
+
+func (nc *Controller) doPodProcessingWorker(p *sim.Proc) {
+	nc.waitForCacheSync(p)
+	q := nc.podUpdateQueue
+	for {
+		item, shutdown := q.Get(p)
+		if shutdown {
+			return
+		}
+		nc.processPod(p, item)
+		q.Done(item)
+	}
+}
+
+// processPod is upstream processPod: a pod bound to a node that is not Ready is marked not
+// ready at once rather than at the next monitor pass.
+func (nc *Controller) processPod(p *sim.Proc, item podItem) {
+	pod, ok := nc.pods.get(item.namespace, item.name)
+	if !ok {
+		return
+	}
+	health := nc.nodeHealth[pod.Spec.NodeName]
+	if health == nil {
+		return
+	}
+	if _, ok := nc.nodes.get(pod.Spec.NodeName); !ok {
+		nc.podUpdateQueue.AddRateLimited(item)
+		return
+	}
+	ready := getNodeCondition(health.status, model.NodeReady)
+	if ready == nil || ready.Status == model.ConditionTrue {
+		return
+	}
+	if err := nc.markPodsNotReady(p, []*model.Pod{pod}, pod.Spec.NodeName); err != nil {
+		nc.podUpdateQueue.AddRateLimited(item)
+	}
+}
+
+// markPodsNotReady is upstream MarkPodsNotReady: set each pod's Ready condition to False
+// through the status subresource and leave a Warning NodeNotReady event on it. A pod already
+// gone is skipped; other errors are collected and the first is returned after trying all.
+func (nc *Controller) markPodsNotReady(p *sim.Proc, pods []*model.Pod, nodeName string) error {
+	var firstErr error
+	for _, cached := range pods {
+		if cached.Spec.NodeName != nodeName {
+			continue
+		}
+		pod := cached.DeepCopy()
+		for _, cond := range pod.Status.Conditions {
+			if cond.Type != model.PodReady {
+				continue
+			}
+			cond.Status = model.ConditionFalse
+			if !updatePodCondition(&pod.Status, cond, nc.k.Now()) {
+				break
+			}
+			updated, err := nc.updatePodStatus(p, pod)
+			if err != nil {
+				if isNotFound(err) {
+					continue
+				}
+				if firstErr == nil {
+					firstErr = err
+				}
+			} else {
+				nc.k.Emit(traceComponent, "mark-pod-not-ready", "Pod "+model.Key(pod), updated.ResourceVersion, "node="+nodeName)
+			}
+			nc.event(pod, model.EventTypeWarning, ReasonNodeNotReady, "Node is not ready")
+			break
+		}
+	}
+	return firstErr
+}
+
+// updatePodCondition is upstream pkg/api/v1/pod UpdatePodCondition.
+func updatePodCondition(status *model.PodStatus, condition model.PodCondition, now sim.Time) bool {
+	condition.LastTransitionTime = now
+	for i := range status.Conditions {
+		old := &status.Conditions[i]
+		if old.Type != condition.Type {
+			continue
+		}
+		if condition.Status == old.Status {
+			condition.LastTransitionTime = old.LastTransitionTime
+		}
+		equal := condition.Status == old.Status && condition.Reason == old.Reason && condition.Message == old.Message &&
+			condition.LastProbeTime == old.LastProbeTime && condition.LastTransitionTime == old.LastTransitionTime
+		status.Conditions[i] = condition
+		return !equal
+	}
+	status.Conditions = append(status.Conditions, condition)
+	return true
+}
+
+// recordNodeEvent is upstream RecordNodeEvent ("Node %s event: %s").
+func (nc *Controller) recordNodeEvent(node *model.Node, reason, event string) {
+	nc.event(node, model.EventTypeNormal, reason, "Node %s event: %s", node.Name, event)
+}
+
+// recordNodeStatusChange is upstream RecordNodeStatusChange ("Node %s status is now: %s").
+func (nc *Controller) recordNodeStatusChange(node *model.Node, newStatus string) {
+	nc.event(node, model.EventTypeNormal, newStatus, "Node %s status is now: %s", node.Name, newStatus)
+}
+
+func (nc *Controller) event(obj model.Object, eventType, reason, messageFmt string, args ...any) {
+	if nc.rec != nil {
+		nc.rec.Eventf(obj, eventType, reason, messageFmt, args...)
+	}
+}

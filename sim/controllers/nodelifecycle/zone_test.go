@@ -1,0 +1,239 @@
+package nodelifecycle
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+)
+
+func readyConds(statuses ...model.ConditionStatus) []*model.NodeCondition {
+	out := make([]*model.NodeCondition, len(statuses))
+	for i, s := range statuses {
+		if s == "" {
+			continue // a node without a Ready condition
+		}
+		out[i] = &model.NodeCondition{Type: model.NodeReady, Status: s}
+	}
+	return out
+}
+
+const (
+	T = model.ConditionTrue
+	F = model.ConditionFalse
+	U = model.ConditionUnknown
+)
+
+func TestComputeZoneState(t *testing.T) {
+	tests := []struct {
+		name         string
+		conds        []*model.NodeCondition
+		threshold    float32
+		wantNotReady int
+		want         ZoneHealth
+	}{
+		{"all ready", readyConds(T, T, T), 0.55, 0, ZoneNormal},
+		{"one of three down", readyConds(T, T, U), 0.55, 1, ZoneNormal},
+		{"two of two down is full", readyConds(U, F), 0.55, 2, ZoneFullDisruption},
+		{"single node down is full", readyConds(U), 0.55, 1, ZoneFullDisruption},
+		{"nil condition counts as not ready", readyConds("", ""), 0.55, 2, ZoneFullDisruption},
+		{"three of four down is partial", readyConds(T, U, U, F), 0.55, 3, ZonePartialDisruption},
+		{"two of three down: not more than two", readyConds(T, U, U), 0.55, 2, ZoneNormal},
+		{"three of six is 0.5: below threshold", readyConds(T, T, T, U, U, U), 0.55, 3, ZoneNormal},
+		{"11 of 20 is exactly 0.55 in float32", append(readyConds(U, U, U, U, U, U, U, U, U, U, U), readyConds(T, T, T, T, T, T, T, T, T)...), 0.55, 11, ZonePartialDisruption},
+		{"10 of 20 is below", append(readyConds(U, U, U, U, U, U, U, U, U, U), readyConds(T, T, T, T, T, T, T, T, T, T)...), 0.55, 10, ZoneNormal},
+		{"empty zone is normal", nil, 0.55, 0, ZoneNormal},
+		{"threshold 1: partial only when all but none ready", readyConds(T, U, U, U), 1, 3, ZoneNormal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			notReady, state := ComputeZoneState(tt.conds, tt.threshold)
+			assert.Equal(t, tt.wantNotReady, notReady)
+			assert.Equal(t, tt.want, state)
+		})
+	}
+}
+
+func TestZoneEvictionQPS(t *testing.T) {
+	cfg := DefaultConfig()
+	tests := []struct {
+		name   string
+		size   int
+		state  ZoneHealth
+		want   float32
+		wantOK bool
+	}{
+		{"normal", 10, ZoneNormal, 0.1, true},
+		{"partial small zone stops tainting", 10, ZonePartialDisruption, 0, true},
+		{"partial zone of exactly the threshold stops tainting", 50, ZonePartialDisruption, 0, true},
+		{"partial large zone gets the secondary rate", 51, ZonePartialDisruption, 0.01, true},
+		{"full disruption gets the healthy rate", 3, ZoneFullDisruption, 0.1, true},
+		{"initial leaves the limiter alone", 3, ZoneInitial, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			qps, ok := ZoneEvictionQPS(cfg, tt.size, tt.state)
+			assert.Equal(t, tt.wantOK, ok)
+			assert.Equal(t, tt.want, qps)
+		})
+	}
+}
+
+func TestNoExecuteTaintFor(t *testing.T) {
+	tests := []struct {
+		ready      model.ConditionStatus
+		add, del   string
+		wantTaint  bool
+		wantEffect model.TaintEffect
+	}{
+		{F, TaintNodeNotReady, TaintNodeUnreachable, true, model.TaintEffectNoExecute},
+		{U, TaintNodeUnreachable, TaintNodeNotReady, true, model.TaintEffectNoExecute},
+		{T, "", "", false, ""},
+		{"Bogus", "", "", false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.ready), func(t *testing.T) {
+			add, del, ok := NoExecuteTaintFor(tt.ready)
+			require.Equal(t, tt.wantTaint, ok)
+			assert.Equal(t, tt.add, add.Key)
+			assert.Equal(t, tt.del, del.Key)
+			assert.Equal(t, tt.wantEffect, add.Effect)
+		})
+	}
+}
+
+func TestNoScheduleTaintsFor(t *testing.T) {
+	node := &model.Node{
+		Spec: model.NodeSpec{Unschedulable: true},
+		Status: model.NodeStatus{Conditions: []model.NodeCondition{
+			{Type: model.NodeReady, Status: U},
+			{Type: model.NodeMemoryPressure, Status: T},
+			{Type: model.NodeDiskPressure, Status: F},
+			{Type: model.NodePIDPressure, Status: T},
+			{Type: model.NodeNetworkUnavailable, Status: T},
+		}},
+	}
+	var keys []string
+	for _, tn := range NoScheduleTaintsFor(node) {
+		assert.Equal(t, model.TaintEffectNoSchedule, tn.Effect)
+		assert.Nil(t, tn.TimeAdded)
+		keys = append(keys, tn.Key)
+	}
+	assert.Equal(t, []string{TaintNodeUnreachable, TaintNodeMemoryPressure, TaintNodePIDPressure, TaintNodeNetworkUnavailable, TaintNodeUnschedulable}, keys)
+
+	node.Status.Conditions = []model.NodeCondition{{Type: model.NodeReady, Status: F}}
+	node.Spec.Unschedulable = false
+	got := NoScheduleTaintsFor(node)
+	require.Len(t, got, 1)
+	assert.Equal(t, TaintNodeNotReady, got[0].Key)
+
+	node.Status.Conditions = []model.NodeCondition{{Type: model.NodeReady, Status: T}}
+	assert.Empty(t, NoScheduleTaintsFor(node))
+}
+
+func TestTaintHelpers(t *testing.T) {
+	at := sim.Time(5)
+	base := []model.Taint{
+		{Key: "a", Effect: model.TaintEffectNoSchedule},
+		{Key: TaintNodeUnreachable, Effect: model.TaintEffectNoExecute, TimeAdded: &at},
+	}
+
+	// Same key and effect, different TimeAdded: replaced in place.
+	later := sim.Time(9)
+	out, changed := addOrUpdateTaint(base, model.Taint{Key: TaintNodeUnreachable, Effect: model.TaintEffectNoExecute, TimeAdded: &later})
+	require.True(t, changed)
+	require.Len(t, out, 2)
+	assert.Equal(t, later, *out[1].TimeAdded)
+	assert.Equal(t, at, *base[1].TimeAdded, "input must not change")
+
+	// Semantically equal: no change.
+	_, changed = addOrUpdateTaint(base, model.Taint{Key: TaintNodeUnreachable, Effect: model.TaintEffectNoExecute, TimeAdded: &at})
+	assert.False(t, changed)
+
+	// Same key, other effect: appended.
+	out, changed = addOrUpdateTaint(base, model.Taint{Key: TaintNodeUnreachable, Effect: model.TaintEffectNoSchedule})
+	assert.True(t, changed)
+	assert.Len(t, out, 3)
+
+	out, changed = deleteTaint(base, &unreachableTaintTemplate)
+	assert.True(t, changed)
+	assert.Equal(t, []model.Taint{base[0]}, out)
+	_, changed = deleteTaint(base, &notReadyTaintTemplate)
+	assert.False(t, changed)
+
+	toAdd, toDel := taintSetDiff(
+		[]model.Taint{{Key: TaintNodeNotReady, Effect: model.TaintEffectNoSchedule}, {Key: "a", Effect: model.TaintEffectNoSchedule}},
+		[]model.Taint{{Key: "a", Effect: model.TaintEffectNoSchedule}, {Key: TaintNodeUnreachable, Effect: model.TaintEffectNoSchedule}},
+	)
+	require.Len(t, toAdd, 1)
+	require.Len(t, toDel, 1)
+	assert.Equal(t, TaintNodeNotReady, toAdd[0].Key)
+	assert.Equal(t, TaintNodeUnreachable, toDel[0].Key)
+
+	managed := managedNoScheduleTaints([]model.Taint{
+		{Key: "user", Effect: model.TaintEffectNoSchedule},
+		{Key: TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule},
+		{Key: TaintNodeUnreachable, Effect: model.TaintEffectNoExecute},
+		{Key: TaintNodeDiskPressure, Effect: model.TaintEffectNoSchedule},
+	})
+	require.Len(t, managed, 2)
+	assert.Equal(t, TaintNodeUnschedulable, managed[0].Key)
+	assert.Equal(t, TaintNodeDiskPressure, managed[1].Key)
+}
+
+func TestGetZoneKey(t *testing.T) {
+	tests := []struct {
+		name   string
+		labels map[string]string
+		want   string
+		show   string
+	}{
+		{"no labels", nil, "", "(none)"},
+		{"zone only", map[string]string{LabelTopologyZone: "a"}, ":\x00:a", "a"},
+		{"region and zone", map[string]string{LabelTopologyZone: "a", LabelTopologyRegion: "r"}, "r:\x00:a", "r/a"},
+		{"beta labels win", map[string]string{LabelTopologyZone: "a", LabelFailureDomainBetaZone: "b"}, ":\x00:b", "b"},
+		{"unrelated labels", map[string]string{"x": "y"}, "", "(none)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			key := GetZoneKey(&model.Node{ObjectMeta: model.ObjectMeta{Labels: tt.labels}})
+			assert.Equal(t, tt.want, key)
+			assert.Equal(t, tt.show, ZoneDisplayName(key))
+		})
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	require.NoError(t, DefaultConfig().Validate())
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+		flag   string
+	}{
+		{"zero period", func(c *Config) { c.NodeMonitorPeriod = 0 }, "node-monitor-period"},
+		{"negative grace", func(c *Config) { c.NodeMonitorGracePeriod = -1 }, "node-monitor-grace-period"},
+		{"huge startup grace", func(c *Config) { c.NodeStartupGracePeriod = 25 * 3600e9 }, "node-startup-grace-period"},
+		{"negative rate", func(c *Config) { c.NodeEvictionRate = -0.1 }, "node-eviction-rate"},
+		{"NaN secondary rate", func(c *Config) { c.SecondaryNodeEvictionRate = float32(nan()) }, "secondary-node-eviction-rate"},
+		{"negative threshold size", func(c *Config) { c.LargeClusterSizeThreshold = -1 }, "large-cluster-size-threshold"},
+		{"zero unhealthy threshold", func(c *Config) { c.UnhealthyZoneThreshold = 0 }, "unhealthy-zone-threshold"},
+		{"unhealthy threshold above 1", func(c *Config) { c.UnhealthyZoneThreshold = 1.5 }, "unhealthy-zone-threshold"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := DefaultConfig()
+			tt.mutate(&c)
+			err := c.Validate()
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "--"+tt.flag)
+		})
+	}
+}
+
+func nan() float64 {
+	zero := 0.0
+	return zero / zero
+}

@@ -1,0 +1,370 @@
+package replicaset
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"time"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/client/workqueue"
+)
+
+// Component is the name the controller uses in traces, process names and as its event source
+// (upstream EventSource{Component: "replicaset-controller"}).
+const Component = "replicaset-controller"
+
+// Stats are the controller's counters since New, plus its work queue's metrics.
+type Stats struct {
+	// Syncs counts finished syncReplicaSet calls; SyncErrors those that returned an error.
+	Syncs, SyncErrors uint64
+	// SyncDurationTotal is the virtual time spent in syncReplicaSet.
+	SyncDurationTotal time.Duration
+	// PodsCreated and PodsDeleted count successful API calls; CreateErrors and DeleteErrors
+	// failed ones (a NotFound delete is not counted as an error).
+	PodsCreated, CreateErrors, PodsDeleted, DeleteErrors uint64
+	// SlowStartBatches counts batches of pod creations started.
+	SlowStartBatches uint64
+	// Adoptions and Releases count successful ownerReference patches.
+	Adoptions, Releases uint64
+	// StatusUpdates counts status writes that succeeded; StatusUpdateErrors those that failed
+	// after the retries.
+	StatusUpdates, StatusUpdateErrors uint64
+	// Queue is the work queue's metrics.
+	Queue workqueue.Stats
+}
+
+// Controller is the ReplicaSet controller: it keeps the number of active pods owned by every
+// ReplicaSet at spec.replicas and reports what it sees in the ReplicaSet's status (upstream
+// ReplicaSetController).
+type Controller struct {
+	k        *sim.Kernel
+	client   *client.Client
+	factory  *client.SharedInformerFactory
+	recorder record.Recorder
+	cfg      Config
+
+	rsInformer  *client.Informer
+	podInformer *client.Informer
+
+	queue        *workqueue.RateLimiting[string]
+	expectations *UIDTrackingControllerExpectations
+
+	// syncHandler is syncReplicaSet; it is a field so that tests can observe or replace the
+	// sync without a full world (the upstream test seam of the same name).
+	syncHandler func(ctx context.Context, key string) error
+
+	main    *sim.Proc
+	workers []*sim.Proc
+	stopped bool
+	stats   Stats
+}
+
+// New builds the controller on the shared informers of f (ReplicaSets and Pods), registers its
+// event handlers, and returns it stopped; the caller starts f and calls Start. It returns an
+// error if cfg is invalid.
+func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec record.Recorder, cfg Config) (*Controller, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	rsc := &Controller{
+		k:            k,
+		client:       c,
+		factory:      f,
+		recorder:     rec,
+		cfg:          cfg,
+		rsInformer:   f.For(model.KindReplicaSet),
+		podInformer:  f.For(model.KindPod),
+		expectations: NewUIDTrackingControllerExpectations(NewControllerExpectations(k.Now, cfg.ExpectationsTimeout)),
+		queue:        workqueue.NewRateLimiting[string](k, "replicaset", workqueue.DefaultControllerRateLimiter[string]()),
+	}
+	rsc.syncHandler = rsc.syncReplicaSet
+	if err := rsc.podInformer.AddIndexers(client.Indexers{indexClaimCandidates: claimCandidatesIndexFunc}); err != nil {
+		return nil, err
+	}
+	rsc.rsInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { rsc.addRS(obj) },
+		UpdateFunc: rsc.updateRS,
+		DeleteFunc: rsc.deleteRS,
+	})
+	rsc.podInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { rsc.addPod(obj) },
+		UpdateFunc: rsc.updatePod,
+		DeleteFunc: rsc.deletePod,
+	})
+	return rsc, nil
+}
+
+// Start spawns the controller process: it waits for the ReplicaSet and Pod caches to sync,
+// then starts ConcurrentReplicaSetSyncs workers (upstream Run). Start after Stop does nothing:
+// a restarted controller is a new Controller.
+func (rsc *Controller) Start() {
+	if rsc.main != nil || rsc.stopped {
+		return
+	}
+	rsc.main = rsc.k.Spawn(Component, func(p *sim.Proc) {
+		rsc.rsInformer.WaitForSync(p)
+		rsc.podInformer.WaitForSync(p)
+		rsc.k.Emit(Component, "started", "", 0, fmt.Sprintf("workers=%d", rsc.cfg.ConcurrentReplicaSetSyncs))
+		for i := 0; i < rsc.cfg.ConcurrentReplicaSetSyncs; i++ {
+			rsc.workers = append(rsc.workers, rsc.k.Spawn(fmt.Sprintf("%s/worker-%d", Component, i), rsc.worker))
+		}
+	})
+}
+
+// Stop shuts the queue down and kills the controller's processes (a controller-manager
+// restart); a sync in progress is abandoned where it blocks, as a killed process would be.
+// Pod creations and deletions already handed to their own processes still complete.
+func (rsc *Controller) Stop() {
+	if rsc.stopped {
+		return
+	}
+	rsc.stopped = true
+	rsc.queue.ShutDown()
+	if rsc.main != nil {
+		rsc.main.Kill()
+	}
+	for _, w := range rsc.workers {
+		w.Kill()
+	}
+}
+
+// Expectations returns the controller's expectations, for tests and the recorder. It is the
+// live store: callers must only read it.
+func (rsc *Controller) Expectations() *UIDTrackingControllerExpectations { return rsc.expectations }
+
+// Stats returns the controller's counters now.
+func (rsc *Controller) Stats() Stats {
+	s := rsc.stats
+	s.Queue = rsc.queue.Stats()
+	return s
+}
+
+// worker drains the queue until it shuts down (upstream worker / processNextWorkItem): a
+// sync error requeues the key with the rate limiter's backoff, success forgets its backoff.
+func (rsc *Controller) worker(p *sim.Proc) {
+	for rsc.processNextWorkItem(p) {
+	}
+}
+
+func (rsc *Controller) processNextWorkItem(ctx context.Context) bool {
+	key, quit := rsc.queue.Get(ctx)
+	if quit {
+		return false
+	}
+	defer rsc.queue.Done(key)
+	start := rsc.k.Now()
+	err := rsc.syncHandler(ctx, key)
+	rsc.stats.Syncs++
+	rsc.stats.SyncDurationTotal += rsc.k.Now().Sub(start)
+	if err == nil {
+		rsc.queue.Forget(key)
+		return true
+	}
+	rsc.stats.SyncErrors++
+	rsc.k.Emit(Component, "sync-error", "ReplicaSet "+key, 0, err.Error())
+	rsc.queue.AddRateLimited(key)
+	return true
+}
+
+// ---- event handlers (upstream replica_set.go) ----
+
+func (rsc *Controller) enqueue(rs *model.ReplicaSet) { rsc.queue.Add(model.Key(rs)) }
+
+func (rsc *Controller) addRS(obj model.Object) {
+	if rs, ok := obj.(*model.ReplicaSet); ok {
+		rsc.enqueue(rs)
+	}
+}
+
+// updateRS always enqueues: a resync then retries ReplicaSets whose creations failed, and a
+// status write's own event costs only a cheap sync. A changed UID means the object was
+// deleted and recreated between two observations: the old one is handled as deleted first.
+func (rsc *Controller) updateRS(oldObj, curObj model.Object) {
+	oldRS, ok1 := oldObj.(*model.ReplicaSet)
+	curRS, ok2 := curObj.(*model.ReplicaSet)
+	if !ok1 || !ok2 {
+		return
+	}
+	if curRS.UID != oldRS.UID {
+		rsc.deleteRS(client.DeletedFinalStateUnknown{Key: model.Key(oldRS), Obj: oldRS})
+	}
+	rsc.enqueue(curRS)
+}
+
+// deleteRS forgets the ReplicaSet's expectations, so that a new one with the same name starts
+// clean, and enqueues the key (the sync then finds it gone).
+func (rsc *Controller) deleteRS(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	rs, ok := o.(*model.ReplicaSet)
+	if !ok {
+		return
+	}
+	key := model.Key(rs)
+	rsc.expectations.DeleteExpectations(key)
+	rsc.queue.Add(key)
+}
+
+// addPod observes a creation for the owning ReplicaSet, or, for an orphan, wakes every
+// ReplicaSet whose selector matches so that one may adopt it. A pod that already has a
+// deletionTimestamp (seen after a restart) counts as a deletion instead.
+func (rsc *Controller) addPod(obj model.Object) {
+	pod, ok := obj.(*model.Pod)
+	if !ok {
+		return
+	}
+	if pod.DeletionTimestamp != nil {
+		rsc.deletePod(pod)
+		return
+	}
+	if ref := model.ControllerOf(pod); ref != nil {
+		rs := rsc.resolveControllerRef(pod.Namespace, ref)
+		if rs == nil {
+			return
+		}
+		key := model.Key(rs)
+		rsc.expectations.CreationObserved(key)
+		rsc.queue.Add(key)
+		return
+	}
+	// An orphan: no controller is waiting for it, so no creation is observed.
+	for _, rs := range rsc.getPodReplicaSets(pod) {
+		rsc.enqueue(rs)
+	}
+}
+
+// updatePod wakes the ReplicaSets a pod change concerns. A resync (same resourceVersion) is
+// ignored. A pod that gains a deletionTimestamp counts as deleted at once, so that its
+// replacement is created without waiting for the grace period. A pod that becomes Ready under
+// a ReplicaSet with minReadySeconds also gets a sync minReadySeconds+1s later, when it turns
+// available (the extra second absorbs clock granularity, upstream issue 39785).
+func (rsc *Controller) updatePod(oldObj, curObj model.Object) {
+	oldPod, ok1 := oldObj.(*model.Pod)
+	curPod, ok2 := curObj.(*model.Pod)
+	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
+		return
+	}
+	labelChanged := !maps.Equal(curPod.Labels, oldPod.Labels)
+	if curPod.DeletionTimestamp != nil {
+		rsc.deletePod(curPod)
+		if labelChanged {
+			rsc.deletePod(oldPod)
+		}
+		return
+	}
+	curRef, oldRef := model.ControllerOf(curPod), model.ControllerOf(oldPod)
+	refChanged := !ownerRefEqual(curRef, oldRef)
+	if refChanged && oldRef != nil {
+		if rs := rsc.resolveControllerRef(oldPod.Namespace, oldRef); rs != nil {
+			rsc.enqueue(rs)
+		}
+	}
+	if curRef != nil {
+		rs := rsc.resolveControllerRef(curPod.Namespace, curRef)
+		if rs == nil {
+			return
+		}
+		rsc.enqueue(rs)
+		if !IsPodReady(oldPod) && IsPodReady(curPod) && rs.Spec.MinReadySeconds > 0 {
+			rsc.queue.AddAfter(model.Key(rs), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
+		}
+		return
+	}
+	if labelChanged || refChanged {
+		for _, rs := range rsc.getPodReplicaSets(curPod) {
+			rsc.enqueue(rs)
+		}
+	}
+}
+
+// deletePod observes a deletion for the owning ReplicaSet (obj may be a tombstone, whose pod
+// may be stale). Orphans concern no one.
+func (rsc *Controller) deletePod(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	pod, ok := o.(*model.Pod)
+	if !ok {
+		return
+	}
+	ref := model.ControllerOf(pod)
+	if ref == nil {
+		return
+	}
+	rs := rsc.resolveControllerRef(pod.Namespace, ref)
+	if rs == nil {
+		return
+	}
+	key := model.Key(rs)
+	rsc.expectations.DeletionObserved(key, podKey(pod))
+	rsc.queue.Add(key)
+}
+
+func ownerRefEqual(a, b *model.OwnerReference) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
+		boolPtrEqual(a.Controller, b.Controller) && boolPtrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
+}
+
+func boolPtrEqual(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// resolveControllerRef returns the cached ReplicaSet a controller reference points to, or nil
+// when the kind is not ReplicaSet, no ReplicaSet has that name, or the one that has it has
+// another UID (a different object with the same name).
+func (rsc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.ReplicaSet {
+	if ref.Kind != model.KindReplicaSet {
+		return nil
+	}
+	obj, ok := rsc.rsInformer.Get(namespace, ref.Name)
+	if !ok {
+		return nil
+	}
+	rs, ok := obj.(*model.ReplicaSet)
+	if !ok || rs.UID != ref.UID {
+		return nil
+	}
+	return rs
+}
+
+// getPodReplicaSets returns the cached ReplicaSets in the pod's namespace whose selector
+// matches its labels (upstream ReplicaSetLister.GetPodReplicaSets). A ReplicaSet with an
+// invalid, nil or empty selector matches nothing; a pod without labels matches nothing.
+func (rsc *Controller) getPodReplicaSets(pod *model.Pod) []*model.ReplicaSet {
+	if len(pod.Labels) == 0 {
+		return nil
+	}
+	var out []*model.ReplicaSet
+	for _, obj := range rsc.rsInformer.ListNamespace(pod.Namespace, nil) {
+		rs, ok := obj.(*model.ReplicaSet)
+		if !ok {
+			continue
+		}
+		selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+		if err != nil || selector.Empty() || !selector.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		out = append(out, rs)
+	}
+	if len(out) > 1 {
+		// Overlapping selectors are a user error; controller references keep it harmless.
+		rsc.k.Emit(Component, "overlapping-selectors", "Pod "+podKey(pod), 0, fmt.Sprintf("matches=%d", len(out)))
+	}
+	return out
+}

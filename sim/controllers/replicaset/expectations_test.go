@@ -1,0 +1,120 @@
+package replicaset
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/sim"
+)
+
+// fakeClock is a settable virtual clock for expectation tests.
+type fakeClock struct{ now sim.Time }
+
+func (c *fakeClock) Now() sim.Time { return c.now }
+
+func TestSatisfiedExpectations(t *testing.T) {
+	tests := []struct {
+		name    string
+		setup   func(e *UIDTrackingControllerExpectations, c *fakeClock)
+		advance time.Duration
+		want    bool
+	}{
+		{name: "no record", setup: func(*UIDTrackingControllerExpectations, *fakeClock) {}, want: true},
+		{name: "creations outstanding", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+			e.ExpectCreations("ns/rs", 3)
+			e.CreationObserved("ns/rs")
+			e.CreationObserved("ns/rs")
+		}, want: false},
+		{name: "creations all observed", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+			e.ExpectCreations("ns/rs", 2)
+			e.CreationObserved("ns/rs")
+			e.CreationObserved("ns/rs")
+		}, want: true},
+		{name: "more observed than expected is still fulfilled", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+			e.ExpectCreations("ns/rs", 1)
+			e.CreationObserved("ns/rs")
+			e.CreationObserved("ns/rs")
+		}, want: true},
+		{name: "outstanding at exactly the TTL is not expired", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+			e.ExpectCreations("ns/rs", 1)
+		}, advance: ExpectationsTimeout, want: false},
+		{name: "outstanding past the TTL is expired", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+			e.ExpectCreations("ns/rs", 1)
+		}, advance: ExpectationsTimeout + time.Nanosecond, want: true},
+		{name: "deleted record", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+			e.ExpectDeletions("ns/rs", []string{"ns/p1"})
+			e.DeleteExpectations("ns/rs")
+		}, want: true},
+		{name: "deletions outstanding", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+			e.ExpectDeletions("ns/rs", []string{"ns/p1", "ns/p2"})
+			e.DeletionObserved("ns/rs", "ns/p1")
+		}, want: false},
+		{name: "untracked pod deletions do not count", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+			e.ExpectDeletions("ns/rs", []string{"ns/p1"})
+			e.DeletionObserved("ns/rs", "ns/other")
+		}, want: false},
+		{name: "a new expectation resets the clock", setup: func(e *UIDTrackingControllerExpectations, c *fakeClock) {
+			e.ExpectCreations("ns/rs", 1)
+			c.now = c.now.Add(4 * time.Minute)
+			e.ExpectCreations("ns/rs", 1)
+		}, advance: 2 * time.Minute, want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &fakeClock{now: at(100)}
+			e := NewUIDTrackingControllerExpectations(NewControllerExpectations(c.Now, ExpectationsTimeout))
+			tc.setup(e, c)
+			c.now = c.now.Add(tc.advance)
+			assert.Equal(t, tc.want, e.SatisfiedExpectations("ns/rs"))
+		})
+	}
+}
+
+func TestUIDTrackingCountsADeleteOnce(t *testing.T) {
+	c := &fakeClock{}
+	e := NewUIDTrackingControllerExpectations(NewControllerExpectations(c.Now, ExpectationsTimeout))
+	e.ExpectDeletions("ns/rs", []string{"ns/p2", "ns/p1", "ns/p1"})
+	rec, ok := e.GetExpectations("ns/rs")
+	require.True(t, ok)
+	_, del := rec.GetExpectations()
+	assert.Equal(t, int64(2), del, "duplicate keys are one deletion")
+	assert.Equal(t, []string{"ns/p1", "ns/p2"}, e.GetUIDs("ns/rs"))
+
+	// The pod is seen first with a deletionTimestamp, then as deleted: one observation.
+	e.DeletionObserved("ns/rs", "ns/p1")
+	e.DeletionObserved("ns/rs", "ns/p1")
+	_, del = rec.GetExpectations()
+	assert.Equal(t, int64(1), del)
+	assert.False(t, e.SatisfiedExpectations("ns/rs"))
+	assert.Equal(t, []string{"ns/p2"}, e.GetUIDs("ns/rs"))
+
+	e.DeletionObserved("ns/rs", "ns/p2")
+	assert.True(t, e.SatisfiedExpectations("ns/rs"))
+	assert.Empty(t, e.GetUIDs("ns/rs"))
+
+	e.DeleteExpectations("ns/rs")
+	assert.Nil(t, e.GetUIDs("ns/rs"))
+	_, ok = e.GetExpectations("ns/rs")
+	assert.False(t, ok)
+}
+
+func TestExpectCreationsOverwritesDeletions(t *testing.T) {
+	c := &fakeClock{}
+	e := NewControllerExpectations(c.Now, ExpectationsTimeout)
+	e.ExpectDeletions("k", 4)
+	e.ExpectCreations("k", 2)
+	rec, _ := e.GetExpectations("k")
+	add, del := rec.GetExpectations()
+	assert.Equal(t, [2]int64{2, 0}, [2]int64{add, del})
+	e.RaiseExpectations("k", 1, 1)
+	e.LowerExpectations("k", 3, 0)
+	add, del = rec.GetExpectations()
+	assert.Equal(t, [2]int64{0, 1}, [2]int64{add, del})
+	// Observations without a record are ignored, and create none.
+	e.CreationObserved("none")
+	_, ok := e.GetExpectations("none")
+	assert.False(t, ok)
+}

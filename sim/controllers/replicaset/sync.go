@@ -1,0 +1,553 @@
+package replicaset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/client"
+)
+
+// namespaceTerminatingCause is the status cause of a create refused because its namespace is
+// being deleted (upstream v1.NamespaceTerminatingCause). Such a failure counts as success:
+// every creation would fail the same way and nothing can be done about it.
+const namespaceTerminatingCause metav1.CauseType = "NamespaceTerminating"
+
+// splitKey splits "namespace/name" (or "name").
+func splitKey(key string) (namespace, name string) {
+	if i := strings.IndexByte(key, '/'); i >= 0 {
+		return key[:i], key[i+1:]
+	}
+	return "", key
+}
+
+func rsRef(rs *model.ReplicaSet) string { return "ReplicaSet " + model.Key(rs) }
+
+// syncReplicaSet brings one ReplicaSet towards spec.replicas (upstream syncReplicaSet):
+//
+//  1. A ReplicaSet that is gone from the cache only has its expectations forgotten.
+//  2. Expectations are checked before listing, so that an observation arriving meanwhile
+//     cannot make a stale list look complete.
+//  3. The active pods of the namespace are claimed: matching orphans are adopted, owned pods
+//     that no longer match are released.
+//  4. Only if the expectations are satisfied and the ReplicaSet is not being deleted are pods
+//     created or deleted (manageReplicas).
+//  5. The status is always recomputed and written if it changed.
+//  6. With minReadySeconds, a ReplicaSet whose pods are all Ready but not yet all available is
+//     synced again minReadySeconds later, as a guard against clock skew.
+//
+// It returns manageReplicas' error (so the key is retried with backoff), or the error of the
+// claim or status update; a ReplicaSet with an invalid selector is skipped without error.
+func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
+	namespace, name := splitKey(key)
+	obj, ok := rsc.rsInformer.Get(namespace, name)
+	if !ok {
+		rsc.expectations.DeleteExpectations(key)
+		return nil
+	}
+	rs, ok := obj.(*model.ReplicaSet)
+	if !ok {
+		return nil
+	}
+	rsNeedsSync := rsc.expectations.SatisfiedExpectations(key)
+	selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+	if err != nil {
+		rsc.k.Emit(Component, "invalid-selector", rsRef(rs), rs.ResourceVersion, err.Error())
+		return nil
+	}
+	allPods := rsc.claimCandidates(rs)
+	activePods := FilterActivePods(allPods)
+	activePods, err = rsc.claimPods(ctx, rs, selector, activePods)
+	if err != nil {
+		return err
+	}
+	terminatingPods := filterClaimedPods(rs, selector, filterTerminatingPods(allPods))
+
+	var manageReplicasErr error
+	switch {
+	case rs.DeletionTimestamp != nil:
+	case !rsNeedsSync:
+		add, del := int64(0), int64(0)
+		if e, ok := rsc.expectations.GetExpectations(key); ok {
+			add, del = e.GetExpectations()
+		}
+		rsc.k.Emit(Component, "expectations-pending", rsRef(rs), rs.ResourceVersion, fmt.Sprintf("add=%d del=%d", add, del))
+	default:
+		manageReplicasErr = rsc.manageReplicas(ctx, activePods, rs)
+	}
+	rs = rs.DeepCopy()
+	newStatus := calculateStatus(rs, activePods, terminatingPods, manageReplicasErr, rsc.k.Now())
+	updatedRS, err := rsc.updateReplicaSetStatus(ctx, rs, newStatus)
+	if err != nil {
+		return err
+	}
+	if manageReplicasErr == nil && updatedRS.Spec.MinReadySeconds > 0 &&
+		updatedRS.Status.ReadyReplicas == specReplicas(updatedRS) &&
+		updatedRS.Status.AvailableReplicas != specReplicas(updatedRS) {
+		rsc.queue.AddAfter(key, time.Duration(updatedRS.Spec.MinReadySeconds)*time.Second)
+	}
+	return manageReplicasErr
+}
+
+// indexClaimCandidates indexes pods by the UID of their controller, or by "orphan/<namespace>"
+// for pods without one.
+const indexClaimCandidates = "replicaset-claim-candidates"
+
+func claimCandidatesIndexFunc(obj model.Object) []string {
+	if ref := model.ControllerOf(obj); ref != nil {
+		return []string{ref.UID}
+	}
+	return []string{"orphan/" + obj.Meta().Namespace}
+}
+
+// claimCandidates returns, sorted by key, the pods of rs's namespace that claimPods and the
+// terminating-pod count can act on: the pods rs controls and the orphans. Upstream lists every
+// pod in the namespace and skips the ones another controller owns; leaving those out of the
+// list gives the same claims and statuses at a cost that does not grow with the namespace.
+func (rsc *Controller) claimCandidates(rs *model.ReplicaSet) []*model.Pod {
+	owned := rsc.podInformer.ByIndex(indexClaimCandidates, rs.UID)
+	orphans := rsc.podInformer.ByIndex(indexClaimCandidates, "orphan/"+rs.Namespace)
+	out := make([]*model.Pod, 0, len(owned)+len(orphans))
+	for _, o := range owned {
+		if p, ok := o.(*model.Pod); ok && p.Namespace == rs.Namespace {
+			out = append(out, p)
+		}
+	}
+	for _, o := range orphans {
+		if p, ok := o.(*model.Pod); ok {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b *model.Pod) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func podsOf(objs []model.Object) []*model.Pod {
+	out := make([]*model.Pod, 0, len(objs))
+	for _, o := range objs {
+		if p, ok := o.(*model.Pod); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// filterTerminatingPods returns the pods being deleted that have not finished (upstream
+// controller.FilterTerminatingPods: deletionTimestamp set, phase neither Succeeded nor Failed).
+func filterTerminatingPods(pods []*model.Pod) []*model.Pod {
+	var out []*model.Pod
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil && p.Status.Phase != model.PodSucceeded && p.Status.Phase != model.PodFailed {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// filterClaimedPods returns the pods rs controls that its selector still matches (upstream
+// controller.FilterClaimedPods).
+func filterClaimedPods(rs *model.ReplicaSet, selector labels.Selector, pods []*model.Pod) []*model.Pod {
+	var out []*model.Pod
+	for _, p := range pods {
+		ref := model.ControllerOf(p)
+		if ref != nil && ref.UID == rs.UID && selector.Matches(labels.Set(p.Labels)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// manageReplicas creates or deletes pods so that len(activePods) moves towards
+// spec.replicas, at most BurstReplicas per call (upstream manageReplicas). It never modifies the
+// pods; it may reorder activePods. It returns the first creation or deletion error.
+func (rsc *Controller) manageReplicas(ctx context.Context, activePods []*model.Pod, rs *model.ReplicaSet) error {
+	want := int(specReplicas(rs))
+	diff := len(activePods) - want
+	key := model.Key(rs)
+	switch {
+	case diff < 0:
+		diff = min(-diff, rsc.cfg.BurstReplicas)
+		// Expect every creation before the first request goes out: the informer may observe
+		// a new pod before the create call returns.
+		rsc.expectations.ExpectCreations(key, diff)
+		rsc.k.Emit(Component, "too-few", rsRef(rs), rs.ResourceVersion, fmt.Sprintf("need=%d have=%d creating=%d", want, len(activePods), diff))
+		onBatch := func(size int) {
+			rsc.stats.SlowStartBatches++
+			rsc.k.Emit(Component, "slow-start-batch", rsRef(rs), 0, fmt.Sprintf("size=%d", size))
+		}
+		successful, err := slowStartBatch(ctx, Component+"/create", diff, rsc.cfg.SlowStartInitialBatchSize, onBatch, func(ctx context.Context) error {
+			err := rsc.createPod(ctx, rs)
+			if err != nil && apierrors.HasStatusCause(err, namespaceTerminatingCause) {
+				return nil
+			}
+			return err
+		})
+		// The pods never attempted (and the failed ones) will never be observed.
+		if skipped := diff - successful; skipped > 0 {
+			rsc.k.Emit(Component, "slow-start-skipped", rsRef(rs), 0, fmt.Sprintf("skipped=%d", skipped))
+			for i := 0; i < skipped; i++ {
+				rsc.expectations.CreationObserved(key)
+			}
+		}
+		return err
+	case diff > 0:
+		diff = min(diff, rsc.cfg.BurstReplicas)
+		relatedPods := rsc.getIndirectlyRelatedPods(rs)
+		podsToDelete := getPodsToDelete(activePods, relatedPods, diff, rsc.k.Now())
+		keys := make([]string, len(podsToDelete))
+		names := make([]string, len(podsToDelete))
+		for i, p := range podsToDelete {
+			keys[i] = podKey(p)
+			names[i] = p.Name
+		}
+		// Track the exact pods, so that each is counted once whether it is seen first with a
+		// deletionTimestamp or only as deleted.
+		rsc.expectations.ExpectDeletions(key, keys)
+		rsc.k.Emit(Component, "too-many", rsRef(rs), rs.ResourceVersion, fmt.Sprintf("need=%d have=%d deleting=%s", want, len(activePods), strings.Join(names, ",")))
+		errs := runConcurrently(ctx, Component+"/delete", len(podsToDelete), func(ctx context.Context, i int) error {
+			pod := podsToDelete[i]
+			if err := rsc.deletePodOf(ctx, rs, pod); err != nil {
+				// The informer will not observe this deletion.
+				rsc.expectations.DeletionObserved(key, podKey(pod))
+				if !apierrors.IsNotFound(err) {
+					return err
+				}
+			}
+			return nil
+		})
+		if len(errs) > 0 {
+			return errs[0]
+		}
+	}
+	return nil
+}
+
+// getIndirectlyRelatedPods returns the pods selected by every ReplicaSet with the same
+// controller as rs (its siblings under one Deployment), each once (upstream function of the
+// same name). A ReplicaSet without a controller has no related pods, so its scale-down
+// ranking sees no co-location.
+func (rsc *Controller) getIndirectlyRelatedPods(rs *model.ReplicaSet) []*model.Pod {
+	ref := model.ControllerOf(rs)
+	if ref == nil {
+		return nil
+	}
+	var related []*model.Pod
+	seen := make(map[string]bool)
+	for _, obj := range rsc.rsInformer.ByIndex(client.IndexOwnerUID, ref.UID) {
+		relatedRS, ok := obj.(*model.ReplicaSet)
+		if !ok {
+			continue
+		}
+		selector, err := metav1.LabelSelectorAsSelector(relatedRS.Spec.Selector)
+		if err != nil {
+			continue
+		}
+		for _, p := range podsOf(rsc.podInformer.ListNamespace(relatedRS.Namespace, selector)) {
+			if seen[p.UID] {
+				continue
+			}
+			seen[p.UID] = true
+			related = append(related, p)
+		}
+	}
+	return related
+}
+
+// ---- pod control (upstream controller_utils.go RealPodControl) ----
+
+// podFromTemplate builds the pod rs creates: template labels, annotations, finalizers and
+// spec, generateName "<rs name>-", and a controller reference to rs that blocks its foreground
+// deletion (upstream GetPodFromTemplate with metav1.NewControllerRef).
+func podFromTemplate(rs *model.ReplicaSet) *model.Pod {
+	var t model.PodTemplateSpec
+	rs.Spec.Template.DeepCopyInto(&t)
+	pod := &model.Pod{}
+	pod.Namespace = rs.Namespace
+	pod.GenerateName = rs.Name + "-"
+	pod.Labels = t.Labels
+	pod.Annotations = t.Annotations
+	pod.Finalizers = t.Finalizers
+	pod.OwnerReferences = []model.OwnerReference{controllerRef(rs)}
+	pod.Spec = t.Spec
+	return pod
+}
+
+func controllerRef(rs *model.ReplicaSet) model.OwnerReference {
+	return model.OwnerReference{
+		APIVersion:         replicaSetAPIVersion(),
+		Kind:               model.KindReplicaSet,
+		Name:               rs.Name,
+		UID:                rs.UID,
+		Controller:         model.Ptr(true),
+		BlockOwnerDeletion: model.Ptr(true),
+	}
+}
+
+func replicaSetAPIVersion() string {
+	if ki, ok := model.LookupKind(model.KindReplicaSet); ok {
+		return ki.APIVersion
+	}
+	return "apps/v1"
+}
+
+// createPod creates one pod for rs and records SuccessfulCreate, or FailedCreate unless the
+// namespace is terminating (upstream CreatePods). It returns the API error unchanged.
+func (rsc *Controller) createPod(ctx context.Context, rs *model.ReplicaSet) error {
+	pod := podFromTemplate(rs)
+	if len(pod.Labels) == 0 {
+		return fmt.Errorf("unable to create pods, no labels")
+	}
+	created, err := rsc.client.Create(ctx, pod)
+	if err != nil {
+		rsc.stats.CreateErrors++
+		if !apierrors.HasStatusCause(err, namespaceTerminatingCause) {
+			rsc.recorder.Eventf(rs, model.EventTypeWarning, FailedCreatePodReason, "Error creating: %v", err)
+		}
+		return err
+	}
+	rsc.stats.PodsCreated++
+	rsc.recorder.Eventf(rs, model.EventTypeNormal, SuccessfulCreatePodReason, "Created pod: %v", created.Meta().Name)
+	return nil
+}
+
+// deletePodOf deletes pod with default options (graceful) and records SuccessfulDelete or
+// FailedDelete (upstream DeletePod). A NotFound error is returned as is, without an event;
+// other errors are wrapped as "unable to delete pods: ...".
+func (rsc *Controller) deletePodOf(ctx context.Context, rs *model.ReplicaSet, pod *model.Pod) error {
+	err := rsc.client.Delete(ctx, model.KindPod, pod.Namespace, pod.Name, apiserver.DeleteOptions{})
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return err
+		}
+		rsc.stats.DeleteErrors++
+		rsc.recorder.Eventf(rs, model.EventTypeWarning, FailedDeletePodReason, "Error deleting: %v", err)
+		return fmt.Errorf("unable to delete pods: %v", err)
+	}
+	rsc.stats.PodsDeleted++
+	rsc.recorder.Eventf(rs, model.EventTypeNormal, SuccessfulDeletePodReason, "Deleted pod: %v", pod.Name)
+	return nil
+}
+
+// updateReplicaSetStatus writes newStatus with observedGeneration = rs.generation unless
+// nothing would change (upstream updateReplicaSetStatus). A failed write is retried
+// StatusUpdateRetries times, each after a fresh GET. It returns the ReplicaSet as written (rs
+// itself when nothing changed), or the last update error, or the GET error.
+func (rsc *Controller) updateReplicaSetStatus(ctx context.Context, rs *model.ReplicaSet, newStatus model.ReplicaSetStatus) (*model.ReplicaSet, error) {
+	if statusUnchanged(rs, newStatus) {
+		return rs, nil
+	}
+	newStatus.ObservedGeneration = rs.Generation
+	cur := rs
+	var updateErr error
+	for i := 0; ; i++ {
+		cur.Status = newStatus
+		updated, err := rsc.client.UpdateStatus(ctx, cur)
+		if err == nil {
+			rsc.stats.StatusUpdates++
+			out, _ := updated.(*model.ReplicaSet)
+			if out == nil {
+				return cur, nil
+			}
+			s := out.Status
+			rsc.k.Emit(Component, "update-status", rsRef(out), out.ResourceVersion, fmt.Sprintf("replicas=%d ready=%d available=%d terminating=%d observedGeneration=%d%s",
+				s.Replicas, s.ReadyReplicas, s.AvailableReplicas, derefInt32(s.TerminatingReplicas), s.ObservedGeneration, conditionSuffix(s)))
+			return out, nil
+		}
+		updateErr = err
+		rsc.k.Emit(Component, "update-status-error", rsRef(cur), cur.ResourceVersion, string(apierrors.ReasonForError(err)))
+		if i >= rsc.cfg.StatusUpdateRetries {
+			break
+		}
+		obj, getErr := rsc.client.Get(ctx, model.KindReplicaSet, rs.Namespace, rs.Name)
+		if getErr != nil {
+			rsc.stats.StatusUpdateErrors++
+			return nil, getErr
+		}
+		fresh, ok := obj.(*model.ReplicaSet)
+		if !ok {
+			return nil, fmt.Errorf("replicaset: GET %s returned a %s", model.Key(rs), obj.GetKind())
+		}
+		cur = fresh
+	}
+	rsc.stats.StatusUpdateErrors++
+	return nil, updateErr
+}
+
+func derefInt32(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func conditionSuffix(s model.ReplicaSetStatus) string {
+	if c := getCondition(s, ReplicaSetReplicaFailure); c != nil {
+		return " ReplicaFailure=" + c.Reason
+	}
+	return ""
+}
+
+// ---- adoption and release (upstream controller_ref_manager.go PodControllerRefManager) ----
+
+// podControllerRefManager claims pods for one ReplicaSet during one sync.
+type podControllerRefManager struct {
+	rsc      *Controller
+	rs       *model.ReplicaSet
+	selector labels.Selector
+	// canAdoptChecked and canAdoptErr cache the uncached recheck: it runs at most once per
+	// sync, and only if some pod is to be adopted (upstream canAdoptOnce).
+	canAdoptChecked bool
+	canAdoptErr     error
+}
+
+// claimPods returns the pods rs should manage (upstream claimPods / ClaimPods): pods it
+// already controls that its selector matches, plus matching orphans it adopts. Owned pods
+// that no longer match are released (unless rs is being deleted). Pods controlled by another
+// owner are left alone. Errors from individual pods are aggregated; the claimed pods are
+// returned either way.
+func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, selector labels.Selector, pods []*model.Pod) ([]*model.Pod, error) {
+	m := &podControllerRefManager{rsc: rsc, rs: rs, selector: selector}
+	var claimed []*model.Pod
+	var errs []error
+	for _, p := range pods {
+		ok, err := m.claimPod(ctx, p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if ok {
+			claimed = append(claimed, p)
+		}
+	}
+	return claimed, utilerrors.NewAggregate(errs)
+}
+
+// claimPod is ClaimObject for one pod.
+func (m *podControllerRefManager) claimPod(ctx context.Context, pod *model.Pod) (bool, error) {
+	matches := m.selector.Matches(labels.Set(pod.Labels))
+	if ref := model.ControllerOf(pod); ref != nil {
+		if ref.UID != m.rs.UID {
+			return false, nil
+		}
+		if matches {
+			return true, nil
+		}
+		// Owned but no longer selected: release it, unless we are being deleted (then the
+		// garbage collector deals with it).
+		if m.rs.DeletionTimestamp != nil {
+			return false, nil
+		}
+		if err := m.releasePod(ctx, pod); err != nil {
+			if apierrors.IsNotFound(err) {
+				return false, nil
+			}
+			return false, err
+		}
+		return false, nil
+	}
+	if m.rs.DeletionTimestamp != nil || !matches || pod.DeletionTimestamp != nil || pod.Namespace != m.rs.Namespace {
+		return false, nil
+	}
+	if err := m.adoptPod(ctx, pod); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// canAdopt re-reads rs from the API server, bypassing the cache, before the first adoption:
+// a ReplicaSet that was just deleted, or deleted and recreated under the same name, must not
+// adopt (upstream RecheckDeletionTimestamp, kubernetes issue 42639).
+func (m *podControllerRefManager) canAdopt(ctx context.Context) error {
+	if m.canAdoptChecked {
+		return m.canAdoptErr
+	}
+	m.canAdoptChecked = true
+	obj, err := m.rsc.client.Get(ctx, model.KindReplicaSet, m.rs.Namespace, m.rs.Name)
+	switch {
+	case err != nil:
+		m.canAdoptErr = fmt.Errorf("can't recheck DeletionTimestamp: %v", err)
+	case obj.Meta().UID != m.rs.UID:
+		m.canAdoptErr = fmt.Errorf("can't recheck DeletionTimestamp: original ReplicaSet %s is gone: got uid %s, wanted %s", model.Key(m.rs), obj.Meta().UID, m.rs.UID)
+	case obj.Meta().DeletionTimestamp != nil:
+		m.canAdoptErr = fmt.Errorf("%s has just been deleted at %s", model.Key(obj), *obj.Meta().DeletionTimestamp)
+	}
+	return m.canAdoptErr
+}
+
+// ownerRefsPatch is the JSON merge patch that sets a pod's ownerReferences. It carries the
+// pod's UID as upstream's patches do, so that a patch meant for a pod that was deleted and
+// recreated under the same name fails instead of changing the new pod.
+type ownerRefsPatch struct {
+	Metadata ownerRefsPatchMeta `json:"metadata"`
+}
+
+type ownerRefsPatchMeta struct {
+	OwnerReferences []model.OwnerReference `json:"ownerReferences"`
+	UID             string                 `json:"uid"`
+}
+
+// adoptPod makes rs the pod's controller. Upstream sends a strategic merge patch that merges
+// the new reference into the list by UID; the simulated server takes JSON merge patches, which
+// replace lists, so the patch carries the pod's other references (as cached) with ours
+// replacing any reference to rs.
+func (m *podControllerRefManager) adoptPod(ctx context.Context, pod *model.Pod) error {
+	if err := m.canAdopt(ctx); err != nil {
+		return fmt.Errorf("can't adopt Pod %s/%s (%s): %v", pod.Namespace, pod.Name, pod.UID, err)
+	}
+	refs := make([]model.OwnerReference, 0, len(pod.OwnerReferences)+1)
+	for _, r := range pod.OwnerReferences {
+		if r.UID != m.rs.UID {
+			refs = append(refs, r)
+		}
+	}
+	refs = append(refs, controllerRef(m.rs))
+	if err := m.patchOwnerRefs(ctx, pod, refs); err != nil {
+		return err
+	}
+	m.rsc.stats.Adoptions++
+	m.rsc.k.Emit(Component, "adopt", "Pod "+podKey(pod), 0, "by "+rsRef(m.rs))
+	return nil
+}
+
+// releasePod removes rs's reference from the pod. NotFound (the pod is gone) and Invalid (the
+// reference or the pod's UID no longer match) are not errors (upstream ReleasePod).
+func (m *podControllerRefManager) releasePod(ctx context.Context, pod *model.Pod) error {
+	var refs []model.OwnerReference
+	for _, r := range pod.OwnerReferences {
+		if r.UID != m.rs.UID {
+			refs = append(refs, r)
+		}
+	}
+	err := m.patchOwnerRefs(ctx, pod, refs)
+	if err != nil {
+		if apierrors.IsNotFound(err) || apierrors.IsInvalid(err) {
+			return nil
+		}
+		return err
+	}
+	m.rsc.stats.Releases++
+	m.rsc.k.Emit(Component, "release", "Pod "+podKey(pod), 0, "from "+rsRef(m.rs))
+	return nil
+}
+
+func (m *podControllerRefManager) patchOwnerRefs(ctx context.Context, pod *model.Pod, refs []model.OwnerReference) error {
+	patch, err := json.Marshal(ownerRefsPatch{Metadata: ownerRefsPatchMeta{OwnerReferences: refs, UID: pod.UID}})
+	if err != nil {
+		return err
+	}
+	_, err = m.rsc.client.Patch(ctx, model.KindPod, pod.Namespace, pod.Name, patch)
+	return err
+}

@@ -1,0 +1,284 @@
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// podOnNode is one pod the cache counts on a node, with its requests computed once.
+type podOnNode struct {
+	pod     *model.Pod
+	req     Resource // effective requests, what NodeResourcesFit filters on
+	nonZero Resource // requests with the scoring defaults (cpu and memory only)
+}
+
+// NodeInfo is the scheduler's aggregate view of one node (upstream framework.NodeInfo): the
+// node object, the pods assigned or assumed to it, and the sums of their requests. The node
+// may be nil while pods still reference a node the informer has not delivered or has deleted;
+// such a NodeInfo is not offered to the scheduling cycle.
+type NodeInfo struct {
+	node             *model.Node
+	pods             map[string]*podOnNode
+	requested        Resource
+	nonZeroRequested Resource
+	allocatable      Resource
+}
+
+func newNodeInfo(node *model.Node) *NodeInfo {
+	ni := &NodeInfo{pods: map[string]*podOnNode{}}
+	ni.setNode(node)
+	return ni
+}
+
+// Node returns the node object (nil for a node the cache only knows from its pods).
+func (ni *NodeInfo) Node() *model.Node { return ni.node }
+
+// NumPods returns how many pods (bound or assumed) the node holds.
+func (ni *NodeInfo) NumPods() int { return len(ni.pods) }
+
+// Requested returns (a copy of) the sum of the effective requests of the node's pods.
+func (ni *NodeInfo) Requested() Resource { return ni.requested.clone() }
+
+// Allocatable returns (a copy of) the node's status.allocatable.
+func (ni *NodeInfo) Allocatable() Resource { return ni.allocatable.clone() }
+
+func (ni *NodeInfo) setNode(node *model.Node) {
+	ni.node = node
+	ni.allocatable = nodeAllocatable(node)
+}
+
+func (ni *NodeInfo) addPod(key string, pod *model.Pod) {
+	p := &podOnNode{pod: pod, req: PodRequests(pod, false), nonZero: PodRequests(pod, true)}
+	ni.pods[key] = p
+	ni.requested.addResource(p.req)
+	ni.nonZeroRequested.MilliCPU += p.nonZero.MilliCPU
+	ni.nonZeroRequested.Memory += p.nonZero.Memory
+}
+
+func (ni *NodeInfo) removePod(key string) bool {
+	p, ok := ni.pods[key]
+	if !ok {
+		return false
+	}
+	delete(ni.pods, key)
+	ni.requested.subResource(p.req)
+	ni.nonZeroRequested.MilliCPU -= p.nonZero.MilliCPU
+	ni.nonZeroRequested.Memory -= p.nonZero.Memory
+	return true
+}
+
+// podsBelowPriority returns the node's pods whose priority is lower than priority, sorted by
+// key (the victims a preemption dry run would consider).
+func (ni *NodeInfo) podsBelowPriority(priority int32) []*podOnNode {
+	var out []*podOnNode
+	for _, p := range ni.pods { //detlint:ordered collected pods are sorted by key below
+		if podPriority(p.pod) < priority {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return model.Key(out[i].pod) < model.Key(out[j].pod) })
+	return out
+}
+
+// podPriority is corev1helpers.PodPriority: spec.priority, 0 when unset.
+func podPriority(pod *model.Pod) int32 {
+	if pod.Spec.Priority != nil {
+		return *pod.Spec.Priority
+	}
+	return 0
+}
+
+// podState is what the cache knows about one pod.
+type podState struct {
+	pod      *model.Pod
+	assumed  bool // placed by this scheduler; the informer has not shown the binding yet
+	bindDone bool // the binding call returned (FinishBinding)
+}
+
+// schedulerCache is upstream's internal cache (pkg/scheduler/backend/cache): per-node
+// aggregates built from the assigned pods the informer delivers plus the pods this scheduler
+// has assumed (placed, binding in flight). Assumed pods do not expire: upstream's
+// durationToExpireAssumedPod is 0 and a failed binding always calls ForgetPod.
+type schedulerCache struct {
+	nodes       map[string]*NodeInfo
+	podStates   map[string]*podState
+	sortedNodes []*NodeInfo // nodes with a node object, by name; nil when it must be rebuilt
+}
+
+func newSchedulerCache() *schedulerCache {
+	return &schedulerCache{nodes: map[string]*NodeInfo{}, podStates: map[string]*podState{}}
+}
+
+func (c *schedulerCache) nodeInfoFor(name string) *NodeInfo {
+	ni, ok := c.nodes[name]
+	if !ok {
+		ni = newNodeInfo(nil)
+		c.nodes[name] = ni
+	}
+	return ni
+}
+
+// removeFromNode takes a pod off its node and drops a node entry left without node and pods.
+func (c *schedulerCache) removeFromNode(key string, pod *model.Pod) {
+	ni, ok := c.nodes[pod.Spec.NodeName]
+	if !ok {
+		return
+	}
+	ni.removePod(key)
+	if ni.node == nil && len(ni.pods) == 0 {
+		delete(c.nodes, pod.Spec.NodeName)
+	}
+}
+
+// assumePod records that the scheduler placed pod (whose spec.nodeName is set to the chosen
+// node) before the binding is observed. It fails if the cache already knows the pod.
+func (c *schedulerCache) assumePod(pod *model.Pod) error {
+	key := model.Key(pod)
+	if _, ok := c.podStates[key]; ok {
+		return fmt.Errorf("pod %s is in the cache, so can't be assumed", key)
+	}
+	c.nodeInfoFor(pod.Spec.NodeName).addPod(key, pod)
+	c.podStates[key] = &podState{pod: pod, assumed: true}
+	return nil
+}
+
+// finishBinding records that the binding call for an assumed pod returned.
+func (c *schedulerCache) finishBinding(pod *model.Pod) {
+	if ps, ok := c.podStates[model.Key(pod)]; ok && ps.assumed {
+		ps.bindDone = true
+	}
+}
+
+// forgetPod undoes assumePod (the binding failed). It fails if the pod is not assumed on the
+// same node.
+func (c *schedulerCache) forgetPod(pod *model.Pod) error {
+	key := model.Key(pod)
+	ps, ok := c.podStates[key]
+	if !ok || !ps.assumed {
+		return fmt.Errorf("pod %s wasn't assumed so cannot be forgotten", key)
+	}
+	if ps.pod.Spec.NodeName != pod.Spec.NodeName {
+		return fmt.Errorf("pod %s was assumed on %s but assigned to %s", key, ps.pod.Spec.NodeName, pod.Spec.NodeName)
+	}
+	c.removeFromNode(key, ps.pod)
+	delete(c.podStates, key)
+	return nil
+}
+
+// addPod records an assigned pod the informer delivered. An assumed pod is confirmed (and
+// moved if it was bound elsewhere); a pod the cache already has as bound is an error.
+func (c *schedulerCache) addPod(pod *model.Pod) error {
+	key := model.Key(pod)
+	ps, ok := c.podStates[key]
+	switch {
+	case ok && ps.assumed:
+		c.removeFromNode(key, ps.pod)
+		c.nodeInfoFor(pod.Spec.NodeName).addPod(key, pod)
+		c.podStates[key] = &podState{pod: pod}
+		return nil
+	case ok:
+		return fmt.Errorf("pod %s was already in added state", key)
+	}
+	c.nodeInfoFor(pod.Spec.NodeName).addPod(key, pod)
+	c.podStates[key] = &podState{pod: pod}
+	return nil
+}
+
+// updatePod replaces a bound pod's cached version. An unknown or still assumed pod is an error.
+func (c *schedulerCache) updatePod(oldPod, newPod *model.Pod) error {
+	key := model.Key(newPod)
+	ps, ok := c.podStates[key]
+	if !ok || ps.assumed {
+		return fmt.Errorf("pod %s is not added to scheduler cache, so cannot be updated", key)
+	}
+	c.removeFromNode(key, ps.pod)
+	c.nodeInfoFor(newPod.Spec.NodeName).addPod(key, newPod)
+	ps.pod = newPod
+	return nil
+}
+
+// removePod drops a pod (deleted, or no longer counted because it reached a terminal phase).
+func (c *schedulerCache) removePod(pod *model.Pod) error {
+	key := model.Key(pod)
+	ps, ok := c.podStates[key]
+	if !ok {
+		return fmt.Errorf("pod %s is not found in scheduler cache, so cannot be removed from it", key)
+	}
+	c.removeFromNode(key, ps.pod)
+	delete(c.podStates, key)
+	return nil
+}
+
+// isAssumed reports whether the pod with key is assumed and not yet confirmed.
+func (c *schedulerCache) isAssumed(key string) bool {
+	ps, ok := c.podStates[key]
+	return ok && ps.assumed
+}
+
+// assumedPod returns the cache's (assumed) version of the pod with key.
+func (c *schedulerCache) assumedPod(key string) (*model.Pod, bool) {
+	ps, ok := c.podStates[key]
+	if !ok || !ps.assumed {
+		return nil, false
+	}
+	return ps.pod, true
+}
+
+func (c *schedulerCache) addNode(node *model.Node) *NodeInfo {
+	ni, ok := c.nodes[node.Name]
+	if !ok {
+		ni = newNodeInfo(node)
+		c.nodes[node.Name] = ni
+	} else {
+		ni.setNode(node)
+	}
+	c.sortedNodes = nil
+	return ni
+}
+
+func (c *schedulerCache) updateNode(node *model.Node) *NodeInfo {
+	return c.addNode(node)
+}
+
+// removeNode forgets the node object; its NodeInfo stays while pods still reference it.
+func (c *schedulerCache) removeNode(name string) {
+	ni, ok := c.nodes[name]
+	if !ok {
+		return
+	}
+	if len(ni.pods) == 0 {
+		delete(c.nodes, name)
+	} else {
+		ni.setNode(nil)
+	}
+	c.sortedNodes = nil
+}
+
+// nodeList returns the nodes the scheduling cycle may use, sorted by name: the deterministic
+// stand-in for upstream's snapshot node list (which interleaves zones through nodeTree).
+func (c *schedulerCache) nodeList() []*NodeInfo {
+	if c.sortedNodes != nil {
+		return c.sortedNodes
+	}
+	names := make([]string, 0, len(c.nodes))
+	for name, ni := range c.nodes { //detlint:ordered names are sorted below
+		if ni.node != nil {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	list := make([]*NodeInfo, len(names))
+	for i, name := range names {
+		list[i] = c.nodes[name]
+	}
+	c.sortedNodes = list
+	return list
+}
+
+// nodeInfo returns the NodeInfo for a node name.
+func (c *schedulerCache) nodeInfo(name string) (*NodeInfo, bool) {
+	ni, ok := c.nodes[name]
+	return ni, ok
+}

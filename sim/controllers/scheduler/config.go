@@ -1,0 +1,137 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/reconsim/reconsim/sim"
+)
+
+// DefaultSchedulerName is v1.DefaultSchedulerName ([api@HEAD] core/v1/types.go): the
+// spec.schedulerName the apiserver defaults pods to, and the profile name of kube-scheduler.
+const DefaultSchedulerName = "default-scheduler"
+
+// Config is kube-scheduler's configuration, by the upstream field and flag names
+// (KubeSchedulerConfiguration v1, [kube-scheduler-cfg@HEAD] config/v1/types.go), plus the
+// simulator's knobs for how long the scheduler's own work takes.
+type Config struct {
+	// SchedulerName is the profile's schedulerName: the scheduler handles only pods whose
+	// spec.schedulerName equals it (an empty spec.schedulerName counts as
+	// DefaultSchedulerName, as the apiserver would have defaulted it).
+	SchedulerName string
+
+	// PodInitialBackoffSeconds is podInitialBackoffSeconds: the backoff after the first failed
+	// attempt. Default 1 ([k8s:pkg/scheduler/apis/config/v1/defaults.go@00fe7a37]).
+	PodInitialBackoffSeconds int64
+	// PodMaxBackoffSeconds is podMaxBackoffSeconds: the cap of the doubling backoff. Default 10
+	// (same file).
+	PodMaxBackoffSeconds int64
+	// PodMaxInUnschedulablePodsDuration is how long a pod may sit in unschedulablePods before
+	// flushUnschedulablePodsLeftover moves it back (DefaultPodMaxInUnschedulablePodsDuration =
+	// 5m in pkg/scheduler/backend/queue/scheduling_queue.go; the old flag
+	// --pod-max-in-unschedulable-pods-duration).
+	PodMaxInUnschedulablePodsDuration time.Duration
+	// UnschedulableFlushPeriod is how often flushUnschedulablePodsLeftover runs: 30s, hard-coded
+	// in PriorityQueue.Run (scheduling_queue.go, wait.Until(..., 30*time.Second)).
+	UnschedulableFlushPeriod time.Duration
+	// BackoffFlushPeriod is how often flushBackoffQCompleted runs: 1s, hard-coded in
+	// PriorityQueue.Run (older wait.Until(..., 1s); newer a ticker aligned to
+	// backoffQOrderingWindowDuration = 1s in backend/queue/backoff_queue.go).
+	BackoffFlushPeriod time.Duration
+	// PopFromBackoffQ is the SchedulerPopFromBackoffQ feature gate (KEP-5142, beta and on by
+	// default since v1.33): backoff expiries are truncated to 1s ordering windows, the backoffQ
+	// flush ticks on whole seconds, and when activeQ is empty Pop takes the head of the
+	// (non-error) backoffQ instead of idling.
+	PopFromBackoffQ bool
+	// PercentageOfNodesToScore is percentageOfNodesToScore: 0 means the adaptive formula of
+	// numFeasibleNodesToFind (50 - nodes/125 percent, at least 5%). Default 0
+	// ([kube-scheduler-cfg@HEAD] config/v1/types.go).
+	PercentageOfNodesToScore int32
+
+	// KubeAPIQPS and KubeAPIBurst are clientConnection.qps/burst (--kube-api-qps,
+	// --kube-api-burst): 50 and 100 for kube-scheduler (SetDefaults_KubeSchedulerConfiguration,
+	// pkg/scheduler/apis/config/v1/defaults.go). The integrator builds the scheduler's client
+	// with them; the scheduler itself only reports them.
+	KubeAPIQPS   float64
+	KubeAPIBurst int
+
+	// CycleBase is a simulator knob, not an upstream setting: the time one scheduling cycle
+	// takes for a pod regardless of the cluster size (queue pop, PreFilter, PreScore, assume).
+	// Default constant 1ms.
+	CycleBase sim.Dist
+	// CyclePerNode is a simulator knob: the extra cycle time for every node the cycle ran the
+	// filters on (and scored, when it is feasible). Default 5µs, which with the adaptive
+	// numFeasibleNodesToFind puts a 5000-node cluster near 3.5ms a pod, the order of
+	// scheduler_perf's scheduling_algorithm_duration.
+	CyclePerNode time.Duration
+	// BindRetries is a simulator knob: how many times the binder re-reads an unbound pod and
+	// retries after a resourceVersion conflict on the update that stands for the binding
+	// subresource (the real binding subresource does not conflict on resourceVersion). Default
+	// 5, as client-go retry.DefaultRetry.Steps.
+	BindRetries int
+}
+
+// DefaultConfig returns the upstream defaults (see each field).
+func DefaultConfig() Config {
+	return Config{
+		SchedulerName:                     DefaultSchedulerName,
+		PodInitialBackoffSeconds:          1,
+		PodMaxBackoffSeconds:              10,
+		PodMaxInUnschedulablePodsDuration: 5 * time.Minute,
+		UnschedulableFlushPeriod:          30 * time.Second,
+		BackoffFlushPeriod:                time.Second,
+		PopFromBackoffQ:                   true,
+		PercentageOfNodesToScore:          0,
+		KubeAPIQPS:                        50,
+		KubeAPIBurst:                      100,
+		CycleBase:                         sim.Constant(time.Millisecond),
+		CyclePerNode:                      5 * time.Microsecond,
+		BindRetries:                       5,
+	}
+}
+
+// Limits on configuration values, so that a typo cannot stall or overflow a run.
+const (
+	maxBackoffSeconds = 24 * 3600
+	maxFlushPeriod    = 24 * time.Hour
+	maxCyclePerNode   = time.Second
+	maxBindRetries    = 100
+)
+
+// Validate reports the first problem in c, naming the field; nil if c is usable.
+func (c Config) Validate() error {
+	switch {
+	case c.SchedulerName == "":
+		return fmt.Errorf("schedulerName must not be empty")
+	case c.PodInitialBackoffSeconds <= 0 || c.PodInitialBackoffSeconds > maxBackoffSeconds:
+		return fmt.Errorf("podInitialBackoffSeconds must be in [1, %d], got %d", maxBackoffSeconds, c.PodInitialBackoffSeconds)
+	case c.PodMaxBackoffSeconds < c.PodInitialBackoffSeconds || c.PodMaxBackoffSeconds > maxBackoffSeconds:
+		// upstream ValidateKubeSchedulerConfiguration: max must not be below initial.
+		return fmt.Errorf("podMaxBackoffSeconds must be in [podInitialBackoffSeconds (%d), %d], got %d", c.PodInitialBackoffSeconds, maxBackoffSeconds, c.PodMaxBackoffSeconds)
+	case c.PodMaxInUnschedulablePodsDuration <= 0 || c.PodMaxInUnschedulablePodsDuration > maxFlushPeriod:
+		return fmt.Errorf("podMaxInUnschedulablePodsDuration must be in (0, %s], got %s", maxFlushPeriod, c.PodMaxInUnschedulablePodsDuration)
+	case c.UnschedulableFlushPeriod <= 0 || c.UnschedulableFlushPeriod > maxFlushPeriod:
+		return fmt.Errorf("unschedulable flush period must be in (0, %s], got %s", maxFlushPeriod, c.UnschedulableFlushPeriod)
+	case c.BackoffFlushPeriod <= 0 || c.BackoffFlushPeriod > maxFlushPeriod:
+		return fmt.Errorf("backoff flush period must be in (0, %s], got %s", maxFlushPeriod, c.BackoffFlushPeriod)
+	case c.PercentageOfNodesToScore < 0 || c.PercentageOfNodesToScore > 100:
+		// upstream validation: percentageOfNodesToScore must be in [0, 100].
+		return fmt.Errorf("percentageOfNodesToScore must be in [0, 100], got %d", c.PercentageOfNodesToScore)
+	case c.KubeAPIQPS < 0:
+		return fmt.Errorf("kube-api-qps must not be negative, got %g", c.KubeAPIQPS)
+	case c.KubeAPIBurst < 0:
+		return fmt.Errorf("kube-api-burst must not be negative, got %d", c.KubeAPIBurst)
+	case c.CyclePerNode < 0 || c.CyclePerNode > maxCyclePerNode:
+		return fmt.Errorf("cycle time per node must be in [0, %s], got %s", maxCyclePerNode, c.CyclePerNode)
+	case c.BindRetries < 0 || c.BindRetries > maxBindRetries:
+		return fmt.Errorf("bind retries must be in [0, %d], got %d", maxBindRetries, c.BindRetries)
+	}
+	if err := c.CycleBase.Validate(); err != nil {
+		return fmt.Errorf("cycle base time: %w", err)
+	}
+	return nil
+}
+
+// podInitialBackoff and podMaxBackoff convert the seconds fields to durations.
+func (c Config) podInitialBackoff() time.Duration { return sim.SecondsOf(c.PodInitialBackoffSeconds) }
+func (c Config) podMaxBackoff() time.Duration     { return sim.SecondsOf(c.PodMaxBackoffSeconds) }

@@ -1,0 +1,70 @@
+// Package scheduler is kube-scheduler with the default profile, running its upstream
+// algorithms (pkg/scheduler in kubernetes/kubernetes, reference doc sections 8 and 9) against
+// the simulated API server on the virtual clock.
+//
+// What it does, in upstream's terms:
+//
+//   - Informers on pods and nodes feed the scheduling queue (unassigned pods whose
+//     spec.schedulerName is Config.SchedulerName) and the scheduler cache (nodes, and the
+//     assigned pods summed per node). Pods in phase Succeeded or Failed leave both, as
+//     upstream's pod informer selects them away.
+//   - The scheduling queue has activeQ (a heap in PrioritySort order: higher spec.priority,
+//     then the earlier queue timestamp), backoffQ (a heap by backoff expiry, with upstream's
+//     separate heap for pods that failed with an error) and unschedulablePods. Backoff is
+//     podInitialBackoffSeconds·2^(attempts-1) capped at podMaxBackoffSeconds. A failed pod goes
+//     to unschedulablePods; cluster events move it back early when one of the plugins that
+//     rejected it says the event may help (the plugins' QueueingHints: a node added or its
+//     allocatable grown enough, taints gone, uncordoned, labels now matching; an assigned pod
+//     deleted), to backoffQ while it is still backing off and to activeQ otherwise. Events
+//     during the pod's own attempt are kept and applied when it fails. backoffQ is flushed
+//     every second, unschedulablePods every 30 s (pods older than 5 min move). With the
+//     SchedulerPopFromBackoffQ gate (Config.PopFromBackoffQ, on by default as upstream since
+//     v1.33) expiries fall on whole-second windows and an idle scheduler pops backoffQ early.
+//   - One process runs the scheduling cycle: it pops activeQ (parking when it is empty), runs
+//     the filters NodeUnschedulable, NodeName, TaintToleration, NodeAffinity and
+//     NodeResourcesFit over a node list sorted by name, from a rotating start index, until
+//     numFeasibleNodesToFind nodes fit; scores them with NodeResourcesFit (LeastAllocated,
+//     weight 1), NodeResourcesBalancedAllocation (1), TaintToleration (3) and NodeAffinity (2);
+//     and picks the best total, ties broken uniformly with the stream k.Rand("kube-scheduler").
+//     The cycle decides on the cache as it is when it starts and takes Config.CycleBase plus
+//     Config.CyclePerNode per node evaluated; its outcome lands at its end.
+//   - A placement is assumed in the cache and bound by its own process: an update of the pod
+//     setting spec.nodeName (the simulator's stand-in for the binding subresource; the API
+//     server then sets PodScheduled=True). A resourceVersion conflict makes the binder read the
+//     pod again and retry while it is still unbound. Success records the event Scheduled
+//     ("Successfully assigned ns/name to node"); failure forgets the pod and requeues it after
+//     backoff.
+//   - A pod that fits nowhere gets the event FailedScheduling with upstream's message, for
+//     example "0/3 nodes are available: 1 node(s) had untolerated taint
+//     {node.kubernetes.io/unreachable: }, 2 Insufficient cpu. preemption: 0/3 nodes are
+//     available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for
+//     incoming pod." (reasons counted per node and sorted as strings), and the condition
+//     PodScheduled=False, reason Unschedulable, with the same message, written only when it
+//     changed. An empty cluster gives "no nodes available to schedule pods" and a retry after
+//     backoff.
+//
+// Promises: the same seed and the same cluster history give the same placements, events and
+// trace (no map order leaks; every random draw is from the scheduler's own streams). A pod is
+// bound at most once by this scheduler, and never to a node the cache shows without room for
+// its requests at the time of the cycle. QueueLengths, Stats, Attempts and LastFailure expose
+// the queue and the latest FailedScheduling message for the recorder and verdicts.
+//
+// Not modelled, and why it matters:
+//
+//   - Preemption. DefaultPreemption's message is computed as upstream's dry run would compute
+//     it (nodes rejected as unresolvable are "not helpful"; elsewhere the pods of lower priority
+//     are the would-be victims), but nobody is evicted. Where upstream would find victims and
+//     preempt, its message has no "preemption:" sentence, and neither has ours; the pod just
+//     stays pending. With one priority for all pods, as in most scenarios, the messages are
+//     exactly upstream's. Releases up to v1.33 printed the preemption sentence with a doubled
+//     final period; this package prints one, as newer releases do.
+//   - The taint reason is v1.33's "node(s) had untolerated taint {key: value}"; newer
+//     releases print "node(s) had untolerated taint(s)".
+//   - Plugins outside the list above: PodTopologySpread's default constraints and
+//     InterPodAffinity (weights 2), ImageLocality, NodePorts, volume plugins, DRA, scheduling
+//     gates, nominated nodes, extenders, multiple profiles, pod overhead, sidecar containers.
+//   - Upstream's snapshot interleaves zones (nodeTree); here the node list is sorted by name.
+//   - The status write after a failure is skipped for a pod already gone or bound (upstream
+//     would send it and fail or be overruled). Status writes are synchronous in the cycle, as
+//     before the SchedulerAsyncAPICalls gate.
+package scheduler

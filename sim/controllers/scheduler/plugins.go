@@ -1,0 +1,304 @@
+package scheduler
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// Failure reasons, verbatim from the upstream plugins: they are what users read in
+// FailedScheduling events.
+const (
+	// ErrReasonUnschedulable is nodeunschedulable.ErrReasonUnschedulable.
+	ErrReasonUnschedulable = "node(s) were unschedulable"
+	// ErrReasonNodeName is nodename.ErrReason.
+	ErrReasonNodeName = "node(s) didn't match the requested node name"
+	// ErrReasonAffinity is nodeaffinity.ErrReasonPod.
+	ErrReasonAffinity = "node(s) didn't match Pod's node affinity/selector"
+	// errReasonTaintFormat is the TaintToleration Filter message (v1.33 form; newer releases
+	// print "node(s) had untolerated taint(s)" without the key).
+	errReasonTaintFormat = "node(s) had untolerated taint {%s: %s}"
+	// ErrReasonTooManyPods is the NodeResourcesFit reason when the pod count is at allocatable.
+	ErrReasonTooManyPods = "Too many pods"
+)
+
+// MaxNodeScore is framework.MaxNodeScore: every score plugin's normalized range is [0, 100].
+const MaxNodeScore int64 = 100
+
+// Score plugin weights of the default profile ([k8s:pkg/scheduler/apis/config/v1/default_plugins.go@01db4ae9]).
+const (
+	weightTaintToleration    int64 = 3
+	weightNodeAffinity       int64 = 2
+	weightNodeResourcesFit   int64 = 1
+	weightBalancedAllocation int64 = 1
+)
+
+// cycleState is what the PreFilter and PreScore steps compute once per pod and the per-node
+// Filter and Score steps reuse (upstream framework.CycleState).
+type cycleState struct {
+	pod      *model.Pod
+	priority int32
+	// podReq is the effective request (NodeResourcesFit PreFilter, also BalancedAllocation).
+	podReq Resource
+	// podNonZero is the request with scoring defaults (NodeResourcesFit LeastAllocated).
+	podNonZero Resource
+	required   requiredNodeAffinity
+	preferred  []preferredTerm
+	// tolerationsPreferNoSchedule is TaintToleration's PreScore state.
+	tolerationsPreferNoSchedule []model.Toleration
+	// skipBalanced is BalancedAllocation's PreScore Skip for best-effort pods
+	// (kubernetes#129138: they would otherwise all pile onto one node).
+	skipBalanced bool
+}
+
+func newCycleState(pod *model.Pod) *cycleState {
+	s := &cycleState{
+		pod:                         pod,
+		priority:                    podPriority(pod),
+		podReq:                      PodRequests(pod, false),
+		podNonZero:                  PodRequests(pod, true),
+		required:                    getRequiredNodeAffinity(pod),
+		preferred:                   getPreferredTerms(pod),
+		tolerationsPreferNoSchedule: preferNoScheduleTolerations(pod.Spec.Tolerations),
+	}
+	s.skipBalanced = s.podReq.MilliCPU == 0 && s.podReq.Memory == 0
+	return s
+}
+
+// filterNodeUnschedulable is the NodeUnschedulable Filter: a cordoned node accepts only pods
+// that tolerate the node.kubernetes.io/unschedulable:NoSchedule taint.
+func filterNodeUnschedulable(s *cycleState, ni *NodeInfo) *Status {
+	if !ni.node.Spec.Unschedulable {
+		return nil
+	}
+	taint := model.Taint{Key: TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule}
+	if TolerationsTolerateTaint(s.pod.Spec.Tolerations, &taint) {
+		return nil
+	}
+	return newStatus(UnschedulableAndUnresolvable, PluginNodeUnschedulable, ErrReasonUnschedulable)
+}
+
+// filterNodeName is the NodeName Filter: a pod that names a node fits only that node.
+func filterNodeName(s *cycleState, ni *NodeInfo) *Status {
+	if s.pod.Spec.NodeName == "" || s.pod.Spec.NodeName == ni.node.Name {
+		return nil
+	}
+	return newStatus(UnschedulableAndUnresolvable, PluginNodeName, ErrReasonNodeName)
+}
+
+// filterTaintToleration is the TaintToleration Filter: every NoSchedule and NoExecute taint
+// must be tolerated; the first one that is not is named in the reason.
+func filterTaintToleration(s *cycleState, ni *NodeInfo) *Status {
+	taint, untolerated := FindMatchingUntoleratedTaint(ni.node.Spec.Taints, s.pod.Spec.Tolerations, doNotScheduleTaint)
+	if !untolerated {
+		return nil
+	}
+	return newStatus(UnschedulableAndUnresolvable, PluginTaintToleration, fmt.Sprintf(errReasonTaintFormat, taint.Key, taint.Value))
+}
+
+// filterNodeAffinity is the NodeAffinity Filter: spec.nodeSelector and the required node
+// affinity must match.
+func filterNodeAffinity(s *cycleState, ni *NodeInfo) *Status {
+	if s.required.Match(ni.node) {
+		return nil
+	}
+	return newStatus(UnschedulableAndUnresolvable, PluginNodeAffinity, ErrReasonAffinity)
+}
+
+// fitsRequest is noderesources.fitsRequest: the reasons the pod's request does not fit in
+// allocatable minus what the node's pods already request, in upstream's order (pods, cpu,
+// memory, ephemeral-storage, then scalar resources by name).
+func fitsRequest(req Resource, numPods int, allocatable, requested Resource) []string {
+	var reasons []string
+	if int64(numPods)+1 > allocatable.AllowedPodNumber {
+		reasons = append(reasons, ErrReasonTooManyPods)
+	}
+	if req.isZero() {
+		return reasons
+	}
+	if req.MilliCPU > 0 && req.MilliCPU > allocatable.MilliCPU-requested.MilliCPU {
+		reasons = append(reasons, "Insufficient cpu")
+	}
+	if req.Memory > 0 && req.Memory > allocatable.Memory-requested.Memory {
+		reasons = append(reasons, "Insufficient memory")
+	}
+	if req.EphemeralStorage > 0 && req.EphemeralStorage > allocatable.EphemeralStorage-requested.EphemeralStorage {
+		reasons = append(reasons, "Insufficient ephemeral-storage")
+	}
+	for _, name := range req.scalarNames() {
+		q := req.Scalar[name]
+		if q == 0 {
+			continue
+		}
+		if q > allocatable.Scalar[name]-requested.Scalar[name] {
+			reasons = append(reasons, "Insufficient "+name)
+		}
+	}
+	return reasons
+}
+
+// filterNodeResourcesFit is the NodeResourcesFit Filter. Its status is Unschedulable (not
+// unresolvable): removing pods could make room, so preemption may help.
+func filterNodeResourcesFit(s *cycleState, ni *NodeInfo) *Status {
+	reasons := fitsRequest(s.podReq, len(ni.pods), ni.allocatable, ni.requested)
+	if len(reasons) == 0 {
+		return nil
+	}
+	return newStatus(Unschedulable, PluginNodeResourcesFit, reasons...)
+}
+
+// filterPlugins is the Filter order of the default profile (default_plugins.go MultiPoint
+// order); a node's verdict is the first plugin that rejects it.
+var filterPlugins = []func(*cycleState, *NodeInfo) *Status{
+	filterNodeUnschedulable,
+	filterNodeName,
+	filterTaintToleration,
+	filterNodeAffinity,
+	filterNodeResourcesFit,
+}
+
+// runFilterPlugins runs the filters in order and returns the first rejection (nil: fits).
+func runFilterPlugins(s *cycleState, ni *NodeInfo) *Status {
+	for _, f := range filterPlugins {
+		if st := f(s, ni); !st.IsSuccess() {
+			return st
+		}
+	}
+	return nil
+}
+
+// leastRequestedScore is (capacity - requested) * MaxNodeScore / capacity, 0 when the request
+// exceeds capacity (noderesources least_allocated.go).
+func leastRequestedScore(requested, capacity int64) int64 {
+	if capacity == 0 || requested > capacity {
+		return 0
+	}
+	return (capacity - requested) * MaxNodeScore / capacity
+}
+
+// leastAllocatedScore is NodeResourcesFit's Score with the LeastAllocated strategy and
+// resources cpu:1, memory:1 ([k8s:pkg/scheduler/apis/config/v1/defaults.go@00fe7a37]): the
+// weighted mean of leastRequestedScore over the resources the node has, where requested is the
+// node's non-zero requests plus the pod's. Integer arithmetic, as upstream.
+func leastAllocatedScore(s *cycleState, ni *NodeInfo) int64 {
+	type dim struct{ requested, allocatable, weight int64 }
+	dims := [2]dim{
+		{ni.nonZeroRequested.MilliCPU + s.podNonZero.MilliCPU, ni.allocatable.MilliCPU, 1},
+		{ni.nonZeroRequested.Memory + s.podNonZero.Memory, ni.allocatable.Memory, 1},
+	}
+	var score, weightSum int64
+	for _, d := range dims {
+		if d.allocatable == 0 {
+			continue
+		}
+		score += leastRequestedScore(d.requested, d.allocatable) * d.weight
+		weightSum += d.weight
+	}
+	if weightSum == 0 {
+		return 0
+	}
+	return score / weightSum
+}
+
+// balancedResourceScore is balancedResourceScorer: (1 - std) * MaxNodeScore over the
+// requested/allocatable fractions (each capped at 1) of the resources the node has; with two
+// resources std is |f1 - f2| / 2.
+func balancedResourceScore(requested, allocatable []int64) int64 {
+	var fractions []float64
+	var total float64
+	for i := range requested {
+		if allocatable[i] == 0 {
+			continue
+		}
+		f := float64(requested[i]) / float64(allocatable[i])
+		if f > 1 {
+			f = 1
+		}
+		total += f
+		fractions = append(fractions, f)
+	}
+	std := 0.0
+	switch {
+	case len(fractions) == 2:
+		std = math.Abs((fractions[0] - fractions[1]) / 2)
+	case len(fractions) > 2:
+		mean := total / float64(len(fractions))
+		var sum float64
+		for _, f := range fractions {
+			sum += (f - mean) * (f - mean)
+		}
+		std = math.Sqrt(sum / float64(len(fractions)))
+	}
+	return int64((1 - std) * float64(MaxNodeScore))
+}
+
+// balancedAllocationScore is NodeResourcesBalancedAllocation's Score (resources cpu:1,
+// memory:1; it uses the real requests, useRequested=true).
+func balancedAllocationScore(s *cycleState, ni *NodeInfo) int64 {
+	return balancedResourceScore(
+		[]int64{ni.requested.MilliCPU + s.podReq.MilliCPU, ni.requested.Memory + s.podReq.Memory},
+		[]int64{ni.allocatable.MilliCPU, ni.allocatable.Memory},
+	)
+}
+
+// defaultNormalizeScore is helper.DefaultNormalizeScore: scale to [0, maxPriority] by the
+// largest score; with reverse, higher raw scores become lower. All-zero scores stay 0, or all
+// become maxPriority with reverse.
+func defaultNormalizeScore(maxPriority int64, reverse bool, scores []int64) {
+	var maxCount int64
+	for _, s := range scores {
+		maxCount = max(maxCount, s)
+	}
+	if maxCount == 0 {
+		if reverse {
+			for i := range scores {
+				scores[i] = maxPriority
+			}
+		}
+		return
+	}
+	for i, s := range scores {
+		s = maxPriority * s / maxCount
+		if reverse {
+			s = maxPriority - s
+		}
+		scores[i] = s
+	}
+}
+
+// nodeScore is one feasible node's total and per-plugin weighted scores.
+type nodeScore struct {
+	ni    *NodeInfo
+	total int64
+}
+
+// prioritizeNodes runs the score plugins of the default profile over the feasible nodes and
+// returns the weighted totals, in the order of feasible (upstream prioritizeNodes with
+// RunScorePlugins: score, normalize, multiply by the weight, sum).
+func prioritizeNodes(s *cycleState, feasible []*NodeInfo) []nodeScore {
+	n := len(feasible)
+	out := make([]nodeScore, n)
+	taint := make([]int64, n)
+	affinity := make([]int64, n)
+	for i, ni := range feasible {
+		out[i].ni = ni
+		out[i].total = weightNodeResourcesFit * leastAllocatedScore(s, ni)
+		if !s.skipBalanced {
+			out[i].total += weightBalancedAllocation * balancedAllocationScore(s, ni)
+		}
+		taint[i] = countIntolerableTaintsPreferNoSchedule(ni.node.Spec.Taints, s.tolerationsPreferNoSchedule)
+		if len(s.preferred) > 0 {
+			affinity[i] = scorePreferred(s.preferred, ni.node)
+		}
+	}
+	defaultNormalizeScore(MaxNodeScore, true, taint)
+	if len(s.preferred) > 0 {
+		// NodeAffinity PreScore returns Skip when there are no preferred terms.
+		defaultNormalizeScore(MaxNodeScore, false, affinity)
+	}
+	for i := range out {
+		out[i].total += weightTaintToleration*taint[i] + weightNodeAffinity*affinity[i]
+	}
+	return out
+}

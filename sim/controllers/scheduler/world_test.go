@@ -1,0 +1,204 @@
+package scheduler
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/apiserver"
+)
+
+// randomCluster fills w with nodes and pods drawn from r and plays a minute of churn: pods
+// created and deleted, nodes cordoned, tainted, resized and relabelled. It returns after
+// running the world for the given virtual time.
+func randomCluster(t testing.TB, w *world, r *rand.Rand, nodes, pods int, runFor time.Duration) {
+	taintKeys := []string{"dedicated", TaintNodeUnreachable, "spot"}
+	effects := []model.TaintEffect{model.TaintEffectNoSchedule, model.TaintEffectNoExecute, model.TaintEffectPreferNoSchedule}
+	zones := []string{"a", "b", "c"}
+	randomTaints := func() []model.Taint {
+		var out []model.Taint
+		if r.IntN(3) == 0 {
+			out = append(out, model.Taint{Key: taintKeys[r.IntN(len(taintKeys))], Effect: effects[r.IntN(len(effects))]})
+		}
+		return out
+	}
+	for i := range nodes {
+		n := testNode(fmt.Sprintf("node-%02d", i), fmt.Sprintf("%d", 2+r.IntN(6)), fmt.Sprintf("%dGi", 4+r.IntN(12)), 5+r.IntN(20))
+		n.UID = ""
+		n.Labels = map[string]string{"zone": zones[r.IntN(len(zones))]}
+		n.Spec.Taints = randomTaints()
+		n.Spec.Unschedulable = r.IntN(8) == 0
+		_, err := w.store.Create(n)
+		require.NoError(t, err)
+	}
+	newPod := func(i int) *model.Pod {
+		p := testPod(fmt.Sprintf("pod-%03d", i), "cpu", fmt.Sprintf("%dm", 100*(1+r.IntN(20))), "memory", fmt.Sprintf("%dMi", 128*(1+r.IntN(16))))
+		p.UID = ""
+		if r.IntN(4) == 0 {
+			p.Spec.Tolerations = []model.Toleration{{Key: taintKeys[r.IntN(len(taintKeys))], Operator: TolerationOpExists}}
+		}
+		if r.IntN(5) == 0 {
+			p.Spec.NodeSelector = map[string]string{"zone": zones[r.IntN(len(zones))]}
+		}
+		if r.IntN(6) == 0 {
+			p.Spec.Priority = model.Ptr(int32(r.IntN(3) * 100))
+		}
+		return p
+	}
+	next := 0
+	for ; next < pods; next++ {
+		_, err := w.store.Create(newPod(next))
+		require.NoError(t, err)
+	}
+	end := w.k.Now().Add(runFor)
+	for w.k.Now() < end {
+		step := time.Duration(100+r.IntN(900)) * time.Millisecond
+		w.k.Schedule(w.k.Now().Add(step), sim.HandlerFunc(func(uint64) {}), 0, false)
+		out := w.k.Run(sim.Limits{MaxTime: w.k.Now().Add(step)})
+		require.NotEqual(t, sim.StopError, out.Reason, "%v", out.Err)
+		w.checkInvariants()
+		switch r.IntN(4) {
+		case 0:
+			_, err := w.store.Create(newPod(next))
+			require.NoError(t, err)
+			next++
+		case 1:
+			name := fmt.Sprintf("pod-%03d", r.IntN(next))
+			_, err := w.store.Delete(model.KindPod, "default", name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+			if err != nil {
+				require.Contains(t, err.Error(), "not found")
+			}
+		case 2:
+			obj, err := w.store.Get(model.KindNode, "", fmt.Sprintf("node-%02d", r.IntN(nodes)))
+			require.NoError(t, err)
+			n := obj.DeepCopyObject().(*model.Node)
+			n.Spec.Unschedulable = r.IntN(4) == 0
+			n.Spec.Taints = randomTaints()
+			n.Labels = map[string]string{"zone": zones[r.IntN(len(zones))]}
+			_, err = w.store.Update(n)
+			require.NoError(t, err)
+		case 3:
+			obj, err := w.store.Get(model.KindNode, "", fmt.Sprintf("node-%02d", r.IntN(nodes)))
+			require.NoError(t, err)
+			n := obj.DeepCopyObject().(*model.Node)
+			// Allocatable only grows: shrinking it under bound pods is the kubelet's problem,
+			// and would break the capacity invariant without any scheduler fault.
+			cpu := n.Status.Allocatable[model.ResourceCPU]
+			cpu.Add(resource.MustParse(fmt.Sprintf("%d", 1+r.IntN(3))))
+			n.Status.Allocatable[model.ResourceCPU] = cpu
+			_, err = w.store.UpdateStatus(n)
+			require.NoError(t, err)
+		}
+	}
+}
+
+// TestRandomClustersKeepInvariants checks, over random clusters with churn, the invariants of
+// checkInvariants after every step (resourceVersions grow, a pod is bound once and never
+// moved, no node holds more than its allocatable) and that the scheduler's books balance.
+func TestRandomClustersKeepInvariants(t *testing.T) {
+	for seed := uint64(1); seed <= 12; seed++ {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			w := newWorldConfig(t, seed, DefaultConfig())
+			r := sim.NewRand(seed, "random-cluster")
+			randomCluster(t, w, r, 8, 40, time.Minute)
+			st := w.s.Stats()
+			assert.Equal(t, st.Attempts, st.Scheduled+st.Unschedulable+st.Errors+attemptsInFlight(w), "every attempt ends one way")
+			bound := 0
+			for _, p := range w.pods() {
+				if p.Spec.NodeName != "" {
+					bound++
+				}
+			}
+			assert.Positive(t, bound)
+			q := w.s.QueueLengths()
+			pending := len(w.pods()) - bound
+			assert.LessOrEqual(t, q.Active+q.Backoff+q.Unschedulable, pending, "the queue holds only unbound pods")
+		})
+	}
+}
+
+// attemptsInFlight counts the attempts not finished yet (a cycle or a binding in progress).
+func attemptsInFlight(w *world) uint64 {
+	n := 0
+	for _, p := range w.s.queue.pods { //detlint:ordered counting
+		if p.where == inFlight {
+			n++
+		}
+	}
+	return uint64(n)
+}
+
+func TestSameSeedSameTrace(t *testing.T) {
+	run := func(seed uint64) (uint64, string) {
+		w := newWorldConfig(t, seed, DefaultConfig())
+		randomCluster(t, w, sim.NewRand(seed, "random-cluster"), 10, 60, 30*time.Second)
+		return w.k.Trace().Hash(), w.placement()
+	}
+	h1, p1 := run(3)
+	h2, p2 := run(3)
+	assert.Equal(t, h1, h2)
+	assert.Equal(t, p1, p2)
+}
+
+// BenchmarkSchedulePod measures one scheduling cycle's algorithm (filters, scores, selection)
+// on clusters of growing size, half full.
+func BenchmarkSchedulePod(b *testing.B) {
+	for _, n := range []int{100, 1000, 5000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			nodes := make([]*NodeInfo, n)
+			for i := range nodes {
+				nodes[i] = nodeInfoWith(testNode(fmt.Sprintf("n%05d", i), "8", "32Gi", 110),
+					testPod(fmt.Sprintf("a%05d", i), "cpu", "2", "memory", "8Gi"), testPod(fmt.Sprintf("b%05d", i), "cpu", "2", "memory", "8Gi"))
+			}
+			pod := testPod("p", "cpu", "500m", "memory", "1Gi")
+			r := sim.NewRand(1, "bench")
+			next := 0
+			b.ResetTimer()
+			for range b.N {
+				s := newCycleState(pod)
+				if _, _, _, err := schedulePod(s, nodes, 0, &next, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSchedulerWorld schedules 1000 pods on 100 nodes through the API server, informers,
+// queue and binder, and reports simulated pods per wall second and the virtual time taken.
+func BenchmarkSchedulerWorld(b *testing.B) {
+	const nodes, pods = 100, 1000
+	var virtual time.Duration
+	for range b.N {
+		w := newWorldConfig(b, 1, DefaultConfig())
+		w.k.Trace().SetWriter(nil)
+		for i := range nodes {
+			n := testNode(fmt.Sprintf("n%03d", i), "32", "128Gi", 110)
+			n.UID = ""
+			if _, err := w.store.Create(n); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for i := range pods {
+			p := testPod(fmt.Sprintf("p%04d", i), "cpu", "500m", "memory", "1Gi")
+			p.UID = ""
+			if _, err := w.store.Create(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		out := w.k.Run(sim.Limits{MaxTime: sim.FromDuration(10 * time.Minute), QuiescenceWindow: 5 * time.Second})
+		if w.s.Stats().Scheduled != pods {
+			b.Fatalf("scheduled %d of %d pods (%s)", w.s.Stats().Scheduled, pods, out.Reason)
+		}
+		virtual = w.k.LastActivity().Duration()
+	}
+	b.ReportMetric(float64(pods*b.N)/b.Elapsed().Seconds(), "pods/s")
+	b.ReportMetric(virtual.Seconds(), "virtual-s")
+}

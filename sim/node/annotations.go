@@ -1,0 +1,160 @@
+package node
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Pod annotations that script how the simulated containers of a pod behave. They are a
+// simulator extension (see the package documentation); every container of the pod behaves
+// the same way.
+const (
+	// AnnotationReadyAfter is how long after each container start its readiness (and
+	// startup) probe starts succeeding, as a Go duration ("20s"). Default 0.
+	AnnotationReadyAfter = "sim.reconsim.dev/ready-after"
+	// AnnotationNeverReady set to "true" makes readiness and startup probes fail forever.
+	AnnotationNeverReady = "sim.reconsim.dev/never-ready"
+	// AnnotationCrashAfter makes each container instance exit with code 1 this long after it
+	// started.
+	AnnotationCrashAfter = "sim.reconsim.dev/crash-after"
+	// AnnotationExitAfter makes each container instance exit this long after it started, with
+	// the code in AnnotationExitCode (default 0). With crash-after too, the earlier one wins.
+	AnnotationExitAfter = "sim.reconsim.dev/exit-after"
+	// AnnotationExitCode is the exit code for exit-after, an integer in [0, 255].
+	AnnotationExitCode = "sim.reconsim.dev/exit-code"
+	// AnnotationTerminationSeconds is how long a container takes to exit after SIGTERM, as a
+	// Go duration ("5s") or a number of seconds ("5"). Default 1s. The grace period caps it:
+	// at the deadline the container is killed (SIGKILL, exit code 137).
+	AnnotationTerminationSeconds = "sim.reconsim.dev/termination-seconds"
+)
+
+// Defaults and limits for the behaviour annotations.
+const (
+	defaultTerminationDelay = time.Second
+	// maxAnnotationDuration bounds every duration annotation (30 days), so that a typo
+	// cannot schedule an event past any sensible run.
+	maxAnnotationDuration = 30 * 24 * time.Hour
+)
+
+// behaviour is what a pod's annotations say about its containers.
+type behaviour struct {
+	readyAfter       time.Duration
+	neverReady       bool
+	crashAfter       time.Duration
+	crashes          bool // crashAfter is set
+	exitAfter        time.Duration
+	exits            bool // exitAfter is set
+	exitCode         int32
+	terminationDelay time.Duration
+}
+
+// annotationError is one annotation that was ignored, and why.
+type annotationError struct {
+	key, value, reason string
+}
+
+func (e annotationError) Error() string {
+	return fmt.Sprintf("ignoring annotation %s=%q: %s", e.key, e.value, e.reason)
+}
+
+// parseBehaviour reads the behaviour annotations. An invalid value is treated as absent and
+// reported in the returned errors (sorted by key); parseBehaviour never fails as a whole.
+func parseBehaviour(annotations map[string]string) (behaviour, []annotationError) {
+	b := behaviour{terminationDelay: defaultTerminationDelay}
+	var errs []annotationError
+	bad := func(key, reason string) {
+		errs = append(errs, annotationError{key: key, value: annotations[key], reason: reason})
+	}
+	duration := func(key string, seconds bool) (time.Duration, bool) {
+		v, ok := annotations[key]
+		if !ok {
+			return 0, false
+		}
+		d, err := parseAnnotationDuration(v, seconds)
+		if err != nil {
+			bad(key, err.Error())
+			return 0, false
+		}
+		return d, true
+	}
+	if d, ok := duration(AnnotationReadyAfter, false); ok {
+		b.readyAfter = d
+	}
+	if v, ok := annotations[AnnotationNeverReady]; ok {
+		nr, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			bad(AnnotationNeverReady, `want "true" or "false"`)
+		} else {
+			b.neverReady = nr
+		}
+	}
+	if d, ok := duration(AnnotationCrashAfter, false); ok {
+		b.crashAfter, b.crashes = d, true
+	}
+	if d, ok := duration(AnnotationExitAfter, false); ok {
+		b.exitAfter, b.exits = d, true
+	}
+	if v, ok := annotations[AnnotationExitCode]; ok {
+		code, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+		switch {
+		case err != nil:
+			bad(AnnotationExitCode, "want an integer")
+		case code < 0 || code > 255:
+			bad(AnnotationExitCode, "exit codes are in [0, 255]")
+		default:
+			b.exitCode = int32(code)
+		}
+	}
+	if d, ok := duration(AnnotationTerminationSeconds, true); ok {
+		b.terminationDelay = d
+	}
+	sort.Slice(errs, func(i, j int) bool { return errs[i].key < errs[j].key })
+	return b, errs
+}
+
+// parseAnnotationDuration reads a non-negative Go duration; with seconds, a bare number is
+// also accepted as seconds.
+func parseAnnotationDuration(v string, seconds bool) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	var d time.Duration
+	if f, err := strconv.ParseFloat(v, 64); err == nil && seconds {
+		if f < 0 || f > maxAnnotationDuration.Seconds() {
+			return 0, fmt.Errorf("must be in [0, %s]", maxAnnotationDuration)
+		}
+		d = time.Duration(f * float64(time.Second))
+	} else {
+		parsed, err := time.ParseDuration(v)
+		if err != nil {
+			if seconds {
+				return 0, fmt.Errorf(`want a duration such as "5s" or a number of seconds`)
+			}
+			return 0, fmt.Errorf(`want a duration such as "20s"`)
+		}
+		d = parsed
+	}
+	if d < 0 || d > maxAnnotationDuration {
+		return 0, fmt.Errorf("must be in [0, %s]", maxAnnotationDuration)
+	}
+	return d, nil
+}
+
+// exitAfterStart returns when a container instance exits by itself, measured from its start,
+// with which code; ok is false if it runs until stopped.
+func (b behaviour) exitAfterStart() (after time.Duration, code int32, ok bool) {
+	switch {
+	case b.crashes && (!b.exits || b.crashAfter <= b.exitAfter):
+		return b.crashAfter, 1, true
+	case b.exits:
+		return b.exitAfter, b.exitCode, true
+	}
+	return 0, 0, false
+}
+
+// healthy reports whether a readiness or startup probe succeeds sinceStart after the
+// container started.
+func (b behaviour) healthy(sinceStart time.Duration) bool {
+	return !b.neverReady && sinceStart >= b.readyAfter
+}

@@ -1,0 +1,75 @@
+package node
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestParseBehaviour(t *testing.T) {
+	def := behaviour{terminationDelay: time.Second}
+	cases := []struct {
+		name    string
+		ann     map[string]string
+		want    behaviour
+		badKeys []string
+	}{
+		{"none", nil, def, nil},
+		{"all valid", map[string]string{
+			AnnotationReadyAfter: "20s", AnnotationNeverReady: "false", AnnotationCrashAfter: "30s",
+			AnnotationExitAfter: "1m", AnnotationExitCode: "3", AnnotationTerminationSeconds: "5s",
+		}, behaviour{readyAfter: 20 * time.Second, crashAfter: 30 * time.Second, crashes: true,
+			exitAfter: time.Minute, exits: true, exitCode: 3, terminationDelay: 5 * time.Second}, nil},
+		{"termination seconds as a number", map[string]string{AnnotationTerminationSeconds: "2.5"},
+			behaviour{terminationDelay: 2500 * time.Millisecond}, nil},
+		{"crash-after zero crashes at once", map[string]string{AnnotationCrashAfter: "0s"},
+			behaviour{crashes: true, terminationDelay: time.Second}, nil},
+		{"never-ready", map[string]string{AnnotationNeverReady: "true"},
+			behaviour{neverReady: true, terminationDelay: time.Second}, nil},
+		{"invalid values are ignored and reported sorted", map[string]string{
+			AnnotationReadyAfter: "soon", AnnotationNeverReady: "maybe", AnnotationCrashAfter: "-5s",
+			AnnotationExitCode: "256", AnnotationTerminationSeconds: "forever", AnnotationExitAfter: "1000h",
+		}, def, []string{AnnotationCrashAfter, AnnotationExitAfter, AnnotationExitCode, AnnotationNeverReady,
+			AnnotationReadyAfter, AnnotationTerminationSeconds}},
+		{"a bare number is not a duration for ready-after", map[string]string{AnnotationReadyAfter: "20"}, def,
+			[]string{AnnotationReadyAfter}},
+		{"other annotations are none of our business", map[string]string{"example.com/x": "y"}, def, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, errs := parseBehaviour(tc.ann)
+			assert.Equal(t, tc.want, got)
+			var keys []string
+			for _, e := range errs {
+				keys = append(keys, e.key)
+				assert.Contains(t, e.Error(), "ignoring annotation "+e.key)
+			}
+			assert.Equal(t, tc.badKeys, keys)
+		})
+	}
+}
+
+func TestExitAfterStart(t *testing.T) {
+	cases := []struct {
+		name      string
+		b         behaviour
+		wantAfter time.Duration
+		wantCode  int32
+		wantOK    bool
+	}{
+		{"runs forever", behaviour{}, 0, 0, false},
+		{"crash", behaviour{crashes: true, crashAfter: time.Minute}, time.Minute, 1, true},
+		{"exit with code", behaviour{exits: true, exitAfter: time.Minute, exitCode: 7}, time.Minute, 7, true},
+		{"earlier crash wins", behaviour{crashes: true, crashAfter: time.Second, exits: true, exitAfter: time.Minute}, time.Second, 1, true},
+		{"earlier exit wins", behaviour{crashes: true, crashAfter: time.Hour, exits: true, exitAfter: time.Minute}, time.Minute, 0, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			after, code, ok := tc.b.exitAfterStart()
+			assert.Equal(t, tc.wantOK, ok)
+			assert.Equal(t, tc.wantAfter, after)
+			assert.Equal(t, tc.wantCode, code)
+		})
+	}
+}

@@ -1,0 +1,40 @@
+package node
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// BenchmarkKubeletFullNode runs one kubelet with 110 pods (a full node), half of them with a
+// readiness probe, through pod startup and 10 virtual minutes of steady state: lease and node
+// status heartbeats, probes and the status manager's periodic checks.
+func BenchmarkKubeletFullNode(b *testing.B) {
+	var events uint64
+	var virtual time.Duration
+	for i := 0; i < b.N; i++ {
+		w := newWorld(b, uint64(i+1))
+		w.k.Trace().SetWriter(nil)
+		w.addNode("n1", model.ResourceList{model.ResourceCPU: mustQuantity(b, "64")}, DefaultConfig(), false).Start()
+		for j := 0; j < 110; j++ {
+			ps := podSpec{name: fmt.Sprintf("p%03d", j), node: "n1", cpu: "100m"}
+			if j%2 == 0 {
+				ps.readiness = &model.Probe{PeriodSeconds: 10}
+				ps.annotations = map[string]string{AnnotationReadyAfter: "5s"}
+			}
+			w.createPod(ps)
+		}
+		start := w.k.EventsProcessed()
+		out := w.k.Run(sim.Limits{MaxTime: sim.FromDuration(10 * time.Minute)})
+		if out.Reason == sim.StopError {
+			b.Fatal(out.Err)
+		}
+		events += w.k.EventsProcessed() - start
+		virtual += 10 * time.Minute
+	}
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	b.ReportMetric(virtual.Seconds()/b.Elapsed().Seconds(), "virtual-s/wall-s")
+}

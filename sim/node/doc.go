@@ -1,0 +1,110 @@
+// Package node is the simulated kubelet: one Kubelet per node, talking to the simulated API
+// server through its own client as the real kubelet does, with simulated containers.
+//
+// What a Kubelet does, each as its own process on the kernel (reference sections 4, 8, 10):
+//
+//   - Registration and node status (pkg/kubelet/kubelet_node_status.go): it creates its Node
+//     (or takes over one that exists, as with a settled start), then every
+//     NodeStatusUpdateFrequency (10s, jittered by 4%) GETs the Node, recomputes the
+//     MemoryPressure, DiskPressure, PIDPressure and Ready conditions, and writes the status
+//     only if something other than heartbeat times changed or NodeStatusReportFrequency (5m)
+//     passed since the last write. A Node found deleted stops the kubelet for good (see
+//     below).
+//   - The node lease (component-helpers apimachinery/lease/controller.go): Lease
+//     kube-node-lease/<node>, holder the node, renewed every
+//     NodeLeaseDurationSeconds*0.25 = 10s (jittered by 4%) from the last lease written; on
+//     failure the lease is fetched (or created) with retries every 200ms, 400ms, ... up to
+//     7s. The lease gets an owner reference to the Node once the Node exists.
+//   - A pod informer on spec.nodeName=<node> feeding one worker process per pod
+//     (pkg/kubelet/pod_workers.go), which serialises everything done to that pod.
+//   - The status manager (pkg/kubelet/status/status_manager.go): one process that writes
+//     pod statuses in the order they changed (GET, then UpdateStatus with the kubelet-owned
+//     conditions merged into the others), re-checks every pod every 10s, and removes a deleted
+//     pod for good once its containers stopped (Delete with grace period 0 and a UID
+//     precondition).
+//
+// Pod lifecycle. A new pod is admitted if it fits the node's allocatable pods, cpu and memory
+// next to the pods already admitted (otherwise it fails with reason OutOfpods, OutOfcpu or
+// OutOfmemory and a "Node didn't have enough resource" message). Its first status is Pending
+// with containers waiting in ContainerCreating. The sandbox is created (SandboxStart), then
+// each container in order: image pull if the image is not on the node (ImagePull; pulls are
+// serialised per node and an image is pulled once), create and start (ContainerStart). The
+// kubelet notices a started or exited container at its next PLEG relist (every
+// PLEGRelistPeriod, 1s, from the kubelet's start) and only then reports it, with the events
+// Pulling, Pulled, Created and Started in upstream's words. A container without a readiness
+// probe is ready once it runs; with one it starts not ready, and the probe (every
+// periodSeconds, after initialDelaySeconds, the first one after a random fraction of the
+// period if the kubelet started less than a period ago, plus an immediate run when a
+// not-yet-ready container's status is generated) flips it after successThreshold successes
+// or failureThreshold failures (pkg/kubelet/prober/worker.go). Startup probes gate readiness
+// and restart a container that fails them. Liveness probes always succeed (simulated
+// applications never hang) and are not run.
+//
+// Restarts follow restartPolicy (Always, OnFailure, Never) with CrashLoopBackOff
+// (flowcontrol.Backoff as the kubelet uses it): the first restart after an exit is
+// immediate, the following ones wait 10s, 20s, 40s, ... up to 300s after the exit, and a
+// container that ran more than 600s since the last back-off starts over at 10s. A container
+// waiting out its back-off shows waiting reason CrashLoopBackOff; each attempt refused
+// records a BackOff event, and the worker retries when the back-off expires (jittered by up to
+// 50%, pod_workers.go completeWork). A pod whose containers have all stopped for good is
+// Succeeded or Failed by their exit codes.
+//
+// Graceful deletion. When the pod gets a deletionTimestamp, every running container gets
+// SIGTERM (event Killing "Stopping container <name>") with the deletion's grace period (at
+// least 2s); it exits with code 0 after its termination delay, or is killed with code 137 at
+// the deadline. When none runs, the final status (phase Succeeded or Failed, containers
+// terminated) is written and the pod is deleted with grace period 0 and a UID precondition.
+// A pod removed from the API server before that (force deletion) has its containers killed
+// at once, with no status written. Readiness probes go on until the containers exit, as
+// upstream's do (worker.go stops only liveness and startup probes of a pod being deleted).
+//
+// Simulated containers. A pod's annotations script what its containers do; this is a
+// simulator extension, not Kubernetes API, and every container of the pod behaves alike.
+// Readiness annotations act through probes: a container without a readiness probe is ready
+// once it runs, whatever they say.
+//
+//	sim.reconsim.dev/ready-after: 20s          readiness and startup probes succeed from 20s after each start (default 0)
+//	sim.reconsim.dev/never-ready: "true"       readiness and startup probes never succeed
+//	sim.reconsim.dev/crash-after: 30s          each container instance exits with code 1 30s after it started
+//	sim.reconsim.dev/exit-after: 30s           each instance exits 30s after it started ...
+//	sim.reconsim.dev/exit-code: "0"            ... with this code (default 0; crash-after wins if earlier)
+//	sim.reconsim.dev/termination-seconds: 5s   time to exit after SIGTERM (default 1s; a bare number is seconds)
+//
+// An invalid value is ignored (treated as absent) and reported by a Warning event with reason
+// InvalidSimulatorAnnotation on the pod; it never fails the pod or the run.
+//
+// Faults, called by the integrator's timeline; each leaves a trace line:
+//
+//   - Crash: the machine dies. Every kubelet process stops and nothing more is written;
+//     containers die (exit code 255, reason Unknown), images being pulled are lost.
+//   - Partition: requests from the kubelet's client fail at the API server after the request
+//     timeout (an apiserver.Fault, so they appear in the server's statistics) and its
+//     watches stall; containers and probes go on and the lease and status loops retry. It
+//     needs the server (SetServer).
+//   - Stall(d): the kubelet hangs for d: no lease, node status, pod status or pod sync, and
+//     no probes; containers go on.
+//   - Recover: after a crash the kubelet starts afresh like a rebooted node: it registers
+//     again, relists its pods, finishes the deletion of pods that were being deleted and
+//     restarts the containers of the others (restart count plus one, from a new sandbox);
+//     after a partition the fault is removed and the informer catches up (or relists); a
+//     stall ends at once.
+//   - Node deletion is the integrator's (a Delete of the Node). A running kubelet notices at
+//     its next status update and stops for good, its containers with it: the simulator treats
+//     a deleted Node as a removed machine, and Recover does nothing afterwards. (An upstream
+//     kubelet would keep running and re-register only when restarted.) A crashed kubelet
+//     cannot notice; Recover is a reboot, and like upstream it registers the Node again.
+//
+// Settled start: at Start, pods already bound to the node with phase Running (created by the
+// integrator for settled objects) are adopted as they are: running since their startedAt,
+// ready as their status says, with no pull or start latency and no status write until
+// something changes.
+//
+// Not modelled: init containers (a pod is Initialized at once; their requests still count
+// for admission), liveness failures, image pull failures, volumes, node-level eviction,
+// static pods, admission other than resources (node selector, taints, ports), the pod
+// worker's periodic resync (the simulated runtime reports every change, so it would find
+// nothing). Events go to the Recorder as they happen, also while the kubelet is partitioned.
+//
+// Determinism: every random draw comes from the kubelet's streams (kernel.Rand of
+// "kubelet/<node>", ".../image-pull" and ".../runtime"); nothing depends on map order.
+package node

@@ -1,0 +1,259 @@
+package node
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/record"
+)
+
+// world is a small cluster for tests: a kernel, an API server, and kubelets talking to it
+// through their own clients. Other actors (scheduler, controllers) are played by the test
+// through the store.
+type world struct {
+	t     testing.TB
+	k     *sim.Kernel
+	srv   *apiserver.Server
+	trace *bytes.Buffer
+	// mark is the trace length already shown.
+	mark     int
+	kubelets map[string]*Kubelet
+	clients  map[string]*client.Client
+	sink     *record.FakeSink
+	// lastRV per object key, for the resourceVersions-only-grow invariant.
+	lastRV map[string]uint64
+}
+
+func newWorld(t testing.TB, seed uint64) *world {
+	t.Helper()
+	k := sim.New(seed)
+	w := &world{
+		t: t, k: k, srv: apiserver.NewServer(k, apiserver.DefaultConfig()),
+		trace: &bytes.Buffer{}, kubelets: map[string]*Kubelet{}, clients: map[string]*client.Client{},
+		sink: &record.FakeSink{}, lastRV: map[string]uint64{},
+	}
+	k.Trace().SetWriter(w.trace)
+	return w
+}
+
+// addNode makes a kubelet for a node with the given capacity. With settled, the Node is
+// created in the store first, as the integrator does for settled objects.
+func (w *world) addNode(name string, capacity model.ResourceList, cfg Config, settled bool) *Kubelet {
+	w.t.Helper()
+	node := &model.Node{}
+	node.Name = name
+	node.Labels = map[string]string{"kubernetes.io/hostname": name}
+	node.Status.Capacity = capacity
+	if settled {
+		n := node.DeepCopy()
+		n.Status.Conditions = []model.NodeCondition{{Type: model.NodeReady, Status: model.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status"}}
+		_, err := w.srv.Store().Create(n)
+		require.NoError(w.t, err)
+	}
+	c := client.New(w.srv, "kubelet/"+name, client.Config{QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst})
+	rec := record.New(w.k, w.sink, "kubelet", name)
+	kl, err := New(w.k, c, rec, node, cfg)
+	require.NoError(w.t, err)
+	kl.SetServer(w.srv)
+	w.kubelets[name] = kl
+	w.clients[name] = c
+	return kl
+}
+
+// podSpec describes a test pod.
+type podSpec struct {
+	name, node    string
+	containers    int
+	image         string
+	cpu, memory   string
+	annotations   map[string]string
+	readiness     *model.Probe
+	startup       *model.Probe
+	restartPolicy string
+	graceSeconds  *int64
+	running       bool // settled: created with a Running status
+}
+
+func (w *world) createPod(ps podSpec) *model.Pod {
+	w.t.Helper()
+	pod := &model.Pod{}
+	pod.Name = ps.name
+	pod.Namespace = "default"
+	pod.Annotations = ps.annotations
+	pod.Spec.NodeName = ps.node
+	pod.Spec.RestartPolicy = ps.restartPolicy
+	pod.Spec.TerminationGracePeriodSeconds = ps.graceSeconds
+	n := max(ps.containers, 1)
+	for i := 0; i < n; i++ {
+		c := model.Container{Name: "app", Image: ps.image}
+		if n > 1 {
+			c.Name = fmt.Sprintf("app%d", i)
+		}
+		if c.Image == "" {
+			c.Image = "registry.example/app:1.0"
+		}
+		c.Resources.Requests = model.ResourceList{}
+		if ps.cpu != "" {
+			c.Resources.Requests[model.ResourceCPU] = mustQuantity(w.t, ps.cpu)
+		}
+		if ps.memory != "" {
+			c.Resources.Requests[model.ResourceMemory] = mustQuantity(w.t, ps.memory)
+		}
+		if ps.readiness != nil {
+			p := *ps.readiness
+			c.ReadinessProbe = &p
+		}
+		if ps.startup != nil {
+			p := *ps.startup
+			c.StartupProbe = &p
+		}
+		pod.Spec.Containers = append(pod.Spec.Containers, c)
+	}
+	model.SetDefaults(pod)
+	created, err := w.srv.Store().Create(pod)
+	require.NoError(w.t, err)
+	pod = created.(*model.Pod).DeepCopy()
+	if ps.running {
+		// Create resets the status, as upstream's pod strategy does; a settled pod's status
+		// is written afterwards, as the integrator does.
+		now := w.k.Now()
+		pod.Status.Phase = model.PodRunning
+		pod.Status.PodIP = "10.1.1.1"
+		pod.Status.StartTime = model.Ptr(now)
+		for _, c := range pod.Spec.Containers {
+			pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, model.ContainerStatus{
+				Name: c.Name, Image: c.Image, Ready: true, Started: model.Ptr(true),
+				State: model.ContainerState{Running: &model.ContainerStateRunning{StartedAt: now}},
+			})
+		}
+		pod.Status.Conditions = []model.PodCondition{
+			{Type: model.PodReady, Status: model.ConditionTrue},
+			{Type: model.PodScheduled, Status: model.ConditionTrue},
+		}
+		updated, err := w.srv.Store().UpdateStatus(pod)
+		require.NoError(w.t, err)
+		return updated.(*model.Pod)
+	}
+	return created.(*model.Pod)
+}
+
+// apiDelete is a plain graceful delete.
+func apiDelete() apiserver.DeleteOptions { return apiserver.DeleteOptions{} }
+
+func mustQuantity(t testing.TB, s string) resource.Quantity {
+	t.Helper()
+	q, err := resource.ParseQuantity(s)
+	require.NoError(t, err)
+	return q
+}
+
+func (w *world) pod(name string) (*model.Pod, bool) {
+	obj, err := w.srv.Store().Get(model.KindPod, "default", name)
+	if err != nil {
+		return nil, false
+	}
+	return obj.(*model.Pod), true
+}
+
+// run advances virtual time by d and checks the invariants.
+func (w *world) run(d time.Duration) sim.Outcome {
+	w.t.Helper()
+	out := w.k.Run(sim.Limits{MaxTime: w.k.Now().Add(d)})
+	require.NotEqual(w.t, sim.StopError, out.Reason, "run failed: %v", out.Err)
+	w.checkInvariants()
+	return out
+}
+
+// checkInvariants asserts what must hold in every test: a pod is on at most one node (its
+// containers run on one kubelet only), no node admitted more than its allocatable, and
+// resourceVersions of pods and nodes never go back.
+func (w *world) checkInvariants() {
+	w.t.Helper()
+	runningOn := map[string]string{}
+	for _, name := range sortedKeys(w.kubelets) {
+		kl := w.kubelets[name]
+		for _, uid := range kl.runtimeUIDs() {
+			if !kl.runtime[uid].anyRunning() {
+				continue
+			}
+			if other, ok := runningOn[uid]; ok {
+				w.t.Fatalf("pod %s runs on %s and %s", uid, other, name)
+			}
+			runningOn[uid] = name
+		}
+		_, alloc := kl.capacity()
+		var cpu, mem, pods int64
+		for _, uid := range kl.workerUIDs() {
+			pw := kl.workers[uid]
+			if !pw.admitted || pw.terminated {
+				continue
+			}
+			c, m := podRequests(pw.pod)
+			cpu, mem, pods = cpu+c, mem+m, pods+1
+		}
+		if q, ok := alloc[model.ResourceCPU]; ok && cpu > q.MilliValue() {
+			w.t.Fatalf("node %s admitted %dm cpu over %s", name, cpu, q.String())
+		}
+		if q, ok := alloc[model.ResourceMemory]; ok && mem > q.Value() {
+			w.t.Fatalf("node %s admitted %d bytes over %s", name, mem, q.String())
+		}
+		if q := alloc[model.ResourcePods]; pods > q.Value() {
+			w.t.Fatalf("node %s admitted %d pods over %d", name, pods, q.Value())
+		}
+	}
+	for _, kind := range []model.Kind{model.KindPod, model.KindNode, model.KindLease} {
+		objs, _, err := w.srv.Store().List(kind, apiserver.ListOptions{})
+		require.NoError(w.t, err)
+		for _, o := range objs {
+			key := string(kind) + "/" + model.Key(o) + "/" + o.Meta().UID
+			rv := o.Meta().ResourceVersion
+			if rv < w.lastRV[key] {
+				w.t.Fatalf("%s went back from rv %d to %d", key, w.lastRV[key], rv)
+			}
+			w.lastRV[key] = rv
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// newTrace returns the trace lines written since the last call that pass keep.
+func (w *world) newTrace(keep func(line string) bool) string {
+	all := w.trace.String()
+	fresh := all[w.mark:]
+	w.mark = len(all)
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(fresh, "\n") {
+		if line != "" && keep(line) {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// traceFields splits a trace line into time, component, action and the rest.
+func traceFields(line string) (at, component, action, rest string) {
+	parts := strings.SplitN(strings.TrimSuffix(line, "\n"), " ", 4)
+	for len(parts) < 4 {
+		parts = append(parts, "")
+	}
+	return parts[0], parts[1], parts[2], parts[3]
+}

@@ -1,0 +1,297 @@
+package node
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// nodeStatusJitterFactor jitters the node status loop (wait.JitterUntil(kl.syncNodeStatus,
+// kl.nodeStatusUpdateFrequency, 0.04, true, ...) in pkg/kubelet/kubelet.go Run).
+const nodeStatusJitterFactor = 0.04
+
+// Registration retry back-off (pkg/kubelet/kubelet_node_status.go registerWithAPIServer):
+// sleep 100ms before the first attempt, doubling up to 7s.
+const (
+	registerBackoffInitial = 100 * time.Millisecond
+	registerBackoffMax     = 7 * time.Second
+)
+
+// Node condition reasons and messages (pkg/kubelet/nodestatus/setters.go).
+var nodeConditionTemplates = []model.NodeCondition{
+	{Type: model.NodeMemoryPressure, Status: model.ConditionFalse, Reason: "KubeletHasSufficientMemory", Message: "kubelet has sufficient memory available"},
+	{Type: model.NodeDiskPressure, Status: model.ConditionFalse, Reason: "KubeletHasNoDiskPressure", Message: "kubelet has no disk pressure"},
+	{Type: model.NodePIDPressure, Status: model.ConditionFalse, Reason: "KubeletHasSufficientPID", Message: "kubelet has sufficient PID available"},
+	{Type: model.NodeReady, Status: model.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status"},
+}
+
+// nodeConditionEvents are the events the setters record when a condition is first set or
+// changes status (recordEventFunc), keyed by type and new status.
+var nodeConditionEvents = map[string]string{
+	model.NodeMemoryPressure: "NodeHasSufficientMemory",
+	model.NodeDiskPressure:   "NodeHasNoDiskPressure",
+	model.NodePIDPressure:    "NodeHasSufficientPID",
+	model.NodeReady:          "NodeReady",
+}
+
+// runNodeStatus is the node status loop: register first, then every
+// NodeStatusUpdateFrequency (jittered) compute the node status and post it if it changed or
+// NodeStatusReportFrequency passed since the last post.
+func (kl *Kubelet) runNodeStatus(p *sim.Proc) {
+	for !kl.deleted {
+		kl.gate(p)
+		kl.syncNodeStatus(p)
+		if kl.deleted {
+			return
+		}
+		p.Idle(kl.jitter(kl.cfg.NodeStatusUpdateFrequency, nodeStatusJitterFactor))
+	}
+}
+
+func (kl *Kubelet) syncNodeStatus(p *sim.Proc) {
+	if !kl.registered {
+		kl.registerWithAPIServer(p)
+	}
+	kl.updateNodeStatus(p)
+}
+
+// registerWithAPIServer retries registration until it succeeds.
+func (kl *Kubelet) registerWithAPIServer(p *sim.Proc) {
+	step := registerBackoffInitial
+	for {
+		p.Idle(step)
+		step = min(2*step, registerBackoffMax)
+		kl.gate(p)
+		if kl.tryRegisterWithAPIServer(p) {
+			kl.registered = true
+			return
+		}
+	}
+}
+
+// tryRegisterWithAPIServer creates the Node; if it exists already the kubelet takes it over
+// as it is (upstream reconciles a few labels and resources, which the simulator does not
+// model).
+func (kl *Kubelet) tryRegisterWithAPIServer(p *sim.Proc) bool {
+	node := kl.initialNode()
+	created, err := kl.c.Create(ctx(p), node)
+	if err == nil {
+		kl.emit("register", kl.nodeObject(), created.Meta().ResourceVersion, "created")
+		return true
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		kl.emit("register-error", kl.nodeObject(), 0, err.Error())
+		return false
+	}
+	existing, err := kl.c.Get(ctx(p), model.KindNode, "", kl.nodeName)
+	if err != nil {
+		kl.emit("register-error", kl.nodeObject(), 0, err.Error())
+		return false
+	}
+	kl.emit("register", kl.nodeObject(), existing.Meta().ResourceVersion, "node exists, taken over")
+	return true
+}
+
+// initialNode is the Node the kubelet registers: the scenario's name, labels, taints and
+// resources, with the status setters applied.
+func (kl *Kubelet) initialNode() *model.Node {
+	tmpl := kl.node.DeepCopy()
+	n := &model.Node{Spec: tmpl.Spec}
+	n.Name = kl.nodeName
+	n.Labels = tmpl.Labels
+	n.Annotations = tmpl.Annotations
+	kl.setNodeStatus(n)
+	return n
+}
+
+// capacity returns the node's capacity and allocatable, with the pod count defaulting to
+// MaxPods (the kubelet's MachineInfo and allocatable setters).
+func (kl *Kubelet) capacity() (capacity, allocatable model.ResourceList) {
+	capacity = kl.node.Status.Capacity.DeepCopy()
+	if capacity == nil {
+		capacity = model.ResourceList{}
+	}
+	if _, ok := capacity[model.ResourcePods]; !ok {
+		capacity[model.ResourcePods] = *resource.NewQuantity(int64(kl.cfg.MaxPods), resource.DecimalSI)
+	}
+	allocatable = kl.node.Status.Allocatable.DeepCopy()
+	if allocatable == nil {
+		allocatable = capacity.DeepCopy()
+	}
+	if _, ok := allocatable[model.ResourcePods]; !ok {
+		allocatable[model.ResourcePods] = capacity[model.ResourcePods]
+	}
+	return capacity, allocatable
+}
+
+// setNodeStatus applies the status setters to node: capacity and allocatable, and the
+// pressure and Ready conditions with a heartbeat of now. A condition whose status changes
+// (or that is new) gets a transition time of now and records its event.
+func (kl *Kubelet) setNodeStatus(node *model.Node) {
+	now := kl.k.Now()
+	node.Status.Capacity, node.Status.Allocatable = kl.capacity()
+	for _, tmpl := range nodeConditionTemplates {
+		var cur *model.NodeCondition
+		for i := range node.Status.Conditions {
+			if node.Status.Conditions[i].Type == tmpl.Type {
+				cur = &node.Status.Conditions[i]
+			}
+		}
+		switch {
+		case cur == nil:
+			node.Status.Conditions = append(node.Status.Conditions, model.NodeCondition{Type: tmpl.Type, Status: tmpl.Status, LastTransitionTime: now})
+			cur = &node.Status.Conditions[len(node.Status.Conditions)-1]
+			// The pressure setters record their event when they create the condition; the
+			// Ready setter only when an existing condition changes.
+			if tmpl.Type != model.NodeReady {
+				kl.nodeEvent(nodeConditionEvents[tmpl.Type])
+			}
+		case cur.Status != tmpl.Status:
+			cur.LastTransitionTime = now
+			kl.nodeEvent(nodeConditionEvents[tmpl.Type])
+		}
+		cur.Status = tmpl.Status
+		cur.Reason = tmpl.Reason
+		cur.Message = tmpl.Message
+		cur.LastHeartbeatTime = now
+	}
+}
+
+func (kl *Kubelet) nodeEvent(reason string) {
+	kl.rec.Eventf(kl.node, model.EventTypeNormal, reason, "Node %s status is now: %s", kl.nodeName, reason)
+}
+
+// updateNodeStatus tries NodeStatusUpdateRetry times to post the node status.
+func (kl *Kubelet) updateNodeStatus(p *sim.Proc) {
+	for i := 0; i < kl.cfg.NodeStatusUpdateRetry; i++ {
+		kl.gate(p)
+		err := kl.tryUpdateNodeStatus(p)
+		if err == nil || kl.deleted {
+			return
+		}
+		kl.emit("node-status-error", kl.nodeObject(), 0, err.Error())
+	}
+}
+
+// tryUpdateNodeStatus GETs the Node, applies the setters to a copy, and writes the status if
+// it changed (heartbeat times aside) or NodeStatusReportFrequency passed since the last write.
+// A Node that is gone stops the kubelet.
+func (kl *Kubelet) tryUpdateNodeStatus(p *sim.Proc) error {
+	obj, err := kl.c.Get(ctx(p), model.KindNode, "", kl.nodeName)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			kl.nodeDeleted()
+		}
+		return err
+	}
+	original, ok := obj.(*model.Node)
+	if !ok {
+		return fmt.Errorf("node %s: got %T", kl.nodeName, obj)
+	}
+	node := original.DeepCopy()
+	kl.setNodeStatus(node)
+	now := kl.k.Now()
+	if kl.hasReported && now < kl.lastReportTime.Add(kl.cfg.NodeStatusReportFrequency) &&
+		!nodeStatusHasChanged(&original.Status, &node.Status) {
+		return nil
+	}
+	updated, err := kl.c.UpdateStatus(ctx(p), node)
+	if err != nil {
+		return err
+	}
+	kl.hasReported = true
+	kl.lastReportTime = now
+	kl.emit("node-status", kl.nodeObject(), updated.Meta().ResourceVersion, "ready=true")
+	return nil
+}
+
+// nodeStatusHasChanged compares two node statuses ignoring the conditions' heartbeat times
+// (kubelet_node_status.go nodeStatusHasChanged).
+func nodeStatusHasChanged(original, updated *model.NodeStatus) bool {
+	if len(original.Conditions) != len(updated.Conditions) {
+		return true
+	}
+	for i := range original.Conditions {
+		a, b := original.Conditions[i], updated.Conditions[i]
+		a.LastHeartbeatTime, b.LastHeartbeatTime = 0, 0
+		if a != b {
+			return true
+		}
+	}
+	return !resourceListEqual(original.Capacity, updated.Capacity) || !resourceListEqual(original.Allocatable, updated.Allocatable)
+}
+
+func resourceListEqual(a, b model.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, qa := range a { //detlint:ordered the answer does not depend on the order
+		qb, ok := b[name]
+		if !ok || qa.Cmp(qb) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// canAdmitPod is the resource part of the kubelet's admission: the pod must fit the node's
+// allocatable pod count, cpu and memory next to the pods already admitted and not finished
+// (noderesources Fits). The reason and message have upstream's shape: reason
+// "OutOf<resource>", message "Node didn't have enough resource: ...".
+func (kl *Kubelet) canAdmitPod(w *podWorker) (bool, string, string) {
+	_, alloc := kl.capacity()
+	var usedCPU, usedMem, usedPods int64
+	for _, uid := range kl.workerUIDs() {
+		o := kl.workers[uid]
+		if o == w || !o.admitted || o.terminated {
+			continue
+		}
+		cpu, mem := podRequests(o.pod)
+		usedCPU += cpu
+		usedMem += mem
+		usedPods++
+	}
+	insufficient := func(res string, requested, used, capacity int64) (bool, string, string) {
+		return false, "OutOf" + res, fmt.Sprintf("Node didn't have enough resource: %s, requested: %d, used: %d, capacity: %d", res, requested, used, capacity)
+	}
+	if q, ok := alloc[model.ResourcePods]; ok && usedPods+1 > q.Value() {
+		return insufficient(model.ResourcePods, 1, usedPods, q.Value())
+	}
+	reqCPU, reqMem := podRequests(w.pod)
+	if q, ok := alloc[model.ResourceCPU]; ok && reqCPU > 0 && reqCPU > q.MilliValue()-usedCPU {
+		return insufficient(model.ResourceCPU, reqCPU, usedCPU, q.MilliValue())
+	}
+	if q, ok := alloc[model.ResourceMemory]; ok && reqMem > 0 && reqMem > q.Value()-usedMem {
+		return insufficient(model.ResourceMemory, reqMem, usedMem, q.Value())
+	}
+	return true, "", ""
+}
+
+// podRequests returns a pod's cpu (millicores) and memory (bytes) requests: the sum over its
+// containers, or the largest init container's if that is more (resource helpers
+// PodRequests).
+func podRequests(pod *model.Pod) (cpu, mem int64) {
+	for _, c := range pod.Spec.Containers {
+		if q, ok := c.Resources.Requests[model.ResourceCPU]; ok {
+			cpu += q.MilliValue()
+		}
+		if q, ok := c.Resources.Requests[model.ResourceMemory]; ok {
+			mem += q.Value()
+		}
+	}
+	for _, c := range pod.Spec.InitContainers {
+		if q, ok := c.Resources.Requests[model.ResourceCPU]; ok {
+			cpu = max(cpu, q.MilliValue())
+		}
+		if q, ok := c.Resources.Requests[model.ResourceMemory]; ok {
+			mem = max(mem, q.Value())
+		}
+	}
+	return cpu, mem
+}

@@ -1,0 +1,201 @@
+package node
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// Container waiting and terminated reasons, as the kubelet and the container runtime write
+// them (pkg/kubelet/kubelet_pods.go, pkg/kubelet/container/sync_result.go, CRI runtimes).
+const (
+	reasonContainerCreating = "ContainerCreating"
+	reasonCrashLoopBackOff  = "CrashLoopBackOff"
+	reasonCompleted         = "Completed"
+	reasonError             = "Error"
+	// reasonUnknown is what a runtime reports for a container that died with its machine;
+	// the exit code is then 255.
+	reasonUnknown   = "Unknown"
+	exitCodeUnknown = 255
+	// exitCodeSIGKILL is 128+9, a container killed at the end of its grace period.
+	exitCodeSIGKILL = 137
+)
+
+// Pod condition reasons (pkg/kubelet/status/generate.go).
+const (
+	reasonContainersNotReady = "ContainersNotReady"
+	reasonPodCompleted       = "PodCompleted"
+)
+
+// kubeletConditions are the pod conditions the kubelet owns (pkg/kubelet/types
+// PodConditionsByKubelet); mergePodStatus keeps every other condition as the API has it.
+var kubeletConditions = map[string]bool{
+	model.PodScheduled:              true,
+	model.PodReady:                  true,
+	model.PodInitialized:            true,
+	model.PodContainersReady:        true,
+	model.PodReadyToStartContainers: true,
+}
+
+func isTerminalPhase(phase string) bool {
+	return phase == model.PodSucceeded || phase == model.PodFailed
+}
+
+// formatPod is pkg/kubelet/util/format.Pod: "name_namespace(uid)", used in messages.
+func formatPod(pod *model.Pod) string {
+	return fmt.Sprintf("%s_%s(%s)", pod.Name, pod.Namespace, pod.UID)
+}
+
+// getPhase is pkg/kubelet/kubelet_pods.go getPhase for regular containers: Pending while a
+// container waits for its first start, Running while one runs (or, under restartPolicy
+// Always, while all are restarting), and once all have stopped Succeeded or Failed by their
+// exit codes and the restart policy. podIsTerminal is true when the kubelet has stopped the
+// pod for good (deletion): a restarting pod is then finished.
+func getPhase(restartPolicy string, statuses []model.ContainerStatus, podIsTerminal bool) string {
+	var waiting, running, stopped, succeeded, unknown int
+	for i := range statuses {
+		s := &statuses[i]
+		switch {
+		case s.State.Running != nil:
+			running++
+		case s.State.Terminated != nil:
+			stopped++
+			if s.State.Terminated.ExitCode == 0 {
+				succeeded++
+			}
+		case s.State.Waiting != nil:
+			if s.LastState.Terminated != nil {
+				stopped++
+			} else {
+				waiting++
+			}
+		default:
+			unknown++
+		}
+	}
+	switch {
+	case waiting > 0:
+		return model.PodPending
+	case running > 0 && unknown == 0:
+		return model.PodRunning
+	case running == 0 && stopped > 0 && unknown == 0:
+		if restartPolicy == model.RestartPolicyAlways && !podIsTerminal {
+			return model.PodRunning
+		}
+		if stopped == succeeded {
+			return model.PodSucceeded
+		}
+		if restartPolicy == model.RestartPolicyNever {
+			return model.PodFailed
+		}
+		if !podIsTerminal {
+			return model.PodRunning
+		}
+		return model.PodFailed
+	default:
+		return model.PodPending
+	}
+}
+
+// readyConditions builds the ContainersReady and Ready conditions (status/generate.go
+// GenerateContainersReadyCondition and GeneratePodReadyCondition without readiness gates):
+// True when every container is ready; otherwise False with the unready containers named,
+// or reason PodCompleted once the pod succeeded.
+func readyConditions(statuses []model.ContainerStatus, phase string) (containersReady, ready model.PodCondition) {
+	var unready []string
+	for i := range statuses {
+		if !statuses[i].Ready {
+			unready = append(unready, statuses[i].Name)
+		}
+	}
+	c := model.PodCondition{Type: model.PodContainersReady, Status: model.ConditionTrue}
+	switch {
+	case phase == model.PodSucceeded:
+		c.Status, c.Reason = model.ConditionFalse, reasonPodCompleted
+	case len(unready) > 0:
+		c.Status, c.Reason = model.ConditionFalse, reasonContainersNotReady
+		c.Message = fmt.Sprintf("containers with unready status: [%s]", strings.Join(unready, " "))
+	}
+	r := c
+	r.Type = model.PodReady
+	return c, r
+}
+
+// normalizeStatus fixes the times of a freshly generated status against old, the status the
+// kubelet last knew (status_manager.go updateStatusInternal): a condition whose status did
+// not change keeps its lastTransitionTime, a changed one gets now; startTime, once set, never
+// changes; and a pod whose phase was terminal stays terminal.
+func normalizeStatus(s *model.PodStatus, old *model.PodStatus, now sim.Time) {
+	for i := range s.Conditions {
+		c := &s.Conditions[i]
+		c.LastTransitionTime = now
+		if oc := findCondition(old.Conditions, c.Type); oc != nil && oc.Status == c.Status {
+			c.LastTransitionTime = oc.LastTransitionTime
+		}
+	}
+	switch {
+	case old.StartTime != nil:
+		s.StartTime = model.Ptr(*old.StartTime)
+	case s.StartTime == nil:
+		s.StartTime = model.Ptr(now)
+	}
+	if isTerminalPhase(old.Phase) && !isTerminalPhase(s.Phase) {
+		s.Phase = old.Phase
+	}
+}
+
+func findCondition(cs []model.PodCondition, typ string) *model.PodCondition {
+	for i := range cs {
+		if cs[i].Type == typ {
+			return &cs[i]
+		}
+	}
+	return nil
+}
+
+// mergePodStatus is status_manager.go mergePodStatus: the kubelet's status, with the
+// conditions the kubelet does not own kept as the API server has them (first, in their
+// order) followed by the kubelet's own.
+func mergePodStatus(apiStatus, kubeletStatus *model.PodStatus) model.PodStatus {
+	merged := *kubeletStatus
+	merged.Conditions = make([]model.PodCondition, 0, len(apiStatus.Conditions)+len(kubeletStatus.Conditions))
+	for _, c := range apiStatus.Conditions {
+		if !kubeletConditions[c.Type] {
+			merged.Conditions = append(merged.Conditions, c)
+		}
+	}
+	for _, c := range kubeletStatus.Conditions {
+		if kubeletConditions[c.Type] {
+			merged.Conditions = append(merged.Conditions, c)
+		}
+	}
+	merged.ContainerStatuses = append([]model.ContainerStatus(nil), kubeletStatus.ContainerStatuses...)
+	return merged
+}
+
+// statusEqual compares two pod statuses field by field. PodStatus holds no maps, so the
+// comparison does not depend on iteration order.
+func statusEqual(a, b *model.PodStatus) bool {
+	return reflect.DeepEqual(normalizedEmpty(a), normalizedEmpty(b))
+}
+
+// normalizedEmpty treats nil and empty slices alike.
+func normalizedEmpty(s *model.PodStatus) model.PodStatus {
+	c := *s
+	if len(c.Conditions) == 0 {
+		c.Conditions = nil
+	}
+	if len(c.ContainerStatuses) == 0 {
+		c.ContainerStatuses = nil
+	}
+	return c
+}
+
+// podReady reports whether a status carries Ready=True.
+func podReady(s *model.PodStatus) bool {
+	c := findCondition(s.Conditions, model.PodReady)
+	return c != nil && c.Status == model.ConditionTrue
+}

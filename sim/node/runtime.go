@@ -1,0 +1,212 @@
+package node
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// podRuntime is what the container runtime holds for one pod: its sandbox and the current
+// instance of each container. It is the node's state, not the kubelet's: it survives a kubelet
+// restart and only a machine crash changes it behind the kubelet's back.
+type podRuntime struct {
+	uid          string
+	key          string // namespace/name, for traces
+	sandboxReady bool
+	// sandboxChangedAt is when sandboxReady last changed.
+	sandboxChangedAt sim.Time
+	// sandboxes counts sandboxes created for the pod (upstream's sandbox attempt).
+	sandboxes  int
+	podIP      string
+	containers []*containerRecord // in spec order
+}
+
+// containerRecord is the current instance of one container, and the termination of the one
+// before it.
+type containerRecord struct {
+	idx   int
+	name  string
+	image string
+
+	// id identifies the instance (upstream's container ID); 0 means none was ever created.
+	id uint64
+	// prevID is the instance before id (0 if none).
+	prevID uint64
+	// changedAt is when the record last started or exited.
+	changedAt    sim.Time
+	running      bool
+	startedAt    sim.Time
+	finishedAt   sim.Time
+	exitCode     int32
+	reason       string
+	restartCount int32
+	last         *model.ContainerStateTerminated
+
+	// The pending exit of a running instance: by itself (crash-after, exit-after), after
+	// SIGTERM, or by SIGKILL at the grace deadline, whichever is first.
+	exitTimer       *sim.Timer
+	pendingExitCode int32
+	stopping        bool     // SIGTERM was sent
+	killAt          sim.Time // SIGKILL deadline while stopping
+}
+
+func newPodRuntime(pod *model.Pod) *podRuntime {
+	rt := &podRuntime{uid: pod.UID, key: model.Key(pod)}
+	rt.syncContainers(pod)
+	return rt
+}
+
+// syncContainers makes the records follow the pod's container list (by name, in spec order).
+func (rt *podRuntime) syncContainers(pod *model.Pod) {
+	out := make([]*containerRecord, len(pod.Spec.Containers))
+	for i, c := range pod.Spec.Containers {
+		var cr *containerRecord
+		for _, old := range rt.containers {
+			if old != nil && old.name == c.Name {
+				cr = old
+				break
+			}
+		}
+		if cr == nil {
+			cr = &containerRecord{name: c.Name}
+		}
+		cr.idx = i
+		cr.image = c.Image
+		out[i] = cr
+	}
+	rt.containers = out
+}
+
+func (rt *podRuntime) anyRunning() bool {
+	for _, cr := range rt.containers {
+		if cr.running {
+			return true
+		}
+	}
+	return false
+}
+
+// machineDied kills every running container where it stands, as a power loss does: exit code
+// 255, reason Unknown, finished now. The sandbox is gone too.
+func (rt *podRuntime) machineDied(kl *Kubelet, now sim.Time) {
+	for _, cr := range rt.containers {
+		if cr.running {
+			cr.exit(now, exitCodeUnknown, reasonUnknown)
+		}
+	}
+	rt.setSandbox(false, now)
+}
+
+// setSandbox records the sandbox coming up or going away at now.
+func (rt *podRuntime) setSandbox(ready bool, now sim.Time) {
+	if rt.sandboxReady != ready {
+		rt.sandboxReady = ready
+		rt.sandboxChangedAt = now
+	}
+}
+
+// stopAll kills every running container now (SIGKILL) and drops the sandbox.
+func (rt *podRuntime) stopAll(kl *Kubelet) {
+	now := kl.k.Now()
+	for _, cr := range rt.containers {
+		if cr.running {
+			cr.exit(now, exitCodeSIGKILL, reasonError)
+		}
+	}
+	rt.setSandbox(false, now)
+}
+
+// begin starts a new instance now: the previous instance's termination becomes the last
+// state and the restart count grows by one (a first instance has count 0).
+func (cr *containerRecord) begin(id uint64, now sim.Time) {
+	if cr.id != 0 {
+		if !cr.running {
+			cr.last = cr.terminatedState()
+		}
+		cr.restartCount++
+	}
+	cr.prevID = cr.id
+	cr.id = id
+	cr.running = true
+	cr.changedAt = now
+	cr.startedAt = now
+	cr.finishedAt = 0
+	cr.exitCode = 0
+	cr.reason = ""
+	cr.stopping = false
+	cr.killAt = 0
+}
+
+// terminatedState is the record's termination as the API shows it; nil while running or
+// before the first instance.
+func (cr *containerRecord) terminatedState() *model.ContainerStateTerminated {
+	if cr.id == 0 || cr.running {
+		return nil
+	}
+	return &model.ContainerStateTerminated{
+		ExitCode:   cr.exitCode,
+		Reason:     cr.reason,
+		StartedAt:  cr.startedAt,
+		FinishedAt: cr.finishedAt,
+	}
+}
+
+// scheduleExit arranges for the running instance to exit at at with code, unless an earlier
+// exit is already scheduled.
+func (cr *containerRecord) scheduleExit(at sim.Time, code int32) {
+	if when, armed := cr.exitTimer.When(); armed && when <= at {
+		return
+	}
+	cr.pendingExitCode = code
+	cr.exitTimer.ResetAt(at)
+}
+
+// exitReason is the runtime's reason for an exit code: Completed for 0, Error otherwise.
+func exitReason(code int32) string {
+	if code == 0 {
+		return reasonCompleted
+	}
+	return reasonError
+}
+
+// exit ends the running instance now.
+func (cr *containerRecord) exit(now sim.Time, code int32, reason string) {
+	cr.running = false
+	cr.changedAt = now
+	cr.finishedAt = now
+	cr.exitCode = code
+	cr.reason = reason
+	cr.stopping = false
+	if cr.exitTimer != nil {
+		cr.exitTimer.Stop()
+	}
+}
+
+// signalTerm sends SIGTERM now: the instance exits with code 0 after termDelay, or is killed
+// with code 137 at deadline if that comes first. A second call can only bring the deadline
+// forward.
+func (cr *containerRecord) signalTerm(now, deadline sim.Time, termDelay time.Duration) {
+	if !cr.running {
+		return
+	}
+	if cr.stopping {
+		if deadline < cr.killAt {
+			cr.killAt = deadline
+			cr.scheduleExit(deadline, exitCodeSIGKILL)
+		}
+		return
+	}
+	cr.stopping = true
+	cr.killAt = deadline
+	if exitAt := now.Add(termDelay); exitAt < deadline {
+		cr.scheduleExit(exitAt, 0)
+	} else {
+		cr.scheduleExit(deadline, exitCodeSIGKILL)
+	}
+}
+
+func (cr *containerRecord) String() string {
+	return fmt.Sprintf("%s#%d", cr.name, cr.id)
+}

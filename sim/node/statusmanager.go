@@ -1,0 +1,276 @@
+package node
+
+import (
+	"fmt"
+	"sort"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/apiserver"
+)
+
+// statusManager is the kubelet's status manager (pkg/kubelet/status/status_manager.go): it
+// caches the latest status the kubelet generated for each pod, and one process writes them to
+// the API server in the order they changed: GET the pod, write the merged status if it differs,
+// and once a deleted pod has finished, delete it for good (grace period 0, UID precondition).
+// Every StatusSyncPeriod it re-checks all pods, retrying failed writes and repairing statuses
+// someone else changed.
+type statusManager struct {
+	kl      *Kubelet
+	entries map[string]*statusEntry
+	queue   []string
+	queued  map[string]bool
+
+	proc     *sim.Proc
+	batch    *sim.Timer
+	batchDue bool
+	stopped  bool
+}
+
+// statusEntry is one pod's cached status.
+type statusEntry struct {
+	uid, namespace, name string
+	status               model.PodStatus
+	// version counts changes of status; apiVersion is the version last written (or found
+	// already in place).
+	version, apiVersion uint64
+	// finished is upstream's podIsFinished: the pod's containers are stopped for good.
+	finished bool
+	// postedRV is the resourceVersion of the pod after the kubelet's last successful write;
+	// while the informer shows that version nobody else has changed the status.
+	postedRV uint64
+}
+
+func newStatusManager(kl *Kubelet) *statusManager {
+	sm := &statusManager{kl: kl, entries: map[string]*statusEntry{}, queued: map[string]bool{}}
+	sm.batch = kl.k.Every(kl.cfg.StatusSyncPeriod, func() {
+		sm.batchDue = true
+		if sm.proc != nil {
+			sm.proc.Unpark()
+		}
+	})
+	return sm
+}
+
+func (sm *statusManager) stop() {
+	sm.stopped = true
+	sm.batch.Stop()
+}
+
+// seed starts a pod's entry from the status the API server has (an adopted pod): nothing is
+// written until the kubelet's own status differs.
+func (sm *statusManager) seed(w *podWorker) {
+	var st model.PodStatus
+	w.pod.Status.DeepCopyInto(&st)
+	sm.entries[w.uid] = &statusEntry{
+		uid: w.uid, namespace: w.pod.Namespace, name: w.pod.Name,
+		status: st, version: 1, apiVersion: 1, postedRV: w.pod.ResourceVersion,
+	}
+}
+
+// setPodStatus records a freshly generated status for w's pod (SetPodStatus and
+// TerminatePod): its times are fixed against the previous status, and if anything changed it
+// is queued for writing.
+func (sm *statusManager) setPodStatus(w *podWorker, generated model.PodStatus, finished bool) {
+	var st model.PodStatus
+	generated.DeepCopyInto(&st)
+	e, cached := sm.entries[w.uid]
+	old := &w.pod.Status
+	if cached {
+		old = &e.status
+	}
+	normalizeStatus(&st, old, sm.kl.k.Now())
+	if cached && statusEqual(&e.status, &st) && e.finished == finished {
+		return
+	}
+	if !cached {
+		e = &statusEntry{uid: w.uid, namespace: w.pod.Namespace, name: w.pod.Name}
+		sm.entries[w.uid] = e
+	}
+	e.status = st
+	e.finished = e.finished || finished
+	e.version++
+	sm.enqueue(w.uid)
+}
+
+// requeue queues a pod for another write attempt (its deletion may now be due).
+func (sm *statusManager) requeue(uid string) {
+	if _, ok := sm.entries[uid]; ok {
+		sm.enqueue(uid)
+	}
+}
+
+// forget drops a pod that is gone from the API server.
+func (sm *statusManager) forget(uid string) {
+	delete(sm.entries, uid)
+}
+
+func (sm *statusManager) enqueue(uid string) {
+	if sm.queued[uid] {
+		return
+	}
+	sm.queued[uid] = true
+	sm.queue = append(sm.queue, uid)
+	if sm.proc != nil {
+		sm.proc.Unpark()
+	}
+}
+
+// run is the status manager's process.
+func (sm *statusManager) run(p *sim.Proc) {
+	sm.proc = p
+	for !sm.stopped {
+		sm.kl.gate(p)
+		if sm.batchDue {
+			sm.batchDue = false
+			sm.syncBatch()
+		}
+		if len(sm.queue) == 0 {
+			p.Park()
+			continue
+		}
+		uid := sm.queue[0]
+		sm.queue[0] = ""
+		sm.queue = sm.queue[1:]
+		delete(sm.queued, uid)
+		sm.syncPod(p, uid)
+	}
+}
+
+// syncBatch queues every pod whose status is not known to be written, or whose status on the
+// API server (as the informer shows it) no longer matches what the kubelet wants
+// (syncBatch(all=true): needsUpdate or needsReconcile).
+func (sm *statusManager) syncBatch() {
+	uids := make([]string, 0, len(sm.entries))
+	for uid := range sm.entries { //detlint:ordered sorted below
+		uids = append(uids, uid)
+	}
+	sort.Strings(uids)
+	for _, uid := range uids {
+		e := sm.entries[uid]
+		if sm.needsUpdate(e) || sm.needsReconcile(e) {
+			sm.enqueue(uid)
+		}
+	}
+}
+
+func (sm *statusManager) needsUpdate(e *statusEntry) bool {
+	if e.apiVersion < e.version {
+		return true
+	}
+	if !e.finished {
+		return false
+	}
+	pod, ok := sm.cachedPod(e)
+	return ok && pod.DeletionTimestamp != nil
+}
+
+// needsReconcile reports whether the informer's copy of the pod carries a status other than
+// the one the kubelet wants, after someone else wrote it.
+func (sm *statusManager) needsReconcile(e *statusEntry) bool {
+	pod, ok := sm.cachedPod(e)
+	if !ok || pod.ResourceVersion == e.postedRV {
+		return false
+	}
+	merged := mergePodStatus(&pod.Status, &e.status)
+	return !statusEqual(&merged, &pod.Status)
+}
+
+func (sm *statusManager) cachedPod(e *statusEntry) (*model.Pod, bool) {
+	inf := sm.kl.informer
+	if inf == nil {
+		return nil, false
+	}
+	obj, ok := inf.Get(e.namespace, e.name)
+	if !ok {
+		return nil, false
+	}
+	pod, ok := obj.(*model.Pod)
+	if !ok || pod.UID != e.uid {
+		return nil, false
+	}
+	return pod, true
+}
+
+// syncPod writes one pod's status (status_manager.go syncPod).
+func (sm *statusManager) syncPod(p *sim.Proc, uid string) {
+	kl := sm.kl
+	e, ok := sm.entries[uid]
+	if !ok {
+		return
+	}
+	obj, err := kl.c.Get(ctx(p), model.KindPod, e.namespace, e.name)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			delete(sm.entries, uid)
+		}
+		return
+	}
+	pod, ok := obj.(*model.Pod)
+	if !ok || pod.UID != uid {
+		// Deleted and recreated under the same name: not ours any more.
+		delete(sm.entries, uid)
+		return
+	}
+	version := e.version
+	merged := mergePodStatus(&pod.Status, &e.status)
+	if !statusEqual(&merged, &pod.Status) {
+		pod.Status = merged
+		updated, err := kl.c.UpdateStatus(ctx(p), pod)
+		if err != nil {
+			if apierrors.IsConflict(err) {
+				sm.enqueue(uid)
+			}
+			kl.emit("status-error", "Pod "+model.KeyOf(e.namespace, e.name), 0, err.Error())
+			return
+		}
+		pod = updated.(*model.Pod)
+		kl.emit("status", "Pod "+model.KeyOf(e.namespace, e.name), pod.ResourceVersion, describeStatus(&pod.Status))
+	}
+	if cur, ok := sm.entries[uid]; !ok || cur != e {
+		return
+	}
+	e.apiVersion = version
+	e.postedRV = pod.ResourceVersion
+	if e.finished && pod.DeletionTimestamp != nil {
+		err := kl.c.Delete(ctx(p), model.KindPod, e.namespace, e.name, apiserver.DeleteOptions{
+			GracePeriodSeconds: model.Ptr(int64(0)),
+			Preconditions:      &apiserver.Preconditions{UID: model.Ptr(uid)},
+		})
+		if err != nil && !apierrors.IsNotFound(err) {
+			kl.emit("delete-error", "Pod "+model.KeyOf(e.namespace, e.name), 0, err.Error())
+			return
+		}
+		delete(sm.entries, uid)
+		kl.emit("pod-deleted", "Pod "+model.KeyOf(e.namespace, e.name), 0, "final delete, grace 0")
+	}
+}
+
+// describeStatus is a compact summary of a pod status for traces: phase, readiness and each
+// container's state.
+func describeStatus(s *model.PodStatus) string {
+	out := "phase=" + s.Phase
+	if podReady(s) {
+		out += " ready=true"
+	} else {
+		out += " ready=false"
+	}
+	for _, cs := range s.ContainerStatuses {
+		state := "unknown"
+		switch {
+		case cs.State.Running != nil:
+			state = "running"
+		case cs.State.Waiting != nil:
+			state = "waiting:" + cs.State.Waiting.Reason
+		case cs.State.Terminated != nil:
+			state = fmt.Sprintf("terminated:%s(%d)", cs.State.Terminated.Reason, cs.State.Terminated.ExitCode)
+		}
+		out += fmt.Sprintf(" %s=%s/r%d", cs.Name, state, cs.RestartCount)
+		if cs.Ready {
+			out += "/ready"
+		}
+	}
+	return out
+}
