@@ -1,0 +1,428 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim/cluster"
+)
+
+const runUsage = `Usage:
+  sim run FILE|NAME [flags]
+
+Runs a scenario file, or a built-in scenario by name (see 'sim list'). Writes
+DIR/result.json and DIR/events.jsonl (docs/results.md) and prints a summary: why the
+run stopped, virtual and wall time, convergence after each timeline action, every
+expectation with ✓ or ✗, verdicts, and the command that reproduces the run.
+Ctrl-C stops the run cleanly and writes what was recorded (stop reason "interrupted").
+
+Flags:
+      --seed N          the run's seed (default: the scenario's seed)
+      --out DIR         where to write the files (default out/<scenario name>)
+      --set KEY=VALUE   override a component flag (component.flag) or seed, duration,
+                        stop.maxEvents, stop.quiescence; repeatable ('sim explain KEY')
+      --duration D      the virtual-time limit; same as --set duration=D
+      --trace           print the trace as the run goes (to stderr with -o json)
+  -o, --output FORMAT   text: a summary on stdout; json: result.json on stdout (default text)
+  -q, --quiet           print no summary (warnings and errors still go to stderr)
+
+Examples:
+  sim run node-failure
+  sim run node-failure --seed 7 --set kube-controller-manager.node-monitor-grace-period=20s
+  sim run ./my-scenario.yaml --duration 1h --out /tmp/run1 -o json
+
+Exit status: 0 every expectation held, 1 an expectation failed, 2 bad input, 3 internal error.
+`
+
+const validateUsage = `Usage:
+  sim validate FILE|NAME...
+
+Checks scenario files (or built-in scenarios by name) without running them and prints
+every problem as FILE:LINE:COL: PATH: MESSAGE (HINT).
+
+Examples:
+  sim validate my-scenario.yaml
+  sim validate scenarios/*.yaml node-failure
+
+Exit status: 0 all valid, 2 any problem.
+`
+
+const listUsage = `Usage:
+  sim list
+
+Lists the built-in scenarios with the first line of their description.
+'sim show NAME' prints one; 'sim run NAME' runs it.
+`
+
+const showUsage = `Usage:
+  sim show NAME|FILE
+
+Prints a built-in scenario's source (a starting point for your own), or a file's.
+
+Example:
+  sim show node-failure > my-scenario.yaml
+`
+
+const explainUsage = `Usage:
+  sim explain KEY
+
+Explains a setting: what it does, its type, its default for each upstream version and
+the upstream source of that default. KEY is component.flag, a bare flag name, a
+component (to list its flags), or seed, duration, stop.maxEvents, stop.quiescence.
+
+Examples:
+  sim explain kube-controller-manager.node-monitor-grace-period
+  sim explain kube-api-qps
+  sim explain kubelet
+`
+
+const versionUsage = `Usage:
+  sim version
+
+Prints the simulator version, the upstream Kubernetes version whose defaults it follows,
+and the versions of the output formats.
+`
+
+// flagSet returns a pflag set for a subcommand; the CLI prints usage itself.
+func (c *cli) flagSet(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	return fs
+}
+
+// parseFlags parses args; done is true when the command should return code (help or error).
+func (c *cli) parseFlags(fs *pflag.FlagSet, args []string, usage string) (done bool, code int) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, pflag.ErrHelp):
+		fmt.Fprint(c.stdout, usage)
+		return true, exitOK
+	case err != nil:
+		fmt.Fprintf(c.stderr, "sim %s: %v\nRun 'sim help %s' for usage.\n", fs.Name(), err, fs.Name())
+		return true, exitUsage
+	}
+	return false, 0
+}
+
+func (c *cli) usageError(cmd, format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "sim %s: %s\nRun 'sim help %s' for usage.\n", cmd, fmt.Sprintf(format, args...), cmd)
+	return exitUsage
+}
+
+// loadScenario resolves and parses arg, printing warnings and problems to stderr; ok is
+// false after a problem was printed.
+func (c *cli) loadScenario(cmd, arg string) (*scenarios.Scenario, bool) {
+	file, data, baseDir, err := scenarios.Resolve(arg)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "sim %s: %v\n", cmd, err)
+		return nil, false
+	}
+	s, warns, err := scenarios.Parse(file, data, baseDir)
+	for _, w := range warns {
+		fmt.Fprintf(c.stderr, "%s (warning)\n", w.String())
+	}
+	if err != nil {
+		fmt.Fprintln(c.stderr, err)
+		var errs scenarios.Errors
+		if errors.As(err, &errs) {
+			fmt.Fprintf(c.stderr, "sim %s: %s: %d %s\n", cmd, file, len(errs), plural(len(errs), "problem", "problems"))
+		}
+		return nil, false
+	}
+	return s, true
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func (c *cli) cmdRun(args []string) int {
+	fs := c.flagSet("run")
+	seed := fs.Uint64("seed", 0, "")
+	out := fs.String("out", "", "")
+	sets := fs.StringArray("set", nil, "")
+	duration := fs.String("duration", "", "")
+	trace := fs.Bool("trace", false, "")
+	format := fs.StringP("output", "o", "text", "")
+	quiet := fs.BoolP("quiet", "q", false, "")
+	if done, code := c.parseFlags(fs, args, runUsage); done {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return c.usageError("run", "want one scenario (a file or a built-in name), got %d arguments", fs.NArg())
+	}
+	if *format != "text" && *format != "json" {
+		return c.usageError("run", "-o must be text or json, got %q", *format)
+	}
+	arg := fs.Arg(0)
+
+	var overrides []scenarios.Override
+	bad := false
+	for _, s := range *sets {
+		o, err := scenarios.ParseOverride(s)
+		if err != nil {
+			fmt.Fprintln(c.stderr, err)
+			bad = true
+			continue
+		}
+		overrides = append(overrides, o)
+	}
+	if fs.Changed("duration") {
+		overrides = append(overrides, scenarios.Override{Key: "duration", Value: *duration})
+	}
+	if bad {
+		return exitUsage
+	}
+	scn, ok := c.loadScenario("run", arg)
+	if !ok {
+		return exitUsage
+	}
+	if err := scn.Apply(overrides); err != nil {
+		fmt.Fprintln(c.stderr, err)
+		return exitUsage
+	}
+
+	effectiveSeed := scn.Seed
+	if fs.Changed("seed") {
+		effectiveSeed = *seed
+	}
+	opts := cluster.Options{Seed: *seed, SeedSet: fs.Changed("seed"), Overrides: overrides}
+	var traceOut *bufio.Writer
+	if *trace {
+		w := c.stdout
+		if *format == "json" {
+			w = c.stderr
+		}
+		traceOut = bufio.NewWriterSize(w, 1<<16)
+		opts.Trace = traceOut
+	}
+
+	interrupt := make(chan struct{})
+	opts.Interrupt = interrupt
+	signals := make(chan os.Signal, 1)
+	stopSignals := c.notify(signals)
+	finished := make(chan struct{})
+	go func() {
+		select {
+		case <-signals:
+			close(interrupt)
+			// A second Ctrl-C now ends the process at once.
+			stopSignals()
+		case <-finished:
+		}
+	}()
+
+	start := c.now()
+	res, stack, runErr := c.safeRun(context.Background(), scn, opts)
+	wall := c.now().Sub(start)
+	close(finished)
+	stopSignals()
+	if traceOut != nil {
+		if err := traceOut.Flush(); err != nil {
+			fmt.Fprintf(c.stderr, "sim run: writing the trace: %v\n", err)
+		}
+	}
+
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("out", scn.Name)
+	}
+	if res != nil {
+		res.WallSeconds = wall.Seconds()
+	}
+	if runErr != nil {
+		virtual := "unknown"
+		if res != nil {
+			virtual = strconv.FormatFloat(res.VirtualSeconds, 'f', 3, 64) + "s"
+			if err := c.writeFiles(dir, res); err == nil {
+				fmt.Fprintf(c.stderr, "sim run: what was recorded is in %s\n", dir)
+			}
+		}
+		return c.internalError("running "+scn.Name, runErr, effectiveSeed, virtual, stack)
+	}
+	if res == nil {
+		return c.internalError("running "+scn.Name, errors.New("the simulator returned no result"), effectiveSeed, "unknown", nil)
+	}
+	select {
+	case <-interrupt:
+		fmt.Fprintf(c.stderr, "sim run: interrupted at virtual time %s; writing what was recorded\n", strconv.FormatFloat(res.VirtualSeconds, 'f', 3, 64)+"s")
+	default:
+	}
+	if err := c.writeFiles(dir, res); err != nil {
+		fmt.Fprintf(c.stderr, "sim run: %v\n", err)
+		return exitInternal
+	}
+
+	switch {
+	case *format == "json":
+		data, err := report.EncodeResult(res)
+		if err != nil {
+			return c.internalError("encoding the result", err, res.Seed, fmt.Sprintf("%.3fs", res.VirtualSeconds), nil)
+		}
+		c.stdout.Write(data)
+	case !*quiet:
+		err := report.WriteSummary(c.stdout, res, report.SummaryOptions{
+			ResultPath: filepath.Join(dir, report.ResultFile),
+			EventsPath: filepath.Join(dir, report.EventsFile),
+			Reproduce:  reproduceCommand(arg, res.Seed, overrides),
+		})
+		if err != nil {
+			fmt.Fprintf(c.stderr, "sim run: writing the summary: %v\n", err)
+		}
+	}
+	if res.Passed {
+		return exitOK
+	}
+	return exitFailed
+}
+
+func (c *cli) writeFiles(dir string, res *report.Result) error {
+	if err := report.WriteResult(dir, res); err != nil {
+		return err
+	}
+	return report.WriteEvents(dir, res.Events)
+}
+
+// reproduceCommand is the command line that reruns exactly this run.
+func reproduceCommand(arg string, seed uint64, overrides []scenarios.Override) string {
+	parts := []string{"sim", "run", shellQuote(arg), "--seed", strconv.FormatUint(seed, 10)}
+	for _, o := range overrides {
+		parts = append(parts, "--set", shellQuote(o.String()))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but safe characters.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func (c *cli) cmdValidate(args []string) int {
+	fs := c.flagSet("validate")
+	if done, code := c.parseFlags(fs, args, validateUsage); done {
+		return code
+	}
+	if fs.NArg() == 0 {
+		return c.usageError("validate", "name at least one scenario file or built-in scenario")
+	}
+	code := exitOK
+	for _, arg := range fs.Args() {
+		s, ok := c.loadScenario("validate", arg)
+		if !ok {
+			code = exitUsage
+			continue
+		}
+		fmt.Fprintf(c.stdout, "ok  %s: %d %s, %d timeline %s, %d %s\n", s.File,
+			len(s.Nodes()), plural(len(s.Nodes()), "node", "nodes"),
+			len(s.Timeline), plural(len(s.Timeline), "entry", "entries"),
+			len(s.Expect), plural(len(s.Expect), "expectation", "expectations"))
+	}
+	return code
+}
+
+func (c *cli) cmdList(args []string) int {
+	fs := c.flagSet("list")
+	if done, code := c.parseFlags(fs, args, listUsage); done {
+		return code
+	}
+	if fs.NArg() != 0 {
+		return c.usageError("list", "takes no arguments")
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	for _, name := range scenarios.BuiltinNames() {
+		data, _ := scenarios.Builtin(name)
+		summary := ""
+		s, _, err := scenarios.Parse(scenarios.BuiltinFile(name), data, "")
+		if err != nil {
+			summary = "(invalid: run 'sim validate " + name + "')"
+		} else {
+			summary, _, _ = strings.Cut(strings.TrimSpace(s.Description), "\n")
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", name, summary)
+	}
+	if err := tw.Flush(); err != nil {
+		return exitInternal
+	}
+	return exitOK
+}
+
+func (c *cli) cmdShow(args []string) int {
+	fs := c.flagSet("show")
+	if done, code := c.parseFlags(fs, args, showUsage); done {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return c.usageError("show", "want one scenario name, got %d arguments", fs.NArg())
+	}
+	_, data, _, err := scenarios.Resolve(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(c.stderr, "sim show: %v\n", err)
+		return exitUsage
+	}
+	c.stdout.Write(data)
+	return exitOK
+}
+
+func (c *cli) cmdExplain(args []string) int {
+	fs := c.flagSet("explain")
+	if done, code := c.parseFlags(fs, args, explainUsage); done {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return c.usageError("explain", "want one key, got %d arguments", fs.NArg())
+	}
+	text, err := scenarios.Explain(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(c.stderr, "sim explain: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprint(c.stdout, text)
+	return exitOK
+}
+
+func (c *cli) cmdVersion(args []string) int {
+	fs := c.flagSet("version")
+	if done, code := c.parseFlags(fs, args, versionUsage); done {
+		return code
+	}
+	fmt.Fprintf(c.stdout, "sim %s\n", report.SimulatorVersion)
+	fmt.Fprintf(c.stdout, "upstream defaults: Kubernetes %s (simulator.upstream-version accepts %s)\n",
+		scenarios.DefaultUpstreamVersion, strings.Join(scenarios.SupportedUpstreamVersions, ", "))
+	fmt.Fprintf(c.stdout, "formats: scenario %s, result %s, events %s\n", scenarios.APIVersion, report.ResultSchemaVersion, report.EventsSchemaVersion)
+	var kinds []string
+	for _, k := range model.Kinds() {
+		kinds = append(kinds, string(k.Kind))
+	}
+	fmt.Fprintf(c.stdout, "kinds: %s\n", strings.Join(kinds, ", "))
+	fmt.Fprintf(c.stdout, "go: %s\n", runtime.Version())
+	return exitOK
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim/cluster"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitFailed   = 1
+	exitUsage    = 2
+	exitInternal = 3
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line args (without the program name), writing to stdout and
+// stderr, and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	return newCLI(stdout, stderr).main(args)
+}
+
+// runFunc runs a scenario; cluster.Run in production.
+type runFunc func(ctx context.Context, scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error)
+
+// cli holds what a command needs from the outside world. The function fields are test seams:
+// tests replace the simulator, the clock, the environment and the signal source to check
+// exit statuses, summaries, interrupts and internal errors without real runs or signals.
+type cli struct {
+	stdout, stderr io.Writer
+	// runScenario runs one scenario (cluster.Run).
+	runScenario runFunc
+	// now is the wall clock, used only to report a run's speed.
+	now func() time.Time
+	// getenv reads the environment (RECONSIM_DEBUG).
+	getenv func(string) string
+	// notify arranges for interrupt signals to be sent on c and returns a function that
+	// undoes it (signal.Notify and signal.Stop).
+	notify func(c chan<- os.Signal) (stop func())
+}
+
+func newCLI(stdout, stderr io.Writer) *cli {
+	return &cli{
+		stdout:      stdout,
+		stderr:      stderr,
+		runScenario: cluster.Run,
+		now:         time.Now,
+		getenv:      os.Getenv,
+		notify: func(c chan<- os.Signal) func() {
+			signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+			return func() { signal.Stop(c) }
+		},
+	}
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	usage   string
+	run     func(c *cli, args []string) int
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"run", "run a scenario and report what happened", runUsage, (*cli).cmdRun},
+		{"validate", "check scenario files without running them", validateUsage, (*cli).cmdValidate},
+		{"list", "list the built-in scenarios", listUsage, (*cli).cmdList},
+		{"show", "print a built-in scenario's source", showUsage, (*cli).cmdShow},
+		{"explain", "explain a component flag or scenario setting", explainUsage, (*cli).cmdExplain},
+		{"version", "print the version", versionUsage, (*cli).cmdVersion},
+	}
+}
+
+const mainUsage = `sim: deterministic simulations of the Kubernetes control plane
+
+Usage:
+  sim COMMAND [ARGS]
+
+Commands:
+%s
+Examples:
+  sim list                                   # the built-in scenarios
+  sim run node-failure                       # run one, write out/node-failure/
+  sim run node-failure --set kube-controller-manager.node-monitor-grace-period=20s
+  sim run my-scenario.yaml --seed 7 -o json  # a file of your own, JSON on stdout
+  sim validate scenarios/*.yaml
+  sim explain node-monitor-grace-period
+
+Exit status: 0 all expectations held, 1 an expectation failed, 2 bad input, 3 internal error.
+Run 'sim help COMMAND' for a command's options. The scenario format is in docs/scenario.md.
+`
+
+func (c *cli) mainUsage(w io.Writer) {
+	list := ""
+	for _, cmd := range commands {
+		list += fmt.Sprintf("  %-9s %s\n", cmd.name, cmd.summary)
+	}
+	fmt.Fprintf(w, mainUsage, list)
+}
+
+func (c *cli) main(args []string) int {
+	if len(args) == 0 {
+		c.mainUsage(c.stderr)
+		return exitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "--help":
+		if len(rest) > 0 {
+			if cmd, ok := lookupCommand(rest[0]); ok {
+				fmt.Fprint(c.stdout, cmd.usage)
+				return exitOK
+			}
+			return c.unknownCommand(rest[0])
+		}
+		c.mainUsage(c.stdout)
+		return exitOK
+	case "--version":
+		return c.cmdVersion(nil)
+	}
+	cmd, ok := lookupCommand(name)
+	if !ok {
+		return c.unknownCommand(name)
+	}
+	return cmd.run(c, rest)
+}
+
+func lookupCommand(name string) (command, bool) {
+	for _, cmd := range commands {
+		if cmd.name == name {
+			return cmd, true
+		}
+	}
+	return command{}, false
+}
+
+func (c *cli) unknownCommand(name string) int {
+	var names []string
+	for _, cmd := range commands {
+		names = append(names, cmd.name)
+	}
+	msg := fmt.Sprintf("sim: unknown command %q", name)
+	if s := suggestCommand(name, names); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	fmt.Fprintf(c.stderr, "%s\nRun 'sim help' for the commands.\n", msg)
+	return exitUsage
+}
+
+// suggestCommand returns the command name that starts like name, or is at most two edits
+// away from it, or "".
+func suggestCommand(name string, names []string) string {
+	for _, n := range names {
+		if len(name) >= 2 && len(name) < len(n) && n[:len(name)] == name {
+			return n
+		}
+	}
+	for _, n := range names {
+		if levenshtein(name, n) <= 2 {
+			return n
+		}
+	}
+	return ""
+}
+
+// levenshtein is the edit distance between a and b, in bytes.
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// internalError reports an internal error: the message, the seed and virtual time when
+// known, and the stack only when RECONSIM_DEBUG=1.
+func (c *cli) internalError(what string, err error, seed uint64, virtual string, stack []byte) int {
+	fmt.Fprintf(c.stderr, "sim: internal error (seed %d, virtual time %s): %s: %v\n", seed, virtual, what, err)
+	if c.getenv("RECONSIM_DEBUG") == "1" && len(stack) > 0 {
+		c.stderr.Write(stack)
+	} else {
+		fmt.Fprintln(c.stderr, "This is a bug in reconsim; rerun with RECONSIM_DEBUG=1 for a stack trace and report it with the command above.")
+	}
+	return exitInternal
+}
+
+// safeRun calls runScenario, turning a panic into an error with its stack.
+func (c *cli) safeRun(ctx context.Context, scn *scenarios.Scenario, opts cluster.Options) (res *report.Result, stack []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+			stack = debug.Stack()
+		}
+	}()
+	res, err = c.runScenario(ctx, scn, opts)
+	return res, nil, err
+}

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim/cluster"
+)
+
+// harness runs the CLI with a fake simulator, a fake clock and a fake signal source.
+type harness struct {
+	stdout, stderr bytes.Buffer
+	cli            *cli
+	env            map[string]string
+	// got records what the fake simulator was called with.
+	gotScenario *scenarios.Scenario
+	gotOptions  cluster.Options
+	// signal, when non-nil, receives the CLI's signal channel once it is registered.
+	signal   chan chan<- os.Signal
+	stopped  atomic.Int32
+	clockSec int
+}
+
+func newHarness(result func(scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error)) *harness {
+	h := &harness{env: map[string]string{}}
+	h.cli = newCLI(&h.stdout, &h.stderr)
+	h.cli.runScenario = func(_ context.Context, scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+		h.gotScenario, h.gotOptions = scn, opts
+		return result(scn, opts)
+	}
+	h.cli.now = func() time.Time {
+		h.clockSec += 2
+		return time.Unix(int64(h.clockSec), 0)
+	}
+	h.cli.getenv = func(k string) string { return h.env[k] }
+	h.cli.notify = func(c chan<- os.Signal) func() {
+		if h.signal != nil {
+			h.signal <- c
+		}
+		return func() { h.stopped.Add(1) }
+	}
+	return h
+}
+
+func (h *harness) run(args ...string) int { return h.cli.main(args) }
+
+// passing returns a result in which every expectation held.
+func passing(scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+	seed := scn.Seed
+	if opts.SeedSet {
+		seed = opts.Seed
+	}
+	var overrides []report.Override
+	for _, o := range opts.Overrides {
+		overrides = append(overrides, report.Override{Key: o.Key, Value: o.Value})
+	}
+	return &report.Result{
+		Scenario: scn.Name, Seed: seed, SimulatorVersion: report.SimulatorVersion, UpstreamVersion: scn.Components.UpstreamVersion(),
+		Overrides: overrides, VirtualSeconds: 415.5, EventsProcessed: 1000, StopReason: "quiescent", TraceHash: report.TraceHashHex(1),
+		Expectations: []report.ExpectationResult{{Name: "recovered", Passed: true, Message: "converged 355s after crash"}},
+		Passed:       true,
+		Events:       []report.EventRecord{{Time: 115, Type: "Normal", Reason: "NodeNotReady", Kind: "Node", Name: "worker-0", Count: 1}},
+	}, nil
+}
+
+func failing(scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+	r, _ := passing(scn, opts)
+	r.Expectations = append(r.Expectations, report.ExpectationResult{Name: "eviction-event", Message: "no TaintManagerEviction event"})
+	r.Passed = false
+	return r, nil
+}
+
+func mustNotRun(*scenarios.Scenario, cluster.Options) (*report.Result, error) {
+	panic("the simulator must not run")
+}
+
+func writeScenario(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	return path
+}
+
+func TestRunWritesResultsAndSummary(t *testing.T) {
+	h := newHarness(passing)
+	out := t.TempDir()
+	code := h.run("run", "node-failure", "--out", out, "--seed", "7",
+		"--set", "kube-controller-manager.node-monitor-grace-period=20s", "--duration", "30m")
+	require.Equal(t, exitOK, code, h.stderr.String())
+
+	assert.Equal(t, "node-failure", h.gotScenario.Name)
+	assert.Equal(t, 20*time.Second, h.gotScenario.Components.Duration(scenarios.ComponentControllerManager, "node-monitor-grace-period"),
+		"overrides are applied before the run")
+	assert.Equal(t, 30*time.Minute, h.gotScenario.Duration)
+	assert.True(t, h.gotOptions.SeedSet)
+	assert.Equal(t, uint64(7), h.gotOptions.Seed)
+	assert.Len(t, h.gotOptions.Overrides, 2)
+	assert.NotNil(t, h.gotOptions.Interrupt)
+	assert.Nil(t, h.gotOptions.Trace)
+
+	res, err := report.ReadResult(filepath.Join(out, report.ResultFile))
+	require.NoError(t, err)
+	assert.Equal(t, 2.0, res.WallSeconds, "the CLI measures wall time")
+	events, err := report.ReadEvents(filepath.Join(out, report.EventsFile))
+	require.NoError(t, err)
+	assert.Len(t, events, 1)
+
+	summary := h.stdout.String()
+	assert.Contains(t, summary, "✓ recovered")
+	assert.Contains(t, summary, "reproduce  sim run node-failure --seed 7 --set kube-controller-manager.node-monitor-grace-period=20s --set duration=30m")
+	assert.Contains(t, summary, "PASSED (1/1 expectations held)")
+	assert.Equal(t, int32(1), h.stopped.Load(), "signal handling is undone after the run")
+}
+
+func TestRunExitStatus(t *testing.T) {
+	h := newHarness(failing)
+	code := h.run("run", "node-failure", "--out", t.TempDir())
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, h.stdout.String(), "✗ eviction-event")
+	assert.Contains(t, h.stdout.String(), "FAILED (1/2 expectations held)")
+	assert.False(t, h.gotOptions.SeedSet, "without --seed the scenario's seed is used")
+}
+
+func TestRunDefaultOutputDirectory(t *testing.T) {
+	t.Chdir(t.TempDir())
+	h := newHarness(passing)
+	require.Equal(t, exitOK, h.run("run", "node-failure", "-q"))
+	assert.Empty(t, h.stdout.String(), "--quiet prints no summary")
+	_, err := os.Stat(filepath.Join("out", "node-failure", report.ResultFile))
+	assert.NoError(t, err)
+}
+
+func TestRunJSONOutputAndTrace(t *testing.T) {
+	h := newHarness(func(scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+		_, err := opts.Trace.Write([]byte("0.000000 kernel start\n"))
+		require.NoError(t, err)
+		return passing(scn, opts)
+	})
+	require.Equal(t, exitOK, h.run("run", "node-failure", "-o", "json", "--trace", "--out", t.TempDir()))
+	var res report.Result
+	require.NoError(t, json.Unmarshal(h.stdout.Bytes(), &res), "stdout is exactly the result JSON")
+	assert.Equal(t, report.ResultSchemaVersion, res.SchemaVersion)
+	assert.Equal(t, "0.000000 kernel start\n", h.stderr.String(), "with -o json the trace goes to stderr")
+
+	h = newHarness(func(scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+		_, _ = opts.Trace.Write([]byte("0.000000 kernel start\n"))
+		return passing(scn, opts)
+	})
+	require.Equal(t, exitOK, h.run("run", "node-failure", "--trace", "--out", t.TempDir()))
+	assert.True(t, strings.HasPrefix(h.stdout.String(), "0.000000 kernel start\nscenario"), "in text mode the trace precedes the summary")
+}
+
+func TestRunBrokenScenarioPrintsEveryProblem(t *testing.T) {
+	h := newHarness(mustNotRun)
+	path := writeScenario(t, "apiVersion: reconsim.dev/v1alpha1\nkind: Scenario\nname: x\nduration: 0s\ntimline: []\n")
+	assert.Equal(t, exitUsage, h.run("run", path))
+	stderr := h.stderr.String()
+	assert.Contains(t, stderr, path+":4:11: duration: duration must be greater than 0")
+	assert.Contains(t, stderr, path+`:5:1: timline: unknown key "timline" (did you mean "timeline"?)`)
+	assert.Contains(t, stderr, "2 problems")
+	assert.Empty(t, h.stdout.String())
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run"}, "want one scenario"},
+		{[]string{"run", "a", "b"}, "got 2 arguments"},
+		{[]string{"run", "node-failure", "-o", "xml"}, "-o must be text or json"},
+		{[]string{"run", "node-failure", "--seed", "x"}, "invalid argument"},
+		{[]string{"run", "node-failure", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"run", "node-falure"}, `did you mean "node-failure"?`},
+		{[]string{"run", "missing.yaml"}, "no such file"},
+		{[]string{"run", "node-failure", "--set", "kube-controller-manager.node-monitor-grace=1s"}, `did you mean "kube-controller-manager.node-monitor-grace-period"?`},
+		{[]string{"run", "node-failure", "--set", "kubelet.max-pods=lots"}, "--set kubelet.max-pods=lots: want an integer"},
+		{[]string{"run", "node-failure", "--duration", "30s"}, "after the run would end"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"valdate", "x"}, `did you mean "validate"?`},
+		{nil, "Commands:"},
+	}
+	for _, c := range cases {
+		h := newHarness(mustNotRun)
+		assert.Equal(t, exitUsage, h.run(c.args...), "%v", c.args)
+		assert.Contains(t, h.stderr.String(), c.want, "%v", c.args)
+	}
+}
+
+func TestRunInternalError(t *testing.T) {
+	h := newHarness(func(scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+		r, _ := passing(scn, opts)
+		r.VirtualSeconds = 75.25
+		return r, errors.New("apiserver: store invariant broken")
+	})
+	out := t.TempDir()
+	assert.Equal(t, exitInternal, h.run("run", "node-failure", "--out", out))
+	assert.Contains(t, h.stderr.String(), "internal error (seed 1, virtual time 75.250s): running node-failure: apiserver: store invariant broken")
+	assert.Contains(t, h.stderr.String(), "RECONSIM_DEBUG=1")
+	_, err := os.Stat(filepath.Join(out, report.ResultFile))
+	assert.NoError(t, err, "what was recorded is written")
+
+	h = newHarness(func(*scenarios.Scenario, cluster.Options) (*report.Result, error) { panic("boom") })
+	assert.Equal(t, exitInternal, h.run("run", "node-failure", "--seed", "9", "--out", t.TempDir()))
+	assert.Contains(t, h.stderr.String(), "internal error (seed 9, virtual time unknown): running node-failure: panic: boom")
+	assert.NotContains(t, h.stderr.String(), "goroutine", "no stack trace without RECONSIM_DEBUG")
+
+	h = newHarness(func(*scenarios.Scenario, cluster.Options) (*report.Result, error) { panic("boom") })
+	h.env["RECONSIM_DEBUG"] = "1"
+	assert.Equal(t, exitInternal, h.run("run", "node-failure", "--out", t.TempDir()))
+	assert.Contains(t, h.stderr.String(), "goroutine", "RECONSIM_DEBUG=1 prints the stack")
+}
+
+func TestRunInterrupt(t *testing.T) {
+	h := newHarness(nil)
+	h.signal = make(chan chan<- os.Signal, 1)
+	h.cli.runScenario = func(_ context.Context, scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+		sig := <-h.signal
+		sig <- os.Interrupt
+		select {
+		case <-opts.Interrupt:
+		case <-time.After(10 * time.Second):
+			return nil, errors.New("the interrupt channel was not closed")
+		}
+		r, _ := passing(scn, opts)
+		r.StopReason = report.StopInterrupted
+		r.VirtualSeconds = 12
+		return r, nil
+	}
+	out := t.TempDir()
+	assert.Equal(t, exitOK, h.run("run", "node-failure", "--out", out))
+	assert.Contains(t, h.stderr.String(), "interrupted at virtual time 12.000s")
+	res, err := report.ReadResult(filepath.Join(out, report.ResultFile))
+	require.NoError(t, err)
+	assert.Equal(t, report.StopInterrupted, res.StopReason, "what was recorded is written")
+}
+
+func TestValidate(t *testing.T) {
+	h := newHarness(mustNotRun)
+	assert.Equal(t, exitOK, h.run("validate", "node-failure", "../../scenarios/testdata/valid/full.yaml"))
+	assert.Contains(t, h.stdout.String(), "ok  builtin/node-failure.yaml: 3 nodes, 1 timeline entry, 2 expectations")
+	assert.Contains(t, h.stdout.String(), "ok  ../../scenarios/testdata/valid/full.yaml: 5 nodes")
+
+	h = newHarness(mustNotRun)
+	assert.Equal(t, exitUsage, h.run("validate", "node-failure", "../../scenarios/testdata/broken/unknown-node.yaml"))
+	assert.Contains(t, h.stdout.String(), "ok  builtin/node-failure.yaml")
+	assert.Contains(t, h.stderr.String(), "../../scenarios/testdata/broken/unknown-node.yaml:15:19: timeline[0].nodes.names[0]: no node is named")
+
+	h = newHarness(mustNotRun)
+	assert.Equal(t, exitUsage, h.run("validate"))
+}
+
+func TestListShowExplainVersion(t *testing.T) {
+	h := newHarness(mustNotRun)
+	require.Equal(t, exitOK, h.run("list"))
+	assert.Regexp(t, `(?m)^node-failure +One node of three crashes; its pods are replaced`, h.stdout.String())
+
+	h = newHarness(mustNotRun)
+	require.Equal(t, exitOK, h.run("show", "node-failure"))
+	data, _ := scenarios.Builtin("node-failure")
+	assert.Equal(t, string(data), h.stdout.String())
+
+	h = newHarness(mustNotRun)
+	assert.Equal(t, exitUsage, h.run("show", "nope"))
+	assert.Regexp(t, `built-in scenarios: [a-z-, ]*\bnode-failure\b`, h.stderr.String())
+
+	h = newHarness(mustNotRun)
+	require.Equal(t, exitOK, h.run("explain", "kube-controller-manager.node-monitor-grace-period"))
+	assert.Contains(t, h.stdout.String(), "40s before 1.32")
+
+	h = newHarness(mustNotRun)
+	assert.Equal(t, exitUsage, h.run("explain", "node-monitor-grace-perod"))
+	assert.Contains(t, h.stderr.String(), `did you mean "node-monitor-grace-period"?`)
+
+	h = newHarness(mustNotRun)
+	require.Equal(t, exitOK, h.run("version"))
+	assert.Contains(t, h.stdout.String(), "sim "+report.SimulatorVersion)
+	assert.Contains(t, h.stdout.String(), "Kubernetes 1.32")
+}
+
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"help", "run"}, {"run", "--help"}, {"validate", "-h"}, {"explain", "--help"}} {
+		h := newHarness(mustNotRun)
+		assert.Equal(t, exitOK, h.run(args...), "%v", args)
+		assert.Contains(t, h.stdout.String(), "Usage:", "%v", args)
+		assert.Contains(t, h.stdout.String(), "sim ", "%v", args)
+	}
+	for _, cmd := range commands {
+		assert.Contains(t, cmd.usage, "Usage:\n  sim "+cmd.name, cmd.name)
+	}
+	h := newHarness(mustNotRun)
+	require.Equal(t, exitOK, h.run("help", "run"))
+	assert.Contains(t, h.stdout.String(), "Examples:")
+}
+
+func TestShellQuote(t *testing.T) {
+	assert.Equal(t, "node-failure", shellQuote("node-failure"))
+	assert.Equal(t, "'my scenario.yaml'", shellQuote("my scenario.yaml"))
+	assert.Equal(t, `'simulator.watch-delay=lognormal(median=1ms,p99=2ms)'`, shellQuote("simulator.watch-delay=lognormal(median=1ms,p99=2ms)"))
+	assert.Equal(t, `'it'\''s'`, shellQuote("it's"))
+	assert.Equal(t, "''", shellQuote(""))
+}
+
+// TestRunNodeFailureEndToEnd runs the built-in scenario through the real simulator.
+func TestRunNodeFailureEndToEnd(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	out := t.TempDir()
+	code := run([]string{"run", "node-failure", "--out", out}, &stdout, &stderr)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	res, err := report.ReadResult(filepath.Join(out, report.ResultFile))
+	require.NoError(t, err)
+	assert.Equal(t, "node-failure", res.Scenario)
+	assert.True(t, res.Passed)
+	assert.Greater(t, res.WallSeconds, 0.0)
+	assert.Contains(t, stdout.String(), "✓ recovered")
+}

@@ -1,0 +1,22 @@
+// Package report defines what a run leaves behind and writes it: result.json (the versioned
+// Result), events.jsonl (one EventRecord per line, the Kubernetes Events the run recorded), and
+// the short text summary the CLI prints.
+//
+// It promises:
+//
+//   - Versioned formats: a Result always carries SchemaVersion ResultSchemaVersion and names
+//     the events.jsonl format (EventsSchemaVersion). A change that breaks readers gets a new
+//     version string; adding a field does not.
+//   - Deterministic bytes: the same Result and events give the same files byte for byte. Field
+//     order is struct order, series are written sorted by name, floats use Go's shortest
+//     round-trip formatting, and nothing reads the wall clock. The only run-dependent numbers
+//     are the ones the caller puts in (WallSeconds).
+//   - Atomic files: WriteResult and WriteEvents write a temporary file in the target directory
+//     and rename it into place, so a reader never sees a half-written file and an interrupted
+//     write leaves the previous file intact.
+//   - Valid JSON or an error: a NaN or infinite number is reported as an error naming the
+//     field instead of being written.
+//
+// The package depends on model only for converting Events; it does not know how a run is
+// performed.
+package report

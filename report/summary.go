@@ -1,0 +1,154 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// SummaryOptions says what WriteSummary prints beside the result itself.
+type SummaryOptions struct {
+	// ResultPath and EventsPath are where the files were written; empty ones are not shown.
+	ResultPath string
+	EventsPath string
+	// Reproduce is the command line that reruns exactly this run; empty: not shown.
+	Reproduce string
+}
+
+// WriteSummary prints the short, scannable summary of r that `sim run` shows: the stop
+// reason, virtual and wall time with the speed, convergence per action, every expectation
+// with ✓ or ✗, the verdicts, where the files are, the command that reproduces the run, and a
+// last line PASSED or FAILED. It returns the first write error.
+func WriteSummary(w io.Writer, r *Result, opts SummaryOptions) error {
+	ew := &errWriter{w: w}
+	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+	p := func(format string, args ...any) { fmt.Fprintf(tw, format, args...) }
+
+	p("scenario\t%s (seed %d)\n", r.Scenario, r.Seed)
+	stop := r.StopReason
+	if r.StopDetail != "" {
+		stop += ": " + r.StopDetail
+	}
+	p("stopped\t%s\n", stop)
+	p("time\t%s virtual in %s wall (%s virtual seconds per wall second)\n",
+		seconds(r.VirtualSeconds), seconds(r.WallSeconds), rate(r.VirtualSeconds, r.WallSeconds))
+	p("events\t%d processed (%s events/s)\n", r.EventsProcessed, rate(float64(r.EventsProcessed), r.WallSeconds))
+	p("trace\t%s\n", r.TraceHash)
+	_ = tw.Flush()
+
+	fmt.Fprintln(ew)
+	if len(r.Convergence) == 0 {
+		fmt.Fprintln(ew, "convergence: no timeline actions")
+	} else {
+		fmt.Fprintln(ew, "convergence")
+		for _, c := range r.Convergence {
+			name := c.Name
+			if name == "" {
+				name = "-"
+			}
+			if c.ConvergedAt == nil {
+				p("  %s\t%s at %s\tnever converged\n", name, c.Action, seconds(c.At))
+				continue
+			}
+			took := *c.ConvergedAt - c.At
+			if c.Seconds != nil {
+				took = *c.Seconds
+			}
+			p("  %s\t%s at %s\tconverged at %s\t(%s later)\n", name, c.Action, seconds(c.At), seconds(*c.ConvergedAt), seconds(took))
+		}
+		_ = tw.Flush()
+	}
+
+	fmt.Fprintln(ew)
+	if len(r.Expectations) == 0 {
+		fmt.Fprintln(ew, "expectations: none declared")
+	} else {
+		fmt.Fprintln(ew, "expectations")
+		for _, e := range r.Expectations {
+			mark := "✗"
+			if e.Passed {
+				mark = "✓"
+			}
+			p("  %s %s\t%s\n", mark, e.Name, e.Message)
+		}
+		_ = tw.Flush()
+	}
+
+	fmt.Fprintln(ew)
+	if len(r.Verdicts) == 0 {
+		fmt.Fprintln(ew, "verdicts: none (every workload converged or had no verdict)")
+	} else {
+		fmt.Fprintln(ew, "verdicts")
+		for _, v := range r.Verdicts {
+			p("  %s\tdesired %d, ready %d (short %d)\t%s\n", v.Workload, v.Desired, v.Ready, v.Short, v.Reason)
+		}
+		_ = tw.Flush()
+	}
+
+	fmt.Fprintln(ew)
+	if opts.ResultPath != "" {
+		p("result\t%s\n", opts.ResultPath)
+	}
+	if opts.EventsPath != "" {
+		p("events\t%s\n", opts.EventsPath)
+	}
+	if opts.Reproduce != "" {
+		p("reproduce\t%s\n", opts.Reproduce)
+	}
+	_ = tw.Flush()
+
+	held := len(r.Expectations) - len(r.FailedExpectations())
+	verdict := "PASSED"
+	if !r.Passed {
+		verdict = "FAILED"
+	}
+	fmt.Fprintf(ew, "%s (%d/%d expectations held)\n", verdict, held, len(r.Expectations))
+	return ew.err
+}
+
+// seconds formats a number of seconds with at most three decimals, trailing zeros dropped,
+// and the unit: 415.3s, 60s.
+func seconds(s float64) string {
+	f := strconv.FormatFloat(s, 'f', 3, 64)
+	if strings.Contains(f, ".") {
+		f = strings.TrimRight(strings.TrimRight(f, "0"), ".")
+	}
+	return f + "s"
+}
+
+// rate formats n/wall compactly (1234, 1.2k, 3.4M); "-" when wall is not positive.
+func rate(n, wall float64) string {
+	if wall <= 0 {
+		return "-"
+	}
+	v := n / wall
+	switch {
+	case v >= 1e9:
+		return strconv.FormatFloat(v/1e9, 'f', 2, 64) + "G"
+	case v >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', 2, 64) + "M"
+	case v >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + "k"
+	default:
+		return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0")
+	}
+}
+
+// errWriter keeps the first write error and drops later writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
+}

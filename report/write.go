@@ -1,0 +1,182 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// File names inside an output directory.
+const (
+	ResultFile = "result.json"
+	EventsFile = "events.jsonl"
+)
+
+// maxReadBytes bounds what ReadResult and ReadEvents accept, so a wrong path (a huge file)
+// fails with an error instead of exhausting memory.
+const maxReadBytes = 1 << 30
+
+// EncodeResult returns r as indented JSON followed by a newline, exactly the bytes
+// WriteResult writes. It returns an error, and no bytes, if a number in r is NaN or infinite.
+func EncodeResult(r *Result) ([]byte, error) {
+	n, err := r.normalized()
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(n); err != nil {
+		return nil, fmt.Errorf("report: encoding result: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteResult writes r to dir/result.json, creating dir if needed. The file is written to a
+// temporary name in dir and renamed into place; on error no result.json is created or changed
+// and the temporary file is removed.
+func WriteResult(dir string, r *Result) error {
+	data, err := EncodeResult(r)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(dir, ResultFile, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteEvents writes events to dir/events.jsonl, one JSON object per line in the given order,
+// creating dir if needed; an empty slice gives an empty file. It is atomic like WriteResult.
+// It returns an error naming the line of the first event whose Time is NaN or infinite.
+func WriteEvents(dir string, events []EventRecord) error {
+	for i, e := range events {
+		if math.IsNaN(e.Time) || math.IsInf(e.Time, 0) {
+			return fmt.Errorf("report: event %d (%s %s) has time %v, which JSON cannot represent", i+1, e.Reason, e.Name, e.Time)
+		}
+	}
+	return writeAtomic(dir, EventsFile, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		for i := range events {
+			if err := enc.Encode(&events[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeAtomic creates dir, writes name's content through fill into a temporary file in dir,
+// syncs it and renames it to dir/name.
+func writeAtomic(dir, name string, fill func(w io.Writer) error) (err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: creating output directory: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("report: writing %s: %w", name, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err = fill(bw); err != nil {
+		return fmt.Errorf("report: writing %s: %w", name, err)
+	}
+	if err = bw.Flush(); err != nil {
+		return fmt.Errorf("report: writing %s: %w", name, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("report: writing %s: %w", name, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("report: writing %s: %w", name, err)
+	}
+	if err = os.Chmod(tmp, 0o644); err != nil {
+		return fmt.Errorf("report: writing %s: %w", name, err)
+	}
+	if err = os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		return fmt.Errorf("report: writing %s: %w", name, err)
+	}
+	return nil
+}
+
+// ReadResult reads a result.json. It returns an error if the file cannot be read, is not
+// valid JSON for a Result, holds unknown fields, or has a schemaVersion other than
+// ResultSchemaVersion (so a reader never silently misreads another format).
+func ReadResult(path string) (*Result, error) {
+	data, err := readBounded(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Result
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("report: %s: %w", path, err)
+	}
+	if r.SchemaVersion != ResultSchemaVersion {
+		return nil, fmt.Errorf("report: %s: schemaVersion is %q, want %q", path, r.SchemaVersion, ResultSchemaVersion)
+	}
+	return &r, nil
+}
+
+// ReadEvents reads an events.jsonl. It returns an error naming the line of the first record
+// that is not a valid EventRecord.
+func ReadEvents(path string) ([]EventRecord, error) {
+	data, err := readBounded(path)
+	if err != nil {
+		return nil, err
+	}
+	events := []EventRecord{}
+	line := 0
+	for len(data) > 0 {
+		line++
+		i := bytes.IndexByte(data, '\n')
+		var rec []byte
+		if i < 0 {
+			rec, data = data, nil
+		} else {
+			rec, data = data[:i], data[i+1:]
+		}
+		if len(bytes.TrimSpace(rec)) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(rec))
+		dec.DisallowUnknownFields()
+		var e EventRecord
+		if err := dec.Decode(&e); err != nil {
+			return nil, fmt.Errorf("report: %s:%d: %w", path, line, err)
+		}
+		events = append(events, e)
+	}
+	return events, nil
+}
+
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxReadBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("report: reading %s: %w", path, err)
+	}
+	if len(data) > maxReadBytes {
+		return nil, errors.New("report: " + path + " is larger than 1 GiB")
+	}
+	return data, nil
+}

@@ -1,0 +1,761 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reconsim/reconsim/sim"
+)
+
+// FlagType is the type of a component flag's value.
+type FlagType string
+
+// The flag types. Values are written as on the command line: durations with a unit ("50s"),
+// numbers, true/false, strings, and distributions (see ParseDist).
+const (
+	TypeDuration FlagType = "duration"
+	TypeInt      FlagType = "int"
+	TypeFloat    FlagType = "float"
+	TypeBool     FlagType = "bool"
+	TypeString   FlagType = "string"
+	TypeDist     FlagType = "dist"
+)
+
+// The components a scenario can configure under `components:`.
+const (
+	ComponentAPIServer         = "kube-apiserver"
+	ComponentControllerManager = "kube-controller-manager"
+	ComponentScheduler         = "kube-scheduler"
+	ComponentKubelet           = "kubelet"
+	ComponentSimulator         = "simulator"
+)
+
+// Components in the order docs and listings show them.
+var componentNames = []string{ComponentAPIServer, ComponentControllerManager, ComponentScheduler, ComponentKubelet, ComponentSimulator}
+
+// DefaultUpstreamVersion is the Kubernetes minor version whose defaults the simulator follows
+// unless a scenario sets simulator.upstream-version.
+const DefaultUpstreamVersion = "1.32"
+
+// SupportedUpstreamVersions are the values simulator.upstream-version accepts, oldest first.
+var SupportedUpstreamVersions = []string{"1.31", "1.32"}
+
+// Flag describes one setting a scenario can override: an upstream component flag (by its
+// upstream name) or a simulator knob (component "simulator", or Simulator set).
+type Flag struct {
+	Component string
+	// Name is the upstream command-line flag name, without dashes.
+	Name string
+	Type FlagType
+	// Default is the default for DefaultUpstreamVersion, written as on the command line.
+	Default string
+	// OlderDefaults lists defaults that differ in earlier upstream versions.
+	OlderDefaults []VersionDefault
+	// DefaultFollows names a flag of the same component whose explicit setting becomes this
+	// flag's default when this flag is not set (kubelet: nodeStatusReportFrequency follows an
+	// explicitly set nodeStatusUpdateFrequency).
+	DefaultFollows string
+	// ConfigField is the field of the component's configuration file that holds the same
+	// setting, when upstream has one (kubelet and kube-scheduler are configured that way).
+	ConfigField string
+	// Simulator is true for knobs that are not upstream settings (latency distributions).
+	Simulator bool
+	// Source cites where the default comes from (see docs/scenario.md and the reference doc).
+	Source string
+	// Help says what the setting does in the simulator.
+	Help string
+
+	check func(v flagValue) error
+}
+
+// Key returns "component.name", the form --set and `sim explain` use.
+func (f Flag) Key() string { return f.Component + "." + f.Name }
+
+// VersionDefault is a default that applies to upstream versions before Before.
+type VersionDefault struct {
+	Before  string
+	Default string
+	Source  string
+}
+
+// value checks, shared by several flags.
+func positive(v flagValue) error {
+	if v.num() <= 0 {
+		return fmt.Errorf("must be greater than 0, got %s", v.text)
+	}
+	return nil
+}
+
+func nonNegative(v flagValue) error {
+	if v.num() < 0 {
+		return fmt.Errorf("must not be negative, got %s", v.text)
+	}
+	return nil
+}
+
+func fraction(v flagValue) error {
+	if v.f <= 0 || v.f > 1 {
+		return fmt.Errorf("must be in (0, 1], got %s", v.text)
+	}
+	return nil
+}
+
+func supportedVersion(v flagValue) error {
+	for _, s := range SupportedUpstreamVersions {
+		if v.s == s {
+			return nil
+		}
+	}
+	return fmt.Errorf("unsupported upstream version %q (supported: %s)", v.s, strings.Join(SupportedUpstreamVersions, ", "))
+}
+
+// maxFlagInt bounds integer flags: upstream declares them int32.
+const maxFlagInt = math.MaxInt32
+
+// maxFlagDuration bounds duration flags and distribution parameters; nothing the simulator
+// models waits longer than a year.
+const maxFlagDuration = 365 * 24 * time.Hour
+
+// flags is the registry. Sources use the tags of /work/shared/reference/kubernetes-behavior.md
+// (copied into docs/scenario.md by the generator).
+var flags = []Flag{
+	// kube-apiserver
+	{Component: ComponentAPIServer, Name: "max-requests-inflight", Type: TypeInt, Default: "400", check: positive,
+		Source: "[apiserver@HEAD] pkg/server/config.go L451-454",
+		Help:   "Maximum number of non-mutating requests in flight; past it the API server answers 429."},
+	{Component: ComponentAPIServer, Name: "max-mutating-requests-inflight", Type: TypeInt, Default: "200", check: positive,
+		Source: "[apiserver@HEAD] pkg/server/config.go L451-454",
+		Help:   "Maximum number of mutating requests in flight; past it the API server answers 429."},
+	{Component: ComponentAPIServer, Name: "default-not-ready-toleration-seconds", Type: TypeInt, Default: "300", check: nonNegative,
+		Source: "[k8s:plugin/pkg/admission/defaulttolerationseconds/admission.go@012b085a]",
+		Help:   "tolerationSeconds of the node.kubernetes.io/not-ready:NoExecute toleration the DefaultTolerationSeconds admission plugin adds to pods that lack one."},
+	{Component: ComponentAPIServer, Name: "default-unreachable-toleration-seconds", Type: TypeInt, Default: "300", check: nonNegative,
+		Source: "[k8s:plugin/pkg/admission/defaulttolerationseconds/admission.go@012b085a]",
+		Help:   "tolerationSeconds of the node.kubernetes.io/unreachable:NoExecute toleration the DefaultTolerationSeconds admission plugin adds to pods that lack one."},
+
+	// kube-controller-manager
+	{Component: ComponentControllerManager, Name: "kube-api-qps", Type: TypeFloat, Default: "20", check: positive,
+		Source: "[k8s:pkg/controller/apis/config/v1alpha1/defaults.go@025959b7]; flag in [controller-manager@HEAD] options/generic.go L62-63",
+		Help:   "Client-side rate limit (token bucket refill, requests per second) of the controller manager's API client."},
+	{Component: ComponentControllerManager, Name: "kube-api-burst", Type: TypeInt, Default: "30", check: positive,
+		Source: "[k8s:pkg/controller/apis/config/v1alpha1/defaults.go@025959b7]; flag in [controller-manager@HEAD] options/generic.go L62-63",
+		Help:   "Client-side burst (token bucket size) of the controller manager's API client."},
+	{Component: ComponentControllerManager, Name: "node-monitor-period", Type: TypeDuration, Default: "5s", check: positive,
+		Source: "[k8s:pkg/controller/apis/config/v1alpha1/defaults.go@025959b7] SetDefaults_KubeCloudSharedConfiguration",
+		Help:   "How often the node lifecycle controller checks node health (monitorNodeHealth)."},
+	{Component: ComponentControllerManager, Name: "node-monitor-grace-period", Type: TypeDuration, Default: "50s", check: positive,
+		OlderDefaults: []VersionDefault{{Before: "1.32", Default: "40s", Source: "[k8s:pkg/controller/nodelifecycle/config/v1alpha1/defaults.go@0d173114]"}},
+		Source:        "kubernetes/kubernetes PR #126287 (50s from v1.32)",
+		Help:          "How long a node may go without a status update or lease renewal before the node lifecycle controller marks it Ready=Unknown and taints it unreachable."},
+	{Component: ComponentControllerManager, Name: "node-startup-grace-period", Type: TypeDuration, Default: "60s", check: positive,
+		Source: "kubernetes-behavior.md section 8 (node lifecycle controller defaults)",
+		Help:   "Grace period used instead of node-monitor-grace-period for a node that has never posted a Ready condition."},
+	{Component: ComponentControllerManager, Name: "node-eviction-rate", Type: TypeFloat, Default: "0.1", check: nonNegative,
+		Source: "[k8s:cmd/kube-controller-manager/app/options/nodelifecyclecontroller.go@025f2834]",
+		Help:   "Nodes per second that get NoExecute taints in a healthy zone (token bucket, burst 1)."},
+	{Component: ComponentControllerManager, Name: "secondary-node-eviction-rate", Type: TypeFloat, Default: "0.01", check: nonNegative,
+		Source: "[k8s:cmd/kube-controller-manager/app/options/nodelifecyclecontroller.go@025f2834]",
+		Help:   "Tainting rate in a partially disrupted zone; 0 when the zone is not larger than large-cluster-size-threshold."},
+	{Component: ComponentControllerManager, Name: "large-cluster-size-threshold", Type: TypeInt, Default: "50", check: nonNegative,
+		Source: "[k8s:cmd/kube-controller-manager/app/options/nodelifecyclecontroller.go@025f2834]",
+		Help:   "Zone size above which a partially disrupted zone keeps tainting at secondary-node-eviction-rate instead of stopping."},
+	{Component: ComponentControllerManager, Name: "unhealthy-zone-threshold", Type: TypeFloat, Default: "0.55", check: fraction,
+		Source: "[k8s:cmd/kube-controller-manager/app/options/nodelifecyclecontroller.go@025f2834]",
+		Help:   "Fraction of not-ready nodes (at least 3) at which a zone counts as partially disrupted."},
+	{Component: ComponentControllerManager, Name: "concurrent-replicaset-syncs", Type: TypeInt, Default: "5", check: positive,
+		Source: "[k8s:pkg/controller/replicaset/config/v1alpha1/defaults.go@4a0608cb]",
+		Help:   "Number of ReplicaSet controller workers syncing concurrently."},
+	{Component: ComponentControllerManager, Name: "concurrent-gc-syncs", Type: TypeInt, Default: "20", check: positive,
+		Source: "kubernetes-behavior.md section 2 (GarbageCollector RecommendedDefault)",
+		Help:   "Number of garbage collector workers."},
+	{Component: ComponentControllerManager, Name: "terminated-pod-gc-threshold", Type: TypeInt, Default: "12500", check: nonNegative,
+		Source: "kubernetes-behavior.md sections 2 and 8 (podgc controller)",
+		Help:   "Number of terminated pods that may exist before the pod garbage collector deletes the oldest; 0 disables that part of pod GC."},
+	{Component: ComponentControllerManager, Name: "min-resync-period", Type: TypeDuration, Default: "12h", check: positive,
+		Source: "[controller-manager@HEAD] config/v1alpha1/defaults.go; [k8s:pkg/controller/apis/config/v1alpha1/defaults.go@025959b7]",
+		Help:   "Informer resync period base: each informer resyncs at a random period in [min-resync-period, 2*min-resync-period)."},
+
+	// kube-scheduler
+	{Component: ComponentScheduler, Name: "kube-api-qps", Type: TypeFloat, Default: "50", check: positive, ConfigField: "clientConnection.qps",
+		Source: "[k8s:pkg/scheduler/apis/config/v1/defaults.go@00fe7a37]",
+		Help:   "Client-side rate limit (requests per second) of the scheduler's API client."},
+	{Component: ComponentScheduler, Name: "kube-api-burst", Type: TypeInt, Default: "100", check: positive, ConfigField: "clientConnection.burst",
+		Source: "[k8s:pkg/scheduler/apis/config/v1/defaults.go@00fe7a37]",
+		Help:   "Client-side burst of the scheduler's API client."},
+	{Component: ComponentScheduler, Name: "pod-initial-backoff-seconds", Type: TypeInt, Default: "1", check: positive, ConfigField: "podInitialBackoffSeconds",
+		Source: "[k8s:pkg/scheduler/apis/config/v1/defaults.go@00fe7a37]; [kube-scheduler-cfg@HEAD] config/v1/types.go",
+		Help:   "Initial backoff of an unschedulable pod; it doubles per attempt up to pod-max-backoff-seconds."},
+	{Component: ComponentScheduler, Name: "pod-max-backoff-seconds", Type: TypeInt, Default: "10", check: positive, ConfigField: "podMaxBackoffSeconds",
+		Source: "[k8s:pkg/scheduler/apis/config/v1/defaults.go@00fe7a37]; [kube-scheduler-cfg@HEAD] config/v1/types.go",
+		Help:   "Maximum backoff of an unschedulable pod; must not be less than pod-initial-backoff-seconds."},
+
+	// kubelet
+	{Component: ComponentKubelet, Name: "kube-api-qps", Type: TypeFloat, Default: "50", check: positive, ConfigField: "kubeAPIQPS",
+		Source: "[kubelet-cfg@HEAD] config/v1beta1/types.go",
+		Help:   "Client-side rate limit (requests per second) of each kubelet's API client."},
+	{Component: ComponentKubelet, Name: "kube-api-burst", Type: TypeInt, Default: "100", check: positive, ConfigField: "kubeAPIBurst",
+		Source: "[kubelet-cfg@HEAD] config/v1beta1/types.go",
+		Help:   "Client-side burst of each kubelet's API client."},
+	{Component: ComponentKubelet, Name: "event-qps", Type: TypeFloat, Default: "50", check: nonNegative, ConfigField: "eventRecordQPS",
+		Source: "[kubelet-cfg@HEAD] config/v1beta1/types.go",
+		Help:   "Rate limit (events per second) of each kubelet's event recorder."},
+	{Component: ComponentKubelet, Name: "event-burst", Type: TypeInt, Default: "100", check: positive, ConfigField: "eventBurst",
+		Source: "[kubelet-cfg@HEAD] config/v1beta1/types.go",
+		Help:   "Burst of each kubelet's event recorder."},
+	{Component: ComponentKubelet, Name: "node-status-update-frequency", Type: TypeDuration, Default: "10s", check: positive, ConfigField: "nodeStatusUpdateFrequency",
+		Source: "[kubelet-cfg@HEAD] config/v1beta1/types.go; [k8s:pkg/kubelet/kubelet.go@000d9543]",
+		Help:   "How often the kubelet computes node status; it posts it only when it changed or node-status-report-frequency has passed."},
+	{Component: ComponentKubelet, Name: "node-status-report-frequency", Type: TypeDuration, Default: "5m", check: positive, ConfigField: "nodeStatusReportFrequency",
+		DefaultFollows: "node-status-update-frequency",
+		Source:         "[kubelet-cfg@HEAD] config/v1beta1/types.go",
+		Help:           "How long the kubelet waits before posting an unchanged node status; defaults to node-status-update-frequency when that is set explicitly."},
+	{Component: ComponentKubelet, Name: "node-lease-duration-seconds", Type: TypeInt, Default: "40", check: positive, ConfigField: "nodeLeaseDurationSeconds",
+		Source: "[kubelet-cfg@HEAD] config/v1beta1/types.go",
+		Help:   "Duration of the node's Lease; the kubelet renews it every quarter of it (nodeLeaseRenewIntervalFraction 0.25)."},
+	{Component: ComponentKubelet, Name: "max-pods", Type: TypeInt, Default: "110", check: positive, ConfigField: "maxPods",
+		Source: "[kubelet-cfg@HEAD] config/v1beta1/types.go",
+		Help:   "Pods a node accepts; also the node's pods capacity when the node group does not set one."},
+	{Component: ComponentKubelet, Name: "image-pull", Type: TypeDist, Default: "lognormal(median=1s,p99=5s,max=60s)", Simulator: true,
+		Source: "simulator default (not upstream; image pulls are outside the pod startup SLO, kubernetes-behavior.md section 11)",
+		Help:   "Time to pull a pod's images when the node does not have them yet."},
+	{Component: ComponentKubelet, Name: "container-start", Type: TypeDist, Default: "lognormal(median=300ms,p99=1500ms,max=10s)", Simulator: true,
+		Source: "simulator default (not upstream; chosen inside the 5s pod startup SLO, kubernetes-behavior.md section 11)",
+		Help:   "Time from sandbox creation to a started container."},
+
+	// simulator
+	{Component: ComponentSimulator, Name: "watch-delay", Type: TypeDist, Default: "lognormal(median=2ms,p99=20ms,max=1s)", Simulator: true,
+		Source: "simulator default (not upstream)",
+		Help:   "Delay between a committed write and its delivery to each watcher."},
+	{Component: ComponentSimulator, Name: "api-service-time-get", Type: TypeDist, Default: "lognormal(median=1ms,p99=10ms,max=1s)", Simulator: true,
+		Source: "simulator default (not upstream; well inside the 1s read SLO, kubernetes-behavior.md section 11)",
+		Help:   "API server service time of a GET, during which the request holds an in-flight slot."},
+	{Component: ComponentSimulator, Name: "api-service-time-list", Type: TypeDist, Default: "lognormal(median=10ms,p99=100ms,max=5s)", Simulator: true,
+		Source: "simulator default (not upstream; well inside the 30s list SLO, kubernetes-behavior.md section 11)",
+		Help:   "API server service time of a LIST."},
+	{Component: ComponentSimulator, Name: "api-service-time-mutating", Type: TypeDist, Default: "lognormal(median=5ms,p99=50ms,max=1s)", Simulator: true,
+		Source: "simulator default (not upstream; well inside the 1s mutating SLO, kubernetes-behavior.md section 11)",
+		Help:   "API server service time of a create, update, patch or delete."},
+	{Component: ComponentSimulator, Name: "upstream-version", Type: TypeString, Default: DefaultUpstreamVersion, Simulator: true, check: supportedVersion,
+		Source: "simulator setting",
+		Help:   "Kubernetes minor version whose defaults apply to flags that are not set (1.31: node-monitor-grace-period 40s)."},
+}
+
+// Flags returns every supported flag, grouped by component in the order kube-apiserver,
+// kube-controller-manager, kube-scheduler, kubelet, simulator. The slice is a copy.
+func Flags() []Flag {
+	out := make([]Flag, len(flags))
+	copy(out, flags)
+	return out
+}
+
+// ComponentNames returns the component names a scenario can configure, in display order.
+func ComponentNames() []string { return append([]string(nil), componentNames...) }
+
+// LookupFlag returns the flag of component named name.
+func LookupFlag(component, name string) (Flag, bool) {
+	for _, f := range flags {
+		if f.Component == component && f.Name == name {
+			return f, true
+		}
+	}
+	return Flag{}, false
+}
+
+func isComponent(name string) bool {
+	for _, c := range componentNames {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}
+
+func flagNamesOf(component string) []string {
+	var names []string
+	for _, f := range flags {
+		if f.Component == component {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+// componentsWithFlag returns the components that have a flag called name, in display order.
+func componentsWithFlag(name string) []string {
+	var cs []string
+	for _, f := range flags {
+		if f.Name == name {
+			cs = append(cs, f.Component)
+		}
+	}
+	return cs
+}
+
+// minorOf returns the minor number of a "1.NN" version, or -1.
+func minorOf(v string) int {
+	rest, ok := strings.CutPrefix(v, "1.")
+	if !ok {
+		return -1
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// DefaultFor returns the flag's default for an upstream version (as in
+// SupportedUpstreamVersions) and the source of that default.
+func (f Flag) DefaultFor(version string) (value, source string) {
+	value, source = f.Default, f.Source
+	m := minorOf(version)
+	best := -1
+	for _, od := range f.OlderDefaults {
+		b := minorOf(od.Before)
+		if m < b && (best < 0 || b < best) {
+			best = b
+			value, source = od.Default, od.Source
+		}
+	}
+	return value, source
+}
+
+// flagValue is a parsed value; text is its canonical command-line form.
+type flagValue struct {
+	text string
+	dur  time.Duration
+	i    int64
+	f    float64
+	b    bool
+	s    string
+	dist sim.Dist
+}
+
+// num returns the numeric value for range checks of int, float and duration flags.
+func (v flagValue) num() float64 {
+	switch {
+	case v.dur != 0:
+		return float64(v.dur)
+	case v.i != 0:
+		return float64(v.i)
+	default:
+		return v.f
+	}
+}
+
+// parseFlagText parses a value written as on the command line and runs the flag's checks.
+// The error message says what was expected; it does not repeat the flag name.
+func parseFlagText(f Flag, text string) (flagValue, error) {
+	v := flagValue{text: text}
+	switch f.Type {
+	case TypeDuration:
+		d, err := parseDuration(text)
+		if err != nil {
+			return v, err
+		}
+		if d < 0 {
+			return v, fmt.Errorf("must not be negative, got %s", text)
+		}
+		if d > maxFlagDuration {
+			return v, fmt.Errorf("must be at most %s, got %s", maxFlagDuration, text)
+		}
+		v.dur, v.text = d, formatDuration(d)
+	case TypeInt:
+		n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+		if err != nil {
+			return v, fmt.Errorf("want an integer, got %q", text)
+		}
+		if n > maxFlagInt || n < -maxFlagInt {
+			return v, fmt.Errorf("must be at most %d, got %s", maxFlagInt, text)
+		}
+		v.i, v.text = n, strconv.FormatInt(n, 10)
+	case TypeFloat:
+		x, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return v, fmt.Errorf("want a number, got %q", text)
+		}
+		if math.Abs(x) > maxFlagInt {
+			return v, fmt.Errorf("must be at most %d, got %s", maxFlagInt, text)
+		}
+		v.f, v.text = x, strconv.FormatFloat(x, 'g', -1, 64)
+	case TypeBool:
+		b, err := strconv.ParseBool(strings.TrimSpace(text))
+		if err != nil {
+			return v, fmt.Errorf("want true or false, got %q", text)
+		}
+		v.b, v.text = b, strconv.FormatBool(b)
+	case TypeString:
+		v.s = text
+	case TypeDist:
+		d, err := ParseDist(text)
+		if err != nil {
+			return v, err
+		}
+		v.dist, v.text = d, FormatDist(d)
+	default:
+		panic("scenarios: flag " + f.Key() + " has unknown type " + string(f.Type))
+	}
+	if f.check != nil {
+		if err := f.check(v); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// parseDuration is time.ParseDuration with a clearer message for a number without a unit.
+func parseDuration(text string) (time.Duration, error) {
+	t := strings.TrimSpace(text)
+	d, err := time.ParseDuration(t)
+	if err != nil {
+		if _, nerr := strconv.ParseFloat(t, 64); nerr == nil {
+			return 0, fmt.Errorf("duration %q has no unit; write for example %ss or %sms", text, t, t)
+		}
+		return 0, fmt.Errorf("want a duration such as 30s, 5m or 1h30m, got %q", text)
+	}
+	return d, nil
+}
+
+// formatDuration writes a duration compactly: 50s, 5m, 1h30m, 1.5s, 300ms.
+func formatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// distKeys are the parameter names of a distribution, in canonical order.
+var distKeys = []string{"value", "mean", "median", "p99", "min", "max"}
+
+// ParseDist parses a distribution written on one line: a plain duration ("5ms", a constant),
+// "constant(5ms)", "uniform(1ms..5ms)", or "kind(key=value,...)" with kind constant, uniform,
+// exponential or lognormal and keys value, mean, median, p99, min, max (durations). It
+// returns an error saying what is wrong, including sim.Dist.Validate's parameter checks.
+func ParseDist(text string) (sim.Dist, error) {
+	t := strings.TrimSpace(text)
+	open := strings.IndexByte(t, '(')
+	if open < 0 {
+		d, err := parseDuration(t)
+		if err != nil {
+			return sim.Dist{}, fmt.Errorf("want a distribution such as 5ms, uniform(1ms..5ms) or lognormal(median=2ms,p99=20ms), got %q", text)
+		}
+		return checkDist(sim.Constant(d))
+	}
+	if !strings.HasSuffix(t, ")") {
+		return sim.Dist{}, fmt.Errorf("distribution %q lacks its closing parenthesis", text)
+	}
+	kind := sim.DistKind(strings.TrimSpace(t[:open]))
+	body := strings.TrimSpace(t[open+1 : len(t)-1])
+	d := sim.Dist{Kind: kind}
+	switch kind {
+	case sim.DistConstant, sim.DistUniform, sim.DistExponential, sim.DistLogNormal:
+	default:
+		return sim.Dist{}, fmt.Errorf("unknown distribution kind %q (want constant, uniform, exponential or lognormal)", kind)
+	}
+	if kind == sim.DistConstant && !strings.Contains(body, "=") {
+		v, err := parseDuration(body)
+		if err != nil {
+			return sim.Dist{}, err
+		}
+		d.Value = v
+		return checkDist(d)
+	}
+	if kind == sim.DistUniform && strings.Contains(body, "..") && !strings.Contains(body, "=") {
+		lo, hi, _ := strings.Cut(body, "..")
+		min, err := parseDuration(lo)
+		if err != nil {
+			return sim.Dist{}, err
+		}
+		max, err := parseDuration(hi)
+		if err != nil {
+			return sim.Dist{}, err
+		}
+		d.Min, d.Max = min, max
+		return checkDist(d)
+	}
+	seen := map[string]bool{}
+	for _, part := range strings.Split(body, ",") {
+		k, val, ok := strings.Cut(part, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return sim.Dist{}, fmt.Errorf("distribution parameter %q is not key=value", strings.TrimSpace(part))
+		}
+		if seen[k] {
+			return sim.Dist{}, fmt.Errorf("distribution parameter %s is given twice", k)
+		}
+		seen[k] = true
+		dur, err := parseDuration(val)
+		if err != nil {
+			return sim.Dist{}, fmt.Errorf("distribution parameter %s: %v", k, err)
+		}
+		switch k {
+		case "value":
+			d.Value = dur
+		case "min":
+			d.Min = dur
+		case "max":
+			d.Max = dur
+		case "mean":
+			d.Mean = dur
+		case "median":
+			d.Median = dur
+		case "p99":
+			d.P99 = dur
+		default:
+			msg := fmt.Sprintf("unknown distribution parameter %q (want one of %s)", k, strings.Join(distKeys, ", "))
+			if s := closest(k, distKeys); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			return sim.Dist{}, fmt.Errorf("%s", msg)
+		}
+	}
+	return checkDist(d)
+}
+
+// checkDist validates d and bounds its parameters.
+func checkDist(d sim.Dist) (sim.Dist, error) {
+	if err := d.Validate(); err != nil {
+		return sim.Dist{}, err
+	}
+	for _, v := range []time.Duration{d.Value, d.Min, d.Max, d.Mean, d.Median, d.P99} {
+		if v > maxFlagDuration {
+			return sim.Dist{}, fmt.Errorf("distribution parameter %s is longer than %s", v, maxFlagDuration)
+		}
+	}
+	return d, nil
+}
+
+// FormatDist writes d in the canonical form ParseDist reads: "constant(5ms)" or
+// "kind(key=value,...)" with the non-zero parameters in the order value, mean, median, p99,
+// min, max.
+func FormatDist(d sim.Dist) string {
+	kind := d.Kind
+	if kind == "" {
+		kind = sim.DistConstant
+	}
+	vals := []time.Duration{d.Value, d.Mean, d.Median, d.P99, d.Min, d.Max}
+	if kind == sim.DistConstant && d.Min == 0 && d.Max == 0 {
+		return "constant(" + formatDuration(d.Value) + ")"
+	}
+	var parts []string
+	for i, v := range vals {
+		if v != 0 {
+			parts = append(parts, distKeys[i]+"="+formatDuration(v))
+		}
+	}
+	return string(kind) + "(" + strings.Join(parts, ",") + ")"
+}
+
+// flagKey identifies a flag in Components.
+type flagKey struct{ component, name string }
+
+// Components holds the flag values a scenario (and its overrides) set explicitly, and
+// answers typed questions about any supported flag: the explicit value if there is one,
+// otherwise the default for the scenario's upstream version. The zero value (and a nil
+// *Components) means "every flag at its default".
+//
+// The typed getters panic only on programming errors: a component or flag name that is not
+// in the registry, or a getter of the wrong type. Values from users are validated when the
+// scenario is loaded or the override applied, so they never make a getter panic.
+type Components struct {
+	set map[flagKey]flagValue
+}
+
+// Set parses value as the flag's type, checks it, and records it as explicitly set. It
+// returns an error (naming the flag) for an unknown component or flag, or a bad value, and
+// leaves c unchanged then.
+func (c *Components) Set(component, flag, value string) error {
+	f, ok := LookupFlag(component, flag)
+	if !ok {
+		return unknownFlagError(component, flag)
+	}
+	v, err := parseFlagText(f, value)
+	if err != nil {
+		return fmt.Errorf("%s: %v", f.Key(), err)
+	}
+	if c.set == nil {
+		c.set = map[flagKey]flagValue{}
+	}
+	c.set[flagKey{component, flag}] = v
+	return nil
+}
+
+// unknownFlagError explains an unknown component or flag, with a did-you-mean.
+func unknownFlagError(component, flag string) error {
+	if !isComponent(component) {
+		msg := fmt.Sprintf("unknown component %q (want one of %s)", component, strings.Join(componentNames, ", "))
+		if s := closest(component, componentNames); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		return fmt.Errorf("%s", msg)
+	}
+	msg, hint := unknownFlagMessage(component, flag)
+	if hint != "" {
+		msg += "; " + hint
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// unknownFlagMessage returns the message and hint for a flag the component does not have.
+func unknownFlagMessage(component, flag string) (msg, hint string) {
+	msg = fmt.Sprintf("%s has no flag %q", component, flag)
+	if s := closest(flag, flagNamesOf(component)); s != "" {
+		return msg, fmt.Sprintf("did you mean %q?", s)
+	}
+	if others := componentsWithFlag(flag); len(others) > 0 {
+		return msg, fmt.Sprintf("%s is a flag of %s", flag, strings.Join(others, " and "))
+	}
+	return msg, "`sim explain " + component + "` lists its flags"
+}
+
+// IsSet reports whether the flag was set explicitly (in the scenario or by an override).
+func (c *Components) IsSet(component, flag string) bool {
+	c.mustFlag(component, flag)
+	if c == nil {
+		return false
+	}
+	_, ok := c.set[flagKey{component, flag}]
+	return ok
+}
+
+// UpstreamVersion returns simulator.upstream-version: the Kubernetes minor version whose
+// defaults apply.
+func (c *Components) UpstreamVersion() string {
+	return c.String(ComponentSimulator, "upstream-version")
+}
+
+// Setting is one explicitly set flag value.
+type Setting struct {
+	Component string
+	Flag      string
+	// Value is the canonical command-line form of the value.
+	Value string
+}
+
+// Settings returns the explicitly set values, sorted by component (display order) then flag.
+func (c *Components) Settings() []Setting {
+	if c == nil {
+		return nil
+	}
+	var out []Setting
+	for _, f := range flags {
+		if v, ok := c.set[flagKey{f.Component, f.Name}]; ok {
+			out = append(out, Setting{Component: f.Component, Flag: f.Name, Value: v.text})
+		}
+	}
+	return out
+}
+
+// clone returns a deep copy of c (values are immutable, so the map is what is copied).
+func (c *Components) clone() *Components {
+	n := &Components{}
+	if c != nil && c.set != nil {
+		n.set = make(map[flagKey]flagValue, len(c.set))
+		for k, v := range c.set {
+			n.set[k] = v
+		}
+	}
+	return n
+}
+
+func (c *Components) mustFlag(component, flag string) Flag {
+	f, ok := LookupFlag(component, flag)
+	if !ok {
+		panic(fmt.Sprintf("scenarios: %s.%s is not a registered flag", component, flag))
+	}
+	return f
+}
+
+// value returns the effective value of a flag, checking the getter's type.
+func (c *Components) value(component, flag string, want FlagType) flagValue {
+	f := c.mustFlag(component, flag)
+	if f.Type != want {
+		panic(fmt.Sprintf("scenarios: %s is a %s flag, read as %s", f.Key(), f.Type, want))
+	}
+	if c != nil {
+		if v, ok := c.set[flagKey{component, flag}]; ok {
+			return v
+		}
+		if f.DefaultFollows != "" {
+			if v, ok := c.set[flagKey{component, f.DefaultFollows}]; ok {
+				return v
+			}
+		}
+	}
+	version := DefaultUpstreamVersion
+	if !(component == ComponentSimulator && flag == "upstream-version") {
+		version = c.UpstreamVersion()
+	}
+	text, _ := f.DefaultFor(version)
+	v, err := parseFlagText(f, text)
+	if err != nil {
+		panic(fmt.Sprintf("scenarios: registry default of %s does not parse: %v", f.Key(), err))
+	}
+	return v
+}
+
+// Duration returns a duration flag's effective value.
+func (c *Components) Duration(component, flag string) time.Duration {
+	return c.value(component, flag, TypeDuration).dur
+}
+
+// Int returns an integer flag's effective value.
+func (c *Components) Int(component, flag string) int {
+	return int(c.value(component, flag, TypeInt).i)
+}
+
+// Float returns a float flag's effective value.
+func (c *Components) Float(component, flag string) float64 {
+	return c.value(component, flag, TypeFloat).f
+}
+
+// Bool returns a boolean flag's effective value.
+func (c *Components) Bool(component, flag string) bool {
+	return c.value(component, flag, TypeBool).b
+}
+
+// String returns a string flag's effective value.
+func (c *Components) String(component, flag string) string {
+	return c.value(component, flag, TypeString).s
+}
+
+// Dist returns a distribution flag's effective value.
+func (c *Components) Dist(component, flag string) sim.Dist {
+	return c.value(component, flag, TypeDist).dist
+}
+
+// Text returns any flag's effective value in its canonical command-line form.
+func (c *Components) Text(component, flag string) string {
+	f := c.mustFlag(component, flag)
+	return c.value(component, flag, f.Type).text
+}
+
+// crossCheck reports problems between flags (upstream validation that involves two values);
+// each message names the flags.
+func (c *Components) crossCheck() []string {
+	var problems []string
+	initial := c.Int(ComponentScheduler, "pod-initial-backoff-seconds")
+	max := c.Int(ComponentScheduler, "pod-max-backoff-seconds")
+	if max < initial {
+		problems = append(problems, fmt.Sprintf("kube-scheduler.pod-max-backoff-seconds (%d) is less than pod-initial-backoff-seconds (%d)", max, initial))
+	}
+	return problems
+}
+
+// sortedFlagKeys returns every flag key ("component.name"), sorted.
+func sortedFlagKeys() []string {
+	keys := make([]string, 0, len(flags))
+	for _, f := range flags {
+		keys = append(keys, f.Key())
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,329 @@
+package scenarios
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/sim"
+)
+
+// TestRegistry checks the registry's own consistency: every flag is documented and cited, its
+// default (for every supported version) parses and passes its checks, and names are unique.
+func TestRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range Flags() {
+		key := f.Key()
+		assert.False(t, seen[key], "%s is registered twice", key)
+		seen[key] = true
+		assert.True(t, isComponent(f.Component), "%s: unknown component", key)
+		assert.NotEmpty(t, f.Source, "%s cites no source", key)
+		assert.NotEmpty(t, f.Help, "%s has no help", key)
+		assert.Contains(t, typeWords, f.Type, "%s has an unknown type", key)
+		for _, v := range SupportedUpstreamVersions {
+			def, src := f.DefaultFor(v)
+			_, err := parseFlagText(f, def)
+			assert.NoError(t, err, "%s default %q for %s", key, def, v)
+			assert.NotEmpty(t, src)
+		}
+		if f.DefaultFollows != "" {
+			other, ok := LookupFlag(f.Component, f.DefaultFollows)
+			assert.True(t, ok, "%s follows an unknown flag", key)
+			assert.Equal(t, f.Type, other.Type, "%s follows a flag of another type", key)
+		}
+	}
+	// The flags the simulator's components read; a missing one would make a getter panic.
+	for _, key := range []string{
+		"kube-apiserver.max-requests-inflight", "kube-apiserver.max-mutating-requests-inflight",
+		"kube-apiserver.default-not-ready-toleration-seconds", "kube-apiserver.default-unreachable-toleration-seconds",
+		"kube-controller-manager.kube-api-qps", "kube-controller-manager.kube-api-burst",
+		"kube-controller-manager.node-monitor-period", "kube-controller-manager.node-monitor-grace-period",
+		"kube-controller-manager.node-startup-grace-period", "kube-controller-manager.node-eviction-rate",
+		"kube-controller-manager.secondary-node-eviction-rate", "kube-controller-manager.large-cluster-size-threshold",
+		"kube-controller-manager.unhealthy-zone-threshold", "kube-controller-manager.concurrent-replicaset-syncs",
+		"kube-controller-manager.concurrent-gc-syncs", "kube-controller-manager.terminated-pod-gc-threshold",
+		"kube-controller-manager.min-resync-period",
+		"kube-scheduler.kube-api-qps", "kube-scheduler.kube-api-burst",
+		"kube-scheduler.pod-initial-backoff-seconds", "kube-scheduler.pod-max-backoff-seconds",
+		"kubelet.kube-api-qps", "kubelet.kube-api-burst", "kubelet.node-status-update-frequency",
+		"kubelet.node-status-report-frequency", "kubelet.node-lease-duration-seconds", "kubelet.max-pods",
+		"kubelet.image-pull", "kubelet.container-start", "kubelet.event-qps", "kubelet.event-burst",
+		"simulator.watch-delay", "simulator.api-service-time-get", "simulator.api-service-time-list",
+		"simulator.api-service-time-mutating", "simulator.upstream-version",
+	} {
+		assert.True(t, seen[key], "%s is not registered", key)
+	}
+}
+
+// TestUpstreamDefaults pins the defaults to the reference values, so a registry edit that
+// changes one is noticed.
+func TestUpstreamDefaults(t *testing.T) {
+	var c *Components // nil: every flag at its default
+	assert.Equal(t, 400, c.Int(ComponentAPIServer, "max-requests-inflight"))
+	assert.Equal(t, 200, c.Int(ComponentAPIServer, "max-mutating-requests-inflight"))
+	assert.Equal(t, 300, c.Int(ComponentAPIServer, "default-unreachable-toleration-seconds"))
+	assert.Equal(t, 20.0, c.Float(ComponentControllerManager, "kube-api-qps"))
+	assert.Equal(t, 30, c.Int(ComponentControllerManager, "kube-api-burst"))
+	assert.Equal(t, 5*time.Second, c.Duration(ComponentControllerManager, "node-monitor-period"))
+	assert.Equal(t, 50*time.Second, c.Duration(ComponentControllerManager, "node-monitor-grace-period"))
+	assert.Equal(t, 60*time.Second, c.Duration(ComponentControllerManager, "node-startup-grace-period"))
+	assert.Equal(t, 0.1, c.Float(ComponentControllerManager, "node-eviction-rate"))
+	assert.Equal(t, 0.01, c.Float(ComponentControllerManager, "secondary-node-eviction-rate"))
+	assert.Equal(t, 50, c.Int(ComponentControllerManager, "large-cluster-size-threshold"))
+	assert.Equal(t, 0.55, c.Float(ComponentControllerManager, "unhealthy-zone-threshold"))
+	assert.Equal(t, 5, c.Int(ComponentControllerManager, "concurrent-replicaset-syncs"))
+	assert.Equal(t, 20, c.Int(ComponentControllerManager, "concurrent-gc-syncs"))
+	assert.Equal(t, 12500, c.Int(ComponentControllerManager, "terminated-pod-gc-threshold"))
+	assert.Equal(t, 12*time.Hour, c.Duration(ComponentControllerManager, "min-resync-period"))
+	assert.Equal(t, 50.0, c.Float(ComponentScheduler, "kube-api-qps"))
+	assert.Equal(t, 100, c.Int(ComponentScheduler, "kube-api-burst"))
+	assert.Equal(t, 1, c.Int(ComponentScheduler, "pod-initial-backoff-seconds"))
+	assert.Equal(t, 10, c.Int(ComponentScheduler, "pod-max-backoff-seconds"))
+	assert.Equal(t, 50.0, c.Float(ComponentKubelet, "kube-api-qps"))
+	assert.Equal(t, 100, c.Int(ComponentKubelet, "kube-api-burst"))
+	assert.Equal(t, 10*time.Second, c.Duration(ComponentKubelet, "node-status-update-frequency"))
+	assert.Equal(t, 5*time.Minute, c.Duration(ComponentKubelet, "node-status-report-frequency"))
+	assert.Equal(t, 40, c.Int(ComponentKubelet, "node-lease-duration-seconds"))
+	assert.Equal(t, 110, c.Int(ComponentKubelet, "max-pods"))
+	assert.Equal(t, "1.32", c.UpstreamVersion())
+	assert.Equal(t, sim.DistLogNormal, c.Dist(ComponentSimulator, "watch-delay").Kind)
+	assert.False(t, c.IsSet(ComponentKubelet, "max-pods"))
+	assert.Empty(t, c.Settings())
+}
+
+func TestComponentsVersionAndSet(t *testing.T) {
+	var c Components
+	require.NoError(t, c.Set(ComponentSimulator, "upstream-version", "1.31"))
+	assert.Equal(t, 40*time.Second, c.Duration(ComponentControllerManager, "node-monitor-grace-period"), "1.31 defaults to 40s")
+	require.NoError(t, c.Set(ComponentControllerManager, "node-monitor-grace-period", "45s"))
+	assert.Equal(t, 45*time.Second, c.Duration(ComponentControllerManager, "node-monitor-grace-period"), "an explicit value beats any default")
+	assert.True(t, c.IsSet(ComponentControllerManager, "node-monitor-grace-period"))
+	assert.Equal(t, "45s", c.Text(ComponentControllerManager, "node-monitor-grace-period"))
+	assert.Equal(t, []Setting{
+		{Component: ComponentControllerManager, Flag: "node-monitor-grace-period", Value: "45s"},
+		{Component: ComponentSimulator, Flag: "upstream-version", Value: "1.31"},
+	}, c.Settings())
+
+	for _, bad := range []struct{ component, flag, value, want string }{
+		{ComponentSimulator, "upstream-version", "1.20", "unsupported upstream version"},
+		{ComponentKubelet, "max-pods", "0", "must be greater than 0"},
+		{ComponentKubelet, "max-pods", "many", "want an integer"},
+		{ComponentKubelet, "max-pods", "3000000000", "must be at most"},
+		{ComponentControllerManager, "unhealthy-zone-threshold", "1.5", "must be in (0, 1]"},
+		{ComponentControllerManager, "node-monitor-period", "-5s", "must not be negative"},
+		{ComponentControllerManager, "node-monitor-period", "5", "has no unit"},
+		{ComponentControllerManager, "node-eviction-rate", "NaN", "want a number"},
+		{"kube-proxy", "x", "1", `unknown component "kube-proxy"`},
+		{ComponentKubelet, "node-monitor-grace-period", "1s", "is a flag of kube-controller-manager"},
+		{ComponentKubelet, "max-pod", "1", `did you mean "max-pods"?`},
+	} {
+		err := c.Set(bad.component, bad.flag, bad.value)
+		if assert.Error(t, err, "%s.%s=%s", bad.component, bad.flag, bad.value) {
+			assert.Contains(t, err.Error(), bad.want)
+		}
+	}
+	assert.Equal(t, 45*time.Second, c.Duration(ComponentControllerManager, "node-monitor-grace-period"), "a rejected value changes nothing")
+}
+
+func TestGettersPanicOnlyOnProgrammingErrors(t *testing.T) {
+	var c Components
+	assert.PanicsWithValue(t, "scenarios: kubelet.max-podz is not a registered flag", func() { c.Int(ComponentKubelet, "max-podz") })
+	assert.PanicsWithValue(t, "scenarios: kubelet.max-pods is a int flag, read as duration", func() { c.Duration(ComponentKubelet, "max-pods") })
+	assert.NotPanics(t, func() { c.Int(ComponentKubelet, "max-pods") })
+}
+
+func TestParseDist(t *testing.T) {
+	ms := time.Millisecond
+	good := []struct {
+		in        string
+		want      sim.Dist
+		canonical string
+	}{
+		{"5ms", sim.Constant(5 * ms), "constant(5ms)"},
+		{"constant(2s)", sim.Constant(2 * time.Second), "constant(2s)"},
+		{"uniform(1ms..5ms)", sim.Dist{Kind: sim.DistUniform, Min: ms, Max: 5 * ms}, "uniform(min=1ms,max=5ms)"},
+		{"uniform(min=1ms, max=5ms)", sim.Dist{Kind: sim.DistUniform, Min: ms, Max: 5 * ms}, "uniform(min=1ms,max=5ms)"},
+		{"exponential(min=1ms,mean=3ms)", sim.Dist{Kind: sim.DistExponential, Min: ms, Mean: 3 * ms}, "exponential(mean=3ms,min=1ms)"},
+		{" lognormal(median=2ms,p99=20ms,max=1s) ", sim.Dist{Kind: sim.DistLogNormal, Median: 2 * ms, P99: 20 * ms, Max: time.Second}, "lognormal(median=2ms,p99=20ms,max=1s)"},
+	}
+	for _, g := range good {
+		d, err := ParseDist(g.in)
+		require.NoError(t, err, g.in)
+		assert.Equal(t, g.want, d, g.in)
+		assert.Equal(t, g.canonical, FormatDist(d))
+		back, err := ParseDist(FormatDist(d))
+		require.NoError(t, err)
+		assert.Equal(t, d, back, "the canonical form parses back to the same distribution")
+	}
+	for _, bad := range []struct{ in, want string }{
+		{"fast", "want a distribution"},
+		{"gamma(shape=1s)", `unknown distribution kind "gamma"`},
+		{"lognormal(median=2ms", "closing parenthesis"},
+		{"lognormal(median=2ms,p99=1ms)", "p99 >= median"},
+		{"lognormal(median=2ms,p9=20ms)", `did you mean "p99"?`},
+		{"uniform(min=1ms,min=2ms,max=3ms)", "given twice"},
+		{"uniform(5ms..1ms)", "greater than max"},
+		{"exponential(mean=2)", "has no unit"},
+		{"constant(-1s)", "must not be negative"},
+		{"lognormal(median)", "not key=value"},
+		{"constant(9000h)", "longer than"},
+	} {
+		_, err := ParseDist(bad.in)
+		if assert.Error(t, err, bad.in) {
+			assert.Contains(t, err.Error(), bad.want, bad.in)
+		}
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	load := func() *Scenario {
+		data, _ := Builtin("node-failure")
+		s, _, err := Parse(BuiltinFile("node-failure"), data, "")
+		require.NoError(t, err)
+		return s
+	}
+
+	t.Run("parse", func(t *testing.T) {
+		o, err := ParseOverride("kube-controller-manager.node-monitor-grace-period=30s")
+		require.NoError(t, err)
+		assert.Equal(t, Override{Key: "kube-controller-manager.node-monitor-grace-period", Value: "30s"}, o)
+		o, err = ParseOverride("simulator.watch-delay=lognormal(median=1ms,p99=2ms)")
+		require.NoError(t, err)
+		assert.Equal(t, "lognormal(median=1ms,p99=2ms)", o.Value, "only the first = splits")
+		for _, bad := range []struct{ in, want string }{
+			{"duration", "want KEY=VALUE"},
+			{"kube-controller-manager.node-monitor-grace=30s", `did you mean "kube-controller-manager.node-monitor-grace-period"?`},
+			{"node-monitor-grace-period=30s", "name the component: kube-controller-manager.node-monitor-grace-period"},
+			{"kube-api-qps=5", "name the component: kube-controller-manager.kube-api-qps or kube-scheduler.kube-api-qps or kubelet.kube-api-qps"},
+			{"kube-proxy.mode=ipvs", "components: kube-apiserver"},
+			{"sed=3", `did you mean "seed"?`},
+		} {
+			_, err := ParseOverride(bad.in)
+			if assert.Error(t, err, bad.in) {
+				assert.Contains(t, err.Error(), bad.want, bad.in)
+				assert.True(t, strings.HasPrefix(err.Error(), "--set "), "override errors name the --set")
+			}
+		}
+	})
+
+	t.Run("apply", func(t *testing.T) {
+		s := load()
+		overrides := []Override{
+			{Key: "kube-controller-manager.node-monitor-grace-period", Value: "20s"},
+			{Key: "seed", Value: "7"},
+			{Key: "duration", Value: "30m"},
+			{Key: "stop.maxEvents", Value: "1000"},
+			{Key: "stop.quiescence", Value: "0s"},
+			{Key: "simulator.upstream-version", Value: "1.31"},
+			{Key: "kube-controller-manager.node-monitor-grace-period", Value: "25s"},
+		}
+		require.NoError(t, s.Apply(overrides))
+		assert.Equal(t, 25*time.Second, s.Components.Duration(ComponentControllerManager, "node-monitor-grace-period"), "the later override wins")
+		assert.Equal(t, uint64(7), s.Seed)
+		assert.Equal(t, 30*time.Minute, s.Duration)
+		assert.Equal(t, uint64(1000), s.Stop.MaxEvents)
+		assert.Equal(t, time.Duration(0), s.Stop.Quiescence)
+		assert.Equal(t, "1.31", s.Components.UpstreamVersion())
+		assert.Equal(t, overrides, s.Overrides)
+	})
+
+	t.Run("atomic", func(t *testing.T) {
+		s := load()
+		err := s.Apply([]Override{
+			{Key: "kube-controller-manager.node-monitor-grace-period", Value: "20s"},
+			{Key: "seed", Value: "-1"},
+			{Key: "kubelet.max-pods", Value: "lots"},
+			{Key: "duration", Value: "30s"},
+			{Key: "kube-scheduler.pod-max-backoff-seconds", Value: "0"},
+			{Key: "kube-scheduler.pod-initial-backoff-seconds", Value: "20"},
+			{Key: "bogus", Value: "1"},
+		})
+		require.Error(t, err)
+		lines := strings.Split(err.Error(), "\n")
+		require.Len(t, lines, 6, err.Error())
+		assert.Contains(t, lines[0], `--set seed=-1: want a non-negative integer`)
+		assert.Contains(t, lines[1], `--set kubelet.max-pods=lots: want an integer`)
+		assert.Contains(t, lines[2], "--set kube-scheduler.pod-max-backoff-seconds=0: must be greater than 0")
+		assert.Contains(t, lines[3], `--set bogus=1: unknown key "bogus"`)
+		assert.Contains(t, lines[4], "--set: kube-scheduler.pod-max-backoff-seconds (10) is less than pod-initial-backoff-seconds (20)")
+		assert.Contains(t, lines[5], "--set duration=30s: timeline[0] (crash) runs at 1m, after the run would end")
+		assert.Equal(t, 50*time.Second, s.Components.Duration(ComponentControllerManager, "node-monitor-grace-period"), "nothing was applied")
+		assert.Equal(t, 20*time.Minute, s.Duration)
+		assert.Empty(t, s.Overrides)
+	})
+}
+
+func TestExplain(t *testing.T) {
+	text, err := Explain("kube-controller-manager.node-monitor-grace-period")
+	require.NoError(t, err)
+	for _, want := range []string{"(duration)", "default    50s (Kubernetes 1.32)", "40s before 1.32", "PR #126287",
+		"--set kube-controller-manager.node-monitor-grace-period=50s"} {
+		assert.Contains(t, text, want)
+	}
+
+	text, err = Explain("kube-api-qps")
+	require.NoError(t, err)
+	for _, c := range []string{"kube-controller-manager.kube-api-qps", "kube-scheduler.kube-api-qps", "kubelet.kube-api-qps"} {
+		assert.Contains(t, text, c, "a bare flag name explains it for every component")
+	}
+
+	text, err = Explain("kubelet")
+	require.NoError(t, err)
+	assert.Contains(t, text, "max-pods")
+	assert.Contains(t, text, "node-lease-duration-seconds")
+
+	text, err = Explain("--duration")
+	require.NoError(t, err)
+	assert.Contains(t, text, "virtual-time limit")
+
+	text, err = Explain("simulator.watch-delay")
+	require.NoError(t, err)
+	assert.Contains(t, text, "syntax")
+	assert.Contains(t, text, `components: {simulator: {watch-delay: "lognormal(median=2ms,p99=20ms,max=1s)"}}`)
+
+	_, err = Explain("node-monitor-grace-perod")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `did you mean "node-monitor-grace-period"?`)
+	_, err = Explain("zzz")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "try a component")
+}
+
+// TestDocsFlagTable fails when docs/scenario.md's flag table differs from the registry.
+// Regenerate it with `go run ./scenarios/internal/gendocs`.
+func TestDocsFlagTable(t *testing.T) {
+	doc, err := os.ReadFile("../docs/scenario.md")
+	require.NoError(t, err)
+	want, err := ReplaceFlagsSection(string(doc))
+	require.NoError(t, err)
+	assert.Equal(t, want, string(doc), "docs/scenario.md's flag table is stale: run go run ./scenarios/internal/gendocs")
+	for _, f := range Flags() {
+		assert.Contains(t, string(doc), "`"+f.Name+"`")
+	}
+}
+
+func TestClosest(t *testing.T) {
+	cands := []string{"timeline", "duration", "description", "cluster", "node-crash", "node-recover", "scale"}
+	for in, want := range map[string]string{
+		"timline":    "timeline",
+		"Duration":   "duration",
+		"scael":      "scale",
+		"node-crsh":  "node-crash",
+		"clsuter":    "cluster",
+		"descr":      "description",
+		"xyz":        "",
+		"":           "",
+		"node":       "",
+		"timeline":   "",
+		"completely": "",
+	} {
+		assert.Equal(t, want, closest(in, cands), in)
+	}
+	assert.Equal(t, 3, editDistance("kitten", "sitting", 10))
+	assert.Equal(t, 1, editDistance("ab", "ba", 10), "a swap of neighbours costs 1")
+	assert.Equal(t, 2, editDistance("abcdef", "uvwxyz", 2), "the distance is capped")
+}

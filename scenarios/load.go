@@ -1,0 +1,873 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// Load reads, parses and validates the scenario file at path; file references inside it are
+// resolved relative to the file's directory. It returns the scenario and the warnings (fields
+// that are ignored, for example). If the file cannot be read the error is the read error; if
+// the scenario is invalid the error is Errors, listing every problem found, and the scenario
+// is nil.
+func Load(path string) (*Scenario, []model.Warning, error) {
+	data, err := readBounded(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Parse(path, data, filepath.Dir(path))
+}
+
+// Parse parses and validates a scenario. file names it in error positions; baseDir is the
+// directory `file:` references are relative to, or "" to forbid file references (built-in
+// scenarios are self-contained). It returns the scenario with every default filled in and the
+// warnings; when anything is wrong, the scenario is nil and the error is Errors, holding every
+// problem found (each with file:line:col), sorted by position. Parse never panics on any input.
+func Parse(file string, data []byte, baseDir string) (*Scenario, []model.Warning, error) {
+	l := &loader{file: file, baseDir: baseDir, ix: newNodeIndex(file), s: &Scenario{File: file}}
+	if len(data) > MaxFileBytes {
+		l.errAt(nil, "", fmt.Sprintf("the file is %d bytes, more than the limit of %d", len(data), MaxFileBytes), "")
+		return nil, nil, l.errs
+	}
+	root := l.parseYAML(data)
+	if root == nil {
+		return nil, nil, l.errs.sorted()
+	}
+	l.ix.walk(root, "", 0, map[*yaml.Node]bool{})
+	if l.ix.problem != nil {
+		return nil, nil, Errors{l.ix.problem}
+	}
+	l.root = resolve(root)
+	l.decodeTop()
+	l.applyDefaults()
+	l.validate()
+	if len(l.errs) > 0 {
+		return nil, l.warns, l.errs.sorted()
+	}
+	return l.s, l.warns, nil
+}
+
+// readBounded reads a file of at most MaxFileBytes.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: the file is larger than the limit of %d bytes", path, MaxFileBytes)
+	}
+	return data, nil
+}
+
+// loader holds the state of one Parse.
+type loader struct {
+	file    string
+	baseDir string
+	ix      *nodeIndex
+	root    *yaml.Node
+	s       *Scenario
+	errs    Errors
+	warns   []model.Warning
+	// decodeErrs is how many of errs decoding found (validation adds the rest).
+	decodeErrs int
+	// declared lists every object the scenario creates, for reference checks.
+	declared []declaredObject
+}
+
+// declaredObject is an object from `objects:` or an apply action, with where it was written.
+type declaredObject struct {
+	obj model.Object
+	// path is the field path of the manifest (objects[0].manifest) or of the file reference.
+	path string
+	// pos is where the object is written (its manifest, or the file: value).
+	pos model.Position
+	// inObjects is true for objects from `objects:`, false for applies.
+	inObjects bool
+	// fromFile is the manifest file the object was read from; "" for inline manifests.
+	fromFile string
+}
+
+func (l *loader) errAt(n *yaml.Node, path, msg, hint string) {
+	l.errs = append(l.errs, &model.DecodeError{Pos: posOf(l.file, n), Path: path, Msg: msg, Hint: hint})
+}
+
+// errPath reports a problem with the value at path (or, if it is missing, at the nearest
+// written ancestor), unless decoding already reported one there (see bad).
+func (l *loader) errPath(path, msg, hint string) {
+	if l.bad(path) {
+		return
+	}
+	l.errAt(l.ix.nearest(path), path, msg, hint)
+}
+
+func (l *loader) warnAt(n *yaml.Node, path, msg string) {
+	l.warns = append(l.warns, model.Warning{Pos: posOf(l.file, n), Path: path, Msg: msg})
+}
+
+// adopt records an error returned by the model decoder, keeping its position and path.
+func (l *loader) adopt(err error, n *yaml.Node, prefix string) {
+	var list model.DecodeErrors
+	if errors.As(err, &list) {
+		for _, e := range list {
+			l.adopt(e, n, prefix)
+		}
+		return
+	}
+	var de *model.DecodeError
+	if errors.As(err, &de) {
+		c := *de
+		if c.Pos.Line == 0 {
+			c.Pos = posOf(l.file, n)
+		}
+		if c.Pos.File == "" {
+			c.Pos.File = l.file
+		}
+		c.Path = joinPath(prefix, c.Path)
+		l.errs = append(l.errs, &c)
+		return
+	}
+	l.errAt(n, prefix, err.Error(), "")
+}
+
+// joinPath puts a path relative to prefix under it.
+func joinPath(prefix, p string) string {
+	switch {
+	case p == "":
+		return prefix
+	case prefix == "":
+		return p
+	case strings.HasPrefix(p, "["):
+		return prefix + p
+	default:
+		return prefix + "." + p
+	}
+}
+
+// decodeInto decodes n into out with the model decoder (strict), at path. It reports whether
+// decoding succeeded without errors.
+func (l *loader) decodeInto(n *yaml.Node, path string, out any) bool {
+	w, errs := model.DecodeNode(n, out, model.DecodeOptions{File: l.file, Strict: true, Path: path})
+	l.warns = append(l.warns, w...)
+	for _, e := range errs {
+		l.adopt(e, n, "")
+	}
+	return len(errs) == 0
+}
+
+// parseYAML parses the one document of the file; nil (with the error recorded) if there is
+// none or the YAML is invalid.
+func (l *loader) parseYAML(data []byte) *yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	err := safeDecode(dec, &doc)
+	const emptyHint = "a scenario starts with apiVersion: " + APIVersion + " and kind: " + Kind
+	if err == io.EOF {
+		l.errAt(nil, "", "the file is empty", emptyHint)
+		return nil
+	}
+	if err != nil {
+		l.errs = append(l.errs, syntaxError(l.file, err))
+		return nil
+	}
+	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+		l.errAt(&doc, "", "the file holds no scenario", emptyHint)
+		return nil
+	}
+	var next yaml.Node
+	switch err := safeDecode(dec, &next); {
+	case err == io.EOF:
+	case err != nil:
+		l.errs = append(l.errs, syntaxError(l.file, err))
+		return nil
+	default:
+		l.errAt(&next, "", "a scenario file holds one YAML document; this is a second one",
+			"remove the --- separator; manifests go under objects:, inline or in a file of their own")
+		return nil
+	}
+	return doc.Content[0]
+}
+
+// safeDecode reads the next document; a panic inside the YAML parser becomes an error.
+func safeDecode(dec *yaml.Decoder, doc *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: parser failed: %v", r)
+		}
+	}()
+	return dec.Decode(doc)
+}
+
+// mapping returns the entries of the mapping n (null: none), with merge keys applied (an
+// explicit key wins over a merged one). It reports a non-mapping (describing what was
+// wanted), duplicate keys and non-scalar keys; ok is false when n is not a mapping.
+func (l *loader) mapping(n *yaml.Node, path, what string) (pairs []pair, ok bool) {
+	r := resolve(n)
+	if isNull(r) {
+		return nil, true
+	}
+	if r.Kind != yaml.MappingNode {
+		l.errAt(r, path, fmt.Sprintf("expected %s (a mapping), got %s", what, describe(r)), "")
+		return nil, false
+	}
+	var merged []pair
+	first := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(r.Content); i += 2 {
+		k, v := r.Content[i], r.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+			merged = append(merged, l.mergePairs(v, path, 0)...)
+			continue
+		}
+		if rk := resolve(k); rk == nil || rk.Kind != yaml.ScalarNode {
+			l.errAt(k, path, "mapping keys must be strings, got "+describe(k), "")
+			continue
+		} else {
+			k = rk
+		}
+		if prev, dup := first[k.Value]; dup {
+			l.errAt(k, keyPath(path, k.Value), fmt.Sprintf("duplicate key %q (first at line %d, column %d)", k.Value, prev.Line, prev.Column), "")
+			continue
+		}
+		first[k.Value] = k
+		pairs = append(pairs, pair{k, v})
+	}
+	var out []pair
+	for _, p := range merged {
+		if first[p.key.Value] == nil {
+			first[p.key.Value] = p.key
+			out = append(out, p)
+		}
+	}
+	return append(out, pairs...), true
+}
+
+// mergePairs returns the entries a merge key contributes.
+func (l *loader) mergePairs(v *yaml.Node, path string, depth int) []pair {
+	r := resolve(v)
+	if r == nil || depth > 20 {
+		l.errAt(v, path, "a merge key (<<) takes a mapping or a sequence of mappings", "")
+		return nil
+	}
+	switch r.Kind {
+	case yaml.MappingNode:
+		p, _ := l.mapping(r, path, "a mapping")
+		return p
+	case yaml.SequenceNode:
+		var out []pair
+		for _, c := range r.Content {
+			out = append(out, l.mergePairs(c, path, depth+1)...)
+		}
+		return out
+	}
+	l.errAt(r, path, "a merge key (<<) takes a mapping or a sequence of mappings, got "+describe(r), "")
+	return nil
+}
+
+// sequence returns the items of the sequence n (null: none), or reports a non-sequence.
+func (l *loader) sequence(n *yaml.Node, path, what string) []*yaml.Node {
+	r := resolve(n)
+	if isNull(r) {
+		return nil
+	}
+	if r.Kind != yaml.SequenceNode {
+		l.errAt(r, path, fmt.Sprintf("expected a list of %s, got %s", what, describe(r)), "write each entry on a line starting with \"- \"")
+		return nil
+	}
+	return r.Content
+}
+
+// unknownKey reports a key that is not one of known.
+func (l *loader) unknownKey(k *yaml.Node, path, where string, known []string) {
+	hint := didYouMean(k.Value, known)
+	if hint == "" {
+		hint = where + " has: " + strings.Join(known, ", ")
+	}
+	l.errAt(k, keyPath(path, k.Value), fmt.Sprintf("unknown key %q", k.Value), hint)
+}
+
+// scenarioHead is the part of the top level the model decoder decodes directly.
+type scenarioHead struct {
+	APIVersion  string         `json:"apiVersion"`
+	Kind        string         `json:"kind"`
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Seed        uint64         `json:"seed"`
+	Duration    time.Duration  `json:"duration"`
+	Stop        StopConditions `json:"stop"`
+	Cluster     Cluster        `json:"cluster"`
+}
+
+var topLevelKeys = []string{"apiVersion", "kind", "name", "description", "seed", "duration", "stop", "cluster", "components", "objects", "timeline", "expect"}
+
+func (l *loader) decodeTop() {
+	if l.root.Kind != yaml.MappingNode {
+		l.errAt(l.root, "", "a scenario is a YAML mapping (apiVersion, kind, name, duration, cluster, ...), got "+describe(l.root),
+			"see docs/scenario.md, or `sim show node-failure` for an example")
+		return
+	}
+	pairs, _ := l.mapping(l.root, "", "a scenario")
+	var head []pair
+	var components, objects, timeline, expect *yaml.Node
+	for _, p := range pairs {
+		switch p.key.Value {
+		case "components":
+			components = p.value
+		case "objects":
+			objects = p.value
+		case "timeline":
+			timeline = p.value
+		case "expect":
+			expect = p.value
+		default:
+			if contains(topLevelKeys, p.key.Value) {
+				head = append(head, p)
+				continue
+			}
+			l.unknownKey(p.key, "", "a scenario", topLevelKeys)
+		}
+	}
+	var h scenarioHead
+	l.decodeInto(syntheticMapping(l.root, head), "", &h)
+	s := l.s
+	s.APIVersion, s.Kind, s.Name, s.Description = h.APIVersion, h.Kind, h.Name, h.Description
+	s.Seed, s.Duration, s.Stop, s.Cluster = h.Seed, h.Duration, h.Stop, h.Cluster
+	l.decodeComponents(components)
+	l.decodeObjects(objects)
+	l.decodeTimeline(timeline)
+	l.decodeExpect(expect)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- components ----
+
+func (l *loader) decodeComponents(n *yaml.Node) {
+	const path = "components"
+	pairs, _ := l.mapping(n, path, "components (component name: {flag: value})")
+	for _, cp := range pairs {
+		component := cp.key.Value
+		cpath := keyPath(path, component)
+		if !isComponent(component) {
+			hint := didYouMean(component, componentNames)
+			if hint == "" {
+				hint = "components: " + strings.Join(componentNames, ", ")
+			}
+			l.errAt(cp.key, cpath, fmt.Sprintf("unknown component %q", component), hint)
+			continue
+		}
+		fpairs, _ := l.mapping(cp.value, cpath, "the flags of "+component+" (flag: value)")
+		for _, fp := range fpairs {
+			name := fp.key.Value
+			fpath := keyPath(cpath, name)
+			f, ok := LookupFlag(component, name)
+			if !ok {
+				msg, hint := unknownFlagMessage(component, name)
+				l.errAt(fp.key, fpath, msg, hint)
+				continue
+			}
+			if v, ok := l.flagValue(f, fp.value, fpath); ok {
+				if l.s.Components.set == nil {
+					l.s.Components.set = map[flagKey]flagValue{}
+				}
+				l.s.Components.set[flagKey{component, name}] = v
+			}
+		}
+	}
+}
+
+// typeWords says what a value of each flag type looks like, for messages.
+var typeWords = map[FlagType]string{
+	TypeDuration: "a duration such as 30s or 5m",
+	TypeInt:      "an integer",
+	TypeFloat:    "a number",
+	TypeBool:     "true or false",
+	TypeString:   "a string",
+	TypeDist:     "a distribution such as 5ms, uniform(1ms..5ms) or {kind: lognormal, median: 2ms, p99: 20ms}",
+}
+
+// flagValue decodes a flag's value from YAML; ok is false after recording the problem.
+func (l *loader) flagValue(f Flag, n *yaml.Node, path string) (flagValue, bool) {
+	r := resolve(n)
+	hint := fmt.Sprintf("%s is %s; the default is %s", f.Key(), typeWords[f.Type], f.Default)
+	if isNull(r) {
+		l.errAt(r, path, "missing value", hint)
+		return flagValue{}, false
+	}
+	if f.Type == TypeDist && r.Kind == yaml.MappingNode {
+		var d sim.Dist
+		if !l.decodeInto(r, path, &d) {
+			return flagValue{}, false
+		}
+		d, err := checkDist(d)
+		if err != nil {
+			l.errAt(r, path, err.Error(), hint)
+			return flagValue{}, false
+		}
+		return flagValue{text: FormatDist(d), dist: d}, true
+	}
+	if r.Kind != yaml.ScalarNode {
+		l.errAt(r, path, fmt.Sprintf("expected %s, got %s", typeWords[f.Type], describe(r)), hint)
+		return flagValue{}, false
+	}
+	if f.Type == TypeBool && r.ShortTag() != "!!bool" {
+		l.errAt(r, path, fmt.Sprintf("expected true or false, got %s", describe(r)), hint)
+		return flagValue{}, false
+	}
+	v, err := parseFlagText(f, r.Value)
+	if err != nil {
+		l.errAt(r, path, err.Error(), hint)
+		return flagValue{}, false
+	}
+	return v, true
+}
+
+// ---- objects ----
+
+var objectSourceKeys = []string{"manifest", "file", "settled"}
+
+func (l *loader) decodeObjects(n *yaml.Node) {
+	for i, item := range l.sequence(n, "objects", "object sources ({manifest: ...} or {file: ...})") {
+		path := indexPath("objects", i)
+		pairs, ok := l.mapping(item, path, "an object source ({manifest: ...} or {file: ...})")
+		if !ok {
+			continue
+		}
+		src := ObjectSource{Pos: posOf(l.file, resolve(item))}
+		var manifest, file *yaml.Node
+		for _, p := range pairs {
+			switch p.key.Value {
+			case "manifest":
+				manifest = p.value
+			case "file":
+				file = p.value
+				l.decodeInto(p.value, childPath(path, "file"), &src.File)
+			case "settled":
+				l.decodeInto(p.value, childPath(path, "settled"), &src.Settled)
+			default:
+				l.unknownKey(p.key, path, "an object source", objectSourceKeys)
+			}
+		}
+		switch {
+		case manifest != nil && file != nil:
+			l.errAt(resolve(item), path, "an object source has manifest or file, not both", "write two entries")
+		case manifest != nil:
+			src.Manifest = resolve(manifest)
+			src.Objects = l.decodeManifest(manifest, childPath(path, "manifest"), true)
+		case file != nil:
+			src.Objects = l.decodeManifestFile(src.File, file, childPath(path, "file"), true)
+		default:
+			l.errAt(resolve(item), path, "an object source needs manifest: (inline) or file: (a path)", "")
+		}
+		l.s.Objects = append(l.s.Objects, src)
+	}
+}
+
+// decodeManifest decodes an inline manifest at path and records it as declared.
+func (l *loader) decodeManifest(n *yaml.Node, path string, inObjects bool) []model.Object {
+	obj, warns, err := model.DecodeManifestNode(l.file, n)
+	for _, w := range warns {
+		w.Path = joinPath(path, w.Path)
+		l.warns = append(l.warns, w)
+	}
+	if err != nil {
+		l.adopt(err, n, path)
+		return nil
+	}
+	l.declare(obj, path, posOf(l.file, resolve(n)), inObjects, "")
+	return []model.Object{obj}
+}
+
+// decodeManifestFile reads and decodes a file of manifests referenced at path.
+func (l *loader) decodeManifestFile(name string, n *yaml.Node, path string, inObjects bool) []model.Object {
+	if name == "" {
+		return nil // the decoder reported the bad value, or it is empty
+	}
+	if l.baseDir == "" {
+		l.errAt(resolve(n), path, "file references are not available here",
+			"this scenario has no directory on disk (a built-in scenario); inline the manifests with manifest:")
+		return nil
+	}
+	full := name
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(l.baseDir, name)
+	}
+	data, err := readBounded(full)
+	if err != nil {
+		l.errAt(resolve(n), path, "cannot read the manifest file: "+err.Error(), "paths are relative to the scenario file's directory")
+		return nil
+	}
+	objs, warns, err := model.DecodeManifests(full, data)
+	l.warns = append(l.warns, warns...)
+	if err != nil {
+		l.adopt(err, n, "")
+		return nil
+	}
+	if len(objs) == 0 {
+		l.warnAt(resolve(n), path, "the file holds no manifests")
+	}
+	for _, o := range objs {
+		l.declare(o, path, posOf(l.file, resolve(n)), inObjects, full)
+	}
+	return objs
+}
+
+func (l *loader) declare(obj model.Object, path string, pos model.Position, inObjects bool, fromFile string) {
+	if len(l.declared) >= MaxObjects {
+		if len(l.declared) == MaxObjects {
+			l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: fmt.Sprintf("more than %d objects", MaxObjects), Hint: "split the scenario"})
+			l.declared = append(l.declared, declaredObject{})
+		}
+		return
+	}
+	l.declared = append(l.declared, declaredObject{obj: obj, path: path, pos: pos, inObjects: inObjects, fromFile: fromFile})
+}
+
+// ---- timeline ----
+
+func (l *loader) decodeTimeline(n *yaml.Node) {
+	items := l.sequence(n, "timeline", "timeline entries")
+	if len(items) > MaxTimelineEntries {
+		l.errAt(resolve(n), "timeline", fmt.Sprintf("%d timeline entries, more than the limit of %d", len(items), MaxTimelineEntries), "")
+		return
+	}
+	for i, item := range items {
+		path := indexPath("timeline", i)
+		e := TimelineEntry{Pos: posOf(l.file, resolve(item))}
+		pairs, ok := l.mapping(item, path, "a timeline entry (at, action and the action's arguments)")
+		if !ok {
+			l.s.Timeline = append(l.s.Timeline, e)
+			continue
+		}
+		var rest []pair
+		hasAt := false
+		for _, p := range pairs {
+			switch p.key.Value {
+			case "name":
+				l.decodeInto(p.value, childPath(path, "name"), &e.Name)
+			case "at":
+				hasAt = true
+				l.decodeAt(p.value, childPath(path, "at"), &e.At)
+			default:
+				rest = append(rest, p)
+			}
+		}
+		if !hasAt {
+			l.errAt(resolve(item), path, "missing at", `when the action runs: a duration since the start such as "60s", {after: <entry name>, delay: 10s}, or converged`)
+		}
+		l.decodeUnion(resolve(item), rest, path, "action", "an action", reflect.ValueOf(&e.Action).Elem(), []string{"name", "at"})
+		l.s.Timeline = append(l.s.Timeline, e)
+	}
+}
+
+const atHint = `a duration since the start such as "60s", "converged", or {after: <entry name>, delay: 10s}`
+
+// decodeAt decodes a timeline entry's at.
+func (l *loader) decodeAt(n *yaml.Node, path string, at *At) {
+	r := resolve(n)
+	switch {
+	case isNull(r):
+		l.errAt(r, path, "missing value", atHint)
+	case r.Kind == yaml.ScalarNode && r.ShortTag() == "!!str":
+		if r.Value == "converged" {
+			at.Converged = true
+			return
+		}
+		d, err := time.ParseDuration(r.Value)
+		if err != nil {
+			l.errAt(r, path, fmt.Sprintf("invalid time %q", r.Value), atHint)
+			return
+		}
+		at.Offset = d
+	case r.Kind == yaml.ScalarNode:
+		l.decodeInto(r, path, &at.Offset)
+	case r.Kind == yaml.MappingNode:
+		var m struct {
+			After     string        `json:"after"`
+			Converged bool          `json:"converged"`
+			Delay     time.Duration `json:"delay"`
+		}
+		if !l.decodeInto(r, path, &m) {
+			return
+		}
+		switch {
+		case m.After != "" && m.Converged:
+			l.errAt(r, path, "after and converged exclude each other", "run either after a named entry or when the world has converged")
+		case m.After == "" && !m.Converged:
+			l.errAt(r, path, "a mapping needs after: <entry name> or converged: true", atHint)
+		}
+		at.After, at.Converged, at.Delay = m.After, m.Converged, m.Delay
+	default:
+		l.errAt(r, path, "expected a time, got "+describe(r), atHint)
+	}
+}
+
+// unionVariant describes one member of a tagged union (Action, Condition).
+type unionVariant struct {
+	name  string
+	field int
+	typ   reflect.Type // the argument struct type
+	keys  []string     // argument names, sorted
+}
+
+func unionVariants(t reflect.Type) []unionVariant {
+	var vs []unionVariant
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Type.Kind() != reflect.Pointer || f.Type.Elem().Kind() != reflect.Struct {
+			continue
+		}
+		v := unionVariant{name: jsonName(f), field: i, typ: f.Type.Elem()}
+		for j := 0; j < v.typ.NumField(); j++ {
+			af := v.typ.Field(j)
+			if tag := af.Tag.Get("json"); tag == "-" || !af.IsExported() {
+				continue
+			}
+			v.keys = append(v.keys, jsonName(af))
+		}
+		sort.Strings(v.keys)
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// decodeUnion decodes a flat tagged union: the discriminator key disc names the member, and
+// the other pairs (fixed keys already taken out) are that member's arguments. An argument of
+// a different member is reported as such.
+func (l *loader) decodeUnion(at *yaml.Node, pairs []pair, path, disc, what string, union reflect.Value, fixed []string) {
+	vs := unionVariants(union.Type())
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.name
+	}
+	owners := func(key string) []string {
+		var out []string
+		for _, v := range vs {
+			if contains(v.keys, key) {
+				out = append(out, v.name)
+			}
+		}
+		return out
+	}
+	var discNode *yaml.Node
+	var args []pair
+	for _, p := range pairs {
+		if p.key.Value == disc {
+			discNode = p.value
+		} else {
+			args = append(args, p)
+		}
+	}
+	if discNode == nil {
+		l.errAt(at, path, "missing "+disc, "one of: "+strings.Join(names, ", "))
+		for _, a := range args {
+			if len(owners(a.key.Value)) == 0 {
+				l.unknownKey(a.key, path, what, append(append([]string{disc}, fixed...), allKeys(vs)...))
+			}
+		}
+		return
+	}
+	dpath := childPath(path, disc)
+	var name string
+	if !l.decodeInto(discNode, dpath, &name) {
+		return
+	}
+	var v *unionVariant
+	for i := range vs {
+		if vs[i].name == name {
+			v = &vs[i]
+		}
+	}
+	if v == nil {
+		hint := didYouMean(name, names)
+		if hint == "" {
+			hint = "one of: " + strings.Join(names, ", ")
+		}
+		l.errAt(resolve(discNode), dpath, fmt.Sprintf("unknown %s %q", disc, name), hint)
+		return
+	}
+	takes := v.name + " takes no arguments"
+	if len(v.keys) > 0 {
+		takes = v.name + " takes " + strings.Join(v.keys, ", ")
+	}
+	var kept []pair
+	for _, a := range args {
+		k := a.key.Value
+		if contains(v.keys, k) {
+			kept = append(kept, a)
+			continue
+		}
+		if o := owners(k); len(o) > 0 {
+			l.errAt(a.key, keyPath(path, k), fmt.Sprintf("%q is not an argument of %s", k, v.name),
+				fmt.Sprintf("it belongs to %s; %s", strings.Join(o, ", "), takes))
+			continue
+		}
+		hint := didYouMean(k, append(append([]string{disc}, fixed...), v.keys...))
+		if hint == "" {
+			hint = takes
+		}
+		l.errAt(a.key, keyPath(path, k), fmt.Sprintf("unknown key %q", k), hint)
+	}
+	argsPtr := reflect.New(v.typ)
+	if apply, ok := argsPtr.Interface().(*ApplyArgs); ok {
+		l.decodeApply(at, kept, path, apply)
+	} else {
+		l.decodeInto(syntheticMapping(at, kept), path, argsPtr.Interface())
+	}
+	union.Field(v.field).Set(argsPtr)
+}
+
+func allKeys(vs []unionVariant) []string {
+	var out []string
+	for _, v := range vs {
+		for _, k := range v.keys {
+			if !contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// decodeApply decodes apply's manifest or file.
+func (l *loader) decodeApply(at *yaml.Node, pairs []pair, path string, a *ApplyArgs) {
+	var manifest, file *yaml.Node
+	for _, p := range pairs {
+		switch p.key.Value {
+		case "manifest":
+			manifest = p.value
+		case "file":
+			file = p.value
+			l.decodeInto(p.value, childPath(path, "file"), &a.File)
+		}
+	}
+	switch {
+	case manifest != nil && file != nil:
+		l.errAt(at, path, "apply takes manifest or file, not both", "use two apply entries")
+	case manifest != nil:
+		a.Manifest = resolve(manifest)
+		a.Objects = l.decodeManifest(manifest, childPath(path, "manifest"), false)
+	case file != nil:
+		a.Objects = l.decodeManifestFile(a.File, file, childPath(path, "file"), false)
+	default:
+		l.errAt(at, path, "apply needs manifest: (inline) or file: (a path)", "")
+	}
+}
+
+// ---- expectations ----
+
+var expectationKeys = []string{"name", "converged", "event", "eventually", "always", "never", "verdict"}
+
+func (l *loader) decodeExpect(n *yaml.Node) {
+	items := l.sequence(n, "expect", "expectations")
+	if len(items) > MaxExpectations {
+		l.errAt(resolve(n), "expect", fmt.Sprintf("%d expectations, more than the limit of %d", len(items), MaxExpectations), "")
+		return
+	}
+	for i, item := range items {
+		path := indexPath("expect", i)
+		x := Expectation{Pos: posOf(l.file, resolve(item))}
+		pairs, ok := l.mapping(item, path, "an expectation (name and one of converged, event, eventually, always, never, verdict)")
+		if !ok {
+			l.s.Expect = append(l.s.Expect, x)
+			continue
+		}
+		var kinds []*yaml.Node
+		for _, p := range pairs {
+			kpath := childPath(path, p.key.Value)
+			switch p.key.Value {
+			case "name":
+				l.decodeInto(p.value, kpath, &x.Name)
+				continue
+			case "converged":
+				x.Converged = &ConvergedExpectation{}
+				l.decodeInto(p.value, kpath, x.Converged)
+			case "event":
+				x.Event = &EventExpectation{}
+				l.decodeInto(p.value, kpath, x.Event)
+			case "eventually":
+				x.Eventually = l.decodeCondition(p.value, kpath)
+			case "always":
+				x.Always = l.decodeCondition(p.value, kpath)
+			case "never":
+				x.Never = l.decodeCondition(p.value, kpath)
+			case "verdict":
+				var v string
+				if l.decodeInto(p.value, kpath, &v) {
+					if v != string(VerdictNone) && v != string(VerdictAny) {
+						l.errAt(resolve(p.value), kpath, fmt.Sprintf("unknown verdict policy %q", v),
+							"none: the run must end without a non-convergence verdict; any: verdicts do not fail it")
+					}
+					vp := VerdictPolicy(v)
+					x.Verdict = &vp
+				}
+			default:
+				l.unknownKey(p.key, path, "an expectation", expectationKeys)
+				continue
+			}
+			kinds = append(kinds, p.key)
+		}
+		switch {
+		case len(kinds) == 0:
+			l.errAt(resolve(item), path, "the expectation says nothing to check", "add one of converged, event, eventually, always, never, verdict")
+		case len(kinds) > 1:
+			l.errAt(kinds[1], childPath(path, kinds[1].Value),
+				fmt.Sprintf("an expectation checks one thing; this one has both %s and %s", kinds[0].Value, kinds[1].Value),
+				"split it into two expectations, each with its own name")
+		}
+		l.s.Expect = append(l.s.Expect, x)
+	}
+}
+
+// decodeCondition decodes eventually/always/never: `condition: <name>`, its arguments and an
+// optional within window; a bare condition name is short for {condition: <name>}.
+func (l *loader) decodeCondition(n *yaml.Node, path string) *ConditionExpectation {
+	c := &ConditionExpectation{}
+	r := resolve(n)
+	var pairs []pair
+	if r != nil && r.Kind == yaml.ScalarNode && r.ShortTag() == "!!str" {
+		pairs = []pair{{key: &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "condition", Line: r.Line, Column: r.Column}, value: r}}
+	} else {
+		var ok bool
+		if pairs, ok = l.mapping(n, path, "a condition ({condition: <name>, ...})"); !ok {
+			return c
+		}
+		if r == nil || isNull(r) {
+			r = l.ix.nearest(path)
+		}
+	}
+	var rest []pair
+	for _, p := range pairs {
+		if p.key.Value == "within" {
+			c.Within = &Window{}
+			l.decodeInto(p.value, childPath(path, "within"), c.Within)
+			continue
+		}
+		rest = append(rest, p)
+	}
+	l.decodeUnion(r, rest, path, "condition", "a condition", reflect.ValueOf(&c.Condition).Elem(), []string{"within"})
+	return c
+}

@@ -1,0 +1,547 @@
+package scenarios
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// The apiVersion and kind every scenario file declares.
+const (
+	APIVersion = "reconsim.dev/v1alpha1"
+	Kind       = "Scenario"
+)
+
+// Limits and defaults of the scenario format. Every one is checked at load time, so a loaded
+// scenario never asks the simulator for more than this.
+const (
+	// MaxFileBytes is the largest scenario file, and the largest manifest file it references.
+	MaxFileBytes = 16 << 20
+	// MaxDuration is the longest virtual duration of a run.
+	MaxDuration = 30 * 24 * time.Hour
+	// MaxClusterNodes is the most nodes a scenario may declare: twice the upstream scalability
+	// threshold of 5000 nodes ([community@HEAD] sig-scalability/configs-and-limits/thresholds.md),
+	// so a scenario can go past the tested envelope but not without bound.
+	MaxClusterNodes = 10_000
+	// MaxObjects is the most manifests a scenario may create (objects plus applies).
+	MaxObjects = 100_000
+	// MaxTimelineEntries and MaxExpectations bound the lists of those names.
+	MaxTimelineEntries = 10_000
+	MaxExpectations    = 1_000
+	// MaxReplicas is the largest replica count a scale action or condition may ask for.
+	MaxReplicas = 1_000_000
+	// DefaultMaxEvents is the event limit of a run whose scenario does not set stop.maxEvents.
+	DefaultMaxEvents = 100_000_000
+	// MaxMaxEvents is the largest stop.maxEvents accepted.
+	MaxMaxEvents = 10_000_000_000
+	// DefaultQuiescence is the quiet window of a scenario that does not set stop.quiescence.
+	// It is longer than the default unreachable toleration (300s) plus the default
+	// node-monitor-grace-period (50s), so the quiet stretch of a default node failure (between
+	// the taint and the eviction) cannot end the run.
+	DefaultQuiescence = 10 * time.Minute
+	// DefaultSeed is the seed of a scenario that does not set one.
+	DefaultSeed = 1
+	// maxYAMLValues bounds the values a scenario file may expand to through aliases.
+	maxYAMLValues = 1_000_000
+	// maxYAMLDepth bounds the nesting of a scenario file.
+	maxYAMLDepth = 200
+)
+
+// Well-known node labels the simulator sets, as the kubelet and cloud provider do
+// ([api@HEAD] core/v1 well_known_labels.go).
+const (
+	LabelHostname = "kubernetes.io/hostname"
+	LabelOS       = "kubernetes.io/os"
+	LabelArch     = "kubernetes.io/arch"
+	LabelZone     = "topology.kubernetes.io/zone"
+	LabelRegion   = "topology.kubernetes.io/region"
+)
+
+// Namespaces that always exist: "default" and the ones the simulator creates.
+var systemNamespaces = []string{"default", "kube-node-lease", "kube-system"}
+
+// Scenario is a loaded, defaulted and validated scenario file. Fields mirror the YAML keys
+// (docs/scenario.md); after Load or Parse every default is filled in, so the simulator reads
+// plain values. A Scenario built in Go rather than loaded is not validated.
+type Scenario struct {
+	APIVersion  string `json:"apiVersion"`
+	Kind        string `json:"kind"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Seed is the default seed of the run (DefaultSeed when the file has none); the CLI's
+	// --seed takes precedence.
+	Seed uint64 `json:"seed,omitempty"`
+	// Duration is the virtual-time limit of the run.
+	Duration time.Duration  `json:"duration"`
+	Stop     StopConditions `json:"stop,omitempty"`
+	Cluster  Cluster        `json:"cluster,omitempty"`
+	// Components holds the component flags the scenario sets; see Components.
+	Components Components      `json:"components,omitempty"`
+	Objects    []ObjectSource  `json:"objects,omitempty"`
+	Timeline   []TimelineEntry `json:"timeline,omitempty"`
+	Expect     []Expectation   `json:"expect,omitempty"`
+
+	// File is where the scenario was read from ("builtin/<name>.yaml" for a built-in).
+	File string `json:"-"`
+	// Overrides are the overrides applied by Apply, in order.
+	Overrides []Override `json:"-"`
+}
+
+// StopConditions end a run before its duration.
+type StopConditions struct {
+	// MaxEvents stops the run after this many kernel events (DefaultMaxEvents if unset).
+	MaxEvents uint64 `json:"maxEvents,omitempty"`
+	// Quiescence stops the run when nothing significant happened for this long and no work is
+	// pending (DefaultQuiescence if unset); 0 disables it.
+	Quiescence time.Duration `json:"quiescence,omitempty"`
+}
+
+// Cluster is the simulated cluster's shape.
+type Cluster struct {
+	NodeGroups []NodeGroup `json:"nodeGroups,omitempty"`
+	// Namespaces to create besides the system ones ("default", "kube-system",
+	// "kube-node-lease"), which always exist; after loading the list holds only extra ones.
+	Namespaces []string `json:"namespaces,omitempty"`
+}
+
+// NodeGroup is a set of identical nodes named NamePrefix+index (worker-0, worker-1, ...).
+type NodeGroup struct {
+	Name string `json:"name"`
+	// NamePrefix defaults to Name+"-".
+	NamePrefix string `json:"namePrefix,omitempty"`
+	Count      int    `json:"count"`
+	// Zone and Region become the topology.kubernetes.io/zone and /region labels.
+	Zone   string `json:"zone,omitempty"`
+	Region string `json:"region,omitempty"`
+	// Capacity must hold cpu and memory; pods defaults to the kubelet's max-pods.
+	Capacity model.ResourceList `json:"capacity"`
+	// Allocatable defaults, per resource, to Capacity.
+	Allocatable model.ResourceList `json:"allocatable,omitempty"`
+	Labels      map[string]string  `json:"labels,omitempty"`
+	Taints      []model.Taint      `json:"taints,omitempty"`
+	// StartupTime is when the group's nodes join the cluster (0: at the start).
+	StartupTime time.Duration `json:"startupTime,omitempty"`
+}
+
+// NodeName returns the name of the group's i-th node.
+func (g NodeGroup) NodeName(i int) string { return g.NamePrefix + strconv.Itoa(i) }
+
+// NodeLabels returns the labels of the group's i-th node: the group's labels plus the ones
+// the kubelet and cloud provider set (hostname, os linux, arch amd64, zone and region when
+// given). The map is new on every call.
+func (g NodeGroup) NodeLabels(i int) map[string]string {
+	l := make(map[string]string, len(g.Labels)+5)
+	for k, v := range g.Labels {
+		l[k] = v
+	}
+	l[LabelHostname] = g.NodeName(i)
+	l[LabelOS] = "linux"
+	l[LabelArch] = "amd64"
+	if g.Zone != "" {
+		l[LabelZone] = g.Zone
+	}
+	if g.Region != "" {
+		l[LabelRegion] = g.Region
+	}
+	return l
+}
+
+// ClusterNode is one node a scenario declares.
+type ClusterNode struct {
+	Name        string
+	Group       string
+	Index       int
+	Zone        string
+	Region      string
+	Labels      map[string]string
+	StartupTime time.Duration
+}
+
+// Nodes lists every node of the scenario, group by group in file order, each group by index.
+func (s *Scenario) Nodes() []ClusterNode {
+	var out []ClusterNode
+	for _, g := range s.Cluster.NodeGroups {
+		for i := 0; i < g.Count; i++ {
+			out = append(out, ClusterNode{
+				Name: g.NodeName(i), Group: g.Name, Index: i, Zone: g.Zone, Region: g.Region,
+				Labels: g.NodeLabels(i), StartupTime: g.StartupTime,
+			})
+		}
+	}
+	return out
+}
+
+// ObjectSource is one entry of `objects:`: a manifest written inline or a file of manifests.
+type ObjectSource struct {
+	// Manifest is the inline manifest as written (exactly one of Manifest and File is set).
+	Manifest *yaml.Node `json:"manifest,omitempty"`
+	// File is a multi-document YAML file, relative to the scenario file's directory.
+	File string `json:"file,omitempty"`
+	// Settled objects start out as if their controllers had already reconciled them (their
+	// pods exist, scheduled and running) instead of being created at time 0.
+	Settled bool `json:"settled,omitempty"`
+
+	// Objects are the decoded manifests, in document order; filled by the loader.
+	Objects []model.Object `json:"-"`
+	// Pos is where the entry is written.
+	Pos model.Position `json:"-"`
+}
+
+// TimelineEntry is one scheduled action.
+type TimelineEntry struct {
+	// Name identifies the entry for `after:` references and in results; optional.
+	Name string `json:"name,omitempty"`
+	At   At     `json:"at"`
+	// Action is written flat in YAML: `action: <kind>` and the kind's arguments beside it.
+	Action Action `json:"action"`
+	// Pos is where the entry is written.
+	Pos model.Position `json:"-"`
+}
+
+// At says when a timeline entry runs. In YAML it is a duration ("60s", time since the start),
+// "converged", or a mapping {after: <entry>, delay: <duration>} or {converged: true, delay:
+// <duration>}.
+type At struct {
+	// Offset is the time since the start, when neither After nor Converged is set.
+	Offset time.Duration `json:"offset,omitempty"`
+	// After names an earlier entry: this one runs Delay after that one ran.
+	After string `json:"after,omitempty"`
+	// Converged: this entry runs Delay after the world has converged following the previous
+	// entry (or following the start, for the first entry).
+	Converged bool          `json:"converged,omitempty"`
+	Delay     time.Duration `json:"delay,omitempty"`
+}
+
+// String writes the time as in YAML: "60s", "after crash +10s", "converged +30s".
+func (a At) String() string {
+	switch {
+	case a.After != "":
+		return "after " + a.After + delaySuffix(a.Delay)
+	case a.Converged:
+		return "converged" + delaySuffix(a.Delay)
+	default:
+		return formatDuration(a.Offset)
+	}
+}
+
+func delaySuffix(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return " +" + formatDuration(d)
+}
+
+// Action is a tagged union: exactly one field is set, and its JSON name is the action's name
+// (the value of `action:` in YAML). Each action has its own argument type.
+type Action struct {
+	Apply         *ApplyArgs         `json:"apply,omitempty"`
+	Delete        *DeleteArgs        `json:"delete,omitempty"`
+	Scale         *ScaleArgs         `json:"scale,omitempty"`
+	NodeCrash     *NodeCrashArgs     `json:"node-crash,omitempty"`
+	NodePartition *NodePartitionArgs `json:"node-partition,omitempty"`
+	KubeletStall  *KubeletStallArgs  `json:"kubelet-stall,omitempty"`
+	NodeRecover   *NodeRecoverArgs   `json:"node-recover,omitempty"`
+	NodeDelete    *NodeDeleteArgs    `json:"node-delete,omitempty"`
+	ZoneOutage    *ZoneOutageArgs    `json:"zone-outage,omitempty"`
+	Cordon        *CordonArgs        `json:"cordon,omitempty"`
+	Uncordon      *UncordonArgs      `json:"uncordon,omitempty"`
+}
+
+// Name returns the name of the set action ("node-crash", ...), or "" if none is set.
+func (a Action) Name() string { return unionName(reflect.ValueOf(a)) }
+
+// Nodes returns the node target of a node action, or nil for actions without one.
+func (a Action) Nodes() *NodeTarget {
+	switch {
+	case a.NodeCrash != nil:
+		return &a.NodeCrash.Nodes
+	case a.NodePartition != nil:
+		return &a.NodePartition.Nodes
+	case a.KubeletStall != nil:
+		return &a.KubeletStall.Nodes
+	case a.NodeRecover != nil:
+		return &a.NodeRecover.Nodes
+	case a.NodeDelete != nil:
+		return &a.NodeDelete.Nodes
+	case a.Cordon != nil:
+		return &a.Cordon.Nodes
+	case a.Uncordon != nil:
+		return &a.Uncordon.Nodes
+	}
+	return nil
+}
+
+// ApplyArgs creates (or replaces) objects, like `kubectl apply`.
+type ApplyArgs struct {
+	// Manifest is one inline manifest; File is a file of manifests (exactly one is set).
+	Manifest *yaml.Node `json:"manifest,omitempty"`
+	File     string     `json:"file,omitempty"`
+	// Objects are the decoded manifests; filled by the loader.
+	Objects []model.Object `json:"-"`
+}
+
+// DeleteArgs deletes one object, gracefully, like `kubectl delete`.
+type DeleteArgs struct {
+	Target ObjectRef `json:"target"`
+}
+
+// ScaleArgs sets a workload's spec.replicas, like `kubectl scale`.
+type ScaleArgs struct {
+	Target   ObjectRef `json:"target"`
+	Replicas int32     `json:"replicas"`
+}
+
+// NodeCrashArgs stops the nodes' kubelets and kills their pods' containers; the Node objects
+// stay, and nothing reports for them until node-recover.
+type NodeCrashArgs struct {
+	Nodes NodeTarget `json:"nodes"`
+}
+
+// NodePartitionArgs cuts the nodes off from the API server: their kubelets and pods keep
+// running but no heartbeat or status reaches the API until node-recover.
+type NodePartitionArgs struct {
+	Nodes NodeTarget `json:"nodes"`
+}
+
+// KubeletStallArgs freezes the nodes' kubelets for a while (no heartbeats, no pod syncs);
+// running containers keep running.
+type KubeletStallArgs struct {
+	Nodes NodeTarget    `json:"nodes"`
+	For   time.Duration `json:"for"`
+}
+
+// NodeRecoverArgs ends a crash or partition of the nodes.
+type NodeRecoverArgs struct {
+	Nodes NodeTarget `json:"nodes"`
+}
+
+// NodeDeleteArgs deletes the Node objects (as a cloud provider does for a removed VM).
+type NodeDeleteArgs struct {
+	Nodes NodeTarget `json:"nodes"`
+}
+
+// ZoneOutageArgs crashes every node of a zone.
+type ZoneOutageArgs struct {
+	Zone string `json:"zone"`
+}
+
+// CordonArgs marks the nodes unschedulable, like `kubectl cordon`.
+type CordonArgs struct {
+	Nodes NodeTarget `json:"nodes"`
+}
+
+// UncordonArgs marks the nodes schedulable again.
+type UncordonArgs struct {
+	Nodes NodeTarget `json:"nodes"`
+}
+
+// ObjectRef names one API object. Namespace defaults to "default" for namespaced kinds.
+type ObjectRef struct {
+	Kind      model.Kind `json:"kind"`
+	Namespace string     `json:"namespace,omitempty"`
+	Name      string     `json:"name"`
+}
+
+// String writes the reference as "Kind namespace/name".
+func (r ObjectRef) String() string { return string(r.Kind) + " " + model.KeyOf(r.Namespace, r.Name) }
+
+// NodeTarget selects nodes: either Names, or the nodes matching Selector and Zone (both
+// optional), of which Random picks that many at random (drawn from the run's seed). At least
+// one field is set.
+type NodeTarget struct {
+	Names []string `json:"names,omitempty"`
+	// Selector is a label selector in kubectl syntax ("pool=default,tier in (a,b)").
+	Selector string `json:"selector,omitempty"`
+	Zone     string `json:"zone,omitempty"`
+	Random   int    `json:"random,omitempty"`
+}
+
+// Select returns the names of the targeted nodes among nodes (as from Scenario.Nodes). Names
+// come back as given; otherwise the matching nodes in the order of nodes, or, with Random,
+// Random of them drawn with r in draw order. It draws from r only when Random > 0 (r must
+// then be non-nil). A selector that does not parse selects nothing; a loaded scenario's
+// selectors always parse.
+func (t NodeTarget) Select(nodes []ClusterNode, r *rand.Rand) []string {
+	if len(t.Names) > 0 {
+		return append([]string(nil), t.Names...)
+	}
+	var sel labels.Selector
+	if t.Selector != "" {
+		var err error
+		if sel, err = labels.Parse(t.Selector); err != nil {
+			return nil
+		}
+	}
+	var cands []string
+	for _, n := range nodes {
+		if t.Zone != "" && n.Zone != t.Zone {
+			continue
+		}
+		if sel != nil && !sel.Matches(labels.Set(n.Labels)) {
+			continue
+		}
+		cands = append(cands, n.Name)
+	}
+	if t.Random <= 0 {
+		return cands
+	}
+	// Partial Fisher-Yates: the first k slots end up a uniform sample, in draw order.
+	k := min(t.Random, len(cands))
+	for i := 0; i < k; i++ {
+		j := i + r.IntN(len(cands)-i)
+		cands[i], cands[j] = cands[j], cands[i]
+	}
+	return cands[:k]
+}
+
+// String describes the target briefly: "worker-0,worker-1", "selector pool=a", "2 random in zone-a".
+func (t NodeTarget) String() string {
+	if len(t.Names) > 0 {
+		return strings.Join(t.Names, ",")
+	}
+	var parts []string
+	if t.Random > 0 {
+		parts = append(parts, strconv.Itoa(t.Random)+" random")
+	}
+	if t.Selector != "" {
+		parts = append(parts, "selector "+t.Selector)
+	}
+	if t.Zone != "" {
+		parts = append(parts, "zone "+t.Zone)
+	}
+	return strings.Join(parts, " ")
+}
+
+// Expectation is one `expect:` entry: a tagged union, exactly one of the kind fields is set.
+type Expectation struct {
+	Name string `json:"name"`
+	// Converged: the world converged within a time after a timeline entry.
+	Converged *ConvergedExpectation `json:"converged,omitempty"`
+	// Event: an Event with the given reason (and optionally object) was recorded.
+	Event *EventExpectation `json:"event,omitempty"`
+	// Eventually, Always, Never: a built-in condition held at some point, at every point, or
+	// at no point of the window.
+	Eventually *ConditionExpectation `json:"eventually,omitempty"`
+	Always     *ConditionExpectation `json:"always,omitempty"`
+	Never      *ConditionExpectation `json:"never,omitempty"`
+	// Verdict says whether the run may end with a non-convergence verdict.
+	Verdict *VerdictPolicy `json:"verdict,omitempty"`
+	// Pos is where the entry is written.
+	Pos model.Position `json:"-"`
+}
+
+// Kind returns the name of the set kind ("converged", "event", ...), or "" if none is set.
+func (e Expectation) Kind() string { return unionName(reflect.ValueOf(e)) }
+
+// ConvergedExpectation holds when the world converged within Within after the timeline
+// entry After ran (after the start, if After is empty).
+type ConvergedExpectation struct {
+	After  string        `json:"after,omitempty"`
+	Within time.Duration `json:"within"`
+}
+
+// EventExpectation holds when at least Count Events with Reason (and, when given, about the
+// object Kind/Namespace/Name) were recorded, within the window if one is given.
+type EventExpectation struct {
+	Reason    string     `json:"reason"`
+	Kind      model.Kind `json:"kind,omitempty"`
+	Name      string     `json:"name,omitempty"`
+	Namespace string     `json:"namespace,omitempty"`
+	// Count is the minimum number of matching Events (default 1).
+	Count  int     `json:"count,omitempty"`
+	Within *Window `json:"within,omitempty"`
+}
+
+// Window is the stretch of virtual time from when the timeline entry After ran (the start, if
+// After is empty) to Within later.
+type Window struct {
+	After  string        `json:"after,omitempty"`
+	Within time.Duration `json:"within"`
+}
+
+// ConditionExpectation is a built-in condition checked over a window (the whole run if
+// Within is nil). In YAML the condition is written flat: `condition: <name>` and its
+// arguments beside it.
+type ConditionExpectation struct {
+	Condition Condition `json:"condition"`
+	Within    *Window   `json:"within,omitempty"`
+}
+
+// Condition is a tagged union of the built-in conditions; exactly one field is set.
+type Condition struct {
+	NoPendingPods       *NoPendingPodsArgs       `json:"no-pending-pods,omitempty"`
+	ReadyReplicas       *ReadyReplicasArgs       `json:"ready-replicas,omitempty"`
+	NoNodeOvercommitted *NoNodeOvercommittedArgs `json:"no-node-overcommitted,omitempty"`
+}
+
+// Name returns the name of the set condition, or "" if none is set.
+func (c Condition) Name() string { return unionName(reflect.ValueOf(c)) }
+
+// NoPendingPodsArgs: no pod is in phase Pending.
+type NoPendingPodsArgs struct{}
+
+// ReadyReplicasArgs: the workload reports at least Min ready replicas.
+type ReadyReplicasArgs struct {
+	Target ObjectRef `json:"target"`
+	Min    int32     `json:"min"`
+}
+
+// NoNodeOvercommittedArgs: on no node do the pods' requests exceed its allocatable resources.
+type NoNodeOvercommittedArgs struct{}
+
+// VerdictPolicy is the value of a `verdict:` expectation.
+type VerdictPolicy string
+
+// Verdict policies.
+const (
+	// VerdictNone: the run must end without any non-convergence verdict.
+	VerdictNone VerdictPolicy = "none"
+	// VerdictAny: verdicts are expected (an impossible spec, for example) and do not fail it.
+	VerdictAny VerdictPolicy = "any"
+)
+
+// unionName returns the JSON name of the first non-nil pointer field of the union v.
+func unionName(v reflect.Value) string {
+	for i := 0; i < v.NumField(); i++ {
+		if f := v.Field(i); f.Kind() == reflect.Pointer && !f.IsNil() {
+			return jsonName(v.Type().Field(i))
+		}
+	}
+	return ""
+}
+
+// unionCount returns how many pointer fields of the union v are set.
+func unionCount(v reflect.Value) int {
+	n := 0
+	for i := 0; i < v.NumField(); i++ {
+		if f := v.Field(i); f.Kind() == reflect.Pointer && !f.IsNil() {
+			n++
+		}
+	}
+	return n
+}
+
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// EntryIndex returns the index of the timeline entry called name, or -1.
+func (s *Scenario) EntryIndex(name string) int {
+	for i, e := range s.Timeline {
+		if e.Name != "" && e.Name == name {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,944 @@
+package scenarios
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// applyDefaults fills in what the file leaves out. Presence is judged from the file (the
+// node index), so an explicit 0 stays 0.
+func (l *loader) applyDefaults() {
+	s, ix := l.s, l.ix
+	if !ix.has("seed") {
+		s.Seed = DefaultSeed
+	}
+	if !ix.has("stop.maxEvents") {
+		s.Stop.MaxEvents = DefaultMaxEvents
+	}
+	if !ix.has("stop.quiescence") {
+		s.Stop.Quiescence = DefaultQuiescence
+	}
+	for i := range s.Cluster.NodeGroups {
+		g := &s.Cluster.NodeGroups[i]
+		if !ix.has(childPath(indexPath("cluster.nodeGroups", i), "namePrefix")) {
+			g.NamePrefix = g.Name + "-"
+		}
+		if g.Allocatable == nil && len(g.Capacity) > 0 {
+			g.Allocatable = model.ResourceList{}
+		}
+		for _, r := range sortedKeys(g.Capacity) {
+			if _, ok := g.Allocatable[r]; !ok {
+				g.Allocatable[r] = g.Capacity[r].DeepCopy()
+			}
+		}
+	}
+	for i := range s.Timeline {
+		a := &s.Timeline[i].Action
+		switch {
+		case a.Delete != nil:
+			defaultNamespace(&a.Delete.Target)
+		case a.Scale != nil:
+			defaultNamespace(&a.Scale.Target)
+		}
+	}
+	for i := range s.Expect {
+		x := &s.Expect[i]
+		if x.Event != nil && !ix.has(childPath(indexPath("expect", i), "event.count")) {
+			x.Event.Count = 1
+		}
+		for _, c := range []*ConditionExpectation{x.Eventually, x.Always, x.Never} {
+			if c != nil && c.Condition.ReadyReplicas != nil {
+				defaultNamespace(&c.Condition.ReadyReplicas.Target)
+			}
+		}
+	}
+	for _, d := range l.declared {
+		if d.obj == nil {
+			continue
+		}
+		if ki, ok := model.LookupKind(d.obj.GetKind()); ok && ki.Namespaced && d.obj.Meta().Namespace == "" {
+			d.obj.Meta().Namespace = "default"
+		}
+	}
+}
+
+// defaultNamespace sets "default" on a reference to a namespaced kind without a namespace.
+func defaultNamespace(r *ObjectRef) {
+	if ki, ok := model.LookupKind(r.Kind); ok && ki.Namespaced && r.Namespace == "" {
+		r.Namespace = "default"
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// bad reports whether decoding already found a problem at path, inside it, or at one of its
+// ancestors: checks of that value would only repeat the problem in other words.
+func (l *loader) bad(path string) bool {
+	for _, e := range l.errs[:l.decodeErrs] {
+		if e.Path == path || hasPathPrefix(e.Path, path) || hasPathPrefix(path, e.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// broken reports whether decoding found a problem at path itself or at one of its ancestors
+// (the value as a whole is unusable), ignoring problems inside it.
+func (l *loader) broken(path string) bool {
+	for _, e := range l.errs[:l.decodeErrs] {
+		if e.Path == path || hasPathPrefix(path, e.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPathPrefix reports whether p lies inside prefix ("a.b[0]" is inside "a.b" and "a").
+func hasPathPrefix(p, prefix string) bool {
+	if prefix == "" {
+		return true
+	}
+	if !strings.HasPrefix(p, prefix) || len(p) == len(prefix) {
+		return false
+	}
+	c := p[len(prefix)]
+	return c == '.' || c == '['
+}
+
+// validate checks everything decoding cannot: required keys, ranges, references between
+// parts of the scenario, and that node and object names exist.
+func (l *loader) validate() {
+	l.decodeErrs = len(l.errs)
+	if l.root == nil || l.root.Kind != yaml.MappingNode {
+		return
+	}
+	l.checkIdentity()
+	l.checkLimits()
+	nodes := l.checkCluster()
+	namespaces := l.knownNamespaces()
+	l.checkObjects(namespaces, nodes)
+	l.checkTimeline(nodes)
+	l.checkExpectations()
+	l.checkComponents()
+}
+
+func (l *loader) checkIdentity() {
+	s, ix := l.s, l.ix
+	if !l.bad("apiVersion") {
+		switch {
+		case !ix.has("apiVersion"):
+			l.errAt(l.root, "", "missing apiVersion", fmt.Sprintf("add apiVersion: %s", APIVersion))
+		case s.APIVersion != APIVersion:
+			l.errPath("apiVersion", fmt.Sprintf("apiVersion %q is not a scenario apiVersion", s.APIVersion), fmt.Sprintf("use %q", APIVersion))
+		}
+	}
+	if !l.bad("kind") {
+		switch {
+		case !ix.has("kind"):
+			l.errAt(l.root, "", "missing kind", fmt.Sprintf("add kind: %s", Kind))
+		case s.Kind != Kind:
+			hint := fmt.Sprintf("use %q", Kind)
+			if _, isManifest := model.LookupKind(model.Kind(s.Kind)); isManifest {
+				hint = fmt.Sprintf("this looks like a Kubernetes manifest; a scenario has kind: %s and lists manifests under objects:", Kind)
+			}
+			l.errPath("kind", fmt.Sprintf("kind %q is not %s", s.Kind, Kind), hint)
+		}
+	}
+	if !l.bad("name") {
+		switch {
+		case s.Name == "":
+			l.errAt(l.ix.keyOrNearest("name"), "name", "missing name", "the scenario's name, e.g. name: node-failure (also the default output directory out/<name>)")
+		default:
+			if msgs := validation.IsDNS1123Subdomain(s.Name); len(msgs) > 0 {
+				l.errPath("name", fmt.Sprintf("invalid name %q: %s", s.Name, firstMsg(msgs)), "")
+			}
+		}
+	}
+	if !l.bad("duration") {
+		switch {
+		case !ix.has("duration"):
+			l.errAt(l.root, "duration", "missing duration", "the virtual-time limit of the run, e.g. duration: 20m")
+		default:
+			if msg := durationProblem(s.Duration); msg != "" {
+				l.errPath("duration", msg, "the virtual-time limit of the run, e.g. duration: 20m")
+			}
+		}
+	}
+}
+
+// durationProblem says what is wrong with a run duration, or "".
+func durationProblem(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return fmt.Sprintf("duration must be greater than 0, got %s", d)
+	case d > MaxDuration:
+		return fmt.Sprintf("duration %s is longer than the limit of %s (30 days)", d, MaxDuration)
+	}
+	return ""
+}
+
+func (l *loader) checkLimits() {
+	s := l.s
+	if !l.bad("stop.maxEvents") && l.ix.has("stop.maxEvents") {
+		if s.Stop.MaxEvents == 0 || s.Stop.MaxEvents > MaxMaxEvents {
+			l.errPath("stop.maxEvents", fmt.Sprintf("maxEvents must be between 1 and %d, got %d", uint64(MaxMaxEvents), s.Stop.MaxEvents), "")
+		}
+	}
+	if !l.bad("stop.quiescence") && s.Stop.Quiescence < 0 {
+		l.errPath("stop.quiescence", fmt.Sprintf("quiescence must not be negative, got %s", s.Stop.Quiescence), "0 disables the quiescence stop")
+	}
+}
+
+// knownResources are the node resources the simulator understands besides extended ones
+// (names with a domain, like example.com/gpu).
+var knownResources = []string{"cpu", "memory", "pods", "ephemeral-storage"}
+
+func (l *loader) checkCluster() []ClusterNode {
+	s := l.s
+	groupAt := map[string]int{}
+	nodeGroupOf := map[string]string{}
+	total := 0
+	for i := range s.Cluster.NodeGroups {
+		g := &s.Cluster.NodeGroups[i]
+		p := indexPath("cluster.nodeGroups", i)
+		if l.broken(p) {
+			continue
+		}
+		switch {
+		case g.Name == "":
+			l.errAt(l.ix.nearest(p), p, "missing name", "node names are name-0, name-1, ...")
+		default:
+			if msgs := validation.IsDNS1123Label(g.Name); len(msgs) > 0 {
+				l.errPath(childPath(p, "name"), fmt.Sprintf("invalid node group name %q: %s", g.Name, firstMsg(msgs)), "")
+			}
+			if j, dup := groupAt[g.Name]; dup {
+				l.errPath(childPath(p, "name"), fmt.Sprintf("duplicate node group name %q (also cluster.nodeGroups[%d])", g.Name, j), "")
+			}
+			groupAt[g.Name] = i
+		}
+		if !l.ix.has(childPath(p, "count")) {
+			l.errAt(l.ix.nearest(p), p, "missing count", "how many nodes the group has")
+		} else if g.Count < 0 || g.Count > MaxClusterNodes {
+			l.errPath(childPath(p, "count"), fmt.Sprintf("count must be between 0 and %d, got %d", MaxClusterNodes, g.Count), "")
+			continue
+		}
+		if total <= MaxClusterNodes && total+g.Count > MaxClusterNodes {
+			l.errPath(childPath(p, "count"), fmt.Sprintf("the cluster has more than %d nodes", MaxClusterNodes), "")
+		}
+		total += g.Count
+		if g.Count > 0 && total <= MaxClusterNodes {
+			if msgs := validation.IsDNS1123Subdomain(g.NodeName(g.Count - 1)); len(msgs) > 0 {
+				l.errPath(childPath(p, "namePrefix"), fmt.Sprintf("node name %q is invalid: %s", g.NodeName(g.Count-1), firstMsg(msgs)), "")
+			} else {
+				for k := 0; k < g.Count; k++ {
+					n := g.NodeName(k)
+					if other, dup := nodeGroupOf[n]; dup {
+						l.errPath(childPath(p, "namePrefix"), fmt.Sprintf("node %s is also a node of group %q", n, other), "give the groups different names or namePrefix")
+						break
+					}
+					nodeGroupOf[n] = g.Name
+				}
+			}
+		}
+		for _, zr := range []struct{ key, val string }{{"zone", g.Zone}, {"region", g.Region}} {
+			if msgs := validation.IsValidLabelValue(zr.val); len(msgs) > 0 {
+				l.errPath(childPath(p, zr.key), fmt.Sprintf("invalid %s %q: %s", zr.key, zr.val, firstMsg(msgs)), "")
+			}
+		}
+		l.checkResources(g, p)
+		l.checkLabels(g, p)
+		l.checkTaints(g, p)
+		if g.StartupTime < 0 {
+			l.errPath(childPath(p, "startupTime"), fmt.Sprintf("startupTime must not be negative, got %s", g.StartupTime), "")
+		} else if s.Duration > 0 && g.StartupTime > 0 && g.StartupTime >= s.Duration && !l.bad("duration") {
+			l.errPath(childPath(p, "startupTime"), fmt.Sprintf("the nodes join at %s, not before the run ends (duration %s)", formatDuration(g.StartupTime), formatDuration(s.Duration)), "")
+		}
+	}
+	l.checkNamespaceList()
+	if total > MaxClusterNodes {
+		return nil
+	}
+	return s.Nodes()
+}
+
+func (l *loader) checkResources(g *NodeGroup, p string) {
+	cp, ap := childPath(p, "capacity"), childPath(p, "allocatable")
+	if !l.ix.has(cp) {
+		l.errAt(l.ix.nearest(p), p, "missing capacity", `e.g. capacity: {cpu: "4", memory: 16Gi, pods: "110"}`)
+		return
+	}
+	for _, r := range []string{"cpu", "memory"} {
+		if _, ok := g.Capacity[r]; !ok {
+			l.errPath(cp, "capacity has no "+r, `e.g. capacity: {cpu: "4", memory: 16Gi}`)
+		}
+	}
+	for _, list := range []struct {
+		path string
+		rl   model.ResourceList
+	}{{cp, g.Capacity}, {ap, g.Allocatable}} {
+		for _, r := range sortedKeys(list.rl) {
+			rp := keyPath(list.path, r)
+			if list.path == ap && !l.ix.has(rp) {
+				continue // copied from capacity by defaulting
+			}
+			if !contains(knownResources, r) && !strings.Contains(r, "/") && !strings.HasPrefix(r, "hugepages-") {
+				hint := didYouMean(r, knownResources)
+				if hint == "" {
+					hint = "resources: " + strings.Join(knownResources, ", ") + ", or an extended resource such as example.com/gpu"
+				}
+				l.errAt(l.ix.keyOrNearest(rp), rp, fmt.Sprintf("unknown resource %q", r), hint)
+				continue
+			}
+			q := list.rl[r]
+			if q.Sign() < 0 {
+				l.errPath(rp, fmt.Sprintf("%s must not be negative, got %s", r, q.String()), "")
+			}
+			if list.path == ap {
+				c, ok := g.Capacity[r]
+				switch {
+				case !ok:
+					l.errAt(l.ix.keyOrNearest(rp), rp, fmt.Sprintf("allocatable %s has no capacity", r), "add it to capacity")
+				case q.Cmp(c) > 0:
+					l.errPath(rp, fmt.Sprintf("allocatable %s %s is more than the capacity %s", r, q.String(), c.String()), "")
+				}
+			}
+		}
+	}
+	if q, ok := g.Capacity["pods"]; ok {
+		if _, whole := q.AsInt64(); !whole || q.Cmp(*resource.NewQuantity(int64(maxFlagInt), resource.DecimalSI)) > 0 {
+			l.errPath(keyPath(cp, "pods"), fmt.Sprintf("pods must be a whole number, got %s", q.String()), "")
+		}
+	}
+}
+
+// reservedNodeLabels are set by the simulator from other fields.
+var reservedNodeLabels = map[string]string{
+	LabelHostname: "it is the node's name",
+	LabelZone:     "use zone:",
+	LabelRegion:   "use region:",
+}
+
+func (l *loader) checkLabels(g *NodeGroup, p string) {
+	lp := childPath(p, "labels")
+	for _, k := range sortedKeys(g.Labels) {
+		kp := keyPath(lp, k)
+		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
+			l.errAt(l.ix.keyOrNearest(kp), kp, fmt.Sprintf("invalid label key %q: %s", k, firstMsg(msgs)), "")
+			continue
+		}
+		if msgs := validation.IsValidLabelValue(g.Labels[k]); len(msgs) > 0 {
+			l.errPath(kp, fmt.Sprintf("invalid label value %q: %s", g.Labels[k], firstMsg(msgs)), "")
+		}
+		if why, reserved := reservedNodeLabels[k]; reserved {
+			l.errAt(l.ix.keyOrNearest(kp), kp, fmt.Sprintf("label %s is set by the simulator", k), why)
+		}
+	}
+}
+
+var taintEffects = []string{string(model.TaintEffectNoSchedule), string(model.TaintEffectPreferNoSchedule), string(model.TaintEffectNoExecute)}
+
+func (l *loader) checkTaints(g *NodeGroup, p string) {
+	seen := map[string]int{}
+	for i, t := range g.Taints {
+		tp := indexPath(childPath(p, "taints"), i)
+		if l.broken(tp) {
+			continue
+		}
+		if msgs := validation.IsQualifiedName(t.Key); len(msgs) > 0 {
+			l.errPath(childPath(tp, "key"), fmt.Sprintf("invalid taint key %q: %s", t.Key, firstMsg(msgs)), "")
+		}
+		if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
+			l.errPath(childPath(tp, "value"), fmt.Sprintf("invalid taint value %q: %s", t.Value, firstMsg(msgs)), "")
+		}
+		if !contains(taintEffects, string(t.Effect)) {
+			msg := "missing effect"
+			if t.Effect != "" {
+				msg = fmt.Sprintf("unknown taint effect %q", t.Effect)
+			}
+			hint := didYouMean(string(t.Effect), taintEffects)
+			if hint == "" {
+				hint = "one of: " + strings.Join(taintEffects, ", ")
+			}
+			l.errPath(childPath(tp, "effect"), msg, hint)
+		}
+		key := t.Key + ":" + string(t.Effect)
+		if j, dup := seen[key]; dup {
+			l.errPath(tp, fmt.Sprintf("taint %s is given twice (also taints[%d])", key, j), "")
+		}
+		seen[key] = i
+	}
+}
+
+func (l *loader) checkNamespaceList() {
+	s := l.s
+	seen := map[string]int{}
+	var extra []string
+	for i, ns := range s.Cluster.Namespaces {
+		p := indexPath("cluster.namespaces", i)
+		if l.bad(p) {
+			continue
+		}
+		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+			l.errPath(p, fmt.Sprintf("invalid namespace name %q: %s", ns, firstMsg(msgs)), "")
+			continue
+		}
+		if j, dup := seen[ns]; dup {
+			l.errPath(p, fmt.Sprintf("namespace %q is listed twice (also cluster.namespaces[%d])", ns, j), "")
+			continue
+		}
+		seen[ns] = i
+		if !contains(systemNamespaces, ns) {
+			extra = append(extra, ns)
+		}
+	}
+	s.Cluster.Namespaces = extra
+}
+
+// knownNamespaces returns every namespace that will exist: the system ones, the listed ones
+// and the Namespace objects the scenario creates.
+func (l *loader) knownNamespaces() []string {
+	ns := append([]string(nil), systemNamespaces...)
+	ns = append(ns, l.s.Cluster.Namespaces...)
+	for _, d := range l.declared {
+		if d.obj != nil && d.obj.GetKind() == model.KindNamespace && !contains(ns, d.obj.Meta().Name) {
+			ns = append(ns, d.obj.Meta().Name)
+		}
+	}
+	return ns
+}
+
+// objectPos returns the position and path of a field of a declared object: inside the
+// manifest when it is inline, else the file reference.
+func (l *loader) objectField(d declaredObject, field string) (pos model.Position, path string) {
+	if d.fromFile != "" {
+		return d.pos, d.path
+	}
+	p := joinPath(d.path, field)
+	return posOf(l.file, l.ix.nearest(p)), p
+}
+
+func (l *loader) errObject(d declaredObject, field, msg, hint string) {
+	pos, path := l.objectField(d, field)
+	if d.fromFile != "" {
+		msg = fmt.Sprintf("%s %s in %s: %s", d.obj.GetKind(), model.Key(d.obj), d.fromFile, msg)
+	}
+	l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: msg, Hint: hint})
+}
+
+func (l *loader) checkObjects(namespaces []string, nodes []ClusterNode) {
+	first := map[string]declaredObject{}
+	for _, d := range l.declared {
+		if d.obj == nil {
+			continue
+		}
+		m := d.obj.Meta()
+		ki, _ := model.LookupKind(d.obj.GetKind())
+		// The API server would reject an invalid object when the run creates it; say so now,
+		// at the manifest, with upstream's validation messages.
+		probe := d.obj.DeepCopyObject()
+		model.SetDefaults(probe)
+		for _, fe := range model.Validate(probe) {
+			l.errObject(d, fe.Field, fe.ErrorBody(), "the API server would reject it")
+		}
+		if m.Name == "" {
+			continue
+		}
+		switch {
+		case !ki.Namespaced && m.Namespace != "":
+			l.errObject(d, "metadata.namespace", fmt.Sprintf("%s is cluster-scoped; it has no namespace", ki.Kind), "remove metadata.namespace")
+		case ki.Namespaced && !contains(namespaces, m.Namespace):
+			hint := didYouMean(m.Namespace, namespaces)
+			if hint == "" {
+				hint = "add it to cluster.namespaces"
+			} else {
+				hint += " Otherwise add it to cluster.namespaces"
+			}
+			l.errObject(d, "metadata.namespace", fmt.Sprintf("namespace %q does not exist", m.Namespace), hint)
+		}
+		if d.obj.GetKind() == model.KindNode {
+			for _, n := range nodes {
+				if n.Name == m.Name {
+					l.errObject(d, "metadata.name", fmt.Sprintf("node %s is already a node of group %s", m.Name, n.Group), "")
+				}
+			}
+		}
+		if !d.inObjects {
+			continue
+		}
+		key := string(d.obj.GetKind()) + " " + model.Key(d.obj)
+		if prev, dup := first[key]; dup {
+			l.errObject(d, "metadata.name", fmt.Sprintf("%s is declared twice (first at %s)", key, prev.pos), "")
+			continue
+		}
+		first[key] = d
+	}
+}
+
+// entryTime is a timeline entry's start time when it can be known before the run.
+type entryTime struct {
+	at    time.Duration
+	known bool
+}
+
+// staticTimes returns each entry's start time where it follows from the file alone (absolute
+// times and after-chains of them); entries after `converged` are unknown.
+func staticTimes(tl []TimelineEntry) []entryTime {
+	out := make([]entryTime, len(tl))
+	index := map[string]int{}
+	for i, e := range tl {
+		switch {
+		case e.At.After != "":
+			if j, ok := index[e.At.After]; ok && out[j].known {
+				out[i] = entryTime{at: out[j].at + e.At.Delay, known: true}
+			}
+		case e.At.Converged:
+		default:
+			out[i] = entryTime{at: e.At.Offset, known: true}
+		}
+		if e.Name != "" {
+			if _, dup := index[e.Name]; !dup {
+				index[e.Name] = i
+			}
+		}
+	}
+	return out
+}
+
+func (l *loader) checkTimeline(nodes []ClusterNode) {
+	s := l.s
+	names := map[string]int{}
+	var earlier []string
+	times := staticTimes(s.Timeline)
+	for i, e := range s.Timeline {
+		p := indexPath("timeline", i)
+		if e.Name != "" && !l.bad(childPath(p, "name")) {
+			if j, dup := names[e.Name]; dup {
+				l.errPath(childPath(p, "name"), fmt.Sprintf("duplicate timeline entry name %q (also timeline[%d])", e.Name, j), "names identify entries for after: and in results")
+			} else {
+				names[e.Name] = i
+			}
+		}
+		ap := childPath(p, "at")
+		if !l.bad(ap) && l.ix.has(ap) {
+			l.checkAt(e, i, ap, earlier, names)
+			if t := times[i]; t.known && s.Duration > 0 && t.at > s.Duration && !l.bad("duration") {
+				l.errPath(ap, fmt.Sprintf("the entry runs at %s, after the run ends (duration %s)", formatDuration(t.at), formatDuration(s.Duration)),
+					"lengthen duration or move the entry earlier")
+			}
+		}
+		if e.Name != "" {
+			earlier = append(earlier, e.Name)
+		}
+		if !l.broken(p) && !l.bad(childPath(p, "action")) {
+			l.checkAction(e.Action, p, nodes)
+		}
+	}
+}
+
+func (l *loader) checkAt(e TimelineEntry, i int, ap string, earlier []string, names map[string]int) {
+	switch {
+	case e.At.Offset < 0:
+		l.errPath(ap, fmt.Sprintf("at must not be negative, got %s", e.At.Offset), "times count from the start of the run")
+	case e.At.Delay < 0:
+		l.errPath(childPath(ap, "delay"), fmt.Sprintf("delay must not be negative, got %s", e.At.Delay), "")
+	}
+	if e.At.After == "" {
+		return
+	}
+	afterPath := childPath(ap, "after")
+	j, found := names[e.At.After]
+	if !found {
+		for k := i + 1; k < len(l.s.Timeline); k++ {
+			if l.s.Timeline[k].Name == e.At.After {
+				l.errPath(afterPath, fmt.Sprintf("entry %q is timeline[%d], which comes later", e.At.After, k),
+					"after: names an earlier entry; move this entry below it")
+				return
+			}
+		}
+		hint := didYouMean(e.At.After, earlier)
+		if hint == "" && len(earlier) > 0 {
+			hint = "earlier entries: " + strings.Join(earlier, ", ")
+		}
+		l.errPath(afterPath, fmt.Sprintf("no earlier timeline entry is named %q", e.At.After), hint)
+		return
+	}
+	if j == i {
+		l.errPath(afterPath, "an entry cannot run after itself", "")
+	}
+}
+
+// scalableKinds are the kinds scale and ready-replicas accept.
+var scalableKinds = []model.Kind{model.KindReplicaSet}
+
+// runtimeKinds are kinds whose objects the simulator creates (so a reference to one cannot be
+// checked against the scenario's declarations).
+var runtimeKinds = []model.Kind{model.KindPod, model.KindEvent, model.KindLease, model.KindNode, model.KindNamespace}
+
+func kindNames() []string {
+	var out []string
+	for _, k := range model.Kinds() {
+		out = append(out, string(k.Kind))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (l *loader) checkAction(a Action, p string, nodes []ClusterNode) {
+	if unionCount(reflect.ValueOf(a)) != 1 {
+		return // decoding reported it
+	}
+	switch {
+	case a.Delete != nil:
+		l.checkRef(a.Delete.Target, childPath(p, "target"), false)
+		if a.Delete.Target.Kind == model.KindNode {
+			l.errPath(childPath(p, "target.kind"), "delete a node with the node-delete action", "action: node-delete, nodes: {names: [...]}")
+		}
+	case a.Scale != nil:
+		l.checkRef(a.Scale.Target, childPath(p, "target"), true)
+		rp := childPath(p, "replicas")
+		if !l.ix.has(rp) {
+			l.errAt(l.ix.nearest(p), p, "missing replicas", "the new spec.replicas, e.g. replicas: 10")
+		} else if a.Scale.Replicas < 0 || a.Scale.Replicas > MaxReplicas {
+			l.errPath(rp, fmt.Sprintf("replicas must be between 0 and %d, got %d", MaxReplicas, a.Scale.Replicas), "")
+		}
+	case a.KubeletStall != nil:
+		l.checkNodes(a.KubeletStall.Nodes, p, nodes)
+		fp := childPath(p, "for")
+		if !l.ix.has(fp) {
+			l.errAt(l.ix.nearest(p), p, "missing for", "how long the kubelets stall, e.g. for: 2m")
+		} else if a.KubeletStall.For <= 0 && !l.bad(fp) {
+			l.errPath(fp, fmt.Sprintf("for must be greater than 0, got %s", a.KubeletStall.For), "")
+		}
+	case a.ZoneOutage != nil:
+		zp := childPath(p, "zone")
+		if a.ZoneOutage.Zone == "" {
+			l.errAt(l.ix.nearest(zp), zp, "missing zone", "the zone whose nodes all crash")
+		} else {
+			l.checkZone(a.ZoneOutage.Zone, zp, nodes)
+		}
+	case a.Nodes() != nil:
+		l.checkNodes(*a.Nodes(), p, nodes)
+	}
+}
+
+const nodesHint = `which nodes: nodes: {names: [worker-0]}, {selector: "pool=a"}, {zone: zone-a} or {random: 1}`
+
+func (l *loader) checkNodes(t NodeTarget, entryPath string, nodes []ClusterNode) {
+	p := childPath(entryPath, "nodes")
+	if l.broken(p) {
+		return
+	}
+	if !l.ix.has(p) {
+		l.errAt(l.ix.nearest(entryPath), entryPath, "missing nodes", nodesHint)
+		return
+	}
+	if len(t.Names) == 0 && t.Selector == "" && t.Zone == "" && t.Random == 0 {
+		l.errPath(p, "the target selects no nodes", nodesHint)
+		return
+	}
+	if len(t.Names) > 0 && (t.Selector != "" || t.Zone != "" || t.Random != 0) {
+		l.errPath(p, "names cannot be combined with selector, zone or random", "either list the nodes, or select them")
+		return
+	}
+	var all []string
+	for _, n := range nodes {
+		all = append(all, n.Name)
+	}
+	seen := map[string]bool{}
+	for k, name := range t.Names {
+		np := indexPath(childPath(p, "names"), k)
+		if seen[name] {
+			l.errPath(np, fmt.Sprintf("node %s is named twice", name), "")
+			continue
+		}
+		seen[name] = true
+		if !contains(all, name) {
+			hint := nodeListHint(all)
+			if c := closest(name, all); c != "" && namePrefix(c) != namePrefix(name) {
+				hint = didYouMean(name, all)
+			}
+			l.errPath(np, fmt.Sprintf("no node is named %q", name), hint)
+		}
+	}
+	if len(t.Names) > 0 {
+		return
+	}
+	if t.Selector != "" {
+		if _, err := labels.Parse(t.Selector); err != nil {
+			l.errPath(childPath(p, "selector"), fmt.Sprintf("invalid label selector %q: %v", t.Selector, err), `kubectl syntax, e.g. "pool=default" or "tier in (a,b),!spot"`)
+			return
+		}
+	}
+	if t.Zone != "" && !l.checkZone(t.Zone, childPath(p, "zone"), nodes) {
+		return
+	}
+	if t.Random < 0 {
+		l.errPath(childPath(p, "random"), fmt.Sprintf("random must be at least 1, got %d", t.Random), "")
+		return
+	}
+	matched := len(NodeTarget{Selector: t.Selector, Zone: t.Zone}.Select(nodes, nil))
+	switch {
+	case matched == 0:
+		l.errPath(p, "the target matches no node", "node labels include kubernetes.io/hostname, topology.kubernetes.io/zone and the group's labels")
+	case t.Random > matched:
+		l.errPath(childPath(p, "random"), fmt.Sprintf("random: %d, but only %d nodes match", t.Random, matched), "")
+	}
+}
+
+// namePrefix returns a node name without its index ("worker-3" -> "worker-").
+func namePrefix(name string) string { return strings.TrimRight(name, "0123456789") }
+
+func nodeListHint(all []string) string {
+	switch {
+	case len(all) == 0:
+		return "the cluster has no nodes"
+	case len(all) <= 6:
+		return "nodes: " + strings.Join(all, ", ")
+	default:
+		return fmt.Sprintf("nodes: %s, ..., %s", strings.Join(all[:3], ", "), all[len(all)-1])
+	}
+}
+
+// checkZone reports a zone no node is in; it returns whether the zone exists.
+func (l *loader) checkZone(zone, path string, nodes []ClusterNode) bool {
+	var zones []string
+	for _, n := range nodes {
+		if n.Zone != "" && !contains(zones, n.Zone) {
+			zones = append(zones, n.Zone)
+		}
+	}
+	if contains(zones, zone) {
+		return true
+	}
+	hint := didYouMean(zone, zones)
+	if hint == "" {
+		hint = "zones: " + strings.Join(zones, ", ")
+		if len(zones) == 0 {
+			hint = "no node group sets a zone"
+		}
+	}
+	l.errPath(path, fmt.Sprintf("no node is in zone %q", zone), hint)
+	return false
+}
+
+// checkRef checks an object reference; scalable requires a kind that can be scaled.
+func (l *loader) checkRef(r ObjectRef, p string, scalable bool) {
+	if l.broken(p) {
+		return
+	}
+	if !l.ix.has(p) {
+		l.errAt(l.ix.nearest(parentPath(p)), parentPath(p), "missing target", "the object: target: {kind: ReplicaSet, namespace: default, name: web}")
+		return
+	}
+	kp, np, nsp := childPath(p, "kind"), childPath(p, "name"), childPath(p, "namespace")
+	if r.Kind == "" {
+		l.errPath(kp, "missing kind", "e.g. kind: ReplicaSet")
+		return
+	}
+	ki, ok := model.LookupKind(r.Kind)
+	if !ok {
+		hint := didYouMean(string(r.Kind), kindNames())
+		if hint == "" {
+			hint = "kinds: " + strings.Join(kindNames(), ", ")
+		}
+		l.errPath(kp, fmt.Sprintf("unknown kind %q", r.Kind), hint)
+		return
+	}
+	if scalable && !containsKind(scalableKinds, r.Kind) {
+		l.errPath(kp, fmt.Sprintf("%s cannot be scaled", r.Kind), "scalable kinds: "+kindList(scalableKinds))
+		return
+	}
+	if r.Name == "" {
+		l.errPath(np, "missing name", "")
+		return
+	}
+	if !ki.Namespaced && r.Namespace != "" {
+		l.errPath(nsp, fmt.Sprintf("%s is cluster-scoped; it has no namespace", r.Kind), "remove namespace")
+		return
+	}
+	if containsKind(runtimeKinds, r.Kind) {
+		return
+	}
+	var same []string
+	otherNamespace := ""
+	for _, d := range l.declared {
+		if d.obj == nil || d.obj.GetKind() != r.Kind {
+			continue
+		}
+		key := model.Key(d.obj)
+		if key == model.KeyOf(r.Namespace, r.Name) {
+			return
+		}
+		if d.obj.Meta().Name == r.Name && otherNamespace == "" {
+			otherNamespace = d.obj.Meta().Namespace
+		}
+		same = append(same, key)
+	}
+	hint := didYouMean(model.KeyOf(r.Namespace, r.Name), same)
+	if otherNamespace != "" {
+		hint = fmt.Sprintf("%s %s is in namespace %q; set namespace: %s", r.Kind, r.Name, otherNamespace, otherNamespace)
+	}
+	if hint == "" {
+		hint = "declare it under objects: or apply it in an earlier timeline entry"
+	}
+	l.errPath(np, fmt.Sprintf("no %s %s is declared in this scenario", r.Kind, model.KeyOf(r.Namespace, r.Name)), hint)
+}
+
+func containsKind(list []model.Kind, k model.Kind) bool {
+	for _, x := range list {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+func kindList(list []model.Kind) string {
+	var s []string
+	for _, k := range list {
+		s = append(s, string(k))
+	}
+	return strings.Join(s, ", ")
+}
+
+func (l *loader) checkExpectations() {
+	s := l.s
+	seen := map[string]int{}
+	var entryNames []string
+	for _, e := range s.Timeline {
+		if e.Name != "" {
+			entryNames = append(entryNames, e.Name)
+		}
+	}
+	for i, x := range s.Expect {
+		p := indexPath("expect", i)
+		if l.broken(p) {
+			continue
+		}
+		switch {
+		case x.Name == "":
+			l.errAt(l.ix.nearest(p), p, "missing name", "expectations are reported by name, e.g. name: recovered")
+		default:
+			if j, dup := seen[x.Name]; dup {
+				l.errPath(childPath(p, "name"), fmt.Sprintf("duplicate expectation name %q (also expect[%d])", x.Name, j), "")
+			}
+			seen[x.Name] = i
+		}
+		switch {
+		case x.Converged != nil:
+			cp := childPath(p, "converged")
+			l.checkAfterRef(x.Converged.After, childPath(cp, "after"), entryNames)
+			l.checkWithin(x.Converged.Within, childPath(cp, "within"), cp)
+		case x.Event != nil:
+			l.checkEvent(x.Event, childPath(p, "event"), entryNames)
+		case x.Eventually != nil:
+			l.checkCondition(x.Eventually, childPath(p, "eventually"), entryNames)
+		case x.Always != nil:
+			l.checkCondition(x.Always, childPath(p, "always"), entryNames)
+		case x.Never != nil:
+			l.checkCondition(x.Never, childPath(p, "never"), entryNames)
+		}
+	}
+}
+
+func (l *loader) checkAfterRef(after, path string, entryNames []string) {
+	if after == "" || contains(entryNames, after) {
+		return
+	}
+	hint := didYouMean(after, entryNames)
+	if hint == "" {
+		hint = "after: names a timeline entry"
+		if len(entryNames) > 0 {
+			hint += "; entries: " + strings.Join(entryNames, ", ")
+		}
+	}
+	l.errPath(path, fmt.Sprintf("no timeline entry is named %q", after), hint)
+}
+
+// checkWithin requires a positive window length at path (owner is the enclosing mapping).
+func (l *loader) checkWithin(d time.Duration, path, owner string) {
+	switch {
+	case l.broken(owner):
+	case !l.ix.has(path):
+		l.errAt(l.ix.nearest(owner), owner, "missing within", "how long after the start (or after:) it may take, e.g. within: 7m")
+	case d <= 0:
+		l.errPath(path, fmt.Sprintf("within must be greater than 0, got %s", d), "")
+	}
+}
+
+func (l *loader) checkWindow(w *Window, path string, entryNames []string) {
+	if w == nil {
+		return
+	}
+	l.checkAfterRef(w.After, childPath(path, "after"), entryNames)
+	l.checkWithin(w.Within, childPath(path, "within"), path)
+}
+
+func (l *loader) checkEvent(e *EventExpectation, p string, entryNames []string) {
+	if e.Reason == "" {
+		l.errAt(l.ix.nearest(p), p, "missing reason", "the Event reason, e.g. reason: TaintManagerEviction")
+	}
+	if e.Kind != "" {
+		ki, ok := model.LookupKind(e.Kind)
+		switch {
+		case !ok:
+			hint := didYouMean(string(e.Kind), kindNames())
+			if hint == "" {
+				hint = "kinds: " + strings.Join(kindNames(), ", ")
+			}
+			l.errPath(childPath(p, "kind"), fmt.Sprintf("unknown kind %q", e.Kind), hint)
+		case !ki.Namespaced && e.Namespace != "":
+			l.errPath(childPath(p, "namespace"), fmt.Sprintf("%s is cluster-scoped; its Events have no namespace", e.Kind), "remove namespace")
+		}
+	}
+	if e.Count < 1 {
+		l.errPath(childPath(p, "count"), fmt.Sprintf("count must be at least 1, got %d", e.Count), "the minimum number of matching Events")
+	}
+	l.checkWindow(e.Within, childPath(p, "within"), entryNames)
+}
+
+func (l *loader) checkCondition(c *ConditionExpectation, p string, entryNames []string) {
+	l.checkWindow(c.Within, childPath(p, "within"), entryNames)
+	if rr := c.Condition.ReadyReplicas; rr != nil {
+		l.checkRef(rr.Target, childPath(p, "target"), true)
+		mp := childPath(p, "min")
+		if !l.ix.has(mp) {
+			l.errAt(l.ix.nearest(p), p, "missing min", "the least number of ready replicas, e.g. min: 6")
+		} else if rr.Min < 0 || rr.Min > MaxReplicas {
+			l.errPath(mp, fmt.Sprintf("min must be between 0 and %d, got %d", MaxReplicas, rr.Min), "")
+		}
+	}
+}
+
+func (l *loader) checkComponents() {
+	if l.bad("components.kube-scheduler") {
+		return
+	}
+	for _, problem := range l.s.Components.crossCheck() {
+		l.errPath("components.kube-scheduler", problem, "")
+	}
+}
+
+// firstMsg returns the first message of an apimachinery validation result without its
+// examples and regular expression, which make lines too long to read.
+func firstMsg(msgs []string) string {
+	m, _, _ := strings.Cut(msgs[0], " (e.g.")
+	return m
+}

@@ -1,0 +1,287 @@
+package scenarios
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// childPath appends a field name to a path, the way model.DecodeNode writes paths.
+func childPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// keyPath appends a map key: as a field when it is a plain word, else in brackets
+// (labels[topology.kubernetes.io/zone]), as model.DecodeNode does.
+func keyPath(path, key string) string {
+	plain := key != ""
+	for _, r := range key {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return childPath(path, key)
+	}
+	return path + "[" + key + "]"
+}
+
+// indexPath appends a sequence index.
+func indexPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// nodeIndex maps field paths to the YAML nodes written there, so checks that run after
+// decoding can point at the exact key or value. Aliases are followed (a path inside an alias
+// points into the anchor) and merge keys applied (explicit keys win).
+type nodeIndex struct {
+	values map[string]*yaml.Node
+	keys   map[string]*yaml.Node
+	seen   int
+	// problem is set when the document cannot be indexed (too many values through aliases,
+	// too deep, an alias inside its own anchor); the loader reports it and stops.
+	problem *model.DecodeError
+	file    string
+}
+
+func newNodeIndex(file string) *nodeIndex {
+	return &nodeIndex{values: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}, file: file}
+}
+
+func (ix *nodeIndex) fail(n *yaml.Node, path, msg, hint string) {
+	if ix.problem == nil {
+		ix.problem = &model.DecodeError{Pos: posOf(ix.file, n), Path: path, Msg: msg, Hint: hint}
+	}
+}
+
+// walk indexes n at path. stack holds the aliases being expanded, to catch recursion.
+func (ix *nodeIndex) walk(n *yaml.Node, path string, depth int, stack map[*yaml.Node]bool) {
+	if ix.problem != nil || n == nil {
+		return
+	}
+	ix.seen++
+	if ix.seen > maxYAMLValues {
+		ix.fail(n, path, fmt.Sprintf("the document expands to more than %d values", maxYAMLValues),
+			"an alias bomb, or a document too large; reduce the use of aliases (*name)")
+		return
+	}
+	if depth > maxYAMLDepth {
+		ix.fail(n, path, fmt.Sprintf("values nested more than %d levels deep", maxYAMLDepth), "")
+		return
+	}
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			ix.fail(n, path, fmt.Sprintf("alias *%s has no anchor", n.Value), "")
+			return
+		}
+		if stack[n.Alias] {
+			ix.fail(n, path, fmt.Sprintf("alias *%s refers to a value that contains it", n.Value), "an anchor cannot contain an alias to itself")
+			return
+		}
+		stack[n.Alias] = true
+		ix.walk(n.Alias, path, depth+1, stack)
+		delete(stack, n.Alias)
+		return
+	}
+	ix.values[path] = n
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			ix.walk(c, indexPath(path, i), depth+1, stack)
+		}
+	case yaml.MappingNode:
+		// Merged entries first, so explicit keys overwrite them.
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+				ix.walkMerge(n.Content[i+1], path, depth+1, stack)
+			}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
+				continue
+			}
+			p := keyPath(path, k.Value)
+			ix.keys[p] = k
+			ix.walk(v, p, depth+1, stack)
+		}
+	}
+}
+
+// walkMerge indexes the mappings a merge key contributes at path.
+func (ix *nodeIndex) walkMerge(v *yaml.Node, path string, depth int, stack map[*yaml.Node]bool) {
+	if ix.problem != nil || v == nil {
+		return
+	}
+	if depth > maxYAMLDepth {
+		ix.fail(v, path, fmt.Sprintf("values nested more than %d levels deep", maxYAMLDepth), "")
+		return
+	}
+	switch v.Kind {
+	case yaml.AliasNode:
+		if v.Alias == nil || stack[v.Alias] {
+			return // walk reports these where the alias is used as a value
+		}
+		stack[v.Alias] = true
+		ix.walkMerge(v.Alias, path, depth+1, stack)
+		delete(stack, v.Alias)
+	case yaml.SequenceNode:
+		for _, c := range v.Content {
+			ix.walkMerge(c, path, depth+1, stack)
+		}
+	case yaml.MappingNode:
+		saved := ix.values[path]
+		ix.walk(v, path, depth, stack)
+		if saved != nil {
+			ix.values[path] = saved
+		}
+	}
+}
+
+// has reports whether a key or value was written at path.
+func (ix *nodeIndex) has(path string) bool {
+	_, ok := ix.values[path]
+	return ok
+}
+
+// nearest returns the node written at path, or at its closest ancestor that was written:
+// the place to point at for a problem with a value that may be missing.
+func (ix *nodeIndex) nearest(path string) *yaml.Node {
+	for {
+		if n, ok := ix.values[path]; ok {
+			return n
+		}
+		if path == "" {
+			return nil
+		}
+		path = parentPath(path)
+	}
+}
+
+// keyOrNearest returns the key node of path (for "unknown" or "duplicate" problems), or the
+// nearest written node.
+func (ix *nodeIndex) keyOrNearest(path string) *yaml.Node {
+	if k, ok := ix.keys[path]; ok {
+		return k
+	}
+	return ix.nearest(path)
+}
+
+// parentPath drops the last element of a path ("a.b[2]" -> "a.b", "a.b" -> "a", "a" -> "").
+func parentPath(path string) string {
+	if strings.HasSuffix(path, "]") {
+		if i := strings.LastIndexByte(path, '['); i >= 0 {
+			return path[:i]
+		}
+	}
+	if i := strings.LastIndexAny(path, ".["); i >= 0 {
+		return path[:i]
+	}
+	return ""
+}
+
+// posOf returns the position of n in file (line 1, column 1 when n is nil or unplaced).
+func posOf(file string, n *yaml.Node) model.Position {
+	if n == nil || n.Line == 0 {
+		return model.Position{File: file, Line: 1, Column: 1}
+	}
+	return model.Position{File: file, Line: n.Line, Column: n.Column}
+}
+
+// resolve follows aliases (bounded) and returns the node they stand for, or nil.
+func resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	if n != nil && n.Kind == yaml.AliasNode {
+		return nil
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
+}
+
+// describe names what a node holds, for "expected X, got Y" messages.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a sequence"
+	}
+	v := n.Value
+	if len(v) > 40 {
+		v = v[:40] + "..."
+	}
+	switch n.ShortTag() {
+	case "!!str":
+		return fmt.Sprintf("a string %q", v)
+	case "!!int":
+		return "an integer (" + v + ")"
+	case "!!float":
+		return "a number (" + v + ")"
+	case "!!bool":
+		return "a boolean (" + v + ")"
+	case "!!null":
+		return "null"
+	}
+	return fmt.Sprintf("a %s value %q", n.ShortTag(), v)
+}
+
+// pair is one key/value entry of a mapping.
+type pair struct{ key, value *yaml.Node }
+
+// syntheticMapping returns a mapping node holding pairs, placed at at's position, for
+// decoding part of a mapping with model.DecodeNode.
+func syntheticMapping(at *yaml.Node, pairs []pair) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	if at != nil {
+		m.Line, m.Column = at.Line, at.Column
+	}
+	for _, p := range pairs {
+		m.Content = append(m.Content, p.key, p.value)
+	}
+	return m
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlParserProblems are the messages of yaml.v3's parser (as opposed to its scanner). For
+// these yaml.v3 reports the 0-based line of the construct being parsed (and no line at all
+// when that is 0), while scanner errors carry a 1-based line (yaml.v3 decode.go, parser.fail).
+var yamlParserProblems = []string{
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"did not find expected '-' indicator", "did not find expected <document start>",
+	"did not find expected <stream-start>", "did not find expected key",
+	"did not find expected node content", "found duplicate %TAG directive",
+	"found duplicate %YAML directive", "found incompatible YAML document",
+	"found undefined tag handle",
+}
+
+// syntaxError turns a yaml.v3 parse error into a positioned error. yaml.v3 reports a line but
+// no column, so the column is 1; a message without a line is placed at the start of the file.
+func syntaxError(file string, err error) *model.DecodeError {
+	msg := err.Error()
+	pos := model.Position{File: file, Line: 1, Column: 1}
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		if line, convErr := strconv.Atoi(m[1]); convErr == nil && line > 0 {
+			pos.Line = line
+			if contains(yamlParserProblems, m[2]) {
+				pos.Line++
+			}
+		}
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	return &model.DecodeError{Pos: pos, Msg: "invalid YAML: " + msg}
+}

@@ -1,0 +1,241 @@
+package cluster
+
+import (
+	"sort"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// observer is fed every write the API server commits, synchronously and in revision order,
+// with the object before and after (old nil on create, new nil on final removal). It keeps
+// the counts the run reports and checks: pods by phase, Ready nodes, requested resources per
+// node, and the time series.
+type observer struct {
+	w *world
+
+	podsByPhase map[string]int // Pending, Running, Succeeded, Failed, Terminating
+	nodesReady  int
+	nodesTotal  int
+
+	requested   map[string]*nodeLoad // by node name
+	overcommits int                  // nodes whose requests exceed allocatable
+
+	series      map[string]*report.Series
+	seriesOrder []string
+
+	// onChange is called after every commit that touched pods, ReplicaSets or nodes, and after
+	// every change of a node's real health: the run checks convergence and the conditions then.
+	onChange func()
+}
+
+type nodeLoad struct {
+	allocCPU, allocMem int64 // milli-CPU, bytes; 0 before the Node is seen
+	cpu, mem           int64
+	over               bool
+}
+
+// maxSeriesPoints bounds each series; past it, every other point is dropped (the first and the
+// latest are kept), so long runs keep their shape in bounded memory.
+const maxSeriesPoints = 4096
+
+func newObserver(w *world) *observer {
+	return &observer{w: w, podsByPhase: map[string]int{}, requested: map[string]*nodeLoad{}, series: map[string]*report.Series{}}
+}
+
+// commit is the API server's commit hook.
+func (o *observer) commit(kind model.Kind, old, new model.Object) {
+	switch kind {
+	case model.KindPod:
+		o.pod(old, -1)
+		o.pod(new, +1)
+		o.w.conv.observe(pick(old, new), new == nil)
+		o.sample("pods.pending", "pods", float64(o.podsByPhase[model.PodPending]))
+		o.sample("pods.running", "pods", float64(o.podsByPhase[model.PodRunning]))
+		o.sample("pods.terminating", "pods", float64(o.podsByPhase["Terminating"]))
+	case model.KindReplicaSet:
+		o.w.conv.observe(pick(old, new), new == nil)
+		if rs, ok := pick(old, new).(*model.ReplicaSet); ok {
+			prefix := "replicaset." + model.Key(rs) + "."
+			desired := float64(1)
+			if rs.Spec.Replicas != nil {
+				desired = float64(*rs.Spec.Replicas)
+			}
+			if new == nil {
+				desired = 0
+			}
+			o.sample(prefix+"desired", "pods", desired)
+			o.sample(prefix+"ready", "pods", float64(rs.Status.ReadyReplicas))
+			o.sample(prefix+"available", "pods", float64(rs.Status.AvailableReplicas))
+		}
+	case model.KindNode:
+		o.node(old, -1)
+		o.node(new, +1)
+		o.sample("nodes.ready", "nodes", float64(o.nodesReady))
+		o.sample("nodes.notready", "nodes", float64(o.nodesTotal-o.nodesReady))
+	default:
+		return
+	}
+	o.changed()
+}
+
+// changed tells the run that the world changed (a commit, or a node's real health).
+func (o *observer) changed() {
+	if o.onChange != nil {
+		o.onChange()
+	}
+}
+
+func pick(old, new model.Object) model.Object {
+	if new != nil {
+		return new
+	}
+	return old
+}
+
+func podPhaseKey(p *model.Pod) string {
+	if p.DeletionTimestamp != nil {
+		return "Terminating"
+	}
+	if p.Status.Phase == "" {
+		return model.PodPending
+	}
+	return p.Status.Phase
+}
+
+func (o *observer) pod(obj model.Object, sign int) {
+	p, ok := obj.(*model.Pod)
+	if !ok || p == nil {
+		return
+	}
+	o.podsByPhase[podPhaseKey(p)] += sign
+	if p.Spec.NodeName == "" || p.Status.Phase == model.PodSucceeded || p.Status.Phase == model.PodFailed {
+		return
+	}
+	cpu, mem := podRequests(p)
+	l := o.load(p.Spec.NodeName)
+	l.cpu += int64(sign) * cpu
+	l.mem += int64(sign) * mem
+	o.recheck(l)
+}
+
+func (o *observer) node(obj model.Object, sign int) {
+	n, ok := obj.(*model.Node)
+	if !ok || n == nil {
+		return
+	}
+	o.nodesTotal += sign
+	for _, c := range n.Status.Conditions {
+		if c.Type == model.NodeReady && c.Status == model.ConditionTrue {
+			o.nodesReady += sign
+		}
+	}
+	l := o.load(n.Name)
+	if sign > 0 {
+		cpu := n.Status.Allocatable[model.ResourceCPU]
+		mem := n.Status.Allocatable[model.ResourceMemory]
+		l.allocCPU, l.allocMem = cpu.MilliValue(), mem.Value()
+	} else {
+		l.allocCPU, l.allocMem = 0, 0
+	}
+	o.recheck(l)
+}
+
+func (o *observer) load(nodeName string) *nodeLoad {
+	l := o.requested[nodeName]
+	if l == nil {
+		l = &nodeLoad{}
+		o.requested[nodeName] = l
+	}
+	return l
+}
+
+// recheck updates the count of overcommitted nodes. A node not (yet) seen has no allocatable
+// to compare with and is not counted.
+func (o *observer) recheck(l *nodeLoad) {
+	over := l.allocCPU > 0 && (l.cpu > l.allocCPU || l.mem > l.allocMem)
+	if over != l.over {
+		if over {
+			o.overcommits++
+		} else {
+			o.overcommits--
+		}
+		l.over = over
+	}
+}
+
+// overcommittedNodes names the nodes whose requests exceed their allocatable, sorted.
+func (o *observer) overcommittedNodes() []string {
+	var out []string
+	//detlint:ordered the names are sorted below
+	for name, l := range o.requested {
+		if l.over {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// podRequests sums the containers' requests (milli-CPU, bytes), taking the larger of that and
+// the largest init container, as the scheduler does.
+func podRequests(p *model.Pod) (cpu, mem int64) {
+	for _, c := range p.Spec.Containers {
+		q := c.Resources.Requests[model.ResourceCPU]
+		cpu += q.MilliValue()
+		q = c.Resources.Requests[model.ResourceMemory]
+		mem += q.Value()
+	}
+	for _, c := range p.Spec.InitContainers {
+		q := c.Resources.Requests[model.ResourceCPU]
+		cpu = max(cpu, q.MilliValue())
+		q = c.Resources.Requests[model.ResourceMemory]
+		mem = max(mem, q.Value())
+	}
+	return cpu, mem
+}
+
+// sample records value v of series name at the current virtual time, if it changed.
+func (o *observer) sample(name, unit string, v float64) {
+	s := o.series[name]
+	now := o.w.k.Now().Seconds()
+	if s == nil {
+		s = &report.Series{Name: name, Unit: unit}
+		o.series[name] = s
+		o.seriesOrder = append(o.seriesOrder, name)
+	}
+	n := len(s.Points)
+	if n > 0 {
+		last := &s.Points[n-1]
+		if last.V == v {
+			return
+		}
+		if last.T == now {
+			last.V = v
+			return
+		}
+	}
+	s.Points = append(s.Points, report.Point{T: now, V: v})
+	if len(s.Points) > maxSeriesPoints {
+		kept := s.Points[:1]
+		for i := 2; i < len(s.Points)-1; i += 2 {
+			kept = append(kept, s.Points[i])
+		}
+		kept = append(kept, s.Points[len(s.Points)-1])
+		s.Points = kept
+	}
+}
+
+// finish closes every series with its last value at the end time, so plots reach the end.
+func (o *observer) finish(end sim.Time) []report.Series {
+	out := make([]report.Series, 0, len(o.seriesOrder))
+	for _, name := range o.seriesOrder {
+		s := *o.series[name]
+		if n := len(s.Points); n > 0 && s.Points[n-1].T < end.Seconds() {
+			s.Points = append(s.Points, report.Point{T: end.Seconds(), V: s.Points[n-1].V})
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,26 @@
+package cluster
+
+import (
+	"io"
+
+	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// Options are the caller's choices for one run.
+type Options struct {
+	// Seed is the run's seed when SeedSet is true; otherwise the scenario's seed is used.
+	Seed    uint64
+	SeedSet bool
+	// Trace, when non-nil, receives the trace as it is produced (sim run --trace).
+	Trace io.Writer
+	// Interrupt, when closed, stops the run at the next check (every few thousand events);
+	// the result then has StopReason "interrupted" and holds what was recorded so far.
+	Interrupt <-chan struct{}
+	// Overrides are the --set overrides already applied to the scenario; they are recorded in
+	// the result so that it names how to reproduce the run.
+	Overrides []scenarios.Override
+	// PanicAt, when positive, makes a test-only process panic at that virtual time. It exists
+	// so tests of callers (the CLI, sweeps) can check how a panicking run is reported.
+	PanicAt sim.Time
+}

@@ -1,0 +1,120 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// interruptCheckEvents is how many events run between two looks at the interrupt channel.
+const interruptCheckEvents = 20_000
+
+// Run simulates scn and reports what happened. It returns an *InputError for scenario content
+// the API server refuses, and a *sim.ProcPanic (with a partial result) when a process panics;
+// a run that merely fails its expectations is not an error (Result.Passed is false).
+func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Result, error) {
+	seed := scn.Seed
+	if opts.SeedSet {
+		seed = opts.Seed
+	}
+	w, err := build(scn, seed)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	if opts.Trace != nil {
+		w.k.Trace().SetWriter(opts.Trace)
+	}
+	if err := w.createObjects(); err != nil {
+		return nil, err
+	}
+	tl := newTimeline(w)
+	ex := newExpectations(w, tl)
+	w.obs.onChange = func() {
+		tl.onChange()
+		ex.onChange()
+	}
+	w.start()
+	tl.schedule()
+	w.obs.changed()
+	if opts.PanicAt > 0 {
+		w.k.Spawn("test-panic", func(p *sim.Proc) {
+			p.SleepUntil(opts.PanicAt)
+			panic("test-only panic requested by Options.PanicAt")
+		})
+	}
+
+	limits := sim.Limits{
+		MaxTime:          sim.FromDuration(scn.Duration),
+		QuiescenceWindow: scn.Stop.Quiescence,
+	}
+	var out sim.Outcome
+	interrupted := false
+	for {
+		next := w.k.EventsProcessed() + interruptCheckEvents
+		lim := limits
+		lim.MaxEvents = min(next, scn.Stop.MaxEvents)
+		out = w.k.Run(lim)
+		if out.Reason != sim.StopEventLimit || w.k.EventsProcessed() >= scn.Stop.MaxEvents {
+			break
+		}
+		if done(ctx, opts.Interrupt) {
+			interrupted = true
+			break
+		}
+	}
+
+	res := &report.Result{
+		Scenario: scn.Name, Description: scn.Description, Seed: seed,
+		SimulatorVersion: report.SimulatorVersion, UpstreamVersion: scn.Components.UpstreamVersion(),
+		VirtualSeconds: w.k.Now().Seconds(), EventsProcessed: w.k.EventsProcessed(),
+		StopReason: string(out.Reason), StopDetail: out.Detail,
+		TraceHash: report.TraceHashHex(w.k.Trace().Hash()),
+	}
+	if interrupted {
+		res.StopReason, res.StopDetail = report.StopInterrupted, "interrupted by the user"
+	}
+	for _, o := range opts.Overrides {
+		res.Overrides = append(res.Overrides, report.Override{Key: o.Key, Value: o.Value})
+	}
+	res.Convergence = tl.convergence()
+	if !w.conv.converged() {
+		res.Verdicts = w.verdicts()
+	}
+	res.Expectations = ex.results(res.Verdicts, w.k.Now())
+	res.Passed = out.Reason != sim.StopError && !interrupted
+	for _, e := range res.Expectations {
+		res.Passed = res.Passed && e.Passed
+	}
+	res.Series = w.obs.finish(w.k.Now())
+	res.Events = w.events
+	if out.Reason == sim.StopError {
+		return res, out.Err
+	}
+	if err := w.k.Trace().Err(); err != nil {
+		return res, fmt.Errorf("writing the trace: %w", err)
+	}
+	return res, nil
+}
+
+func done(ctx context.Context, interrupt <-chan struct{}) bool {
+	select {
+	case <-interrupt:
+		return true
+	case <-ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// timelineRand is the stream node targets with `random:` draw from.
+func (w *world) timelineRand() *rand.Rand {
+	if w.rand == nil {
+		w.rand = w.k.Rand("timeline")
+	}
+	return w.rand
+}

@@ -1,0 +1,203 @@
+package cluster
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/controllers/scheduler"
+)
+
+// InputError is a problem with the scenario's content that loading could not catch (an object
+// the API server refuses at time 0, for example). The CLI reports it like a load error.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// createObjects creates the scenario's objects at time 0, directly in the store (as if applied
+// just before the simulation starts). Settled objects start out converged.
+func (w *world) createObjects() error {
+	pl := newPlacer(w)
+	for _, src := range w.scn.Objects {
+		for _, obj := range src.Objects {
+			var err error
+			if src.Settled {
+				err = w.createSettled(obj.DeepCopyObject(), pl)
+			} else {
+				_, err = w.srv.Store().Create(obj.DeepCopyObject())
+			}
+			if err != nil {
+				return &InputError{Err: fmt.Errorf("%s: creating %s: %w", src.Pos, model.Ref(obj), err)}
+			}
+		}
+	}
+	return nil
+}
+
+// createSettled creates obj as its controllers would have left it: a ReplicaSet with its pods
+// bound and running, a pod bound and running.
+func (w *world) createSettled(obj model.Object, pl *placer) error {
+	store := w.srv.Store()
+	switch o := obj.(type) {
+	case *model.ReplicaSet:
+		created, err := store.Create(o)
+		if err != nil {
+			return err
+		}
+		rs := created.(*model.ReplicaSet)
+		replicas := int32(1)
+		if rs.Spec.Replicas != nil {
+			replicas = *rs.Spec.Replicas
+		}
+		for i := int32(0); i < replicas; i++ {
+			pod := podFromTemplate(rs)
+			if err := w.createRunningPod(pod, pl); err != nil {
+				return err
+			}
+		}
+		st := rs.DeepCopy()
+		st.Status = model.ReplicaSetStatus{
+			Replicas: replicas, FullyLabeledReplicas: replicas, ReadyReplicas: replicas,
+			AvailableReplicas: replicas, ObservedGeneration: rs.Generation,
+		}
+		_, err = store.UpdateStatus(st)
+		return err
+	case *model.Pod:
+		return w.createRunningPod(o, pl)
+	default:
+		_, err := store.Create(obj)
+		return err
+	}
+}
+
+// podFromTemplate builds a pod the way the ReplicaSet controller does (upstream
+// controller.GetPodFromTemplate): generateName "<rs>-", the template's labels, annotations and
+// spec, and a controller reference to the ReplicaSet.
+func podFromTemplate(rs *model.ReplicaSet) *model.Pod {
+	var t model.PodTemplateSpec
+	rs.Spec.Template.DeepCopyInto(&t)
+	return &model.Pod{
+		ObjectMeta: model.ObjectMeta{
+			GenerateName: rs.Name + "-",
+			Namespace:    rs.Namespace,
+			Labels:       t.Labels,
+			Annotations:  t.Annotations,
+			OwnerReferences: []model.OwnerReference{{
+				APIVersion: "apps/v1", Kind: model.KindReplicaSet, Name: rs.Name, UID: rs.UID,
+				Controller: model.Ptr(true), BlockOwnerDeletion: model.Ptr(true),
+			}},
+		},
+		Spec: t.Spec,
+	}
+}
+
+// createRunningPod creates pod bound to a node (its own nodeName, or one the placer picks) and
+// sets its status to Running and Ready since time 0.
+func (w *world) createRunningPod(pod *model.Pod, pl *placer) error {
+	store := w.srv.Store()
+	if pod.Spec.NodeName == "" {
+		nodeName, err := pl.place(pod)
+		if err != nil {
+			return err
+		}
+		pod.Spec.NodeName = nodeName
+	} else {
+		pl.account(pod.Spec.NodeName, pod)
+	}
+	created, err := store.Create(pod)
+	if err != nil {
+		return err
+	}
+	p := created.(*model.Pod).DeepCopy()
+	now := w.k.Now()
+	p.Status.Phase = model.PodRunning
+	p.Status.StartTime = &now
+	p.Status.Conditions = nil
+	for _, t := range []string{model.PodReadyToStartContainers, model.PodInitialized, model.PodContainersReady, model.PodReady, model.PodScheduled} {
+		p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: t, Status: model.ConditionTrue, LastTransitionTime: now})
+	}
+	p.Status.ContainerStatuses = nil
+	for _, c := range p.Spec.Containers {
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, model.ContainerStatus{
+			Name: c.Name, Image: c.Image, Ready: true, Started: model.Ptr(true),
+			State: model.ContainerState{Running: &model.ContainerStateRunning{StartedAt: now}},
+		})
+	}
+	_, err = store.UpdateStatus(p)
+	return err
+}
+
+// placer places settled pods. It is not the scheduler (which is not running yet at time 0): it
+// honours nodeSelector, cordons, untolerated NoSchedule and NoExecute taints, and requested
+// cpu, memory and pod count (not node affinity), and picks the node with the lowest requested
+// CPU fraction (ties by node order), which spreads pods as LeastAllocated would.
+type placer struct {
+	w     *world
+	nodes []*placerNode
+	index map[string]*placerNode
+}
+
+type placerNode struct {
+	node               *model.Node
+	cpu, mem, pods     int64
+	allocCPU, allocMem int64
+	allocPods          int64
+}
+
+func newPlacer(w *world) *placer {
+	pl := &placer{w: w, index: map[string]*placerNode{}}
+	objs, _, _ := w.srv.Store().List(model.KindNode, apiserver.ListOptions{})
+	for _, o := range objs {
+		n := o.(*model.Node)
+		cpu := n.Status.Allocatable[model.ResourceCPU]
+		mem := n.Status.Allocatable[model.ResourceMemory]
+		pods := n.Status.Allocatable[model.ResourcePods]
+		pn := &placerNode{node: n, allocCPU: cpu.MilliValue(), allocMem: mem.Value(), allocPods: pods.Value()}
+		pl.nodes = append(pl.nodes, pn)
+		pl.index[n.Name] = pn
+	}
+	return pl
+}
+
+func (pl *placer) account(nodeName string, pod *model.Pod) {
+	if pn := pl.index[nodeName]; pn != nil {
+		cpu, mem := podRequests(pod)
+		pn.cpu += cpu
+		pn.mem += mem
+		pn.pods++
+	}
+}
+
+func (pl *placer) place(pod *model.Pod) (string, error) {
+	cpu, mem := podRequests(pod)
+	sel := labels.SelectorFromSet(pod.Spec.NodeSelector)
+	var best *placerNode
+	bestFrac := 2.0
+	for _, pn := range pl.nodes {
+		if !sel.Matches(labels.Set(pn.node.Labels)) || pn.node.Spec.Unschedulable {
+			continue
+		}
+		if _, bad := scheduler.FindMatchingUntoleratedTaint(pn.node.Spec.Taints, pod.Spec.Tolerations, noScheduleOrExecute); bad {
+			continue
+		}
+		if pn.cpu+cpu > pn.allocCPU || pn.mem+mem > pn.allocMem || pn.pods+1 > pn.allocPods {
+			continue
+		}
+		frac := float64(pn.cpu+cpu) / float64(max(pn.allocCPU, 1))
+		if frac < bestFrac {
+			best, bestFrac = pn, frac
+		}
+	}
+	if best == nil {
+		return "", fmt.Errorf("settled pod %s/%s fits on no node that exists at time 0 (requests cpu %dm, memory %d); make the object unsettled to let the scheduler report why", pod.Namespace, pod.GenerateName+pod.Name, cpu, mem)
+	}
+	pl.account(best.node.Name, pod)
+	return best.node.Name, nil
+}
+
+func noScheduleOrExecute(t *model.Taint) bool {
+	return t.Effect == model.TaintEffectNoSchedule || t.Effect == model.TaintEffectNoExecute
+}

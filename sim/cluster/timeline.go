@@ -1,0 +1,307 @@
+package cluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/apiserver"
+)
+
+// timeline plays the scenario's timeline and keeps one convergence record per entry (plus one
+// for the start). A record opens when its action is done (its API calls returned) and closes
+// the first time after that the world is converged.
+type timeline struct {
+	w       *world
+	entries []scenarios.TimelineEntry
+	records []*actionRecord // records[0] is the start; records[i+1] is entries[i]
+
+	// waitingConverged[i] lists the entries that run Delay after record i converges.
+	waitingConverged map[int][]int
+	// waitingAfter[i] lists the entries that run Delay after entry i ran.
+	waitingAfter map[int][]int
+}
+
+type actionRecord struct {
+	action      string
+	name        string
+	at          sim.Time // when the action started
+	ran         bool
+	done        bool     // its effect is in place; convergence is measured from now on
+	convergedAt sim.Time // valid when converged
+	converged   bool
+}
+
+func newTimeline(w *world) *timeline {
+	tl := &timeline{w: w, entries: w.scn.Timeline, waitingConverged: map[int][]int{}, waitingAfter: map[int][]int{}}
+	tl.records = append(tl.records, &actionRecord{action: "start", name: "start", ran: true, done: true})
+	for _, e := range tl.entries {
+		tl.records = append(tl.records, &actionRecord{action: e.Action.Name(), name: e.Name})
+	}
+	return tl
+}
+
+// schedule arms every entry whose time is known now and registers the others with what
+// they wait for. Entries at a fixed time are holds: the run cannot be quiescent before them.
+func (tl *timeline) schedule() {
+	for i, e := range tl.entries {
+		i := i
+		switch {
+		case e.At.After != "":
+			j := tl.w.scn.EntryIndex(e.At.After)
+			tl.waitingAfter[j] = append(tl.waitingAfter[j], i)
+		case e.At.Converged:
+			// After the previous entry (record i, since record 0 is the start).
+			tl.waitingConverged[i] = append(tl.waitingConverged[i], i)
+		default:
+			tl.w.k.After(e.At.Offset, func() { tl.run(i) })
+		}
+	}
+}
+
+// onChange closes open records when the world is converged and releases the entries waiting
+// for that.
+func (tl *timeline) onChange() {
+	if !tl.w.conv.converged() {
+		return
+	}
+	now := tl.w.k.Now()
+	for ri, r := range tl.records {
+		if !r.done || r.converged {
+			continue
+		}
+		r.converged = true
+		r.convergedAt = now
+		tl.w.k.Emit("cluster", "converged", "after "+r.label(), 0, fmt.Sprintf("%.3fs", now.Sub(r.at).Seconds()))
+		for _, i := range tl.waitingConverged[ri] {
+			i := i
+			tl.w.k.After(tl.entries[i].At.Delay, func() { tl.run(i) })
+		}
+	}
+}
+
+func (r *actionRecord) label() string {
+	if r.name != "" && r.name != r.action {
+		return r.action + " (" + r.name + ")"
+	}
+	return r.action
+}
+
+// run performs entry i now.
+func (tl *timeline) run(i int) {
+	e := tl.entries[i]
+	r := tl.records[i+1]
+	w := tl.w
+	r.ran = true
+	r.at = w.k.Now()
+	w.k.Emit("timeline", e.Action.Name(), entryLabel(e), 0, describe(e.Action))
+	for _, j := range tl.waitingAfter[i] {
+		j := j
+		w.k.After(tl.entries[j].At.Delay, func() { tl.run(j) })
+	}
+	finish := func() {
+		r.done = true
+		w.obs.changed()
+	}
+	a := e.Action
+	switch {
+	case a.NodeCrash != nil:
+		tl.forNodes(a.NodeCrash.Nodes, func(name string) { w.kubelet[name].Crash(); w.conv.setNodeUp(name, false) })
+		finish()
+	case a.ZoneOutage != nil:
+		for _, n := range w.nodes {
+			if n.Zone == a.ZoneOutage.Zone {
+				w.kubelet[n.Name].Crash()
+				w.conv.setNodeUp(n.Name, false)
+			}
+		}
+		finish()
+	case a.NodePartition != nil:
+		tl.forNodes(a.NodePartition.Nodes, func(name string) {
+			if err := w.kubelet[name].Partition(); err != nil {
+				w.k.Emit("timeline", "error", "Node "+name, 0, err.Error())
+			}
+			w.conv.setNodeUp(name, false)
+		})
+		finish()
+	case a.KubeletStall != nil:
+		tl.forNodes(a.KubeletStall.Nodes, func(name string) { w.kubelet[name].Stall(a.KubeletStall.For) })
+		finish()
+	case a.NodeRecover != nil:
+		tl.forNodes(a.NodeRecover.Nodes, func(name string) { w.kubelet[name].Recover(); w.conv.setNodeUp(name, true) })
+		finish()
+	case a.NodeDelete != nil:
+		names := tl.targets(a.NodeDelete.Nodes)
+		for _, name := range names {
+			w.kubelet[name].Crash()
+			w.conv.setNodeUp(name, false)
+		}
+		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+			for _, name := range names {
+				if err := w.kubectl.Delete(ctx, model.KindNode, "", name, apiserver.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					return err
+				}
+			}
+			return nil
+		})
+	case a.Cordon != nil, a.Uncordon != nil:
+		target, unschedulable := a.Nodes(), a.Cordon != nil
+		names := tl.targets(*target)
+		patch := []byte(fmt.Sprintf(`{"spec":{"unschedulable":%t}}`, unschedulable))
+		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+			for _, name := range names {
+				if _, err := w.kubectl.Patch(ctx, model.KindNode, "", name, patch); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	case a.Scale != nil:
+		ref := a.Scale.Target
+		patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"replicas": a.Scale.Replicas}})
+		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+			_, err := w.kubectl.Patch(ctx, ref.Kind, ref.Namespace, ref.Name, patch)
+			return err
+		})
+	case a.Delete != nil:
+		ref := a.Delete.Target
+		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+			return w.kubectl.Delete(ctx, ref.Kind, ref.Namespace, ref.Name, apiserver.DeleteOptions{})
+		})
+	case a.Apply != nil:
+		objs := a.Apply.Objects
+		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+			for _, obj := range objs {
+				if err := tl.apply(ctx, obj); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	default:
+		w.k.Emit("timeline", "error", entryLabel(e), 0, "action not supported by this simulator version")
+		finish()
+	}
+}
+
+// apply creates obj, or replaces the spec of the existing object of that name (kubectl apply
+// of a changed manifest), retrying on conflict.
+func (tl *timeline) apply(ctx *sim.Proc, obj model.Object) error {
+	c := tl.w.kubectl
+	m := obj.Meta()
+	for attempt := 0; attempt < 5; attempt++ {
+		cur, err := c.Get(ctx, obj.GetKind(), m.Namespace, m.Name)
+		if apierrors.IsNotFound(err) {
+			_, err = c.Create(ctx, obj)
+			if apierrors.IsAlreadyExists(err) {
+				continue
+			}
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		next := obj.DeepCopyObject()
+		nm := next.Meta()
+		cm := cur.Meta()
+		nm.ResourceVersion, nm.UID, nm.CreationTimestamp = cm.ResourceVersion, cm.UID, cm.CreationTimestamp
+		nm.OwnerReferences, nm.Finalizers = cm.OwnerReferences, cm.Finalizers
+		_, err = c.Update(ctx, next)
+		if apierrors.IsConflict(err) {
+			continue
+		}
+		return err
+	}
+	return fmt.Errorf("applying %s: conflicts on 5 attempts", model.Ref(obj))
+}
+
+// kubectl runs the API part of an action as the scenario's hand, in its own process; the
+// action is done when the calls returned. A failed call is traced and recorded as a Warning
+// event on the run (the action still counts as done).
+func (tl *timeline) kubectl(e scenarios.TimelineEntry, finish func(), body func(ctx *sim.Proc) error) {
+	w := tl.w
+	w.k.Spawn("kubectl/"+e.Action.Name(), func(p *sim.Proc) {
+		if err := body(p); err != nil {
+			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
+			w.events = append(w.events, report.EventRecord{
+				Time: p.Now().Seconds(), Type: model.EventTypeWarning, Reason: "TimelineActionFailed",
+				Kind: "Scenario", Name: w.scn.Name, Message: fmt.Sprintf("%s: %v", entryLabel(e), err), Source: "kubectl", Count: 1,
+			})
+		}
+		finish()
+	})
+}
+
+func (tl *timeline) targets(t scenarios.NodeTarget) []string {
+	return t.Select(tl.w.nodes, tl.w.timelineRand())
+}
+
+func (tl *timeline) forNodes(t scenarios.NodeTarget, fn func(name string)) {
+	for _, name := range tl.targets(t) {
+		if _, ok := tl.w.kubelet[name]; ok {
+			fn(name)
+		}
+	}
+}
+
+func entryLabel(e scenarios.TimelineEntry) string {
+	if e.Name != "" {
+		return e.Name
+	}
+	return e.Action.Name()
+}
+
+func describe(a scenarios.Action) string {
+	switch {
+	case a.Nodes() != nil:
+		return "nodes=" + a.Nodes().String()
+	case a.ZoneOutage != nil:
+		return "zone=" + a.ZoneOutage.Zone
+	case a.Scale != nil:
+		return fmt.Sprintf("%s replicas=%d", a.Scale.Target, a.Scale.Replicas)
+	case a.Delete != nil:
+		return a.Delete.Target.String()
+	case a.Apply != nil:
+		var refs []string
+		for _, o := range a.Apply.Objects {
+			refs = append(refs, model.Ref(o))
+		}
+		return strings.Join(refs, ",")
+	}
+	return ""
+}
+
+// convergence returns the records as the result reports them: every entry that ran.
+func (tl *timeline) convergence() []report.Convergence {
+	var out []report.Convergence
+	for _, r := range tl.records {
+		if !r.ran {
+			continue
+		}
+		c := report.Convergence{Action: r.action, Name: r.name, At: r.at.Seconds()}
+		if r.converged {
+			at := r.convergedAt.Seconds()
+			secs := r.convergedAt.Sub(r.at).Seconds()
+			c.ConvergedAt, c.Seconds = &at, &secs
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// recordFor returns the record of the entry called name ("" or "start": the start record).
+func (tl *timeline) recordFor(name string) *actionRecord {
+	if name == "" || name == "start" {
+		return tl.records[0]
+	}
+	if i := tl.w.scn.EntryIndex(name); i >= 0 {
+		return tl.records[i+1]
+	}
+	return nil
+}

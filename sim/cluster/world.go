@@ -1,0 +1,299 @@
+package cluster
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/controllers/gc"
+	"github.com/reconsim/reconsim/sim/controllers/nodelifecycle"
+	"github.com/reconsim/reconsim/sim/controllers/podgc"
+	"github.com/reconsim/reconsim/sim/controllers/replicaset"
+	"github.com/reconsim/reconsim/sim/controllers/scheduler"
+	"github.com/reconsim/reconsim/sim/controllers/tainteviction"
+	"github.com/reconsim/reconsim/sim/node"
+)
+
+// world is one simulated cluster: every component, and what watches them.
+type world struct {
+	scn   *scenarios.Scenario
+	comps *scenarios.Components
+	k     *sim.Kernel
+	srv   *apiserver.Server
+
+	// The scenario's hand (timeline actions, object creation at t=0): it acts through the API
+	// like kubectl, unthrottled, as client "kubectl".
+	kubectl *client.Client
+
+	kubelets []*node.Kubelet // in scenario node order
+	kubelet  map[string]*node.Kubelet
+	nodes    []scenarios.ClusterNode
+
+	sched     *scheduler.Scheduler
+	rs        *replicaset.Controller
+	gc        *gc.Controller
+	podgc     *podgc.Controller
+	lifecycle *nodelifecycle.Controller
+	taints    *tainteviction.Controller
+
+	informers []*client.SharedInformerFactory
+
+	events []report.EventRecord
+	conv   *convergence
+	obs    *observer
+	rand   *rand.Rand
+}
+
+// eventSink turns recorded Kubernetes Events into events.jsonl records.
+type eventSink struct{ w *world }
+
+func (s eventSink) Record(ev *model.Event) {
+	s.w.events = append(s.w.events, report.EventRecordFrom(ev))
+}
+
+// build creates the world at virtual time 0: the API server with its system namespaces, the
+// scenario's extra namespaces, every component (not yet started) and the kubelets.
+func build(scn *scenarios.Scenario, seed uint64) (*world, error) {
+	comps := &scn.Components
+	k := sim.New(seed)
+	w := &world{scn: scn, comps: comps, k: k, kubelet: map[string]*node.Kubelet{}, conv: newConvergence()}
+	w.obs = newObserver(w)
+
+	cfg := apiserver.DefaultConfig()
+	cfg.MaxRequestsInflight = comps.Int(scenarios.ComponentAPIServer, "max-requests-inflight")
+	cfg.MaxMutatingRequestsInflight = comps.Int(scenarios.ComponentAPIServer, "max-mutating-requests-inflight")
+	notReady := int64(comps.Int(scenarios.ComponentAPIServer, "default-not-ready-toleration-seconds"))
+	unreachable := int64(comps.Int(scenarios.ComponentAPIServer, "default-unreachable-toleration-seconds"))
+	cfg.Store.DefaultNotReadyTolerationSeconds = &notReady
+	cfg.Store.DefaultUnreachableTolerationSeconds = &unreachable
+	cfg.Store.WatchDelay = comps.Dist(scenarios.ComponentSimulator, "watch-delay")
+	cfg.ServiceTime[apiserver.VerbGet] = comps.Dist(scenarios.ComponentSimulator, "api-service-time-get")
+	cfg.ServiceTime[apiserver.VerbList] = comps.Dist(scenarios.ComponentSimulator, "api-service-time-list")
+	mutating := comps.Dist(scenarios.ComponentSimulator, "api-service-time-mutating")
+	for _, v := range []apiserver.Verb{apiserver.VerbCreate, apiserver.VerbUpdate, apiserver.VerbPatch, apiserver.VerbDelete} {
+		cfg.ServiceTime[v] = mutating
+	}
+	cfg.Store.IsSignificantWrite = func(kind model.Kind, old, new model.Object) bool {
+		w.obs.commit(kind, old, new)
+		return apiserver.DefaultSignificantWrite(kind, old, new)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("kube-apiserver configuration: %w", err)
+	}
+	w.srv = apiserver.NewServer(k, cfg)
+	w.kubectl = client.New(w.srv, "kubectl", client.Config{QPS: -1})
+
+	store := w.srv.Store()
+	for _, ns := range scn.Cluster.Namespaces {
+		if _, err := store.Get(model.KindNamespace, "", ns); err == nil {
+			continue
+		}
+		if _, err := store.Create(&model.Namespace{ObjectMeta: model.ObjectMeta{Name: ns}}); err != nil {
+			return nil, fmt.Errorf("creating namespace %s: %w", ns, err)
+		}
+	}
+	if err := w.buildControlPlane(); err != nil {
+		return nil, err
+	}
+	if err := w.buildNodes(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// component returns a client and recorder for one control-plane component. Upstream
+// kube-controller-manager gives each controller its own client built from the same
+// --kube-api-qps/--kube-api-burst (ControllerClientBuilder), so each controller has its own
+// token bucket; the shared informers use one more client.
+func (w *world) component(name string, qps float64, burst int) (*client.Client, record.Recorder) {
+	c := client.New(w.srv, name, client.Config{QPS: qps, Burst: burst})
+	return c, record.New(w.k, eventSink{w}, name, "")
+}
+
+func (w *world) buildControlPlane() error {
+	comps := w.comps
+	kcm := scenarios.ComponentControllerManager
+	kcmQPS := comps.Float(kcm, "kube-api-qps")
+	kcmBurst := comps.Int(kcm, "kube-api-burst")
+	// --min-resync-period: the informers' resync is uniform in [min, 2*min) upstream
+	// (cmd/kube-controller-manager/app/controllermanager.go ResyncPeriod).
+	minResync := comps.Duration(kcm, "min-resync-period")
+	resync := minResync + time.Duration(w.k.Rand("kube-controller-manager/resync").Int64N(int64(minResync)))
+	sharedClient, _ := w.component("kube-controller-manager/shared-informers", kcmQPS, kcmBurst)
+	kcmInformers := client.NewSharedInformerFactory(sharedClient, resync)
+
+	var err error
+	rsCfg := replicaset.DefaultConfig()
+	rsCfg.ConcurrentReplicaSetSyncs = comps.Int(kcm, "concurrent-replicaset-syncs")
+	c, rec := w.component("replicaset-controller", kcmQPS, kcmBurst)
+	if w.rs, err = replicaset.New(w.k, c, kcmInformers, rec, rsCfg); err != nil {
+		return fmt.Errorf("replicaset controller: %w", err)
+	}
+
+	gcCfg := gc.DefaultConfig()
+	gcCfg.ConcurrentGCSyncs = comps.Int(kcm, "concurrent-gc-syncs")
+	// kube-controller-manager doubles the garbage collector's QPS: each deletion takes two
+	// calls (cmd/kube-controller-manager/app/core.go, gc.ClientQPSMultiplier).
+	c, rec = w.component("garbage-collector-controller", kcmQPS*gc.ClientQPSMultiplier, kcmBurst)
+	if w.gc, err = gc.New(w.k, c, kcmInformers, rec, gcCfg); err != nil {
+		return fmt.Errorf("garbage collector: %w", err)
+	}
+
+	pgCfg := podgc.DefaultConfig()
+	pgCfg.TerminatedPodGCThreshold = comps.Int(kcm, "terminated-pod-gc-threshold")
+	c, _ = w.component("pod-garbage-collector", kcmQPS, kcmBurst)
+	if w.podgc, err = podgc.New(w.k, c, kcmInformers, pgCfg); err != nil {
+		return fmt.Errorf("pod garbage collector: %w", err)
+	}
+
+	nlCfg := nodelifecycle.DefaultConfig()
+	nlCfg.NodeMonitorPeriod = comps.Duration(kcm, "node-monitor-period")
+	nlCfg.NodeMonitorGracePeriod = comps.Duration(kcm, "node-monitor-grace-period")
+	nlCfg.NodeStartupGracePeriod = comps.Duration(kcm, "node-startup-grace-period")
+	nlCfg.NodeEvictionRate = float32(comps.Float(kcm, "node-eviction-rate"))
+	nlCfg.SecondaryNodeEvictionRate = float32(comps.Float(kcm, "secondary-node-eviction-rate"))
+	nlCfg.LargeClusterSizeThreshold = int32(comps.Int(kcm, "large-cluster-size-threshold"))
+	nlCfg.UnhealthyZoneThreshold = float32(comps.Float(kcm, "unhealthy-zone-threshold"))
+	c, rec = w.component("node-controller", kcmQPS, kcmBurst)
+	if w.lifecycle, err = nodelifecycle.New(w.k, c, kcmInformers, rec, nlCfg); err != nil {
+		return fmt.Errorf("node lifecycle controller: %w", err)
+	}
+
+	c, rec = w.component("taint-eviction-controller", kcmQPS, kcmBurst)
+	w.taints = tainteviction.New(w.k, c, kcmInformers, rec, tainteviction.DefaultConfig())
+
+	ks := scenarios.ComponentScheduler
+	schedCfg := scheduler.DefaultConfig()
+	schedCfg.KubeAPIQPS = comps.Float(ks, "kube-api-qps")
+	schedCfg.KubeAPIBurst = comps.Int(ks, "kube-api-burst")
+	schedCfg.PodInitialBackoffSeconds = int64(comps.Int(ks, "pod-initial-backoff-seconds"))
+	schedCfg.PodMaxBackoffSeconds = int64(comps.Int(ks, "pod-max-backoff-seconds"))
+	c, rec = w.component(schedCfg.SchedulerName, schedCfg.KubeAPIQPS, schedCfg.KubeAPIBurst)
+	schedInformers := client.NewSharedInformerFactory(c, 0)
+	if w.sched, err = scheduler.New(w.k, c, schedInformers, rec, schedCfg); err != nil {
+		return fmt.Errorf("scheduler: %w", err)
+	}
+	w.informers = []*client.SharedInformerFactory{kcmInformers, schedInformers}
+	return nil
+}
+
+func (w *world) kubeletConfig() node.Config {
+	kl := scenarios.ComponentKubelet
+	cfg := node.DefaultConfig()
+	cfg.KubeAPIQPS = w.comps.Float(kl, "kube-api-qps")
+	cfg.KubeAPIBurst = w.comps.Int(kl, "kube-api-burst")
+	cfg.NodeStatusUpdateFrequency = w.comps.Duration(kl, "node-status-update-frequency")
+	cfg.NodeStatusReportFrequency = w.comps.Duration(kl, "node-status-report-frequency")
+	cfg.NodeLeaseDurationSeconds = int32(w.comps.Int(kl, "node-lease-duration-seconds"))
+	cfg.MaxPods = int32(w.comps.Int(kl, "max-pods"))
+	cfg.ImagePull = w.comps.Dist(kl, "image-pull")
+	cfg.ContainerStart = w.comps.Dist(kl, "container-start")
+	return cfg
+}
+
+// buildNodes creates one kubelet per scenario node. Nodes that are there from the start are
+// registered now (Ready, as on a running cluster); the others register when they join.
+func (w *world) buildNodes() error {
+	cfg := w.kubeletConfig()
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("kubelet configuration: %w", err)
+	}
+	groups := map[string]scenarios.NodeGroup{}
+	for _, g := range w.scn.Cluster.NodeGroups {
+		groups[g.Name] = g
+	}
+	w.nodes = w.scn.Nodes()
+	for _, n := range w.nodes {
+		g := groups[n.Group]
+		obj := nodeObject(n, g, cfg.MaxPods)
+		c := client.New(w.srv, "kubelet/"+n.Name, client.Config{QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst})
+		rec := record.New(w.k, eventSink{w}, "kubelet", n.Name)
+		kl, err := node.New(w.k, c, rec, obj, cfg)
+		if err != nil {
+			return fmt.Errorf("kubelet %s: %w", n.Name, err)
+		}
+		kl.SetServer(w.srv)
+		w.kubelets = append(w.kubelets, kl)
+		w.kubelet[n.Name] = kl
+		if n.StartupTime == 0 {
+			ready := obj.DeepCopy()
+			ready.Status.Conditions = readyConditions(0)
+			if _, err := w.srv.Store().Create(ready); err != nil {
+				return fmt.Errorf("registering node %s: %w", n.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// nodeObject is the Node a kubelet registers: labels, capacity, allocatable and taints from
+// its group. Capacity "pods" defaults to the kubelet's --max-pods.
+func nodeObject(n scenarios.ClusterNode, g scenarios.NodeGroup, maxPods int32) *model.Node {
+	capacity := g.Capacity.DeepCopy()
+	if _, ok := capacity[model.ResourcePods]; !ok {
+		capacity[model.ResourcePods] = *resource.NewQuantity(int64(maxPods), resource.DecimalSI)
+	}
+	alloc := capacity.DeepCopy()
+	for name, q := range g.Allocatable { //detlint:ordered copying entries into a map
+		alloc[name] = q.DeepCopy()
+	}
+	obj := &model.Node{
+		ObjectMeta: model.ObjectMeta{Name: n.Name, Labels: n.Labels},
+		Spec:       model.NodeSpec{ProviderID: "reconsim://" + n.Name},
+		Status:     model.NodeStatus{Capacity: capacity, Allocatable: alloc},
+	}
+	for _, t := range g.Taints {
+		obj.Spec.Taints = append(obj.Spec.Taints, model.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+	}
+	return obj
+}
+
+// readyConditions are the conditions of a healthy node at time t.
+func readyConditions(t sim.Time) []model.NodeCondition {
+	cond := func(typ string, status model.ConditionStatus, reason, msg string) model.NodeCondition {
+		return model.NodeCondition{Type: typ, Status: status, LastHeartbeatTime: t, LastTransitionTime: t, Reason: reason, Message: msg}
+	}
+	return []model.NodeCondition{
+		cond(model.NodeMemoryPressure, model.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+		cond(model.NodeDiskPressure, model.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+		cond(model.NodePIDPressure, model.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+		cond(model.NodeReady, model.ConditionTrue, "KubeletReady", "kubelet is posting ready status"),
+	}
+}
+
+// start starts every component: control plane first, then the kubelets (each at its node's
+// startup time).
+func (w *world) start() {
+	for _, f := range w.informers {
+		f.Start(w.k)
+	}
+	w.rs.Start()
+	w.gc.Start()
+	w.podgc.Start()
+	w.lifecycle.Start()
+	w.taints.Start()
+	w.sched.Start()
+	for i, kl := range w.kubelets {
+		kl := kl
+		n := w.nodes[i]
+		if n.StartupTime == 0 {
+			kl.Start()
+			w.conv.setNodeUp(n.Name, true)
+			continue
+		}
+		w.k.After(n.StartupTime, func() {
+			kl.Start()
+			w.conv.setNodeUp(n.Name, true)
+			w.k.Emit("cluster", "node-join", "Node "+n.Name, 0, "")
+		})
+	}
+}
