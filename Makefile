@@ -30,7 +30,7 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 10s), starting from its che
 		dir=./$$(dirname $$f); \
 		for fn in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$f | cut -d' ' -f2); do \
 			echo "fuzz $$dir $$fn ($(FUZZTIME))"; \
-			$(GO) test $$dir -run '^$$$$' -fuzz "^$$fn$$$$" -fuzztime $(FUZZTIME); \
+			$(GO) test $$dir -run '^$$' -fuzz "^$${fn}\$$" -fuzztime $(FUZZTIME); \
 		done; \
 	done
 

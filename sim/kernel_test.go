@@ -83,8 +83,7 @@ func TestProcessesBlockAndInterleave(t *testing.T) {
 	k := New(1)
 	var log []string
 	say := func(p *Proc, s string) { log = append(log, fmt.Sprintf("%s %s %s", p.Now(), p.Name(), s)) }
-	var waiter *Proc
-	waiter = k.Spawn("waiter", func(p *Proc) {
+	waiter := k.Spawn("waiter", func(p *Proc) {
 		say(p, "park")
 		p.Park()
 		say(p, "woken")
@@ -137,8 +136,8 @@ func TestProcessPanicEndsRunNamingProcessTimeAndSeed(t *testing.T) {
 	k := New(42)
 	k.Spawn("bad-worker", func(p *Proc) {
 		p.Sleep(1500 * time.Millisecond)
-		var m map[string]int
-		m["boom"] = 1
+		var workers []string
+		_ = workers[len(workers)+1] // a runtime panic (index out of range), not an explicit one
 	})
 	k.Every(time.Second, func() {})
 	out := k.Run(Limits{MaxTime: FromDuration(time.Hour)})
