@@ -38,6 +38,7 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 		ex.onChange()
 	}
 	w.start()
+	w.startSampler()
 	tl.schedule()
 	w.obs.changed()
 	if opts.PanicAt > 0 {

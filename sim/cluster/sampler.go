@@ -1,0 +1,88 @@
+package cluster
+
+import (
+	"time"
+
+	"github.com/reconsim/reconsim/sim/apiserver"
+)
+
+// sampleInterval is the resolution of the rate and gauge series (API load, queue depths):
+// counters are turned into per-second rates over each interval.
+const sampleInterval = time.Second
+
+// sampler records, every sampleInterval of virtual time, the API server's request rate, 429
+// rate, in-flight requests and p99 latency, and the depth of the controllers' work queues. It
+// runs on an idle timer, so it never keeps a quiet world from being quiescent.
+type sampler struct {
+	w            *world
+	lastRequests uint64
+	last429      uint64
+	lastLatency  map[apiserver.Verb]apiserver.LatencyHistogram
+}
+
+func (w *world) startSampler() {
+	s := &sampler{w: w, lastLatency: map[apiserver.Verb]apiserver.LatencyHistogram{}}
+	w.k.Every(sampleInterval, s.sample)
+}
+
+var mutatingVerbs = []apiserver.Verb{apiserver.VerbCreate, apiserver.VerbUpdate, apiserver.VerbPatch, apiserver.VerbDelete}
+
+func (s *sampler) sample() {
+	o := s.w.obs
+	st := s.w.srv.Stats()
+	secs := sampleInterval.Seconds()
+	total, throttled := st.TotalRequests(), st.TooManyRequests()
+	o.sample("apiserver.requests_per_second", "requests/s", float64(total-s.lastRequests)/secs)
+	o.sample("apiserver.throttled_429_per_second", "requests/s", float64(throttled-s.last429)/secs)
+	s.lastRequests, s.last429 = total, throttled
+	ro, mut := st.Inflight()
+	o.sample("apiserver.inflight_readonly", "requests", float64(ro))
+	o.sample("apiserver.inflight_mutating", "requests", float64(mut))
+	o.sample("apiserver.latency_p99_seconds", "seconds", s.mutatingP99(st))
+
+	o.sample("workqueue.replicaset-controller.depth", "items", float64(s.w.rs.Stats().Queue.Depth))
+	q := s.w.sched.QueueLengths()
+	o.sample("workqueue.kube-scheduler.depth", "pods", float64(q.Active+q.Backoff+q.Unschedulable))
+}
+
+// mutatingP99 is the 99th percentile latency of the mutating requests finished during the last
+// interval, from the difference of the cumulative histograms (the upper bound of the bucket
+// holding the 99th percentile; the last finite bound when it falls in the +Inf bucket); 0 when
+// none finished.
+func (s *sampler) mutatingP99(st *apiserver.Stats) float64 {
+	var counts []uint64
+	for _, v := range mutatingVerbs {
+		h := st.Latency(v)
+		prev := s.lastLatency[v]
+		for i, c := range h.Counts {
+			if i >= len(counts) {
+				counts = append(counts, 0)
+			}
+			var before uint64
+			if i < len(prev.Counts) {
+				before = prev.Counts[i]
+			}
+			counts[i] += c - before
+		}
+		s.lastLatency[v] = h
+	}
+	var n uint64
+	for _, c := range counts {
+		n += c
+	}
+	if n == 0 {
+		return 0
+	}
+	rank := (n*99 + 99) / 100
+	var seen uint64
+	for i, c := range counts {
+		seen += c
+		if seen >= rank {
+			if i < len(apiserver.LatencyBucketsSeconds) {
+				return apiserver.LatencyBucketsSeconds[i]
+			}
+			return apiserver.LatencyBucketsSeconds[len(apiserver.LatencyBucketsSeconds)-1]
+		}
+	}
+	return 0
+}
