@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/reconsim/reconsim/model"
@@ -25,6 +26,12 @@ type observer struct {
 	series      map[string]*report.Series
 	seriesOrder []string
 
+	// Invariants checked on every commit (see checkInvariants); violations are kept, not
+	// fatal, so a test can report all of them.
+	lastRV     uint64
+	podNode    map[string]string // pod UID -> the node it was first bound to
+	violations []string
+
 	// onChange is called after every commit that touched pods, ReplicaSets or nodes, and after
 	// every change of a node's real health: the run checks convergence and the conditions then.
 	onChange func()
@@ -41,11 +48,12 @@ type nodeLoad struct {
 const maxSeriesPoints = 4096
 
 func newObserver(w *world) *observer {
-	return &observer{w: w, podsByPhase: map[string]int{}, requested: map[string]*nodeLoad{}, series: map[string]*report.Series{}}
+	return &observer{w: w, podsByPhase: map[string]int{}, requested: map[string]*nodeLoad{}, series: map[string]*report.Series{}, podNode: map[string]string{}}
 }
 
 // commit is the API server's commit hook.
 func (o *observer) commit(kind model.Kind, old, new model.Object) {
+	o.checkInvariants(kind, old, new)
 	switch kind {
 	case model.KindPod:
 		o.pod(old, -1)
@@ -78,6 +86,38 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 		return
 	}
 	o.changed()
+}
+
+// checkInvariants checks what must hold after every write: resourceVersions only grow, a pod
+// is bound to one node at most and never moves, and no node's pods request more than its
+// allocatable (the scheduler's and the kubelet's admission promise).
+func (o *observer) checkInvariants(kind model.Kind, old, new model.Object) {
+	now := o.w.k.Now()
+	if new != nil {
+		rv := new.Meta().ResourceVersion
+		if rv <= o.lastRV {
+			o.violate(fmt.Sprintf("%s: %s written with resourceVersion %d after %d", now, model.Ref(new), rv, o.lastRV))
+		}
+		o.lastRV = rv
+	}
+	if p, ok := new.(*model.Pod); ok && p.Spec.NodeName != "" {
+		if first, seen := o.podNode[p.UID]; !seen {
+			o.podNode[p.UID] = p.Spec.NodeName
+		} else if first != p.Spec.NodeName {
+			o.violate(fmt.Sprintf("%s: pod %s moved from node %s to %s", now, model.Key(p), first, p.Spec.NodeName))
+		}
+	}
+	if new == nil {
+		if p, ok := old.(*model.Pod); ok {
+			delete(o.podNode, p.UID)
+		}
+	}
+}
+
+func (o *observer) violate(msg string) {
+	if len(o.violations) < 100 {
+		o.violations = append(o.violations, msg)
+	}
 }
 
 // changed tells the run that the world changed (a commit, or a node's real health).
@@ -157,6 +197,7 @@ func (o *observer) recheck(l *nodeLoad) {
 	over := l.allocCPU > 0 && (l.cpu > l.allocCPU || l.mem > l.allocMem)
 	if over != l.over {
 		if over {
+			o.violate(fmt.Sprintf("%s: a node's pods request cpu %dm of %dm, memory %d of %d", o.w.k.Now(), l.cpu, l.allocCPU, l.mem, l.allocMem))
 			o.overcommits++
 		} else {
 			o.overcommits--

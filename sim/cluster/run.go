@@ -92,6 +92,9 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	}
 	res.Series = w.obs.finish(w.k.Now())
 	res.Events = w.events
+	if invariantViolations != nil {
+		invariantViolations(w.obs.violations)
+	}
 	if out.Reason == sim.StopError {
 		return res, out.Err
 	}
@@ -100,6 +103,10 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	}
 	return res, nil
 }
+
+// invariantViolations, when set (by tests), receives the invariant violations of every run.
+// A test seam, as upstream controllers keep theirs: production runs do not look at it.
+var invariantViolations func([]string)
 
 func done(ctx context.Context, interrupt <-chan struct{}) bool {
 	select {

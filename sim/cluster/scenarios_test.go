@@ -1,8 +1,12 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"flag"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -131,4 +135,111 @@ func TestBuiltinScenariosAreDeterministic(t *testing.T) {
 			assert.NotEqual(t, a.TraceHash, other.TraceHash, "a different seed gives a different trace")
 		})
 	}
+}
+
+// taintTimes returns the times of NoExecute taint-add trace lines per node.
+func taintTimes(trace string) map[string]float64 {
+	out := map[string]float64{}
+	for _, line := range strings.Split(trace, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 5 && f[1] == "nodelifecycle" && f[2] == "taint-add" && strings.HasSuffix(line, ":NoExecute") {
+			t, _ := strconv.ParseFloat(f[0], 64)
+			out[f[4]] = t
+		}
+	}
+	return out
+}
+
+func countReason(res *report.Result, reason, messagePrefix string) int {
+	n := 0
+	for _, e := range res.Events {
+		if e.Reason == reason && strings.HasPrefix(e.Message, messagePrefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestZoneOutageTaintsOneNodeEveryTenSeconds: a fully disrupted zone while others are Normal is
+// tainted at --node-eviction-rate 0.1 (burst 1): consecutive taints at least 10 s apart.
+func TestZoneOutageTaintsOneNodeEveryTenSeconds(t *testing.T) {
+	var trace bytes.Buffer
+	res := runBuiltin(t, "zone-outage", &trace)
+	require.True(t, res.Passed, "%+v", res.Expectations)
+	taints := taintTimes(trace.String())
+	require.Len(t, taints, 3, "%v", taints)
+	var times []float64
+	for _, v := range taints {
+		times = append(times, v)
+	}
+	sort.Float64s(times)
+	for i := 1; i < len(times); i++ {
+		assert.GreaterOrEqual(t, times[i]-times[i-1], 9.99, "taints %v", times)
+	}
+	assert.Equal(t, 6, countReason(res, "TaintManagerEviction", "Marking for deletion"))
+}
+
+// TestPartialDisruptionInSmallZoneTaintsNothing and TestAllZonesDownEvictsNothing: the two
+// upstream protections against evicting on what is probably a network or control-plane fault.
+func TestPartialDisruptionInSmallZoneTaintsNothing(t *testing.T) {
+	var trace bytes.Buffer
+	res := runBuiltin(t, "zone-outage-partial", &trace)
+	assert.True(t, res.Passed, "%+v", res.Expectations)
+	assert.Empty(t, taintTimes(trace.String()))
+	assert.Zero(t, countReason(res, "TaintManagerEviction", ""))
+	require.Len(t, res.Verdicts, 1)
+	assert.Contains(t, res.Verdicts[0].Reason, "pods on node(s) that are down (b-0, b-1, b-2)")
+}
+
+func TestAllZonesDownEvictsNothing(t *testing.T) {
+	var trace bytes.Buffer
+	res := runBuiltin(t, "zone-outage-all", &trace)
+	assert.True(t, res.Passed, "%+v", res.Expectations)
+	assert.Zero(t, countReason(res, "TaintManagerEviction", "Marking for deletion"))
+	require.Len(t, res.Verdicts, 1)
+	assert.Equal(t, int32(12), res.Verdicts[0].Short)
+}
+
+// TestImpossibleSpecEndsWithAVerdict: the run ends quiescent long before its 1 h limit, fails,
+// and the verdict names the ReplicaSet, how many replicas it is short and the scheduler's reason.
+func TestImpossibleSpecEndsWithAVerdict(t *testing.T) {
+	res := runBuiltin(t, "impossible-spec", nil)
+	assert.False(t, res.Passed)
+	assert.Equal(t, "quiescent", res.StopReason)
+	assert.Less(t, res.VirtualSeconds, 900.0)
+	require.Len(t, res.Verdicts, 1)
+	v := res.Verdicts[0]
+	assert.Equal(t, "ReplicaSet default/big", v.Workload)
+	assert.Equal(t, int32(7), v.Short)
+	assert.Contains(t, v.Reason, "7 pod(s) cannot be scheduled: 0/3 nodes are available: 3 Insufficient cpu.")
+}
+
+func TestPartitionedPodsStayTerminatingUntilTheHeal(t *testing.T) {
+	res := runBuiltin(t, "node-partition", nil)
+	require.True(t, res.Passed, "%+v", res.Expectations)
+	var terminating *report.Series
+	for i := range res.Series {
+		if res.Series[i].Name == "pods.terminating" {
+			terminating = &res.Series[i]
+		}
+	}
+	require.NotNil(t, terminating)
+	at := func(sec float64) float64 {
+		v := 0.0
+		for _, p := range terminating.Points {
+			if p.T <= sec {
+				v = p.V
+			}
+		}
+		return v
+	}
+	assert.Equal(t, 2.0, at(800), "the evicted pods are still Terminating while the node is cut off")
+	assert.Equal(t, 0.0, at(1000), "and gone after the heal")
+}
+
+func TestFlappingNodeEvictsNothing(t *testing.T) {
+	res := runBuiltin(t, "flapping-node", nil)
+	require.True(t, res.Passed, "%+v", res.Expectations)
+	assert.Zero(t, countReason(res, "TaintManagerEviction", "Marking for deletion"))
+	assert.Positive(t, countReason(res, "TaintManagerEviction", "Cancelling deletion"))
 }
