@@ -24,6 +24,9 @@ type convergence struct {
 	podsOn    map[string]map[string]struct{}
 	unsettled int // ReplicaSets that are not satisfied
 	pending   int // pods in phase Pending (not terminating)
+
+	// onServing, when set, is called whenever a ReplicaSet's count of serving pods changes.
+	onServing func(key string, serving int32)
 }
 
 type rsTrack struct {
@@ -166,6 +169,9 @@ func (c *convergence) serving(p *podTrack) bool {
 func (c *convergence) count(t *rsTrack, p *podTrack, sign int32) {
 	if c.serving(p) {
 		t.good += sign
+		if c.onServing != nil {
+			c.onServing(model.KeyOf(t.namespace, t.name), t.good)
+		}
 	}
 	if !p.terminating && !p.finished {
 		t.owned += sign

@@ -67,6 +67,9 @@ func build(scn *scenarios.Scenario, seed uint64) (*world, error) {
 	k := sim.New(seed)
 	w := &world{scn: scn, comps: comps, k: k, kubelet: map[string]*node.Kubelet{}, conv: newConvergence()}
 	w.obs = newObserver(w)
+	w.conv.onServing = func(key string, serving int32) {
+		w.obs.sample("replicaset."+key+".serving", "pods", float64(serving))
+	}
 
 	cfg := apiserver.DefaultConfig()
 	cfg.MaxRequestsInflight = comps.Int(scenarios.ComponentAPIServer, "max-requests-inflight")
