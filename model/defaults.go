@@ -1,5 +1,9 @@
 package model
 
+import (
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
 // Upstream defaults, applied by SetDefaults as the API server's defaulting does on create and
 // update. Each names the upstream constant and the defaulting function that applies it
 // (kubernetes pkg/apis/core/v1/defaults.go and pkg/apis/apps/v1/defaults.go; see
@@ -24,6 +28,88 @@ const (
 	// DefaultReplicaSetReplicas is the spec.replicas SetDefaults_ReplicaSet sets
 	// ([k8s:pkg/apis/apps/v1/defaults.go@04791b49]).
 	DefaultReplicaSetReplicas int32 = 1
+
+	// Deployment defaults set by apps/v1 SetDefaults_Deployment
+	// ([k8s:pkg/apis/apps/v1/defaults.go@04791b49]; reference section 6): replicas 1,
+	// strategy RollingUpdate with maxUnavailable and maxSurge 25%, revisionHistoryLimit 10,
+	// progressDeadlineSeconds 600.
+	DefaultDeploymentReplicas                int32 = 1
+	DefaultDeploymentMaxUnavailable                = "25%"
+	DefaultDeploymentMaxSurge                      = "25%"
+	DefaultDeploymentRevisionHistoryLimit    int32 = 10
+	DefaultDeploymentProgressDeadlineSeconds int32 = 600
+
+	// StatefulSet defaults set by apps/v1 SetDefaults_StatefulSet (same file): replicas 1,
+	// podManagementPolicy OrderedReady, updateStrategy RollingUpdate with partition 0,
+	// revisionHistoryLimit 10. rollingUpdate.maxUnavailable is defaulted (to 1) only behind the
+	// MaxUnavailableStatefulSet feature gate, which is not modelled: nil, and the controller
+	// treats nil as 1, so the behaviour is the same.
+	DefaultStatefulSetReplicas             int32 = 1
+	DefaultStatefulSetPartition            int32 = 0
+	DefaultStatefulSetRevisionHistoryLimit int32 = 10
+
+	// DaemonSet defaults set by apps/v1 SetDefaults_DaemonSet (same file): updateStrategy
+	// RollingUpdate with maxUnavailable 1 and maxSurge 0, revisionHistoryLimit 10.
+	DefaultDaemonSetMaxUnavailable       int32 = 1
+	DefaultDaemonSetMaxSurge             int32 = 0
+	DefaultDaemonSetRevisionHistoryLimit int32 = 10
+
+	// DefaultHPAMinReplicas is the spec.minReplicas autoscaling/v2
+	// SetDefaults_HorizontalPodAutoscaler sets ([k8s:pkg/apis/autoscaling/v2/defaults.go@1adaa753];
+	// reference section 7).
+	DefaultHPAMinReplicas int32 = 1
+	// DefaultCPUUtilization is autoscaling.DefaultCPUUtilization: the averageUtilization of
+	// the cpu Resource metric SetDefaults_HorizontalPodAutoscaler adds when spec.metrics is
+	// empty (same file).
+	DefaultCPUUtilization int32 = 80
+
+	// Behavior rule defaults of autoscaling/v2 defaults.go (same file; reference section 7),
+	// filled by SetDefaults_HorizontalPodAutoscalerBehavior only when spec.behavior is set.
+	// Scale up: stabilization 0 s, selectPolicy Max, policies {Pods 4 / 15 s, Percent 100 /
+	// 15 s}. Scale down: stabilization nil (the controller's
+	// --horizontal-pod-autoscaler-downscale-stabilization, 300 s, applies), selectPolicy Max,
+	// policy {Percent 100 / 15 s}.
+	DefaultHPAScaleUpStabilizationSeconds int32 = 0
+	DefaultHPAScaleUpLimitMinimumPods     int32 = 4
+	DefaultHPAScaleUpLimitPercent         int32 = 100
+	DefaultHPAScaleUpPeriodSeconds        int32 = 15
+	DefaultHPAScaleDownLimitPercent       int32 = 100
+	DefaultHPAScaleDownPeriodSeconds      int32 = 15
+)
+
+// DefaultHPAScaleUpRules returns a fresh copy of upstream's defaultHPAScaleUpRules
+// (autoscaling/v2 defaults.go): the scale-up rules of a behavior that does not set them.
+func DefaultHPAScaleUpRules() *HPAScalingRules {
+	return &HPAScalingRules{
+		StabilizationWindowSeconds: Ptr(DefaultHPAScaleUpStabilizationSeconds),
+		SelectPolicy:               Ptr(MaxChangePolicySelect),
+		Policies: []HPAScalingPolicy{
+			{Type: PodsScalingPolicy, Value: DefaultHPAScaleUpLimitMinimumPods, PeriodSeconds: DefaultHPAScaleUpPeriodSeconds},
+			{Type: PercentScalingPolicy, Value: DefaultHPAScaleUpLimitPercent, PeriodSeconds: DefaultHPAScaleUpPeriodSeconds},
+		},
+	}
+}
+
+// DefaultHPAScaleDownRules returns a fresh copy of upstream's defaultHPAScaleDownRules
+// (autoscaling/v2 defaults.go). StabilizationWindowSeconds is nil on purpose: the controller
+// fills it from its downscale-stabilization flag.
+func DefaultHPAScaleDownRules() *HPAScalingRules {
+	return &HPAScalingRules{
+		SelectPolicy: Ptr(MaxChangePolicySelect),
+		Policies: []HPAScalingPolicy{
+			{Type: PercentScalingPolicy, Value: DefaultHPAScaleDownLimitPercent, PeriodSeconds: DefaultHPAScaleDownPeriodSeconds},
+		},
+	}
+}
+
+// Service and EndpointSlice defaults (core/v1 SetDefaults_Service, discovery/v1
+// SetDefaults_EndpointPort in [k8s] pkg/apis/core/v1/defaults.go and
+// pkg/apis/discovery/v1/defaults.go).
+const (
+	// DefaultServiceType is the spec.type SetDefaults_Service sets.
+	DefaultServiceType = ServiceTypeClusterIP
+	// DefaultProtocol is the port protocol SetDefaults_Service and SetDefaults_EndpointPort set.
+	DefaultProtocol = ProtocolTCP
 )
 
 // Namespace phases ([api@HEAD] core/v1/types.go NamespacePhase).
@@ -56,7 +142,24 @@ type Defaulter interface {
 //     defaulted from the template labels: apps/v1 requires it.
 //   - Node: status.allocatable copied from status.capacity when unset (SetDefaults_NodeStatus).
 //   - Namespace: status.phase Active (SetDefaults_NamespaceStatus).
-//   - Lease, Event: nothing.
+//   - Deployment (SetDefaults_Deployment): spec.replicas 1; strategy.type RollingUpdate and,
+//     for RollingUpdate, rollingUpdate.maxUnavailable and maxSurge 25%; revisionHistoryLimit
+//     10; progressDeadlineSeconds 600; the template's PodSpec defaults.
+//   - StatefulSet (SetDefaults_StatefulSet): podManagementPolicy OrderedReady; an empty
+//     updateStrategy.type becomes RollingUpdate with an empty rollingUpdate; a RollingUpdate
+//     rollingUpdate gets partition 0; replicas 1; revisionHistoryLimit 10; template defaults.
+//   - DaemonSet (SetDefaults_DaemonSet): updateStrategy.type RollingUpdate; for RollingUpdate,
+//     rollingUpdate.maxUnavailable 1 and maxSurge 0; revisionHistoryLimit 10; template
+//     defaults.
+//   - HorizontalPodAutoscaler (SetDefaults_HorizontalPodAutoscaler): minReplicas 1; with no
+//     metrics, one Resource cpu metric with averageUtilization 80; when spec.behavior is set,
+//     each of scaleUp and scaleDown is the upstream default rules with whatever the user set
+//     (selectPolicy, stabilizationWindowSeconds, policies, tolerance) taking precedence.
+//   - Service (SetDefaults_Service): type ClusterIP; each port's protocol TCP and an unset
+//     targetPort (0 or "") the port number.
+//   - EndpointSlice (SetDefaults_EndpointPort): each port's name "" and protocol TCP.
+//   - Lease, Event, ControllerRevision, PodDisruptionBudget: nothing (policy/v1 and
+//     apps/v1 define no defaults for the modelled fields of the latter two).
 func SetDefaults(obj Object) {
 	switch o := obj.(type) {
 	case nil:
@@ -77,7 +180,26 @@ func SetDefaults(obj Object) {
 		if o.Status.Phase == "" {
 			o.Status.Phase = NamespaceActive
 		}
-	case *Lease, *Event:
+	case *Deployment:
+		setDefaultsDeployment(o)
+	case *StatefulSet:
+		setDefaultsStatefulSet(o)
+	case *DaemonSet:
+		setDefaultsDaemonSet(o)
+	case *HorizontalPodAutoscaler:
+		setDefaultsHPA(o)
+	case *Service:
+		setDefaultsService(o)
+	case *EndpointSlice:
+		for i := range o.Ports {
+			if o.Ports[i].Name == nil {
+				o.Ports[i].Name = Ptr("")
+			}
+			if o.Ports[i].Protocol == nil {
+				o.Ports[i].Protocol = Ptr(DefaultProtocol)
+			}
+		}
+	case *Lease, *Event, *ControllerRevision, *PodDisruptionBudget:
 	default:
 		if d, ok := obj.(Defaulter); ok {
 			d.SetDefaults()
@@ -140,5 +262,141 @@ func setDefaultsProbe(p *Probe) {
 	}
 	if p.FailureThreshold == 0 {
 		p.FailureThreshold = DefaultProbeFailureThreshold
+	}
+}
+
+func setDefaultsDeployment(d *Deployment) {
+	spec := &d.Spec
+	if spec.Replicas == nil {
+		spec.Replicas = Ptr(DefaultDeploymentReplicas)
+	}
+	if spec.Strategy.Type == "" {
+		spec.Strategy.Type = RollingUpdateDeploymentStrategyType
+	}
+	if spec.Strategy.Type == RollingUpdateDeploymentStrategyType {
+		if spec.Strategy.RollingUpdate == nil {
+			spec.Strategy.RollingUpdate = &RollingUpdateDeployment{}
+		}
+		ru := spec.Strategy.RollingUpdate
+		if ru.MaxUnavailable == nil {
+			ru.MaxUnavailable = Ptr(intstr.FromString(DefaultDeploymentMaxUnavailable))
+		}
+		if ru.MaxSurge == nil {
+			ru.MaxSurge = Ptr(intstr.FromString(DefaultDeploymentMaxSurge))
+		}
+	}
+	if spec.RevisionHistoryLimit == nil {
+		spec.RevisionHistoryLimit = Ptr(DefaultDeploymentRevisionHistoryLimit)
+	}
+	if spec.ProgressDeadlineSeconds == nil {
+		spec.ProgressDeadlineSeconds = Ptr(DefaultDeploymentProgressDeadlineSeconds)
+	}
+	setDefaultsPodSpec(&spec.Template.Spec)
+}
+
+func setDefaultsStatefulSet(s *StatefulSet) {
+	spec := &s.Spec
+	if spec.PodManagementPolicy == "" {
+		spec.PodManagementPolicy = OrderedReadyPodManagement
+	}
+	us := &spec.UpdateStrategy
+	if us.Type == "" {
+		us.Type = RollingUpdateStatefulSetStrategyType
+		if us.RollingUpdate == nil {
+			us.RollingUpdate = &RollingUpdateStatefulSetStrategy{}
+		}
+	}
+	// Upstream fills the partition only when rollingUpdate is present: an explicit
+	// RollingUpdate type without rollingUpdate stays without it.
+	if us.Type == RollingUpdateStatefulSetStrategyType && us.RollingUpdate != nil && us.RollingUpdate.Partition == nil {
+		us.RollingUpdate.Partition = Ptr(DefaultStatefulSetPartition)
+	}
+	if spec.Replicas == nil {
+		spec.Replicas = Ptr(DefaultStatefulSetReplicas)
+	}
+	if spec.RevisionHistoryLimit == nil {
+		spec.RevisionHistoryLimit = Ptr(DefaultStatefulSetRevisionHistoryLimit)
+	}
+	setDefaultsPodSpec(&spec.Template.Spec)
+}
+
+func setDefaultsDaemonSet(d *DaemonSet) {
+	spec := &d.Spec
+	us := &spec.UpdateStrategy
+	if us.Type == "" {
+		us.Type = RollingUpdateDaemonSetStrategyType
+	}
+	if us.Type == RollingUpdateDaemonSetStrategyType {
+		if us.RollingUpdate == nil {
+			us.RollingUpdate = &RollingUpdateDaemonSet{}
+		}
+		if us.RollingUpdate.MaxUnavailable == nil {
+			us.RollingUpdate.MaxUnavailable = Ptr(intstr.FromInt32(DefaultDaemonSetMaxUnavailable))
+		}
+		if us.RollingUpdate.MaxSurge == nil {
+			us.RollingUpdate.MaxSurge = Ptr(intstr.FromInt32(DefaultDaemonSetMaxSurge))
+		}
+	}
+	if spec.RevisionHistoryLimit == nil {
+		spec.RevisionHistoryLimit = Ptr(DefaultDaemonSetRevisionHistoryLimit)
+	}
+	setDefaultsPodSpec(&spec.Template.Spec)
+}
+
+func setDefaultsHPA(h *HorizontalPodAutoscaler) {
+	spec := &h.Spec
+	if spec.MinReplicas == nil {
+		spec.MinReplicas = Ptr(DefaultHPAMinReplicas)
+	}
+	if len(spec.Metrics) == 0 {
+		spec.Metrics = []MetricSpec{{
+			Type: ResourceMetricSourceType,
+			Resource: &ResourceMetricSource{
+				Name:   ResourceCPU,
+				Target: MetricTarget{Type: UtilizationMetricType, AverageUtilization: Ptr(DefaultCPUUtilization)},
+			},
+		}}
+	}
+	// SetDefaults_HorizontalPodAutoscalerBehavior: only a behavior the user wrote is filled
+	// in; a nil behavior keeps the controller on its legacy path.
+	if b := spec.Behavior; b != nil {
+		b.ScaleUp = overlayScalingRules(b.ScaleUp, DefaultHPAScaleUpRules())
+		b.ScaleDown = overlayScalingRules(b.ScaleDown, DefaultHPAScaleDownRules())
+	}
+}
+
+// overlayScalingRules is upstream copyHPAScalingRules: every field set in from replaces the
+// default in to (a non-nil, even empty, policies list included).
+func overlayScalingRules(from, to *HPAScalingRules) *HPAScalingRules {
+	if from == nil {
+		return to
+	}
+	if from.SelectPolicy != nil {
+		to.SelectPolicy = from.SelectPolicy
+	}
+	if from.StabilizationWindowSeconds != nil {
+		to.StabilizationWindowSeconds = from.StabilizationWindowSeconds
+	}
+	if from.Policies != nil {
+		to.Policies = from.Policies
+	}
+	if from.Tolerance != nil {
+		to.Tolerance = from.Tolerance
+	}
+	return to
+}
+
+func setDefaultsService(s *Service) {
+	if s.Spec.Type == "" {
+		s.Spec.Type = DefaultServiceType
+	}
+	for i := range s.Spec.Ports {
+		p := &s.Spec.Ports[i]
+		if p.Protocol == "" {
+			p.Protocol = DefaultProtocol
+		}
+		if p.TargetPort == intstr.FromInt32(0) || p.TargetPort == intstr.FromString("") {
+			p.TargetPort = intstr.FromInt32(p.Port)
+		}
 	}
 }

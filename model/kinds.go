@@ -19,6 +19,14 @@ var kinds = []KindInfo{
 	{Kind: KindPod, APIVersion: "v1", Resource: "pods", Namespaced: true, HasStatus: true, New: func() Object { return &Pod{} }},
 	{Kind: KindReplicaSet, APIVersion: "apps/v1", Resource: "replicasets", Namespaced: true, HasStatus: true, New: func() Object { return &ReplicaSet{} }},
 	{Kind: KindEvent, APIVersion: "v1", Resource: "events", Namespaced: true, HasStatus: false, New: func() Object { return &Event{} }},
+	{Kind: KindDeployment, APIVersion: "apps/v1", Resource: "deployments", Namespaced: true, HasStatus: true, New: func() Object { return &Deployment{} }},
+	{Kind: KindStatefulSet, APIVersion: "apps/v1", Resource: "statefulsets", Namespaced: true, HasStatus: true, New: func() Object { return &StatefulSet{} }},
+	{Kind: KindDaemonSet, APIVersion: "apps/v1", Resource: "daemonsets", Namespaced: true, HasStatus: true, New: func() Object { return &DaemonSet{} }},
+	{Kind: KindControllerRevision, APIVersion: "apps/v1", Resource: "controllerrevisions", Namespaced: true, HasStatus: false, New: func() Object { return &ControllerRevision{} }},
+	{Kind: KindPodDisruptionBudget, APIVersion: "policy/v1", Resource: "poddisruptionbudgets", Namespaced: true, HasStatus: true, New: func() Object { return &PodDisruptionBudget{} }},
+	{Kind: KindService, APIVersion: "v1", Resource: "services", Namespaced: true, HasStatus: true, New: func() Object { return &Service{} }},
+	{Kind: KindEndpointSlice, APIVersion: "discovery.k8s.io/v1", Resource: "endpointslices", Namespaced: true, HasStatus: false, New: func() Object { return &EndpointSlice{} }},
+	{Kind: KindHorizontalPodAutoscaler, APIVersion: "autoscaling/v2", Resource: "horizontalpodautoscalers", Namespaced: true, HasStatus: true, New: func() Object { return &HorizontalPodAutoscaler{} }},
 }
 
 // Kinds returns every registered kind, in a fixed order.

@@ -17,6 +17,20 @@ const (
 	KindPod        Kind = "Pod"
 	KindReplicaSet Kind = "ReplicaSet"
 	KindEvent      Kind = "Event"
+
+	KindDeployment              Kind = "Deployment"
+	KindStatefulSet             Kind = "StatefulSet"
+	KindDaemonSet               Kind = "DaemonSet"
+	KindControllerRevision      Kind = "ControllerRevision"
+	KindPodDisruptionBudget     Kind = "PodDisruptionBudget"
+	KindService                 Kind = "Service"
+	KindEndpointSlice           Kind = "EndpointSlice"
+	KindHorizontalPodAutoscaler Kind = "HorizontalPodAutoscaler"
+
+	// KindEviction and KindScale are the bodies of the pods/eviction and scale subresources;
+	// they are not stored and not in the kind registry.
+	KindEviction Kind = "Eviction"
+	KindScale    Kind = "Scale"
 )
 
 // ObjectMeta is metadata every object carries (upstream metav1.ObjectMeta, reduced).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -15,6 +16,7 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -46,8 +48,11 @@ func Validate(obj Object) field.ErrorList {
 		return field.ErrorList{field.Invalid(field.NewPath("kind"), string(obj.GetKind()), "kind is not registered")}
 	}
 	nameFn := apivalidation.NameIsDNSSubdomain
-	if ki.Kind == KindNamespace {
+	switch ki.Kind {
+	case KindNamespace:
 		nameFn = apivalidation.NameIsDNSLabel // ValidateNamespaceName
+	case KindService:
+		nameFn = apivalidation.NameIsDNS1035Label // ValidateServiceName
 	}
 	errs := validateObjectMeta(obj.Meta(), ki.Namespaced, nameFn, field.NewPath("metadata"))
 	switch o := obj.(type) {
@@ -63,6 +68,22 @@ func Validate(obj Object) field.ErrorList {
 		}
 	case *Event:
 		errs = append(errs, validateEvent(o)...)
+	case *Deployment:
+		errs = append(errs, validateDeploymentSpec(&o.Spec, field.NewPath("spec"))...)
+	case *StatefulSet:
+		errs = append(errs, validateStatefulSetSpec(&o.Spec, field.NewPath("spec"))...)
+	case *DaemonSet:
+		errs = append(errs, validateDaemonSetSpec(&o.Spec, field.NewPath("spec"))...)
+	case *ControllerRevision:
+		errs = append(errs, apivalidation.ValidateNonnegativeField(o.Revision, field.NewPath("revision"))...)
+	case *PodDisruptionBudget:
+		errs = append(errs, validatePodDisruptionBudgetSpec(&o.Spec, field.NewPath("spec"))...)
+	case *HorizontalPodAutoscaler:
+		errs = append(errs, validateHPASpec(&o.Spec, field.NewPath("spec"))...)
+	case *Service:
+		errs = append(errs, validateServiceSpec(&o.Spec, field.NewPath("spec"))...)
+	case *EndpointSlice:
+		errs = append(errs, validateEndpointSlice(o)...)
 	case *Namespace:
 	default:
 		if v, ok := obj.(Validator); ok {
@@ -79,8 +100,11 @@ func Validate(obj Object) field.ErrorList {
 // upstream rest.BeforeUpdate does), generation may not decrease, and no finalizer may be added
 // once deletionTimestamp is set. Pod: the spec may change only in container and init container
 // images and by added tolerations (node binding goes through the binding subresource, not an
-// update). ReplicaSet: spec.selector is immutable (apps/v1). Node: spec.providerID may only go
-// from "" to a value. It returns nil when the update is allowed.
+// update). ReplicaSet, Deployment, DaemonSet: spec.selector is immutable (apps/v1).
+// StatefulSet: only replicas, template, updateStrategy, revisionHistoryLimit and
+// minReadySeconds may change. ControllerRevision: data is immutable. EndpointSlice:
+// addressType is immutable. Node: spec.providerID may only go from "" to a value. It returns
+// nil when the update is allowed.
 func ValidateUpdate(oldObj, newObj Object) field.ErrorList {
 	errs := Validate(newObj)
 	if oldObj == nil || newObj == nil {
@@ -98,6 +122,30 @@ func ValidateUpdate(oldObj, newObj Object) field.ErrorList {
 	case *ReplicaSet:
 		if o, ok := oldObj.(*ReplicaSet); ok {
 			errs = append(errs, apivalidation.ValidateImmutableField(n.Spec.Selector, o.Spec.Selector, field.NewPath("spec", "selector"))...)
+		}
+	case *Deployment:
+		// apps/v1 ValidateDeploymentUpdate: the selector is immutable.
+		if o, ok := oldObj.(*Deployment); ok {
+			errs = append(errs, apivalidation.ValidateImmutableField(n.Spec.Selector, o.Spec.Selector, field.NewPath("spec", "selector"))...)
+		}
+	case *DaemonSet:
+		// apps/v1 ValidateDaemonSetUpdate: the selector is immutable.
+		if o, ok := oldObj.(*DaemonSet); ok {
+			errs = append(errs, apivalidation.ValidateImmutableField(n.Spec.Selector, o.Spec.Selector, field.NewPath("spec", "selector"))...)
+		}
+	case *StatefulSet:
+		if o, ok := oldObj.(*StatefulSet); ok {
+			errs = append(errs, validateStatefulSetSpecUpdate(&n.Spec, &o.Spec)...)
+		}
+	case *ControllerRevision:
+		// ValidateControllerRevisionUpdate: data is immutable.
+		if o, ok := oldObj.(*ControllerRevision); ok {
+			errs = append(errs, apivalidation.ValidateImmutableField(n.Data, o.Data, field.NewPath("data"))...)
+		}
+	case *EndpointSlice:
+		// ValidateEndpointSliceUpdate: addressType is immutable.
+		if o, ok := oldObj.(*EndpointSlice); ok {
+			errs = append(errs, apivalidation.ValidateImmutableField(n.AddressType, o.AddressType, field.NewPath("addressType"))...)
 		}
 	case *Node:
 		if o, ok := oldObj.(*Node); ok && o.Spec.ProviderID != "" && o.Spec.ProviderID != n.Spec.ProviderID {
@@ -508,28 +556,40 @@ func validateReplicaSetSpec(spec *ReplicaSetSpec, path *field.Path) field.ErrorL
 		errs = append(errs, apivalidation.ValidateNonnegativeField(int64(*spec.Replicas), path.Child("replicas"))...)
 	}
 	errs = append(errs, apivalidation.ValidateNonnegativeField(int64(spec.MinReadySeconds), path.Child("minReadySeconds"))...)
+	// Upstream's ReplicaSet message names deployments too (it was copied from there).
+	errs = append(errs, validateSelectorAndTemplate(spec.Selector, &spec.Template, "deployment", path)...)
+	return errs
+}
+
+// validateSelectorAndTemplate is what the apps/v1 workload validations share: the selector
+// is required, valid and not empty ("empty selector is invalid for <kindName>"), the
+// template's labels match it, and the template is a valid pod template with restartPolicy
+// Always (ValidatePodTemplateSpecForReplicaSet / ...ForStatefulSet, and the DaemonSet
+// checks of ValidateDaemonSetSpec).
+func validateSelectorAndTemplate(sel *metav1.LabelSelector, tmpl *PodTemplateSpec, kindName string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
 	selPath := path.Child("selector")
-	if spec.Selector == nil {
+	if sel == nil {
 		errs = append(errs, field.Required(selPath, ""))
 	} else {
-		selErrs := metav1validation.ValidateLabelSelector(spec.Selector, metav1validation.LabelSelectorValidationOptions{}, selPath)
+		selErrs := metav1validation.ValidateLabelSelector(sel, metav1validation.LabelSelectorValidationOptions{}, selPath)
 		errs = append(errs, sortedErrs(selErrs)...)
-		if len(spec.Selector.MatchLabels)+len(spec.Selector.MatchExpressions) == 0 {
-			errs = append(errs, field.Invalid(selPath, spec.Selector, "empty selector is invalid for deployment"))
+		if len(sel.MatchLabels)+len(sel.MatchExpressions) == 0 {
+			errs = append(errs, field.Invalid(selPath, sel, "empty selector is invalid for "+kindName))
 		}
 	}
 	tp := path.Child("template")
-	selector, err := metav1.LabelSelectorAsSelector(spec.Selector)
+	selector, err := metav1.LabelSelectorAsSelector(sel)
 	if err != nil {
-		errs = append(errs, field.Invalid(selPath, spec.Selector, "invalid label selector"))
-	} else if !selector.Empty() && !selector.Matches(labels.Set(spec.Template.Labels)) {
-		errs = append(errs, field.Invalid(tp.Child("metadata", "labels"), spec.Template.Labels, "`selector` does not match template `labels`"))
+		errs = append(errs, field.Invalid(selPath, sel, "invalid label selector"))
+	} else if !selector.Empty() && !selector.Matches(labels.Set(tmpl.Labels)) {
+		errs = append(errs, field.Invalid(tp.Child("metadata", "labels"), tmpl.Labels, "`selector` does not match template `labels`"))
 	}
-	errs = append(errs, validateLabels(spec.Template.Labels, tp.Child("metadata", "labels"))...)
-	errs = append(errs, sortedErrs(apivalidation.ValidateAnnotations(spec.Template.Annotations, tp.Child("metadata", "annotations")))...)
-	errs = append(errs, validatePodSpec(&spec.Template.Spec, tp.Child("spec"))...)
-	if spec.Template.Spec.RestartPolicy != RestartPolicyAlways {
-		errs = append(errs, field.NotSupported(tp.Child("spec", "restartPolicy"), spec.Template.Spec.RestartPolicy, []string{RestartPolicyAlways}))
+	errs = append(errs, validateLabels(tmpl.Labels, tp.Child("metadata", "labels"))...)
+	errs = append(errs, sortedErrs(apivalidation.ValidateAnnotations(tmpl.Annotations, tp.Child("metadata", "annotations")))...)
+	errs = append(errs, validatePodSpec(&tmpl.Spec, tp.Child("spec"))...)
+	if tmpl.Spec.RestartPolicy != RestartPolicyAlways {
+		errs = append(errs, field.NotSupported(tp.Child("spec", "restartPolicy"), tmpl.Spec.RestartPolicy, []string{RestartPolicyAlways}))
 	}
 	return errs
 }
@@ -587,4 +647,607 @@ func validateEvent(e *Event) field.ErrorList {
 		return field.ErrorList{field.Invalid(p, ns, "does not match event.namespace")}
 	}
 	return nil
+}
+
+// ---- apps/v1 workloads ----
+//
+// Upstream pkg/apis/apps/validation/validation.go: ValidateDeploymentSpec,
+// ValidateStatefulSetSpec, ValidateDaemonSetSpec and their helpers, for the modelled fields.
+// The int-or-percent fields are pointers here (as in apps/v1); defaulting fills them, and a
+// nil one validates as upstream's zero value would after conversion.
+
+// intOrPercentOrZero returns *v, or the integer 0 for nil (what conversion to the internal
+// type gives).
+func intOrPercentOrZero(v *intstr.IntOrString) intstr.IntOrString {
+	if v == nil {
+		return intstr.FromInt32(0)
+	}
+	return *v
+}
+
+// validatePositiveIntOrPercent is upstream ValidatePositiveIntOrPercent: a non-negative
+// integer or a percent string such as "25%".
+func validatePositiveIntOrPercent(v intstr.IntOrString, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch v.Type {
+	case intstr.String:
+		for _, msg := range validation.IsValidPercent(v.StrVal) {
+			errs = append(errs, field.Invalid(path, v, msg))
+		}
+	case intstr.Int:
+		errs = append(errs, apivalidation.ValidateNonnegativeField(int64(v.IntValue()), path)...)
+	default:
+		errs = append(errs, field.Invalid(path, v, "must be an integer or percentage (e.g '5%')"))
+	}
+	return errs
+}
+
+// percentValue is upstream getPercentValue: the number of a valid percent string.
+func percentValue(v intstr.IntOrString) (int, bool) {
+	if v.Type != intstr.String || len(validation.IsValidPercent(v.StrVal)) != 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v.StrVal[:len(v.StrVal)-1])
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// intOrPercentValue is upstream getIntOrPercentValue: the percent number or the integer (an
+// invalid string counts as 0, and is reported by validatePositiveIntOrPercent).
+func intOrPercentValue(v intstr.IntOrString) int {
+	if n, ok := percentValue(v); ok {
+		return n
+	}
+	if v.Type == intstr.Int {
+		return v.IntValue()
+	}
+	return 0
+}
+
+// isNotMoreThan100Percent is upstream IsNotMoreThan100Percent.
+func isNotMoreThan100Percent(v intstr.IntOrString, path *field.Path) field.ErrorList {
+	n, ok := percentValue(v)
+	if !ok || n <= 100 {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(path, v, "must not be greater than 100%")}
+}
+
+func validateOptionalNonnegative(v *int32, path *field.Path) field.ErrorList {
+	if v == nil {
+		return nil
+	}
+	return apivalidation.ValidateNonnegativeField(int64(*v), path)
+}
+
+// validateDeploymentSpec follows upstream ValidateDeploymentSpec.
+func validateDeploymentSpec(spec *DeploymentSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateOptionalNonnegative(spec.Replicas, path.Child("replicas"))...)
+	errs = append(errs, validateSelectorAndTemplate(spec.Selector, &spec.Template, "deployment", path)...)
+	errs = append(errs, validateDeploymentStrategy(&spec.Strategy, path.Child("strategy"))...)
+	errs = append(errs, apivalidation.ValidateNonnegativeField(int64(spec.MinReadySeconds), path.Child("minReadySeconds"))...)
+	errs = append(errs, validateOptionalNonnegative(spec.RevisionHistoryLimit, path.Child("revisionHistoryLimit"))...)
+	if pds := spec.ProgressDeadlineSeconds; pds != nil {
+		p := path.Child("progressDeadlineSeconds")
+		errs = append(errs, apivalidation.ValidateNonnegativeField(int64(*pds), p)...)
+		if *pds <= spec.MinReadySeconds {
+			errs = append(errs, field.Invalid(p, *pds, "must be greater than minReadySeconds"))
+		}
+	}
+	return errs
+}
+
+// validateDeploymentStrategy follows upstream ValidateDeploymentStrategy and
+// ValidateRollingUpdateDeployment.
+func validateDeploymentStrategy(s *DeploymentStrategy, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch s.Type {
+	case RecreateDeploymentStrategyType:
+		if s.RollingUpdate != nil {
+			errs = append(errs, field.Forbidden(path.Child("rollingUpdate"), "may not be specified when strategy `type` is '"+RecreateDeploymentStrategyType+"'"))
+		}
+	case RollingUpdateDeploymentStrategyType:
+		ru := s.RollingUpdate
+		if ru == nil {
+			return append(errs, field.Required(path.Child("rollingUpdate"), "this should be defaulted and never be nil"))
+		}
+		rp := path.Child("rollingUpdate")
+		maxUnavailable, maxSurge := intOrPercentOrZero(ru.MaxUnavailable), intOrPercentOrZero(ru.MaxSurge)
+		errs = append(errs, validatePositiveIntOrPercent(maxUnavailable, rp.Child("maxUnavailable"))...)
+		errs = append(errs, validatePositiveIntOrPercent(maxSurge, rp.Child("maxSurge"))...)
+		if intOrPercentValue(maxUnavailable) == 0 && intOrPercentValue(maxSurge) == 0 {
+			errs = append(errs, field.Invalid(rp.Child("maxUnavailable"), maxUnavailable, "may not be 0 when `maxSurge` is 0"))
+		}
+		errs = append(errs, isNotMoreThan100Percent(maxUnavailable, rp.Child("maxUnavailable"))...)
+	default:
+		errs = append(errs, field.NotSupported(path.Child("type"), s.Type, []string{RecreateDeploymentStrategyType, RollingUpdateDeploymentStrategyType}))
+	}
+	return errs
+}
+
+// validateStatefulSetSpec follows upstream ValidateStatefulSetSpec.
+func validateStatefulSetSpec(spec *StatefulSetSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch spec.PodManagementPolicy {
+	case "":
+		errs = append(errs, field.Required(path.Child("podManagementPolicy"), ""))
+	case OrderedReadyPodManagement, ParallelPodManagement:
+	default:
+		errs = append(errs, field.Invalid(path.Child("podManagementPolicy"), spec.PodManagementPolicy,
+			fmt.Sprintf("must be '%s' or '%s'", OrderedReadyPodManagement, ParallelPodManagement)))
+	}
+	us := &spec.UpdateStrategy
+	usPath := path.Child("updateStrategy")
+	switch us.Type {
+	case "":
+		errs = append(errs, field.Required(usPath, ""))
+	case OnDeleteStatefulSetStrategyType:
+		if us.RollingUpdate != nil {
+			errs = append(errs, field.Invalid(usPath.Child("rollingUpdate"), us.RollingUpdate,
+				fmt.Sprintf("only allowed for updateStrategy '%s'", RollingUpdateStatefulSetStrategyType)))
+		}
+	case RollingUpdateStatefulSetStrategyType:
+		if ru := us.RollingUpdate; ru != nil {
+			rp := usPath.Child("rollingUpdate")
+			errs = append(errs, validateOptionalNonnegative(ru.Partition, rp.Child("partition"))...)
+			if ru.MaxUnavailable != nil {
+				mp := rp.Child("maxUnavailable")
+				errs = append(errs, validatePositiveIntOrPercent(*ru.MaxUnavailable, mp)...)
+				if intOrPercentValue(*ru.MaxUnavailable) == 0 {
+					errs = append(errs, field.Invalid(mp, *ru.MaxUnavailable, "cannot be 0"))
+				}
+				errs = append(errs, isNotMoreThan100Percent(*ru.MaxUnavailable, mp)...)
+			}
+		}
+	default:
+		errs = append(errs, field.Invalid(usPath, us.Type,
+			fmt.Sprintf("must be '%s' or '%s'", RollingUpdateStatefulSetStrategyType, OnDeleteStatefulSetStrategyType)))
+	}
+	errs = append(errs, validateOptionalNonnegative(spec.RevisionHistoryLimit, path.Child("revisionHistoryLimit"))...)
+	errs = append(errs, validateOptionalNonnegative(spec.Replicas, path.Child("replicas"))...)
+	errs = append(errs, apivalidation.ValidateNonnegativeField(int64(spec.MinReadySeconds), path.Child("minReadySeconds"))...)
+	errs = append(errs, validateSelectorAndTemplate(spec.Selector, &spec.Template, "statefulset", path)...)
+	return errs
+}
+
+// validateDaemonSetSpec follows upstream ValidateDaemonSetSpec, ValidateDaemonSetUpdateStrategy
+// and ValidateRollingUpdateDaemonSet. Upstream reports a nil selector only as a template
+// mismatch; here it is also Required, like the other workloads.
+func validateDaemonSetSpec(spec *DaemonSetSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateSelectorAndTemplate(spec.Selector, &spec.Template, "daemonset", path)...)
+	errs = append(errs, apivalidation.ValidateNonnegativeField(int64(spec.MinReadySeconds), path.Child("minReadySeconds"))...)
+	us := &spec.UpdateStrategy
+	usPath := path.Child("updateStrategy")
+	switch us.Type {
+	case OnDeleteDaemonSetStrategyType:
+	case RollingUpdateDaemonSetStrategyType:
+		ru := us.RollingUpdate
+		if ru == nil {
+			errs = append(errs, field.Required(usPath.Child("rollingUpdate"), ""))
+			break
+		}
+		rp := usPath.Child("rollingUpdate")
+		maxUnavailable, maxSurge := intOrPercentOrZero(ru.MaxUnavailable), intOrPercentOrZero(ru.MaxSurge)
+		errs = append(errs, validatePositiveIntOrPercent(maxUnavailable, rp.Child("maxUnavailable"))...)
+		errs = append(errs, validatePositiveIntOrPercent(maxSurge, rp.Child("maxSurge"))...)
+		errs = append(errs, isNotMoreThan100Percent(maxUnavailable, rp.Child("maxUnavailable"))...)
+		errs = append(errs, isNotMoreThan100Percent(maxSurge, rp.Child("maxSurge"))...)
+		hasUnavailable, hasSurge := intOrPercentValue(maxUnavailable) != 0, intOrPercentValue(maxSurge) != 0
+		switch {
+		case hasUnavailable && hasSurge:
+			errs = append(errs, field.Invalid(rp.Child("maxSurge"), maxSurge, "may not be set when maxUnavailable is non-zero"))
+		case !hasUnavailable && !hasSurge:
+			errs = append(errs, field.Required(rp.Child("maxUnavailable"), "cannot be 0 when maxSurge is 0"))
+		}
+	default:
+		errs = append(errs, field.NotSupported(usPath.Child("type"), us.Type, []string{RollingUpdateDaemonSetStrategyType, OnDeleteDaemonSetStrategyType}))
+	}
+	errs = append(errs, validateOptionalNonnegative(spec.RevisionHistoryLimit, path.Child("revisionHistoryLimit"))...)
+	return errs
+}
+
+// statefulSetSpecUpdateForbidden is upstream's message for a StatefulSet update that changes
+// a field other than the mutable ones (ValidateStatefulSetUpdate).
+const statefulSetSpecUpdateForbidden = "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
+
+// validateStatefulSetSpecUpdate is upstream ValidateStatefulSetUpdate's rule: with the
+// mutable fields taken from the old spec, nothing else may differ.
+func validateStatefulSetSpecUpdate(n, o *StatefulSetSpec) field.ErrorList {
+	restricted := *n
+	restricted.Replicas = o.Replicas
+	restricted.Template = o.Template
+	restricted.UpdateStrategy = o.UpdateStrategy
+	restricted.RevisionHistoryLimit = o.RevisionHistoryLimit
+	restricted.MinReadySeconds = o.MinReadySeconds
+	if !equality.Semantic.DeepEqual(&restricted, o) {
+		return field.ErrorList{field.Forbidden(field.NewPath("spec"), statefulSetSpecUpdateForbidden)}
+	}
+	return nil
+}
+
+// ---- policy/v1 ----
+
+var unhealthyPodEvictionPolicies = []string{AlwaysAllow, IfHealthyBudget}
+
+// validatePodDisruptionBudgetSpec follows upstream policy ValidatePodDisruptionBudgetSpec.
+func validatePodDisruptionBudgetSpec(spec *PodDisruptionBudgetSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if spec.MinAvailable != nil && spec.MaxUnavailable != nil {
+		errs = append(errs, field.Invalid(path, "minAvailable and maxUnavailable", "minAvailable and maxUnavailable cannot be both set"))
+	}
+	if spec.MinAvailable != nil {
+		errs = append(errs, validatePositiveIntOrPercent(*spec.MinAvailable, path.Child("minAvailable"))...)
+		errs = append(errs, isNotMoreThan100Percent(*spec.MinAvailable, path.Child("minAvailable"))...)
+	}
+	if spec.MaxUnavailable != nil {
+		errs = append(errs, validatePositiveIntOrPercent(*spec.MaxUnavailable, path.Child("maxUnavailable"))...)
+		errs = append(errs, isNotMoreThan100Percent(*spec.MaxUnavailable, path.Child("maxUnavailable"))...)
+	}
+	errs = append(errs, sortedErrs(metav1validation.ValidateLabelSelector(spec.Selector, metav1validation.LabelSelectorValidationOptions{}, path.Child("selector")))...)
+	if p := spec.UnhealthyPodEvictionPolicy; p != nil && !slices.Contains(unhealthyPodEvictionPolicies, *p) {
+		errs = append(errs, field.NotSupported(path.Child("unhealthyPodEvictionPolicy"), *p, unhealthyPodEvictionPolicies))
+	}
+	return errs
+}
+
+// ---- autoscaling ----
+
+// Limits of upstream autoscaling validation (pkg/apis/autoscaling/validation/validation.go):
+// MaxPeriodSeconds and MaxStabilizationWindowSeconds.
+const (
+	maxHPAPolicyPeriodSeconds        = 1800
+	maxHPAStabilizationWindowSeconds = 3600
+)
+
+var (
+	metricSourceTypes = []string{ContainerResourceMetricSourceType, ExternalMetricSourceType, ObjectMetricSourceType, PodsMetricSourceType, ResourceMetricSourceType}
+	selectPolicies    = []string{DisabledPolicySelect, MaxChangePolicySelect, MinChangePolicySelect}
+	scalingPolicies   = []string{PercentScalingPolicy, PodsScalingPolicy}
+)
+
+// validateHPASpec follows upstream ValidateHorizontalPodAutoscalerSpec (scale to zero, the
+// HPAScaleToZero alpha gate, is not modelled: minReplicas must be at least 1).
+func validateHPASpec(spec *HorizontalPodAutoscalerSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if spec.MinReplicas != nil && *spec.MinReplicas < 1 {
+		errs = append(errs, field.Invalid(path.Child("minReplicas"), *spec.MinReplicas, "must be greater than or equal to 1"))
+	}
+	if spec.MaxReplicas < 1 {
+		errs = append(errs, field.Invalid(path.Child("maxReplicas"), spec.MaxReplicas, "must be greater than 0"))
+	}
+	if spec.MinReplicas != nil && spec.MaxReplicas < *spec.MinReplicas {
+		errs = append(errs, field.Invalid(path.Child("maxReplicas"), spec.MaxReplicas, "must be greater than or equal to `minReplicas`"))
+	}
+	errs = append(errs, validateCrossVersionObjectReference(spec.ScaleTargetRef, path.Child("scaleTargetRef"))...)
+	for i := range spec.Metrics {
+		errs = append(errs, validateMetricSpec(&spec.Metrics[i], path.Child("metrics").Index(i))...)
+	}
+	if b := spec.Behavior; b != nil {
+		errs = append(errs, validateScalingRules(b.ScaleUp, path.Child("behavior", "scaleUp"))...)
+		errs = append(errs, validateScalingRules(b.ScaleDown, path.Child("behavior", "scaleDown"))...)
+	}
+	return errs
+}
+
+// validateCrossVersionObjectReference is upstream ValidateCrossVersionObjectReference.
+func validateCrossVersionObjectReference(ref CrossVersionObjectReference, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, f := range []struct{ name, value string }{{"kind", ref.Kind}, {"name", ref.Name}} {
+		if f.value == "" {
+			errs = append(errs, field.Required(path.Child(f.name), ""))
+			continue
+		}
+		for _, msg := range content.IsPathSegmentName(f.value) {
+			errs = append(errs, field.Invalid(path.Child(f.name), f.value, msg))
+		}
+	}
+	return errs
+}
+
+// validateMetricSpec follows upstream validateMetricSpec and the per-source validations.
+func validateMetricSpec(m *MetricSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if m.Type == "" {
+		errs = append(errs, field.Required(path.Child("type"), "must specify a metric source type"))
+	} else if !slices.Contains(metricSourceTypes, m.Type) {
+		errs = append(errs, field.NotSupported(path.Child("type"), m.Type, metricSourceTypes))
+	}
+	present := map[string]bool{}
+	if s := m.Object; s != nil {
+		present["object"] = true
+		p := path.Child("object")
+		errs = append(errs, validateCrossVersionObjectReference(s.DescribedObject, p.Child("describedObject"))...)
+		errs = append(errs, validateMetricIdentifier(s.Metric, p.Child("metric"))...)
+		errs = append(errs, validateMetricTarget(s.Target, p.Child("target"))...)
+		if s.Target.Value == nil && s.Target.AverageValue == nil {
+			errs = append(errs, field.Required(p.Child("target", "averageValue"), "must set either a target value or averageValue"))
+		}
+	}
+	if s := m.Pods; s != nil {
+		present["pods"] = true
+		p := path.Child("pods")
+		errs = append(errs, validateMetricIdentifier(s.Metric, p.Child("metric"))...)
+		errs = append(errs, validateMetricTarget(s.Target, p.Child("target"))...)
+		if s.Target.AverageValue == nil {
+			errs = append(errs, field.Required(p.Child("target", "averageValue"), "must specify a positive target averageValue"))
+		}
+	}
+	if s := m.Resource; s != nil {
+		present["resource"] = true
+		errs = append(errs, validateResourceTarget(s.Name, s.Target, path.Child("resource"))...)
+	}
+	if s := m.ContainerResource; s != nil {
+		present["containerResource"] = true
+		p := path.Child("containerResource")
+		errs = append(errs, validateResourceTarget(s.Name, s.Target, p)...)
+		if s.Container == "" {
+			errs = append(errs, field.Required(p.Child("container"), "must specify a container"))
+		}
+	}
+	if s := m.External; s != nil {
+		present["external"] = true
+		p := path.Child("external")
+		errs = append(errs, validateMetricIdentifier(s.Metric, p.Child("metric"))...)
+		errs = append(errs, validateMetricTarget(s.Target, p.Child("target"))...)
+		if s.Target.Value == nil && s.Target.AverageValue == nil {
+			errs = append(errs, field.Required(p.Child("target", "averageValue"), "must set either a target value for metric or a per-pod target"))
+		}
+		if s.Target.Value != nil && s.Target.AverageValue != nil {
+			errs = append(errs, field.Forbidden(p.Child("target", "value"), "may not set both a target value for metric and a per-pod target"))
+		}
+	}
+	expected := ""
+	switch m.Type {
+	case ObjectMetricSourceType:
+		expected = "object"
+	case PodsMetricSourceType:
+		expected = "pods"
+	case ResourceMetricSourceType:
+		expected = "resource"
+	case ContainerResourceMetricSourceType:
+		expected = "containerResource"
+	case ExternalMetricSourceType:
+		expected = "external"
+	}
+	if expected != "" && !present[expected] {
+		errs = append(errs, field.Required(path.Child(expected), "must populate information for the given metric source"))
+	}
+	for _, name := range sortedKeys(present) {
+		if name != expected {
+			errs = append(errs, field.Forbidden(path.Child(name), "must populate the given metric source only"))
+		}
+	}
+	return errs
+}
+
+// validateResourceTarget is the common part of upstream validateResourceSource and
+// validateContainerResourceSource.
+func validateResourceTarget(name string, t MetricTarget, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if name == "" {
+		errs = append(errs, field.Required(path.Child("name"), "must specify a resource name"))
+	}
+	errs = append(errs, validateMetricTarget(t, path.Child("target"))...)
+	if t.AverageUtilization == nil && t.AverageValue == nil {
+		errs = append(errs, field.Required(path.Child("target", "averageUtilization"), "must set either a target raw value or a target utilization"))
+	}
+	if t.AverageUtilization != nil && t.AverageValue != nil {
+		errs = append(errs, field.Forbidden(path.Child("target", "averageValue"), "may not set both a target raw value and a target utilization"))
+	}
+	return errs
+}
+
+// validateMetricIdentifier is upstream validateMetricIdentifier.
+func validateMetricIdentifier(id MetricIdentifier, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if id.Name == "" {
+		errs = append(errs, field.Required(path.Child("name"), "must specify a metric name"))
+	} else {
+		for _, msg := range content.IsPathSegmentName(id.Name) {
+			errs = append(errs, field.Invalid(path.Child("name"), id.Name, msg))
+		}
+	}
+	return append(errs, sortedErrs(metav1validation.ValidateLabelSelector(id.Selector, metav1validation.LabelSelectorValidationOptions{}, path.Child("selector")))...)
+}
+
+// validateMetricTarget is upstream validateMetricTarget.
+func validateMetricTarget(t MetricTarget, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if t.Type == "" {
+		errs = append(errs, field.Required(path.Child("type"), "must specify a metric target type"))
+	} else if t.Type != UtilizationMetricType && t.Type != ValueMetricType && t.Type != AverageValueMetricType {
+		errs = append(errs, field.Invalid(path.Child("type"), t.Type, "must be either Utilization, Value, or AverageValue"))
+	}
+	if t.Value != nil && t.Value.Sign() != 1 {
+		errs = append(errs, field.Invalid(path.Child("value"), t.Value.String(), "must be positive"))
+	}
+	if t.AverageValue != nil && t.AverageValue.Sign() != 1 {
+		errs = append(errs, field.Invalid(path.Child("averageValue"), t.AverageValue.String(), "must be positive"))
+	}
+	if t.AverageUtilization != nil && *t.AverageUtilization < 1 {
+		errs = append(errs, field.Invalid(path.Child("averageUtilization"), *t.AverageUtilization, "must be greater than 0"))
+	}
+	return errs
+}
+
+// validateScalingRules is upstream validateScalingRules and validateScalingPolicy.
+func validateScalingRules(r *HPAScalingRules, path *field.Path) field.ErrorList {
+	if r == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if w := r.StabilizationWindowSeconds; w != nil {
+		p := path.Child("stabilizationWindowSeconds")
+		if *w < 0 {
+			errs = append(errs, field.Invalid(p, *w, "must be greater than or equal to zero"))
+		}
+		if *w > maxHPAStabilizationWindowSeconds {
+			errs = append(errs, field.Invalid(p, *w, fmt.Sprintf("must be less than or equal to %d", maxHPAStabilizationWindowSeconds)))
+		}
+	}
+	if sp := r.SelectPolicy; sp != nil && !slices.Contains(selectPolicies, *sp) {
+		errs = append(errs, field.NotSupported(path.Child("selectPolicy"), *sp, selectPolicies))
+	}
+	pp := path.Child("policies")
+	if len(r.Policies) == 0 {
+		errs = append(errs, field.Required(pp, "must specify at least one Policy"))
+	}
+	for i, pol := range r.Policies {
+		ip := pp.Index(i)
+		if pol.Type != PodsScalingPolicy && pol.Type != PercentScalingPolicy {
+			errs = append(errs, field.NotSupported(ip.Child("type"), pol.Type, scalingPolicies))
+		}
+		if pol.Value <= 0 {
+			errs = append(errs, field.Invalid(ip.Child("value"), pol.Value, "must be greater than zero"))
+		}
+		if pol.PeriodSeconds <= 0 {
+			errs = append(errs, field.Invalid(ip.Child("periodSeconds"), pol.PeriodSeconds, "must be greater than zero"))
+		}
+		if pol.PeriodSeconds > maxHPAPolicyPeriodSeconds {
+			errs = append(errs, field.Invalid(ip.Child("periodSeconds"), pol.PeriodSeconds, fmt.Sprintf("must be less than or equal to %d", maxHPAPolicyPeriodSeconds)))
+		}
+	}
+	if t := r.Tolerance; t != nil && t.Sign() < 0 {
+		errs = append(errs, field.Invalid(path.Child("tolerance"), t.String(), "must be greater than or equal to 0"))
+	}
+	return errs
+}
+
+// ValidateScale checks the body of a scale subresource update as upstream autoscaling
+// ValidateScale does for the spec: spec.replicas must not be negative. It returns nil when
+// the scale is valid.
+func ValidateScale(s *Scale) field.ErrorList {
+	if s == nil {
+		return field.ErrorList{field.Required(field.NewPath("object"), "")}
+	}
+	return nilIfEmpty(apivalidation.ValidateNonnegativeField(int64(s.Spec.Replicas), field.NewPath("spec", "replicas")))
+}
+
+// ---- Service and EndpointSlice ----
+
+var (
+	serviceTypes = []string{ServiceTypeClusterIP, ServiceTypeExternalName, ServiceTypeLoadBalancer, ServiceTypeNodePort}
+	protocols    = []string{ProtocolSCTP, ProtocolTCP, ProtocolUDP}
+	addressTypes = []string{AddressTypeFQDN, AddressTypeIPv4, AddressTypeIPv6}
+)
+
+// validateServiceSpec follows upstream ValidateService for the modelled fields: a type from
+// the list, ports required unless headless (clusterIP None) or ExternalName, port names
+// required when there are several and unique, port numbers 1-65535, protocols supported,
+// target ports a valid number or name, selector labels valid.
+func validateServiceSpec(spec *ServiceSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if !slices.Contains(serviceTypes, spec.Type) {
+		errs = append(errs, field.NotSupported(path.Child("type"), spec.Type, serviceTypes))
+	}
+	portsPath := path.Child("ports")
+	if len(spec.Ports) == 0 && spec.ClusterIP != "None" && spec.Type != ServiceTypeExternalName {
+		errs = append(errs, field.Required(portsPath, ""))
+	}
+	names := map[string]bool{}
+	for i := range spec.Ports {
+		p := &spec.Ports[i]
+		ip := portsPath.Index(i)
+		if len(spec.Ports) > 1 && p.Name == "" {
+			errs = append(errs, field.Required(ip.Child("name"), ""))
+		} else if p.Name != "" {
+			for _, msg := range validation.IsValidPortName(p.Name) {
+				errs = append(errs, field.Invalid(ip.Child("name"), p.Name, msg))
+			}
+			if names[p.Name] {
+				errs = append(errs, field.Duplicate(ip.Child("name"), p.Name))
+			}
+			names[p.Name] = true
+		}
+		for _, msg := range validation.IsValidPortNum(int(p.Port)) {
+			errs = append(errs, field.Invalid(ip.Child("port"), p.Port, msg))
+		}
+		if p.Protocol == "" {
+			errs = append(errs, field.Required(ip.Child("protocol"), ""))
+		} else if !slices.Contains(protocols, p.Protocol) {
+			errs = append(errs, field.NotSupported(ip.Child("protocol"), p.Protocol, protocols))
+		}
+		errs = append(errs, validatePortNumOrName(p.TargetPort, ip.Child("targetPort"))...)
+	}
+	errs = append(errs, validateLabels(spec.Selector, path.Child("selector"))...)
+	return errs
+}
+
+// validatePortNumOrName is upstream ValidatePortNumOrName.
+func validatePortNumOrName(port intstr.IntOrString, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch port.Type {
+	case intstr.Int:
+		for _, msg := range validation.IsValidPortNum(port.IntValue()) {
+			errs = append(errs, field.Invalid(path, port.IntValue(), msg))
+		}
+	case intstr.String:
+		for _, msg := range validation.IsValidPortName(port.StrVal) {
+			errs = append(errs, field.Invalid(path, port.StrVal, msg))
+		}
+	default:
+		errs = append(errs, field.InternalError(path, fmt.Errorf("unknown type: %v", port.Type)))
+	}
+	return errs
+}
+
+// EndpointSlice limits of upstream discovery validation
+// (pkg/apis/discovery/validation/validation.go maxEndpoints, maxAddresses, maxPorts).
+const (
+	maxEndpointSliceEndpoints = 1000
+	maxEndpointAddresses      = 100
+	maxEndpointSlicePorts     = 20000
+)
+
+// validateEndpointSlice follows upstream ValidateEndpointSlice for the modelled fields.
+func validateEndpointSlice(s *EndpointSlice) field.ErrorList {
+	var errs field.ErrorList
+	if !slices.Contains(addressTypes, s.AddressType) {
+		errs = append(errs, field.NotSupported(field.NewPath("addressType"), s.AddressType, addressTypes))
+	}
+	ep := field.NewPath("endpoints")
+	if len(s.Endpoints) > maxEndpointSliceEndpoints {
+		errs = append(errs, field.TooMany(ep, len(s.Endpoints), maxEndpointSliceEndpoints))
+	}
+	for i, e := range s.Endpoints {
+		ap := ep.Index(i).Child("addresses")
+		switch {
+		case len(e.Addresses) == 0:
+			errs = append(errs, field.Required(ap, "must contain at least 1 address"))
+		case len(e.Addresses) > maxEndpointAddresses:
+			errs = append(errs, field.TooMany(ap, len(e.Addresses), maxEndpointAddresses))
+		}
+		if e.NodeName != nil {
+			for _, msg := range apivalidation.NameIsDNSSubdomain(*e.NodeName, false) {
+				errs = append(errs, field.Invalid(ep.Index(i).Child("nodeName"), *e.NodeName, msg))
+			}
+		}
+	}
+	pp := field.NewPath("ports")
+	if len(s.Ports) > maxEndpointSlicePorts {
+		errs = append(errs, field.TooMany(pp, len(s.Ports), maxEndpointSlicePorts))
+	}
+	for i, p := range s.Ports {
+		ip := pp.Index(i)
+		if p.Name != nil && *p.Name != "" {
+			for _, msg := range validation.IsDNS1123Label(*p.Name) {
+				errs = append(errs, field.Invalid(ip.Child("name"), *p.Name, msg))
+			}
+		}
+		if p.Protocol == nil {
+			errs = append(errs, field.Required(ip.Child("protocol"), ""))
+		} else if !slices.Contains(protocols, *p.Protocol) {
+			errs = append(errs, field.NotSupported(ip.Child("protocol"), *p.Protocol, protocols))
+		}
+		if p.Port != nil {
+			for _, msg := range validation.IsValidPortNum(int(*p.Port)) {
+				errs = append(errs, field.Invalid(ip.Child("port"), *p.Port, msg))
+			}
+		}
+	}
+	return errs
 }

@@ -14,6 +14,10 @@
 //     the other's half; generation moves only on spec changes.
 //   - Delete is graceful for pods, held by finalizers, and records the garbage collector's
 //     propagation finalizers; preconditions are checked.
+//   - Subresources besides status: pods/eviction (Evict) checks and decrements the
+//     PodDisruptionBudget matching the pod and refuses with 429 when the budget does not
+//     allow the disruption, as upstream's EvictionREST; scale (GetScale, UpdateScale) reads
+//     and writes spec.replicas of Deployments, ReplicaSets and StatefulSets.
 //   - Watch delivers each watcher's events in revision order, on the kernel, after a modelled
 //     delay, from a per-kind history sized like upstream's watch cache; a watch from a
 //     revision that has left the history is 410 Expired. Selectors turn objects that start or

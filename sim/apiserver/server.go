@@ -20,7 +20,10 @@ type Request struct {
 	Client string
 	Verb   Verb
 	Kind   model.Kind
-	// Subresource is "" or "status" (get, update and patch of kinds with status).
+	// Subresource is "" or "status" (get, update and patch of kinds with status),
+	// "eviction" (create on Pod with a *model.Eviction, see Store.Evict) or "scale" (get and
+	// update on Deployment, ReplicaSet and StatefulSet, with a *model.Scale, see
+	// Store.GetScale and Store.UpdateScale).
 	Subresource string
 	// Namespace and Name address the object (get, update, patch, delete); for create and
 	// update they must agree with the object's metadata where both are set. For list,
@@ -238,6 +241,10 @@ func (s *Server) serve(req *Request) Response {
 	st := s.store
 	switch req.Subresource {
 	case "", "status":
+	case SubresourceEviction:
+		return s.serveEviction(req)
+	case SubresourceScale:
+		return s.serveScale(req)
 	default:
 		return Response{Err: errUnknownResource(req.Kind)}
 	}
@@ -344,4 +351,63 @@ func (s *Server) watch(p *sim.Proc, client string, kind model.Kind, opts ListOpt
 		p.Sleep(d)
 	}
 	return s.store.WatchAs(client, kind, opts, fromRV, sink)
+}
+
+// serveEviction serves a create on pods/eviction (Store.Evict). The pod is named by the
+// request, else by the eviction's metadata.
+func (s *Server) serveEviction(req *Request) Response {
+	if req.Kind != model.KindPod {
+		return Response{Err: errUnknownResource(req.Kind)}
+	}
+	if req.Verb != VerbCreate {
+		return Response{Err: apierrors.NewMethodNotSupported(schema.GroupResource{Resource: "pods/eviction"}, string(req.Verb))}
+	}
+	ev, ok := req.Object.(*model.Eviction)
+	if !ok {
+		return Response{Err: apierrors.NewBadRequest("pods/eviction needs an Eviction object")}
+	}
+	namespace, name := req.Namespace, req.Name
+	if namespace == "" {
+		namespace = ev.Namespace
+	}
+	if name == "" {
+		name = ev.Name
+	}
+	obj, err := s.store.Evict(namespace, name, ev)
+	if err != nil {
+		return Response{Err: err}
+	}
+	return Response{Object: obj, ResourceVersion: obj.Meta().ResourceVersion}
+}
+
+// serveScale serves a get or update on the scale subresource (Store.GetScale,
+// Store.UpdateScale). An update's scale is named by the request, else by its metadata.
+func (s *Server) serveScale(req *Request) Response {
+	var (
+		scale *model.Scale
+		err   error
+	)
+	switch req.Verb {
+	case VerbGet:
+		scale, err = s.store.GetScale(req.Kind, req.Namespace, req.Name)
+	case VerbUpdate:
+		body, ok := req.Object.(*model.Scale)
+		if !ok {
+			return Response{Err: apierrors.NewBadRequest("the scale subresource needs a Scale object")}
+		}
+		namespace, name := req.Namespace, req.Name
+		if namespace == "" {
+			namespace = body.Namespace
+		}
+		if name == "" {
+			name = body.Name
+		}
+		scale, err = s.store.UpdateScale(req.Kind, namespace, name, body)
+	default:
+		return Response{Err: apierrors.NewMethodNotSupported(schema.GroupResource{Resource: s.resourceName(req.Kind) + "/scale"}, string(req.Verb))}
+	}
+	if err != nil {
+		return Response{Err: err}
+	}
+	return Response{Object: scale, ResourceVersion: scale.ResourceVersion}
 }

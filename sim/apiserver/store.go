@@ -349,11 +349,12 @@ func (s *Store) create(ks *kindStore, obj model.Object) (model.Object, error) {
 // Update replaces an object through its main resource and returns it as stored. Upstream's
 // rules ([apiserver@HEAD] pkg/registry/generic/registry/store.go Update, rest.BeforeUpdate):
 // a resourceVersion other than the stored one is 409 Conflict; none (0) overwrites for kinds
-// whose strategy allows unconditional update (pods, replicasets, nodes, namespaces, events)
-// and is 422 for the others (leases); the stored status is kept (kinds with status); uid,
+// whose strategy allows unconditional update (every kind but leases) and is 422 for leases; the stored status is kept (kinds with status); uid,
 // creationTimestamp and deletionTimestamp cannot change; finalizers cannot be added while the
-// object is being deleted; generation moves when the spec changes (pods, replicasets and
-// kinds registered later that have a Spec). Removing the last finalizer of an object whose
+// object is being deleted; generation moves when the spec changes (pods, replicasets,
+// statefulsets, daemonsets, poddisruptionbudgets, kinds registered later that have a Spec;
+// deployments also when annotations change; endpointslices when anything outside metadata,
+// or the labels, change; services, HPAs and controllerrevisions do not track generation). Removing the last finalizer of an object whose
 // deletion grace has run out (deletionGracePeriodSeconds 0) removes it. For pods, setting
 // spec.nodeName on an unbound pod models the binding subresource (PodScheduled becomes True);
 // changing a set nodeName, or binding a pod that is being deleted, is 409 Conflict on

@@ -60,7 +60,17 @@ func strategyFor(info model.KindInfo) *strategy {
 		return leaseStrategy()
 	case model.KindEvent:
 		return eventStrategy()
+	case model.KindDeployment:
+		return deploymentStrategy()
+	case model.KindHorizontalPodAutoscaler:
+		return hpaStrategy()
+	case model.KindService:
+		return serviceStrategy()
+	case model.KindEndpointSlice:
+		return endpointSliceStrategy()
 	}
+	// StatefulSet, DaemonSet, PodDisruptionBudget and ControllerRevision behave as the
+	// generic strategy below says; see strategy_workloads.go for the citations.
 	return genericStrategy(info)
 }
 

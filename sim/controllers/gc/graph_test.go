@@ -123,6 +123,6 @@ func TestApiResource(t *testing.T) {
 	_, err = apiResource("apps/v1beta1", model.KindReplicaSet)
 	var rme *restMappingError
 	assert.ErrorAs(t, err, &rme)
-	_, err = apiResource("apps/v1", "Deployment")
+	_, err = apiResource("batch/v1", "CronJob")
 	assert.ErrorAs(t, err, &rme)
 }

@@ -1,0 +1,139 @@
+package model
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/reconsim/reconsim/sim"
+)
+
+// policy/v1 kinds: field names and JSON names as in k8s.io/api policy/v1/types.go.
+
+// PodDisruptionBudget is policy/v1 PodDisruptionBudget.
+type PodDisruptionBudget struct {
+	ObjectMeta `json:"metadata"`
+	Spec       PodDisruptionBudgetSpec   `json:"spec,omitempty"`
+	Status     PodDisruptionBudgetStatus `json:"status,omitempty"`
+}
+
+// Unhealthy pod eviction policies ([api@HEAD] policy/v1/types.go
+// UnhealthyPodEvictionPolicyType). nil means IfHealthyBudget.
+const (
+	IfHealthyBudget = "IfHealthyBudget"
+	AlwaysAllow     = "AlwaysAllow"
+)
+
+// PodDisruptionBudgetSpec is policy/v1 PodDisruptionBudgetSpec: at most one of MinAvailable
+// and MaxUnavailable is set. A nil selector selects no pods; an empty one selects every pod
+// of the namespace (policy/v1 semantics).
+type PodDisruptionBudgetSpec struct {
+	MinAvailable               *intstr.IntOrString   `json:"minAvailable,omitempty"`
+	Selector                   *metav1.LabelSelector `json:"selector,omitempty"`
+	MaxUnavailable             *intstr.IntOrString   `json:"maxUnavailable,omitempty"`
+	UnhealthyPodEvictionPolicy *string               `json:"unhealthyPodEvictionPolicy,omitempty"`
+}
+
+// PodDisruptionBudgetStatus is policy/v1 PodDisruptionBudgetStatus. DisruptedPods maps the
+// name of a pod the eviction subresource has approved to the time of approval; the
+// disruption controller removes entries once the pod is gone or after a timeout.
+type PodDisruptionBudgetStatus struct {
+	ObservedGeneration int64               `json:"observedGeneration,omitempty"`
+	DisruptedPods      map[string]sim.Time `json:"disruptedPods,omitempty"`
+	DisruptionsAllowed int32               `json:"disruptionsAllowed"`
+	CurrentHealthy     int32               `json:"currentHealthy"`
+	DesiredHealthy     int32               `json:"desiredHealthy"`
+	ExpectedPods       int32               `json:"expectedPods"`
+	Conditions         []Condition         `json:"conditions,omitempty"`
+}
+
+// PDB condition type and reasons ([api@HEAD] policy/v1/types.go).
+const (
+	DisruptionAllowedCondition = "DisruptionAllowed"
+	SyncFailedReason           = "SyncFailed"
+	SufficientPodsReason       = "SufficientPods"
+	InsufficientPodsReason     = "InsufficientPods"
+)
+
+// Condition is metav1.Condition with a virtual transition time (used by PodDisruptionBudget
+// status).
+type Condition struct {
+	Type               string          `json:"type"`
+	Status             ConditionStatus `json:"status"`
+	ObservedGeneration int64           `json:"observedGeneration,omitempty"`
+	LastTransitionTime sim.Time        `json:"lastTransitionTime"`
+	Reason             string          `json:"reason"`
+	Message            string          `json:"message"`
+}
+
+// Eviction is policy/v1 Eviction, the body of a create on the pods/eviction subresource:
+// metadata names the pod (namespace and name), DeleteOptions are used for the pod's deletion.
+// It is never stored, so it is not a registered kind.
+type Eviction struct {
+	ObjectMeta    `json:"metadata"`
+	DeleteOptions *DeleteOptions `json:"deleteOptions,omitempty"`
+}
+
+// DeleteOptions is metav1.DeleteOptions reduced to what the simulator models, for bodies
+// that carry delete options (Eviction). The API server converts it to its own options.
+type DeleteOptions struct {
+	GracePeriodSeconds *int64         `json:"gracePeriodSeconds,omitempty"`
+	Preconditions      *Preconditions `json:"preconditions,omitempty"`
+	// PropagationPolicy is "Orphan", "Background" or "Foreground".
+	PropagationPolicy *string `json:"propagationPolicy,omitempty"`
+}
+
+// Preconditions is metav1.Preconditions: a delete proceeds only when every set field matches
+// the stored object.
+type Preconditions struct {
+	UID             *string `json:"uid,omitempty"`
+	ResourceVersion *uint64 `json:"resourceVersion,omitempty"`
+}
+
+// ---- Object methods and deep copies ----
+
+func (o *PodDisruptionBudget) Meta() *ObjectMeta { return &o.ObjectMeta }
+func (o *Eviction) Meta() *ObjectMeta            { return &o.ObjectMeta }
+
+func (o *PodDisruptionBudget) GetKind() Kind { return KindPodDisruptionBudget }
+func (o *Eviction) GetKind() Kind            { return KindEviction }
+
+func (o *PodDisruptionBudget) DeepCopyObject() Object { return o.DeepCopy() }
+func (o *Eviction) DeepCopyObject() Object            { return o.DeepCopy() }
+
+// DeepCopy returns a deep copy.
+func (o *PodDisruptionBudget) DeepCopy() *PodDisruptionBudget {
+	out := new(PodDisruptionBudget)
+	*out = *o
+	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Spec.MinAvailable = copyPtr(o.Spec.MinAvailable)
+	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
+	out.Spec.MaxUnavailable = copyPtr(o.Spec.MaxUnavailable)
+	out.Spec.UnhealthyPodEvictionPolicy = copyPtr(o.Spec.UnhealthyPodEvictionPolicy)
+	out.Status.DisruptedPods = copyMap(o.Status.DisruptedPods)
+	out.Status.Conditions = copySlice(o.Status.Conditions)
+	return out
+}
+
+// DeepCopy returns a deep copy.
+func (o *Eviction) DeepCopy() *Eviction {
+	out := new(Eviction)
+	*out = *o
+	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.DeleteOptions = o.DeleteOptions.DeepCopy()
+	return out
+}
+
+// DeepCopy returns a deep copy of o; nil for nil.
+func (o *DeleteOptions) DeepCopy() *DeleteOptions {
+	if o == nil {
+		return nil
+	}
+	out := &DeleteOptions{
+		GracePeriodSeconds: copyPtr(o.GracePeriodSeconds),
+		PropagationPolicy:  copyPtr(o.PropagationPolicy),
+	}
+	if p := o.Preconditions; p != nil {
+		out.Preconditions = &Preconditions{UID: copyPtr(p.UID), ResourceVersion: copyPtr(p.ResourceVersion)}
+	}
+	return out
+}

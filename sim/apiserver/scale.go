@@ -1,0 +1,158 @@
+package apiserver
+
+import (
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// The scale subresource of Deployments, ReplicaSets and StatefulSets, after upstream's
+// ScaleREST ([k8s] pkg/registry/apps/deployment/storage/storage.go,
+// pkg/registry/apps/replicaset/storage/storage.go, pkg/registry/apps/statefulset/storage/
+// storage.go): a view of spec.replicas, status.replicas and the selector, read and written
+// through the parent object.
+
+// SubresourceScale is the Request.Subresource of the scale subresource: Verb get or update
+// on Kind Deployment, ReplicaSet or StatefulSet; an update's Object is a *model.Scale.
+const SubresourceScale = "scale"
+
+// scaleGroupKind is autoscaling.Kind("Scale"), the kind a 422 on a scale update names.
+var scaleGroupKind = schema.GroupKind{Group: "autoscaling", Kind: "Scale"}
+
+// scaleTarget reads the scale-relevant fields of a parent object.
+type scaleTarget struct {
+	specReplicas   func(model.Object) int32
+	statusReplicas func(model.Object) int32
+	selector       func(model.Object) *metav1.LabelSelector
+	// withReplicas returns a deep copy of the object with spec.replicas set.
+	withReplicas func(model.Object, int32) model.Object
+}
+
+var scaleTargets = map[model.Kind]scaleTarget{
+	model.KindDeployment: {
+		specReplicas:   func(o model.Object) int32 { return derefReplicas(o.(*model.Deployment).Spec.Replicas) },
+		statusReplicas: func(o model.Object) int32 { return o.(*model.Deployment).Status.Replicas },
+		selector:       func(o model.Object) *metav1.LabelSelector { return o.(*model.Deployment).Spec.Selector },
+		withReplicas: func(o model.Object, n int32) model.Object {
+			d := o.(*model.Deployment).DeepCopy()
+			d.Spec.Replicas = &n
+			return d
+		},
+	},
+	model.KindReplicaSet: {
+		specReplicas:   func(o model.Object) int32 { return derefReplicas(o.(*model.ReplicaSet).Spec.Replicas) },
+		statusReplicas: func(o model.Object) int32 { return o.(*model.ReplicaSet).Status.Replicas },
+		selector:       func(o model.Object) *metav1.LabelSelector { return o.(*model.ReplicaSet).Spec.Selector },
+		withReplicas: func(o model.Object, n int32) model.Object {
+			rs := o.(*model.ReplicaSet).DeepCopy()
+			rs.Spec.Replicas = &n
+			return rs
+		},
+	},
+	model.KindStatefulSet: {
+		specReplicas:   func(o model.Object) int32 { return derefReplicas(o.(*model.StatefulSet).Spec.Replicas) },
+		statusReplicas: func(o model.Object) int32 { return o.(*model.StatefulSet).Status.Replicas },
+		selector:       func(o model.Object) *metav1.LabelSelector { return o.(*model.StatefulSet).Spec.Selector },
+		withReplicas: func(o model.Object, n int32) model.Object {
+			ss := o.(*model.StatefulSet).DeepCopy()
+			ss.Spec.Replicas = &n
+			return ss
+		},
+	},
+}
+
+// derefReplicas reads an optional replica count; defaulting makes it non-nil on stored
+// objects, so nil (never stored) reads as upstream's default 1.
+func derefReplicas(p *int32) int32 {
+	if p == nil {
+		return 1
+	}
+	return *p
+}
+
+// scaleKind returns the store and accessors of a kind with a scale subresource; any other
+// kind is 404, as upstream serves no such subresource.
+func (s *Store) scaleKind(kind model.Kind) (*kindStore, scaleTarget, error) {
+	t, ok := scaleTargets[kind]
+	if !ok {
+		return nil, scaleTarget{}, errUnknownResource(kind)
+	}
+	ks, err := s.kind(kind)
+	return ks, t, err
+}
+
+// scaleOf is upstream scaleFromDeployment (and its ReplicaSet and StatefulSet twins): the
+// parent's name, namespace, uid, resourceVersion and creation time, spec.replicas,
+// status.replicas and the selector in its string form.
+func scaleOf(t scaleTarget, obj model.Object) (*model.Scale, error) {
+	selector, err := metav1.LabelSelectorAsSelector(t.selector(obj))
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	m := obj.Meta()
+	return &model.Scale{
+		ObjectMeta: model.ObjectMeta{
+			Name:              m.Name,
+			Namespace:         m.Namespace,
+			UID:               m.UID,
+			ResourceVersion:   m.ResourceVersion,
+			CreationTimestamp: m.CreationTimestamp,
+		},
+		Spec:   model.ScaleSpec{Replicas: t.specReplicas(obj)},
+		Status: model.ScaleStatus{Replicas: t.statusReplicas(obj), Selector: selector.String()},
+	}, nil
+}
+
+// GetScale reads the scale subresource of a Deployment, ReplicaSet or StatefulSet: a new
+// *model.Scale the caller owns. Errors: 404 for another kind or a missing object.
+func (s *Store) GetScale(kind model.Kind, namespace, name string) (*model.Scale, error) {
+	ks, t, err := s.scaleKind(kind)
+	if err != nil {
+		return nil, err
+	}
+	obj := ks.objects[ks.keyOf(namespace, name)]
+	if obj == nil {
+		return nil, apierrors.NewNotFound(ks.gr, name)
+	}
+	return scaleOf(t, obj)
+}
+
+// UpdateScale writes the scale subresource of a Deployment, ReplicaSet or StatefulSet: the
+// parent's spec.replicas becomes scale.Spec.Replicas through a main-resource update, so its
+// generation moves when the count changes and an unchanged count writes nothing. As upstream's
+// scaleUpdatedObjectInfo, the scale's resourceVersion becomes the parent's: a stale one is 409
+// Conflict on the parent's resource, none (0) updates unconditionally. It returns the scale of
+// the stored parent (a new object). Errors: 400 for a nil scale or one naming another object
+// or namespace, 404 for another kind or a missing object, 422 (kind autoscaling Scale) for a
+// negative replica count, and the parent's update errors.
+func (s *Store) UpdateScale(kind model.Kind, namespace, name string, scale *model.Scale) (*model.Scale, error) {
+	if scale == nil {
+		return nil, apierrors.NewBadRequest("update needs a Scale object")
+	}
+	ks, t, err := s.scaleKind(kind)
+	if err != nil {
+		return nil, err
+	}
+	if scale.Name != "" && scale.Name != name {
+		return nil, apierrors.NewBadRequest("the name of the object (" + scale.Name + ") does not match the name on the URL (" + name + ")")
+	}
+	if scale.Namespace != "" && scale.Namespace != namespace {
+		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	old := ks.objects[ks.keyOf(namespace, name)]
+	if old == nil {
+		return nil, apierrors.NewNotFound(ks.gr, name)
+	}
+	if errs := model.ValidateScale(scale); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(scaleGroupKind, name, errs)
+	}
+	updated := t.withReplicas(old, scale.Spec.Replicas)
+	updated.Meta().ResourceVersion = scale.ResourceVersion
+	stored, err := s.update(ks, updated, false, "update-scale")
+	if err != nil {
+		return nil, err
+	}
+	return scaleOf(t, stored)
+}
