@@ -133,6 +133,12 @@ type StoreConfig struct {
 	// IsSignificantWrite decides which writes call Kernel.MarkActivity (quiescence detection).
 	// old is nil for a create, new is nil for a final removal. Nil: DefaultSignificantWrite.
 	IsSignificantWrite func(kind model.Kind, old, new model.Object) bool
+
+	// OnCommit, when set, is called synchronously after every committed write, in revision
+	// order, with the object before and after (old nil for a create, new nil for a final
+	// removal). It sees what watchers will see, but at once and without filtering: the
+	// simulator's recorder uses it to measure the world. It must not write to the store.
+	OnCommit func(kind model.Kind, old, new model.Object)
 }
 
 // DefaultStoreConfig returns the upstream defaults plus the documented simulator knobs:

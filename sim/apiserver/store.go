@@ -113,6 +113,7 @@ type Store struct {
 	watchRand *rand.Rand
 
 	significant        func(kind model.Kind, old, new model.Object) bool
+	onCommit           func(kind model.Kind, old, new model.Object)
 	notReadySeconds    int64
 	unreachableSeconds int64
 
@@ -145,6 +146,7 @@ func NewStore(k *sim.Kernel, cfg StoreConfig) *Store {
 		nameRand:           k.Rand(component + "/generate-name"),
 		watchRand:          k.Rand(component + "/watch-delay"),
 		significant:        cfg.IsSignificantWrite,
+		onCommit:           cfg.OnCommit,
 		notReadySeconds:    tolerationSecondsOr(cfg.DefaultNotReadyTolerationSeconds),
 		unreachableSeconds: tolerationSecondsOr(cfg.DefaultUnreachableTolerationSeconds),
 		validateUpdate:     model.ValidateUpdate,
@@ -491,6 +493,9 @@ func (s *Store) commitPut(ks *kindStore, key objKey, old, obj model.Object, acti
 	if s.significant(ks.info.Kind, old, obj) {
 		s.k.MarkActivity()
 	}
+	if s.onCommit != nil {
+		s.onCommit(ks.info.Kind, old, obj)
+	}
 }
 
 // commitDelete removes the object at the next revision. Watchers get its last state with the
@@ -503,6 +508,9 @@ func (s *Store) commitDelete(ks *kindStore, key objKey, last model.Object, detai
 	s.record(ks, histEvent{rv: s.rev, typ: Deleted, obj: tomb, prev: last, at: s.k.Now()}, "deleted", detail)
 	if s.significant(ks.info.Kind, last, nil) {
 		s.k.MarkActivity()
+	}
+	if s.onCommit != nil {
+		s.onCommit(ks.info.Kind, last, nil)
 	}
 	return last
 }

@@ -983,3 +983,41 @@ func TestBindingReplacesAnUnschedulableCondition(t *testing.T) {
 	})
 	run(k, 6*time.Second)
 }
+
+func TestOnCommitSeesEveryWriteInOrder(t *testing.T) {
+	k := sim.New(1)
+	cfg := DefaultStoreConfig()
+	type commit struct {
+		kind     model.Kind
+		old, new uint64
+	}
+	var got []commit
+	rv := func(o model.Object) uint64 {
+		if o == nil {
+			return 0
+		}
+		return o.Meta().ResourceVersion
+	}
+	cfg.OnCommit = func(kind model.Kind, old, new model.Object) { got = append(got, commit{kind, rv(old), rv(new)}) }
+	s := NewStore(k, cfg)
+	before := len(got) // the system namespaces
+	l := &model.Lease{ObjectMeta: model.ObjectMeta{Name: "n1", Namespace: "kube-node-lease"}}
+	created, err := s.Create(l)
+	require.NoError(t, err)
+	upd := created.DeepCopyObject().(*model.Lease)
+	upd.Spec.HolderIdentity = "n1"
+	stale := upd.DeepCopy()
+	stale.Spec.HolderIdentity = "n2"
+	_, err = s.Update(upd)
+	require.NoError(t, err)
+	_, err = s.Update(stale) // a conflict commits nothing
+	require.Error(t, err)
+	_, err = s.Delete(model.KindLease, "kube-node-lease", "n1", DeleteOptions{})
+	require.NoError(t, err)
+	r := created.Meta().ResourceVersion
+	assert.Equal(t, []commit{
+		{model.KindLease, 0, r},
+		{model.KindLease, r, r + 1},
+		{model.KindLease, r + 1, 0},
+	}, got[before:])
+}

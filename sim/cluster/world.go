@@ -85,10 +85,7 @@ func build(scn *scenarios.Scenario, seed uint64) (*world, error) {
 	for _, v := range []apiserver.Verb{apiserver.VerbCreate, apiserver.VerbUpdate, apiserver.VerbPatch, apiserver.VerbDelete} {
 		cfg.ServiceTime[v] = mutating
 	}
-	cfg.Store.IsSignificantWrite = func(kind model.Kind, old, new model.Object) bool {
-		w.obs.commit(kind, old, new)
-		return apiserver.DefaultSignificantWrite(kind, old, new)
-	}
+	cfg.Store.OnCommit = w.obs.commit
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("kube-apiserver configuration: %w", err)
 	}
