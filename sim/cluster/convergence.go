@@ -19,6 +19,7 @@ import (
 // health (setNodeUp), and answers converged() in O(1).
 type convergence struct {
 	rs        map[string]*rsTrack  // by ReplicaSet key
+	deploys   map[string]bool      // by Deployment key: whether its status says it is done
 	pods      map[string]*podTrack // by pod key
 	nodeUp    map[string]bool      // ground truth, by node name; absent = not up
 	podsOn    map[string]map[string]struct{}
@@ -52,10 +53,11 @@ type podTrack struct {
 
 func newConvergence() *convergence {
 	return &convergence{
-		rs:     map[string]*rsTrack{},
-		pods:   map[string]*podTrack{},
-		nodeUp: map[string]bool{},
-		podsOn: map[string]map[string]struct{}{},
+		rs:      map[string]*rsTrack{},
+		deploys: map[string]bool{},
+		pods:    map[string]*podTrack{},
+		nodeUp:  map[string]bool{},
+		podsOn:  map[string]map[string]struct{}{},
 	}
 }
 
@@ -68,7 +70,43 @@ func (c *convergence) observe(obj model.Object, deleted bool) {
 		c.observeRS(o, deleted)
 	case *model.Pod:
 		c.observePod(o, deleted)
+	case *model.Deployment:
+		c.observeDeployment(o, deleted)
 	}
+}
+
+// observeDeployment tracks whether a Deployment's status says its rollout is complete: the
+// controller observed the latest generation and every replica is updated, ready and available
+// (upstream DeploymentComplete, with the newer "available == replicas" form), with no old
+// replicas left. Its pods are counted through its ReplicaSets.
+func (c *convergence) observeDeployment(o *model.Deployment, deleted bool) {
+	key := model.Key(o)
+	was, known := c.deploys[key]
+	if deleted {
+		if known && !was {
+			c.unsettled--
+		}
+		delete(c.deploys, key)
+		return
+	}
+	want := int32(1)
+	if o.Spec.Replicas != nil {
+		want = *o.Spec.Replicas
+	}
+	s := o.Status
+	done := o.DeletionTimestamp != nil || (s.ObservedGeneration >= o.Generation && s.UpdatedReplicas == want &&
+		s.Replicas == want && s.ReadyReplicas == want && s.AvailableReplicas == want)
+	if !known {
+		was = true
+	}
+	if done != was {
+		if done {
+			c.unsettled--
+		} else {
+			c.unsettled++
+		}
+	}
+	c.deploys[key] = done
 }
 
 func (c *convergence) observeRS(o *model.ReplicaSet, deleted bool) {
@@ -220,6 +258,19 @@ func (c *convergence) setNodeUp(node string, up bool) {
 			c.reevaluate(t)
 		}
 	}
+}
+
+// unsatisfiedDeployments returns the keys of Deployments whose rollout is not complete, sorted.
+func (c *convergence) unsatisfiedDeployments() []string {
+	var out []string
+	//detlint:ordered the keys are sorted below
+	for k, done := range c.deploys {
+		if !done {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // unsatisfied returns the keys of ReplicaSets that are not converged, sorted.

@@ -77,6 +77,22 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 			o.sample(prefix+"ready", "pods", float64(rs.Status.ReadyReplicas))
 			o.sample(prefix+"available", "pods", float64(rs.Status.AvailableReplicas))
 		}
+	case model.KindDeployment:
+		o.w.conv.observe(pick(old, new), new == nil)
+		if d, ok := pick(old, new).(*model.Deployment); ok {
+			prefix := "deployment." + model.Key(d) + "."
+			desired := float64(1)
+			if d.Spec.Replicas != nil {
+				desired = float64(*d.Spec.Replicas)
+			}
+			if new == nil {
+				desired = 0
+			}
+			o.sample(prefix+"desired", "pods", desired)
+			o.sample(prefix+"updated", "pods", float64(d.Status.UpdatedReplicas))
+			o.sample(prefix+"ready", "pods", float64(d.Status.ReadyReplicas))
+			o.sample(prefix+"available", "pods", float64(d.Status.AvailableReplicas))
+		}
 	case model.KindNode:
 		o.node(old, -1)
 		o.node(new, +1)

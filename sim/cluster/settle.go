@@ -7,6 +7,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 )
 
@@ -67,10 +68,74 @@ func (w *world) createSettled(obj model.Object, pl *placer) error {
 		return err
 	case *model.Pod:
 		return w.createRunningPod(o, pl)
+	case *model.Deployment:
+		return w.createSettledDeployment(o, pl)
 	default:
 		_, err := store.Create(obj)
 		return err
 	}
+}
+
+// createSettledDeployment creates d with its current ReplicaSet as the Deployment controller
+// would have created it (name <deployment>-<pod-template-hash>, the hash label in selector and
+// template, revision 1 and the replica annotations, a controller reference), that ReplicaSet's
+// pods running, and a status that says the rollout is complete.
+func (w *world) createSettledDeployment(d *model.Deployment, pl *placer) error {
+	store := w.srv.Store()
+	if d.Annotations == nil {
+		d.Annotations = map[string]string{}
+	}
+	d.Annotations[deployment.RevisionAnnotation] = "1"
+	created, err := store.Create(d)
+	if err != nil {
+		return err
+	}
+	d = created.(*model.Deployment)
+	replicas := ptrOr(d.Spec.Replicas, 1)
+	hash := deployment.ComputeHash(&d.Spec.Template, d.Status.CollisionCount)
+	var template model.PodTemplateSpec
+	d.Spec.Template.DeepCopyInto(&template)
+	if template.Labels == nil {
+		template.Labels = map[string]string{}
+	}
+	template.Labels[deployment.DefaultDeploymentUniqueLabelKey] = hash
+	selector := d.Spec.Selector.DeepCopy()
+	if selector.MatchLabels == nil {
+		selector.MatchLabels = map[string]string{}
+	}
+	selector.MatchLabels[deployment.DefaultDeploymentUniqueLabelKey] = hash
+	rs := &model.ReplicaSet{
+		ObjectMeta: model.ObjectMeta{
+			Name: d.Name + "-" + hash, Namespace: d.Namespace, Labels: template.Labels,
+			Annotations: map[string]string{
+				deployment.RevisionAnnotation:        "1",
+				deployment.DesiredReplicasAnnotation: fmt.Sprint(replicas),
+				deployment.MaxReplicasAnnotation:     fmt.Sprint(replicas + deployment.MaxSurge(d)),
+			},
+			OwnerReferences: []model.OwnerReference{{
+				APIVersion: "apps/v1", Kind: model.KindDeployment, Name: d.Name, UID: d.UID,
+				Controller: model.Ptr(true), BlockOwnerDeletion: model.Ptr(true),
+			}},
+		},
+		Spec: model.ReplicaSetSpec{Replicas: &replicas, MinReadySeconds: d.Spec.MinReadySeconds, Selector: selector, Template: template},
+	}
+	if err := w.createSettled(rs, pl); err != nil {
+		return err
+	}
+	st := d.DeepCopy()
+	now := w.k.Now()
+	st.Status = model.DeploymentStatus{
+		ObservedGeneration: d.Generation, Replicas: replicas, UpdatedReplicas: replicas,
+		ReadyReplicas: replicas, AvailableReplicas: replicas,
+		Conditions: []model.DeploymentCondition{
+			{Type: model.DeploymentAvailable, Status: model.ConditionTrue, LastUpdateTime: now, LastTransitionTime: now,
+				Reason: "MinimumReplicasAvailable", Message: "Deployment has minimum availability."},
+			{Type: model.DeploymentProgressing, Status: model.ConditionTrue, LastUpdateTime: now, LastTransitionTime: now,
+				Reason: "NewReplicaSetAvailable", Message: fmt.Sprintf("ReplicaSet %q has successfully progressed.", rs.Name)},
+		},
+	}
+	_, err = store.UpdateStatus(st)
+	return err
 }
 
 // podFromTemplate builds a pod the way the ReplicaSet controller does (upstream

@@ -17,6 +17,22 @@ import (
 func (w *world) verdicts() []report.Verdict {
 	var out []report.Verdict
 	store := w.srv.Store()
+	for _, key := range w.conv.unsatisfiedDeployments() {
+		ns, name, _ := strings.Cut(key, "/")
+		obj, err := store.Get(model.KindDeployment, ns, name)
+		if err != nil {
+			continue
+		}
+		d := obj.(*model.Deployment)
+		want := int32(1)
+		if d.Spec.Replicas != nil {
+			want = *d.Spec.Replicas
+		}
+		v := report.Verdict{Workload: model.Ref(d), Kind: string(model.KindDeployment), Namespace: ns, Name: name,
+			Desired: want, Ready: d.Status.AvailableReplicas, Short: want - d.Status.AvailableReplicas}
+		v.Reason = deploymentReason(d)
+		out = append(out, v)
+	}
 	for _, key := range w.conv.unsatisfied() {
 		t := w.conv.rs[key]
 		obj, err := store.Get(model.KindReplicaSet, t.namespace, t.name)
@@ -98,6 +114,28 @@ func (w *world) whyShort(rs *model.ReplicaSet, pods []*model.Pod) string {
 		return fmt.Sprintf("the ReplicaSet status has not caught up (observedGeneration %d of %d, ready %d)", rs.Status.ObservedGeneration, rs.Generation, rs.Status.ReadyReplicas)
 	}
 	return strings.Join(reasons, "; ")
+}
+
+// deploymentReason explains an incomplete rollout from the Deployment's own status, as
+// `kubectl rollout status` would: the Progressing condition when the deadline passed, else the
+// counts.
+func deploymentReason(d *model.Deployment) string {
+	for _, c := range d.Status.Conditions {
+		if c.Type == model.DeploymentProgressing && c.Reason == "ProgressDeadlineExceeded" {
+			return fmt.Sprintf("rollout stuck: ProgressDeadlineExceeded: %s", c.Message)
+		}
+	}
+	if d.Spec.Paused {
+		return "the Deployment is paused"
+	}
+	return fmt.Sprintf("rollout not complete: %d of %d updated, %d available", d.Status.UpdatedReplicas, ptrOr(d.Spec.Replicas, 1), d.Status.AvailableReplicas)
+}
+
+func ptrOr(p *int32, def int32) int32 {
+	if p == nil {
+		return def
+	}
+	return *p
 }
 
 func podReady(p *model.Pod) bool {

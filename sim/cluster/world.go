@@ -14,6 +14,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/sim/controllers/gc"
 	"github.com/reconsim/reconsim/sim/controllers/nodelifecycle"
 	"github.com/reconsim/reconsim/sim/controllers/podgc"
@@ -40,6 +41,7 @@ type world struct {
 
 	sched     *scheduler.Scheduler
 	rs        *replicaset.Controller
+	deploy    *deployment.Controller
 	gc        *gc.Controller
 	podgc     *podgc.Controller
 	lifecycle *nodelifecycle.Controller
@@ -137,6 +139,12 @@ func (w *world) buildControlPlane() error {
 	c, rec := w.component("replicaset-controller", kcmQPS, kcmBurst)
 	if w.rs, err = replicaset.New(w.k, c, kcmInformers, rec, rsCfg); err != nil {
 		return fmt.Errorf("replicaset controller: %w", err)
+	}
+
+	depCfg := deployment.DefaultConfig()
+	c, rec = w.component(deployment.Component, kcmQPS, kcmBurst)
+	if w.deploy, err = deployment.New(w.k, c, kcmInformers, rec, depCfg); err != nil {
+		return fmt.Errorf("deployment controller: %w", err)
 	}
 
 	gcCfg := gc.DefaultConfig()
@@ -277,6 +285,7 @@ func (w *world) start() {
 		f.Start(w.k)
 	}
 	w.rs.Start()
+	w.deploy.Start()
 	w.gc.Start()
 	w.podgc.Start()
 	w.lifecycle.Start()

@@ -1,0 +1,69 @@
+package cluster
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
+)
+
+const settledDeploymentScenario = `
+apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: deployment-node-failure
+duration: 20m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 3, zone: zone-a, region: region-1, capacity: {cpu: "4", memory: 16Gi}}
+objects:
+- settled: true
+  manifest:
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: api, namespace: default}
+    spec:
+      replicas: 6
+      selector: {matchLabels: {app: api}}
+      template:
+        metadata: {labels: {app: api}}
+        spec:
+          containers:
+          - {name: api, image: api:1, resources: {requests: {cpu: 500m, memory: 256Mi}}}
+timeline:
+- {at: 60s, name: crash, action: node-crash, nodes: {names: [worker-0]}}
+expect:
+- name: recovered
+  converged: {after: crash, within: 7m}
+`
+
+func runYAML(t *testing.T, name, text string) *report.Result {
+	t.Helper()
+	scn, _, err := scenarios.Parse(name+".yaml", []byte(text), ".")
+	require.NoError(t, err)
+	res, err := Run(context.Background(), scn, Options{})
+	require.NoError(t, err)
+	return res
+}
+
+func TestSettledDeploymentStartsConvergedAndRecovers(t *testing.T) {
+	res := runYAML(t, "deployment-node-failure", settledDeploymentScenario)
+	require.True(t, res.Passed, "%+v %+v", res.Expectations, res.Verdicts)
+	assert.Zero(t, *res.Convergence[0].Seconds, "a settled Deployment is converged at t=0")
+	for _, e := range res.Events {
+		if e.Reason == "ScalingReplicaSet" {
+			t.Errorf("the Deployment controller rescaled a settled Deployment: %+v", e)
+		}
+	}
+	assert.InDelta(t, 356, convergenceOf(t, res, "crash"), 15)
+	var sawSeries bool
+	for _, s := range res.Series {
+		if s.Name == "deployment.default/api.available" {
+			sawSeries = true
+		}
+	}
+	assert.True(t, sawSeries, "the Deployment's replica series is recorded")
+}

@@ -1,0 +1,586 @@
+package deployment
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/client/workqueue"
+)
+
+// Component is the name the controller uses in traces, process names and as its event source
+// (upstream EventSource{Component: "deployment-controller"}).
+const Component = "deployment-controller"
+
+// namespaceTerminatingCause is v1.NamespaceTerminatingCause: a create refused because the
+// namespace is being deleted. Such an error is not retried (upstream handleErr).
+const namespaceTerminatingCause metav1.CauseType = "NamespaceTerminating"
+
+// Stats are the controller's counters since New, plus its work queue's metrics.
+type Stats struct {
+	// Syncs counts finished syncDeployment calls; SyncErrors those that returned an error;
+	// Dropped the keys given up after MaxRetries failures in a row.
+	Syncs, SyncErrors, Dropped uint64
+	// SyncDurationTotal is the virtual time spent in syncDeployment.
+	SyncDurationTotal time.Duration
+	// ReplicaSetsCreated counts new ReplicaSets; CreateErrors failed creations (hash collisions
+	// included); Collisions the collisionCount bumps.
+	ReplicaSetsCreated, CreateErrors, Collisions uint64
+	// ScaleUps and ScaleDowns count ReplicaSet resizes (ScalingReplicaSet events).
+	ScaleUps, ScaleDowns uint64
+	// ReplicaSetsDeleted counts old ReplicaSets removed by the history limit.
+	ReplicaSetsDeleted uint64
+	// StatusUpdates counts Deployment status writes that succeeded; StatusUpdateErrors those
+	// that failed (conflicts included).
+	StatusUpdates, StatusUpdateErrors uint64
+	// Adoptions and Releases count ReplicaSet ownerReference patches.
+	Adoptions, Releases uint64
+	// ProgressChecks counts requeues for a progress-deadline check.
+	ProgressChecks uint64
+	// Queue is the work queue's metrics.
+	Queue workqueue.Stats
+}
+
+// Controller is the Deployment controller: it rolls each Deployment's pod template out
+// through ReplicaSets and reports progress in the Deployment's status (upstream
+// DeploymentController).
+type Controller struct {
+	k        *sim.Kernel
+	client   *client.Client
+	recorder record.Recorder
+	cfg      Config
+
+	dInformer   *client.Informer
+	rsInformer  *client.Informer
+	podInformer *client.Informer
+
+	queue *workqueue.RateLimiting[string]
+
+	// syncHandler is syncDeployment; it is a field so that tests can observe or replace the
+	// sync (the upstream test seam of the same name).
+	syncHandler func(ctx context.Context, key string) error
+
+	// progressTimers hold the pending progress-deadline checks, by Deployment key (see
+	// enqueueAfter).
+	progressTimers map[string]*sim.Timer
+
+	main    *sim.Proc
+	workers []*sim.Proc
+	stopped bool
+	stats   Stats
+}
+
+// New builds the controller on the shared informers of f (Deployments, ReplicaSets and Pods),
+// registers its event handlers, and returns it stopped; the caller starts f and calls Start.
+// It returns an error if cfg is invalid.
+func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec record.Recorder, cfg Config) (*Controller, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	dc := &Controller{
+		k:              k,
+		client:         c,
+		recorder:       rec,
+		cfg:            cfg,
+		dInformer:      f.For(model.KindDeployment),
+		rsInformer:     f.For(model.KindReplicaSet),
+		podInformer:    f.For(model.KindPod),
+		queue:          workqueue.NewRateLimiting[string](k, "deployment", workqueue.DefaultControllerRateLimiter[string]()),
+		progressTimers: map[string]*sim.Timer{},
+	}
+	dc.syncHandler = dc.syncDeployment
+	dc.dInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { dc.addDeployment(obj) },
+		UpdateFunc: dc.updateDeployment,
+		DeleteFunc: dc.deleteDeployment,
+	})
+	dc.rsInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { dc.addReplicaSet(obj) },
+		UpdateFunc: dc.updateReplicaSet,
+		DeleteFunc: dc.deleteReplicaSet,
+	})
+	dc.podInformer.AddEventHandler(client.EventHandlerFuncs{DeleteFunc: dc.deletePod})
+	return dc, nil
+}
+
+// Start spawns the controller process: it waits for the Deployment, ReplicaSet and Pod caches
+// to sync, then starts ConcurrentDeploymentSyncs workers (upstream Run). Start after Stop does
+// nothing: a restarted controller is a new Controller.
+func (dc *Controller) Start() {
+	if dc.main != nil || dc.stopped {
+		return
+	}
+	dc.main = dc.k.Spawn(Component, func(p *sim.Proc) {
+		dc.dInformer.WaitForSync(p)
+		dc.rsInformer.WaitForSync(p)
+		dc.podInformer.WaitForSync(p)
+		dc.k.Emit(Component, "started", "", 0, fmt.Sprintf("workers=%d", dc.cfg.ConcurrentDeploymentSyncs))
+		for i := 0; i < dc.cfg.ConcurrentDeploymentSyncs; i++ {
+			dc.workers = append(dc.workers, dc.k.Spawn(fmt.Sprintf("%s/worker-%d", Component, i), dc.worker))
+		}
+	})
+}
+
+// Stop shuts the queue down, cancels pending progress checks and kills the controller's
+// processes (a controller-manager restart); a sync in progress is abandoned where it blocks.
+func (dc *Controller) Stop() {
+	if dc.stopped {
+		return
+	}
+	dc.stopped = true
+	dc.queue.ShutDown()
+	for _, key := range slices.Sorted(maps.Keys(dc.progressTimers)) {
+		dc.progressTimers[key].Stop()
+		delete(dc.progressTimers, key)
+	}
+	if dc.main != nil {
+		dc.main.Kill()
+	}
+	for _, w := range dc.workers {
+		w.Kill()
+	}
+}
+
+// Stats returns the controller's counters now.
+func (dc *Controller) Stats() Stats {
+	s := dc.stats
+	s.Queue = dc.queue.Stats()
+	return s
+}
+
+func (dc *Controller) worker(p *sim.Proc) {
+	for dc.processNextWorkItem(p) {
+	}
+}
+
+func (dc *Controller) processNextWorkItem(ctx context.Context) bool {
+	key, quit := dc.queue.Get(ctx)
+	if quit {
+		return false
+	}
+	defer dc.queue.Done(key)
+	start := dc.k.Now()
+	err := dc.syncHandler(ctx, key)
+	dc.stats.Syncs++
+	dc.stats.SyncDurationTotal += dc.k.Now().Sub(start)
+	dc.handleErr(err, key)
+	return true
+}
+
+// handleErr forgets the key's backoff on success (or when the namespace is terminating: every
+// retry would fail alike), requeues it rate-limited while it has failed fewer than MaxRetries
+// times in a row, and drops it after that (upstream handleErr).
+func (dc *Controller) handleErr(err error, key string) {
+	if err == nil || apierrors.HasStatusCause(err, namespaceTerminatingCause) {
+		dc.queue.Forget(key)
+		return
+	}
+	dc.stats.SyncErrors++
+	dc.k.Emit(Component, "sync-error", "Deployment "+key, 0, errorReason(err))
+	if dc.queue.NumRequeues(key) < MaxRetries {
+		dc.queue.AddRateLimited(key)
+		return
+	}
+	dc.stats.Dropped++
+	dc.k.Emit(Component, "dropped", "Deployment "+key, 0, fmt.Sprintf("after %d retries: %v", MaxRetries, err))
+	dc.queue.Forget(key)
+}
+
+// errorReason is the API reason of err (Conflict, AlreadyExists, ...), or its text.
+func errorReason(err error) string {
+	if r := apierrors.ReasonForError(err); r != metav1.StatusReasonUnknown {
+		return string(r)
+	}
+	return err.Error()
+}
+
+// ---- enqueueing ----
+
+func (dc *Controller) enqueue(d *model.Deployment) { dc.queue.Add(model.Key(d)) }
+
+func (dc *Controller) enqueueRateLimited(d *model.Deployment) { dc.queue.AddRateLimited(model.Key(d)) }
+
+// enqueueAfter adds the Deployment to the queue after delay, for a progress-deadline check.
+// Upstream uses the queue's AddAfter. Here a held sim.Timer adds the key instead, because the
+// simulated delaying queue does not hold off quiescence: with the default 10 minute quiet
+// window and 600s deadline, a stuck rollout would end as "quiescent" a second before its
+// ProgressDeadlineExceeded condition. A check that is certain to come is pending work. As with
+// AddAfter, an earlier pending check is kept.
+func (dc *Controller) enqueueAfter(d *model.Deployment, delay time.Duration) {
+	key := model.Key(d)
+	at := dc.k.Now().Add(delay)
+	t := dc.progressTimers[key]
+	if t == nil {
+		t = dc.k.NewTimer(func() { dc.queue.Add(key) })
+		dc.progressTimers[key] = t
+	}
+	if when, armed := t.When(); armed && when <= at {
+		return
+	}
+	t.ResetAt(at)
+}
+
+// forgetProgressCheck cancels the Deployment's pending progress check, if any.
+func (dc *Controller) forgetProgressCheck(key string) {
+	if t := dc.progressTimers[key]; t != nil {
+		t.Stop()
+		delete(dc.progressTimers, key)
+	}
+}
+
+// ---- event handlers (upstream deployment_controller.go) ----
+
+func (dc *Controller) addDeployment(obj model.Object) {
+	if d, ok := obj.(*model.Deployment); ok {
+		dc.enqueue(d)
+	}
+}
+
+// updateDeployment enqueues on every change, resyncs included.
+func (dc *Controller) updateDeployment(_, cur model.Object) {
+	if d, ok := cur.(*model.Deployment); ok {
+		dc.enqueue(d)
+	}
+}
+
+// deleteDeployment enqueues the key (obj may be a tombstone); the sync finds it gone.
+func (dc *Controller) deleteDeployment(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	if d, ok := o.(*model.Deployment); ok {
+		dc.enqueue(d)
+	}
+}
+
+// addReplicaSet wakes the Deployment that controls a new ReplicaSet, or for an orphan every
+// Deployment whose selector matches it, so that one may adopt it. A ReplicaSet already being
+// deleted (seen after a restart) counts as deleted.
+func (dc *Controller) addReplicaSet(obj model.Object) {
+	rs, ok := obj.(*model.ReplicaSet)
+	if !ok {
+		return
+	}
+	if rs.DeletionTimestamp != nil {
+		dc.deleteReplicaSet(rs)
+		return
+	}
+	if ref := model.ControllerOf(rs); ref != nil {
+		if d := dc.resolveControllerRef(rs.Namespace, ref); d != nil {
+			dc.enqueue(d)
+		}
+		return
+	}
+	for _, d := range dc.getDeploymentsForReplicaSet(rs) {
+		dc.enqueue(d)
+	}
+}
+
+// updateReplicaSet wakes the old and the new controller when the controller reference changed,
+// the controller otherwise, and for an orphan whose labels or reference changed every
+// Deployment that matches it. Resyncs (same resourceVersion) are ignored.
+func (dc *Controller) updateReplicaSet(oldObj, curObj model.Object) {
+	oldRS, ok1 := oldObj.(*model.ReplicaSet)
+	curRS, ok2 := curObj.(*model.ReplicaSet)
+	if !ok1 || !ok2 || curRS.ResourceVersion == oldRS.ResourceVersion {
+		return
+	}
+	curRef, oldRef := model.ControllerOf(curRS), model.ControllerOf(oldRS)
+	refChanged := !ownerRefEqual(curRef, oldRef)
+	if refChanged && oldRef != nil {
+		if d := dc.resolveControllerRef(oldRS.Namespace, oldRef); d != nil {
+			dc.enqueue(d)
+		}
+	}
+	if curRef != nil {
+		if d := dc.resolveControllerRef(curRS.Namespace, curRef); d != nil {
+			dc.enqueue(d)
+		}
+		return
+	}
+	if refChanged || !maps.Equal(curRS.Labels, oldRS.Labels) {
+		for _, d := range dc.getDeploymentsForReplicaSet(curRS) {
+			dc.enqueue(d)
+		}
+	}
+}
+
+// deleteReplicaSet wakes the Deployment that controlled the ReplicaSet (obj may be a
+// tombstone). Orphans concern no one.
+func (dc *Controller) deleteReplicaSet(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	rs, ok := o.(*model.ReplicaSet)
+	if !ok {
+		return
+	}
+	ref := model.ControllerOf(rs)
+	if ref == nil {
+		return
+	}
+	if d := dc.resolveControllerRef(rs.Namespace, ref); d != nil {
+		dc.enqueue(d)
+	}
+}
+
+// deletePod wakes a Recreate Deployment once the last of its pods is gone, so that it can
+// create the new ReplicaSet. Upstream lists the ReplicaSets with an API call from the
+// handler; handlers here run on the kernel and cannot block, so the cache is read instead.
+func (dc *Controller) deletePod(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	pod, ok := o.(*model.Pod)
+	if !ok {
+		return
+	}
+	d := dc.getDeploymentForPod(pod)
+	if d == nil || d.Spec.Strategy.Type != model.RecreateDeploymentStrategyType {
+		return
+	}
+	rsList := dc.listOwnedReplicaSets(d)
+	podMap, err := dc.getPodMapForDeployment(d, rsList)
+	if err != nil {
+		return
+	}
+	n := 0
+	//detlint:ordered a sum does not depend on order
+	for _, pods := range podMap {
+		n += len(pods)
+	}
+	if n == 0 {
+		dc.enqueue(d)
+	}
+}
+
+// resolveControllerRef returns the cached Deployment a controller reference points to, or nil
+// when the kind is not Deployment, no Deployment has that name, or the one that has it has
+// another UID.
+func (dc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.Deployment {
+	if ref.Kind != model.KindDeployment {
+		return nil
+	}
+	obj, ok := dc.dInformer.Get(namespace, ref.Name)
+	if !ok {
+		return nil
+	}
+	d, ok := obj.(*model.Deployment)
+	if !ok || d.UID != ref.UID {
+		return nil
+	}
+	return d
+}
+
+// getDeploymentsForReplicaSet returns the cached Deployments of the ReplicaSet's namespace
+// whose selector matches its labels (upstream util.GetDeploymentsForReplicaSet). A Deployment
+// with an invalid, nil or empty selector matches nothing; so does a ReplicaSet without labels.
+func (dc *Controller) getDeploymentsForReplicaSet(rs *model.ReplicaSet) []*model.Deployment {
+	if len(rs.Labels) == 0 {
+		return nil
+	}
+	var out []*model.Deployment
+	for _, obj := range dc.dInformer.ListNamespace(rs.Namespace, nil) {
+		d, ok := obj.(*model.Deployment)
+		if !ok {
+			continue
+		}
+		selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+		if err != nil || selector.Empty() || !selector.Matches(labels.Set(rs.Labels)) {
+			continue
+		}
+		out = append(out, d)
+	}
+	if len(out) > 1 {
+		// Overlapping selectors are a user error; controller references keep it harmless.
+		dc.k.Emit(Component, "overlapping-selectors", "ReplicaSet "+model.Key(rs), 0, fmt.Sprintf("matches=%d", len(out)))
+	}
+	return out
+}
+
+// getDeploymentForPod returns the Deployment that controls the ReplicaSet that controls the
+// pod, or nil.
+func (dc *Controller) getDeploymentForPod(pod *model.Pod) *model.Deployment {
+	ref := model.ControllerOf(pod)
+	if ref == nil || ref.Kind != model.KindReplicaSet {
+		return nil
+	}
+	obj, ok := dc.rsInformer.Get(pod.Namespace, ref.Name)
+	if !ok {
+		return nil
+	}
+	rs, ok := obj.(*model.ReplicaSet)
+	if !ok || rs.UID != ref.UID {
+		return nil
+	}
+	rsRef := model.ControllerOf(rs)
+	if rsRef == nil {
+		return nil
+	}
+	return dc.resolveControllerRef(rs.Namespace, rsRef)
+}
+
+func ownerRefEqual(a, b *model.OwnerReference) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
+		boolPtrEqual(a.Controller, b.Controller) && boolPtrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
+}
+
+func boolPtrEqual(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// ---- syncDeployment (upstream deployment_controller.go) ----
+
+// splitKey splits "namespace/name" (or "name").
+func splitKey(key string) (namespace, name string) {
+	if i := strings.IndexByte(key, '/'); i >= 0 {
+		return key[:i], key[i+1:]
+	}
+	return "", key
+}
+
+func dRef(d *model.Deployment) string { return "Deployment " + model.Key(d) }
+
+// syncDeployment brings one Deployment towards its spec (upstream syncDeployment), in
+// upstream's order of precedence:
+//
+//  1. A Deployment gone from the cache is left alone (its pending progress check is dropped).
+//  2. An empty selector (selecting every pod) gets a SelectingAll warning and no action.
+//  3. Its ReplicaSets are claimed (matching orphans adopted, non-matching owned ones released)
+//     and its pods grouped by ReplicaSet.
+//  4. A Deployment being deleted only has its status synced.
+//  5. The Progressing condition records a pause or resume (checkPausedConditions).
+//  6. A paused Deployment, or one whose replicas changed (a scaling event), is only resized:
+//     sync, which scales proportionally and never rolls out.
+//  7. Otherwise the strategy rolls out: rolloutRecreate or rolloutRolling.
+//
+// It returns the first API error, after which the key is retried with backoff.
+func (dc *Controller) syncDeployment(ctx context.Context, key string) error {
+	namespace, name := splitKey(key)
+	obj, ok := dc.dInformer.Get(namespace, name)
+	if !ok {
+		dc.forgetProgressCheck(key)
+		return nil
+	}
+	cached, ok := obj.(*model.Deployment)
+	if !ok {
+		return nil
+	}
+	d := cached.DeepCopy()
+	// The API server defaults every Deployment it stores; defaulting the copy again is a no-op
+	// for those and keeps the template comparable with the (defaulted) ReplicaSet templates.
+	model.SetDefaults(d)
+
+	if sel := d.Spec.Selector; sel != nil && len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
+		dc.recorder.Eventf(d, model.EventTypeWarning, SelectingAllReason, "This deployment is selecting all pods. A non-empty selector is required.")
+		if d.Status.ObservedGeneration < d.Generation {
+			d.Status.ObservedGeneration = d.Generation
+			_ = dc.updateStatus(ctx, d)
+		}
+		return nil
+	}
+
+	rsList, err := dc.getReplicaSetsForDeployment(ctx, d)
+	if err != nil {
+		return err
+	}
+	podMap, err := dc.getPodMapForDeployment(d, rsList)
+	if err != nil {
+		return err
+	}
+	if d.DeletionTimestamp != nil {
+		return dc.syncStatusOnly(ctx, d, rsList)
+	}
+	if err := dc.checkPausedConditions(ctx, d); err != nil {
+		return err
+	}
+	if d.Spec.Paused {
+		// A paused Deployment's progress is not estimated, so no deadline check is pending.
+		dc.forgetProgressCheck(key)
+		return dc.sync(ctx, d, rsList)
+	}
+	scalingEvent, err := dc.isScalingEvent(ctx, d, rsList)
+	if err != nil {
+		return err
+	}
+	if scalingEvent {
+		return dc.sync(ctx, d, rsList)
+	}
+	switch d.Spec.Strategy.Type {
+	case model.RecreateDeploymentStrategyType:
+		return dc.rolloutRecreate(ctx, d, rsList, podMap)
+	case model.RollingUpdateDeploymentStrategyType:
+		return dc.rolloutRolling(ctx, d, rsList)
+	}
+	return fmt.Errorf("unexpected deployment strategy type: %s", d.Spec.Strategy.Type)
+}
+
+// listOwnedReplicaSets returns the cached ReplicaSets the Deployment's selector matches and it
+// controls (upstream util.ListReplicaSets), sorted by key.
+func (dc *Controller) listOwnedReplicaSets(d *model.Deployment) []*model.ReplicaSet {
+	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return nil
+	}
+	var out []*model.ReplicaSet
+	for _, obj := range dc.rsInformer.ListNamespace(d.Namespace, selector) {
+		if rs, ok := obj.(*model.ReplicaSet); ok && isControlledBy(rs, d) {
+			out = append(out, rs)
+		}
+	}
+	return out
+}
+
+func isControlledBy(obj model.Object, d *model.Deployment) bool {
+	ref := model.ControllerOf(obj)
+	return ref != nil && ref.UID == d.UID
+}
+
+// getPodMapForDeployment groups the cached pods the Deployment's selector matches by the UID of
+// the ReplicaSet in rsList that controls them; every ReplicaSet of rsList has an entry, and
+// inactive pods are kept (Recreate must see old pods that still run). It returns an error for
+// an invalid selector.
+func (dc *Controller) getPodMapForDeployment(d *model.Deployment, rsList []*model.ReplicaSet) (map[string][]*model.Pod, error) {
+	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return nil, err
+	}
+	podMap := make(map[string][]*model.Pod, len(rsList))
+	for _, rs := range rsList {
+		podMap[rs.UID] = []*model.Pod{}
+	}
+	for _, obj := range dc.podInformer.ListNamespace(d.Namespace, selector) {
+		pod, ok := obj.(*model.Pod)
+		if !ok {
+			continue
+		}
+		ref := model.ControllerOf(pod)
+		if ref == nil {
+			continue
+		}
+		if pods, ok := podMap[ref.UID]; ok {
+			podMap[ref.UID] = append(pods, pod)
+		}
+	}
+	return podMap, nil
+}

@@ -1,0 +1,240 @@
+package deployment
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// TestTraces runs the datadriven scripts in testdata/ (regenerate with -rewrite and read the
+// diff). Commands:
+//
+//	init [workers=N] [ready-after=D]       new world; the fake kubelet makes pods Ready D after binding (default 2s)
+//	create name=X replicas=N [strategy=RollingUpdate|Recreate] [surge=S] [unavailable=U] [image=I]
+//	       [min-ready=S] [deadline=S] [history=N] [paused] [never-ready]
+//	                                       a user creates a Deployment (defaults: RollingUpdate 25%/25%, image v1,
+//	                                       deadline 600, history 10); its steps are recorded from then on
+//	rollout name=X image=I [never-ready]   a user changes the template's image
+//	scale name=X replicas=N                a user changes spec.replicas
+//	pause name=X / resume name=X           a user sets spec.paused
+//	rollback name=X [revision=N]           kubectl rollout undo [--to-revision=N] (Rollback), run in a process
+//	squat name=X hash-of=Y                 create an unrelated ReplicaSet named <Y>-<hash of Y's template>
+//	orphan-rs name=X app=A image=I replicas=N
+//	                                       a ReplicaSet without owner, selecting app=A
+//	relabel-rs name=X labels=k=v,...       replace a ReplicaSet's labels
+//	invariants name=X on|off               enforce pods <= replicas+maxSurge and available >= replicas-maxUnavailable
+//	run for=D [show=steps,controller,events]
+//	                                       advance virtual time; print what the show list asks for (default steps)
+//	extremes name=X                        most active pods and fewest available pods since invariants on
+//	status name=X / rs name=X / events     the Deployment's status, its ReplicaSets, events since last shown
+func TestTraces(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var w *world
+		eventsShown := 0
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd != "init" && w == nil {
+				t.Fatalf("%s: the first command must be init", d.Pos)
+			}
+			name := ""
+			if d.HasArg("name") {
+				d.ScanArgs(t, "name", &name)
+			}
+			switch d.Cmd {
+			case "init":
+				cfg := DefaultConfig()
+				d.MaybeScanArgs(t, "workers", &cfg.ConcurrentDeploymentSyncs)
+				readyAfter := "2s"
+				d.MaybeScanArgs(t, "ready-after", &readyAfter)
+				w = newWorld(t, cfg, mustDuration(t, readyAfter))
+				eventsShown = 0
+				return ""
+			case "create":
+				s := deploymentSpec{name: name, strategy: model.RollingUpdateDeploymentStrategyType, maxSurge: "25%", maxUnavailable: "25%",
+					image: "v1", progressDeadlineSeconds: 600, revisionHistoryLimit: 10}
+				var replicas int
+				d.ScanArgs(t, "replicas", &replicas)
+				s.replicas = int32(replicas)
+				d.MaybeScanArgs(t, "strategy", &s.strategy)
+				d.MaybeScanArgs(t, "surge", &s.maxSurge)
+				d.MaybeScanArgs(t, "unavailable", &s.maxUnavailable)
+				d.MaybeScanArgs(t, "image", &s.image)
+				var minReady, deadline, history int = 0, 600, 10
+				d.MaybeScanArgs(t, "min-ready", &minReady)
+				d.MaybeScanArgs(t, "deadline", &deadline)
+				d.MaybeScanArgs(t, "history", &history)
+				s.minReadySeconds, s.progressDeadlineSeconds, s.revisionHistoryLimit = int32(minReady), int32(deadline), int32(history)
+				s.paused = d.HasArg("paused")
+				s.neverReady = d.HasArg("never-ready")
+				if _, err := w.store.Create(s.build()); err != nil {
+					t.Fatalf("create deployment: %v", err)
+				}
+				w.watch(name)
+				return ""
+			case "rollout":
+				var image string
+				d.ScanArgs(t, "image", &image)
+				neverReady := d.HasArg("never-ready")
+				w.updateDeployment(name, func(dep *model.Deployment) {
+					dep.Spec.Template = podTemplate(name, image, neverReady)
+				})
+				w.emit("rollout", name, "image="+image)
+				return ""
+			case "scale":
+				var replicas int
+				d.ScanArgs(t, "replicas", &replicas)
+				w.updateDeployment(name, func(dep *model.Deployment) { dep.Spec.Replicas = model.Ptr(int32(replicas)) })
+				w.emit("scale", name, fmt.Sprintf("replicas=%d", replicas))
+				return ""
+			case "pause", "resume":
+				paused := d.Cmd == "pause"
+				w.updateDeployment(name, func(dep *model.Deployment) { dep.Spec.Paused = paused })
+				w.emit(d.Cmd, name, "")
+				return ""
+			case "rollback":
+				var revision int
+				d.MaybeScanArgs(t, "revision", &revision)
+				var msg string
+				var err error
+				done := false
+				w.k.Spawn("kubectl-rollout-undo", func(p *sim.Proc) {
+					msg, err = Rollback(p, w.kubectl, testNS, name, int64(revision))
+					done = true
+				})
+				w.run(time.Second)
+				if !done {
+					t.Fatalf("rollback did not finish within 1s")
+				}
+				if err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				return msg + "\n"
+			case "squat":
+				var of string
+				d.ScanArgs(t, "hash-of", &of)
+				target := w.mustDeployment(of).DeepCopy()
+				model.SetDefaults(target)
+				rs := &model.ReplicaSet{}
+				rs.Name, rs.Namespace = of+"-"+ComputeHash(&target.Spec.Template, target.Status.CollisionCount), testNS
+				rs.Labels = map[string]string{"app": name}
+				rs.Spec.Replicas = model.Ptr(int32(0))
+				rs.Spec.Selector = target.Spec.Selector.DeepCopy()
+				rs.Spec.Selector.MatchLabels = map[string]string{"app": name}
+				rs.Spec.Template = podTemplate(name, "squatter", false)
+				if _, err := w.store.Create(rs); err != nil {
+					t.Fatalf("squat: %v", err)
+				}
+				return rs.Name + "\n"
+			case "orphan-rs":
+				var app, image string
+				var replicas int
+				d.ScanArgs(t, "app", &app)
+				d.ScanArgs(t, "image", &image)
+				d.ScanArgs(t, "replicas", &replicas)
+				rs := &model.ReplicaSet{}
+				rs.Name, rs.Namespace = name, testNS
+				rs.Labels = map[string]string{"app": app}
+				rs.Spec.Replicas = model.Ptr(int32(replicas))
+				rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
+				rs.Spec.Template = podTemplate(app, image, false)
+				if _, err := w.store.Create(rs); err != nil {
+					t.Fatalf("orphan-rs: %v", err)
+				}
+				return ""
+			case "relabel-rs":
+				var lbl string
+				d.ScanArgs(t, "labels", &lbl)
+				obj, err := w.store.Get(model.KindReplicaSet, testNS, name)
+				if err != nil {
+					t.Fatalf("relabel-rs: %v", err)
+				}
+				rs := obj.(*model.ReplicaSet).DeepCopy()
+				rs.Labels = map[string]string{}
+				for _, kv := range strings.Split(lbl, ",") {
+					k, v, _ := strings.Cut(kv, "=")
+					rs.Labels[k] = v
+				}
+				if _, err := w.store.Update(rs); err != nil {
+					t.Fatalf("relabel-rs: %v", err)
+				}
+				return ""
+			case "invariants":
+				on := d.HasArg("on")
+				w.checking[name] = on
+				if on {
+					w.resetExtremes(name)
+				}
+				return ""
+			case "run":
+				var dur string
+				d.ScanArgs(t, "for", &dur)
+				show := "steps"
+				d.MaybeScanArgs(t, "show", &show)
+				w.run(mustDuration(t, dur))
+				var b strings.Builder
+				parts := strings.Split(show, ",")
+				trace := w.newTrace(func(component, action, kind string) bool {
+					for _, p := range parts {
+						switch {
+						case p == "controller" && component == Component && action != "event":
+							return true
+						case p == "controller" && component == "test":
+							return true
+						case p == "events" && component == Component && action == "event":
+							return true
+						}
+					}
+					return false
+				})
+				b.WriteString(trace)
+				steps := w.takeSteps()
+				for _, p := range parts {
+					if p == "steps" {
+						b.WriteString(steps)
+					}
+				}
+				return b.String()
+			case "extremes":
+				dep := w.mustDeployment(name).DeepCopy()
+				model.SetDefaults(dep)
+				replicas := deploymentReplicas(dep)
+				return fmt.Sprintf("max active pods=%d (replicas+maxSurge=%d) min available=%d (replicas-maxUnavailable=%d)\n",
+					w.maxPods[name], replicas+MaxSurge(dep), w.minAvailable[name], replicas-MaxUnavailable(dep))
+			case "status":
+				return w.statusLines(name)
+			case "rs":
+				return w.rsLines(name)
+			case "events":
+				var b strings.Builder
+				for _, ev := range w.sink.Events[eventsShown:] {
+					if ev.Source.Component != Component {
+						continue
+					}
+					fmt.Fprintf(&b, "%.3fs %s %s: %s\n", ev.FirstTimestamp.Seconds(), ev.Type, ev.Reason, ev.Message)
+				}
+				eventsShown = len(w.sink.Events)
+				return b.String()
+			}
+			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
+			return ""
+		})
+	})
+}
+
+func (w *world) emit(action, name, detail string) {
+	w.k.Emit("test", action, "Deployment "+model.KeyOf(testNS, name), 0, detail)
+}
+
+func mustDuration(t *testing.T, s string) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatalf("bad duration %q: %v", s, err)
+	}
+	return d
+}
