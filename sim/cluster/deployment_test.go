@@ -33,6 +33,13 @@ objects:
         spec:
           containers:
           - {name: api, image: api:1, resources: {requests: {cpu: 500m, memory: 256Mi}}}
+- manifest:
+    apiVersion: v1
+    kind: Service
+    metadata: {name: api, namespace: default}
+    spec:
+      selector: {app: api}
+      ports: [{port: 80}]
 timeline:
 - {at: 60s, name: crash, action: node-crash, nodes: {names: [worker-0]}}
 expect:
@@ -66,4 +73,24 @@ func TestSettledDeploymentStartsConvergedAndRecovers(t *testing.T) {
 		}
 	}
 	assert.True(t, sawSeries, "the Deployment's replica series is recorded")
+
+	var endpoints *report.Series
+	for i := range res.Series {
+		if res.Series[i].Name == "service.default/api.ready_endpoints" {
+			endpoints = &res.Series[i]
+		}
+	}
+	require.NotNil(t, endpoints, "ready endpoints are recorded per Service")
+	at := func(sec float64) float64 {
+		v := -1.0
+		for _, p := range endpoints.Points {
+			if p.T <= sec {
+				v = p.V
+			}
+		}
+		return v
+	}
+	assert.Equal(t, 6.0, at(50), "all six pods serve before the crash")
+	assert.Equal(t, 4.0, at(200), "the dead node's pods leave the endpoints when they are marked not ready")
+	assert.Equal(t, 6.0, at(600), "replacements are endpoints again")
 }

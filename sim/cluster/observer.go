@@ -7,6 +7,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
 )
 
 // observer is fed every write the API server commits, synchronously and in revision order,
@@ -22,6 +23,10 @@ type observer struct {
 
 	requested   map[string]*nodeLoad // by node name
 	overcommits int                  // nodes whose requests exceed allocatable
+
+	// slices holds the latest committed EndpointSlices of each Service (by Service key, then
+	// slice name), from which the ready-endpoints series is computed.
+	slices map[string]map[string]*model.EndpointSlice
 
 	series      map[string]*report.Series
 	seriesOrder []string
@@ -48,7 +53,7 @@ type nodeLoad struct {
 const maxSeriesPoints = 4096
 
 func newObserver(w *world) *observer {
-	return &observer{w: w, podsByPhase: map[string]int{}, requested: map[string]*nodeLoad{}, series: map[string]*report.Series{}, podNode: map[string]string{}}
+	return &observer{w: w, podsByPhase: map[string]int{}, requested: map[string]*nodeLoad{}, series: map[string]*report.Series{}, podNode: map[string]string{}, slices: map[string]map[string]*model.EndpointSlice{}}
 }
 
 // commit is the API server's commit hook.
@@ -93,6 +98,9 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 			o.sample(prefix+"ready", "pods", float64(d.Status.ReadyReplicas))
 			o.sample(prefix+"available", "pods", float64(d.Status.AvailableReplicas))
 		}
+	case model.KindEndpointSlice:
+		o.endpointSlice(pick(old, new).(*model.EndpointSlice), new == nil)
+		return
 	case model.KindNode:
 		o.node(old, -1)
 		o.node(new, +1)
@@ -102,6 +110,35 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 		return
 	}
 	o.changed()
+}
+
+// endpointSlice keeps the Service's slices up to date and samples its ready endpoints, counted
+// as a consumer (kube-proxy) merges the slices.
+func (o *observer) endpointSlice(s *model.EndpointSlice, deleted bool) {
+	svc, err := endpointslice.ServiceControllerKey(s)
+	if err != nil {
+		return
+	}
+	m := o.slices[svc]
+	if m == nil {
+		m = map[string]*model.EndpointSlice{}
+		o.slices[svc] = m
+	}
+	if deleted {
+		delete(m, s.Name)
+	} else {
+		m[s.Name] = s
+	}
+	names := make([]string, 0, len(m))
+	for name := range m { //detlint:ordered the names are sorted below
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	list := make([]*model.EndpointSlice, 0, len(names))
+	for _, name := range names {
+		list = append(list, m[name])
+	}
+	o.sample("service."+svc+".ready_endpoints", "endpoints", float64(endpointslice.CountReady(list)))
 }
 
 // checkInvariants checks what must hold after every write: resourceVersions only grow, a pod

@@ -180,6 +180,10 @@ func (w *world) createRunningPod(pod *model.Pod, pl *placer) error {
 	now := w.k.Now()
 	p.Status.Phase = model.PodRunning
 	p.Status.StartTime = &now
+	// Pod IPs for settled pods come from 10.192.0.0/10, outside the kubelet model's synthetic
+	// ranges (10.64.0.0/10), so the two never collide.
+	pl.ips++
+	p.Status.PodIP = fmt.Sprintf("10.%d.%d.%d", 192+(pl.ips>>16)%64, (pl.ips>>8)%256, pl.ips%256)
 	p.Status.Conditions = nil
 	for _, t := range []string{model.PodReadyToStartContainers, model.PodInitialized, model.PodContainersReady, model.PodReady, model.PodScheduled} {
 		p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: t, Status: model.ConditionTrue, LastTransitionTime: now})
@@ -201,6 +205,7 @@ func (w *world) createRunningPod(pod *model.Pod, pl *placer) error {
 // CPU fraction (ties by node order), which spreads pods as LeastAllocated would.
 type placer struct {
 	w     *world
+	ips   int // settled pod IPs handed out
 	nodes []*placerNode
 	index map[string]*placerNode
 }

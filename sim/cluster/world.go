@@ -15,6 +15,8 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
+	"github.com/reconsim/reconsim/sim/controllers/disruption"
+	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
 	"github.com/reconsim/reconsim/sim/controllers/gc"
 	"github.com/reconsim/reconsim/sim/controllers/nodelifecycle"
 	"github.com/reconsim/reconsim/sim/controllers/podgc"
@@ -42,6 +44,8 @@ type world struct {
 	sched     *scheduler.Scheduler
 	rs        *replicaset.Controller
 	deploy    *deployment.Controller
+	pdb       *disruption.Controller
+	endpoints *endpointslice.Controller
 	gc        *gc.Controller
 	podgc     *podgc.Controller
 	lifecycle *nodelifecycle.Controller
@@ -145,6 +149,15 @@ func (w *world) buildControlPlane() error {
 	c, rec = w.component(deployment.Component, kcmQPS, kcmBurst)
 	if w.deploy, err = deployment.New(w.k, c, kcmInformers, rec, depCfg); err != nil {
 		return fmt.Errorf("deployment controller: %w", err)
+	}
+
+	c, _ = w.component(disruption.Component, kcmQPS, kcmBurst)
+	if w.pdb, err = disruption.New(w.k, c, kcmInformers, record.New(w.k, eventSink{w}, disruption.EventSourceComponent, ""), disruption.DefaultConfig()); err != nil {
+		return fmt.Errorf("disruption controller: %w", err)
+	}
+	c, _ = w.component(endpointslice.Component, kcmQPS, kcmBurst)
+	if w.endpoints, err = endpointslice.New(w.k, c, kcmInformers, record.New(w.k, eventSink{w}, endpointslice.EventSourceComponent, ""), endpointslice.DefaultConfig()); err != nil {
+		return fmt.Errorf("endpointslice controller: %w", err)
 	}
 
 	gcCfg := gc.DefaultConfig()
@@ -286,6 +299,8 @@ func (w *world) start() {
 	}
 	w.rs.Start()
 	w.deploy.Start()
+	w.pdb.Start()
+	w.endpoints.Start()
 	w.gc.Start()
 	w.podgc.Start()
 	w.lifecycle.Start()

@@ -1,0 +1,309 @@
+package disruption
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/client/workqueue"
+)
+
+// Component is the name the controller uses in traces and process names (the controller's
+// name in kube-controller-manager's --controllers list is "disruption").
+const Component = "disruption-controller"
+
+// EventSourceComponent is the event source upstream's disruption controller records its
+// events with ([k8s:disruption.go@003e8629]: EventSource{Component: "controllermanager"}).
+// The integrator builds the Recorder handed to New with it.
+const EventSourceComponent = "controllermanager"
+
+// Stats are the controller's counters since New, plus its main work queue's metrics.
+type Stats struct {
+	// Syncs counts finished syncs of a PodDisruptionBudget key; SyncErrors those that
+	// returned an error (and were requeued with backoff).
+	Syncs, SyncErrors uint64
+	// StatusUpdates counts status writes that succeeded; StatusUpdateErrors those that failed.
+	StatusUpdates, StatusUpdateErrors uint64
+	// FailSafes counts syncs that failed and fell back to writing disruptionsAllowed=0.
+	FailSafes uint64
+	// Rechecks counts keys handed from the recheck queue back to the main queue.
+	Rechecks uint64
+	// StaleConditionResets counts DisruptionTarget conditions reset to False.
+	StaleConditionResets uint64
+	// Queue is the main work queue's metrics.
+	Queue workqueue.Stats
+}
+
+// updater writes a PodDisruptionBudget's status (upstream updater).
+type updater func(ctx context.Context, pdb *model.PodDisruptionBudget) error
+
+// Controller is the PodDisruptionBudget controller: it keeps every budget's status
+// (expectedPods, desiredHealthy, currentHealthy, disruptionsAllowed, disruptedPods and the
+// DisruptionAllowed condition) in step with the pods its selector matches (upstream
+// DisruptionController).
+type Controller struct {
+	k        *sim.Kernel
+	client   *client.Client
+	recorder record.Recorder
+	cfg      Config
+
+	pdbInformer *client.Informer
+	podInformer *client.Informer
+	rsInformer  *client.Informer
+	dInformer   *client.Informer
+	ssInformer  *client.Informer
+
+	// queue holds PodDisruptionBudget keys to sync; recheckQueue holds keys whose
+	// disruptedPods entries expire later; stalePodDisruptionQueue holds pod keys whose
+	// DisruptionTarget condition may be stale (the three queues of upstream).
+	queue                   *workqueue.RateLimiting[string]
+	recheckQueue            *workqueue.Delaying[string]
+	stalePodDisruptionQueue *workqueue.RateLimiting[string]
+
+	// getUpdater returns the status writer; it is a field so that tests can make status
+	// writes fail and watch the fail-safe path (the upstream test seam of the same name).
+	getUpdater func() updater
+
+	main    *sim.Proc
+	workers []*sim.Proc
+	stopped bool
+	stats   Stats
+}
+
+// New builds the controller on the shared informers of f (PodDisruptionBudgets, Pods,
+// ReplicaSets, Deployments and StatefulSets), registers its event handlers and returns it
+// stopped; the caller starts f and calls Start. rec should record with source
+// EventSourceComponent. It returns an error if cfg is invalid.
+func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec record.Recorder, cfg Config) (*Controller, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	dc := &Controller{
+		k:            k,
+		client:       c,
+		recorder:     rec,
+		cfg:          cfg,
+		pdbInformer:  f.For(model.KindPodDisruptionBudget),
+		podInformer:  f.For(model.KindPod),
+		rsInformer:   f.For(model.KindReplicaSet),
+		dInformer:    f.For(model.KindDeployment),
+		ssInformer:   f.For(model.KindStatefulSet),
+		queue:        workqueue.NewRateLimiting[string](k, "disruption", workqueue.DefaultControllerRateLimiter[string]()),
+		recheckQueue: workqueue.NewDelaying[string](k, "disruption_recheck"),
+		stalePodDisruptionQueue: workqueue.NewRateLimiting[string](k, "stale_pod_disruption",
+			workqueue.DefaultControllerRateLimiter[string]()),
+	}
+	dc.getUpdater = func() updater { return dc.writePdbStatus }
+	dc.podInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { dc.addPod(obj) },
+		UpdateFunc: func(_, cur model.Object) { dc.updatePod(cur) },
+		DeleteFunc: dc.deletePod,
+	})
+	dc.pdbInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { dc.enqueuePdbObject(obj) },
+		UpdateFunc: func(_, cur model.Object) { dc.enqueuePdbObject(cur) },
+		DeleteFunc: func(obj any) {
+			if o, ok := client.ObjectOf(obj); ok {
+				dc.enqueuePdbObject(o)
+			}
+		},
+	})
+	return dc, nil
+}
+
+// Start spawns the controller process: it waits for its five caches to sync, then starts one
+// worker for each of its three queues, as upstream Run does. Start after Stop does nothing: a
+// restarted controller is a new Controller.
+func (dc *Controller) Start() {
+	if dc.main != nil || dc.stopped {
+		return
+	}
+	dc.main = dc.k.Spawn(Component, func(p *sim.Proc) {
+		for _, inf := range []*client.Informer{dc.podInformer, dc.pdbInformer, dc.rsInformer, dc.dInformer, dc.ssInformer} {
+			inf.WaitForSync(p)
+		}
+		dc.k.Emit(Component, "started", "", 0, "")
+		dc.workers = append(dc.workers,
+			dc.k.Spawn(Component+"/worker", dc.worker),
+			dc.k.Spawn(Component+"/recheck-worker", dc.recheckWorker),
+			dc.k.Spawn(Component+"/stale-pod-disruption-worker", dc.stalePodDisruptionWorker))
+	})
+}
+
+// Stop shuts the queues down and kills the controller's processes (a controller-manager
+// restart); a sync in progress is abandoned where it blocks.
+func (dc *Controller) Stop() {
+	if dc.stopped {
+		return
+	}
+	dc.stopped = true
+	dc.queue.ShutDown()
+	dc.recheckQueue.ShutDown()
+	dc.stalePodDisruptionQueue.ShutDown()
+	if dc.main != nil {
+		dc.main.Kill()
+	}
+	for _, w := range dc.workers {
+		w.Kill()
+	}
+}
+
+// Stats returns the controller's counters now.
+func (dc *Controller) Stats() Stats {
+	s := dc.stats
+	s.Queue = dc.queue.Stats()
+	return s
+}
+
+// ---- workers (upstream worker, recheckWorker, stalePodDisruptionWorker) ----
+
+func (dc *Controller) worker(p *sim.Proc) {
+	for dc.processNextWorkItem(p) {
+	}
+}
+
+// processNextWorkItem syncs one PodDisruptionBudget key: success forgets its backoff, an error
+// requeues it through the rate limiter.
+func (dc *Controller) processNextWorkItem(ctx context.Context) bool {
+	key, quit := dc.queue.Get(ctx)
+	if quit {
+		return false
+	}
+	defer dc.queue.Done(key)
+	err := dc.sync(ctx, key)
+	dc.stats.Syncs++
+	if err == nil {
+		dc.queue.Forget(key)
+		return true
+	}
+	dc.stats.SyncErrors++
+	dc.k.Emit(Component, "sync-error", "PodDisruptionBudget "+key, 0, err.Error())
+	dc.queue.AddRateLimited(key)
+	return true
+}
+
+func (dc *Controller) recheckWorker(p *sim.Proc) {
+	for dc.processNextRecheckWorkItem(p) {
+	}
+}
+
+// processNextRecheckWorkItem moves a key whose recheck time has come to the main queue, rate
+// limited, as upstream does.
+func (dc *Controller) processNextRecheckWorkItem(ctx context.Context) bool {
+	key, quit := dc.recheckQueue.Get(ctx)
+	if quit {
+		return false
+	}
+	defer dc.recheckQueue.Done(key)
+	dc.stats.Rechecks++
+	dc.k.Emit(Component, "recheck", "PodDisruptionBudget "+key, 0, "")
+	dc.queue.AddRateLimited(key)
+	return true
+}
+
+func (dc *Controller) stalePodDisruptionWorker(p *sim.Proc) {
+	for dc.processNextStalePodDisruptionWorkItem(p) {
+	}
+}
+
+func (dc *Controller) processNextStalePodDisruptionWorkItem(ctx context.Context) bool {
+	key, quit := dc.stalePodDisruptionQueue.Get(ctx)
+	if quit {
+		return false
+	}
+	defer dc.stalePodDisruptionQueue.Done(key)
+	if err := dc.syncStalePodDisruption(ctx, key); err != nil {
+		dc.k.Emit(Component, "stale-condition-error", "Pod "+key, 0, err.Error())
+		dc.stalePodDisruptionQueue.AddRateLimited(key)
+		return true
+	}
+	dc.stalePodDisruptionQueue.Forget(key)
+	return true
+}
+
+// ---- event handlers (upstream disruption.go) ----
+
+func (dc *Controller) enqueuePdbObject(obj model.Object) {
+	if pdb, ok := obj.(*model.PodDisruptionBudget); ok {
+		dc.queue.Add(model.Key(pdb))
+	}
+}
+
+func (dc *Controller) enqueuePdbForRecheck(pdb *model.PodDisruptionBudget, delay time.Duration) {
+	dc.recheckQueue.AddAfter(model.Key(pdb), delay)
+}
+
+// addPod and updatePod wake the budget covering the pod (every update, resyncs included, as
+// upstream), and schedule the cleanup of a DisruptionTarget condition that may be stale.
+func (dc *Controller) addPod(obj model.Object) {
+	pod, ok := obj.(*model.Pod)
+	if !ok {
+		return
+	}
+	if pdb := dc.getPdbForPod(pod); pdb != nil {
+		dc.queue.Add(model.Key(pdb))
+	}
+	if has, cleanAfter := dc.nonTerminatingPodHasStaleDisruptionCondition(pod); has {
+		dc.stalePodDisruptionQueue.AddAfter(model.Key(pod), cleanAfter)
+	}
+}
+
+func (dc *Controller) updatePod(cur model.Object) { dc.addPod(cur) }
+
+// deletePod wakes the budget that covered the pod; obj may be a tombstone.
+func (dc *Controller) deletePod(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	pod, ok := o.(*model.Pod)
+	if !ok {
+		return
+	}
+	if pdb := dc.getPdbForPod(pod); pdb != nil {
+		dc.queue.Add(model.Key(pdb))
+	}
+}
+
+// getPdbForPod returns the first budget (in key order) of the pod's namespace whose selector
+// matches the pod's labels, or nil (upstream getPdbForPod over the lister's
+// GetPodPodDisruptionBudgets). A pod without labels matches none; a budget with a nil or invalid
+// selector matches no pod, an empty selector matches every pod (policy/v1). When several match,
+// a Warning MultiplePodDisruptionBudgets event is recorded on the pod.
+func (dc *Controller) getPdbForPod(pod *model.Pod) *model.PodDisruptionBudget {
+	pdbs := dc.getPodDisruptionBudgets(pod)
+	if len(pdbs) == 0 {
+		return nil
+	}
+	if len(pdbs) > 1 {
+		msg := fmt.Sprintf("Pod %q/%q matches multiple PodDisruptionBudgets.  Chose %q arbitrarily.", pod.Namespace, pod.Name, pdbs[0].Name)
+		dc.recorder.Eventf(pod, model.EventTypeWarning, "MultiplePodDisruptionBudgets", "%s", msg)
+	}
+	return pdbs[0]
+}
+
+func (dc *Controller) getPodDisruptionBudgets(pod *model.Pod) []*model.PodDisruptionBudget {
+	if len(pod.Labels) == 0 {
+		return nil
+	}
+	var out []*model.PodDisruptionBudget
+	for _, obj := range dc.pdbInformer.ListNamespace(pod.Namespace, nil) {
+		pdb, ok := obj.(*model.PodDisruptionBudget)
+		if !ok {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil || !sel.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		out = append(out, pdb)
+	}
+	return out
+}

@@ -1,0 +1,419 @@
+package endpointslice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/client/workqueue"
+)
+
+// Component is the name the controller uses in traces and process names.
+const Component = "endpointslice-controller"
+
+// EventSourceComponent is the event source of upstream's controller
+// ([k8s:endpointslice_controller.go@9e8be126]: EventSource{Component: "endpoint-slice-controller"}).
+// The integrator builds the Recorder handed to New with it.
+const EventSourceComponent = "endpoint-slice-controller"
+
+// errStaleInformerCache is returned by a sync that finds the slice cache behind the
+// controller's own writes (upstream StaleInformerCache error); the Service is retried.
+var errStaleInformerCache = errors.New("EndpointSlice informer cache is out of date")
+
+// Stats are the controller's counters since New, plus its work queue's metrics.
+type Stats struct {
+	// Syncs counts finished syncService calls; SyncErrors those that failed, StaleCache those
+	// of them that found the slice cache out of date, Dropped the Services given up after
+	// maxRetries failures.
+	Syncs, SyncErrors, StaleCache, Dropped uint64
+	// SlicesCreated, SlicesUpdated and SlicesDeleted count successful writes.
+	SlicesCreated, SlicesUpdated, SlicesDeleted uint64
+	// Queue is the Service queue's metrics.
+	Queue workqueue.Stats
+}
+
+// Controller is the EndpointSlice controller: for every Service with a selector it keeps
+// EndpointSlices listing one endpoint per matching pod (upstream endpointslice Controller).
+type Controller struct {
+	k        *sim.Kernel
+	client   *client.Client
+	recorder record.Recorder
+	cfg      Config
+
+	serviceInformer *client.Informer
+	podInformer     *client.Informer
+	nodeInformer    *client.Informer
+	sliceInformer   *client.Informer
+
+	queue   *workqueue.RateLimiting[string]
+	tracker *endpointSliceTracker
+	rec     *reconciler
+
+	main    *sim.Proc
+	workers []*sim.Proc
+	stopped bool
+	stats   Stats
+}
+
+// New builds the controller on the shared informers of f (Services, Pods, Nodes and
+// EndpointSlices), registers its event handlers and returns it stopped; the caller starts f
+// and calls Start. rec should record with source EventSourceComponent. It returns an error if
+// cfg is invalid.
+func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec record.Recorder, cfg Config) (*Controller, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ec := &Controller{
+		k:               k,
+		client:          c,
+		recorder:        rec,
+		cfg:             cfg,
+		serviceInformer: f.For(model.KindService),
+		podInformer:     f.For(model.KindPod),
+		nodeInformer:    f.For(model.KindNode),
+		sliceInformer:   f.For(model.KindEndpointSlice),
+		// Like the default controller limiter with a 1s instead of 5ms base: a Service sync
+		// can mean many slice writes, so retries back off harder.
+		queue: workqueue.NewRateLimiting[string](k, "endpoint_slice", workqueue.NewMaxOfRateLimiter[string](
+			workqueue.NewItemExponentialFailureRateLimiter[string](defaultSyncBackOff, maxSyncBackOff),
+			workqueue.NewBucketRateLimiter[string](retryBucketQPS, retryBucketBurst),
+		)),
+		tracker: newEndpointSliceTracker(),
+	}
+	ec.rec = &reconciler{
+		k: k, client: c, nodeInformer: ec.nodeInformer, maxEndpointsPerSlice: int(cfg.MaxEndpointsPerSlice),
+		tracker: ec.tracker, podNameFallback: cfg.PodNameAddressFallback, stats: &ec.stats,
+	}
+	ec.serviceInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { ec.enqueueService(obj) },
+		UpdateFunc: func(_, cur model.Object) { ec.enqueueService(cur) },
+		DeleteFunc: func(obj any) {
+			if o, ok := client.ObjectOf(obj); ok {
+				ec.enqueueService(o)
+			}
+		},
+	})
+	ec.podInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { ec.addPod(obj) },
+		UpdateFunc: ec.updatePod,
+		DeleteFunc: func(obj any) {
+			if o, ok := client.ObjectOf(obj); ok {
+				ec.addPod(o)
+			}
+		},
+	})
+	ec.sliceInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { ec.onEndpointSliceAdd(obj) },
+		UpdateFunc: ec.onEndpointSliceUpdate,
+		DeleteFunc: ec.onEndpointSliceDelete,
+	})
+	return ec, nil
+}
+
+// Start spawns the controller process: it waits for its four caches to sync, then starts
+// ConcurrentServiceEndpointSyncs workers (upstream Run). Start after Stop does nothing: a
+// restarted controller is a new Controller.
+func (ec *Controller) Start() {
+	if ec.main != nil || ec.stopped {
+		return
+	}
+	ec.main = ec.k.Spawn(Component, func(p *sim.Proc) {
+		for _, inf := range []*client.Informer{ec.podInformer, ec.serviceInformer, ec.sliceInformer, ec.nodeInformer} {
+			inf.WaitForSync(p)
+		}
+		ec.k.Emit(Component, "started", "", 0, fmt.Sprintf("workers=%d", ec.cfg.ConcurrentServiceEndpointSyncs))
+		for i := range ec.cfg.ConcurrentServiceEndpointSyncs {
+			ec.workers = append(ec.workers, ec.k.Spawn(fmt.Sprintf("%s/worker-%d", Component, i), ec.worker))
+		}
+	})
+}
+
+// Stop shuts the queue down and kills the controller's processes (a controller-manager
+// restart); a sync in progress is abandoned where it blocks.
+func (ec *Controller) Stop() {
+	if ec.stopped {
+		return
+	}
+	ec.stopped = true
+	ec.queue.ShutDown()
+	if ec.main != nil {
+		ec.main.Kill()
+	}
+	for _, w := range ec.workers {
+		w.Kill()
+	}
+}
+
+// Stats returns the controller's counters now.
+func (ec *Controller) Stats() Stats {
+	s := ec.stats
+	s.Queue = ec.queue.Stats()
+	return s
+}
+
+// ReadyEndpoints returns CountReady over the slices of the Service serviceKey
+// ("namespace/name") that this controller manages, as its cache sees them, leaving out slices
+// being deleted. It is 0 for an unknown Service or a malformed key.
+func (ec *Controller) ReadyEndpoints(serviceKey string) int {
+	namespace, name, ok := strings.Cut(serviceKey, "/")
+	if !ok {
+		return 0
+	}
+	return CountReady(ec.cachedSlices(namespace, name))
+}
+
+// cachedSlices returns the cached slices of a Service this controller manages and that are
+// not being deleted, in key order.
+func (ec *Controller) cachedSlices(namespace, name string) []*model.EndpointSlice {
+	sel := labels.SelectorFromSet(labels.Set{model.LabelServiceName: name, model.LabelManagedBy: ControllerName})
+	var out []*model.EndpointSlice
+	for _, obj := range ec.sliceInformer.ListNamespace(namespace, sel) {
+		if s, ok := obj.(*model.EndpointSlice); ok && s.DeletionTimestamp == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ---- worker (upstream serviceQueueWorker / processNextServiceWorkItem / handleErr) ----
+
+func (ec *Controller) worker(p *sim.Proc) {
+	for ec.processNextServiceWorkItem(p) {
+	}
+}
+
+func (ec *Controller) processNextServiceWorkItem(ctx context.Context) bool {
+	key, quit := ec.queue.Get(ctx)
+	if quit {
+		return false
+	}
+	defer ec.queue.Done(key)
+	err := ec.syncService(ctx, key)
+	ec.stats.Syncs++
+	ec.handleErr(err, key)
+	return true
+}
+
+// handleErr forgets a Service's backoff on success, retries a failure with backoff up to
+// maxRetries times, and then drops the Service until something enqueues it again.
+func (ec *Controller) handleErr(err error, key string) {
+	if err == nil {
+		ec.queue.Forget(key)
+		return
+	}
+	ec.stats.SyncErrors++
+	if errors.Is(err, errStaleInformerCache) {
+		ec.stats.StaleCache++
+	}
+	if ec.queue.NumRequeues(key) < maxRetries {
+		ec.k.Emit(Component, "sync-error", "Service "+key, 0, err.Error())
+		ec.queue.AddRateLimited(key)
+		return
+	}
+	ec.stats.Dropped++
+	ec.k.Emit(Component, "dropped", "Service "+key, 0, err.Error())
+	ec.queue.Forget(key)
+}
+
+// syncService brings the slices of one Service in line with its pods (upstream syncService).
+// A Service gone from the cache is forgotten; an ExternalName Service or one without a
+// selector gets nothing from this controller. The slice cache must have caught up with the
+// controller's own writes, else the sync fails with errStaleInformerCache and is retried.
+func (ec *Controller) syncService(ctx context.Context, key string) error {
+	namespace, name, ok := strings.Cut(key, "/")
+	if !ok {
+		return fmt.Errorf("endpointslice: malformed key %q", key)
+	}
+	obj, found := ec.serviceInformer.Get(namespace, name)
+	if !found {
+		ec.tracker.DeleteService(key)
+		return nil
+	}
+	service, ok := obj.(*model.Service)
+	if !ok {
+		return fmt.Errorf("endpointslice: cache holds %T for %s", obj, key)
+	}
+	if service.Spec.Type == model.ServiceTypeExternalName || len(service.Spec.Selector) == 0 {
+		return nil
+	}
+	var pods []*model.Pod
+	for _, o := range ec.podInformer.ListNamespace(namespace, labels.SelectorFromSet(service.Spec.Selector)) {
+		if pod, ok := o.(*model.Pod); ok {
+			pods = append(pods, pod)
+		}
+	}
+	existing := ec.cachedSlices(namespace, name)
+	if ec.tracker.StaleSlices(key, existing) {
+		return errStaleInformerCache
+	}
+	if err := ec.rec.reconcile(ctx, service, pods, existing); err != nil {
+		ec.recorder.Eventf(service, model.EventTypeWarning, "FailedToUpdateEndpointSlices",
+			"Error updating Endpoint Slices for Service %s/%s: %v", service.Namespace, service.Name, err)
+		return err
+	}
+	return nil
+}
+
+// ---- event handlers (upstream endpointslice_controller.go) ----
+
+func (ec *Controller) enqueueService(obj model.Object) {
+	if svc, ok := obj.(*model.Service); ok {
+		ec.queue.Add(model.Key(svc))
+	}
+}
+
+// onEndpointSliceAdd syncs the Service of a managed slice this controller did not just write.
+func (ec *Controller) onEndpointSliceAdd(obj model.Object) {
+	s, ok := obj.(*model.EndpointSlice)
+	if ok && managedByController(s) && ec.tracker.ShouldSync(s) {
+		ec.queueServiceForEndpointSlice(s)
+	}
+}
+
+// onEndpointSliceUpdate syncs both Services when the service-name label moved, else the
+// Service of a slice whose managed-by label changed or that this controller did not just
+// write.
+func (ec *Controller) onEndpointSliceUpdate(oldObj, curObj model.Object) {
+	prev, ok1 := oldObj.(*model.EndpointSlice)
+	cur, ok2 := curObj.(*model.EndpointSlice)
+	if !ok1 || !ok2 {
+		return
+	}
+	if cur.Labels[model.LabelServiceName] != prev.Labels[model.LabelServiceName] {
+		ec.queueServiceForEndpointSlice(cur)
+		ec.queueServiceForEndpointSlice(prev)
+		return
+	}
+	if managedByController(prev) != managedByController(cur) || (managedByController(cur) && ec.tracker.ShouldSync(cur)) {
+		ec.queueServiceForEndpointSlice(cur)
+	}
+}
+
+// onEndpointSliceDelete syncs the Service of a managed slice whose deletion the controller did
+// not ask for.
+func (ec *Controller) onEndpointSliceDelete(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	s, ok := o.(*model.EndpointSlice)
+	if ok && managedByController(s) && ec.tracker.Has(s) && !ec.tracker.HandleDeletion(s) {
+		ec.queueServiceForEndpointSlice(s)
+	}
+}
+
+// queueServiceForEndpointSlice enqueues the slice's Service after the larger of
+// endpointSliceChangeMinSyncDelay (1s) and the batch period.
+func (ec *Controller) queueServiceForEndpointSlice(s *model.EndpointSlice) {
+	key, err := ServiceControllerKey(s)
+	if err != nil {
+		ec.k.Emit(Component, "slice-without-service", "EndpointSlice "+model.Key(s), s.ResourceVersion, err.Error())
+		return
+	}
+	ec.queue.AddAfter(key, max(endpointSliceChangeMinSyncDelay, ec.cfg.EndpointUpdatesBatchPeriod))
+}
+
+func managedByController(s *model.EndpointSlice) bool {
+	return s.Labels[model.LabelManagedBy] == ControllerName
+}
+
+// addPod enqueues, after the batch period, every Service whose selector matches the pod; it
+// also serves pod deletions (tombstones unwrapped by the caller).
+func (ec *Controller) addPod(obj model.Object) {
+	pod, ok := obj.(*model.Pod)
+	if !ok {
+		return
+	}
+	for _, key := range ec.podServiceMemberships(pod) {
+		ec.queue.AddAfter(key, ec.cfg.EndpointUpdatesBatchPeriod)
+	}
+}
+
+// updatePod enqueues, after the batch period, the Services a pod change may affect (upstream
+// GetServicesToUpdateOnPodChange): nothing for a resync or a change that touches neither the
+// endpoint (deletionTimestamp, readiness, IP) nor the labels; the new Services for an endpoint
+// change; with a label change, both old and new Services when the endpoint changed too, else
+// only the Services the pod joined or left.
+func (ec *Controller) updatePod(oldObj, curObj model.Object) {
+	oldPod, ok1 := oldObj.(*model.Pod)
+	curPod, ok2 := curObj.(*model.Pod)
+	if !ok1 || !ok2 || oldPod.ResourceVersion == curPod.ResourceVersion {
+		return
+	}
+	podChanged, labelsChanged := podEndpointsChanged(oldPod, curPod)
+	if !podChanged && !labelsChanged {
+		return
+	}
+	services := ec.podServiceMemberships(curPod)
+	if labelsChanged {
+		services = determineNeededServiceUpdates(ec.podServiceMemberships(oldPod), services, podChanged)
+	}
+	for _, key := range services {
+		ec.queue.AddAfter(key, ec.cfg.EndpointUpdatesBatchPeriod)
+	}
+}
+
+// podEndpointsChanged reports whether a pod change may change its endpoint (deletionTimestamp,
+// readiness or IP) and whether its labels changed (upstream podEndpointsChanged; hostnames are
+// not modelled).
+func podEndpointsChanged(oldPod, newPod *model.Pod) (podChanged, labelsChanged bool) {
+	labelsChanged = !maps.Equal(oldPod.Labels, newPod.Labels)
+	if (oldPod.DeletionTimestamp == nil) != (newPod.DeletionTimestamp == nil) ||
+		(oldPod.DeletionTimestamp != nil && *oldPod.DeletionTimestamp != *newPod.DeletionTimestamp) {
+		return true, labelsChanged
+	}
+	if isPodReady(oldPod) != isPodReady(newPod) {
+		return true, labelsChanged
+	}
+	return oldPod.Status.PodIP != newPod.Status.PodIP, labelsChanged
+}
+
+// determineNeededServiceUpdates is upstream's: the union of old and new Services when the pod
+// changed, else their symmetric difference. Both inputs are sorted; so is the result.
+func determineNeededServiceUpdates(oldServices, services []string, podChanged bool) []string {
+	set := map[string]bool{}
+	for _, s := range services {
+		set[s] = true
+	}
+	if podChanged {
+		for _, s := range oldServices {
+			set[s] = true
+		}
+		return sortedKeys(set)
+	}
+	for _, s := range oldServices {
+		if set[s] {
+			delete(set, s)
+		} else {
+			set[s] = true
+		}
+	}
+	return sortedKeys(set)
+}
+
+// podServiceMemberships returns the keys of the cached Services of the pod's namespace whose
+// selector matches its labels, sorted (upstream GetPodServiceMemberships). A Service without a
+// selector matches nothing.
+func (ec *Controller) podServiceMemberships(pod *model.Pod) []string {
+	var out []string
+	for _, obj := range ec.serviceInformer.ListNamespace(pod.Namespace, nil) {
+		svc, ok := obj.(*model.Service)
+		if !ok || len(svc.Spec.Selector) == 0 {
+			continue
+		}
+		if labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(pod.Labels)) {
+			out = append(out, model.Key(svc))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
