@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -51,12 +52,21 @@ type world struct {
 	lifecycle *nodelifecycle.Controller
 	taints    *tainteviction.Controller
 
-	informers []*client.SharedInformerFactory
+	controllers []*running // kube-controller-manager's controllers, then the scheduler
+	resyncRng   *rand.Rand
 
 	events []report.EventRecord
 	conv   *convergence
 	obs    *observer
 	rand   *rand.Rand
+}
+
+// resyncRand is the stream the informer resync periods are drawn from.
+func (w *world) resyncRand() *rand.Rand {
+	if w.resyncRng == nil {
+		w.resyncRng = w.k.Rand("kube-controller-manager/resync")
+	}
+	return w.resyncRng
 }
 
 // eventSink turns recorded Kubernetes Events into events.jsonl records.
@@ -125,86 +135,176 @@ func (w *world) component(name string, qps float64, burst int) (*client.Client, 
 	return c, record.New(w.k, eventSink{w}, name, "")
 }
 
-func (w *world) buildControlPlane() error {
+// runnable is what every controller and the scheduler provide: Start after their informer
+// factory was started; Stop kills their processes and work queues (their caches go with the
+// factory).
+type runnable interface {
+	Start()
+	Stop()
+}
+
+// controllerSpec builds one kube-controller-manager controller on an informer factory and
+// records it in the world (the typed fields the recorder and verdicts read).
+type controllerSpec struct {
+	name  string // the upstream controller name (controller-restart, watch-stall)
+	build func(f *client.SharedInformerFactory) (runnable, error)
+}
+
+// running is a controller (or the scheduler) and the informer factory it runs on.
+type running struct {
+	spec    controllerSpec
+	ctrl    runnable
+	factory *client.SharedInformerFactory
+}
+
+// controllerSpecs lists kube-controller-manager's controllers as the simulator models them,
+// each with its own client (upstream ControllerClientBuilder: --kube-api-qps/--kube-api-burst
+// per controller).
+func (w *world) controllerSpecs() []controllerSpec {
 	comps := w.comps
 	kcm := scenarios.ComponentControllerManager
-	kcmQPS := comps.Float(kcm, "kube-api-qps")
-	kcmBurst := comps.Int(kcm, "kube-api-burst")
+	qps := comps.Float(kcm, "kube-api-qps")
+	burst := comps.Int(kcm, "kube-api-burst")
+	return []controllerSpec{
+		{"replicaset-controller", func(f *client.SharedInformerFactory) (runnable, error) {
+			cfg := replicaset.DefaultConfig()
+			cfg.ConcurrentReplicaSetSyncs = comps.Int(kcm, "concurrent-replicaset-syncs")
+			c, rec := w.component("replicaset-controller", qps, burst)
+			ctrl, err := replicaset.New(w.k, c, f, rec, cfg)
+			w.rs = ctrl
+			return ctrl, err
+		}},
+		{deployment.Component, func(f *client.SharedInformerFactory) (runnable, error) {
+			c, rec := w.component(deployment.Component, qps, burst)
+			ctrl, err := deployment.New(w.k, c, f, rec, deployment.DefaultConfig())
+			w.deploy = ctrl
+			return ctrl, err
+		}},
+		{disruption.Component, func(f *client.SharedInformerFactory) (runnable, error) {
+			c, _ := w.component(disruption.Component, qps, burst)
+			ctrl, err := disruption.New(w.k, c, f, record.New(w.k, eventSink{w}, disruption.EventSourceComponent, ""), disruption.DefaultConfig())
+			w.pdb = ctrl
+			return ctrl, err
+		}},
+		{endpointslice.Component, func(f *client.SharedInformerFactory) (runnable, error) {
+			c, _ := w.component(endpointslice.Component, qps, burst)
+			ctrl, err := endpointslice.New(w.k, c, f, record.New(w.k, eventSink{w}, endpointslice.EventSourceComponent, ""), endpointslice.DefaultConfig())
+			w.endpoints = ctrl
+			return ctrl, err
+		}},
+		{"garbage-collector-controller", func(f *client.SharedInformerFactory) (runnable, error) {
+			cfg := gc.DefaultConfig()
+			cfg.ConcurrentGCSyncs = comps.Int(kcm, "concurrent-gc-syncs")
+			// kube-controller-manager doubles the garbage collector's QPS: each deletion takes
+			// two calls (cmd/kube-controller-manager/app/core.go, gc.ClientQPSMultiplier).
+			c, rec := w.component("garbage-collector-controller", qps*gc.ClientQPSMultiplier, burst)
+			ctrl, err := gc.New(w.k, c, f, rec, cfg)
+			w.gc = ctrl
+			return ctrl, err
+		}},
+		{"pod-garbage-collector-controller", func(f *client.SharedInformerFactory) (runnable, error) {
+			cfg := podgc.DefaultConfig()
+			cfg.TerminatedPodGCThreshold = comps.Int(kcm, "terminated-pod-gc-threshold")
+			c, _ := w.component("pod-garbage-collector", qps, burst)
+			ctrl, err := podgc.New(w.k, c, f, cfg)
+			w.podgc = ctrl
+			return ctrl, err
+		}},
+		{"node-lifecycle-controller", func(f *client.SharedInformerFactory) (runnable, error) {
+			cfg := nodelifecycle.DefaultConfig()
+			cfg.NodeMonitorPeriod = comps.Duration(kcm, "node-monitor-period")
+			cfg.NodeMonitorGracePeriod = comps.Duration(kcm, "node-monitor-grace-period")
+			cfg.NodeStartupGracePeriod = comps.Duration(kcm, "node-startup-grace-period")
+			cfg.NodeEvictionRate = float32(comps.Float(kcm, "node-eviction-rate"))
+			cfg.SecondaryNodeEvictionRate = float32(comps.Float(kcm, "secondary-node-eviction-rate"))
+			cfg.LargeClusterSizeThreshold = int32(comps.Int(kcm, "large-cluster-size-threshold"))
+			cfg.UnhealthyZoneThreshold = float32(comps.Float(kcm, "unhealthy-zone-threshold"))
+			c, rec := w.component("node-controller", qps, burst)
+			ctrl, err := nodelifecycle.New(w.k, c, f, rec, cfg)
+			w.lifecycle = ctrl
+			return ctrl, err
+		}},
+		{"taint-eviction-controller", func(f *client.SharedInformerFactory) (runnable, error) {
+			c, rec := w.component("taint-eviction-controller", qps, burst)
+			w.taints = tainteviction.New(w.k, c, f, rec, tainteviction.DefaultConfig())
+			return w.taints, nil
+		}},
+	}
+}
+
+// newKCMFactory returns a fresh kube-controller-manager informer factory (empty caches).
+func (w *world) newKCMFactory() *client.SharedInformerFactory {
+	kcm := scenarios.ComponentControllerManager
 	// --min-resync-period: the informers' resync is uniform in [min, 2*min) upstream
 	// (cmd/kube-controller-manager/app/controllermanager.go ResyncPeriod).
-	minResync := comps.Duration(kcm, "min-resync-period")
-	resync := minResync + time.Duration(w.k.Rand("kube-controller-manager/resync").Int64N(int64(minResync)))
-	sharedClient, _ := w.component("kube-controller-manager/shared-informers", kcmQPS, kcmBurst)
-	kcmInformers := client.NewSharedInformerFactory(sharedClient, resync)
+	minResync := w.comps.Duration(kcm, "min-resync-period")
+	resync := minResync + time.Duration(w.resyncRand().Int64N(int64(minResync)))
+	c, _ := w.component("kube-controller-manager/shared-informers", w.comps.Float(kcm, "kube-api-qps"), w.comps.Int(kcm, "kube-api-burst"))
+	return client.NewSharedInformerFactory(c, resync)
+}
 
-	var err error
-	rsCfg := replicaset.DefaultConfig()
-	rsCfg.ConcurrentReplicaSetSyncs = comps.Int(kcm, "concurrent-replicaset-syncs")
-	c, rec := w.component("replicaset-controller", kcmQPS, kcmBurst)
-	if w.rs, err = replicaset.New(w.k, c, kcmInformers, rec, rsCfg); err != nil {
-		return fmt.Errorf("replicaset controller: %w", err)
+// buildKCM builds every kube-controller-manager controller on one new informer factory.
+func (w *world) buildKCM() ([]*running, error) {
+	f := w.newKCMFactory()
+	var out []*running
+	for _, spec := range w.controllerSpecs() {
+		ctrl, err := spec.build(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", spec.name, err)
+		}
+		out = append(out, &running{spec: spec, ctrl: ctrl, factory: f})
 	}
+	return out, nil
+}
 
-	depCfg := deployment.DefaultConfig()
-	c, rec = w.component(deployment.Component, kcmQPS, kcmBurst)
-	if w.deploy, err = deployment.New(w.k, c, kcmInformers, rec, depCfg); err != nil {
-		return fmt.Errorf("deployment controller: %w", err)
-	}
-
-	c, _ = w.component(disruption.Component, kcmQPS, kcmBurst)
-	if w.pdb, err = disruption.New(w.k, c, kcmInformers, record.New(w.k, eventSink{w}, disruption.EventSourceComponent, ""), disruption.DefaultConfig()); err != nil {
-		return fmt.Errorf("disruption controller: %w", err)
-	}
-	c, _ = w.component(endpointslice.Component, kcmQPS, kcmBurst)
-	if w.endpoints, err = endpointslice.New(w.k, c, kcmInformers, record.New(w.k, eventSink{w}, endpointslice.EventSourceComponent, ""), endpointslice.DefaultConfig()); err != nil {
-		return fmt.Errorf("endpointslice controller: %w", err)
-	}
-
-	gcCfg := gc.DefaultConfig()
-	gcCfg.ConcurrentGCSyncs = comps.Int(kcm, "concurrent-gc-syncs")
-	// kube-controller-manager doubles the garbage collector's QPS: each deletion takes two
-	// calls (cmd/kube-controller-manager/app/core.go, gc.ClientQPSMultiplier).
-	c, rec = w.component("garbage-collector-controller", kcmQPS*gc.ClientQPSMultiplier, kcmBurst)
-	if w.gc, err = gc.New(w.k, c, kcmInformers, rec, gcCfg); err != nil {
-		return fmt.Errorf("garbage collector: %w", err)
-	}
-
-	pgCfg := podgc.DefaultConfig()
-	pgCfg.TerminatedPodGCThreshold = comps.Int(kcm, "terminated-pod-gc-threshold")
-	c, _ = w.component("pod-garbage-collector", kcmQPS, kcmBurst)
-	if w.podgc, err = podgc.New(w.k, c, kcmInformers, pgCfg); err != nil {
-		return fmt.Errorf("pod garbage collector: %w", err)
-	}
-
-	nlCfg := nodelifecycle.DefaultConfig()
-	nlCfg.NodeMonitorPeriod = comps.Duration(kcm, "node-monitor-period")
-	nlCfg.NodeMonitorGracePeriod = comps.Duration(kcm, "node-monitor-grace-period")
-	nlCfg.NodeStartupGracePeriod = comps.Duration(kcm, "node-startup-grace-period")
-	nlCfg.NodeEvictionRate = float32(comps.Float(kcm, "node-eviction-rate"))
-	nlCfg.SecondaryNodeEvictionRate = float32(comps.Float(kcm, "secondary-node-eviction-rate"))
-	nlCfg.LargeClusterSizeThreshold = int32(comps.Int(kcm, "large-cluster-size-threshold"))
-	nlCfg.UnhealthyZoneThreshold = float32(comps.Float(kcm, "unhealthy-zone-threshold"))
-	c, rec = w.component("node-controller", kcmQPS, kcmBurst)
-	if w.lifecycle, err = nodelifecycle.New(w.k, c, kcmInformers, rec, nlCfg); err != nil {
-		return fmt.Errorf("node lifecycle controller: %w", err)
-	}
-
-	c, rec = w.component("taint-eviction-controller", kcmQPS, kcmBurst)
-	w.taints = tainteviction.New(w.k, c, kcmInformers, rec, tainteviction.DefaultConfig())
-
+// buildScheduler builds kube-scheduler on its own informer factory; the informers and the
+// scheduling cycle share one client, as in kube-scheduler.
+func (w *world) buildScheduler() (*running, error) {
 	ks := scenarios.ComponentScheduler
-	schedCfg := scheduler.DefaultConfig()
-	schedCfg.KubeAPIQPS = comps.Float(ks, "kube-api-qps")
-	schedCfg.KubeAPIBurst = comps.Int(ks, "kube-api-burst")
-	schedCfg.PodInitialBackoffSeconds = int64(comps.Int(ks, "pod-initial-backoff-seconds"))
-	schedCfg.PodMaxBackoffSeconds = int64(comps.Int(ks, "pod-max-backoff-seconds"))
-	c, rec = w.component(schedCfg.SchedulerName, schedCfg.KubeAPIQPS, schedCfg.KubeAPIBurst)
-	schedInformers := client.NewSharedInformerFactory(c, 0)
-	if w.sched, err = scheduler.New(w.k, c, schedInformers, rec, schedCfg); err != nil {
-		return fmt.Errorf("scheduler: %w", err)
+	cfg := scheduler.DefaultConfig()
+	cfg.KubeAPIQPS = w.comps.Float(ks, "kube-api-qps")
+	cfg.KubeAPIBurst = w.comps.Int(ks, "kube-api-burst")
+	cfg.PodInitialBackoffSeconds = int64(w.comps.Int(ks, "pod-initial-backoff-seconds"))
+	cfg.PodMaxBackoffSeconds = int64(w.comps.Int(ks, "pod-max-backoff-seconds"))
+	c, rec := w.component(cfg.SchedulerName, cfg.KubeAPIQPS, cfg.KubeAPIBurst)
+	spec := controllerSpec{name: ks, build: func(f *client.SharedInformerFactory) (runnable, error) {
+		sched, err := scheduler.New(w.k, c, f, rec, cfg)
+		w.sched = sched
+		return sched, err
+	}}
+	f := client.NewSharedInformerFactory(c, 0)
+	ctrl, err := spec.build(f)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
 	}
-	w.informers = []*client.SharedInformerFactory{kcmInformers, schedInformers}
+	return &running{spec: spec, ctrl: ctrl, factory: f}, nil
+}
+
+func (w *world) buildControlPlane() error {
+	kcm, err := w.buildKCM()
+	if err != nil {
+		return err
+	}
+	sched, err := w.buildScheduler()
+	if err != nil {
+		return err
+	}
+	w.controllers = append(kcm, sched)
 	return nil
+}
+
+// startRunning starts the factories of rs (each once) and then the controllers.
+func startRunning(k *sim.Kernel, rs []*running) {
+	var started []*client.SharedInformerFactory
+	for _, r := range rs {
+		if !slices.Contains(started, r.factory) {
+			r.factory.Start(k)
+			started = append(started, r.factory)
+		}
+	}
+	for _, r := range rs {
+		r.ctrl.Start()
+	}
 }
 
 func (w *world) kubeletConfig() node.Config {
@@ -294,18 +394,7 @@ func readyConditions(t sim.Time) []model.NodeCondition {
 // start starts every component: control plane first, then the kubelets (each at its node's
 // startup time).
 func (w *world) start() {
-	for _, f := range w.informers {
-		f.Start(w.k)
-	}
-	w.rs.Start()
-	w.deploy.Start()
-	w.pdb.Start()
-	w.endpoints.Start()
-	w.gc.Start()
-	w.podgc.Start()
-	w.lifecycle.Start()
-	w.taints.Start()
-	w.sched.Start()
+	startRunning(w.k, w.controllers)
 	for i, kl := range w.kubelets {
 		kl := kl
 		n := w.nodes[i]
