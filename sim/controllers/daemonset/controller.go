@@ -1,0 +1,535 @@
+package daemonset
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/client/workqueue"
+)
+
+// Component is the name the controller uses in traces, process names and as its event source
+// (upstream EventSource{Component: "daemonset-controller"}).
+const Component = "daemonset-controller"
+
+// Stats are the controller's counters since New, plus its work queue's metrics.
+type Stats struct {
+	// Syncs counts finished syncs; SyncErrors those that returned an error.
+	Syncs, SyncErrors uint64
+	// PodsCreated, PodsDeleted count successful pod writes; CreateErrors, DeleteErrors failed
+	// ones (a NotFound delete is not counted).
+	PodsCreated, CreateErrors, PodsDeleted, DeleteErrors uint64
+	// RevisionsCreated, RevisionsDeleted count ControllerRevision writes.
+	RevisionsCreated, RevisionsDeleted uint64
+	// StatusUpdates counts status writes that succeeded; StatusUpdateErrors those that failed
+	// after the retries.
+	StatusUpdates, StatusUpdateErrors uint64
+	// Queue is the work queue's metrics.
+	Queue workqueue.Stats
+}
+
+// Controller is the DaemonSet controller (upstream DaemonSetsController).
+type Controller struct {
+	k        *sim.Kernel
+	client   *client.Client
+	recorder record.Recorder
+	cfg      Config
+
+	dsInformer      *client.Informer
+	historyInformer *client.Informer
+	podInformer     *client.Informer
+	nodeInformer    *client.Informer
+
+	queue             *workqueue.RateLimiting[string]
+	expectations      *ControllerExpectations
+	failedPodsBackoff *failedPodsBackoff
+	backoffGC         *sim.Timer
+
+	// placement caches, per DaemonSet UID, the spec of the pods it runs, for eligibility
+	// checks (see daemonPodSpec).
+	placement map[string]placementEntry
+
+	// syncHandler is syncDaemonSet; a field so that tests can observe or replace the sync (the
+	// upstream test seam of the same name).
+	syncHandler func(ctx context.Context, key string) error
+
+	main    *sim.Proc
+	workers []*sim.Proc
+	stopped bool
+	stats   Stats
+}
+
+// New builds the controller on the shared informers of f (DaemonSets, ControllerRevisions,
+// Pods and Nodes), registers its event handlers, and returns it stopped; the caller starts f
+// and calls Start. It returns an error if cfg is invalid or the pod index cannot be added.
+func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec record.Recorder, cfg Config) (*Controller, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	dsc := &Controller{
+		k:                 k,
+		client:            c,
+		recorder:          rec,
+		cfg:               cfg,
+		dsInformer:        f.For(model.KindDaemonSet),
+		historyInformer:   f.For(model.KindControllerRevision),
+		podInformer:       f.For(model.KindPod),
+		nodeInformer:      f.For(model.KindNode),
+		queue:             workqueue.NewRateLimiting[string](k, "daemonset", workqueue.DefaultControllerRateLimiter[string]()),
+		expectations:      NewControllerExpectations(k.Now, cfg.ExpectationsTimeout),
+		failedPodsBackoff: newFailedPodsBackoff(k.Now, cfg.FailedPodsBackoffInitial, cfg.FailedPodsBackoffMax),
+		placement:         map[string]placementEntry{},
+	}
+	dsc.syncHandler = dsc.syncDaemonSet
+	if err := dsc.podInformer.AddIndexers(client.Indexers{indexClaimCandidates: claimCandidatesIndexFunc}); err != nil {
+		return nil, err
+	}
+	dsc.dsInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { dsc.enqueue(obj) },
+		UpdateFunc: dsc.updateDaemonset,
+		DeleteFunc: dsc.deleteDaemonset,
+	})
+	dsc.historyInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { dsc.addHistory(obj) },
+		UpdateFunc: dsc.updateHistory,
+		DeleteFunc: dsc.deleteHistory,
+	})
+	dsc.podInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { dsc.addPod(obj) },
+		UpdateFunc: dsc.updatePod,
+		DeleteFunc: dsc.deletePod,
+	})
+	dsc.nodeInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { dsc.addNode(obj) },
+		UpdateFunc: dsc.updateNode,
+	})
+	return dsc, nil
+}
+
+// Start spawns the controller process: it waits for the Pod, Node, ControllerRevision and
+// DaemonSet caches to sync, then starts ConcurrentDaemonSetSyncs workers and the failed-pod
+// back-off garbage collection (upstream Run). Start after Stop does nothing: a restarted
+// controller is a new Controller.
+func (dsc *Controller) Start() {
+	if dsc.main != nil || dsc.stopped {
+		return
+	}
+	dsc.main = dsc.k.Spawn(Component, func(p *sim.Proc) {
+		dsc.podInformer.WaitForSync(p)
+		dsc.nodeInformer.WaitForSync(p)
+		dsc.historyInformer.WaitForSync(p)
+		dsc.dsInformer.WaitForSync(p)
+		dsc.k.Emit(Component, "started", "", 0, fmt.Sprintf("workers=%d", dsc.cfg.ConcurrentDaemonSetSyncs))
+		for i := 0; i < dsc.cfg.ConcurrentDaemonSetSyncs; i++ {
+			dsc.workers = append(dsc.workers, dsc.k.Spawn(fmt.Sprintf("%s/worker-%d", Component, i), dsc.worker))
+		}
+		dsc.backoffGC = dsc.k.Every(dsc.cfg.BackoffGCInterval, dsc.failedPodsBackoff.GC)
+	})
+}
+
+// Stop shuts the queue down and kills the controller's processes (a controller-manager
+// restart); a sync in progress is abandoned where it blocks. Requests already handed to their
+// own processes still complete.
+func (dsc *Controller) Stop() {
+	if dsc.stopped {
+		return
+	}
+	dsc.stopped = true
+	dsc.queue.ShutDown()
+	if dsc.backoffGC != nil {
+		dsc.backoffGC.Stop()
+	}
+	if dsc.main != nil {
+		dsc.main.Kill()
+	}
+	for _, w := range dsc.workers {
+		w.Kill()
+	}
+}
+
+// Expectations returns the controller's expectations, for tests and the recorder. It is the
+// live store: callers must only read it.
+func (dsc *Controller) Expectations() *ControllerExpectations { return dsc.expectations }
+
+// Stats returns the controller's counters now.
+func (dsc *Controller) Stats() Stats {
+	s := dsc.stats
+	s.Queue = dsc.queue.Stats()
+	return s
+}
+
+func (dsc *Controller) worker(p *sim.Proc) {
+	for dsc.processNextWorkItem(p) {
+	}
+}
+
+// processNextWorkItem syncs one key; an error requeues it with the rate limiter's backoff,
+// success forgets its backoff.
+func (dsc *Controller) processNextWorkItem(ctx context.Context) bool {
+	key, quit := dsc.queue.Get(ctx)
+	if quit {
+		return false
+	}
+	defer dsc.queue.Done(key)
+	err := dsc.syncHandler(ctx, key)
+	dsc.stats.Syncs++
+	if err == nil {
+		dsc.queue.Forget(key)
+		return true
+	}
+	dsc.stats.SyncErrors++
+	dsc.k.Emit(Component, "sync-error", "DaemonSet "+key, 0, err.Error())
+	dsc.queue.AddRateLimited(key)
+	return true
+}
+
+// ---- event handlers (upstream daemon_controller.go) ----
+
+func (dsc *Controller) enqueue(obj model.Object) {
+	if ds, ok := obj.(*model.DaemonSet); ok {
+		dsc.queue.Add(model.Key(ds))
+	}
+}
+
+// updateDaemonset enqueues the DaemonSet; a changed UID means it was deleted and recreated
+// between two observations, so the old one is handled as deleted first.
+func (dsc *Controller) updateDaemonset(oldObj, curObj model.Object) {
+	oldDS, ok1 := oldObj.(*model.DaemonSet)
+	curDS, ok2 := curObj.(*model.DaemonSet)
+	if !ok1 || !ok2 {
+		return
+	}
+	if curDS.UID != oldDS.UID {
+		dsc.deleteDaemonset(client.DeletedFinalStateUnknown{Key: model.Key(oldDS), Obj: oldDS})
+	}
+	dsc.enqueue(curDS)
+}
+
+// deleteDaemonset forgets the DaemonSet's expectations, so that a new one of the same name
+// starts clean, and enqueues it.
+func (dsc *Controller) deleteDaemonset(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	ds, ok := o.(*model.DaemonSet)
+	if !ok {
+		return
+	}
+	key := model.Key(ds)
+	dsc.expectations.DeleteExpectations(key)
+	delete(dsc.placement, ds.UID)
+	dsc.queue.Add(key)
+}
+
+type placementEntry struct {
+	generation int64
+	spec       *model.PodSpec
+}
+
+// maxPlacementEntries bounds the placement cache; past it the cache starts over.
+const maxPlacementEntries = 100000
+
+// daemonPodSpec returns the spec upstream's NewPod would build for ds (the template's with the
+// daemon tolerations), remembered for ds's generation: the template is part of the spec, so
+// it only changes with the generation. Upstream builds it for every node in every check; the
+// result is the same. Callers must not modify it.
+func (dsc *Controller) daemonPodSpec(ds *model.DaemonSet) *model.PodSpec {
+	if e, ok := dsc.placement[ds.UID]; ok && e.generation == ds.Generation && ds.Generation != 0 {
+		return e.spec
+	}
+	spec := &newPod(ds, "").Spec
+	if len(dsc.placement) >= maxPlacementEntries {
+		clear(dsc.placement)
+	}
+	dsc.placement[ds.UID] = placementEntry{generation: ds.Generation, spec: spec}
+	return spec
+}
+
+// shouldRun is nodeShouldRunDaemonPod with the cached daemon pod spec.
+func (dsc *Controller) shouldRun(node *model.Node, ds *model.DaemonSet) (shouldRun, shouldContinueRunning bool) {
+	return nodeShouldRunWithSpec(node, ds, dsc.daemonPodSpec(ds))
+}
+
+// addHistory: an owned revision needs nothing; an orphan wakes every DaemonSet that selects it;
+// one being deleted is handled as deleted.
+func (dsc *Controller) addHistory(obj model.Object) {
+	h, ok := obj.(*model.ControllerRevision)
+	if !ok {
+		return
+	}
+	if h.DeletionTimestamp != nil {
+		dsc.deleteHistory(h)
+		return
+	}
+	if ref := model.ControllerOf(h); ref != nil {
+		return
+	}
+	for _, ds := range dsc.getDaemonSetsForLabels(h.Namespace, h.Labels) {
+		dsc.enqueue(ds)
+	}
+}
+
+// updateHistory wakes the old and new controller of a changed revision, or, for an orphan
+// whose labels or reference changed, every DaemonSet that selects it.
+func (dsc *Controller) updateHistory(oldObj, curObj model.Object) {
+	oldH, ok1 := oldObj.(*model.ControllerRevision)
+	curH, ok2 := curObj.(*model.ControllerRevision)
+	if !ok1 || !ok2 || curH.ResourceVersion == oldH.ResourceVersion {
+		return
+	}
+	curRef, oldRef := model.ControllerOf(curH), model.ControllerOf(oldH)
+	refChanged := !ownerRefEqual(curRef, oldRef)
+	if refChanged && oldRef != nil {
+		if ds := dsc.resolveControllerRef(oldH.Namespace, oldRef); ds != nil {
+			dsc.enqueue(ds)
+		}
+	}
+	if curRef != nil {
+		if ds := dsc.resolveControllerRef(curH.Namespace, curRef); ds != nil {
+			dsc.enqueue(ds)
+		}
+		return
+	}
+	if refChanged || !maps.Equal(curH.Labels, oldH.Labels) {
+		for _, ds := range dsc.getDaemonSetsForLabels(curH.Namespace, curH.Labels) {
+			dsc.enqueue(ds)
+		}
+	}
+}
+
+// deleteHistory wakes the controller of a deleted revision (obj may be a tombstone).
+func (dsc *Controller) deleteHistory(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	ref := model.ControllerOf(o)
+	if ref == nil {
+		return
+	}
+	if ds := dsc.resolveControllerRef(o.Meta().Namespace, ref); ds != nil {
+		dsc.enqueue(ds)
+	}
+}
+
+// addPod observes a creation for the pod's DaemonSet, or, for an orphan, wakes every DaemonSet
+// that selects it. A pod that already has a deletionTimestamp counts as deleted.
+func (dsc *Controller) addPod(obj model.Object) {
+	pod, ok := obj.(*model.Pod)
+	if !ok {
+		return
+	}
+	if pod.DeletionTimestamp != nil {
+		dsc.deletePod(pod)
+		return
+	}
+	if ref := model.ControllerOf(pod); ref != nil {
+		ds := dsc.resolveControllerRef(pod.Namespace, ref)
+		if ds == nil {
+			return
+		}
+		key := model.Key(ds)
+		dsc.expectations.CreationObserved(key)
+		dsc.queue.Add(key)
+		return
+	}
+	for _, ds := range dsc.getDaemonSetsForLabels(pod.Namespace, pod.Labels) {
+		dsc.enqueue(ds)
+	}
+}
+
+// updatePod wakes the DaemonSets a pod change concerns; a resync is ignored. A pod that gains
+// a deletionTimestamp counts as deleted at once. A pod turning Ready under a DaemonSet with
+// minReadySeconds also wakes it minReadySeconds+1s later.
+func (dsc *Controller) updatePod(oldObj, curObj model.Object) {
+	oldPod, ok1 := oldObj.(*model.Pod)
+	curPod, ok2 := curObj.(*model.Pod)
+	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
+		return
+	}
+	if curPod.DeletionTimestamp != nil {
+		dsc.deletePod(curPod)
+		return
+	}
+	curRef, oldRef := model.ControllerOf(curPod), model.ControllerOf(oldPod)
+	refChanged := !ownerRefEqual(curRef, oldRef)
+	if refChanged && oldRef != nil {
+		if ds := dsc.resolveControllerRef(oldPod.Namespace, oldRef); ds != nil {
+			dsc.enqueue(ds)
+		}
+	}
+	if curRef != nil {
+		ds := dsc.resolveControllerRef(curPod.Namespace, curRef)
+		if ds == nil {
+			return
+		}
+		dsc.enqueue(ds)
+		if !isPodReady(oldPod) && isPodReady(curPod) && ds.Spec.MinReadySeconds > 0 {
+			dsc.queue.AddAfter(model.Key(ds), time.Duration(ds.Spec.MinReadySeconds)*time.Second+time.Second)
+		}
+		return
+	}
+	if refChanged || !maps.Equal(curPod.Labels, oldPod.Labels) {
+		for _, ds := range dsc.getDaemonSetsForLabels(curPod.Namespace, curPod.Labels) {
+			dsc.enqueue(ds)
+		}
+	}
+}
+
+// deletePod observes a deletion for the pod's DaemonSet (obj may be a tombstone).
+func (dsc *Controller) deletePod(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	pod, ok := o.(*model.Pod)
+	if !ok {
+		return
+	}
+	ref := model.ControllerOf(pod)
+	if ref == nil {
+		return
+	}
+	ds := dsc.resolveControllerRef(pod.Namespace, ref)
+	if ds == nil {
+		return
+	}
+	key := model.Key(ds)
+	dsc.expectations.DeletionObserved(key)
+	dsc.queue.Add(key)
+}
+
+// addNode wakes every DaemonSet that should run a pod on the new node.
+func (dsc *Controller) addNode(obj model.Object) {
+	node, ok := obj.(*model.Node)
+	if !ok {
+		return
+	}
+	for _, o := range dsc.dsInformer.List(nil) {
+		ds, ok := o.(*model.DaemonSet)
+		if !ok {
+			continue
+		}
+		if shouldRun, _ := dsc.shouldRun(node, ds); shouldRun {
+			dsc.enqueue(ds)
+		}
+	}
+}
+
+// updateNode wakes every DaemonSet whose verdict on the node changed. Updates that only touch
+// conditions without changing which are True (heartbeats) are ignored (upstream
+// shouldIgnoreNodeUpdate).
+func (dsc *Controller) updateNode(oldObj, curObj model.Object) {
+	oldNode, ok1 := oldObj.(*model.Node)
+	curNode, ok2 := curObj.(*model.Node)
+	if !ok1 || !ok2 || shouldIgnoreNodeUpdate(oldNode, curNode) {
+		return
+	}
+	for _, o := range dsc.dsInformer.List(nil) {
+		ds, ok := o.(*model.DaemonSet)
+		if !ok {
+			continue
+		}
+		oldRun, oldCont := dsc.shouldRun(oldNode, ds)
+		curRun, curCont := dsc.shouldRun(curNode, ds)
+		if oldRun != curRun || oldCont != curCont {
+			dsc.enqueue(ds)
+		}
+	}
+}
+
+// nodeInSameCondition reports whether the same condition types are True in both lists
+// (upstream nodeInSameCondition).
+func nodeInSameCondition(old, cur []model.NodeCondition) bool {
+	trueOld := map[string]bool{}
+	for _, c := range old {
+		if c.Status == model.ConditionTrue {
+			trueOld[c.Type] = true
+		}
+	}
+	for _, c := range cur {
+		if c.Status != model.ConditionTrue {
+			continue
+		}
+		if !trueOld[c.Type] {
+			return false
+		}
+		delete(trueOld, c.Type)
+	}
+	return len(trueOld) == 0
+}
+
+// shouldIgnoreNodeUpdate: the same conditions are True and nothing but the resourceVersion
+// and the conditions changed.
+func shouldIgnoreNodeUpdate(oldNode, curNode *model.Node) bool {
+	if !nodeInSameCondition(oldNode.Status.Conditions, curNode.Status.Conditions) {
+		return false
+	}
+	o := oldNode.DeepCopy()
+	o.ResourceVersion = curNode.ResourceVersion
+	o.Status.Conditions = curNode.Status.Conditions
+	return equality.Semantic.DeepEqual(o, curNode)
+}
+
+// resolveControllerRef returns the cached DaemonSet a controller reference points to, or nil
+// when the kind differs or the DaemonSet with that name has another UID.
+func (dsc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.DaemonSet {
+	if ref.Kind != model.KindDaemonSet {
+		return nil
+	}
+	obj, ok := dsc.dsInformer.Get(namespace, ref.Name)
+	if !ok {
+		return nil
+	}
+	ds, ok := obj.(*model.DaemonSet)
+	if !ok || ds.UID != ref.UID {
+		return nil
+	}
+	return ds
+}
+
+// getDaemonSetsForLabels returns the cached DaemonSets of namespace whose selector matches set
+// (upstream GetPodDaemonSets and GetHistoryDaemonSets); objects without labels match none.
+func (dsc *Controller) getDaemonSetsForLabels(namespace string, set map[string]string) []*model.DaemonSet {
+	if len(set) == 0 {
+		return nil
+	}
+	var out []*model.DaemonSet
+	for _, obj := range dsc.dsInformer.ListNamespace(namespace, nil) {
+		ds, ok := obj.(*model.DaemonSet)
+		if !ok {
+			continue
+		}
+		selector, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
+		if err != nil || selector.Empty() || !selector.Matches(labels.Set(set)) {
+			continue
+		}
+		out = append(out, ds)
+	}
+	return out
+}
+
+func ownerRefEqual(a, b *model.OwnerReference) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
+		boolPtrEqual(a.Controller, b.Controller) && boolPtrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
+}
+
+func boolPtrEqual(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

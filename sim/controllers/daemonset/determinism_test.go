@@ -1,0 +1,70 @@
+package daemonset
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// runScenario drives a world with nodes nodes: a DaemonSet rolls out everywhere, nodes join,
+// one gets an untolerated NoExecute taint, and a rolling update with maxUnavailable 10% runs.
+// It returns the trace hash and the number of trace lines.
+func runScenario(t testing.TB, nodes int) (uint64, uint64) {
+	w := newWorld(t, DefaultConfig())
+	for i := 0; i < nodes; i++ {
+		if _, err := w.store.Create(newNode(fmt.Sprintf("node-%03d", i), nil, nil)); err != nil {
+			t.Fatalf("add node: %v", err)
+		}
+	}
+	ds := newDaemonSet("agent", "agent:v1")
+	ds.Spec.UpdateStrategy.Type = model.RollingUpdateDaemonSetStrategyType
+	ds.Spec.UpdateStrategy.RollingUpdate = &model.RollingUpdateDaemonSet{MaxUnavailable: model.Ptr(intstr.FromString("10%"))}
+	if _, err := w.store.Create(ds); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	w.run(30 * time.Second)
+	for i := nodes; i < nodes+nodes/10; i++ {
+		if _, err := w.store.Create(newNode(fmt.Sprintf("node-%03d", i), nil, nil)); err != nil {
+			t.Fatalf("add node: %v", err)
+		}
+	}
+	n := w.node("node-000").DeepCopy()
+	n.Spec.Taints = []model.Taint{{Key: "maintenance", Effect: model.TaintEffectNoExecute}}
+	if _, err := w.store.Update(n); err != nil {
+		t.Fatalf("taint: %v", err)
+	}
+	w.run(30 * time.Second)
+	cur := w.ds("agent").DeepCopy()
+	cur.Spec.Template.Spec.Containers[0].Image = "agent:v2"
+	if _, err := w.store.Update(cur); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	w.run(5 * time.Minute)
+	st := w.ds("agent").Status
+	if st.UpdatedNumberScheduled != st.DesiredNumberScheduled || st.NumberAvailable != st.DesiredNumberScheduled {
+		t.Fatalf("rollout did not finish: %s", statusLine(st))
+	}
+	return w.k.Trace().Hash(), w.k.Trace().Lines()
+}
+
+// TestDeterminism: the same calls give the same trace, byte for byte.
+func TestDeterminism(t *testing.T) {
+	h1, n1 := runScenario(t, 20)
+	h2, n2 := runScenario(t, 20)
+	require.Greater(t, n1, uint64(100))
+	assert.Equal(t, n1, n2)
+	assert.Equal(t, h1, h2)
+}
+
+// BenchmarkRollout100Nodes measures a whole scenario over 100 (then 110) nodes.
+func BenchmarkRollout100Nodes(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		runScenario(b, 100)
+	}
+}

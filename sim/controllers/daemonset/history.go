@@ -1,0 +1,354 @@
+package daemonset
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/apiserver"
+)
+
+// safeEncodeAlphabet is the alphabet of upstream's rand.SafeEncodeString.
+const safeEncodeAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// safeEncodeString maps every byte of s to a letter of safeEncodeAlphabet (upstream
+// k8s.io/apimachinery/pkg/util/rand.SafeEncodeString).
+func safeEncodeString(s string) string {
+	out := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		out[i] = safeEncodeAlphabet[int(s[i])%len(safeEncodeAlphabet)]
+	}
+	return string(out)
+}
+
+// templateJSON is the canonical encoding of a template: encoding/json writes struct fields in
+// declaration order and map keys sorted, so equal templates encode to equal bytes in every
+// run.
+func templateJSON(t *model.PodTemplateSpec) ([]byte, error) { return json.Marshal(t) }
+
+// computeHash is upstream controller.ComputeHash: FNV-1a (32-bit) over the template, then, if
+// set, the collision count as 8 little-endian bytes (4 used), printed in decimal and
+// safe-encoded. Upstream feeds the template through hashutil.DeepHashObject (a spew dump); the
+// simulator feeds its canonical JSON instead, which is as deterministic and changes exactly
+// when the template does. Hash values therefore differ from a real cluster's.
+func computeHash(template *model.PodTemplateSpec, collisionCount *int32) (string, error) {
+	data, err := templateJSON(template)
+	if err != nil {
+		return "", err
+	}
+	h := fnv.New32a()
+	h.Write(data)
+	if collisionCount != nil {
+		b := make([]byte, 8)
+		binary.LittleEndian.PutUint32(b, uint32(*collisionCount))
+		h.Write(b)
+	}
+	return safeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10)), nil
+}
+
+// getPatch is the data upstream stores in a DaemonSet revision, {"spec":{"template":{...,
+// "$patch":"replace"}}}, built from template (upstream getPatch). The simulator stores the
+// template typed; these bytes are what revisions are compared by.
+func getPatch(template *model.PodTemplateSpec) ([]byte, error) {
+	raw, err := templateJSON(template)
+	if err != nil {
+		return nil, err
+	}
+	var tmpl map[string]any
+	if err := json.Unmarshal(raw, &tmpl); err != nil {
+		return nil, err
+	}
+	tmpl["$patch"] = "replace"
+	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
+}
+
+// match reports whether the revision records the DaemonSet's current template (upstream
+// Match).
+func match(ds *model.DaemonSet, history *model.ControllerRevision) (bool, error) {
+	a, err := getPatch(&ds.Spec.Template)
+	if err != nil {
+		return false, err
+	}
+	b, err := getPatch(&history.Data.Template)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(a, b), nil
+}
+
+// maxRevision is the highest revision number among histories, 0 for none.
+func maxRevision(histories []*model.ControllerRevision) int64 {
+	var m int64
+	for _, h := range histories {
+		m = max(m, h.Revision)
+	}
+	return m
+}
+
+func sortByRevision(histories []*model.ControllerRevision) {
+	slices.SortStableFunc(histories, func(a, b *model.ControllerRevision) int {
+		switch {
+		case a.Revision < b.Revision:
+			return -1
+		case a.Revision > b.Revision:
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
+
+// controlledHistories returns the revisions ds controls, adopting matching orphans and
+// releasing owned revisions that no longer match (upstream controlledHistories with
+// ClaimControllerRevisions), sorted by name.
+func (dsc *Controller) controlledHistories(ctx context.Context, ds *model.DaemonSet, selector labels.Selector) ([]*model.ControllerRevision, error) {
+	c := &claimer{dsc: dsc, ds: ds}
+	var out []*model.ControllerRevision
+	for _, obj := range dsc.historyInformer.ListNamespace(ds.Namespace, nil) {
+		cr, ok := obj.(*model.ControllerRevision)
+		if !ok {
+			continue
+		}
+		owned, err := c.claim(ctx, cr, selector.Matches(labels.Set(cr.Labels)))
+		if err != nil {
+			return nil, err
+		}
+		if owned {
+			if fresh, ok := c.adopted[cr.UID]; ok {
+				cr = fresh.(*model.ControllerRevision)
+			}
+			out = append(out, cr)
+		}
+	}
+	return out, nil
+}
+
+// constructHistory finds the revision of ds's current template (cur) and the others (old),
+// creating the current one if missing, deduplicating it, labelling revisions that lack the
+// hash label and renumbering the current one above every old one (upstream
+// constructHistory).
+func (dsc *Controller) constructHistory(ctx context.Context, ds *model.DaemonSet, selector labels.Selector) (cur *model.ControllerRevision, old []*model.ControllerRevision, err error) {
+	histories, err := dsc.controlledHistories(ctx, ds, selector)
+	if err != nil {
+		return nil, nil, err
+	}
+	var current []*model.ControllerRevision
+	for _, h := range histories {
+		if _, ok := h.Labels[DefaultDaemonSetUniqueLabelKey]; !ok {
+			toUpdate := h.DeepCopy()
+			if toUpdate.Labels == nil {
+				toUpdate.Labels = map[string]string{}
+			}
+			toUpdate.Labels[DefaultDaemonSetUniqueLabelKey] = toUpdate.Name
+			updated, err := dsc.client.Update(ctx, toUpdate)
+			if err != nil {
+				return nil, nil, err
+			}
+			h = updated.(*model.ControllerRevision)
+		}
+		found, err := match(ds, h)
+		if err != nil {
+			return nil, nil, err
+		}
+		if found {
+			current = append(current, h)
+		} else {
+			old = append(old, h)
+		}
+	}
+	currRevision := maxRevision(old) + 1
+	switch len(current) {
+	case 0:
+		cur, err = dsc.snapshot(ctx, ds, currRevision)
+		if err != nil {
+			return nil, nil, err
+		}
+	default:
+		cur, err = dsc.dedupCurHistories(ctx, ds, selector, current)
+		if err != nil {
+			return nil, nil, err
+		}
+		if cur.Revision < currRevision {
+			toUpdate := cur.DeepCopy()
+			toUpdate.Revision = currRevision
+			if _, err := dsc.client.Update(ctx, toUpdate); err != nil {
+				return nil, nil, err
+			}
+			dsc.k.Emit(Component, "revision-renumber", "ControllerRevision "+model.Key(cur), 0, fmt.Sprintf("revision=%d", currRevision))
+		}
+	}
+	return cur, old, nil
+}
+
+// dedupCurHistories keeps the current revision with the highest number, relabels pods that
+// carry another current revision's hash, and deletes the duplicates (upstream
+// dedupCurHistories).
+func (dsc *Controller) dedupCurHistories(ctx context.Context, ds *model.DaemonSet, selector labels.Selector, curHistories []*model.ControllerRevision) (*model.ControllerRevision, error) {
+	if len(curHistories) == 1 {
+		return curHistories[0], nil
+	}
+	var keep *model.ControllerRevision
+	var maxRev int64
+	for _, c := range curHistories {
+		if c.Revision >= maxRev {
+			keep = c
+			maxRev = c.Revision
+		}
+	}
+	pods, err := dsc.getDaemonPods(ctx, ds, selector)
+	if err != nil {
+		return nil, err
+	}
+	keepHash := keep.Labels[DefaultDaemonSetUniqueLabelKey]
+	for _, p := range pods {
+		if p.Labels[DefaultDaemonSetUniqueLabelKey] == keepHash {
+			continue
+		}
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{DefaultDaemonSetUniqueLabelKey: keepHash}}})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := dsc.client.Patch(ctx, model.KindPod, ds.Namespace, p.Name, patch); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range curHistories {
+		if c.Name == keep.Name {
+			continue
+		}
+		if err := dsc.client.Delete(ctx, model.KindControllerRevision, ds.Namespace, c.Name, apiserver.DeleteOptions{}); err != nil {
+			return nil, err
+		}
+		dsc.k.Emit(Component, "revision-delete", "ControllerRevision "+model.KeyOf(ds.Namespace, c.Name), 0, "duplicate")
+	}
+	return keep, nil
+}
+
+// snapshot creates the revision of ds's current template, named "<ds>-<hash>" with the
+// template's labels plus the hash label and ds's annotations (upstream snapshot). If the name
+// is taken by an equal revision, that one is returned; by a different one (a hash collision),
+// status.collisionCount is bumped after checking it is not stale, and the AlreadyExists error
+// is returned so that the sync is retried with the new count.
+func (dsc *Controller) snapshot(ctx context.Context, ds *model.DaemonSet, revision int64) (*model.ControllerRevision, error) {
+	hash, err := computeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	if err != nil {
+		return nil, err
+	}
+	name := ds.Name + "-" + hash
+	history := &model.ControllerRevision{Revision: revision}
+	history.Name = name
+	history.Namespace = ds.Namespace
+	history.Labels = make(map[string]string, len(ds.Spec.Template.Labels)+1)
+	for k, v := range ds.Spec.Template.Labels { //detlint:ordered copying entries into a map
+		history.Labels[k] = v
+	}
+	history.Labels[DefaultDaemonSetUniqueLabelKey] = hash
+	if len(ds.Annotations) > 0 {
+		history.Annotations = make(map[string]string, len(ds.Annotations))
+		for k, v := range ds.Annotations { //detlint:ordered copying entries into a map
+			history.Annotations[k] = v
+		}
+	}
+	history.OwnerReferences = []model.OwnerReference{controllerRef(ds)}
+	ds.Spec.Template.DeepCopyInto(&history.Data.Template)
+
+	created, err := dsc.client.Create(ctx, history)
+	if err == nil {
+		cr := created.(*model.ControllerRevision)
+		dsc.stats.RevisionsCreated++
+		dsc.k.Emit(Component, "revision-create", "ControllerRevision "+model.Key(cr), cr.ResourceVersion, fmt.Sprintf("revision=%d", cr.Revision))
+		return cr, nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return nil, err
+	}
+	obj, getErr := dsc.client.Get(ctx, model.KindControllerRevision, ds.Namespace, name)
+	if getErr != nil {
+		return nil, getErr
+	}
+	existing := obj.(*model.ControllerRevision)
+	done, matchErr := match(ds, existing)
+	if matchErr != nil {
+		return nil, matchErr
+	}
+	if done {
+		return existing, nil
+	}
+	curObj, getErr := dsc.client.Get(ctx, model.KindDaemonSet, ds.Namespace, ds.Name)
+	if getErr != nil {
+		return nil, getErr
+	}
+	currDS := curObj.(*model.DaemonSet)
+	if !int32PtrEqual(currDS.Status.CollisionCount, ds.Status.CollisionCount) {
+		return nil, fmt.Errorf("found a stale collision count (%d, expected %d) of DaemonSet %q while processing; will retry until it is updated",
+			derefInt32(ds.Status.CollisionCount), derefInt32(currDS.Status.CollisionCount), ds.Name)
+	}
+	next := derefInt32(currDS.Status.CollisionCount) + 1
+	currDS.Status.CollisionCount = &next
+	if _, err := dsc.client.UpdateStatus(ctx, currDS); err != nil {
+		return nil, err
+	}
+	dsc.k.Emit(Component, "revision-collision", dsRef(ds), 0, fmt.Sprintf("name=%s collisionCount=%d", name, next))
+	return nil, err
+}
+
+// cleanupHistory deletes the oldest old revisions that no pod (terminal deleted pods included)
+// carries, keeping revisionHistoryLimit of them (upstream cleanupHistory).
+func (dsc *Controller) cleanupHistory(ctx context.Context, ds *model.DaemonSet, selector labels.Selector, old []*model.ControllerRevision) error {
+	nodeToPods, err := dsc.getNodesToDaemonPods(ctx, ds, selector, true)
+	if err != nil {
+		return fmt.Errorf("couldn't get node to daemon pod mapping for daemon set %q: %v", ds.Name, err)
+	}
+	toKill := len(old) - revisionHistoryLimit(ds)
+	if toKill <= 0 {
+		return nil
+	}
+	live := map[string]bool{}
+	for _, pods := range nodeToPods { //detlint:ordered filling a set
+		for _, p := range pods {
+			if h := p.Labels[DefaultDaemonSetUniqueLabelKey]; h != "" {
+				live[h] = true
+			}
+		}
+	}
+	sorted := slices.Clone(old)
+	sortByRevision(sorted)
+	for _, h := range sorted {
+		if toKill <= 0 {
+			break
+		}
+		if live[h.Labels[DefaultDaemonSetUniqueLabelKey]] {
+			continue
+		}
+		if err := dsc.client.Delete(ctx, model.KindControllerRevision, ds.Namespace, h.Name, apiserver.DeleteOptions{}); err != nil {
+			return err
+		}
+		dsc.stats.RevisionsDeleted++
+		dsc.k.Emit(Component, "revision-delete", "ControllerRevision "+model.Key(h), 0, fmt.Sprintf("revision=%d", h.Revision))
+		toKill--
+	}
+	return nil
+}
+
+func int32PtrEqual(a, b *int32) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func derefInt32(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

@@ -1,0 +1,504 @@
+package daemonset
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// Taint keys the daemon pod tolerations name ([api@HEAD] core/v1/well_known_taints.go).
+const (
+	TaintNodeNotReady           = "node.kubernetes.io/not-ready"
+	TaintNodeUnreachable        = "node.kubernetes.io/unreachable"
+	TaintNodeDiskPressure       = "node.kubernetes.io/disk-pressure"
+	TaintNodeMemoryPressure     = "node.kubernetes.io/memory-pressure"
+	TaintNodePIDPressure        = "node.kubernetes.io/pid-pressure"
+	TaintNodeUnschedulable      = "node.kubernetes.io/unschedulable"
+	TaintNodeNetworkUnavailable = "node.kubernetes.io/network-unavailable"
+)
+
+// Labels and annotations ([api@HEAD] apps/v1/types.go).
+const (
+	// DefaultDaemonSetUniqueLabelKey is the label carrying the hash of the revision a pod (or
+	// a ControllerRevision) belongs to (apps.DefaultDaemonSetUniqueLabelKey =
+	// ControllerRevisionHashLabelKey).
+	DefaultDaemonSetUniqueLabelKey = "controller-revision-hash"
+	// DaemonSetTemplateGenerationKey is the legacy label with the template generation
+	// (apps.DaemonSetTemplateGenerationKey).
+	DaemonSetTemplateGenerationKey = "pod-template-generation"
+	// DeprecatedTemplateGeneration is the annotation the API server kept the template
+	// generation in (apps.DeprecatedTemplateGeneration).
+	DeprecatedTemplateGeneration = "deprecated.daemonset.template.generation"
+	// nodeFieldSelectorKeyNodeName is the only matchFields key (metav1.ObjectNameField).
+	nodeFieldSelectorKeyNodeName = "metadata.name"
+)
+
+// Toleration operators (core/v1 TolerationOperator).
+const (
+	TolerationOpExists = "Exists"
+	TolerationOpEqual  = "Equal"
+)
+
+// toleratesTaint is core/v1 Toleration.ToleratesTaint: the effect (if set) and key (if set)
+// must equal the taint's; Exists matches any value, Equal (or empty) needs the same value.
+func toleratesTaint(t *model.Toleration, taint *model.Taint) bool {
+	if t.Effect != "" && t.Effect != taint.Effect {
+		return false
+	}
+	if t.Key != "" && t.Key != taint.Key {
+		return false
+	}
+	switch t.Operator {
+	case "", TolerationOpEqual:
+		return t.Value == taint.Value
+	case TolerationOpExists:
+		return true
+	}
+	return false
+}
+
+// findMatchingUntoleratedTaint returns the first taint that filter accepts and no toleration
+// tolerates (core/v1 helper FindMatchingUntoleratedTaint).
+func findMatchingUntoleratedTaint(taints []model.Taint, tolerations []model.Toleration, filter func(*model.Taint) bool) (model.Taint, bool) {
+	for i := range taints {
+		if !filter(&taints[i]) {
+			continue
+		}
+		tolerated := false
+		for j := range tolerations {
+			if toleratesTaint(&tolerations[j], &taints[i]) {
+				tolerated = true
+				break
+			}
+		}
+		if !tolerated {
+			return taints[i], true
+		}
+	}
+	return model.Taint{}, false
+}
+
+// matchToleration reports whether two tolerations are the same rule: same key, operator,
+// value and effect (core/v1 Toleration.MatchToleration; tolerationSeconds is not compared).
+func matchToleration(a, b *model.Toleration) bool {
+	return a.Key == b.Key && a.Effect == b.Effect && a.Operator == b.Operator && a.Value == b.Value
+}
+
+// addOrUpdateTolerationInPodSpec replaces the toleration that matches t (if any) with t, or
+// appends t (core/v1 helper AddOrUpdateTolerationInPodSpec). It reports whether spec changed.
+func addOrUpdateTolerationInPodSpec(spec *model.PodSpec, t model.Toleration) bool {
+	var out []model.Toleration
+	updated := false
+	for i := range spec.Tolerations {
+		if matchToleration(&t, &spec.Tolerations[i]) {
+			if tolerationEqual(&t, &spec.Tolerations[i]) {
+				return false
+			}
+			out = append(out, t)
+			updated = true
+			continue
+		}
+		out = append(out, spec.Tolerations[i])
+	}
+	if !updated {
+		out = append(out, t)
+	}
+	spec.Tolerations = out
+	return true
+}
+
+func tolerationEqual(a, b *model.Toleration) bool {
+	if !matchToleration(a, b) {
+		return false
+	}
+	if a.TolerationSeconds == nil || b.TolerationSeconds == nil {
+		return a.TolerationSeconds == b.TolerationSeconds
+	}
+	return *a.TolerationSeconds == *b.TolerationSeconds
+}
+
+// addOrUpdateDaemonPodTolerations gives a daemon pod the tolerations every DaemonSet pod gets
+// ([k8s:pkg/controller/daemon/util/daemonset_util.go] AddOrUpdateDaemonPodTolerations):
+// not-ready and unreachable NoExecute with no tolerationSeconds (daemon pods are never evicted
+// for node problems), and disk-pressure, memory-pressure, pid-pressure and unschedulable
+// NoSchedule (TaintNodesByCondition); network-unavailable NoSchedule only for hostNetwork pods.
+// The model has no spec.hostNetwork, so the controller passes false.
+func addOrUpdateDaemonPodTolerations(spec *model.PodSpec, hostNetwork bool) {
+	add := func(key string, effect model.TaintEffect) {
+		addOrUpdateTolerationInPodSpec(spec, model.Toleration{Key: key, Operator: TolerationOpExists, Effect: effect})
+	}
+	add(TaintNodeNotReady, model.TaintEffectNoExecute)
+	add(TaintNodeUnreachable, model.TaintEffectNoExecute)
+	add(TaintNodeDiskPressure, model.TaintEffectNoSchedule)
+	add(TaintNodeMemoryPressure, model.TaintEffectNoSchedule)
+	add(TaintNodePIDPressure, model.TaintEffectNoSchedule)
+	add(TaintNodeUnschedulable, model.TaintEffectNoSchedule)
+	if hostNetwork {
+		add(TaintNodeNetworkUnavailable, model.TaintEffectNoSchedule)
+	}
+}
+
+// ---- node affinity (component-helpers scheduling/corev1/nodeaffinity) ----
+
+// nodeSelectorOperator maps a NodeSelectorOperator to a label selection operator.
+func nodeSelectorOperator(op string) (selection.Operator, bool) {
+	switch op {
+	case "In":
+		return selection.In, true
+	case "NotIn":
+		return selection.NotIn, true
+	case "Exists":
+		return selection.Exists, true
+	case "DoesNotExist":
+		return selection.DoesNotExist, true
+	case "Gt":
+		return selection.GreaterThan, true
+	case "Lt":
+		return selection.LessThan, true
+	}
+	return "", false
+}
+
+// termMatches reports whether node satisfies every requirement of the term. A term with a
+// requirement that does not parse matches nothing, as upstream's LazyErrorNodeSelector skips
+// such terms.
+func termMatches(term *model.NodeSelectorTerm, node *model.Node) (bool, error) {
+	if len(term.MatchExpressions) > 0 {
+		reqs := make([]labels.Requirement, 0, len(term.MatchExpressions))
+		for _, e := range term.MatchExpressions {
+			op, ok := nodeSelectorOperator(e.Operator)
+			if !ok {
+				return false, fmt.Errorf("%q is not a valid node selector operator", e.Operator)
+			}
+			r, err := labels.NewRequirement(e.Key, op, e.Values)
+			if err != nil {
+				return false, err
+			}
+			reqs = append(reqs, *r)
+		}
+		if !labels.NewSelector().Add(reqs...).Matches(labels.Set(node.Labels)) {
+			return false, nil
+		}
+	}
+	for _, f := range term.MatchFields {
+		if f.Key != nodeFieldSelectorKeyNodeName {
+			return false, fmt.Errorf("%q is not a valid field selector key", f.Key)
+		}
+		if len(f.Values) != 1 {
+			return false, fmt.Errorf("matchFields must have one value, got %d", len(f.Values))
+		}
+		switch f.Operator {
+		case "In":
+			if node.Name != f.Values[0] {
+				return false, nil
+			}
+		case "NotIn":
+			if node.Name == f.Values[0] {
+				return false, nil
+			}
+		default:
+			return false, fmt.Errorf("%q is not a valid field selector operator", f.Operator)
+		}
+	}
+	return true, nil
+}
+
+// matchesRequiredNodeAffinity is GetRequiredNodeAffinity(pod).Match(node): spec.nodeSelector
+// must match the node's labels, and one of the terms of the required node affinity (if set)
+// must match; empty terms match nothing, so required affinity without a usable term rejects
+// every node. Parse errors are returned joined but do not make an otherwise matching term
+// fail to match elsewhere.
+func matchesRequiredNodeAffinity(spec *model.PodSpec, node *model.Node) (bool, error) {
+	if len(spec.NodeSelector) > 0 && !labels.SelectorFromSet(spec.NodeSelector).Matches(labels.Set(node.Labels)) {
+		return false, nil
+	}
+	a := spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return true, nil
+	}
+	var errs []error
+	for i := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		term := &a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[i]
+		if len(term.MatchExpressions) == 0 && len(term.MatchFields) == 0 {
+			continue
+		}
+		ok, err := termMatches(term, node)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if ok {
+			return true, nil
+		}
+	}
+	return false, errors.Join(errs...)
+}
+
+// newPod is the pod a DaemonSet would run on nodeName: the template, the node name and the
+// daemon tolerations (upstream NewPod). It is only used to decide placement.
+func newPod(ds *model.DaemonSet, nodeName string) *model.Pod {
+	pod := &model.Pod{}
+	ds.Spec.Template.ObjectMeta.DeepCopyInto(&pod.ObjectMeta)
+	ds.Spec.Template.Spec.DeepCopyInto(&pod.Spec)
+	pod.Namespace = ds.Namespace
+	pod.Spec.NodeName = nodeName
+	addOrUpdateDaemonPodTolerations(&pod.Spec, false)
+	return pod
+}
+
+// nodeShouldRunDaemonPod is upstream NodeShouldRunDaemonPod. shouldRun: a daemon pod should be
+// started on the node (it has none); shouldContinueRunning: a daemon pod already there may stay.
+// A node fails both if the template names another node or the node affinity (nodeSelector,
+// required node affinity) rejects it; a node with a taint the pod does not tolerate (effect
+// NoSchedule or NoExecute) gets no new pod, and keeps an existing one only unless an
+// untolerated taint has effect NoExecute.
+func nodeShouldRunDaemonPod(node *model.Node, ds *model.DaemonSet) (shouldRun, shouldContinueRunning bool) {
+	return nodeShouldRunWithSpec(node, ds, &newPod(ds, node.Name).Spec)
+}
+
+// nodeShouldRunWithSpec is nodeShouldRunDaemonPod given the daemon pod's spec (the template's
+// with the daemon tolerations; its nodeName is not read), which it does not modify.
+func nodeShouldRunWithSpec(node *model.Node, ds *model.DaemonSet, spec *model.PodSpec) (shouldRun, shouldContinueRunning bool) {
+	if !(ds.Spec.Template.Spec.NodeName == "" || ds.Spec.Template.Spec.NodeName == node.Name) {
+		return false, false
+	}
+	// The pod upstream builds has spec.nodeName = node.Name, so the NodeName predicate holds.
+	if fits, _ := matchesRequiredNodeAffinity(spec, node); !fits {
+		return false, false
+	}
+	_, untolerated := findMatchingUntoleratedTaint(node.Spec.Taints, spec.Tolerations, func(t *model.Taint) bool {
+		return t.Effect == model.TaintEffectNoExecute || t.Effect == model.TaintEffectNoSchedule
+	})
+	if untolerated {
+		_, untoleratedNoExecute := findMatchingUntoleratedTaint(node.Spec.Taints, spec.Tolerations, func(t *model.Taint) bool {
+			return t.Effect == model.TaintEffectNoExecute
+		})
+		return false, !untoleratedNoExecute
+	}
+	return true, true
+}
+
+// replaceDaemonSetPodNodeNameNodeAffinity makes the required node affinity select exactly
+// nodeName through matchFields metadata.name, replacing any required terms (upstream
+// ReplaceDaemonSetPodNodeNameNodeAffinity): the scheduler then binds the pod to that node. The
+// template's other affinity (preferred terms) is kept.
+func replaceDaemonSetPodNodeNameNodeAffinity(affinity *model.Affinity, nodeName string) *model.Affinity {
+	sel := &model.NodeSelector{NodeSelectorTerms: []model.NodeSelectorTerm{{
+		MatchFields: []model.NodeSelectorRequirement{{Key: nodeFieldSelectorKeyNodeName, Operator: "In", Values: []string{nodeName}}},
+	}}}
+	if affinity == nil {
+		return &model.Affinity{NodeAffinity: &model.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: sel}}
+	}
+	if affinity.NodeAffinity == nil {
+		affinity.NodeAffinity = &model.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: sel}
+		return affinity
+	}
+	affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = sel
+	return affinity
+}
+
+// getTargetNodeName is the node a daemon pod is for: spec.nodeName once bound, else the
+// metadata.name In matchFields value of its required node affinity (upstream
+// GetTargetNodeName). It returns an error if the pod names no node.
+func getTargetNodeName(pod *model.Pod) (string, error) {
+	if pod.Spec.NodeName != "" {
+		return pod.Spec.NodeName, nil
+	}
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return "", fmt.Errorf("no spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution for pod %s/%s", pod.Namespace, pod.Name)
+	}
+	terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if len(terms) < 1 {
+		return "", fmt.Errorf("no nodeSelectorTerms in requiredDuringSchedulingIgnoredDuringExecution of pod %s/%s", pod.Namespace, pod.Name)
+	}
+	for _, term := range terms {
+		for _, f := range term.MatchFields {
+			if f.Key == nodeFieldSelectorKeyNodeName && f.Operator == "In" {
+				if len(f.Values) != 1 {
+					return "", fmt.Errorf("the matchFields value of '%s' is not unique for pod %s/%s", nodeFieldSelectorKeyNodeName, pod.Namespace, pod.Name)
+				}
+				return f.Values[0], nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no node name found for pod %s/%s", pod.Namespace, pod.Name)
+}
+
+// getTemplateGeneration reads the deprecated template-generation annotation (upstream
+// GetTemplateGeneration): nil when absent, an error when it does not parse.
+func getTemplateGeneration(ds *model.DaemonSet) (*int64, error) {
+	v, ok := ds.Annotations[DeprecatedTemplateGeneration]
+	if !ok {
+		return nil, nil
+	}
+	g, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// createPodTemplate is the template daemon pods are made from: the DaemonSet's, with the daemon
+// tolerations, the template-generation label (when the annotation is set) and the revision hash
+// label (upstream CreatePodTemplate).
+func createPodTemplate(template *model.PodTemplateSpec, generation *int64, hash string) model.PodTemplateSpec {
+	var t model.PodTemplateSpec
+	template.DeepCopyInto(&t)
+	addOrUpdateDaemonPodTolerations(&t.Spec, false)
+	if t.Labels == nil {
+		t.Labels = map[string]string{}
+	}
+	if generation != nil {
+		t.Labels[DaemonSetTemplateGenerationKey] = strconv.FormatInt(*generation, 10)
+	}
+	if hash != "" {
+		t.Labels[DefaultDaemonSetUniqueLabelKey] = hash
+	}
+	return t
+}
+
+// isPodUpdated reports whether the pod belongs to the current revision: its hash label equals
+// hash, or its template-generation label equals the generation (upstream IsPodUpdated).
+func isPodUpdated(pod *model.Pod, hash string, generation *int64) bool {
+	templateMatches := generation != nil && pod.Labels[DaemonSetTemplateGenerationKey] == strconv.FormatInt(*generation, 10)
+	hashMatches := hash != "" && pod.Labels[DefaultDaemonSetUniqueLabelKey] == hash
+	return hashMatches || templateMatches
+}
+
+// ---- spec accessors, applying the API server's defaults when a field is unset
+// ([k8s:pkg/apis/apps/v1/defaults.go] SetDefaults_DaemonSet) ----
+
+// updateStrategyType is spec.updateStrategy.type (default RollingUpdate).
+func updateStrategyType(ds *model.DaemonSet) string {
+	if ds.Spec.UpdateStrategy.Type == "" {
+		return model.RollingUpdateDaemonSetStrategyType
+	}
+	return ds.Spec.UpdateStrategy.Type
+}
+
+// rollingUpdateParams returns maxUnavailable and maxSurge as the API server defaults them:
+// 1 and 0 when unset.
+func rollingUpdateParams(ds *model.DaemonSet) (maxUnavailable, maxSurge intstr.IntOrString) {
+	maxUnavailable, maxSurge = intstr.FromInt32(1), intstr.FromInt32(0)
+	if ru := ds.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		if ru.MaxUnavailable != nil {
+			maxUnavailable = *ru.MaxUnavailable
+		}
+		if ru.MaxSurge != nil {
+			maxSurge = *ru.MaxSurge
+		}
+	}
+	return maxUnavailable, maxSurge
+}
+
+// surgeCount is maxSurge scaled to numberToSchedule, rounding up; 0 unless the strategy is
+// RollingUpdate (upstream SurgeCount).
+func surgeCount(ds *model.DaemonSet, numberToSchedule int) (int, error) {
+	if updateStrategyType(ds) != model.RollingUpdateDaemonSetStrategyType {
+		return 0, nil
+	}
+	_, surge := rollingUpdateParams(ds)
+	return intstr.GetScaledValueFromIntOrPercent(&surge, numberToSchedule, true)
+}
+
+// unavailableCount is maxUnavailable scaled to numberToSchedule, rounding up; 0 unless the
+// strategy is RollingUpdate (upstream UnavailableCount).
+func unavailableCount(ds *model.DaemonSet, numberToSchedule int) (int, error) {
+	if updateStrategyType(ds) != model.RollingUpdateDaemonSetStrategyType {
+		return 0, nil
+	}
+	unavailable, _ := rollingUpdateParams(ds)
+	return intstr.GetScaledValueFromIntOrPercent(&unavailable, numberToSchedule, true)
+}
+
+// allowsSurge reports whether the update strategy lets a node run an old and a new pod at once
+// (upstream AllowsSurge).
+func allowsSurge(ds *model.DaemonSet) bool {
+	n, err := surgeCount(ds, 1)
+	return err == nil && n > 0
+}
+
+// revisionHistoryLimit is spec.revisionHistoryLimit (default 10).
+func revisionHistoryLimit(ds *model.DaemonSet) int {
+	if ds.Spec.RevisionHistoryLimit == nil {
+		return DefaultRevisionHistoryLimit
+	}
+	return int(*ds.Spec.RevisionHistoryLimit)
+}
+
+// ---- pod state (podutil) ----
+
+func readyCondition(pod *model.Pod) *model.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == model.PodReady {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// isPodReady is podutil.IsPodReady.
+func isPodReady(pod *model.Pod) bool {
+	c := readyCondition(pod)
+	return c != nil && c.Status == model.ConditionTrue
+}
+
+// isPodAvailable is podutil.IsPodAvailable: Ready, for more than minReadySeconds when that is
+// positive (sim.Time 0 is a real instant, not "unset").
+func isPodAvailable(pod *model.Pod, minReadySeconds int32, now sim.Time) bool {
+	c := readyCondition(pod)
+	if c == nil || c.Status != model.ConditionTrue {
+		return false
+	}
+	if minReadySeconds <= 0 {
+		return true
+	}
+	return c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second).Before(now)
+}
+
+// isPodTerminal: phase Succeeded or Failed (podutil.IsPodTerminal).
+func isPodTerminal(pod *model.Pod) bool {
+	return pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed
+}
+
+// sortByCreationTimestampAndPhase orders pods as upstream podByCreationTimestampAndPhase:
+// scheduled pods first, then older first, then by name.
+func sortByCreationTimestampAndPhase(pods []*model.Pod) {
+	slices.SortStableFunc(pods, func(a, b *model.Pod) int {
+		as, bs := a.Spec.NodeName != "", b.Spec.NodeName != ""
+		if as != bs {
+			if as {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(a.CreationTimestamp, b.CreationTimestamp); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
+
+// splitKey splits "namespace/name" (or "name").
+func splitKey(key string) (namespace, name string) {
+	if i := strings.IndexByte(key, '/'); i >= 0 {
+		return key[:i], key[i+1:]
+	}
+	return "", key
+}
+
+func dsRef(ds *model.DaemonSet) string { return "DaemonSet " + model.Key(ds) }
+
+func podRef(pod *model.Pod) string { return "Pod " + model.KeyOf(pod.Namespace, pod.Name) }

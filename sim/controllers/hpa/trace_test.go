@@ -1,0 +1,145 @@
+package hpa
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/reconsim/reconsim/model"
+
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/metrics"
+)
+
+// TestTraces runs the datadriven scripts in testdata/ (regenerate with -rewrite and read the
+// diff). Commands:
+//
+//	world [behavior=default|legacy] [replicas=N] [min=N] [max=N] [target=P] [nodes=N]
+//	      [node-cpu=Q] [load=spike|surge|flap|steady] [seed=N]
+//	                      build the world at time 0 (see world_test.go)
+//	run until=D [every=D] advance to D, printing a sample every D (15s) and the HPA's
+//	                      events as they happen
+//	policy                check the rescales against the scaling policy and list them
+//	conditions            the HPA's conditions now
+func TestTraces(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var w *world
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd != "world" && w == nil {
+				t.Fatalf("%s: the first command must be world", d.Pos)
+			}
+			switch d.Cmd {
+			case "world":
+				spec := defaultWorldSpec()
+				d.MaybeScanArgs(t, "behavior", &spec.behavior)
+				var replicas, minR, maxR, target, nodes int
+				if d.HasArg("replicas") {
+					d.ScanArgs(t, "replicas", &replicas)
+					spec.replicas = int32(replicas)
+				}
+				if d.HasArg("min") {
+					d.ScanArgs(t, "min", &minR)
+					spec.min = int32(minR)
+				}
+				if d.HasArg("max") {
+					d.ScanArgs(t, "max", &maxR)
+					spec.max = int32(maxR)
+				}
+				if d.HasArg("target") {
+					d.ScanArgs(t, "target", &target)
+					spec.target = int32(target)
+				}
+				if d.HasArg("nodes") {
+					d.ScanArgs(t, "nodes", &nodes)
+					spec.nodes = nodes
+				}
+				d.MaybeScanArgs(t, "node-cpu", &spec.nodeCPU)
+				d.MaybeScanArgs(t, "seed", &spec.seed)
+				load := "spike"
+				d.MaybeScanArgs(t, "load", &load)
+				switch load {
+				case "spike":
+				case "surge":
+					// 60/s, ten times that from 1m for 5 minutes.
+					spec.shape = metrics.Shape{Spikes: &metrics.SpikesShape{Base: 60, Spikes: []metrics.Spike{{At: time.Minute, Duration: 5 * time.Minute, Factor: model.Ptr(10.0)}}}}
+					spec.spikeEnd = 6 * time.Minute
+				case "steady":
+					spec.shape = metrics.Shape{Constant: &metrics.ConstantShape{Value: 100}}
+					spec.spikeEnd = 0
+				case "flap":
+					// 100/s +- 40% every 4 minutes, around the 5-pod point.
+					spec.shape = metrics.Shape{Sine: &metrics.SineShape{Base: 100, Amplitude: 40, Period: 4 * time.Minute}}
+					spec.spikeEnd = 0
+				default:
+					t.Fatalf("%s: unknown load %q", d.Pos, load)
+				}
+				w = newHPAWorld(t, spec)
+				return ""
+			case "run":
+				var until, every time.Duration
+				var s string
+				d.ScanArgs(t, "until", &s)
+				until = mustDuration(t, s)
+				every = 15 * time.Second
+				if d.HasArg("every") {
+					d.ScanArgs(t, "every", &s)
+					every = mustDuration(t, s)
+				}
+				var b strings.Builder
+				for next := w.k.Now().Add(every); next <= sim.FromDuration(until); next = next.Add(every) {
+					w.runTo(next)
+					for _, line := range w.newEvents() {
+						b.WriteString(line + "\n")
+					}
+					b.WriteString(w.sample() + "\n")
+				}
+				return b.String()
+			case "policy":
+				w.newEvents()
+				return w.checkPolicy()
+			case "conditions":
+				var b strings.Builder
+				for _, c := range w.hpaObject().Status.Conditions {
+					b.WriteString(c.Type + "=" + string(c.Status) + " " + c.Reason + ": " + c.Message + "\n")
+				}
+				return b.String()
+			}
+			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
+			return ""
+		})
+	})
+}
+
+func mustDuration(t *testing.T, s string) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatalf("bad duration %q: %v", s, err)
+	}
+	return d
+}
+
+// TestSpikeIsDeterministic runs the spike world twice with the same seed and compares the
+// kernel trace hashes and the HPA's rescales.
+func TestSpikeIsDeterministic(t *testing.T) {
+	run := func() (uint64, []rescale) {
+		w := newHPAWorld(t, defaultWorldSpec())
+		w.runTo(sim.FromDuration(15 * time.Minute))
+		w.newEvents()
+		return w.k.Trace().Hash(), w.rescales
+	}
+	h1, r1 := run()
+	h2, r2 := run()
+	if h1 != h2 {
+		t.Fatalf("trace hashes differ: %x vs %x", h1, h2)
+	}
+	if len(r1) == 0 || len(r1) != len(r2) {
+		t.Fatalf("rescales differ or none: %v vs %v", r1, r2)
+	}
+	for i := range r1 {
+		if r1[i] != r2[i] {
+			t.Fatalf("rescale %d differs: %v vs %v", i, r1[i], r2[i])
+		}
+	}
+}

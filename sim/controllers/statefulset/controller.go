@@ -1,0 +1,429 @@
+package statefulset
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/client/workqueue"
+)
+
+// Component is the name the controller uses in traces, process names and as its event source
+// (upstream EventSource{Component: "statefulset-controller"}).
+const Component = "statefulset-controller"
+
+// Stats are the controller's counters since New, plus its work queue's metrics.
+type Stats struct {
+	// Syncs counts finished syncs; SyncErrors those that returned an error.
+	Syncs, SyncErrors uint64
+	// PodsCreated, PodsDeleted count successful pod writes; CreateErrors, DeleteErrors failed
+	// ones (AlreadyExists on create is not counted).
+	PodsCreated, CreateErrors, PodsDeleted, DeleteErrors uint64
+	// RevisionsCreated, RevisionsDeleted count ControllerRevision writes.
+	RevisionsCreated, RevisionsDeleted uint64
+	// StatusUpdates counts status writes that succeeded; StatusUpdateErrors those that failed
+	// after the retries.
+	StatusUpdates, StatusUpdateErrors uint64
+	// Queue is the work queue's metrics.
+	Queue workqueue.Stats
+}
+
+// Controller is the StatefulSet controller (upstream StatefulSetController with
+// defaultStatefulSetControl, StatefulPodControl and the status updater).
+type Controller struct {
+	k        *sim.Kernel
+	client   *client.Client
+	recorder record.Recorder
+	cfg      Config
+	rand     *rand.Rand // retry jitter
+
+	setInformer *client.Informer
+	podInformer *client.Informer
+	revInformer *client.Informer
+
+	queue *workqueue.RateLimiting[string]
+
+	// syncHandler is sync; a field so that tests can observe or replace the sync (the upstream
+	// test seam of the same name).
+	syncHandler func(ctx context.Context, key string) error
+
+	// blocked holds, per StatefulSet key, where its last sync stopped.
+	blocked map[string]Blockage
+	// revData caches the data bytes of stored revisions; tmplData those of each set's
+	// template, by set UID.
+	revData  revisionDataCache
+	tmplData map[string]templateDataEntry
+
+	main    *sim.Proc
+	workers []*sim.Proc
+	stopped bool
+	stats   Stats
+}
+
+// New builds the controller on the shared informers of f (StatefulSets, Pods and
+// ControllerRevisions), registers its event handlers, and returns it stopped; the caller starts
+// f and calls Start. It returns an error if cfg is invalid or the pod index cannot be added.
+func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec record.Recorder, cfg Config) (*Controller, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ssc := &Controller{
+		k:           k,
+		client:      c,
+		recorder:    rec,
+		cfg:         cfg,
+		rand:        k.Rand(Component),
+		setInformer: f.For(model.KindStatefulSet),
+		podInformer: f.For(model.KindPod),
+		revInformer: f.For(model.KindControllerRevision),
+		queue:       workqueue.NewRateLimiting[string](k, "statefulset", workqueue.DefaultControllerRateLimiter[string]()),
+		blocked:     map[string]Blockage{},
+		tmplData:    map[string]templateDataEntry{},
+	}
+	ssc.syncHandler = ssc.sync
+	if err := ssc.podInformer.AddIndexers(client.Indexers{indexClaimCandidates: claimCandidatesIndexFunc}); err != nil {
+		return nil, err
+	}
+	ssc.setInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { ssc.enqueueObject(obj) },
+		UpdateFunc: func(_, cur model.Object) { ssc.enqueueObject(cur) },
+		DeleteFunc: func(obj any) {
+			if o, ok := client.ObjectOf(obj); ok {
+				ssc.enqueueObject(o)
+				delete(ssc.tmplData, o.Meta().UID)
+			}
+		},
+	})
+	ssc.revInformer.AddEventHandler(client.EventHandlerFuncs{
+		DeleteFunc: func(obj any) {
+			if o, ok := client.ObjectOf(obj); ok {
+				ssc.revData.forget(o.Meta().UID)
+			}
+		},
+	})
+	ssc.podInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { ssc.addPod(obj) },
+		UpdateFunc: ssc.updatePod,
+		DeleteFunc: ssc.deletePod,
+	})
+	return ssc, nil
+}
+
+// Start spawns the controller process: it waits for the StatefulSet, Pod and
+// ControllerRevision caches to sync, then starts ConcurrentStatefulSetSyncs workers (upstream
+// Run). Start after Stop does nothing: a restarted controller is a new Controller.
+func (ssc *Controller) Start() {
+	if ssc.main != nil || ssc.stopped {
+		return
+	}
+	ssc.main = ssc.k.Spawn(Component, func(p *sim.Proc) {
+		ssc.podInformer.WaitForSync(p)
+		ssc.setInformer.WaitForSync(p)
+		ssc.revInformer.WaitForSync(p)
+		ssc.k.Emit(Component, "started", "", 0, fmt.Sprintf("workers=%d", ssc.cfg.ConcurrentStatefulSetSyncs))
+		for i := 0; i < ssc.cfg.ConcurrentStatefulSetSyncs; i++ {
+			ssc.workers = append(ssc.workers, ssc.k.Spawn(fmt.Sprintf("%s/worker-%d", Component, i), ssc.worker))
+		}
+	})
+}
+
+// Stop shuts the queue down and kills the controller's processes (a controller-manager
+// restart); a sync in progress is abandoned where it blocks. Requests already handed to their
+// own processes (a Parallel batch) still complete.
+func (ssc *Controller) Stop() {
+	if ssc.stopped {
+		return
+	}
+	ssc.stopped = true
+	ssc.queue.ShutDown()
+	if ssc.main != nil {
+		ssc.main.Kill()
+	}
+	for _, w := range ssc.workers {
+		w.Kill()
+	}
+}
+
+// Stats returns the controller's counters now.
+func (ssc *Controller) Stats() Stats {
+	s := ssc.stats
+	s.Queue = ssc.queue.Stats()
+	return s
+}
+
+// WaitingFor names the pod the StatefulSet setKey ("namespace/name") is blocked on, as its last
+// sync found it, and why, for example "pod default/db-1 is Terminating on node worker-0 and
+// will not be replaced until it is gone". ok is false when the last sync did not stop at any
+// pod, when the set is unknown, or before its first sync.
+//
+// The identity rule is always reported: a replica slot held by a pod that is being deleted is
+// named even under the Parallel policy, which otherwise never waits.
+func (ssc *Controller) WaitingFor(setKey string) (podKey string, reason string, ok bool) {
+	b, ok := ssc.blocked[setKey]
+	if !ok {
+		return "", "", false
+	}
+	return b.Pod, b.Reason, true
+}
+
+// SetBlockage is one StatefulSet's blockage, for listing.
+type SetBlockage struct {
+	Set string // "namespace/name"
+	Blockage
+}
+
+// Blockages returns every StatefulSet whose last sync stopped at a pod, sorted by set key.
+func (ssc *Controller) Blockages() []SetBlockage {
+	out := make([]SetBlockage, 0, len(ssc.blocked))
+	for k, b := range ssc.blocked { //detlint:ordered sorted below
+		out = append(out, SetBlockage{Set: k, Blockage: b})
+	}
+	slices.SortFunc(out, func(a, b SetBlockage) int { return strings.Compare(a.Set, b.Set) })
+	return out
+}
+
+// worker drains the queue until it shuts down (upstream worker/processNextWorkItem): an error
+// requeues the key with the rate limiter's backoff, success forgets its backoff.
+func (ssc *Controller) worker(p *sim.Proc) {
+	for ssc.processNextWorkItem(p) {
+	}
+}
+
+func (ssc *Controller) processNextWorkItem(ctx context.Context) bool {
+	key, quit := ssc.queue.Get(ctx)
+	if quit {
+		return false
+	}
+	defer ssc.queue.Done(key)
+	err := ssc.syncHandler(ctx, key)
+	ssc.stats.Syncs++
+	if err == nil {
+		ssc.queue.Forget(key)
+		return true
+	}
+	ssc.stats.SyncErrors++
+	ssc.k.Emit(Component, "sync-error", "StatefulSet "+key, 0, err.Error())
+	ssc.queue.AddRateLimited(key)
+	return true
+}
+
+// sync is upstream sync: look the set up, adopt orphaned revisions, claim pods, and run the
+// control loop. A set gone from the cache only has its blockage forgotten; a set with an
+// invalid selector is skipped without error (a non-transient error is not retried).
+func (ssc *Controller) sync(ctx context.Context, key string) error {
+	namespace, name := splitKey(key)
+	obj, ok := ssc.setInformer.Get(namespace, name)
+	if !ok {
+		delete(ssc.blocked, key)
+		return nil
+	}
+	set, ok := obj.(*model.StatefulSet)
+	if !ok {
+		return nil
+	}
+	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
+	if err != nil {
+		ssc.k.Emit(Component, "invalid-selector", setRef(set), set.ResourceVersion, err.Error())
+		return nil
+	}
+	if err := ssc.adoptOrphanRevisions(ctx, set, selector); err != nil {
+		return err
+	}
+	pods, err := ssc.getPodsForStatefulSet(ctx, set, selector)
+	if err != nil {
+		return err
+	}
+	return ssc.syncStatefulSet(ctx, key, set, pods, selector)
+}
+
+// syncStatefulSet runs the control loop for one set, records where it stopped, and with
+// minReadySeconds requeues the set after that long while not every replica is available
+// (upstream syncStatefulSet).
+func (ssc *Controller) syncStatefulSet(ctx context.Context, key string, set *model.StatefulSet, pods []*model.Pod, selector labels.Selector) error {
+	st := &syncState{}
+	status, err := ssc.updateStatefulSet(ctx, set, pods, selector, st)
+	if status != nil {
+		ssc.recordBlockage(key, set, st.blocked)
+	}
+	if err != nil {
+		return err
+	}
+	if set.Spec.MinReadySeconds > 0 && status != nil && int(status.AvailableReplicas) != specReplicas(set) {
+		ssc.queue.AddAfter(key, time.Duration(set.Spec.MinReadySeconds)*time.Second)
+	}
+	return nil
+}
+
+// recordBlockage keeps where the sync stopped (nil: nowhere), with the time it first stopped
+// there, and leaves a trace line when that changes.
+func (ssc *Controller) recordBlockage(key string, set *model.StatefulSet, b *Blockage) {
+	prev, had := ssc.blocked[key]
+	if b == nil {
+		if had {
+			delete(ssc.blocked, key)
+			ssc.k.Emit(Component, "unblocked", setRef(set), 0, "")
+		}
+		return
+	}
+	if had && prev.Pod == b.Pod && prev.Reason == b.Reason {
+		return
+	}
+	nb := *b
+	nb.Since = ssc.k.Now()
+	ssc.blocked[key] = nb
+	ssc.k.Emit(Component, "waiting", setRef(set), 0, nb.Reason)
+}
+
+// ---- event handlers (upstream stateful_set.go) ----
+
+func (ssc *Controller) enqueueObject(obj model.Object) {
+	if set, ok := obj.(*model.StatefulSet); ok {
+		ssc.queue.Add(model.Key(set))
+	}
+}
+
+// addPod wakes the pod's StatefulSet, or, for an orphan, every set whose selector matches. A
+// pod that already has a deletionTimestamp (seen after a restart) is handled as deleted.
+func (ssc *Controller) addPod(obj model.Object) {
+	pod, ok := obj.(*model.Pod)
+	if !ok {
+		return
+	}
+	if pod.DeletionTimestamp != nil {
+		ssc.deletePod(pod)
+		return
+	}
+	if ref := model.ControllerOf(pod); ref != nil {
+		if set := ssc.resolveControllerRef(pod.Namespace, ref); set != nil {
+			ssc.queue.Add(model.Key(set))
+		}
+		return
+	}
+	for _, set := range ssc.getStatefulSetsForPod(pod) {
+		ssc.queue.Add(model.Key(set))
+	}
+}
+
+// updatePod wakes the sets a pod change concerns; a resync (same resourceVersion) is ignored.
+// A pod that turns Ready under a set with minReadySeconds also wakes it that much later.
+func (ssc *Controller) updatePod(oldObj, curObj model.Object) {
+	oldPod, ok1 := oldObj.(*model.Pod)
+	curPod, ok2 := curObj.(*model.Pod)
+	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
+		return
+	}
+	labelChanged := !labelsEqual(curPod.Labels, oldPod.Labels)
+	curRef, oldRef := model.ControllerOf(curPod), model.ControllerOf(oldPod)
+	refChanged := !ownerRefEqual(curRef, oldRef)
+	if refChanged && oldRef != nil {
+		if set := ssc.resolveControllerRef(oldPod.Namespace, oldRef); set != nil {
+			ssc.queue.Add(model.Key(set))
+		}
+	}
+	if curRef != nil {
+		set := ssc.resolveControllerRef(curPod.Namespace, curRef)
+		if set == nil {
+			return
+		}
+		ssc.queue.Add(model.Key(set))
+		if !isPodReady(oldPod) && isPodReady(curPod) && set.Spec.MinReadySeconds > 0 {
+			ssc.queue.AddAfter(model.Key(set), time.Duration(set.Spec.MinReadySeconds)*time.Second)
+		}
+		return
+	}
+	if labelChanged || refChanged {
+		for _, set := range ssc.getStatefulSetsForPod(curPod) {
+			ssc.queue.Add(model.Key(set))
+		}
+	}
+}
+
+// deletePod wakes the set that controlled the pod (obj may be a tombstone).
+func (ssc *Controller) deletePod(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	pod, ok := o.(*model.Pod)
+	if !ok {
+		return
+	}
+	ref := model.ControllerOf(pod)
+	if ref == nil {
+		return
+	}
+	if set := ssc.resolveControllerRef(pod.Namespace, ref); set != nil {
+		ssc.queue.Add(model.Key(set))
+	}
+}
+
+// resolveControllerRef returns the cached StatefulSet a controller reference points to, or nil
+// when the kind differs or the set with that name has another UID.
+func (ssc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.StatefulSet {
+	if ref.Kind != model.KindStatefulSet {
+		return nil
+	}
+	obj, ok := ssc.setInformer.Get(namespace, ref.Name)
+	if !ok {
+		return nil
+	}
+	set, ok := obj.(*model.StatefulSet)
+	if !ok || set.UID != ref.UID {
+		return nil
+	}
+	return set
+}
+
+// getStatefulSetsForPod returns the cached sets in the pod's namespace whose selector matches
+// its labels (upstream GetPodStatefulSets); a pod without labels matches none.
+func (ssc *Controller) getStatefulSetsForPod(pod *model.Pod) []*model.StatefulSet {
+	if len(pod.Labels) == 0 {
+		return nil
+	}
+	var out []*model.StatefulSet
+	for _, obj := range ssc.setInformer.ListNamespace(pod.Namespace, nil) {
+		set, ok := obj.(*model.StatefulSet)
+		if !ok {
+			continue
+		}
+		selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
+		if err != nil || selector.Empty() || !selector.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		out = append(out, set)
+	}
+	if len(out) > 1 {
+		ssc.k.Emit(Component, "overlapping-selectors", podRef(pod), 0, fmt.Sprintf("matches=%d", len(out)))
+	}
+	return out
+}
+
+func ownerRefEqual(a, b *model.OwnerReference) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
+		boolPtrEqual(a.Controller, b.Controller) && boolPtrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
+}
+
+func boolPtrEqual(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// deleteOptions are the options of every pod deletion the controller makes: the pod's own
+// grace period, background propagation (upstream DeletePod with metav1.DeleteOptions{}).
+func deleteOptions() apiserver.DeleteOptions { return apiserver.DeleteOptions{} }

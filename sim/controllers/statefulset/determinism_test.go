@@ -1,0 +1,62 @@
+package statefulset
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// runScenario drives a world through scale-ups of both policies, a rolling update and a node
+// failure, and returns the trace hash and the number of trace lines.
+func runScenario(t testing.TB, replicas int32) (uint64, uint64) {
+	w := newWorld(t, DefaultConfig())
+	w.nodes.names = []string{"worker-0", "worker-1", "worker-2"}
+	for _, s := range []*model.StatefulSet{
+		newSet("ordered", replicas, model.OrderedReadyPodManagement, "app:v1"),
+		newSet("parallel", replicas, model.ParallelPodManagement, "app:v1"),
+	} {
+		if _, err := w.store.Create(s); err != nil {
+			t.Fatalf("create: %v", err)
+		}
+	}
+	w.run(time.Duration(replicas) * 3 * time.Second)
+	for _, name := range []string{"ordered", "parallel"} {
+		set := w.set(name).DeepCopy()
+		set.Spec.Template.Spec.Containers[0].Image = "app:v2"
+		if _, err := w.store.Update(set); err != nil {
+			t.Fatalf("update: %v", err)
+		}
+	}
+	w.run(time.Duration(replicas) * 4 * time.Second)
+	w.nodes.dead["worker-1"] = true
+	for _, p := range w.pods() {
+		if p.Spec.NodeName == "worker-1" {
+			if _, err := w.store.Delete(model.KindPod, p.Namespace, p.Name, deleteOptions()); err != nil {
+				t.Fatalf("evict: %v", err)
+			}
+		}
+	}
+	w.run(time.Minute)
+	return w.k.Trace().Hash(), w.k.Trace().Lines()
+}
+
+// TestDeterminism: the same calls give the same trace, byte for byte.
+func TestDeterminism(t *testing.T) {
+	h1, n1 := runScenario(t, 6)
+	h2, n2 := runScenario(t, 6)
+	require.Greater(t, n1, uint64(100))
+	assert.Equal(t, n1, n2)
+	assert.Equal(t, h1, h2)
+}
+
+// BenchmarkParallelAndOrderedRollout measures a whole scenario of two 50-replica sets: scale-up,
+// rolling update and a node failure.
+func BenchmarkParallelAndOrderedRollout(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		runScenario(b, 50)
+	}
+}

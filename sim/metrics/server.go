@@ -1,0 +1,715 @@
+package metrics
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
+)
+
+// Component is the name the metrics-server model uses in traces and process names.
+const Component = "metrics-server"
+
+// Defaults and limits of the metrics pipeline.
+const (
+	// DefaultMetricResolution is metrics-server's --metric-resolution as deployed: the binary
+	// defaults to 60s (metrics-server cmd/metrics-server/app/options/options.go), but the
+	// project's release manifests (manifests/base/deployment.yaml) and the Kubernetes
+	// cluster add-on (kubernetes/kubernetes#117121) pass --metric-resolution=15s.
+	DefaultMetricResolution = 15 * time.Second
+	// MinMetricResolution is the smallest --metric-resolution metrics-server accepts
+	// (options.go validate: "metric-resolution should be a time duration at least 10s").
+	MinMetricResolution = 10 * time.Second
+	// DefaultHousekeepingInterval is how often the kubelet's cAdvisor samples container stats
+	// (kubelet --housekeeping-interval, pkg/kubelet/cadvisor defaultHousekeepingInterval 10s):
+	// /metrics/resource serves the latest sample, so what metrics-server scrapes is up to one
+	// interval old.
+	DefaultHousekeepingInterval = 10 * time.Second
+	// MaxInterval bounds both intervals.
+	MaxInterval = time.Hour
+	// freshContainerMinMetricsResolution is metrics-server pkg/storage/pod.go's constant: a
+	// container younger than this at its first sample gets no synthetic start point, so it
+	// has metrics only from its second scrape on.
+	freshContainerMinMetricsResolution = 10 * time.Second
+)
+
+// Config is the metrics pipeline's configuration.
+type Config struct {
+	// MetricResolution is metrics-server's --metric-resolution: it scrapes every kubelet this
+	// often and keeps the last two samples of each container; cpu is the rate between them.
+	MetricResolution time.Duration
+	// HousekeepingInterval is the kubelet's cAdvisor sampling period; each node samples at its
+	// own phase. 0 means every scrape reads a sample taken at that instant.
+	HousekeepingInterval time.Duration
+}
+
+// DefaultConfig returns the defaults: --metric-resolution=15s, housekeeping every 10s.
+func DefaultConfig() Config {
+	return Config{MetricResolution: DefaultMetricResolution, HousekeepingInterval: DefaultHousekeepingInterval}
+}
+
+// Validate reports a configuration metrics-server or the kubelet would refuse, or one past
+// the simulator's limits: a resolution below 10s, intervals above an hour, a negative
+// housekeeping interval.
+func (c Config) Validate() error {
+	if c.MetricResolution < MinMetricResolution || c.MetricResolution > MaxInterval {
+		return fmt.Errorf("metric-resolution must be from %s to %s, got %s", MinMetricResolution, MaxInterval, c.MetricResolution)
+	}
+	if c.HousekeepingInterval < 0 || c.HousekeepingInterval > MaxInterval {
+		return fmt.Errorf("housekeeping-interval must be from 0s to %s, got %s", MaxInterval, c.HousekeepingInterval)
+	}
+	return nil
+}
+
+// Stats are the pipeline's counters.
+type Stats struct {
+	// Scrapes counts scrapes; Samples counts kubelet container-stat samples taken.
+	Scrapes, Samples uint64
+	// UnreachableNodeScrapes counts node scrapes that failed because the node was unreachable.
+	UnreachableNodeScrapes uint64
+}
+
+// Server is the metrics pipeline of one cluster: the applications' load and usage (LoadSpec),
+// the kubelets' container stats, metrics-server's scrape and storage, and the metrics APIs the
+// HPA reads (resource metrics, and custom and external metrics as an adapter would serve
+// them). It implements MetricsClient.
+type Server struct {
+	k   *sim.Kernel
+	cfg Config
+
+	podInformer     *client.Informer
+	targetInformers map[model.Kind]*client.Informer
+
+	loads    []*load
+	pods     map[string]*podState
+	nodes    map[string]*nodeState
+	nodeList []string // sorted
+
+	nodeReachable func(node string) bool
+
+	proc    *sim.Proc
+	started bool
+	stopped bool
+	stats   Stats
+}
+
+// load is one LoadSpec at run time. Served load is accounted with a per-pod accumulator: share
+// is the load each Ready pod has served since the start (the integral of offered/ready), so a
+// pod's served load is its accrued amount plus share's growth since it became Ready, and no
+// event touches more than the pods it changes.
+type load struct {
+	spec     LoadSpec
+	offered  *Offered
+	selector labels.Selector // the target's pod selector; labels.Nothing() while unknown
+
+	cpuPerUnitCores, baseCPUCores    float64
+	memoryPerUnitBytes, baseMemBytes float64
+
+	accountedTo time.Duration
+	share       float64
+	offeredCum  float64
+	droppedCum  float64
+	ready       int
+
+	// The offered load's integral at the last two scrapes, for Object and External metrics.
+	scrapeLast, scrapePrev offeredPoint
+}
+
+type offeredPoint struct {
+	at  sim.Time
+	cum float64
+	ok  bool
+}
+
+// advance brings the accounting to now: the offered load since the last step is divided
+// among the Ready pods, or dropped when there are none.
+func (l *load) advance(now sim.Time) {
+	t := now.Duration()
+	if t <= l.accountedTo {
+		return
+	}
+	in := l.offered.Integral(l.accountedTo, t)
+	l.offeredCum += in
+	if l.ready > 0 {
+		l.share += in / float64(l.ready)
+	} else {
+		l.droppedCum += in
+	}
+	l.accountedTo = t
+}
+
+// podState is what the pipeline knows of one pod: its load, its container instance, the
+// kubelet's latest sample and metrics-server's last two points.
+type podState struct {
+	key, namespace, name, uid string
+	pod                       *model.Pod
+	node                      string
+	nodeIndex                 int
+
+	load    *load
+	running bool
+	start   sim.Time // when the current container instance started (all containers running)
+	serving bool     // counted among load.ready
+
+	unitsAcc  float64 // load served in earlier Ready periods of this instance
+	shareMark float64 // load.share when the pod became Ready
+
+	containers     []containerShare
+	cpuLimitCores  float64 // 0: unlimited
+	memLimitBytes  float64 // 0: unlimited
+	cpuRequestMill int64   // -1 when some container has no cpu request
+
+	sample    kubeletSample
+	hasSample bool
+
+	last, prev       point
+	hasLast, hasPrev bool
+}
+
+type containerShare struct {
+	name             string
+	cpuFrac, memFrac float64
+}
+
+// kubeletSample is a cAdvisor sample: cumulative cpu (core-seconds, throttled by the limit),
+// the same without the limit (to throttle the next increment), cumulative served load and the
+// memory working set.
+type kubeletSample struct {
+	at, start     sim.Time
+	cpu, uncapped float64
+	units, memory float64
+}
+
+// point is a metrics-server storage point (pkg/storage MetricsPoint).
+type point struct {
+	ts, start sim.Time
+	cpu       float64
+	units     float64
+	memory    float64
+}
+
+type nodeState struct {
+	name  string
+	pods  []*podState
+	timer *sim.Timer
+}
+
+// New builds the pipeline for loads (copied and defaulted with SetDefaults) on the informers of
+// f (pods, and the kinds the loads target), and returns it stopped; the caller starts f and
+// calls Start. Each load's noise draws from k.Rand("metrics/load/<name>"). It returns an error
+// for an invalid configuration, or the first problem of invalid loads.
+func New(k *sim.Kernel, f *client.SharedInformerFactory, specs []LoadSpec, cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	loads := make([]LoadSpec, len(specs))
+	for i, spec := range specs {
+		if spec.Noise != nil {
+			spec.Noise = &NoiseSpec{Stddev: spec.Noise.Stddev, Interval: spec.Noise.Interval}
+		}
+		spec.SetDefaults()
+		loads[i] = spec
+	}
+	if errs := ValidateLoads(loads, "loads"); len(errs) > 0 {
+		return nil, fmt.Errorf("invalid loads (%d problems), first: %w", len(errs), errs[0])
+	}
+	s := &Server{
+		k:               k,
+		cfg:             cfg,
+		podInformer:     f.For(model.KindPod),
+		targetInformers: map[model.Kind]*client.Informer{},
+		pods:            map[string]*podState{},
+		nodes:           map[string]*nodeState{},
+	}
+	for i := range loads {
+		spec := loads[i]
+		l := &load{
+			spec:               spec,
+			offered:            NewOffered(&spec, k.Rand("metrics/load/"+spec.Name)),
+			selector:           labels.Nothing(),
+			cpuPerUnitCores:    spec.Usage.CPUPerUnit.AsApproximateFloat64(),
+			baseCPUCores:       spec.Usage.BaseCPU.AsApproximateFloat64(),
+			memoryPerUnitBytes: spec.Usage.MemoryPerUnit.AsApproximateFloat64(),
+			baseMemBytes:       spec.Usage.BaseMemory.AsApproximateFloat64(),
+			accountedTo:        k.Now().Duration(),
+		}
+		s.loads = append(s.loads, l)
+		kind := model.Kind(spec.Target.Kind)
+		if _, ok := s.targetInformers[kind]; !ok {
+			inf := f.For(kind)
+			s.targetInformers[kind] = inf
+			inf.AddEventHandler(client.EventHandlerFuncs{
+				AddFunc:    func(model.Object, bool) { s.resolveTargets() },
+				UpdateFunc: func(model.Object, model.Object) { s.resolveTargets() },
+				DeleteFunc: func(any) { s.resolveTargets() },
+			})
+		}
+	}
+	s.podInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { s.observe(obj) },
+		UpdateFunc: func(_, obj model.Object) { s.observe(obj) },
+		DeleteFunc: func(obj any) {
+			if o, ok := client.ObjectOf(obj); ok {
+				s.forget(model.Key(o))
+			}
+		},
+	})
+	return s, nil
+}
+
+// SetNodeReachable installs the test of whether metrics-server can scrape a node's kubelet
+// (the integrator passes its kubelets' health: a crashed or partitioned node cannot be
+// scraped, so its pods' metrics go missing). nil means every node is reachable.
+func (s *Server) SetNodeReachable(fn func(node string) bool) { s.nodeReachable = fn }
+
+// Config returns the configuration.
+func (s *Server) Config() Config { return s.cfg }
+
+// Stats returns the counters.
+func (s *Server) Stats() Stats { return s.stats }
+
+// Loads returns the load specifications, in the order given to New.
+func (s *Server) Loads() []LoadSpec {
+	out := make([]LoadSpec, len(s.loads))
+	for i, l := range s.loads {
+		out[i] = l.spec
+	}
+	return out
+}
+
+// Start spawns the scrape loop (an idle process: it scrapes at once, then every
+// MetricResolution, as metrics-server's ticker does) and the kubelets' housekeeping timers.
+// Start after Stop does nothing.
+func (s *Server) Start() {
+	if s.started || s.stopped {
+		return
+	}
+	s.started = true
+	for _, name := range s.nodeList {
+		s.startHousekeeping(s.nodes[name])
+	}
+	s.proc = s.k.Spawn(Component, func(p *sim.Proc) {
+		for {
+			s.scrape(p.Now())
+			p.Idle(s.cfg.MetricResolution)
+		}
+	})
+}
+
+// Stop ends the scrape loop and the housekeeping; the last stored metrics stay served.
+func (s *Server) Stop() {
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	if s.proc != nil {
+		s.proc.Kill()
+	}
+	for _, name := range s.nodeList {
+		if t := s.nodes[name].timer; t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// ---- pod and target tracking ----
+
+// resolveTargets re-reads every load's target selector and re-files every pod.
+func (s *Server) resolveTargets() {
+	for _, l := range s.loads {
+		l.selector = s.targetSelector(l.spec.Target)
+	}
+	keys := make([]string, 0, len(s.pods))
+	for key := range s.pods { //detlint:ordered keys are sorted below
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		s.apply(s.pods[key])
+	}
+}
+
+// targetSelector returns the pod selector of the target workload, or labels.Nothing() when it
+// does not exist or its selector does not parse.
+func (s *Server) targetSelector(ref WorkloadRef) labels.Selector {
+	inf := s.targetInformers[model.Kind(ref.Kind)]
+	if inf == nil {
+		return labels.Nothing()
+	}
+	obj, ok := inf.Get(ref.Namespace, ref.Name)
+	if !ok {
+		return labels.Nothing()
+	}
+	var ls *metav1.LabelSelector
+	switch o := obj.(type) {
+	case *model.Deployment:
+		ls = o.Spec.Selector
+	case *model.ReplicaSet:
+		ls = o.Spec.Selector
+	case *model.StatefulSet:
+		ls = o.Spec.Selector
+	}
+	if ls == nil {
+		return labels.Nothing()
+	}
+	sel, err := metav1.LabelSelectorAsSelector(ls)
+	if err != nil || sel.Empty() {
+		return labels.Nothing()
+	}
+	return sel
+}
+
+func (s *Server) loadFor(pod *model.Pod) *load {
+	set := labels.Set(pod.Labels)
+	for _, l := range s.loads {
+		if l.spec.Target.Namespace == pod.Namespace && l.selector.Matches(set) {
+			return l
+		}
+	}
+	return nil
+}
+
+func (s *Server) observe(obj model.Object) {
+	pod, ok := obj.(*model.Pod)
+	if !ok {
+		return
+	}
+	key := model.Key(pod)
+	ps := s.pods[key]
+	if ps != nil && ps.uid != pod.UID {
+		s.forget(key)
+		ps = nil
+	}
+	if ps == nil {
+		ps = &podState{key: key, namespace: pod.Namespace, name: pod.Name, uid: pod.UID, nodeIndex: -1}
+		s.pods[key] = ps
+	}
+	ps.pod = pod
+	s.apply(ps)
+}
+
+// apply brings the pod's accounting in line with its latest object.
+func (s *Server) apply(ps *podState) {
+	now := s.k.Now()
+	pod := ps.pod
+	l := s.loadFor(pod)
+	running, start := containersRunning(pod)
+	ready := running && pod.DeletionTimestamp == nil && podReady(pod)
+	if running != ps.running || (running && start != ps.start) {
+		// A new container instance (or none): its counters start from zero.
+		s.setServing(ps, false, now)
+		ps.running, ps.start = running, start
+		ps.unitsAcc = 0
+		ps.hasSample = false
+	}
+	if l != ps.load {
+		s.setServing(ps, false, now)
+		ps.load = l
+	}
+	s.setServing(ps, ready, now)
+	if pod.Spec.NodeName != ps.node {
+		s.moveNode(ps, pod.Spec.NodeName)
+	}
+	ps.containers, ps.cpuLimitCores, ps.memLimitBytes, ps.cpuRequestMill = containerShares(pod)
+}
+
+// setServing adds the pod to or removes it from its load's Ready pods, settling the load it
+// served so far.
+func (s *Server) setServing(ps *podState, want bool, now sim.Time) {
+	want = want && ps.load != nil
+	if ps.serving == want {
+		return
+	}
+	l := ps.load
+	l.advance(now)
+	if ps.serving {
+		ps.unitsAcc += l.share - ps.shareMark
+		l.ready--
+	} else {
+		ps.shareMark = l.share
+		l.ready++
+	}
+	ps.serving = want
+}
+
+func (s *Server) forget(key string) {
+	ps := s.pods[key]
+	if ps == nil {
+		return
+	}
+	s.setServing(ps, false, s.k.Now())
+	s.moveNode(ps, "")
+	delete(s.pods, key)
+}
+
+func (s *Server) moveNode(ps *podState, node string) {
+	if ps.node != "" {
+		n := s.nodes[ps.node]
+		last := len(n.pods) - 1
+		moved := n.pods[last]
+		n.pods[ps.nodeIndex] = moved
+		moved.nodeIndex = ps.nodeIndex
+		n.pods[last] = nil
+		n.pods = n.pods[:last]
+		ps.nodeIndex = -1
+	}
+	ps.node = node
+	if node == "" {
+		return
+	}
+	n := s.nodes[node]
+	if n == nil {
+		n = &nodeState{name: node}
+		s.nodes[node] = n
+		i, _ := slices.BinarySearch(s.nodeList, node)
+		s.nodeList = slices.Insert(s.nodeList, i, node)
+		if s.started && !s.stopped {
+			s.startHousekeeping(n)
+		}
+	}
+	ps.nodeIndex = len(n.pods)
+	n.pods = append(n.pods, ps)
+}
+
+// startHousekeeping arms the node's cAdvisor sampling at a phase drawn from the node's own
+// stream, then every HousekeepingInterval.
+func (s *Server) startHousekeeping(n *nodeState) {
+	interval := s.cfg.HousekeepingInterval
+	if interval <= 0 || n.timer != nil {
+		return
+	}
+	rng := s.k.Rand("metrics-server/housekeeping/" + n.name)
+	n.timer = s.k.NewIdleTimer(func() {
+		n.timer.Reset(interval)
+		now := s.k.Now()
+		for _, ps := range n.pods {
+			s.takeSample(ps, now)
+		}
+	})
+	n.timer.Reset(time.Duration(rng.Int64N(int64(interval))))
+}
+
+// containersRunning reports whether every container of the pod runs, and since when the last
+// of them does (the pod's usage starts then).
+func containersRunning(pod *model.Pod) (bool, sim.Time) {
+	if len(pod.Spec.Containers) == 0 || pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed {
+		return false, 0
+	}
+	var start sim.Time
+	for _, c := range pod.Spec.Containers {
+		found := false
+		for i := range pod.Status.ContainerStatuses {
+			cs := &pod.Status.ContainerStatuses[i]
+			if cs.Name != c.Name {
+				continue
+			}
+			if cs.State.Running == nil {
+				return false, 0
+			}
+			found = true
+			start = max(start, cs.State.Running.StartedAt)
+		}
+		if !found {
+			return false, 0
+		}
+	}
+	return true, start
+}
+
+func podReady(pod *model.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == model.PodReady {
+			return c.Status == model.ConditionTrue
+		}
+	}
+	return false
+}
+
+// containerShares splits a pod's usage among its containers in proportion to their requests
+// (equally when some container has none) and sums their limits (unlimited when some container
+// has none). It also returns the pod's cpu request in milli-cores, or -1 if a container has
+// none.
+func containerShares(pod *model.Pod) ([]containerShare, float64, float64, int64) {
+	cs := pod.Spec.Containers
+	out := make([]containerShare, len(cs))
+	var cpuReq, memReq, cpuLim, memLim float64
+	cpuAll, memAll, cpuLimAll, memLimAll := true, true, true, true
+	var cpuReqMilli int64
+	for _, c := range cs {
+		if q, ok := c.Resources.Requests[model.ResourceCPU]; ok && q.Sign() > 0 {
+			cpuReq += q.AsApproximateFloat64()
+			cpuReqMilli += q.MilliValue()
+		} else {
+			cpuAll = false
+		}
+		if q, ok := c.Resources.Requests[model.ResourceMemory]; ok && q.Sign() > 0 {
+			memReq += q.AsApproximateFloat64()
+		} else {
+			memAll = false
+		}
+		if q, ok := c.Resources.Limits[model.ResourceCPU]; ok && q.Sign() > 0 {
+			cpuLim += q.AsApproximateFloat64()
+		} else {
+			cpuLimAll = false
+		}
+		if q, ok := c.Resources.Limits[model.ResourceMemory]; ok && q.Sign() > 0 {
+			memLim += q.AsApproximateFloat64()
+		} else {
+			memLimAll = false
+		}
+	}
+	for i, c := range cs {
+		out[i] = containerShare{name: c.Name, cpuFrac: 1 / float64(len(cs)), memFrac: 1 / float64(len(cs))}
+		if cpuAll {
+			q := c.Resources.Requests[model.ResourceCPU]
+			out[i].cpuFrac = q.AsApproximateFloat64() / cpuReq
+		}
+		if memAll {
+			q := c.Resources.Requests[model.ResourceMemory]
+			out[i].memFrac = q.AsApproximateFloat64() / memReq
+		}
+	}
+	if !cpuLimAll {
+		cpuLim = 0
+	}
+	if !memLimAll {
+		memLim = 0
+	}
+	if !cpuAll {
+		cpuReqMilli = -1
+	}
+	return out, cpuLim, memLim, cpuReqMilli
+}
+
+// ---- usage, samples and scrapes ----
+
+// units returns the load the pod's current instance has served up to now.
+func (s *Server) units(ps *podState, now sim.Time) float64 {
+	if ps.load == nil {
+		return ps.unitsAcc
+	}
+	if !ps.serving {
+		return ps.unitsAcc
+	}
+	ps.load.advance(now)
+	return ps.unitsAcc + ps.load.share - ps.shareMark
+}
+
+// takeSample is the kubelet's cAdvisor sampling the pod's containers now. A pod whose
+// containers do not all run has no sample.
+func (s *Server) takeSample(ps *podState, now sim.Time) {
+	if !ps.running || ps.start > now {
+		ps.hasSample = false
+		return
+	}
+	s.stats.Samples++
+	units := s.units(ps, now)
+	var uncapped, memory float64
+	if l := ps.load; l != nil {
+		uncapped = l.baseCPUCores*now.Sub(ps.start).Seconds() + l.cpuPerUnitCores*units
+		memory = l.baseMemBytes
+		if ps.serving && l.ready > 0 {
+			memory += l.memoryPerUnitBytes * l.offered.At(now.Duration()) / float64(l.ready)
+		}
+	}
+	cpu := uncapped
+	switch {
+	case ps.hasSample && ps.sample.start == ps.start:
+		inc := uncapped - ps.sample.uncapped
+		if ps.cpuLimitCores > 0 {
+			inc = min(inc, ps.cpuLimitCores*now.Sub(ps.sample.at).Seconds())
+		}
+		cpu = ps.sample.cpu + inc
+	case ps.cpuLimitCores > 0:
+		cpu = min(uncapped, ps.cpuLimitCores*now.Sub(ps.start).Seconds())
+	}
+	if ps.memLimitBytes > 0 {
+		memory = min(memory, ps.memLimitBytes)
+	}
+	ps.sample = kubeletSample{at: now, start: ps.start, cpu: cpu, uncapped: uncapped, units: units, memory: memory}
+	ps.hasSample = true
+}
+
+func (s *Server) reachable(node string) bool {
+	return s.nodeReachable == nil || s.nodeReachable(node)
+}
+
+// scrape is one metrics-server cycle: every load's offered integral is noted for the Object
+// and External metrics, every reachable node's latest samples are stored with metrics-server's
+// rules (pkg/storage/pod.go Store), and pods not scraped lose their points, as a new batch
+// replaces the old one.
+func (s *Server) scrape(now sim.Time) {
+	s.stats.Scrapes++
+	for _, l := range s.loads {
+		l.advance(now)
+		l.scrapePrev = l.scrapeLast
+		l.scrapeLast = offeredPoint{at: now, cum: l.offeredCum, ok: true}
+	}
+	stored := 0
+	for _, name := range s.nodeList {
+		n := s.nodes[name]
+		reachable := s.reachable(name)
+		if !reachable && len(n.pods) > 0 {
+			s.stats.UnreachableNodeScrapes++
+		}
+		for _, ps := range n.pods {
+			if reachable && s.cfg.HousekeepingInterval <= 0 {
+				s.takeSample(ps, now)
+			}
+			if !reachable || !ps.hasSample || !ps.running || ps.sample.start != ps.start {
+				ps.hasLast, ps.hasPrev = false, false
+				continue
+			}
+			s.store(ps)
+			stored++
+		}
+	}
+	s.k.Emit(Component, "scrape", "", 0, "nodes="+strconv.Itoa(len(s.nodeList))+" pods="+strconv.Itoa(stored))
+}
+
+// store files the pod's latest sample as its new last point and picks the previous point as
+// metrics-server does: a container that started less than a resolution ago (but at least 10s
+// before its sample) gets a zero point at its start; otherwise the old last point moves to
+// previous if the sample is newer, or the old previous point stays if it is older than the
+// sample; a restarted container (started after the old last point) gets none.
+func (s *Server) store(ps *podState) {
+	np := point{ts: ps.sample.at, start: ps.sample.start, cpu: ps.sample.cpu, units: ps.sample.units, memory: ps.sample.memory}
+	var prev point
+	hasPrev := false
+	age := np.ts.Sub(np.start)
+	switch {
+	case np.start < np.ts && age < s.cfg.MetricResolution && age >= freshContainerMinMetricsResolution:
+		prev = point{ts: np.start, start: np.start}
+		hasPrev = true
+	case ps.hasLast && np.start < ps.last.ts:
+		if np.ts > ps.last.ts {
+			prev, hasPrev = ps.last, true
+		} else if ps.hasPrev && ps.prev.ts < np.ts {
+			prev, hasPrev = ps.prev, true
+		}
+	}
+	ps.last, ps.hasLast = np, true
+	ps.prev, ps.hasPrev = prev, hasPrev
+}
+
+// window returns the pod's measurement: the rate of cpu (nano-cores) and of served load (units
+// per second) between its two points, its memory, timestamp and window; ok is false when the
+// pod has no two usable points (metrics-server's GetMetrics skips it).
+func (ps *podState) window() (cpuNano float64, unitsRate float64, memory float64, ts sim.Time, window time.Duration, ok bool) {
+	if !ps.hasLast || !ps.hasPrev {
+		return 0, 0, 0, 0, 0, false
+	}
+	window = ps.last.ts.Sub(ps.prev.ts)
+	if window <= 0 || ps.last.cpu < ps.prev.cpu {
+		return 0, 0, 0, 0, 0, false
+	}
+	secs := window.Seconds()
+	return (ps.last.cpu - ps.prev.cpu) * 1e9 / secs, (ps.last.units - ps.prev.units) / secs, ps.last.memory, ps.last.ts, window, true
+}
