@@ -5,67 +5,78 @@ import (
 	"strings"
 )
 
-// scenarioKeyHelp explains the scenario fields --set accepts.
-var scenarioKeyHelp = map[string]string{
-	"seed": "seed (integer)\n" +
-		"  The seed every random draw of the run derives from; the same scenario and seed give the same run.\n" +
-		fmt.Sprintf("  default    %d, or the scenario's seed:\n", DefaultSeed) +
-		"  set it     sim run NAME --seed 7, or --set seed=7\n",
-	"duration": "duration (duration)\n" +
-		"  The virtual-time limit of the run; the run stops there if nothing stopped it earlier.\n" +
-		"  default    none: every scenario sets duration:\n" +
-		fmt.Sprintf("  limit      greater than 0, at most %s\n", MaxDuration) +
-		"  set it     --duration 30m, or --set duration=30m\n",
-	"stop.maxEvents": "stop.maxEvents (integer)\n" +
-		"  Stops the run after this many kernel events, so a runaway scenario ends.\n" +
-		fmt.Sprintf("  default    %d\n", DefaultMaxEvents) +
-		"  set it     --set stop.maxEvents=1000000, or stop: {maxEvents: 1000000} in the scenario\n",
-	"stop.quiescence": "stop.quiescence (duration)\n" +
-		"  Stops the run when nothing significant changed for this long and no work is pending; 0 disables it.\n" +
-		fmt.Sprintf("  default    %s\n", formatDuration(DefaultQuiescence)) +
-		"  set it     --set stop.quiescence=2m, or stop: {quiescence: 2m} in the scenario\n",
-}
-
-// Explain returns what a setting means: for "component.flag" (or a bare flag name, which
-// explains it for every component that has it) its meaning, type, default per upstream
-// version, upstream source and how to set it; for a component, its flags with their
-// defaults; for seed, duration, stop.maxEvents and stop.quiescence, the scenario field. An
-// unknown key is an error with a did-you-mean.
+// Explain returns what a key means. KEY is a scenario key (timeline.node-crash,
+// expect.converged, cluster.nodeGroups.zone; see Keys; the last part alone works when it is
+// unambiguous, like node-crash or pods-at-most), a component flag as component.flag (also
+// under components.), a bare flag name (explained for every component that has it), or a
+// component (its flags and defaults). For a scenario key it gives the meaning, type,
+// default, accepted values, arguments and an example; for a flag its meaning, type, default
+// per upstream version, upstream source and how to set it. An unknown or ambiguous key is an
+// error saying what to try, with a did-you-mean.
 func Explain(key string) (string, error) {
 	key = strings.TrimPrefix(strings.TrimSpace(key), "--")
-	if h, ok := scenarioKeyHelp[key]; ok {
-		return h, nil
+	if k, ok := LookupKey(key); ok {
+		return explainKey(k), nil
 	}
-	if isComponent(key) {
-		return explainComponent(key), nil
+	flagKey := strings.TrimPrefix(key, "components.")
+	if isComponent(flagKey) {
+		return explainComponent(flagKey), nil
 	}
-	if component, flag, ok := strings.Cut(key, "."); ok {
+	if component, flag, ok := strings.Cut(flagKey, "."); ok {
 		if f, found := LookupFlag(component, flag); found {
 			return explainFlag(f), nil
 		}
 	}
-	if cs := componentsWithFlag(key); len(cs) > 0 {
+	if cs := componentsWithFlag(flagKey); len(cs) > 0 {
 		var b strings.Builder
 		for i, c := range cs {
 			if i > 0 {
 				b.WriteString("\n")
 			}
-			f, _ := LookupFlag(c, key)
+			f, _ := LookupFlag(c, flagKey)
 			b.WriteString(explainFlag(f))
 		}
 		return b.String(), nil
 	}
-	candidates := append(overrideKeys(), componentNames...)
-	for _, f := range flags {
-		if !contains(candidates, f.Name) {
-			candidates = append(candidates, f.Name)
-		}
+	k, several, ok := resolveKey(key)
+	if ok {
+		return explainKey(k), nil
+	}
+	if len(several) > 0 {
+		return "", fmt.Errorf("several keys are called %q: %s; name one", key, strings.Join(several, ", "))
 	}
 	msg := fmt.Sprintf("nothing is called %q", key)
-	if h := didYouMean(key, candidates); h != "" {
+	if h := didYouMean(key, ExplainTopics()); h != "" {
 		return "", fmt.Errorf("%s; %s", msg, h)
 	}
-	return "", fmt.Errorf("%s; try a component (%s) to list its flags", msg, strings.Join(componentNames, ", "))
+	return "", fmt.Errorf("%s; try a scenario key (timeline, expect, cluster, ...), a component (%s) to list its flags, or component.flag", msg, strings.Join(componentNames, ", "))
+}
+
+// ExplainTopics returns every KEY Explain answers for by name: the scenario keys, the
+// components, the component flags as component.flag, and the bare flag names; in that order,
+// without duplicates.
+func ExplainTopics() []string {
+	out := keyPaths()
+	seen := map[string]bool{}
+	for _, k := range out {
+		seen[k] = true
+	}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, c := range componentNames {
+		add(c)
+	}
+	for _, f := range flags {
+		add(f.Key())
+	}
+	for _, f := range flags {
+		add(f.Name)
+	}
+	return out
 }
 
 func explainComponent(component string) string {

@@ -290,7 +290,7 @@ func TestExplain(t *testing.T) {
 	assert.Contains(t, err.Error(), `did you mean "node-monitor-grace-period"?`)
 	_, err = Explain("zzz")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "try a component")
+	assert.Contains(t, err.Error(), "try a scenario key")
 }
 
 // TestDocsFlagTable fails when docs/scenario.md's flag table differs from the registry.
@@ -300,7 +300,9 @@ func TestDocsFlagTable(t *testing.T) {
 	require.NoError(t, err)
 	want, err := ReplaceFlagsSection(string(doc))
 	require.NoError(t, err)
-	assert.Equal(t, want, string(doc), "docs/scenario.md's flag table is stale: run go run ./scenarios/internal/gendocs")
+	if line := firstDiff(want, string(doc)); line != "" {
+		t.Errorf("docs/scenario.md's flag table is stale (first difference: %s): run go run ./scenarios/internal/gendocs", line)
+	}
 	for _, f := range Flags() {
 		assert.Contains(t, string(doc), "`"+f.Name+"`")
 	}

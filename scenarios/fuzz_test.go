@@ -6,11 +6,15 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/metrics"
 )
 
 // FuzzParse checks that Parse never panics and that its result is consistent: an error is
 // always Errors whose every problem has a position in the parsed file, and a scenario is
-// always complete (positive duration, exactly one kind per action and expectation).
+// always complete (positive duration, exactly one kind per action and expectation, loads and
+// load shapes sim/metrics accepts, rollouts that apply without panicking).
 // Seeds: testdata/fuzz/FuzzParse plus every scenario under testdata and the built-ins.
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*/*.yaml")
@@ -56,6 +60,14 @@ func FuzzParse(f *testing.F) {
 			if unionCount(reflect.ValueOf(e.Action)) != 1 {
 				t.Fatalf("timeline[%d] has %d actions", i, unionCount(reflect.ValueOf(e.Action)))
 			}
+			if l := e.Action.Load; l != nil {
+				if problems := l.Shape.Validate("shape"); len(problems) > 0 {
+					t.Fatalf("timeline[%d]: accepted a load shape sim/metrics rejects: %v", i, problems[0])
+				}
+			}
+			if r := e.Action.Rollout; r != nil {
+				_, _ = r.ApplyTo(model.PodTemplateSpec{}) // must not panic
+			}
 		}
 		for i, x := range s.Expect {
 			if unionCount(reflect.ValueOf(x)) != 1 {
@@ -66,6 +78,9 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("expect[%d] has %d conditions", i, unionCount(reflect.ValueOf(c.Condition)))
 				}
 			}
+		}
+		if problems := metrics.ValidateLoads(s.Loads, "loads"); len(problems) > 0 {
+			t.Fatalf("accepted loads sim/metrics rejects: %v", problems[0])
 		}
 		if err := s.Apply(nil); err != nil {
 			t.Fatalf("applying no overrides to a valid scenario failed: %v", err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/metrics"
 )
 
 // Load reads, parses and validates the scenario file at path; file references inside it are
@@ -90,6 +91,9 @@ type loader struct {
 	decodeErrs int
 	// declared lists every object the scenario creates, for reference checks.
 	declared []declaredObject
+	// reported holds paths whose problem was reported (a missing required field, a series
+	// file that cannot be read), so that checks of the zero value left there stay quiet.
+	reported map[string]bool
 }
 
 // declaredObject is an object from `objects:` or an apply action, with where it was written.
@@ -304,17 +308,18 @@ func (l *loader) unknownKey(k *yaml.Node, path, where string, known []string) {
 
 // scenarioHead is the part of the top level the model decoder decodes directly.
 type scenarioHead struct {
-	APIVersion  string         `json:"apiVersion"`
-	Kind        string         `json:"kind"`
-	Name        string         `json:"name"`
-	Description string         `json:"description"`
-	Seed        uint64         `json:"seed"`
-	Duration    time.Duration  `json:"duration"`
-	Stop        StopConditions `json:"stop"`
-	Cluster     Cluster        `json:"cluster"`
+	APIVersion  string             `json:"apiVersion"`
+	Kind        string             `json:"kind"`
+	Name        string             `json:"name"`
+	Description string             `json:"description"`
+	Seed        uint64             `json:"seed"`
+	Duration    time.Duration      `json:"duration"`
+	Stop        StopConditions     `json:"stop"`
+	Cluster     Cluster            `json:"cluster"`
+	Loads       []metrics.LoadSpec `json:"loads"`
 }
 
-var topLevelKeys = []string{"apiVersion", "kind", "name", "description", "seed", "duration", "stop", "cluster", "components", "objects", "timeline", "expect"}
+var topLevelKeys = []string{"apiVersion", "kind", "name", "description", "seed", "duration", "stop", "cluster", "components", "objects", "loads", "timeline", "expect"}
 
 func (l *loader) decodeTop() {
 	if l.root.Kind != yaml.MappingNode {
@@ -347,7 +352,7 @@ func (l *loader) decodeTop() {
 	l.decodeInto(syntheticMapping(l.root, head), "", &h)
 	s := l.s
 	s.APIVersion, s.Kind, s.Name, s.Description = h.APIVersion, h.Kind, h.Name, h.Description
-	s.Seed, s.Duration, s.Stop, s.Cluster = h.Seed, h.Duration, h.Stop, h.Cluster
+	s.Seed, s.Duration, s.Stop, s.Cluster, s.Loads = h.Seed, h.Duration, h.Stop, h.Cluster, h.Loads
 	l.decodeComponents(components)
 	l.decodeObjects(objects)
 	l.decodeTimeline(timeline)
@@ -625,12 +630,47 @@ func (l *loader) decodeAt(n *yaml.Node, path string, at *At) {
 	}
 }
 
-// unionVariant describes one member of a tagged union (Action, Condition).
+// unionVariant describes one member of a tagged union (Action, Condition, LoadShape).
 type unionVariant struct {
+	name   string
+	field  int
+	typ    reflect.Type // the argument struct type
+	keys   []string     // argument names, sorted
+	fields []argField   // arguments in struct order
+}
+
+// argField is one argument of a union member: its YAML name, its index path in the argument
+// struct (embedded structs are flattened, as the decoder inlines them) and its type.
+type argField struct {
 	name  string
-	field int
-	typ   reflect.Type // the argument struct type
-	keys  []string     // argument names, sorted
+	index []int
+	typ   reflect.Type
+	// optional is true for fields tagged omitempty; the others are required.
+	optional bool
+}
+
+// required reports whether the argument must be written.
+func (f argField) required() bool { return !f.optional }
+
+// argFields lists the YAML-visible fields of struct type t in order, flattening untagged
+// embedded structs.
+func argFields(t reflect.Type) []argField {
+	var out []argField
+	for j := 0; j < t.NumField(); j++ {
+		f := t.Field(j)
+		if !f.IsExported() || f.Tag.Get("json") == "-" {
+			continue
+		}
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" {
+			for _, inner := range argFields(f.Type) {
+				inner.index = append([]int{j}, inner.index...)
+				out = append(out, inner)
+			}
+			continue
+		}
+		out = append(out, argField{name: jsonName(f), index: []int{j}, typ: f.Type, optional: strings.Contains(f.Tag.Get("json"), ",omitempty")})
+	}
+	return out
 }
 
 func unionVariants(t reflect.Type) []unionVariant {
@@ -640,19 +680,27 @@ func unionVariants(t reflect.Type) []unionVariant {
 		if f.Type.Kind() != reflect.Pointer || f.Type.Elem().Kind() != reflect.Struct {
 			continue
 		}
-		v := unionVariant{name: jsonName(f), field: i, typ: f.Type.Elem()}
-		for j := 0; j < v.typ.NumField(); j++ {
-			af := v.typ.Field(j)
-			if tag := af.Tag.Get("json"); tag == "-" || !af.IsExported() {
-				continue
-			}
-			v.keys = append(v.keys, jsonName(af))
+		v := unionVariant{name: jsonName(f), field: i, typ: f.Type.Elem(), fields: argFields(f.Type.Elem())}
+		for _, af := range v.fields {
+			v.keys = append(v.keys, af.name)
 		}
 		sort.Strings(v.keys)
 		vs = append(vs, v)
 	}
 	return vs
 }
+
+// argument returns the argument called name.
+func (v *unionVariant) argument(name string) argField {
+	for _, f := range v.fields {
+		if f.name == name {
+			return f
+		}
+	}
+	panic("scenarios: " + v.name + " has no argument " + name)
+}
+
+var yamlNodePtrType = reflect.TypeFor[*yaml.Node]()
 
 // decodeUnion decodes a flat tagged union: the discriminator key disc names the member, and
 // the other pairs (fixed keys already taken out) are that member's arguments. An argument of
@@ -735,7 +783,19 @@ func (l *loader) decodeUnion(at *yaml.Node, pairs []pair, path, disc, what strin
 	if apply, ok := argsPtr.Interface().(*ApplyArgs); ok {
 		l.decodeApply(at, kept, path, apply)
 	} else {
-		l.decodeInto(syntheticMapping(at, kept), path, argsPtr.Interface())
+		// Raw YAML (a template fragment) is taken out; the model decoder does the rest.
+		var plain []pair
+		for _, a := range kept {
+			f := v.argument(a.key.Value)
+			if f.typ != yamlNodePtrType {
+				plain = append(plain, a)
+				continue
+			}
+			if r := resolve(a.value); !isNull(r) {
+				argsPtr.Elem().FieldByIndex(f.index).Set(reflect.ValueOf(r))
+			}
+		}
+		l.decodeInto(syntheticMapping(at, plain), path, argsPtr.Interface())
 	}
 	union.Field(v.field).Set(argsPtr)
 }
@@ -779,7 +839,7 @@ func (l *loader) decodeApply(at *yaml.Node, pairs []pair, path string, a *ApplyA
 
 // ---- expectations ----
 
-var expectationKeys = []string{"name", "converged", "event", "eventually", "always", "never", "verdict"}
+var expectationKeys = append([]string{"name"}, ExpectationKinds()...)
 
 func (l *loader) decodeExpect(n *yaml.Node) {
 	items := l.sequence(n, "expect", "expectations")
@@ -790,7 +850,7 @@ func (l *loader) decodeExpect(n *yaml.Node) {
 	for i, item := range items {
 		path := indexPath("expect", i)
 		x := Expectation{Pos: posOf(l.file, resolve(item))}
-		pairs, ok := l.mapping(item, path, "an expectation (name and one of converged, event, eventually, always, never, verdict)")
+		pairs, ok := l.mapping(item, path, "an expectation (name and one of "+strings.Join(ExpectationKinds(), ", ")+")")
 		if !ok {
 			l.s.Expect = append(l.s.Expect, x)
 			continue
@@ -814,6 +874,9 @@ func (l *loader) decodeExpect(n *yaml.Node) {
 				x.Always = l.decodeCondition(p.value, kpath)
 			case "never":
 				x.Never = l.decodeCondition(p.value, kpath)
+			case "metric":
+				x.Metric = &MetricExpectation{}
+				l.decodeInto(p.value, kpath, x.Metric)
 			case "verdict":
 				var v string
 				if l.decodeInto(p.value, kpath, &v) {
@@ -832,7 +895,7 @@ func (l *loader) decodeExpect(n *yaml.Node) {
 		}
 		switch {
 		case len(kinds) == 0:
-			l.errAt(resolve(item), path, "the expectation says nothing to check", "add one of converged, event, eventually, always, never, verdict")
+			l.errAt(resolve(item), path, "the expectation says nothing to check", "add one of "+strings.Join(ExpectationKinds(), ", "))
 		case len(kinds) > 1:
 			l.errAt(kinds[1], childPath(path, kinds[1].Value),
 				fmt.Sprintf("an expectation checks one thing; this one has both %s and %s", kinds[0].Value, kinds[1].Value),

@@ -359,3 +359,36 @@ timeline:
 	fmt.Println(err)
 	// Output: example.yaml:9:61: timeline[0].nodes.names[0]: no node is named "worker-3" (nodes: worker-0, worker-1)
 }
+
+func TestSeriesFileProblemsPointIntoIt(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir+"/load.csv", "seconds,rps\n0,100\n60,-5\n30,7\n20,1\n")
+	writeFile(t, dir+"/s.yaml", `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: s
+duration: 1h
+objects:
+- manifest:
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web}
+    spec:
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec: {containers: [{name: web, image: nginx}]}
+loads:
+- target: {kind: Deployment, name: web}
+  shape: {series: {file: load.csv}}
+  usage: {cpuPerUnit: 5m}
+`)
+	_, _, err := Load(dir + "/s.yaml")
+	require.Error(t, err)
+	var errs Errors
+	require.True(t, errors.As(err, &errs))
+	require.Len(t, errs, 2, err.Error())
+	assert.Equal(t, model.Position{File: dir + "/load.csv", Line: 3, Column: 1}, errs[0].Pos)
+	assert.Contains(t, errs[0].Msg, "value -5 is outside")
+	assert.Equal(t, 5, errs[1].Pos.Line)
+	assert.Contains(t, errs[1].Msg, "is not after the previous point's")
+}

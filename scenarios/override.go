@@ -61,6 +61,10 @@ func overrideKeys() []string {
 	return append(append([]string(nil), scenarioOverrideKeys...), sortedFlagKeys()...)
 }
 
+// OverrideKeys returns every KEY that --set KEY=VALUE accepts: the scenario fields seed,
+// duration, stop.maxEvents and stop.quiescence, then every component.flag, sorted.
+func OverrideKeys() []string { return overrideKeys() }
+
 // overrideKeyProblem says what is wrong with an override key, or returns "".
 func overrideKeyProblem(key string) (msg, hint string) {
 	if contains(scenarioOverrideKeys, key) {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/metrics"
 )
 
 // The apiVersion and kind every scenario file declares.
@@ -83,10 +84,14 @@ type Scenario struct {
 	Stop     StopConditions `json:"stop,omitempty"`
 	Cluster  Cluster        `json:"cluster,omitempty"`
 	// Components holds the component flags the scenario sets; see Components.
-	Components Components      `json:"components,omitempty"`
-	Objects    []ObjectSource  `json:"objects,omitempty"`
-	Timeline   []TimelineEntry `json:"timeline,omitempty"`
-	Expect     []Expectation   `json:"expect,omitempty"`
+	Components Components     `json:"components,omitempty"`
+	Objects    []ObjectSource `json:"objects,omitempty"`
+	// Loads is the offered load on workloads and how it turns into pod usage, for the
+	// metrics pipeline (sim/metrics); defaulted (LoadSpec.SetDefaults) and validated, with
+	// series files read into Points.
+	Loads    []metrics.LoadSpec `json:"loads,omitempty"`
+	Timeline []TimelineEntry    `json:"timeline,omitempty"`
+	Expect   []Expectation      `json:"expect,omitempty"`
 
 	// File is where the scenario was read from ("builtin/<name>.yaml" for a built-in).
 	File string `json:"-"`
@@ -239,25 +244,43 @@ func delaySuffix(d time.Duration) string {
 }
 
 // Action is a tagged union: exactly one field is set, and its JSON name is the action's name
-// (the value of `action:` in YAML). Each action has its own argument type.
+// (the value of `action:` in YAML). Each action has its own argument type. Fields are grouped
+// as the docs list them: workloads, nodes, control-plane faults, load.
 type Action struct {
-	Apply         *ApplyArgs         `json:"apply,omitempty"`
-	Delete        *DeleteArgs        `json:"delete,omitempty"`
-	Scale         *ScaleArgs         `json:"scale,omitempty"`
+	Apply    *ApplyArgs    `json:"apply,omitempty"`
+	Delete   *DeleteArgs   `json:"delete,omitempty"`
+	Scale    *ScaleArgs    `json:"scale,omitempty"`
+	Rollout  *RolloutArgs  `json:"rollout,omitempty"`
+	Rollback *RollbackArgs `json:"rollback,omitempty"`
+	Pause    *PauseArgs    `json:"pause,omitempty"`
+	Resume   *ResumeArgs   `json:"resume,omitempty"`
+
+	Cordon        *CordonArgs        `json:"cordon,omitempty"`
+	Uncordon      *UncordonArgs      `json:"uncordon,omitempty"`
+	Drain         *DrainArgs         `json:"drain,omitempty"`
 	NodeCrash     *NodeCrashArgs     `json:"node-crash,omitempty"`
 	NodePartition *NodePartitionArgs `json:"node-partition,omitempty"`
 	KubeletStall  *KubeletStallArgs  `json:"kubelet-stall,omitempty"`
 	NodeRecover   *NodeRecoverArgs   `json:"node-recover,omitempty"`
 	NodeDelete    *NodeDeleteArgs    `json:"node-delete,omitempty"`
 	ZoneOutage    *ZoneOutageArgs    `json:"zone-outage,omitempty"`
-	Cordon        *CordonArgs        `json:"cordon,omitempty"`
-	Uncordon      *UncordonArgs      `json:"uncordon,omitempty"`
+
+	APILatency        *APILatencyArgs        `json:"api-latency,omitempty"`
+	APIErrors         *APIErrorsArgs         `json:"api-errors,omitempty"`
+	ControllerRestart *ControllerRestartArgs `json:"controller-restart,omitempty"`
+	WatchStall        *WatchStallArgs        `json:"watch-stall,omitempty"`
+
+	Load *LoadArgs `json:"load,omitempty"`
 }
+
+// ActionNames returns the name of every action, in the order of the Action fields.
+func ActionNames() []string { return unionNames(reflect.TypeFor[Action]()) }
 
 // Name returns the name of the set action ("node-crash", ...), or "" if none is set.
 func (a Action) Name() string { return unionName(reflect.ValueOf(a)) }
 
-// Nodes returns the node target of a node action, or nil for actions without one.
+// Nodes returns the node target of a node action (cordon, uncordon, drain, node-crash,
+// node-partition, kubelet-stall, node-recover, node-delete), or nil for other actions.
 func (a Action) Nodes() *NodeTarget {
 	switch {
 	case a.NodeCrash != nil:
@@ -274,6 +297,30 @@ func (a Action) Nodes() *NodeTarget {
 		return &a.Cordon.Nodes
 	case a.Uncordon != nil:
 		return &a.Uncordon.Nodes
+	case a.Drain != nil:
+		return &a.Drain.Nodes
+	}
+	return nil
+}
+
+// Target returns the object an object action works on (delete, scale, rollout, rollback,
+// pause, resume, load), or nil for other actions.
+func (a Action) Target() *ObjectRef {
+	switch {
+	case a.Delete != nil:
+		return &a.Delete.Target
+	case a.Scale != nil:
+		return &a.Scale.Target
+	case a.Rollout != nil:
+		return &a.Rollout.Target
+	case a.Rollback != nil:
+		return &a.Rollback.Target
+	case a.Pause != nil:
+		return &a.Pause.Target
+	case a.Resume != nil:
+		return &a.Resume.Target
+	case a.Load != nil:
+		return &a.Load.Target
 	}
 	return nil
 }
@@ -420,6 +467,8 @@ func (t NodeTarget) String() string {
 }
 
 // Expectation is one `expect:` entry: a tagged union, exactly one of the kind fields is set.
+// Every kind's result carries a message; for a failed one the message says when it first
+// failed and with what values (see each kind's type).
 type Expectation struct {
 	Name string `json:"name"`
 	// Converged: the world converged within a time after a timeline entry.
@@ -431,11 +480,17 @@ type Expectation struct {
 	Eventually *ConditionExpectation `json:"eventually,omitempty"`
 	Always     *ConditionExpectation `json:"always,omitempty"`
 	Never      *ConditionExpectation `json:"never,omitempty"`
+	// Metric: an aggregate of a recorded time series stayed within a threshold.
+	Metric *MetricExpectation `json:"metric,omitempty"`
 	// Verdict says whether the run may end with a non-convergence verdict.
 	Verdict *VerdictPolicy `json:"verdict,omitempty"`
 	// Pos is where the entry is written.
 	Pos model.Position `json:"-"`
 }
+
+// ExpectationKinds returns the name of every expectation kind, in the order of the
+// Expectation fields.
+func ExpectationKinds() []string { return unionNames(reflect.TypeFor[Expectation]()) }
 
 // Kind returns the name of the set kind ("converged", "event", ...), or "" if none is set.
 func (e Expectation) Kind() string { return unionName(reflect.ValueOf(e)) }
@@ -469,6 +524,13 @@ type Window struct {
 // ConditionExpectation is a built-in condition checked over a window (the whole run if
 // Within is nil). In YAML the condition is written flat: `condition: <name>` and its
 // arguments beside it.
+//
+// The condition is evaluated at the window's start and after every change of the world
+// inside it. always fails at the first evaluation where the condition is false, never at the
+// first where it is true; eventually passes at the first where it is true. The message of a
+// decided expectation names the condition, the virtual time of that evaluation and the
+// values it saw (each condition's type says which); an undecided always/never passes and an
+// undecided eventually fails with the last values seen.
 type ConditionExpectation struct {
 	Condition Condition `json:"condition"`
 	Within    *Window   `json:"within,omitempty"`
@@ -476,25 +538,37 @@ type ConditionExpectation struct {
 
 // Condition is a tagged union of the built-in conditions; exactly one field is set.
 type Condition struct {
-	NoPendingPods       *NoPendingPodsArgs       `json:"no-pending-pods,omitempty"`
-	ReadyReplicas       *ReadyReplicasArgs       `json:"ready-replicas,omitempty"`
-	NoNodeOvercommitted *NoNodeOvercommittedArgs `json:"no-node-overcommitted,omitempty"`
+	NoPendingPods         *NoPendingPodsArgs         `json:"no-pending-pods,omitempty"`
+	ReadyReplicas         *ReadyReplicasArgs         `json:"ready-replicas,omitempty"`
+	NoNodeOvercommitted   *NoNodeOvercommittedArgs   `json:"no-node-overcommitted,omitempty"`
+	PodsAtMost            *PodsAtMostArgs            `json:"pods-at-most,omitempty"`
+	ReplicasAtMost        *ReplicasAtMostArgs        `json:"replicas-at-most,omitempty"`
+	AvailableAtLeast      *AvailableAtLeastArgs      `json:"available-at-least,omitempty"`
+	ReadyEndpointsAtLeast *ReadyEndpointsAtLeastArgs `json:"ready-endpoints-at-least,omitempty"`
 }
+
+// ConditionNames returns the name of every built-in condition, in the order of the Condition
+// fields.
+func ConditionNames() []string { return unionNames(reflect.TypeFor[Condition]()) }
 
 // Name returns the name of the set condition, or "" if none is set.
 func (c Condition) Name() string { return unionName(reflect.ValueOf(c)) }
 
-// NoPendingPodsArgs: no pod is in phase Pending.
-type NoPendingPodsArgs struct{}
-
-// ReadyReplicasArgs: the workload reports at least Min ready replicas.
-type ReadyReplicasArgs struct {
-	Target ObjectRef `json:"target"`
-	Min    int32     `json:"min"`
+// Target returns the workload a condition is about (ready-replicas, pods-at-most,
+// available-at-least), or nil for conditions without one.
+func (c Condition) Target() *ObjectRef {
+	switch {
+	case c.ReadyReplicas != nil:
+		return &c.ReadyReplicas.Target
+	case c.PodsAtMost != nil:
+		return &c.PodsAtMost.Target
+	case c.ReplicasAtMost != nil:
+		return &c.ReplicasAtMost.Target
+	case c.AvailableAtLeast != nil:
+		return &c.AvailableAtLeast.Target
+	}
+	return nil
 }
-
-// NoNodeOvercommittedArgs: on no node do the pods' requests exceed its allocatable resources.
-type NoNodeOvercommittedArgs struct{}
 
 // VerdictPolicy is the value of a `verdict:` expectation.
 type VerdictPolicy string
@@ -506,6 +580,17 @@ const (
 	// VerdictAny: verdicts are expected (an impossible spec, for example) and do not fail it.
 	VerdictAny VerdictPolicy = "any"
 )
+
+// unionNames returns the JSON names of the pointer fields of the union type t, in order.
+func unionNames(t reflect.Type) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.Type.Kind() == reflect.Pointer {
+			out = append(out, jsonName(f))
+		}
+	}
+	return out
+}
 
 // unionName returns the JSON name of the first non-nil pointer field of the union v.
 func unionName(v reflect.Value) string {

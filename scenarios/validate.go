@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // applyDefaults fills in what the file leaves out. Presence is judged from the file (the
@@ -44,11 +45,15 @@ func (l *loader) applyDefaults() {
 	}
 	for i := range s.Timeline {
 		a := &s.Timeline[i].Action
-		switch {
-		case a.Delete != nil:
-			defaultNamespace(&a.Delete.Target)
-		case a.Scale != nil:
-			defaultNamespace(&a.Scale.Target)
+		p := indexPath("timeline", i)
+		if t := a.Target(); t != nil {
+			defaultNamespace(t)
+		}
+		if a.Drain != nil && !ix.has(childPath(p, "ignoreDaemonSets")) {
+			a.Drain.IgnoreDaemonSets = true
+		}
+		if a.APIErrors != nil && a.APIErrors.Code == 429 && !ix.has(childPath(p, "retryAfterSeconds")) {
+			a.APIErrors.RetryAfterSeconds = apiserver.DefaultRetryAfterSeconds
 		}
 	}
 	for i := range s.Expect {
@@ -57,8 +62,14 @@ func (l *loader) applyDefaults() {
 			x.Event.Count = 1
 		}
 		for _, c := range []*ConditionExpectation{x.Eventually, x.Always, x.Never} {
-			if c != nil && c.Condition.ReadyReplicas != nil {
-				defaultNamespace(&c.Condition.ReadyReplicas.Target)
+			if c == nil {
+				continue
+			}
+			if t := c.Condition.Target(); t != nil {
+				defaultNamespace(t)
+			}
+			if re := c.Condition.ReadyEndpointsAtLeast; re != nil && re.Namespace == "" {
+				re.Namespace = "default"
 			}
 		}
 	}
@@ -134,6 +145,7 @@ func (l *loader) validate() {
 	nodes := l.checkCluster()
 	namespaces := l.knownNamespaces()
 	l.checkObjects(namespaces, nodes)
+	l.checkLoads()
 	l.checkTimeline(nodes)
 	l.checkExpectations()
 	l.checkComponents()
@@ -546,8 +558,9 @@ func (l *loader) checkTimeline(nodes []ClusterNode) {
 		if e.Name != "" {
 			earlier = append(earlier, e.Name)
 		}
-		if !l.broken(p) && !l.bad(childPath(p, "action")) {
-			l.checkAction(e.Action, p, nodes)
+		if !l.broken(p) && !l.bad(childPath(p, "action")) && unionCount(reflect.ValueOf(e.Action)) == 1 {
+			l.checkRequired(reflect.ValueOf(e.Action), p, "timeline.")
+			l.checkAction(e.Action, i, p, nodes)
 		}
 	}
 }
@@ -584,8 +597,15 @@ func (l *loader) checkAt(e TimelineEntry, i int, ap string, earlier []string, na
 	}
 }
 
-// scalableKinds are the kinds scale and ready-replicas accept.
-var scalableKinds = []model.Kind{model.KindReplicaSet}
+// Kinds that object actions and conditions accept.
+var (
+	// scalableKinds are the kinds scale and the workload conditions accept.
+	scalableKinds = []model.Kind{model.KindReplicaSet, model.KindDeployment, model.KindStatefulSet}
+	// rolloutKinds are the kinds rollout accepts: the workloads with a rolling update.
+	rolloutKinds = []model.Kind{model.KindDeployment, model.KindStatefulSet, model.KindDaemonSet}
+	// deploymentOnly is the kind rollback, pause and resume accept.
+	deploymentOnly = []model.Kind{model.KindDeployment}
+)
 
 // runtimeKinds are kinds whose objects the simulator creates (so a reference to one cannot be
 // checked against the scenario's declarations).
@@ -600,41 +620,69 @@ func kindNames() []string {
 	return out
 }
 
-func (l *loader) checkAction(a Action, p string, nodes []ClusterNode) {
-	if unionCount(reflect.ValueOf(a)) != 1 {
-		return // decoding reported it
+// checkRequired reports every required argument (a field whose json tag has no omitempty) of
+// the set member of union u that the file does not write, at p (the mapping that holds the
+// arguments). keyPrefix names the union's members for key documentation ("timeline.",
+// "condition.", "timeline.load.shape.").
+func (l *loader) checkRequired(u reflect.Value, p, keyPrefix string) {
+	for _, v := range unionVariants(u.Type()) {
+		if u.Field(v.field).IsNil() {
+			continue
+		}
+		for _, f := range v.fields {
+			if f.required() && !l.ix.has(childPath(p, f.name)) {
+				l.errAt(l.ix.nearest(p), p, "missing "+f.name, argHint(keyPrefix+v.name, f.name))
+			}
+		}
 	}
+}
+
+func (l *loader) checkAction(a Action, i int, p string, nodes []ClusterNode) {
 	switch {
 	case a.Delete != nil:
-		l.checkRef(a.Delete.Target, childPath(p, "target"), false)
+		l.checkRef(a.Delete.Target, childPath(p, "target"), nil)
 		if a.Delete.Target.Kind == model.KindNode {
 			l.errPath(childPath(p, "target.kind"), "delete a node with the node-delete action", "action: node-delete, nodes: {names: [...]}")
 		}
 	case a.Scale != nil:
-		l.checkRef(a.Scale.Target, childPath(p, "target"), true)
+		l.checkRef(a.Scale.Target, childPath(p, "target"), scalableKinds)
 		rp := childPath(p, "replicas")
-		if !l.ix.has(rp) {
-			l.errAt(l.ix.nearest(p), p, "missing replicas", "the new spec.replicas, e.g. replicas: 10")
-		} else if a.Scale.Replicas < 0 || a.Scale.Replicas > MaxReplicas {
+		if l.ix.has(rp) && (a.Scale.Replicas < 0 || a.Scale.Replicas > MaxReplicas) {
 			l.errPath(rp, fmt.Sprintf("replicas must be between 0 and %d, got %d", MaxReplicas, a.Scale.Replicas), "")
 		}
+	case a.Rollout != nil:
+		l.checkRollout(a.Rollout, i, p)
+	case a.Rollback != nil:
+		l.checkRollback(a.Rollback, i, p)
+	case a.Pause != nil:
+		l.checkRef(a.Pause.Target, childPath(p, "target"), deploymentOnly)
+	case a.Resume != nil:
+		l.checkRef(a.Resume.Target, childPath(p, "target"), deploymentOnly)
 	case a.KubeletStall != nil:
 		l.checkNodes(a.KubeletStall.Nodes, p, nodes)
-		fp := childPath(p, "for")
-		if !l.ix.has(fp) {
-			l.errAt(l.ix.nearest(p), p, "missing for", "how long the kubelets stall, e.g. for: 2m")
-		} else if a.KubeletStall.For <= 0 && !l.bad(fp) {
-			l.errPath(fp, fmt.Sprintf("for must be greater than 0, got %s", a.KubeletStall.For), "")
-		}
+		l.checkPositive(a.KubeletStall.For, childPath(p, "for"))
+	case a.Drain != nil:
+		l.checkDrain(a.Drain, p, nodes)
 	case a.ZoneOutage != nil:
-		zp := childPath(p, "zone")
-		if a.ZoneOutage.Zone == "" {
-			l.errAt(l.ix.nearest(zp), zp, "missing zone", "the zone whose nodes all crash")
-		} else {
+		if zp := childPath(p, "zone"); a.ZoneOutage.Zone != "" {
 			l.checkZone(a.ZoneOutage.Zone, zp, nodes)
+		} else if l.ix.has(zp) {
+			l.errPath(zp, "missing value", "the zone whose nodes all crash")
 		}
 	case a.Nodes() != nil:
 		l.checkNodes(*a.Nodes(), p, nodes)
+	case a.APILatency != nil:
+		l.checkFilter(a.APILatency.RequestFilter, p, nodes)
+		l.checkPositive(a.APILatency.For, childPath(p, "for"))
+	case a.APIErrors != nil:
+		l.checkAPIErrors(a.APIErrors, p, nodes)
+	case a.ControllerRestart != nil:
+		l.checkComponentName(a.ControllerRestart.Component, childPath(p, "component"), restartableComponents())
+		l.checkNonNegative(a.ControllerRestart.Downtime, childPath(p, "downtime"))
+	case a.WatchStall != nil:
+		l.checkWatchStall(a.WatchStall, p, nodes)
+	case a.Load != nil:
+		l.checkLoadAction(a.Load, p)
 	}
 }
 
@@ -642,12 +690,8 @@ const nodesHint = `which nodes: nodes: {names: [worker-0]}, {selector: "pool=a"}
 
 func (l *loader) checkNodes(t NodeTarget, entryPath string, nodes []ClusterNode) {
 	p := childPath(entryPath, "nodes")
-	if l.broken(p) {
-		return
-	}
-	if !l.ix.has(p) {
-		l.errAt(l.ix.nearest(entryPath), entryPath, "missing nodes", nodesHint)
-		return
+	if l.broken(p) || !l.ix.has(p) {
+		return // a missing target is reported by checkRequired
 	}
 	if len(t.Names) == 0 && t.Selector == "" && t.Zone == "" && t.Random == 0 {
 		l.errPath(p, "the target selects no nodes", nodesHint)
@@ -738,14 +782,11 @@ func (l *loader) checkZone(zone, path string, nodes []ClusterNode) bool {
 	return false
 }
 
-// checkRef checks an object reference; scalable requires a kind that can be scaled.
-func (l *loader) checkRef(r ObjectRef, p string, scalable bool) {
-	if l.broken(p) {
-		return
-	}
-	if !l.ix.has(p) {
-		l.errAt(l.ix.nearest(parentPath(p)), parentPath(p), "missing target", "the object: target: {kind: ReplicaSet, namespace: default, name: web}")
-		return
+// checkRef checks an object reference at p: a known kind (one of kinds, unless kinds is
+// nil), a name, and an object the scenario declares (for kinds the scenario creates).
+func (l *loader) checkRef(r ObjectRef, p string, kinds []model.Kind) {
+	if l.broken(p) || !l.ix.has(p) {
+		return // a missing target is reported by checkRequired
 	}
 	kp, np, nsp := childPath(p, "kind"), childPath(p, "name"), childPath(p, "namespace")
 	if r.Kind == "" {
@@ -761,8 +802,8 @@ func (l *loader) checkRef(r ObjectRef, p string, scalable bool) {
 		l.errPath(kp, fmt.Sprintf("unknown kind %q", r.Kind), hint)
 		return
 	}
-	if scalable && !containsKind(scalableKinds, r.Kind) {
-		l.errPath(kp, fmt.Sprintf("%s cannot be scaled", r.Kind), "scalable kinds: "+kindList(scalableKinds))
+	if kinds != nil && !containsKind(kinds, r.Kind) {
+		l.errPath(kp, fmt.Sprintf("want %s, got %s", orList(kinds), r.Kind), "")
 		return
 	}
 	if r.Name == "" {
@@ -776,29 +817,45 @@ func (l *loader) checkRef(r ObjectRef, p string, scalable bool) {
 	if containsKind(runtimeKinds, r.Kind) {
 		return
 	}
+	l.checkDeclared(r.Kind, r.Namespace, r.Name, np)
+}
+
+// declaredAs returns the declarations of the object kind namespace/name, in file order.
+func (l *loader) declaredAs(kind model.Kind, namespace, name string) []declaredObject {
+	var out []declaredObject
+	for _, d := range l.declared {
+		if d.obj != nil && d.obj.GetKind() == kind && model.Key(d.obj) == model.KeyOf(namespace, name) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// checkDeclared reports, at path, an object the scenario neither declares in objects: nor
+// applies, with a hint naming a close match or the same name in another namespace.
+func (l *loader) checkDeclared(kind model.Kind, namespace, name, path string) {
+	if len(l.declaredAs(kind, namespace, name)) > 0 {
+		return
+	}
 	var same []string
 	otherNamespace := ""
 	for _, d := range l.declared {
-		if d.obj == nil || d.obj.GetKind() != r.Kind {
+		if d.obj == nil || d.obj.GetKind() != kind {
 			continue
 		}
-		key := model.Key(d.obj)
-		if key == model.KeyOf(r.Namespace, r.Name) {
-			return
-		}
-		if d.obj.Meta().Name == r.Name && otherNamespace == "" {
+		if d.obj.Meta().Name == name && otherNamespace == "" {
 			otherNamespace = d.obj.Meta().Namespace
 		}
-		same = append(same, key)
+		same = append(same, model.Key(d.obj))
 	}
-	hint := didYouMean(model.KeyOf(r.Namespace, r.Name), same)
+	hint := didYouMean(model.KeyOf(namespace, name), same)
 	if otherNamespace != "" {
-		hint = fmt.Sprintf("%s %s is in namespace %q; set namespace: %s", r.Kind, r.Name, otherNamespace, otherNamespace)
+		hint = fmt.Sprintf("%s %s is in namespace %q; set namespace: %s", kind, name, otherNamespace, otherNamespace)
 	}
 	if hint == "" {
 		hint = "declare it under objects: or apply it in an earlier timeline entry"
 	}
-	l.errPath(np, fmt.Sprintf("no %s %s is declared in this scenario", r.Kind, model.KeyOf(r.Namespace, r.Name)), hint)
+	l.errPath(path, fmt.Sprintf("no %s %s is declared in this scenario", kind, model.KeyOf(namespace, name)), hint)
 }
 
 func containsKind(list []model.Kind, k model.Kind) bool {
@@ -808,14 +865,6 @@ func containsKind(list []model.Kind, k model.Kind) bool {
 		}
 	}
 	return false
-}
-
-func kindList(list []model.Kind) string {
-	var s []string
-	for _, k := range list {
-		s = append(s, string(k))
-	}
-	return strings.Join(s, ", ")
 }
 
 func (l *loader) checkExpectations() {
@@ -854,6 +903,8 @@ func (l *loader) checkExpectations() {
 			l.checkCondition(x.Always, childPath(p, "always"), entryNames)
 		case x.Never != nil:
 			l.checkCondition(x.Never, childPath(p, "never"), entryNames)
+		case x.Metric != nil:
+			l.checkMetric(x.Metric, childPath(p, "metric"), entryNames)
 		}
 	}
 }
@@ -916,14 +967,31 @@ func (l *loader) checkEvent(e *EventExpectation, p string, entryNames []string) 
 
 func (l *loader) checkCondition(c *ConditionExpectation, p string, entryNames []string) {
 	l.checkWindow(c.Within, childPath(p, "within"), entryNames)
-	if rr := c.Condition.ReadyReplicas; rr != nil {
-		l.checkRef(rr.Target, childPath(p, "target"), true)
-		mp := childPath(p, "min")
-		if !l.ix.has(mp) {
-			l.errAt(l.ix.nearest(p), p, "missing min", "the least number of ready replicas, e.g. min: 6")
-		} else if rr.Min < 0 || rr.Min > MaxReplicas {
-			l.errPath(mp, fmt.Sprintf("min must be between 0 and %d, got %d", MaxReplicas, rr.Min), "")
+	if l.broken(p) || unionCount(reflect.ValueOf(c.Condition)) != 1 {
+		return
+	}
+	l.checkRequired(reflect.ValueOf(c.Condition), p, "condition.")
+	switch cond := c.Condition; {
+	case cond.ReadyReplicas != nil:
+		l.checkRef(cond.ReadyReplicas.Target, childPath(p, "target"), scalableKinds)
+		l.checkCount(int64(cond.ReadyReplicas.Min), childPath(p, "min"))
+	case cond.PodsAtMost != nil:
+		a := cond.PodsAtMost
+		l.checkBound(a.Target, a.Count, a.ReplicasPlusMaxSurge, p, "replicasPlusMaxSurge", "maxSurge")
+	case cond.ReplicasAtMost != nil:
+		a := cond.ReplicasAtMost
+		if a.Target.Kind != "" && a.Target.Kind != model.KindDeployment {
+			l.errPath(childPath(childPath(p, "target"), "kind"), fmt.Sprintf("replicas-at-most is about a Deployment's ReplicaSets, not a %s", a.Target.Kind), "use pods-at-most for other workloads")
+			return
 		}
+		l.checkBound(a.Target, a.Count, a.ReplicasPlusMaxSurge, p, "replicasPlusMaxSurge", "maxSurge")
+	case cond.AvailableAtLeast != nil:
+		a := cond.AvailableAtLeast
+		l.checkBound(a.Target, a.Count, a.ReplicasMinusMaxUnavailable, p, "replicasMinusMaxUnavailable", "maxUnavailable")
+	case cond.ReadyEndpointsAtLeast != nil:
+		a := cond.ReadyEndpointsAtLeast
+		l.checkService(a, p)
+		l.checkCount(int64(a.Count), childPath(p, "count"))
 	}
 }
 

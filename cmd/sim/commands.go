@@ -66,27 +66,44 @@ const listUsage = `Usage:
 
 Lists the built-in scenarios with the first line of their description.
 'sim show NAME' prints one; 'sim run NAME' runs it.
+
+Examples:
+  sim list
+  sim show node-failure > my-scenario.yaml
 `
 
 const showUsage = `Usage:
   sim show NAME|FILE
 
 Prints a built-in scenario's source (a starting point for your own), or a file's.
+Every built-in scenario starts with a comment saying what it shows and what to look at.
 
-Example:
+Examples:
   sim show node-failure > my-scenario.yaml
+  sim validate my-scenario.yaml
 `
 
 const explainUsage = `Usage:
   sim explain KEY
 
-Explains a setting: what it does, its type, its default for each upstream version and
-the upstream source of that default. KEY is component.flag, a bare flag name, a
-component (to list its flags), or seed, duration, stop.maxEvents, stop.quiescence.
+Explains a scenario key or a component flag.
+
+A scenario key is a path of YAML names, without list indexes: cluster.nodeGroups.zone,
+timeline.at, timeline.node-crash (an action) and its arguments (timeline.drain.timeout),
+expect.converged (a kind of expectation), condition.pods-at-most (a condition of
+eventually/always/never), nodes, target and window (values many keys share). The last
+part alone works when it names one key: node-crash, pods-at-most, ignoreDaemonSets. For each
+it prints what it means, its type, whether it is required or its default, and an example.
+
+A component flag is component.flag (kube-controller-manager.node-eviction-rate), a bare
+flag name (every component that has it), or a component (its flags). For each it prints
+what it does, its type, its default for each upstream version and the upstream source.
 
 Examples:
-  sim explain kube-controller-manager.node-monitor-grace-period
-  sim explain kube-api-qps
+  sim explain timeline.node-crash
+  sim explain expect.converged
+  sim explain drain.timeout
+  sim explain kube-controller-manager.node-eviction-rate
   sim explain kubelet
 `
 
@@ -94,7 +111,10 @@ const versionUsage = `Usage:
   sim version
 
 Prints the simulator version, the upstream Kubernetes version whose defaults it follows,
-and the versions of the output formats.
+the versions of the scenario and output formats, and the kinds it models.
+
+Example:
+  sim version
 `
 
 // flagSet returns a pflag set for a subcommand; the CLI prints usage itself.
@@ -141,7 +161,8 @@ func (c *cli) loadScenario(cmd, arg string) (*scenarios.Scenario, bool) {
 		fmt.Fprintln(c.stderr, err)
 		var errs scenarios.Errors
 		if errors.As(err, &errs) {
-			fmt.Fprintf(c.stderr, "sim %s: %s: %d %s\n", cmd, file, len(errs), plural(len(errs), "problem", "problems"))
+			fmt.Fprintf(c.stderr, "sim %s: %s: %d %s; fix %s and run again ('sim explain KEY' documents every key, with an example)\n",
+				cmd, file, len(errs), plural(len(errs), "problem", "problems"), plural(len(errs), "it", "them"))
 		}
 		return nil, false
 	}
@@ -168,10 +189,10 @@ func (c *cli) cmdRun(args []string) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		return c.usageError("run", "want one scenario (a file or a built-in name), got %d arguments", fs.NArg())
+		return c.usageError("run", "want one scenario (a file, or a built-in scenario from 'sim list'), got %d arguments", fs.NArg())
 	}
 	if *format != "text" && *format != "json" {
-		return c.usageError("run", "-o must be text or json, got %q", *format)
+		return c.usageError("run", "-o must be text or json, got %q; -o json prints result.json on stdout", *format)
 	}
 	arg := fs.Arg(0)
 
@@ -332,7 +353,7 @@ func (c *cli) cmdValidate(args []string) int {
 		return code
 	}
 	if fs.NArg() == 0 {
-		return c.usageError("validate", "name at least one scenario file or built-in scenario")
+		return c.usageError("validate", "name at least one scenario file or built-in scenario, e.g. sim validate my-scenario.yaml")
 	}
 	code := exitOK
 	for _, arg := range fs.Args() {
@@ -355,7 +376,7 @@ func (c *cli) cmdList(args []string) int {
 		return code
 	}
 	if fs.NArg() != 0 {
-		return c.usageError("list", "takes no arguments")
+		return c.usageError("list", "takes no arguments; 'sim show NAME' prints one scenario")
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	for _, name := range scenarios.BuiltinNames() {
@@ -381,7 +402,7 @@ func (c *cli) cmdShow(args []string) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		return c.usageError("show", "want one scenario name, got %d arguments", fs.NArg())
+		return c.usageError("show", "want one scenario (a built-in name from 'sim list', or a file), got %d arguments", fs.NArg())
 	}
 	_, data, _, err := scenarios.Resolve(fs.Arg(0))
 	if err != nil {
@@ -398,7 +419,7 @@ func (c *cli) cmdExplain(args []string) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		return c.usageError("explain", "want one key, got %d arguments", fs.NArg())
+		return c.usageError("explain", "want one key (e.g. timeline.node-crash or kube-controller-manager.node-eviction-rate), got %d arguments", fs.NArg())
 	}
 	text, err := scenarios.Explain(fs.Arg(0))
 	if err != nil {

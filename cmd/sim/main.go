@@ -82,7 +82,11 @@ func init() {
 		{"validate", "check scenario files without running them", validateUsage, (*cli).cmdValidate},
 		{"list", "list the built-in scenarios", listUsage, (*cli).cmdList},
 		{"show", "print a built-in scenario's source", showUsage, (*cli).cmdShow},
-		{"explain", "explain a component flag or scenario setting", explainUsage, (*cli).cmdExplain},
+		{"explain", "explain a scenario key or a component flag", explainUsage, (*cli).cmdExplain},
+		{"schema", "print the JSON Schema of the scenario format", schemaUsage, (*cli).cmdSchema},
+		{"completion", "print a shell completion script (bash, zsh, fish)", completionUsage, (*cli).cmdCompletion},
+		{"sweep", "run a parameter sweep: many runs in parallel, summarized", sweepUsage, (*cli).cmdSweep},
+		{"merge", "combine the shards of a sharded sweep", mergeUsage, (*cli).cmdMerge},
 		{"version", "print the version", versionUsage, (*cli).cmdVersion},
 	}
 }
@@ -99,17 +103,23 @@ Examples:
   sim run node-failure                       # run one, write out/node-failure/
   sim run node-failure --set kube-controller-manager.node-monitor-grace-period=20s
   sim run my-scenario.yaml --seed 7 -o json  # a file of your own, JSON on stdout
-  sim validate scenarios/*.yaml
-  sim explain node-monitor-grace-period
+  sim show node-failure > my-scenario.yaml   # a starting point for your own
+  sim validate my-scenario.yaml              # every problem, as FILE:LINE:COL
+  sim explain timeline.node-crash            # any scenario key, with an example
+  sim explain kube-controller-manager.node-monitor-grace-period
 
 Exit status: 0 all expectations held, 1 an expectation failed, 2 bad input, 3 internal error.
 Run 'sim help COMMAND' for a command's options. The scenario format is in docs/scenario.md.
 `
 
 func (c *cli) mainUsage(w io.Writer) {
+	width := 0
+	for _, cmd := range commands {
+		width = max(width, len(cmd.name))
+	}
 	list := ""
 	for _, cmd := range commands {
-		list += fmt.Sprintf("  %-9s %s\n", cmd.name, cmd.summary)
+		list += fmt.Sprintf("  %-*s  %s\n", width, cmd.name, cmd.summary)
 	}
 	fmt.Fprintf(w, mainUsage, list)
 }

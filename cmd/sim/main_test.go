@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -300,6 +301,7 @@ func TestHelp(t *testing.T) {
 	}
 	for _, cmd := range commands {
 		assert.Contains(t, cmd.usage, "Usage:\n  sim "+cmd.name, cmd.name)
+		assert.Regexp(t, `(?m)^Examples?:\n  .*\bsim `+cmd.name+`\b`, cmd.usage, "%s's help has examples", cmd.name)
 	}
 	h := newHarness(mustNotRun)
 	require.Equal(t, exitOK, h.run("help", "run"))
@@ -326,4 +328,93 @@ func TestRunNodeFailureEndToEnd(t *testing.T) {
 	assert.True(t, res.Passed)
 	assert.Greater(t, res.WallSeconds, 0.0)
 	assert.Contains(t, stdout.String(), "✓ recovered")
+}
+
+func TestExplainScenarioKeys(t *testing.T) {
+	for key, want := range map[string]string{
+		"timeline.node-crash":                        "timeline.node-crash (action)",
+		"expect.converged":                           "expect.converged (expectation)",
+		"drain.timeout":                              "timeline.drain.timeout (duration, optional)",
+		"kube-controller-manager.node-eviction-rate": "source     [k8s:cmd/kube-controller-manager/app/options/nodelifecyclecontroller.go",
+	} {
+		h := newHarness(mustNotRun)
+		require.Equal(t, exitOK, h.run("explain", key), h.stderr.String())
+		assert.Contains(t, h.stdout.String(), want, key)
+	}
+	h := newHarness(mustNotRun)
+	require.Equal(t, exitOK, h.run("explain", "kube-controller-manager.node-eviction-rate"))
+	for _, want := range []string{"Nodes per second", "default    0.1 (Kubernetes 1.32)", "--set kube-controller-manager.node-eviction-rate=0.1"} {
+		assert.Contains(t, h.stdout.String(), want, "meaning, default, upstream source and how to set it")
+	}
+	h = newHarness(mustNotRun)
+	assert.Equal(t, exitUsage, h.run("explain", "for"))
+	assert.Contains(t, h.stderr.String(), `several keys are called "for"`)
+}
+
+func TestSchemaCommand(t *testing.T) {
+	h := newHarness(mustNotRun)
+	require.Equal(t, exitOK, h.run("schema"))
+	assert.Equal(t, string(scenarios.Schema()), h.stdout.String())
+	var v map[string]any
+	require.NoError(t, json.Unmarshal(h.stdout.Bytes(), &v))
+	assert.Equal(t, scenarios.SchemaID, v["$id"])
+
+	h = newHarness(mustNotRun)
+	assert.Equal(t, exitUsage, h.run("schema", "extra"))
+	assert.Contains(t, h.stderr.String(), "sim schema > schema.json")
+}
+
+func TestCompletionScripts(t *testing.T) {
+	scripts := map[string]string{}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		h := newHarness(mustNotRun)
+		require.Equal(t, exitOK, h.run("completion", shell), h.stderr.String())
+		scripts[shell] = h.stdout.String()
+		for _, cmd := range commands {
+			assert.Contains(t, scripts[shell], cmd.name, "%s completes %s", shell, cmd.name)
+			for _, f := range usageFlags(cmd.usage) {
+				assert.Contains(t, scripts[shell], f.long, "%s completes %s --%s", shell, cmd.name, f.long)
+			}
+		}
+		assert.Contains(t, scripts[shell], "timeline.node-crash", "%s completes explain keys", shell)
+		assert.Contains(t, scripts[shell], "kube-controller-manager.node-monitor-grace-period=", "%s completes --set keys", shell)
+	}
+	assert.True(t, strings.HasPrefix(scripts["zsh"], "#compdef sim\n"))
+	assert.Contains(t, scripts["fish"], "complete -c sim -n '__fish_seen_subcommand_from run' -l output -s o -x -a 'text json'")
+
+	h := newHarness(mustNotRun)
+	assert.Equal(t, exitUsage, h.run("completion", "bsh"))
+	assert.Contains(t, h.stderr.String(), `unsupported shell "bsh"; did you mean "bash"?`)
+
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return // the script's content is checked above; running it needs bash
+	}
+	script := filepath.Join(t.TempDir(), "sim.bash")
+	require.NoError(t, os.WriteFile(script, []byte(scripts["bash"]), 0o644))
+	complete := func(words ...string) []string {
+		cmd := exec.Command(bash, "-c", `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _sim; printf '%s\n' "${COMPREPLY[@]}"`,
+			"complete", script)
+		cmd.Args = append(cmd.Args, words...)
+		cmd.Dir = t.TempDir()
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		return strings.Fields(string(out))
+	}
+	assert.Equal(t, []string{"validate", "version"}, complete("sim", "v"))
+	assert.Equal(t, []string{"node-failure", "node-partition"}, complete("sim", "run", "node-"))
+	assert.Equal(t, []string{"text"}, complete("sim", "run", "-o", "t"))
+	assert.Contains(t, complete("sim", "run", "--"), "--duration")
+	assert.Contains(t, complete("sim", "explain", "timeline.dr"), "timeline.drain.timeout")
+	assert.Equal(t, []string{"zsh"}, complete("sim", "completion", "z"))
+}
+
+func TestUsageFlags(t *testing.T) {
+	got := usageFlags(runUsage)
+	assert.Contains(t, got, completionFlag{long: "seed", arg: "N"})
+	assert.Contains(t, got, completionFlag{long: "trace"})
+	assert.Contains(t, got, completionFlag{long: "output", short: "o", arg: "FORMAT"})
+	assert.Contains(t, got, completionFlag{long: "quiet", short: "q"})
+	assert.Len(t, got, 7)
+	assert.Empty(t, usageFlags(listUsage))
 }

@@ -8,18 +8,20 @@ import (
 
 // convergence tracks, incrementally and exactly, whether the cluster is converged:
 //
-//   - every ReplicaSet has observed its generation, and its status reports replicas, ready
-//     and available equal to spec.replicas; and
-//   - it owns exactly spec.replicas pods that are Ready in the API, not terminating, and on a
-//     node that is really up (ground truth from the kubelet model, which the API may not know
-//     yet: right after a crash the API still reports everything Ready); and
+//   - every pod owner (ReplicaSet, StatefulSet, DaemonSet) has observed its generation and its
+//     status reports every desired replica ready and available; and
+//   - it owns exactly as many active pods as it desires (spec.replicas; a DaemonSet's
+//     status.desiredNumberScheduled), each Ready in the API, not terminating, and on a node
+//     that is really up (ground truth from the kubelet model, which the API may not know yet:
+//     right after a crash the API still reports everything Ready); and
+//   - every Deployment's status says its rollout is complete; and
 //   - no pod is Pending.
 //
 // It is fed every write the API server commits (observe) and every change of a node's real
 // health (setNodeUp), and answers converged() in O(1).
 type convergence struct {
-	rs        map[string]*rsTrack  // by ReplicaSet key
-	deploys   map[string]bool      // by Deployment key: whether its status says it is done
+	rs        map[string]*rsTrack  // by owner ref "Kind namespace/name" (ReplicaSet, StatefulSet, DaemonSet)
+	deploys   map[string]bool      // by "Kind namespace/name" of Deployments, StatefulSets, DaemonSets: whether their status says they are done
 	pods      map[string]*podTrack // by pod key
 	nodeUp    map[string]bool      // ground truth, by node name; absent = not up
 	podsOn    map[string]map[string]struct{}
@@ -27,10 +29,11 @@ type convergence struct {
 	pending   int // pods in phase Pending (not terminating)
 
 	// onServing, when set, is called whenever a ReplicaSet's count of serving pods changes.
-	onServing func(key string, serving int32)
+	onServing func(t *rsTrack)
 }
 
 type rsTrack struct {
+	kind        model.Kind
 	uid         string
 	desired     int32
 	statusOK    bool
@@ -72,6 +75,16 @@ func (c *convergence) observe(obj model.Object, deleted bool) {
 		c.observePod(o, deleted)
 	case *model.Deployment:
 		c.observeDeployment(o, deleted)
+	case *model.StatefulSet:
+		want := ptrOr(o.Spec.Replicas, 1)
+		st := o.Status
+		c.observeOwner(o, want, deleted, st.ObservedGeneration >= o.Generation &&
+			st.Replicas == want && st.ReadyReplicas == want && st.AvailableReplicas == want && st.UpdatedReplicas == want)
+	case *model.DaemonSet:
+		st := o.Status
+		c.observeOwner(o, st.DesiredNumberScheduled, deleted, st.ObservedGeneration >= o.Generation &&
+			st.NumberAvailable == st.DesiredNumberScheduled && st.UpdatedNumberScheduled == st.DesiredNumberScheduled &&
+			st.NumberMisscheduled == 0)
 	}
 }
 
@@ -80,7 +93,15 @@ func (c *convergence) observe(obj model.Object, deleted bool) {
 // (upstream DeploymentComplete, with the newer "available == replicas" form), with no old
 // replicas left. Its pods are counted through its ReplicaSets.
 func (c *convergence) observeDeployment(o *model.Deployment, deleted bool) {
-	key := model.Key(o)
+	want := ptrOr(o.Spec.Replicas, 1)
+	s := o.Status
+	c.setWorkloadDone(model.Ref(o), deleted, o.DeletionTimestamp != nil || (s.ObservedGeneration >= o.Generation && s.UpdatedReplicas == want &&
+		s.Replicas == want && s.ReadyReplicas == want && s.AvailableReplicas == want))
+}
+
+// setWorkloadDone records whether the workload ref ("Kind namespace/name") is done by its own
+// status; a deleted workload is forgotten.
+func (c *convergence) setWorkloadDone(key string, deleted, done bool) {
 	was, known := c.deploys[key]
 	if deleted {
 		if known && !was {
@@ -89,13 +110,6 @@ func (c *convergence) observeDeployment(o *model.Deployment, deleted bool) {
 		delete(c.deploys, key)
 		return
 	}
-	want := int32(1)
-	if o.Spec.Replicas != nil {
-		want = *o.Spec.Replicas
-	}
-	s := o.Status
-	done := o.DeletionTimestamp != nil || (s.ObservedGeneration >= o.Generation && s.UpdatedReplicas == want &&
-		s.Replicas == want && s.ReadyReplicas == want && s.AvailableReplicas == want)
 	if !known {
 		was = true
 	}
@@ -110,7 +124,16 @@ func (c *convergence) observeDeployment(o *model.Deployment, deleted bool) {
 }
 
 func (c *convergence) observeRS(o *model.ReplicaSet, deleted bool) {
-	key := model.Key(o)
+	want := ptrOr(o.Spec.Replicas, 1)
+	st := o.Status
+	c.observeOwner(o, want, deleted, st.ObservedGeneration >= o.Generation && st.Replicas == want &&
+		st.ReadyReplicas == want && st.AvailableReplicas == want)
+}
+
+// observeOwner updates the track of a pod owner: how many pods it desires and whether its
+// status agrees (statusOK). A deleting owner desires nothing.
+func (c *convergence) observeOwner(o model.Object, desired int32, deleted, statusOK bool) {
+	key := model.Ref(o)
 	t := c.rs[key]
 	if deleted {
 		if t != nil {
@@ -121,8 +144,9 @@ func (c *convergence) observeRS(o *model.ReplicaSet, deleted bool) {
 		}
 		return
 	}
+	m := o.Meta()
 	if t == nil {
-		t = &rsTrack{satisfied: true, namespace: o.Namespace, name: o.Name}
+		t = &rsTrack{kind: o.GetKind(), satisfied: true, namespace: m.Namespace, name: m.Name}
 		c.rs[key] = t
 		// Pods seen before their owner (settled objects are created owner-first, but a
 		// recreated owner may find its pods) are counted now.
@@ -133,17 +157,13 @@ func (c *convergence) observeRS(o *model.ReplicaSet, deleted bool) {
 			}
 		}
 	}
-	t.uid = o.UID
-	t.desired = 1
-	if o.Spec.Replicas != nil {
-		t.desired = *o.Spec.Replicas
-	}
-	if o.DeletionTimestamp != nil {
+	t.uid = m.UID
+	t.desired = desired
+	if m.DeletionTimestamp != nil {
 		t.desired = 0
+		statusOK = true
 	}
-	s := o.Status
-	t.readyStatus = s.ReadyReplicas
-	t.statusOK = s.ObservedGeneration >= o.Generation && s.Replicas == t.desired && s.ReadyReplicas == t.desired && s.AvailableReplicas == t.desired
+	t.statusOK = statusOK
 	c.reevaluate(t)
 }
 
@@ -157,8 +177,11 @@ func (c *convergence) observePod(o *model.Pod, deleted bool) {
 		return
 	}
 	p := &podTrack{node: o.Spec.NodeName}
-	if ref := model.ControllerOf(o); ref != nil && ref.Kind == model.KindReplicaSet {
-		p.ownerKey = model.KeyOf(o.Namespace, ref.Name)
+	if ref := model.ControllerOf(o); ref != nil {
+		switch ref.Kind {
+		case model.KindReplicaSet, model.KindStatefulSet, model.KindDaemonSet:
+			p.ownerKey = string(ref.Kind) + " " + model.KeyOf(o.Namespace, ref.Name)
+		}
 	}
 	p.terminating = o.DeletionTimestamp != nil
 	p.finished = o.Status.Phase == model.PodSucceeded || o.Status.Phase == model.PodFailed
@@ -208,7 +231,7 @@ func (c *convergence) count(t *rsTrack, p *podTrack, sign int32) {
 	if c.serving(p) {
 		t.good += sign
 		if c.onServing != nil {
-			c.onServing(model.KeyOf(t.namespace, t.name), t.good)
+			c.onServing(t)
 		}
 	}
 	if !p.terminating && !p.finished {
@@ -260,8 +283,9 @@ func (c *convergence) setNodeUp(node string, up bool) {
 	}
 }
 
-// unsatisfiedDeployments returns the keys of Deployments whose rollout is not complete, sorted.
-func (c *convergence) unsatisfiedDeployments() []string {
+// unsatisfiedWorkloads returns the refs ("Kind namespace/name") of Deployments, StatefulSets
+// and DaemonSets whose status says they are not done, sorted.
+func (c *convergence) unsatisfiedWorkloads() []string {
 	var out []string
 	//detlint:ordered the keys are sorted below
 	for k, done := range c.deploys {
@@ -273,7 +297,8 @@ func (c *convergence) unsatisfiedDeployments() []string {
 	return out
 }
 
-// unsatisfied returns the keys of ReplicaSets that are not converged, sorted.
+// unsatisfied returns the refs ("Kind namespace/name") of the pod owners that are not
+// converged, sorted.
 func (c *convergence) unsatisfied() []string {
 	var out []string
 	//detlint:ordered the keys are sorted below

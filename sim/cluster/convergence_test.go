@@ -40,7 +40,7 @@ func TestConvergenceFollowsPodsStatusAndGroundTruth(t *testing.T) {
 
 	c.observe(testRS(2, 0), false)
 	assert.False(t, c.converged(), "a ReplicaSet with no pods is not")
-	assert.Equal(t, []string{"default/web"}, c.unsatisfied())
+	assert.Equal(t, []string{"ReplicaSet default/web"}, c.unsatisfied())
 
 	c.observe(testPod("a", "", model.PodPending, false), false)
 	c.observe(testPod("b", "", model.PodPending, false), false)

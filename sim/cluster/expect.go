@@ -9,6 +9,8 @@ import (
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/controllers/deployment"
 )
 
 // monitor checks one eventually/always/never condition over its window, at the window's start
@@ -118,6 +120,20 @@ func (ex *expectations) evaluate(c scenarios.Condition) (bool, string) {
 			return true, "no node overcommitted"
 		}
 		return false, "overcommitted: " + strings.Join(over, ", ")
+	case c.PodsAtMost != nil:
+		return ex.podsAtMost(c.PodsAtMost)
+	case c.AvailableAtLeast != nil:
+		return ex.availableAtLeast(c.AvailableAtLeast)
+	case c.ReplicasAtMost != nil:
+		return ex.replicasAtMost(c.ReplicasAtMost)
+	case c.ReadyEndpointsAtLeast != nil:
+		a := c.ReadyEndpointsAtLeast
+		ns := a.Namespace
+		if ns == "" {
+			ns = "default"
+		}
+		n := int32(o.readyEndpoints(ns + "/" + a.Service))
+		return n >= a.Count, fmt.Sprintf("Service %s/%s has %d ready endpoints (min %d)", ns, a.Service, n, a.Count)
 	case c.ReadyReplicas != nil:
 		t := c.ReadyReplicas.Target
 		obj, err := ex.w.srv.Store().Get(t.Kind, t.Namespace, t.Name)
@@ -131,14 +147,201 @@ func (ex *expectations) evaluate(c scenarios.Condition) (bool, string) {
 }
 
 func readyReplicasOf(obj model.Object) int32 {
-	if rs, ok := obj.(*model.ReplicaSet); ok {
-		return rs.Status.ReadyReplicas
+	switch o := obj.(type) {
+	case *model.ReplicaSet:
+		return o.Status.ReadyReplicas
+	case *model.Deployment:
+		return o.Status.ReadyReplicas
+	case *model.StatefulSet:
+		return o.Status.ReadyReplicas
 	}
 	return 0
 }
 
+// workloadPods returns the active pods the workload owns (directly, or through a ReplicaSet
+// it controls) and the workload object (nil if it does not exist), read from the store now.
+func (ex *expectations) workloadPods(ref scenarios.ObjectRef) ([]*model.Pod, model.Object) {
+	store := ex.w.srv.Store()
+	obj, err := store.Get(ref.Kind, ref.Namespace, ref.Name)
+	if err != nil {
+		return nil, nil
+	}
+	owners := map[string]bool{obj.Meta().UID: true}
+	if ref.Kind == model.KindDeployment {
+		rss, _, _ := store.List(model.KindReplicaSet, apiserver.ListOptions{Namespace: ref.Namespace})
+		for _, o := range rss {
+			if c := model.ControllerOf(o); c != nil && c.UID == obj.Meta().UID {
+				owners[o.Meta().UID] = true
+			}
+		}
+	}
+	pods, _, _ := store.List(model.KindPod, apiserver.ListOptions{Namespace: ref.Namespace})
+	var out []*model.Pod
+	for _, o := range pods {
+		p := o.(*model.Pod)
+		c := model.ControllerOf(p)
+		if c == nil || !owners[c.UID] || p.DeletionTimestamp != nil || p.Status.Phase == model.PodSucceeded || p.Status.Phase == model.PodFailed {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, obj
+}
+
+// fenceposts resolves a RollingUpdate Deployment's maxSurge and maxUnavailable.
+func fenceposts(obj model.Object) (replicas, surge, unavailable int32, err error) {
+	d, ok := obj.(*model.Deployment)
+	if !ok || d.Spec.Strategy.RollingUpdate == nil {
+		return 0, 0, 0, fmt.Errorf("not a RollingUpdate Deployment")
+	}
+	replicas = ptrOr(d.Spec.Replicas, 1)
+	surge, unavailable, err = deployment.ResolveFenceposts(d.Spec.Strategy.RollingUpdate.MaxSurge, d.Spec.Strategy.RollingUpdate.MaxUnavailable, replicas)
+	return replicas, surge, unavailable, err
+}
+
+func (ex *expectations) podsAtMost(a *scenarios.PodsAtMostArgs) (bool, string) {
+	pods, obj := ex.workloadPods(a.Target)
+	n := int32(len(pods))
+	if a.Count != nil {
+		return n <= *a.Count, fmt.Sprintf("%s has %d active pods (max %d)", a.Target, n, *a.Count)
+	}
+	replicas, surge, _, err := fenceposts(obj)
+	if err != nil {
+		return false, fmt.Sprintf("%s: %v", a.Target, err)
+	}
+	return n <= replicas+surge, fmt.Sprintf("%s has %d active pods (max %d = replicas %d + maxSurge %d)", a.Target, n, replicas+surge, replicas, surge)
+}
+
+// replicasAtMost sums spec.replicas over the Deployment's ReplicaSets, as the Deployment
+// controller does (GetReplicaCountForReplicaSets).
+func (ex *expectations) replicasAtMost(a *scenarios.ReplicasAtMostArgs) (bool, string) {
+	store := ex.w.srv.Store()
+	obj, err := store.Get(a.Target.Kind, a.Target.Namespace, a.Target.Name)
+	if err != nil {
+		return false, fmt.Sprintf("%s not found", a.Target)
+	}
+	rss, _, _ := store.List(model.KindReplicaSet, apiserver.ListOptions{Namespace: a.Target.Namespace})
+	var sum int32
+	for _, o := range rss {
+		if c := model.ControllerOf(o); c != nil && c.UID == obj.Meta().UID {
+			sum += ptrOr(o.(*model.ReplicaSet).Spec.Replicas, 1)
+		}
+	}
+	if a.Count != nil {
+		return sum <= *a.Count, fmt.Sprintf("%s's ReplicaSets want %d replicas (max %d)", a.Target, sum, *a.Count)
+	}
+	replicas, surge, _, err := fenceposts(obj)
+	if err != nil {
+		return false, fmt.Sprintf("%s: %v", a.Target, err)
+	}
+	return sum <= replicas+surge, fmt.Sprintf("%s's ReplicaSets want %d replicas (max %d = replicas %d + maxSurge %d)", a.Target, sum, replicas+surge, replicas, surge)
+}
+
+func (ex *expectations) availableAtLeast(a *scenarios.AvailableAtLeastArgs) (bool, string) {
+	pods, obj := ex.workloadPods(a.Target)
+	var minReady int32
+	switch o := obj.(type) {
+	case *model.Deployment:
+		minReady = o.Spec.MinReadySeconds
+	case *model.ReplicaSet:
+		minReady = o.Spec.MinReadySeconds
+	case *model.StatefulSet:
+		minReady = o.Spec.MinReadySeconds
+	}
+	now := ex.w.k.Now()
+	var n int32
+	for _, p := range pods {
+		for _, c := range p.Status.Conditions {
+			if c.Type == model.PodReady && c.Status == model.ConditionTrue && c.LastTransitionTime.Add(time.Duration(minReady)*time.Second) <= now {
+				n++
+			}
+		}
+	}
+	if a.Count != nil {
+		return n >= *a.Count, fmt.Sprintf("%s has %d available pods (min %d)", a.Target, n, *a.Count)
+	}
+	replicas, _, unavailable, err := fenceposts(obj)
+	if err != nil {
+		return false, fmt.Sprintf("%s: %v", a.Target, err)
+	}
+	return n >= replicas-unavailable, fmt.Sprintf("%s has %d available pods (min %d = replicas %d - maxUnavailable %d)", a.Target, n, replicas-unavailable, replicas, unavailable)
+}
+
+// metric decides a metric expectation from the recorded series (a step function: each sample
+// holds until the next).
+func (ex *expectations) metric(m *scenarios.MetricExpectation, series []report.Series, end sim.Time) (bool, string) {
+	var s *report.Series
+	for i := range series {
+		if series[i].Name == m.Series {
+			s = &series[i]
+		}
+	}
+	if s == nil || len(s.Points) == 0 {
+		return false, fmt.Sprintf("no series named %s was recorded", m.Series)
+	}
+	from, to := 0.0, end.Seconds()
+	if m.Within != nil {
+		r := ex.tl.recordFor(m.Within.After)
+		if r == nil || !r.ran {
+			return false, fmt.Sprintf("the window never opened (%q never ran)", m.Within.After)
+		}
+		from, to = r.at.Seconds(), min(end.Seconds(), r.at.Add(m.Within.Within).Seconds())
+	}
+	var value, firstBadT, firstBadV float64
+	firstBad := false
+	var integral, covered float64
+	started := false
+	for i, p := range s.Points {
+		next := to
+		if i+1 < len(s.Points) {
+			next = min(s.Points[i+1].T, to)
+		}
+		lo := max(p.T, from)
+		if next < from || p.T > to {
+			continue
+		}
+		if !started {
+			value, started = p.V, true
+		}
+		switch m.Aggregate {
+		case scenarios.AggregateMax:
+			value = max(value, p.V)
+		case scenarios.AggregateMin:
+			value = min(value, p.V)
+		case scenarios.AggregateLast:
+			value = p.V
+		case scenarios.AggregateMean:
+			if next > lo {
+				integral += p.V * (next - lo)
+				covered += next - lo
+			}
+		}
+		if !firstBad && ((m.Max != nil && p.V > *m.Max) || (m.Min != nil && p.V < *m.Min)) {
+			firstBad, firstBadT, firstBadV = true, max(p.T, from), p.V
+		}
+	}
+	if !started {
+		return false, fmt.Sprintf("series %s has no sample in the window", m.Series)
+	}
+	if m.Aggregate == scenarios.AggregateMean && covered > 0 {
+		value = integral / covered
+	}
+	ok := (m.Max == nil || value <= *m.Max) && (m.Min == nil || value >= *m.Min)
+	msg := fmt.Sprintf("%s of %s = %g", m.Aggregate, m.Series, value)
+	if m.Max != nil {
+		msg += fmt.Sprintf(" (max %g)", *m.Max)
+	}
+	if m.Min != nil {
+		msg += fmt.Sprintf(" (min %g)", *m.Min)
+	}
+	if !ok && firstBad && (m.Aggregate == scenarios.AggregateMax || m.Aggregate == scenarios.AggregateMin) {
+		msg += fmt.Sprintf("; first past the threshold at %.3fs with %g", firstBadT, firstBadV)
+	}
+	return ok, msg
+}
+
 // results decides every expectation at the end of the run.
-func (ex *expectations) results(verdicts []report.Verdict, end sim.Time) []report.ExpectationResult {
+func (ex *expectations) results(verdicts []report.Verdict, series []report.Series, end sim.Time) []report.ExpectationResult {
 	var out []report.ExpectationResult
 	monitors := map[string]*monitor{}
 	for _, m := range ex.monitors {
@@ -155,6 +358,8 @@ func (ex *expectations) results(verdicts []report.Verdict, end sim.Time) []repor
 		case "eventually", "always", "never":
 			m := monitors[e.Name]
 			res.Passed, res.Message = m.final(end)
+		case "metric":
+			res.Passed, res.Message = ex.metric(e.Metric, series, end)
 		case "verdict":
 			verdictPolicy = *e.Verdict
 			res.Passed, res.Message = verdictOutcome(*e.Verdict, verdicts)

@@ -98,6 +98,22 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 			o.sample(prefix+"ready", "pods", float64(d.Status.ReadyReplicas))
 			o.sample(prefix+"available", "pods", float64(d.Status.AvailableReplicas))
 		}
+	case model.KindStatefulSet:
+		o.w.conv.observe(pick(old, new), new == nil)
+		if ss, ok := pick(old, new).(*model.StatefulSet); ok {
+			prefix := "statefulset." + model.Key(ss) + "."
+			o.sample(prefix+"desired", "pods", float64(ptrOr(ss.Spec.Replicas, 1)))
+			o.sample(prefix+"ready", "pods", float64(ss.Status.ReadyReplicas))
+			o.sample(prefix+"available", "pods", float64(ss.Status.AvailableReplicas))
+		}
+	case model.KindDaemonSet:
+		o.w.conv.observe(pick(old, new), new == nil)
+		if ds, ok := pick(old, new).(*model.DaemonSet); ok {
+			prefix := "daemonset." + model.Key(ds) + "."
+			o.sample(prefix+"desired", "pods", float64(ds.Status.DesiredNumberScheduled))
+			o.sample(prefix+"ready", "pods", float64(ds.Status.NumberReady))
+			o.sample(prefix+"available", "pods", float64(ds.Status.NumberAvailable))
+		}
 	case model.KindEndpointSlice:
 		o.endpointSlice(pick(old, new).(*model.EndpointSlice), new == nil)
 		return
@@ -129,6 +145,13 @@ func (o *observer) endpointSlice(s *model.EndpointSlice, deleted bool) {
 	} else {
 		m[s.Name] = s
 	}
+	o.sample("service."+svc+".ready_endpoints", "endpoints", float64(o.readyEndpoints(svc)))
+}
+
+// readyEndpoints is the number of ready endpoints of a Service now, counted as a consumer
+// (kube-proxy) merges its slices.
+func (o *observer) readyEndpoints(svc string) int {
+	m := o.slices[svc]
 	names := make([]string, 0, len(m))
 	for name := range m { //detlint:ordered the names are sorted below
 		names = append(names, name)
@@ -138,7 +161,7 @@ func (o *observer) endpointSlice(s *model.EndpointSlice, deleted bool) {
 	for _, name := range names {
 		list = append(list, m[name])
 	}
-	o.sample("service."+svc+".ready_endpoints", "endpoints", float64(endpointslice.CountReady(list)))
+	return endpointslice.CountReady(list)
 }
 
 // checkInvariants checks what must hold after every write: resourceVersions only grow, a pod

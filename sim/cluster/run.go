@@ -85,12 +85,13 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	if !w.conv.converged() {
 		res.Verdicts = w.verdicts()
 	}
-	res.Expectations = ex.results(res.Verdicts, w.k.Now())
+	res.Verdicts = append(res.Verdicts, w.drainVerdicts()...)
+	res.Series = w.obs.finish(w.k.Now())
+	res.Expectations = ex.results(res.Verdicts, res.Series, w.k.Now())
 	res.Passed = out.Reason != sim.StopError && !interrupted
 	for _, e := range res.Expectations {
 		res.Passed = res.Passed && e.Passed
 	}
-	res.Series = w.obs.finish(w.k.Now())
 	res.Events = w.events
 	if invariantViolations != nil {
 		invariantViolations(w.obs.violations)

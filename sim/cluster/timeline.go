@@ -12,6 +12,8 @@ import (
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/controllers/deployment"
+	"github.com/reconsim/reconsim/sim/drain"
 )
 
 // timeline plays the scenario's timeline and keeps one convergence record per entry (plus one
@@ -184,10 +186,99 @@ func (tl *timeline) run(i int) {
 			}
 			return nil
 		})
+	case a.Rollout != nil:
+		ref := a.Rollout.Target
+		tl.kubectl(e, finish, func(ctx *sim.Proc) error { return tl.rollout(ctx, ref, a.Rollout) })
+	case a.Rollback != nil:
+		ref := a.Rollback.Target
+		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+			msg, err := deployment.Rollback(ctx, w.kubectl, ref.Namespace, ref.Name, a.Rollback.ToRevision)
+			w.k.Emit("timeline", "rollback", ref.String(), 0, msg)
+			return err
+		})
+	case a.Pause != nil, a.Resume != nil:
+		paused := a.Pause != nil
+		var target scenarios.ObjectRef
+		if paused {
+			target = a.Pause.Target
+		} else {
+			target = a.Resume.Target
+		}
+		patch := []byte(fmt.Sprintf(`{"spec":{"paused":%t}}`, paused))
+		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+			_, err := w.kubectl.Patch(ctx, target.Kind, target.Namespace, target.Name, patch)
+			return err
+		})
+	case a.Drain != nil:
+		names := tl.targets(a.Drain.Nodes)
+		opts := drainOptions(a.Drain)
+		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+			// kubectl drain takes its nodes one after the other.
+			for _, name := range names {
+				d, err := drain.New(w.kubectl, name, opts)
+				if err != nil {
+					return err
+				}
+				w.drains = append(w.drains, d)
+				if err := d.Run(ctx); err != nil {
+					return fmt.Errorf("draining %s: %w", name, err)
+				}
+			}
+			return nil
+		})
+	case a.APILatency != nil:
+		d := a.APILatency.Extra.Dist
+		w.installFault(&apiFault{filter: a.APILatency.RequestFilter, latency: &d, rand: w.k.Rand("fault/" + entryLabel(e))}, a.APILatency.For)
+		finish()
+	case a.APIErrors != nil:
+		w.installFault(&apiFault{filter: a.APIErrors.RequestFilter, errs: a.APIErrors, rand: w.k.Rand("fault/" + entryLabel(e))}, a.APIErrors.For)
+		finish()
+	case a.ControllerRestart != nil:
+		if err := w.restart(a.ControllerRestart.Component, a.ControllerRestart.Downtime); err != nil {
+			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
+		}
+		finish()
+	case a.WatchStall != nil:
+		w.srv.Store().StallWatches(stallClients(a.WatchStall), w.k.Now().Add(a.WatchStall.For))
+		finish()
 	default:
 		w.k.Emit("timeline", "error", entryLabel(e), 0, "action not supported by this simulator version")
 		finish()
 	}
+}
+
+// rollout changes the pod template of a Deployment or StatefulSet as the action says
+// (kubectl set image / patch / rollout restart), retrying on conflict with a fresh read.
+func (tl *timeline) rollout(ctx *sim.Proc, ref scenarios.ObjectRef, args *scenarios.RolloutArgs) error {
+	c := tl.w.kubectl
+	for attempt := 0; attempt < 5; attempt++ {
+		obj, err := c.Get(ctx, ref.Kind, ref.Namespace, ref.Name)
+		if err != nil {
+			return err
+		}
+		var tmpl *model.PodTemplateSpec
+		switch o := obj.(type) {
+		case *model.Deployment:
+			tmpl = &o.Spec.Template
+		case *model.StatefulSet:
+			tmpl = &o.Spec.Template
+		case *model.DaemonSet:
+			tmpl = &o.Spec.Template
+		default:
+			return fmt.Errorf("cannot roll out %s: not a Deployment, StatefulSet or DaemonSet", ref)
+		}
+		next, err := args.ApplyTo(*tmpl)
+		if err != nil {
+			return err
+		}
+		*tmpl = next
+		_, err = c.Update(ctx, obj)
+		if apierrors.IsConflict(err) {
+			continue
+		}
+		return err
+	}
+	return fmt.Errorf("rolling out %s: conflicts on 5 attempts", ref)
 }
 
 // apply creates obj, or replaces the spec of the existing object of that name (kubectl apply

@@ -8,6 +8,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/drain"
 )
 
 // verdicts explains, for each workload that is not converged when the run ends, how many
@@ -17,49 +18,85 @@ import (
 func (w *world) verdicts() []report.Verdict {
 	var out []report.Verdict
 	store := w.srv.Store()
-	for _, key := range w.conv.unsatisfiedDeployments() {
+	for _, ref := range w.conv.unsatisfiedWorkloads() {
+		kind, key, _ := strings.Cut(ref, " ")
 		ns, name, _ := strings.Cut(key, "/")
-		obj, err := store.Get(model.KindDeployment, ns, name)
+		obj, err := store.Get(model.Kind(kind), ns, name)
 		if err != nil {
 			continue
 		}
-		d := obj.(*model.Deployment)
-		want := int32(1)
-		if d.Spec.Replicas != nil {
-			want = *d.Spec.Replicas
+		v := report.Verdict{Workload: ref, Kind: kind, Namespace: ns, Name: name}
+		switch o := obj.(type) {
+		case *model.Deployment:
+			v.Desired, v.Ready = ptrOr(o.Spec.Replicas, 1), o.Status.AvailableReplicas
+			v.Reason = deploymentReason(o)
 		}
-		v := report.Verdict{Workload: model.Ref(d), Kind: string(model.KindDeployment), Namespace: ns, Name: name,
-			Desired: want, Ready: d.Status.AvailableReplicas, Short: want - d.Status.AvailableReplicas}
-		v.Reason = deploymentReason(d)
+		v.Short = v.Desired - v.Ready
 		out = append(out, v)
 	}
 	for _, key := range w.conv.unsatisfied() {
 		t := w.conv.rs[key]
-		obj, err := store.Get(model.KindReplicaSet, t.namespace, t.name)
+		obj, err := store.Get(t.kind, t.namespace, t.name)
 		if err != nil {
 			continue
 		}
-		rs := obj.(*model.ReplicaSet)
-		pods, _, _ := store.List(model.KindPod, apiserver.ListOptions{Namespace: rs.Namespace})
+		pods, _, _ := store.List(model.KindPod, apiserver.ListOptions{Namespace: t.namespace})
 		var owned []*model.Pod
 		for _, o := range pods {
 			p := o.(*model.Pod)
-			if ref := model.ControllerOf(p); ref != nil && ref.UID == rs.UID {
+			if ref := model.ControllerOf(p); ref != nil && ref.UID == t.uid {
 				owned = append(owned, p)
 			}
 		}
 		v := report.Verdict{
-			Workload: model.Ref(rs), Kind: string(model.KindReplicaSet), Namespace: rs.Namespace, Name: rs.Name,
+			Workload: key, Kind: string(t.kind), Namespace: t.namespace, Name: t.name,
 			Desired: t.desired, Ready: t.good,
 		}
 		v.Short = v.Desired - v.Ready
-		v.Reason = w.whyShort(rs, owned)
+		v.Reason = w.whyShort(obj, owned)
+		if t.kind == model.KindStatefulSet && w.sts != nil {
+			if _, why, ok := w.sts.WaitingFor(model.KeyOf(t.namespace, t.name)); ok {
+				v.Reason = why
+			}
+		}
 		out = append(out, v)
 	}
 	return out
 }
 
-func (w *world) whyShort(rs *model.ReplicaSet, pods []*model.Pod) string {
+// drainVerdicts names every drain that had not finished when the run ended, with the pod it
+// is waiting for and the last refusal (a PodDisruptionBudget that never allows the eviction).
+func (w *world) drainVerdicts() []report.Verdict {
+	var out []report.Verdict
+	for _, d := range w.drains {
+		st := d.Status()
+		if st.Phase == drain.PhaseDone {
+			continue
+		}
+		v := report.Verdict{Workload: "Node " + st.Node + " (drain)", Kind: string(model.KindNode), Name: st.Node}
+		left := 0
+		reason := fmt.Sprintf("drain %s", st.Phase)
+		if st.Err != "" {
+			reason += ": " + st.Err
+		}
+		for _, p := range st.Pods {
+			if p.State == drain.PodGone {
+				continue
+			}
+			left++
+			if p.LastRefusal != "" && left == 1 {
+				reason += fmt.Sprintf("; pod %s/%s refused %d time(s): %s", p.Namespace, p.Name, p.Refusals, p.LastRefusal)
+			}
+		}
+		v.Desired, v.Short = int32(len(st.Pods)), int32(left)
+		v.Ready = v.Desired - v.Short
+		v.Reason = fmt.Sprintf("%d of %d pods still to evict; %s", left, len(st.Pods), reason)
+		out = append(out, v)
+	}
+	return out
+}
+
+func (w *world) whyShort(owner model.Object, pods []*model.Pod) string {
 	var reasons []string
 	var unscheduled, notReady []string
 	downNodes := map[string]bool{}
@@ -105,13 +142,18 @@ func (w *world) whyShort(rs *model.ReplicaSet, pods []*model.Pod) string {
 	if len(notReady) > 0 && crashLoop == "" {
 		reasons = append(reasons, fmt.Sprintf("%d pod(s) running but not Ready (e.g. %s)", len(notReady), notReady[0]))
 	}
-	for _, c := range rs.Status.Conditions {
-		if c.Type == "ReplicaFailure" && c.Status == model.ConditionTrue {
-			reasons = append(reasons, fmt.Sprintf("ReplicaFailure %s: %s", c.Reason, c.Message))
+	if rs, ok := owner.(*model.ReplicaSet); ok {
+		for _, c := range rs.Status.Conditions {
+			if c.Type == "ReplicaFailure" && c.Status == model.ConditionTrue {
+				reasons = append(reasons, fmt.Sprintf("ReplicaFailure %s: %s", c.Reason, c.Message))
+			}
+		}
+		if len(reasons) == 0 {
+			return fmt.Sprintf("the ReplicaSet status has not caught up (observedGeneration %d of %d, ready %d)", rs.Status.ObservedGeneration, rs.Generation, rs.Status.ReadyReplicas)
 		}
 	}
 	if len(reasons) == 0 {
-		return fmt.Sprintf("the ReplicaSet status has not caught up (observedGeneration %d of %d, ready %d)", rs.Status.ObservedGeneration, rs.Generation, rs.Status.ReadyReplicas)
+		return fmt.Sprintf("fewer serving pods than desired and no pod says why: the %s controller has not caught up", strings.ToLower(string(owner.GetKind())))
 	}
 	return strings.Join(reasons, "; ")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -15,6 +16,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/controllers/daemonset"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/sim/controllers/disruption"
 	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
@@ -23,7 +25,9 @@ import (
 	"github.com/reconsim/reconsim/sim/controllers/podgc"
 	"github.com/reconsim/reconsim/sim/controllers/replicaset"
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
+	"github.com/reconsim/reconsim/sim/controllers/statefulset"
 	"github.com/reconsim/reconsim/sim/controllers/tainteviction"
+	"github.com/reconsim/reconsim/sim/drain"
 	"github.com/reconsim/reconsim/sim/node"
 )
 
@@ -45,6 +49,8 @@ type world struct {
 	sched     *scheduler.Scheduler
 	rs        *replicaset.Controller
 	deploy    *deployment.Controller
+	sts       *statefulset.Controller
+	ds        *daemonset.Controller
 	pdb       *disruption.Controller
 	endpoints *endpointslice.Controller
 	gc        *gc.Controller
@@ -54,6 +60,8 @@ type world struct {
 
 	controllers []*running // kube-controller-manager's controllers, then the scheduler
 	resyncRng   *rand.Rand
+
+	drains []*drain.Drainer // every drain a timeline entry started, in order
 
 	events []report.EventRecord
 	conv   *convergence
@@ -83,8 +91,8 @@ func build(scn *scenarios.Scenario, seed uint64) (*world, error) {
 	k := sim.New(seed)
 	w := &world{scn: scn, comps: comps, k: k, kubelet: map[string]*node.Kubelet{}, conv: newConvergence()}
 	w.obs = newObserver(w)
-	w.conv.onServing = func(key string, serving int32) {
-		w.obs.sample("replicaset."+key+".serving", "pods", float64(serving))
+	w.conv.onServing = func(t *rsTrack) {
+		w.obs.sample(strings.ToLower(string(t.kind))+"."+model.KeyOf(t.namespace, t.name)+".serving", "pods", float64(t.good))
 	}
 
 	cfg := apiserver.DefaultConfig()
@@ -178,6 +186,18 @@ func (w *world) controllerSpecs() []controllerSpec {
 			c, rec := w.component(deployment.Component, qps, burst)
 			ctrl, err := deployment.New(w.k, c, f, rec, deployment.DefaultConfig())
 			w.deploy = ctrl
+			return ctrl, err
+		}},
+		{"statefulset-controller", func(f *client.SharedInformerFactory) (runnable, error) {
+			c, rec := w.component("statefulset-controller", qps, burst)
+			ctrl, err := statefulset.New(w.k, c, f, rec, statefulset.DefaultConfig())
+			w.sts = ctrl
+			return ctrl, err
+		}},
+		{"daemonset-controller", func(f *client.SharedInformerFactory) (runnable, error) {
+			c, rec := w.component("daemonset-controller", qps, burst)
+			ctrl, err := daemonset.New(w.k, c, f, rec, daemonset.DefaultConfig())
+			w.ds = ctrl
 			return ctrl, err
 		}},
 		{disruption.Component, func(f *client.SharedInformerFactory) (runnable, error) {

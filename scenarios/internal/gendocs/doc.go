@@ -1,7 +1,10 @@
-// Command gendocs rewrites the generated flag table in docs/scenario.md from the flag
-// registry (scenarios.Flags). Run it from the repository root after changing the registry:
+// Command gendocs rewrites what is generated from the scenarios package: the flag table and
+// the key reference in docs/scenario.md (from the flag registry and scenarios.Keys), and the
+// JSON Schema in scenarios/schema.json (scenarios.Schema). Run it from the repository root
+// after changing the scenario types, their documentation, the flag registry or the model
+// types:
 //
 //	go run ./scenarios/internal/gendocs
 //
-// The scenarios tests fail while the table is stale.
+// The scenarios tests fail while any of them is stale.
 package main

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 
@@ -8,26 +9,44 @@ import (
 )
 
 func main() {
-	path := "docs/scenario.md"
-	if len(os.Args) > 1 {
-		path = os.Args[1]
+	docPath, schemaPath := "docs/scenario.md", scenarios.SchemaFile
+	if len(os.Args) == 3 {
+		docPath, schemaPath = os.Args[1], os.Args[2]
+	} else if len(os.Args) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: go run ./scenarios/internal/gendocs [DOC.md SCHEMA.json]")
+		os.Exit(2)
 	}
-	doc, err := os.ReadFile(path)
+	doc, err := os.ReadFile(docPath)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "gendocs:", err)
-		os.Exit(1)
+		fail(err)
 	}
 	updated, err := scenarios.ReplaceFlagsSection(string(doc))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "gendocs: %s: %v\n", path, err)
-		os.Exit(1)
+		fail(fmt.Errorf("%s: %w", docPath, err))
 	}
-	if updated == string(doc) {
+	if updated, err = scenarios.ReplaceReferenceSection(updated); err != nil {
+		fail(fmt.Errorf("%s: %w", docPath, err))
+	}
+	write(docPath, doc, []byte(updated))
+	old, err := os.ReadFile(schemaPath)
+	if err != nil && !os.IsNotExist(err) {
+		fail(err)
+	}
+	write(schemaPath, old, scenarios.Schema())
+}
+
+// write replaces path's content old with updated when they differ.
+func write(path string, old, updated []byte) {
+	if bytes.Equal(old, updated) {
 		return
 	}
-	if err := os.WriteFile(path, []byte(updated), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "gendocs:", err)
-		os.Exit(1)
+	if err := os.WriteFile(path, updated, 0o644); err != nil {
+		fail(err)
 	}
 	fmt.Println("gendocs: updated", path)
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "gendocs:", err)
+	os.Exit(1)
 }

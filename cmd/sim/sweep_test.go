@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim/cluster"
+	"github.com/reconsim/reconsim/sim/sweep"
+)
+
+const cliSweep = `apiVersion: reconsim.dev/v1alpha1
+kind: Sweep
+name: cli
+scenario: node-failure
+parameters:
+  kube-controller-manager.node-monitor-grace-period: [20s, 40s]
+seeds: 2
+metrics:
+  recovery: {convergence: crash}
+expect:
+- {metric: recovery, stat: max, max: MAX}
+`
+
+// sweepCLI is a CLI whose simulator reports a recovery of seed seconds after "crash", with
+// a fixed clock and no signals.
+type sweepCLI struct {
+	stdout, stderr bytes.Buffer
+	cli            *cli
+}
+
+func newSweepCLI() *sweepCLI {
+	s := &sweepCLI{}
+	s.cli = newCLI(&s.stdout, &s.stderr)
+	s.cli.runScenario = func(_ context.Context, _ *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+		secs := float64(opts.Seed)
+		return &report.Result{Passed: true, StopReason: "quiescent", Convergence: []report.Convergence{{Name: "crash", Seconds: &secs}}}, nil
+	}
+	s.cli.now = func() time.Time { return time.Unix(0, 0) }
+	s.cli.getenv = func(string) string { return "" }
+	s.cli.notify = func(chan<- os.Signal) func() { return func() {} }
+	return s
+}
+
+func writeSweep(t *testing.T, max string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cli.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(cliSweep, "MAX", max, 1)), 0o644))
+	return path
+}
+
+func TestSweepCommandExitStatus(t *testing.T) {
+	tests := []struct {
+		name string
+		max  string
+		code int
+		out  string
+	}{
+		{"every expectation holds", "5s", exitOK, "sweep cli PASSED: 4 runs in 2 points"},
+		{"an expectation fails", "1s", exitFailed, "✗ recovery max <= 1s: held at 0 of 2 points"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSweepCLI()
+			out := t.TempDir()
+			code := s.cli.main([]string{"sweep", writeSweep(t, tt.max), "--out", out, "--jobs", "2"})
+			assert.Equal(t, tt.code, code, s.stderr.String())
+			assert.Contains(t, s.stdout.String(), tt.out)
+			for _, f := range []string{sweep.SweepJSON, sweep.SweepCSV, sweep.JUnitFile, sweep.SweepHTML} {
+				assert.FileExists(t, filepath.Join(out, f))
+			}
+			assert.Contains(t, s.stderr.String(), "sweep cli: 4 runs on 2 jobs", "plain progress lines off a terminal")
+		})
+	}
+}
+
+func TestSweepCommandBadInput(t *testing.T) {
+	s := newSweepCLI()
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(cliSweep, "scenario: node-failure", "scenario: hpa-flapping", 1)), 0o644))
+	code := s.cli.main([]string{"sweep", path})
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, s.stderr.String(), path+`:4:11: scenario: no built-in scenario is called "hpa-flapping"`)
+
+	s = newSweepCLI()
+	assert.Equal(t, exitUsage, s.cli.main([]string{"sweep", writeSweep(t, "5s"), "--shard", "3/2"}))
+	assert.Contains(t, s.stderr.String(), "--shard")
+
+	s = newSweepCLI()
+	assert.Equal(t, exitUsage, s.cli.main([]string{"merge", t.TempDir()}))
+	assert.Contains(t, s.stderr.String(), "holds no shard")
+}
+
+// TestSweepShardsAndMergeCommands runs the sweep in two shards and merges them: the merged
+// sweep.json is the unsharded one, byte for byte.
+func TestSweepShardsAndMergeCommands(t *testing.T) {
+	file := writeSweep(t, "5s")
+	whole := t.TempDir()
+	s := newSweepCLI()
+	require.Equal(t, exitOK, s.cli.main([]string{"sweep", file, "--out", whole, "-q"}))
+
+	shards := t.TempDir()
+	for _, sh := range []string{"1/2", "2/2"} {
+		s := newSweepCLI()
+		require.Equal(t, exitOK, s.cli.main([]string{"sweep", file, "--shard", sh, "--out", shards}), s.stderr.String())
+		assert.Contains(t, s.stdout.String(), "combine the shards with: sim merge "+shards)
+	}
+	s = newSweepCLI()
+	require.Equal(t, exitOK, s.cli.main([]string{"merge", shards}), s.stderr.String())
+	for _, f := range []string{sweep.SweepJSON, sweep.SweepCSV, sweep.JUnitFile, sweep.SweepHTML} {
+		want, err := os.ReadFile(filepath.Join(whole, f))
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(shards, f))
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(want, got), "%s differs", f)
+	}
+}
+
+func TestSweepDryRunAndHelp(t *testing.T) {
+	s := newSweepCLI()
+	require.Equal(t, exitOK, s.cli.main([]string{"sweep", writeSweep(t, "5s"), "--dry-run", "--shard", "2/2"}))
+	assert.Equal(t, "1\tp0-s2\tseed 2\tkube-controller-manager.node-monitor-grace-period=20s\n"+
+		"3\tp1-s2\tseed 2\tkube-controller-manager.node-monitor-grace-period=40s\n"+
+		"2 runs (2 grid points × 2 seeds), shard 2/2 of 4 runs\n", s.stdout.String())
+
+	s = newSweepCLI()
+	require.Equal(t, exitOK, s.cli.main([]string{"help", "sweep"}))
+	assert.Contains(t, s.stdout.String(), "sim sweep FILE [flags]")
+	s = newSweepCLI()
+	require.Equal(t, exitOK, s.cli.main([]string{"help", "merge"}))
+	assert.Contains(t, s.stdout.String(), "sim merge DIR... [flags]")
+}
+
+// TestShippedSweepsParse loads the sweep files shipped in scenarios/sweeps, except the ones
+// whose scenario does not exist yet (hpa-flapping) and the heavy thundering-herd one, which
+// is parsed but not run.
+func TestShippedSweepsParse(t *testing.T) {
+	for _, name := range []string{"node-failure-grace-toleration.yaml", "thundering-herd-qps.yaml"} {
+		spec, _, err := sweep.Load(filepath.Join("..", "..", "scenarios", "sweeps", name))
+		require.NoError(t, err, name)
+		assert.NotEmpty(t, spec.Plan().Runs, name)
+	}
+}
