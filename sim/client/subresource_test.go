@@ -43,7 +43,7 @@ func TestEvictRespectsDisruptionBudget(t *testing.T) {
 		minAvailable := intstr.FromInt32(1)
 		_, err = c.Create(ctx, &model.PodDisruptionBudget{
 			ObjectMeta: model.ObjectMeta{Name: "db", Namespace: "default", Generation: 1},
-			Spec: model.PodDisruptionBudgetSpec{MinAvailable: &minAvailable, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}},
+			Spec:       model.PodDisruptionBudgetSpec{MinAvailable: &minAvailable, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}},
 		})
 		require.NoError(t, err)
 		err = c.Evict(ctx, "default", "guarded", nil)
