@@ -33,16 +33,15 @@ type convergence struct {
 }
 
 type rsTrack struct {
-	kind        model.Kind
-	uid         string
-	desired     int32
-	statusOK    bool
-	good        int32 // owned pods that count as serving
-	owned       int32 // owned active pods (not terminating, not finished)
-	satisfied   bool
-	namespace   string
-	name        string
-	readyStatus int32
+	kind      model.Kind
+	uid       string
+	desired   int32
+	statusOK  bool
+	good      int32 // owned pods that count as serving
+	owned     int32 // owned active pods (not terminating, not finished)
+	satisfied bool
+	namespace string
+	name      string
 }
 
 type podTrack struct {
