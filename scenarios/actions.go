@@ -303,7 +303,7 @@ var controlPlaneClients = []string{
 	"kubectl", "default-scheduler", "kube-controller-manager/shared-informers",
 	"replicaset-controller", "deployment-controller", "statefulset-controller",
 	"daemonset-controller", "disruption-controller", "endpointslice-controller",
-	"horizontal-pod-autoscaler", "garbage-collector-controller", "pod-garbage-collector",
+	"horizontal-pod-autoscaler", "metrics-server", "garbage-collector-controller", "pod-garbage-collector",
 	"node-controller", "taint-eviction-controller",
 }
 

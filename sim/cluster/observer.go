@@ -114,6 +114,13 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 			o.sample(prefix+"ready", "pods", float64(ds.Status.NumberReady))
 			o.sample(prefix+"available", "pods", float64(ds.Status.NumberAvailable))
 		}
+	case model.KindHorizontalPodAutoscaler:
+		if h, ok := pick(old, new).(*model.HorizontalPodAutoscaler); ok {
+			prefix := "hpa." + model.Key(h) + "."
+			o.sample(prefix+"replicas", "pods", float64(h.Status.CurrentReplicas))
+			o.sample(prefix+"desired", "pods", float64(h.Status.DesiredReplicas))
+		}
+		return
 	case model.KindEndpointSlice:
 		o.endpointSlice(pick(old, new).(*model.EndpointSlice), new == nil)
 		return

@@ -41,6 +41,16 @@ func (s *sampler) sample() {
 	o.sample("apiserver.latency_p99_seconds", "seconds", s.mutatingP99(st))
 
 	o.sample("workqueue.replicaset-controller.depth", "items", float64(s.w.rs.Stats().Queue.Depth))
+	for _, l := range s.w.metrics.Status() {
+		prefix := "load." + l.Name + "."
+		o.sample(prefix+"offered", "units/s", l.Offered)
+		o.sample(prefix+"served", "units/s", l.Served)
+		o.sample(prefix+"ready_pods", "pods", float64(l.ReadyPods))
+		o.sample(prefix+"cpu_usage_millicores", "millicores", l.UsageCPUMillis)
+		if l.CPUUtilization >= 0 {
+			o.sample(prefix+"cpu_utilization_percent", "percent", float64(l.CPUUtilization))
+		}
+	}
 	q := s.w.sched.QueueLengths()
 	o.sample("workqueue.kube-scheduler.depth", "pods", float64(q.Active+q.Backoff+q.Unschedulable))
 }

@@ -238,6 +238,12 @@ func (tl *timeline) run(i int) {
 			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
 		}
 		finish()
+	case a.Load != nil:
+		t := a.Load.Target
+		if err := w.metrics.SetShape(string(t.Kind), t.Namespace, t.Name, a.Load.Shape); err != nil {
+			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
+		}
+		finish()
 	case a.WatchStall != nil:
 		w.srv.Store().StallWatches(stallClients(a.WatchStall), w.k.Now().Add(a.WatchStall.For))
 		finish()

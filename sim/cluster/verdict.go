@@ -30,6 +30,10 @@ func (w *world) verdicts() []report.Verdict {
 		case *model.Deployment:
 			v.Desired, v.Ready = ptrOr(o.Spec.Replicas, 1), o.Status.AvailableReplicas
 			v.Reason = deploymentReason(o)
+			if h := w.autoscalerOf(model.KindDeployment, ns, name); h != nil {
+				v.Reason = fmt.Sprintf("HorizontalPodAutoscaler %s/%s wants %d replicas (max %d) but only %d are available; %s",
+					h.Namespace, h.Name, h.Status.DesiredReplicas, h.Spec.MaxReplicas, o.Status.AvailableReplicas, v.Reason)
+			}
 		}
 		v.Short = v.Desired - v.Ready
 		out = append(out, v)
@@ -156,6 +160,18 @@ func (w *world) whyShort(owner model.Object, pods []*model.Pod) string {
 		return fmt.Sprintf("fewer serving pods than desired and no pod says why: the %s controller has not caught up", strings.ToLower(string(owner.GetKind())))
 	}
 	return strings.Join(reasons, "; ")
+}
+
+// autoscalerOf returns the HorizontalPodAutoscaler that scales kind namespace/name, if any.
+func (w *world) autoscalerOf(kind model.Kind, namespace, name string) *model.HorizontalPodAutoscaler {
+	hpas, _, _ := w.srv.Store().List(model.KindHorizontalPodAutoscaler, apiserver.ListOptions{Namespace: namespace})
+	for _, o := range hpas {
+		h := o.(*model.HorizontalPodAutoscaler)
+		if h.Spec.ScaleTargetRef.Kind == string(kind) && h.Spec.ScaleTargetRef.Name == name {
+			return h
+		}
+	}
+	return nil
 }
 
 // deploymentReason explains an incomplete rollout from the Deployment's own status, as

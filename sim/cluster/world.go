@@ -21,6 +21,7 @@ import (
 	"github.com/reconsim/reconsim/sim/controllers/disruption"
 	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
 	"github.com/reconsim/reconsim/sim/controllers/gc"
+	"github.com/reconsim/reconsim/sim/controllers/hpa"
 	"github.com/reconsim/reconsim/sim/controllers/nodelifecycle"
 	"github.com/reconsim/reconsim/sim/controllers/podgc"
 	"github.com/reconsim/reconsim/sim/controllers/replicaset"
@@ -28,6 +29,7 @@ import (
 	"github.com/reconsim/reconsim/sim/controllers/statefulset"
 	"github.com/reconsim/reconsim/sim/controllers/tainteviction"
 	"github.com/reconsim/reconsim/sim/drain"
+	"github.com/reconsim/reconsim/sim/metrics"
 	"github.com/reconsim/reconsim/sim/node"
 )
 
@@ -49,6 +51,8 @@ type world struct {
 	sched     *scheduler.Scheduler
 	rs        *replicaset.Controller
 	deploy    *deployment.Controller
+	hpa       *hpa.Controller
+	metrics   *metrics.Server // the metrics-server and load model; nil without loads
 	sts       *statefulset.Controller
 	ds        *daemonset.Controller
 	pdb       *disruption.Controller
@@ -58,8 +62,9 @@ type world struct {
 	lifecycle *nodelifecycle.Controller
 	taints    *tainteviction.Controller
 
-	controllers []*running // kube-controller-manager's controllers, then the scheduler
-	resyncRng   *rand.Rand
+	controllers    []*running // kube-controller-manager's controllers, then the scheduler
+	metricsFactory *client.SharedInformerFactory
+	resyncRng      *rand.Rand
 
 	drains []*drain.Drainer // every drain a timeline entry started, in order
 
@@ -183,21 +188,40 @@ func (w *world) controllerSpecs() []controllerSpec {
 			return ctrl, err
 		}},
 		{deployment.Component, func(f *client.SharedInformerFactory) (runnable, error) {
+			cfg := deployment.DefaultConfig()
+			cfg.ConcurrentDeploymentSyncs = comps.Int(kcm, "concurrent-deployment-syncs")
 			c, rec := w.component(deployment.Component, qps, burst)
-			ctrl, err := deployment.New(w.k, c, f, rec, deployment.DefaultConfig())
+			ctrl, err := deployment.New(w.k, c, f, rec, cfg)
 			w.deploy = ctrl
 			return ctrl, err
 		}},
 		{"statefulset-controller", func(f *client.SharedInformerFactory) (runnable, error) {
+			cfg := statefulset.DefaultConfig()
+			cfg.ConcurrentStatefulSetSyncs = comps.Int(kcm, "concurrent-statefulset-syncs")
 			c, rec := w.component("statefulset-controller", qps, burst)
-			ctrl, err := statefulset.New(w.k, c, f, rec, statefulset.DefaultConfig())
+			ctrl, err := statefulset.New(w.k, c, f, rec, cfg)
 			w.sts = ctrl
 			return ctrl, err
 		}},
 		{"daemonset-controller", func(f *client.SharedInformerFactory) (runnable, error) {
+			cfg := daemonset.DefaultConfig()
+			cfg.ConcurrentDaemonSetSyncs = comps.Int(kcm, "concurrent-daemonset-syncs")
 			c, rec := w.component("daemonset-controller", qps, burst)
-			ctrl, err := daemonset.New(w.k, c, f, rec, daemonset.DefaultConfig())
+			ctrl, err := daemonset.New(w.k, c, f, rec, cfg)
 			w.ds = ctrl
+			return ctrl, err
+		}},
+		{"horizontal-pod-autoscaler-controller", func(f *client.SharedInformerFactory) (runnable, error) {
+			cfg := hpa.DefaultConfig()
+			cfg.HorizontalPodAutoscalerSyncPeriod = comps.Duration(kcm, "horizontal-pod-autoscaler-sync-period")
+			cfg.HorizontalPodAutoscalerTolerance = comps.Float(kcm, "horizontal-pod-autoscaler-tolerance")
+			cfg.HorizontalPodAutoscalerDownscaleStabilizationWindow = comps.Duration(kcm, "horizontal-pod-autoscaler-downscale-stabilization")
+			cfg.HorizontalPodAutoscalerCPUInitializationPeriod = comps.Duration(kcm, "horizontal-pod-autoscaler-cpu-initialization-period")
+			cfg.HorizontalPodAutoscalerInitialReadinessDelay = comps.Duration(kcm, "horizontal-pod-autoscaler-initial-readiness-delay")
+			cfg.ConcurrentHorizontalPodAutoscalerSyncs = comps.Int(kcm, "concurrent-horizontal-pod-autoscaler-syncs")
+			c, rec := w.component(hpa.Component, qps, burst)
+			ctrl, err := hpa.New(w.k, c, f, rec, w.metrics, cfg)
+			w.hpa = ctrl
 			return ctrl, err
 		}},
 		{disruption.Component, func(f *client.SharedInformerFactory) (runnable, error) {
@@ -300,7 +324,31 @@ func (w *world) buildScheduler() (*running, error) {
 	return &running{spec: spec, ctrl: ctrl, factory: f}, nil
 }
 
+// buildMetrics builds the metrics pipeline (the load model, the kubelets' usage samples and
+// metrics-server) on its own unthrottled informers; a crashed, partitioned or stalled node's
+// pods report no metrics, as metrics-server cannot scrape their kubelet.
+func (w *world) buildMetrics() error {
+	cfg := metrics.DefaultConfig()
+	cfg.MetricResolution = w.comps.Duration(scenarios.ComponentSimulator, "metric-resolution")
+	cfg.HousekeepingInterval = w.comps.Duration(scenarios.ComponentSimulator, "housekeeping-interval")
+	f := client.NewSharedInformerFactory(client.New(w.srv, metrics.Component, client.Config{QPS: -1}), 0)
+	ms, err := metrics.New(w.k, f, w.scn.Loads, cfg)
+	if err != nil {
+		return fmt.Errorf("metrics pipeline: %w", err)
+	}
+	ms.SetNodeReachable(func(name string) bool {
+		kl := w.kubelet[name]
+		return kl != nil && kl.State() == node.StateRunning
+	})
+	w.metrics = ms
+	w.metricsFactory = f
+	return nil
+}
+
 func (w *world) buildControlPlane() error {
+	if err := w.buildMetrics(); err != nil {
+		return err
+	}
 	kcm, err := w.buildKCM()
 	if err != nil {
 		return err
@@ -414,6 +462,8 @@ func readyConditions(t sim.Time) []model.NodeCondition {
 // start starts every component: control plane first, then the kubelets (each at its node's
 // startup time).
 func (w *world) start() {
+	w.metricsFactory.Start(w.k)
+	w.metrics.Start()
 	startRunning(w.k, w.controllers)
 	for i, kl := range w.kubelets {
 		kl := kl

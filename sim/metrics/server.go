@@ -713,3 +713,23 @@ func (ps *podState) window() (cpuNano float64, unitsRate float64, memory float64
 	secs := window.Seconds()
 	return (ps.last.cpu - ps.prev.cpu) * 1e9 / secs, (ps.last.units - ps.prev.units) / secs, ps.last.memory, ps.last.ts, window, true
 }
+
+// SetShape replaces, from now on, the offered load of the load whose target is kind
+// namespace/name: from this instant the load follows shape, with shape's time 0 now (the
+// scenario's `load` timeline action). The load offered before now is unchanged. It returns an
+// error when no load targets that workload or the shape is invalid.
+func (s *Server) SetShape(kind, namespace, name string, shape Shape) error {
+	if errs := shape.Validate("shape"); len(errs) > 0 {
+		return errs[0]
+	}
+	now := s.k.Now()
+	for _, l := range s.loads {
+		t := l.spec.Target
+		if t.Kind == kind && t.Namespace == namespace && t.Name == name {
+			l.advance(now)
+			l.offered.c = switchedCurve{before: l.offered.c, after: shape.compile(), switchAt: now.Seconds()}
+			return nil
+		}
+	}
+	return fmt.Errorf("no load targets %s %s/%s (declare it under loads:)", kind, namespace, name)
+}

@@ -421,3 +421,28 @@ func (c *sine) integral(a, b float64) float64 {
 	w := 2 * math.Pi / c.period
 	return c.base*(b-a) + c.amplitude/w*(math.Cos(w*(a-c.phase))-math.Cos(w*(b-c.phase)))
 }
+
+// switchedCurve follows before until the switch time, then after, whose own time 0 is the
+// switch: what a load action does to a load from the moment it runs.
+type switchedCurve struct {
+	before, after curve
+	switchAt      float64
+}
+
+func (c switchedCurve) at(t float64) float64 {
+	if t < c.switchAt {
+		return c.before.at(t)
+	}
+	return c.after.at(t - c.switchAt)
+}
+
+func (c switchedCurve) integral(a, b float64) float64 {
+	switch {
+	case b <= c.switchAt:
+		return c.before.integral(a, b)
+	case a >= c.switchAt:
+		return c.after.integral(a-c.switchAt, b-c.switchAt)
+	default:
+		return c.before.integral(a, c.switchAt) + c.after.integral(0, b-c.switchAt)
+	}
+}
