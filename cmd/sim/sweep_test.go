@@ -86,10 +86,10 @@ func TestSweepCommandExitStatus(t *testing.T) {
 func TestSweepCommandBadInput(t *testing.T) {
 	s := newSweepCLI()
 	path := filepath.Join(t.TempDir(), "bad.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(cliSweep, "scenario: node-failure", "scenario: hpa-flapping", 1)), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(cliSweep, "scenario: node-failure", "scenario: hpa-flaping", 1)), 0o644))
 	code := s.cli.main([]string{"sweep", path})
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, s.stderr.String(), path+`:4:11: scenario: no built-in scenario is called "hpa-flapping"`)
+	assert.Contains(t, s.stderr.String(), path+`:4:11: scenario: no built-in scenario is called "hpa-flaping"`)
 
 	s = newSweepCLI()
 	assert.Equal(t, exitUsage, s.cli.main([]string{"sweep", writeSweep(t, "5s"), "--shard", "3/2"}))
@@ -140,11 +140,10 @@ func TestSweepDryRunAndHelp(t *testing.T) {
 	assert.Contains(t, s.stdout.String(), "sim merge DIR... [flags]")
 }
 
-// TestShippedSweepsParse loads the sweep files shipped in scenarios/sweeps, except the ones
-// whose scenario does not exist yet (hpa-flapping) and the heavy thundering-herd one, which
-// is parsed but not run.
+// TestShippedSweepsParse loads every sweep file shipped in scenarios/sweeps (none is run here:
+// the thundering-herd one takes minutes).
 func TestShippedSweepsParse(t *testing.T) {
-	for _, name := range []string{"node-failure-grace-toleration.yaml", "thundering-herd-qps.yaml"} {
+	for _, name := range []string{"node-failure-grace-toleration.yaml", "thundering-herd-qps.yaml", "hpa-flapping-stabilization.yaml"} {
 		spec, _, err := sweep.Load(filepath.Join("..", "..", "scenarios", "sweeps", name))
 		require.NoError(t, err, name)
 		assert.NotEmpty(t, spec.Plan().Runs, name)
