@@ -39,7 +39,12 @@ type Validator interface {
 // SetDefaults first: an empty restartPolicy, for example, is an error, as upstream sees it
 // only after defaults). It returns nil when the object is valid. metadata.name may be empty
 // when metadata.generateName is set (the name is generated after validation here).
-func Validate(obj Object) field.ErrorList {
+func Validate(obj Object) field.ErrorList { return validate(obj, false) }
+
+// validate is Validate; on an update (update true) the name, generateName and namespace are not
+// checked again: they are immutable, were checked at create, and upstream's
+// ValidateObjectMetaUpdate only checks that they did not change.
+func validate(obj Object, update bool) field.ErrorList {
 	if obj == nil {
 		return field.ErrorList{field.Required(field.NewPath("object"), "")}
 	}
@@ -53,6 +58,9 @@ func Validate(obj Object) field.ErrorList {
 		nameFn = apivalidation.NameIsDNSLabel // ValidateNamespaceName
 	case KindService:
 		nameFn = apivalidation.NameIsDNS1035Label // ValidateServiceName
+	}
+	if update {
+		nameFn = nil
 	}
 	errs := validateObjectMeta(obj.Meta(), ki.Namespaced, nameFn, field.NewPath("metadata"))
 	switch o := obj.(type) {
@@ -106,7 +114,7 @@ func Validate(obj Object) field.ErrorList {
 // addressType is immutable. Node: spec.providerID may only go from "" to a value. It returns
 // nil when the update is allowed.
 func ValidateUpdate(oldObj, newObj Object) field.ErrorList {
-	errs := Validate(newObj)
+	errs := validate(newObj, true)
 	if oldObj == nil || newObj == nil {
 		return append(errs, field.Required(field.NewPath("object"), "old and new objects are required"))
 	}
@@ -183,8 +191,13 @@ func validateLabels(l map[string]string, path *field.Path) field.ErrorList {
 }
 
 // validateObjectMeta follows upstream ValidateObjectMetaAccessor.
+// validateObjectMeta checks metadata; a nil nameFn skips the name, generateName and namespace
+// format checks (an update, where they are immutable).
 func validateObjectMeta(m *ObjectMeta, namespaced bool, nameFn apivalidation.ValidateNameFunc, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
+	if nameFn == nil {
+		return append(errs, validateMetaRest(m, path)...)
+	}
 	if m.GenerateName != "" {
 		for _, msg := range nameFn(m.GenerateName, true) {
 			errs = append(errs, field.Invalid(path.Child("generateName"), m.GenerateName, msg))
@@ -210,6 +223,13 @@ func validateObjectMeta(m *ObjectMeta, namespaced bool, nameFn apivalidation.Val
 	} else if m.Namespace != "" {
 		errs = append(errs, field.Forbidden(path.Child("namespace"), "not allowed on this type"))
 	}
+	return append(errs, validateMetaRest(m, path)...)
+}
+
+// validateMetaRest checks the metadata that may change on an update: generation, labels,
+// annotations, owner references, finalizers.
+func validateMetaRest(m *ObjectMeta, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
 	errs = append(errs, apivalidation.ValidateNonnegativeField(m.Generation, path.Child("generation"))...)
 	errs = append(errs, validateLabels(m.Labels, path.Child("labels"))...)
 	errs = append(errs, sortedErrs(apivalidation.ValidateAnnotations(m.Annotations, path.Child("annotations")))...)
@@ -233,13 +253,36 @@ func validateObjectMetaUpdate(n, o *ObjectMeta, path *field.Path) field.ErrorLis
 	if n.Generation < o.Generation {
 		errs = append(errs, field.Invalid(path.Child("generation"), n.Generation, "must not be decremented"))
 	}
-	errs = append(errs, apivalidation.ValidateImmutableField(n.Name, o.Name, path.Child("name"))...)
-	errs = append(errs, apivalidation.ValidateImmutableField(n.Namespace, o.Namespace, path.Child("namespace"))...)
-	errs = append(errs, apivalidation.ValidateImmutableField(n.UID, o.UID, path.Child("uid"))...)
-	errs = append(errs, apivalidation.ValidateImmutableField(n.CreationTimestamp, o.CreationTimestamp, path.Child("creationTimestamp"))...)
-	errs = append(errs, apivalidation.ValidateImmutableField(n.DeletionTimestamp, o.DeletionTimestamp, path.Child("deletionTimestamp"))...)
-	errs = append(errs, apivalidation.ValidateImmutableField(n.DeletionGracePeriodSeconds, o.DeletionGracePeriodSeconds, path.Child("deletionGracePeriodSeconds"))...)
+	// The fields are compared directly first: apivalidation.ValidateImmutableField compares
+	// reflectively on every call, which cost more than the rest of an update on the API round
+	// trip. It is still what builds the error, so the messages are upstream's.
+	if n.Name != o.Name {
+		errs = append(errs, apivalidation.ValidateImmutableField(n.Name, o.Name, path.Child("name"))...)
+	}
+	if n.Namespace != o.Namespace {
+		errs = append(errs, apivalidation.ValidateImmutableField(n.Namespace, o.Namespace, path.Child("namespace"))...)
+	}
+	if n.UID != o.UID {
+		errs = append(errs, apivalidation.ValidateImmutableField(n.UID, o.UID, path.Child("uid"))...)
+	}
+	if n.CreationTimestamp != o.CreationTimestamp {
+		errs = append(errs, apivalidation.ValidateImmutableField(n.CreationTimestamp, o.CreationTimestamp, path.Child("creationTimestamp"))...)
+	}
+	if !equalPtr(n.DeletionTimestamp, o.DeletionTimestamp) {
+		errs = append(errs, apivalidation.ValidateImmutableField(n.DeletionTimestamp, o.DeletionTimestamp, path.Child("deletionTimestamp"))...)
+	}
+	if !equalPtr(n.DeletionGracePeriodSeconds, o.DeletionGracePeriodSeconds) {
+		errs = append(errs, apivalidation.ValidateImmutableField(n.DeletionGracePeriodSeconds, o.DeletionGracePeriodSeconds, path.Child("deletionGracePeriodSeconds"))...)
+	}
 	return errs
+}
+
+// equalPtr reports whether two optional values are both unset or both set and equal.
+func equalPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // ---- Pod ----
