@@ -243,3 +243,25 @@ func TestFlappingNodeEvictsNothing(t *testing.T) {
 	assert.Zero(t, countReason(res, "TaintManagerEviction", "Marking for deletion"))
 	assert.Positive(t, countReason(res, "TaintManagerEviction", "Cancelling deletion"))
 }
+
+// expectedToFail are the built-in scenarios whose point is a failed run: an impossible spec is
+// reported as a verdict and exits 1.
+var expectedToFail = map[string]bool{"impossible-spec": true}
+
+// TestEveryBuiltinRunsToItsExpectations runs every built-in scenario (in parallel, one per
+// core) and checks that it ends as its file says: every expectation held, or, for the
+// scenarios whose finding is a failure, failed with a verdict.
+func TestEveryBuiltinRunsToItsExpectations(t *testing.T) {
+	for _, name := range scenarios.BuiltinNames() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			res := runBuiltin(t, name, nil)
+			if expectedToFail[name] {
+				assert.False(t, res.Passed, "%s is expected to fail", name)
+				assert.NotEmpty(t, res.Verdicts, "%s fails with a verdict", name)
+				return
+			}
+			assert.True(t, res.Passed, "%s: %+v %+v", name, res.Expectations, res.Verdicts)
+		})
+	}
+}
