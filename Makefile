@@ -34,6 +34,10 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 10s), starting from its che
 		done; \
 	done
 
+.PHONY: e2e
+e2e: ## Browser check: render node-failure's report.html and open it in headless Chromium (installs Debian's chromium if missing).
+	bash report/e2e/run.sh
+
 .PHONY: lint
 lint: ## gofmt, go vet, staticcheck and the determinism lint.
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

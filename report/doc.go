@@ -1,6 +1,9 @@
 // Package report defines what a run leaves behind and writes it: result.json (the versioned
-// Result), events.jsonl (one EventRecord per line, the Kubernetes Events the run recorded), and
-// the short text summary the CLI prints.
+// Result), events.jsonl (one EventRecord per line, the Kubernetes Events the run recorded), the
+// short text summary the CLI prints, and what Render draws from them: PNG and SVG plots
+// (gonum/plot), a self-contained report.html with a "why did it take this long" breakdown of
+// each convergence interval (Why), and trace.json, the trace in the Chrome trace event format
+// that ui.perfetto.dev opens.
 //
 // It promises:
 //
@@ -11,7 +14,7 @@
 //     order is struct order, series are written sorted by name, floats use Go's shortest
 //     round-trip formatting, and nothing reads the wall clock. The only run-dependent numbers
 //     are the ones the caller puts in (WallSeconds).
-//   - Atomic files: WriteResult and WriteEvents write a temporary file in the target directory
+//   - Atomic files: every writer (results, events, plots, HTML, trace.json) writes a temporary file in the target directory
 //     and rename it into place, so a reader never sees a half-written file and an interrupted
 //     write leaves the previous file intact.
 //   - Valid JSON or an error: a NaN or infinite number is reported as an error naming the

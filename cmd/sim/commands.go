@@ -227,6 +227,20 @@ func (c *cli) cmdRun(args []string) int {
 		effectiveSeed = *seed
 	}
 	opts := cluster.Options{Seed: *seed, SeedSet: fs.Changed("seed"), Overrides: overrides}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("out", scn.Name)
+	}
+	// The trace always goes to DIR/trace.txt (through a temporary file renamed at the end, so
+	// an interrupted write leaves no half file under that name), and with --trace also to the
+	// terminal as it is produced.
+	traceFile, err := newAtomicFile(dir, report.TraceFile)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "sim run: %v\n", err)
+		return exitInternal
+	}
+	defer traceFile.discard()
+	sinks := []io.Writer{traceFile}
 	var traceOut *bufio.Writer
 	if *trace {
 		w := c.stdout
@@ -234,8 +248,9 @@ func (c *cli) cmdRun(args []string) int {
 			w = c.stderr
 		}
 		traceOut = bufio.NewWriterSize(w, 1<<16)
-		opts.Trace = traceOut
+		sinks = append(sinks, traceOut)
 	}
+	opts.Trace = io.MultiWriter(sinks...)
 
 	interrupt := make(chan struct{})
 	opts.Interrupt = interrupt
@@ -262,10 +277,8 @@ func (c *cli) cmdRun(args []string) int {
 			fmt.Fprintf(c.stderr, "sim run: writing the trace: %v\n", err)
 		}
 	}
-
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join("out", scn.Name)
+	if err := traceFile.commit(); err != nil {
+		fmt.Fprintf(c.stderr, "sim run: writing %s: %v\n", report.TraceFile, err)
 	}
 	if res != nil {
 		res.WallSeconds = wall.Seconds()
@@ -316,11 +329,59 @@ func (c *cli) cmdRun(args []string) int {
 	return exitFailed
 }
 
+// writeFiles writes result.json and events.jsonl, then the plots, report.html and trace.json
+// rendered from them (and from trace.txt, already in dir).
 func (c *cli) writeFiles(dir string, res *report.Result) error {
 	if err := report.WriteResult(dir, res); err != nil {
 		return err
 	}
-	return report.WriteEvents(dir, res.Events)
+	if err := report.WriteEvents(dir, res.Events); err != nil {
+		return err
+	}
+	return report.Render(dir, res)
+}
+
+// atomicFile is a buffered file written under a temporary name in its directory and renamed
+// to its final name by commit; discard removes it if commit never happened.
+type atomicFile struct {
+	f         *os.File
+	w         *bufio.Writer
+	final     string
+	committed bool
+}
+
+func newAtomicFile(dir, name string) (*atomicFile, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	return &atomicFile{f: f, w: bufio.NewWriterSize(f, 1<<20), final: filepath.Join(dir, name)}, nil
+}
+
+func (a *atomicFile) Write(p []byte) (int, error) { return a.w.Write(p) }
+
+func (a *atomicFile) commit() error {
+	if err := a.w.Flush(); err != nil {
+		return err
+	}
+	if err := a.f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(a.f.Name(), a.final); err != nil {
+		return err
+	}
+	a.committed = true
+	return nil
+}
+
+func (a *atomicFile) discard() {
+	if !a.committed {
+		a.f.Close()
+		os.Remove(a.f.Name())
+	}
 }
 
 // reproduceCommand is the command line that reruns exactly this run.

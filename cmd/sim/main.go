@@ -87,6 +87,7 @@ func init() {
 		{"completion", "print a shell completion script (bash, zsh, fish)", completionUsage, (*cli).cmdCompletion},
 		{"sweep", "run a parameter sweep: many runs in parallel, summarized", sweepUsage, (*cli).cmdSweep},
 		{"merge", "combine the shards of a sharded sweep", mergeUsage, (*cli).cmdMerge},
+		{"report", "re-render plots and report.html from a result directory", reportUsage, (*cli).cmdReport},
 		{"version", "print the version", versionUsage, (*cli).cmdVersion},
 	}
 }

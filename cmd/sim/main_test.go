@@ -110,7 +110,7 @@ func TestRunWritesResultsAndSummary(t *testing.T) {
 	assert.Equal(t, uint64(7), h.gotOptions.Seed)
 	assert.Len(t, h.gotOptions.Overrides, 2)
 	assert.NotNil(t, h.gotOptions.Interrupt)
-	assert.Nil(t, h.gotOptions.Trace)
+	assert.NotNil(t, h.gotOptions.Trace, "the trace always goes to trace.txt")
 
 	res, err := report.ReadResult(filepath.Join(out, report.ResultFile))
 	require.NoError(t, err)
@@ -118,6 +118,11 @@ func TestRunWritesResultsAndSummary(t *testing.T) {
 	events, err := report.ReadEvents(filepath.Join(out, report.EventsFile))
 	require.NoError(t, err)
 	assert.Len(t, events, 1)
+	for _, name := range []string{report.TraceFile, report.HTMLFile} {
+		assert.FileExists(t, filepath.Join(out, name), "sim run writes %s beside the result", name)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(out, ".*.tmp"))
+	assert.Empty(t, leftovers, "no temporary files are left behind")
 
 	summary := h.stdout.String()
 	assert.Contains(t, summary, "✓ recovered")

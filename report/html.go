@@ -1,0 +1,227 @@
+package report
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed templates/report.html.tmpl
+var templateFS embed.FS
+
+// maxHTMLEvents bounds the rows of the events table; the rest are counted, not listed, so a
+// long run still gives a report a browser opens quickly.
+const maxHTMLEvents = 5000
+
+var reportTemplate = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
+	"secs": formatSeconds,
+	"plainsecs": func(v float64) string {
+		return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', 3, 64)
+	},
+	"pct": func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) },
+}).ParseFS(templateFS, "templates/report.html.tmpl"))
+
+// htmlData is what the template sees; every string in it is escaped by html/template except
+// the SVG figures, which vgsvg produces with their text XML-escaped.
+type htmlData struct {
+	R               *Result
+	Stop            string
+	EventsPerSecond string
+	Reproduce       string
+	Plots           []htmlPlot
+	PlotNote        string
+	Actions         []htmlAction
+	Why             []htmlInterval
+	WhyNote         string
+	Events          []EventRecord
+	EventsOmitted   int
+	EventTypes      []string
+}
+
+type htmlPlot struct {
+	Name, Title string
+	SVG         template.HTML
+}
+
+type htmlAction struct {
+	Name, Action, At, ConvergedAt, Took string
+	Converged                           bool
+}
+
+type htmlInterval struct {
+	Label   string
+	Seconds float64
+	Phases  []htmlPhase
+}
+
+type htmlPhase struct {
+	Phase
+	Percent float64
+	Color   string
+}
+
+// phaseColors colour the why bars, by position in the interval.
+var phaseColors = []string{"#e15759", "#f28e2b", "#4e79a7", "#59a14f", "#76b7b2", "#b07aa1", "#9c755f", "#79706e"}
+
+// WriteHTML writes dir/report.html: one self-contained page (inline CSS, SVG and a little
+// JavaScript; nothing is fetched) with the summary (pass/fail, scenario, seed, stop reason,
+// times, convergence, verdicts, the command that reproduces the run), the plots, the
+// timeline of actions, the expectations, the "why did it take this long" breakdown (when
+// dir/trace.txt exists; from events alone otherwise) and a filterable table of the events.
+// Every user-provided string is escaped. It returns an error if a plot cannot be rendered
+// or the file cannot be written; the write is atomic.
+func WriteHTML(dir string, res *Result) error {
+	if res == nil {
+		return fmt.Errorf("report: WriteHTML: nil result")
+	}
+	trace, err := ReadTraceLines(filepath.Join(dir, TraceFile))
+	if err != nil {
+		return err
+	}
+	return writeHTML(dir, res, trace)
+}
+
+func writeHTML(dir string, res *Result, trace []string) error {
+	var buf bytes.Buffer
+	if err := EncodeHTML(&buf, res, trace); err != nil {
+		return err
+	}
+	return writeAtomic(dir, HTMLFile, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
+}
+
+// EncodeHTML writes the report page WriteHTML writes, with the why breakdown computed from
+// traceLines (nil: from events only). The same inputs give the same bytes.
+func EncodeHTML(w io.Writer, res *Result, traceLines []string) error {
+	if res == nil {
+		return fmt.Errorf("report: EncodeHTML: nil result")
+	}
+	d := htmlData{R: res, Reproduce: ReproduceCommand(res)}
+	d.Stop = res.StopReason
+	if res.StopDetail != "" {
+		d.Stop += ": " + res.StopDetail
+	}
+	d.EventsPerSecond = "n/a"
+	if res.WallSeconds > 0 {
+		d.EventsPerSecond = strconv.FormatFloat(math.Round(float64(res.EventsProcessed)/res.WallSeconds), 'f', 0, 64)
+	}
+	for _, p := range Plots(res) {
+		svg, err := p.SVG()
+		if err != nil {
+			return err
+		}
+		if i := bytes.Index(svg, []byte("<svg")); i > 0 {
+			svg = svg[i:]
+		}
+		// Safe to mark as HTML: vgsvg XML-escapes every text it draws; the rest is markup it generates.
+		d.Plots = append(d.Plots, htmlPlot{Name: p.Name, Title: p.Title, SVG: template.HTML(svg)})
+	}
+	if drawn, total := ConvergenceCoverage(res); total > drawn {
+		d.PlotNote = fmt.Sprintf("%d workloads have replica series; the convergence figures show the %d largest. The series of every workload are in result.json.", total, drawn)
+	}
+	for _, c := range res.Convergence {
+		if c.Action == "start" {
+			continue
+		}
+		a := htmlAction{Name: c.Name, Action: c.Action, At: formatSeconds(c.At), ConvergedAt: "never", Took: "never converged"}
+		if c.ConvergedAt != nil {
+			a.Converged = true
+			a.ConvergedAt = formatSeconds(*c.ConvergedAt)
+			a.Took = formatSeconds(*c.ConvergedAt - c.At)
+		}
+		d.Actions = append(d.Actions, a)
+	}
+	d.Why = groupPhases(Why(res, traceLines))
+	if traceLines == nil {
+		d.WhyNote = "No trace.txt beside result.json: the breakdown uses the Kubernetes events only. Rerun with --trace > DIR/trace.txt for the trace milestones."
+	}
+	types := map[string]bool{}
+	for _, e := range res.Events {
+		if !types[e.Type] {
+			types[e.Type] = true
+			d.EventTypes = append(d.EventTypes, e.Type)
+		}
+	}
+	sort.Strings(d.EventTypes)
+	d.Events = res.Events
+	if len(d.Events) > maxHTMLEvents {
+		d.EventsOmitted = len(d.Events) - maxHTMLEvents
+		d.Events = d.Events[:maxHTMLEvents]
+	}
+	if err := reportTemplate.Execute(w, d); err != nil {
+		return fmt.Errorf("report: rendering %s: %w", HTMLFile, err)
+	}
+	return nil
+}
+
+func groupPhases(phases []Phase) []htmlInterval {
+	var out []htmlInterval
+	for _, p := range phases {
+		if len(out) == 0 || out[len(out)-1].Label != p.Interval {
+			out = append(out, htmlInterval{Label: p.Interval})
+		}
+		iv := &out[len(out)-1]
+		iv.Seconds += p.Seconds
+		iv.Phases = append(iv.Phases, htmlPhase{Phase: p})
+	}
+	for i := range out {
+		for j := range out[i].Phases {
+			ph := &out[i].Phases[j]
+			if out[i].Seconds > 0 {
+				ph.Percent = 100 * ph.Seconds / out[i].Seconds
+			}
+			ph.Color = phaseColors[j%len(phaseColors)]
+			if ph.Name == "other" {
+				ph.Color = "#bab0ac"
+			}
+		}
+	}
+	return out
+}
+
+// ReproduceCommand is the command line that reruns res: sim run SCENARIO --seed N, then one
+// --set KEY=VALUE per override in order, each word quoted for a POSIX shell when needed.
+func ReproduceCommand(res *Result) string {
+	parts := []string{"sim", "run", shellWord(res.Scenario), "--seed", strconv.FormatUint(res.Seed, 10)}
+	for _, o := range res.Overrides {
+		parts = append(parts, "--set", shellWord(o.Key+"="+o.Value))
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellWord(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// formatSeconds shows virtual seconds as "356.042 s", with minutes added past two minutes
+// ("356.042 s (5m56s)").
+func formatSeconds(v float64) string {
+	if !finite(v) {
+		return "n/a"
+	}
+	s := strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64) + " s"
+	if v >= 120 {
+		m := int(v) / 60
+		s += fmt.Sprintf(" (%dm%02ds)", m, int(v)%60)
+	}
+	return s
+}

@@ -1,0 +1,90 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// File names Render writes or reads inside an output directory.
+const (
+	HTMLFile       = "report.html"
+	TraceFile      = "trace.txt"
+	TraceEventFile = "trace.json"
+)
+
+// maxTraceLines bounds how many trace lines Render reads from trace.txt; a longer trace is
+// cut there (the why breakdown and trace.json then cover the start of the run only).
+const maxTraceLines = 2_000_000
+
+// LoadResult reads dir/result.json and, if present, dir/events.jsonl into one Result. A
+// missing events.jsonl gives a Result without events; any other problem (no result.json, an
+// unknown schema version, a malformed line) is returned as an error naming the file.
+func LoadResult(dir string) (*Result, error) {
+	res, err := ReadResult(filepath.Join(dir, ResultFile))
+	if err != nil {
+		return nil, err
+	}
+	events, err := ReadEvents(filepath.Join(dir, EventsFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		events = nil
+	case err != nil:
+		return nil, err
+	}
+	res.Events = events
+	return res, nil
+}
+
+// ReadTraceLines reads a trace.txt, one entry per line without the newline. It returns nil
+// and no error when the file does not exist, and an error when it cannot be read or holds
+// more than 2,000,000 lines.
+func ReadTraceLines(path string) ([]string, error) {
+	data, err := readBounded(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		if len(lines) == maxTraceLines {
+			return nil, fmt.Errorf("report: %s has more than %d lines", path, maxTraceLines)
+		}
+		lines = append(lines, strings.TrimRight(sc.Text(), "\r"))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("report: reading %s: %w", path, err)
+	}
+	return lines, nil
+}
+
+// Render writes everything a person looks at for a run into dir: the plots
+// (dir/plots/*.png and *.svg, see WritePlots), dir/report.html (see WriteHTML, with the why
+// breakdown when dir/trace.txt exists) and, when dir/trace.txt exists, dir/trace.json (see
+// WriteTraceEvents). Every file is written atomically. It returns the first error.
+func Render(dir string, res *Result) error {
+	if res == nil {
+		return errors.New("report: Render: nil result")
+	}
+	trace, err := ReadTraceLines(filepath.Join(dir, TraceFile))
+	if err != nil {
+		return err
+	}
+	if _, err := WritePlots(dir, res); err != nil {
+		return err
+	}
+	if trace != nil {
+		if err := WriteTraceEvents(dir, trace); err != nil {
+			return err
+		}
+	}
+	return writeHTML(dir, res, trace)
+}

@@ -1,0 +1,314 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var regen = flag.Bool("regen", false, "rewrite the golden plots in testdata/plots")
+
+// steps builds a step series from (t, v) pairs.
+func steps(name, unit string, tv ...float64) Series {
+	s := Series{Name: name, Unit: unit}
+	for i := 0; i+1 < len(tv); i += 2 {
+		s.Points = append(s.Points, Point{T: tv[i], V: tv[i+1]})
+	}
+	return s
+}
+
+// plotFixture is a small synthetic run with every family of series the plots know, shaped
+// like node-failure (crash at 60 s, replacements at 415 s) plus an autoscaled load.
+func plotFixture() *Result {
+	return &Result{
+		SchemaVersion:    ResultSchemaVersion,
+		Scenario:         "plot-fixture",
+		Description:      "A synthetic run that exercises every plot.",
+		Seed:             7,
+		SimulatorVersion: SimulatorVersion,
+		UpstreamVersion:  "1.32",
+		Overrides:        []Override{{Key: "kube-controller-manager.node-monitor-grace-period", Value: "20s"}},
+		VirtualSeconds:   776,
+		WallSeconds:      0.02,
+		EventsProcessed:  4790,
+		StopReason:       "quiescent",
+		TraceHash:        TraceHashHex(42),
+		Expectations: []ExpectationResult{
+			{Name: "recovered", Passed: true, Message: "converged"},
+			{Name: "fast", Passed: false, Message: "took 356 s, want 60 s"},
+		},
+		Convergence: []Convergence{
+			{Action: "start", Name: "start", At: 0, ConvergedAt: ptr(0), Seconds: ptr(0)},
+			{Action: "node-crash", Name: "crash", At: 60, ConvergedAt: ptr(416.042), Seconds: ptr(356.042)},
+			{Action: "scale", Name: "scale-up", At: 500, ConvergedAt: ptr(512), Seconds: ptr(12)},
+		},
+		Series: []Series{
+			steps("replicaset.default/web.desired", "pods", 0, 6, 500, 8),
+			steps("replicaset.default/web.ready", "pods", 0, 6, 110, 4, 416, 6, 505, 7, 512, 8),
+			steps("replicaset.default/web.available", "pods", 0, 6, 110, 4, 416, 6, 506, 7, 512, 8),
+			steps("replicaset.default/web.serving", "pods", 0, 6, 60, 4, 416, 6, 505, 7, 512, 8),
+			steps("deployment.default/api.desired", "pods", 0, 3),
+			steps("deployment.default/api.ready", "pods", 0, 3, 110, 2, 416, 3),
+			steps("deployment.default/api.available", "pods", 0, 3, 110, 2, 416, 3),
+			steps("pods.pending", "pods", 0, 0, 415, 2, 416, 0, 500, 2, 510, 0),
+			steps("pods.running", "pods", 0, 9, 416, 11, 512, 13),
+			steps("pods.terminating", "pods", 0, 0, 415, 2, 445, 0),
+			steps("nodes.ready", "nodes", 0, 3, 110, 2),
+			steps("nodes.notready", "nodes", 0, 0, 110, 1),
+			steps("apiserver.requests_per_second", "requests/s", 0, 60, 10, 5, 415, 21, 420, 4),
+			steps("apiserver.throttled_429_per_second", "requests/s", 0, 0, 415, 3, 420, 0),
+			steps("apiserver.inflight_readonly", "requests", 0, 0, 415, 2, 416, 0),
+			steps("apiserver.inflight_mutating", "requests", 0, 0, 415, 4, 416, 0),
+			steps("apiserver.latency_p99_seconds", "seconds", 0, 0.2, 10, 0.02, 415, 0.05, 420, 0.02),
+			steps("workqueue.replicaset-controller.depth", "items", 0, 0, 415, 2, 415.2, 0),
+			steps("workqueue.kube-scheduler.depth", "items", 0, 0, 415.1, 2, 415.3, 0),
+			steps("service.default/web.ready_endpoints", "endpoints", 0, 6, 110, 4, 416, 6),
+			steps("hpa.default/web.replicas", "pods", 0, 6, 500, 8),
+			steps("hpa.default/web.desired", "pods", 0, 6, 490, 8),
+			steps("load.web.offered", "requests/s", 0, 300, 480, 450),
+			steps("load.web.served", "requests/s", 0, 300, 480, 360, 512, 450),
+			steps("load.web.cpu_utilization_percent", "%", 0, 50, 480, 75, 512, 56),
+		},
+		Events: []EventRecord{
+			{Time: 0, Type: "Normal", Reason: "Starting", Kind: "Node", Name: "worker-0", Message: "Starting kubelet.", Source: "kubelet", Host: "worker-0", Count: 1},
+			{Time: 110.025, Type: "Normal", Reason: "NodeNotReady", Kind: "Node", Name: "worker-0", Message: "Node worker-0 status is now: NodeNotReady", Source: "node-controller", Count: 1},
+			{Time: 110.03, Type: "Warning", Reason: "NodeNotReady", Kind: "Pod", Namespace: "default", Name: "web-a", Message: "Node is not ready", Source: "node-controller", Count: 1},
+			{Time: 415.145, Type: "Normal", Reason: "TaintManagerEviction", Kind: "Pod", Namespace: "default", Name: "web-a", Message: "Marking for deletion Pod default/web-a", Source: "taint-eviction-controller", Count: 1},
+		},
+	}
+}
+
+// pixelsDiffer counts the pixels of a and b whose colour differs by more than tolerance in
+// any channel (0-255 scale); images of different sizes differ everywhere.
+func pixelsDiffer(a, b image.Image, tolerance int) (differ, total int) {
+	if a.Bounds() != b.Bounds() {
+		n := max(a.Bounds().Dx()*a.Bounds().Dy(), b.Bounds().Dx()*b.Bounds().Dy())
+		return n, n
+	}
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			ar, ag, ab, aa := a.At(x, y).RGBA()
+			br, bg, bb, ba := b.At(x, y).RGBA()
+			for _, d := range []int{int(ar>>8) - int(br>>8), int(ag>>8) - int(bg>>8), int(ab>>8) - int(bb>>8), int(aa>>8) - int(ba>>8)} {
+				if d > tolerance || -d > tolerance {
+					differ++
+					break
+				}
+			}
+		}
+	}
+	return differ, r.Dx() * r.Dy()
+}
+
+// TestPlotsGolden compares every figure of the fixture with testdata/plots/<name>.png,
+// allowing small antialiasing differences: a pixel may differ by 16/255 per channel, and
+// at most 0.2% of the pixels may differ by more. Run with -regen to rewrite the goldens.
+func TestPlotsGolden(t *testing.T) {
+	const channelTolerance, maxDifferingFraction = 16, 0.002
+	figs := Plots(plotFixture())
+	var names []string
+	for _, f := range figs {
+		names = append(names, f.Name)
+	}
+	require.Equal(t, []string{
+		"convergence-deployment-default-api", "convergence-replicaset-default-web",
+		"pods", "nodes", "apiserver", "workqueue", "hpa", "endpoints",
+	}, names)
+	dir := filepath.Join("testdata", "plots")
+	for _, f := range figs {
+		t.Run(f.Name, func(t *testing.T) {
+			data, err := f.PNG()
+			require.NoError(t, err)
+			path := filepath.Join(dir, f.Name+".png")
+			if *regen {
+				require.NoError(t, os.MkdirAll(dir, 0o755))
+				require.NoError(t, os.WriteFile(path, data, 0o644))
+				return
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "run go test ./report -run TestPlotsGolden -regen to create it")
+			got, err := png.Decode(bytes.NewReader(data))
+			require.NoError(t, err)
+			wantImg, err := png.Decode(bytes.NewReader(want))
+			require.NoError(t, err)
+			differ, total := pixelsDiffer(got, wantImg, channelTolerance)
+			assert.LessOrEqual(t, float64(differ)/float64(total), maxDifferingFraction,
+				"%d of %d pixels differ from %s; look at the new figure and rerun with -regen if it is right", differ, total, path)
+		})
+	}
+}
+
+func TestPixelsDifferDetectsChange(t *testing.T) {
+	figs := Plots(plotFixture())
+	a, err := figs[0].PNG()
+	require.NoError(t, err)
+	b, err := figs[1].PNG()
+	require.NoError(t, err)
+	ia, err := png.Decode(bytes.NewReader(a))
+	require.NoError(t, err)
+	ib, err := png.Decode(bytes.NewReader(b))
+	require.NoError(t, err)
+	differ, total := pixelsDiffer(ia, ia, 0)
+	assert.Zero(t, differ)
+	assert.Positive(t, total)
+	differ, total = pixelsDiffer(ia, ib, 16)
+	assert.Greater(t, float64(differ)/float64(total), 0.002, "two different figures must not pass as equal")
+}
+
+func TestRenderIsDeterministic(t *testing.T) {
+	render := func() map[string][]byte {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, TraceFile), []byte(strings.Join(nodeFailureTrace(), "\n")+"\n"), 0o644))
+		require.NoError(t, Render(dir, plotFixture()))
+		files := map[string][]byte{}
+		require.NoError(t, filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+			require.NoError(t, err)
+			if !info.IsDir() {
+				rel, _ := filepath.Rel(dir, p)
+				data, err := os.ReadFile(p)
+				require.NoError(t, err)
+				files[rel] = data
+			}
+			return nil
+		}))
+		return files
+	}
+	a, b := render(), render()
+	var names []string
+	for n := range a {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	assert.Contains(t, names, HTMLFile)
+	assert.Contains(t, names, TraceEventFile)
+	assert.Contains(t, names, filepath.Join(PlotsDir, "pods.png"))
+	assert.Contains(t, names, filepath.Join(PlotsDir, "pods.svg"))
+	require.Equal(t, len(a), len(b))
+	for _, n := range names {
+		assert.True(t, bytes.Equal(a[n], b[n]), "%s differs between two renders of the same result", n)
+		assert.False(t, strings.Contains(n, ".tmp-"), "temporary file %s left behind", n)
+	}
+}
+
+func TestHTMLEscapesUserText(t *testing.T) {
+	res := plotFixture()
+	res.Scenario = `<script>alert("scenario")</script>`
+	res.Description = `<img src=x onerror=alert(1)>`
+	res.Series = append(res.Series, steps(`replicaset.default/<script>x</script>.ready`, "pods", 0, 1))
+	res.Events = append(res.Events, EventRecord{Time: 1, Type: `Normal"><script>`, Reason: "<b>bold</b>", Message: "</td><script>alert(2)</script>"})
+	res.Overrides = append(res.Overrides, Override{Key: "a", Value: "'; rm -rf /"})
+	var buf bytes.Buffer
+	require.NoError(t, EncodeHTML(&buf, res, nil))
+	page := buf.String()
+	assert.Equal(t, 1, strings.Count(page, "<script>"), "only the page's own script may appear unescaped")
+	assert.NotContains(t, page, "<img src=x")
+	assert.NotContains(t, page, "<b>bold</b>")
+	assert.Contains(t, page, "&lt;script&gt;alert(&#34;scenario&#34;)&lt;/script&gt;")
+	assert.Contains(t, page, `--set &#39;a=&#39;\&#39;&#39;; rm -rf /&#39;`)
+}
+
+func TestHTMLHasEverySection(t *testing.T) {
+	res := plotFixture()
+	var buf bytes.Buffer
+	require.NoError(t, EncodeHTML(&buf, res, nodeFailureTrace()))
+	page := buf.String()
+	for _, want := range []string{
+		`id="summary"`, `id="plots"`, `id="timeline"`, `id="expectations"`, `id="why"`,
+		`id="events"`, `id="event-filter"`, `id="event-type"`, `id="reproduce"`,
+		"sim run plot-fixture --seed 7 --set kube-controller-manager.node-monitor-grace-period=20s",
+		`<span class="badge fail" id="verdict">FAILED</span>`,
+		"✓", "✗", "TaintManagerEviction", "toleration", "scale-up",
+		`<figure id="plot-convergence-replicaset-default-web"><svg`, `<figure id="plot-hpa"><svg`,
+	} {
+		assert.Contains(t, page, want)
+	}
+	for _, bad := range []string{"http://", "https://", "ZgotmplZ", "<link", "src="} {
+		if bad == "http://" {
+			// SVG namespaces are identifiers, not fetches.
+			page = strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, "")
+			page = strings.ReplaceAll(page, `xmlns:xlink="http://www.w3.org/1999/xlink"`, "")
+		}
+		assert.NotContains(t, page, bad)
+	}
+}
+
+func TestHTMLNotesCappedConvergencePlots(t *testing.T) {
+	res := plotFixture()
+	for i := 0; i < MaxConvergencePlots+3; i++ {
+		name := "replicaset.default/extra-" + string(rune('a'+i))
+		res.Series = append(res.Series, steps(name+".desired", "pods", 0, float64(i+1)), steps(name+".ready", "pods", 0, float64(i+1)))
+	}
+	drawn, total := ConvergenceCoverage(res)
+	assert.Equal(t, MaxConvergencePlots, drawn)
+	assert.Equal(t, MaxConvergencePlots+5, total)
+	var buf bytes.Buffer
+	require.NoError(t, EncodeHTML(&buf, res, nil))
+	assert.Contains(t, buf.String(), "13 workloads have replica series; the convergence figures show the 8 largest")
+	assert.Equal(t, MaxConvergencePlots, strings.Count(buf.String(), `<figure id="plot-convergence-`))
+}
+
+func TestPlotsSkipAbsentSeries(t *testing.T) {
+	res := &Result{VirtualSeconds: 100, Series: []Series{steps("nodes.ready", "nodes", 0, 3, 50, 2)}}
+	figs := Plots(res)
+	require.Len(t, figs, 1)
+	assert.Equal(t, "nodes", figs[0].Name)
+	assert.Equal(t, "virtual time (seconds)", figs[0].axis.label())
+	assert.Empty(t, Plots(&Result{}))
+	assert.Nil(t, Plots(nil))
+}
+
+func TestLoadResultRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	res := plotFixture()
+	require.NoError(t, WriteResult(dir, res))
+	_, err := LoadResult(dir)
+	require.NoError(t, err, "events.jsonl is optional")
+	require.NoError(t, WriteEvents(dir, res.Events))
+	got, err := LoadResult(dir)
+	require.NoError(t, err)
+	assert.Equal(t, res.Events, got.Events)
+	assert.Equal(t, res.Scenario, got.Scenario)
+	_, err = LoadResult(t.TempDir())
+	assert.Error(t, err)
+}
+
+func TestTraceEventsAreValidJSON(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, EncodeTraceEvents(&buf, append(nodeFailureTrace(), "garbage", "")))
+	var doc struct {
+		TraceEvents []struct {
+			Name string            `json:"name"`
+			Ph   string            `json:"ph"`
+			TS   float64           `json:"ts"`
+			TID  int               `json:"tid"`
+			Args map[string]string `json:"args"`
+		} `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
+	threads := map[int]string{}
+	instants := 0
+	for _, e := range doc.TraceEvents {
+		switch e.Ph {
+		case "M":
+			threads[e.TID] = e.Args["name"]
+		case "i":
+			instants++
+			assert.Contains(t, threads, e.TID, "an event's thread is named before it")
+		}
+	}
+	assert.Equal(t, len(nodeFailureTrace()), instants)
+	assert.Equal(t, map[int]string{1: "timeline", 2: "node-controller", 3: "nodelifecycle", 4: "taint-eviction-controller", 5: "cluster"}, threads)
+	last := doc.TraceEvents[len(doc.TraceEvents)-1]
+	assert.InDelta(t, 416.042009e6, last.TS, 1, "ts is in microseconds")
+}

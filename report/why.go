@@ -1,0 +1,194 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Phase is one part of a convergence interval: the time from one milestone to the next.
+type Phase struct {
+	// Interval names the convergence interval the phase belongs to ("crash (node-crash at
+	// 60s)").
+	Interval string
+	// Name is the phase ("detection", "toleration", ..., or "other" when nothing explains it).
+	Name string
+	// Cause says what the time was spent waiting for, naming the upstream setting that sets
+	// its length when there is one.
+	Cause string
+	// From and To are virtual seconds; Seconds is To-From.
+	From, To, Seconds float64
+}
+
+// milestone is one step of the chain Why looks for, in the order it happens after a fault.
+// The phase that ends at the milestone is called name and is explained by cause.
+type milestone struct {
+	name, cause string
+	// last: take the last match inside the interval instead of the first one after the
+	// previous milestone (a burst of pod creations ends at its last pod).
+	last  bool
+	event func(e *EventRecord) bool
+	trace func(component, action, rest string) bool
+}
+
+// whyChain is the recovery path of a failed node, as upstream implements it: the node
+// lifecycle controller marks the node NotReady/Unknown once node-monitor-grace-period has
+// passed without a heartbeat (kube-controller-manager --node-monitor-grace-period, 50 s in
+// 1.32), taints it NoExecute on its next monitor pass (--node-monitor-period, 5 s), the
+// taint-eviction controller deletes the pods once their tolerationSeconds for the
+// not-ready/unreachable taints has run out (300 s, added by the DefaultTolerationSeconds
+// admission plugin), and the workload controller creates replacements that are scheduled and
+// started. Milestones that a run does not show are skipped, so the chain also explains runs
+// that start half-way (a scale or a rollout: create, schedule, start).
+var whyChain = []milestone{
+	{
+		name:  "detection",
+		cause: "node-monitor-grace-period: the node controller waits this long without a heartbeat before marking the node NotReady",
+		event: func(e *EventRecord) bool { return e.Reason == "NodeNotReady" && e.Kind == "Node" },
+	},
+	{
+		name:  "taint",
+		cause: "waiting for the next node monitor pass (node-monitor-period) before tainting the node NoExecute",
+		trace: func(component, action, rest string) bool {
+			return component == "nodelifecycle" && action == "taint-add" && strings.Contains(rest, "NoExecute")
+		},
+	},
+	{
+		name:  "toleration",
+		cause: "tolerationSeconds of the not-ready/unreachable NoExecute taints (DefaultTolerationSeconds, 300 s) before eviction",
+		event: func(e *EventRecord) bool { return e.Reason == "TaintManagerEviction" },
+	},
+	{
+		name:  "replacement: create",
+		cause: "the workload controller notices the missing replicas and creates pods (slow-start batches)",
+		last:  true,
+		event: func(e *EventRecord) bool { return e.Reason == "SuccessfulCreate" },
+	},
+	{
+		name:  "replacement: schedule",
+		cause: "the scheduler binds the new pods (queueing, backoff, filtering)",
+		last:  true,
+		event: func(e *EventRecord) bool { return e.Reason == "Scheduled" },
+	},
+}
+
+// finalPhase names the phase from the last milestone found to convergence.
+var finalPhase = map[string][2]string{
+	"detection":             {"other", "after detection, no taint or eviction was seen before convergence"},
+	"taint":                 {"other", "after the NoExecute taint, no eviction was seen before convergence"},
+	"toleration":            {"replacement", "create, schedule, start pods"},
+	"replacement: create":   {"replacement: start", "pods scheduled and started: sandbox, containers, readiness, status reported"},
+	"replacement: schedule": {"replacement: start", "sandbox, container start, readiness probe, status reported"},
+	"":                      {"other", "no known milestone (node events, taints, evictions, pod creation or scheduling) in this interval"},
+}
+
+// Why breaks each convergence interval of res (every Convergence entry but "start" that
+// converged after a positive time) into consecutive phases, from the milestones the run's
+// events and trace lines show; the phases of an interval start at its action, end at its
+// convergence and their Seconds add up to the interval. Time no milestone explains is an
+// explicit "other" phase. traceLines are trace.txt lines ("<seconds> <component> <action>
+// ..."); lines that do not parse are ignored, and nil is allowed (events only). The result is
+// in interval order, then time order.
+func Why(res *Result, traceLines []string) []Phase {
+	if res == nil {
+		return nil
+	}
+	trace := parseTrace(traceLines)
+	var out []Phase
+	for _, c := range res.Convergence {
+		if c.Action == "start" || c.ConvergedAt == nil || !finite(c.At) || !finite(*c.ConvergedAt) || *c.ConvergedAt <= c.At {
+			continue
+		}
+		out = append(out, whyInterval(res, trace, c)...)
+	}
+	return out
+}
+
+// IntervalLabel is how Why names a convergence interval.
+func IntervalLabel(c Convergence) string {
+	name := c.Name
+	if name == "" {
+		name = c.Action
+	}
+	return fmt.Sprintf("%s (%s at %ss)", name, c.Action, strconv.FormatFloat(c.At, 'f', -1, 64))
+}
+
+func whyInterval(res *Result, trace []traceLine, c Convergence) []Phase {
+	from, end := c.At, *c.ConvergedAt
+	label := IntervalLabel(c)
+	var phases []Phase
+	last := ""
+	for _, m := range whyChain {
+		t, ok := findMilestone(res, trace, m, from, end)
+		if !ok {
+			continue
+		}
+		phases = append(phases, Phase{Interval: label, Name: m.name, Cause: m.cause, From: from, To: t, Seconds: t - from})
+		from, last = t, m.name
+	}
+	fin := finalPhase[last]
+	phases = append(phases, Phase{Interval: label, Name: fin[0], Cause: fin[1], From: from, To: end, Seconds: end - from})
+	return phases
+}
+
+// findMilestone returns when m happened in [from, end]: its first match at or after from,
+// or with m.last the last match in that window.
+func findMilestone(res *Result, trace []traceLine, m milestone, from, end float64) (float64, bool) {
+	found, at := false, 0.0
+	consider := func(t float64) bool {
+		if t < from || t > end {
+			return false
+		}
+		if !found || (m.last && t > at) || (!m.last && t < at) {
+			found, at = true, t
+		}
+		return !m.last
+	}
+	if m.event != nil {
+		for i := range res.Events {
+			if m.event(&res.Events[i]) && consider(res.Events[i].Time) {
+				break
+			}
+		}
+	}
+	if m.trace != nil {
+		for _, l := range trace {
+			if m.trace(l.component, l.action, l.rest) && consider(l.seconds) {
+				break
+			}
+		}
+	}
+	return at, found
+}
+
+// traceLine is one parsed trace.txt line.
+type traceLine struct {
+	seconds           float64
+	component, action string
+	// rest is everything after the action: the object and details.
+	rest string
+}
+
+// parseTrace parses "<seconds> <component> <action> <rest>" lines, skipping the ones that do
+// not start with a finite number and two words (the summary text a --trace run appends).
+func parseTrace(lines []string) []traceLine {
+	out := make([]traceLine, 0, len(lines))
+	for _, l := range lines {
+		f := strings.SplitN(l, " ", 4)
+		if len(f) < 3 || f[1] == "" || f[2] == "" {
+			continue
+		}
+		t, err := strconv.ParseFloat(f[0], 64)
+		if err != nil || !finite(t) || t < 0 {
+			continue
+		}
+		tl := traceLine{seconds: t, component: f[1], action: f[2]}
+		if len(f) == 4 {
+			tl.rest = f[3]
+		}
+		out = append(out, tl)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].seconds < out[j].seconds })
+	return out
+}
