@@ -18,10 +18,11 @@ type sampler struct {
 	lastRequests uint64
 	last429      uint64
 	lastLatency  map[apiserver.Verb]apiserver.LatencyHistogram
+	hasLoads     bool
 }
 
 func (w *world) startSampler() {
-	s := &sampler{w: w, lastLatency: map[apiserver.Verb]apiserver.LatencyHistogram{}}
+	s := &sampler{w: w, lastLatency: map[apiserver.Verb]apiserver.LatencyHistogram{}, hasLoads: len(w.metrics.Loads()) > 0}
 	w.k.Every(sampleInterval, s.sample)
 }
 
@@ -41,6 +42,10 @@ func (s *sampler) sample() {
 	o.sample("apiserver.latency_p99_seconds", "seconds", s.mutatingP99(st))
 
 	o.sample("workqueue.replicaset-controller.depth", "items", float64(s.w.rs.Stats().Queue.Depth))
+	// Status walks every pod; a world without loads has nothing to report.
+	if !s.hasLoads {
+		return
+	}
 	for _, l := range s.w.metrics.Status() {
 		prefix := "load." + l.Name + "."
 		o.sample(prefix+"offered", "units/s", l.Offered)
