@@ -309,7 +309,7 @@ func (dsc *Controller) syncNodes(ctx context.Context, ds *model.DaemonSet, podsT
 	pos := 0
 	for batch := min(createDiff, dsc.cfg.SlowStartInitialBatchSize); createDiff > pos; batch, pos = min(2*batch, createDiff-(pos+batch)), pos+batch {
 		dsc.k.Emit(Component, "slow-start-batch", dsRef(ds), 0, fmt.Sprintf("size=%d", batch))
-		batchErrs := runConcurrently(ctx, Component+"/create", pos, batch, func(ctx context.Context, ix int) error {
+		batchErrs := sim.RunConcurrently(ctx, Component+"/create", pos, batch, func(ctx context.Context, ix int) error {
 			var podTemplate model.PodTemplateSpec
 			template.DeepCopyInto(&podTemplate)
 			podTemplate.Spec.Affinity = replaceDaemonSetPodNodeNameNodeAffinity(podTemplate.Spec.Affinity, nodesNeeding[ix])
@@ -330,7 +330,7 @@ func (dsc *Controller) syncNodes(ctx context.Context, ds *model.DaemonSet, podsT
 		}
 	}
 
-	deleteErrs := runConcurrently(ctx, Component+"/delete", 0, deleteDiff, func(ctx context.Context, ix int) error {
+	deleteErrs := sim.RunConcurrently(ctx, Component+"/delete", 0, deleteDiff, func(ctx context.Context, ix int) error {
 		if err := dsc.deleteDaemonPod(ctx, ds, podsToDelete[ix]); err != nil {
 			dsc.expectations.DeletionObserved(key)
 			if !apierrors.IsNotFound(err) {
@@ -396,37 +396,6 @@ func (dsc *Controller) deleteDaemonPod(ctx context.Context, ds *model.DaemonSet,
 	dsc.stats.PodsDeleted++
 	dsc.recorder.Eventf(ds, model.EventTypeNormal, SuccessfulDeletePodReason, "Deleted pod: %v", name)
 	return nil
-}
-
-// runConcurrently runs fn(ctx, i) for i in [first, first+n) in n new processes named name and
-// parks the process of ctx until every one has returned: the simulator's form of upstream's
-// "one goroutine per call, then wg.Wait()". It returns the errors in the order the calls
-// finished.
-func runConcurrently(ctx context.Context, name string, first, n int, fn func(ctx context.Context, i int) error) []error {
-	if n <= 0 {
-		return nil
-	}
-	p := sim.ProcFromContext(ctx)
-	k := p.Kernel()
-	remaining := n
-	var errs []error
-	for i := first; i < first+n; i++ {
-		k.Spawn(name, func(c *sim.Proc) {
-			defer func() {
-				remaining--
-				if remaining == 0 {
-					p.Unpark()
-				}
-			}()
-			if err := fn(c, i); err != nil {
-				errs = append(errs, err)
-			}
-		})
-	}
-	for remaining > 0 {
-		p.Park()
-	}
-	return errs
 }
 
 // updateDaemonSetStatus recomputes the status from the nodes and the claimed pods and stores it

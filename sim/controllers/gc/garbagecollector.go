@@ -494,7 +494,7 @@ func (gc *Controller) attemptToOrphanWorker(ctx context.Context, owner *node) wo
 // orphanDependents removes owner's reference from each dependent, concurrently (upstream
 // orphanDependents); a dependent that is gone is not an error.
 func (gc *Controller) orphanDependents(ctx context.Context, owner *node, dependents []*node) error {
-	errs := runConcurrently(ctx, Component+"/orphan", len(dependents), func(ctx context.Context, i int) error {
+	errs := sim.RunConcurrently(ctx, Component+"/orphan", 0, len(dependents), func(ctx context.Context, i int) error {
 		dep := dependents[i]
 		err := gc.patchOwnerRefs(ctx, dep, "orphan", func(refs []model.OwnerReference) []model.OwnerReference {
 			return withoutUIDs(refs, []string{owner.identity.UID})
@@ -508,33 +508,4 @@ func (gc *Controller) orphanDependents(ctx context.Context, owner *node, depende
 		return fmt.Errorf("failed to orphan dependents of owner %s, got errors: %s", owner.identity, utilerrors.NewAggregate(errs).Error())
 	}
 	return nil
-}
-
-// runConcurrently runs fn(ctx, i) for i in [0, n) in n new processes and parks the caller's
-// process until all have returned (upstream: one goroutine each, then wg.Wait()). Errors come
-// back in the order the calls finished.
-func runConcurrently(ctx context.Context, name string, n int, fn func(ctx context.Context, i int) error) []error {
-	if n <= 0 {
-		return nil
-	}
-	p := sim.ProcFromContext(ctx)
-	remaining := n
-	var errs []error
-	for i := 0; i < n; i++ {
-		p.Kernel().Spawn(name, func(c *sim.Proc) {
-			defer func() {
-				remaining--
-				if remaining == 0 {
-					p.Unpark()
-				}
-			}()
-			if err := fn(c, i); err != nil {
-				errs = append(errs, err)
-			}
-		})
-	}
-	for remaining > 0 {
-		p.Park()
-	}
-	return errs
 }

@@ -223,7 +223,7 @@ func (gcc *Controller) gcTerminated(ctx context.Context, pods []*model.Pod) {
 	}
 	gcc.k.Emit(Component, "gc-terminated", "pods", 0, fmt.Sprintf("terminated=%d threshold=%d deleting=%d", len(terminated), gcc.cfg.TerminatedPodGCThreshold, deleteCount))
 	sort.Sort(byEvictionAndCreationTimestamp(terminated))
-	errs := runConcurrently(ctx, Component+"/delete", deleteCount, func(ctx context.Context, i int) error {
+	errs := sim.RunConcurrently(ctx, Component+"/delete", 0, deleteCount, func(ctx context.Context, i int) error {
 		return gcc.markFailedAndDeletePod(ctx, terminated[i], nil, "terminated")
 	})
 	gcc.stats.TerminatedDeleted += uint64(deleteCount - len(errs))
@@ -250,7 +250,7 @@ func (gcc *Controller) gcTerminating(ctx context.Context, pods []*model.Pod) {
 		return
 	}
 	sort.Sort(byEvictionAndCreationTimestamp(terminating))
-	errs := runConcurrently(ctx, Component+"/delete", len(terminating), func(ctx context.Context, i int) error {
+	errs := sim.RunConcurrently(ctx, Component+"/delete", 0, len(terminating), func(ctx context.Context, i int) error {
 		return gcc.markFailedAndDeletePod(ctx, terminating[i], nil, "terminating-out-of-service")
 	})
 	gcc.stats.TerminatingDeleted += uint64(len(terminating) - len(errs))
@@ -394,33 +394,4 @@ func updatePodCondition(conds []model.PodCondition, cond model.PodCondition, now
 		return conds
 	}
 	return append(conds, cond)
-}
-
-// runConcurrently runs fn(ctx, i) for i in [0, n) in n new processes and parks the caller's
-// process until all have returned (upstream: one goroutine each, then wg.Wait()). Errors come
-// back in the order the calls finished.
-func runConcurrently(ctx context.Context, name string, n int, fn func(ctx context.Context, i int) error) []error {
-	if n <= 0 {
-		return nil
-	}
-	p := sim.ProcFromContext(ctx)
-	remaining := n
-	var errs []error
-	for i := 0; i < n; i++ {
-		p.Kernel().Spawn(name, func(c *sim.Proc) {
-			defer func() {
-				remaining--
-				if remaining == 0 {
-					p.Unpark()
-				}
-			}()
-			if err := fn(c, i); err != nil {
-				errs = append(errs, err)
-			}
-		})
-	}
-	for remaining > 0 {
-		p.Park()
-	}
-	return errs
 }

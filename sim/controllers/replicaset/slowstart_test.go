@@ -87,7 +87,7 @@ func TestRunConcurrentlyReportsErrorsInFinishingOrder(t *testing.T) {
 	k := sim.New(1)
 	var errs []error
 	k.Spawn("test", func(p *sim.Proc) {
-		errs = runConcurrently(p, "w", 3, func(ctx context.Context, i int) error {
+		errs = sim.RunConcurrently(p, "w", 0, 3, func(ctx context.Context, i int) error {
 			// Call 0 finishes last, call 2 first.
 			sim.ProcFromContext(ctx).Sleep(time.Duration(3-i) * time.Second)
 			return errors.New(string(rune('a' + i)))

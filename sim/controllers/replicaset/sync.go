@@ -14,6 +14,7 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 )
@@ -214,7 +215,7 @@ func (rsc *Controller) manageReplicas(ctx context.Context, activePods []*model.P
 		// deletionTimestamp or only as deleted.
 		rsc.expectations.ExpectDeletions(key, keys)
 		rsc.k.Emit(Component, "too-many", rsRef(rs), rs.ResourceVersion, fmt.Sprintf("need=%d have=%d deleting=%s", want, len(activePods), strings.Join(names, ",")))
-		errs := runConcurrently(ctx, Component+"/delete", len(podsToDelete), func(ctx context.Context, i int) error {
+		errs := sim.RunConcurrently(ctx, Component+"/delete", 0, len(podsToDelete), func(ctx context.Context, i int) error {
 			pod := podsToDelete[i]
 			if err := rsc.deletePodOf(ctx, rs, pod); err != nil {
 				// The informer will not observe this deletion.

@@ -9,38 +9,6 @@ import (
 	"github.com/reconsim/reconsim/sim"
 )
 
-// runConcurrently runs fn(ctx, i) for i in [first, first+n) in n new processes named name and
-// parks the process of ctx until every one has returned: the simulator's form of upstream's
-// "one goroutine per call, then wg.Wait()". The calls start at the same virtual instant, so
-// their API requests overlap as concurrent goroutines' would. It returns the errors in the
-// order the calls finished.
-func runConcurrently(ctx context.Context, name string, first, n int, fn func(ctx context.Context, i int) error) []error {
-	if n <= 0 {
-		return nil
-	}
-	p := sim.ProcFromContext(ctx)
-	k := p.Kernel()
-	remaining := n
-	var errs []error
-	for i := first; i < first+n; i++ {
-		k.Spawn(name, func(c *sim.Proc) {
-			defer func() {
-				remaining--
-				if remaining == 0 {
-					p.Unpark()
-				}
-			}()
-			if err := fn(c, i); err != nil {
-				errs = append(errs, err)
-			}
-		})
-	}
-	for remaining > 0 {
-		p.Park()
-	}
-	return errs
-}
-
 // slowStartBatch calls fn for indexes 0..count-1 in batches of 1, 2, 4, ... (at most
 // maxBatch), each batch concurrently, and stops after the first batch with an error (upstream
 // stateful_set_control.go slowStartBatch with initial batch size 1). It returns the number of
@@ -50,7 +18,7 @@ func slowStartBatch(ctx context.Context, name string, count, maxBatch int, fn fu
 	next := 0
 	successes := 0
 	for batch := min(remaining, 1); batch > 0; batch = min(2*batch, remaining, maxBatch) {
-		errs := runConcurrently(ctx, name, next, batch, fn)
+		errs := sim.RunConcurrently(ctx, name, next, batch, fn)
 		next += batch
 		successes += batch - len(errs)
 		if len(errs) > 0 {
