@@ -10,9 +10,11 @@ import (
 
 // SummaryOptions says what WriteSummary prints beside the result itself.
 type SummaryOptions struct {
-	// ResultPath and EventsPath are where the files were written; empty ones are not shown.
+	// ResultPath, EventsPath and ReportPath are where the files were written; empty ones are
+	// not shown.
 	ResultPath string
 	EventsPath string
+	ReportPath string
 	// Reproduce is the command line that reruns exactly this run; empty: not shown.
 	Reproduce string
 }
@@ -90,6 +92,9 @@ func WriteSummary(w io.Writer, r *Result, opts SummaryOptions) error {
 	fmt.Fprintln(ew)
 	if opts.ResultPath != "" {
 		p("result\t%s\n", opts.ResultPath)
+	}
+	if opts.ReportPath != "" {
+		p("report\t%s\n", opts.ReportPath)
 	}
 	if opts.EventsPath != "" {
 		p("events\t%s\n", opts.EventsPath)

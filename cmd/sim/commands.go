@@ -317,6 +317,7 @@ func (c *cli) cmdRun(args []string) int {
 		err := report.WriteSummary(c.stdout, res, report.SummaryOptions{
 			ResultPath: filepath.Join(dir, report.ResultFile),
 			EventsPath: filepath.Join(dir, report.EventsFile),
+			ReportPath: filepath.Join(dir, report.HTMLFile),
 			Reproduce:  reproduceCommand(arg, res.Seed, overrides),
 		})
 		if err != nil {

@@ -128,6 +128,7 @@ func TestRunWritesResultsAndSummary(t *testing.T) {
 	assert.Contains(t, summary, "✓ recovered")
 	assert.Contains(t, summary, "reproduce  sim run node-failure --seed 7 --set kube-controller-manager.node-monitor-grace-period=20s --set duration=30m")
 	assert.Contains(t, summary, "PASSED (1/1 expectations held)")
+	assert.Contains(t, summary, filepath.Join(out, report.HTMLFile), "the summary says where the report is")
 	assert.Equal(t, int32(1), h.stopped.Load(), "signal handling is undone after the run")
 }
 
