@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
@@ -198,7 +199,9 @@ func checkRandomWrites(t *testing.T, seed uint64, steps int) {
 }
 
 // TestSameSeedSameTrace runs the same random workload twice, through processes and the
-// server (random service times and watch delays, generated names), and compares the traces.
+// server (random service times and watch delays, generated names, creates, read-modify-write
+// updates that conflict, 429s from a small in-flight limit, a watch), and compares the traces;
+// another seed must give another trace.
 func TestSameSeedSameTrace(t *testing.T) {
 	runOnce := func(seed uint64) (uint64, uint64, []string) {
 		k := sim.New(seed)
@@ -210,7 +213,15 @@ func TestSameSeedSameTrace(t *testing.T) {
 		rec := &recorder{k: k}
 		_, err := srv.Store().Watch(model.KindPod, ListOptions{}, 0, rec)
 		require.NoError(t, err)
+		// Shared objects every writer read-modify-writes after a random pause, so updates carry
+		// stale resourceVersions and conflict.
+		for i := range 3 {
+			_, err := srv.Store().Create(newPod(fmt.Sprintf("shared-%d", i)))
+			require.NoError(t, err)
+		}
+		conflicts := 0
 		for w := range 5 {
+			r := k.Rand(fmt.Sprintf("writer-%d", w))
 			k.Spawn(fmt.Sprintf("writer-%d", w), func(p *sim.Proc) {
 				for range 20 {
 					pod := newPod("")
@@ -219,10 +230,22 @@ func TestSameSeedSameTrace(t *testing.T) {
 					if resp.Err != nil {
 						p.Sleep(time.Second)
 					}
+					name := fmt.Sprintf("shared-%d", r.IntN(3))
+					got := srv.Do(p, &Request{Verb: VerbGet, Kind: model.KindPod, Namespace: "default", Name: name})
+					if got.Err != nil {
+						continue
+					}
+					p.Sleep(time.Duration(r.IntN(20)) * time.Millisecond)
+					upd := got.Object.DeepCopyObject()
+					upd.Meta().Labels = map[string]string{"writer": fmt.Sprint(p.Name()), "n": fmt.Sprint(r.IntN(1000))}
+					if resp := srv.Do(p, &Request{Verb: VerbUpdate, Kind: model.KindPod, Object: upd}); apierrors.IsConflict(resp.Err) {
+						conflicts++
+					}
 				}
 			})
 		}
 		k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour)})
+		require.Positive(t, conflicts, "the workload has conflicting updates")
 		var seen []string
 		for _, d := range rec.events {
 			seen = append(seen, fmt.Sprintf("%d %s", d.at, model.Key(d.ev.Object)))
