@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,37 +31,63 @@ type traceEvent struct {
 // Lines that do not parse as "<seconds> <component> <action> ..." are skipped. The same
 // lines give the same bytes.
 func EncodeTraceEvents(w io.Writer, traceLines []string) error {
-	lines := parseTrace(traceLines)
+	// The events are encoded one at a time into a buffered writer rather than collected into
+	// one document: a large run's trace has hundreds of thousands of lines, and holding every
+	// event at once cost more memory than the simulation itself.
+	bw := bufio.NewWriterSize(w, 1<<16)
+	if _, err := bw.WriteString(`{"traceEvents":[`); err != nil {
+		return err
+	}
+	first := true
+	emit := func(ev traceEvent) error {
+		data, err := marshalNoHTMLEscape(ev)
+		if err != nil {
+			return fmt.Errorf("report: encoding trace events: %w", err)
+		}
+		if !first {
+			if err := bw.WriteByte(','); err != nil {
+				return err
+			}
+		}
+		first = false
+		_, err = bw.Write(data)
+		return err
+	}
 	tids := map[string]int{}
-	var events []traceEvent
-	for _, l := range lines {
+	for _, l := range parseTrace(traceLines) {
 		tid, ok := tids[l.component]
 		if !ok {
 			tid = len(tids) + 1
 			tids[l.component] = tid
-			events = append(events, traceEvent{Name: "thread_name", Ph: "M", PID: 1, TID: tid,
-				Args: map[string]string{"name": l.component}})
+			if err := emit(traceEvent{Name: "thread_name", Ph: "M", PID: 1, TID: tid,
+				Args: map[string]string{"name": l.component}}); err != nil {
+				return err
+			}
 		}
 		ev := traceEvent{Name: l.action, Cat: componentCategory(l.component), Ph: "i", Scope: "t",
 			TS: l.seconds * 1e6, PID: 1, TID: tid}
 		if l.rest != "" {
 			ev.Args = map[string]string{"detail": l.rest}
 		}
-		events = append(events, ev)
+		if err := emit(ev); err != nil {
+			return err
+		}
 	}
-	doc := struct {
-		TraceEvents     []traceEvent `json:"traceEvents"`
-		DisplayTimeUnit string       `json:"displayTimeUnit"`
-	}{TraceEvents: events, DisplayTimeUnit: "ms"}
-	if doc.TraceEvents == nil {
-		doc.TraceEvents = []traceEvent{}
+	if _, err := bw.WriteString("],\"displayTimeUnit\":\"ms\"}\n"); err != nil {
+		return err
 	}
-	enc := json.NewEncoder(w)
+	return bw.Flush()
+}
+
+// marshalNoHTMLEscape is json.Marshal without escaping <, > and & (trace details hold them).
+func marshalNoHTMLEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("report: encoding trace events: %w", err)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
-	return nil
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // componentCategory is the part of a component name before its first "/" (kubelet for

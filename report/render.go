@@ -2,10 +2,10 @@ package report
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -18,8 +18,9 @@ const (
 )
 
 // maxTraceLines bounds how many trace lines Render reads from trace.txt; a longer trace is
-// cut there (the why breakdown and trace.json then cover the start of the run only).
-const maxTraceLines = 2_000_000
+// cut there (the why breakdown and trace.json then cover the start of the run only). A
+// variable so that a test can lower it.
+var maxTraceLines = 2_000_000
 
 // LoadResult reads dir/result.json and, if present, dir/events.jsonl into one Result. A
 // missing events.jsonl gives a Result without events; any other problem (no result.json, an
@@ -40,23 +41,25 @@ func LoadResult(dir string) (*Result, error) {
 	return res, nil
 }
 
-// ReadTraceLines reads a trace.txt, one entry per line without the newline. It returns nil
-// and no error when the file does not exist, and an error when it cannot be read or holds
-// more than 2,000,000 lines.
+// ReadTraceLines reads a trace.txt, one entry per line without the newline, at most
+// maxTraceLines of them (a longer trace is cut there: the why breakdown and trace.json then
+// cover the start of the run). It returns nil and no error when the file does not exist, and an
+// error when it cannot be read.
 func ReadTraceLines(path string) ([]string, error) {
-	data, err := readBounded(path)
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("report: %w", err)
 	}
+	defer f.Close()
 	var lines []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	for sc.Scan() {
 		if len(lines) == maxTraceLines {
-			return nil, fmt.Errorf("report: %s has more than %d lines", path, maxTraceLines)
+			break
 		}
 		lines = append(lines, strings.TrimRight(sc.Text(), "\r"))
 	}

@@ -312,3 +312,17 @@ func TestTraceEventsAreValidJSON(t *testing.T) {
 	last := doc.TraceEvents[len(doc.TraceEvents)-1]
 	assert.InDelta(t, 416.042009e6, last.TS, 1, "ts is in microseconds")
 }
+
+// TestLongTracesAreCutNotRefused: a trace longer than the cap is read up to it; rendering a
+// large run must never fail because of its trace's size.
+func TestLongTracesAreCutNotRefused(t *testing.T) {
+	saved := maxTraceLines
+	maxTraceLines = 3
+	defer func() { maxTraceLines = saved }()
+	dir := t.TempDir()
+	path := filepath.Join(dir, TraceFile)
+	require.NoError(t, os.WriteFile(path, []byte("1.0 a x o\n2.0 b y o\n3.0 c z o\n4.0 d w o\n"), 0o644))
+	lines, err := ReadTraceLines(path)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"1.0 a x o", "2.0 b y o", "3.0 c z o"}, lines)
+}
