@@ -43,6 +43,7 @@ type htmlData struct {
 	Events          []EventRecord
 	EventsOmitted   int
 	EventTypes      []string
+	EventReasons    []string
 }
 
 type htmlPlot struct {
@@ -144,19 +145,25 @@ func EncodeHTML(w io.Writer, res *Result, traceLines []string) error {
 	if traceLines == nil {
 		d.WhyNote = "No trace.txt beside result.json: the breakdown uses the Kubernetes events only. Rerun with --trace > DIR/trace.txt for the trace milestones."
 	}
-	types := map[string]bool{}
-	for _, e := range res.Events {
-		if !types[e.Type] {
-			types[e.Type] = true
-			d.EventTypes = append(d.EventTypes, e.Type)
-		}
-	}
-	sort.Strings(d.EventTypes)
 	d.Events = res.Events
 	if len(d.Events) > maxHTMLEvents {
 		d.EventsOmitted = len(d.Events) - maxHTMLEvents
 		d.Events = d.Events[:maxHTMLEvents]
 	}
+	// The selectors offer the values of the listed rows only, so no choice shows an empty table.
+	types, reasons := map[string]bool{}, map[string]bool{}
+	for _, e := range d.Events {
+		if !types[e.Type] {
+			types[e.Type] = true
+			d.EventTypes = append(d.EventTypes, e.Type)
+		}
+		if !reasons[e.Reason] {
+			reasons[e.Reason] = true
+			d.EventReasons = append(d.EventReasons, e.Reason)
+		}
+	}
+	sort.Strings(d.EventTypes)
+	sort.Strings(d.EventReasons)
 	if err := reportTemplate.Execute(w, d); err != nil {
 		return fmt.Errorf("report: rendering %s: %w", HTMLFile, err)
 	}

@@ -222,7 +222,10 @@ func (p Plot) gonumPlots() []*plot.Plot {
 			yMax = yMin + 1
 		}
 		gp.X.Min, gp.X.Max = 0, xMax
-		gp.Y.Min, gp.Y.Max = yMin, yMax+(yMax-yMin)*headroomFraction
+		// A little room below the lowest value and above the peak keeps lines at zero or at
+		// the top off the axis lines, where they would be hidden.
+		span := yMax - yMin
+		gp.Y.Min, gp.Y.Max = yMin-span*headroomFraction/2, yMax+span*headroomFraction
 		out[i] = gp
 	}
 	return out

@@ -85,7 +85,7 @@ func Render(dir string, res *Result) error {
 		return err
 	}
 	if trace != nil {
-		if err := WriteTraceEvents(dir, trace); err != nil {
+		if err := WriteTraceEvents(dir, trace, res.Series); err != nil {
 			return err
 		}
 	}

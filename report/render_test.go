@@ -225,7 +225,8 @@ func TestHTMLHasEverySection(t *testing.T) {
 	page := buf.String()
 	for _, want := range []string{
 		`id="summary"`, `id="plots"`, `id="timeline"`, `id="expectations"`, `id="why"`,
-		`id="events"`, `id="event-filter"`, `id="event-type"`, `id="reproduce"`,
+		`id="events"`, `id="event-filter"`, `id="event-type"`, `id="event-reason"`, `id="reproduce"`,
+		`<option value="TaintManagerEviction">TaintManagerEviction</option>`, `data-reason="TaintManagerEviction"`,
 		"sim run plot-fixture --seed 7 --set kube-controller-manager.node-monitor-grace-period=20s",
 		`<span class="badge fail" id="verdict">FAILED</span>`,
 		"✓", "✗", "TaintManagerEviction", "toleration", "scale-up",
@@ -283,34 +284,107 @@ func TestLoadResultRoundTrip(t *testing.T) {
 	assert.Error(t, err)
 }
 
-func TestTraceEventsAreValidJSON(t *testing.T) {
+// chromeTrace is the part of trace.json the tests read back.
+type chromeTrace struct {
+	TraceEvents []struct {
+		Name string         `json:"name"`
+		Ph   string         `json:"ph"`
+		TS   float64        `json:"ts"`
+		Dur  *float64       `json:"dur"`
+		TID  int            `json:"tid"`
+		Args map[string]any `json:"args"`
+	} `json:"traceEvents"`
+}
+
+func decodeChromeTrace(t *testing.T, lines []string, series []Series) (chromeTrace, map[int]string) {
+	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, EncodeTraceEvents(&buf, append(nodeFailureTrace(), "garbage", "")))
-	var doc struct {
-		TraceEvents []struct {
-			Name string            `json:"name"`
-			Ph   string            `json:"ph"`
-			TS   float64           `json:"ts"`
-			TID  int               `json:"tid"`
-			Args map[string]string `json:"args"`
-		} `json:"traceEvents"`
-	}
-	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
+	require.NoError(t, EncodeTraceEvents(&buf, lines, series))
+	var doc chromeTrace
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc), "trace.json is valid JSON")
 	threads := map[int]string{}
+	for _, e := range doc.TraceEvents {
+		assert.Contains(t, []string{"M", "i", "X", "C"}, e.Ph, "only phases of the trace event format")
+		if e.Ph == "M" && e.Name == "thread_name" {
+			threads[e.TID] = e.Args["name"].(string)
+		}
+	}
+	return doc, threads
+}
+
+func TestTraceEventsAreValidJSON(t *testing.T) {
+	doc, threads := decodeChromeTrace(t, append(nodeFailureTrace(), "garbage", ""), nil)
+	named := map[int]bool{}
 	instants := 0
 	for _, e := range doc.TraceEvents {
 		switch e.Ph {
 		case "M":
-			threads[e.TID] = e.Args["name"]
+			if e.Name == "thread_name" {
+				named[e.TID] = true
+			}
 		case "i":
 			instants++
-			assert.Contains(t, threads, e.TID, "an event's thread is named before it")
+			assert.True(t, named[e.TID], "an event's thread is named before it")
 		}
 	}
 	assert.Equal(t, len(nodeFailureTrace()), instants)
-	assert.Equal(t, map[int]string{1: "timeline", 2: "node-controller", 3: "nodelifecycle", 4: "taint-eviction-controller", 5: "cluster"}, threads)
+	assert.Equal(t, map[int]string{1: "timeline", 2: "node-controller", 3: "nodelifecycle", 4: "tainteviction",
+		5: "taint-eviction-controller", 6: "replicaset-controller", 7: "cluster"}, threads)
 	last := doc.TraceEvents[len(doc.TraceEvents)-1]
 	assert.InDelta(t, 416.042009e6, last.TS, 1, "ts is in microseconds")
+}
+
+// TestTraceEventsSlicesAndCounters: lines with their own duration become slices that end at
+// the line's time, overlapping slices of one component go to separate tracks (slices on one
+// track must nest), lines without a duration stay instants, and every series is a counter.
+func TestTraceEventsSlicesAndCounters(t *testing.T) {
+	lines := []string{
+		"415.358462 kubelet/worker-2 sandbox Pod default/web-a ip=10.1.0.3 took=161.587493ms",
+		"415.400000 kubelet/worker-2 sandbox Pod default/web-b ip=10.1.0.4 took=100ms",
+		"415.503541 kubelet/worker-2 container-start Pod default/web-a container=web restarts=0 took=145.079346ms",
+		"416.000000 replicaset-controller reconcile default/web ok",
+	}
+	series := []Series{
+		{Name: "workqueue.replicaset-controller.depth", Points: []Point{{T: 0, V: 0}, {T: 415.2, V: 2}}},
+		{Name: "pods.running", Points: []Point{{T: 0, V: 6}}},
+	}
+	doc, threads := decodeChromeTrace(t, lines, series)
+
+	type slice struct {
+		track, name string
+		startUS     float64
+		durUS       float64
+	}
+	var slices []slice
+	counters := map[string][]float64{}
+	instants := 0
+	for _, e := range doc.TraceEvents {
+		switch e.Ph {
+		case "X":
+			require.NotNil(t, e.Dur, "a complete slice has a duration")
+			slices = append(slices, slice{threads[e.TID], e.Name, e.TS, *e.Dur})
+		case "C":
+			for k, v := range e.Args {
+				counters[e.Name+" "+k] = append(counters[e.Name+" "+k], v.(float64))
+			}
+		case "i":
+			instants++
+			assert.Equal(t, "reconcile", e.Name, "only the line without a duration is an instant")
+		}
+	}
+	require.Len(t, slices, 3)
+	assert.Equal(t, slice{"kubelet/worker-2", "sandbox Pod default/web-a", 415358462 - 161587.493, 161587.493}, slices[0])
+	assert.Equal(t, "kubelet/worker-2 #2", slices[1].track, "a slice overlapping the first goes to a second track")
+	assert.Equal(t, "kubelet/worker-2", slices[2].track, "the first track is free again once its slice ended")
+	assert.Equal(t, "container-start Pod default/web-a", slices[2].name)
+	assert.InDelta(t, 415358462, slices[2].startUS, 1e-3,
+		"a slice that seems to start under 1 µs before the previous one ended (trace times are rounded) starts at its end")
+	assert.InDelta(t, 415503541-415358462, slices[2].durUS, 1e-3)
+	assert.Equal(t, 1, instants)
+	assert.Equal(t, map[string][]float64{
+		"workqueue.replicaset-controller depth": {0, 2},
+		"pods running":                          {6},
+	}, counters)
 }
 
 // TestLongTracesAreCutNotRefused: a trace longer than the cap is read up to it; rendering a

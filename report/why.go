@@ -87,9 +87,11 @@ var finalPhase = map[string][2]string{
 // converged after a positive time) into consecutive phases, from the milestones the run's
 // events and trace lines show; the phases of an interval start at its action, end at its
 // convergence and their Seconds add up to the interval. Time no milestone explains is an
-// explicit "other" phase. traceLines are trace.txt lines ("<seconds> <component> <action>
-// ..."); lines that do not parse are ignored, and nil is allowed (events only). The result is
-// in interval order, then time order.
+// explicit "other" phase. Trace lines that show the mechanism at work (the grace period the
+// node controller applied, the evictions scheduled) or what slowed it (409 conflicts, 429s)
+// are appended to the cause of the phase they fall in (phaseNotes). traceLines are trace.txt
+// lines ("<seconds> <component> <action> ..."); lines that do not parse are ignored, and nil
+// is allowed (events only). The result is in interval order, then time order.
 func Why(res *Result, traceLines []string) []Phase {
 	if res == nil {
 		return nil
@@ -129,7 +131,113 @@ func whyInterval(res *Result, trace []traceLine, c Convergence) []Phase {
 	}
 	fin := finalPhase[last]
 	phases = append(phases, Phase{Interval: label, Name: fin[0], Cause: fin[1], From: from, To: end, Seconds: end - from})
+	annotate(phases, trace)
 	return phases
+}
+
+// phaseNote is evidence from the trace that Why adds to the cause of the phase it happened
+// in: what this run shows of the mechanism (the grace period the node controller applied,
+// the toleration the taint-eviction controller scheduled) and what slowed it (conflicts,
+// 429s). Add a note here to explain more; a note never moves a phase boundary.
+type phaseNote struct {
+	match func(l *traceLine) bool
+	// say turns the first matching line of one phase and how many matched into a clause.
+	say func(first traceLine, n int) string
+}
+
+var phaseNotes = []phaseNote{
+	{
+		match: func(l *traceLine) bool {
+			return l.component == "nodelifecycle" && (l.action == "mark-unknown" || l.action == "mark-not-ready")
+		},
+		say: func(first traceLine, _ int) string {
+			return "the node controller: " + first.action + " " + withoutRV(first.rest)
+		},
+	},
+	{
+		match: func(l *traceLine) bool { return l.component == "tainteviction" && l.action == "schedule-eviction" },
+		say: func(first traceLine, n int) string {
+			return fmt.Sprintf("the taint-eviction controller scheduled %s: %s", plural(n, "pod deletion"), withoutRV(first.rest))
+		},
+	},
+	{
+		match: func(l *traceLine) bool {
+			return strings.HasSuffix(l.rest, " Conflict") || strings.Contains(l.rest, " Conflict ")
+		},
+		say: func(_ traceLine, n int) string { return plural(n, "update conflict") + " (409), retried" },
+	},
+	{
+		match: func(l *traceLine) bool {
+			return strings.Contains(l.rest, "TooManyRequests") || strings.Contains(l.rest, " 429")
+		},
+		say: func(_ traceLine, n int) string { return plural(n, "request") + " rejected with 429 Too Many Requests" },
+	},
+}
+
+// annotate appends to each phase's cause the notes of the trace lines that fall in it. A line
+// belongs to the first phase that ends at or after it; trace times are rounded to the
+// microsecond while event times are not, so a phase's end is widened by a little more than
+// that.
+func annotate(phases []Phase, trace []traceLine) {
+	if len(phases) == 0 {
+		return
+	}
+	const resolution = 1.5e-6
+	type key struct{ phase, note int }
+	first := map[key]traceLine{}
+	counts := map[key]int{}
+	start := phases[0].From - resolution
+	for i := range trace {
+		l := &trace[i]
+		if l.seconds < start || l.seconds > phases[len(phases)-1].To+resolution {
+			continue
+		}
+		for n, note := range phaseNotes {
+			if !note.match(l) {
+				continue
+			}
+			p := 0
+			for p < len(phases)-1 && l.seconds > phases[p].To+resolution {
+				p++
+			}
+			k := key{p, n}
+			if counts[k] == 0 {
+				first[k] = *l
+			}
+			counts[k]++
+		}
+	}
+	for p := range phases {
+		var clauses []string
+		for n, note := range phaseNotes {
+			k := key{p, n}
+			if counts[k] > 0 {
+				clauses = append(clauses, note.say(first[k], counts[k]))
+			}
+		}
+		if len(clauses) > 0 {
+			phases[p].Cause += ". In this run: " + strings.Join(clauses, "; ")
+		}
+	}
+}
+
+// withoutRV drops the rv=N word of a trace line's details, which says nothing to a reader.
+func withoutRV(rest string) string {
+	words := strings.Fields(rest)
+	out := words[:0]
+	for _, w := range words {
+		if !strings.HasPrefix(w, "rv=") {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // findMilestone returns when m happened in [from, end]: its first match at or after from,

@@ -9,14 +9,20 @@ import (
 
 // nodeFailureTrace holds the milestone lines of a node-failure run (seed 1): the crash at
 // 60 s, the NodeNotReady after the 50 s grace period, the NoExecute taint on the next
-// monitor pass, the evictions 300 s later and convergence.
+// monitor pass, the evictions scheduled and carried out 300 s later, two status update
+// conflicts while the replacements start, and convergence.
 func nodeFailureTrace() []string {
 	return []string{
 		"60.000000 timeline node-crash crash nodes=worker-0",
 		"110.025383 node-controller event Node worker-0 Normal NodeNotReady: Node worker-0 status is now: NodeNotReady",
+		"110.025383 nodelifecycle mark-unknown Node worker-0 rv=54 ready=True->Unknown silent-since=t=55.020s grace=50s",
 		"110.033059 nodelifecycle taint-add Node worker-0 rv=55 node.kubernetes.io/unreachable:NoSchedule",
 		"115.137801 nodelifecycle taint-add Node worker-0 rv=62 node.kubernetes.io/unreachable:NoExecute",
+		"115.145044 tainteviction schedule-eviction Pod default/web-9fzlx rv=56 node=worker-0 after=5m0s at=t=415.145s",
+		"115.145044 tainteviction schedule-eviction Pod default/web-b84d2 rv=57 node=worker-0 after=5m0s at=t=415.145s",
 		"415.145044 taint-eviction-controller event Pod default/web-9fzlx Normal TaintManagerEviction: Marking for deletion",
+		"415.197543 replicaset-controller update-status-error ReplicaSet default/web rv=59 Conflict",
+		"415.214803 replicaset-controller update-status-error ReplicaSet default/web rv=130 Conflict",
 		"416.042009 cluster converged after node-crash (crash) 356.042s",
 	}
 }
@@ -70,6 +76,14 @@ func TestWhyNodeFailure(t *testing.T) {
 	assert.InDelta(t, 300, byName["toleration"].Seconds, 0.1, "tolerationSeconds")
 	assert.InDelta(t, 5.1, byName["taint"].Seconds, 0.1, "next monitor pass")
 	assert.Greater(t, (byName["detection"].Seconds+byName["toleration"].Seconds)/sum, 0.95, "grace and toleration dominate")
+
+	// The trace's evidence lands in the phase it happened in.
+	assert.Contains(t, byName["detection"].Cause, "In this run: the node controller: mark-unknown Node worker-0 ready=True->Unknown silent-since=t=55.020s grace=50s")
+	assert.Contains(t, byName["toleration"].Cause, "scheduled 2 pod deletions: Pod default/web-9fzlx node=worker-0 after=5m0s")
+	assert.Contains(t, byName["replacement: start"].Cause, "2 update conflicts (409), retried")
+	for _, name := range []string{"taint", "replacement: create", "replacement: schedule"} {
+		assert.NotContains(t, byName[name].Cause, "In this run", "%s has no evidence in the trace", name)
+	}
 }
 
 func TestWhyWithoutTrace(t *testing.T) {

@@ -108,6 +108,21 @@ func TestReportInBrowser(t *testing.T) {
 	require.Greater(t, visibleAfter, 0, "the filter hid every row, even the matching ones")
 	require.Less(t, visibleAfter, rowCount, "typing in the filter did not reduce the visible rows")
 
+	// The reason selector alone (filter box cleared) keeps exactly the rows with that reason.
+	const pickReason = `(function () {
+		var f = document.getElementById("event-filter");
+		f.value = ""; f.dispatchEvent(new Event("input"));
+		var s = document.getElementById("event-reason");
+		s.value = "TaintManagerEviction"; s.dispatchEvent(new Event("change"));
+		var shown = Array.prototype.filter.call(document.querySelectorAll("#events tbody tr"), function (r) { return r.offsetParent !== null; });
+		var wrong = shown.filter(function (r) { return r.getAttribute("data-reason") !== "TaintManagerEviction"; });
+		return wrong.length > 0 ? -1 : shown.length;
+	})()`
+	reasonRows, err := chromedp.Run(ctx, chromedp.Evaluate[int](pickReason))
+	require.NoError(t, err)
+	require.Greater(t, reasonRows, 0, "the reason selector hid every row, or showed rows of another reason (-1)")
+	require.Less(t, reasonRows, rowCount, "the reason selector did not reduce the visible rows")
+
 	// Let late console messages arrive before judging.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Sleep(300*time.Millisecond)))
 	mu.Lock()
@@ -118,5 +133,5 @@ func TestReportInBrowser(t *testing.T) {
 	repoOut := filepath.Join("..", "..", "out", "e2e")
 	require.NoError(t, os.MkdirAll(repoOut, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(repoOut, "report.png"), shot, 0o644))
-	t.Logf("svg plots: %d, event rows: %d, rows matching the filter: %d, why rows: %d", svgCount, rowCount, visibleAfter, whyRows)
+	t.Logf("svg plots: %d, event rows: %d, rows matching the filter: %d, rows of the chosen reason: %d, why rows: %d", svgCount, rowCount, visibleAfter, reasonRows, whyRows)
 }
