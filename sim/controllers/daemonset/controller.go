@@ -484,18 +484,8 @@ func shouldIgnoreNodeUpdate(oldNode, curNode *model.Node) bool {
 // resolveControllerRef returns the cached DaemonSet a controller reference points to, or nil
 // when the kind differs or the DaemonSet with that name has another UID.
 func (dsc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.DaemonSet {
-	if ref.Kind != model.KindDaemonSet {
-		return nil
-	}
-	obj, ok := dsc.dsInformer.Get(namespace, ref.Name)
-	if !ok {
-		return nil
-	}
-	ds, ok := obj.(*model.DaemonSet)
-	if !ok || ds.UID != ref.UID {
-		return nil
-	}
-	return ds
+	o, _ := client.ResolveControllerRef[*model.DaemonSet](dsc.dsInformer, model.KindDaemonSet, namespace, ref)
+	return o
 }
 
 // getDaemonSetsForLabels returns the cached DaemonSets of namespace whose selector matches set

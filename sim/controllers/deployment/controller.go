@@ -372,18 +372,8 @@ func (dc *Controller) deletePod(obj any) {
 // when the kind is not Deployment, no Deployment has that name, or the one that has it has
 // another UID.
 func (dc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.Deployment {
-	if ref.Kind != model.KindDeployment {
-		return nil
-	}
-	obj, ok := dc.dInformer.Get(namespace, ref.Name)
-	if !ok {
-		return nil
-	}
-	d, ok := obj.(*model.Deployment)
-	if !ok || d.UID != ref.UID {
-		return nil
-	}
-	return d
+	o, _ := client.ResolveControllerRef[*model.Deployment](dc.dInformer, model.KindDeployment, namespace, ref)
+	return o
 }
 
 // getDeploymentsForReplicaSet returns the cached Deployments of the ReplicaSet's namespace

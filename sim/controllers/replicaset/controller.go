@@ -329,18 +329,8 @@ func boolPtrEqual(a, b *bool) bool {
 // when the kind is not ReplicaSet, no ReplicaSet has that name, or the one that has it has
 // another UID (a different object with the same name).
 func (rsc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.ReplicaSet {
-	if ref.Kind != model.KindReplicaSet {
-		return nil
-	}
-	obj, ok := rsc.rsInformer.Get(namespace, ref.Name)
-	if !ok {
-		return nil
-	}
-	rs, ok := obj.(*model.ReplicaSet)
-	if !ok || rs.UID != ref.UID {
-		return nil
-	}
-	return rs
+	o, _ := client.ResolveControllerRef[*model.ReplicaSet](rsc.rsInformer, model.KindReplicaSet, namespace, ref)
+	return o
 }
 
 // getPodReplicaSets returns the cached ReplicaSets in the pod's namespace whose selector

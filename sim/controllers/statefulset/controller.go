@@ -371,18 +371,8 @@ func (ssc *Controller) deletePod(obj any) {
 // resolveControllerRef returns the cached StatefulSet a controller reference points to, or nil
 // when the kind differs or the set with that name has another UID.
 func (ssc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.StatefulSet {
-	if ref.Kind != model.KindStatefulSet {
-		return nil
-	}
-	obj, ok := ssc.setInformer.Get(namespace, ref.Name)
-	if !ok {
-		return nil
-	}
-	set, ok := obj.(*model.StatefulSet)
-	if !ok || set.UID != ref.UID {
-		return nil
-	}
-	return set
+	o, _ := client.ResolveControllerRef[*model.StatefulSet](ssc.setInformer, model.KindStatefulSet, namespace, ref)
+	return o
 }
 
 // getStatefulSetsForPod returns the cached sets in the pod's namespace whose selector matches
