@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -39,6 +40,7 @@ Flags:
       --trace           print the trace as the run goes (to stderr with -o json)
   -o, --output FORMAT   text: a summary on stdout; json: result.json on stdout (default text)
   -q, --quiet           print no summary (warnings and errors still go to stderr)
+      --cpuprofile FILE write a Go CPU profile of the run to FILE ('go tool pprof FILE')
 
 Examples:
   sim run node-failure
@@ -185,6 +187,7 @@ func (c *cli) cmdRun(args []string) int {
 	trace := fs.Bool("trace", false, "")
 	format := fs.StringP("output", "o", "text", "")
 	quiet := fs.BoolP("quiet", "q", false, "")
+	cpuProfile := fs.String("cpuprofile", "", "")
 	if done, code := c.parseFlags(fs, args, runUsage); done {
 		return code
 	}
@@ -267,9 +270,17 @@ func (c *cli) cmdRun(args []string) int {
 		}
 	}()
 
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "sim run: --cpuprofile: %v\n", err)
+		return exitUsage
+	}
 	start := c.now()
 	res, stack, runErr := c.safeRun(context.Background(), scn, opts)
 	wall := c.now().Sub(start)
+	if err := stopProfile(); err != nil {
+		fmt.Fprintf(c.stderr, "sim run: --cpuprofile: %v\n", err)
+	}
 	close(finished)
 	stopSignals()
 	if traceOut != nil {
@@ -508,4 +519,24 @@ func (c *cli) cmdVersion(args []string) int {
 	fmt.Fprintf(c.stdout, "kinds: %s\n", strings.Join(kinds, ", "))
 	fmt.Fprintf(c.stdout, "go: %s\n", runtime.Version())
 	return exitOK
+}
+
+// startCPUProfile starts a CPU profile written to path ("" profiles nothing) and returns the
+// function that stops it and closes the file. It fails if the file cannot be created.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/reconsim/reconsim/model"
@@ -63,36 +64,73 @@ func LabelIndexValue(key, value string) string { return key + "=" + value }
 
 func builtinIndexers() []namedIndex {
 	return []namedIndex{
-		{IndexLabel, LabelIndexFunc},
-		{IndexNamespace, NamespaceIndexFunc},
-		{IndexNodeName, NodeNameIndexFunc},
-		{IndexOwnerUID, OwnerUIDIndexFunc},
+		{IndexLabel, LabelIndexFunc, sameLabels},
+		{IndexNamespace, NamespaceIndexFunc, sameNamespace},
+		{IndexNodeName, NodeNameIndexFunc, sameNodeName},
+		{IndexOwnerUID, OwnerUIDIndexFunc, sameControllerUID},
 	}
+}
+
+func sameLabels(old, cur model.Object) bool {
+	return maps.Equal(old.Meta().Labels, cur.Meta().Labels)
+}
+
+func sameNamespace(old, cur model.Object) bool {
+	return old.Meta().Namespace == cur.Meta().Namespace
+}
+
+func sameNodeName(old, cur model.Object) bool {
+	op, ok1 := old.(*model.Pod)
+	cp, ok2 := cur.(*model.Pod)
+	if !ok1 || !ok2 {
+		return !ok1 && !ok2
+	}
+	return op.Spec.NodeName == cp.Spec.NodeName
+}
+
+func sameControllerUID(old, cur model.Object) bool {
+	o, c := model.ControllerOf(old), model.ControllerOf(cur)
+	if o == nil || c == nil {
+		return o == c
+	}
+	return o.UID == c.UID
 }
 
 type namedIndex struct {
 	name string
 	fn   IndexFunc
+	// same, when set, reports cheaply that two versions of an object have the same index
+	// values, so an update that does not touch the indexed field skips fn altogether.
+	same func(old, cur model.Object) bool
 }
 
-// bucket is the set of keys with one index value, with a sorted view rebuilt on demand.
+// entry is one cached object with the index values it was filed under (one slice per index,
+// in the order of store.indexes). Updates replace obj in place, so the sorted views that hold
+// the entry stay valid as long as the set of keys does not change.
+type entry struct {
+	key  string
+	obj  model.Object
+	vals [][]string
+}
+
+// bucket is the set of entries with one index value, with a key-sorted view rebuilt on demand.
 type bucket struct {
-	keys   map[string]struct{}
-	sorted []string
-	dirty  bool
+	entries map[string]*entry
+	sorted  []*entry
+	dirty   bool
 }
 
 // store is the informer's indexed cache (upstream threadSafeMap with its indices).
 type store struct {
-	items      map[string]model.Object
-	sortedKeys []string
-	keysDirty  bool
-	indexes    []namedIndex                  // sorted by name
-	indices    map[string]map[string]*bucket // index name -> value -> keys
+	items     map[string]*entry
+	sorted    []*entry
+	keysDirty bool
+	indexes   []namedIndex                  // sorted by name
+	indices   map[string]map[string]*bucket // index name -> value -> entries
 }
 
 func newStore() *store {
-	s := &store{items: map[string]model.Object{}, indices: map[string]map[string]*bucket{}}
+	s := &store{items: map[string]*entry{}, indices: map[string]map[string]*bucket{}}
 	for _, ix := range builtinIndexers() {
 		s.indexes = append(s.indexes, ix)
 		s.indices[ix.name] = map[string]*bucket{}
@@ -101,56 +139,66 @@ func newStore() *store {
 }
 
 func (s *store) get(key string) (model.Object, bool) {
-	obj, ok := s.items[key]
-	return obj, ok
+	if e, ok := s.items[key]; ok {
+		return e.obj, true
+	}
+	return nil, false
 }
 
 // put stores obj under key, updating every index, and returns the previous object.
 func (s *store) put(key string, obj model.Object) (model.Object, bool) {
-	old, existed := s.items[key]
-	s.items[key] = obj
+	e, existed := s.items[key]
 	if !existed {
+		e = &entry{key: key, obj: obj, vals: make([][]string, len(s.indexes))}
+		s.items[key] = e
 		s.keysDirty = true
-	}
-	for _, ix := range s.indexes {
-		var oldVals []string
-		if existed {
-			oldVals = ix.fn(old)
+		for i, ix := range s.indexes {
+			e.vals[i] = ix.fn(obj)
+			s.index(ix.name, e, e.vals[i])
 		}
-		newVals := ix.fn(obj)
-		if existed && slices.Equal(oldVals, newVals) {
+		return nil, false
+	}
+	old := e.obj
+	e.obj = obj
+	for i, ix := range s.indexes {
+		if ix.same != nil && ix.same(old, obj) {
 			continue
 		}
-		s.unindex(ix.name, key, oldVals)
-		s.index(ix.name, key, newVals)
+		newVals := ix.fn(obj)
+		if slices.Equal(e.vals[i], newVals) {
+			continue
+		}
+		s.unindex(ix.name, key, e.vals[i])
+		e.vals[i] = newVals
+		s.index(ix.name, e, newVals)
 	}
-	return old, existed
+	return old, true
 }
 
 // remove deletes key and returns the object it held.
 func (s *store) remove(key string) (model.Object, bool) {
-	old, ok := s.items[key]
+	e, ok := s.items[key]
 	if !ok {
 		return nil, false
 	}
 	delete(s.items, key)
 	s.keysDirty = true
-	for _, ix := range s.indexes {
-		s.unindex(ix.name, key, ix.fn(old))
+	for i, ix := range s.indexes {
+		s.unindex(ix.name, key, e.vals[i])
 	}
-	return old, true
+	return e.obj, true
 }
 
-func (s *store) index(name, key string, values []string) {
+func (s *store) index(name string, e *entry, values []string) {
 	m := s.indices[name]
 	for _, v := range values {
 		b := m[v]
 		if b == nil {
-			b = &bucket{keys: map[string]struct{}{}}
+			b = &bucket{entries: map[string]*entry{}}
 			m[v] = b
 		}
-		if _, ok := b.keys[key]; !ok {
-			b.keys[key] = struct{}{}
+		if _, ok := b.entries[e.key]; !ok {
+			b.entries[e.key] = e
 			b.dirty = true
 		}
 	}
@@ -163,24 +211,36 @@ func (s *store) unindex(name, key string, values []string) {
 		if b == nil {
 			continue
 		}
-		delete(b.keys, key)
+		delete(b.entries, key)
 		b.dirty = true
-		if len(b.keys) == 0 {
+		if len(b.entries) == 0 {
 			delete(m, v)
 		}
 	}
 }
 
-func (s *store) keys() []string {
+func compareEntries(a, b *entry) int {
+	switch {
+	case a.key < b.key:
+		return -1
+	case a.key > b.key:
+		return 1
+	}
+	return 0
+}
+
+// all returns every entry sorted by key. The slice is the store's own: callers must not
+// modify it, and it is only valid until the next put or remove.
+func (s *store) all() []*entry {
 	if s.keysDirty {
-		s.sortedKeys = s.sortedKeys[:0]
-		for k := range s.items { //detlint:ordered the keys are sorted below
-			s.sortedKeys = append(s.sortedKeys, k)
+		s.sorted = s.sorted[:0]
+		for _, e := range s.items { //detlint:ordered the entries are sorted below
+			s.sorted = append(s.sorted, e)
 		}
-		slices.Sort(s.sortedKeys)
+		slices.SortFunc(s.sorted, compareEntries)
 		s.keysDirty = false
 	}
-	return s.sortedKeys
+	return s.sorted
 }
 
 func (s *store) hasIndex(name string) bool {
@@ -188,18 +248,19 @@ func (s *store) hasIndex(name string) bool {
 	return ok
 }
 
-// byIndex returns the keys with value under index name, sorted.
-func (s *store) byIndex(name, value string) []string {
+// byIndex returns the entries with value under index name, sorted by key. The slice is the
+// store's own: callers must not modify it, and it is only valid until the next put or remove.
+func (s *store) byIndex(name, value string) []*entry {
 	b := s.indices[name][value]
 	if b == nil {
 		return nil
 	}
 	if b.dirty {
 		b.sorted = b.sorted[:0]
-		for k := range b.keys { //detlint:ordered the keys are sorted below
-			b.sorted = append(b.sorted, k)
+		for _, e := range b.entries { //detlint:ordered the entries are sorted below
+			b.sorted = append(b.sorted, e)
 		}
-		slices.Sort(b.sorted)
+		slices.SortFunc(b.sorted, compareEntries)
 		b.dirty = false
 	}
 	return b.sorted
@@ -207,7 +268,7 @@ func (s *store) byIndex(name, value string) []string {
 
 // addIndex adds an index and indexes every stored object.
 func (s *store) addIndex(name string, fn IndexFunc) {
-	s.indexes = append(s.indexes, namedIndex{name, fn})
+	s.indexes = append(s.indexes, namedIndex{name: name, fn: fn})
 	slices.SortFunc(s.indexes, func(a, b namedIndex) int {
 		switch {
 		case a.name < b.name:
@@ -218,15 +279,21 @@ func (s *store) addIndex(name string, fn IndexFunc) {
 		return 0
 	})
 	s.indices[name] = map[string]*bucket{}
-	for _, key := range s.keys() {
-		s.index(name, key, fn(s.items[key]))
+	for _, e := range s.all() {
+		e.vals = make([][]string, len(s.indexes))
+		for i, ix := range s.indexes {
+			e.vals[i] = ix.fn(e.obj)
+			if ix.name == name {
+				s.index(name, e, e.vals[i])
+			}
+		}
 	}
 }
 
 // clear drops every object and index entry, keeping the index functions.
 func (s *store) clear() {
 	clear(s.items)
-	s.sortedKeys = s.sortedKeys[:0]
+	s.sorted = s.sorted[:0]
 	s.keysDirty = false
 	for name := range s.indices { //detlint:ordered each index is reset independently
 		s.indices[name] = map[string]*bucket{}

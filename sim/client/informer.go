@@ -163,9 +163,8 @@ func (inf *Informer) Stats() InformerStats { return inf.stats }
 // of them, in key order, with isInInitialList true (as upstream replays to late handlers).
 func (inf *Informer) AddEventHandler(h EventHandler) {
 	inf.handlers = append(inf.handlers, h)
-	for _, key := range inf.store.keys() {
-		obj, _ := inf.store.get(key)
-		h.OnAdd(obj, true)
+	for _, e := range slices.Clone(inf.store.all()) {
+		h.OnAdd(e.obj, true)
 	}
 }
 
@@ -272,14 +271,20 @@ func (inf *Informer) Get(namespace, name string) (model.Object, bool) {
 	return inf.store.get(model.KeyOf(namespace, name))
 }
 
+// GetByKey is Get for a key already built with model.KeyOf ("namespace/name", or "name" for
+// cluster-scoped objects); callers that look the same object up repeatedly keep the key and
+// save building it each time.
+func (inf *Informer) GetByKey(key string) (model.Object, bool) {
+	return inf.store.get(key)
+}
+
 // List returns the cached objects whose labels sel matches (nil: all), sorted by key.
 func (inf *Informer) List(sel labels.Selector) []model.Object {
-	keys := inf.store.keys()
-	out := make([]model.Object, 0, len(keys))
-	for _, key := range keys {
-		obj, _ := inf.store.get(key)
-		if sel == nil || sel.Matches(labels.Set(obj.Meta().Labels)) {
-			out = append(out, obj)
+	entries := inf.store.all()
+	out := make([]model.Object, 0, len(entries))
+	for _, e := range entries {
+		if sel == nil || sel.Matches(labels.Set(e.obj.Meta().Labels)) {
+			out = append(out, e.obj)
 		}
 	}
 	return out
@@ -287,12 +292,11 @@ func (inf *Informer) List(sel labels.Selector) []model.Object {
 
 // ListNamespace is List restricted to one namespace, through the namespace index.
 func (inf *Informer) ListNamespace(namespace string, sel labels.Selector) []model.Object {
-	keys := inf.store.byIndex(IndexNamespace, namespace)
-	out := make([]model.Object, 0, len(keys))
-	for _, key := range keys {
-		obj, _ := inf.store.get(key)
-		if sel == nil || sel.Matches(labels.Set(obj.Meta().Labels)) {
-			out = append(out, obj)
+	entries := inf.store.byIndex(IndexNamespace, namespace)
+	out := make([]model.Object, 0, len(entries))
+	for _, e := range entries {
+		if sel == nil || sel.Matches(labels.Set(e.obj.Meta().Labels)) {
+			out = append(out, e.obj)
 		}
 	}
 	return out
@@ -304,10 +308,10 @@ func (inf *Informer) ByIndex(indexName, value string) []model.Object {
 	if !inf.store.hasIndex(indexName) {
 		panic(fmt.Sprintf("informer %s: no index named %q", inf.kind, indexName))
 	}
-	keys := inf.store.byIndex(indexName, value)
-	out := make([]model.Object, len(keys))
-	for i, key := range keys {
-		out[i], _ = inf.store.get(key)
+	entries := inf.store.byIndex(indexName, value)
+	out := make([]model.Object, len(entries))
+	for i, e := range entries {
+		out[i] = e.obj
 	}
 	return out
 }
@@ -409,9 +413,9 @@ func (inf *Informer) replace(items []model.Object, rv uint64) {
 	}
 	if len(inf.store.items) > len(listed) {
 		var gone []string
-		for _, key := range inf.store.keys() {
-			if _, ok := listed[key]; !ok {
-				gone = append(gone, key)
+		for _, e := range inf.store.all() {
+			if _, ok := listed[e.key]; !ok {
+				gone = append(gone, e.key)
 			}
 		}
 		for _, key := range gone {
@@ -526,10 +530,9 @@ func (inf *Informer) onResync() {
 		return
 	}
 	inf.stats.Resyncs++
-	for _, key := range inf.store.keys() {
-		obj, _ := inf.store.get(key)
+	for _, e := range slices.Clone(inf.store.all()) {
 		for _, h := range inf.handlers {
-			h.OnUpdate(obj, obj)
+			h.OnUpdate(e.obj, e.obj)
 		}
 	}
 }

@@ -62,6 +62,11 @@ func IsPodAvailable(p *model.Pod, minReadySeconds int32, now sim.Time) bool {
 	if c == nil || c.Status != model.ConditionTrue {
 		return false
 	}
+	return readyConditionAvailable(c, minReadySeconds, now)
+}
+
+// readyConditionAvailable is IsPodAvailable for a pod whose Ready condition c is True.
+func readyConditionAvailable(c *model.PodCondition, minReadySeconds int32, now sim.Time) bool {
 	if minReadySeconds <= 0 {
 		return true
 	}

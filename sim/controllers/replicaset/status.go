@@ -3,7 +3,6 @@ package replicaset
 import (
 	"slices"
 
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
@@ -32,15 +31,17 @@ const (
 func calculateStatus(rs *model.ReplicaSet, activePods, terminatingPods []*model.Pod, manageReplicasErr error, now sim.Time) model.ReplicaSetStatus {
 	newStatus := rs.Status
 	newStatus.Conditions = slices.Clone(rs.Status.Conditions)
-	templateLabels := labels.Set(rs.Spec.Template.Labels).AsSelectorPreValidated()
+	// labels.Set(template labels).AsSelectorPreValidated() matches exactly the label maps
+	// that hold every template label with its value.
+	templateLabels := labelPairs(rs.Spec.Template.Labels)
 	var fullyLabeled, ready, available int32
 	for _, p := range activePods {
-		if templateLabels.Matches(labels.Set(p.Labels)) {
+		if hasAllPairs(p.Labels, templateLabels) {
 			fullyLabeled++
 		}
-		if IsPodReady(p) {
+		if c := podReadyCondition(p); c != nil && c.Status == model.ConditionTrue {
 			ready++
-			if IsPodAvailable(p, rs.Spec.MinReadySeconds, now) {
+			if readyConditionAvailable(c, rs.Spec.MinReadySeconds, now) {
 				available++
 			}
 		}

@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/reconsim/reconsim/model"
@@ -66,13 +64,14 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 		rsc.k.Emit(Component, "invalid-selector", rsRef(rs), rs.ResourceVersion, err.Error())
 		return nil
 	}
+	podSel := newPodSelector(rs.Spec.Selector, selector)
 	allPods := rsc.claimCandidates(rs)
 	activePods := FilterActivePods(allPods)
-	activePods, err = rsc.claimPods(ctx, rs, selector, activePods)
+	activePods, err = rsc.claimPods(ctx, rs, podSel, activePods)
 	if err != nil {
 		return err
 	}
-	terminatingPods := filterClaimedPods(rs, selector, filterTerminatingPods(allPods))
+	terminatingPods := filterClaimedPods(rs, podSel, filterTerminatingPods(allPods))
 
 	var manageReplicasErr error
 	switch {
@@ -116,20 +115,36 @@ func claimCandidatesIndexFunc(obj model.Object) []string {
 // pod in the namespace and skips the ones another controller owns; leaving those out of the
 // list gives the same claims and statuses at a cost that does not grow with the namespace.
 func (rsc *Controller) claimCandidates(rs *model.ReplicaSet) []*model.Pod {
-	owned := rsc.podInformer.ByIndex(indexClaimCandidates, rs.UID)
-	orphans := rsc.podInformer.ByIndex(indexClaimCandidates, "orphan/"+rs.Namespace)
+	// Both lists come sorted by key, and within one namespace by name, so a merge keeps the
+	// name order without sorting.
+	owned := podsInNamespace(rsc.podInformer.ByIndex(indexClaimCandidates, rs.UID), rs.Namespace)
+	orphans := podsInNamespace(rsc.podInformer.ByIndex(indexClaimCandidates, "orphan/"+rs.Namespace), rs.Namespace)
+	if len(orphans) == 0 {
+		return owned
+	}
 	out := make([]*model.Pod, 0, len(owned)+len(orphans))
-	for _, o := range owned {
-		if p, ok := o.(*model.Pod); ok && p.Namespace == rs.Namespace {
+	i, j := 0, 0
+	for i < len(owned) && j < len(orphans) {
+		if owned[i].Name <= orphans[j].Name {
+			out = append(out, owned[i])
+			i++
+		} else {
+			out = append(out, orphans[j])
+			j++
+		}
+	}
+	out = append(out, owned[i:]...)
+	return append(out, orphans[j:]...)
+}
+
+// podsInNamespace returns the pods among objs that live in namespace, in their original order.
+func podsInNamespace(objs []model.Object, namespace string) []*model.Pod {
+	out := make([]*model.Pod, 0, len(objs))
+	for _, o := range objs {
+		if p, ok := o.(*model.Pod); ok && p.Namespace == namespace {
 			out = append(out, p)
 		}
 	}
-	for _, o := range orphans {
-		if p, ok := o.(*model.Pod); ok {
-			out = append(out, p)
-		}
-	}
-	slices.SortFunc(out, func(a, b *model.Pod) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -157,11 +172,11 @@ func filterTerminatingPods(pods []*model.Pod) []*model.Pod {
 
 // filterClaimedPods returns the pods rs controls that its selector still matches (upstream
 // controller.FilterClaimedPods).
-func filterClaimedPods(rs *model.ReplicaSet, selector labels.Selector, pods []*model.Pod) []*model.Pod {
+func filterClaimedPods(rs *model.ReplicaSet, selector podSelector, pods []*model.Pod) []*model.Pod {
 	var out []*model.Pod
 	for _, p := range pods {
 		ref := model.ControllerOf(p)
-		if ref != nil && ref.UID == rs.UID && selector.Matches(labels.Set(p.Labels)) {
+		if ref != nil && ref.UID == rs.UID && selector.matches(p.Labels) {
 			out = append(out, p)
 		}
 	}
@@ -404,7 +419,7 @@ func conditionSuffix(s model.ReplicaSetStatus) string {
 type podControllerRefManager struct {
 	rsc      *Controller
 	rs       *model.ReplicaSet
-	selector labels.Selector
+	selector podSelector
 	// canAdoptChecked and canAdoptErr cache the uncached recheck: it runs at most once per
 	// sync, and only if some pod is to be adopted (upstream canAdoptOnce).
 	canAdoptChecked bool
@@ -416,9 +431,9 @@ type podControllerRefManager struct {
 // that no longer match are released (unless rs is being deleted). Pods controlled by another
 // owner are left alone. Errors from individual pods are aggregated; the claimed pods are
 // returned either way.
-func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, selector labels.Selector, pods []*model.Pod) ([]*model.Pod, error) {
+func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, selector podSelector, pods []*model.Pod) ([]*model.Pod, error) {
 	m := &podControllerRefManager{rsc: rsc, rs: rs, selector: selector}
-	var claimed []*model.Pod
+	claimed := make([]*model.Pod, 0, len(pods))
 	var errs []error
 	for _, p := range pods {
 		ok, err := m.claimPod(ctx, p)
@@ -435,7 +450,7 @@ func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, sele
 
 // claimPod is ClaimObject for one pod.
 func (m *podControllerRefManager) claimPod(ctx context.Context, pod *model.Pod) (bool, error) {
-	matches := m.selector.Matches(labels.Set(pod.Labels))
+	matches := m.selector.matches(pod.Labels)
 	if ref := model.ControllerOf(pod); ref != nil {
 		if ref.UID != m.rs.UID {
 			return false, nil

@@ -1,0 +1,68 @@
+package replicaset
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// TestPodSelectorAgreesWithLabelSelector checks the direct matchLabels comparison against the
+// converted selector on random selectors and label maps, including nil and empty selectors and
+// ones with expressions (which take the generic path).
+func TestPodSelectorAgreesWithLabelSelector(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := []string{"app", "tier", "env", "k8s.io/name"}
+	values := []string{"a", "b", ""}
+	randomMap := func() map[string]string {
+		if rng.IntN(5) == 0 {
+			return nil
+		}
+		m := map[string]string{}
+		for _, k := range keys {
+			if rng.IntN(2) == 0 {
+				m[k] = values[rng.IntN(len(values))]
+			}
+		}
+		return m
+	}
+	for i := 0; i < 5000; i++ {
+		var ls *metav1.LabelSelector
+		if rng.IntN(10) > 0 {
+			ls = &metav1.LabelSelector{MatchLabels: randomMap()}
+			if rng.IntN(4) == 0 {
+				ls.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: keys[rng.IntN(len(keys))], Operator: metav1.LabelSelectorOpExists}}
+			}
+		}
+		sel, err := metav1.LabelSelectorAsSelector(ls)
+		require.NoError(t, err)
+		ps := newPodSelector(ls, sel)
+		for j := 0; j < 10; j++ {
+			podLabels := randomMap()
+			require.Equal(t, sel.Matches(labels.Set(podLabels)), ps.matches(podLabels), "selector %v, labels %v", ls, podLabels)
+		}
+	}
+}
+
+// TestTemplatePairsAgreeWithAsSelector checks the fully-labeled count's direct comparison
+// against upstream's labels.Set(template).AsSelectorPreValidated().
+func TestTemplatePairsAgreeWithAsSelector(t *testing.T) {
+	cases := []struct {
+		template, pod map[string]string
+	}{
+		{nil, nil},
+		{nil, map[string]string{"a": "1"}},
+		{map[string]string{"a": "1"}, nil},
+		{map[string]string{"a": "1"}, map[string]string{"a": "1", "b": "2"}},
+		{map[string]string{"a": "1", "b": "2"}, map[string]string{"a": "1"}},
+		{map[string]string{"a": ""}, map[string]string{}},
+		{map[string]string{"a": ""}, map[string]string{"a": ""}},
+		{map[string]string{"a": "1"}, map[string]string{"a": "2"}},
+	}
+	for _, c := range cases {
+		want := labels.Set(c.template).AsSelectorPreValidated().Matches(labels.Set(c.pod))
+		require.Equal(t, want, hasAllPairs(c.pod, labelPairs(c.template)), "template %v pod %v", c.template, c.pod)
+	}
+}
