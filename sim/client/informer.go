@@ -42,6 +42,13 @@ type EventHandler interface {
 	OnDelete(obj any)
 }
 
+// CacheResetHandler is implemented by handlers that keep their own mirror of the cache: Stop
+// clears the cache without an OnDelete per object, and calls OnCacheReset instead, so that the
+// mirror can be cleared too before the next Run lists everything again.
+type CacheResetHandler interface {
+	OnCacheReset()
+}
+
 // EventHandlerFuncs adapts functions to EventHandler; nil functions are skipped.
 type EventHandlerFuncs struct {
 	AddFunc    func(obj model.Object, isInInitialList bool)
@@ -246,6 +253,11 @@ func (inf *Informer) Stop() {
 	inf.proc = nil
 	inf.store.clear()
 	inf.lastRV = 0
+	for _, h := range inf.handlers {
+		if r, ok := h.(CacheResetHandler); ok {
+			r.OnCacheReset()
+		}
+	}
 }
 
 // Running reports whether Run was called and Stop was not.

@@ -52,6 +52,10 @@ type Controller struct {
 
 	rsInformer  *client.Informer
 	podInformer *client.Informer
+	// pods mirrors podInformer as the facts a sync reads; factsBuffers are reusable buffers
+	// for one sync's copy of them.
+	pods         *podTable
+	factsBuffers []*[]podFacts
 
 	queue        *workqueue.RateLimiting[string]
 	expectations *UIDTrackingControllerExpectations
@@ -85,9 +89,8 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		queue:        workqueue.NewRateLimiting[string](k, "replicaset", workqueue.DefaultControllerRateLimiter[string]()),
 	}
 	rsc.syncHandler = rsc.syncReplicaSet
-	if err := rsc.podInformer.AddIndexers(client.Indexers{indexClaimCandidates: claimCandidatesIndexFunc}); err != nil {
-		return nil, err
-	}
+	rsc.pods = newPodTable()
+	rsc.podInformer.AddEventHandler(rsc.pods)
 	rsc.rsInformer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc:    func(obj model.Object, _ bool) { rsc.addRS(obj) },
 		UpdateFunc: rsc.updateRS,

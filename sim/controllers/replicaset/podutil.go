@@ -62,15 +62,15 @@ func IsPodAvailable(p *model.Pod, minReadySeconds int32, now sim.Time) bool {
 	if c == nil || c.Status != model.ConditionTrue {
 		return false
 	}
-	return readyConditionAvailable(c, minReadySeconds, now)
+	return readySinceAvailable(c.LastTransitionTime, minReadySeconds, now)
 }
 
-// readyConditionAvailable is IsPodAvailable for a pod whose Ready condition c is True.
-func readyConditionAvailable(c *model.PodCondition, minReadySeconds int32, now sim.Time) bool {
+// readySinceAvailable is IsPodAvailable for a pod that has been Ready since readySince.
+func readySinceAvailable(readySince sim.Time, minReadySeconds int32, now sim.Time) bool {
 	if minReadySeconds <= 0 {
 		return true
 	}
-	return c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second).Before(now)
+	return readySince.Add(time.Duration(minReadySeconds) * time.Second).Before(now)
 }
 
 // podReadyTime returns when the pod last became Ready and whether it is Ready at all

@@ -3,7 +3,6 @@ package replicaset
 import (
 	"slices"
 
-
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 )
@@ -28,20 +27,26 @@ const (
 // gate, beta and on by default since 1.35, KEP-3973). A manageReplicas error sets the
 // ReplicaFailure condition (reason FailedCreate when pods were missing, FailedDelete when
 // there were too many) if it is not already set; success removes it.
-func calculateStatus(rs *model.ReplicaSet, activePods, terminatingPods []*model.Pod, manageReplicasErr error, now sim.Time) model.ReplicaSetStatus {
+func calculateStatus(rs *model.ReplicaSet, activePods []*podFacts, terminatingPods int, manageReplicasErr error, now sim.Time) model.ReplicaSetStatus {
 	newStatus := rs.Status
 	newStatus.Conditions = slices.Clone(rs.Status.Conditions)
 	// labels.Set(template labels).AsSelectorPreValidated() matches exactly the label maps
 	// that hold every template label with its value.
 	templateLabels := labelPairs(rs.Spec.Template.Labels)
 	var fullyLabeled, ready, available int32
-	for _, p := range activePods {
-		if hasAllPairs(p.Labels, templateLabels) {
+	fully := map[*labelSet]bool{}
+	for _, f := range activePods {
+		isFully, ok := fully[f.labels]
+		if !ok {
+			isFully = hasAllPairs(f.labels.labels, templateLabels)
+			fully[f.labels] = isFully
+		}
+		if isFully {
 			fullyLabeled++
 		}
-		if c := podReadyCondition(p); c != nil && c.Status == model.ConditionTrue {
+		if f.ready {
 			ready++
-			if readyConditionAvailable(c, rs.Spec.MinReadySeconds, now) {
+			if readySinceAvailable(f.readySince, rs.Spec.MinReadySeconds, now) {
 				available++
 			}
 		}
@@ -69,7 +74,7 @@ func calculateStatus(rs *model.ReplicaSet, activePods, terminatingPods []*model.
 	newStatus.FullyLabeledReplicas = fullyLabeled
 	newStatus.ReadyReplicas = ready
 	newStatus.AvailableReplicas = available
-	newStatus.TerminatingReplicas = model.Ptr(int32(len(terminatingPods)))
+	newStatus.TerminatingReplicas = model.Ptr(int32(terminatingPods))
 	return newStatus
 }
 

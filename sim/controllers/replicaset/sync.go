@@ -64,14 +64,20 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 		rsc.k.Emit(Component, "invalid-selector", rsRef(rs), rs.ResourceVersion, err.Error())
 		return nil
 	}
-	podSel := newPodSelector(rs.Spec.Selector, selector)
-	allPods := rsc.claimCandidates(rs)
-	activePods := FilterActivePods(allPods)
-	activePods, err = rsc.claimPods(ctx, rs, podSel, activePods)
+	matcher := newLabelMatcher(newPodSelector(rs.Spec.Selector, selector))
+	allPods := rsc.getFactsBuffer()
+	defer rsc.putFactsBuffer(allPods)
+	*allPods = rsc.pods.candidates((*allPods)[:0], rs.UID, rs.Namespace)
+	activeFacts := filterActiveFacts(*allPods)
+	activeFacts, err = rsc.claimPods(ctx, rs, matcher, activeFacts)
 	if err != nil {
 		return err
 	}
-	terminatingPods := filterClaimedPods(rs, podSel, filterTerminatingPods(allPods))
+	terminating := countClaimedTerminating(rs, matcher, *allPods)
+	activePods := make([]*model.Pod, len(activeFacts))
+	for i := range activeFacts {
+		activePods[i] = activeFacts[i].pod
+	}
 
 	var manageReplicasErr error
 	switch {
@@ -86,7 +92,7 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 		manageReplicasErr = rsc.manageReplicas(ctx, activePods, rs)
 	}
 	rs = rs.DeepCopy()
-	newStatus := calculateStatus(rs, activePods, terminatingPods, manageReplicasErr, rsc.k.Now())
+	newStatus := calculateStatus(rs, activeFacts, terminating, manageReplicasErr, rsc.k.Now())
 	updatedRS, err := rsc.updateReplicaSetStatus(ctx, rs, newStatus)
 	if err != nil {
 		return err
@@ -99,53 +105,20 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 	return manageReplicasErr
 }
 
-// indexClaimCandidates indexes pods by the UID of their controller, or by "orphan/<namespace>"
-// for pods without one.
-const indexClaimCandidates = "replicaset-claim-candidates"
-
-func claimCandidatesIndexFunc(obj model.Object) []string {
-	if ref := model.ControllerOf(obj); ref != nil {
-		return []string{ref.UID}
+// getFactsBuffer returns a buffer for one sync's candidate facts; putFactsBuffer returns it.
+// Syncs of different ReplicaSets interleave when they block, so each takes its own.
+func (rsc *Controller) getFactsBuffer() *[]podFacts {
+	if n := len(rsc.factsBuffers); n > 0 {
+		b := rsc.factsBuffers[n-1]
+		rsc.factsBuffers = rsc.factsBuffers[:n-1]
+		return b
 	}
-	return []string{"orphan/" + obj.Meta().Namespace}
+	return new([]podFacts)
 }
 
-// claimCandidates returns, sorted by key, the pods of rs's namespace that claimPods and the
-// terminating-pod count can act on: the pods rs controls and the orphans. Upstream lists every
-// pod in the namespace and skips the ones another controller owns; leaving those out of the
-// list gives the same claims and statuses at a cost that does not grow with the namespace.
-func (rsc *Controller) claimCandidates(rs *model.ReplicaSet) []*model.Pod {
-	// Both lists come sorted by key, and within one namespace by name, so a merge keeps the
-	// name order without sorting.
-	owned := podsInNamespace(rsc.podInformer.ByIndex(indexClaimCandidates, rs.UID), rs.Namespace)
-	orphans := podsInNamespace(rsc.podInformer.ByIndex(indexClaimCandidates, "orphan/"+rs.Namespace), rs.Namespace)
-	if len(orphans) == 0 {
-		return owned
-	}
-	out := make([]*model.Pod, 0, len(owned)+len(orphans))
-	i, j := 0, 0
-	for i < len(owned) && j < len(orphans) {
-		if owned[i].Name <= orphans[j].Name {
-			out = append(out, owned[i])
-			i++
-		} else {
-			out = append(out, orphans[j])
-			j++
-		}
-	}
-	out = append(out, owned[i:]...)
-	return append(out, orphans[j:]...)
-}
-
-// podsInNamespace returns the pods among objs that live in namespace, in their original order.
-func podsInNamespace(objs []model.Object, namespace string) []*model.Pod {
-	out := make([]*model.Pod, 0, len(objs))
-	for _, o := range objs {
-		if p, ok := o.(*model.Pod); ok && p.Namespace == namespace {
-			out = append(out, p)
-		}
-	}
-	return out
+func (rsc *Controller) putFactsBuffer(b *[]podFacts) {
+	clear(*b) // drop the pod pointers so the buffer keeps no old pods alive
+	rsc.factsBuffers = append(rsc.factsBuffers, b)
 }
 
 func podsOf(objs []model.Object) []*model.Pod {
@@ -158,29 +131,28 @@ func podsOf(objs []model.Object) []*model.Pod {
 	return out
 }
 
-// filterTerminatingPods returns the pods being deleted that have not finished (upstream
-// controller.FilterTerminatingPods: deletionTimestamp set, phase neither Succeeded nor Failed).
-func filterTerminatingPods(pods []*model.Pod) []*model.Pod {
-	var out []*model.Pod
-	for _, p := range pods {
-		if p.DeletionTimestamp != nil && p.Status.Phase != model.PodSucceeded && p.Status.Phase != model.PodFailed {
-			out = append(out, p)
+// filterActiveFacts is FilterActivePods over facts: pointers into all, in its order.
+func filterActiveFacts(all []podFacts) []*podFacts {
+	out := make([]*podFacts, 0, len(all))
+	for i := range all {
+		if all[i].active() {
+			out = append(out, &all[i])
 		}
 	}
 	return out
 }
 
-// filterClaimedPods returns the pods rs controls that its selector still matches (upstream
-// controller.FilterClaimedPods).
-func filterClaimedPods(rs *model.ReplicaSet, selector podSelector, pods []*model.Pod) []*model.Pod {
-	var out []*model.Pod
-	for _, p := range pods {
-		ref := model.ControllerOf(p)
-		if ref != nil && ref.UID == rs.UID && selector.matches(p.Labels) {
-			out = append(out, p)
+// countClaimedTerminating counts the pods being deleted that have not finished and that rs
+// controls and still selects (upstream FilterClaimedPods over FilterTerminatingPods).
+func countClaimedTerminating(rs *model.ReplicaSet, matcher *labelMatcher, all []podFacts) int {
+	n := 0
+	for i := range all {
+		f := &all[i]
+		if f.terminating() && f.hasController && f.controllerUID == rs.UID && matcher.matches(f) {
+			n++
 		}
 	}
-	return out
+	return n
 }
 
 // manageReplicas creates or deletes pods so that len(activePods) moves towards
@@ -417,9 +389,9 @@ func conditionSuffix(s model.ReplicaSetStatus) string {
 
 // podControllerRefManager claims pods for one ReplicaSet during one sync.
 type podControllerRefManager struct {
-	rsc      *Controller
-	rs       *model.ReplicaSet
-	selector podSelector
+	rsc     *Controller
+	rs      *model.ReplicaSet
+	matcher *labelMatcher
 	// canAdoptChecked and canAdoptErr cache the uncached recheck: it runs at most once per
 	// sync, and only if some pod is to be adopted (upstream canAdoptOnce).
 	canAdoptChecked bool
@@ -431,9 +403,9 @@ type podControllerRefManager struct {
 // that no longer match are released (unless rs is being deleted). Pods controlled by another
 // owner are left alone. Errors from individual pods are aggregated; the claimed pods are
 // returned either way.
-func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, selector podSelector, pods []*model.Pod) ([]*model.Pod, error) {
-	m := &podControllerRefManager{rsc: rsc, rs: rs, selector: selector}
-	claimed := make([]*model.Pod, 0, len(pods))
+func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, matcher *labelMatcher, pods []*podFacts) ([]*podFacts, error) {
+	m := &podControllerRefManager{rsc: rsc, rs: rs, matcher: matcher}
+	claimed := pods[:0]
 	var errs []error
 	for _, p := range pods {
 		ok, err := m.claimPod(ctx, p)
@@ -449,10 +421,11 @@ func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, sele
 }
 
 // claimPod is ClaimObject for one pod.
-func (m *podControllerRefManager) claimPod(ctx context.Context, pod *model.Pod) (bool, error) {
-	matches := m.selector.matches(pod.Labels)
-	if ref := model.ControllerOf(pod); ref != nil {
-		if ref.UID != m.rs.UID {
+func (m *podControllerRefManager) claimPod(ctx context.Context, f *podFacts) (bool, error) {
+	pod := f.pod
+	matches := m.matcher.matches(f)
+	if f.hasController {
+		if f.controllerUID != m.rs.UID {
 			return false, nil
 		}
 		if matches {
@@ -471,7 +444,7 @@ func (m *podControllerRefManager) claimPod(ctx context.Context, pod *model.Pod) 
 		}
 		return false, nil
 	}
-	if m.rs.DeletionTimestamp != nil || !matches || pod.DeletionTimestamp != nil || pod.Namespace != m.rs.Namespace {
+	if m.rs.DeletionTimestamp != nil || !matches || f.deleting || f.namespace != m.rs.Namespace {
 		return false, nil
 	}
 	if err := m.adoptPod(ctx, pod); err != nil {

@@ -1,0 +1,239 @@
+package replicaset
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
+)
+
+// podFacts is what a sync reads of one pod. A sync visits every pod its ReplicaSet owns, and
+// reading each pod's labels, owner references, phase and conditions means a handful of
+// cache misses per pod; with hundreds of pods per ReplicaSet and thousands of syncs that
+// dominated large runs. The pod table keeps these facts, computed once per pod version by the
+// informer's event handlers, in one sorted array per claim-candidate group, so that a sync
+// reads them sequentially. The facts are exactly the fields the upstream functions read.
+type podFacts struct {
+	namespace, name string
+	pod             *model.Pod
+	// hasController and controllerUID are model.ControllerOf(pod) != nil and its UID.
+	hasController bool
+	controllerUID string
+	labels        *labelSet
+	// deleting is deletionTimestamp != nil; finished is phase Succeeded or Failed.
+	deleting, finished bool
+	// ready is the Ready condition being True; readySince its lastTransitionTime.
+	ready      bool
+	readySince sim.Time
+}
+
+// active is IsPodActive.
+func (f *podFacts) active() bool { return !f.finished && !f.deleting }
+
+// terminating is the filterTerminatingPods test.
+func (f *podFacts) terminating() bool { return f.deleting && !f.finished }
+
+func factsOf(pod *model.Pod, labels *labelSet) podFacts {
+	f := podFacts{
+		namespace: pod.Namespace,
+		name:      pod.Name,
+		pod:       pod,
+		labels:    labels,
+		deleting:  pod.DeletionTimestamp != nil,
+		finished:  pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed,
+	}
+	if ref := model.ControllerOf(pod); ref != nil {
+		f.hasController = true
+		f.controllerUID = ref.UID
+	}
+	if c := podReadyCondition(pod); c != nil && c.Status == model.ConditionTrue {
+		f.ready = true
+		f.readySince = c.LastTransitionTime
+	}
+	return f
+}
+
+func compareFacts(a, b podFacts) int {
+	if c := strings.Compare(a.namespace, b.namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(a.name, b.name)
+}
+
+// labelSet is one distinct label map, shared by every pod that carries the same labels, so
+// that a sync matches a selector once per distinct set instead of once per pod.
+type labelSet struct {
+	canonical string
+	labels    map[string]string
+	pods      int
+}
+
+// podTable mirrors the pod informer's cache as podFacts grouped like the claim-candidate index
+// (by controller UID, or "orphan/<namespace>"), each group sorted by namespace and name. It is
+// kept current by its event handlers, which the informer calls for every change of its cache.
+type podTable struct {
+	groups    map[string][]podFacts
+	groupOf   map[string]string // pod key -> group key
+	labelSets map[string]*labelSet
+}
+
+func newPodTable() *podTable {
+	return &podTable{groups: map[string][]podFacts{}, groupOf: map[string]string{}, labelSets: map[string]*labelSet{}}
+}
+
+// groupKey is claimCandidatesIndexFunc for facts.
+func groupKey(f *podFacts) string {
+	if f.hasController {
+		return f.controllerUID
+	}
+	return "orphan/" + f.namespace
+}
+
+// OnAdd implements client.EventHandler.
+func (t *podTable) OnAdd(obj model.Object, _ bool) { t.upsert(obj) }
+
+// OnUpdate implements client.EventHandler.
+func (t *podTable) OnUpdate(_, cur model.Object) { t.upsert(cur) }
+
+// OnDelete implements client.EventHandler: the informer has dropped the key.
+func (t *podTable) OnDelete(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	if _, isPod := o.(*model.Pod); isPod {
+		t.remove(model.Key(o))
+	}
+}
+
+// OnCacheReset implements client.CacheResetHandler.
+func (t *podTable) OnCacheReset() {
+	clear(t.groups)
+	clear(t.groupOf)
+	clear(t.labelSets)
+}
+
+func (t *podTable) upsert(obj model.Object) {
+	pod, ok := obj.(*model.Pod)
+	if !ok {
+		return
+	}
+	key := model.Key(pod)
+	if old, ok := t.find(key); ok && old.pod == pod {
+		return // a resync: the same object
+	}
+	t.remove(key)
+	f := factsOf(pod, t.internLabels(pod.Labels))
+	g := groupKey(&f)
+	facts := t.groups[g]
+	i, _ := slices.BinarySearchFunc(facts, f, compareFacts)
+	t.groups[g] = slices.Insert(facts, i, f)
+	t.groupOf[key] = g
+}
+
+func (t *podTable) find(key string) (*podFacts, bool) {
+	g, ok := t.groupOf[key]
+	if !ok {
+		return nil, false
+	}
+	namespace, name := splitKey(key)
+	facts := t.groups[g]
+	i, found := slices.BinarySearchFunc(facts, podFacts{namespace: namespace, name: name}, compareFacts)
+	if !found {
+		return nil, false
+	}
+	return &facts[i], true
+}
+
+func (t *podTable) remove(key string) {
+	g, ok := t.groupOf[key]
+	if !ok {
+		return
+	}
+	delete(t.groupOf, key)
+	namespace, name := splitKey(key)
+	facts := t.groups[g]
+	i, found := slices.BinarySearchFunc(facts, podFacts{namespace: namespace, name: name}, compareFacts)
+	if !found {
+		return
+	}
+	t.releaseLabels(facts[i].labels)
+	facts = slices.Delete(facts, i, i+1)
+	if len(facts) == 0 {
+		delete(t.groups, g)
+		return
+	}
+	t.groups[g] = facts
+}
+
+func (t *podTable) internLabels(labels map[string]string) *labelSet {
+	pairs := labelPairs(labels)
+	var b strings.Builder
+	for _, p := range pairs {
+		b.WriteString(p.key)
+		b.WriteByte('=')
+		b.WriteString(p.value)
+		b.WriteByte(0)
+	}
+	canonical := b.String()
+	ls := t.labelSets[canonical]
+	if ls == nil {
+		ls = &labelSet{canonical: canonical, labels: labels}
+		t.labelSets[canonical] = ls
+	}
+	ls.pods++
+	return ls
+}
+
+func (t *podTable) releaseLabels(ls *labelSet) {
+	ls.pods--
+	if ls.pods == 0 {
+		delete(t.labelSets, ls.canonical)
+	}
+}
+
+// candidates appends to dst, sorted by name, the facts of the pods of namespace that rs with
+// uid can claim: the pods it controls and the orphans (claimCandidates). dst must not alias
+// the table: the sync keeps the copy while it blocks and the table changes.
+func (t *podTable) candidates(dst []podFacts, uid, namespace string) []podFacts {
+	owned := t.groups[uid]
+	orphans := t.groups["orphan/"+namespace]
+	// Within a namespace both groups are sorted by name: merge them.
+	i, j := 0, 0
+	for {
+		for i < len(owned) && owned[i].namespace != namespace {
+			i++
+		}
+		if i == len(owned) {
+			return append(dst, orphans[j:]...)
+		}
+		if j == len(orphans) || owned[i].name <= orphans[j].name {
+			dst = append(dst, owned[i])
+			i++
+		} else {
+			dst = append(dst, orphans[j])
+			j++
+		}
+	}
+}
+
+// labelMatcher answers selector.matches for facts, once per distinct label set.
+type labelMatcher struct {
+	sel  podSelector
+	memo map[*labelSet]bool
+}
+
+func newLabelMatcher(sel podSelector) *labelMatcher {
+	return &labelMatcher{sel: sel, memo: map[*labelSet]bool{}}
+}
+
+func (m *labelMatcher) matches(f *podFacts) bool {
+	if v, ok := m.memo[f.labels]; ok {
+		return v
+	}
+	v := m.sel.matches(f.labels.labels)
+	m.memo[f.labels] = v
+	return v
+}
