@@ -38,3 +38,36 @@ func BenchmarkKubeletFullNode(b *testing.B) {
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 	b.ReportMetric(virtual.Seconds()/b.Elapsed().Seconds(), "virtual-s/wall-s")
 }
+
+// BenchmarkKubeletSettledNode runs one kubelet that adopts 110 settled Running pods (a full
+// node after a settled start, half of them with a readiness probe) through one virtual hour
+// of steady state: lease and node status heartbeats, probes and the status manager's periodic
+// checks, with nothing to write. The setup is not timed.
+func BenchmarkKubeletSettledNode(b *testing.B) {
+	var events uint64
+	var virtual time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		w := newWorld(b, uint64(i+1))
+		w.k.Trace().SetWriter(nil)
+		kl := w.addNode("n1", model.ResourceList{model.ResourceCPU: mustQuantity(b, "64")}, DefaultConfig(), true)
+		for j := 0; j < 110; j++ {
+			ps := podSpec{name: fmt.Sprintf("p%03d", j), node: "n1", cpu: "100m", running: true}
+			if j%2 == 0 {
+				ps.readiness = &model.Probe{PeriodSeconds: 10}
+			}
+			w.createPod(ps)
+		}
+		kl.Start()
+		b.StartTimer()
+		start := w.k.EventsProcessed()
+		out := w.k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour)})
+		if out.Reason == sim.StopError {
+			b.Fatal(out.Err)
+		}
+		events += w.k.EventsProcessed() - start
+		virtual += time.Hour
+	}
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	b.ReportMetric(virtual.Seconds()/b.Elapsed().Seconds(), "virtual-s/wall-s")
+}

@@ -55,8 +55,14 @@ type Kubelet struct {
 	nodeName string
 	// node is the Node to register, as given to New (a private copy).
 	node *model.Node
-	// component names the kubelet in traces.
-	component string
+	// component names the kubelet in traces; nodeObjectName and leaseObjectName name its
+	// Node and Lease there.
+	component, nodeObjectName, leaseObjectName string
+	// capacityList and allocatableList are what the node reports (see capacity): computed
+	// once, shared, never mutated.
+	capacityList, allocatableList model.ResourceList
+	// conditionsScratch holds the Node's conditions before the status setters ran.
+	conditionsScratch []model.NodeCondition
 
 	rand     *rand.Rand // jitter, probe start offsets
 	pullRand *rand.Rand // image pull latencies
@@ -108,20 +114,23 @@ func New(k *sim.Kernel, c *client.Client, rec record.Recorder, node *model.Node,
 		return nil, err
 	}
 	kl := &Kubelet{
-		k:         k,
-		c:         c,
-		rec:       rec,
-		cfg:       cfg,
-		nodeName:  node.Name,
-		node:      node.DeepCopy(),
-		component: "kubelet/" + node.Name,
-		rand:      k.Rand("kubelet/" + node.Name),
-		pullRand:  k.Rand("kubelet/" + node.Name + "/image-pull"),
-		runRand:   k.Rand("kubelet/" + node.Name + "/runtime"),
-		runtime:   map[string]*podRuntime{},
-		images:    map[string]sim.Time{},
-		ipPrefix:  podIPPrefix(node.Name),
+		k:               k,
+		c:               c,
+		rec:             rec,
+		cfg:             cfg,
+		nodeName:        node.Name,
+		node:            node.DeepCopy(),
+		component:       "kubelet/" + node.Name,
+		nodeObjectName:  "Node " + node.Name,
+		leaseObjectName: "Lease " + NodeLeaseNamespace + "/" + node.Name,
+		rand:            k.Rand("kubelet/" + node.Name),
+		pullRand:        k.Rand("kubelet/" + node.Name + "/image-pull"),
+		runRand:         k.Rand("kubelet/" + node.Name + "/runtime"),
+		runtime:         map[string]*podRuntime{},
+		images:          map[string]sim.Time{},
+		ipPrefix:        podIPPrefix(node.Name),
 	}
+	kl.capacityList, kl.allocatableList = kl.nodeResources()
 	kl.stallTimer = k.NewTimer(kl.endStall)
 	return kl, nil
 }
@@ -184,7 +193,7 @@ func (kl *Kubelet) emit(action, object string, rv uint64, detail string) {
 	kl.k.Emit(kl.component, action, object, rv, detail)
 }
 
-func (kl *Kubelet) nodeObject() string { return "Node " + kl.nodeName }
+func (kl *Kubelet) nodeObject() string { return kl.nodeObjectName }
 
 // Start starts the kubelet: node registration (or taking over a Node that already exists)
 // and status, the lease, the pod informer and the status manager. Pods already bound to the
@@ -218,20 +227,28 @@ func (kl *Kubelet) start(adopt bool) {
 	)
 	sel := fields.OneTermEqualSelector(fieldSpecNodeName, kl.nodeName)
 	kl.informer = client.NewInformer(kl.c, model.KindPod, apiserver.ListOptions{FieldSelector: sel}, 0)
+	// Every change of the informer's cache first tells the status manager which pods it
+	// touched (see statusManager.podChanged).
 	kl.informer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc: func(obj model.Object, isInInitialList bool) {
 			if pod, ok := obj.(*model.Pod); ok {
+				kl.status.podChanged(pod.UID)
 				kl.podAdded(pod, adopt && isInInitialList)
 			}
 		},
-		UpdateFunc: func(_, obj model.Object) {
+		UpdateFunc: func(old, obj model.Object) {
+			if pod, ok := old.(*model.Pod); ok {
+				kl.status.podChanged(pod.UID)
+			}
 			if pod, ok := obj.(*model.Pod); ok {
+				kl.status.podChanged(pod.UID)
 				kl.podUpdated(pod)
 			}
 		},
 		DeleteFunc: func(obj any) {
 			if o, ok := client.ObjectOf(obj); ok {
 				if pod, ok := o.(*model.Pod); ok {
+					kl.status.podChanged(pod.UID)
 					kl.podDeleted(pod)
 				}
 			}

@@ -42,7 +42,7 @@ func (kl *Kubelet) leaseSync(p *sim.Proc) {
 	}
 }
 
-func (kl *Kubelet) leaseObject() string { return "Lease " + NodeLeaseNamespace + "/" + kl.nodeName }
+func (kl *Kubelet) leaseObject() string { return kl.leaseObjectName }
 
 // backoffEnsureLease retries ensureLease until it succeeds, sleeping twice as long before
 // each retry (from 2x LeaseRetryBackoffInitial up to LeaseRetryBackoffMax). The lease is nil
@@ -120,8 +120,16 @@ func (kl *Kubelet) retryUpdateLease(p *sim.Proc, base *model.Lease) error {
 // renewed now, with the kubelet's post-processing (pkg/kubelet/util/nodelease.go
 // setNodeOwnerFunc): until the lease has an owner reference, each renewal GETs the Node to
 // set one; if that fails the error is returned, which stops a create but not an update.
+//
+// A base that already has its owner reference is renewed in place rather than copied: every
+// base is the kubelet's private copy from the client, only its renew time changes, and each
+// renewal sets that afresh.
 func (kl *Kubelet) newLease(p *sim.Proc, base *model.Lease) (*model.Lease, error) {
 	var lease *model.Lease
+	if base != nil && len(base.OwnerReferences) > 0 {
+		base.Spec.RenewTime = model.Ptr(kl.k.Now())
+		return base, nil
+	}
 	if base == nil {
 		lease = &model.Lease{
 			ObjectMeta: model.ObjectMeta{Name: kl.nodeName, Namespace: NodeLeaseNamespace},

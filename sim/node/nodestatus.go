@@ -110,9 +110,16 @@ func (kl *Kubelet) initialNode() *model.Node {
 	return n
 }
 
-// capacity returns the node's capacity and allocatable, with the pod count defaulting to
-// MaxPods (the kubelet's MachineInfo and allocatable setters).
+// capacity returns the node's capacity and allocatable (see nodeResources). The lists are
+// shared by every caller and must not be mutated; the client copies them into every write.
 func (kl *Kubelet) capacity() (capacity, allocatable model.ResourceList) {
+	return kl.capacityList, kl.allocatableList
+}
+
+// nodeResources computes the node's capacity and allocatable, with the pod count defaulting
+// to MaxPods (the kubelet's MachineInfo and allocatable setters). Both depend only on the Node
+// given to New and the Config, so New computes them once.
+func (kl *Kubelet) nodeResources() (capacity, allocatable model.ResourceList) {
 	capacity = kl.node.Status.Capacity.DeepCopy()
 	if capacity == nil {
 		capacity = model.ResourceList{}
@@ -179,8 +186,8 @@ func (kl *Kubelet) updateNodeStatus(p *sim.Proc) {
 	}
 }
 
-// tryUpdateNodeStatus GETs the Node, applies the setters to a copy, and writes the status if
-// it changed (heartbeat times aside) or NodeStatusReportFrequency passed since the last write.
+// tryUpdateNodeStatus GETs the Node, applies the setters, and writes the status if it
+// changed (heartbeat times aside) or NodeStatusReportFrequency passed since the last write.
 // A Node that is gone stops the kubelet.
 func (kl *Kubelet) tryUpdateNodeStatus(p *sim.Proc) error {
 	obj, err := kl.c.Get(ctx(p), model.KindNode, "", kl.nodeName)
@@ -190,15 +197,22 @@ func (kl *Kubelet) tryUpdateNodeStatus(p *sim.Proc) error {
 		}
 		return err
 	}
-	original, ok := obj.(*model.Node)
+	node, ok := obj.(*model.Node)
 	if !ok {
 		return fmt.Errorf("node %s: got %T", kl.nodeName, obj)
 	}
-	node := original.DeepCopy()
+	// The Node is the client's private copy, so the setters apply to it directly; what they
+	// compare against is the original status: its conditions (copied, as the setters change
+	// them in place) and its resource lists (which the setters replace, not change).
+	kl.conditionsScratch = append(kl.conditionsScratch[:0], node.Status.Conditions...)
+	original := model.NodeStatus{
+		Conditions: kl.conditionsScratch,
+		Capacity:   node.Status.Capacity, Allocatable: node.Status.Allocatable,
+	}
 	kl.setNodeStatus(node)
 	now := kl.k.Now()
 	if kl.hasReported && now < kl.lastReportTime.Add(kl.cfg.NodeStatusReportFrequency) &&
-		!nodeStatusHasChanged(&original.Status, &node.Status) {
+		!nodeStatusHasChanged(&original, &node.Status) {
 		return nil
 	}
 	updated, err := kl.c.UpdateStatus(ctx(p), node)
@@ -247,12 +261,11 @@ func resourceListEqual(a, b model.ResourceList) bool {
 func (kl *Kubelet) canAdmitPod(w *podWorker) (bool, string, string) {
 	_, alloc := kl.capacity()
 	var usedCPU, usedMem, usedPods int64
-	for _, uid := range kl.workerUIDs() {
-		o := kl.workers[uid]
+	for _, o := range kl.workers { //detlint:ordered sums do not depend on the order
 		if o == w || !o.admitted || o.terminated {
 			continue
 		}
-		cpu, mem := podRequests(o.pod)
+		cpu, mem := o.requests()
 		usedCPU += cpu
 		usedMem += mem
 		usedPods++
@@ -263,7 +276,7 @@ func (kl *Kubelet) canAdmitPod(w *podWorker) (bool, string, string) {
 	if q, ok := alloc[model.ResourcePods]; ok && usedPods+1 > q.Value() {
 		return insufficient(model.ResourcePods, 1, usedPods, q.Value())
 	}
-	reqCPU, reqMem := podRequests(w.pod)
+	reqCPU, reqMem := w.requests()
 	if q, ok := alloc[model.ResourceCPU]; ok && reqCPU > 0 && reqCPU > q.MilliValue()-usedCPU {
 		return insufficient(model.ResourceCPU, reqCPU, usedCPU, q.MilliValue())
 	}

@@ -2,7 +2,7 @@ package node
 
 import (
 	"fmt"
-	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/reconsim/reconsim/model"
@@ -30,14 +30,14 @@ const (
 	reasonPodCompleted       = "PodCompleted"
 )
 
-// kubeletConditions are the pod conditions the kubelet owns (pkg/kubelet/types
+// isKubeletCondition reports whether the kubelet owns a pod condition type (pkg/kubelet/types
 // PodConditionsByKubelet); mergePodStatus keeps every other condition as the API has it.
-var kubeletConditions = map[string]bool{
-	model.PodScheduled:              true,
-	model.PodReady:                  true,
-	model.PodInitialized:            true,
-	model.PodContainersReady:        true,
-	model.PodReadyToStartContainers: true,
+func isKubeletCondition(conditionType string) bool {
+	switch conditionType {
+	case model.PodScheduled, model.PodReady, model.PodInitialized, model.PodContainersReady, model.PodReadyToStartContainers:
+		return true
+	}
+	return false
 }
 
 func isTerminalPhase(phase string) bool {
@@ -163,12 +163,12 @@ func mergePodStatus(apiStatus, kubeletStatus *model.PodStatus) model.PodStatus {
 	merged := *kubeletStatus
 	merged.Conditions = make([]model.PodCondition, 0, len(apiStatus.Conditions)+len(kubeletStatus.Conditions))
 	for _, c := range apiStatus.Conditions {
-		if !kubeletConditions[c.Type] {
+		if !isKubeletCondition(c.Type) {
 			merged.Conditions = append(merged.Conditions, c)
 		}
 	}
 	for _, c := range kubeletStatus.Conditions {
-		if kubeletConditions[c.Type] {
+		if isKubeletCondition(c.Type) {
 			merged.Conditions = append(merged.Conditions, c)
 		}
 	}
@@ -176,22 +176,36 @@ func mergePodStatus(apiStatus, kubeletStatus *model.PodStatus) model.PodStatus {
 	return merged
 }
 
-// statusEqual compares two pod statuses field by field. PodStatus holds no maps, so the
-// comparison does not depend on iteration order.
+// statusEqual compares two pod statuses field by field, nil and empty slices alike
+// (TestStatusEqualMatchesDeepEqual holds it to reflect.DeepEqual, so a field added to the
+// status types cannot be missed silently).
 func statusEqual(a, b *model.PodStatus) bool {
-	return reflect.DeepEqual(normalizedEmpty(a), normalizedEmpty(b))
+	if a.Phase != b.Phase || a.Message != b.Message || a.Reason != b.Reason ||
+		a.HostIP != b.HostIP || a.PodIP != b.PodIP || !ptrEqual(a.StartTime, b.StartTime) ||
+		!slices.Equal(a.Conditions, b.Conditions) || len(a.ContainerStatuses) != len(b.ContainerStatuses) {
+		return false
+	}
+	for i := range a.ContainerStatuses {
+		if !containerStatusEqual(&a.ContainerStatuses[i], &b.ContainerStatuses[i]) {
+			return false
+		}
+	}
+	return true
 }
 
-// normalizedEmpty treats nil and empty slices alike.
-func normalizedEmpty(s *model.PodStatus) model.PodStatus {
-	c := *s
-	if len(c.Conditions) == 0 {
-		c.Conditions = nil
-	}
-	if len(c.ContainerStatuses) == 0 {
-		c.ContainerStatuses = nil
-	}
-	return c
+func containerStatusEqual(a, b *model.ContainerStatus) bool {
+	return a.Name == b.Name && a.Ready == b.Ready && a.RestartCount == b.RestartCount &&
+		a.Image == b.Image && ptrEqual(a.Started, b.Started) &&
+		containerStateEqual(&a.State, &b.State) && containerStateEqual(&a.LastState, &b.LastState)
+}
+
+func containerStateEqual(a, b *model.ContainerState) bool {
+	return ptrEqual(a.Waiting, b.Waiting) && ptrEqual(a.Running, b.Running) && ptrEqual(a.Terminated, b.Terminated)
+}
+
+// ptrEqual reports whether two pointers are both nil or point to equal values.
+func ptrEqual[T comparable](a, b *T) bool {
+	return a == b || (a != nil && b != nil && *a == *b)
 }
 
 // podReady reports whether a status carries Ready=True.

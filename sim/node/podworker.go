@@ -51,6 +51,9 @@ type containerView struct {
 type podWorker struct {
 	kl  *Kubelet
 	uid string
+	// key is the pod's namespace/name and objectName "Pod <key>", as traces name it; both
+	// stay fixed, as a pod's name cannot change under its uid.
+	key, objectName string
 	// pod is the latest version the informer delivered (shared, read-only).
 	pod *model.Pod
 	rt  *podRuntime
@@ -74,15 +77,29 @@ type podWorker struct {
 
 	plegTimer    *sim.Timer
 	requeueTimer *sim.Timer
+
+	// requestsOf is the pod version requestCPU and requestMem were computed from.
+	requestsOf             *model.Pod
+	requestCPU, requestMem int64
+}
+
+// requests is podRequests of the worker's current pod, computed once per pod version.
+func (w *podWorker) requests() (cpu, mem int64) {
+	if w.requestsOf != w.pod {
+		w.requestsOf = w.pod
+		w.requestCPU, w.requestMem = podRequests(w.pod)
+	}
+	return w.requestCPU, w.requestMem
 }
 
 func newPodWorker(kl *Kubelet, pod *model.Pod, adopt bool) *podWorker {
-	w := &podWorker{kl: kl, uid: pod.UID, pod: pod}
+	key := model.Key(pod)
+	w := &podWorker{kl: kl, uid: pod.UID, key: key, objectName: "Pod " + key, pod: pod}
 	var errs []annotationError
 	w.beh, errs = parseBehaviour(pod.Annotations)
 	for _, e := range errs {
 		kl.rec.Eventf(pod, model.EventTypeWarning, eventInvalidAnnotation, "%s", e.Error())
-		kl.emit("invalid-annotation", "Pod "+model.Key(pod), 0, e.Error())
+		kl.emit("invalid-annotation", w.objectName, 0, e.Error())
 	}
 	w.plegTimer = kl.k.NewTimer(w.wake)
 	w.requeueTimer = kl.k.NewTimer(w.wake)
@@ -116,7 +133,7 @@ func newPodWorker(kl *Kubelet, pod *model.Pod, adopt bool) *podWorker {
 		st := pod.Status
 		w.lastStatus = &st
 		kl.status.seed(w)
-		kl.emit("adopt", "Pod "+model.Key(pod), pod.ResourceVersion, "")
+		kl.emit("adopt", w.objectName, pod.ResourceVersion, "")
 		w.pending = pod.DeletionTimestamp != nil
 	} else {
 		w.pending = true
@@ -124,7 +141,7 @@ func newPodWorker(kl *Kubelet, pod *model.Pod, adopt bool) *podWorker {
 	for _, cp := range w.probes {
 		cp.start()
 	}
-	w.proc = kl.k.Spawn(kl.component+"/pod/"+model.Key(pod), w.run)
+	w.proc = kl.k.Spawn(kl.component+"/pod/"+key, w.run)
 	return w
 }
 
@@ -249,7 +266,7 @@ func (w *podWorker) remove() {
 		kl.backoff.Reset(w.backoffKey(c.Name))
 	}
 	delete(kl.runtime, w.uid)
-	kl.emit("pod-removed", "Pod "+model.Key(w.pod), w.pod.ResourceVersion, "")
+	kl.emit("pod-removed", w.objectName, w.pod.ResourceVersion, "")
 }
 
 // backoffKey is the container's key in the CrashLoopBackOff table (kuberuntime getStableKey,
@@ -258,7 +275,7 @@ func (w *podWorker) backoffKey(container string) string {
 	return w.pod.Namespace + "_" + w.pod.Name + "_" + w.uid + "_" + container
 }
 
-func (w *podWorker) object() string { return "Pod " + model.Key(w.pod) }
+func (w *podWorker) object() string { return w.objectName }
 
 // sync is one round of the pod worker: admission the first time, then SyncPod or
 // SyncTerminatingPod.

@@ -1,8 +1,9 @@
 package node
 
 import (
-	"fmt"
-	"sort"
+	"slices"
+	"strconv"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -17,11 +18,21 @@ import (
 // and once a deleted pod has finished, delete it for good (grace period 0, UID precondition).
 // Every StatusSyncPeriod it re-checks all pods, retrying failed writes and repairing statuses
 // someone else changed.
+//
+// The periodic check looks only at unsettled entries. Whether a pod needs a write is a
+// function of its entry and of the informer's copy of the pod alone, so a pod the last check
+// found in order stays in order until one of the two changes: every change of an entry and
+// every informer event about one of its pods unsettles it again (markUnsettled, podChanged).
 type statusManager struct {
 	kl      *Kubelet
 	entries map[string]*statusEntry
 	queue   []string
 	queued  map[string]bool
+	// unsettled lists the uids of the entries the next syncBatch examines, unordered; it may
+	// repeat a uid or name an entry gone since (syncBatch skips both).
+	unsettled []string
+	// spareUnsettled is the previous batch's list, kept for reuse.
+	spareUnsettled []string
 
 	proc     *sim.Proc
 	batch    *sim.Timer
@@ -32,7 +43,9 @@ type statusManager struct {
 // statusEntry is one pod's cached status.
 type statusEntry struct {
 	uid, namespace, name string
-	status               model.PodStatus
+	// key is the pod's informer key (namespace/name) and object the pod as traces name it.
+	key, object string
+	status      model.PodStatus
 	// version counts changes of status; apiVersion is the version last written (or found
 	// already in place).
 	version, apiVersion uint64
@@ -41,6 +54,29 @@ type statusEntry struct {
 	// postedRV is the resourceVersion of the pod after the kubelet's last successful write;
 	// while the informer shows that version nobody else has changed the status.
 	postedRV uint64
+	// unsettled says the uid is listed in statusManager.unsettled.
+	unsettled bool
+}
+
+func newStatusEntry(w *podWorker) *statusEntry {
+	return &statusEntry{uid: w.uid, namespace: w.pod.Namespace, name: w.pod.Name, key: w.key, object: w.object()}
+}
+
+// markUnsettled has the next syncBatch examine e.
+func (sm *statusManager) markUnsettled(e *statusEntry) {
+	if !e.unsettled {
+		e.unsettled = true
+		sm.unsettled = append(sm.unsettled, e.uid)
+	}
+}
+
+// podChanged is told the uid of every pod an informer event stores or removes (both the old
+// and the new object of an update), before the event is handled: the informer's copy of that
+// pod, which the periodic check compares against, may have changed.
+func (sm *statusManager) podChanged(uid string) {
+	if e, ok := sm.entries[uid]; ok {
+		sm.markUnsettled(e)
+	}
 }
 
 func newStatusManager(kl *Kubelet) *statusManager {
@@ -62,12 +98,11 @@ func (sm *statusManager) stop() {
 // seed starts a pod's entry from the status the API server has (an adopted pod): nothing is
 // written until the kubelet's own status differs.
 func (sm *statusManager) seed(w *podWorker) {
-	var st model.PodStatus
-	w.pod.Status.DeepCopyInto(&st)
-	sm.entries[w.uid] = &statusEntry{
-		uid: w.uid, namespace: w.pod.Namespace, name: w.pod.Name,
-		status: st, version: 1, apiVersion: 1, postedRV: w.pod.ResourceVersion,
-	}
+	e := newStatusEntry(w)
+	w.pod.Status.DeepCopyInto(&e.status)
+	e.version, e.apiVersion, e.postedRV = 1, 1, w.pod.ResourceVersion
+	sm.entries[w.uid] = e
+	sm.markUnsettled(e)
 }
 
 // setPodStatus records a freshly generated status for w's pod (SetPodStatus and
@@ -86,12 +121,13 @@ func (sm *statusManager) setPodStatus(w *podWorker, generated model.PodStatus, f
 		return
 	}
 	if !cached {
-		e = &statusEntry{uid: w.uid, namespace: w.pod.Namespace, name: w.pod.Name}
+		e = newStatusEntry(w)
 		sm.entries[w.uid] = e
 	}
 	e.status = st
 	e.finished = e.finished || finished
 	e.version++
+	sm.markUnsettled(e)
 	sm.enqueue(w.uid)
 }
 
@@ -139,21 +175,30 @@ func (sm *statusManager) run(p *sim.Proc) {
 	}
 }
 
-// syncBatch queues every pod whose status is not known to be written, or whose status on the
-// API server (as the informer shows it) no longer matches what the kubelet wants
-// (syncBatch(all=true): needsUpdate or needsReconcile).
+// syncBatch queues, in uid order, every pod whose status is not known to be written, or whose
+// status on the API server (as the informer shows it) no longer matches what the kubelet wants
+// (syncBatch(all=true): needsUpdate or needsReconcile). Only unsettled entries are examined
+// (see statusManager); one found in order is settled, one queued stays unsettled, as its
+// write may fail.
 func (sm *statusManager) syncBatch() {
-	uids := make([]string, 0, len(sm.entries))
-	for uid := range sm.entries { //detlint:ordered sorted below
-		uids = append(uids, uid)
-	}
-	sort.Strings(uids)
+	uids := sm.unsettled
+	sm.unsettled = sm.spareUnsettled[:0]
+	slices.Sort(uids)
+	uids = slices.Compact(uids)
 	for _, uid := range uids {
-		e := sm.entries[uid]
-		if sm.needsUpdate(e) || sm.needsReconcile(e) {
-			sm.enqueue(uid)
+		e, ok := sm.entries[uid]
+		if !ok || !e.unsettled {
+			continue
 		}
+		if sm.needsUpdate(e) || sm.needsReconcile(e) {
+			sm.unsettled = append(sm.unsettled, uid)
+			sm.enqueue(uid)
+			continue
+		}
+		e.unsettled = false
 	}
+	clear(uids)
+	sm.spareUnsettled = uids[:0]
 }
 
 func (sm *statusManager) needsUpdate(e *statusEntry) bool {
@@ -183,7 +228,7 @@ func (sm *statusManager) cachedPod(e *statusEntry) (*model.Pod, bool) {
 	if inf == nil {
 		return nil, false
 	}
-	obj, ok := inf.Get(e.namespace, e.name)
+	obj, ok := inf.GetByKey(e.key)
 	if !ok {
 		return nil, false
 	}
@@ -223,54 +268,69 @@ func (sm *statusManager) syncPod(p *sim.Proc, uid string) {
 			if apierrors.IsConflict(err) {
 				sm.enqueue(uid)
 			}
-			kl.emit("status-error", "Pod "+model.KeyOf(e.namespace, e.name), 0, err.Error())
+			kl.emit("status-error", e.object, 0, err.Error())
 			return
 		}
 		pod = updated.(*model.Pod)
-		kl.emit("status", "Pod "+model.KeyOf(e.namespace, e.name), pod.ResourceVersion, describeStatus(&pod.Status))
+		kl.emit("status", e.object, pod.ResourceVersion, describeStatus(&pod.Status))
 	}
 	if cur, ok := sm.entries[uid]; !ok || cur != e {
 		return
 	}
 	e.apiVersion = version
 	e.postedRV = pod.ResourceVersion
+	sm.markUnsettled(e)
 	if e.finished && pod.DeletionTimestamp != nil {
 		err := kl.c.Delete(ctx(p), model.KindPod, e.namespace, e.name, apiserver.DeleteOptions{
 			GracePeriodSeconds: model.Ptr(int64(0)),
 			Preconditions:      &apiserver.Preconditions{UID: model.Ptr(uid)},
 		})
 		if err != nil && !apierrors.IsNotFound(err) {
-			kl.emit("delete-error", "Pod "+model.KeyOf(e.namespace, e.name), 0, err.Error())
+			kl.emit("delete-error", e.object, 0, err.Error())
 			return
 		}
 		delete(sm.entries, uid)
-		kl.emit("pod-deleted", "Pod "+model.KeyOf(e.namespace, e.name), 0, "final delete, grace 0")
+		kl.emit("pod-deleted", e.object, 0, "final delete, grace 0")
 	}
 }
 
 // describeStatus is a compact summary of a pod status for traces: phase, readiness and each
-// container's state.
+// container's state ("phase=Running ready=true app=running/r0/ready").
 func describeStatus(s *model.PodStatus) string {
-	out := "phase=" + s.Phase
+	var b strings.Builder
+	b.Grow(32 + 48*len(s.ContainerStatuses))
+	b.WriteString("phase=")
+	b.WriteString(s.Phase)
 	if podReady(s) {
-		out += " ready=true"
+		b.WriteString(" ready=true")
 	} else {
-		out += " ready=false"
+		b.WriteString(" ready=false")
 	}
-	for _, cs := range s.ContainerStatuses {
-		state := "unknown"
+	for i := range s.ContainerStatuses {
+		cs := &s.ContainerStatuses[i]
+		b.WriteByte(' ')
+		b.WriteString(cs.Name)
+		b.WriteByte('=')
 		switch {
 		case cs.State.Running != nil:
-			state = "running"
+			b.WriteString("running")
 		case cs.State.Waiting != nil:
-			state = "waiting:" + cs.State.Waiting.Reason
+			b.WriteString("waiting:")
+			b.WriteString(cs.State.Waiting.Reason)
 		case cs.State.Terminated != nil:
-			state = fmt.Sprintf("terminated:%s(%d)", cs.State.Terminated.Reason, cs.State.Terminated.ExitCode)
+			b.WriteString("terminated:")
+			b.WriteString(cs.State.Terminated.Reason)
+			b.WriteByte('(')
+			b.WriteString(strconv.FormatInt(int64(cs.State.Terminated.ExitCode), 10))
+			b.WriteByte(')')
+		default:
+			b.WriteString("unknown")
 		}
-		out += fmt.Sprintf(" %s=%s/r%d", cs.Name, state, cs.RestartCount)
+		b.WriteString("/r")
+		b.WriteString(strconv.FormatInt(int64(cs.RestartCount), 10))
 		if cs.Ready {
-			out += "/ready"
+			b.WriteString("/ready")
 		}
 	}
-	return out
+	return b.String()
 }

@@ -1,0 +1,151 @@
+package node
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// deepEqualStatus is the reference statusEqual is held to: reflect.DeepEqual with nil and
+// empty top-level slices alike.
+func deepEqualStatus(a, b *model.PodStatus) bool {
+	norm := func(s *model.PodStatus) model.PodStatus {
+		c := *s
+		if len(c.Conditions) == 0 {
+			c.Conditions = nil
+		}
+		if len(c.ContainerStatuses) == 0 {
+			c.ContainerStatuses = nil
+		}
+		return c
+	}
+	return reflect.DeepEqual(norm(a), norm(b))
+}
+
+// fillSmall sets v, recursively, to random values from a tiny domain, so that equal values
+// are common: every pointer may be nil, every slice nil, empty or short.
+func fillSmall(r *rand.Rand, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			fillSmall(r, v.Field(i))
+		}
+	case reflect.Pointer:
+		if r.IntN(3) == 0 {
+			v.SetZero()
+			return
+		}
+		v.Set(reflect.New(v.Type().Elem()))
+		fillSmall(r, v.Elem())
+	case reflect.Slice:
+		switch n := r.IntN(4); n {
+		case 0:
+			v.SetZero()
+		default:
+			v.Set(reflect.MakeSlice(v.Type(), n-1, n-1))
+			for i := 0; i < v.Len(); i++ {
+				fillSmall(r, v.Index(i))
+			}
+		}
+	case reflect.String:
+		v.SetString([]string{"", "a", "b"}[r.IntN(3)])
+	case reflect.Bool:
+		v.SetBool(r.IntN(2) == 0)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(int64(r.IntN(3)))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(uint64(r.IntN(3)))
+	default:
+		panic("fillSmall: add a case for " + v.Kind().String())
+	}
+}
+
+// leaves returns every settable place inside v (fields, pointers and slices themselves, and
+// what they hold), so that a test can change any one of them.
+func leaves(v reflect.Value) []reflect.Value {
+	var out []reflect.Value
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			out = append(out, leaves(v.Field(i))...)
+		}
+		return out
+	case reflect.Pointer:
+		out = append(out, v)
+		if !v.IsNil() {
+			out = append(out, leaves(v.Elem())...)
+		}
+		return out
+	case reflect.Slice:
+		out = append(out, v)
+		for i := 0; i < v.Len(); i++ {
+			out = append(out, leaves(v.Index(i))...)
+		}
+		return out
+	}
+	return []reflect.Value{v}
+}
+
+// TestStatusEqualMatchesDeepEqual is a property test: for random statuses and copies of them
+// with up to two places changed (anywhere in the types, found by reflection, so a field added
+// later is covered too), statusEqual agrees with reflect.DeepEqual.
+func TestStatusEqualMatchesDeepEqual(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var equal, unequal int
+	for i := 0; i < 20000; i++ {
+		var a model.PodStatus
+		fillSmall(r, reflect.ValueOf(&a).Elem())
+		var b model.PodStatus
+		a.DeepCopyInto(&b)
+		for n := r.IntN(3); n > 0; n-- {
+			places := leaves(reflect.ValueOf(&b).Elem())
+			fillSmall(r, places[r.IntN(len(places))])
+		}
+		want := deepEqualStatus(&a, &b)
+		require.Equal(t, want, statusEqual(&a, &b), "statusEqual(%+v, %+v)", a, b)
+		require.Equal(t, want, statusEqual(&b, &a), "statusEqual(%+v, %+v)", b, a)
+		if want {
+			equal++
+		} else {
+			unequal++
+		}
+	}
+	require.Greater(t, equal, 1000, "equal pairs")
+	require.Greater(t, unequal, 1000, "unequal pairs")
+}
+
+func TestDescribeStatus(t *testing.T) {
+	started := true
+	cases := []struct {
+		name   string
+		status model.PodStatus
+		want   string
+	}{
+		{"empty", model.PodStatus{}, "phase= ready=false"},
+		{"running and ready", model.PodStatus{
+			Phase:      model.PodRunning,
+			Conditions: []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue}},
+			ContainerStatuses: []model.ContainerStatus{{
+				Name: "app", Ready: true, Started: &started, RestartCount: 3,
+				State: model.ContainerState{Running: &model.ContainerStateRunning{StartedAt: 5}},
+			}},
+		}, "phase=Running ready=true app=running/r3/ready"},
+		{"every state", model.PodStatus{
+			Phase: model.PodFailed,
+			ContainerStatuses: []model.ContainerStatus{
+				{Name: "a", State: model.ContainerState{Waiting: &model.ContainerStateWaiting{Reason: reasonCrashLoopBackOff}}},
+				{Name: "b", RestartCount: 12, State: model.ContainerState{Terminated: &model.ContainerStateTerminated{Reason: reasonError, ExitCode: -137}}},
+				{Name: "c"},
+			},
+		}, "phase=Failed ready=false a=waiting:CrashLoopBackOff/r0 b=terminated:Error(-137)/r12 c=unknown/r0"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, describeStatus(&tc.status))
+		})
+	}
+}
