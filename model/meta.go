@@ -89,7 +89,14 @@ func KeyOf(namespace, name string) string {
 }
 
 // Ref is a short human-readable reference, "Kind ns/name", for traces and messages.
-func Ref(o Object) string { return string(o.GetKind()) + " " + Key(o) }
+func Ref(o Object) string {
+	// One concatenation, not Key's and then another: traces build one Ref per write.
+	m := o.Meta()
+	if m.Namespace == "" {
+		return string(o.GetKind()) + " " + m.Name
+	}
+	return string(o.GetKind()) + " " + m.Namespace + "/" + m.Name
+}
 
 // ControllerOf returns the owner reference with controller=true, or nil.
 func ControllerOf(o Object) *OwnerReference {

@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -39,12 +40,14 @@ type Validator interface {
 // SetDefaults first: an empty restartPolicy, for example, is an error, as upstream sees it
 // only after defaults). It returns nil when the object is valid. metadata.name may be empty
 // when metadata.generateName is set (the name is generated after validation here).
-func Validate(obj Object) field.ErrorList { return validate(obj, false) }
+func Validate(obj Object) field.ErrorList { return validate(obj, false, nil) }
 
 // validate is Validate; on an update (update true) the name, generateName and namespace are not
 // checked again: they are immutable, were checked at create, and upstream's
-// ValidateObjectMetaUpdate only checks that they did not change.
-func validate(obj Object, update bool) field.ErrorList {
+// ValidateObjectMetaUpdate only checks that they did not change. valid, when not nil, is a
+// valid object of obj's kind (see ValidateUpdateOfValid): checks whose input obj has unchanged
+// from it are skipped, since they would pass.
+func validate(obj Object, update bool, valid Object) field.ErrorList {
 	if obj == nil {
 		return field.ErrorList{field.Required(field.NewPath("object"), "")}
 	}
@@ -62,14 +65,23 @@ func validate(obj Object, update bool) field.ErrorList {
 	if update {
 		nameFn = nil
 	}
-	errs := validateObjectMeta(obj.Meta(), ki.Namespaced, nameFn, field.NewPath("metadata"))
+	var validMeta *ObjectMeta
+	if valid != nil {
+		validMeta = valid.Meta()
+	}
+	errs := validateObjectMeta(obj.Meta(), ki.Namespaced, nameFn, field.NewPath("metadata"), validMeta)
 	switch o := obj.(type) {
 	case *Pod:
-		errs = append(errs, validatePodSpec(&o.Spec, field.NewPath("spec"))...)
+		if vp, ok := valid.(*Pod); !ok || !equalPodSpec(&o.Spec, &vp.Spec) {
+			errs = append(errs, validatePodSpec(&o.Spec, field.NewPath("spec"))...)
+		}
 	case *ReplicaSet:
-		errs = append(errs, validateReplicaSetSpec(&o.Spec, field.NewPath("spec"))...)
+		if v, ok := valid.(*ReplicaSet); !ok || !sameValue(&o.Spec, &v.Spec) {
+			errs = append(errs, validateReplicaSetSpec(&o.Spec, field.NewPath("spec"))...)
+		}
 	case *Node:
-		errs = append(errs, validateNode(o)...)
+		vn, _ := valid.(*Node)
+		errs = append(errs, validateNode(o, vn)...)
 	case *Lease:
 		if d := o.Spec.LeaseDurationSeconds; d != nil && *d <= 0 {
 			errs = append(errs, field.Invalid(field.NewPath("spec", "leaseDurationSeconds"), *d, "must be greater than 0"))
@@ -77,17 +89,27 @@ func validate(obj Object, update bool) field.ErrorList {
 	case *Event:
 		errs = append(errs, validateEvent(o)...)
 	case *Deployment:
-		errs = append(errs, validateDeploymentSpec(&o.Spec, field.NewPath("spec"))...)
+		if v, ok := valid.(*Deployment); !ok || !sameValue(&o.Spec, &v.Spec) {
+			errs = append(errs, validateDeploymentSpec(&o.Spec, field.NewPath("spec"))...)
+		}
 	case *StatefulSet:
-		errs = append(errs, validateStatefulSetSpec(&o.Spec, field.NewPath("spec"))...)
+		if v, ok := valid.(*StatefulSet); !ok || !sameValue(&o.Spec, &v.Spec) {
+			errs = append(errs, validateStatefulSetSpec(&o.Spec, field.NewPath("spec"))...)
+		}
 	case *DaemonSet:
-		errs = append(errs, validateDaemonSetSpec(&o.Spec, field.NewPath("spec"))...)
+		if v, ok := valid.(*DaemonSet); !ok || !sameValue(&o.Spec, &v.Spec) {
+			errs = append(errs, validateDaemonSetSpec(&o.Spec, field.NewPath("spec"))...)
+		}
 	case *ControllerRevision:
 		errs = append(errs, apivalidation.ValidateNonnegativeField(o.Revision, field.NewPath("revision"))...)
 	case *PodDisruptionBudget:
-		errs = append(errs, validatePodDisruptionBudgetSpec(&o.Spec, field.NewPath("spec"))...)
+		if v, ok := valid.(*PodDisruptionBudget); !ok || !sameValue(&o.Spec, &v.Spec) {
+			errs = append(errs, validatePodDisruptionBudgetSpec(&o.Spec, field.NewPath("spec"))...)
+		}
 	case *HorizontalPodAutoscaler:
-		errs = append(errs, validateHPASpec(&o.Spec, field.NewPath("spec"))...)
+		if v, ok := valid.(*HorizontalPodAutoscaler); !ok || !sameValue(&o.Spec, &v.Spec) {
+			errs = append(errs, validateHPASpec(&o.Spec, field.NewPath("spec"))...)
+		}
 	case *Service:
 		errs = append(errs, validateServiceSpec(&o.Spec, field.NewPath("spec"))...)
 	case *EndpointSlice:
@@ -114,7 +136,29 @@ func validate(obj Object, update bool) field.ErrorList {
 // addressType is immutable. Node: spec.providerID may only go from "" to a value. It returns
 // nil when the update is allowed.
 func ValidateUpdate(oldObj, newObj Object) field.ErrorList {
-	errs := validate(newObj, true)
+	return validateUpdate(oldObj, newObj, false)
+}
+
+// ValidateUpdateOfValid returns what ValidateUpdate(oldObj, newObj) returns, for an oldObj that
+// is valid: every check ValidateUpdate makes of newObj's own fields passes on oldObj's (an
+// API server's stored objects are valid: each passed validation when it was written). It does
+// not repeat the checks whose input newObj has unchanged from oldObj, because a check's result
+// depends only on its input: labels, annotations and owner references equal to oldObj's, a pod
+// spec equal to oldObj's, a node's taints equal to oldObj's, and the spec of a ReplicaSet,
+// Deployment, StatefulSet, DaemonSet, PodDisruptionBudget or HorizontalPodAutoscaler that is
+// oldObj's own memory (as a status update leaves it). Given an invalid oldObj it may miss
+// errors that ValidateUpdate reports.
+func ValidateUpdateOfValid(oldObj, newObj Object) field.ErrorList {
+	return validateUpdate(oldObj, newObj, true)
+}
+
+// validateUpdate is ValidateUpdate; oldValid says oldObj is valid (ValidateUpdateOfValid).
+func validateUpdate(oldObj, newObj Object, oldValid bool) field.ErrorList {
+	var valid Object
+	if oldValid && oldObj != nil && newObj != nil && oldObj.GetKind() == newObj.GetKind() {
+		valid = oldObj
+	}
+	errs := validate(newObj, true, valid)
 	if oldObj == nil || newObj == nil {
 		return append(errs, field.Required(field.NewPath("object"), "old and new objects are required"))
 	}
@@ -193,10 +237,11 @@ func validateLabels(l map[string]string, path *field.Path) field.ErrorList {
 // validateObjectMeta follows upstream ValidateObjectMetaAccessor.
 // validateObjectMeta checks metadata; a nil nameFn skips the name, generateName and namespace
 // format checks (an update, where they are immutable).
-func validateObjectMeta(m *ObjectMeta, namespaced bool, nameFn apivalidation.ValidateNameFunc, path *field.Path) field.ErrorList {
+// valid, when not nil, is the metadata of a valid object (see validate).
+func validateObjectMeta(m *ObjectMeta, namespaced bool, nameFn apivalidation.ValidateNameFunc, path *field.Path, valid *ObjectMeta) field.ErrorList {
 	var errs field.ErrorList
 	if nameFn == nil {
-		return append(errs, validateMetaRest(m, path)...)
+		return append(errs, validateMetaRest(m, path, valid)...)
 	}
 	if m.GenerateName != "" {
 		for _, msg := range nameFn(m.GenerateName, true) {
@@ -223,23 +268,41 @@ func validateObjectMeta(m *ObjectMeta, namespaced bool, nameFn apivalidation.Val
 	} else if m.Namespace != "" {
 		errs = append(errs, field.Forbidden(path.Child("namespace"), "not allowed on this type"))
 	}
-	return append(errs, validateMetaRest(m, path)...)
+	return append(errs, validateMetaRest(m, path, valid)...)
 }
 
 // validateMetaRest checks the metadata that may change on an update: generation, labels,
-// annotations, owner references, finalizers.
-func validateMetaRest(m *ObjectMeta, path *field.Path) field.ErrorList {
+// annotations, owner references, finalizers. Labels, annotations and owner references equal
+// to those of valid (the metadata of a valid object, or nil) are not checked again.
+// Finalizers always are: the API server itself adds the garbage collector's.
+func validateMetaRest(m *ObjectMeta, path *field.Path, valid *ObjectMeta) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, apivalidation.ValidateNonnegativeField(m.Generation, path.Child("generation"))...)
-	errs = append(errs, validateLabels(m.Labels, path.Child("labels"))...)
-	errs = append(errs, sortedErrs(apivalidation.ValidateAnnotations(m.Annotations, path.Child("annotations")))...)
-	refs := make([]metav1.OwnerReference, len(m.OwnerReferences))
-	for i, r := range m.OwnerReferences {
-		refs[i] = metav1.OwnerReference{APIVersion: r.APIVersion, Kind: string(r.Kind), Name: r.Name, UID: types.UID(r.UID), Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion}
+	if m.Generation < 0 {
+		errs = append(errs, apivalidation.ValidateNonnegativeField(m.Generation, path.Child("generation"))...)
 	}
-	errs = append(errs, apivalidation.ValidateOwnerReferences(refs, path.Child("ownerReferences"))...)
-	errs = append(errs, apivalidation.ValidateFinalizers(m.Finalizers, path.Child("finalizers"))...)
+	if valid == nil || !maps.Equal(m.Labels, valid.Labels) {
+		errs = append(errs, validateLabels(m.Labels, path.Child("labels"))...)
+	}
+	if valid == nil || !maps.Equal(m.Annotations, valid.Annotations) {
+		errs = append(errs, sortedErrs(apivalidation.ValidateAnnotations(m.Annotations, path.Child("annotations")))...)
+	}
+	if valid == nil || !slices.EqualFunc(m.OwnerReferences, valid.OwnerReferences, equalOwnerReference) {
+		refs := make([]metav1.OwnerReference, len(m.OwnerReferences))
+		for i, r := range m.OwnerReferences {
+			refs[i] = metav1.OwnerReference{APIVersion: r.APIVersion, Kind: string(r.Kind), Name: r.Name, UID: types.UID(r.UID), Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion}
+		}
+		errs = append(errs, apivalidation.ValidateOwnerReferences(refs, path.Child("ownerReferences"))...)
+	}
+	if len(m.Finalizers) > 0 {
+		errs = append(errs, apivalidation.ValidateFinalizers(m.Finalizers, path.Child("finalizers"))...)
+	}
 	return errs
+}
+
+// equalOwnerReference reports whether two owner references have the same content.
+func equalOwnerReference(a, b OwnerReference) bool {
+	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
+		equalPtr(a.Controller, b.Controller) && equalPtr(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
 }
 
 // validateObjectMetaUpdate follows upstream ValidateObjectMetaAccessorUpdate (less the
@@ -535,19 +598,35 @@ func validateNodeSelectorTerm(t *NodeSelectorTerm, path *field.Path) field.Error
 
 // validatePodSpecUpdate follows upstream ValidatePodUpdate: apart from container images and
 // added tolerations, the spec of a pod is immutable.
+//
+// A spec equal to the old one (equalPodSpec: a status update, or an update of the metadata)
+// passes at once: it keeps every old toleration, and no field differs.
 func validatePodSpecUpdate(n, o *PodSpec, path *field.Path) field.ErrorList {
 	if len(n.Containers) != len(o.Containers) {
 		return field.ErrorList{field.Forbidden(path.Child("containers"), "pod updates may not add or remove containers")}
 	}
+	if equalPodSpec(n, o) {
+		return nil
+	}
 	errs := validateOnlyAddedTolerations(n.Tolerations, o.Tolerations, path.Child("tolerations"))
 	var munged PodSpec
-	n.DeepCopyInto(&munged)
-	for i := range munged.Containers {
-		munged.Containers[i].Image = o.Containers[i].Image
-	}
-	if len(munged.InitContainers) == len(o.InitContainers) {
-		for i := range munged.InitContainers {
-			munged.InitContainers[i].Image = o.InitContainers[i].Image
+	if podSpecReflexive {
+		// Compared, not kept: a shallow copy compares as a deep one would, and only the
+		// containers whose image is replaced need copies of their own.
+		munged = *n
+		munged.Containers = withImagesOf(n.Containers, o.Containers)
+		if len(munged.InitContainers) == len(o.InitContainers) {
+			munged.InitContainers = withImagesOf(n.InitContainers, o.InitContainers)
+		}
+	} else {
+		n.DeepCopyInto(&munged)
+		for i := range munged.Containers {
+			munged.Containers[i].Image = o.Containers[i].Image
+		}
+		if len(munged.InitContainers) == len(o.InitContainers) {
+			for i := range munged.InitContainers {
+				munged.InitContainers[i].Image = o.InitContainers[i].Image
+			}
 		}
 	}
 	munged.Tolerations = o.Tolerations
@@ -555,6 +634,22 @@ func validatePodSpecUpdate(n, o *PodSpec, path *field.Path) field.ErrorList {
 		errs = append(errs, field.Forbidden(path, "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.tolerations` (only additions to existing tolerations)\nchanged: "+strings.Join(changed, ", ")))
 	}
 	return errs
+}
+
+// withImagesOf returns cs with the images of images (a slice of the same length), sharing cs
+// when every image is already the same and copying the slice (not the containers' contents)
+// otherwise.
+func withImagesOf(cs, images []Container) []Container {
+	for i := range cs {
+		if cs[i].Image != images[i].Image {
+			out := slices.Clone(cs)
+			for j := range out {
+				out[j].Image = images[j].Image
+			}
+			return out
+		}
+	}
+	return cs
 }
 
 // validateOnlyAddedTolerations follows upstream: every old toleration must still be there,
@@ -575,13 +670,18 @@ func validateOnlyAddedTolerations(n, o []Toleration, path *field.Path) field.Err
 	return nil
 }
 
-// changedFields lists the top-level PodSpec fields (as paths) that differ semantically.
+// changedFields lists the top-level PodSpec fields (as paths) that differ semantically. A
+// field that is the same data in a and b is equal without a DeepEqual (podSpecReflexive).
 func changedFields(a, b *PodSpec, path *field.Path) []string {
 	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
 	t := va.Type()
 	var out []string
 	for i := 0; i < t.NumField(); i++ {
-		if !equality.Semantic.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+		fa, fb := va.Field(i), vb.Field(i)
+		if podSpecReflexive && sameMemory(fa, fb) {
+			continue
+		}
+		if !equality.Semantic.DeepEqual(fa.Interface(), fb.Interface()) {
 			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
 			out = append(out, path.Child(name).String())
 		}
@@ -639,8 +739,45 @@ func validateSelectorAndTemplate(sel *metav1.LabelSelector, tmpl *PodTemplateSpe
 
 // ---- Node ----
 
-// validateNode follows upstream ValidateNode for the modelled fields.
-func validateNode(node *Node) field.ErrorList {
+// validateNode follows upstream ValidateNode for the modelled fields. Taints equal to those of
+// valid (a valid node, or nil) are not checked again.
+func validateNode(node, valid *Node) field.ErrorList {
+	var errs field.ErrorList
+	if valid == nil || !equalSlice(node.Spec.Taints, valid.Spec.Taints, equalTaint) {
+		errs = validateTaints(node.Spec.Taints)
+	}
+	errs = append(errs, validateNonNegativeQuantities(node.Status.Capacity, "capacity")...)
+	return append(errs, validateNonNegativeQuantities(node.Status.Allocatable, "allocatable")...)
+}
+
+// equalTaint reports whether two taints have the same content.
+func equalTaint(a, b *Taint) bool {
+	return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect && equalPtr(a.TimeAdded, b.TimeAdded)
+}
+
+// validateNonNegativeQuantities checks that every quantity of a node's status.<field> is
+// non-negative, reporting them in name order; nothing is allocated when all are.
+func validateNonNegativeQuantities(l ResourceList, fieldName string) field.ErrorList {
+	negative := false
+	for _, q := range l { //detlint:ordered only whether any is negative counts here
+		if q.Sign() < 0 {
+			negative = true
+			break
+		}
+	}
+	if !negative {
+		return nil
+	}
+	var errs field.ErrorList
+	for _, name := range sortedKeys(l) {
+		errs = append(errs, validateQuantity(l[name], field.NewPath("status", fieldName, name))...)
+	}
+	return errs
+}
+
+// validateTaints checks a node's taints: key, value and effect of each, and that no two share
+// a key and an effect.
+func validateTaints(taints []Taint) field.ErrorList {
 	var errs field.ErrorList
 	tp := field.NewPath("spec", "taints")
 	type taintKey struct {
@@ -648,7 +785,7 @@ func validateNode(node *Node) field.ErrorList {
 		effect TaintEffect
 	}
 	seen := map[taintKey]bool{}
-	for i, t := range node.Spec.Taints {
+	for i, t := range taints {
 		p := tp.Index(i)
 		errs = append(errs, metav1validation.ValidateLabelName(t.Key, p.Child("key"))...)
 		if msgs := content.IsLabelValue(t.Value); len(msgs) > 0 {
@@ -663,12 +800,6 @@ func validateNode(node *Node) field.ErrorList {
 			continue
 		}
 		seen[k] = true
-	}
-	for _, name := range sortedKeys(node.Status.Capacity) {
-		errs = append(errs, validateQuantity(node.Status.Capacity[name], field.NewPath("status", "capacity", name))...)
-	}
-	for _, name := range sortedKeys(node.Status.Allocatable) {
-		errs = append(errs, validateQuantity(node.Status.Allocatable[name], field.NewPath("status", "allocatable", name))...)
 	}
 	return errs
 }

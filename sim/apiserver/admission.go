@@ -13,11 +13,24 @@ import (
 )
 
 // Defaulting and validation are the model's (model.SetDefaults, model.Validate,
-// model.ValidateUpdate); these wrappers are the only places the store calls them.
+// model.ValidateUpdate, model.ValidateUpdateOfValid); these wrappers are the only places the
+// store calls them.
 
 func setDefaults(obj model.Object) { model.SetDefaults(obj) }
 
 func validateCreate(obj model.Object) field.ErrorList { return model.Validate(obj) }
+
+// validateUpdate validates obj as an update of old. oldStored says old is the stored object:
+// that passed validation when it was written (every write that stores an object validates it,
+// and the deletion writes change only deletion metadata and finalizers, which are validated
+// every time), so model.ValidateUpdateOfValid, which gives model.ValidateUpdate's result
+// without repeating checks of what obj has unchanged from old, applies.
+func validateUpdate(old, obj model.Object, oldStored bool) field.ErrorList {
+	if oldStored {
+		return model.ValidateUpdateOfValid(old, obj)
+	}
+	return model.ValidateUpdate(old, obj)
+}
 
 // Well-known taints the DefaultTolerationSeconds plugin tolerates
 // ([api@HEAD] core/v1/well_known_taints.go).

@@ -78,9 +78,19 @@ var (
 	comparers   sync.Map // reflect.Type -> comparer
 	compileLock sync.Mutex
 
-	quantityType  = reflect.TypeFor[resource.Quantity]()
-	stringMapType = reflect.TypeFor[map[string]string]()
+	quantityType    = reflect.TypeFor[resource.Quantity]()
+	stringMapType   = reflect.TypeFor[map[string]string]()
+	quantityMapType = reflect.TypeFor[map[string]resource.Quantity]()
 )
+
+// mapAs returns the map v holds as a map of type M, whose type v's converts to. It allocates
+// nothing: v is first taken out of its (possibly addressable) place, which Convert would copy.
+func mapAs[M any](v reflect.Value, to reflect.Type) M {
+	if v.Type() == to {
+		return v.Interface().(M)
+	}
+	return reflect.ValueOf(v.Interface()).Convert(to).Interface().(M)
+}
 
 func comparerFor(t reflect.Type) comparer {
 	if c, ok := comparers.Load(t); ok {
@@ -218,10 +228,25 @@ func compileMap(t reflect.Type, building map[reflect.Type]*comparer) comparer {
 			if decided, eq := sizesDiffer(a, b); decided {
 				return eq
 			}
-			ma := a.Convert(stringMapType).Interface().(map[string]string)
-			mb := b.Convert(stringMapType).Interface().(map[string]string)
+			ma, mb := mapAs[map[string]string](a, stringMapType), mapAs[map[string]string](b, stringMapType)
 			for k, va := range ma { //detlint:ordered an all-keys check; order cannot matter
 				if vb, ok := mb[k]; !ok || va != vb {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	if t.Key().Kind() == reflect.String && t.Elem() == quantityType && t.ConvertibleTo(quantityMapType) {
+		// Resource lists: compared natively, each quantity by value on copies (as
+		// equalQuantities does for map values, which are not addressable).
+		return func(a, b reflect.Value) bool {
+			if decided, eq := sizesDiffer(a, b); decided {
+				return eq
+			}
+			ma, mb := mapAs[map[string]resource.Quantity](a, quantityMapType), mapAs[map[string]resource.Quantity](b, quantityMapType)
+			for k, qa := range ma { //detlint:ordered an all-keys check; order cannot matter
+				if qb, ok := mb[k]; !ok || qa.Cmp(qb) != 0 {
 					return false
 				}
 			}

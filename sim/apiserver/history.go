@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"slices"
 	"time"
 
 	"github.com/reconsim/reconsim/model"
@@ -27,10 +28,29 @@ type history struct {
 	start, end   int         // absolute indices: events start..end-1 are held
 	lower, upper int
 	fresh        time.Duration
+
+	// triggerOf is the value of the kind's trigger field, nil when the kind has none. Then
+	// byTrigger lists, per value, the absolute indices (ascending) of the events whose object
+	// or previous state has that value: the only events a watch pinned to the value can be
+	// sent, so its replay need not look at the others. Indices below start are dropped
+	// lazily; indexed counts the entries still listed, for the sweep that bounds them.
+	triggerOf func(model.Object) string
+	byTrigger map[string]*eventIndices
+	indexed   int
 }
 
-func newHistory(lower, upper int, fresh time.Duration) *history {
-	return &history{buf: make([]histEvent, lower), lower: lower, upper: upper, fresh: fresh}
+// eventIndices is an ascending list of absolute event indices; entries before head are gone.
+type eventIndices struct {
+	idx  []int
+	head int
+}
+
+func newHistory(lower, upper int, fresh time.Duration, triggerOf func(model.Object) string) *history {
+	h := &history{buf: make([]histEvent, lower), lower: lower, upper: upper, fresh: fresh, triggerOf: triggerOf}
+	if triggerOf != nil {
+		h.byTrigger = make(map[string]*eventIndices)
+	}
+	return h
 }
 
 func (h *history) size() int     { return h.end - h.start }
@@ -48,7 +68,75 @@ func (h *history) add(e histEvent) {
 		h.start++
 	}
 	h.buf[h.end%len(h.buf)] = e
+	if h.triggerOf != nil {
+		h.index(&e)
+	}
 	h.end++
+}
+
+// index lists the event at absolute index end under its object's and its previous state's
+// trigger values.
+func (h *history) index(e *histEvent) {
+	v := h.triggerOf(e.obj)
+	h.listUnder(v)
+	if e.prev != nil {
+		if pv := h.triggerOf(e.prev); pv != v {
+			h.listUnder(pv)
+		}
+	}
+	// Lists of values no longer written keep their dropped entries until a sweep. At most
+	// 2*capacity entries are live, so sweeping past 4*capacity keeps the index O(capacity),
+	// and at least capacity events pass between sweeps: O(1) amortized.
+	if h.indexed > 4*len(h.buf)+1024 {
+		h.sweepIndex()
+	}
+}
+
+func (h *history) listUnder(v string) {
+	l := h.byTrigger[v]
+	if l == nil {
+		l = &eventIndices{}
+		h.byTrigger[v] = l
+	}
+	h.indexed -= l.prune(h.start)
+	l.idx = append(l.idx, h.end)
+	h.indexed++
+}
+
+// prune drops the entries below start, returning how many it dropped.
+func (l *eventIndices) prune(start int) int {
+	dropped := 0
+	for l.head < len(l.idx) && l.idx[l.head] < start {
+		l.head++
+		dropped++
+	}
+	if l.head > 0 && l.head*2 >= len(l.idx) {
+		n := copy(l.idx, l.idx[l.head:])
+		l.idx, l.head = l.idx[:n], 0
+	}
+	return dropped
+}
+
+// sweepIndex prunes every list and forgets the values whose lists are empty.
+func (h *history) sweepIndex() {
+	for v, l := range h.byTrigger { //detlint:ordered each list is pruned on its own; order cannot matter
+		h.indexed -= l.prune(h.start)
+		if l.head == len(l.idx) {
+			delete(h.byTrigger, v)
+		}
+	}
+}
+
+// eventsWith returns the absolute indices, ascending, of the held events from index from on
+// whose object or previous state has trigger value v. It needs the index (triggerOf set).
+func (h *history) eventsWith(v string, from int) []int {
+	l := h.byTrigger[v]
+	if l == nil {
+		return nil
+	}
+	live := l.idx[l.head:]
+	i, _ := slices.BinarySearch(live, max(from, h.start))
+	return live[i:]
 }
 
 func (h *history) resize(now sim.Time) {

@@ -103,6 +103,9 @@ type matcher struct {
 	// when triggered is true (upstream cacher's indexed trigger).
 	triggerValue string
 	triggered    bool
+	// besidesTrigger are the field requirements other than those that pin the trigger field
+	// to triggerValue: what an object found under triggerValue in an index must still pass.
+	besidesTrigger fields.Requirements
 }
 
 // compileMatcher checks opts against the kind and compiles them. An unsupported field
@@ -136,6 +139,13 @@ func compileMatcher(info *model.KindInfo, st *strategy, opts ListOptions) (match
 			}
 		}
 		m.fields = reqs
+		if m.triggered {
+			for _, r := range reqs {
+				if r.Field != st.triggerField || r.Operator == selection.NotEquals || r.Value != m.triggerValue {
+					m.besidesTrigger = append(m.besidesTrigger, r)
+				}
+			}
+		}
 	}
 	return m, nil
 }
@@ -147,18 +157,28 @@ func (m *matcher) everything() bool {
 
 // matches reports whether obj passes m.
 func (m *matcher) matches(obj model.Object) bool {
-	if m.nothing {
-		return false
+	return !m.nothing && m.passes(obj, m.fields)
+}
+
+// matchesTriggered reports whether obj, known to have the trigger value m pins (triggered is
+// true), passes m. It reads obj only for the rest of m.
+func (m *matcher) matchesTriggered(obj model.Object) bool {
+	return m.passes(obj, m.besidesTrigger)
+}
+
+// passes checks obj against m's namespace and label selector and the field requirements reqs.
+func (m *matcher) passes(obj model.Object, reqs fields.Requirements) bool {
+	if m.namespace != "" || m.label != nil {
+		meta := obj.Meta()
+		if m.namespace != "" && meta.Namespace != m.namespace {
+			return false
+		}
+		if m.label != nil && !m.label.Matches(labels.Set(meta.Labels)) {
+			return false
+		}
 	}
-	meta := obj.Meta()
-	if m.namespace != "" && meta.Namespace != m.namespace {
-		return false
-	}
-	if m.label != nil && !m.label.Matches(labels.Set(meta.Labels)) {
-		return false
-	}
-	for i := range m.fields {
-		r := &m.fields[i]
+	for i := range reqs {
+		r := &reqs[i]
 		v, _ := fieldValue(m.info, obj, r.Field)
 		if (v == r.Value) == (r.Operator == selection.NotEquals) {
 			return false

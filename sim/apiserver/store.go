@@ -1,7 +1,9 @@
 package apiserver
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -81,6 +83,15 @@ type kindStore struct {
 	objects map[objKey]model.Object
 	hist    *history
 
+	// byTrigger indexes the objects by the value of the kind's trigger field, as upstream's
+	// watch cache indexes pods by spec.nodeName ([k8s] pkg/registry/core/pod/strategy.go
+	// Indexers: storage.FieldIndex("spec.nodeName"), registered by
+	// pkg/registry/core/pod/storage/storage.go through StoreOptions.Indexers), so a List whose
+	// field selector pins that value visits only the objects that have it. Each entry maps
+	// the keys of the objects with that value to the objects, as objects does. nil when the
+	// kind has no trigger field.
+	byTrigger map[string]map[objKey]model.Object
+
 	watchers  []*Watch            // every registered watch, in the order they were opened
 	general   []*Watch            // watches not pinned to a trigger value
 	triggered map[string][]*Watch // watches pinned to a trigger value (e.g. a node's pods)
@@ -117,9 +128,9 @@ type Store struct {
 	notReadySeconds    int64
 	unreachableSeconds int64
 
-	// validateUpdate is model.ValidateUpdate. It is a field so that a benchmark can measure
-	// the store's own cost apart from the model's validation; nothing else changes it.
-	validateUpdate func(old, obj model.Object) field.ErrorList
+	// validateUpdate is validateUpdate (admission.go). It is a field so that a benchmark can
+	// measure the store's own cost apart from the model's validation; nothing else changes it.
+	validateUpdate func(old, obj model.Object, oldStored bool) field.ErrorList
 
 	stalls         []stallRule
 	closingWatches []*Watch // closed by the server, close notice not yet delivered
@@ -149,7 +160,7 @@ func NewStore(k *sim.Kernel, cfg StoreConfig) *Store {
 		onCommit:           cfg.OnCommit,
 		notReadySeconds:    tolerationSecondsOr(cfg.DefaultNotReadyTolerationSeconds),
 		unreachableSeconds: tolerationSecondsOr(cfg.DefaultUnreachableTolerationSeconds),
-		validateUpdate:     model.ValidateUpdate,
+		validateUpdate:     validateUpdate,
 	}
 	if s.significant == nil {
 		s.significant = DefaultSignificantWrite
@@ -179,9 +190,14 @@ func (s *Store) addKind(info model.KindInfo) *kindStore {
 		gr:        schema.GroupResource{Group: group, Resource: info.Resource},
 		gk:        schema.GroupKind{Group: group, Kind: string(info.Kind)},
 		objects:   make(map[objKey]model.Object),
-		hist:      newHistory(lower, upper, s.cfg.eventFreshDuration()),
 		triggered: make(map[string][]*Watch),
 	}
+	var triggerOf func(model.Object) string
+	if ks.strat.triggerField != "" {
+		ks.byTrigger = make(map[string]map[objKey]model.Object)
+		triggerOf = ks.triggerValue
+	}
+	ks.hist = newHistory(lower, upper, s.cfg.eventFreshDuration(), triggerOf)
 	s.kinds[info.Kind] = ks
 	s.kindList = append(s.kindList, ks)
 	return ks
@@ -252,7 +268,8 @@ func (s *Store) Get(kind model.Kind, namespace, name string) (model.Object, erro
 
 // List returns the objects opts selects, sorted by key (namespace/name), and the current
 // revision as the list's resourceVersion. Errors: 400 for an unsupported field selector, 404
-// for an unknown kind.
+// for an unknown kind. A field selector that pins the kind's trigger field (pods:
+// spec.nodeName, nodes: metadata.name) to a value costs O(objects with that value).
 func (s *Store) List(kind model.Kind, opts ListOptions) ([]model.Object, uint64, error) {
 	ks, err := s.kind(kind)
 	if err != nil {
@@ -262,22 +279,60 @@ func (s *Store) List(kind model.Kind, opts ListOptions) ([]model.Object, uint64,
 	if err != nil {
 		return nil, 0, err
 	}
-	type keyed struct {
-		key string
-		obj model.Object
-	}
-	var hits []keyed
-	for k, obj := range ks.objects { //detlint:ordered the hits are sorted by key below
-		if m.matches(obj) {
-			hits = append(hits, keyed{key: model.KeyOf(k.namespace, k.name), obj: obj})
+	var hits []keyedObject
+	if m.triggered && ks.byTrigger != nil {
+		// Every object m selects has the pinned trigger value: the index holds them all.
+		candidates := ks.byTrigger[m.triggerValue]
+		hits = make([]keyedObject, 0, len(candidates))
+		for k, obj := range candidates { //detlint:ordered the hits are sorted by key below
+			if m.matchesTriggered(obj) {
+				hits = append(hits, keyedObject{key: k, obj: obj})
+			}
+		}
+	} else {
+		for k, obj := range ks.objects { //detlint:ordered the hits are sorted by key below
+			if m.matches(obj) {
+				hits = append(hits, keyedObject{key: k, obj: obj})
+			}
 		}
 	}
-	slices.SortFunc(hits, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	slices.SortFunc(hits, func(a, b keyedObject) int { return compareKeys(a.key, b.key) })
 	out := make([]model.Object, len(hits))
 	for i := range hits {
 		out[i] = hits[i].obj
 	}
 	return out, s.rev, nil
+}
+
+// keyedObject is a stored object with its key, for sorting a list.
+type keyedObject struct {
+	key objKey
+	obj model.Object
+}
+
+// compareKeys orders keys as their "namespace/name" strings (model.KeyOf) order, which is
+// not (namespace, name) order ("a-b/x" < "a/x"), without building the strings.
+func compareKeys(a, b objKey) int {
+	if a.namespace == b.namespace {
+		return strings.Compare(a.name, b.name)
+	}
+	if a.namespace != "" && b.namespace != "" {
+		// Both strings start with namespace + "/": the first difference decides, unless one
+		// namespace is a prefix of the other; then its '/' meets the other's next byte.
+		n := min(len(a.namespace), len(b.namespace))
+		if c := strings.Compare(a.namespace[:n], b.namespace[:n]); c != 0 {
+			return c
+		}
+		if len(a.namespace) < len(b.namespace) && b.namespace[n] != '/' {
+			return cmp.Compare('/', b.namespace[n])
+		}
+		if len(b.namespace) < len(a.namespace) && a.namespace[n] != '/' {
+			return cmp.Compare(a.namespace[n], '/')
+		}
+	}
+	// A cluster-scoped key against a namespaced one, or a namespace holding '/': neither is
+	// stored by a valid write; compare the strings themselves.
+	return strings.Compare(model.KeyOf(a.namespace, a.name), model.KeyOf(b.namespace, b.name))
 }
 
 // Create stores a new object and returns it as stored. It runs, in upstream's order:
@@ -455,7 +510,7 @@ func (s *Store) update(ks *kindStore, obj model.Object, status bool, action stri
 			}
 		}
 	}
-	if errs := s.validateUpdate(validateAgainst, obj); len(errs) > 0 {
+	if errs := s.validateUpdate(validateAgainst, obj, validateAgainst == old); len(errs) > 0 {
 		return nil, ks.errInvalid(meta.Name, errs)
 	}
 	// store.go shouldDeleteDuringUpdate: finalizers emptied after the grace period ran out.
@@ -485,6 +540,9 @@ func (s *Store) commitPut(ks *kindStore, key objKey, old, obj model.Object, acti
 	s.rev++
 	obj.Meta().ResourceVersion = s.rev
 	ks.objects[key] = obj
+	if ks.byTrigger != nil {
+		ks.reindex(key, old, obj)
+	}
 	typ := Modified
 	if old == nil {
 		typ = Added
@@ -503,8 +561,10 @@ func (s *Store) commitPut(ks *kindStore, key objKey, old, obj model.Object, acti
 func (s *Store) commitDelete(ks *kindStore, key objKey, last model.Object, detail string) model.Object {
 	s.rev++
 	delete(ks.objects, key)
-	tomb := last.DeepCopyObject()
-	tomb.Meta().ResourceVersion = s.rev
+	if ks.byTrigger != nil {
+		ks.unindex(ks.triggerValue(last), key)
+	}
+	tomb := withResourceVersion(last, s.rev)
 	s.record(ks, histEvent{rv: s.rev, typ: Deleted, obj: tomb, prev: last, at: s.k.Now()}, "deleted", detail)
 	if s.significant(ks.info.Kind, last, nil) {
 		s.k.MarkActivity()
@@ -513,6 +573,51 @@ func (s *Store) commitDelete(ks *kindStore, key objKey, last model.Object, detai
 		s.onCommit(ks.info.Kind, last, nil)
 	}
 	return last
+}
+
+// triggerValue is obj's value of the kind's trigger field.
+func (ks *kindStore) triggerValue(obj model.Object) string {
+	if pod, ok := obj.(*model.Pod); ok && ks.strat.triggerField == fieldSpecNodeName {
+		return pod.Spec.NodeName
+	}
+	v, _ := fieldValue(&ks.info, obj, ks.strat.triggerField)
+	return v
+}
+
+// reindex records obj, the new state of key, under its trigger value (old nil: a create).
+func (ks *kindStore) reindex(key objKey, old, obj model.Object) {
+	v := ks.triggerValue(obj)
+	if old != nil {
+		if prev := ks.triggerValue(old); prev != v {
+			ks.unindex(prev, key)
+		}
+	}
+	objs := ks.byTrigger[v]
+	if objs == nil {
+		objs = make(map[objKey]model.Object)
+		ks.byTrigger[v] = objs
+	}
+	objs[key] = obj
+}
+
+// unindex drops key from the trigger index entry of value v.
+func (ks *kindStore) unindex(v string, key objKey) {
+	objs := ks.byTrigger[v]
+	delete(objs, key)
+	if len(objs) == 0 {
+		delete(ks.byTrigger, v)
+	}
+}
+
+// withResourceVersion returns a copy of obj that carries resourceVersion rv, as a DELETED
+// event's object does. The copy is shallow: it shares obj's maps, slices and pointers. Both are
+// stored or delivered objects, which no one may modify, so the sharing cannot be observed.
+func withResourceVersion(obj model.Object, rv uint64) model.Object {
+	v := reflect.New(reflect.TypeOf(obj).Elem())
+	v.Elem().Set(reflect.ValueOf(obj).Elem())
+	out := v.Interface().(model.Object)
+	out.Meta().ResourceVersion = rv
+	return out
 }
 
 // record appends an event to the kind's history, hands it to the watchers, and traces it.
@@ -539,12 +644,12 @@ func (ks *kindStore) dispatch(e *histEvent) {
 		w.offer(e)
 	}
 	if len(ks.triggered) > 0 {
-		v, _ := fieldValue(&ks.info, e.obj, ks.strat.triggerField)
+		v := ks.triggerValue(e.obj)
 		for _, w := range ks.triggered[v] {
 			w.offer(e)
 		}
 		if e.prev != nil {
-			if pv, _ := fieldValue(&ks.info, e.prev, ks.strat.triggerField); pv != v {
+			if pv := ks.triggerValue(e.prev); pv != v {
 				for _, w := range ks.triggered[pv] {
 					w.offer(e)
 				}

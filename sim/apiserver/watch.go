@@ -142,8 +142,20 @@ func (s *Store) WatchAs(client string, kind model.Kind, opts ListOptions, fromRV
 		w.lastRV = s.rev
 	} else {
 		w.lastRV = fromRV
-		for i := h.firstAfter(fromRV); i < h.end && !w.closing; i++ {
-			w.offer(h.at(i))
+		first := h.firstAfter(fromRV)
+		if m.triggered && h.triggerOf != nil {
+			// Only events with the pinned value in their object or previous state can
+			// match: replay just those, in the same order.
+			for _, i := range h.eventsWith(m.triggerValue, first) {
+				if w.closing {
+					break
+				}
+				w.offer(h.at(i))
+			}
+		} else {
+			for i := first; i < h.end && !w.closing; i++ {
+				w.offer(h.at(i))
+			}
 		}
 	}
 	s.watchStats.Opened++
@@ -201,9 +213,7 @@ func (w *Watch) offer(e *histEvent) {
 		case !cur && old:
 			typ = Deleted
 			if e.typ != Deleted {
-				tomb := e.prev.DeepCopyObject()
-				tomb.Meta().ResourceVersion = e.rv
-				obj = tomb
+				obj = withResourceVersion(e.prev, e.rv)
 			}
 		default:
 			return

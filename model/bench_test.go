@@ -1,0 +1,162 @@
+package model
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/reconsim/reconsim/sim"
+)
+
+// benchPod is a pod as a large cluster holds thousands of: created by a ReplicaSet, bound,
+// running, with the default tolerations the API server adds.
+func benchPod() *Pod {
+	p := &Pod{
+		ObjectMeta: ObjectMeta{
+			Name: "svc-00-x7k2p", GenerateName: "svc-00-", Namespace: "default", UID: "u-1",
+			ResourceVersion: 12, Generation: 1, CreationTimestamp: 5,
+			Labels:          map[string]string{"app": "svc-00"},
+			OwnerReferences: []OwnerReference{{APIVersion: "apps/v1", Kind: KindReplicaSet, Name: "svc-00", UID: "u-0", Controller: Ptr(true), BlockOwnerDeletion: Ptr(true)}},
+		},
+		Spec: PodSpec{
+			Containers: []Container{{Name: "app", Image: "app:1.0", Resources: ResourceRequirements{
+				Requests: ResourceList{ResourceCPU: resource.MustParse("100m"), ResourceMemory: resource.MustParse("128Mi")},
+			}}},
+			NodeName: "a-001",
+			Tolerations: []Toleration{
+				{Key: "node.kubernetes.io/not-ready", Operator: "Exists", Effect: TaintEffectNoExecute, TolerationSeconds: Ptr(int64(300))},
+				{Key: "node.kubernetes.io/unreachable", Operator: "Exists", Effect: TaintEffectNoExecute, TolerationSeconds: Ptr(int64(300))},
+			},
+		},
+		Status: PodStatus{
+			Phase: PodRunning,
+			Conditions: []PodCondition{
+				{Type: PodScheduled, Status: ConditionTrue, LastTransitionTime: 6},
+				{Type: PodReady, Status: ConditionTrue, LastTransitionTime: 9},
+			},
+			HostIP: "10.0.0.1", PodIP: "10.1.0.7", StartTime: Ptr(sim.Time(7)),
+			ContainerStatuses: []ContainerStatus{{Name: "app", Ready: true, Started: Ptr(true),
+				State: ContainerState{Running: &ContainerStateRunning{StartedAt: 8}}}},
+		},
+	}
+	SetDefaults(p)
+	return p
+}
+
+// benchNode is a registered, Ready node with the kubelet's labels, capacity and conditions.
+func benchNode() *Node {
+	n := &Node{
+		ObjectMeta: ObjectMeta{Name: "a-001", UID: "u-n", ResourceVersion: 40, Labels: map[string]string{
+			"kubernetes.io/hostname": "a-001", "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+			"topology.kubernetes.io/zone": "zone-a", "topology.kubernetes.io/region": "region-1",
+		}},
+		Status: NodeStatus{
+			Capacity:    ResourceList{ResourceCPU: resource.MustParse("16"), ResourceMemory: resource.MustParse("64Gi"), ResourcePods: resource.MustParse("110")},
+			Allocatable: ResourceList{ResourceCPU: resource.MustParse("16"), ResourceMemory: resource.MustParse("64Gi"), ResourcePods: resource.MustParse("110")},
+			Conditions: []NodeCondition{
+				{Type: "MemoryPressure", Status: ConditionFalse}, {Type: "DiskPressure", Status: ConditionFalse},
+				{Type: "PIDPressure", Status: ConditionFalse}, {Type: "Ready", Status: ConditionTrue},
+			},
+		},
+	}
+	SetDefaults(n)
+	return n
+}
+
+func BenchmarkDeepCopyPod(b *testing.B) {
+	p := benchPod()
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = p.DeepCopy()
+	}
+}
+
+func BenchmarkDeepCopyNode(b *testing.B) {
+	n := benchNode()
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = n.DeepCopy()
+	}
+}
+
+func BenchmarkDeepCopyLease(b *testing.B) {
+	l := &Lease{ObjectMeta: ObjectMeta{Name: "a-001", Namespace: "kube-node-lease"},
+		Spec: LeaseSpec{HolderIdentity: "a-001", LeaseDurationSeconds: Ptr(int32(40)), RenewTime: Ptr(sim.Time(9))}}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = l.DeepCopy()
+	}
+}
+
+// BenchmarkValidateUpdatePodStatus is a kubelet's pod status update as the API server
+// validates it: the status subresource has put the stored spec back into the update.
+func BenchmarkValidateUpdatePodStatus(b *testing.B) {
+	for _, bc := range []struct {
+		name     string
+		validate func(old, obj Object) error
+	}{
+		{"ValidateUpdate", func(old, obj Object) error { return ValidateUpdate(old, obj).ToAggregate() }},
+		{"ValidateUpdateOfValid", func(old, obj Object) error { return ValidateUpdateOfValid(old, obj).ToAggregate() }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			old := benchPod()
+			upd := old.DeepCopy()
+			upd.Spec = old.Spec
+			upd.Status.Conditions[1].Status = ConditionFalse
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := bc.validate(old, upd); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkValidateUpdateNodeStatus is a kubelet's node status heartbeat as the API server
+// validates it.
+func BenchmarkValidateUpdateNodeStatus(b *testing.B) {
+	for _, bc := range []struct {
+		name     string
+		validate func(old, obj Object) error
+	}{
+		{"ValidateUpdate", func(old, obj Object) error { return ValidateUpdate(old, obj).ToAggregate() }},
+		{"ValidateUpdateOfValid", func(old, obj Object) error { return ValidateUpdateOfValid(old, obj).ToAggregate() }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			old := benchNode()
+			upd := old.DeepCopy()
+			upd.Status.Conditions[3].LastHeartbeatTime = 10
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := bc.validate(old, upd); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkValidateUpdatePodLabels is a controller relabelling a pod through the main
+// resource: the spec is the client's copy, equal to the stored one but not the same memory.
+func BenchmarkValidateUpdatePodLabels(b *testing.B) {
+	for _, bc := range []struct {
+		name     string
+		validate func(old, obj Object) error
+	}{
+		{"ValidateUpdate", func(old, obj Object) error { return ValidateUpdate(old, obj).ToAggregate() }},
+		{"ValidateUpdateOfValid", func(old, obj Object) error { return ValidateUpdateOfValid(old, obj).ToAggregate() }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			old := benchPod()
+			upd := old.DeepCopy()
+			upd.Labels["tier"] = "web"
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := bc.validate(old, upd); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

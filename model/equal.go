@@ -1,0 +1,181 @@
+package model
+
+import (
+	"maps"
+	"reflect"
+)
+
+// sameMemory reports whether a and b, two values of one type, are the same data: equal
+// scalars, and slices, maps and pointers that point at the same memory (slices with the same
+// length too). Two such values have the same content, so any check of one gives the other's
+// result. It answers false for anything else, floats and interfaces included, so false only
+// means "not known to be the same".
+func sameMemory(a, b reflect.Value) bool {
+	switch a.Kind() {
+	case reflect.Bool:
+		return a.Bool() == b.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return a.Int() == b.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return a.Uint() == b.Uint()
+	case reflect.String:
+		return a.String() == b.String()
+	case reflect.Pointer, reflect.Map:
+		return a.Pointer() == b.Pointer()
+	case reflect.Slice:
+		return a.Pointer() == b.Pointer() && a.Len() == b.Len()
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if !sameMemory(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		for i := range a.Len() {
+			if !sameMemory(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// sameValue is sameMemory for two values of one type given by pointer.
+func sameValue[T any](a, b *T) bool {
+	return a == b || sameMemory(reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem())
+}
+
+// reflexive reports whether every value of t is equal to itself and to its copies under
+// equality.Semantic.DeepEqual: t holds no floats (NaN), funcs, channels, interfaces or unsafe
+// pointers at any depth. Only then may a check that two values are the same memory stand in
+// for a DeepEqual of them.
+func reflexive(t reflect.Type) bool { return reflexiveType(t, map[reflect.Type]bool{}) }
+
+func reflexiveType(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return true // a recursive type is as reflexive as the rest of it
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return reflexiveType(t.Elem(), seen)
+	case reflect.Map:
+		return reflexiveType(t.Key(), seen) && reflexiveType(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !reflexiveType(t.Field(i).Type, seen) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// podSpecReflexive is reflexive(PodSpec): pod update validation may then take fields that are
+// the same memory in the old and the new spec as equal without comparing them.
+var podSpecReflexive = reflexive(reflect.TypeFor[PodSpec]())
+
+// equalPodSpec reports whether a and b have the same content: every field equal, quantities
+// by value (as Semantic.DeepEqual compares them), and a nil slice, map or pointer equal only
+// to a nil one (finer than Semantic.DeepEqual, which also equates nil and empty). So equal
+// specs are equal under Semantic.DeepEqual, and every check of a spec gives both the same
+// result. Fields that are the same memory are not walked.
+func equalPodSpec(a, b *PodSpec) bool {
+	if a == b {
+		return true
+	}
+	return a.RestartPolicy == b.RestartPolicy && a.NodeName == b.NodeName &&
+		a.SchedulerName == b.SchedulerName && a.PriorityClassName == b.PriorityClassName &&
+		equalPtr(a.TerminationGracePeriodSeconds, b.TerminationGracePeriodSeconds) &&
+		equalPtr(a.Priority, b.Priority) &&
+		equalStringMap(a.NodeSelector, b.NodeSelector) &&
+		equalSlice(a.Containers, b.Containers, equalContainer) &&
+		equalSlice(a.InitContainers, b.InitContainers, equalContainer) &&
+		equalSlice(a.Tolerations, b.Tolerations, equalToleration) &&
+		equalAffinity(a.Affinity, b.Affinity)
+}
+
+// equalSlice reports whether a and b are both nil, or both non-nil with equal elements.
+func equalSlice[T any](a, b []T, eq func(a, b *T) bool) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		if !eq(&a[i], &b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// equalStringMap reports whether a and b are both nil, or both non-nil with the same entries.
+func equalStringMap(a, b map[string]string) bool {
+	return (a == nil) == (b == nil) && maps.Equal(a, b)
+}
+
+// equalResourceList reports whether a and b are both nil, or both non-nil with the same
+// names and quantities of the same value.
+func equalResourceList(a, b ResourceList) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for name, qa := range a { //detlint:ordered an all-entries check; order cannot matter
+		qb, ok := b[name]
+		if !ok || qa.Cmp(qb) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func equalContainer(a, b *Container) bool {
+	return a.Name == b.Name && a.Image == b.Image &&
+		equalResourceList(a.Resources.Requests, b.Resources.Requests) &&
+		equalResourceList(a.Resources.Limits, b.Resources.Limits) &&
+		equalPtr(a.ReadinessProbe, b.ReadinessProbe) &&
+		equalPtr(a.LivenessProbe, b.LivenessProbe) &&
+		equalPtr(a.StartupProbe, b.StartupProbe)
+}
+
+func equalToleration(a, b *Toleration) bool {
+	return a.Key == b.Key && a.Operator == b.Operator && a.Value == b.Value && a.Effect == b.Effect &&
+		equalPtr(a.TolerationSeconds, b.TolerationSeconds)
+}
+
+func equalAffinity(a, b *Affinity) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	na, nb := a.NodeAffinity, b.NodeAffinity
+	if na == nil || nb == nil {
+		return na == nb
+	}
+	ra, rb := na.RequiredDuringSchedulingIgnoredDuringExecution, nb.RequiredDuringSchedulingIgnoredDuringExecution
+	if (ra == nil) != (rb == nil) || ra != nil && !equalSlice(ra.NodeSelectorTerms, rb.NodeSelectorTerms, equalNodeSelectorTerm) {
+		return false
+	}
+	return equalSlice(na.PreferredDuringSchedulingIgnoredDuringExecution, nb.PreferredDuringSchedulingIgnoredDuringExecution,
+		func(pa, pb *PreferredSchedulingTerm) bool {
+			return pa.Weight == pb.Weight && equalNodeSelectorTerm(&pa.Preference, &pb.Preference)
+		})
+}
+
+func equalNodeSelectorTerm(a, b *NodeSelectorTerm) bool {
+	return equalSlice(a.MatchExpressions, b.MatchExpressions, equalNodeSelectorRequirement) &&
+		equalSlice(a.MatchFields, b.MatchFields, equalNodeSelectorRequirement)
+}
+
+func equalNodeSelectorRequirement(a, b *NodeSelectorRequirement) bool {
+	return a.Key == b.Key && a.Operator == b.Operator &&
+		equalSlice(a.Values, b.Values, func(x, y *string) bool { return *x == *y })
+}
