@@ -71,10 +71,43 @@ type Controller struct {
 	// writes fail and watch the fail-safe path (the upstream test seam of the same name).
 	getUpdater func() updater
 
+	// selectors holds the parsed selector of each cached budget (see selectorOf).
+	selectors map[budgetName]parsedSelector
+
 	main    *sim.Proc
 	workers []*sim.Proc
 	stopped bool
 	stats   Stats
+}
+
+// budgetName identifies a budget without building its key.
+type budgetName struct{ namespace, name string }
+
+// parsedSelector is metav1.LabelSelectorAsSelector's result for the budget version pdb.
+type parsedSelector struct {
+	pdb *model.PodDisruptionBudget
+	sel labels.Selector
+	err error
+}
+
+// selectorOf is metav1.LabelSelectorAsSelector(pdb.Spec.Selector), parsed once per budget
+// version: every pod event asks it of every budget in the pod's namespace. A cached budget is
+// never modified (a change is a new version), so a version's selector never changes.
+func (dc *Controller) selectorOf(pdb *model.PodDisruptionBudget) (labels.Selector, error) {
+	id := budgetName{pdb.Namespace, pdb.Name}
+	if ps, ok := dc.selectors[id]; ok && ps.pdb == pdb {
+		return ps.sel, ps.err
+	}
+	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+	dc.selectors[id] = parsedSelector{pdb: pdb, sel: sel, err: err}
+	return sel, err
+}
+
+// forgetSelector drops the selector cached for a deleted budget.
+func (dc *Controller) forgetSelector(obj model.Object) {
+	if pdb, ok := obj.(*model.PodDisruptionBudget); ok {
+		delete(dc.selectors, budgetName{pdb.Namespace, pdb.Name})
+	}
 }
 
 // New builds the controller on the shared informers of f (PodDisruptionBudgets, Pods,
@@ -99,6 +132,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		recheckQueue: workqueue.NewDelaying[string](k, "disruption_recheck"),
 		stalePodDisruptionQueue: workqueue.NewRateLimiting[string](k, "stale_pod_disruption",
 			workqueue.DefaultControllerRateLimiter[string]()),
+		selectors: map[budgetName]parsedSelector{},
 	}
 	dc.getUpdater = func() updater { return dc.writePdbStatus }
 	dc.podInformer.AddEventHandler(client.EventHandlerFuncs{
@@ -111,6 +145,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		UpdateFunc: func(_, cur model.Object) { dc.enqueuePdbObject(cur) },
 		DeleteFunc: func(obj any) {
 			if o, ok := client.ObjectOf(obj); ok {
+				dc.forgetSelector(o)
 				dc.enqueuePdbObject(o)
 			}
 		},
@@ -299,7 +334,7 @@ func (dc *Controller) getPodDisruptionBudgets(pod *model.Pod) []*model.PodDisrup
 		if !ok {
 			continue
 		}
-		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		sel, err := dc.selectorOf(pdb)
 		if err != nil || !sel.Matches(labels.Set(pod.Labels)) {
 			continue
 		}

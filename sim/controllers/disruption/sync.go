@@ -3,11 +3,11 @@ package disruption
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -81,7 +81,7 @@ func (dc *Controller) trySync(ctx context.Context, pdb *model.PodDisruptionBudge
 // getPodsForPdb returns the cached pods of the budget's namespace its selector matches, sorted
 // by key. A nil selector selects nothing; an invalid one is an error.
 func (dc *Controller) getPodsForPdb(pdb *model.PodDisruptionBudget) ([]*model.Pod, error) {
-	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+	sel, err := dc.selectorOf(pdb)
 	if err != nil {
 		return nil, err
 	}
@@ -528,7 +528,11 @@ func (dc *Controller) syncStalePodDisruption(ctx context.Context, key string) er
 		dc.stalePodDisruptionQueue.AddAfter(key, cleanAfter)
 		return nil
 	}
-	newPod := pod.DeepCopy()
+	// The write sends a deep copy of newPod, so a shallow copy with a condition list of its
+	// own is enough; the rest stays shared with the cache, read-only.
+	podValue := *pod
+	podValue.Status.Conditions = slices.Clone(pod.Status.Conditions)
+	newPod := &podValue
 	if !updatePodCondition(&newPod.Status, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionFalse}, dc.k.Now()) {
 		return nil
 	}

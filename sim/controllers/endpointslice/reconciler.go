@@ -169,7 +169,7 @@ func (r *reconciler) reconcileByPortMapping(service *model.Service, existing []*
 		changed := false
 		for i := range s.Endpoints {
 			ep := &s.Endpoints[i]
-			got := desired.Get(ep)
+			got := desired.Take(ep)
 			if got == nil {
 				continue
 			}
@@ -177,7 +177,6 @@ func (r *reconciler) reconcileByPortMapping(service *model.Service, existing []*
 			if !endpointsEqualBeyondHash(got, ep) {
 				changed = true
 			}
-			desired.Delete(ep)
 		}
 		labels, labelsChanged := setEndpointSliceLabels(s, service)
 		switch {
@@ -186,7 +185,7 @@ func (r *reconciler) reconcileByPortMapping(service *model.Service, existing []*
 				del[s.Name] = true
 				continue
 			}
-			c := s.DeepCopy()
+			c := deepCopyWithoutEndpoints(s)
 			c.Endpoints = kept
 			c.Labels = labels
 			byName[s.Name] = c
@@ -323,4 +322,12 @@ func reasonOf(err error) string {
 		return string(r)
 	}
 	return err.Error()
+}
+
+// deepCopyWithoutEndpoints is s.DeepCopy() for a caller that replaces the endpoints: the
+// endpoints, which it would throw away, are not copied.
+func deepCopyWithoutEndpoints(s *model.EndpointSlice) *model.EndpointSlice {
+	shallow := *s
+	shallow.Endpoints = nil
+	return shallow.DeepCopy()
 }

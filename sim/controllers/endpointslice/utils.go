@@ -192,37 +192,56 @@ func portMapKey(ports []model.EndpointPort) string {
 	return strings.Join(parts, ";")
 }
 
-// endpointHash identifies an endpoint by its addresses and target pod (upstream hashEndpoint;
-// hostnames are not modelled), so that condition changes are updates in place.
-func endpointHash(ep *model.Endpoint) string {
-	var ns, name string
+// endpointKey identifies an endpoint by its addresses and target pod (upstream hashEndpoint;
+// hostnames are not modelled), so that condition changes are updates in place. Its parts are
+// kept apart rather than joined into a string as upstream's hash input is: namespace and pod
+// names cannot hold the separators, so the two tell the same endpoints apart, and building the
+// key allocates nothing for the usual single address.
+type endpointKey struct {
+	addresses, namespace, name string
+}
+
+func keyOfEndpoint(ep *model.Endpoint) endpointKey {
+	k := endpointKey{addresses: addressKey(ep.Addresses)}
 	if ep.TargetRef != nil {
-		ns, name = ep.TargetRef.Namespace, ep.TargetRef.Name
+		k.namespace, k.name = ep.TargetRef.Namespace, ep.TargetRef.Name
 	}
-	return addressKey(ep.Addresses) + "|" + ns + "/" + name
+	return k
 }
 
 // endpointSet is upstream EndpointSet with a fixed order: PopAny returns endpoints in
 // insertion order (the pods' key order), where upstream's map gives them in random order.
 type endpointSet struct {
-	order []string
+	order []endpointKey
 	next  int
-	items map[string]*model.Endpoint
+	items map[endpointKey]*model.Endpoint
 }
 
-func newEndpointSet() *endpointSet { return &endpointSet{items: map[string]*model.Endpoint{}} }
+func newEndpointSet() *endpointSet { return &endpointSet{items: map[endpointKey]*model.Endpoint{}} }
 
 func (s *endpointSet) Insert(ep *model.Endpoint) {
-	h := endpointHash(ep)
+	h := keyOfEndpoint(ep)
 	if _, ok := s.items[h]; !ok {
 		s.order = append(s.order, h)
 	}
 	s.items[h] = ep
 }
 
-func (s *endpointSet) Get(ep *model.Endpoint) *model.Endpoint { return s.items[endpointHash(ep)] }
+func (s *endpointSet) Get(ep *model.Endpoint) *model.Endpoint { return s.items[keyOfEndpoint(ep)] }
 
-func (s *endpointSet) Delete(ep *model.Endpoint) { delete(s.items, endpointHash(ep)) }
+func (s *endpointSet) Delete(ep *model.Endpoint) { delete(s.items, keyOfEndpoint(ep)) }
+
+// Take removes and returns the endpoint of the set with ep's key (Get then Delete), nil if
+// there is none.
+func (s *endpointSet) Take(ep *model.Endpoint) *model.Endpoint {
+	h := keyOfEndpoint(ep)
+	got, ok := s.items[h]
+	if !ok {
+		return nil
+	}
+	delete(s.items, h)
+	return got
+}
 
 func (s *endpointSet) Len() int { return len(s.items) }
 

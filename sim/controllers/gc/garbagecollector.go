@@ -64,7 +64,7 @@ type Controller struct {
 	monitorByKind map[model.Kind]*client.Informer
 
 	uidToNode        map[string]*node
-	graphChanges     *workqueue.Typed[*event]
+	graphChanges     *eventQueue
 	attemptToDelete  *workqueue.RateLimiting[*node]
 	attemptToOrphan  *workqueue.RateLimiting[*node]
 	absentOwnerCache *referenceCache
@@ -91,7 +91,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		rand:             k.Rand(Component),
 		monitorByKind:    make(map[model.Kind]*client.Informer),
 		uidToNode:        make(map[string]*node),
-		graphChanges:     workqueue.New[*event](k, "garbage_collector_graph_changes"),
+		graphChanges:     &eventQueue{},
 		attemptToDelete:  workqueue.NewRateLimiting[*node](k, "garbage_collector_attempt_to_delete", workqueue.DefaultControllerRateLimiter[*node]()),
 		attemptToOrphan:  workqueue.NewRateLimiting[*node](k, "garbage_collector_attempt_to_orphan", workqueue.DefaultControllerRateLimiter[*node]()),
 		absentOwnerCache: newReferenceCache(cfg.AbsentOwnerCacheSize),

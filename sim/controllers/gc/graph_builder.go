@@ -62,22 +62,45 @@ func (gc *Controller) addMonitors(f *client.SharedInformerFactory) {
 		inf := f.For(kind)
 		gc.monitors = append(gc.monitors, inf)
 		gc.monitorByKind[kind] = inf
-		inf.AddEventHandler(client.EventHandlerFuncs{
-			AddFunc: func(obj model.Object, _ bool) {
-				gc.graphChanges.Add(&event{eventType: addEvent, obj: obj, identity: identityOf(obj)})
-			},
-			UpdateFunc: func(oldObj, newObj model.Object) {
-				gc.graphChanges.Add(&event{eventType: updateEvent, obj: newObj, oldObj: oldObj, identity: identityOf(newObj)})
-			},
-			DeleteFunc: func(obj any) {
-				o, ok := client.ObjectOf(obj)
-				if !ok {
-					return
-				}
-				gc.graphChanges.Add(&event{eventType: deleteEvent, obj: o, identity: identityOf(o)})
-			},
-		})
+		inf.AddEventHandler(&monitorHandler{gc: gc, kind: kind, apiVersion: apiVersionOf(kind)})
 	}
+}
+
+// monitorHandler turns one informer's notifications into graph events. It knows the
+// apiVersion of its kind, so that building an event's identity looks nothing up.
+type monitorHandler struct {
+	gc         *Controller
+	kind       model.Kind
+	apiVersion string
+}
+
+// identity is identityOf(obj) for an object of the handler's kind.
+func (h *monitorHandler) identity(obj model.Object) objectReference {
+	kind := obj.GetKind()
+	if kind != h.kind {
+		return identityOf(obj)
+	}
+	m := obj.Meta()
+	return objectReference{APIVersion: h.apiVersion, Kind: kind, Name: m.Name, UID: m.UID, Namespace: m.Namespace}
+}
+
+// OnAdd queues an add event.
+func (h *monitorHandler) OnAdd(obj model.Object, _ bool) {
+	h.gc.graphChanges.Add(&event{eventType: addEvent, obj: obj, identity: h.identity(obj)})
+}
+
+// OnUpdate queues an update event.
+func (h *monitorHandler) OnUpdate(oldObj, newObj model.Object) {
+	h.gc.graphChanges.Add(&event{eventType: updateEvent, obj: newObj, oldObj: oldObj, identity: h.identity(newObj)})
+}
+
+// OnDelete queues a delete event for the object or the last state a tombstone holds.
+func (h *monitorHandler) OnDelete(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	h.gc.graphChanges.Add(&event{eventType: deleteEvent, obj: o, identity: h.identity(o)})
 }
 
 // runProcessGraphChanges is the graph builder's single process.
@@ -89,7 +112,6 @@ func (gc *Controller) runProcessGraphChanges(p *sim.Proc) {
 		}
 		gc.stats.GraphChanges++
 		gc.processGraphChanges(ev)
-		gc.graphChanges.Done(ev)
 	}
 }
 
@@ -321,6 +343,16 @@ type ownerRefPair struct{ oldRef, newRef model.OwnerReference }
 // references only in new are added, only in old removed, in both but different changed. The
 // results keep list order.
 func referencesDiffs(old, cur []model.OwnerReference) (added, removed []model.OwnerReference, changed []ownerRefPair) {
+	if sameDistinctReferences(old, cur) {
+		// What nearly every update brings: the same references. Nothing is added or removed,
+		// and each reference is compared with itself (UIDs are distinct), so nothing changed.
+		return nil, nil, nil
+	}
+	return referencesDiffsByUID(old, cur)
+}
+
+// referencesDiffsByUID is referencesDiffs computed through maps by UID, for any lists.
+func referencesDiffsByUID(old, cur []model.OwnerReference) (added, removed []model.OwnerReference, changed []ownerRefPair) {
 	oldByUID := make(map[string]model.OwnerReference, len(old))
 	for _, r := range old {
 		oldByUID[r.UID] = r
@@ -342,6 +374,27 @@ func referencesDiffs(old, cur []model.OwnerReference) (added, removed []model.Ow
 		}
 	}
 	return added, removed, changed
+}
+
+// sameDistinctReferences reports whether old and cur are equal element by element and no
+// UID appears twice (a repeated UID could pair a reference with another one of that UID in
+// referencesDiffs, so such lists take the general path). Long lists are left to it as well.
+func sameDistinctReferences(old, cur []model.OwnerReference) bool {
+	const maxCompared = 8
+	if len(old) != len(cur) || len(cur) > maxCompared {
+		return false
+	}
+	for i := range cur {
+		if !ownerRefEqual(old[i], cur[i]) {
+			return false
+		}
+		for j := 0; j < i; j++ {
+			if cur[j].UID == cur[i].UID {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func ownerRefEqual(a, b model.OwnerReference) bool {

@@ -1,12 +1,14 @@
 package gc
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
 )
 
 func ref(uid, name string, block bool) model.OwnerReference {
@@ -125,4 +127,36 @@ func TestApiResource(t *testing.T) {
 	assert.ErrorAs(t, err, &rme)
 	_, err = apiResource("batch/v1", "CronJob")
 	assert.ErrorAs(t, err, &rme)
+}
+
+// TestReferencesDiffsShortcut checks that referencesDiffs, which skips the maps for lists that
+// are equal with distinct UIDs, gives what the map-based comparison gives for random lists:
+// equal or not, short or long, with repeated UIDs (where a reference can pair with another
+// one of its UID) and without.
+func TestReferencesDiffsShortcut(t *testing.T) {
+	r := sim.NewRand(1, "references-diffs")
+	randomList := func(n int) []model.OwnerReference {
+		var out []model.OwnerReference
+		for range n {
+			out = append(out, ref(string(rune('a'+r.IntN(4))), string(rune('x'+r.IntN(2))), r.IntN(2) == 0))
+		}
+		return out
+	}
+	shortcuts := 0
+	for i := range 2000 {
+		old := randomList(r.IntN(11))
+		cur := slices.Clone(old)
+		if r.IntN(3) == 0 {
+			cur = randomList(r.IntN(11))
+		}
+		if sameDistinctReferences(old, cur) {
+			shortcuts++
+		}
+		a, rm, c := referencesDiffs(old, cur)
+		wa, wrm, wc := referencesDiffsByUID(old, cur)
+		require.Equal(t, wa, a, "case %d added", i)
+		require.Equal(t, wrm, rm, "case %d removed", i)
+		require.Equal(t, wc, c, "case %d changed", i)
+	}
+	assert.Greater(t, shortcuts, 100, "the shortcut was taken")
 }

@@ -38,8 +38,9 @@ func (c nodeCache) list() []*model.Node {
 
 type leaseCache struct{ inf *client.Informer }
 
-func (c leaseCache) get(namespace, name string) (*model.Lease, bool) {
-	obj, ok := c.inf.Get(namespace, name)
+// getByKey returns the cached Lease with key (built with model.KeyOf).
+func (c leaseCache) getByKey(key string) (*model.Lease, bool) {
+	obj, ok := c.inf.GetByKey(key)
 	if !ok {
 		return nil, false
 	}

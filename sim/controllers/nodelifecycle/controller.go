@@ -2,6 +2,7 @@ package nodelifecycle
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -66,6 +67,42 @@ func (n *nodeHealthData) deepCopy() *nodeHealthData {
 
 type podItem struct{ namespace, name string }
 
+// nodeMemo holds what the controller derives from a node on every pass, so that a pass over
+// hundreds of nodes builds no strings: the zone key of the node version last seen (versions
+// are never modified once seen: cached objects are shared read-only, and the controller's own
+// copies change only status) and the cache key of the node's Lease. It also remembers the last
+// Ready status reported, so the trace gets a line when it changes rather than every pass.
+type nodeMemo struct {
+	node     *model.Node
+	zoneKey  string
+	leaseKey string
+
+	observedReady model.ConditionStatus
+	readySeen     bool
+}
+
+// memo returns the memo of the node called name, creating it.
+func (nc *Controller) memo(name string) *nodeMemo {
+	m := nc.memos[name]
+	if m == nil {
+		if nc.memos == nil {
+			nc.memos = make(map[string]*nodeMemo)
+		}
+		m = &nodeMemo{leaseKey: model.KeyOf(NamespaceNodeLease, name)}
+		nc.memos[name] = m
+	}
+	return m
+}
+
+// zoneKey is GetZoneKey(node), computed once per node version.
+func (nc *Controller) zoneKey(node *model.Node) string {
+	m := nc.memo(node.Name)
+	if m.node != node {
+		m.node, m.zoneKey = node, GetZoneKey(node)
+	}
+	return m.zoneKey
+}
+
 // ZoneState is one zone's disruption state as handleDisruption last set it.
 type ZoneState struct {
 	// Zone is the display name (region/zone, see ZoneDisplayName); Key is upstream's zone key.
@@ -128,9 +165,10 @@ type Controller struct {
 	// node on every pass until it is tainted, which resets its AddedAt).
 	queuedSince map[string]sim.Time
 	taintStats  map[string]*zoneTaintStats
-	// observedReady remembers the last Ready status reported per node, so the trace gets a
-	// line when it changes rather than every pass.
-	observedReady map[string]model.ConditionStatus
+	// memos holds, per node name, what every monitor pass derives from the node and the last
+	// Ready status traced for it. A memo outlives its node (a node re-created under the same
+	// name continues its trace), as the controller's other per-node-name records do.
+	memos map[string]*nodeMemo
 
 	nodeUpdateQueue *workqueue.Typed[string]
 	podUpdateQueue  *workqueue.RateLimiting[podItem]
@@ -157,21 +195,21 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		return nil, err
 	}
 	nc := &Controller{
-		k:             k,
-		c:             c,
-		rec:           rec,
-		cfg:           cfg,
-		rnd:           k.Rand("nodelifecycle"),
-		knownNodeSet:  make(map[string]*model.Node),
-		nodeHealth:    make(map[string]*nodeHealthData),
-		zoneTainter:   make(map[string]*RateLimitedTimedQueue),
-		zoneStates:    make(map[string]ZoneHealth),
-		zoneCounts:    make(map[string][2]int),
-		nodesToRetry:  make(map[string]struct{}),
-		observedReady: make(map[string]model.ConditionStatus),
-		queuedSince:   make(map[string]sim.Time),
-		taintStats:    make(map[string]*zoneTaintStats),
-		helpers:       make(map[*sim.Proc]struct{}),
+		k:            k,
+		c:            c,
+		rec:          rec,
+		cfg:          cfg,
+		rnd:          k.Rand("nodelifecycle"),
+		knownNodeSet: make(map[string]*model.Node),
+		nodeHealth:   make(map[string]*nodeHealthData),
+		zoneTainter:  make(map[string]*RateLimitedTimedQueue),
+		zoneStates:   make(map[string]ZoneHealth),
+		zoneCounts:   make(map[string][2]int),
+		nodesToRetry: make(map[string]struct{}),
+		memos:        make(map[string]*nodeMemo),
+		queuedSince:  make(map[string]sim.Time),
+		taintStats:   make(map[string]*zoneTaintStats),
+		helpers:      make(map[*sim.Proc]struct{}),
 	}
 	nc.nodes, nc.leases, nc.pods = newCaches(f, nc)
 	return nc, nil
@@ -237,7 +275,7 @@ func (nc *Controller) Stop() {
 	clear(nc.zoneStates)
 	clear(nc.zoneCounts)
 	clear(nc.nodesToRetry)
-	clear(nc.observedReady)
+	clear(nc.memos)
 	clear(nc.queuedSince)
 	nc.tainterParked = false
 	if nc.tainterTimer != nil {
@@ -315,6 +353,9 @@ func (nc *Controller) monitorNodeHealth(p *sim.Proc) {
 	for _, n := range deleted {
 		nc.recordNodeEvent(n, ReasonRemovingNode, "Removing Node "+n.Name+" from Controller")
 		delete(nc.knownNodeSet, n.Name)
+		if m := nc.memos[n.Name]; m != nil {
+			m.node, m.zoneKey = nil, "" // let the deleted node go
+		}
 	}
 
 	zoneToNodeConditions := make(map[string][]*model.NodeCondition)
@@ -354,7 +395,7 @@ func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, zoneToNodeCond
 	}
 
 	if _, excluded := node.Labels[LabelNodeExcludeDisruption]; !excluded {
-		zone := GetZoneKey(node)
+		zone := nc.zoneKey(node)
 		zoneToNodeConditions[zone] = append(zoneToNodeConditions[zone], current)
 	}
 	nc.traceObservedReady(node, current)
@@ -362,11 +403,17 @@ func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, zoneToNodeCond
 		delete(nc.nodesToRetry, node.Name)
 		return
 	}
-	pods := nc.pods.onNode(node.Name)
+	// The pods are listed before the tainting below, which may wait for the API, as upstream
+	// does; but only when they can be needed: a node is taken off nodesToRetry (never put on
+	// it) by anything that runs meanwhile, so the condition below cannot turn true.
+	transitioned := current.Status != model.ConditionTrue && observed.Status == model.ConditionTrue
+	var pods []*model.Pod
+	if _, retrying := nc.nodesToRetry[node.Name]; transitioned || (retrying && observed.Status != model.ConditionTrue) {
+		pods = nc.pods.onNode(node.Name)
+	}
 	nc.processTaintBaseEviction(p, node, &observed)
 
 	_, needsRetry := nc.nodesToRetry[node.Name]
-	transitioned := current.Status != model.ConditionTrue && observed.Status == model.ConditionTrue
 	if transitioned {
 		nc.recordNodeStatusChange(node, ReasonNodeNotReady)
 	}
@@ -385,11 +432,12 @@ func (nc *Controller) traceObservedReady(node *model.Node, current *model.NodeCo
 	if current != nil {
 		status = current.Status
 	}
-	prev, seen := nc.observedReady[node.Name]
+	m := nc.memo(node.Name)
+	prev, seen := m.observedReady, m.readySeen
 	if seen && prev == status {
 		return
 	}
-	nc.observedReady[node.Name] = status
+	m.observedReady, m.readySeen = status, true
 	detail := "ready=" + string(status)
 	if seen {
 		detail = "ready=" + string(prev) + "->" + string(status)
@@ -408,8 +456,24 @@ func (nc *Controller) traceObservedReady(node *model.Node, current *model.NodeCo
 // not modified) and the error of the status write, if any.
 func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, node *model.Node) (observed model.NodeCondition, current *model.NodeCondition, _ *model.Node, err error) {
 	now := nc.k.Now()
-	health := nc.nodeHealth[node.Name].deepCopy()
-	defer func() { nc.nodeHealth[node.Name] = health }()
+	// The record is edited as a private value h and stored when the pass is done with it (also
+	// when the pass is killed during its status write: Stop clears the map first). A stored
+	// record is never modified (readers may hold it while this pass waits for the API); a pass
+	// that finds the map still holding the record it started from, with the same content,
+	// which is most passes, leaves it there and allocates nothing.
+	name := node.Name
+	prev := nc.nodeHealth[name]
+	var h nodeHealthData
+	have := prev != nil
+	if have {
+		h = *prev
+	}
+	defer func() {
+		if cur, ok := nc.nodeHealth[name]; !ok || cur != prev || *prev != h {
+			stored := h
+			nc.nodeHealth[name] = &stored
+		}
+	}()
 
 	var grace time.Duration
 	current = getNodeCondition(&node.Status, model.NodeReady)
@@ -424,10 +488,10 @@ func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, node *model.Node) (observ
 			LastHeartbeatTime: node.CreationTimestamp, LastTransitionTime: node.CreationTimestamp,
 		}
 		grace = nc.cfg.NodeStartupGracePeriod
-		if health != nil {
-			health.status = &node.Status
+		if have {
+			h.status = &node.Status
 		} else {
-			health = &nodeHealthData{status: &node.Status, probeTimestamp: node.CreationTimestamp, readyTransitionTimestamp: node.CreationTimestamp}
+			h, have = nodeHealthData{status: &node.Status, probeTimestamp: node.CreationTimestamp, readyTransitionTimestamp: node.CreationTimestamp}, true
 		}
 	} else {
 		observed = *current
@@ -436,32 +500,32 @@ func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, node *model.Node) (observ
 
 	var saved *model.NodeCondition
 	var savedLease *model.Lease
-	if health != nil {
-		saved = getNodeCondition(health.status, model.NodeReady)
-		savedLease = health.lease
+	if have {
+		saved = getNodeCondition(h.status, model.NodeReady)
+		savedLease = h.lease
 	}
 	switch {
-	case health == nil:
-		health = &nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: now}
+	case !have:
+		h = nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: now}
 	case saved == nil && current != nil:
-		health = &nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: now}
+		h = nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: now}
 	case saved != nil && current == nil:
-		health = &nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: now}
+		h = nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: now}
 	case saved != nil && current != nil && saved.LastHeartbeatTime != current.LastHeartbeatTime:
-		transition := health.readyTransitionTimestamp
+		transition := h.readyTransitionTimestamp
 		if saved.LastTransitionTime != current.LastTransitionTime {
 			transition = now
 		}
-		health = &nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: transition}
+		h = nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: transition}
 	}
 	// A renewed Lease always refreshes the probe time, even if the kubelet never posted status.
-	observedLease, _ := nc.leases.get(NamespaceNodeLease, node.Name)
+	observedLease, _ := nc.leases.getByKey(nc.memo(name).leaseKey)
 	if observedLease != nil && (savedLease == nil || renewedBefore(savedLease, observedLease)) {
-		health.lease = observedLease
-		health.probeTimestamp = now
+		h.lease = observedLease
+		h.probeTimestamp = now
 	}
 
-	if now <= health.probeTimestamp.Add(grace) {
+	if now <= h.probeTimestamp.Add(grace) {
 		return observed, current, node, nil
 	}
 	if !needsUnknown(&node.Status) {
@@ -496,8 +560,8 @@ func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, node *model.Node) (observ
 		return observed, current, node, err
 	}
 	nc.k.Emit(traceComponent, "mark-unknown", "Node "+node.Name, updated.ResourceVersion,
-		"ready="+before+"->Unknown silent-since="+health.probeTimestamp.String()+" grace="+grace.String())
-	health = &nodeHealthData{status: &node.Status, probeTimestamp: health.probeTimestamp, readyTransitionTimestamp: nc.k.Now(), lease: observedLease}
+		"ready="+before+"->Unknown silent-since="+h.probeTimestamp.String()+" grace="+grace.String())
+	h = nodeHealthData{status: &node.Status, probeTimestamp: h.probeTimestamp, readyTransitionTimestamp: nc.k.Now(), lease: observedLease}
 	return observed, current, node, nil
 }
 
@@ -551,7 +615,7 @@ func (nc *Controller) processTaintBaseEviction(p *sim.Proc, node *model.Node, ob
 // is re-queued from scratch (so, as upstream, a node waiting for a token is re-queued at every
 // pass); the result says whether it entered the queue. Only the first queueing is traced.
 func (nc *Controller) markNodeForTainting(node *model.Node, status model.ConditionStatus) bool {
-	zone := GetZoneKey(node)
+	zone := nc.zoneKey(node)
 	q := nc.zoneTainter[zone]
 	if q == nil {
 		return false
@@ -611,7 +675,7 @@ func (nc *Controller) markNodeAsReachable(p *sim.Proc, node *model.Node) (bool, 
 		return false, err
 	}
 	delete(nc.queuedSince, node.Name)
-	q := nc.zoneTainter[GetZoneKey(node)]
+	q := nc.zoneTainter[nc.zoneKey(node)]
 	if q == nil {
 		return false, nil
 	}
@@ -732,7 +796,7 @@ func (nc *Controller) classifyNodes(all []*model.Node) (added, deleted, newZoneR
 	for _, n := range all {
 		if _, known := nc.knownNodeSet[n.Name]; !known {
 			added = append(added, n)
-		} else if _, found := nc.zoneStates[GetZoneKey(n)]; !found {
+		} else if _, found := nc.zoneStates[nc.zoneKey(n)]; !found {
 			newZoneRepresentatives = append(newZoneRepresentatives, n)
 		}
 	}
@@ -753,7 +817,7 @@ func (nc *Controller) classifyNodes(all []*model.Node) (added, deleted, newZoneR
 // addPodEvictorForNewZone is upstream addPodEvictorForNewZone: a zone seen for the first time
 // gets state Initial and a tainting queue at NodeEvictionRate.
 func (nc *Controller) addPodEvictorForNewZone(node *model.Node) {
-	zone := GetZoneKey(node)
+	zone := nc.zoneKey(node)
 	if _, found := nc.zoneStates[zone]; found {
 		return
 	}
@@ -883,15 +947,21 @@ func (nc *Controller) markPodsNotReady(p *sim.Proc, pods []*model.Pod, nodeName 
 		if cached.Spec.NodeName != nodeName {
 			continue
 		}
-		pod := cached.DeepCopy()
-		for _, cond := range pod.Status.Conditions {
+		for _, cond := range cached.Status.Conditions {
 			if cond.Type != model.PodReady {
 				continue
 			}
 			cond.Status = model.ConditionFalse
-			if !updatePodCondition(&pod.Status, cond, nc.k.Now()) {
+			// The write sends a deep copy of pod, so a shallow copy with a condition list of
+			// its own is enough; the rest stays shared with the cache, read-only.
+			status := cached.Status
+			status.Conditions = slices.Clone(cached.Status.Conditions)
+			if !updatePodCondition(&status, cond, nc.k.Now()) {
 				break
 			}
+			podValue := *cached
+			podValue.Status = status
+			pod := &podValue
 			updated, err := nc.updatePodStatus(p, pod)
 			if err != nil {
 				if isNotFound(err) {

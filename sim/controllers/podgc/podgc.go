@@ -99,6 +99,8 @@ type Controller struct {
 
 	podInformer  *client.Informer
 	nodeInformer *client.Informer
+	// pods mirrors what a pass needs of the pod cache (see podTracker).
+	pods *podTracker
 	// nodeQueue holds node names in quarantine: each becomes ready QuarantineTime after it
 	// was last found missing from the cache (upstream orphaned_pods_nodes delaying queue).
 	nodeQueue *workqueue.Delaying[string]
@@ -114,14 +116,17 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, cfg C
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Controller{
+	gcc := &Controller{
 		k:            k,
 		client:       c,
 		cfg:          cfg,
 		podInformer:  f.For(model.KindPod),
 		nodeInformer: f.For(model.KindNode),
+		pods:         newPodTracker(),
 		nodeQueue:    workqueue.NewDelaying[string](k, "orphaned_pods_nodes"),
-	}, nil
+	}
+	gcc.podInformer.AddEventHandler(gcc.pods)
+	return gcc, nil
 }
 
 // Start spawns the controller process: it waits for the caches to sync, then runs a gc pass
@@ -161,14 +166,31 @@ func (gcc *Controller) Stats() Stats { return gcc.stats }
 // order, each from the same cached listing.
 func (gcc *Controller) gc(ctx context.Context) {
 	gcc.stats.Runs++
-	pods := podsOf(gcc.podInformer.List(nil))
 	nodes := gcc.nodeInformer.List(nil)
+	existing := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		existing[n.Meta().Name] = true
+	}
+	pods := gcc.podsForPass(existing)
 	if gcc.cfg.TerminatedPodGCThreshold > 0 {
 		gcc.gcTerminated(ctx, pods)
 	}
 	gcc.gcTerminating(ctx, pods)
-	gcc.gcOrphaned(ctx, pods, nodes)
+	gcc.gcOrphaned(ctx, pods, existing)
 	gcc.gcUnscheduledTerminating(ctx, pods)
+}
+
+// podsForPass returns the listing a pass works from, sorted by key. Each step acts only on pods
+// its predicate picks from the listing, and when no pod is bound to a node missing from
+// existing, every pod some step picks is a candidate of the tracker (terminated or being
+// deleted): the candidates then give every step the same pods, in the same order, as the whole
+// cache would. Otherwise (or should the tracker ever disagree with the cache on the number of
+// pods) it is the whole cache.
+func (gcc *Controller) podsForPass(existing map[string]bool) []*model.Pod {
+	if gcc.pods.total == gcc.podInformer.Len() && !gcc.pods.boundToMissingNode(existing) {
+		return gcc.pods.candidatePods()
+	}
+	return podsOf(gcc.podInformer.List(nil))
 }
 
 func podsOf(objs []model.Object) []*model.Pod {
@@ -274,15 +296,12 @@ func hasTaintKey(n *model.Node, key string) bool {
 	return false
 }
 
-// gcOrphaned deletes pods bound to nodes that are gone (upstream gcOrphaned). A node missing
-// from the cache is put in quarantine for QuarantineTime; once out of quarantine and still
-// missing, a live GET decides: NotFound means gone, and its pods are marked Failed with a
-// DisruptionTarget condition and force-deleted. A failed GET leaves the node for a later pass.
-func (gcc *Controller) gcOrphaned(ctx context.Context, pods []*model.Pod, nodes []model.Object) {
-	existing := make(map[string]bool, len(nodes))
-	for _, n := range nodes {
-		existing[n.Meta().Name] = true
-	}
+// gcOrphaned deletes pods bound to nodes that are gone (upstream gcOrphaned); existing holds
+// the names of the cached nodes. A node missing from the cache is put in quarantine for
+// QuarantineTime; once out of quarantine and still missing, a live GET decides: NotFound means
+// gone, and its pods are marked Failed with a DisruptionTarget condition and force-deleted. A
+// failed GET leaves the node for a later pass.
+func (gcc *Controller) gcOrphaned(ctx context.Context, pods []*model.Pod, existing map[string]bool) {
 	for _, p := range pods {
 		if p.Spec.NodeName != "" && !existing[p.Spec.NodeName] {
 			gcc.nodeQueue.AddAfter(p.Spec.NodeName, gcc.cfg.QuarantineTime)

@@ -20,7 +20,7 @@ const testNS = "default"
 // world is a small cluster for trace tests: a kernel, an API server and PodGC; the test plays
 // every other actor through the store.
 type world struct {
-	t       *testing.T
+	t       testing.TB
 	k       *sim.Kernel
 	store   *apiserver.Store
 	gcc     *Controller
@@ -28,7 +28,7 @@ type world struct {
 	printed int
 }
 
-func newWorld(t *testing.T, cfg Config) *world {
+func newWorld(t testing.TB, cfg Config) *world {
 	w := &world{t: t, k: sim.New(1)}
 	w.k.Trace().SetWriter(&w.trace)
 	srv := apiserver.NewServer(w.k, apiserver.DefaultConfig())

@@ -17,13 +17,23 @@ type podOnNode struct {
 // NodeInfo is the scheduler's aggregate view of one node (upstream framework.NodeInfo): the
 // node object, the pods assigned or assumed to it, and the sums of their requests. The node
 // may be nil while pods still reference a node the informer has not delivered or has deleted;
-// such a NodeInfo is not offered to the scheduling cycle.
+// such a NodeInfo is not offered to the scheduling cycle. A node object is never modified once
+// given to a NodeInfo (informer objects are shared read-only); a new version replaces it.
 type NodeInfo struct {
 	node             *model.Node
 	pods             map[string]*podOnNode
 	requested        Resource
 	nonZeroRequested Resource
 	allocatable      Resource
+
+	// What the filters read of the node, kept here so that a cycle over hundreds of nodes
+	// reads each NodeInfo without following it to its node object: spec.unschedulable and
+	// spec.taints (shared with the node object, read-only).
+	unschedulable bool
+	taints        []model.Taint
+	// taintStatuses[i] is the TaintToleration rejection naming taints[i], built the first
+	// time a pod does not tolerate that taint (statuses are never modified once made).
+	taintStatuses []*Status
 }
 
 func newNodeInfo(node *model.Node) *NodeInfo {
@@ -47,11 +57,38 @@ func (ni *NodeInfo) Allocatable() Resource { return ni.allocatable.clone() }
 func (ni *NodeInfo) setNode(node *model.Node) {
 	ni.node = node
 	ni.allocatable = nodeAllocatable(node)
+	ni.unschedulable, ni.taints, ni.taintStatuses = false, nil, nil
+	if node != nil {
+		ni.unschedulable, ni.taints = node.Spec.Unschedulable, node.Spec.Taints
+	}
+}
+
+// untoleratedTaintStatus returns the TaintToleration rejection naming taints[i].
+func (ni *NodeInfo) untoleratedTaintStatus(i int) *Status {
+	if ni.taintStatuses == nil {
+		ni.taintStatuses = make([]*Status, len(ni.taints))
+	}
+	if ni.taintStatuses[i] == nil {
+		t := &ni.taints[i]
+		ni.taintStatuses[i] = newStatus(UnschedulableAndUnresolvable, PluginTaintToleration, fmt.Sprintf(errReasonTaintFormat, t.Key, t.Value))
+	}
+	return ni.taintStatuses[i]
 }
 
 func (ni *NodeInfo) addPod(key string, pod *model.Pod) {
 	p := &podOnNode{pod: pod, req: PodRequests(pod, false), nonZero: PodRequests(pod, true)}
 	ni.pods[key] = p
+	ni.requested.addResource(p.req)
+	ni.nonZeroRequested.MilliCPU += p.nonZero.MilliCPU
+	ni.nonZeroRequested.Memory += p.nonZero.Memory
+}
+
+// replacePod puts a new version of a pod in the place of the one p holds.
+func (ni *NodeInfo) replacePod(p *podOnNode, pod *model.Pod) {
+	ni.requested.subResource(p.req)
+	ni.nonZeroRequested.MilliCPU -= p.nonZero.MilliCPU
+	ni.nonZeroRequested.Memory -= p.nonZero.Memory
+	p.pod, p.req, p.nonZero = pod, PodRequests(pod, false), PodRequests(pod, true)
 	ni.requested.addResource(p.req)
 	ni.nonZeroRequested.MilliCPU += p.nonZero.MilliCPU
 	ni.nonZeroRequested.Memory += p.nonZero.Memory
@@ -102,9 +139,11 @@ type podState struct {
 // has assumed (placed, binding in flight). Assumed pods do not expire: upstream's
 // durationToExpireAssumedPod is 0 and a failed binding always calls ForgetPod.
 type schedulerCache struct {
-	nodes       map[string]*NodeInfo
-	podStates   map[string]*podState
-	sortedNodes []*NodeInfo // nodes with a node object, by name; nil when it must be rebuilt
+	nodes     map[string]*NodeInfo
+	podStates map[string]*podState
+	// sortedNodes are the NodeInfos with a node object, by name; nil when that set changed
+	// and the list must be rebuilt (into a new slice: a cycle may still hold the old one).
+	sortedNodes []*NodeInfo
 }
 
 func newSchedulerCache() *schedulerCache {
@@ -193,6 +232,17 @@ func (c *schedulerCache) updatePod(oldPod, newPod *model.Pod) error {
 	if !ok || ps.assumed {
 		return fmt.Errorf("pod %s is not added to scheduler cache, so cannot be updated", key)
 	}
+	if ps.pod.Spec.NodeName == newPod.Spec.NodeName {
+		// Most updates (status changes) leave the pod on its node: swap it in place, which
+		// is removing and adding it without dropping and re-creating its entries.
+		if ni, ok := c.nodes[newPod.Spec.NodeName]; ok {
+			if p, ok := ni.pods[key]; ok {
+				ni.replacePod(p, newPod)
+				ps.pod = newPod
+				return nil
+			}
+		}
+	}
 	c.removeFromNode(key, ps.pod)
 	c.nodeInfoFor(newPod.Spec.NodeName).addPod(key, newPod)
 	ps.pod = newPod
@@ -228,13 +278,18 @@ func (c *schedulerCache) assumedPod(key string) (*model.Pod, bool) {
 
 func (c *schedulerCache) addNode(node *model.Node) *NodeInfo {
 	ni, ok := c.nodes[node.Name]
-	if !ok {
+	switch {
+	case !ok:
 		ni = newNodeInfo(node)
 		c.nodes[node.Name] = ni
-	} else {
+		c.sortedNodes = nil
+	case ni.node == nil:
+		ni.setNode(node)
+		c.sortedNodes = nil
+	default:
+		// A new version of a listed node: the list holds its NodeInfo already.
 		ni.setNode(node)
 	}
-	c.sortedNodes = nil
 	return ni
 }
 

@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/reconsim/reconsim/model"
@@ -66,17 +65,25 @@ func newCycleState(pod *model.Pod) *cycleState {
 	return s
 }
 
+// The rejections whose reason does not depend on the node or pod. Statuses are never modified
+// once made, so every rejection of a kind can share one.
+var (
+	statusUnschedulable = newStatus(UnschedulableAndUnresolvable, PluginNodeUnschedulable, ErrReasonUnschedulable)
+	statusNodeName      = newStatus(UnschedulableAndUnresolvable, PluginNodeName, ErrReasonNodeName)
+	statusAffinity      = newStatus(UnschedulableAndUnresolvable, PluginNodeAffinity, ErrReasonAffinity)
+)
+
 // filterNodeUnschedulable is the NodeUnschedulable Filter: a cordoned node accepts only pods
 // that tolerate the node.kubernetes.io/unschedulable:NoSchedule taint.
 func filterNodeUnschedulable(s *cycleState, ni *NodeInfo) *Status {
-	if !ni.node.Spec.Unschedulable {
+	if !ni.unschedulable {
 		return nil
 	}
 	taint := model.Taint{Key: TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule}
 	if TolerationsTolerateTaint(s.pod.Spec.Tolerations, &taint) {
 		return nil
 	}
-	return newStatus(UnschedulableAndUnresolvable, PluginNodeUnschedulable, ErrReasonUnschedulable)
+	return statusUnschedulable
 }
 
 // filterNodeName is the NodeName Filter: a pod that names a node fits only that node.
@@ -84,17 +91,17 @@ func filterNodeName(s *cycleState, ni *NodeInfo) *Status {
 	if s.pod.Spec.NodeName == "" || s.pod.Spec.NodeName == ni.node.Name {
 		return nil
 	}
-	return newStatus(UnschedulableAndUnresolvable, PluginNodeName, ErrReasonNodeName)
+	return statusNodeName
 }
 
 // filterTaintToleration is the TaintToleration Filter: every NoSchedule and NoExecute taint
 // must be tolerated; the first one that is not is named in the reason.
 func filterTaintToleration(s *cycleState, ni *NodeInfo) *Status {
-	taint, untolerated := FindMatchingUntoleratedTaint(ni.node.Spec.Taints, s.pod.Spec.Tolerations, doNotScheduleTaint)
-	if !untolerated {
+	i := untoleratedTaintIndex(ni.taints, s.pod.Spec.Tolerations, doNotScheduleTaint)
+	if i < 0 {
 		return nil
 	}
-	return newStatus(UnschedulableAndUnresolvable, PluginTaintToleration, fmt.Sprintf(errReasonTaintFormat, taint.Key, taint.Value))
+	return ni.untoleratedTaintStatus(i)
 }
 
 // filterNodeAffinity is the NodeAffinity Filter: spec.nodeSelector and the required node
@@ -103,7 +110,7 @@ func filterNodeAffinity(s *cycleState, ni *NodeInfo) *Status {
 	if s.required.Match(ni.node) {
 		return nil
 	}
-	return newStatus(UnschedulableAndUnresolvable, PluginNodeAffinity, ErrReasonAffinity)
+	return statusAffinity
 }
 
 // fitsRequest is noderesources.fitsRequest: the reasons the pod's request does not fit in
@@ -125,6 +132,9 @@ func fitsRequest(req Resource, numPods int, allocatable, requested Resource) []s
 	}
 	if req.EphemeralStorage > 0 && req.EphemeralStorage > allocatable.EphemeralStorage-requested.EphemeralStorage {
 		reasons = append(reasons, "Insufficient ephemeral-storage")
+	}
+	if len(req.Scalar) == 0 {
+		return reasons
 	}
 	for _, name := range req.scalarNames() {
 		q := req.Scalar[name]
@@ -205,7 +215,8 @@ func leastAllocatedScore(s *cycleState, ni *NodeInfo) int64 {
 // requested/allocatable fractions (each capped at 1) of the resources the node has; with two
 // resources std is |f1 - f2| / 2.
 func balancedResourceScore(requested, allocatable []int64) int64 {
-	var fractions []float64
+	var buf [2]float64 // the default profile scores two resources: no allocation
+	fractions := buf[:0]
 	var total float64
 	for i := range requested {
 		if allocatable[i] == 0 {
@@ -236,10 +247,9 @@ func balancedResourceScore(requested, allocatable []int64) int64 {
 // balancedAllocationScore is NodeResourcesBalancedAllocation's Score (resources cpu:1,
 // memory:1; it uses the real requests, useRequested=true).
 func balancedAllocationScore(s *cycleState, ni *NodeInfo) int64 {
-	return balancedResourceScore(
-		[]int64{ni.requested.MilliCPU + s.podReq.MilliCPU, ni.requested.Memory + s.podReq.Memory},
-		[]int64{ni.allocatable.MilliCPU, ni.allocatable.Memory},
-	)
+	requested := [2]int64{ni.requested.MilliCPU + s.podReq.MilliCPU, ni.requested.Memory + s.podReq.Memory}
+	allocatable := [2]int64{ni.allocatable.MilliCPU, ni.allocatable.Memory}
+	return balancedResourceScore(requested[:], allocatable[:])
 }
 
 // defaultNormalizeScore is helper.DefaultNormalizeScore: scale to [0, maxPriority] by the
@@ -287,7 +297,7 @@ func prioritizeNodes(s *cycleState, feasible []*NodeInfo) []nodeScore {
 		if !s.skipBalanced {
 			out[i].total += weightBalancedAllocation * balancedAllocationScore(s, ni)
 		}
-		taint[i] = countIntolerableTaintsPreferNoSchedule(ni.node.Spec.Taints, s.tolerationsPreferNoSchedule)
+		taint[i] = countIntolerableTaintsPreferNoSchedule(ni.taints, s.tolerationsPreferNoSchedule)
 		if len(s.preferred) > 0 {
 			affinity[i] = scorePreferred(s.preferred, ni.node)
 		}

@@ -169,7 +169,9 @@ func TestFindNodesRotatesTheStartIndex(t *testing.T) {
 	// Rejected nodes count as processed: with the first 10 nodes cordoned, the cycle walks
 	// 10 + 100 nodes.
 	for i := range 10 {
-		nodes[i].node.Spec.Unschedulable = true
+		cordoned := nodes[i].node.DeepCopy()
+		cordoned.Spec.Unschedulable = true
+		nodes[i].setNode(cordoned) // a new version, as the informer delivers it
 	}
 	feasible = findNodesThatPassFilters(s, nodes, 0, &next, &diag)
 	assert.Equal(t, "n010", feasible[0].node.Name)

@@ -482,8 +482,11 @@ func (s *Scheduler) scheduleOne(p *sim.Proc, pInfo *queuedPodInfo) {
 		return
 	}
 
-	assumed := pod.DeepCopy()
-	assumed.Spec.NodeName = result.host
+	// The assumed version differs from the cached one in spec.nodeName only; the rest is
+	// shared with the cache, read-only like it.
+	assumedValue := *pod
+	assumedValue.Spec.NodeName = result.host
+	assumed := &assumedValue
 	if err := s.cache.assumePod(assumed); err != nil {
 		s.stats.Errors++
 		s.handleSchedulingFailure(p, pInfo, &failure{message: err.Error(), reason: podReasonSchedulerError})
@@ -537,9 +540,11 @@ func (s *Scheduler) bindingCycle(bp *sim.Proc, pInfo *queuedPodInfo, assumed *mo
 func (s *Scheduler) bind(bp *sim.Proc, pod *model.Pod, host string) (settled bool, err error) {
 	cur := pod
 	for attempt := 0; ; attempt++ {
-		b := cur.DeepCopy()
+		// The client sends a deep copy of b: a shallow copy of cur with the new nodeName is
+		// enough.
+		b := *cur
 		b.Spec.NodeName = host
-		_, err := s.c.Update(bp, b)
+		_, err := s.c.Update(bp, &b)
 		switch {
 		case err == nil:
 			return false, nil

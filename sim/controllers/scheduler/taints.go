@@ -64,15 +64,24 @@ func doNotScheduleTaint(t *model.Taint) bool {
 // inclusionFilter and is tolerated by none of tolerations (component-helpers corev1
 // FindMatchingUntoleratedTaint).
 func FindMatchingUntoleratedTaint(taints []model.Taint, tolerations []model.Toleration, inclusionFilter func(*model.Taint) bool) (model.Taint, bool) {
+	if i := untoleratedTaintIndex(taints, tolerations, inclusionFilter); i >= 0 {
+		return taints[i], true
+	}
+	return model.Taint{}, false
+}
+
+// untoleratedTaintIndex is FindMatchingUntoleratedTaint returning the taint's index, -1 for
+// none.
+func untoleratedTaintIndex(taints []model.Taint, tolerations []model.Toleration, inclusionFilter func(*model.Taint) bool) int {
 	for i := range taints {
 		if inclusionFilter != nil && !inclusionFilter(&taints[i]) {
 			continue
 		}
 		if !TolerationsTolerateTaint(tolerations, &taints[i]) {
-			return taints[i], true
+			return i
 		}
 	}
-	return model.Taint{}, false
+	return -1
 }
 
 // preferNoScheduleTolerations keeps the tolerations that can tolerate a PreferNoSchedule taint:

@@ -21,6 +21,16 @@ func (c podCache) get(namespace, name string) (*model.Pod, bool) {
 	return p, ok
 }
 
+// getByKey is get for a key built with model.KeyOf.
+func (c podCache) getByKey(key string) (*model.Pod, bool) {
+	obj, ok := c.inf.GetByKey(key)
+	if !ok {
+		return nil, false
+	}
+	p, ok := obj.(*model.Pod)
+	return p, ok
+}
+
 // onNode is upstream getPodsAssignedToNode (the spec.nodeName index), sorted by key.
 func (c podCache) onNode(nodeName string) []*model.Pod {
 	objs := c.inf.ByIndex(client.IndexNodeName, nodeName)

@@ -1,7 +1,6 @@
 package tainteviction
 
 import (
-	"hash/fnv"
 	"strconv"
 	"time"
 
@@ -187,11 +186,19 @@ func (tc *Controller) ScheduledEviction(namespace, name string) (sim.Time, bool)
 	return w.fireAt, true
 }
 
-// hash is upstream's worker sharding: FNV-32a of the node name modulo the worker count.
+// hash is upstream's worker sharding: FNV-32a of the node name modulo the worker count
+// (hash/fnv's New32a, computed in place so that sharding an update allocates nothing).
 func hash(val string, max int) int {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(val))
-	return int(h.Sum32() % uint32(max))
+	const (
+		offset32 = 2166136261
+		prime32  = 16777619
+	)
+	h := uint32(offset32)
+	for i := 0; i < len(val); i++ {
+		h ^= uint32(val[i])
+		h *= prime32
+	}
+	return int(h % uint32(max))
 }
 
 // nodeUpdated is upstream NodeUpdated: a node whose NoExecute taints changed (or that was added
@@ -409,16 +416,16 @@ func (tc *Controller) runDeletion(w *timedWorker) {
 			delete(tc.deleters, proc)
 			tc.queue.finish(key, w)
 		}()
-		tc.deletePodHandler(p, w)
+		tc.deletePodHandler(p, w, key)
 	})
 	tc.deleters[proc] = struct{}{}
 }
 
 // deletePodHandler is upstream deletePodHandler: the event first, then up to deleteRetries
-// attempts, deleteRetryInterval apart, to mark the pod DisruptionTarget and delete it.
-func (tc *Controller) deletePodHandler(p *sim.Proc, w *timedWorker) {
-	key := model.KeyOf(w.namespace, w.name)
-	cached, _ := tc.pods.get(w.namespace, w.name)
+// attempts, deleteRetryInterval apart, to mark the pod DisruptionTarget and delete it. key is
+// the pod's cache key.
+func (tc *Controller) deletePodHandler(p *sim.Proc, w *timedWorker, key string) {
+	cached, _ := tc.pods.getByKey(key)
 	tc.event(cached, w.namespace, w.name, messageMarkingForDeletion, key)
 	var err error
 	for i := 0; i < deleteRetries; i++ {
@@ -444,7 +451,9 @@ func (tc *Controller) addConditionAndDeletePod(p *sim.Proc, namespace, name stri
 	if err != nil {
 		return 0, err
 	}
-	updated := pod.DeepCopy()
+	// The client's copy is private and the write sends a copy of it: edit it in place. Only
+	// its name and resourceVersion are read afterwards, which the edit leaves alone.
+	updated := pod
 	if updatePodCondition(&updated.Status, model.PodCondition{
 		Type:    model.PodDisruptionTarget,
 		Status:  model.ConditionTrue,

@@ -1,6 +1,7 @@
 package tainteviction
 
 import (
+	"hash/fnv"
 	"math"
 	"testing"
 	"time"
@@ -187,4 +188,18 @@ func TestHashShardsLikeUpstream(t *testing.T) {
 		assert.Equal(t, h, hash(n, UpdateWorkerSize))
 	}
 	assert.Equal(t, 0, hash("anything", 1))
+}
+
+func TestHashMatchesHashFNV(t *testing.T) {
+	r := sim.NewRand(1, "hash-test")
+	for i := range 1000 {
+		b := make([]byte, r.IntN(40))
+		for j := range b {
+			b[j] = byte(r.IntN(256))
+		}
+		h := fnv.New32a()
+		_, _ = h.Write(b)
+		workers := 1 + r.IntN(maxWorkers)
+		assert.Equal(t, int(h.Sum32()%uint32(workers)), hash(string(b), workers), "case %d", i)
+	}
 }

@@ -1,0 +1,75 @@
+package disruption
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/apiserver"
+)
+
+func createPDB(t testing.TB, w *world, name string, matchLabels map[string]string) {
+	pdb := &model.PodDisruptionBudget{}
+	pdb.Name, pdb.Namespace = name, testNS
+	pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: matchLabels}
+	if _, err := w.store.Create(pdb); err != nil {
+		t.Fatalf("create pdb: %v", err)
+	}
+}
+
+// TestSelectorFollowsBudgetUpdates: the parsed selector is kept per budget version, so a
+// budget whose selector changes matches by its new selector at once, and replaced versions do
+// not pile up in the cache.
+func TestSelectorFollowsBudgetUpdates(t *testing.T) {
+	w := newWorld(t, DefaultConfig())
+	createPDB(t, w, "budget", map[string]string{"app": "web"})
+	w.run(time.Second)
+	pod := &model.Pod{ObjectMeta: model.ObjectMeta{Name: "db-0", Namespace: testNS, Labels: map[string]string{"app": "db"}}}
+	assert.Nil(t, w.dc.getPdbForPod(pod))
+
+	for i, app := range []string{"db", "web", "db"} {
+		obj, err := w.store.Get(model.KindPodDisruptionBudget, testNS, "budget")
+		require.NoError(t, err)
+		pdb := obj.(*model.PodDisruptionBudget).DeepCopy()
+		pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
+		_, err = w.store.Update(pdb)
+		require.NoError(t, err)
+		w.run(time.Second)
+		got := w.dc.getPdbForPod(pod)
+		if app == "db" {
+			require.NotNil(t, got, "update %d", i)
+			assert.Equal(t, "budget", got.Name)
+		} else {
+			assert.Nil(t, got, "update %d", i)
+		}
+		assert.LessOrEqual(t, len(w.dc.selectors), 1, "update %d: replaced versions are forgotten", i)
+	}
+	_, err := w.store.Delete(model.KindPodDisruptionBudget, testNS, "budget", apiserver.DeleteOptions{})
+	require.NoError(t, err)
+	w.run(time.Second)
+	assert.Nil(t, w.dc.getPdbForPod(pod))
+	assert.Empty(t, w.dc.selectors)
+}
+
+// BenchmarkPodEventWithBudgets measures the pod event handler (it runs for every pod add and
+// update, resyncs included) in a namespace with 10 budgets, one of which covers the pod.
+func BenchmarkPodEventWithBudgets(b *testing.B) {
+	w := newWorld(b, DefaultConfig())
+	for i := range 10 {
+		createPDB(b, w, fmt.Sprintf("budget-%d", i), map[string]string{"app": fmt.Sprintf("app-%d", i)})
+	}
+	w.run(time.Second)
+	pod := &model.Pod{ObjectMeta: model.ObjectMeta{Name: "p", Namespace: testNS, Labels: map[string]string{"app": "app-7"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		w.dc.updatePod(pod)
+	}
+	if got := w.dc.getPdbForPod(pod); got == nil || got.Name != "budget-7" {
+		b.Fatalf("budget %v", got)
+	}
+}

@@ -1,0 +1,98 @@
+package scheduler
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// benchCache builds the scheduler cache of the thundering-herd shape: 500 nodes (4 cpu, 16Gi,
+// 110 pods) with 30 bound pods each, of which the first 200 carry the not-ready/unreachable
+// taints the node lifecycle controller adds to failed nodes.
+func benchCache() *schedulerCache {
+	c := newSchedulerCache()
+	now := model.Ptr(time.Duration(0))
+	_ = now
+	for i := range 500 {
+		n := testNode(fmt.Sprintf("node-%03d", i), "4", "16Gi", 110)
+		n.Labels = map[string]string{"topology.kubernetes.io/zone": fmt.Sprintf("z%d", i%3)}
+		if i < 200 {
+			n.Spec.Taints = []model.Taint{
+				{Key: TaintNodeUnreachable, Effect: model.TaintEffectNoSchedule},
+				{Key: TaintNodeUnreachable, Effect: model.TaintEffectNoExecute},
+			}
+		}
+		c.addNode(n)
+		for j := range 30 {
+			p := testPod(fmt.Sprintf("%s-pod-%02d", n.Name, j), "cpu", "100m", "memory", "128Mi")
+			p.Spec.NodeName = n.Name
+			if err := c.addPod(p); err != nil {
+				panic(err)
+			}
+		}
+	}
+	return c
+}
+
+// defaultTolerations are what the DefaultTolerationSeconds admission plugin gives every pod.
+var defaultTolerations = []model.Toleration{
+	{Key: TaintNodeNotReady, Operator: TolerationOpExists, Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(300))},
+	{Key: TaintNodeUnreachable, Operator: TolerationOpExists, Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(300))},
+}
+
+// BenchmarkSchedulePod500 measures the filter and score steps of one scheduling cycle over
+// 500 nodes, 200 of them tainted unreachable (the replacement pods of thundering-herd).
+func BenchmarkSchedulePod500(b *testing.B) {
+	c := benchCache()
+	pod := testPod("new", "cpu", "100m", "memory", "128Mi")
+	pod.Spec.Tolerations = defaultTolerations
+	r := rand.New(rand.NewPCG(1, 2))
+	next := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		s := newCycleState(pod)
+		res, fitErr, _, err := schedulePod(s, c.nodeList(), 0, &next, r)
+		if err != nil || fitErr != nil || res.host == "" {
+			b.Fatalf("result %+v, %v, %v", res, fitErr, err)
+		}
+	}
+}
+
+// BenchmarkCacheUpdatePod measures the scheduler's handling of a status update of a bound pod
+// (most pod updates in a running cluster): the cache swaps the pod's version on its node.
+func BenchmarkCacheUpdatePod(b *testing.B) {
+	c := benchCache()
+	old := c.podStates["default/node-123-pod-07"].pod
+	versions := [2]*model.Pod{old.DeepCopy(), old.DeepCopy()}
+	versions[1].Status.Phase = model.PodRunning
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		cur := versions[i%2]
+		if err := c.updatePod(old, cur); err != nil {
+			b.Fatal(err)
+		}
+		old = cur
+		i++
+	}
+}
+
+// BenchmarkNodeUpdateThenList measures a node status update (every node posts one every few
+// seconds) followed by the node list a scheduling cycle takes.
+func BenchmarkNodeUpdateThenList(b *testing.B) {
+	c := benchCache()
+	n := c.nodes["node-321"].node
+	versions := [2]*model.Node{n.DeepCopy(), n.DeepCopy()}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c.updateNode(versions[i%2])
+		if len(c.nodeList()) != 500 {
+			b.Fatal("lost a node")
+		}
+		i++
+	}
+}
