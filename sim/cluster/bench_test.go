@@ -4,13 +4,19 @@ import (
 	"context"
 	"runtime"
 	"testing"
+	"time"
+
+	"github.com/reconsim/reconsim/scenarios"
 )
 
 // benchmarkScenario runs a built-in scenario b.N times and reports events per second, virtual
 // seconds per wall second and the heap in use at the end of a run (peak memory of the
 // process is best read with /usr/bin/time -v sim run NAME).
 func benchmarkScenario(b *testing.B, name string) {
-	scn := loadBuiltin(&testing.T{}, name)
+	benchmarkLoaded(b, loadBuiltin(&testing.T{}, name))
+}
+
+func benchmarkLoaded(b *testing.B, scn *scenarios.Scenario) {
 	var events uint64
 	var virtual float64
 	b.ReportAllocs()
@@ -33,3 +39,15 @@ func benchmarkScenario(b *testing.B, name string) {
 func BenchmarkScenarioNodeFailure(b *testing.B)    { benchmarkScenario(b, "node-failure") }
 func BenchmarkScenarioZoneOutage(b *testing.B)     { benchmarkScenario(b, "zone-outage") }
 func BenchmarkScenarioThunderingHerd(b *testing.B) { benchmarkScenario(b, "thundering-herd") }
+
+// BenchmarkIdleThunderingHerdCluster runs thundering-herd's 500 nodes and 15,000 pods for 10
+// virtual minutes with no timeline: the cost of the heartbeats (Lease renewals, node status
+// checks) and the controllers' periodic loops, which every run of a cluster this size pays
+// before and after its faults.
+func BenchmarkIdleThunderingHerdCluster(b *testing.B) {
+	scn := loadBuiltin(&testing.T{}, "thundering-herd")
+	scn.Timeline, scn.Expect = nil, nil
+	scn.Duration = 10 * time.Minute
+	scn.Stop.Quiescence = 0
+	benchmarkLoaded(b, scn)
+}
