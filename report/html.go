@@ -86,12 +86,12 @@ func WriteHTML(dir string, res *Result) error {
 	if err != nil {
 		return err
 	}
-	return writeHTML(dir, res, trace)
+	return writeHTML(dir, res, trace, nil)
 }
 
-func writeHTML(dir string, res *Result, trace []string) error {
+func writeHTML(dir string, res *Result, trace []string, svgs [][]byte) error {
 	var buf bytes.Buffer
-	if err := EncodeHTML(&buf, res, trace); err != nil {
+	if err := encodeHTML(&buf, res, trace, svgs); err != nil {
 		return err
 	}
 	return writeAtomic(dir, HTMLFile, func(w io.Writer) error {
@@ -103,6 +103,12 @@ func writeHTML(dir string, res *Result, trace []string) error {
 // EncodeHTML writes the report page WriteHTML writes, with the why breakdown computed from
 // traceLines (nil: from events only). The same inputs give the same bytes.
 func EncodeHTML(w io.Writer, res *Result, traceLines []string) error {
+	return encodeHTML(w, res, traceLines, nil)
+}
+
+// encodeHTML is EncodeHTML with the SVG of each of Plots(res), in order, already drawn (nil:
+// draw them here).
+func encodeHTML(w io.Writer, res *Result, traceLines []string, svgs [][]byte) error {
 	if res == nil {
 		return fmt.Errorf("report: EncodeHTML: nil result")
 	}
@@ -115,10 +121,19 @@ func EncodeHTML(w io.Writer, res *Result, traceLines []string) error {
 	if res.WallSeconds > 0 {
 		d.EventsPerSecond = strconv.FormatFloat(math.Round(float64(res.EventsProcessed)/res.WallSeconds), 'f', 0, 64)
 	}
-	for _, p := range Plots(res) {
-		svg, err := p.SVG()
-		if err != nil {
-			return err
+	figs := Plots(res)
+	if svgs != nil && len(svgs) != len(figs) {
+		return fmt.Errorf("report: EncodeHTML: %d SVGs for %d plots", len(svgs), len(figs))
+	}
+	for i, p := range figs {
+		var svg []byte
+		if svgs != nil {
+			svg = svgs[i]
+		} else {
+			var err error
+			if svg, err = p.SVG(); err != nil {
+				return err
+			}
 		}
 		if i := bytes.Index(svg, []byte("<svg")); i > 0 {
 			svg = svg[i:]

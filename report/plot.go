@@ -153,13 +153,14 @@ func Plots(res *Result) []Plot {
 // written to a temporary name and renamed into place. On error it returns the paths written
 // so far and an error naming the figure.
 func WritePlots(dir string, res *Result) ([]string, error) {
-	figs := Plots(res)
-	return writePlotFiles(dir, figs)
+	written, _, err := writePlotFiles(dir, Plots(res))
+	return written, err
 }
 
-func writePlotFiles(dir string, figs []Plot) ([]string, error) {
+// writePlotFiles writes each figure as PNG and SVG under dir/plots and returns the paths
+// written and the SVG of each figure, in order.
+func writePlotFiles(dir string, figs []Plot) (written []string, svgs [][]byte, _ error) {
 	out := filepath.Join(dir, PlotsDir)
-	var written []string
 	for _, f := range figs {
 		for _, format := range []string{"png", "svg"} {
 			var data []byte
@@ -170,19 +171,22 @@ func writePlotFiles(dir string, figs []Plot) ([]string, error) {
 				data, err = f.SVG()
 			}
 			if err != nil {
-				return written, err
+				return written, svgs, err
+			}
+			if format == "svg" {
+				svgs = append(svgs, data)
 			}
 			name := f.Name + "." + format
 			if err := writeAtomic(out, name, func(w io.Writer) error {
 				_, err := w.Write(data)
 				return err
 			}); err != nil {
-				return written, err
+				return written, svgs, err
 			}
 			written = append(written, filepath.Join(out, name))
 		}
 	}
-	return written, nil
+	return written, svgs, nil
 }
 
 // runEnd is the right end of every time axis: the end of the run, or the last sample if a

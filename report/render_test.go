@@ -400,3 +400,33 @@ func TestLongTracesAreCutNotRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"1.0 a x o", "2.0 b y o", "3.0 c z o"}, lines)
 }
+
+// TestRenderWritesWhatTheEncodersGive: Render draws each SVG once and encodes trace.json
+// concurrently with the page; the files must still be byte for byte what EncodeHTML,
+// EncodeTraceEvents and each plot's SVG give on their own.
+func TestRenderWritesWhatTheEncodersGive(t *testing.T) {
+	dir := t.TempDir()
+	trace := nodeFailureTrace()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, TraceFile), []byte(strings.Join(trace, "\n")+"\n"), 0o644))
+	res := plotFixture()
+	require.NoError(t, Render(dir, res))
+
+	var page, events bytes.Buffer
+	require.NoError(t, EncodeHTML(&page, res, trace))
+	require.NoError(t, EncodeTraceEvents(&events, trace, res.Series))
+	gotPage, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(page.Bytes(), gotPage), "report.html differs from EncodeHTML")
+	gotEvents, err := os.ReadFile(filepath.Join(dir, TraceEventFile))
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(events.Bytes(), gotEvents), "trace.json differs from EncodeTraceEvents")
+	figs := Plots(res)
+	require.NotEmpty(t, figs)
+	for _, f := range figs {
+		svg, err := f.SVG()
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(dir, PlotsDir, f.Name+".svg"))
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(svg, got), "%s.svg differs from Plot.SVG", f.Name)
+	}
+}
