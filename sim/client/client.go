@@ -224,11 +224,25 @@ func copyOut(obj model.Object) model.Object {
 
 // Get reads one object. It returns a private copy, or the server's error (NotFound etc.).
 func (c *Client) Get(ctx context.Context, kind model.Kind, namespace, name string) (model.Object, error) {
+	obj, err := c.GetShared(ctx, kind, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	return copyOut(obj), nil
+}
+
+// GetShared is Get without the copy: the request is the same (throttled, retried and served
+// alike), but the object returned is the server's stored one, shared and immutable. The caller
+// must not modify anything it reaches; one that needs to change the object copies what it
+// changes first. It is for callers that mostly only read what they get, as the kubelet's node
+// status check compares the Node and writes only when its status changed (informers' lists
+// are shared the same way, see listShared).
+func (c *Client) GetShared(ctx context.Context, kind model.Kind, namespace, name string) (model.Object, error) {
 	resp := c.do(ctx, &apiserver.Request{Verb: VerbGet, Kind: kind, Namespace: namespace, Name: name})
 	if resp.Err != nil {
 		return nil, resp.Err
 	}
-	return copyOut(resp.Object), nil
+	return resp.Object, nil
 }
 
 // List reads every object of kind that opts selects, sorted by key, with the list's

@@ -61,8 +61,11 @@ type Kubelet struct {
 	// capacityList and allocatableList are what the node reports (see capacity): computed
 	// once, shared, never mutated.
 	capacityList, allocatableList model.ResourceList
-	// conditionsScratch holds the Node's conditions before the status setters ran.
+	// conditionsScratch and nodeScratch are the node status check's working copy of the
+	// stored Node's conditions and its shallow copy of the Node (see tryUpdateNodeStatus),
+	// kept to spare an allocation per check.
 	conditionsScratch []model.NodeCondition
+	nodeScratch       model.Node
 
 	rand     *rand.Rand // jitter, probe start offsets
 	pullRand *rand.Rand // image pull latencies

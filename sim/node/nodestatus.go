@@ -190,32 +190,37 @@ func (kl *Kubelet) updateNodeStatus(p *sim.Proc) {
 // changed (heartbeat times aside) or NodeStatusReportFrequency passed since the last write.
 // A Node that is gone stops the kubelet.
 func (kl *Kubelet) tryUpdateNodeStatus(p *sim.Proc) error {
-	obj, err := kl.c.Get(ctx(p), model.KindNode, "", kl.nodeName)
+	obj, err := kl.c.GetShared(ctx(p), model.KindNode, "", kl.nodeName)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			kl.nodeDeleted()
 		}
 		return err
 	}
-	node, ok := obj.(*model.Node)
+	current, ok := obj.(*model.Node)
 	if !ok {
 		return fmt.Errorf("node %s: got %T", kl.nodeName, obj)
 	}
-	// The Node is the client's private copy, so the setters apply to it directly; what they
-	// compare against is the original status: its conditions (copied, as the setters change
-	// them in place) and its resource lists (which the setters replace, not change).
-	kl.conditionsScratch = append(kl.conditionsScratch[:0], node.Status.Conditions...)
-	original := model.NodeStatus{
-		Conditions: kl.conditionsScratch,
-		Capacity:   node.Status.Capacity, Allocatable: node.Status.Allocatable,
-	}
+	// current is the server's stored Node, shared and never modified here: the setters apply
+	// to a shallow copy of it whose conditions are the kubelet's own (the setters change them
+	// in place) and whose resource lists the setters replace rather than change. The rest of
+	// the copy is the stored object's, read only; UpdateStatus sends a deep copy. So the
+	// kubelet pays for a copy of the Node only when it writes, as upstream's GET pays for
+	// decoding on every check.
+	node := &kl.nodeScratch
+	*node = *current
+	node.Status.Conditions = append(kl.conditionsScratch[:0], current.Status.Conditions...)
 	kl.setNodeStatus(node)
+	kl.conditionsScratch = node.Status.Conditions[:0]
 	now := kl.k.Now()
-	if kl.hasReported && now < kl.lastReportTime.Add(kl.cfg.NodeStatusReportFrequency) &&
-		!nodeStatusHasChanged(&original, &node.Status) {
+	changed := !kl.hasReported || now >= kl.lastReportTime.Add(kl.cfg.NodeStatusReportFrequency) ||
+		nodeStatusHasChanged(&current.Status, &node.Status)
+	if !changed {
+		*node = model.Node{} // hold no reference to the stored object between checks
 		return nil
 	}
 	updated, err := kl.c.UpdateStatus(ctx(p), node)
+	*node = model.Node{}
 	if err != nil {
 		return err
 	}
