@@ -64,10 +64,10 @@ func LabelIndexValue(key, value string) string { return key + "=" + value }
 
 func builtinIndexers() []namedIndex {
 	return []namedIndex{
-		{IndexLabel, LabelIndexFunc, sameLabels},
-		{IndexNamespace, NamespaceIndexFunc, sameNamespace},
-		{IndexNodeName, NodeNameIndexFunc, sameNodeName},
-		{IndexOwnerUID, OwnerUIDIndexFunc, sameControllerUID},
+		{name: IndexLabel, fn: LabelIndexFunc, same: sameLabels},
+		{name: IndexNamespace, fn: NamespaceIndexFunc, same: sameNamespace},
+		{name: IndexNodeName, fn: NodeNameIndexFunc, same: sameNodeName},
+		{name: IndexOwnerUID, fn: OwnerUIDIndexFunc, same: sameControllerUID},
 	}
 }
 
@@ -102,6 +102,9 @@ type namedIndex struct {
 	// same, when set, reports cheaply that two versions of an object have the same index
 	// values, so an update that does not touch the indexed field skips fn altogether.
 	same func(old, cur model.Object) bool
+	// buckets is the index's map from value to entries (the map store.indices holds under
+	// name), kept here to spare a lookup by name per index on every put.
+	buckets map[string]*bucket
 }
 
 // entry is one cached object with the index values it was filed under (one slice per index,
@@ -114,8 +117,10 @@ type entry struct {
 }
 
 // bucket is the set of entries with one index value, with a key-sorted view rebuilt on demand.
+// The set is keyed by the entry itself: a store has one entry per key, replaced only when the
+// key is removed (and so unindexed) and stored again.
 type bucket struct {
-	entries map[string]*entry
+	entries map[*entry]struct{}
 	sorted  []*entry
 	dirty   bool
 }
@@ -132,8 +137,9 @@ type store struct {
 func newStore() *store {
 	s := &store{items: map[string]*entry{}, indices: map[string]map[string]*bucket{}}
 	for _, ix := range builtinIndexers() {
+		ix.buckets = map[string]*bucket{}
 		s.indexes = append(s.indexes, ix)
-		s.indices[ix.name] = map[string]*bucket{}
+		s.indices[ix.name] = ix.buckets
 	}
 	return s
 }
@@ -154,7 +160,7 @@ func (s *store) put(key string, obj model.Object) (model.Object, bool) {
 		s.keysDirty = true
 		for i, ix := range s.indexes {
 			e.vals[i] = ix.fn(obj)
-			s.index(ix.name, e, e.vals[i])
+			index(ix.buckets, e, e.vals[i])
 		}
 		return nil, false
 	}
@@ -168,9 +174,9 @@ func (s *store) put(key string, obj model.Object) (model.Object, bool) {
 		if slices.Equal(e.vals[i], newVals) {
 			continue
 		}
-		s.unindex(ix.name, key, e.vals[i])
+		unindex(ix.buckets, e, e.vals[i])
 		e.vals[i] = newVals
-		s.index(ix.name, e, newVals)
+		index(ix.buckets, e, newVals)
 	}
 	return old, true
 }
@@ -184,34 +190,34 @@ func (s *store) remove(key string) (model.Object, bool) {
 	delete(s.items, key)
 	s.keysDirty = true
 	for i, ix := range s.indexes {
-		s.unindex(ix.name, key, e.vals[i])
+		unindex(ix.buckets, e, e.vals[i])
 	}
 	return e.obj, true
 }
 
-func (s *store) index(name string, e *entry, values []string) {
-	m := s.indices[name]
+// index files e under each of values in an index's buckets m.
+func index(m map[string]*bucket, e *entry, values []string) {
 	for _, v := range values {
 		b := m[v]
 		if b == nil {
-			b = &bucket{entries: map[string]*entry{}}
+			b = &bucket{entries: map[*entry]struct{}{}}
 			m[v] = b
 		}
-		if _, ok := b.entries[e.key]; !ok {
-			b.entries[e.key] = e
+		if _, ok := b.entries[e]; !ok {
+			b.entries[e] = struct{}{}
 			b.dirty = true
 		}
 	}
 }
 
-func (s *store) unindex(name, key string, values []string) {
-	m := s.indices[name]
+// unindex removes e from the buckets of values in an index's buckets m.
+func unindex(m map[string]*bucket, e *entry, values []string) {
 	for _, v := range values {
 		b := m[v]
 		if b == nil {
 			continue
 		}
-		delete(b.entries, key)
+		delete(b.entries, e)
 		b.dirty = true
 		if len(b.entries) == 0 {
 			delete(m, v)
@@ -257,7 +263,7 @@ func (s *store) byIndex(name, value string) []*entry {
 	}
 	if b.dirty {
 		b.sorted = b.sorted[:0]
-		for _, e := range b.entries { //detlint:ordered the entries are sorted below
+		for e := range b.entries { //detlint:ordered the entries are sorted below
 			b.sorted = append(b.sorted, e)
 		}
 		slices.SortFunc(b.sorted, compareEntries)
@@ -268,7 +274,8 @@ func (s *store) byIndex(name, value string) []*entry {
 
 // addIndex adds an index and indexes every stored object.
 func (s *store) addIndex(name string, fn IndexFunc) {
-	s.indexes = append(s.indexes, namedIndex{name: name, fn: fn})
+	buckets := map[string]*bucket{}
+	s.indexes = append(s.indexes, namedIndex{name: name, fn: fn, buckets: buckets})
 	slices.SortFunc(s.indexes, func(a, b namedIndex) int {
 		switch {
 		case a.name < b.name:
@@ -278,13 +285,13 @@ func (s *store) addIndex(name string, fn IndexFunc) {
 		}
 		return 0
 	})
-	s.indices[name] = map[string]*bucket{}
+	s.indices[name] = buckets
 	for _, e := range s.all() {
 		e.vals = make([][]string, len(s.indexes))
 		for i, ix := range s.indexes {
 			e.vals[i] = ix.fn(e.obj)
 			if ix.name == name {
-				s.index(name, e, e.vals[i])
+				index(buckets, e, e.vals[i])
 			}
 		}
 	}
@@ -295,7 +302,7 @@ func (s *store) clear() {
 	clear(s.items)
 	s.sorted = s.sorted[:0]
 	s.keysDirty = false
-	for name := range s.indices { //detlint:ordered each index is reset independently
-		s.indices[name] = map[string]*bucket{}
+	for _, ix := range s.indexes {
+		clear(ix.buckets)
 	}
 }

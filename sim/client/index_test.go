@@ -1,0 +1,112 @@
+package client
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// TestStoreIndexesMatchBruteForce puts, replaces and removes random pods in a store (and adds
+// an index and clears it on the way) and checks after every step that all and byIndex give
+// what a scan of the expected contents gives: the same entries, sorted by key.
+func TestStoreIndexesMatchBruteForce(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 0))
+			s := newStore()
+			want := map[string]model.Object{}
+			zoneIndex := func(obj model.Object) []string {
+				if z, ok := obj.Meta().Labels["zone"]; ok {
+					return []string{z, "any"}
+				}
+				return nil
+			}
+			for step := 0; step < 400; step++ {
+				switch op := r.IntN(100); {
+				case op == 0:
+					s.clear()
+					clear(want)
+				case op == 1 && !s.hasIndex("zone"):
+					s.addIndex("zone", zoneIndex)
+				case op < 30:
+					key := fmt.Sprintf("ns%d/p%d", r.IntN(2), r.IntN(40))
+					s.remove(key)
+					delete(want, key)
+				default:
+					pod := randomPod(r)
+					key := model.Key(pod)
+					s.put(key, pod)
+					want[key] = pod
+				}
+				checkStore(t, s, want, zoneIndex, step)
+			}
+		})
+	}
+}
+
+func randomPod(r *rand.Rand) *model.Pod {
+	pod := &model.Pod{}
+	pod.Namespace = fmt.Sprintf("ns%d", r.IntN(2))
+	pod.Name = fmt.Sprintf("p%d", r.IntN(40))
+	pod.Labels = map[string]string{}
+	for i := r.IntN(3); i > 0; i-- {
+		pod.Labels[fmt.Sprintf("k%d", r.IntN(3))] = fmt.Sprintf("v%d", r.IntN(3))
+	}
+	if r.IntN(2) == 0 {
+		pod.Labels["zone"] = fmt.Sprintf("z%d", r.IntN(3))
+	}
+	if r.IntN(2) == 0 {
+		pod.Spec.NodeName = fmt.Sprintf("n%d", r.IntN(4))
+	}
+	if r.IntN(2) == 0 {
+		pod.OwnerReferences = []model.OwnerReference{{Kind: "ReplicaSet", Name: "rs", UID: fmt.Sprintf("u%d", r.IntN(3)), Controller: model.Ptr(true)}}
+	}
+	return pod
+}
+
+func checkStore(t *testing.T, s *store, want map[string]model.Object, zoneIndex IndexFunc, step int) {
+	t.Helper()
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	require.Equal(t, keys, entryKeys(s.all()), "step %d: all", step)
+	fns := map[string]IndexFunc{IndexLabel: LabelIndexFunc, IndexNamespace: NamespaceIndexFunc, IndexNodeName: NodeNameIndexFunc, IndexOwnerUID: OwnerUIDIndexFunc}
+	if s.hasIndex("zone") {
+		fns["zone"] = zoneIndex
+	}
+	for _, name := range []string{IndexLabel, IndexNamespace, IndexNodeName, IndexOwnerUID, "zone"} {
+		fn, ok := fns[name]
+		if !ok {
+			continue
+		}
+		byValue := map[string][]string{}
+		for _, k := range keys {
+			for _, v := range fn(want[k]) {
+				byValue[v] = append(byValue[v], k)
+			}
+		}
+		require.Len(t, s.indices[name], len(byValue), "step %d: index %s has a bucket per value", step, name)
+		for v, ks := range byValue {
+			got := s.byIndex(name, v)
+			require.Equal(t, ks, entryKeys(got), "step %d: index %s value %s", step, name, v)
+			for _, e := range got {
+				require.Same(t, want[e.key], e.obj, "step %d: the entry holds the latest object", step)
+			}
+		}
+	}
+}
+
+func entryKeys(es []*entry) []string {
+	out := make([]string, 0, len(es))
+	for _, e := range es {
+		out = append(out, e.key)
+	}
+	return out
+}
