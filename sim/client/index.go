@@ -105,10 +105,15 @@ type namedIndex struct {
 	// buckets is the index's map from value to entries (the map store.indices holds under
 	// name), kept here to spare a lookup by name per index on every put.
 	buckets map[string]*bucket
+	// built says the index is kept. The built-in indexes are built on their first query
+	// (store.byIndex), as most informers never query most of them: until then puts and
+	// removes skip them and entries hold no values for them. Indexes added with addIndex are
+	// built at once.
+	built bool
 }
 
 // entry is one cached object with the index values it was filed under (one slice per index,
-// in the order of store.indexes). Updates replace obj in place, so the sorted views that hold
+// in the order of store.indexes; nil for an index not built). Updates replace obj in place, so the sorted views that hold
 // the entry stay valid as long as the set of keys does not change.
 type entry struct {
 	key  string
@@ -159,15 +164,17 @@ func (s *store) put(key string, obj model.Object) (model.Object, bool) {
 		s.items[key] = e
 		s.keysDirty = true
 		for i, ix := range s.indexes {
-			e.vals[i] = ix.fn(obj)
-			index(ix.buckets, e, e.vals[i])
+			if ix.built {
+				e.vals[i] = ix.fn(obj)
+				index(ix.buckets, e, e.vals[i])
+			}
 		}
 		return nil, false
 	}
 	old := e.obj
 	e.obj = obj
 	for i, ix := range s.indexes {
-		if ix.same != nil && ix.same(old, obj) {
+		if !ix.built || ix.same != nil && ix.same(old, obj) {
 			continue
 		}
 		newVals := ix.fn(obj)
@@ -254,9 +261,11 @@ func (s *store) hasIndex(name string) bool {
 	return ok
 }
 
-// byIndex returns the entries with value under index name, sorted by key. The slice is the
-// store's own: callers must not modify it, and it is only valid until the next put or remove.
+// byIndex returns the entries with value under index name, sorted by key, building the index
+// first if it is not built yet. The slice is the store's own: callers must not modify it, and
+// it is only valid until the next put or remove.
 func (s *store) byIndex(name, value string) []*entry {
+	s.build(name)
 	b := s.indices[name][value]
 	if b == nil {
 		return nil
@@ -272,10 +281,25 @@ func (s *store) byIndex(name, value string) []*entry {
 	return b.sorted
 }
 
+// build builds index name, if there is one and it is not built yet, from every stored object.
+func (s *store) build(name string) {
+	for i := range s.indexes {
+		ix := &s.indexes[i]
+		if ix.name != name || ix.built {
+			continue
+		}
+		for _, e := range s.all() {
+			e.vals[i] = ix.fn(e.obj)
+			index(ix.buckets, e, e.vals[i])
+		}
+		ix.built = true
+	}
+}
+
 // addIndex adds an index and indexes every stored object.
 func (s *store) addIndex(name string, fn IndexFunc) {
 	buckets := map[string]*bucket{}
-	s.indexes = append(s.indexes, namedIndex{name: name, fn: fn, buckets: buckets})
+	s.indexes = append(s.indexes, namedIndex{name: name, fn: fn, buckets: buckets, built: true})
 	slices.SortFunc(s.indexes, func(a, b namedIndex) int {
 		switch {
 		case a.name < b.name:
@@ -289,6 +313,9 @@ func (s *store) addIndex(name string, fn IndexFunc) {
 	for _, e := range s.all() {
 		e.vals = make([][]string, len(s.indexes))
 		for i, ix := range s.indexes {
+			if !ix.built {
+				continue
+			}
 			e.vals[i] = ix.fn(e.obj)
 			if ix.name == name {
 				index(buckets, e, e.vals[i])

@@ -12,8 +12,10 @@ import (
 )
 
 // TestStoreIndexesMatchBruteForce puts, replaces and removes random pods in a store (and adds
-// an index and clears it on the way) and checks after every step that all and byIndex give
-// what a scan of the expected contents gives: the same entries, sorted by key.
+// an index and clears it on the way) and checks after every step that all, and byIndex of a
+// random few indexes, give what a scan of the expected contents gives: the same entries,
+// sorted by key. As the built-in indexes are built on their first query, each is first
+// queried after a random number of steps.
 func TestStoreIndexesMatchBruteForce(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
@@ -43,8 +45,15 @@ func TestStoreIndexesMatchBruteForce(t *testing.T) {
 					s.put(key, pod)
 					want[key] = pod
 				}
-				checkStore(t, s, want, zoneIndex, step)
+				var names []string
+				for _, name := range []string{IndexLabel, IndexNamespace, IndexNodeName, IndexOwnerUID, "zone"} {
+					if r.IntN(20) == 0 {
+						names = append(names, name)
+					}
+				}
+				checkStore(t, s, want, zoneIndex, step, names)
 			}
+			checkStore(t, s, want, zoneIndex, -1, []string{IndexLabel, IndexNamespace, IndexNodeName, IndexOwnerUID, "zone"})
 		})
 	}
 }
@@ -69,7 +78,7 @@ func randomPod(r *rand.Rand) *model.Pod {
 	return pod
 }
 
-func checkStore(t *testing.T, s *store, want map[string]model.Object, zoneIndex IndexFunc, step int) {
+func checkStore(t *testing.T, s *store, want map[string]model.Object, zoneIndex IndexFunc, step int, names []string) {
 	t.Helper()
 	keys := make([]string, 0, len(want))
 	for k := range want {
@@ -81,7 +90,7 @@ func checkStore(t *testing.T, s *store, want map[string]model.Object, zoneIndex 
 	if s.hasIndex("zone") {
 		fns["zone"] = zoneIndex
 	}
-	for _, name := range []string{IndexLabel, IndexNamespace, IndexNodeName, IndexOwnerUID, "zone"} {
+	for _, name := range names {
 		fn, ok := fns[name]
 		if !ok {
 			continue
@@ -92,6 +101,7 @@ func checkStore(t *testing.T, s *store, want map[string]model.Object, zoneIndex 
 				byValue[v] = append(byValue[v], k)
 			}
 		}
+		s.byIndex(name, "none") // builds the index if it is not built yet
 		require.Len(t, s.indices[name], len(byValue), "step %d: index %s has a bucket per value", step, name)
 		for v, ks := range byValue {
 			got := s.byIndex(name, v)
