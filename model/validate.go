@@ -42,6 +42,13 @@ type Validator interface {
 // when metadata.generateName is set (the name is generated after validation here).
 func Validate(obj Object) field.ErrorList { return validate(obj, false, nil) }
 
+// The roots of the paths of most errors. A field.Path is never changed once made (Child and
+// Index make new ones), so the roots are shared rather than allocated on every validation.
+var (
+	metadataPath = field.NewPath("metadata")
+	specPath     = field.NewPath("spec")
+)
+
 // validate is Validate; on an update (update true) the name, generateName and namespace are not
 // checked again: they are immutable, were checked at create, and upstream's
 // ValidateObjectMetaUpdate only checks that they did not change. valid, when not nil, is a
@@ -69,15 +76,15 @@ func validate(obj Object, update bool, valid Object) field.ErrorList {
 	if valid != nil {
 		validMeta = valid.Meta()
 	}
-	errs := validateObjectMeta(obj.Meta(), ki.Namespaced, nameFn, field.NewPath("metadata"), validMeta)
+	errs := validateObjectMeta(obj.Meta(), ki.Namespaced, nameFn, metadataPath, validMeta)
 	switch o := obj.(type) {
 	case *Pod:
 		if vp, ok := valid.(*Pod); !ok || !equalPodSpec(&o.Spec, &vp.Spec) {
-			errs = append(errs, validatePodSpec(&o.Spec, field.NewPath("spec"))...)
+			errs = append(errs, validatePodSpec(&o.Spec, specPath)...)
 		}
 	case *ReplicaSet:
 		if v, ok := valid.(*ReplicaSet); !ok || !sameValue(&o.Spec, &v.Spec) {
-			errs = append(errs, validateReplicaSetSpec(&o.Spec, field.NewPath("spec"))...)
+			errs = append(errs, validateReplicaSetSpec(&o.Spec, specPath)...)
 		}
 	case *Node:
 		vn, _ := valid.(*Node)
@@ -90,28 +97,28 @@ func validate(obj Object, update bool, valid Object) field.ErrorList {
 		errs = append(errs, validateEvent(o)...)
 	case *Deployment:
 		if v, ok := valid.(*Deployment); !ok || !sameValue(&o.Spec, &v.Spec) {
-			errs = append(errs, validateDeploymentSpec(&o.Spec, field.NewPath("spec"))...)
+			errs = append(errs, validateDeploymentSpec(&o.Spec, specPath)...)
 		}
 	case *StatefulSet:
 		if v, ok := valid.(*StatefulSet); !ok || !sameValue(&o.Spec, &v.Spec) {
-			errs = append(errs, validateStatefulSetSpec(&o.Spec, field.NewPath("spec"))...)
+			errs = append(errs, validateStatefulSetSpec(&o.Spec, specPath)...)
 		}
 	case *DaemonSet:
 		if v, ok := valid.(*DaemonSet); !ok || !sameValue(&o.Spec, &v.Spec) {
-			errs = append(errs, validateDaemonSetSpec(&o.Spec, field.NewPath("spec"))...)
+			errs = append(errs, validateDaemonSetSpec(&o.Spec, specPath)...)
 		}
 	case *ControllerRevision:
 		errs = append(errs, apivalidation.ValidateNonnegativeField(o.Revision, field.NewPath("revision"))...)
 	case *PodDisruptionBudget:
 		if v, ok := valid.(*PodDisruptionBudget); !ok || !sameValue(&o.Spec, &v.Spec) {
-			errs = append(errs, validatePodDisruptionBudgetSpec(&o.Spec, field.NewPath("spec"))...)
+			errs = append(errs, validatePodDisruptionBudgetSpec(&o.Spec, specPath)...)
 		}
 	case *HorizontalPodAutoscaler:
 		if v, ok := valid.(*HorizontalPodAutoscaler); !ok || !sameValue(&o.Spec, &v.Spec) {
-			errs = append(errs, validateHPASpec(&o.Spec, field.NewPath("spec"))...)
+			errs = append(errs, validateHPASpec(&o.Spec, specPath)...)
 		}
 	case *Service:
-		errs = append(errs, validateServiceSpec(&o.Spec, field.NewPath("spec"))...)
+		errs = append(errs, validateServiceSpec(&o.Spec, specPath)...)
 	case *EndpointSlice:
 		errs = append(errs, validateEndpointSlice(o)...)
 	case *Namespace:
@@ -165,11 +172,11 @@ func validateUpdate(oldObj, newObj Object, oldValid bool) field.ErrorList {
 	if oldObj.GetKind() != newObj.GetKind() {
 		return append(errs, field.Invalid(field.NewPath("kind"), string(newObj.GetKind()), apivalidation.FieldImmutableErrorMsg))
 	}
-	errs = append(errs, validateObjectMetaUpdate(newObj.Meta(), oldObj.Meta(), field.NewPath("metadata"))...)
+	errs = append(errs, validateObjectMetaUpdate(newObj.Meta(), oldObj.Meta(), metadataPath)...)
 	switch n := newObj.(type) {
 	case *Pod:
 		if o, ok := oldObj.(*Pod); ok {
-			errs = append(errs, validatePodSpecUpdate(&n.Spec, &o.Spec, field.NewPath("spec"))...)
+			errs = append(errs, validatePodSpecUpdate(&n.Spec, &o.Spec, specPath)...)
 		}
 	case *ReplicaSet:
 		if o, ok := oldObj.(*ReplicaSet); ok {
@@ -1038,7 +1045,7 @@ func validateStatefulSetSpecUpdate(n, o *StatefulSetSpec) field.ErrorList {
 	restricted.RevisionHistoryLimit = o.RevisionHistoryLimit
 	restricted.MinReadySeconds = o.MinReadySeconds
 	if !equality.Semantic.DeepEqual(&restricted, o) {
-		return field.ErrorList{field.Forbidden(field.NewPath("spec"), statefulSetSpecUpdateForbidden)}
+		return field.ErrorList{field.Forbidden(specPath, statefulSetSpecUpdateForbidden)}
 	}
 	return nil
 }
