@@ -214,7 +214,7 @@ func (kl *Kubelet) tryUpdateNodeStatus(p *sim.Proc) error {
 	kl.conditionsScratch = node.Status.Conditions[:0]
 	now := kl.k.Now()
 	changed := !kl.hasReported || now >= kl.lastReportTime.Add(kl.cfg.NodeStatusReportFrequency) ||
-		nodeStatusHasChanged(&current.Status, &node.Status)
+		kl.nodeStatusChanged(current, &node.Status)
 	if !changed {
 		*node = model.Node{} // hold no reference to the stored object between checks
 		return nil
@@ -233,17 +233,44 @@ func (kl *Kubelet) tryUpdateNodeStatus(p *sim.Proc) error {
 // nodeStatusHasChanged compares two node statuses ignoring the conditions' heartbeat times
 // (kubelet_node_status.go nodeStatusHasChanged).
 func nodeStatusHasChanged(original, updated *model.NodeStatus) bool {
-	if len(original.Conditions) != len(updated.Conditions) {
+	return conditionsHaveChanged(original.Conditions, updated.Conditions) || !resourcesEqual(original, updated)
+}
+
+// nodeStatusChanged is nodeStatusHasChanged(&current.Status, updated) for the stored Node
+// current and the status the setters made from it. The setters put the kubelet's own capacity
+// and allocatable lists (which never change) in every status, so whether the resource lists
+// differ depends on current alone, and a stored Node never changes: once current's lists
+// compared equal, they are not compared again while the server keeps that Node.
+func (kl *Kubelet) nodeStatusChanged(current *model.Node, updated *model.NodeStatus) bool {
+	if conditionsHaveChanged(current.Status.Conditions, updated.Conditions) {
 		return true
 	}
-	for i := range original.Conditions {
-		a, b := original.Conditions[i], updated.Conditions[i]
+	if current == kl.sameResourcesNode {
+		return false
+	}
+	if !resourcesEqual(&current.Status, updated) {
+		return true
+	}
+	kl.sameResourcesNode = current
+	return false
+}
+
+func conditionsHaveChanged(original, updated []model.NodeCondition) bool {
+	if len(original) != len(updated) {
+		return true
+	}
+	for i := range original {
+		a, b := original[i], updated[i]
 		a.LastHeartbeatTime, b.LastHeartbeatTime = 0, 0
 		if a != b {
 			return true
 		}
 	}
-	return !resourceListEqual(original.Capacity, updated.Capacity) || !resourceListEqual(original.Allocatable, updated.Allocatable)
+	return false
+}
+
+func resourcesEqual(original, updated *model.NodeStatus) bool {
+	return resourceListEqual(original.Capacity, updated.Capacity) && resourceListEqual(original.Allocatable, updated.Allocatable)
 }
 
 func resourceListEqual(a, b model.ResourceList) bool {

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
 )
 
@@ -58,4 +60,50 @@ func readyCondition(t *testing.T, n *model.Node) model.NodeCondition {
 	}
 	t.Fatalf("node %s has no Ready condition", n.Name)
 	return model.NodeCondition{}
+}
+
+// TestNodeStatusChangedMatchesUpstreamComparison checks the kubelet's memoized comparison
+// against nodeStatusHasChanged on random stored Nodes, each checked several times in a random
+// order: stored Nodes with the kubelet's own resources or others, and with conditions that
+// the setters leave alone or change.
+func TestNodeStatusChangedMatchesUpstreamComparison(t *testing.T) {
+	w := newWorld(t, 5)
+	kl := w.addNode("n1", model.ResourceList{model.ResourceCPU: mustQuantity(t, "4"), model.ResourceMemory: mustQuantity(t, "8Gi")}, DefaultConfig(), false)
+	r := rand.New(rand.NewPCG(5, 0))
+	var nodes []*model.Node
+	for i := 0; i < 200; i++ {
+		n := kl.initialNode()
+		n.Status.Capacity = n.Status.Capacity.DeepCopy()
+		n.Status.Allocatable = n.Status.Allocatable.DeepCopy()
+		switch r.IntN(6) {
+		case 0:
+			n.Status.Capacity[model.ResourceCPU] = mustQuantity(t, "8")
+		case 1:
+			delete(n.Status.Allocatable, model.ResourceMemory)
+		case 2:
+			n.Status.Allocatable["example.com/gpu"] = mustQuantity(t, "1")
+		case 3:
+			n.Status.Conditions[r.IntN(len(n.Status.Conditions))].Status = model.ConditionUnknown
+		case 4:
+			n.Status.Conditions = n.Status.Conditions[:len(n.Status.Conditions)-1]
+		}
+		for j := range n.Status.Conditions {
+			n.Status.Conditions[j].LastHeartbeatTime = sim.Time(r.IntN(1000))
+		}
+		nodes = append(nodes, n)
+	}
+	changed := 0
+	for i := 0; i < 1000; i++ {
+		current := nodes[r.IntN(len(nodes))]
+		view := *current
+		view.Status.Conditions = append([]model.NodeCondition(nil), current.Status.Conditions...)
+		kl.setNodeStatus(&view)
+		want := nodeStatusHasChanged(&current.Status, &view.Status)
+		require.Equal(t, want, kl.nodeStatusChanged(current, &view.Status), "check %d", i)
+		if want {
+			changed++
+		}
+	}
+	assert.Greater(t, changed, 100, "the random Nodes include changed ones")
+	assert.Less(t, changed, 900, "the random Nodes include unchanged ones")
 }
