@@ -25,10 +25,11 @@ const (
 
 // defaultGCPercent is the garbage collector's target (GOGC) unless the environment sets one.
 // A simulation's heap is mostly long-lived cluster state (objects, caches, watch history) that
-// every collection has to mark again; at the default 100 a 15,000-pod run spent a quarter of
-// its CPU in the collector. 400 cut thundering-herd's CPU time by 23% for 70% more peak memory
-// (measured with /usr/bin/time -v; see the performance notes in docs/results.md).
-const defaultGCPercent = 400
+// every collection has to mark again. On thundering-herd (3 runs each, 2 cores) GOGC 100, 200
+// and 400 gave the same wall time (the collector runs on the other core) but 18.1, 15.6 and
+// 14.6 s of CPU for 1,068, 1,361 and 1,664 MiB peak memory: 200 keeps most of the CPU saving,
+// which counts when a sweep keeps every core busy, for half the memory (docs/performance.md).
+const defaultGCPercent = 200
 
 func main() {
 	if os.Getenv("GOGC") == "" {
