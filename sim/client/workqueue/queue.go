@@ -76,9 +76,8 @@ type Typed[T comparable] struct {
 	dirty      map[T]sim.Time
 	processing map[T]sim.Time
 
-	// waiters are the processes parked in Get, in the order they started waiting;
-	// drainWaiters are parked in ShutDownWithDrain.
-	waiters      []*sim.Proc
+	// waiters are the processes parked in Get; drainWaiters are parked in ShutDownWithDrain.
+	waiters      sim.WaitQueue
 	drainWaiters []*sim.Proc
 
 	shuttingDown bool
@@ -123,7 +122,7 @@ func (q *Typed[T]) Add(item T) {
 		return
 	}
 	q.push(item)
-	q.signal()
+	q.waiters.Signal()
 }
 
 // Len returns the number of items ready to be handed out.
@@ -135,7 +134,7 @@ func (q *Typed[T]) Len() int { return len(q.queue) - q.head }
 func (q *Typed[T]) Get(ctx context.Context) (item T, shutdown bool) {
 	p := sim.ProcFromContext(ctx)
 	for q.Len() == 0 && !q.shuttingDown {
-		q.waitForItem(p)
+		q.waiters.Wait(p, q)
 	}
 	if q.Len() == 0 {
 		var zero T
@@ -148,52 +147,6 @@ func (q *Typed[T]) Get(ctx context.Context) (item T, shutdown bool) {
 	q.processing[item] = now
 	delete(q.dirty, item)
 	return item, false
-}
-
-// waitForItem parks p until signalled. If p is killed while parked, it leaves the waiter list
-// and passes any pending signal on, so a wake-up meant for it is not lost.
-func (q *Typed[T]) waitForItem(p *sim.Proc) {
-	q.waiters = append(q.waiters, p)
-	woken := false
-	defer func() {
-		if woken {
-			return
-		}
-		q.removeWaiter(p)
-		if q.Len() > 0 {
-			q.signal()
-		}
-	}()
-	p.Park()
-	woken = true
-}
-
-func (q *Typed[T]) removeWaiter(p *sim.Proc) {
-	for i, w := range q.waiters {
-		if w == p {
-			q.waiters = append(q.waiters[:i], q.waiters[i+1:]...)
-			return
-		}
-	}
-}
-
-// signal wakes the longest-waiting Get (upstream cond.Signal), skipping processes that can no
-// longer be woken.
-func (q *Typed[T]) signal() {
-	for len(q.waiters) > 0 {
-		p := q.waiters[0]
-		q.waiters[0] = nil
-		q.waiters = q.waiters[1:]
-		if p.Unpark() {
-			return
-		}
-	}
-}
-
-func (q *Typed[T]) broadcast() {
-	for len(q.waiters) > 0 {
-		q.signal()
-	}
 }
 
 func (q *Typed[T]) push(item T) {
@@ -233,7 +186,7 @@ func (q *Typed[T]) Done(item T) {
 	delete(q.processing, item)
 	if _, ok := q.dirty[item]; ok {
 		q.push(item)
-		q.signal()
+		q.waiters.Signal()
 	}
 	if len(q.processing) == 0 && len(q.drainWaiters) > 0 {
 		q.wakeDrainers()
@@ -243,7 +196,7 @@ func (q *Typed[T]) Done(item T) {
 // ShutDown stops the queue accepting items and wakes every process parked in Get.
 func (q *Typed[T]) ShutDown() {
 	q.shuttingDown = true
-	q.broadcast()
+	q.waiters.Broadcast()
 }
 
 // ShutDownWithDrain shuts the queue down and parks the calling process until no item is being

@@ -16,8 +16,8 @@ type eventQueue struct {
 	// queue holds the events not handed out yet, oldest first, from index head on.
 	queue []*event
 	head  int
-	// waiters are the processes parked in Get, in the order they started waiting.
-	waiters      []*sim.Proc
+	// waiters are the processes parked in Get.
+	waiters      sim.WaitQueue
 	shuttingDown bool
 }
 
@@ -33,7 +33,7 @@ func (q *eventQueue) Add(ev *event) {
 		q.head = 0
 	}
 	q.queue = append(q.queue, ev)
-	q.signal()
+	q.waiters.Signal()
 }
 
 // Len returns the number of events waiting.
@@ -45,7 +45,7 @@ func (q *eventQueue) Len() int { return len(q.queue) - q.head }
 func (q *eventQueue) Get(ctx context.Context) (ev *event, shutdown bool) {
 	p := sim.ProcFromContext(ctx)
 	for q.Len() == 0 && !q.shuttingDown {
-		q.waitForItem(p)
+		q.waiters.Wait(p, q)
 	}
 	if q.Len() == 0 {
 		return nil, true
@@ -63,42 +63,5 @@ func (q *eventQueue) Get(ctx context.Context) (ev *event, shutdown bool) {
 // ShutDown stops the queue accepting events and wakes every process parked in Get.
 func (q *eventQueue) ShutDown() {
 	q.shuttingDown = true
-	for len(q.waiters) > 0 {
-		q.signal()
-	}
-}
-
-// waitForItem parks p until signalled. If p is killed while parked, it leaves the waiter list
-// and passes any pending signal on, so a wake-up meant for it is not lost.
-func (q *eventQueue) waitForItem(p *sim.Proc) {
-	q.waiters = append(q.waiters, p)
-	woken := false
-	defer func() {
-		if woken {
-			return
-		}
-		for i, w := range q.waiters {
-			if w == p {
-				q.waiters = append(q.waiters[:i], q.waiters[i+1:]...)
-				break
-			}
-		}
-		if q.Len() > 0 {
-			q.signal()
-		}
-	}()
-	p.Park()
-	woken = true
-}
-
-// signal wakes the longest-waiting Get, skipping processes that can no longer be woken.
-func (q *eventQueue) signal() {
-	for len(q.waiters) > 0 {
-		p := q.waiters[0]
-		q.waiters[0] = nil
-		q.waiters = q.waiters[1:]
-		if p.Unpark() {
-			return
-		}
-	}
+	q.waiters.Broadcast()
 }
