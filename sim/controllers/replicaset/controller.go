@@ -58,16 +58,14 @@ type Controller struct {
 	factsBuffers []*[]podFacts
 
 	queue        *workqueue.RateLimiting[string]
+	loop         *client.SyncLoop
 	expectations *UIDTrackingControllerExpectations
 
 	// syncHandler is syncReplicaSet; it is a field so that tests can observe or replace the
 	// sync without a full world (the upstream test seam of the same name).
 	syncHandler func(ctx context.Context, key string) error
 
-	main    *sim.Proc
-	workers []*sim.Proc
-	stopped bool
-	stats   Stats
+	stats Stats
 }
 
 // New builds the controller on the shared informers of f (ReplicaSets and Pods), registers its
@@ -89,6 +87,8 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		queue:        workqueue.NewRateLimiting[string](k, "replicaset", workqueue.DefaultControllerRateLimiter[string]()),
 	}
 	rsc.syncHandler = rsc.syncReplicaSet
+	rsc.loop = client.NewSyncLoop(k, Component, "ReplicaSet", rsc.queue,
+		func(ctx context.Context, key string) error { return rsc.syncHandler(ctx, key) })
 	rsc.pods = newPodTable()
 	rsc.podInformer.AddEventHandler(rsc.pods)
 	rsc.rsInformer.AddEventHandler(client.EventHandlerFuncs{
@@ -105,38 +105,17 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 }
 
 // Start spawns the controller process: it waits for the ReplicaSet and Pod caches to sync,
-// then starts ConcurrentReplicaSetSyncs workers (upstream Run). Start after Stop does nothing:
-// a restarted controller is a new Controller.
+// then starts ConcurrentReplicaSetSyncs workers (upstream Run; client.SyncLoop). A sync error
+// requeues the key with the rate limiter's backoff, success forgets its backoff. Start after
+// Stop does nothing: a restarted controller is a new Controller.
 func (rsc *Controller) Start() {
-	if rsc.main != nil || rsc.stopped {
-		return
-	}
-	rsc.main = rsc.k.Spawn(Component, func(p *sim.Proc) {
-		rsc.rsInformer.WaitForSync(p)
-		rsc.podInformer.WaitForSync(p)
-		rsc.k.Emit(Component, "started", "", 0, fmt.Sprintf("workers=%d", rsc.cfg.ConcurrentReplicaSetSyncs))
-		for i := 0; i < rsc.cfg.ConcurrentReplicaSetSyncs; i++ {
-			rsc.workers = append(rsc.workers, rsc.k.Spawn(fmt.Sprintf("%s/worker-%d", Component, i), rsc.worker))
-		}
-	})
+	rsc.loop.Start(rsc.cfg.ConcurrentReplicaSetSyncs, rsc.rsInformer, rsc.podInformer)
 }
 
 // Stop shuts the queue down and kills the controller's processes (a controller-manager
 // restart); a sync in progress is abandoned where it blocks, as a killed process would be.
 // Pod creations and deletions already handed to their own processes still complete.
-func (rsc *Controller) Stop() {
-	if rsc.stopped {
-		return
-	}
-	rsc.stopped = true
-	rsc.queue.ShutDown()
-	if rsc.main != nil {
-		rsc.main.Kill()
-	}
-	for _, w := range rsc.workers {
-		w.Kill()
-	}
-}
+func (rsc *Controller) Stop() { rsc.loop.Stop() }
 
 // Expectations returns the controller's expectations, for tests and the recorder. It is the
 // live store: callers must only read it.
@@ -145,35 +124,9 @@ func (rsc *Controller) Expectations() *UIDTrackingControllerExpectations { retur
 // Stats returns the controller's counters now.
 func (rsc *Controller) Stats() Stats {
 	s := rsc.stats
-	s.Queue = rsc.queue.Stats()
+	ls := rsc.loop.Stats()
+	s.Syncs, s.SyncErrors, s.SyncDurationTotal, s.Queue = ls.Syncs, ls.SyncErrors, ls.SyncDurationTotal, ls.Queue
 	return s
-}
-
-// worker drains the queue until it shuts down (upstream worker / processNextWorkItem): a
-// sync error requeues the key with the rate limiter's backoff, success forgets its backoff.
-func (rsc *Controller) worker(p *sim.Proc) {
-	for rsc.processNextWorkItem(p) {
-	}
-}
-
-func (rsc *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, quit := rsc.queue.Get(ctx)
-	if quit {
-		return false
-	}
-	defer rsc.queue.Done(key)
-	start := rsc.k.Now()
-	err := rsc.syncHandler(ctx, key)
-	rsc.stats.Syncs++
-	rsc.stats.SyncDurationTotal += rsc.k.Now().Sub(start)
-	if err == nil {
-		rsc.queue.Forget(key)
-		return true
-	}
-	rsc.stats.SyncErrors++
-	rsc.k.Emit(Component, "sync-error", "ReplicaSet "+key, 0, err.Error())
-	rsc.queue.AddRateLimited(key)
-	return true
 }
 
 // ---- event handlers (upstream replica_set.go) ----
