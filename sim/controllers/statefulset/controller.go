@@ -65,10 +65,8 @@ type Controller struct {
 	revData  revisionDataCache
 	tmplData map[string]templateDataEntry
 
-	main    *sim.Proc
-	workers []*sim.Proc
-	stopped bool
-	stats   Stats
+	loop  *client.SyncLoop
+	stats Stats
 }
 
 // New builds the controller on the shared informers of f (StatefulSets, Pods and
@@ -92,6 +90,8 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		tmplData:    map[string]templateDataEntry{},
 	}
 	ssc.syncHandler = ssc.sync
+	ssc.loop = client.NewSyncLoop(k, Component, "StatefulSet", ssc.queue,
+		func(ctx context.Context, key string) error { return ssc.syncHandler(ctx, key) })
 	if err := ssc.podInformer.AddIndexers(client.Indexers{indexClaimCandidates: claimCandidatesIndexFunc}); err != nil {
 		return nil, err
 	}
@@ -122,43 +122,23 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 
 // Start spawns the controller process: it waits for the StatefulSet, Pod and
 // ControllerRevision caches to sync, then starts ConcurrentStatefulSetSyncs workers (upstream
-// Run). Start after Stop does nothing: a restarted controller is a new Controller.
+// Run, worker and processNextWorkItem; client.SyncLoop): an error requeues the key with the
+// rate limiter's backoff, success forgets its backoff. Start after Stop does nothing: a
+// restarted controller is a new Controller.
 func (ssc *Controller) Start() {
-	if ssc.main != nil || ssc.stopped {
-		return
-	}
-	ssc.main = ssc.k.Spawn(Component, func(p *sim.Proc) {
-		ssc.podInformer.WaitForSync(p)
-		ssc.setInformer.WaitForSync(p)
-		ssc.revInformer.WaitForSync(p)
-		ssc.k.Emit(Component, "started", "", 0, fmt.Sprintf("workers=%d", ssc.cfg.ConcurrentStatefulSetSyncs))
-		for i := 0; i < ssc.cfg.ConcurrentStatefulSetSyncs; i++ {
-			ssc.workers = append(ssc.workers, ssc.k.Spawn(fmt.Sprintf("%s/worker-%d", Component, i), ssc.worker))
-		}
-	})
+	ssc.loop.Start(ssc.cfg.ConcurrentStatefulSetSyncs, ssc.podInformer, ssc.setInformer, ssc.revInformer)
 }
 
 // Stop shuts the queue down and kills the controller's processes (a controller-manager
 // restart); a sync in progress is abandoned where it blocks. Requests already handed to their
 // own processes (a Parallel batch) still complete.
-func (ssc *Controller) Stop() {
-	if ssc.stopped {
-		return
-	}
-	ssc.stopped = true
-	ssc.queue.ShutDown()
-	if ssc.main != nil {
-		ssc.main.Kill()
-	}
-	for _, w := range ssc.workers {
-		w.Kill()
-	}
-}
+func (ssc *Controller) Stop() { ssc.loop.Stop() }
 
 // Stats returns the controller's counters now.
 func (ssc *Controller) Stats() Stats {
 	s := ssc.stats
-	s.Queue = ssc.queue.Stats()
+	ls := ssc.loop.Stats()
+	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
 	return s
 }
 
@@ -191,31 +171,6 @@ func (ssc *Controller) Blockages() []SetBlockage {
 	}
 	slices.SortFunc(out, func(a, b SetBlockage) int { return strings.Compare(a.Set, b.Set) })
 	return out
-}
-
-// worker drains the queue until it shuts down (upstream worker/processNextWorkItem): an error
-// requeues the key with the rate limiter's backoff, success forgets its backoff.
-func (ssc *Controller) worker(p *sim.Proc) {
-	for ssc.processNextWorkItem(p) {
-	}
-}
-
-func (ssc *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, quit := ssc.queue.Get(ctx)
-	if quit {
-		return false
-	}
-	defer ssc.queue.Done(key)
-	err := ssc.syncHandler(ctx, key)
-	ssc.stats.Syncs++
-	if err == nil {
-		ssc.queue.Forget(key)
-		return true
-	}
-	ssc.stats.SyncErrors++
-	ssc.k.Emit(Component, "sync-error", "StatefulSet "+key, 0, err.Error())
-	ssc.queue.AddRateLimited(key)
-	return true
 }
 
 // sync is upstream sync: look the set up, adopt orphaned revisions, claim pods, and run the
