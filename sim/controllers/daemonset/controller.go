@@ -62,10 +62,8 @@ type Controller struct {
 	// upstream test seam of the same name).
 	syncHandler func(ctx context.Context, key string) error
 
-	main    *sim.Proc
-	workers []*sim.Proc
-	stopped bool
-	stats   Stats
+	loop  *client.SyncLoop
+	stats Stats
 }
 
 // New builds the controller on the shared informers of f (DaemonSets, ControllerRevisions,
@@ -90,6 +88,8 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		placement:         map[string]placementEntry{},
 	}
 	dsc.syncHandler = dsc.syncDaemonSet
+	dsc.loop = client.NewSyncLoop(k, Component, "DaemonSet", dsc.queue,
+		func(ctx context.Context, key string) error { return dsc.syncHandler(ctx, key) })
 	if err := dsc.podInformer.AddIndexers(client.Indexers{indexClaimCandidates: claimCandidatesIndexFunc}); err != nil {
 		return nil, err
 	}
@@ -116,44 +116,27 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 }
 
 // Start spawns the controller process: it waits for the Pod, Node, ControllerRevision and
-// DaemonSet caches to sync, then starts ConcurrentDaemonSetSyncs workers and the failed-pod
-// back-off garbage collection (upstream Run). Start after Stop does nothing: a restarted
-// controller is a new Controller.
+// DaemonSet caches to sync, then starts ConcurrentDaemonSetSyncs workers (client.SyncLoop: an
+// error requeues the key with the rate limiter's backoff, success forgets its backoff) and,
+// after them, the failed-pod back-off garbage collection (upstream Run). Start after Stop does
+// nothing: a restarted controller is a new Controller.
 func (dsc *Controller) Start() {
-	if dsc.main != nil || dsc.stopped {
-		return
-	}
-	dsc.main = dsc.k.Spawn(Component, func(p *sim.Proc) {
-		dsc.podInformer.WaitForSync(p)
-		dsc.nodeInformer.WaitForSync(p)
-		dsc.historyInformer.WaitForSync(p)
-		dsc.dsInformer.WaitForSync(p)
-		dsc.k.Emit(Component, "started", "", 0, fmt.Sprintf("workers=%d", dsc.cfg.ConcurrentDaemonSetSyncs))
-		for i := 0; i < dsc.cfg.ConcurrentDaemonSetSyncs; i++ {
-			dsc.workers = append(dsc.workers, dsc.k.Spawn(fmt.Sprintf("%s/worker-%d", Component, i), dsc.worker))
-		}
+	workers := dsc.cfg.ConcurrentDaemonSetSyncs
+	informers := []*client.Informer{dsc.podInformer, dsc.nodeInformer, dsc.historyInformer, dsc.dsInformer}
+	dsc.loop.StartFunc(informers, fmt.Sprintf("workers=%d", workers), func() {
+		dsc.loop.SpawnWorkers(workers)
 		dsc.backoffGC = dsc.k.Every(dsc.cfg.BackoffGCInterval, dsc.failedPodsBackoff.GC)
 	})
 }
 
-// Stop shuts the queue down and kills the controller's processes (a controller-manager
-// restart); a sync in progress is abandoned where it blocks. Requests already handed to their
-// own processes still complete.
+// Stop stops the back-off garbage collection, shuts the queue down and kills the controller's
+// processes (a controller-manager restart); a sync in progress is abandoned where it blocks.
+// Requests already handed to their own processes still complete.
 func (dsc *Controller) Stop() {
-	if dsc.stopped {
-		return
-	}
-	dsc.stopped = true
-	dsc.queue.ShutDown()
 	if dsc.backoffGC != nil {
 		dsc.backoffGC.Stop()
 	}
-	if dsc.main != nil {
-		dsc.main.Kill()
-	}
-	for _, w := range dsc.workers {
-		w.Kill()
-	}
+	dsc.loop.Stop()
 }
 
 // Expectations returns the controller's expectations, for tests and the recorder. It is the
@@ -163,33 +146,9 @@ func (dsc *Controller) Expectations() *ControllerExpectations { return dsc.expec
 // Stats returns the controller's counters now.
 func (dsc *Controller) Stats() Stats {
 	s := dsc.stats
-	s.Queue = dsc.queue.Stats()
+	ls := dsc.loop.Stats()
+	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
 	return s
-}
-
-func (dsc *Controller) worker(p *sim.Proc) {
-	for dsc.processNextWorkItem(p) {
-	}
-}
-
-// processNextWorkItem syncs one key; an error requeues it with the rate limiter's backoff,
-// success forgets its backoff.
-func (dsc *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, quit := dsc.queue.Get(ctx)
-	if quit {
-		return false
-	}
-	defer dsc.queue.Done(key)
-	err := dsc.syncHandler(ctx, key)
-	dsc.stats.Syncs++
-	if err == nil {
-		dsc.queue.Forget(key)
-		return true
-	}
-	dsc.stats.SyncErrors++
-	dsc.k.Emit(Component, "sync-error", "DaemonSet "+key, 0, err.Error())
-	dsc.queue.AddRateLimited(key)
-	return true
 }
 
 // ---- event handlers (upstream daemon_controller.go) ----
