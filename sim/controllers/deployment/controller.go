@@ -75,10 +75,8 @@ type Controller struct {
 	// enqueueAfter).
 	progressTimers map[string]*sim.Timer
 
-	main    *sim.Proc
-	workers []*sim.Proc
-	stopped bool
-	stats   Stats
+	loop  *client.SyncLoop
+	stats Stats
 }
 
 // New builds the controller on the shared informers of f (Deployments, ReplicaSets and Pods),
@@ -100,6 +98,8 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		progressTimers: map[string]*sim.Timer{},
 	}
 	dc.syncHandler = dc.syncDeployment
+	dc.loop = client.NewSyncLoop(k, Component, "Deployment", dc.queue, dc.syncKey)
+	dc.loop.HandleError = dc.handleErr
 	dc.dInformer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc:    func(obj model.Object, _ bool) { dc.addDeployment(obj) },
 		UpdateFunc: dc.updateDeployment,
@@ -115,78 +115,49 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 }
 
 // Start spawns the controller process: it waits for the Deployment, ReplicaSet and Pod caches
-// to sync, then starts ConcurrentDeploymentSyncs workers (upstream Run). Start after Stop does
+// to sync, then starts ConcurrentDeploymentSyncs workers (upstream Run, worker and
+// processNextWorkItem; client.SyncLoop, with syncKey and handleErr). Start after Stop does
 // nothing: a restarted controller is a new Controller.
 func (dc *Controller) Start() {
-	if dc.main != nil || dc.stopped {
-		return
-	}
-	dc.main = dc.k.Spawn(Component, func(p *sim.Proc) {
-		dc.dInformer.WaitForSync(p)
-		dc.rsInformer.WaitForSync(p)
-		dc.podInformer.WaitForSync(p)
-		dc.k.Emit(Component, "started", "", 0, fmt.Sprintf("workers=%d", dc.cfg.ConcurrentDeploymentSyncs))
-		for i := 0; i < dc.cfg.ConcurrentDeploymentSyncs; i++ {
-			dc.workers = append(dc.workers, dc.k.Spawn(fmt.Sprintf("%s/worker-%d", Component, i), dc.worker))
-		}
-	})
+	dc.loop.Start(dc.cfg.ConcurrentDeploymentSyncs, dc.dInformer, dc.rsInformer, dc.podInformer)
 }
 
-// Stop shuts the queue down, cancels pending progress checks and kills the controller's
+// Stop cancels pending progress checks, shuts the queue down and kills the controller's
 // processes (a controller-manager restart); a sync in progress is abandoned where it blocks.
 func (dc *Controller) Stop() {
-	if dc.stopped {
+	if dc.loop.Stopped() {
 		return
 	}
-	dc.stopped = true
-	dc.queue.ShutDown()
 	for _, key := range slices.Sorted(maps.Keys(dc.progressTimers)) {
 		dc.progressTimers[key].Stop()
 		delete(dc.progressTimers, key)
 	}
-	if dc.main != nil {
-		dc.main.Kill()
-	}
-	for _, w := range dc.workers {
-		w.Kill()
-	}
+	dc.loop.Stop()
 }
 
 // Stats returns the controller's counters now.
 func (dc *Controller) Stats() Stats {
 	s := dc.stats
-	s.Queue = dc.queue.Stats()
+	ls := dc.loop.Stats()
+	s.Syncs, s.SyncErrors, s.SyncDurationTotal, s.Queue = ls.Syncs, ls.SyncErrors, ls.SyncDurationTotal, ls.Queue
 	return s
 }
 
-func (dc *Controller) worker(p *sim.Proc) {
-	for dc.processNextWorkItem(p) {
-	}
-}
-
-func (dc *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, quit := dc.queue.Get(ctx)
-	if quit {
-		return false
-	}
-	defer dc.queue.Done(key)
-	start := dc.k.Now()
+// syncKey is syncHandler, with the first case of upstream handleErr: an error because the
+// namespace is terminating counts as success, so that the key's backoff is forgotten (every
+// retry would fail alike) and it is not a sync error.
+func (dc *Controller) syncKey(ctx context.Context, key string) error {
 	err := dc.syncHandler(ctx, key)
-	dc.stats.Syncs++
-	dc.stats.SyncDurationTotal += dc.k.Now().Sub(start)
-	dc.handleErr(err, key)
-	return true
+	if err != nil && apierrors.HasStatusCause(err, namespaceTerminatingCause) {
+		return nil
+	}
+	return err
 }
 
-// handleErr forgets the key's backoff on success (or when the namespace is terminating: every
-// retry would fail alike), requeues it rate-limited while it has failed fewer than MaxRetries
-// times in a row, and drops it after that (upstream handleErr).
-func (dc *Controller) handleErr(err error, key string) {
-	if err == nil || apierrors.HasStatusCause(err, namespaceTerminatingCause) {
-		dc.queue.Forget(key)
-		return
-	}
-	dc.stats.SyncErrors++
+// handleErr is the rest of upstream handleErr, for a failed sync: it requeues the key
+// rate-limited while it has failed fewer than MaxRetries times in a row, and drops it after
+// that.
+func (dc *Controller) handleErr(key string, err error) {
 	dc.k.Emit(Component, "sync-error", "Deployment "+key, 0, errorReason(err))
 	if dc.queue.NumRequeues(key) < MaxRetries {
 		dc.queue.AddRateLimited(key)
