@@ -58,10 +58,8 @@ type Controller struct {
 	tracker *endpointSliceTracker
 	rec     *reconciler
 
-	main    *sim.Proc
-	workers []*sim.Proc
-	stopped bool
-	stats   Stats
+	loop  *client.SyncLoop
+	stats Stats
 }
 
 // New builds the controller on the shared informers of f (Services, Pods, Nodes and
@@ -93,6 +91,8 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		k: k, client: c, nodeInformer: ec.nodeInformer, maxEndpointsPerSlice: int(cfg.MaxEndpointsPerSlice),
 		tracker: ec.tracker, podNameFallback: cfg.PodNameAddressFallback, stats: &ec.stats,
 	}
+	ec.loop = client.NewSyncLoop(k, Component, "Service", ec.queue, ec.syncService)
+	ec.loop.HandleError = ec.handleErr
 	ec.serviceInformer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc:    func(obj model.Object, _ bool) { ec.enqueueService(obj) },
 		UpdateFunc: func(_, cur model.Object) { ec.enqueueService(cur) },
@@ -120,43 +120,22 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 }
 
 // Start spawns the controller process: it waits for its four caches to sync, then starts
-// ConcurrentServiceEndpointSyncs workers (upstream Run). Start after Stop does nothing: a
-// restarted controller is a new Controller.
+// ConcurrentServiceEndpointSyncs workers (upstream Run, serviceQueueWorker and
+// processNextServiceWorkItem; client.SyncLoop, with handleErr). Start after Stop does nothing:
+// a restarted controller is a new Controller.
 func (ec *Controller) Start() {
-	if ec.main != nil || ec.stopped {
-		return
-	}
-	ec.main = ec.k.Spawn(Component, func(p *sim.Proc) {
-		for _, inf := range []*client.Informer{ec.podInformer, ec.serviceInformer, ec.sliceInformer, ec.nodeInformer} {
-			inf.WaitForSync(p)
-		}
-		ec.k.Emit(Component, "started", "", 0, fmt.Sprintf("workers=%d", ec.cfg.ConcurrentServiceEndpointSyncs))
-		for i := range ec.cfg.ConcurrentServiceEndpointSyncs {
-			ec.workers = append(ec.workers, ec.k.Spawn(fmt.Sprintf("%s/worker-%d", Component, i), ec.worker))
-		}
-	})
+	ec.loop.Start(ec.cfg.ConcurrentServiceEndpointSyncs, ec.podInformer, ec.serviceInformer, ec.sliceInformer, ec.nodeInformer)
 }
 
 // Stop shuts the queue down and kills the controller's processes (a controller-manager
 // restart); a sync in progress is abandoned where it blocks.
-func (ec *Controller) Stop() {
-	if ec.stopped {
-		return
-	}
-	ec.stopped = true
-	ec.queue.ShutDown()
-	if ec.main != nil {
-		ec.main.Kill()
-	}
-	for _, w := range ec.workers {
-		w.Kill()
-	}
-}
+func (ec *Controller) Stop() { ec.loop.Stop() }
 
 // Stats returns the controller's counters now.
 func (ec *Controller) Stats() Stats {
 	s := ec.stats
-	s.Queue = ec.queue.Stats()
+	ls := ec.loop.Stats()
+	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
 	return s
 }
 
@@ -184,33 +163,11 @@ func (ec *Controller) cachedSlices(namespace, name string) []*model.EndpointSlic
 	return out
 }
 
-// ---- worker (upstream serviceQueueWorker / processNextServiceWorkItem / handleErr) ----
+// ---- error handling (upstream handleErr) ----
 
-func (ec *Controller) worker(p *sim.Proc) {
-	for ec.processNextServiceWorkItem(p) {
-	}
-}
-
-func (ec *Controller) processNextServiceWorkItem(ctx context.Context) bool {
-	key, quit := ec.queue.Get(ctx)
-	if quit {
-		return false
-	}
-	defer ec.queue.Done(key)
-	err := ec.syncService(ctx, key)
-	ec.stats.Syncs++
-	ec.handleErr(err, key)
-	return true
-}
-
-// handleErr forgets a Service's backoff on success, retries a failure with backoff up to
-// maxRetries times, and then drops the Service until something enqueues it again.
-func (ec *Controller) handleErr(err error, key string) {
-	if err == nil {
-		ec.queue.Forget(key)
-		return
-	}
-	ec.stats.SyncErrors++
+// handleErr retries a failed sync with backoff up to maxRetries times, and then drops the
+// Service until something enqueues it again. Success forgets the backoff (client.SyncLoop).
+func (ec *Controller) handleErr(key string, err error) {
 	if errors.Is(err, errStaleInformerCache) {
 		ec.stats.StaleCache++
 	}
