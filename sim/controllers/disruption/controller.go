@@ -74,10 +74,8 @@ type Controller struct {
 	// selectors holds the parsed selector of each cached budget (see selectorOf).
 	selectors map[budgetName]parsedSelector
 
-	main    *sim.Proc
-	workers []*sim.Proc
-	stopped bool
-	stats   Stats
+	loop  *client.SyncLoop
+	stats Stats
 }
 
 // budgetName identifies a budget without building its key.
@@ -135,6 +133,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		selectors: map[budgetName]parsedSelector{},
 	}
 	dc.getUpdater = func() updater { return dc.writePdbStatus }
+	dc.loop = client.NewSyncLoop(k, Component, "PodDisruptionBudget", dc.queue, dc.sync)
 	dc.podInformer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc:    func(obj model.Object, _ bool) { dc.addPod(obj) },
 		UpdateFunc: func(_, cur model.Object) { dc.updatePod(cur) },
@@ -154,75 +153,40 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 }
 
 // Start spawns the controller process: it waits for its five caches to sync, then starts one
-// worker for each of its three queues, as upstream Run does. Start after Stop does nothing: a
-// restarted controller is a new Controller.
+// worker for each of its three queues, as upstream Run does. The worker of the main queue is
+// client.SyncLoop's (upstream worker and processNextWorkItem: success forgets the key's
+// backoff, an error requeues it through the rate limiter); the other two are below. Start
+// after Stop does nothing: a restarted controller is a new Controller.
 func (dc *Controller) Start() {
-	if dc.main != nil || dc.stopped {
-		return
-	}
-	dc.main = dc.k.Spawn(Component, func(p *sim.Proc) {
-		for _, inf := range []*client.Informer{dc.podInformer, dc.pdbInformer, dc.rsInformer, dc.dInformer, dc.ssInformer} {
-			inf.WaitForSync(p)
-		}
-		dc.k.Emit(Component, "started", "", 0, "")
-		dc.workers = append(dc.workers,
-			dc.k.Spawn(Component+"/worker", dc.worker),
-			dc.k.Spawn(Component+"/recheck-worker", dc.recheckWorker),
-			dc.k.Spawn(Component+"/stale-pod-disruption-worker", dc.stalePodDisruptionWorker))
+	informers := []*client.Informer{dc.podInformer, dc.pdbInformer, dc.rsInformer, dc.dInformer, dc.ssInformer}
+	dc.loop.StartFunc(informers, "", func() {
+		dc.loop.Spawn(Component+"/worker", dc.loop.Worker)
+		dc.loop.Spawn(Component+"/recheck-worker", dc.recheckWorker)
+		dc.loop.Spawn(Component+"/stale-pod-disruption-worker", dc.stalePodDisruptionWorker)
 	})
 }
 
 // Stop shuts the queues down and kills the controller's processes (a controller-manager
 // restart); a sync in progress is abandoned where it blocks.
 func (dc *Controller) Stop() {
-	if dc.stopped {
+	if dc.loop.Stopped() {
 		return
 	}
-	dc.stopped = true
-	dc.queue.ShutDown()
 	dc.recheckQueue.ShutDown()
 	dc.stalePodDisruptionQueue.ShutDown()
-	if dc.main != nil {
-		dc.main.Kill()
-	}
-	for _, w := range dc.workers {
-		w.Kill()
-	}
+	dc.loop.Stop() // shuts the main queue down, then kills
 }
 
 // Stats returns the controller's counters now.
 func (dc *Controller) Stats() Stats {
 	s := dc.stats
-	s.Queue = dc.queue.Stats()
+	ls := dc.loop.Stats()
+	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
 	return s
 }
 
-// ---- workers (upstream worker, recheckWorker, stalePodDisruptionWorker) ----
-
-func (dc *Controller) worker(p *sim.Proc) {
-	for dc.processNextWorkItem(p) {
-	}
-}
-
-// processNextWorkItem syncs one PodDisruptionBudget key: success forgets its backoff, an error
-// requeues it through the rate limiter.
-func (dc *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, quit := dc.queue.Get(ctx)
-	if quit {
-		return false
-	}
-	defer dc.queue.Done(key)
-	err := dc.sync(ctx, key)
-	dc.stats.Syncs++
-	if err == nil {
-		dc.queue.Forget(key)
-		return true
-	}
-	dc.stats.SyncErrors++
-	dc.k.Emit(Component, "sync-error", "PodDisruptionBudget "+key, 0, err.Error())
-	dc.queue.AddRateLimited(key)
-	return true
-}
+// ---- the recheck and stale-pod-disruption workers (upstream recheckWorker,
+// stalePodDisruptionWorker) ----
 
 func (dc *Controller) recheckWorker(p *sim.Proc) {
 	for dc.processNextRecheckWorkItem(p) {
