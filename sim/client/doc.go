@@ -18,6 +18,9 @@
 //     after 410 Expired (delivering deletes missed while away as DeletedFinalStateUnknown), and
 //     back off between attempts as the client-go reflector does. Handlers run synchronously
 //     when a watch event is delivered; listers return objects sorted by key.
+//   - A SyncLoop (upstream Run, worker and processNextWorkItem, for the key-based controllers)
+//     syncs a key in one worker at a time, forgets its backoff on success, and requeues it
+//     through the rate limiter on error unless the controller handles errors itself.
 //
 // All blocking calls take a ctx that carries the calling sim.Proc (sim.ProcFromContext).
 package client

@@ -155,6 +155,20 @@ func TestSyncLoopStopBeforeSync(t *testing.T) {
 	assert.Empty(t, w.synced)
 }
 
+// TestSyncLoopStartAfterStop: a loop stopped before it was started never starts.
+func TestSyncLoopStartAfterStop(t *testing.T) {
+	w := newLoopWorld(t)
+	w.loop.Stop()
+	w.loop.Start(1)
+	w.queue.Add("default/a")
+	w.run(t, time.Minute)
+	main, workers := w.loop.Procs()
+	assert.Nil(t, main)
+	assert.Empty(t, workers)
+	assert.Empty(t, w.lines())
+	assert.Empty(t, w.synced)
+}
+
 // TestSyncLoopStartFunc: a controller with its own processes gets the started line with its
 // detail, and its processes are killed by Stop in spawn order after the main process.
 func TestSyncLoopStartFunc(t *testing.T) {
