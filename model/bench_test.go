@@ -88,9 +88,9 @@ func BenchmarkDeepCopyLease(b *testing.B) {
 	}
 }
 
-// BenchmarkValidateUpdatePodStatus is a kubelet's pod status update as the API server
-// validates it: the status subresource has put the stored spec back into the update.
-func BenchmarkValidateUpdatePodStatus(b *testing.B) {
+// benchmarkValidateUpdate measures ValidateUpdate and ValidateUpdateOfValid on the update
+// that change makes of a copy of old.
+func benchmarkValidateUpdate(b *testing.B, old Object, change func(old, upd Object)) {
 	for _, bc := range []struct {
 		name     string
 		validate func(old, obj Object) error
@@ -99,10 +99,8 @@ func BenchmarkValidateUpdatePodStatus(b *testing.B) {
 		{"ValidateUpdateOfValid", func(old, obj Object) error { return ValidateUpdateOfValid(old, obj).ToAggregate() }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			old := benchPod()
-			upd := old.DeepCopy()
-			upd.Spec = old.Spec
-			upd.Status.Conditions[1].Status = ConditionFalse
+			upd := old.DeepCopyObject()
+			change(old, upd)
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := bc.validate(old, upd); err != nil {
@@ -111,52 +109,30 @@ func BenchmarkValidateUpdatePodStatus(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkValidateUpdatePodStatus is a kubelet's pod status update as the API server
+// validates it: the status subresource has put the stored spec back into the update.
+func BenchmarkValidateUpdatePodStatus(b *testing.B) {
+	benchmarkValidateUpdate(b, benchPod(), func(old, upd Object) {
+		p := upd.(*Pod)
+		p.Spec = old.(*Pod).Spec
+		p.Status.Conditions[1].Status = ConditionFalse
+	})
 }
 
 // BenchmarkValidateUpdateNodeStatus is a kubelet's node status heartbeat as the API server
 // validates it.
 func BenchmarkValidateUpdateNodeStatus(b *testing.B) {
-	for _, bc := range []struct {
-		name     string
-		validate func(old, obj Object) error
-	}{
-		{"ValidateUpdate", func(old, obj Object) error { return ValidateUpdate(old, obj).ToAggregate() }},
-		{"ValidateUpdateOfValid", func(old, obj Object) error { return ValidateUpdateOfValid(old, obj).ToAggregate() }},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			old := benchNode()
-			upd := old.DeepCopy()
-			upd.Status.Conditions[3].LastHeartbeatTime = 10
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := bc.validate(old, upd); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchmarkValidateUpdate(b, benchNode(), func(_, upd Object) {
+		upd.(*Node).Status.Conditions[3].LastHeartbeatTime = 10
+	})
 }
 
 // BenchmarkValidateUpdatePodLabels is a controller relabelling a pod through the main
 // resource: the spec is the client's copy, equal to the stored one but not the same memory.
 func BenchmarkValidateUpdatePodLabels(b *testing.B) {
-	for _, bc := range []struct {
-		name     string
-		validate func(old, obj Object) error
-	}{
-		{"ValidateUpdate", func(old, obj Object) error { return ValidateUpdate(old, obj).ToAggregate() }},
-		{"ValidateUpdateOfValid", func(old, obj Object) error { return ValidateUpdateOfValid(old, obj).ToAggregate() }},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			old := benchPod()
-			upd := old.DeepCopy()
-			upd.Labels["tier"] = "web"
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := bc.validate(old, upd); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchmarkValidateUpdate(b, benchPod(), func(_, upd Object) {
+		upd.Meta().Labels["tier"] = "web"
+	})
 }
