@@ -377,3 +377,9 @@ type EventSource struct {
 	Component string `json:"component,omitempty"`
 	Host      string `json:"host,omitempty"`
 }
+
+// EqualTaint reports whether a and b have the same content: key, value, effect, and timeAdded
+// both unset or both set to the same time.
+func EqualTaint(a, b *Taint) bool {
+	return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect && equalPtr(a.TimeAdded, b.TimeAdded)
+}

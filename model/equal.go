@@ -47,41 +47,6 @@ func sameValue[T any](a, b *T) bool {
 	return a == b || sameMemory(reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem())
 }
 
-// reflexive reports whether every value of t is equal to itself and to its copies under
-// equality.Semantic.DeepEqual: t holds no floats (NaN), funcs, channels, interfaces or unsafe
-// pointers at any depth. Only then may a check that two values are the same memory stand in
-// for a DeepEqual of them.
-func reflexive(t reflect.Type) bool { return reflexiveType(t, map[reflect.Type]bool{}) }
-
-func reflexiveType(t reflect.Type, seen map[reflect.Type]bool) bool {
-	if seen[t] {
-		return true // a recursive type is as reflexive as the rest of it
-	}
-	seen[t] = true
-	switch t.Kind() {
-	case reflect.Bool, reflect.String,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return true
-	case reflect.Pointer, reflect.Slice, reflect.Array:
-		return reflexiveType(t.Elem(), seen)
-	case reflect.Map:
-		return reflexiveType(t.Key(), seen) && reflexiveType(t.Elem(), seen)
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if !reflexiveType(t.Field(i).Type, seen) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// podSpecReflexive is reflexive(PodSpec): pod update validation may then take fields that are
-// the same memory in the old and the new spec as equal without comparing them.
-var podSpecReflexive = reflexive(reflect.TypeFor[PodSpec]())
-
 // equalPodSpec reports whether a and b have the same content: every field equal, quantities
 // by value (as Semantic.DeepEqual compares them), and a nil slice, map or pointer equal only
 // to a nil one (finer than Semantic.DeepEqual, which also equates nil and empty). So equal

@@ -114,3 +114,19 @@ func RV(rv uint64) string { return strconv.FormatUint(rv, 10) }
 
 // Ptr returns a pointer to v; handy for optional fields.
 func Ptr[T any](v T) *T { return &v }
+
+// EqualOwnerReference reports whether a and b have the same content: the same fields, and
+// Controller and BlockOwnerDeletion both unset or both set to the same value.
+func EqualOwnerReference(a, b OwnerReference) bool {
+	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
+		equalPtr(a.Controller, b.Controller) && equalPtr(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
+}
+
+// EqualControllerRef is EqualOwnerReference for references that may be absent (ControllerOf's
+// result): two nils are equal, a nil and a reference are not.
+func EqualControllerRef(a, b *OwnerReference) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return EqualOwnerReference(*a, *b)
+}

@@ -293,7 +293,7 @@ func validateMetaRest(m *ObjectMeta, path *field.Path, valid *ObjectMeta) field.
 	if valid == nil || !maps.Equal(m.Annotations, valid.Annotations) {
 		errs = append(errs, sortedErrs(apivalidation.ValidateAnnotations(m.Annotations, path.Child("annotations")))...)
 	}
-	if valid == nil || !slices.EqualFunc(m.OwnerReferences, valid.OwnerReferences, equalOwnerReference) {
+	if valid == nil || !slices.EqualFunc(m.OwnerReferences, valid.OwnerReferences, EqualOwnerReference) {
 		refs := make([]metav1.OwnerReference, len(m.OwnerReferences))
 		for i, r := range m.OwnerReferences {
 			refs[i] = metav1.OwnerReference{APIVersion: r.APIVersion, Kind: string(r.Kind), Name: r.Name, UID: types.UID(r.UID), Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion}
@@ -304,12 +304,6 @@ func validateMetaRest(m *ObjectMeta, path *field.Path, valid *ObjectMeta) field.
 		errs = append(errs, apivalidation.ValidateFinalizers(m.Finalizers, path.Child("finalizers"))...)
 	}
 	return errs
-}
-
-// equalOwnerReference reports whether two owner references have the same content.
-func equalOwnerReference(a, b OwnerReference) bool {
-	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
-		equalPtr(a.Controller, b.Controller) && equalPtr(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
 }
 
 // validateObjectMetaUpdate follows upstream ValidateObjectMetaAccessorUpdate (less the
@@ -616,25 +610,13 @@ func validatePodSpecUpdate(n, o *PodSpec, path *field.Path) field.ErrorList {
 		return nil
 	}
 	errs := validateOnlyAddedTolerations(n.Tolerations, o.Tolerations, path.Child("tolerations"))
-	var munged PodSpec
-	if podSpecReflexive {
-		// Compared, not kept: a shallow copy compares as a deep one would, and only the
-		// containers whose image is replaced need copies of their own.
-		munged = *n
-		munged.Containers = withImagesOf(n.Containers, o.Containers)
-		if len(munged.InitContainers) == len(o.InitContainers) {
-			munged.InitContainers = withImagesOf(n.InitContainers, o.InitContainers)
-		}
-	} else {
-		n.DeepCopyInto(&munged)
-		for i := range munged.Containers {
-			munged.Containers[i].Image = o.Containers[i].Image
-		}
-		if len(munged.InitContainers) == len(o.InitContainers) {
-			for i := range munged.InitContainers {
-				munged.InitContainers[i].Image = o.InitContainers[i].Image
-			}
-		}
+	// Compared, not kept: a shallow copy compares as a deep one would (PodSpec is reflexive,
+	// see TestPodSpecIsReflexive), and only the containers whose image is replaced need copies
+	// of their own.
+	munged := *n
+	munged.Containers = withImagesOf(n.Containers, o.Containers)
+	if len(munged.InitContainers) == len(o.InitContainers) {
+		munged.InitContainers = withImagesOf(n.InitContainers, o.InitContainers)
 	}
 	munged.Tolerations = o.Tolerations
 	if changed := changedFields(&munged, o, path); len(changed) > 0 {
@@ -678,14 +660,14 @@ func validateOnlyAddedTolerations(n, o []Toleration, path *field.Path) field.Err
 }
 
 // changedFields lists the top-level PodSpec fields (as paths) that differ semantically. A
-// field that is the same data in a and b is equal without a DeepEqual (podSpecReflexive).
+// field that is the same data in a and b is equal without a DeepEqual (TestPodSpecIsReflexive).
 func changedFields(a, b *PodSpec, path *field.Path) []string {
 	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
 	t := va.Type()
 	var out []string
 	for i := 0; i < t.NumField(); i++ {
 		fa, fb := va.Field(i), vb.Field(i)
-		if podSpecReflexive && sameMemory(fa, fb) {
+		if sameMemory(fa, fb) {
 			continue
 		}
 		if !equality.Semantic.DeepEqual(fa.Interface(), fb.Interface()) {
@@ -750,16 +732,11 @@ func validateSelectorAndTemplate(sel *metav1.LabelSelector, tmpl *PodTemplateSpe
 // valid (a valid node, or nil) are not checked again.
 func validateNode(node, valid *Node) field.ErrorList {
 	var errs field.ErrorList
-	if valid == nil || !equalSlice(node.Spec.Taints, valid.Spec.Taints, equalTaint) {
+	if valid == nil || !equalSlice(node.Spec.Taints, valid.Spec.Taints, EqualTaint) {
 		errs = validateTaints(node.Spec.Taints)
 	}
 	errs = append(errs, validateNonNegativeQuantities(node.Status.Capacity, "capacity")...)
 	return append(errs, validateNonNegativeQuantities(node.Status.Allocatable, "allocatable")...)
-}
-
-// equalTaint reports whether two taints have the same content.
-func equalTaint(a, b *Taint) bool {
-	return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect && equalPtr(a.TimeAdded, b.TimeAdded)
 }
 
 // validateNonNegativeQuantities checks that every quantity of a node's status.<field> is

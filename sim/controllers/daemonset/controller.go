@@ -247,7 +247,7 @@ func (dsc *Controller) updateHistory(oldObj, curObj model.Object) {
 		return
 	}
 	curRef, oldRef := model.ControllerOf(curH), model.ControllerOf(oldH)
-	refChanged := !ownerRefEqual(curRef, oldRef)
+	refChanged := !model.EqualControllerRef(curRef, oldRef)
 	if refChanged && oldRef != nil {
 		if ds := dsc.resolveControllerRef(oldH.Namespace, oldRef); ds != nil {
 			dsc.enqueue(ds)
@@ -321,7 +321,7 @@ func (dsc *Controller) updatePod(oldObj, curObj model.Object) {
 		return
 	}
 	curRef, oldRef := model.ControllerOf(curPod), model.ControllerOf(oldPod)
-	refChanged := !ownerRefEqual(curRef, oldRef)
+	refChanged := !model.EqualControllerRef(curRef, oldRef)
 	if refChanged && oldRef != nil {
 		if ds := dsc.resolveControllerRef(oldPod.Namespace, oldRef); ds != nil {
 			dsc.enqueue(ds)
@@ -466,19 +466,4 @@ func (dsc *Controller) getDaemonSetsForLabels(namespace string, set map[string]s
 		out = append(out, ds)
 	}
 	return out
-}
-
-func ownerRefEqual(a, b *model.OwnerReference) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
-		boolPtrEqual(a.Controller, b.Controller) && boolPtrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
-}
-
-func boolPtrEqual(a, b *bool) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }

@@ -269,7 +269,7 @@ func (dc *Controller) updateReplicaSet(oldObj, curObj model.Object) {
 		return
 	}
 	curRef, oldRef := model.ControllerOf(curRS), model.ControllerOf(oldRS)
-	refChanged := !ownerRefEqual(curRef, oldRef)
+	refChanged := !model.EqualControllerRef(curRef, oldRef)
 	if refChanged && oldRef != nil {
 		if d := dc.resolveControllerRef(oldRS.Namespace, oldRef); d != nil {
 			dc.enqueue(d)
@@ -393,21 +393,6 @@ func (dc *Controller) getDeploymentForPod(pod *model.Pod) *model.Deployment {
 		return nil
 	}
 	return dc.resolveControllerRef(rs.Namespace, rsRef)
-}
-
-func ownerRefEqual(a, b *model.OwnerReference) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
-		boolPtrEqual(a.Controller, b.Controller) && boolPtrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
-}
-
-func boolPtrEqual(a, b *bool) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // ---- syncDeployment (upstream deployment_controller.go) ----

@@ -364,7 +364,7 @@ func referencesDiffsByUID(old, cur []model.OwnerReference) (added, removed []mod
 		switch {
 		case !ok:
 			added = append(added, r)
-		case !ownerRefEqual(o, r):
+		case !model.EqualOwnerReference(o, r):
 			changed = append(changed, ownerRefPair{oldRef: o, newRef: r})
 		}
 	}
@@ -385,7 +385,7 @@ func sameDistinctReferences(old, cur []model.OwnerReference) bool {
 		return false
 	}
 	for i := range cur {
-		if !ownerRefEqual(old[i], cur[i]) {
+		if !model.EqualOwnerReference(old[i], cur[i]) {
 			return false
 		}
 		for j := 0; j < i; j++ {
@@ -395,18 +395,6 @@ func sameDistinctReferences(old, cur []model.OwnerReference) bool {
 		}
 	}
 	return true
-}
-
-func ownerRefEqual(a, b model.OwnerReference) bool {
-	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
-		boolPtrEqual(a.Controller, b.Controller) && boolPtrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
-}
-
-func boolPtrEqual(a, b *bool) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 func blocks(ref model.OwnerReference) bool {

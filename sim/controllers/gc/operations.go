@@ -86,7 +86,7 @@ func (gc *Controller) deleteObject(ctx context.Context, id objectReference, rv u
 		}
 		if liveErr == nil {
 			lm := live.Meta()
-			if lm.UID == id.UID && lm.ResourceVersion != rv && slices.EqualFunc(lm.OwnerReferences, owners, ownerRefEqual) {
+			if lm.UID == id.UID && lm.ResourceVersion != rv && slices.EqualFunc(lm.OwnerReferences, owners, model.EqualOwnerReference) {
 				return gc.deleteObject(ctx, id, 0, nil, policy)
 			}
 		}

@@ -134,16 +134,6 @@ func taintExists(taints []model.Taint, t *model.Taint) bool {
 	return false
 }
 
-func taintEqual(a, b *model.Taint) bool {
-	if a.Key != b.Key || a.Value != b.Value || a.Effect != b.Effect {
-		return false
-	}
-	if (a.TimeAdded == nil) != (b.TimeAdded == nil) {
-		return false
-	}
-	return a.TimeAdded == nil || *a.TimeAdded == *b.TimeAdded
-}
-
 // addOrUpdateTaint is upstream taintutils.AddOrUpdateTaint on a taint list: a matching taint
 // that is not semantically equal (value or TimeAdded differ) is replaced in place, otherwise
 // the taint is appended. It returns a new slice and whether anything changed; the input is not
@@ -153,7 +143,7 @@ func addOrUpdateTaint(taints []model.Taint, t model.Taint) ([]model.Taint, bool)
 	replaced := false
 	for i := range taints {
 		if taintMatches(&taints[i], &t) {
-			if taintEqual(&taints[i], &t) {
+			if model.EqualTaint(&taints[i], &t) {
 				return taints, false
 			}
 			out = append(out, t)

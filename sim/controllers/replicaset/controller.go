@@ -218,7 +218,7 @@ func (rsc *Controller) updatePod(oldObj, curObj model.Object) {
 		return
 	}
 	curRef, oldRef := model.ControllerOf(curPod), model.ControllerOf(oldPod)
-	refChanged := !ownerRefEqual(curRef, oldRef)
+	refChanged := !model.EqualControllerRef(curRef, oldRef)
 	if refChanged && oldRef != nil {
 		if rs := rsc.resolveControllerRef(oldPod.Namespace, oldRef); rs != nil {
 			rsc.enqueue(rs)
@@ -264,21 +264,6 @@ func (rsc *Controller) deletePod(obj any) {
 	key := model.Key(rs)
 	rsc.expectations.DeletionObserved(key, podKey(pod))
 	rsc.queue.Add(key)
-}
-
-func ownerRefEqual(a, b *model.OwnerReference) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
-		boolPtrEqual(a.Controller, b.Controller) && boolPtrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
-}
-
-func boolPtrEqual(a, b *bool) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // resolveControllerRef returns the cached ReplicaSet a controller reference points to, or nil

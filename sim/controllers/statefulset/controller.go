@@ -280,7 +280,7 @@ func (ssc *Controller) updatePod(oldObj, curObj model.Object) {
 	}
 	labelChanged := !labelsEqual(curPod.Labels, oldPod.Labels)
 	curRef, oldRef := model.ControllerOf(curPod), model.ControllerOf(oldPod)
-	refChanged := !ownerRefEqual(curRef, oldRef)
+	refChanged := !model.EqualControllerRef(curRef, oldRef)
 	if refChanged && oldRef != nil {
 		if set := ssc.resolveControllerRef(oldPod.Namespace, oldRef); set != nil {
 			ssc.queue.Add(model.Key(set))
@@ -352,21 +352,6 @@ func (ssc *Controller) getStatefulSetsForPod(pod *model.Pod) []*model.StatefulSe
 		ssc.k.Emit(Component, "overlapping-selectors", podRef(pod), 0, fmt.Sprintf("matches=%d", len(out)))
 	}
 	return out
-}
-
-func ownerRefEqual(a, b *model.OwnerReference) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
-		boolPtrEqual(a.Controller, b.Controller) && boolPtrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
-}
-
-func boolPtrEqual(a, b *bool) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // deleteOptions are the options of every pod deletion the controller makes: the pod's own

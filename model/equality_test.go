@@ -1,0 +1,63 @@
+package model
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/reconsim/reconsim/sim"
+)
+
+func TestEqualOwnerReference(t *testing.T) {
+	yes, no, alsoYes := true, false, true
+	base := OwnerReference{APIVersion: "apps/v1", Kind: KindReplicaSet, Name: "web", UID: "u1", Controller: &yes}
+	with := func(f func(r *OwnerReference)) OwnerReference { r := base; f(&r); return r }
+	for _, tc := range []struct {
+		name string
+		b    OwnerReference
+		want bool
+	}{
+		{"itself", base, true},
+		{"another pointer to the same value", with(func(r *OwnerReference) { r.Controller = &alsoYes }), true},
+		{"apiVersion", with(func(r *OwnerReference) { r.APIVersion = "v1" }), false},
+		{"kind", with(func(r *OwnerReference) { r.Kind = KindDeployment }), false},
+		{"name", with(func(r *OwnerReference) { r.Name = "api" }), false},
+		{"uid", with(func(r *OwnerReference) { r.UID = "u2" }), false},
+		{"controller false", with(func(r *OwnerReference) { r.Controller = &no }), false},
+		{"controller unset", with(func(r *OwnerReference) { r.Controller = nil }), false},
+		{"blockOwnerDeletion set", with(func(r *OwnerReference) { r.BlockOwnerDeletion = &yes }), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, EqualOwnerReference(base, tc.b))
+			assert.Equal(t, tc.want, EqualOwnerReference(tc.b, base), "symmetric")
+			assert.Equal(t, tc.want, EqualControllerRef(&base, &tc.b))
+		})
+	}
+	assert.True(t, EqualControllerRef(nil, nil))
+	assert.False(t, EqualControllerRef(&base, nil))
+	assert.False(t, EqualControllerRef(nil, &base))
+}
+
+func TestEqualTaint(t *testing.T) {
+	at, same, later := sim.Time(5), sim.Time(5), sim.Time(6)
+	base := Taint{Key: "k", Value: "v", Effect: TaintEffectNoExecute, TimeAdded: &at}
+	with := func(f func(x *Taint)) Taint { x := base; f(&x); return x }
+	for _, tc := range []struct {
+		name string
+		b    Taint
+		want bool
+	}{
+		{"itself", base, true},
+		{"another pointer to the same time", with(func(x *Taint) { x.TimeAdded = &same }), true},
+		{"key", with(func(x *Taint) { x.Key = "j" }), false},
+		{"value", with(func(x *Taint) { x.Value = "w" }), false},
+		{"effect", with(func(x *Taint) { x.Effect = TaintEffectNoSchedule }), false},
+		{"timeAdded later", with(func(x *Taint) { x.TimeAdded = &later }), false},
+		{"timeAdded unset", with(func(x *Taint) { x.TimeAdded = nil }), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, EqualTaint(&base, &tc.b))
+			assert.Equal(t, tc.want, EqualTaint(&tc.b, &base), "symmetric")
+		})
+	}
+}
