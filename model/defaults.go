@@ -7,7 +7,7 @@ import (
 // Upstream defaults, applied by SetDefaults as the API server's defaulting does on create and
 // update. Each names the upstream constant and the defaulting function that applies it
 // (kubernetes pkg/apis/core/v1/defaults.go and pkg/apis/apps/v1/defaults.go; see
-// shared/reference/kubernetes-behavior.md sections 4, 6, 8 and 10).
+// docs/upstream.md#api-server, #deployment, #node-lifecycle and #kubelet).
 const (
 	// DefaultTerminationGracePeriodSeconds is v1.DefaultTerminationGracePeriodSeconds
 	// ([api@HEAD] core/v1/types.go L3987), set by SetDefaults_PodSpec.
@@ -30,7 +30,7 @@ const (
 	DefaultReplicaSetReplicas int32 = 1
 
 	// Deployment defaults set by apps/v1 SetDefaults_Deployment
-	// ([k8s:pkg/apis/apps/v1/defaults.go@04791b49]; reference section 6): replicas 1,
+	// ([k8s:pkg/apis/apps/v1/defaults.go@04791b49]; docs/upstream.md#deployment): replicas 1,
 	// strategy RollingUpdate with maxUnavailable and maxSurge 25%, revisionHistoryLimit 10,
 	// progressDeadlineSeconds 600.
 	DefaultDeploymentReplicas                int32 = 1
@@ -56,14 +56,14 @@ const (
 
 	// DefaultHPAMinReplicas is the spec.minReplicas autoscaling/v2
 	// SetDefaults_HorizontalPodAutoscaler sets ([k8s:pkg/apis/autoscaling/v2/defaults.go@1adaa753];
-	// reference section 7).
+	// docs/upstream.md#hpa).
 	DefaultHPAMinReplicas int32 = 1
 	// DefaultCPUUtilization is autoscaling.DefaultCPUUtilization: the averageUtilization of
 	// the cpu Resource metric SetDefaults_HorizontalPodAutoscaler adds when spec.metrics is
 	// empty (same file).
 	DefaultCPUUtilization int32 = 80
 
-	// Behavior rule defaults of autoscaling/v2 defaults.go (same file; reference section 7),
+	// Behavior rule defaults of autoscaling/v2 defaults.go (same file; docs/upstream.md#hpa),
 	// filled by SetDefaults_HorizontalPodAutoscalerBehavior only when spec.behavior is set.
 	// Scale up: stabilization 0 s, selectPolicy Max, policies {Pods 4 / 15 s, Percent 100 /
 	// 15 s}. Scale down: stabilization nil (the controller's

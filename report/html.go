@@ -158,7 +158,7 @@ func encodeHTML(w io.Writer, res *Result, traceLines []string, svgs [][]byte) er
 	}
 	d.Why = groupPhases(Why(res, traceLines))
 	if traceLines == nil {
-		d.WhyNote = "No trace.txt beside result.json: the breakdown uses the Kubernetes events only. Rerun with --trace > DIR/trace.txt for the trace milestones."
+		d.WhyNote = "No trace.txt beside result.json: the breakdown uses the Kubernetes events only. Every 'sim run' writes DIR/trace.txt; run the scenario again with --out DIR for the trace milestones."
 	}
 	d.Events = res.Events
 	if len(d.Events) > maxHTMLEvents {

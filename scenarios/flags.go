@@ -64,7 +64,7 @@ type Flag struct {
 	ConfigField string
 	// Simulator is true for knobs that are not upstream settings (latency distributions).
 	Simulator bool
-	// Source cites where the default comes from (see docs/scenario.md and the reference doc).
+	// Source cites where the default comes from (upstream file, function or flag at a release; docs/upstream.md has the facts).
 	Source string
 	// Help says what the setting does in the simulator.
 	Help string
@@ -120,7 +120,7 @@ const maxFlagInt = math.MaxInt32
 // models waits longer than a year.
 const maxFlagDuration = 365 * 24 * time.Hour
 
-// flags is the registry. Sources use the tags of /work/shared/reference/kubernetes-behavior.md
+// flags is the registry. Sources use the tags of docs/upstream.md#sources
 // (copied into docs/scenario.md by the generator).
 var flags = []Flag{
 	// kube-apiserver
@@ -152,7 +152,7 @@ var flags = []Flag{
 		Source:        "kubernetes/kubernetes PR #126287 (50s from v1.32)",
 		Help:          "How long a node may go without a status update or lease renewal before the node lifecycle controller marks it Ready=Unknown and taints it unreachable."},
 	{Component: ComponentControllerManager, Name: "node-startup-grace-period", Type: TypeDuration, Default: "60s", check: positive,
-		Source: "kubernetes-behavior.md section 8 (node lifecycle controller defaults)",
+		Source: "[k8s:pkg/controller/nodelifecycle/config/v1alpha1/defaults.go@0d173114] RecommendedDefaultNodeLifecycleControllerConfiguration",
 		Help:   "Grace period used instead of node-monitor-grace-period for a node that has never posted a Ready condition."},
 	{Component: ComponentControllerManager, Name: "node-eviction-rate", Type: TypeFloat, Default: "0.1", check: nonNegative,
 		Source: "[k8s:cmd/kube-controller-manager/app/options/nodelifecyclecontroller.go@025f2834]",
@@ -173,10 +173,10 @@ var flags = []Flag{
 		Source: "[k8s:pkg/controller/deployment/config/v1alpha1/defaults.go@2821f161]",
 		Help:   "Number of Deployment controller workers syncing concurrently."},
 	{Component: ComponentControllerManager, Name: "concurrent-statefulset-syncs", Type: TypeInt, Default: "5", check: positive,
-		Source: "upstream --concurrent-statefulset-syncs default 5 (not in kubernetes-behavior.md; upstream StatefulSetControllerConfiguration)",
+		Source: "[k8s:pkg/controller/statefulset/config/v1alpha1/defaults.go@7fc9c57d] RecommendedDefaultStatefulSetControllerConfiguration",
 		Help:   "Number of StatefulSet controller workers syncing concurrently."},
 	{Component: ComponentControllerManager, Name: "concurrent-daemonset-syncs", Type: TypeInt, Default: "2", check: positive,
-		Source: "kubernetes-behavior.md section 2 (older combined defaults: daemonset 2)",
+		Source: "[k8s:pkg/controller/daemon/config/v1alpha1/defaults.go@9cde1617] RecommendedDefaultDaemonSetControllerConfiguration",
 		Help:   "Number of DaemonSet controller workers syncing concurrently."},
 	{Component: ComponentControllerManager, Name: "horizontal-pod-autoscaler-sync-period", Type: TypeDuration, Default: "15s", check: positive,
 		Source: "[k8s:pkg/controller/podautoscaler/config/v1alpha1/defaults.go@85643c0f]",
@@ -197,10 +197,10 @@ var flags = []Flag{
 		Source: "[k8s:pkg/controller/podautoscaler/config/v1alpha1/defaults.go@85643c0f]",
 		Help:   "Number of HPA controller workers."},
 	{Component: ComponentControllerManager, Name: "concurrent-gc-syncs", Type: TypeInt, Default: "20", check: positive,
-		Source: "kubernetes-behavior.md section 2 (GarbageCollector RecommendedDefault)",
+		Source: "[k8s:pkg/controller/garbagecollector/config/v1alpha1/defaults.go@0d173114] RecommendedDefaultGarbageCollectorControllerConfiguration",
 		Help:   "Number of garbage collector workers."},
 	{Component: ComponentControllerManager, Name: "terminated-pod-gc-threshold", Type: TypeInt, Default: "12500", check: nonNegative,
-		Source: "kubernetes-behavior.md sections 2 and 8 (podgc controller)",
+		Source: "[k8s:pkg/controller/podgc/config/v1alpha1/defaults.go@25630fff] RecommendedDefaultPodGCControllerConfiguration",
 		Help:   "Number of terminated pods that may exist before the pod garbage collector deletes the oldest; 0 disables that part of pod GC."},
 	{Component: ComponentControllerManager, Name: "min-resync-period", Type: TypeDuration, Default: "12h", check: positive,
 		Source: "[controller-manager@HEAD] config/v1alpha1/defaults.go; [k8s:pkg/controller/apis/config/v1alpha1/defaults.go@025959b7]",
@@ -247,10 +247,10 @@ var flags = []Flag{
 		Source: "[kubelet-cfg@HEAD] config/v1beta1/types.go",
 		Help:   "Pods a node accepts; also the node's pods capacity when the node group does not set one."},
 	{Component: ComponentKubelet, Name: "image-pull", Type: TypeDist, Default: "lognormal(median=1s,p99=5s,max=60s)", Simulator: true,
-		Source: "simulator default (not upstream; image pulls are outside the pod startup SLO, kubernetes-behavior.md section 11)",
+		Source: "simulator default (not upstream; image pulls are outside the pod startup SLO, docs/upstream.md#slos)",
 		Help:   "Time to pull a pod's images when the node does not have them yet."},
 	{Component: ComponentKubelet, Name: "container-start", Type: TypeDist, Default: "lognormal(median=300ms,p99=1500ms,max=10s)", Simulator: true,
-		Source: "simulator default (not upstream; chosen inside the 5s pod startup SLO, kubernetes-behavior.md section 11)",
+		Source: "simulator default (not upstream; chosen inside the 5s pod startup SLO, docs/upstream.md#slos)",
 		Help:   "Time from sandbox creation to a started container."},
 
 	// simulator
@@ -258,13 +258,13 @@ var flags = []Flag{
 		Source: "simulator default (not upstream)",
 		Help:   "Delay between a committed write and its delivery to each watcher."},
 	{Component: ComponentSimulator, Name: "api-service-time-get", Type: TypeDist, Default: "lognormal(median=1ms,p99=10ms,max=1s)", Simulator: true,
-		Source: "simulator default (not upstream; well inside the 1s read SLO, kubernetes-behavior.md section 11)",
+		Source: "simulator default (not upstream; well inside the 1s read SLO, docs/upstream.md#slos)",
 		Help:   "API server service time of a GET, during which the request holds an in-flight slot."},
 	{Component: ComponentSimulator, Name: "api-service-time-list", Type: TypeDist, Default: "lognormal(median=10ms,p99=100ms,max=5s)", Simulator: true,
-		Source: "simulator default (not upstream; well inside the 30s list SLO, kubernetes-behavior.md section 11)",
+		Source: "simulator default (not upstream; well inside the 30s list SLO, docs/upstream.md#slos)",
 		Help:   "API server service time of a LIST."},
 	{Component: ComponentSimulator, Name: "api-service-time-mutating", Type: TypeDist, Default: "lognormal(median=5ms,p99=50ms,max=1s)", Simulator: true,
-		Source: "simulator default (not upstream; well inside the 1s mutating SLO, kubernetes-behavior.md section 11)",
+		Source: "simulator default (not upstream; well inside the 1s mutating SLO, docs/upstream.md#slos)",
 		Help:   "API server service time of a create, update, patch or delete."},
 	{Component: ComponentSimulator, Name: "metric-resolution", Type: TypeDuration, Default: "15s", check: positive, Simulator: true,
 		Source: "metrics-server --metric-resolution: 60s in the binary, 15s in its release manifests and the Kubernetes add-on (sim/metrics)",

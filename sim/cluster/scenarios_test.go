@@ -52,7 +52,7 @@ func convergenceOf(t *testing.T, res *report.Result, name string) float64 {
 }
 
 // TestNodeFailureTimeline checks the node-failure story against the upstream arithmetic
-// (reference doc section 12): NotReady at crash + grace (the last renewal was observed up to
+// (docs/upstream.md#node-failure-timeline): NotReady at crash + grace (the last renewal was observed up to
 // one lease renew interval before the crash, plus up to one monitor period); the NoExecute
 // taint on the next monitor pass (upstream processTaintBaseEviction acts on the Ready
 // condition observed before the update); eviction 300 s after the taint; replacements Ready

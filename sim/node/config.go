@@ -15,15 +15,15 @@ type Config struct {
 	// NodeStatusUpdateFrequency is how often the kubelet computes its node status; it posts it
 	// only if it changed or NodeStatusReportFrequency elapsed (kubelet
 	// --node-status-update-frequency, default 10s; [kubelet-cfg@HEAD] config/v1beta1/types.go,
-	// reference section 8).
+	// docs/upstream.md#kubelet).
 	NodeStatusUpdateFrequency time.Duration
 	// NodeStatusReportFrequency is the longest the kubelet goes without posting its node
-	// status when nothing changed (nodeStatusReportFrequency, default 5m; reference section 8).
+	// status when nothing changed (nodeStatusReportFrequency, default 5m; docs/upstream.md#kubelet).
 	// Upstream defaults it to NodeStatusUpdateFrequency when only that one is set explicitly;
 	// whoever maps scenario flags onto Config should do the same.
 	NodeStatusReportFrequency time.Duration
 	// NodeLeaseDurationSeconds is the Lease's spec.leaseDurationSeconds
-	// (nodeLeaseDurationSeconds, default 40; reference section 8).
+	// (nodeLeaseDurationSeconds, default 40; docs/upstream.md#kubelet).
 	NodeLeaseDurationSeconds int32
 	// NodeLeaseRenewIntervalFraction times the lease duration is the renew interval
 	// (nodeLeaseRenewIntervalFraction = 0.25 in pkg/kubelet/kubelet.go, giving 10s).
@@ -40,29 +40,29 @@ type Config struct {
 	// (nodeStatusUpdateRetry = 5, pkg/kubelet/kubelet.go).
 	NodeStatusUpdateRetry int
 	// MaxPods is the node's pod capacity when the Node given to New does not set one
-	// (maxPods, default 110; reference section 8).
+	// (maxPods, default 110; docs/upstream.md#kubelet).
 	MaxPods int32
 	// KubeAPIQPS and KubeAPIBurst are the kubelet's client throttling (kubeAPIQPS 50,
-	// kubeAPIBurst 100; [kubelet-cfg@HEAD] config/v1beta1/types.go, reference section 2). The
+	// kubeAPIBurst 100; [kubelet-cfg@HEAD] config/v1beta1/types.go, docs/upstream.md#client-rate-limits). The
 	// kubelet does not build its client: the integrator passes these to client.New. Upstream
 	// sends lease and node status through a second, unthrottled client; here everything shares
 	// the one client, so a kubelet saturating its QPS delays its own heartbeats.
 	KubeAPIQPS   float64
 	KubeAPIBurst int
 	// ContainerBackOffPeriod is the first CrashLoopBackOff delay (containerBackOffPeriod = 10s,
-	// pkg/kubelet/kubelet.go; reference section 10).
+	// pkg/kubelet/kubelet.go; docs/upstream.md#kubelet).
 	ContainerBackOffPeriod time.Duration
 	// MaxContainerBackOff caps the CrashLoopBackOff delay; a container that ran longer than
 	// twice this since its last back-off starts over (MaxContainerBackOff = 300s; client-go
-	// util/flowcontrol/backoff.go hasExpired; reference section 10).
+	// util/flowcontrol/backoff.go hasExpired; docs/upstream.md#kubelet).
 	MaxContainerBackOff time.Duration
 	// SyncFrequency bounds how long a pod worker waits before retrying a failed sync
 	// (syncFrequency, default 1m; pod_workers.go completeWork clamps its back-off to the
-	// resync interval; reference section 8).
+	// resync interval; docs/upstream.md#kubelet).
 	SyncFrequency time.Duration
 	// PLEGRelistPeriod is how often the generic PLEG relists containers, so how late the
 	// kubelet notices that a container started or exited (plegRelistPeriod = 1s,
-	// pkg/kubelet/kubelet.go; reference section 10). This is the kubelet's status update
+	// pkg/kubelet/kubelet.go; docs/upstream.md#kubelet). This is the kubelet's status update
 	// delay: a change on the node reaches the pod status at the next relist.
 	PLEGRelistPeriod time.Duration
 	// StatusSyncPeriod is how often the status manager re-checks every pod status against the
@@ -74,7 +74,7 @@ type Config struct {
 
 	// ImagePull is the time to pull an image that is not on the node yet. Default:
 	// lognormal, median 2s, p99 10s, capped at 60s: a small image from a registry near the
-	// cluster. The pod startup SLO excludes image pulls (reference section 11), so a
+	// cluster. The pod startup SLO excludes image pulls (docs/upstream.md#slos), so a
 	// scenario checking that SLO should look at startup minus the Pulled durations.
 	ImagePull sim.Dist
 	// SandboxStart is the time to create a pod sandbox with its network (CRI RunPodSandbox

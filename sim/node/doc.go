@@ -1,7 +1,7 @@
 // Package node is the simulated kubelet: one Kubelet per node, talking to the simulated API
 // server through its own client as the real kubelet does, with simulated containers.
 //
-// What a Kubelet does, each as its own process on the kernel (reference sections 4, 8, 10):
+// What a Kubelet does, each as its own process on the kernel (docs/upstream.md#kubelet):
 //
 //   - Registration and node status (pkg/kubelet/kubelet_node_status.go): it creates its Node
 //     (or takes over one that exists, as with a settled start), then every

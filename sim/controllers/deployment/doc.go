@@ -3,7 +3,7 @@
 // progress.go and util/deployment_util.go, as in the 1.3x releases), run on the simulator's
 // virtual clock against the simulated API server. It rolls a Deployment's pod template out
 // through ReplicaSets, which the ReplicaSet controller turns into pods, and reports the rollout
-// in the Deployment's status. Reference: shared/reference/kubernetes-behavior.md section 6.
+// in the Deployment's status. Upstream behaviour: docs/upstream.md#deployment.
 //
 // What it promises, each as upstream:
 //

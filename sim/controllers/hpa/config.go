@@ -44,7 +44,7 @@ const (
 )
 
 // DefaultConfig returns upstream's defaults ([k8s:pkg/controller/podautoscaler/config/v1alpha1/
-// defaults.go@85643c0f] RecommendedDefaultHPAControllerConfiguration; reference section 7):
+// defaults.go@85643c0f] RecommendedDefaultHPAControllerConfiguration; docs/upstream.md#hpa):
 // sync period 15s, tolerance 0.1, downscale stabilization 5m, cpu initialization period 5m,
 // initial readiness delay 30s, and 5 concurrent syncs (ConcurrentHorizontalPodAutoscalerSyncs,
 // [kube-controller-manager@HEAD] config/v1alpha1/types.go).

@@ -2,7 +2,7 @@
 // (upstream pkg/controller/podautoscaler), autoscaling/v2, against the simulated API server and
 // the metrics pipeline of package metrics.
 //
-// What it promises, each as upstream does it (reference section 7):
+// What it promises, each as upstream does it (docs/upstream.md#hpa):
 //
 //   - Timing: every HPA is reconciled once per --horizontal-pod-autoscaler-sync-period (15s):
 //     the work queue's FixedItemIntervalRateLimiter re-adds each HPA one period after it was

@@ -111,7 +111,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		hpaSelectors:    map[string]labels.Selector{},
 		// NewDefaultHPARateLimiter(resyncPeriod) is a FixedItemIntervalRateLimiter: every
 		// AddRateLimited waits exactly one sync period ([k8s:pkg/controller/podautoscaler/
-		// rate_limiters.go@a1c83702]; reference section 1).
+		// rate_limiters.go@a1c83702]; docs/upstream.md#workqueue).
 		queue: workqueue.NewRateLimiting[string](k, "horizontalpodautoscaler",
 			workqueue.NewFixedItemIntervalRateLimiter[string](cfg.HorizontalPodAutoscalerSyncPeriod)),
 	}

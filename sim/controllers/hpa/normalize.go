@@ -13,7 +13,7 @@ import (
 // path (stabilization windows, then scaling policies over stored scale events).
 
 // Legacy scale-up limit: at most max(scaleUpLimitFactor*current, scaleUpLimitMinimum) replicas
-// (upstream horizontal.go scaleUpLimitFactor, scaleUpLimitMinimum; reference section 7).
+// (upstream horizontal.go scaleUpLimitFactor, scaleUpLimitMinimum; docs/upstream.md#hpa).
 const (
 	scaleUpLimitFactor  = 2.0
 	scaleUpLimitMinimum = 4.0

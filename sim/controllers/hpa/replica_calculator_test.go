@@ -18,7 +18,7 @@ import (
 	"github.com/reconsim/reconsim/sim/metrics"
 )
 
-// The harness follows upstream replica_calculator_test.go (reference section 7, "HPA test
+// The harness follows upstream replica_calculator_test.go (docs/upstream.md#hpa-test-vectors, "HPA test
 // vectors"): every pod has numContainersPerPod containers; requests and levels are per
 // container, so a pod requests and uses twice the figure; metrics are 1 minute windows taken
 // now; the cpu initialization period is 2 minutes and the initial readiness delay 10s; a pod

@@ -1,6 +1,6 @@
 // Package nodelifecycle is the node lifecycle controller
 // ([k8s:pkg/controller/nodelifecycle/node_lifecycle_controller.go@003e8629], v1.32+ defaults;
-// reference section 8): it turns missing kubelet heartbeats into node conditions and taints.
+// docs/upstream.md#node-lifecycle): it turns missing kubelet heartbeats into node conditions and taints.
 //
 // What it promises, each as upstream:
 //

@@ -1,5 +1,5 @@
 // Package scheduler is kube-scheduler with the default profile, running its upstream
-// algorithms (pkg/scheduler in kubernetes/kubernetes, reference doc sections 8 and 9) against
+// algorithms (pkg/scheduler in kubernetes/kubernetes, docs/upstream.md#scheduler) against
 // the simulated API server on the virtual clock.
 //
 // What it does, in upstream's terms:

@@ -2,7 +2,7 @@ package scheduler
 
 import "github.com/reconsim/reconsim/model"
 
-// Well-known taint keys ([api@HEAD] core/v1/well_known_taints.go; reference doc section 8).
+// Well-known taint keys ([api@HEAD] core/v1/well_known_taints.go; docs/upstream.md#node-lifecycle).
 const (
 	TaintNodeNotReady           = "node.kubernetes.io/not-ready"
 	TaintNodeUnreachable        = "node.kubernetes.io/unreachable"

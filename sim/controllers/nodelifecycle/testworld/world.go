@@ -16,7 +16,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client/record"
 )
 
-// Kubelet heartbeat timing (reference section 8, Kubelet): the Lease is renewed every
+// Kubelet heartbeat timing (docs/upstream.md#kubelet): the Lease is renewed every
 // nodeLeaseDurationSeconds (40) × nodeLeaseRenewIntervalFraction (0.25) = 10s.
 const (
 	LeaseDurationSeconds = 40
