@@ -7,7 +7,7 @@
 //     .gitignore lists) mentions a path outside the repository, such as the design notes the
 //     project started from, or a reference document that is not in it. Upstream facts are
 //     cited from their upstream source or from upstream.md.
-//   - Every citation of upstream.md#anchor or architecture.md#anchor anywhere in the
+//   - Every citation of upstream.md#<anchor> or architecture.md#<anchor> anywhere in the
 //     repository names a heading that exists, so the anchors other documents and code comments
 //     rely on stay stable.
 //

@@ -18,7 +18,8 @@ type Config struct {
 	// docs/upstream.md#kubelet).
 	NodeStatusUpdateFrequency time.Duration
 	// NodeStatusReportFrequency is the longest the kubelet goes without posting its node
-	// status when nothing changed (nodeStatusReportFrequency, default 5m; docs/upstream.md#kubelet).
+	// status when nothing changed (nodeStatusReportFrequency, default 5m;
+	// docs/upstream.md#kubelet).
 	// Upstream defaults it to NodeStatusUpdateFrequency when only that one is set explicitly;
 	// whoever maps scenario flags onto Config should do the same.
 	NodeStatusReportFrequency time.Duration
@@ -43,8 +44,9 @@ type Config struct {
 	// (maxPods, default 110; docs/upstream.md#kubelet).
 	MaxPods int32
 	// KubeAPIQPS and KubeAPIBurst are the kubelet's client throttling (kubeAPIQPS 50,
-	// kubeAPIBurst 100; [kubelet-cfg@HEAD] config/v1beta1/types.go, docs/upstream.md#client-rate-limits). The
-	// kubelet does not build its client: the integrator passes these to client.New. Upstream
+	// kubeAPIBurst 100; [kubelet-cfg@HEAD] config/v1beta1/types.go,
+	// docs/upstream.md#client-rate-limits). The kubelet does not build its client: the
+	// integrator passes these to client.New. Upstream
 	// sends lease and node status through a second, unthrottled client; here everything shares
 	// the one client, so a kubelet saturating its QPS delays its own heartbeats.
 	KubeAPIQPS   float64
