@@ -430,3 +430,19 @@ func TestRenderWritesWhatTheEncodersGive(t *testing.T) {
 		assert.True(t, bytes.Equal(svg, got), "%s.svg differs from Plot.SVG", f.Name)
 	}
 }
+
+// TestHTMLNoteWithoutTraceSaysWhereTraceComesFrom: without trace.txt the report says how to
+// get one, and that is a run into the directory (sim run always writes trace.txt), not
+// redirecting --trace.
+func TestHTMLNoteWithoutTraceSaysWhereTraceComesFrom(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, EncodeHTML(&buf, plotFixture(), nil))
+	page := buf.String()
+	assert.Contains(t, page, "No trace.txt beside result.json")
+	assert.Contains(t, page, "Every &#39;sim run&#39; writes DIR/trace.txt")
+	assert.NotContains(t, page, "--trace &gt;", "trace.txt does not come from redirecting --trace")
+
+	buf.Reset()
+	require.NoError(t, EncodeHTML(&buf, plotFixture(), nodeFailureTrace()))
+	assert.NotContains(t, buf.String(), "No trace.txt beside result.json")
+}
