@@ -225,3 +225,57 @@ func TestBriefAnchors(t *testing.T) {
 		assert.True(t, have[a], "docs/upstream.md has no heading with anchor #%s", a)
 	}
 }
+
+// mdLink matches the target of a Markdown link or image: ](target).
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// TestMarkdownLinksResolve checks that every relative link in the README and in docs/*.md
+// names a file in the repository, and that a link into upstream.md or architecture.md names one
+// of its headings.
+func TestMarkdownLinksResolve(t *testing.T) {
+	files, err := filepath.Glob("*.md")
+	require.NoError(t, err)
+	files = append(files, filepath.Join(repoRoot, "README.md"))
+	have := map[string]map[string]bool{
+		"upstream.md":     anchors(t, "upstream.md"),
+		"architecture.md": anchors(t, "architecture.md"),
+	}
+	var broken []string
+	checked := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(b), "\n") {
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				path, anchor, _ := strings.Cut(target, "#")
+				file := f
+				if path != "" {
+					file = filepath.Join(filepath.Dir(f), filepath.FromSlash(path))
+				}
+				checked++
+				where := fmt.Sprintf("%s:%d: %s", filepath.ToSlash(f), i+1, target)
+				abs, err := filepath.Abs(file)
+				require.NoError(t, err)
+				root, err := filepath.Abs(repoRoot)
+				require.NoError(t, err)
+				if !strings.HasPrefix(abs, root+string(filepath.Separator)) {
+					broken = append(broken, where+" (outside the repository)")
+					continue
+				}
+				if _, err := os.Stat(file); err != nil {
+					broken = append(broken, where+" (no such file)")
+					continue
+				}
+				if a, ok := have[filepath.Base(file)]; ok && anchor != "" && !a[anchor] {
+					broken = append(broken, where+" (no such heading)")
+				}
+			}
+		}
+	}
+	assert.Empty(t, broken)
+	assert.Greater(t, checked, 10, "the links were found")
+}
