@@ -29,6 +29,10 @@ func TestReportHelpSaysWhereTraceComesFrom(t *testing.T) {
 	assert.Equal(t, "0.000000 kernel start\n", string(b))
 
 	h = newHarness(mustNotRun)
+	require.Equal(t, exitOK, h.run("run", "--help"))
+	assert.Contains(t, h.stdout.String(), "DIR/trace.txt (always; --trace prints it as well)", "sim run --help names trace.txt")
+
+	h = newHarness(mustNotRun)
 	require.Equal(t, exitOK, h.run("report", "--help"))
 	help := h.stdout.String()
 	assert.NotContains(t, help, "--trace >", "trace.txt does not come from redirecting --trace")
