@@ -279,3 +279,37 @@ func TestMarkdownLinksResolve(t *testing.T) {
 	assert.Empty(t, broken)
 	assert.Greater(t, checked, 10, "the links were found")
 }
+
+// repoPath matches a backticked path into this repository as the documents write it.
+var repoPath = regexp.MustCompile("`((?:cmd|sim|scenarios|model|report|docs)/[A-Za-z0-9_./*-]*)`")
+
+// TestDocumentedPathsExist keeps the documents describing the code as it is: every repository
+// path architecture.md names, and every package upstream.md says a behaviour is "Modelled in",
+// exists. A package that moves must take its description along.
+func TestDocumentedPathsExist(t *testing.T) {
+	var missing []string
+	checked := 0
+	for _, doc := range []string{"architecture.md", "upstream.md"} {
+		b, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		fenced := false
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "```") {
+				fenced = !fenced
+			}
+			if fenced || doc == "upstream.md" && !strings.Contains(line, "Modelled in") {
+				continue
+			}
+			for _, m := range repoPath.FindAllStringSubmatch(line, -1) {
+				checked++
+				matches, err := filepath.Glob(filepath.Join(repoRoot, filepath.FromSlash(strings.TrimSuffix(m[1], "/"))))
+				require.NoError(t, err)
+				if len(matches) == 0 {
+					missing = append(missing, fmt.Sprintf("%s:%d: %s", doc, i+1, m[1]))
+				}
+			}
+		}
+	}
+	assert.Empty(t, missing, "the documents name paths that do not exist")
+	assert.Greater(t, checked, 30, "the paths were found")
+}
