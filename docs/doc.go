@@ -9,7 +9,12 @@
 //     cited from their upstream source or from upstream.md.
 //   - Every citation of upstream.md#<anchor> or architecture.md#<anchor> anywhere in the
 //     repository names a heading that exists, so the anchors other documents and code comments
-//     rely on stay stable.
+//     rely on stay stable; every relative link in the README and in these documents names a
+//     file (and heading) inside the repository.
+//   - The documents describe the code as it is: every package path architecture.md names, and
+//     every package upstream.md says a behaviour is "Modelled in", exists.
+//   - The README's sample output is what its command prints (checked in cmd/sim, which can
+//     run it).
 //
 // It has no code: the package exists for its tests.
 package docs
