@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,4 +118,36 @@ func TestMaskWall(t *testing.T) {
 	assert.NotEqual(t, maskWall(a), maskWall(c), "a different virtual time must show")
 	d := strings.Replace(b, "4790 processed", "4791 processed", 1)
 	assert.NotEqual(t, maskWall(a), maskWall(d), "a different event count must show")
+}
+
+// crashLater reads "(356.042s later)" off the summary's convergence line of the crash.
+var crashLater = regexp.MustCompile(`(?m)^  crash .*\(([0-9.]+)s later\)$`)
+
+// TestREADMEClaimsAreMeasured checks the numbers the README's prose draws from the sample: "The
+// 356 s" is the crash's convergence time, and "converges 30 s sooner" is what the
+// node-monitor-grace-period override it names really changes.
+func TestREADMEClaimsAreMeasured(t *testing.T) {
+	b, err := os.ReadFile(readmePath(t))
+	require.NoError(t, err)
+	readme := string(b)
+	total := regexp.MustCompile(`The (\d+) s are upstream arithmetic`).FindStringSubmatch(readme)
+	require.NotNil(t, total, "README.md no longer says how long node-failure takes")
+	sooner := regexp.MustCompile("`--set (kube-controller-manager\\.node-monitor-grace-period=\\S+)` and the scenario\\s+converges (\\d+) s\\s+sooner").FindStringSubmatch(readme)
+	require.NotNil(t, sooner, "README.md no longer says what a shorter grace period changes")
+
+	seconds := func(args ...string) float64 {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"run", "node-failure", "--out", t.TempDir()}, args...), &stdout, &stderr)
+		require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+		m := crashLater.FindStringSubmatch(stdout.String())
+		require.NotNil(t, m, "no crash convergence line in:\n%s", stdout.String())
+		v, err := strconv.ParseFloat(m[1], 64)
+		require.NoError(t, err)
+		return v
+	}
+	base := seconds()
+	shorter := seconds("--set", sooner[1])
+	assert.Equal(t, total[1], strconv.Itoa(int(math.Round(base))), "README: \"The %s s\"; the run converges %.3fs after the crash", total[1], base)
+	assert.Equal(t, sooner[2], strconv.Itoa(int(math.Round(base-shorter))), "README: %q converges %s s sooner; measured %.3fs - %.3fs", sooner[1], sooner[2], base, shorter)
 }
