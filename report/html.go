@@ -53,6 +53,8 @@ type htmlPlot struct {
 
 type htmlAction struct {
 	Name, Action, At, ConvergedAt, Took string
+	FirstConvergedAt                    string
+	Divergences                         int
 	Converged                           bool
 }
 
@@ -148,7 +150,12 @@ func encodeHTML(w io.Writer, res *Result, traceLines []string, svgs [][]byte) er
 		if c.Action == "start" {
 			continue
 		}
-		a := htmlAction{Name: c.Name, Action: c.Action, At: formatSeconds(c.At), ConvergedAt: "never", Took: "never converged"}
+		a := htmlAction{Name: c.Name, Action: c.Action, At: formatSeconds(c.At), ConvergedAt: "never", Took: "never converged",
+			FirstConvergedAt: "never", Divergences: c.Divergences}
+		if c.FirstConvergedAt != nil {
+			a.FirstConvergedAt = formatSeconds(*c.FirstConvergedAt)
+			a.ConvergedAt, a.Took = "not at the end", "not converged at the end"
+		}
 		if c.ConvergedAt != nil {
 			a.Converged = true
 			a.ConvergedAt = formatSeconds(*c.ConvergedAt)

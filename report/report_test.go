@@ -40,11 +40,11 @@ func sampleResult() *Result {
 			{Name: "eviction-event", Passed: false, Message: "no TaintManagerEviction event within 8m after crash"},
 		},
 		Convergence: []Convergence{
-			{Action: "node-crash", Name: "crash", At: 60, ConvergedAt: ptr(415.3), Seconds: ptr(355.3)},
+			{Action: "node-crash", Name: "crash", At: 60, ConvergedAt: ptr(415.3), Seconds: ptr(355.3), FirstConvergedAt: ptr(400.5), Divergences: 1},
 			{Action: "scale", At: 500},
 		},
 		Verdicts: []Verdict{{Workload: "ReplicaSet default/web", Kind: "ReplicaSet", Namespace: "default", Name: "web",
-			Desired: 6, Ready: 4, Short: 2, Reason: "0/3 nodes are available: 3 Insufficient cpu"}},
+			Desired: 6, Ready: 4, Short: 2, Reason: "Unschedulable", Message: "0/3 nodes are available: 3 Insufficient cpu"}},
 		Series: []Series{
 			{Name: "pods.ready", Unit: "pods", Points: []Point{{T: 0, V: 6}, {T: 60, V: 4}}},
 			{Name: "nodes.ready", Unit: "nodes", Points: []Point{{T: 0, V: 3}, {T: 115.25, V: 2}}},

@@ -76,7 +76,10 @@ type ExpectationResult struct {
 	Message string `json:"message"`
 }
 
-// Convergence reports, for one timeline action, when the world converged after it.
+// Convergence reports, for one timeline action, when the world converged after it. The world
+// may converge, diverge again and reconverge: ConvergedAt is when it last became converged and
+// stayed so until the run ended, FirstConvergedAt the first time, Divergences how many times
+// in between it stopped being converged.
 type Convergence struct {
 	// Action is the action kind (node-crash, scale, ...).
 	Action string `json:"action"`
@@ -84,13 +87,21 @@ type Convergence struct {
 	Name string `json:"name"`
 	// At is when the action ran.
 	At float64 `json:"at"`
-	// ConvergedAt is when the world converged after the action; nil if it never did.
+	// ConvergedAt is when the world last became converged after the action and stayed so
+	// until the run ended; nil if it was not converged at the end.
 	ConvergedAt *float64 `json:"convergedAt"`
-	// Seconds is ConvergedAt-At; nil if the world never converged.
+	// Seconds is ConvergedAt-At; nil when ConvergedAt is.
 	Seconds *float64 `json:"seconds"`
+	// FirstConvergedAt is the first time the world was converged after the action; nil if it
+	// never was.
+	FirstConvergedAt *float64 `json:"firstConvergedAt"`
+	// Divergences counts the times the world stopped being converged after FirstConvergedAt.
+	Divergences int `json:"divergences"`
 }
 
-// Verdict names a workload that could not converge when the run ended, and why.
+// Verdict names something the run created that had not converged when the run ended (a
+// workload short of replicas, a Pending pod, a rollout or a drain that did not complete), and
+// why.
 type Verdict struct {
 	// Workload is "Kind namespace/name", for display.
 	Workload  string `json:"workload"`
@@ -100,8 +111,13 @@ type Verdict struct {
 	Desired   int32  `json:"desired"`
 	Ready     int32  `json:"ready"`
 	// Short is Desired-Ready.
-	Short  int32  `json:"short"`
+	Short int32 `json:"short"`
+	// Reason is why, as one CamelCase word (Unschedulable, CrashLoopBackOff, DrainBlocked,
+	// ...; docs/results.md lists them); a verdict expectation matches it.
 	Reason string `json:"reason"`
+	// Message is why, in the words of the component that knows (the scheduler's
+	// FailedScheduling message, the StatefulSet controller's blockage, ...).
+	Message string `json:"message"`
 }
 
 // Series is one time series sampled during the run (for example "pods.ready").
@@ -188,6 +204,11 @@ func (r *Result) normalized() (*Result, error) {
 		}
 		if cv.Seconds != nil {
 			if err := check(fmt.Sprintf("convergence[%d].seconds", i), *cv.Seconds); err != nil {
+				return nil, err
+			}
+		}
+		if cv.FirstConvergedAt != nil {
+			if err := check(fmt.Sprintf("convergence[%d].firstConvergedAt", i), *cv.FirstConvergedAt); err != nil {
 				return nil, err
 			}
 		}

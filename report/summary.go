@@ -50,15 +50,8 @@ func WriteSummary(w io.Writer, r *Result, opts SummaryOptions) error {
 			if name == "" {
 				name = "-"
 			}
-			if c.ConvergedAt == nil {
-				p("  %s\t%s at %s\tnever converged\n", name, c.Action, seconds(c.At))
-				continue
-			}
-			took := *c.ConvergedAt - c.At
-			if c.Seconds != nil {
-				took = *c.Seconds
-			}
-			p("  %s\t%s at %s\tconverged at %s\t(%s later)\n", name, c.Action, seconds(c.At), seconds(*c.ConvergedAt), seconds(took))
+			// The tab keeps "(… later)" in a column of its own, as it always was.
+			p("  %s\t%s at %s\t%s\n", name, c.Action, seconds(c.At), strings.Replace(ConvergenceText(c), " (", "\t(", 1))
 		}
 		_ = tw.Flush()
 	}
@@ -80,11 +73,11 @@ func WriteSummary(w io.Writer, r *Result, opts SummaryOptions) error {
 
 	fmt.Fprintln(ew)
 	if len(r.Verdicts) == 0 {
-		fmt.Fprintln(ew, "verdicts: none (every workload converged or had no verdict)")
+		fmt.Fprintln(ew, "verdicts: none (everything the run created converged)")
 	} else {
 		fmt.Fprintln(ew, "verdicts")
 		for _, v := range r.Verdicts {
-			p("  %s\tdesired %d, ready %d (short %d)\t%s\n", v.Workload, v.Desired, v.Ready, v.Short, v.Reason)
+			p("  %s\tdesired %d, ready %d (short %d)\t%s: %s\n", v.Workload, v.Desired, v.Ready, v.Short, v.Reason, v.Message)
 		}
 		_ = tw.Flush()
 	}
@@ -111,6 +104,30 @@ func WriteSummary(w io.Writer, r *Result, opts SummaryOptions) error {
 	}
 	fmt.Fprintf(ew, "%s (%d/%d expectations held)\n", verdict, held, len(r.Expectations))
 	return ew.err
+}
+
+// ConvergenceText says in words when the world converged after c's action: when it last
+// became converged and stayed so, and, when that is not the first time, when it first was and
+// how many times it diverged again. "never converged" when it never was; "not converged at the
+// end" when it was but did not stay.
+func ConvergenceText(c Convergence) string {
+	var s string
+	switch {
+	case c.ConvergedAt != nil:
+		took := *c.ConvergedAt - c.At
+		if c.Seconds != nil {
+			took = *c.Seconds
+		}
+		s = fmt.Sprintf("converged at %s (%s later)", seconds(*c.ConvergedAt), seconds(took))
+	case c.FirstConvergedAt != nil:
+		s = "not converged at the end"
+	default:
+		return "never converged"
+	}
+	if c.Divergences > 0 && c.FirstConvergedAt != nil {
+		s += fmt.Sprintf("; first converged at %s, diverged %d time(s) since", seconds(*c.FirstConvergedAt), c.Divergences)
+	}
+	return s
 }
 
 // seconds formats a number of seconds with at most three decimals, trailing zeros dropped,

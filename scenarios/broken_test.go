@@ -51,6 +51,8 @@ func TestBrokenScenarios(t *testing.T) {
 		"two-kinds":                {{"19:3", "expect[0].event: an expectation checks one thing; this one has both converged and event"}},
 		"expectation-without-kind": {{"12:3", "expect[0]: the expectation says nothing to check"}},
 		"unknown-verdict":          {{"13:12", `expect[0].verdict: unknown verdict policy "some"`}},
+		"unknown-verdict-reason":   {{"13:12", `expect[0].verdict.reason: unknown verdict reason "Unschedulabel" (did you mean "Unschedulable"?)`}},
+		"empty-verdict":            {{"13:12", "expect[0].verdict: the verdict expectation names no verdict"}},
 		"unknown-condition":        {{"13:27", `expect[0].eventually.condition: unknown condition "no-pending-pod" (did you mean "no-pending-pods"?)`}},
 		"zero-within":              {{"18:37", "expect[0].converged.within: within must be greater than 0, got 0s"}},
 		"manifest-field-type":      {{"17:17", `objects[0].manifest.spec.replicas: expected an integer, got a string "two"`}},

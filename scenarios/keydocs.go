@@ -293,8 +293,13 @@ var keyDocs = map[string]keyDoc{
 	"expect.metric.max":    {Doc: "The aggregate must be at most this.", Example: "max: 150"},
 	"expect.metric.min":    {Doc: "The aggregate must be at least this.", Example: "min: 4"},
 	"expect.metric.within": {Doc: "The window; the whole run when left out."},
-	"expect.verdict": {Doc: "none: the run must end without a non-convergence verdict (a workload still short, with the reason); any: verdicts are expected, for example for an impossible spec, and do not fail the run. Without a verdict expectation a verdict fails the run.",
-		Enum: []string{string(VerdictNone), string(VerdictAny)}, Example: "- name: no-verdict\n  verdict: none"},
+	"expect.verdict": {Doc: "Which non-convergence verdicts the run may end with. A verdict names anything the run created that had not converged at the end (a workload short of replicas, a Pending pod, a rollout or a drain that did not complete) with a reason and a message. none: the run must end without a verdict; any: verdicts are expected and do not fail the run; a mapping ({reason: Unschedulable}, optionally with kind, namespace and name) expects the verdicts that match: it fails when none does, and covers those that do. A verdict no expectation covers fails the run.",
+		Example: "- name: gpu-pod-waits\n  verdict: {reason: Unschedulable, kind: Pod, namespace: default, name: trainer}"},
+	"expect.verdict.reason": {Doc: "The verdict's reason: " + strings.Join(VerdictReasons, ", ") + " (docs/results.md says when each is given).",
+		Enum: VerdictReasons, Example: "reason: Unschedulable"},
+	"expect.verdict.kind":      {Doc: "Only verdicts about objects of this kind (Deployment, ReplicaSet, StatefulSet, DaemonSet, Pod, Node for a drain).", Example: "kind: Pod"},
+	"expect.verdict.namespace": {Doc: "Only verdicts about objects in this namespace.", Example: "namespace: default"},
+	"expect.verdict.name":      {Doc: "Only verdicts about the object of this name.", Example: "name: trainer"},
 
 	// ---- shared types ----
 	"nodes": {Doc: "A node target. Either names, or the nodes matching selector and zone (both optional), of which random picks that many, drawn from the run's seed. The target must match at least one node.",

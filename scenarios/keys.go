@@ -132,7 +132,7 @@ var (
 	conditionType    = reflect.TypeFor[Condition]()
 	expectationType  = reflect.TypeFor[Expectation]()
 	kindType         = reflect.TypeFor[model.Kind]()
-	verdictType      = reflect.TypeFor[VerdictPolicy]()
+	verdictType      = reflect.TypeFor[VerdictExpectation]()
 	aggregateType    = reflect.TypeFor[MetricAggregate]()
 	stringMapType    = reflect.TypeFor[map[string]string]()
 	shapeType        = reflect.TypeFor[metrics.Shape]()
@@ -175,7 +175,7 @@ func typeWord(t reflect.Type) string {
 	case kindType:
 		return "kind"
 	case verdictType:
-		return "verdict policy"
+		return "verdict expectation"
 	case aggregateType:
 		return "aggregate"
 	case stringMapType:

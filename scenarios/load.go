@@ -878,15 +878,7 @@ func (l *loader) decodeExpect(n *yaml.Node) {
 				x.Metric = &MetricExpectation{}
 				l.decodeInto(p.value, kpath, x.Metric)
 			case "verdict":
-				var v string
-				if l.decodeInto(p.value, kpath, &v) {
-					if v != string(VerdictNone) && v != string(VerdictAny) {
-						l.errAt(resolve(p.value), kpath, fmt.Sprintf("unknown verdict policy %q", v),
-							"none: the run must end without a non-convergence verdict; any: verdicts do not fail it")
-					}
-					vp := VerdictPolicy(v)
-					x.Verdict = &vp
-				}
+				x.Verdict = l.decodeVerdict(p.value, kpath)
 			default:
 				l.unknownKey(p.key, path, "an expectation", expectationKeys)
 				continue
@@ -903,6 +895,38 @@ func (l *loader) decodeExpect(n *yaml.Node) {
 		}
 		l.s.Expect = append(l.s.Expect, x)
 	}
+}
+
+// decodeVerdict decodes a verdict expectation: none, any, or {reason, kind, namespace, name}.
+func (l *loader) decodeVerdict(n *yaml.Node, path string) *VerdictExpectation {
+	const hint = "none: the run must end without a non-convergence verdict; any: verdicts do not fail it; " +
+		"{reason: Unschedulable}: verdicts with that reason are expected"
+	v := &VerdictExpectation{}
+	if r := resolve(n); r != nil && r.Kind == yaml.ScalarNode {
+		var word string
+		if l.decodeInto(n, path, &word) {
+			if word != string(VerdictNone) && word != string(VerdictAny) {
+				l.errAt(r, path, fmt.Sprintf("unknown verdict policy %q", word), hint)
+			}
+			v.Policy = VerdictPolicy(word)
+		}
+		return v
+	}
+	if !l.decodeInto(n, path, v) {
+		return v
+	}
+	r := resolve(n)
+	switch {
+	case v.Reason == "" && v.Kind == "" && v.Namespace == "" && v.Name == "":
+		l.errAt(r, path, "the verdict expectation names no verdict", hint)
+	case v.Reason != "" && !contains(VerdictReasons, v.Reason):
+		h := didYouMean(v.Reason, VerdictReasons)
+		if h == "" {
+			h = "one of: " + strings.Join(VerdictReasons, ", ")
+		}
+		l.errAt(r, childPath(path, "reason"), fmt.Sprintf("unknown verdict reason %q", v.Reason), h)
+	}
+	return v
 }
 
 // decodeCondition decodes eventually/always/never: `condition: <name>`, its arguments and an

@@ -134,7 +134,7 @@ func TestLoadFullScenario(t *testing.T) {
 		assert.Equal(t, &ReadyReplicasArgs{Target: ObjectRef{Kind: model.KindReplicaSet, Namespace: "prod", Name: "web"}, Min: 1}, x[3].Always.Condition.ReadyReplicas)
 		assert.Equal(t, "no-node-overcommitted", x[4].Never.Condition.Name(), "a bare condition name is accepted")
 		assert.Nil(t, x[4].Never.Within)
-		assert.Equal(t, VerdictNone, *x[5].Verdict)
+		assert.Equal(t, VerdictExpectation{Policy: VerdictNone}, *x[5].Verdict)
 	})
 }
 

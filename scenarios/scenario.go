@@ -482,8 +482,9 @@ type Expectation struct {
 	Never      *ConditionExpectation `json:"never,omitempty"`
 	// Metric: an aggregate of a recorded time series stayed within a threshold.
 	Metric *MetricExpectation `json:"metric,omitempty"`
-	// Verdict says whether the run may end with a non-convergence verdict.
-	Verdict *VerdictPolicy `json:"verdict,omitempty"`
+	// Verdict says which non-convergence verdicts the run may end with: none, any, or the
+	// verdicts that match (by reason and object), which must then be there.
+	Verdict *VerdictExpectation `json:"verdict,omitempty"`
 	// Pos is where the entry is written.
 	Pos model.Position `json:"-"`
 }
@@ -570,7 +571,7 @@ func (c Condition) Target() *ObjectRef {
 	return nil
 }
 
-// VerdictPolicy is the value of a `verdict:` expectation.
+// VerdictPolicy is the value of a `verdict:` expectation written as a word.
 type VerdictPolicy string
 
 // Verdict policies.
@@ -580,6 +581,92 @@ const (
 	// VerdictAny: verdicts are expected (an impossible spec, for example) and do not fail it.
 	VerdictAny VerdictPolicy = "any"
 )
+
+// VerdictExpectation is a `verdict:` expectation: `none`, `any`, or a mapping that names the
+// verdicts expected ({reason: Unschedulable}, optionally with kind, namespace and name). A
+// mapping holds when at least one verdict matches, and it covers the verdicts that match: a
+// run that ends with a verdict no verdict expectation covers fails.
+type VerdictExpectation struct {
+	// Policy is set when the expectation is written as a word (none or any); the fields below
+	// are then empty.
+	Policy VerdictPolicy `json:"-"`
+	// Reason is the verdict's reason, one of VerdictReasons.
+	Reason string `json:"reason,omitempty"`
+	// Kind, Namespace and Name narrow it to the verdicts about that object.
+	Kind      model.Kind `json:"kind,omitempty"`
+	Namespace string     `json:"namespace,omitempty"`
+	Name      string     `json:"name,omitempty"`
+}
+
+// Matches says whether a verdict with these reason, kind, namespace and name is one e expects.
+func (e VerdictExpectation) Matches(reason, kind, namespace, name string) bool {
+	switch e.Policy {
+	case VerdictAny:
+		return true
+	case VerdictNone:
+		return false
+	}
+	return (e.Reason == "" || e.Reason == reason) && (e.Kind == "" || string(e.Kind) == kind) &&
+		(e.Namespace == "" || e.Namespace == namespace) && (e.Name == "" || e.Name == name)
+}
+
+// String writes e as in YAML: none, any or {reason: ..., kind: ...}.
+func (e VerdictExpectation) String() string {
+	if e.Policy != "" {
+		return string(e.Policy)
+	}
+	var parts []string
+	for _, kv := range [][2]string{{"reason", e.Reason}, {"kind", string(e.Kind)}, {"namespace", e.Namespace}, {"name", e.Name}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+": "+kv[1])
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// The reasons a verdict gives (result.json verdicts[].reason), CamelCase as Kubernetes writes
+// reasons. The message beside it says the rest in words.
+const (
+	// VerdictUnschedulable: pods cannot be scheduled; the message is the scheduler's latest
+	// FailedScheduling message ("0/3 nodes are available: 3 Insufficient cpu.").
+	VerdictUnschedulable = "Unschedulable"
+	// VerdictNoScheduler: a pod names a spec.schedulerName no scheduler in the run serves, so
+	// nothing ever schedules it.
+	VerdictNoScheduler = "NoScheduler"
+	// VerdictPending: a pod is Pending and no component said why (the run ended first).
+	VerdictPending = "Pending"
+	// VerdictCrashLoopBackOff: a container keeps crashing.
+	VerdictCrashLoopBackOff = "CrashLoopBackOff"
+	// VerdictNodeDown: pods on nodes that are down have not been replaced yet.
+	VerdictNodeDown = "NodeDown"
+	// VerdictNotReady: pods run but are not Ready.
+	VerdictNotReady = "NotReady"
+	// VerdictFailedCreate: the controller cannot create pods (ReplicaFailure).
+	VerdictFailedCreate = "FailedCreate"
+	// VerdictWaitingForPod: a StatefulSet waits for a pod (one Terminating on a lost node).
+	VerdictWaitingForPod = "WaitingForPod"
+	// VerdictProgressDeadlineExceeded: a Deployment's rollout passed its progress deadline.
+	VerdictProgressDeadlineExceeded = "ProgressDeadlineExceeded"
+	// VerdictPaused: a Deployment is paused mid-rollout.
+	VerdictPaused = "Paused"
+	// VerdictRolloutIncomplete: a rollout had not completed when the run ended.
+	VerdictRolloutIncomplete = "RolloutIncomplete"
+	// VerdictDrainBlocked: a drain did not finish because evictions were refused (a
+	// PodDisruptionBudget).
+	VerdictDrainBlocked = "DrainBlocked"
+	// VerdictDrainIncomplete: a drain did not finish for another reason.
+	VerdictDrainIncomplete = "DrainIncomplete"
+	// VerdictInProgress: the workload was still converging and no component reported a
+	// problem (its controller had not caught up when the run ended).
+	VerdictInProgress = "InProgress"
+)
+
+// VerdictReasons lists every verdict reason, in the order the docs show them.
+var VerdictReasons = []string{
+	VerdictUnschedulable, VerdictNoScheduler, VerdictPending, VerdictCrashLoopBackOff, VerdictNodeDown,
+	VerdictNotReady, VerdictFailedCreate, VerdictWaitingForPod, VerdictProgressDeadlineExceeded,
+	VerdictPaused, VerdictRolloutIncomplete, VerdictDrainBlocked, VerdictDrainIncomplete, VerdictInProgress,
+}
 
 // unionNames returns the JSON names of the pointer fields of the union type t, in order.
 func unionNames(t reflect.Type) []string {

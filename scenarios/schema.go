@@ -507,6 +507,11 @@ func (g *schemaGen) expectation() map[string]any {
 			"allOf": []any{g.object(reflect.TypeFor[MetricExpectation](), "expect.metric")},
 			"anyOf": []any{map[string]any{"required": []any{"max"}}, map[string]any{"required": []any{"min"}}},
 		}, "expect.metric")
+		verdict := g.object(verdictType, "expect.verdict")
+		verdict["minProperties"] = 1
+		props["verdict"] = describeSchema(map[string]any{
+			"oneOf": []any{map[string]any{"enum": []any{string(VerdictNone), string(VerdictAny)}}, verdict},
+		}, "expect.verdict")
 		return s
 	})
 }

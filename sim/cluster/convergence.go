@@ -296,6 +296,20 @@ func (c *convergence) unsatisfiedWorkloads() []string {
 	return out
 }
 
+// pendingPods returns the keys of the Pending pods no tracked pod owner owns (bare pods, pods
+// of kinds the convergence does not follow), sorted.
+func (c *convergence) pendingPods() []string {
+	var out []string
+	//detlint:ordered the keys are sorted below
+	for k, p := range c.pods {
+		if p.pending && c.rs[p.ownerKey] == nil {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // unsatisfied returns the refs ("Kind namespace/name") of the pod owners that are not
 // converged, sorted.
 func (c *convergence) unsatisfied() []string {

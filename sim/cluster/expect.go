@@ -347,7 +347,8 @@ func (ex *expectations) results(verdicts []report.Verdict, series []report.Serie
 	for _, m := range ex.monitors {
 		monitors[m.exp.Name] = m
 	}
-	verdictPolicy := scenarios.VerdictPolicy("")
+	covered := make([]bool, len(verdicts))
+	none := false
 	for _, e := range ex.w.scn.Expect {
 		res := report.ExpectationResult{Name: e.Name}
 		switch e.Kind() {
@@ -361,30 +362,64 @@ func (ex *expectations) results(verdicts []report.Verdict, series []report.Serie
 		case "metric":
 			res.Passed, res.Message = ex.metric(e.Metric, series, end)
 		case "verdict":
-			verdictPolicy = *e.Verdict
-			res.Passed, res.Message = verdictOutcome(*e.Verdict, verdicts)
+			none = none || e.Verdict.Policy == scenarios.VerdictNone
+			res.Passed, res.Message = verdictOutcome(*e.Verdict, verdicts, covered)
 		}
 		out = append(out, res)
 	}
-	// Without a verdict expectation, a run that ends with workloads short fails: an
-	// impossible spec is a finding, not a pass.
-	if verdictPolicy == "" && len(verdicts) > 0 {
-		passed, msg := verdictOutcome(scenarios.VerdictNone, verdicts)
-		out = append(out, report.ExpectationResult{Name: "no-verdicts", Passed: passed, Message: msg})
+	// A verdict no expectation covers fails the run: an impossible spec, a pod that never
+	// schedules, a drain that never finished are findings, not a pass.
+	var uncovered []report.Verdict
+	for i, v := range verdicts {
+		if !covered[i] {
+			uncovered = append(uncovered, v)
+		}
+	}
+	if !none && len(uncovered) > 0 {
+		out = append(out, report.ExpectationResult{Name: "no-verdicts", Passed: false,
+			Message: fmt.Sprintf("the run ended with %d verdict(s) no expectation covers: %s (declare the expected ones with verdict: {reason: ...})",
+				len(uncovered), verdictList(uncovered))})
 	}
 	return out
 }
 
-func verdictOutcome(p scenarios.VerdictPolicy, verdicts []report.Verdict) (bool, string) {
-	if len(verdicts) == 0 {
-		return true, "the run ended converged"
-	}
+// verdictList names verdicts briefly: "ReplicaSet default/big (Unschedulable), ...".
+func verdictList(vs []report.Verdict) string {
 	var names []string
-	for _, v := range verdicts {
-		names = append(names, v.Workload)
+	for _, v := range vs {
+		names = append(names, fmt.Sprintf("%s (%s)", v.Workload, v.Reason))
 	}
-	msg := fmt.Sprintf("the run ended with %d workload(s) short: %s", len(verdicts), strings.Join(names, ", "))
-	return p == scenarios.VerdictAny, msg
+	return strings.Join(names, ", ")
+}
+
+// verdictOutcome decides a verdict expectation and marks the verdicts it covers.
+func verdictOutcome(e scenarios.VerdictExpectation, verdicts []report.Verdict, covered []bool) (bool, string) {
+	switch e.Policy {
+	case scenarios.VerdictNone:
+		if len(verdicts) == 0 {
+			return true, "the run ended converged"
+		}
+		return false, fmt.Sprintf("the run ended with %d verdict(s): %s", len(verdicts), verdictList(verdicts))
+	case scenarios.VerdictAny:
+		for i := range covered {
+			covered[i] = true
+		}
+		if len(verdicts) == 0 {
+			return true, "the run ended converged"
+		}
+		return true, fmt.Sprintf("the run ended with %d verdict(s), as allowed: %s", len(verdicts), verdictList(verdicts))
+	}
+	var matched []report.Verdict
+	for i, v := range verdicts {
+		if e.Matches(v.Reason, v.Kind, v.Namespace, v.Name) {
+			covered[i] = true
+			matched = append(matched, v)
+		}
+	}
+	if len(matched) == 0 {
+		return false, fmt.Sprintf("no verdict matches %s (verdicts: %d)", e, len(verdicts))
+	}
+	return true, fmt.Sprintf("%d verdict(s) match %s: %s", len(matched), e, verdictList(matched))
 }
 
 func (m *monitor) final(end sim.Time) (bool, string) {
@@ -411,15 +446,25 @@ func (ex *expectations) converged(c *scenarios.ConvergedExpectation, end sim.Tim
 	if r == nil || !r.ran {
 		return false, fmt.Sprintf("%s never ran", label)
 	}
+	if r.failed {
+		return false, fmt.Sprintf("%s did not complete, so the world did not converge after it", label)
+	}
 	if !r.converged {
 		return false, fmt.Sprintf("not converged %s after %s (still not converged when the run ended at %.3fs)",
 			fmtDur(end.Sub(r.at)), label, end.Seconds())
 	}
-	took := r.convergedAt.Sub(r.at)
-	if took > c.Within {
-		return false, fmt.Sprintf("converged %s after %s, later than %s", fmtDur(took), label, fmtDur(c.Within))
+	again := ""
+	if r.divergences > 0 {
+		again = fmt.Sprintf("; first converged %s after it, then diverged %d time(s)", fmtDur(r.convergedAt.Sub(r.at)), r.divergences)
 	}
-	return true, fmt.Sprintf("converged %s after %s (within %s)", fmtDur(took), label, fmtDur(c.Within))
+	if !r.stable {
+		return false, fmt.Sprintf("not converged when the run ended at %.3fs%s", end.Seconds(), again)
+	}
+	took := r.stableSince.Sub(r.at)
+	if took > c.Within {
+		return false, fmt.Sprintf("converged for good %s after %s, later than %s%s", fmtDur(took), label, fmtDur(c.Within), again)
+	}
+	return true, fmt.Sprintf("converged %s after %s (within %s)%s", fmtDur(took), label, fmtDur(c.Within), again)
 }
 
 func (ex *expectations) event(e *scenarios.EventExpectation) (bool, string) {

@@ -188,7 +188,8 @@ func TestPartialDisruptionInSmallZoneTaintsNothing(t *testing.T) {
 	assert.Empty(t, taintTimes(trace.String()))
 	assert.Zero(t, countReason(res, "TaintManagerEviction", ""))
 	require.Len(t, res.Verdicts, 1)
-	assert.Contains(t, res.Verdicts[0].Reason, "pods on node(s) that are down (b-0, b-1, b-2)")
+	assert.Equal(t, "NodeDown", res.Verdicts[0].Reason)
+	assert.Contains(t, res.Verdicts[0].Message, "pods on node(s) that are down (b-0, b-1, b-2)")
 }
 
 func TestAllZonesDownEvictsNothing(t *testing.T) {
@@ -211,7 +212,8 @@ func TestImpossibleSpecEndsWithAVerdict(t *testing.T) {
 	v := res.Verdicts[0]
 	assert.Equal(t, "ReplicaSet default/big", v.Workload)
 	assert.Equal(t, int32(7), v.Short)
-	assert.Contains(t, v.Reason, "7 pod(s) cannot be scheduled: 0/3 nodes are available: 3 Insufficient cpu.")
+	assert.Equal(t, "Unschedulable", v.Reason)
+	assert.Contains(t, v.Message, "7 pod(s) cannot be scheduled: 0/3 nodes are available: 3 Insufficient cpu.")
 }
 
 func TestPartitionedPodsStayTerminatingUntilTheHeal(t *testing.T) {

@@ -17,8 +17,15 @@ import (
 )
 
 // timeline plays the scenario's timeline and keeps one convergence record per entry (plus one
-// for the start). A record opens when its action is done (its API calls returned) and closes
-// the first time after that the world is converged.
+// for the start). A record opens when its action is done (its API calls returned). From then
+// on it follows the world: it notes the first time the world is converged, every time it
+// diverges again (for a non-zero stretch of virtual time), and when it last became converged.
+// It follows the world until a later entry runs while the world is converged: from then on,
+// what happens is that entry's doing, and the record keeps the convergence it had. A record
+// that is not converged when a later entry runs keeps following (an outage whose recovery
+// action comes before it converged converges, or not, with everything that follows).
+// A drain's record converges only once every drain it started completed: a drain a
+// PodDisruptionBudget blocks leaves a world that looks converged but the action did not happen.
 type timeline struct {
 	w       *world
 	entries []scenarios.TimelineEntry
@@ -36,8 +43,20 @@ type actionRecord struct {
 	at          sim.Time // when the action started
 	ran         bool
 	done        bool     // its effect is in place; convergence is measured from now on
-	convergedAt sim.Time // valid when converged
-	converged   bool
+	failed      bool     // the action did not complete (a drain that failed): it never converges
+	convergedAt sim.Time // the first convergence; valid when converged
+	converged   bool     // converged at least once
+
+	// Since the first convergence: whether the world is converged now (for this record), since
+	// when, and how many times it diverged again.
+	stable      bool
+	stableSince sim.Time
+	frozen      bool // a later entry ran while it was converged: it no longer follows the world
+	divergences int
+	// divergedAt and prevSince undo a divergence that ends at the instant it began (a commit
+	// sequence at one virtual time passing through an unconverged state): that is not one.
+	divergedAt sim.Time
+	prevSince  sim.Time
 }
 
 func newTimeline(w *world) *timeline {
@@ -70,12 +89,16 @@ func (tl *timeline) schedule() {
 // onChange closes open records when the world is converged and releases the entries waiting
 // for that.
 func (tl *timeline) onChange() {
-	if !tl.w.conv.converged() {
-		return
-	}
 	now := tl.w.k.Now()
+	conv := tl.w.conv.converged()
 	for ri, r := range tl.records {
-		if !r.done || r.converged {
+		if !r.done {
+			continue
+		}
+		if !r.frozen {
+			r.follow(conv && !r.failed, now)
+		}
+		if !conv || r.failed || r.converged {
 			continue
 		}
 		r.converged = true
@@ -85,6 +108,26 @@ func (tl *timeline) onChange() {
 			i := i
 			tl.w.k.After(tl.entries[i].At.Delay, func() { tl.run(i) })
 		}
+	}
+}
+
+// follow moves the record's converged-since state to conv at time now, counting the times
+// the world diverged again after its first convergence.
+func (r *actionRecord) follow(conv bool, now sim.Time) {
+	switch {
+	case conv && !r.stable:
+		r.stable = true
+		if r.converged && r.divergedAt == now {
+			// Diverged and back at the same instant: not a divergence.
+			r.divergences--
+			r.stableSince = r.prevSince
+			return
+		}
+		r.stableSince = now
+	case !conv && r.stable:
+		r.stable = false
+		r.divergences++
+		r.divergedAt, r.prevSince = now, r.stableSince
 	}
 }
 
@@ -102,6 +145,11 @@ func (tl *timeline) run(i int) {
 	w := tl.w
 	r.ran = true
 	r.at = w.k.Now()
+	for _, other := range tl.records {
+		if other.done && other.stable {
+			other.frozen = true
+		}
+	}
 	w.k.Emit("timeline", e.Action.Name(), entryLabel(e), 0, describe(e.Action))
 	for _, j := range tl.waitingAfter[i] {
 		j := j
@@ -217,10 +265,12 @@ func (tl *timeline) run(i int) {
 			for _, name := range names {
 				d, err := drain.New(w.kubectl, name, opts)
 				if err != nil {
+					r.failed = true
 					return err
 				}
 				w.drains = append(w.drains, d)
 				if err := d.Run(ctx); err != nil {
+					r.failed = true
 					return fmt.Errorf("draining %s: %w", name, err)
 				}
 			}
@@ -381,10 +431,14 @@ func (tl *timeline) convergence() []report.Convergence {
 		if !r.ran {
 			continue
 		}
-		c := report.Convergence{Action: r.action, Name: r.name, At: r.at.Seconds()}
+		c := report.Convergence{Action: r.action, Name: r.name, At: r.at.Seconds(), Divergences: r.divergences}
 		if r.converged {
-			at := r.convergedAt.Seconds()
-			secs := r.convergedAt.Sub(r.at).Seconds()
+			first := r.convergedAt.Seconds()
+			c.FirstConvergedAt = &first
+		}
+		if r.stable {
+			at := r.stableSince.Seconds()
+			secs := r.stableSince.Sub(r.at).Seconds()
 			c.ConvergedAt, c.Seconds = &at, &secs
 		}
 		out = append(out, c)

@@ -7,37 +7,24 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 	"github.com/reconsim/reconsim/sim/drain"
 )
 
-// verdicts explains, for each workload that is not converged when the run ends, how many
-// replicas it is short and why, from the state of the world: the scheduler's latest
-// FailedScheduling message, a crash loop, pods stuck on nodes that are down, a failing
-// readiness probe, a create failure.
+// verdicts explains everything the run created that is not converged when the run ends: each
+// workload that is short, how many replicas and why, from the state of the world (the
+// scheduler's latest FailedScheduling message, a crash loop, pods stuck on nodes that are down,
+// a failing readiness probe, a create failure); each incomplete rollout; and each Pending pod
+// no workload accounts for (a bare pod, a pod naming a scheduler that does not run). Each
+// verdict has a reason (scenarios.VerdictReasons) and a message. A world that is not converged
+// always has at least one verdict.
 func (w *world) verdicts() []report.Verdict {
 	var out []report.Verdict
 	store := w.srv.Store()
-	for _, ref := range w.conv.unsatisfiedWorkloads() {
-		kind, key, _ := strings.Cut(ref, " ")
-		ns, name, _ := strings.Cut(key, "/")
-		obj, err := store.Get(model.Kind(kind), ns, name)
-		if err != nil {
-			continue
-		}
-		v := report.Verdict{Workload: ref, Kind: kind, Namespace: ns, Name: name}
-		switch o := obj.(type) {
-		case *model.Deployment:
-			v.Desired, v.Ready = ptrOr(o.Spec.Replicas, 1), o.Status.AvailableReplicas
-			v.Reason = deploymentReason(o)
-			if h := w.autoscalerOf(model.KindDeployment, ns, name); h != nil {
-				v.Reason = fmt.Sprintf("HorizontalPodAutoscaler %s/%s wants %d replicas (max %d) but only %d are available; %s",
-					h.Namespace, h.Name, h.Status.DesiredReplicas, h.Spec.MaxReplicas, o.Status.AvailableReplicas, v.Reason)
-			}
-		}
-		v.Short = v.Desired - v.Ready
-		out = append(out, v)
-	}
+	// Pod owners first: a Deployment's verdict takes its reason from its ReplicaSet's.
+	byOwner := map[string]string{} // "namespace/name" of a ReplicaSet -> its verdict reason
 	for _, key := range w.conv.unsatisfied() {
 		t := w.conv.rs[key]
 		obj, err := store.Get(t.kind, t.namespace, t.name)
@@ -57,11 +44,83 @@ func (w *world) verdicts() []report.Verdict {
 			Desired: t.desired, Ready: t.good,
 		}
 		v.Short = v.Desired - v.Ready
-		v.Reason = w.whyShort(obj, owned)
+		v.Reason, v.Message = w.whyShort(obj, owned)
 		if t.kind == model.KindStatefulSet && w.sts != nil {
 			if _, why, ok := w.sts.WaitingFor(model.KeyOf(t.namespace, t.name)); ok {
-				v.Reason = why
+				v.Reason, v.Message = scenarios.VerdictWaitingForPod, why
 			}
+		}
+		if t.kind == model.KindReplicaSet {
+			if c := model.ControllerOf(obj); c != nil && c.Kind == model.KindDeployment {
+				byOwner[model.KeyOf(t.namespace, c.Name)] = v.Reason
+			}
+		}
+		out = append(out, v)
+	}
+	var workloads []report.Verdict
+	for _, ref := range w.conv.unsatisfiedWorkloads() {
+		kind, key, _ := strings.Cut(ref, " ")
+		ns, name, _ := strings.Cut(key, "/")
+		obj, err := store.Get(model.Kind(kind), ns, name)
+		if err != nil {
+			continue
+		}
+		v := report.Verdict{Workload: ref, Kind: kind, Namespace: ns, Name: name, Reason: scenarios.VerdictRolloutIncomplete}
+		switch o := obj.(type) {
+		case *model.Deployment:
+			v.Desired, v.Ready = ptrOr(o.Spec.Replicas, 1), o.Status.AvailableReplicas
+			v.Reason, v.Message = deploymentReason(o)
+			if r, ok := byOwner[key]; ok && v.Reason == scenarios.VerdictRolloutIncomplete {
+				v.Reason = r
+			}
+			if h := w.autoscalerOf(model.KindDeployment, ns, name); h != nil {
+				v.Message = fmt.Sprintf("HorizontalPodAutoscaler %s/%s wants %d replicas (max %d) but only %d are available; %s",
+					h.Namespace, h.Name, h.Status.DesiredReplicas, h.Spec.MaxReplicas, o.Status.AvailableReplicas, v.Message)
+			}
+		case *model.StatefulSet:
+			v.Desired, v.Ready = ptrOr(o.Spec.Replicas, 1), o.Status.AvailableReplicas
+			v.Message = fmt.Sprintf("rollout not complete: %d of %d updated, %d available", o.Status.UpdatedReplicas, v.Desired, o.Status.AvailableReplicas)
+		case *model.DaemonSet:
+			v.Desired, v.Ready = o.Status.DesiredNumberScheduled, o.Status.NumberAvailable
+			v.Message = fmt.Sprintf("rollout not complete: %d of %d updated, %d available", o.Status.UpdatedNumberScheduled, v.Desired, o.Status.NumberAvailable)
+		}
+		v.Short = v.Desired - v.Ready
+		workloads = append(workloads, v)
+	}
+	// Deployments first, then their ReplicaSets, as before.
+	out = append(workloads, out...)
+	out = append(out, w.pendingPodVerdicts()...)
+	if len(out) == 0 && !w.conv.converged() {
+		out = append(out, report.Verdict{Workload: "cluster", Reason: scenarios.VerdictInProgress,
+			Message: fmt.Sprintf("not converged: %d workload(s) unsettled, %d pod(s) Pending, and no object says why", w.conv.unsettled, w.conv.pending)})
+	}
+	return out
+}
+
+// pendingPodVerdicts names each Pending pod that no workload the convergence tracks owns (a
+// bare pod, a Job's pod): their owners' verdicts cover the others.
+func (w *world) pendingPodVerdicts() []report.Verdict {
+	var out []report.Verdict
+	for _, key := range w.conv.pendingPods() {
+		ns, name, _ := strings.Cut(key, "/")
+		obj, err := w.srv.Store().Get(model.KindPod, ns, name)
+		if err != nil {
+			continue
+		}
+		p := obj.(*model.Pod)
+		v := report.Verdict{Workload: "Pod " + key, Kind: string(model.KindPod), Namespace: ns, Name: name, Desired: 1, Short: 1}
+		switch sn := p.Spec.SchedulerName; {
+		case sn != "" && sn != scheduler.DefaultSchedulerName:
+			v.Reason = scenarios.VerdictNoScheduler
+			v.Message = fmt.Sprintf("the pod names schedulerName %q and only %q runs in the simulation: nothing schedules it", sn, scheduler.DefaultSchedulerName)
+		case p.Spec.NodeName == "":
+			v.Reason, v.Message = scenarios.VerdictPending, "the pod is not scheduled yet and the scheduler has not said why"
+			if m, ok := w.sched.LastFailure(key); ok {
+				v.Reason, v.Message = scenarios.VerdictUnschedulable, strings.TrimSpace(m)
+			}
+		default:
+			v.Reason = scenarios.VerdictPending
+			v.Message = fmt.Sprintf("the pod is bound to node %s and its containers have not started", p.Spec.NodeName)
 		}
 		out = append(out, v)
 	}
@@ -79,6 +138,7 @@ func (w *world) drainVerdicts() []report.Verdict {
 		}
 		v := report.Verdict{Workload: "Node " + st.Node + " (drain)", Kind: string(model.KindNode), Name: st.Node}
 		left := 0
+		refused := false
 		reason := fmt.Sprintf("drain %s", st.Phase)
 		if st.Err != "" {
 			reason += ": " + st.Err
@@ -88,20 +148,35 @@ func (w *world) drainVerdicts() []report.Verdict {
 				continue
 			}
 			left++
+			refused = refused || p.Refusals > 0
 			if p.LastRefusal != "" && left == 1 {
 				reason += fmt.Sprintf("; pod %s/%s refused %d time(s): %s", p.Namespace, p.Name, p.Refusals, p.LastRefusal)
 			}
 		}
 		v.Desired, v.Short = int32(len(st.Pods)), int32(left)
 		v.Ready = v.Desired - v.Short
-		v.Reason = fmt.Sprintf("%d of %d pods still to evict; %s", left, len(st.Pods), reason)
+		v.Reason = scenarios.VerdictDrainIncomplete
+		if refused {
+			v.Reason = scenarios.VerdictDrainBlocked
+		}
+		v.Message = fmt.Sprintf("%d of %d pods still to evict; %s", left, len(st.Pods), reason)
 		out = append(out, v)
 	}
 	return out
 }
 
-func (w *world) whyShort(owner model.Object, pods []*model.Pod) string {
+// whyShort says why owner's pods fall short: the reason of the first problem found (pods
+// that cannot be scheduled, a crash loop, pods on nodes that are down, pods not Ready, a create
+// failure) and a message naming every problem.
+func (w *world) whyShort(owner model.Object, pods []*model.Pod) (string, string) {
 	var reasons []string
+	code := ""
+	note := func(c, msg string) {
+		if code == "" {
+			code = c
+		}
+		reasons = append(reasons, msg)
+	}
 	var unscheduled, notReady []string
 	downNodes := map[string]bool{}
 	var crashLoop string
@@ -127,13 +202,15 @@ func (w *world) whyShort(owner model.Object, pods []*model.Pod) string {
 	}
 	if len(unscheduled) > 0 {
 		msg := fmt.Sprintf("%d pod(s) cannot be scheduled", len(unscheduled))
+		c := scenarios.VerdictPending
 		if m, ok := w.sched.LastFailure(unscheduled[0]); ok {
 			msg += ": " + strings.TrimSpace(m)
+			c = scenarios.VerdictUnschedulable
 		}
-		reasons = append(reasons, msg)
+		note(c, msg)
 	}
 	if crashLoop != "" {
-		reasons = append(reasons, crashLoop)
+		note(scenarios.VerdictCrashLoopBackOff, crashLoop)
 	}
 	if len(downNodes) > 0 {
 		names := make([]string, 0, len(downNodes))
@@ -141,25 +218,25 @@ func (w *world) whyShort(owner model.Object, pods []*model.Pod) string {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		reasons = append(reasons, fmt.Sprintf("pods on node(s) that are down (%s) are not replaced yet", strings.Join(names, ", ")))
+		note(scenarios.VerdictNodeDown, fmt.Sprintf("pods on node(s) that are down (%s) are not replaced yet", strings.Join(names, ", ")))
 	}
 	if len(notReady) > 0 && crashLoop == "" {
-		reasons = append(reasons, fmt.Sprintf("%d pod(s) running but not Ready (e.g. %s)", len(notReady), notReady[0]))
+		note(scenarios.VerdictNotReady, fmt.Sprintf("%d pod(s) running but not Ready (e.g. %s)", len(notReady), notReady[0]))
 	}
 	if rs, ok := owner.(*model.ReplicaSet); ok {
 		for _, c := range rs.Status.Conditions {
 			if c.Type == "ReplicaFailure" && c.Status == model.ConditionTrue {
-				reasons = append(reasons, fmt.Sprintf("ReplicaFailure %s: %s", c.Reason, c.Message))
+				note(scenarios.VerdictFailedCreate, fmt.Sprintf("ReplicaFailure %s: %s", c.Reason, c.Message))
 			}
 		}
 		if len(reasons) == 0 {
-			return fmt.Sprintf("the ReplicaSet status has not caught up (observedGeneration %d of %d, ready %d)", rs.Status.ObservedGeneration, rs.Generation, rs.Status.ReadyReplicas)
+			return scenarios.VerdictInProgress, fmt.Sprintf("the ReplicaSet status has not caught up (observedGeneration %d of %d, ready %d)", rs.Status.ObservedGeneration, rs.Generation, rs.Status.ReadyReplicas)
 		}
 	}
 	if len(reasons) == 0 {
-		return fmt.Sprintf("fewer serving pods than desired and no pod says why: the %s controller has not caught up", strings.ToLower(string(owner.GetKind())))
+		return scenarios.VerdictInProgress, fmt.Sprintf("fewer serving pods than desired and no pod says why: the %s controller has not caught up", strings.ToLower(string(owner.GetKind())))
 	}
-	return strings.Join(reasons, "; ")
+	return code, strings.Join(reasons, "; ")
 }
 
 // autoscalerOf returns the HorizontalPodAutoscaler that scales kind namespace/name, if any.
@@ -177,16 +254,16 @@ func (w *world) autoscalerOf(kind model.Kind, namespace, name string) *model.Hor
 // deploymentReason explains an incomplete rollout from the Deployment's own status, as
 // `kubectl rollout status` would: the Progressing condition when the deadline passed, else the
 // counts.
-func deploymentReason(d *model.Deployment) string {
+func deploymentReason(d *model.Deployment) (string, string) {
 	for _, c := range d.Status.Conditions {
 		if c.Type == model.DeploymentProgressing && c.Reason == "ProgressDeadlineExceeded" {
-			return fmt.Sprintf("rollout stuck: ProgressDeadlineExceeded: %s", c.Message)
+			return scenarios.VerdictProgressDeadlineExceeded, fmt.Sprintf("rollout stuck: ProgressDeadlineExceeded: %s", c.Message)
 		}
 	}
 	if d.Spec.Paused {
-		return "the Deployment is paused"
+		return scenarios.VerdictPaused, "the Deployment is paused"
 	}
-	return fmt.Sprintf("rollout not complete: %d of %d updated, %d available", d.Status.UpdatedReplicas, ptrOr(d.Spec.Replicas, 1), d.Status.AvailableReplicas)
+	return scenarios.VerdictRolloutIncomplete, fmt.Sprintf("rollout not complete: %d of %d updated, %d available", d.Status.UpdatedReplicas, ptrOr(d.Spec.Replicas, 1), d.Status.AvailableReplicas)
 }
 
 func ptrOr(p *int32, def int32) int32 {

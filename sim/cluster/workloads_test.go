@@ -74,7 +74,8 @@ func TestStatefulSetWaitsForTheOldPod(t *testing.T) {
 	v := res.Verdicts[0]
 	assert.Equal(t, "StatefulSet default/db", v.Workload)
 	assert.Equal(t, int32(1), v.Short)
-	assert.Regexp(t, `pod default/db-\d is Terminating on node worker-1 and will not be replaced until it is gone`, v.Reason)
+	assert.Equal(t, "WaitingForPod", v.Reason)
+	assert.Regexp(t, `pod default/db-\d is Terminating on node worker-1 and will not be replaced until it is gone`, v.Message)
 
 	recovered := runBuiltin(t, "statefulset-node-delete", nil)
 	assert.True(t, recovered.Passed, "%+v", recovered.Expectations)
@@ -131,7 +132,7 @@ func TestHPANoRoomEndsWithAVerdict(t *testing.T) {
 	require.NotEmpty(t, res.Verdicts)
 	var all string
 	for _, v := range res.Verdicts {
-		all += v.Reason + "\n"
+		all += v.Reason + ": " + v.Message + "\n"
 	}
 	assert.Contains(t, all, "HorizontalPodAutoscaler default/web wants")
 	assert.Contains(t, all, "Insufficient cpu")

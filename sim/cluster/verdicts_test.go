@@ -1,0 +1,243 @@
+package cluster
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/sim"
+)
+
+// TestRecordFollowsDivergence checks the convergence record's bookkeeping: the first and the
+// last convergence, each divergence counted once, and a divergence that ends at the instant it
+// began (one virtual time, several commits) not counted.
+func TestRecordFollowsDivergence(t *testing.T) {
+	s := func(secs float64) sim.Time { return sim.Time(secs * 1e9) }
+	tests := []struct {
+		name  string
+		steps []struct {
+			at   float64
+			conv bool
+		}
+		stable      bool
+		since       float64
+		divergences int
+	}{
+		{"never", []struct {
+			at   float64
+			conv bool
+		}{{1, false}, {2, false}}, false, 0, 0},
+		{"once", []struct {
+			at   float64
+			conv bool
+		}{{1, false}, {2, true}, {3, true}}, true, 2, 0},
+		{"diverges and returns", []struct {
+			at   float64
+			conv bool
+		}{{2, true}, {5, false}, {9, true}}, true, 9, 1},
+		{"diverges and stays", []struct {
+			at   float64
+			conv bool
+		}{{2, true}, {5, false}, {9, false}}, false, 0, 1},
+		{"an instant is not a divergence", []struct {
+			at   float64
+			conv bool
+		}{{2, true}, {5, false}, {5, true}}, true, 2, 0},
+		{"twice", []struct {
+			at   float64
+			conv bool
+		}{{2, true}, {5, false}, {6, true}, {7, false}, {7, true}, {8, false}, {10, true}}, true, 10, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &actionRecord{}
+			for _, st := range tt.steps {
+				r.follow(st.conv, s(st.at))
+				if st.conv && !r.converged {
+					r.converged, r.convergedAt = true, s(st.at)
+				}
+			}
+			assert.Equal(t, tt.stable, r.stable)
+			if tt.stable {
+				assert.Equal(t, s(tt.since), r.stableSince)
+			}
+			assert.Equal(t, tt.divergences, r.divergences)
+		})
+	}
+}
+
+const blockedDrainScenario = `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: blocked-drain
+seed: 1
+duration: 20m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "8", memory: 32Gi}}
+objects:
+- settled: true
+  manifest:
+    apiVersion: apps/v1
+    kind: ReplicaSet
+    metadata: {name: api, namespace: default}
+    spec:
+      replicas: 10
+      selector: {matchLabels: {app: api}}
+      template:
+        metadata: {labels: {app: api}}
+        spec:
+          containers:
+          - {name: api, image: "api:1.0", resources: {requests: {cpu: 100m, memory: 128Mi}}}
+- manifest:
+    apiVersion: policy/v1
+    kind: PodDisruptionBudget
+    metadata: {name: api, namespace: default}
+    spec:
+      minAvailable: 10
+      selector: {matchLabels: {app: api}}
+timeline:
+- at: 60s
+  name: drain-b0
+  action: drain
+  nodes: {names: [worker-0]}
+  timeout: 5m
+expect:
+- name: drained
+  converged: {after: drain-b0, within: 10m}
+`
+
+// TestBlockedDrainDoesNotConverge: a drain a PodDisruptionBudget blocks until its timeout
+// leaves the pods where they were (the world looks converged), but the drain did not happen:
+// its record never converges, the converged expectation fails, and the verdict names the drain.
+func TestBlockedDrainDoesNotConverge(t *testing.T) {
+	res := runYAML(t, "blocked-drain", blockedDrainScenario)
+	var drain *report.Convergence
+	for i := range res.Convergence {
+		if res.Convergence[i].Name == "drain-b0" {
+			drain = &res.Convergence[i]
+		}
+	}
+	require.NotNil(t, drain)
+	assert.Nil(t, drain.ConvergedAt, "a blocked drain did not converge: %s", report.ConvergenceText(*drain))
+	assert.Nil(t, drain.FirstConvergedAt)
+	require.Len(t, res.Expectations, 2, "%+v", res.Expectations)
+	assert.False(t, res.Expectations[0].Passed)
+	assert.Contains(t, res.Expectations[0].Message, "drain-b0 did not complete")
+	assert.False(t, res.Passed)
+	require.Len(t, res.Verdicts, 1)
+	assert.True(t, strings.HasPrefix(res.Verdicts[0].Workload, "Node worker-0"), "%+v", res.Verdicts[0])
+}
+
+const redivergingScenario = `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: rediverging
+seed: 1
+duration: 3m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "8", memory: 32Gi}}
+objects:
+- manifest:
+    apiVersion: apps/v1
+    kind: ReplicaSet
+    metadata: {name: api, namespace: default}
+    spec:
+      replicas: 1
+      selector: {matchLabels: {app: api}}
+      template:
+        metadata:
+          labels: {app: api}
+          annotations: {sim.reconsim.dev/crash-after: 90s}
+        spec:
+          containers:
+          - {name: api, image: "api:1.0", resources: {requests: {cpu: 100m, memory: 128Mi}}}
+expect:
+- name: settled
+  converged: {within: 1m}
+- name: crashed
+  verdict: any
+`
+
+// TestConvergenceReportsRedivergence: the pods converge within seconds, crash at 90 s and come
+// back after the restart backoff. The convergence is the last one, the first is kept apart,
+// the divergence is counted, and converged-within-1m fails: the world did not stay converged.
+func TestConvergenceReportsRedivergence(t *testing.T) {
+	res := runYAML(t, "rediverging", redivergingScenario)
+	require.NotEmpty(t, res.Convergence)
+	c := res.Convergence[0]
+	require.NotNil(t, c.FirstConvergedAt)
+	require.NotNil(t, c.ConvergedAt, "%s", report.ConvergenceText(c))
+	assert.Less(t, *c.FirstConvergedAt, 30.0)
+	assert.Greater(t, *c.ConvergedAt, 90.0, "the last convergence comes after the crash")
+	assert.Equal(t, 1, c.Divergences)
+	assert.Contains(t, report.ConvergenceText(c), "diverged 1 time(s)")
+	assert.False(t, res.Expectations[0].Passed, "%+v", res.Expectations[0])
+	assert.Contains(t, res.Expectations[0].Message, "then diverged 1 time(s)")
+}
+
+const pendingPodsScenario = `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: pending-pods
+seed: 1
+duration: 10m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "8", memory: 32Gi}}
+objects:
+- manifest:
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: trainer, namespace: default}
+    spec:
+      containers:
+      - name: train
+        image: train:1.0
+        resources:
+          requests: {cpu: "1", nvidia.com/gpu: "1"}
+          limits: {nvidia.com/gpu: "1"}
+- manifest:
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: custom, namespace: default}
+    spec:
+      schedulerName: my-scheduler
+      containers:
+      - {name: app, image: app:1.0}
+`
+
+// TestPendingPodsAreVerdicts: a bare pod that never schedules (an extended resource no node
+// has) and one that names a scheduler that does not run are verdicts; without an expectation
+// that covers them the run fails, and declaring them expected makes it pass.
+func TestPendingPodsAreVerdicts(t *testing.T) {
+	res := runYAML(t, "pending-pods", pendingPodsScenario)
+	require.Len(t, res.Verdicts, 2, "%+v", res.Verdicts)
+	byName := map[string]report.Verdict{}
+	for _, v := range res.Verdicts {
+		byName[v.Name] = v
+	}
+	assert.Equal(t, "Unschedulable", byName["trainer"].Reason)
+	assert.Contains(t, byName["trainer"].Message, "nvidia.com/gpu")
+	assert.Equal(t, "NoScheduler", byName["custom"].Reason)
+	assert.Contains(t, byName["custom"].Message, "my-scheduler")
+	assert.False(t, res.Passed, "uncovered verdicts fail the run")
+	require.Len(t, res.Expectations, 1)
+	assert.Equal(t, "no-verdicts", res.Expectations[0].Name)
+
+	tests := []struct {
+		expect string
+		passed bool
+	}{
+		{"- {name: gpu, verdict: {reason: Unschedulable}}\n", false},
+		{"- {name: gpu, verdict: {reason: Unschedulable}}\n- {name: other, verdict: {reason: NoScheduler, name: custom}}\n", true},
+		{"- {name: all, verdict: any}\n", true},
+		{"- {name: none, verdict: none}\n", false},
+		{"- {name: gpu, verdict: {reason: Unschedulable}}\n- {name: crash, verdict: {reason: CrashLoopBackOff}}\n- {name: other, verdict: {reason: NoScheduler}}\n", false},
+	}
+	for _, tt := range tests {
+		res := runYAML(t, "pending-pods", pendingPodsScenario+"expect:\n"+tt.expect)
+		assert.Equal(t, tt.passed, res.Passed, "%s: %+v", tt.expect, res.Expectations)
+	}
+}
