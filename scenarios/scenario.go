@@ -190,7 +190,8 @@ type ObjectSource struct {
 	// File is a multi-document YAML file, relative to the scenario file's directory.
 	File string `json:"file,omitempty"`
 	// Settled objects start out as if their controllers had already reconciled them (their
-	// pods exist, scheduled and running) instead of being created at time 0.
+	// pods exist, scheduled and running; a Service's EndpointSlices exist) instead of being
+	// created at time 0. Only SettledKinds can be settled.
 	Settled bool `json:"settled,omitempty"`
 
 	// Objects are the decoded manifests, in document order; filled by the loader.

@@ -145,6 +145,7 @@ func (l *loader) validate() {
 	nodes := l.checkCluster()
 	namespaces := l.knownNamespaces()
 	l.checkObjects(namespaces, nodes)
+	l.checkSettled()
 	l.checkLoads()
 	l.checkTimeline(nodes)
 	l.checkExpectations()
@@ -500,6 +501,34 @@ func (l *loader) checkObjects(namespaces []string, nodes []ClusterNode) {
 			continue
 		}
 		first[key] = d
+	}
+}
+
+// SettledKinds are the kinds `settled: true` applies to: the workloads whose pods it creates
+// running (Pod, ReplicaSet, Deployment, StatefulSet), Services (their EndpointSlices exist),
+// and Namespaces (nothing to settle). Any other kind under settled: true is an error rather
+// than silently started unsettled.
+var SettledKinds = []model.Kind{model.KindNamespace, model.KindPod, model.KindReplicaSet, model.KindDeployment, model.KindStatefulSet, model.KindService}
+
+// checkSettled refuses settled: true for objects it cannot settle.
+func (l *loader) checkSettled() {
+	var names []string
+	for _, k := range SettledKinds {
+		names = append(names, string(k))
+	}
+	for i, src := range l.s.Objects {
+		if !src.Settled {
+			continue
+		}
+		p := childPath(indexPath("objects", i), "settled")
+		for _, obj := range src.Objects {
+			k := obj.GetKind()
+			if containsKind(SettledKinds, k) {
+				continue
+			}
+			l.errAt(l.ix.nearest(p), p, fmt.Sprintf("settled: true cannot start %s %s settled", k, model.Key(obj)),
+				fmt.Sprintf("settled applies to %s; declare it in an entry without settled: true, and its controller brings it up in the first seconds of the run", strings.Join(names, ", ")))
+		}
 	}
 }
 

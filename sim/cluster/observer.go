@@ -124,6 +124,14 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 	case model.KindEndpointSlice:
 		o.endpointSlice(pick(old, new).(*model.EndpointSlice), new == nil)
 		return
+	case model.KindService:
+		// A new Service has no endpoints until its slices are written: the series starts
+		// there, with the value the ready-endpoints-at-least condition reads too.
+		if old == nil && new != nil {
+			svc := model.Key(new)
+			o.sample("service."+svc+".ready_endpoints", "endpoints", float64(o.readyEndpoints(svc)))
+		}
+		return
 	case model.KindNode:
 		o.node(old, -1)
 		o.node(new, +1)

@@ -8,7 +8,9 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
+	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
+	"github.com/reconsim/reconsim/sim/controllers/statefulset"
 )
 
 // InputError is a problem with the scenario's content that loading could not catch (an object
@@ -22,11 +24,20 @@ func (e *InputError) Unwrap() error { return e.Err }
 // just before the simulation starts). Settled objects start out converged.
 func (w *world) createObjects() error {
 	pl := newPlacer(w)
+	type settledService struct {
+		svc *model.Service
+		pos model.Position
+	}
+	var services []settledService
 	for _, src := range w.scn.Objects {
 		for _, obj := range src.Objects {
 			var err error
 			if src.Settled {
-				err = w.createSettled(obj.DeepCopyObject(), pl)
+				var created model.Object
+				created, err = w.createSettled(obj.DeepCopyObject(), pl)
+				if svc, ok := created.(*model.Service); ok {
+					services = append(services, settledService{svc, src.Pos})
+				}
 			} else {
 				_, err = w.srv.Store().Create(obj.DeepCopyObject())
 			}
@@ -35,18 +46,50 @@ func (w *world) createObjects() error {
 			}
 		}
 	}
+	// A settled Service's endpoints are those of the pods that exist once every object is
+	// created, whatever the order the objects are written in.
+	for _, s := range services {
+		if err := w.createSettledEndpoints(s.svc); err != nil {
+			return &InputError{Err: fmt.Errorf("%s: creating the EndpointSlices of %s: %w", s.pos, model.Ref(s.svc), err)}
+		}
+	}
 	return nil
 }
 
-// createSettled creates obj as its controllers would have left it: a ReplicaSet with its pods
-// bound and running, a pod bound and running.
-func (w *world) createSettled(obj model.Object, pl *placer) error {
+// createSettledEndpoints creates the EndpointSlices the EndpointSlice controller would have
+// written for svc, from the pods its selector matches now.
+func (w *world) createSettledEndpoints(svc *model.Service) error {
+	if svc.Spec.Type == model.ServiceTypeExternalName || len(svc.Spec.Selector) == 0 {
+		return nil // the controller gives these no slices
+	}
+	store := w.srv.Store()
+	objs, _, err := store.List(model.KindPod, apiserver.ListOptions{Namespace: svc.Namespace, LabelSelector: labels.SelectorFromSet(svc.Spec.Selector)})
+	if err != nil {
+		return err
+	}
+	pods := make([]*model.Pod, 0, len(objs))
+	for _, o := range objs {
+		pods = append(pods, o.(*model.Pod))
+	}
+	for _, s := range endpointslice.SettledSlices(svc, pods, int(endpointslice.DefaultConfig().MaxEndpointsPerSlice)) {
+		if _, err := store.Create(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createSettled creates obj as its controllers would have left it: a ReplicaSet or a
+// StatefulSet with its pods bound and running, a pod bound and running, a Deployment with its
+// ReplicaSet. It returns the object as stored (a Service's endpoints come later, see
+// createObjects). The loader accepts settled: true only for scenarios.SettledKinds.
+func (w *world) createSettled(obj model.Object, pl *placer) (model.Object, error) {
 	store := w.srv.Store()
 	switch o := obj.(type) {
 	case *model.ReplicaSet:
 		created, err := store.Create(o)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rs := created.(*model.ReplicaSet)
 		replicas := int32(1)
@@ -56,7 +99,7 @@ func (w *world) createSettled(obj model.Object, pl *placer) error {
 		for i := int32(0); i < replicas; i++ {
 			pod := podFromTemplate(rs)
 			if err := w.createRunningPod(pod, pl); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		st := rs.DeepCopy()
@@ -64,16 +107,43 @@ func (w *world) createSettled(obj model.Object, pl *placer) error {
 			Replicas: replicas, FullyLabeledReplicas: replicas, ReadyReplicas: replicas,
 			AvailableReplicas: replicas, ObservedGeneration: rs.Generation,
 		}
-		_, err = store.UpdateStatus(st)
-		return err
+		return store.UpdateStatus(st)
+	case *model.StatefulSet:
+		return w.createSettledStatefulSet(o, pl)
 	case *model.Pod:
-		return w.createRunningPod(o, pl)
+		return nil, w.createRunningPod(o, pl)
 	case *model.Deployment:
-		return w.createSettledDeployment(o, pl)
+		return nil, w.createSettledDeployment(o, pl)
 	default:
-		_, err := store.Create(obj)
-		return err
+		return store.Create(obj)
 	}
+}
+
+// createSettledStatefulSet creates set with its ControllerRevision and its pods (ordinals
+// 0..replicas-1) as the StatefulSet controller would have created them, running, and a status
+// that says every replica is current, ready and available.
+func (w *world) createSettledStatefulSet(set *model.StatefulSet, pl *placer) (model.Object, error) {
+	store := w.srv.Store()
+	created, err := store.Create(set)
+	if err != nil {
+		return nil, err
+	}
+	set = created.(*model.StatefulSet)
+	rev, pods, status, err := statefulset.Settled(set)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := store.Create(rev); err != nil {
+		return nil, err
+	}
+	for _, p := range pods {
+		if err := w.createRunningPod(p, pl); err != nil {
+			return nil, err
+		}
+	}
+	st := set.DeepCopy()
+	st.Status = status
+	return store.UpdateStatus(st)
 }
 
 // createSettledDeployment creates d with its current ReplicaSet as the Deployment controller
@@ -119,7 +189,7 @@ func (w *world) createSettledDeployment(d *model.Deployment, pl *placer) error {
 		},
 		Spec: model.ReplicaSetSpec{Replicas: &replicas, MinReadySeconds: d.Spec.MinReadySeconds, Selector: selector, Template: template},
 	}
-	if err := w.createSettled(rs, pl); err != nil {
+	if _, err := w.createSettled(rs, pl); err != nil {
 		return err
 	}
 	st := d.DeepCopy()

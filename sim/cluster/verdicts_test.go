@@ -241,3 +241,94 @@ func TestPendingPodsAreVerdicts(t *testing.T) {
 		assert.Equal(t, tt.passed, res.Passed, "%s: %+v", tt.expect, res.Expectations)
 	}
 }
+
+const settledServiceScenario = `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: settled-service
+seed: 1
+duration: 5m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 3, zone: zone-a, capacity: {cpu: "8", memory: 32Gi}}
+objects:
+- settled: true
+  manifest:
+    apiVersion: v1
+    kind: Service
+    metadata: {name: web, namespace: default}
+    spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
+- settled: true
+  manifest:
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web, namespace: default}
+    spec:
+      replicas: 10
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          containers: [{name: web, image: nginx:1.27, resources: {requests: {cpu: 100m}}}]
+- settled: true
+  manifest:
+    apiVersion: apps/v1
+    kind: StatefulSet
+    metadata: {name: db, namespace: default}
+    spec:
+      replicas: 3
+      serviceName: db
+      selector: {matchLabels: {app: db}}
+      template:
+        metadata: {labels: {app: db}}
+        spec:
+          containers: [{name: db, image: db:1.0, resources: {requests: {cpu: 100m}}}]
+expect:
+- name: endpoints
+  always: {condition: ready-endpoints-at-least, service: web, count: 8}
+- name: db-ready
+  always: {condition: ready-replicas, target: {kind: StatefulSet, name: db}, min: 3}
+- name: at-once
+  converged: {within: 1ms}
+- name: no-verdicts
+  verdict: none
+`
+
+// TestSettledServiceAndStatefulSet: a settled Service has its endpoints at time 0, so the
+// ready-endpoints-at-least condition and the service's series read the same 10 from the start;
+// a settled StatefulSet starts with its pods running and its controller leaves it alone.
+func TestSettledServiceAndStatefulSet(t *testing.T) {
+	res := runYAML(t, "settled-service", settledServiceScenario)
+	assert.True(t, res.Passed, "%+v %+v", res.Expectations, res.Verdicts)
+	var series *report.Series
+	for i := range res.Series {
+		if res.Series[i].Name == "service.default/web.ready_endpoints" {
+			series = &res.Series[i]
+		}
+	}
+	require.NotNil(t, series)
+	require.NotEmpty(t, series.Points)
+	assert.Equal(t, report.Point{T: 0, V: 10}, series.Points[0], "the series starts at time 0 with the settled endpoints")
+	for _, p := range series.Points {
+		assert.Equal(t, 10.0, p.V)
+	}
+	for _, e := range res.Events {
+		if e.Source == "statefulset-controller" && e.Reason == "SuccessfulCreate" {
+			t.Errorf("the StatefulSet controller created a pod of a settled StatefulSet: %+v", e)
+		}
+	}
+}
+
+// TestUnsettledServiceSeriesStartsAtZero: without settled, the Service has no endpoints at
+// time 0; the series says so from the Service's creation, as the condition does.
+func TestUnsettledServiceSeriesStartsAtZero(t *testing.T) {
+	text := strings.Replace(settledServiceScenario, "- settled: true\n  manifest:\n    apiVersion: v1\n    kind: Service", "- manifest:\n    apiVersion: v1\n    kind: Service", 1)
+	res := runYAML(t, "unsettled-service", text)
+	assert.False(t, res.Expectations[0].Passed)
+	assert.Contains(t, res.Expectations[0].Message, "first failed at 0.000s: Service default/web has 0 ready endpoints")
+	for _, s := range res.Series {
+		if s.Name == "service.default/web.ready_endpoints" {
+			assert.Equal(t, report.Point{T: 0, V: 0}, s.Points[0])
+			assert.Equal(t, 10.0, s.Points[len(s.Points)-1].V)
+		}
+	}
+}
