@@ -251,16 +251,25 @@ func (c *cli) summarizeSweep(o *sweep.Outcome) {
 	if !res.Passed {
 		verdict = "FAILED"
 	}
+	if n := len(res.Findings()); n > 0 {
+		verdict += fmt.Sprintf(" with %d %s", n, plural(n, "finding", "findings"))
+	}
 	fmt.Fprintf(c.stdout, "sweep %s %s: %d %s in %d %s, %d passed their scenario's expectations, %d failed\n",
 		res.Spec.Name, verdict, res.TotalRuns, plural(res.TotalRuns, "run", "runs"), len(res.Points), plural(len(res.Points), "point", "points"),
 		res.PassedRuns, res.FailedRuns)
 	for _, e := range res.Expectations {
 		mark := "✓"
-		if !e.Passed {
+		switch {
+		case e.Finding && !e.Passed:
+			mark = "!" // a finding: the bound breaks, as the sweep file says it does
+		case e.Finding, !e.Passed:
 			mark = "✗"
 		}
 		line := fmt.Sprintf("  %s %s: %s", mark, e.Name, e.Message)
-		if len(e.FailingPoints) > 0 {
+		switch {
+		case len(e.FailingPoints) > 0 && e.Finding:
+			line += " (past the bound at: " + strings.Join(truncateList(e.FailingPoints, 10), ", ") + ")"
+		case len(e.FailingPoints) > 0:
 			line += " (failing points: " + strings.Join(truncateList(e.FailingPoints, 10), ", ") + ")"
 		}
 		fmt.Fprintln(c.stdout, line)

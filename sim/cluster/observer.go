@@ -79,8 +79,10 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 				desired = 0
 			}
 			o.sample(prefix+"desired", "pods", desired)
-			o.sample(prefix+"ready", "pods", float64(rs.Status.ReadyReplicas))
-			o.sample(prefix+"available", "pods", float64(rs.Status.AvailableReplicas))
+			if rs.Status.ObservedGeneration > 0 {
+				o.sample(prefix+"ready", "pods", float64(rs.Status.ReadyReplicas))
+				o.sample(prefix+"available", "pods", float64(rs.Status.AvailableReplicas))
+			}
 		}
 	case model.KindDeployment:
 		o.w.conv.observe(pick(old, new), new == nil)
@@ -94,31 +96,42 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 				desired = 0
 			}
 			o.sample(prefix+"desired", "pods", desired)
-			o.sample(prefix+"updated", "pods", float64(d.Status.UpdatedReplicas))
-			o.sample(prefix+"ready", "pods", float64(d.Status.ReadyReplicas))
-			o.sample(prefix+"available", "pods", float64(d.Status.AvailableReplicas))
+			if d.Status.ObservedGeneration > 0 {
+				o.sample(prefix+"updated", "pods", float64(d.Status.UpdatedReplicas))
+				o.sample(prefix+"ready", "pods", float64(d.Status.ReadyReplicas))
+				o.sample(prefix+"available", "pods", float64(d.Status.AvailableReplicas))
+			}
 		}
 	case model.KindStatefulSet:
 		o.w.conv.observe(pick(old, new), new == nil)
 		if ss, ok := pick(old, new).(*model.StatefulSet); ok {
 			prefix := "statefulset." + model.Key(ss) + "."
 			o.sample(prefix+"desired", "pods", float64(ptrOr(ss.Spec.Replicas, 1)))
-			o.sample(prefix+"ready", "pods", float64(ss.Status.ReadyReplicas))
-			o.sample(prefix+"available", "pods", float64(ss.Status.AvailableReplicas))
+			if ss.Status.ObservedGeneration > 0 {
+				o.sample(prefix+"ready", "pods", float64(ss.Status.ReadyReplicas))
+				o.sample(prefix+"available", "pods", float64(ss.Status.AvailableReplicas))
+			}
 		}
 	case model.KindDaemonSet:
 		o.w.conv.observe(pick(old, new), new == nil)
 		if ds, ok := pick(old, new).(*model.DaemonSet); ok {
 			prefix := "daemonset." + model.Key(ds) + "."
-			o.sample(prefix+"desired", "pods", float64(ds.Status.DesiredNumberScheduled))
-			o.sample(prefix+"ready", "pods", float64(ds.Status.NumberReady))
-			o.sample(prefix+"available", "pods", float64(ds.Status.NumberAvailable))
+			if ds.Status.ObservedGeneration > 0 {
+				o.sample(prefix+"desired", "pods", float64(ds.Status.DesiredNumberScheduled))
+				o.sample(prefix+"ready", "pods", float64(ds.Status.NumberReady))
+				o.sample(prefix+"available", "pods", float64(ds.Status.NumberAvailable))
+			}
 		}
 	case model.KindHorizontalPodAutoscaler:
 		if h, ok := pick(old, new).(*model.HorizontalPodAutoscaler); ok {
-			prefix := "hpa." + model.Key(h) + "."
-			o.sample(prefix+"replicas", "pods", float64(h.Status.CurrentReplicas))
-			o.sample(prefix+"desired", "pods", float64(h.Status.DesiredReplicas))
+			// Before its first sync an HPA's status is empty (0 replicas), which nobody
+			// observed: the series start with the controller's first status write, which
+			// always sets its conditions.
+			if len(h.Status.Conditions) > 0 {
+				prefix := "hpa." + model.Key(h) + "."
+				o.sample(prefix+"replicas", "pods", float64(h.Status.CurrentReplicas))
+				o.sample(prefix+"desired", "pods", float64(h.Status.DesiredReplicas))
+			}
 		}
 		return
 	case model.KindEndpointSlice:
@@ -328,7 +341,10 @@ func podRequests(p *model.Pod) (cpu, mem int64) {
 	return cpu, mem
 }
 
-// sample records value v of series name at the current virtual time, if it changed.
+// sample records value v of series name at the current virtual time, if it changed. A series
+// starts at its first observed value: callers sample a status field only once its controller
+// has written the status (observedGeneration > 0, an HPA's conditions), never the zero value
+// of a status nobody wrote yet.
 func (o *observer) sample(name, unit string, v float64) {
 	s := o.series[name]
 	now := o.w.k.Now().Seconds()

@@ -332,3 +332,23 @@ func TestUnsettledServiceSeriesStartsAtZero(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesStartAtTheirFirstObservedValue: the HPA's series start with its controller's first
+// status write (hpa-spike's web runs 5 replicas), not at the 0 of a status nobody wrote yet;
+// so do the status series of the workloads.
+func TestSeriesStartAtTheirFirstObservedValue(t *testing.T) {
+	res := runBuiltin(t, "hpa-spike", nil)
+	found := 0
+	for _, s := range res.Series {
+		switch {
+		case strings.HasPrefix(s.Name, "hpa.") && (strings.HasSuffix(s.Name, ".replicas") || strings.HasSuffix(s.Name, ".desired")):
+			found++
+			require.NotEmpty(t, s.Points, s.Name)
+			assert.Positive(t, s.Points[0].T, "%s starts at the HPA's first sync", s.Name)
+			for _, p := range s.Points {
+				assert.Positive(t, p.V, "%s never shows a replica count nobody observed: %+v", s.Name, s.Points[:min(5, len(s.Points))])
+			}
+		}
+	}
+	assert.Equal(t, 2, found)
+}

@@ -160,6 +160,7 @@ func (p *parser) checkExpect(raw located[[]rawExpect]) {
 			continue
 		}
 		x.Name = f.Name.V
+		x.Finding = f.Finding.V
 		if !f.Name.set() {
 			x.Name = defaultExpectationName(x, p.unitOf(x.Metric))
 		}

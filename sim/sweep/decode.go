@@ -299,6 +299,7 @@ type rawExpectFields struct {
 	Max        rawNode          `json:"max"`
 	At         located[string]  `json:"at"`
 	PassRate   *rawPassRate     `json:"passRate"`
+	Finding    located[bool]    `json:"finding"`
 }
 
 type rawPassRate struct {

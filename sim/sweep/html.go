@@ -180,6 +180,7 @@ th { background: #f3f3f3; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .pass { color: #2e7d32; font-weight: bold; }
 .fail { color: #c62828; font-weight: bold; }
+.finding { color: #e65100; font-weight: bold; }
 code { background: #f5f5f5; padding: 0.1em 0.3em; font-size: 0.9em; word-break: break-all; }
 figure { margin: 1em 0 2em; }
 figure svg { max-width: 100%; height: auto; }
@@ -202,7 +203,7 @@ figcaption { color: #555; font-size: 0.9em; }
 <h2>Expectations</h2>
 {{if .Expectations}}<table>
 <tr><th>expectation</th><th>at</th><th>result</th><th>detail</th><th>failing points</th></tr>
-{{range .Expectations}}<tr><td>{{.Name}}</td><td>{{.At}}</td><td>{{if .Passed}}<span class="pass">held</span>{{else}}<span class="fail">failed</span>{{end}}</td><td>{{.Message}}</td><td>{{range .FailingPoints}}{{.}} {{end}}</td></tr>
+{{range .Expectations}}<tr><td>{{.Name}}</td><td>{{.At}}</td><td>{{if .Passed}}<span class="pass">held</span>{{else if .Finding}}<span class="finding">finding</span>{{else}}<span class="fail">failed</span>{{end}}</td><td>{{.Message}}</td><td>{{range .FailingPoints}}{{.}} {{end}}</td></tr>
 {{end}}</table>{{else}}<p>The sweep sets no expectations; it fails only if a run fails.</p>{{end}}
 
 {{range .Metrics}}<h2>Metric {{.Name}}</h2>

@@ -45,6 +45,20 @@ type ExpectationResult struct {
 	// FailingSeeds are the seeds of the runs beyond the bounds (at overall).
 	FailingSeeds []uint64 `json:"failingSeeds"`
 	Message      string   `json:"message"`
+	// Finding echoes the expectation's finding: a bound the sweep is expected to break. Passed
+	// still says whether the bound held; a finding that did not hold does not fail the sweep.
+	Finding bool `json:"finding,omitempty"`
+}
+
+// Findings returns the finding expectations whose bound did not hold: what the sweep shows.
+func (r *Result) Findings() []ExpectationResult {
+	var out []ExpectationResult
+	for _, e := range r.Expectations {
+		if e.Finding && !e.Passed {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // PointResult summarizes the runs of one grid point.
@@ -129,7 +143,7 @@ func assemble(spec *Spec, plan *Plan, runs []RunRecord) *Result {
 			}
 			v, seeds, msg, ok := evaluate(x, units[x.Metric], byPoint[pi])
 			pr.Expectations = append(pr.Expectations, PointExpectation{Name: x.Name, Passed: ok, Value: finitePtr(v), FailingSeeds: seeds, Message: msg})
-			pr.Passed = pr.Passed && ok
+			pr.Passed = pr.Passed && (ok || x.Finding)
 		}
 		res.Points = append(res.Points, pr)
 	}
@@ -140,7 +154,7 @@ func assemble(spec *Spec, plan *Plan, runs []RunRecord) *Result {
 	res.Passed = res.FailedRuns == 0
 	every := 0 // index of the next every-point expectation in PointResult.Expectations
 	for _, x := range spec.Expect {
-		er := ExpectationResult{Name: x.Name, At: x.At, FailingPoints: []string{}, FailingSeeds: []uint64{}}
+		er := ExpectationResult{Name: x.Name, At: x.At, FailingPoints: []string{}, FailingSeeds: []uint64{}, Finding: x.Finding}
 		if x.At == AtOverall {
 			v, seeds, msg, ok := evaluate(x, units[x.Metric], all)
 			er.Passed, er.Value, er.FailingSeeds, er.Message = ok, finitePtr(v), seeds, msg
@@ -154,8 +168,16 @@ func assemble(spec *Spec, plan *Plan, runs []RunRecord) *Result {
 			er.Passed = len(er.FailingPoints) == 0
 			er.Message = fmt.Sprintf("held at %d of %d points", len(res.Points)-len(er.FailingPoints), len(res.Points))
 		}
+		if x.Finding {
+			if er.Passed {
+				er.Message += "; a finding that did not show: the bound was expected to break"
+			} else {
+				er.Message += "; a finding: the bound breaks, as expected"
+			}
+		}
 		res.Expectations = append(res.Expectations, er)
-		res.Passed = res.Passed && er.Passed
+		// A finding fails the sweep when it holds everywhere: what it showed is gone.
+		res.Passed = res.Passed && er.Passed != x.Finding
 	}
 	return res
 }

@@ -214,6 +214,10 @@ type Expectation struct {
 	Max *float64 `json:"max,omitempty"`
 	// At is AtEveryPoint or AtOverall.
 	At string `json:"at"`
+	// Finding marks a bound the sweep is expected to break somewhere: the points (or runs)
+	// past it are what the sweep shows, not a failure. A finding fails the sweep only when it
+	// holds everywhere (the finding is gone).
+	Finding bool `json:"finding,omitempty"`
 }
 
 // statLabel names the statistic: "p95", "mean", "pass rate".

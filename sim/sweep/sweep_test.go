@@ -375,3 +375,39 @@ expect:
 	b.ReportMetric(float64(b.Elapsed().Seconds())/float64(b.N), "s/sweep")
 	b.ReportMetric(float64(1000*b.N)/b.Elapsed().Seconds(), "runs/s")
 }
+
+// TestFindingsDoNotFailTheSweep: a bound marked finding: true that breaks is reported as a
+// finding and the sweep passes; the same bound holding everywhere fails it (the finding is
+// gone); JUnit reports a finding's points as passing.
+func TestFindingsDoNotFailTheSweep(t *testing.T) {
+	tests := []struct {
+		max        string
+		passed     bool
+		boundHeld  bool
+		junitFails string
+	}{
+		{"18s", true, false, `failures="0"`}, // p95 = 19.05s: the finding shows
+		{"8m", false, true, `failures="1"`},  // held everywhere: the finding is gone
+	}
+	for _, tt := range tests {
+		src := strings.Replace(smallSweep, "seeds: 3", "seeds: 20", 1)
+		src = strings.Replace(src, "max: 8m}", "max: "+tt.max+", finding: true}", 1)
+		spec := loadSmall(t, src)
+		require.True(t, spec.Expect[0].Finding)
+		o, err := Run(context.Background(), spec, Options{OutDir: t.TempDir(),
+			RunScenario: func(_ context.Context, _ *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+				return fakeResult(opts.Seed), nil
+			}})
+		require.NoError(t, err)
+		res := o.Result
+		assert.Equal(t, tt.passed, res.Passed, tt.max)
+		x := res.Expectations[0]
+		assert.True(t, x.Finding)
+		assert.Equal(t, tt.boundHeld, x.Passed, tt.max)
+		assert.Equal(t, !tt.boundHeld, len(res.Findings()) == 1)
+		assert.True(t, res.Points[0].Passed, "a finding does not fail its point")
+		junit, err := EncodeJUnit(res)
+		require.NoError(t, err)
+		assert.Contains(t, string(junit), tt.junitFails)
+	}
+}

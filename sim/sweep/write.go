@@ -168,7 +168,7 @@ func EncodeJUnit(res *Result) ([]byte, error) {
 		runs := res.pointRuns(pr.ID)
 		var failed []string
 		for i, pe := range pr.Expectations {
-			if pe.Passed {
+			if pe.Passed || every[i].Finding {
 				continue
 			}
 			failed = append(failed, pe.Name)
@@ -199,11 +199,17 @@ func EncodeJUnit(res *Result) ([]byte, error) {
 	}
 	for i, x := range spec.Expect {
 		if x.At != AtOverall {
+			// A finding held at every point: the finding is gone, which fails the sweep.
+			if er := res.Expectations[i]; x.Finding && er.Passed {
+				suite.Cases = append(suite.Cases, junitCase{ClassName: class, Name: "finding: " + x.Name,
+					Failure: &junitProblem{Type: "expectation", Message: "finding not reproduced: " + x.Name, Text: er.Message + "\n"}})
+				suite.Failures++
+			}
 			continue
 		}
 		er := res.Expectations[i]
 		tc := junitCase{ClassName: class, Name: "overall: " + x.Name}
-		if !er.Passed {
+		if er.Passed == x.Finding {
 			tc.failureText(x, er.Message, er.FailingSeeds, res.Runs)
 			tc.Failure.Message = "expectation failed: " + x.Name
 			suite.Failures++
