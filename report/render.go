@@ -69,7 +69,8 @@ func ReadTraceLines(path string) ([]string, error) {
 	return lines, nil
 }
 
-// Render writes everything a person looks at for a run into dir: the plots
+// Render writes everything a person looks at for a run into dir: dir/series.csv (see
+// WriteSeriesCSV), the plots
 // (dir/plots/*.png and *.svg, see WritePlots), dir/report.html (see WriteHTML, with the why
 // breakdown when dir/trace.txt exists) and, when dir/trace.txt exists, dir/trace.json (see
 // WriteTraceEvents). Every file is written atomically, with the bytes the functions named give
@@ -80,6 +81,9 @@ func ReadTraceLines(path string) ([]string, error) {
 func Render(dir string, res *Result) error {
 	if res == nil {
 		return errors.New("report: Render: nil result")
+	}
+	if err := WriteSeriesCSV(dir, res.Series); err != nil {
+		return err
 	}
 	trace, err := ReadTraceLines(filepath.Join(dir, TraceFile))
 	if err != nil {

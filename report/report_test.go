@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"flag"
 	"math"
@@ -161,7 +162,7 @@ func TestReadResultChecksTheFormat(t *testing.T) {
 	_, err := ReadResult(write("other.json", `{"schemaVersion": "reconsim.dev/result/v9"}`))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `schemaVersion is "reconsim.dev/result/v9"`)
-	_, err = ReadResult(write("unknown.json", `{"schemaVersion": "reconsim.dev/result/v1", "bogus": 1}`))
+	_, err = ReadResult(write("unknown.json", `{"schemaVersion": "reconsim.dev/result/v2", "bogus": 1}`))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "bogus")
 	_, err = ReadResult(filepath.Join(dir, "missing.json"))
@@ -255,4 +256,28 @@ func TestFormatting(t *testing.T) {
 	assert.Equal(t, "12.5k", rate(12500, 1))
 	assert.Equal(t, "3.00M", rate(3e6, 1))
 	assert.Equal(t, "2.00G", rate(2e9, 1))
+}
+
+// TestSeriesCSV: one row per sample after a header, series sorted by name, plain decimals that
+// read back exactly, formula-like text defused, and a NaN refused.
+func TestSeriesCSV(t *testing.T) {
+	series := []Series{
+		{Name: "pods.ready", Unit: "pods", Points: []Point{{T: 0, V: 6}, {T: 60.000000001, V: 4}}},
+		{Name: "nodes.ready", Unit: "nodes", Points: []Point{{T: 0, V: 3}, {T: 115.25, V: 1e6}}},
+		{Name: "=cmd", Points: []Point{{T: 1, V: 0.1}}},
+	}
+	data, err := EncodeSeriesCSV(series)
+	require.NoError(t, err)
+	assert.Equal(t, "series,unit,t,v\n'=cmd,,1,0.1\nnodes.ready,nodes,0,3\nnodes.ready,nodes,115.25,1000000\npods.ready,pods,0,6\npods.ready,pods,60.000000001,4\n", string(data))
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	require.NoError(t, err)
+	assert.Len(t, rows, 1+5, "one row per sample")
+	_, err = EncodeSeriesCSV([]Series{{Name: "x", Points: []Point{{T: 1, V: math.NaN()}}}})
+	assert.ErrorContains(t, err, `series "x" point 0`)
+
+	dir := t.TempDir()
+	require.NoError(t, WriteSeriesCSV(dir, series))
+	got, err := os.ReadFile(filepath.Join(dir, SeriesFile))
+	require.NoError(t, err)
+	assert.Equal(t, data, got)
 }

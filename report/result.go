@@ -11,8 +11,11 @@ import (
 // SimulatorVersion is the version of reconsim recorded in every result.
 const SimulatorVersion = "0.1.0-dev"
 
-// ResultSchemaVersion names the result.json format described in docs/results.md.
-const ResultSchemaVersion = "reconsim.dev/result/v1"
+// ResultSchemaVersion names the result.json format described in docs/results.md. v2: a
+// verdict's reason is a CamelCase word and its message the text (v1's reason held the text);
+// convergence entries gained firstConvergedAt and divergences, and convergedAt became the last
+// lasting convergence.
+const ResultSchemaVersion = "reconsim.dev/result/v2"
 
 // EventsSchemaVersion names the events.jsonl format described in docs/results.md.
 const EventsSchemaVersion = "reconsim.dev/events/v1"

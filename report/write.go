@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,12 +11,16 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 )
 
 // File names inside an output directory.
 const (
 	ResultFile = "result.json"
 	EventsFile = "events.jsonl"
+	SeriesFile = "series.csv"
 )
 
 // maxReadBytes bounds what ReadResult and ReadEvents accept, so a wrong path (a huge file)
@@ -71,6 +76,53 @@ func WriteEvents(dir string, events []EventRecord) error {
 			}
 		}
 		return nil
+	})
+}
+
+// EncodeSeriesCSV returns the series as CSV (RFC 4180), one row per sample: a header
+// "series,unit,t,v", then every point of every series, the series sorted by name as in
+// result.json and each one's points in time order. t is virtual seconds, v the value, both in
+// the shortest decimal form that reads back exactly, never with an exponent. A series name or
+// unit that starts with =, +, - or @ is prefixed with ' so that a spreadsheet does not take it
+// for a formula. It returns an error naming the first point that is NaN or infinite.
+func EncodeSeriesCSV(series []Series) ([]byte, error) {
+	sorted := make([]Series, len(series))
+	copy(sorted, series)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write([]string{"series", "unit", "t", "v"})
+	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+	for _, s := range sorted {
+		name, unit := csvText(s.Name), csvText(s.Unit)
+		for j, p := range s.Points {
+			if math.IsNaN(p.T) || math.IsInf(p.T, 0) || math.IsNaN(p.V) || math.IsInf(p.V, 0) {
+				return nil, fmt.Errorf("report: series %q point %d is (%v, %v), which CSV readers cannot take", s.Name, j, p.T, p.V)
+			}
+			_ = w.Write([]string{name, unit, num(p.T), num(p.V)})
+		}
+	}
+	w.Flush()
+	return buf.Bytes(), w.Error()
+}
+
+// csvText keeps a spreadsheet from evaluating s as a formula.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// WriteSeriesCSV writes EncodeSeriesCSV(series) to dir/series.csv, atomically like WriteResult.
+func WriteSeriesCSV(dir string, series []Series) error {
+	data, err := EncodeSeriesCSV(series)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(dir, SeriesFile, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
 	})
 }
 

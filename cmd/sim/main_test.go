@@ -118,7 +118,7 @@ func TestRunWritesResultsAndSummary(t *testing.T) {
 	events, err := report.ReadEvents(filepath.Join(out, report.EventsFile))
 	require.NoError(t, err)
 	assert.Len(t, events, 1)
-	for _, name := range []string{report.TraceFile, report.HTMLFile} {
+	for _, name := range []string{report.TraceFile, report.HTMLFile, report.SeriesFile} {
 		assert.FileExists(t, filepath.Join(out, name), "sim run writes %s beside the result", name)
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(out, ".*.tmp"))

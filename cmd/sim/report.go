@@ -10,10 +10,11 @@ const reportUsage = `Usage:
   sim report DIR [flags]
 
 Re-renders what a person looks at from a result directory written by 'sim run', without
-re-running: DIR/plots/*.png and *.svg, DIR/report.html and, when DIR/trace.txt exists,
-DIR/trace.json for ui.perfetto.dev and the trace milestones of the report's "why did it take
-this long" section. Reads DIR/result.json, DIR/events.jsonl and DIR/trace.txt, which 'sim run'
-writes into its --out directory on every run (--trace only prints the trace as well).
+re-running: DIR/series.csv, DIR/plots/*.png and *.svg, DIR/report.html and, when
+DIR/trace.txt exists, DIR/trace.json for ui.perfetto.dev and the trace milestones of the
+report's "why did it take this long" section. Reads DIR/result.json, DIR/events.jsonl and
+DIR/trace.txt, which 'sim run' writes into its --out directory on every run (--trace only
+prints the trace as well).
 
 Flags:
   -q, --quiet   print nothing on success
