@@ -25,9 +25,20 @@ type ReadyReplicasArgs struct {
 	Min    int32     `json:"min"`
 }
 
-// NoNodeOvercommittedArgs: on no node does the sum of the requests (cpu, memory) of its bound,
-// active pods exceed the node's allocatable. The message names the overcommitted nodes.
-type NoNodeOvercommittedArgs struct{}
+// NodeOvercommittedArgs: on some node the sum of the requests (cpu, memory) of its bound,
+// active pods exceeds the node's allocatable. The message names the overcommitted nodes, or
+// says that none is. It reads the right way round under never (`never: node-overcommitted`:
+// no node is ever overcommitted).
+//
+// The condition was called no-node-overcommitted before, and the docs wrote `never:
+// no-node-overcommitted`, which failed on every healthy cluster at time 0. That name is a
+// deprecated alias of this condition (with a warning), so the scenarios written from those
+// docs now mean what they said.
+type NodeOvercommittedArgs struct{}
+
+// DeprecatedConditionNames maps each deprecated condition name to the condition it is an
+// alias of.
+var DeprecatedConditionNames = map[string]string{"no-node-overcommitted": "node-overcommitted"}
 
 // PodsAtMostArgs: the workload's active pods number at most a bound: Count, or, with
 // ReplicasPlusMaxSurge, the Deployment's spec.replicas plus its maxSurge resolved against

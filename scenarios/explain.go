@@ -15,6 +15,11 @@ import (
 // error saying what to try, with a did-you-mean.
 func Explain(key string) (string, error) {
 	key = strings.TrimPrefix(strings.TrimSpace(key), "--")
+	if newName, ok := DeprecatedConditionNames[strings.TrimPrefix(key, "condition.")]; ok {
+		text, err := Explain("condition." + newName)
+		return fmt.Sprintf("%s is a deprecated name of condition %s (accepted with a warning; write %s)\n%s",
+			strings.TrimPrefix(key, "condition."), newName, newName, text), err
+	}
 	if k, ok := LookupKey(key); ok {
 		return explainKey(k), nil
 	}

@@ -270,3 +270,20 @@ func firstDiff(want, got string) string {
 	}
 	return "trailing content"
 }
+
+// TestExplainDeprecatedCondition: sim explain answers for the old name with the new one, and
+// the example it shows reads the right way round.
+func TestExplainDeprecatedCondition(t *testing.T) {
+	for _, key := range []string{"no-node-overcommitted", "condition.no-node-overcommitted"} {
+		text, err := Explain(key)
+		require.NoError(t, err)
+		assert.True(t, strings.HasPrefix(text, "no-node-overcommitted is a deprecated name of condition node-overcommitted"), text)
+		assert.Contains(t, text, "never: node-overcommitted")
+	}
+	for _, key := range []string{"expect.never", "node-overcommitted"} {
+		text, err := Explain(key)
+		require.NoError(t, err)
+		assert.Contains(t, text, "never: node-overcommitted")
+		assert.NotContains(t, text, "never: no-node-overcommitted")
+	}
+}

@@ -897,6 +897,17 @@ func (l *loader) decodeExpect(n *yaml.Node) {
 	}
 }
 
+// deprecatedConditionWarning says that old is a deprecated name of newName and what to write,
+// by the expectation kind the condition is under (the last element of path).
+func deprecatedConditionWarning(old, newName, path string) string {
+	kind := path[strings.LastIndex(path, ".")+1:]
+	msg := fmt.Sprintf("condition %s is deprecated: it is now called %s, and means that (write %s: %s)", old, newName, kind, newName)
+	if kind != "never" {
+		msg += fmt.Sprintf("; under %s that holds only while a node IS overcommitted: you probably mean never: %s", kind, newName)
+	}
+	return msg
+}
+
 // decodeVerdict decodes a verdict expectation: none, any, or {reason, kind, namespace, name}.
 func (l *loader) decodeVerdict(n *yaml.Node, path string) *VerdictExpectation {
 	const hint = "none: the run must end without a non-convergence verdict; any: verdicts do not fail it; " +
@@ -947,7 +958,18 @@ func (l *loader) decodeCondition(n *yaml.Node, path string) *ConditionExpectatio
 		}
 	}
 	var rest []pair
-	for _, p := range pairs {
+	for i, p := range pairs {
+		if p.key.Value == "condition" {
+			if v := resolve(p.value); v != nil && v.Kind == yaml.ScalarNode {
+				if newName, ok := DeprecatedConditionNames[v.Value]; ok {
+					l.warnAt(v, childPath(path, "condition"), deprecatedConditionWarning(v.Value, newName, path))
+					renamed := *v
+					renamed.Value = newName
+					pairs[i].value = &renamed
+					p = pairs[i]
+				}
+			}
+		}
 		if p.key.Value == "within" {
 			c.Within = &Window{}
 			l.decodeInto(p.value, childPath(path, "within"), c.Within)

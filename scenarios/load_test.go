@@ -132,7 +132,7 @@ func TestLoadFullScenario(t *testing.T) {
 		assert.Equal(t, "no-pending-pods", x[2].Eventually.Condition.Name())
 		assert.Equal(t, &Window{After: "recover", Within: 5 * time.Minute}, x[2].Eventually.Within)
 		assert.Equal(t, &ReadyReplicasArgs{Target: ObjectRef{Kind: model.KindReplicaSet, Namespace: "prod", Name: "web"}, Min: 1}, x[3].Always.Condition.ReadyReplicas)
-		assert.Equal(t, "no-node-overcommitted", x[4].Never.Condition.Name(), "a bare condition name is accepted")
+		assert.Equal(t, "node-overcommitted", x[4].Never.Condition.Name(), "a bare condition name is accepted")
 		assert.Nil(t, x[4].Never.Within)
 		assert.Equal(t, VerdictExpectation{Policy: VerdictNone}, *x[5].Verdict)
 	})
@@ -391,4 +391,29 @@ loads:
 	assert.Contains(t, errs[0].Msg, "value -5 is outside")
 	assert.Equal(t, 5, errs[1].Pos.Line)
 	assert.Contains(t, errs[1].Msg, "is not after the previous point's")
+}
+
+// TestDeprecatedConditionName: no-node-overcommitted is an alias of node-overcommitted, as the
+// docs used it (never: no-node-overcommitted), with a warning that says what to write.
+func TestDeprecatedConditionName(t *testing.T) {
+	for _, tt := range []struct{ expect, warn string }{
+		{"- {name: fits, never: no-node-overcommitted}\n", "write never: node-overcommitted"},
+		{"- {name: fits, never: {condition: no-node-overcommitted, within: {within: 1m}}}\n", "write never: node-overcommitted"},
+		{"- {name: fits, always: no-node-overcommitted}\n", "you probably mean never: node-overcommitted"},
+	} {
+		text := exampleFixture + "expect:\n" + tt.expect
+		s, warns, err := Parse("deprecated.yaml", []byte(text), ".")
+		require.NoError(t, err, tt.expect)
+		e := s.Expect[0]
+		var c *ConditionExpectation
+		if e.Never != nil {
+			c = e.Never
+		} else {
+			c = e.Always
+		}
+		assert.Equal(t, "node-overcommitted", c.Condition.Name())
+		require.Len(t, warns, 1)
+		assert.Contains(t, warns[0].String(), "condition no-node-overcommitted is deprecated")
+		assert.Contains(t, warns[0].String(), tt.warn)
+	}
 }

@@ -542,7 +542,7 @@ type ConditionExpectation struct {
 type Condition struct {
 	NoPendingPods         *NoPendingPodsArgs         `json:"no-pending-pods,omitempty"`
 	ReadyReplicas         *ReadyReplicasArgs         `json:"ready-replicas,omitempty"`
-	NoNodeOvercommitted   *NoNodeOvercommittedArgs   `json:"no-node-overcommitted,omitempty"`
+	NodeOvercommitted     *NodeOvercommittedArgs     `json:"node-overcommitted,omitempty"`
 	PodsAtMost            *PodsAtMostArgs            `json:"pods-at-most,omitempty"`
 	ReplicasAtMost        *ReplicasAtMostArgs        `json:"replicas-at-most,omitempty"`
 	AvailableAtLeast      *AvailableAtLeastArgs      `json:"available-at-least,omitempty"`

@@ -114,12 +114,12 @@ func (ex *expectations) evaluate(c scenarios.Condition) (bool, string) {
 	case c.NoPendingPods != nil:
 		n := o.podsByPhase[model.PodPending]
 		return n == 0, fmt.Sprintf("%d pods pending", n)
-	case c.NoNodeOvercommitted != nil:
+	case c.NodeOvercommitted != nil:
 		over := o.overcommittedNodes()
 		if len(over) == 0 {
-			return true, "no node overcommitted"
+			return false, "no node overcommitted"
 		}
-		return false, "overcommitted: " + strings.Join(over, ", ")
+		return true, "overcommitted: " + strings.Join(over, ", ")
 	case c.PodsAtMost != nil:
 		return ex.podsAtMost(c.PodsAtMost)
 	case c.AvailableAtLeast != nil:
