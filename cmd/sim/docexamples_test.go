@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -443,5 +444,29 @@ func TestNeverNodeOvercommittedHolds(t *testing.T) {
 		require.NoError(t, err)
 		require.NotEmpty(t, res.Expectations)
 		assert.True(t, res.Expectations[0].Passed, "%s: %s", cond, res.Expectations[0].Message)
+	}
+}
+
+// TestUncoveredVerdictExitsOne: a bare pod asking for a GPU no node has used to give "never
+// converged" beside "verdicts: none ... PASSED" and exit 0. Now the verdict is printed and the
+// run exits 1, unless the scenario says the verdict is expected.
+func TestUncoveredVerdictExitsOne(t *testing.T) {
+	gpuPod, _, _ := strings.Cut(strings.Replace(worldFor("name: trainer"), "duration: 20m", "duration: 5m", 1), "timeline:\n")
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		expect string
+		code   int
+	}{
+		{"", exitFailed},
+		{"expect:\n- name: gpu-pod-waits\n  verdict: {reason: Unschedulable}\n", exitOK},
+	} {
+		file := filepath.Join(dir, "gpu.yaml")
+		require.NoError(t, os.WriteFile(file, []byte(gpuPod+tt.expect), 0o644))
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"run", file, "--out", filepath.Join(dir, "out")}, &stdout, &stderr)
+		assert.Equal(t, tt.code, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+		assert.Contains(t, stdout.String(), "Pod default/trainer")
+		assert.Contains(t, stdout.String(), "Unschedulable: 0/7 nodes are available")
+		assert.NotContains(t, stdout.String(), "verdicts: none")
 	}
 }
