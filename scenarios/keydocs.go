@@ -263,7 +263,7 @@ var keyDocs = map[string]keyDoc{
 	"expect": {Doc: "What must hold; `sim run` exits 1 when an expectation fails. Each has a name and one kind: converged, event, eventually, always, never, metric or verdict.",
 		Example: "expect:\n- name: recovered\n  converged: {after: crash, within: 7m}"},
 	"expect.name": {Doc: "The expectation's name in results; unique.", Example: "name: recovered"},
-	"expect.converged": {Doc: "The world converged (every workload has exactly its desired pods, Ready and on nodes that are up, and no pod is Pending) within a time after a timeline entry ran (after the start when after is left out). The message says how long it took.",
+	"expect.converged": {Doc: "The world converged (every workload has exactly its desired pods, Ready and on nodes that are up, and no pod is Pending; after a drain, the drain completed) within a time after a timeline entry ran (after the start when after is left out), and stayed converged: it holds when the world is converged at the end of the window and never diverges after it (until a later entry runs). The message says how long it took, and, when the world converged earlier and came apart again, when it first converged and how many times it diverged.",
 		Example: "- name: recovered\n  converged: {after: crash, within: 7m}"},
 	"expect.converged.after":  {Doc: "The timeline entry, by name; the start when left out.", Example: "after: crash"},
 	"expect.converged.within": {Doc: "The longest convergence may take, greater than 0.", Example: "within: 7m"},

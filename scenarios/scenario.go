@@ -498,7 +498,9 @@ func ExpectationKinds() []string { return unionNames(reflect.TypeFor[Expectation
 func (e Expectation) Kind() string { return unionName(reflect.ValueOf(e)) }
 
 // ConvergedExpectation holds when the world converged within Within after the timeline
-// entry After ran (after the start, if After is empty).
+// entry After ran (after the start, if After is empty) and stayed converged: it is converged
+// at the end of the window and never diverges after it, until a later entry runs while it is
+// converged. After a drain, converged also needs the drain to have completed.
 type ConvergedExpectation struct {
 	After  string        `json:"after,omitempty"`
 	Within time.Duration `json:"within"`
@@ -657,6 +659,8 @@ const (
 	VerdictDrainBlocked = "DrainBlocked"
 	// VerdictDrainIncomplete: a drain did not finish for another reason.
 	VerdictDrainIncomplete = "DrainIncomplete"
+	// VerdictActionFailed: a timeline action's API calls failed, so it did not happen.
+	VerdictActionFailed = "ActionFailed"
 	// VerdictInProgress: the workload was still converging and no component reported a
 	// problem (its controller had not caught up when the run ended).
 	VerdictInProgress = "InProgress"
@@ -666,7 +670,7 @@ const (
 var VerdictReasons = []string{
 	VerdictUnschedulable, VerdictNoScheduler, VerdictPending, VerdictCrashLoopBackOff, VerdictNodeDown,
 	VerdictNotReady, VerdictFailedCreate, VerdictWaitingForPod, VerdictProgressDeadlineExceeded,
-	VerdictPaused, VerdictRolloutIncomplete, VerdictDrainBlocked, VerdictDrainIncomplete, VerdictInProgress,
+	VerdictPaused, VerdictRolloutIncomplete, VerdictDrainBlocked, VerdictDrainIncomplete, VerdictActionFailed, VerdictInProgress,
 }
 
 // unionNames returns the JSON names of the pointer fields of the union type t, in order.

@@ -10,7 +10,12 @@
 //   - Limits: the run ends at the scenario's duration, its event limit, when it is quiescent
 //     (nothing significant for stop.quiescence and no pending work), when the caller's
 //     Interrupt channel closes, or when a process panics; Result.StopReason says which.
-//   - A run that ends without converging names each workload that is short and why (verdicts).
+//   - A run that ends without converging names everything it created that is not converged
+//     (a workload short of replicas, an incomplete rollout, a Pending pod, a drain that did
+//     not finish), each with a reason and a message (verdicts); a verdict no expectation
+//     covers fails the run.
+//   - Convergence after each timeline action reports when the world last became converged and
+//     stayed so, when it first was, and how many times it diverged in between.
 //
 // Convergence is measured against ground truth, not only against what the API says: a pod
 // counts as serving only while it is Ready, not terminating, and on a node whose kubelet is

@@ -86,6 +86,7 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 		res.Verdicts = w.verdicts()
 	}
 	res.Verdicts = append(res.Verdicts, w.drainVerdicts()...)
+	res.Verdicts = append(res.Verdicts, tl.failedVerdicts()...)
 	res.Series = w.obs.finish(w.k.Now())
 	res.Expectations = ex.results(res.Verdicts, res.Series, w.k.Now())
 	res.Passed = out.Reason != sim.StopError && !interrupted

@@ -44,6 +44,7 @@ type actionRecord struct {
 	ran         bool
 	done        bool     // its effect is in place; convergence is measured from now on
 	failed      bool     // the action did not complete (a drain that failed): it never converges
+	err         string   // why it failed
 	convergedAt sim.Time // the first convergence; valid when converged
 	converged   bool     // converged at least once
 
@@ -192,7 +193,7 @@ func (tl *timeline) run(i int) {
 			w.kubelet[name].Crash()
 			w.conv.setNodeUp(name, false)
 		}
-		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error {
 			for _, name := range names {
 				if err := w.kubectl.Delete(ctx, model.KindNode, "", name, apiserver.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 					return err
@@ -204,7 +205,7 @@ func (tl *timeline) run(i int) {
 		target, unschedulable := a.Nodes(), a.Cordon != nil
 		names := tl.targets(*target)
 		patch := []byte(fmt.Sprintf(`{"spec":{"unschedulable":%t}}`, unschedulable))
-		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error {
 			for _, name := range names {
 				if _, err := w.kubectl.Patch(ctx, model.KindNode, "", name, patch); err != nil {
 					return err
@@ -215,18 +216,18 @@ func (tl *timeline) run(i int) {
 	case a.Scale != nil:
 		ref := a.Scale.Target
 		patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"replicas": a.Scale.Replicas}})
-		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error {
 			_, err := w.kubectl.Patch(ctx, ref.Kind, ref.Namespace, ref.Name, patch)
 			return err
 		})
 	case a.Delete != nil:
 		ref := a.Delete.Target
-		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error {
 			return w.kubectl.Delete(ctx, ref.Kind, ref.Namespace, ref.Name, apiserver.DeleteOptions{})
 		})
 	case a.Apply != nil:
 		objs := a.Apply.Objects
-		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error {
 			for _, obj := range objs {
 				if err := tl.apply(ctx, obj); err != nil {
 					return err
@@ -236,10 +237,10 @@ func (tl *timeline) run(i int) {
 		})
 	case a.Rollout != nil:
 		ref := a.Rollout.Target
-		tl.kubectl(e, finish, func(ctx *sim.Proc) error { return tl.rollout(ctx, ref, a.Rollout) })
+		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error { return tl.rollout(ctx, ref, a.Rollout) })
 	case a.Rollback != nil:
 		ref := a.Rollback.Target
-		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error {
 			msg, err := deployment.Rollback(ctx, w.kubectl, ref.Namespace, ref.Name, a.Rollback.ToRevision)
 			w.k.Emit("timeline", "rollback", ref.String(), 0, msg)
 			return err
@@ -253,24 +254,22 @@ func (tl *timeline) run(i int) {
 			target = a.Resume.Target
 		}
 		patch := []byte(fmt.Sprintf(`{"spec":{"paused":%t}}`, paused))
-		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error {
 			_, err := w.kubectl.Patch(ctx, target.Kind, target.Namespace, target.Name, patch)
 			return err
 		})
 	case a.Drain != nil:
 		names := tl.targets(a.Drain.Nodes)
 		opts := drainOptions(a.Drain)
-		tl.kubectl(e, finish, func(ctx *sim.Proc) error {
+		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error {
 			// kubectl drain takes its nodes one after the other.
 			for _, name := range names {
 				d, err := drain.New(w.kubectl, name, opts)
 				if err != nil {
-					r.failed = true
 					return err
 				}
 				w.drains = append(w.drains, d)
 				if err := d.Run(ctx); err != nil {
-					r.failed = true
 					return fmt.Errorf("draining %s: %w", name, err)
 				}
 			}
@@ -370,11 +369,14 @@ func (tl *timeline) apply(ctx *sim.Proc, obj model.Object) error {
 
 // kubectl runs the API part of an action as the scenario's hand, in its own process; the
 // action is done when the calls returned. A failed call is traced and recorded as a Warning
-// event on the run (the action still counts as done).
-func (tl *timeline) kubectl(e scenarios.TimelineEntry, finish func(), body func(ctx *sim.Proc) error) {
+// event on the run; the action's record is marked failed (it never converges, and the run
+// ends with an ActionFailed verdict).
+func (tl *timeline) kubectl(e scenarios.TimelineEntry, r *actionRecord, finish func(), body func(ctx *sim.Proc) error) {
 	w := tl.w
 	w.k.Spawn("kubectl/"+e.Action.Name(), func(p *sim.Proc) {
 		if err := body(p); err != nil {
+			// The action did not happen: the world cannot converge after it.
+			r.failed, r.err = true, err.Error()
 			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
 			w.events = append(w.events, report.EventRecord{
 				Time: p.Now().Seconds(), Type: model.EventTypeWarning, Reason: "TimelineActionFailed",
@@ -442,6 +444,19 @@ func (tl *timeline) convergence() []report.Convergence {
 			c.ConvergedAt, c.Seconds = &at, &secs
 		}
 		out = append(out, c)
+	}
+	return out
+}
+
+// failedVerdicts names every timeline action whose API calls failed (a drain's own verdict
+// says more, so drains are left to drainVerdicts).
+func (tl *timeline) failedVerdicts() []report.Verdict {
+	var out []report.Verdict
+	for _, r := range tl.records {
+		if r.failed && r.action != "drain" {
+			out = append(out, report.Verdict{Workload: "Timeline entry " + r.label(), Kind: "Scenario", Name: r.name,
+				Desired: 1, Short: 1, Reason: scenarios.VerdictActionFailed, Message: r.err})
+		}
 	}
 	return out
 }

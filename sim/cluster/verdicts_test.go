@@ -352,3 +352,31 @@ func TestSeriesStartAtTheirFirstObservedValue(t *testing.T) {
 	}
 	assert.Equal(t, 2, found)
 }
+
+// TestFailedActionIsAVerdict: an action whose API call fails (scaling a Deployment that was
+// deleted) did not happen: its record never converges and the run ends with an ActionFailed
+// verdict, instead of "converged 0s after scale".
+func TestFailedActionIsAVerdict(t *testing.T) {
+	text := strings.Replace(settledServiceScenario, "expect:\n", `timeline:
+- {at: 10s, name: remove, action: delete, target: {kind: Deployment, name: web}}
+- {at: 20s, name: grow, action: scale, target: {kind: Deployment, name: web}, replicas: 12}
+expect:
+`, 1)
+	text = text[:strings.Index(text, "expect:\n")] + "expect:\n- {name: grown, converged: {after: grow, within: 5m}}\n"
+	res := runYAML(t, "failed-action", text)
+	var grow *report.Convergence
+	for i := range res.Convergence {
+		if res.Convergence[i].Name == "grow" {
+			grow = &res.Convergence[i]
+		}
+	}
+	require.NotNil(t, grow)
+	assert.Nil(t, grow.FirstConvergedAt, "a failed scale never converges")
+	assert.False(t, res.Expectations[0].Passed)
+	assert.Contains(t, res.Expectations[0].Message, "grow did not complete")
+	require.NotEmpty(t, res.Verdicts)
+	v := res.Verdicts[len(res.Verdicts)-1]
+	assert.Equal(t, "ActionFailed", v.Reason, "%+v", res.Verdicts)
+	assert.Contains(t, v.Message, "not found")
+	assert.False(t, res.Passed)
+}
