@@ -446,3 +446,20 @@ func TestHTMLNoteWithoutTraceSaysWhereTraceComesFrom(t *testing.T) {
 	require.NoError(t, EncodeHTML(&buf, plotFixture(), nodeFailureTrace()))
 	assert.NotContains(t, buf.String(), "No trace.txt beside result.json")
 }
+
+// TestHTMLShowsRedivergence: the report's convergence table has the last convergence, the
+// first one and the divergences in between, and the verdicts their reason and message.
+func TestHTMLShowsRedivergence(t *testing.T) {
+	res := plotFixture()
+	res.Convergence[1].FirstConvergedAt = ptr(380.5)
+	res.Convergence[1].Divergences = 2
+	res.Verdicts = []Verdict{{Workload: "Pod default/trainer", Kind: "Pod", Namespace: "default", Name: "trainer",
+		Desired: 1, Short: 1, Reason: "Unschedulable", Message: "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."}}
+	var buf bytes.Buffer
+	require.NoError(t, EncodeHTML(&buf, res, nil))
+	page := buf.String()
+	for _, want := range []string{"<th class=\"num\">first converged</th>", "<th class=\"num\">diverged again</th>",
+		`<span class="bad">2</span>`, "380.5", "<td>Unschedulable</td>", "Insufficient nvidia.com/gpu."} {
+		assert.Contains(t, page, want)
+	}
+}

@@ -132,8 +132,13 @@ func (ex *expectations) evaluate(c scenarios.Condition) (bool, string) {
 		if ns == "" {
 			ns = "default"
 		}
-		n := int32(o.readyEndpoints(ns + "/" + a.Service))
-		return n >= a.Count, fmt.Sprintf("Service %s/%s has %d ready endpoints (min %d)", ns, a.Service, n, a.Count)
+		key := ns + "/" + a.Service
+		n := int32(o.readyEndpoints(key))
+		msg := fmt.Sprintf("Service %s/%s has %d ready endpoints (min %d)", ns, a.Service, n, a.Count)
+		if len(o.slices[key]) == 0 {
+			msg += "; it has no EndpointSlice yet (the EndpointSlice controller writes them after the Service is created; a Service under settled: true starts with them)"
+		}
+		return n >= a.Count, msg
 	case c.ReadyReplicas != nil:
 		t := c.ReadyReplicas.Target
 		obj, err := ex.w.srv.Store().Get(t.Kind, t.Namespace, t.Name)
