@@ -97,10 +97,16 @@ func (w *world) verdicts() []report.Verdict {
 	return out
 }
 
+// maxPodVerdicts bounds the Pending pods named one verdict each; past it, the rest are counted
+// in one verdict per reason.
+const maxPodVerdicts = 100
+
 // pendingPodVerdicts names each Pending pod that no workload the convergence tracks owns (a
-// bare pod, a Job's pod): their owners' verdicts cover the others.
+// bare pod, a Job's pod): their owners' verdicts cover the others. Past maxPodVerdicts pods,
+// the others are summed up per reason.
 func (w *world) pendingPodVerdicts() []report.Verdict {
 	var out []report.Verdict
+	var rest []report.Verdict
 	for _, key := range w.conv.pendingPods() {
 		ns, name, _ := strings.Cut(key, "/")
 		obj, err := w.srv.Store().Get(model.KindPod, ns, name)
@@ -122,7 +128,28 @@ func (w *world) pendingPodVerdicts() []report.Verdict {
 			v.Reason = scenarios.VerdictPending
 			v.Message = fmt.Sprintf("the pod is bound to node %s and its containers have not started", p.Spec.NodeName)
 		}
-		out = append(out, v)
+		if len(out) < maxPodVerdicts {
+			out = append(out, v)
+		} else {
+			rest = append(rest, v)
+		}
+	}
+	// The rest, one verdict per reason, in the order the reasons first appear.
+	var reasons []string
+	count := map[string]int32{}
+	first := map[string]report.Verdict{}
+	for _, v := range rest {
+		if count[v.Reason] == 0 {
+			reasons = append(reasons, v.Reason)
+			first[v.Reason] = v
+		}
+		count[v.Reason]++
+	}
+	for _, r := range reasons {
+		f := first[r]
+		out = append(out, report.Verdict{Workload: fmt.Sprintf("Pods (%d more)", count[r]), Kind: string(model.KindPod),
+			Desired: count[r], Short: count[r], Reason: r,
+			Message: fmt.Sprintf("%d more Pending pods no workload owns with this reason, the first %s: %s", count[r], f.Workload, f.Message)})
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -379,4 +380,22 @@ expect:
 	assert.Equal(t, "ActionFailed", v.Reason, "%+v", res.Verdicts)
 	assert.Contains(t, v.Message, "not found")
 	assert.False(t, res.Passed)
+}
+
+// TestPendingPodVerdictsAreBounded: past maxPodVerdicts bare Pending pods, the rest are
+// counted in one verdict per reason, not listed one by one.
+func TestPendingPodVerdictsAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("apiVersion: reconsim.dev/v1alpha1\nkind: Scenario\nname: many-pending\nseed: 1\nduration: 2m\n" +
+		"cluster:\n  nodeGroups:\n  - {name: worker, count: 1, zone: zone-a, capacity: {cpu: \"4\", memory: 16Gi}}\nobjects:\n")
+	const n = maxPodVerdicts + 30
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "- manifest: {apiVersion: v1, kind: Pod, metadata: {name: p%d}, spec: {schedulerName: other, containers: [{name: c, image: c}]}}\n", i)
+	}
+	res := runYAML(t, "many-pending", b.String())
+	require.Len(t, res.Verdicts, maxPodVerdicts+1)
+	last := res.Verdicts[maxPodVerdicts]
+	assert.Equal(t, "Pods (30 more)", last.Workload)
+	assert.Equal(t, "NoScheduler", last.Reason)
+	assert.Equal(t, int32(30), last.Short)
 }
