@@ -52,7 +52,7 @@ func TestBrokenScenarios(t *testing.T) {
 		"expectation-without-kind": {{"12:3", "expect[0]: the expectation says nothing to check"}},
 		"unknown-verdict":          {{"13:12", `expect[0].verdict: unknown verdict policy "some"`}},
 		"unknown-verdict-reason":   {{"13:12", `expect[0].verdict.reason: unknown verdict reason "Unschedulabel" (did you mean "Unschedulable"?)`}},
-		"settled-daemonset":        {{"9:12", "objects[0].settled: settled: true cannot start DaemonSet default/agent settled (settled applies to Namespace, Pod, ReplicaSet, Deployment, StatefulSet, Service;"}},
+		"settled-pdb":              {{"9:12", "objects[0].settled: settled: true cannot start PodDisruptionBudget default/agent settled (settled applies to Namespace, Pod, ReplicaSet, Deployment, StatefulSet, DaemonSet, Service;"}},
 		"empty-verdict":            {{"13:12", "expect[0].verdict: the verdict expectation names no verdict"}},
 		"unknown-condition":        {{"13:27", `expect[0].eventually.condition: unknown condition "no-pending-pod" (did you mean "no-pending-pods"?)`}},
 		"zero-within":              {{"18:37", "expect[0].converged.within: within must be greater than 0, got 0s"}},

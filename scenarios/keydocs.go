@@ -84,7 +84,7 @@ var keyDocs = map[string]keyDoc{
 		Example: "manifest:\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}\n  spec: {...}"},
 	"objects.file": {Doc: "A file of manifests (multi-document YAML), relative to the scenario file's directory. Built-in scenarios cannot use files.",
 		Example: "file: manifests/app.yaml"},
-	"objects.settled": {Doc: "Start the objects as if their controllers had already reconciled them: a workload's pods (Pod, ReplicaSet, Deployment, StatefulSet) exist, scheduled and running, and a Service's EndpointSlices exist, at time 0. Other kinds cannot start settled: settled: true on them is an error.",
+	"objects.settled": {Doc: "Start the objects as if their controllers had already reconciled them: a workload's pods (Pod, ReplicaSet, Deployment, StatefulSet, DaemonSet) exist, scheduled and running, and a Service's EndpointSlices exist, at time 0. Other kinds cannot start settled: settled: true on them is an error.",
 		Default: "false", Example: "settled: true"},
 
 	// ---- timeline ----

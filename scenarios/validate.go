@@ -505,10 +505,10 @@ func (l *loader) checkObjects(namespaces []string, nodes []ClusterNode) {
 }
 
 // SettledKinds are the kinds `settled: true` applies to: the workloads whose pods it creates
-// running (Pod, ReplicaSet, Deployment, StatefulSet), Services (their EndpointSlices exist),
-// and Namespaces (nothing to settle). Any other kind under settled: true is an error rather
-// than silently started unsettled.
-var SettledKinds = []model.Kind{model.KindNamespace, model.KindPod, model.KindReplicaSet, model.KindDeployment, model.KindStatefulSet, model.KindService}
+// running (Pod, ReplicaSet, Deployment, StatefulSet, DaemonSet), Services (their
+// EndpointSlices exist), and Namespaces (nothing to settle). Any other kind under settled:
+// true is an error rather than silently started unsettled.
+var SettledKinds = []model.Kind{model.KindNamespace, model.KindPod, model.KindReplicaSet, model.KindDeployment, model.KindStatefulSet, model.KindDaemonSet, model.KindService}
 
 // checkSettled refuses settled: true for objects it cannot settle.
 func (l *loader) checkSettled() {

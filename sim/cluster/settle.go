@@ -7,6 +7,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/controllers/daemonset"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
@@ -79,8 +80,8 @@ func (w *world) createSettledEndpoints(svc *model.Service) error {
 	return nil
 }
 
-// createSettled creates obj as its controllers would have left it: a ReplicaSet or a
-// StatefulSet with its pods bound and running, a pod bound and running, a Deployment with its
+// createSettled creates obj as its controllers would have left it: a ReplicaSet, StatefulSet
+// or DaemonSet with its pods bound and running, a pod bound and running, a Deployment with its
 // ReplicaSet. It returns the object as stored (a Service's endpoints come later, see
 // createObjects). The loader accepts settled: true only for scenarios.SettledKinds.
 func (w *world) createSettled(obj model.Object, pl *placer) (model.Object, error) {
@@ -110,6 +111,8 @@ func (w *world) createSettled(obj model.Object, pl *placer) (model.Object, error
 		return store.UpdateStatus(st)
 	case *model.StatefulSet:
 		return w.createSettledStatefulSet(o, pl)
+	case *model.DaemonSet:
+		return w.createSettledDaemonSet(o, pl)
 	case *model.Pod:
 		return nil, w.createRunningPod(o, pl)
 	case *model.Deployment:
@@ -117,6 +120,38 @@ func (w *world) createSettled(obj model.Object, pl *placer) (model.Object, error
 	default:
 		return store.Create(obj)
 	}
+}
+
+// createSettledDaemonSet creates ds with its ControllerRevision and a pod on every node that
+// exists at time 0 and should run one (its nodeSelector, node affinity and taints), as the
+// DaemonSet controller would have created them, running, and a status that says every one is
+// scheduled, ready, available and updated.
+func (w *world) createSettledDaemonSet(ds *model.DaemonSet, pl *placer) (model.Object, error) {
+	store := w.srv.Store()
+	created, err := store.Create(ds)
+	if err != nil {
+		return nil, err
+	}
+	ds = created.(*model.DaemonSet)
+	nodes := make([]*model.Node, 0, len(pl.nodes))
+	for _, pn := range pl.nodes {
+		nodes = append(nodes, pn.node)
+	}
+	rev, pods, status, err := daemonset.Settled(ds, nodes)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := store.Create(rev); err != nil {
+		return nil, err
+	}
+	for _, p := range pods {
+		if err := w.createRunningPod(p, pl); err != nil {
+			return nil, err
+		}
+	}
+	st := ds.DeepCopy()
+	st.Status = status
+	return store.UpdateStatus(st)
 }
 
 // createSettledStatefulSet creates set with its ControllerRevision and its pods (ordinals

@@ -283,6 +283,17 @@ objects:
         metadata: {labels: {app: db}}
         spec:
           containers: [{name: db, image: db:1.0, resources: {requests: {cpu: 100m}}}]
+- settled: true
+  manifest:
+    apiVersion: apps/v1
+    kind: DaemonSet
+    metadata: {name: agent, namespace: default}
+    spec:
+      selector: {matchLabels: {app: agent}}
+      template:
+        metadata: {labels: {app: agent}}
+        spec:
+          containers: [{name: agent, image: agent:1.0, resources: {requests: {cpu: 50m}}}]
 expect:
 - name: endpoints
   always: {condition: ready-endpoints-at-least, service: web, count: 8}
@@ -296,7 +307,8 @@ expect:
 
 // TestSettledServiceAndStatefulSet: a settled Service has its endpoints at time 0, so the
 // ready-endpoints-at-least condition and the service's series read the same 10 from the start;
-// a settled StatefulSet starts with its pods running and its controller leaves it alone.
+// a settled StatefulSet or DaemonSet starts with its pods running and its controller leaves
+// it alone.
 func TestSettledServiceAndStatefulSet(t *testing.T) {
 	res := runYAML(t, "settled-service", settledServiceScenario)
 	assert.True(t, res.Passed, "%+v %+v", res.Expectations, res.Verdicts)
@@ -313,8 +325,13 @@ func TestSettledServiceAndStatefulSet(t *testing.T) {
 		assert.Equal(t, 10.0, p.V)
 	}
 	for _, e := range res.Events {
-		if e.Source == "statefulset-controller" && e.Reason == "SuccessfulCreate" {
-			t.Errorf("the StatefulSet controller created a pod of a settled StatefulSet: %+v", e)
+		if (e.Source == "statefulset-controller" || e.Source == "daemonset-controller") && (e.Reason == "SuccessfulCreate" || e.Reason == "SuccessfulDelete") {
+			t.Errorf("a controller changed the pods of a settled StatefulSet or DaemonSet: %+v", e)
+		}
+	}
+	for _, s := range res.Series {
+		if s.Name == "daemonset.default/agent.available" {
+			assert.Equal(t, report.Point{T: 0, V: 3}, s.Points[0], "one daemon pod per node from time 0")
 		}
 	}
 }

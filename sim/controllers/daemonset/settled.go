@@ -1,0 +1,66 @@
+package daemonset
+
+import "github.com/reconsim/reconsim/model"
+
+// Settled returns what the controller would have left behind for ds (as stored, with its UID)
+// on nodes after a complete rollout from nothing: the ControllerRevision of its template
+// (revision 1, named and labelled as snapshot names it), one pod for each node the daemon pod
+// should run on (nodeShouldRunDaemonPod), built as syncNodes and createPod build it (the
+// template with the daemon tolerations, the revision hash label, a required node affinity for
+// that node, a controller reference) and bound to that node, not yet created and without
+// status, and the status updateDaemonSetStatus would then write (every pod scheduled, ready,
+// available and updated). A scenario's settled objects use it, so that a settled DaemonSet is
+// the one the controller would recognise as its own and leave alone.
+func Settled(ds *model.DaemonSet, nodes []*model.Node) (*model.ControllerRevision, []*model.Pod, model.DaemonSetStatus, error) {
+	hash, err := computeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	if err != nil {
+		return nil, nil, model.DaemonSetStatus{}, err
+	}
+	rev := &model.ControllerRevision{Revision: 1}
+	rev.Name = ds.Name + "-" + hash
+	rev.Namespace = ds.Namespace
+	rev.Labels = make(map[string]string, len(ds.Spec.Template.Labels)+1)
+	for k, v := range ds.Spec.Template.Labels { //detlint:ordered copying entries into a map
+		rev.Labels[k] = v
+	}
+	rev.Labels[DefaultDaemonSetUniqueLabelKey] = hash
+	if len(ds.Annotations) > 0 {
+		rev.Annotations = make(map[string]string, len(ds.Annotations))
+		for k, v := range ds.Annotations { //detlint:ordered copying entries into a map
+			rev.Annotations[k] = v
+		}
+	}
+	rev.OwnerReferences = []model.OwnerReference{controllerRef(ds)}
+	ds.Spec.Template.DeepCopyInto(&rev.Data.Template)
+
+	generation, err := getTemplateGeneration(ds)
+	if err != nil {
+		generation = nil
+	}
+	template := createPodTemplate(&ds.Spec.Template, generation, hash)
+	var pods []*model.Pod
+	for _, node := range nodes {
+		if shouldRun, _ := nodeShouldRunDaemonPod(node, ds); !shouldRun {
+			continue
+		}
+		var t model.PodTemplateSpec
+		template.DeepCopyInto(&t)
+		t.Spec.Affinity = replaceDaemonSetPodNodeNameNodeAffinity(t.Spec.Affinity, node.Name)
+		pod := &model.Pod{}
+		pod.Namespace = ds.Namespace
+		pod.GenerateName = ds.Name + "-"
+		pod.Labels = t.Labels
+		pod.Annotations = t.Annotations
+		pod.Finalizers = t.Finalizers
+		pod.OwnerReferences = []model.OwnerReference{controllerRef(ds)}
+		pod.Spec = t.Spec
+		pod.Spec.NodeName = node.Name
+		pods = append(pods, pod)
+	}
+	n := int32(len(pods))
+	st := model.DaemonSetStatus{
+		CurrentNumberScheduled: n, DesiredNumberScheduled: n, NumberReady: n, NumberAvailable: n,
+		UpdatedNumberScheduled: n, ObservedGeneration: ds.Generation,
+	}
+	return rev, pods, st, nil
+}
