@@ -26,10 +26,11 @@ const runUsage = `Usage:
   sim run FILE|NAME [flags]
 
 Runs a scenario file, or a built-in scenario by name (see 'sim list'). Writes
-DIR/result.json, DIR/events.jsonl, DIR/series.csv, DIR/trace.txt (always; --trace prints it
-as well), the plots, DIR/report.html and DIR/trace.json (docs/results.md), and prints a
-summary: why the run stopped, virtual and wall time, convergence after each timeline action,
-every expectation with ✓ or ✗, verdicts, and the command that reproduces the run.
+DIR/result.json, DIR/events.jsonl, DIR/series.csv (one row per sample of every series),
+DIR/trace.txt (always; --trace prints it as well), the plots, DIR/report.html and
+DIR/trace.json (docs/results.md), and prints a summary: why the run stopped, virtual and wall
+time, convergence after each timeline action, every expectation with ✓ or ✗, verdicts, and
+the command that reproduces the run.
 Ctrl-C stops the run cleanly and writes what was recorded (stop reason "interrupted").
 
 Flags:

@@ -13,8 +13,8 @@ Re-renders what a person looks at from a result directory written by 'sim run', 
 re-running: DIR/series.csv, DIR/plots/*.png and *.svg, DIR/report.html and, when
 DIR/trace.txt exists, DIR/trace.json for ui.perfetto.dev and the trace milestones of the
 report's "why did it take this long" section. Reads DIR/result.json, DIR/events.jsonl and
-DIR/trace.txt, which 'sim run' writes into its --out directory on every run (--trace only
-prints the trace as well).
+DIR/trace.txt, which 'sim run'
+writes into its --out directory on every run (--trace only prints the trace as well).
 
 Flags:
   -q, --quiet   print nothing on success
