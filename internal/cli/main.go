@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -31,7 +31,8 @@ const (
 // which counts when a sweep keeps every core busy, for half the memory (docs/performance.md).
 const defaultGCPercent = 200
 
-func main() {
+// Main runs the sim command line in os.Args and exits the process with its status.
+func Main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}
