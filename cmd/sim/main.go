@@ -1,5 +1,5 @@
 package main
 
-import "github.com/reconsim/reconsim/internal/cli"
+import "github.com/reconsim/reconsim"
 
-func main() { cli.Main() }
+func main() { reconsim.Main() }
