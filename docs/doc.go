@@ -13,8 +13,8 @@
 //     file (and heading) inside the repository.
 //   - The documents describe the code as it is: every package path architecture.md names, and
 //     every package upstream.md says a behaviour is "Modelled in", exists.
-//   - The README's sample output is what its command prints (checked in cmd/sim, which can
-//     run it).
+//   - The README's sample output is what its command prints (checked in internal/cli, which
+//     can run it).
 //
 // It has no code: the package exists for its tests.
 package docs

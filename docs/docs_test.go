@@ -281,7 +281,7 @@ func TestMarkdownLinksResolve(t *testing.T) {
 }
 
 // repoPath matches a backticked path into this repository as the documents write it.
-var repoPath = regexp.MustCompile("`((?:cmd|sim|scenarios|model|report|docs)/[A-Za-z0-9_./*-]*)`")
+var repoPath = regexp.MustCompile("`((?:cmd|internal|sim|scenarios|model|report|docs)/[A-Za-z0-9_./*-]*)`")
 
 // TestDocumentedPathsExist keeps the documents describing the code as it is: every repository
 // path architecture.md names, and every package upstream.md says a behaviour is "Modelled in",

@@ -31,7 +31,7 @@
 //
 // Concurrency stays out of this package: sim/sweep never starts a goroutine itself, so it
 // can stay inside the determinism lint's scope (./sim/...), which forbids go statements. The
-// caller passes Options.Go (cmd/sim passes a function that runs `go f()`); without it, runs
+// caller passes Options.Go (internal/cli passes a function that runs `go f()`); without it, runs
 // execute one after another on the calling goroutine. Each run is independent, and results
 // are stored by run index, so the order in which workers finish never shows in any output.
 package sweep

@@ -94,8 +94,8 @@ type Options struct {
 	Progress      io.Writer
 	ProgressStyle ProgressStyle
 	// Go starts work on a new goroutine. sim/sweep never starts goroutines itself (it lies
-	// inside the determinism lint's scope, which forbids go statements); cmd/sim passes a
-	// function that runs `go work()`. When Go is nil the runs execute one after another on
+	// inside the determinism lint's scope, which forbids go statements); internal/cli passes
+	// a function that runs `go work()`. When Go is nil the runs execute one after another on
 	// the calling goroutine, whatever Jobs says.
 	Go func(work func())
 	// Now reads the wall clock, for the ETA and each run's wall time; nil for neither.
