@@ -205,7 +205,14 @@ func WithTrace(w io.Writer) Option {
 // Run reads no global state but the files it is given and is safe to call from several
 // goroutines at once; two Runs of the same scenario, seed and options give the same Result
 // except WallSeconds.
-func Run(ctx context.Context, scenario Scenario, opts ...Option) (*Result, error) {
+func Run(ctx context.Context, scenario Scenario, opts ...Option) (res *Result, err error) {
+	defer func() {
+		// safeRun recovers the simulation's panics with the partial result; this recovers
+		// the rest (loading, writing files), so that a bug in reconsim is an error too.
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("reconsim: internal error running %s: panic: %v\n%s", scenario, r, debug.Stack())
+		}
+	}()
 	var c config
 	for _, o := range opts {
 		o(&c)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -227,4 +228,50 @@ func TestMainCommandLine(t *testing.T) {
 			assert.Contains(t, string(out), tt.out)
 		})
 	}
+}
+
+// Runs on several goroutines at once do not disturb each other (sim sweep does the same).
+func TestRunConcurrent(t *testing.T) {
+	const n = 3
+	results := make([]*reconsim.Result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			results[i], errs[i] = reconsim.Run(context.Background(), reconsim.Builtin("zone-outage"), reconsim.WithSeed(5))
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		require.NoError(t, errs[i])
+		results[i].WallSeconds = 0
+		assert.Equal(t, results[0], results[i])
+	}
+}
+
+// FuzzRunBytes: whatever the bytes, Run returns a result or an error, never panics, and an
+// error for a scenario that does not load is an *InputError.
+func FuzzRunBytes(f *testing.F) {
+	for _, name := range []string{"node-failure", "drain-with-pdb"} {
+		data, ok := scenarios.Builtin(name)
+		require.True(f, ok)
+		f.Add(data)
+	}
+	broken, err := os.ReadFile("scenarios/testdata/broken/unknown-node.yaml")
+	require.NoError(f, err)
+	f.Add(broken)
+	f.Add([]byte(""))
+	f.Add([]byte("kind: Scenario\nname: [\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := reconsim.Run(context.Background(), reconsim.Bytes("fuzz.yaml", data),
+			reconsim.WithDuration(2*time.Minute), reconsim.WithSet("stop.maxEvents", "20000"))
+		if err != nil {
+			var in *reconsim.InputError
+			require.ErrorAs(t, err, &in, "an error running loadable input is a bug: %v", err)
+			assert.Nil(t, res)
+			return
+		}
+		require.NotNil(t, res)
+		assert.LessOrEqual(t, res.VirtualSeconds, 120.0)
+	})
 }
