@@ -28,8 +28,9 @@
 //
 // The options are those of `sim run`: WithSeed (--seed), WithSet (--set, repeatable),
 // WithDuration (--duration), WithOut (--out; without it Run writes nothing) and WithTrace
-// (--trace). Run with WithOut writes the same files, with the same bytes apart from
-// wallSeconds, as `sim run` with the same scenario and flags.
+// (--trace). Run with WithOut writes the files `sim run` writes with the same scenario and
+// flags; result.json, events.jsonl, series.csv, trace.txt and trace.json have the same bytes
+// apart from wallSeconds.
 //
 // # The result
 //

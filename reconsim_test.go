@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,7 +62,26 @@ func TestRunMatchesSimRun(t *testing.T) {
 			require.Contains(t, []int{0, 1}, code, stderr.String())
 			assert.Equal(t, code == 0, res.Passed, "the exit status and Result.Passed agree")
 
-			for _, f := range []string{report.ResultFile, report.EventsFile, report.TraceFile} {
+			// The same files, and the same bytes in each (the plots aside, whose encoders are
+			// not ours to hold to bytes; report.html shows the wall time).
+			var files []string
+			require.NoError(t, filepath.WalkDir(cliDir, func(path string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				rel, err := filepath.Rel(cliDir, path)
+				files = append(files, rel)
+				return err
+			}))
+			for _, f := range []string{report.ResultFile, report.EventsFile, report.TraceFile, report.HTMLFile} {
+				assert.Contains(t, files, f)
+			}
+			for _, f := range files {
+				require.FileExists(t, filepath.Join(libDir, f))
+				switch filepath.Ext(f) {
+				case ".png", ".svg", ".html":
+					continue
+				}
 				assert.Equal(t, readMasked(t, filepath.Join(cliDir, f)), readMasked(t, filepath.Join(libDir, f)), f)
 			}
 			// The Result is result.json's definition: encoding it gives the file's bytes.
