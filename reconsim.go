@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/reconsim/reconsim/internal/cli"
@@ -172,6 +173,8 @@ func WithSeed(seed uint64) Option {
 // value written as on the command line (`sim run --set key=value`; `sim explain key`
 // documents each). Overrides apply in the order given.
 func WithSet(key, value string) Option {
+	// Trimmed as `sim run --set` trims it, so the result records the same override.
+	key = strings.TrimSpace(key)
 	return func(c *config) { c.overrides = append(c.overrides, scenarios.Override{Key: key, Value: value}) }
 }
 

@@ -45,7 +45,7 @@ func TestRunMatchesSimRun(t *testing.T) {
 	}{
 		{"builtin", reconsim.Builtin("node-failure"), nil, []string{"node-failure"}},
 		{"seed and set", reconsim.Builtin("node-failure"),
-			[]reconsim.Option{reconsim.WithSeed(7), reconsim.WithSet("kube-controller-manager.node-monitor-grace-period", "20s")},
+			[]reconsim.Option{reconsim.WithSeed(7), reconsim.WithSet(" kube-controller-manager.node-monitor-grace-period", "20s")},
 			[]string{"node-failure", "--seed", "7", "--set", "kube-controller-manager.node-monitor-grace-period=20s"}},
 		{"failing, duration", reconsim.Resolve("impossible-spec"), []reconsim.Option{reconsim.WithDuration(5 * time.Minute)},
 			[]string{"impossible-spec", "--duration", "5m0s"}},
