@@ -16,7 +16,7 @@ import (
 )
 
 // The -rewrite flag makes TestREADMESampleOutput write what the command prints today into the
-// README's sample block instead of comparing: go test ./cmd/sim -run TestREADMESample -rewrite.
+// README's sample block instead of comparing: go test ./internal/cli -run TestREADMESample -rewrite.
 // It is the project's one regenerate flag; datadriven registers a flag of the same name, so it
 // is registered here only when no imported package has done so already.
 func init() {
@@ -105,7 +105,7 @@ func TestREADMESampleOutput(t *testing.T) {
 		return
 	}
 	assert.Equal(t, maskWall(want), maskWall(got),
-		"README.md's sample output differs from what %q prints; update it with go test ./cmd/sim -run TestREADMESampleOutput -rewrite", readmeCommand)
+		"README.md's sample output differs from what %q prints; update it with go test ./internal/cli -run TestREADMESampleOutput -rewrite", readmeCommand)
 }
 
 // TestMaskWall checks that the comparison above can fail: masking hides the wall time and the
