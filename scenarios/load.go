@@ -317,9 +317,10 @@ type scenarioHead struct {
 	Stop        StopConditions     `json:"stop"`
 	Cluster     Cluster            `json:"cluster"`
 	Loads       []metrics.LoadSpec `json:"loads"`
+	Explore     *Explore           `json:"explore"`
 }
 
-var topLevelKeys = []string{"apiVersion", "kind", "name", "description", "seed", "duration", "stop", "cluster", "components", "objects", "loads", "timeline", "expect"}
+var topLevelKeys = []string{"apiVersion", "kind", "name", "description", "seed", "duration", "stop", "cluster", "components", "objects", "loads", "timeline", "expect", "explore"}
 
 func (l *loader) decodeTop() {
 	if l.root.Kind != yaml.MappingNode {
@@ -352,7 +353,7 @@ func (l *loader) decodeTop() {
 	l.decodeInto(syntheticMapping(l.root, head), "", &h)
 	s := l.s
 	s.APIVersion, s.Kind, s.Name, s.Description = h.APIVersion, h.Kind, h.Name, h.Description
-	s.Seed, s.Duration, s.Stop, s.Cluster, s.Loads = h.Seed, h.Duration, h.Stop, h.Cluster, h.Loads
+	s.Seed, s.Duration, s.Stop, s.Cluster, s.Loads, s.Explore = h.Seed, h.Duration, h.Stop, h.Cluster, h.Loads, h.Explore
 	l.decodeComponents(components)
 	l.decodeObjects(objects)
 	l.decodeTimeline(timeline)
@@ -588,7 +589,10 @@ func (l *loader) decodeTimeline(n *yaml.Node) {
 	}
 }
 
-const atHint = `a duration since the start such as "60s", "converged", or {after: <entry name>, delay: 10s}`
+const atHint = `a duration since the start such as "60s", "converged", {after: <entry name>, delay: 10s} or {write: 2, by: statefulset-controller}`
+
+// MaxWriteIndex bounds the k of at: {write: k, by: ...}.
+const MaxWriteIndex = 1_000_000
 
 // decodeAt decodes a timeline entry's at.
 func (l *loader) decodeAt(n *yaml.Node, path string, at *At) {
@@ -613,18 +617,31 @@ func (l *loader) decodeAt(n *yaml.Node, path string, at *At) {
 		var m struct {
 			After     string        `json:"after"`
 			Converged bool          `json:"converged"`
+			Write     int           `json:"write"`
+			By        string        `json:"by"`
 			Delay     time.Duration `json:"delay"`
 		}
 		if !l.decodeInto(r, path, &m) {
 			return
 		}
+		byWrite := m.Write != 0 || m.By != ""
 		switch {
-		case m.After != "" && m.Converged:
-			l.errAt(r, path, "after and converged exclude each other", "run either after a named entry or when the world has converged")
-		case m.After == "" && !m.Converged:
-			l.errAt(r, path, "a mapping needs after: <entry name> or converged: true", atHint)
+		case m.After != "" && m.Converged, m.After != "" && byWrite, m.Converged && byWrite:
+			l.errAt(r, path, "after, converged and write exclude each other", "run after a named entry, when the world has converged, or after a component's k-th write")
+		case m.After == "" && !m.Converged && !byWrite:
+			l.errAt(r, path, "a mapping needs after: <entry name>, converged: true or write: <k> with by: <component>", atHint)
+		case byWrite && m.Write < 1:
+			l.errAt(r, path, fmt.Sprintf("write must be at least 1, got %d", m.Write), "write: 3, by: statefulset-controller runs the entry right after that controller's third write")
+		case byWrite && m.Write > MaxWriteIndex:
+			l.errAt(r, path, fmt.Sprintf("write %d is more than the limit of %d", m.Write, MaxWriteIndex), "")
+		case byWrite && !contains(restartableComponents(), m.By):
+			hint := didYouMean(m.By, restartableComponents())
+			if hint == "" {
+				hint = "by: one of " + strings.Join(restartableComponents(), ", ")
+			}
+			l.errAt(r, path, fmt.Sprintf("unknown component %q", m.By), hint)
 		}
-		at.After, at.Converged, at.Delay = m.After, m.Converged, m.Delay
+		at.After, at.Converged, at.Write, at.By, at.Delay = m.After, m.Converged, m.Write, m.By, m.Delay
 	default:
 		l.errAt(r, path, "expected a time, got "+describe(r), atHint)
 	}
