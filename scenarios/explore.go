@@ -253,7 +253,7 @@ func (l *loader) checkExplore(nodes []ClusterNode) {
 			hintOr(didYouMean(inv, known), "built-in: "+strings.Join(Invariants(), ", ")))
 	}
 	for i, c := range x.Controllers {
-		l.checkComponentName(c, indexPath("explore.controllers", i), restartableComponents())
+		l.checkComponentName(c, indexPath("explore.controllers", i), l.restartable())
 	}
 }
 
@@ -296,7 +296,7 @@ func (l *loader) checkExploreAction(a ExploreAction, p string, nodes []ClusterNo
 		if len(a.Component) == 0 {
 			l.errPath(cp, "component is empty", "list the candidates, e.g. [kube-controller-manager]")
 		}
-		allowed := restartableComponents()
+		allowed := l.restartable()
 		if a.Action != "controller-restart" {
 			allowed = stallableComponents()
 		}

@@ -38,7 +38,19 @@ func Load(path string) (*Scenario, []model.Warning, error) {
 // warnings; when anything is wrong, the scenario is nil and the error is Errors, holding every
 // problem found (each with file:line:col), sorted by position. Parse never panics on any input.
 func Parse(file string, data []byte, baseDir string) (*Scenario, []model.Warning, error) {
-	l := &loader{file: file, baseDir: baseDir, ix: newNodeIndex(file), s: &Scenario{File: file}}
+	return ParseWith(file, data, baseDir, ParseOptions{})
+}
+
+// ParseOptions are a caller's additions to what a scenario may refer to.
+type ParseOptions struct {
+	// Controllers names controllers the caller runs besides the simulator's own
+	// (cluster.Options.Controllers): controller-restart, at: {by: ...} and explore accept them.
+	Controllers []string
+}
+
+// ParseWith is Parse with options.
+func ParseWith(file string, data []byte, baseDir string, opts ParseOptions) (*Scenario, []model.Warning, error) {
+	l := &loader{file: file, baseDir: baseDir, ix: newNodeIndex(file), s: &Scenario{File: file}, extraControllers: opts.Controllers}
 	if len(data) > MaxFileBytes {
 		l.errAt(nil, "", fmt.Sprintf("the file is %d bytes, more than the limit of %d", len(data), MaxFileBytes), "")
 		return nil, nil, l.errs
@@ -91,6 +103,8 @@ type loader struct {
 	decodeErrs int
 	// declared lists every object the scenario creates, for reference checks.
 	declared []declaredObject
+	// extraControllers are ParseOptions.Controllers.
+	extraControllers []string
 	// reported holds paths whose problem was reported (a missing required field, a series
 	// file that cannot be read), so that checks of the zero value left there stay quiet.
 	reported map[string]bool
@@ -591,6 +605,11 @@ func (l *loader) decodeTimeline(n *yaml.Node) {
 
 const atHint = `a duration since the start such as "60s", "converged", {after: <entry name>, delay: 10s} or {write: 2, by: statefulset-controller}`
 
+// restartable returns the components controller-restart and at: {by: ...} accept.
+func (l *loader) restartable() []string {
+	return append(restartableComponents(), l.extraControllers...)
+}
+
 // MaxWriteIndex bounds the k of at: {write: k, by: ...}.
 const MaxWriteIndex = 1_000_000
 
@@ -634,10 +653,10 @@ func (l *loader) decodeAt(n *yaml.Node, path string, at *At) {
 			l.errAt(r, path, fmt.Sprintf("write must be at least 1, got %d", m.Write), "write: 3, by: statefulset-controller runs the entry right after that controller's third write")
 		case byWrite && m.Write > MaxWriteIndex:
 			l.errAt(r, path, fmt.Sprintf("write %d is more than the limit of %d", m.Write, MaxWriteIndex), "")
-		case byWrite && !contains(restartableComponents(), m.By):
-			hint := didYouMean(m.By, restartableComponents())
+		case byWrite && !contains(l.restartable(), m.By):
+			hint := didYouMean(m.By, l.restartable())
 			if hint == "" {
-				hint = "by: one of " + strings.Join(restartableComponents(), ", ")
+				hint = "by: one of " + strings.Join(l.restartable(), ", ")
 			}
 			l.errAt(r, path, fmt.Sprintf("unknown component %q", m.By), hint)
 		}

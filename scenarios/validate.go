@@ -708,7 +708,7 @@ func (l *loader) checkAction(a Action, i int, p string, nodes []ClusterNode) {
 	case a.APIErrors != nil:
 		l.checkAPIErrors(a.APIErrors, p, nodes)
 	case a.ControllerRestart != nil:
-		l.checkComponentName(a.ControllerRestart.Component, childPath(p, "component"), restartableComponents())
+		l.checkComponentName(a.ControllerRestart.Component, childPath(p, "component"), l.restartable())
 		l.checkNonNegative(a.ControllerRestart.Downtime, childPath(p, "downtime"))
 	case a.WatchStall != nil:
 		l.checkWatchStall(a.WatchStall, p, nodes)

@@ -66,10 +66,10 @@ type Watch struct {
 	// coalesceUntil: before it, events about an object already queued replace the queued one
 	// (CoalesceWatches).
 	coalesceUntil sim.Time
-	closing      bool // the server ended the watch; only the close notice is left to deliver
-	stopped      bool // Stop was called or the close was delivered
-	registered   bool // was added to the kind's dispatch lists
-	removed      bool // taken out of them (or never to be added)
+	closing       bool // the server ended the watch; only the close notice is left to deliver
+	stopped       bool // Stop was called or the close was delivered
+	registered    bool // was added to the kind's dispatch lists
+	removed       bool // taken out of them (or never to be added)
 }
 
 // queuedEvent is an event waiting for its delivery time; isClose marks the close notice.

@@ -81,7 +81,7 @@ type world struct {
 	building     string
 	componentsOf map[string][]string // client name -> the components its writes count for
 	writes       map[string]int      // acknowledged writes per component
-	inv *invariants
+	inv          *invariants
 	// onWrite is called after each acknowledged write of a component, with its count so far.
 	onWrite func(component string, n int)
 }
