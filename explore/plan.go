@@ -67,7 +67,7 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 type Fault struct {
 	Action string `json:"action"`
 	// At is when it runs, since the start; unused when Write is set.
-	At Duration `json:"at,omitempty"`
+	At Duration `json:"at"`
 	// Write and By: it runs right after By's Write-th acknowledged write.
 	Write     int      `json:"write,omitempty"`
 	By        string   `json:"by,omitempty"`
