@@ -225,7 +225,7 @@ type At struct {
 	After string `json:"after,omitempty"`
 	// Converged: this entry runs Delay after the world has converged following the previous
 	// entry (or following the start, for the first entry).
-	Converged bool          `json:"converged,omitempty"`
+	Converged bool `json:"converged,omitempty"`
 	// Write and By: this entry runs Delay after the Write-th acknowledged write (create,
 	// update, patch or delete answered without error) of the component By, counted from the
 	// start across restarts; it never runs if the component writes fewer times. Sieve's
