@@ -287,7 +287,9 @@ func (l *loader) checkExploreAction(a ExploreAction, p string, nodes []ClusterNo
 	}
 	if a.Nodes != nil {
 		l.checkNodes(*a.Nodes, p, nodes)
-		if len(a.Nodes.Select(nodes, nil)) == 0 && a.Nodes.Random == 0 && !l.bad(childPath(p, "nodes")) {
+		cands := *a.Nodes
+		cands.Random = 0 // the candidates; a fault draws from them
+		if len(cands.Select(nodes, nil)) == 0 && !l.bad(childPath(p, "nodes")) {
 			l.errPath(childPath(p, "nodes"), "the target selects no nodes", nodesHint)
 		}
 	}

@@ -605,6 +605,16 @@ func (l *loader) decodeTimeline(n *yaml.Node) {
 
 const atHint = `a duration since the start such as "60s", "converged", {after: <entry name>, delay: 10s} or {write: 2, by: statefulset-controller}`
 
+// mappingValue returns the value of key in mapping n, or n itself when the key is not there.
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return n
+}
+
 // restartable returns the components controller-restart and at: {by: ...} accept.
 func (l *loader) restartable() []string {
 	return append(restartableComponents(), l.extraControllers...)
@@ -650,15 +660,15 @@ func (l *loader) decodeAt(n *yaml.Node, path string, at *At) {
 		case m.After == "" && !m.Converged && !byWrite:
 			l.errAt(r, path, "a mapping needs after: <entry name>, converged: true or write: <k> with by: <component>", atHint)
 		case byWrite && m.Write < 1:
-			l.errAt(r, path, fmt.Sprintf("write must be at least 1, got %d", m.Write), "write: 3, by: statefulset-controller runs the entry right after that controller's third write")
+			l.errAt(mappingValue(r, "write"), childPath(path, "write"), fmt.Sprintf("write must be at least 1, got %d", m.Write), "write: 3, by: statefulset-controller runs the entry right after that controller's third write")
 		case byWrite && m.Write > MaxWriteIndex:
-			l.errAt(r, path, fmt.Sprintf("write %d is more than the limit of %d", m.Write, MaxWriteIndex), "")
+			l.errAt(mappingValue(r, "write"), childPath(path, "write"), fmt.Sprintf("write %d is more than the limit of %d", m.Write, MaxWriteIndex), "")
 		case byWrite && !contains(l.restartable(), m.By):
 			hint := didYouMean(m.By, l.restartable())
 			if hint == "" {
 				hint = "by: one of " + strings.Join(l.restartable(), ", ")
 			}
-			l.errAt(r, path, fmt.Sprintf("unknown component %q", m.By), hint)
+			l.errAt(mappingValue(r, "by"), childPath(path, "by"), fmt.Sprintf("unknown component %q", m.By), hint)
 		}
 		at.After, at.Converged, at.Write, at.By, at.Delay = m.After, m.Converged, m.Write, m.By, m.Delay
 	default:
