@@ -157,16 +157,6 @@ type Run struct {
 // Found reports whether the run broke an invariant.
 func (r *Run) Found() bool { return len(r.Failures) > 0 }
 
-// failed returns the failure of invariant inv, if the run has one.
-func (r *Run) failed(inv string) (Failure, bool) {
-	for _, f := range r.Failures {
-		if f.Invariant == inv {
-			return f, true
-		}
-	}
-	return Failure{}, false
-}
-
 // Execute runs the search's runs (a shard's, with Options.Shard) on Options.Jobs workers and
 // returns them in run order. A cancelled context stops it (the error wraps context.Canceled).
 func (s *Search) Execute(ctx context.Context) ([]Run, error) {
