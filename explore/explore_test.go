@@ -169,3 +169,49 @@ func TestRenderedRunsParse(t *testing.T) {
 	assert.Equal(t, 2, scn.Timeline[6].At.Write)
 	assert.True(t, strings.HasPrefix(string(data), "apiVersion:"), "the original's keys and order")
 }
+
+// fragile writes once, and panics when it is started a second time in a run (after a
+// restart).
+type fragile struct {
+	k      *sim.Kernel
+	c      *client.Client
+	starts map[*sim.Kernel]int
+}
+
+func (f *fragile) Start() {
+	f.starts[f.k]++
+	if f.starts[f.k] > 1 {
+		f.k.Spawn("fragile", func(*sim.Proc) { panic("fragile started twice") })
+		return
+	}
+	f.k.Spawn("fragile", func(p *sim.Proc) {
+		_, _ = f.c.Create(p, &model.Namespace{ObjectMeta: model.ObjectMeta{Name: "fragile"}})
+	})
+}
+
+func (f *fragile) Stop() {}
+
+// TestPanicIsAFinding: a run whose simulation panics is a finding with its seed and a
+// reproducer, and the search goes on.
+func TestPanicIsAFinding(t *testing.T) {
+	starts := map[*sim.Kernel]int{} // Jobs 1: one run at a time
+	ctrl := cluster.Controller{Name: "planted-controller", Build: func(k *sim.Kernel, c *client.Client, _ *client.SharedInformerFactory) (cluster.Runnable, error) {
+		return &fragile{k: k, c: c, starts: starts}, nil
+	}}
+	text := strings.Replace(plantedScenario, "  invariants:", "  controllers: [planted-controller, replicaset-controller]\n  invariants:", 1)
+	s, err := Prepare(context.Background(), "panic.yaml", []byte(text), "", Options{Strategy: StrategyIntermediate, Jobs: 1, Controllers: []cluster.Controller{ctrl}, MaxShrinkRuns: 5})
+	require.NoError(t, err)
+	runs, err := s.Execute(context.Background())
+	require.NoError(t, err)
+	require.Greater(t, len(runs), 2, "the search goes on past the panic")
+	res, err := s.Finish(context.Background(), runs)
+	require.NoError(t, err)
+	require.Len(t, res.Findings, 1)
+	f := res.Findings[0]
+	assert.Equal(t, InvariantPanic, f.Invariant)
+	assert.Contains(t, f.Message, "fragile started twice")
+	assert.Equal(t, "intermediate-planted-controller-1", f.FirstRun)
+	assert.Equal(t, 1, f.Runs)
+	assert.True(t, f.Reproducer.Verified)
+	assert.Contains(t, runs[1].Error, "fragile started twice")
+}

@@ -38,10 +38,12 @@ const (
 
 // Limits.
 const (
-	// MaxRuns bounds --runs.
-	MaxRuns = 10_000_000
+	// MaxRuns bounds --runs: the run list and explore.json hold every run (a few hundred
+	// bytes each), so a search stays within tens of megabytes; shard a bigger search into
+	// several with different seeds.
+	MaxRuns = 100_000
 	// maxPlannedRuns bounds the whole run list (targeted plus random).
-	maxPlannedRuns = 20_000_000
+	maxPlannedRuns = 200_000
 	// timeGrain is the resolution drawn times and durations have.
 	timeGrain = time.Millisecond
 )
