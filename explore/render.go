@@ -46,6 +46,11 @@ func (s *source) render(v variant) ([]byte, error) {
 	entries := faultEntries(v.faults)
 	for i := 0; i+1 < len(s.root.Content); i += 2 {
 		k, val := s.root.Content[i], s.root.Content[i+1]
+		if (k.Value == "timeline" || k.Value == "objects") && val.Kind == yaml.AliasNode && val.Alias != nil {
+			target := *val.Alias // the list itself: it is extended or filtered below
+			target.Anchor = ""
+			val = &target
+		}
 		switch k.Value {
 		case "seed":
 			hasSeed = true

@@ -104,6 +104,9 @@ func (s *Search) Finish(ctx context.Context, runs []Run) (*Result, error) {
 		Invariants: append([]string(nil), x.Invariants...), ReferenceWrites: s.writes, Runs: runs, Findings: []Finding{},
 		Summary: Summary{ByInvariant: map[string]int{}, ByStrategy: map[string]Tally{}, ByAction: map[string]Tally{}},
 	}
+	if s.opts.Strategy != StrategyRandom && s.opts.Strategy != StrategyAll {
+		res.RandomRuns = 0
+	}
 	if res.ReferenceWrites == nil {
 		res.ReferenceWrites = map[string]int{}
 	}
