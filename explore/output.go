@@ -281,13 +281,30 @@ func readShard(path string) (shardFile, error) {
 	if len(data) > maxShardBytes {
 		return sf, fmt.Errorf("%s: larger than %d bytes", path, maxShardBytes)
 	}
+	sf, err = decodeShard(data)
+	if err != nil {
+		return sf, fmt.Errorf("%s: %w", path, err)
+	}
+	return sf, nil
+}
+
+// decodeShard decodes a shard.json strictly: no unknown fields, this schema version, a shard
+// "i/n", at most maxPlannedRuns results with indexes inside the plan.
+func decodeShard(data []byte) (shardFile, error) {
+	var sf shardFile
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&sf); err != nil {
-		return sf, fmt.Errorf("%s: %w", path, err)
+		return sf, err
 	}
 	if sf.SchemaVersion != SchemaVersion {
-		return sf, fmt.Errorf("%s: schema %q, want %q", path, sf.SchemaVersion, SchemaVersion)
+		return sf, fmt.Errorf("schema %q, want %q", sf.SchemaVersion, SchemaVersion)
+	}
+	if _, err := sweep.ParseShard(sf.Shard); err != nil {
+		return sf, err
+	}
+	if sf.Planned < 0 || sf.Planned > maxPlannedRuns || len(sf.Results) > sf.Planned {
+		return sf, fmt.Errorf("%d results of %d planned runs", len(sf.Results), sf.Planned)
 	}
 	return sf, nil
 }
