@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"runtime/debug"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,6 +28,8 @@ explore:
 // node-failure-sized scenario, with two workers (the 2 cores the target is for),
 // invariant checking included; rendering and parsing each run's scenario is part of a run.
 func BenchmarkExploreNodeFailure(b *testing.B) {
+	// The garbage collector's target sim itself runs with (cmd/sim main.go, defaultGCPercent).
+	defer debug.SetGCPercent(debug.SetGCPercent(200))
 	_, data, _, err := scenarios.Resolve("node-failure")
 	require.NoError(b, err)
 	data = append(data, nodeFailureExplore...)
