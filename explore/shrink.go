@@ -9,7 +9,7 @@ import (
 // shrinker delta-debugs one failing run for one invariant: every step is kept only if the
 // invariant still fails (with the same seed). Steps, in order: drop faults (one at a time,
 // until none can go), move each timed fault earlier (to the window's start, else by
-// bisection), shorten each duration (halving), drop each object source. It stops when its
+// bisection), shorten each duration (halving), target fewer nodes, drop each object source. It stops when its
 // run budget is spent.
 type shrinker struct {
 	s      *Search
@@ -19,6 +19,9 @@ type shrinker struct {
 	runs   int
 	steps  []string
 	msg    string // the failure message of the newest kept variant
+	// breaks, when set, decides whether a variant breaks the invariant instead of running it
+	// (a test seam).
+	breaks func(v variant) bool
 }
 
 // fails runs v and reports whether inv still fails; false once the budget is spent.
@@ -27,6 +30,9 @@ func (sh *shrinker) fails(v variant) bool {
 		return false
 	}
 	sh.runs++
+	if sh.breaks != nil {
+		return sh.breaks(v)
+	}
 	res, err := sh.s.runVariant(sh.ctx, v, nil)
 	fs, _ := sh.s.failures(res, err)
 	for _, f := range fs {
@@ -114,7 +120,20 @@ func (sh *shrinker) shrink(v variant) variant {
 			}
 		}
 	}
-	// 4. Drop object sources the failure does not need.
+	// 4. Target fewer nodes.
+	for i := range v.faults {
+		for j := len(v.faults[i].Nodes) - 1; j >= 0 && len(v.faults[i].Nodes) > 1; j-- {
+			cand := v
+			cand.faults = cloneFaults(v.faults)
+			nodes := v.faults[i].Nodes
+			cand.faults[i].Nodes = append(append([]string(nil), nodes[:j]...), nodes[j+1:]...)
+			if sh.fails(cand) {
+				sh.steps = append(sh.steps, fmt.Sprintf("dropped node %s from %s", nodes[j], v.faults[i].Action))
+				v = cand
+			}
+		}
+	}
+	// 5. Drop object sources the failure does not need.
 	for j := range sh.s.scn.Objects {
 		cand := v
 		cand.dropped = append(append([]int(nil), v.dropped...), j)
