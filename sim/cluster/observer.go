@@ -45,6 +45,7 @@ type observer struct {
 }
 
 type nodeLoad struct {
+	name               string
 	allocCPU, allocMem int64 // milli-CPU, bytes; 0 before the Node is seen
 	cpu, mem           int64
 	over               bool
@@ -299,7 +300,7 @@ func (o *observer) node(obj model.Object, sign int) {
 func (o *observer) load(nodeName string) *nodeLoad {
 	l := o.requested[nodeName]
 	if l == nil {
-		l = &nodeLoad{}
+		l = &nodeLoad{name: nodeName}
 		o.requested[nodeName] = l
 	}
 	return l
@@ -311,7 +312,7 @@ func (o *observer) recheck(l *nodeLoad) {
 	over := l.allocCPU > 0 && (l.cpu > l.allocCPU || l.mem > l.allocMem)
 	if over != l.over {
 		if over {
-			o.violate(scenarios.InvariantNodeWithinAllocatable, fmt.Sprintf("%s: a node's pods request cpu %dm of %dm, memory %d of %d", o.w.k.Now(), l.cpu, l.allocCPU, l.mem, l.allocMem))
+			o.violate(scenarios.InvariantNodeWithinAllocatable, fmt.Sprintf("%s: node %s: its pods request cpu %dm of %dm, memory %d of %d", o.w.k.Now(), l.name, l.cpu, l.allocCPU, l.mem, l.allocMem))
 			o.overcommits++
 		} else {
 			o.overcommits--
