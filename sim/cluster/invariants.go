@@ -92,7 +92,8 @@ func (inv *invariants) commit(kind model.Kind, old, new model.Object) {
 
 // checkOrdinal: when a StatefulSet's pod is running, no other kubelet may run a pod of the
 // same name (the same ordinal): a partitioned node's pod keeps running after the API server
-// forgot it ([k8s docs] "StatefulSet: force deletion" warns of exactly this).
+// forgot it (kubernetes.io/docs/tasks/run-application/force-delete-stateful-set-pod/ warns of
+// exactly this: "StatefulSet ... at most one Pod with a given identity").
 func (inv *invariants) checkOrdinal(p *model.Pod) {
 	if p.Status.Phase != model.PodRunning || p.Spec.NodeName == "" {
 		return
