@@ -92,8 +92,9 @@ func (inv *invariants) commit(kind model.Kind, old, new model.Object) {
 
 // checkOrdinal: when a StatefulSet's pod is running, no other kubelet may run a pod of the
 // same name (the same ordinal): a partitioned node's pod keeps running after the API server
-// forgot it (kubernetes.io/docs/tasks/run-application/force-delete-stateful-set-pod/ warns of
-// exactly this: "StatefulSet ... at most one Pod with a given identity").
+// forgot it. The guarantee is upstream's "at most one semantics": "StatefulSet ensures that, at
+// any time, there is at most one Pod with a given identity running in a cluster", which a force
+// deletion can violate (kubernetes.io/docs/tasks/run-application/force-delete-stateful-set-pod/).
 func (inv *invariants) checkOrdinal(p *model.Pod) {
 	if p.Status.Phase != model.PodRunning || p.Spec.NodeName == "" {
 		return
