@@ -129,6 +129,18 @@ func TestExploreBadInput(t *testing.T) {
 			assert.Equal(t, exitUsage, code, "sim validate agrees: %s", stderr)
 		})
 	}
+	// Bad flags are usage errors.
+	for _, args := range [][]string{
+		{"explore", "explore-statefulset", "--strategy", "sieve"},
+		{"explore", "explore-statefulset", "--runs", "-1"},
+		{"explore", "explore-statefulset", "--runs", "100001"},
+		{"explore", "explore-statefulset", "--shard", "3/2"},
+		{"explore", "explore-statefulset", "--max-shrink", "0"},
+		{"explore", "no-such-scenario"},
+	} {
+		code, _, stderr := runSim(append(args, "-q")...)
+		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr)
+	}
 	// A scenario without an explore: section is a usage error too.
 	path := filepath.Join(t.TempDir(), "plain.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(strings.TrimSuffix(badExploreBase, "explore:\n")), 0o644))
