@@ -34,8 +34,8 @@ func EncodeJUnit(r *Result) ([]byte, error) {
 		if f, ok := found[inv]; ok {
 			tc.Failure = &sweep.JUnitProblem{
 				Message: fmt.Sprintf("%s broken in %d of %d runs", inv, f.Runs, r.Summary.Runs), Type: "invariant",
-				Text: fmt.Sprintf("%s\nfirst broken by run %s\nreproducer: %s (%d faults, %s)\nreproduce: %s\n",
-					f.Message, f.FirstRun, f.Reproducer.File, len(f.Reproducer.Faults), verifiedWord(f.Reproducer.Verified), f.Reproducer.Command),
+				Text: fmt.Sprintf("%s\nfirst broken by run %s\nreproducer: %s (%s, %s)\nreproduce: %s\n",
+					f.Message, f.FirstRun, f.Reproducer.File, faultCount(len(f.Reproducer.Faults)), verifiedWord(f.Reproducer.Verified), f.Reproducer.Command),
 			}
 			suite.Failures++
 		}
@@ -57,9 +57,9 @@ th{background:#f3f3f3}.bad{color:#b00020;font-weight:600}.ok{color:#1b5e20}code{
 <p><code>{{.R.Command}}</code> — {{.R.Summary.Runs}} runs, <span class="{{if .R.Findings}}bad{{else}}ok{{end}}">{{.R.Summary.RunsWithFindings}} with findings</span>. reconsim {{.R.SimulatorVersion}}.</p>
 <h2>Invariants</h2>
 <table><tr><th>invariant</th><th>runs that broke it</th><th></th><th>first run</th><th>reproducer</th></tr>
-{{range .Invariants}}<tr><td>{{.Name}}</td><td class="{{if .Runs}}bad{{else}}ok{{end}}">{{.Runs}}</td><td><span class="bar" style="width:{{.Width}}px"></span></td><td>{{.First}}</td><td>{{if .Repro}}<a href="{{.Repro}}">{{.Repro}}</a> ({{.Faults}} faults, {{.Verified}}){{end}}</td></tr>
+{{range .Invariants}}<tr><td>{{.Name}}</td><td class="{{if .Runs}}bad{{else}}ok{{end}}">{{.Runs}}</td><td><span class="bar" style="width:{{.Width}}px"></span></td><td>{{.First}}</td><td>{{if .Repro}}<a href="{{.Repro}}">{{.Repro}}</a> ({{.Faults}}, {{.Verified}}){{end}}</td></tr>
 {{end}}</table>
-{{range .R.Findings}}<h3>{{.Invariant}}</h3><p>{{.Message}}</p><p>Shrunk in {{.Reproducer.ShrinkRuns}} runs to {{len .Reproducer.Faults}} faults: {{range .Reproducer.Faults}}<code>{{.String}}</code> {{end}}</p>
+{{range .R.Findings}}<h3>{{.Invariant}}</h3><p>{{.Message}}</p><p>Shrunk in {{.Reproducer.ShrinkRuns}} runs to {{len .Reproducer.Faults}} fault(s): {{range .Reproducer.Faults}}<code>{{.String}}</code> {{end}}</p>
 <ul>{{range .Reproducer.Steps}}<li>{{.}}</li>{{end}}</ul><p>Reproduce: <code>{{.Reproducer.Command}}</code></p>
 {{end}}
 <h2>Which strategies found what</h2>
@@ -77,7 +77,7 @@ type htmlRow struct {
 	Name                   string
 	Runs, Found, Width     int
 	First, Repro, Verified string
-	Faults                 int
+	Faults                 string
 }
 
 // EncodeHTML returns explore.html: how often each invariant broke, which strategies and
@@ -97,7 +97,7 @@ func EncodeHTML(r *Result) ([]byte, error) {
 			row.Width = row.Runs * 200 / r.Summary.Runs
 		}
 		if f, ok := found[inv]; ok {
-			row.First, row.Repro, row.Faults, row.Verified = f.FirstRun, f.Reproducer.File, len(f.Reproducer.Faults), verifiedWord(f.Reproducer.Verified)
+			row.First, row.Repro, row.Faults, row.Verified = f.FirstRun, f.Reproducer.File, faultCount(len(f.Reproducer.Faults)), verifiedWord(f.Reproducer.Verified)
 		}
 		view.Invariants = append(view.Invariants, row)
 	}

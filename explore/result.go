@@ -212,9 +212,9 @@ func (s *Search) header(fd *Finding, r *Run, rep Reproducer, before int) []byte 
 	line("Invariant %s broke: %s", fd.Invariant, firstLine(fd.Message))
 	line("Found by run %s (strategy %s, seed %d) of: %s", r.ID, r.Strategy, r.Seed, s.command())
 	if s.opts.NoShrink {
-		line("Not shrunk (--no-shrink): %d faults.", before)
+		line("Not shrunk (--no-shrink): %s.", faultCount(before))
 	} else {
-		line("Shrunk in %d runs, from %d faults to %d, keeping a step only if %s still broke:", rep.ShrinkRuns, before, len(rep.Faults), fd.Invariant)
+		line("Shrunk in %d runs, from %s to %d, keeping a step only if %s still broke:", rep.ShrinkRuns, faultCount(before), len(rep.Faults), fd.Invariant)
 		for _, st := range rep.Steps {
 			line("  - %s", st)
 		}
@@ -297,10 +297,18 @@ func (r *Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "explore %s: %d runs, %d with findings", r.Scenario, r.Summary.Runs, r.Summary.RunsWithFindings)
 	for _, f := range r.Findings {
-		fmt.Fprintf(&b, "\n  %s: broken in %d runs (first: %s); reproducer %s (%d faults, %s)\n    %s",
-			f.Invariant, f.Runs, f.FirstRun, f.Reproducer.File, len(f.Reproducer.Faults), verifiedWord(f.Reproducer.Verified), firstLine(f.Message))
+		fmt.Fprintf(&b, "\n  %s: broken in %d of %d runs (first: %s); reproducer %s (%s, %s)\n    %s",
+			f.Invariant, f.Runs, r.Summary.Runs, f.FirstRun, f.Reproducer.File, faultCount(len(f.Reproducer.Faults)), verifiedWord(f.Reproducer.Verified), firstLine(f.Message))
 	}
 	return b.String()
+}
+
+// faultCount is "1 fault", "2 faults".
+func faultCount(n int) string {
+	if n == 1 {
+		return "1 fault"
+	}
+	return fmt.Sprintf("%d faults", n)
 }
 
 func verifiedWord(v bool) string {
