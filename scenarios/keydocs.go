@@ -202,7 +202,7 @@ var keyDocs = map[string]keyDoc{
 
 	// ---- explore ----
 	"explore": {Doc: "The fault space `sim explore` searches and the invariants every run is held to (docs/explore.md): which faults a random run may draw and with which arguments, how many per run and when, and which invariants must hold. `sim run` checks the invariants too, so a reproducer fails `sim run` as it failed the search.",
-		Example: "explore:\n  faults: {min: 1, max: 2}\n  window: {from: 30s, to: 5m}\n  actions:\n  - action: node-crash\n    nodes: {selector: pool=a}\n    heal: {min: 30s, max: 3m}\n  - action: controller-restart\n    component: [statefulset-controller]\n  invariants: [statefulset-ordinal-once, converges]"},
+		Example: "explore:\n  faults: {min: 1, max: 2}\n  window: {from: 30s, to: 5m}\n  actions:\n  - action: node-crash\n    nodes: {selector: pool=default}\n    heal: {min: 30s, max: 3m}\n  - action: controller-restart\n    component: [statefulset-controller]\n  invariants: [statefulset-ordinal-once, converges]"},
 	"explore.faults": {Doc: "How many faults a random run draws, uniformly between min and max (at most 20).",
 		Default: "{min: 1, max: 1}", Example: "faults: {min: 1, max: 3}"},
 	"explore.faults.min":  {Doc: "The fewest faults a run draws, 0 or more.", Example: "min: 1"},
@@ -218,7 +218,7 @@ var keyDocs = map[string]keyDoc{
 		Enum: ExploreActions(), Example: "action: node-partition"},
 	"explore.actions.weight": {Doc: "The entry's relative chance of being drawn, 1 to 1000.", Default: "1", Example: "weight: 3"},
 	"explore.actions.nodes": {Doc: "The candidate nodes of a node action; a fault draws one of them (random of them, when random is set) and names it in its timeline entry.",
-		Example: "nodes: {selector: pool=a}"},
+		Example: "nodes: {selector: pool=default}"},
 	"explore.actions.component": {Doc: "The candidate components of controller-restart (kube-controller-manager, kube-scheduler or a controller), watch-stall and watch-coalesce (kubelet, kube-controller-manager or kube-scheduler); a fault draws one.",
 		Example: "component: [statefulset-controller, kube-scheduler]"},
 	"explore.actions.for":      {Doc: "The range the length of kubelet-stall, watch-stall, watch-coalesce, api-errors or api-latency is drawn from.", Example: "for: {min: 10s, max: 1m}"},
@@ -231,7 +231,7 @@ var keyDocs = map[string]keyDoc{
 	"explore.actions.code":    {Doc: "The status codes api-errors draws from: 409, 429, 500, 503 or 504.", Default: "[500]", Example: "code: [500, 503]"},
 	"explore.actions.clients": {Doc: "Client name patterns api-errors and api-latency apply to, as in their timeline form.", Default: "every client", Example: "clients: [\"kube-controller-manager/*\"]"},
 	"explore.invariants": {Doc: "What must hold in every run: built-in invariants (pod-bound-once, node-within-allocatable, resource-versions-grow, statefulset-ordinal-once, pdb-respected: checked on every committed write; no-lost-update, converges: checked at the end) or the name of one of the scenario's expectations. A failure names the invariant. `sim explain explore` and docs/explore.md say what each means.",
-		Default: "every built-in safety invariant (all but converges)", Example: "invariants: [statefulset-ordinal-once, converges, availability]"},
+		Default: "every built-in safety invariant (all but converges)", Example: "invariants: [statefulset-ordinal-once, converges]"},
 	"explore.controllers": {Doc: "The components the targeted strategies (intermediate, stale, unobserved) perturb.", Default: "every controller that writes in the reference run",
 		Example: "controllers: [statefulset-controller]"},
 	"explore.bound": {Doc: "The targeted strategies try each controller's first bound writes as decision points (1 to 1000).", Default: fmt.Sprint(DefaultExploreBound), Example: "bound: 12"},
