@@ -270,6 +270,16 @@ type WatchStallArgs struct {
 	For time.Duration `json:"for"`
 }
 
+// WatchCoalesceArgs holds back the watch events of a component (or of the clients matching a
+// pattern) for a while and keeps only each object's newest one, so the watchers never see the
+// states in between: Sieve's unobserved-state perturbation (OSDI'22). Exactly one of
+// Component and Clients is set, as for watch-stall.
+type WatchCoalesceArgs struct {
+	Component string        `json:"component,omitempty"`
+	Clients   []string      `json:"clients,omitempty"`
+	For       time.Duration `json:"for"`
+}
+
 // controllerNames are the controllers of kube-controller-manager the simulator models, by
 // their canonical upstream names ([k8s:cmd/kube-controller-manager/names/controller_names.go]).
 var controllerNames = []string{

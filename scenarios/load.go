@@ -38,7 +38,19 @@ func Load(path string) (*Scenario, []model.Warning, error) {
 // warnings; when anything is wrong, the scenario is nil and the error is Errors, holding every
 // problem found (each with file:line:col), sorted by position. Parse never panics on any input.
 func Parse(file string, data []byte, baseDir string) (*Scenario, []model.Warning, error) {
-	l := &loader{file: file, baseDir: baseDir, ix: newNodeIndex(file), s: &Scenario{File: file}}
+	return ParseWith(file, data, baseDir, ParseOptions{})
+}
+
+// ParseOptions are a caller's additions to what a scenario may refer to.
+type ParseOptions struct {
+	// Controllers names controllers the caller runs besides the simulator's own
+	// (cluster.Options.Controllers): controller-restart, at: {by: ...} and explore accept them.
+	Controllers []string
+}
+
+// ParseWith is Parse with options.
+func ParseWith(file string, data []byte, baseDir string, opts ParseOptions) (*Scenario, []model.Warning, error) {
+	l := &loader{file: file, baseDir: baseDir, ix: newNodeIndex(file), s: &Scenario{File: file}, extraControllers: opts.Controllers}
 	if len(data) > MaxFileBytes {
 		l.errAt(nil, "", fmt.Sprintf("the file is %d bytes, more than the limit of %d", len(data), MaxFileBytes), "")
 		return nil, nil, l.errs
@@ -91,6 +103,8 @@ type loader struct {
 	decodeErrs int
 	// declared lists every object the scenario creates, for reference checks.
 	declared []declaredObject
+	// extraControllers are ParseOptions.Controllers.
+	extraControllers []string
 	// reported holds paths whose problem was reported (a missing required field, a series
 	// file that cannot be read), so that checks of the zero value left there stay quiet.
 	reported map[string]bool
@@ -317,9 +331,10 @@ type scenarioHead struct {
 	Stop        StopConditions     `json:"stop"`
 	Cluster     Cluster            `json:"cluster"`
 	Loads       []metrics.LoadSpec `json:"loads"`
+	Explore     *Explore           `json:"explore"`
 }
 
-var topLevelKeys = []string{"apiVersion", "kind", "name", "description", "seed", "duration", "stop", "cluster", "components", "objects", "loads", "timeline", "expect"}
+var topLevelKeys = []string{"apiVersion", "kind", "name", "description", "seed", "duration", "stop", "cluster", "components", "objects", "loads", "timeline", "expect", "explore"}
 
 func (l *loader) decodeTop() {
 	if l.root.Kind != yaml.MappingNode {
@@ -352,7 +367,7 @@ func (l *loader) decodeTop() {
 	l.decodeInto(syntheticMapping(l.root, head), "", &h)
 	s := l.s
 	s.APIVersion, s.Kind, s.Name, s.Description = h.APIVersion, h.Kind, h.Name, h.Description
-	s.Seed, s.Duration, s.Stop, s.Cluster, s.Loads = h.Seed, h.Duration, h.Stop, h.Cluster, h.Loads
+	s.Seed, s.Duration, s.Stop, s.Cluster, s.Loads, s.Explore = h.Seed, h.Duration, h.Stop, h.Cluster, h.Loads, h.Explore
 	l.decodeComponents(components)
 	l.decodeObjects(objects)
 	l.decodeTimeline(timeline)
@@ -588,7 +603,25 @@ func (l *loader) decodeTimeline(n *yaml.Node) {
 	}
 }
 
-const atHint = `a duration since the start such as "60s", "converged", or {after: <entry name>, delay: 10s}`
+const atHint = `a duration since the start such as "60s", "converged", {after: <entry name>, delay: 10s} or {write: 2, by: statefulset-controller}`
+
+// mappingValue returns the value of key in mapping n, or n itself when the key is not there.
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return n
+}
+
+// restartable returns the components controller-restart and at: {by: ...} accept.
+func (l *loader) restartable() []string {
+	return append(restartableComponents(), l.extraControllers...)
+}
+
+// MaxWriteIndex bounds the k of at: {write: k, by: ...}.
+const MaxWriteIndex = 1_000_000
 
 // decodeAt decodes a timeline entry's at.
 func (l *loader) decodeAt(n *yaml.Node, path string, at *At) {
@@ -613,18 +646,31 @@ func (l *loader) decodeAt(n *yaml.Node, path string, at *At) {
 		var m struct {
 			After     string        `json:"after"`
 			Converged bool          `json:"converged"`
+			Write     int           `json:"write"`
+			By        string        `json:"by"`
 			Delay     time.Duration `json:"delay"`
 		}
 		if !l.decodeInto(r, path, &m) {
 			return
 		}
+		byWrite := m.Write != 0 || m.By != ""
 		switch {
-		case m.After != "" && m.Converged:
-			l.errAt(r, path, "after and converged exclude each other", "run either after a named entry or when the world has converged")
-		case m.After == "" && !m.Converged:
-			l.errAt(r, path, "a mapping needs after: <entry name> or converged: true", atHint)
+		case m.After != "" && m.Converged, m.After != "" && byWrite, m.Converged && byWrite:
+			l.errAt(r, path, "after, converged and write exclude each other", "run after a named entry, when the world has converged, or after a component's k-th write")
+		case m.After == "" && !m.Converged && !byWrite:
+			l.errAt(r, path, "a mapping needs after: <entry name>, converged: true or write: <k> with by: <component>", atHint)
+		case byWrite && m.Write < 1:
+			l.errAt(mappingValue(r, "write"), childPath(path, "write"), fmt.Sprintf("write must be at least 1, got %d", m.Write), "write: 3, by: statefulset-controller runs the entry right after that controller's third write")
+		case byWrite && m.Write > MaxWriteIndex:
+			l.errAt(mappingValue(r, "write"), childPath(path, "write"), fmt.Sprintf("write %d is more than the limit of %d", m.Write, MaxWriteIndex), "")
+		case byWrite && !contains(l.restartable(), m.By):
+			hint := didYouMean(m.By, l.restartable())
+			if hint == "" {
+				hint = "by: one of " + strings.Join(l.restartable(), ", ")
+			}
+			l.errAt(mappingValue(r, "by"), childPath(path, "by"), fmt.Sprintf("unknown component %q", m.By), hint)
 		}
-		at.After, at.Converged, at.Delay = m.After, m.Converged, m.Delay
+		at.After, at.Converged, at.Write, at.By, at.Delay = m.After, m.Converged, m.Write, m.By, m.Delay
 	default:
 		l.errAt(r, path, "expected a time, got "+describe(r), atHint)
 	}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strconv"
@@ -92,6 +93,9 @@ type Scenario struct {
 	Loads    []metrics.LoadSpec `json:"loads,omitempty"`
 	Timeline []TimelineEntry    `json:"timeline,omitempty"`
 	Expect   []Expectation      `json:"expect,omitempty"`
+	// Explore is the fault space `sim explore` searches and the invariants every run of the
+	// scenario is held to (nil without an explore: section).
+	Explore *Explore `json:"explore,omitempty"`
 
 	// File is where the scenario was read from ("builtin/<name>.yaml" for a built-in).
 	File string `json:"-"`
@@ -212,8 +216,8 @@ type TimelineEntry struct {
 }
 
 // At says when a timeline entry runs. In YAML it is a duration ("60s", time since the start),
-// "converged", or a mapping {after: <entry>, delay: <duration>} or {converged: true, delay:
-// <duration>}.
+// "converged", or a mapping {after: <entry>, delay: <duration>}, {converged: true, delay:
+// <duration>} or {write: <k>, by: <component>, delay: <duration>}.
 type At struct {
 	// Offset is the time since the start, when neither After nor Converged is set.
 	Offset time.Duration `json:"offset,omitempty"`
@@ -221,8 +225,14 @@ type At struct {
 	After string `json:"after,omitempty"`
 	// Converged: this entry runs Delay after the world has converged following the previous
 	// entry (or following the start, for the first entry).
-	Converged bool          `json:"converged,omitempty"`
-	Delay     time.Duration `json:"delay,omitempty"`
+	Converged bool `json:"converged,omitempty"`
+	// Write and By: this entry runs Delay after the Write-th acknowledged write (create,
+	// update, patch or delete answered without error) of the component By, counted from the
+	// start across restarts; it never runs if the component writes fewer times. Sieve's
+	// intermediate-state perturbation (OSDI'22) picks its crash points this way.
+	Write int           `json:"write,omitempty"`
+	By    string        `json:"by,omitempty"`
+	Delay time.Duration `json:"delay,omitempty"`
 }
 
 // String writes the time as in YAML: "60s", "after crash +10s", "converged +30s".
@@ -232,6 +242,8 @@ func (a At) String() string {
 		return "after " + a.After + delaySuffix(a.Delay)
 	case a.Converged:
 		return "converged" + delaySuffix(a.Delay)
+	case a.Write > 0:
+		return fmt.Sprintf("write %d of %s", a.Write, a.By) + delaySuffix(a.Delay)
 	default:
 		return formatDuration(a.Offset)
 	}
@@ -270,6 +282,7 @@ type Action struct {
 	APIErrors         *APIErrorsArgs         `json:"api-errors,omitempty"`
 	ControllerRestart *ControllerRestartArgs `json:"controller-restart,omitempty"`
 	WatchStall        *WatchStallArgs        `json:"watch-stall,omitempty"`
+	WatchCoalesce     *WatchCoalesceArgs     `json:"watch-coalesce,omitempty"`
 
 	Load *LoadArgs `json:"load,omitempty"`
 }

@@ -267,6 +267,9 @@ func (g *schemaGen) at() map[string]any {
 					"properties": map[string]any{"after": map[string]any{"type": "string"}, "delay": g.duration()}},
 				map[string]any{"type": "object", "required": []any{"converged"}, "additionalProperties": false,
 					"properties": map[string]any{"converged": map[string]any{"const": true}, "delay": g.duration()}},
+				map[string]any{"type": "object", "required": []any{"write", "by"}, "additionalProperties": false,
+					"properties": map[string]any{"write": map[string]any{"type": "integer", "minimum": 1, "maximum": MaxWriteIndex},
+						"by": map[string]any{"enum": toAny(restartableComponents())}, "delay": g.duration()}},
 			},
 		}
 	})
@@ -404,6 +407,8 @@ var unionConstraints = map[string]map[string]any{
 	"timeline.apply":   {"oneOf": []any{map[string]any{"required": []any{"manifest"}}, map[string]any{"required": []any{"file"}}}},
 	"timeline.rollout": {"anyOf": []any{map[string]any{"required": []any{"image"}}, map[string]any{"required": []any{"template"}}, map[string]any{"required": []any{"annotations"}}}},
 	"timeline.watch-stall": {"oneOf": []any{
+		map[string]any{"required": []any{"component"}}, map[string]any{"required": []any{"clients"}}}},
+	"timeline.watch-coalesce": {"oneOf": []any{
 		map[string]any{"required": []any{"component"}}, map[string]any{"required": []any{"clients"}}}},
 	"condition.pods-at-most": {"oneOf": []any{
 		map[string]any{"required": []any{"count"}}, map[string]any{"required": []any{"replicasPlusMaxSurge"}}}},

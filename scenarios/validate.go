@@ -73,6 +73,7 @@ func (l *loader) applyDefaults() {
 			}
 		}
 	}
+	l.defaultExplore()
 	for _, d := range l.declared {
 		if d.obj == nil {
 			continue
@@ -149,6 +150,7 @@ func (l *loader) validate() {
 	l.checkLoads()
 	l.checkTimeline(nodes)
 	l.checkExpectations()
+	l.checkExplore(nodes)
 	l.checkComponents()
 }
 
@@ -549,7 +551,7 @@ func staticTimes(tl []TimelineEntry) []entryTime {
 			if j, ok := index[e.At.After]; ok && out[j].known {
 				out[i] = entryTime{at: out[j].at + e.At.Delay, known: true}
 			}
-		case e.At.Converged:
+		case e.At.Converged, e.At.Write > 0:
 		default:
 			out[i] = entryTime{at: e.At.Offset, known: true}
 		}
@@ -706,10 +708,13 @@ func (l *loader) checkAction(a Action, i int, p string, nodes []ClusterNode) {
 	case a.APIErrors != nil:
 		l.checkAPIErrors(a.APIErrors, p, nodes)
 	case a.ControllerRestart != nil:
-		l.checkComponentName(a.ControllerRestart.Component, childPath(p, "component"), restartableComponents())
+		l.checkComponentName(a.ControllerRestart.Component, childPath(p, "component"), l.restartable())
 		l.checkNonNegative(a.ControllerRestart.Downtime, childPath(p, "downtime"))
 	case a.WatchStall != nil:
 		l.checkWatchStall(a.WatchStall, p, nodes)
+	case a.WatchCoalesce != nil:
+		c := a.WatchCoalesce
+		l.checkWatchStall(&WatchStallArgs{Component: c.Component, Clients: c.Clients, For: c.For}, p, nodes)
 	case a.Load != nil:
 		l.checkLoadAction(a.Load, p)
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/reconsim/reconsim/explore"
 	"github.com/reconsim/reconsim/scenarios"
 )
 
@@ -126,7 +127,7 @@ func completionSpec() []completionCommand {
 	for _, cmd := range commands {
 		cc := completionCommand{name: cmd.name, summary: cmd.summary, flags: usageFlags(cmd.usage)}
 		switch cmd.name {
-		case "run", "validate", "show":
+		case "run", "validate", "show", "explore":
 			cc.words, cc.files = builtins, true
 		case "explain":
 			cc.words = scenarios.ExplainTopics()
@@ -157,6 +158,8 @@ func flagValueWords(f completionFlag) (words []string, dir bool) {
 		return keys, false
 	case "out":
 		return nil, true
+	case "strategy":
+		return explore.Strategies(), false
 	}
 	return nil, false
 }

@@ -1,10 +1,10 @@
 // Package cli is the `sim` command line: every subcommand (run, validate, list, show,
-// explain, schema, completion, sweep, merge, report, version), its flags, usage texts,
+// explain, schema, completion, sweep, explore, merge, report, version), its flags, usage texts,
 // summaries and exit statuses. cmd/sim and reconsim.Main run it; it is internal so that the
 // command line, not this package's Go API, is the contract.
 //
 // Contract: Run returns 0 when every expectation held (or the command succeeded), 1 when an
-// expectation failed, 2 for bad input or usage (with file:line:col for scenario problems) and
+// expectation failed (for `sim explore`: an invariant broke), 2 for bad input or usage (with file:line:col for scenario problems) and
 // 3 for an internal error (naming the seed and virtual time). It is the only code that reads
 // the wall clock (to report how fast a run was) and handles signals (Ctrl-C stops a run
 // cleanly and writes what was recorded).

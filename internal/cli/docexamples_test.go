@@ -107,7 +107,7 @@ type example struct {
 	nested bool
 }
 
-var scenarioSections = []string{"apiVersion", "kind", "name", "description", "seed", "duration", "stop", "cluster", "components", "loads", "objects", "timeline", "expect"}
+var scenarioSections = []string{"apiVersion", "kind", "name", "description", "seed", "duration", "stop", "cluster", "components", "loads", "objects", "timeline", "expect", "explore"}
 
 // docExamples returns every ```yaml block of docs/*.md.
 func docExamples(t *testing.T) []example {

@@ -98,7 +98,8 @@ func init() {
 		{"schema", "print the JSON Schema of the scenario format", schemaUsage, (*cli).cmdSchema},
 		{"completion", "print a shell completion script (bash, zsh, fish)", completionUsage, (*cli).cmdCompletion},
 		{"sweep", "run a parameter sweep: many runs in parallel, summarized", sweepUsage, (*cli).cmdSweep},
-		{"merge", "combine the shards of a sharded sweep", mergeUsage, (*cli).cmdMerge},
+		{"explore", "search fault schedules for a broken invariant, shrink what breaks", exploreUsage, (*cli).cmdExplore},
+		{"merge", "combine the shards of a sharded sweep or explore search", mergeUsage, (*cli).cmdMerge},
 		{"report", "re-render plots and report.html from a result directory", reportUsage, (*cli).cmdReport},
 		{"version", "print the version", versionUsage, (*cli).cmdVersion},
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reconsim/reconsim/explore"
 	"github.com/reconsim/reconsim/sim/sweep"
 )
 
@@ -45,7 +46,8 @@ const mergeUsage = `Usage:
 
 Combines the shards of a sharded sweep ('sim sweep --shard i/n') into the sweep.json,
 sweep.csv, junit.xml, plots and sweep.html the unsharded sweep would write, byte for
-byte. Each DIR is a shard directory (shard-i-of-n) or a directory holding them; every
+byte; or the shards of a sharded 'sim explore' into its explore.json, explore.html,
+junit.xml and reproducers (the merge shrinks the findings). Each DIR is a shard directory (shard-i-of-n) or a directory holding them; every
 shard 1/n..n/n must be present and finished.
 
 Flags:
@@ -170,6 +172,9 @@ func (c *cli) cmdMerge(args []string) int {
 			// The argument holds the shards: the results go beside them.
 			dir = fs.Arg(0)
 		}
+	}
+	if explore.HasShards(fs.Args()) {
+		return c.mergeExplore(fs.Args(), dir, *quiet)
 	}
 	outcome, err := sweep.Merge(fs.Args(), dir)
 	if err != nil {

@@ -72,7 +72,15 @@ type Server struct {
 	retryAfter  int
 	faults      []Fault
 	stats       *Stats
+	onWrite     func(req *Request)
 }
+
+// OnWrite sets the hook called after every acknowledged write: a create, update, patch or
+// delete (of an object or a subresource) that returned no error to its client, called in the
+// client's process right after the store served it and before the client sees the answer.
+// The simulator counts each component's writes with it (a timeline entry can run right after
+// a component's k-th write). The hook must not block or write. Nil removes it.
+func (s *Server) OnWrite(f func(req *Request)) { s.onWrite = f }
 
 // NewServer returns a server on kernel k with a new store (NewStore(k, cfg.Store)). cfg must
 // pass Validate: an invalid configuration is a programming error and panics with the reason.
@@ -150,6 +158,9 @@ func (s *Server) Do(ctx context.Context, req *Request) Response {
 	}
 	start := s.k.Now()
 	resp := s.do(p, req, vi)
+	if s.onWrite != nil && resp.Err == nil && isMutating(req.Verb) {
+		s.onWrite(req)
+	}
 	s.stats.observe(kind, s.resourceName(kind), vi, resp.Err, s.k.Now().Sub(start))
 	return resp
 }

@@ -63,10 +63,13 @@ type Watch struct {
 	gen       uint64 // generation of the pending delivery event; bumped to cancel it
 
 	stalledUntil sim.Time
-	closing      bool // the server ended the watch; only the close notice is left to deliver
-	stopped      bool // Stop was called or the close was delivered
-	registered   bool // was added to the kind's dispatch lists
-	removed      bool // taken out of them (or never to be added)
+	// coalesceUntil: before it, events about an object already queued replace the queued one
+	// (CoalesceWatches).
+	coalesceUntil sim.Time
+	closing       bool // the server ended the watch; only the close notice is left to deliver
+	stopped       bool // Stop was called or the close was delivered
+	registered    bool // was added to the kind's dispatch lists
+	removed       bool // taken out of them (or never to be added)
 }
 
 // queuedEvent is an event waiting for its delivery time; isClose marks the close notice.
@@ -228,7 +231,12 @@ func (w *Watch) offer(e *histEvent) {
 func (w *Watch) enqueue(ev WatchEvent) {
 	s := w.store
 	now := s.k.Now()
-	if now < w.stalledUntil && w.Pending() >= w.chanCap {
+	if now < w.coalesceUntil {
+		var keep bool
+		if ev, keep = w.coalesce(ev); !keep {
+			return
+		}
+	} else if now < w.stalledUntil && w.Pending() >= w.chanCap {
 		s.watchStats.ClosedOverflow++
 		w.close(nil)
 		return
@@ -242,6 +250,57 @@ func (w *Watch) enqueue(ev WatchEvent) {
 	w.queue = append(w.queue, queuedEvent{at: at, ev: ev})
 	if !w.scheduled {
 		w.schedule()
+	}
+}
+
+// coalesce takes the queued event about ev's object (same UID), if any, out of the queue and
+// returns the one event that stands for both, keep false when nothing is left to deliver (an
+// object added and deleted inside the window). The merged event keeps ev's object and
+// revision, so the queue stays in revision order.
+func (w *Watch) coalesce(ev WatchEvent) (WatchEvent, bool) {
+	if ev.Type == Bookmark || ev.Object == nil {
+		return ev, true
+	}
+	m := ev.Object.Meta()
+	for i := w.head; i < len(w.queue); i++ {
+		q := w.queue[i]
+		if q.isClose || q.ev.Type == Bookmark || q.ev.Object == nil {
+			continue
+		}
+		qm := q.ev.Object.Meta()
+		if qm.UID != m.UID || qm.Name != m.Name || qm.Namespace != m.Namespace {
+			continue
+		}
+		w.queue = append(w.queue[:i], w.queue[i+1:]...)
+		switch {
+		case q.ev.Type == Added && ev.Type == Deleted:
+			return ev, false
+		case q.ev.Type == Added:
+			ev.Type = Added
+		}
+		return ev, true
+	}
+	return ev, true
+}
+
+// CoalesceWatches makes every open watch whose client name match accepts deliver nothing
+// before until and, meanwhile, keep only the newest event of each object: when the window
+// ends the client sees each changed object's last state once (ADDED for an object created in
+// the window, DELETED for one deleted in it, nothing for one created and deleted in it), and
+// never the intermediate states. It is the "unobserved state" perturbation of Sieve (OSDI'22,
+// section 4.2). Watches opened during the window are not coalesced. An until not later than
+// now ends the window.
+func (s *Store) CoalesceWatches(match func(client string) bool, until sim.Time) {
+	if match == nil {
+		return
+	}
+	for _, ks := range s.kindList {
+		for _, w := range ks.watchers {
+			if match(w.client) {
+				w.coalesceUntil = until
+				w.setStall(max(until, w.stalledUntil))
+			}
+		}
 	}
 }
 

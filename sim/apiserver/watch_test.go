@@ -493,3 +493,54 @@ func TestStoppingTriggeredWatchesLeavesTheIndexClean(t *testing.T) {
 	assert.Empty(t, ks.watchers)
 	assert.Equal(t, 0, s.ActiveWatches())
 }
+
+// TestCoalesceWatchesDeliversOnlyLastStates: during a coalescing window a watcher gets
+// nothing; when it ends, each object changed in it arrives once, in its last state, in
+// revision order; an object created and deleted inside the window never shows; a watcher of
+// another client sees every event as it happens.
+func TestCoalesceWatchesDeliversOnlyLastStates(t *testing.T) {
+	k, s := newTestStore(t, nil)
+	a := mustCreate(t, s, newPod("a"))
+	mustCreate(t, s, newPod("b"))
+	slow, other := &recorder{k: k}, &recorder{k: k}
+	_, err := s.WatchAs("kube-controller-manager", model.KindPod, ListOptions{}, 0, slow)
+	require.NoError(t, err)
+	_, err = s.WatchAs("kube-scheduler", model.KindPod, ListOptions{}, 0, other)
+	require.NoError(t, err)
+	s.CoalesceWatches(func(c string) bool { return c == "kube-controller-manager" }, sim.FromDuration(5*time.Second))
+	label := func(p *model.Pod, v string) {
+		cur, err := s.Get(model.KindPod, "default", p.Name)
+		require.NoError(t, err)
+		next := cur.DeepCopyObject().(*model.Pod)
+		next.Labels = map[string]string{"v": v}
+		_, err = s.Update(next)
+		require.NoError(t, err)
+	}
+	k.After(1*time.Second, func() { label(a, "1") })
+	k.After(2*time.Second, func() { mustCreate(t, s, newPod("c")) })
+	k.After(3*time.Second, func() { label(a, "2") })
+	k.After(3*time.Second, func() { mustCreate(t, s, newPod("tmp")) })
+	k.After(4*time.Second, func() {
+		_, err := s.Delete(model.KindPod, "default", "tmp", DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+		require.NoError(t, err)
+		_, err = s.Delete(model.KindPod, "default", "b", DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+		require.NoError(t, err)
+	})
+	run(k, 4500*time.Millisecond)
+	assert.Empty(t, slow.nonBookmarks(), "nothing before the window ends")
+	assert.Len(t, other.nonBookmarks(), 8, "the other client sees every event (a pod deletion is a MODIFIED, then a DELETED)")
+	run(k, time.Second)
+	got := summary(slow.nonBookmarks())
+	require.Len(t, got, 3, "%v", got)
+	assert.Equal(t, "ADDED default/c@8", got[0])
+	assert.Regexp(t, `^MODIFIED default/a@\d+$`, got[1])
+	assert.Regexp(t, `^DELETED default/b@\d+$`, got[2])
+	last := slow.nonBookmarks()[1].Object.(*model.Pod)
+	assert.Equal(t, "2", last.Labels["v"], "a's last state only")
+
+	// After the window, events flow one by one again.
+	k.After(time.Second, func() { label(a, "3") })
+	k.After(2*time.Second, func() { label(a, "4") })
+	run(k, 3*time.Second)
+	assert.Len(t, slow.nonBookmarks(), 5)
+}

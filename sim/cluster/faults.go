@@ -123,7 +123,7 @@ func (w *world) restart(component string, downtime time.Duration) error {
 			if kcmFactory == nil {
 				kcmFactory = w.newKCMFactory()
 			}
-			ctrl, err := r.spec.build(kcmFactory)
+			ctrl, err := w.buildSpec(r.spec, kcmFactory)
 			if err != nil {
 				w.k.Emit("cluster", "error", component, 0, err.Error())
 				return

@@ -1,35 +1,275 @@
 package cluster
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/client"
 )
 
-func TestInvariantCheckerCatchesViolations(t *testing.T) {
-	w := &world{k: sim.New(1), conv: newConvergence()}
-	o := newObserver(w)
-	w.obs = o
-	pod := func(rv uint64, node string) *model.Pod {
-		return &model.Pod{ObjectMeta: model.ObjectMeta{Name: "p", Namespace: "default", UID: "u1", ResourceVersion: rv}, Spec: model.PodSpec{NodeName: node}}
-	}
-	o.checkInvariants(model.KindPod, nil, pod(5, ""))
-	o.checkInvariants(model.KindPod, nil, pod(6, "n1"))
-	assert.Empty(t, o.violations)
-	o.checkInvariants(model.KindPod, nil, pod(6, "n1"))
-	o.checkInvariants(model.KindPod, nil, pod(7, "n2"))
-	assert.Len(t, o.violations, 2)
-	assert.True(t, strings.Contains(o.violations[0], "resourceVersion 6 after 6"), o.violations[0])
-	assert.True(t, strings.Contains(o.violations[1], "moved from node n1 to n2"), o.violations[1])
+// oneShot is a test controller that runs act once, at a virtual time.
+type oneShot struct {
+	k    *sim.Kernel
+	at   time.Duration
+	act  func(p *sim.Proc)
+	proc *sim.Proc
+}
 
-	l := o.load("n1")
-	l.allocCPU, l.allocMem = 1000, 1<<30
-	l.cpu = 1500
-	o.recheck(l)
-	assert.Len(t, o.violations, 3)
-	assert.Contains(t, o.violations[2], "request cpu 1500m of 1000m")
+func (o *oneShot) Start() {
+	o.proc = o.k.Spawn("one-shot", func(p *sim.Proc) {
+		p.SleepUntil(sim.FromDuration(o.at))
+		o.act(p)
+	})
+}
+
+func (o *oneShot) Stop() { o.proc.Kill() }
+
+func oneShotController(name string, at time.Duration, act func(p *sim.Proc, c *client.Client)) Controller {
+	return Controller{Name: name, Build: func(k *sim.Kernel, c *client.Client, _ *client.SharedInformerFactory) (Runnable, error) {
+		return &oneShot{k: k, at: at, act: func(p *sim.Proc) { act(p, c) }}, nil
+	}}
+}
+
+func parseScenario(t *testing.T, text string, extra ...string) *scenarios.Scenario {
+	t.Helper()
+	scn, _, err := scenarios.ParseWith("test.yaml", []byte(text), "", scenarios.ParseOptions{Controllers: extra})
+	require.NoError(t, err)
+	return scn
+}
+
+func invariantResult(t *testing.T, res *report.Result, name string) report.ExpectationResult {
+	t.Helper()
+	for _, e := range res.Expectations {
+		if e.Name == InvariantPrefix+name {
+			return e
+		}
+	}
+	t.Fatalf("no result for invariant %s in %+v", name, res.Expectations)
+	return report.ExpectationResult{}
+}
+
+const statefulSetScenario = `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: sts
+duration: 8m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 3, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
+objects:
+- manifest:
+    apiVersion: apps/v1
+    kind: StatefulSet
+    metadata: {name: db, namespace: default}
+    spec:
+      replicas: 3
+      serviceName: db
+      selector: {matchLabels: {app: db}}
+      template:
+        metadata: {labels: {app: db}}
+        spec:
+          containers:
+          - {name: db, image: "db:1.0", resources: {requests: {cpu: "1", memory: 2Gi}}}
+timeline:
+- {at: 1m, action: node-partition, nodes: {names: [worker-0, worker-1]}}
+explore:
+  invariants: [statefulset-ordinal-once]
+`
+
+// TestStatefulSetOrdinalOnce: a controller that force-deletes the StatefulSet's pods on
+// partitioned nodes makes the set run an ordinal twice (the partitioned kubelets keep their
+// copies running); without it the invariant holds.
+func TestStatefulSetOrdinalOnce(t *testing.T) {
+	scn := parseScenario(t, statefulSetScenario)
+	res, err := Run(context.Background(), scn, Options{})
+	require.NoError(t, err)
+	assert.True(t, invariantResult(t, res, scenarios.InvariantStatefulSetOrdinalOnce).Passed, "upstream rules keep the ordinal single")
+
+	forceDelete := oneShotController("force-deleter", 3*time.Minute, func(p *sim.Proc, c *client.Client) {
+		pods, _, err := c.List(p, model.KindPod, apiserver.ListOptions{Namespace: "default"})
+		require.NoError(t, err)
+		for _, o := range pods {
+			if pod := o.(*model.Pod); pod.Spec.NodeName != "worker-2" {
+				require.NoError(t, c.Delete(p, model.KindPod, "default", pod.Name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}))
+			}
+		}
+	})
+	res, err = Run(context.Background(), parseScenario(t, statefulSetScenario), Options{Controllers: []Controller{forceDelete}})
+	require.NoError(t, err)
+	r := invariantResult(t, res, scenarios.InvariantStatefulSetOrdinalOnce)
+	assert.False(t, r.Passed)
+	assert.Regexp(t, `pod default/db-\d \(StatefulSet db\) runs on 2 nodes at once: worker-[01], worker-2`, r.Message)
+	assert.False(t, res.Passed, "a broken invariant fails the run")
+}
+
+const pdbScenario = `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: pdb
+duration: 5m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
+objects:
+- settled: true
+  manifest:
+    apiVersion: apps/v1
+    kind: ReplicaSet
+    metadata: {name: web, namespace: default}
+    spec:
+      replicas: 3
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          containers:
+          - {name: web, image: "web:1", resources: {requests: {cpu: 100m, memory: 128Mi}}}
+- manifest:
+    apiVersion: policy/v1
+    kind: PodDisruptionBudget
+    metadata: {name: web, namespace: default}
+    spec:
+      minAvailable: 3
+      selector: {matchLabels: {app: web}}
+timeline:
+- {at: 50s, action: controller-restart, component: disruption-controller, downtime: 3m}
+explore:
+  invariants: [pdb-respected]
+`
+
+// TestPDBRespected: an eviction the API server allows because a controller wrote a wrong
+// disruptionsAllowed into the budget's status (while the disruption controller is down and
+// cannot correct it) breaks pdb-respected; an eviction it refuses does not.
+func TestPDBRespected(t *testing.T) {
+	evict := func(corrupt bool) Controller {
+		return oneShotController("evictor", time.Minute, func(p *sim.Proc, c *client.Client) {
+			pods, _, err := c.List(p, model.KindPod, apiserver.ListOptions{Namespace: "default"})
+			require.NoError(t, err)
+			if corrupt {
+				obj, err := c.Get(p, model.KindPodDisruptionBudget, "default", "web")
+				require.NoError(t, err)
+				pdb := obj.(*model.PodDisruptionBudget)
+				pdb.Status.DisruptionsAllowed = 3
+				_, err = c.UpdateStatus(p, pdb)
+				require.NoError(t, err)
+			}
+			err = c.Evict(p, "default", pods[0].Meta().Name, nil)
+			assert.Equal(t, corrupt, err == nil, "evicted: %v", err)
+		})
+	}
+	res, err := Run(context.Background(), parseScenario(t, pdbScenario), Options{Controllers: []Controller{evict(false)}})
+	require.NoError(t, err)
+	assert.True(t, invariantResult(t, res, scenarios.InvariantPDBRespected).Passed)
+
+	res, err = Run(context.Background(), parseScenario(t, pdbScenario), Options{Controllers: []Controller{evict(true)}})
+	require.NoError(t, err)
+	r := invariantResult(t, res, scenarios.InvariantPDBRespected)
+	assert.False(t, r.Passed)
+	assert.Contains(t, r.Message, "left 2 healthy pods under PodDisruptionBudget default/web, which wants 3")
+}
+
+// TestConvergesInvariant: a scenario that never converges breaks converges; one that does
+// within settle holds it.
+func TestConvergesInvariant(t *testing.T) {
+	scn := loadBuiltin(t, "impossible-spec")
+	scn.Explore = &scenarios.Explore{Invariants: []string{scenarios.InvariantConverges}, Settle: time.Minute}
+	res, err := Run(context.Background(), scn, Options{})
+	require.NoError(t, err)
+	r := invariantResult(t, res, scenarios.InvariantConverges)
+	assert.False(t, r.Passed)
+	assert.Contains(t, r.Message, "had not converged")
+
+	scn = loadBuiltin(t, "node-failure")
+	scn.Explore = &scenarios.Explore{Invariants: []string{scenarios.InvariantConverges}, Settle: 10 * time.Minute}
+	res, err = Run(context.Background(), scn, Options{})
+	require.NoError(t, err)
+	assert.True(t, invariantResult(t, res, scenarios.InvariantConverges).Passed)
+	scn.Explore.Settle = time.Minute
+	res, err = Run(context.Background(), scn, Options{})
+	require.NoError(t, err)
+	r = invariantResult(t, res, scenarios.InvariantConverges)
+	assert.False(t, r.Passed, "node-failure takes about 5m50s to converge after the crash")
+	assert.Contains(t, r.Message, "later than settle (1m0s)")
+}
+
+// TestNoLostUpdateChecksTheStore: the end-of-run check compares each object's last
+// acknowledged write with what the store returns.
+func TestNoLostUpdateChecksTheStore(t *testing.T) {
+	scn := loadBuiltin(t, "node-failure")
+	scn.Explore = &scenarios.Explore{Invariants: []string{scenarios.InvariantNoLostUpdate}}
+	res, err := Run(context.Background(), scn, Options{})
+	require.NoError(t, err)
+	assert.True(t, invariantResult(t, res, scenarios.InvariantNoLostUpdate).Passed)
+
+	w, err := build(scn, 1, nil)
+	require.NoError(t, err)
+	require.NoError(t, w.createObjects())
+	w.inv.written["ReplicaSet/default/web"] = 1 // an acknowledged write the store does not hold
+	w.inv.checkWritten()
+	assert.Contains(t, w.inv.failed[scenarios.InvariantNoLostUpdate], "ReplicaSet default/web: the last acknowledged write has resourceVersion 1, a read returns")
+}
+
+// TestAtWrite: an entry at {write: k, by: C} runs right after C's k-th acknowledged write,
+// and never when C writes fewer times.
+func TestAtWrite(t *testing.T) {
+	const text = `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: at-write
+duration: 3m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 2, capacity: {cpu: "4", memory: 16Gi}}
+objects:
+- manifest:
+    apiVersion: apps/v1
+    kind: ReplicaSet
+    metadata: {name: web, namespace: default}
+    spec:
+      replicas: 3
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          containers:
+          - {name: web, image: "web:1", resources: {requests: {cpu: 100m, memory: 128Mi}}}
+timeline:
+- {name: second, at: {write: 2, by: replicaset-controller}, action: controller-restart, component: replicaset-controller}
+- {name: never, at: {write: 100000, by: replicaset-controller}, action: controller-restart, component: replicaset-controller}
+`
+	var trace strings.Builder
+	var writes map[string]int
+	res, err := Run(context.Background(), parseScenario(t, text), Options{Trace: &trace, Writes: func(c map[string]int) { writes = c }})
+	require.NoError(t, err)
+	var ran []string
+	for _, c := range res.Convergence {
+		ran = append(ran, c.Name)
+	}
+	assert.Equal(t, []string{"start", "second"}, ran)
+	assert.Greater(t, writes["replicaset-controller"], 3)
+	assert.Equal(t, writes["kube-controller-manager"], writes["replicaset-controller"]+writes["garbage-collector-controller"]+writes["endpointslice-controller"]+
+		writes["deployment-controller"]+writes["statefulset-controller"]+writes["daemonset-controller"]+writes["disruption-controller"]+
+		writes["node-lifecycle-controller"]+writes["taint-eviction-controller"]+writes["pod-garbage-collector-controller"]+writes["horizontal-pod-autoscaler-controller"],
+		"kube-controller-manager counts every controller's writes")
+	// The restart comes right after the second pod creation: between the two, no third.
+	lines := strings.Split(trace.String(), "\n")
+	creates, stopAt := 0, -1
+	for i, l := range lines {
+		if strings.Contains(l, "component-stop") && strings.Contains(l, "replicaset-controller") {
+			stopAt = i
+			break
+		}
+		if strings.Contains(l, "kube-apiserver create Pod ") { // only the ReplicaSet controller creates pods here
+			creates++
+		}
+	}
+	require.GreaterOrEqual(t, stopAt, 0, "the restart ran")
+	assert.Equal(t, 2, creates, "the restart follows the second write")
 }

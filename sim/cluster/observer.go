@@ -3,9 +3,11 @@ package cluster
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
 )
@@ -43,6 +45,7 @@ type observer struct {
 }
 
 type nodeLoad struct {
+	name               string
 	allocCPU, allocMem int64 // milli-CPU, bytes; 0 before the Node is seen
 	cpu, mem           int64
 	over               bool
@@ -59,6 +62,9 @@ func newObserver(w *world) *observer {
 // commit is the API server's commit hook.
 func (o *observer) commit(kind model.Kind, old, new model.Object) {
 	o.checkInvariants(kind, old, new)
+	if o.w.inv != nil {
+		o.w.inv.commit(kind, old, new)
+	}
 	switch kind {
 	case model.KindPod:
 		o.pod(old, -1)
@@ -200,7 +206,7 @@ func (o *observer) checkInvariants(kind model.Kind, old, new model.Object) {
 	if new != nil {
 		rv := new.Meta().ResourceVersion
 		if rv <= o.lastRV {
-			o.violate(fmt.Sprintf("%s: %s written with resourceVersion %d after %d", now, model.Ref(new), rv, o.lastRV))
+			o.violate(scenarios.InvariantResourceVersionsGrow, fmt.Sprintf("%s: %s written with resourceVersion %d after %d", now, model.Ref(new), rv, o.lastRV))
 		}
 		o.lastRV = rv
 	}
@@ -208,7 +214,7 @@ func (o *observer) checkInvariants(kind model.Kind, old, new model.Object) {
 		if first, seen := o.podNode[p.UID]; !seen {
 			o.podNode[p.UID] = p.Spec.NodeName
 		} else if first != p.Spec.NodeName {
-			o.violate(fmt.Sprintf("%s: pod %s moved from node %s to %s", now, model.Key(p), first, p.Spec.NodeName))
+			o.violate(scenarios.InvariantPodBoundOnce, fmt.Sprintf("%s: pod %s moved from node %s to %s", now, model.Key(p), first, p.Spec.NodeName))
 		}
 	}
 	if new == nil {
@@ -218,9 +224,14 @@ func (o *observer) checkInvariants(kind model.Kind, old, new model.Object) {
 	}
 }
 
-func (o *observer) violate(msg string) {
+// violate records a violation of the built-in invariant name (scenarios.Invariants).
+func (o *observer) violate(name, msg string) {
 	if len(o.violations) < 100 {
 		o.violations = append(o.violations, msg)
+	}
+	if o.w.inv != nil {
+		_, m, _ := strings.Cut(msg, ": ")
+		o.w.inv.fail(name, m)
 	}
 }
 
@@ -289,7 +300,7 @@ func (o *observer) node(obj model.Object, sign int) {
 func (o *observer) load(nodeName string) *nodeLoad {
 	l := o.requested[nodeName]
 	if l == nil {
-		l = &nodeLoad{}
+		l = &nodeLoad{name: nodeName}
 		o.requested[nodeName] = l
 	}
 	return l
@@ -301,7 +312,7 @@ func (o *observer) recheck(l *nodeLoad) {
 	over := l.allocCPU > 0 && (l.cpu > l.allocCPU || l.mem > l.allocMem)
 	if over != l.over {
 		if over {
-			o.violate(fmt.Sprintf("%s: a node's pods request cpu %dm of %dm, memory %d of %d", o.w.k.Now(), l.cpu, l.allocCPU, l.mem, l.allocMem))
+			o.violate(scenarios.InvariantNodeWithinAllocatable, fmt.Sprintf("%s: node %s: its pods request cpu %dm of %dm, memory %d of %d", o.w.k.Now(), l.name, l.cpu, l.allocCPU, l.mem, l.allocMem))
 			o.overcommits++
 		} else {
 			o.overcommits--

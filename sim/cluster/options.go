@@ -23,4 +23,11 @@ type Options struct {
 	// PanicAt, when positive, makes a test-only process panic at that virtual time. It exists
 	// so tests of callers (the CLI, sweeps) can check how a panicking run is reported.
 	PanicAt sim.Time
+	// Controllers are the caller's own controllers, run in kube-controller-manager beside the
+	// built-in ones (a test seam: `sim explore`'s tests plant a buggy controller this way).
+	Controllers []Controller
+	// Writes, when set, receives at the end of the run how many acknowledged writes each
+	// component made (by component name: a controller, kube-controller-manager for all of
+	// them, kube-scheduler): `sim explore`'s targeted strategies enumerate these writes.
+	Writes func(counts map[string]int)
 }

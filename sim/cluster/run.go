@@ -21,7 +21,7 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	if opts.SeedSet {
 		seed = opts.Seed
 	}
-	w, err := build(scn, seed)
+	w, err := build(scn, seed, opts.Controllers)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
@@ -32,6 +32,7 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 		return nil, err
 	}
 	tl := newTimeline(w)
+	w.onWrite = tl.wrote
 	ex := newExpectations(w, tl)
 	w.obs.onChange = func() {
 		tl.onChange()
@@ -89,6 +90,11 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	res.Verdicts = append(res.Verdicts, tl.failedVerdicts()...)
 	res.Series = w.obs.finish(w.k.Now())
 	res.Expectations = ex.results(res.Verdicts, res.Series, w.k.Now())
+	stop := res.StopReason
+	res.Expectations = append(res.Expectations, w.inv.finish(tl, stop)...)
+	if opts.Writes != nil {
+		opts.Writes(w.writes)
+	}
 	res.Passed = out.Reason != sim.StopError && !interrupted
 	for _, e := range res.Expectations {
 		res.Passed = res.Passed && e.Passed

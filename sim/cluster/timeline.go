@@ -35,6 +35,8 @@ type timeline struct {
 	waitingConverged map[int][]int
 	// waitingAfter[i] lists the entries that run Delay after entry i ran.
 	waitingAfter map[int][]int
+	// waitingWrite[c][k] lists the entries that run Delay after component c's k-th write.
+	waitingWrite map[string]map[int][]int
 }
 
 type actionRecord struct {
@@ -61,7 +63,7 @@ type actionRecord struct {
 }
 
 func newTimeline(w *world) *timeline {
-	tl := &timeline{w: w, entries: w.scn.Timeline, waitingConverged: map[int][]int{}, waitingAfter: map[int][]int{}}
+	tl := &timeline{w: w, entries: w.scn.Timeline, waitingConverged: map[int][]int{}, waitingAfter: map[int][]int{}, waitingWrite: map[string]map[int][]int{}}
 	tl.records = append(tl.records, &actionRecord{action: "start", name: "start", ran: true, done: true})
 	for _, e := range tl.entries {
 		tl.records = append(tl.records, &actionRecord{action: e.Action.Name(), name: e.Name})
@@ -81,9 +83,27 @@ func (tl *timeline) schedule() {
 		case e.At.Converged:
 			// After the previous entry (record i, since record 0 is the start).
 			tl.waitingConverged[i] = append(tl.waitingConverged[i], i)
+		case e.At.Write > 0:
+			m := tl.waitingWrite[e.At.By]
+			if m == nil {
+				m = map[int][]int{}
+				tl.waitingWrite[e.At.By] = m
+			}
+			m[e.At.Write] = append(m[e.At.Write], i)
 		default:
 			tl.w.k.After(e.At.Offset, func() { tl.run(i) })
 		}
+	}
+}
+
+// wrote runs the entries waiting for component's n-th acknowledged write. They run from a
+// kernel event Delay later (at the same virtual time for no delay), not inside the write:
+// the writer's process carries on until it next blocks, as a process crashing right after a
+// write's answer arrived would have got no further than that.
+func (tl *timeline) wrote(component string, n int) {
+	for _, i := range tl.waitingWrite[component][n] {
+		i := i
+		tl.w.k.After(tl.entries[i].At.Delay, func() { tl.run(i) })
 	}
 }
 
@@ -295,6 +315,10 @@ func (tl *timeline) run(i int) {
 		finish()
 	case a.WatchStall != nil:
 		w.srv.Store().StallWatches(stallClients(a.WatchStall), w.k.Now().Add(a.WatchStall.For))
+		finish()
+	case a.WatchCoalesce != nil:
+		c := a.WatchCoalesce
+		w.srv.Store().CoalesceWatches(stallClients(&scenarios.WatchStallArgs{Component: c.Component, Clients: c.Clients}), w.k.Now().Add(c.For))
 		finish()
 	default:
 		w.k.Emit("timeline", "error", entryLabel(e), 0, "action not supported by this simulator version")

@@ -72,6 +72,43 @@ type world struct {
 	conv   *convergence
 	obs    *observer
 	rand   *rand.Rand
+
+	// extra are the caller's own controllers (Options.Controllers), run in
+	// kube-controller-manager beside the built-in ones.
+	extra []Controller
+	// building names the controller whose build function runs now; component() records which
+	// component each client belongs to (componentsOf) while it is set.
+	building     string
+	componentsOf map[string][]string // client name -> the components its writes count for
+	writes       map[string]int      // acknowledged writes per component
+	inv          *invariants
+	// onWrite is called after each acknowledged write of a component, with its count so far.
+	onWrite func(component string, n int)
+}
+
+// Controller is a controller of the caller's, run in kube-controller-manager beside the
+// built-in ones (Options.Controllers): it gets its own client, named Name, and the shared
+// informer factory; controller-restart and at: {write: K, by: Name} address it by Name.
+type Controller struct {
+	Name  string
+	Build func(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory) (Runnable, error)
+}
+
+// Runnable is what a controller provides: Start after its informer factory was started; Stop
+// kills its processes and work queues.
+type Runnable = runnable
+
+// countWrite counts an acknowledged write of the client's components.
+func (w *world) countWrite(req *apiserver.Request) {
+	if req.Subresource == apiserver.SubresourceEviction && w.inv != nil {
+		w.inv.eviction(req)
+	}
+	for _, c := range w.componentsOf[req.Client] {
+		w.writes[c]++
+		if w.onWrite != nil {
+			w.onWrite(c, w.writes[c])
+		}
+	}
 }
 
 // resyncRand is the stream the informer resync periods are drawn from.
@@ -91,11 +128,13 @@ func (s eventSink) Record(ev *model.Event) {
 
 // build creates the world at virtual time 0: the API server with its system namespaces, the
 // scenario's extra namespaces, every component (not yet started) and the kubelets.
-func build(scn *scenarios.Scenario, seed uint64) (*world, error) {
+func build(scn *scenarios.Scenario, seed uint64, extra []Controller) (*world, error) {
 	comps := &scn.Components
 	k := sim.New(seed)
-	w := &world{scn: scn, comps: comps, k: k, kubelet: map[string]*node.Kubelet{}, conv: newConvergence()}
+	w := &world{scn: scn, comps: comps, k: k, kubelet: map[string]*node.Kubelet{}, conv: newConvergence(),
+		extra: extra, componentsOf: map[string][]string{}, writes: map[string]int{}}
 	w.obs = newObserver(w)
+	w.inv = newInvariants(w)
 	w.conv.onServing = func(t *rsTrack) {
 		w.obs.sample(strings.ToLower(string(t.kind))+"."+model.KeyOf(t.namespace, t.name)+".serving", "pods", float64(t.good))
 	}
@@ -119,6 +158,7 @@ func build(scn *scenarios.Scenario, seed uint64) (*world, error) {
 		return nil, fmt.Errorf("kube-apiserver configuration: %w", err)
 	}
 	w.srv = apiserver.NewServer(k, cfg)
+	w.srv.OnWrite(w.countWrite)
 	w.kubectl = client.New(w.srv, "kubectl", client.Config{QPS: -1})
 
 	store := w.srv.Store()
@@ -145,6 +185,13 @@ func build(scn *scenarios.Scenario, seed uint64) (*world, error) {
 // token bucket; the shared informers use one more client.
 func (w *world) component(name string, qps float64, burst int) (*client.Client, record.Recorder) {
 	c := client.New(w.srv, name, client.Config{QPS: qps, Burst: burst})
+	if w.building != "" && len(w.componentsOf[name]) == 0 {
+		if w.building == scenarios.ComponentScheduler {
+			w.componentsOf[name] = []string{scenarios.ComponentScheduler}
+		} else {
+			w.componentsOf[name] = []string{w.building, scenarios.ComponentControllerManager}
+		}
+	}
 	return c, record.New(w.k, eventSink{w}, name, "")
 }
 
@@ -178,7 +225,7 @@ func (w *world) controllerSpecs() []controllerSpec {
 	kcm := scenarios.ComponentControllerManager
 	qps := comps.Float(kcm, "kube-api-qps")
 	burst := comps.Int(kcm, "kube-api-burst")
-	return []controllerSpec{
+	specs := []controllerSpec{
 		{"replicaset-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := replicaset.DefaultConfig()
 			cfg.ConcurrentReplicaSetSyncs = comps.Int(kcm, "concurrent-replicaset-syncs")
@@ -274,6 +321,20 @@ func (w *world) controllerSpecs() []controllerSpec {
 			return w.taints, nil
 		}},
 	}
+	for _, x := range w.extra {
+		specs = append(specs, controllerSpec{x.Name, func(f *client.SharedInformerFactory) (runnable, error) {
+			c, _ := w.component(x.Name, qps, burst)
+			return x.Build(w.k, c, f)
+		}})
+	}
+	return specs
+}
+
+// buildSpec builds one controller, recording its clients as its own.
+func (w *world) buildSpec(spec controllerSpec, f *client.SharedInformerFactory) (runnable, error) {
+	w.building = spec.name
+	defer func() { w.building = "" }()
+	return spec.build(f)
 }
 
 // newKCMFactory returns a fresh kube-controller-manager informer factory (empty caches).
@@ -292,7 +353,7 @@ func (w *world) buildKCM() ([]*running, error) {
 	f := w.newKCMFactory()
 	var out []*running
 	for _, spec := range w.controllerSpecs() {
-		ctrl, err := spec.build(f)
+		ctrl, err := w.buildSpec(spec, f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.name, err)
 		}
@@ -310,14 +371,16 @@ func (w *world) buildScheduler() (*running, error) {
 	cfg.KubeAPIBurst = w.comps.Int(ks, "kube-api-burst")
 	cfg.PodInitialBackoffSeconds = int64(w.comps.Int(ks, "pod-initial-backoff-seconds"))
 	cfg.PodMaxBackoffSeconds = int64(w.comps.Int(ks, "pod-max-backoff-seconds"))
+	w.building = ks
 	c, rec := w.component(cfg.SchedulerName, cfg.KubeAPIQPS, cfg.KubeAPIBurst)
+	w.building = ""
 	spec := controllerSpec{name: ks, build: func(f *client.SharedInformerFactory) (runnable, error) {
 		sched, err := scheduler.New(w.k, c, f, rec, cfg)
 		w.sched = sched
 		return sched, err
 	}}
 	f := client.NewSharedInformerFactory(c, 0)
-	ctrl, err := spec.build(f)
+	ctrl, err := w.buildSpec(spec, f)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}

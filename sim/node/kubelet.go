@@ -192,6 +192,17 @@ func (kl *Kubelet) RunningPods() int {
 	return n
 }
 
+// RunsPod reports whether the kubelet runs a container of a pod called key (namespace/name),
+// whatever the API server says: a partitioned node's pods keep running.
+func (kl *Kubelet) RunsPod(key string) bool {
+	for _, rt := range kl.runtime { //detlint:ordered any match answers
+		if rt.key == key && rt.anyRunning() {
+			return true
+		}
+	}
+	return false
+}
+
 func (kl *Kubelet) stalled() bool { return kl.k.Now() < kl.stallUntil }
 
 // emit writes one trace line about obj ("Node n1", "Pod ns/name").

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// progress reports how a sweep is going: a bar redrawn in place on a terminal, or a plain
-// line every 10% of the runs in a log. Failed runs are always reported, each on its own line
-// with its reproduce command. It is safe for concurrent use.
-type progress struct {
+// Progress reports how a batch of runs is going (a sweep, `sim explore`): a bar redrawn in
+// place on a terminal, or a plain line every 10% of the runs in a log. Failed runs are always
+// reported, each on its own line. It is safe for concurrent use.
+type Progress struct {
 	mu       sync.Mutex
 	w        io.Writer
 	style    ProgressStyle
@@ -27,27 +27,43 @@ type progress struct {
 	// lastDraw is when the bar was last drawn; the bar is redrawn at most every 100ms.
 	lastDraw time.Time
 	barShown bool
+	// failedWord says what the failure count counts ("failed" for a sweep).
+	failedWord string
 }
 
-func newProgress(w io.Writer, style ProgressStyle, now func() time.Time, total, resumed int) *progress {
-	p := &progress{w: w, style: style, now: now, total: total, resumed: resumed, done: resumed}
+// NewProgress returns a Progress writing to w (nil: none) for total runs, of which resumed
+// are already done; now reads the wall clock for the ETA (nil: no ETA).
+func NewProgress(w io.Writer, style ProgressStyle, now func() time.Time, total, resumed int) *Progress {
+	p := &Progress{w: w, style: style, now: now, total: total, resumed: resumed, done: resumed, failedWord: "failed"}
 	if now != nil {
 		p.started = now()
 	}
 	return p
 }
 
+func newProgress(w io.Writer, style ProgressStyle, now func() time.Time, total, resumed int) *Progress {
+	return NewProgress(w, style, now, total, resumed)
+}
+
+// CountAs names what the failure count counts in the status ("1 failed", "1 with findings").
+func (p *Progress) CountAs(word string) { p.failedWord = word }
+
 // start announces the sweep.
-func (p *progress) start(name string, shard Shard, jobs int) {
+func (p *Progress) start(name string, shard Shard, jobs int) {
+	what := fmt.Sprintf("sweep %s: %d runs", name, p.total)
+	if shard.Sharded() {
+		what = fmt.Sprintf("sweep %s, shard %s: %d runs", name, shard, p.total)
+	}
+	p.Start(what, jobs)
+}
+
+// Start announces the batch: what ("sweep x: 20 runs") and the number of jobs.
+func (p *Progress) Start(what string, jobs int) {
 	if p.w == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	what := fmt.Sprintf("sweep %s: %d runs", name, p.total)
-	if shard.Sharded() {
-		what = fmt.Sprintf("sweep %s, shard %s: %d runs", name, shard, p.total)
-	}
 	if p.resumed > 0 {
 		what += fmt.Sprintf(" (%d already done, resumed)", p.resumed)
 	}
@@ -56,7 +72,7 @@ func (p *progress) start(name string, shard Shard, jobs int) {
 	p.draw(true)
 }
 
-func (p *progress) tenth() int {
+func (p *Progress) tenth() int {
 	if p.total == 0 {
 		return 10
 	}
@@ -64,7 +80,17 @@ func (p *progress) tenth() int {
 }
 
 // finished records one executed run.
-func (p *progress) finished(rec *RunRecord) {
+func (p *Progress) finished(rec *RunRecord) {
+	var report string
+	if rec.Failed() {
+		report = fmt.Sprintf("run %s (seed %d) failed: %s\n  reproduce: %s", rec.ID, rec.Seed, firstLine(rec.Error), rec.Reproduce)
+	}
+	p.Finished(rec.Failed(), report)
+}
+
+// Finished records one executed run; a failed one counts as such and its report, if not
+// empty, is printed on lines of its own.
+func (p *Progress) Finished(failed bool, report string) {
 	if p.w == nil {
 		return
 	}
@@ -72,14 +98,16 @@ func (p *progress) finished(rec *RunRecord) {
 	defer p.mu.Unlock()
 	p.done++
 	p.executed++
-	if rec.Failed() {
+	if failed {
 		p.failed++
+	}
+	if report != "" {
 		p.clearBar()
-		fmt.Fprintf(p.w, "run %s (seed %d) failed: %s\n  reproduce: %s\n", rec.ID, rec.Seed, firstLine(rec.Error), rec.Reproduce)
+		fmt.Fprintln(p.w, report)
 	}
 	switch p.style {
 	case ProgressBar:
-		p.draw(rec.Failed() || p.done == p.total)
+		p.draw(failed || p.done == p.total)
 	default:
 		if t := p.tenth(); t > p.lastTenth {
 			p.lastTenth = t
@@ -88,8 +116,10 @@ func (p *progress) finished(rec *RunRecord) {
 	}
 }
 
-// end finishes the bar's line.
-func (p *progress) end() {
+func (p *Progress) end() { p.End() }
+
+// End finishes the bar's line.
+func (p *Progress) End() {
 	if p.w == nil {
 		return
 	}
@@ -103,8 +133,8 @@ func (p *progress) end() {
 }
 
 // status is "120/1000 runs done, 1 failed, ETA 1m10s".
-func (p *progress) status() string {
-	s := fmt.Sprintf("%d/%d runs done, %d failed", p.done, p.total, p.failed)
+func (p *Progress) status() string {
+	s := fmt.Sprintf("%d/%d runs done, %d %s", p.done, p.total, p.failed, p.failedWord)
 	if eta, ok := p.eta(); ok {
 		s += ", ETA " + eta
 	}
@@ -112,7 +142,7 @@ func (p *progress) status() string {
 }
 
 // eta extrapolates the time left from the runs executed so far.
-func (p *progress) eta() (string, bool) {
+func (p *Progress) eta() (string, bool) {
 	if p.now == nil || p.executed == 0 || p.done >= p.total {
 		return "", false
 	}
@@ -123,7 +153,7 @@ func (p *progress) eta() (string, bool) {
 
 const barWidth = 30
 
-func (p *progress) draw(force bool) {
+func (p *Progress) draw(force bool) {
 	if p.style != ProgressBar {
 		return
 	}
@@ -144,7 +174,7 @@ func (p *progress) draw(force bool) {
 }
 
 // clearBar erases the bar's line so a message can be printed in its place.
-func (p *progress) clearBar() {
+func (p *Progress) clearBar() {
 	if p.style == ProgressBar && p.barShown {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.barShown = false

@@ -66,6 +66,9 @@ func (s Shard) Dir() string { return fmt.Sprintf("shard-%d-of-%d", s.Index, s.Co
 // owns reports whether the shard runs the run with index i.
 func (s Shard) owns(i int) bool { return !s.Sharded() || i%s.Count == s.Index-1 }
 
+// Owns reports whether the shard runs the run with index i (every run, for the zero Shard).
+func (s Shard) Owns(i int) bool { return s.owns(i) }
+
 // ProgressStyle says how Run reports progress.
 type ProgressStyle int
 

@@ -37,7 +37,7 @@ expect:
 - {passRate: {min: 0.9}, at: overall}
 `
 
-// goroutines starts each worker on its own goroutine, as cmd/sim does (test files are
+// goroutines starts each worker on its own goroutine, as internal/cli does (test files are
 // outside the determinism lint).
 func goroutines(work func()) { go work() }
 
@@ -205,10 +205,10 @@ func TestPanickingRunIsRecordedAndTheSweepGoesOn(t *testing.T) {
 	// The point of the failed run errors in JUnit, naming the seed and the command.
 	data, err := os.ReadFile(filepath.Join(dir, JUnitFile))
 	require.NoError(t, err)
-	var doc junitSuites
+	var doc JUnitSuites
 	require.NoError(t, xml.Unmarshal(data, &doc))
 	assert.Equal(t, 1, doc.Errors)
-	var erroring []junitCase
+	var erroring []JUnitCase
 	for _, c := range doc.Suites[0].Cases {
 		if c.Error != nil {
 			erroring = append(erroring, c)

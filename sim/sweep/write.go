@@ -108,38 +108,43 @@ func EncodeCSV(res *Result) ([]byte, error) {
 	return buf.Bytes(), w.Error()
 }
 
-// JUnit XML, as Jenkins, GitLab and GitHub test reporters read it.
-type junitSuites struct {
+// JUnitSuites is a JUnit XML document, as Jenkins, GitLab and GitHub test reporters read it
+// (sweeps and `sim explore` write one).
+type JUnitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	Suites   []JUnitSuite `xml:"testsuite"`
 }
 
-type junitSuite struct {
+// JUnitSuite is one test suite.
+type JUnitSuite struct {
 	Name       string          `xml:"name,attr"`
 	Tests      int             `xml:"tests,attr"`
 	Failures   int             `xml:"failures,attr"`
 	Errors     int             `xml:"errors,attr"`
-	Properties []junitProperty `xml:"properties>property"`
-	Cases      []junitCase     `xml:"testcase"`
+	Properties []JUnitProperty `xml:"properties>property"`
+	Cases      []JUnitCase     `xml:"testcase"`
 }
 
-type junitProperty struct {
+// JUnitProperty is one suite property.
+type JUnitProperty struct {
 	Name  string `xml:"name,attr"`
 	Value string `xml:"value,attr"`
 }
 
-type junitCase struct {
+// JUnitCase is one test case; Failure or Error is set when it did not pass.
+type JUnitCase struct {
 	ClassName string        `xml:"classname,attr"`
 	Name      string        `xml:"name,attr"`
-	Failure   *junitProblem `xml:"failure,omitempty"`
-	Error     *junitProblem `xml:"error,omitempty"`
+	Failure   *JUnitProblem `xml:"failure,omitempty"`
+	Error     *JUnitProblem `xml:"error,omitempty"`
 }
 
-type junitProblem struct {
+// JUnitProblem is a test case's failure or error.
+type JUnitProblem struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"`
 	Text    string `xml:",chardata"`
@@ -151,7 +156,7 @@ type junitProblem struct {
 // expectation. No times are written, so the file is deterministic.
 func EncodeJUnit(res *Result) ([]byte, error) {
 	spec := res.Spec
-	suite := junitSuite{Name: spec.Name, Properties: []junitProperty{
+	suite := JUnitSuite{Name: spec.Name, Properties: []JUnitProperty{
 		{"scenario", spec.Scenario},
 		{"seeds", strconv.Itoa(len(spec.Seeds))},
 		{"runs", strconv.Itoa(res.TotalRuns)},
@@ -164,7 +169,7 @@ func EncodeJUnit(res *Result) ([]byte, error) {
 	}
 	every := everyPoint(spec)
 	for _, pr := range res.Points {
-		tc := junitCase{ClassName: class, Name: pr.ID + ": " + paramsLabel(pr.Parameters)}
+		tc := JUnitCase{ClassName: class, Name: pr.ID + ": " + paramsLabel(pr.Parameters)}
 		runs := res.pointRuns(pr.ID)
 		var failed []string
 		for i, pe := range pr.Expectations {
@@ -188,7 +193,7 @@ func EncodeJUnit(res *Result) ([]byte, error) {
 			if tc.Failure != nil {
 				text += "\n" + tc.Failure.Text
 			}
-			tc.Error = &junitProblem{Message: fmt.Sprintf("%d of %d runs failed", nErr, len(runs)), Type: "run-failed", Text: text}
+			tc.Error = &JUnitProblem{Message: fmt.Sprintf("%d of %d runs failed", nErr, len(runs)), Type: "run-failed", Text: text}
 			tc.Failure = nil
 			suite.Errors++
 		case tc.Failure != nil:
@@ -201,14 +206,14 @@ func EncodeJUnit(res *Result) ([]byte, error) {
 		if x.At != AtOverall {
 			// A finding held at every point: the finding is gone, which fails the sweep.
 			if er := res.Expectations[i]; x.Finding && er.Passed {
-				suite.Cases = append(suite.Cases, junitCase{ClassName: class, Name: "finding: " + x.Name,
-					Failure: &junitProblem{Type: "expectation", Message: "finding not reproduced: " + x.Name, Text: er.Message + "\n"}})
+				suite.Cases = append(suite.Cases, JUnitCase{ClassName: class, Name: "finding: " + x.Name,
+					Failure: &JUnitProblem{Type: "expectation", Message: "finding not reproduced: " + x.Name, Text: er.Message + "\n"}})
 				suite.Failures++
 			}
 			continue
 		}
 		er := res.Expectations[i]
-		tc := junitCase{ClassName: class, Name: "overall: " + x.Name}
+		tc := JUnitCase{ClassName: class, Name: "overall: " + x.Name}
 		if er.Passed == x.Finding {
 			tc.failureText(x, er.Message, er.FailingSeeds, res.Runs)
 			tc.Failure.Message = "expectation failed: " + x.Name
@@ -217,7 +222,12 @@ func EncodeJUnit(res *Result) ([]byte, error) {
 		suite.Cases = append(suite.Cases, tc)
 	}
 	suite.Tests = len(suite.Cases)
-	doc := junitSuites{Name: "sweep " + spec.Name, Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors, Suites: []junitSuite{suite}}
+	doc := JUnitSuites{Name: "sweep " + spec.Name, Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors, Suites: []JUnitSuite{suite}}
+	return doc.Encode()
+}
+
+// Encode writes the document: the XML header, two-space indentation, a final newline.
+func (doc JUnitSuites) Encode() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString(xml.Header)
 	enc := xml.NewEncoder(&buf)
@@ -233,9 +243,9 @@ func EncodeJUnit(res *Result) ([]byte, error) {
 const maxSeedsListed = 50
 
 // failureText appends an expectation's failure to the test case's failure text.
-func (tc *junitCase) failureText(x Expectation, msg string, seeds []uint64, runs []RunRecord) {
+func (tc *JUnitCase) failureText(x Expectation, msg string, seeds []uint64, runs []RunRecord) {
 	if tc.Failure == nil {
-		tc.Failure = &junitProblem{Type: "expectation"}
+		tc.Failure = &JUnitProblem{Type: "expectation"}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", x.Name, msg)
