@@ -118,7 +118,12 @@ type DecodeOptions struct {
 	// File names the input in positions.
 	File string
 	// Strict makes an unknown field an error (with a did-you-mean hint) instead of a warning.
+	// A field that Kubernetes has but the simulator does not model is not unknown: it is
+	// ignored with a warning saying so (see RefuseUnmodelled).
 	Strict bool
+	// RefuseUnmodelled makes a field that Kubernetes has but the simulator does not model an
+	// error (the CLI's --strict) instead of a warning.
+	RefuseUnmodelled bool
 	// Path is prefixed to every reported path, for a node that sits inside a larger document.
 	Path string
 	// MaxNodes is the node budget; 0 means DefaultMaxDecodeNodes.
@@ -164,6 +169,7 @@ func DecodeNode(node *yaml.Node, out any, opts DecodeOptions) (warnings []Warnin
 	if node != nil {
 		d.decodeValue(node, rv.Elem(), opts.Path)
 	}
+	d.finish()
 	return d.warnings, d.errs
 }
 
@@ -184,6 +190,12 @@ type Decoder struct {
 	errSeen   map[string]bool
 	// path is the field path of the node a custom decoder is working on.
 	path string
+	// unmodelled collects the fields Kubernetes has that were ignored, for finish.
+	unmodelled []unmodelledField
+	// dump collects what was dropped or skipped from `kubectl get -o yaml` output.
+	dump dumpSummary
+	// manifest holds the options of a manifest decode (DecodeManifestsWith).
+	manifest ManifestOptions
 }
 
 func newDecoder(opts DecodeOptions) *Decoder {
@@ -521,6 +533,10 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		name := e.key.Value
 		idx, ok := info.fields[name]
 		if !ok {
+			if d.isUnmodelled(v.Type(), name) {
+				d.noteUnmodelled(e.key, e.value, childPath(path, name), v.Type(), name)
+				continue
+			}
 			d.unknownField(e.key, childPath(path, name), name, info.names)
 			continue
 		}
@@ -528,6 +544,7 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		if d.aborted {
 			return
 		}
+		d.notePartlyModelled(e.key, e.value, childPath(path, name), v.Type(), name)
 	}
 }
 
