@@ -537,7 +537,7 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 				d.noteUnmodelled(e.key, e.value, childPath(path, name), v.Type(), name)
 				continue
 			}
-			d.unknownField(e.key, childPath(path, name), name, info.names)
+			d.unknownField(e.key, childPath(path, name), name, info.names, upstreamNames(v.Type()))
 			continue
 		}
 		d.decodeValue(e.value, v.FieldByIndex(idx), childPath(path, name))
@@ -548,8 +548,10 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 	}
 }
 
-func (d *Decoder) unknownField(key *yaml.Node, path, name string, known []string) {
-	suggestion := suggest(name, known)
+// unknownField reports a field that neither the Go type (known) nor the upstream type it
+// mirrors (upstream) has; the did-you-mean looks at both.
+func (d *Decoder) unknownField(key *yaml.Node, path, name string, known, upstream []string) {
+	suggestion := suggest(name, append(slices.Clone(known), upstream...))
 	if d.opts.Strict {
 		hint := "known fields: " + strings.Join(known, ", ")
 		if suggestion != "" {

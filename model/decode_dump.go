@@ -128,8 +128,11 @@ func ownedByModelledController(meta *yaml.Node) (ownerKind string, ok bool) {
 // simulated cluster makes itself, and reports whether it did.
 func (d *Decoder) skipDumpObject(n *yaml.Node, kind Kind, meta *yaml.Node, path string) bool {
 	if owner, owned := ownedByModelledController(meta); owned {
-		d.skip(n, path, "owned "+string(kind)+" "+owner,
-			fmt.Sprintf("%s objects of a cluster dump owned by a %s are made by the simulated %s controller", kind, owner, owner))
+		reason := fmt.Sprintf("%s objects of a cluster dump owned by a %s: the simulated cluster's controllers make their own", kind, owner)
+		if owner == string(KindNode) {
+			reason = fmt.Sprintf("%s objects of a cluster dump owned by a Node (mirror pods of static pods): the simulated kubelets run none", kind)
+		}
+		d.skip(n, path, "owned "+string(kind)+" "+owner, reason)
 		return true
 	}
 	switch kind {

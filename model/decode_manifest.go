@@ -301,7 +301,7 @@ func (d *Decoder) decodeList(list *yaml.Node, path string) []Object {
 			continue
 		}
 		if k.Value != "metadata" {
-			d.unknownField(k, childPath(path, k.Value), k.Value, []string{"apiVersion", "items", "kind", "metadata"})
+			d.unknownField(k, childPath(path, k.Value), k.Value, []string{"apiVersion", "items", "kind", "metadata"}, nil)
 		}
 	}
 	if items == nil || isNull(items) {

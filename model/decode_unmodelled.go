@@ -117,6 +117,14 @@ func (d *Decoder) isUnmodelled(t reflect.Type, name string) bool {
 	return found
 }
 
+// upstreamNames returns the field names of the upstream type t mirrors, or nil.
+func upstreamNames(t reflect.Type) []string {
+	if !mirrorsUpstream(t) {
+		return nil
+	}
+	return upstreamSets()[t.Name()]
+}
+
 // IsUpstreamField reports whether upstream type typeName (for example "PodSpec") has a field
 // with JSON name field, in the Kubernetes API version the simulator follows.
 func IsUpstreamField(typeName, field string) bool {

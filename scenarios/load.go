@@ -38,7 +38,21 @@ func Load(path string) (*Scenario, []model.Warning, error) {
 // warnings; when anything is wrong, the scenario is nil and the error is Errors, holding every
 // problem found (each with file:line:col), sorted by position. Parse never panics on any input.
 func Parse(file string, data []byte, baseDir string) (*Scenario, []model.Warning, error) {
-	l := &loader{file: file, baseDir: baseDir, ix: newNodeIndex(file), s: &Scenario{File: file}}
+	return ParseWith(file, data, baseDir, ParseOptions{})
+}
+
+// ParseOptions are the options of ParseWith.
+type ParseOptions struct {
+	// Strict makes every object skipped and every field ignored an error (the CLI's
+	// --strict): a manifest of a kind the simulator does not model, an object of a cluster
+	// dump that the simulated cluster makes itself, a field that Kubernetes has and the
+	// simulator does not model (see model.ManifestOptions).
+	Strict bool
+}
+
+// ParseWith is Parse with options.
+func ParseWith(file string, data []byte, baseDir string, opts ParseOptions) (*Scenario, []model.Warning, error) {
+	l := &loader{file: file, baseDir: baseDir, ix: newNodeIndex(file), s: &Scenario{File: file}, opts: opts}
 	if len(data) > MaxFileBytes {
 		l.errAt(nil, "", fmt.Sprintf("the file is %d bytes, more than the limit of %d", len(data), MaxFileBytes), "")
 		return nil, nil, l.errs
@@ -91,6 +105,8 @@ type loader struct {
 	decodeErrs int
 	// declared lists every object the scenario creates, for reference checks.
 	declared []declaredObject
+	// opts are the options of this parse.
+	opts ParseOptions
 	// reported holds paths whose problem was reported (a missing required field, a series
 	// file that cannot be read), so that checks of the zero value left there stay quiet.
 	reported map[string]bool
@@ -168,7 +184,7 @@ func joinPath(prefix, p string) string {
 // decodeInto decodes n into out with the model decoder (strict), at path. It reports whether
 // decoding succeeded without errors.
 func (l *loader) decodeInto(n *yaml.Node, path string, out any) bool {
-	w, errs := model.DecodeNode(n, out, model.DecodeOptions{File: l.file, Strict: true, Path: path})
+	w, errs := model.DecodeNode(n, out, model.DecodeOptions{File: l.file, Strict: true, RefuseUnmodelled: l.opts.Strict, Path: path})
 	l.warns = append(l.warns, w...)
 	for _, e := range errs {
 		l.adopt(e, n, "")
@@ -493,7 +509,7 @@ func (l *loader) decodeObjects(n *yaml.Node) {
 
 // decodeManifest decodes an inline manifest at path and records it as declared.
 func (l *loader) decodeManifest(n *yaml.Node, path string, inObjects bool) []model.Object {
-	obj, warns, err := model.DecodeManifestNode(l.file, n)
+	obj, warns, err := model.DecodeManifestNodeWith(l.file, n, l.manifestOptions())
 	for _, w := range warns {
 		w.Path = joinPath(path, w.Path)
 		l.warns = append(l.warns, w)
@@ -501,6 +517,9 @@ func (l *loader) decodeManifest(n *yaml.Node, path string, inObjects bool) []mod
 	if err != nil {
 		l.adopt(err, n, path)
 		return nil
+	}
+	if obj == nil {
+		return nil // skipped, with a warning
 	}
 	l.declare(obj, path, posOf(l.file, resolve(n)), inObjects, "")
 	return []model.Object{obj}
@@ -525,13 +544,13 @@ func (l *loader) decodeManifestFile(name string, n *yaml.Node, path string, inOb
 		l.errAt(resolve(n), path, "cannot read the manifest file: "+err.Error(), "paths are relative to the scenario file's directory")
 		return nil
 	}
-	objs, warns, err := model.DecodeManifests(full, data)
+	objs, warns, err := model.DecodeManifestsWith(full, data, l.manifestOptions())
 	l.warns = append(l.warns, warns...)
 	if err != nil {
 		l.adopt(err, n, "")
 		return nil
 	}
-	if len(objs) == 0 {
+	if len(objs) == 0 && len(warns) == 0 {
 		l.warnAt(resolve(n), path, "the file holds no manifests")
 	}
 	for _, o := range objs {
@@ -540,7 +559,21 @@ func (l *loader) decodeManifestFile(name string, n *yaml.Node, path string, inOb
 	return objs
 }
 
+// manifestOptions are the options manifests are decoded with.
+func (l *loader) manifestOptions() model.ManifestOptions {
+	existing := append(append([]string(nil), systemNamespaces...), l.s.Cluster.Namespaces...)
+	return model.ManifestOptions{Strict: l.opts.Strict, ExistingNamespaces: existing}
+}
+
 func (l *loader) declare(obj model.Object, path string, pos model.Position, inObjects bool, fromFile string) {
+	if ns, ok := obj.(*model.Namespace); ok && (contains(l.s.Cluster.Namespaces, ns.Name) || contains(systemNamespaces, ns.Name)) {
+		msg := fmt.Sprintf("namespace %s is created by the cluster (cluster.namespaces, or a system namespace); declaring it again fails at the start of the run", ns.Name)
+		if fromFile != "" {
+			msg = fmt.Sprintf("Namespace %s in %s: %s", ns.Name, fromFile, msg)
+		}
+		l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: msg, Hint: "declare it once: remove it from cluster.namespaces or the Namespace object"})
+		return
+	}
 	if len(l.declared) >= MaxObjects {
 		if len(l.declared) == MaxObjects {
 			l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: fmt.Sprintf("more than %d objects", MaxObjects), Hint: "split the scenario"})
