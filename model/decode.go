@@ -196,6 +196,8 @@ type Decoder struct {
 	dump dumpSummary
 	// manifest holds the options of a manifest decode (DecodeManifestsWith).
 	manifest ManifestOptions
+	// objPos is where each decoded manifest starts, in order.
+	objPos []Position
 }
 
 func newDecoder(opts DecodeOptions) *Decoder {

@@ -41,8 +41,8 @@ type skipGroup struct {
 // isDumpObject reports whether metadata carries a value the API server sets, so that the
 // object was read back from a cluster rather than written by hand. `creationTimestamp: null`,
 // which `kubectl create --dry-run -o yaml` prints, is not one.
-func isDumpObject(metadata *yaml.Node) bool {
-	m := resolveQuiet(metadata)
+func (d *Decoder) isDumpObject(metadata *yaml.Node) bool {
+	m := d.flattenMerges(metadata)
 	if m == nil || m.Kind != yaml.MappingNode {
 		return false
 	}
@@ -269,7 +269,7 @@ func (d *Decoder) withoutServerSetMetadata(top *yaml.Node) *yaml.Node {
 // stripServerSetMetadata returns metadata without the server-set fields, counting those that
 // have a value.
 func (d *Decoder) stripServerSetMetadata(meta *yaml.Node) *yaml.Node {
-	return withoutKeys(meta, func(key string, v *yaml.Node) (*yaml.Node, bool) {
+	return withoutKeys(d.flattenMerges(meta), func(key string, v *yaml.Node) (*yaml.Node, bool) {
 		if !slices.Contains(serverSetMetadata, key) {
 			return v, true
 		}
@@ -278,6 +278,31 @@ func (d *Decoder) stripServerSetMetadata(meta *yaml.Node) *yaml.Node {
 		}
 		return nil, false
 	})
+}
+
+// flattenMerges returns mapping n with its merge keys (<<) applied, so that a field merged
+// in from an anchor is seen like one written out; n itself when it has none or is not a
+// mapping.
+func (d *Decoder) flattenMerges(n *yaml.Node) *yaml.Node {
+	r := resolveQuiet(n)
+	if r == nil || r.Kind != yaml.MappingNode {
+		return r
+	}
+	merges := false
+	for i := 0; i+1 < len(r.Content); i += 2 {
+		if k := r.Content[i]; k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+			merges = true
+		}
+	}
+	if !merges {
+		return r
+	}
+	out := *r
+	out.Content = nil
+	for _, e := range d.mappingEntries(r, "metadata", 0) {
+		out.Content = append(out.Content, e.key, e.value)
+	}
+	return &out
 }
 
 // withoutKeys returns a copy of mapping n (n itself when it is not a mapping) whose entries

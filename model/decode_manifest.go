@@ -77,9 +77,15 @@ func DecodeManifests(file string, data []byte) ([]Object, []Warning, error) {
 // problem found, each a *DecodeError with file:line:col; a YAML syntax error ends the stream
 // (yaml.v3 reports only a line, so its column is 1).
 func DecodeManifestsWith(file string, data []byte, opts ManifestOptions) ([]Object, []Warning, error) {
+	objs, _, warns, err := DecodeManifestsAt(file, data, opts)
+	return objs, warns, err
+}
+
+// DecodeManifestsAt is DecodeManifestsWith that also returns where each object is written
+// (positions[i] is the start of objs[i]).
+func DecodeManifestsAt(file string, data []byte, opts ManifestOptions) (objs []Object, positions []Position, warnings []Warning, err error) {
 	d := newManifestDecoder(file, opts)
 	docs := d.splitDocuments(data)
-	var objs []Object
 	for _, doc := range docs {
 		if d.aborted {
 			break
@@ -88,9 +94,9 @@ func DecodeManifestsWith(file string, data []byte, opts ManifestOptions) ([]Obje
 	}
 	d.finish()
 	if len(d.errs) > 0 {
-		return nil, d.warnings, DecodeErrors(d.errs)
+		return nil, nil, d.warnings, DecodeErrors(d.errs)
 	}
-	return objs, d.warnings, nil
+	return objs, d.objPos, d.warnings, nil
 }
 
 func newManifestDecoder(file string, opts ManifestOptions) *Decoder {
@@ -257,7 +263,7 @@ func (d *Decoder) decodeManifest(node *yaml.Node, path string, allowList bool) [
 		d.fail(n, path, "missing metadata", "a manifest needs metadata with at least a name")
 		return nil
 	}
-	if isDumpObject(metadataNode) {
+	if d.isDumpObject(metadataNode) {
 		if d.skipDumpObject(n, ki.Kind, metadataNode, path) {
 			return nil
 		}
@@ -270,6 +276,7 @@ func (d *Decoder) decodeManifest(node *yaml.Node, path string, allowList bool) [
 	if len(d.errs) > errsBefore {
 		return nil
 	}
+	d.objPos = append(d.objPos, d.pos(n))
 	return []Object{obj}
 }
 

@@ -60,25 +60,44 @@ var importPoolLabels = []string{
 // ignored); they are also written as comments at the top of the scenario. A dump without
 // Nodes, or one that does not decode, is an error (model.DecodeErrors with positions).
 func Import(file string, data []byte) ([]byte, []model.Warning, error) {
-	objs, warns, err := model.DecodeManifestsWith(file, data, model.ManifestOptions{KeepNodes: true, ExistingNamespaces: systemNamespaces})
+	objs, positions, warns, err := model.DecodeManifestsAt(file, data, model.ManifestOptions{KeepNodes: true, ExistingNamespaces: systemNamespaces})
 	if err != nil {
 		return nil, warns, err
 	}
 	var nodes []*model.Node
+	nodePos := map[*model.Node]model.Position{}
 	var workloads []model.Object
 	namespaces := map[string]bool{}
-	for _, o := range objs {
-		switch o := o.(type) {
-		case *model.Node:
-			nodes = append(nodes, o)
-		case *model.Namespace:
-			namespaces[o.Name] = true
-		default:
-			if ns := o.Meta().Namespace; ns != "" {
-				namespaces[ns] = true
-			}
-			workloads = append(workloads, o)
+	seen := map[string]bool{}
+	for i, o := range objs {
+		key := string(o.GetKind()) + " " + model.Key(o)
+		if seen[key] {
+			warns = append(warns, model.Warning{Pos: positions[i], Msg: fmt.Sprintf("skipped %s: it comes twice in the dump", model.Ref(o))})
+			continue
 		}
+		seen[key] = true
+		if n, ok := o.(*model.Node); ok {
+			nodes = append(nodes, n)
+			nodePos[n] = positions[i]
+			continue
+		}
+		// The API server would refuse an invalid object when the run creates it: leave it out
+		// here, with upstream's reason, so that the scenario loads.
+		probe := o.DeepCopyObject()
+		model.SetDefaults(probe)
+		if errs := model.Validate(probe); len(errs) > 0 {
+			warns = append(warns, model.Warning{Pos: positions[i], Path: errs[0].Field,
+				Msg: fmt.Sprintf("skipped %s: the API server would reject it: %s", model.Ref(o), errs[0].ErrorBody())})
+			continue
+		}
+		if ns, ok := o.(*model.Namespace); ok {
+			namespaces[ns.Name] = true
+			continue
+		}
+		if ns := probe.Meta().Namespace; ns != "" {
+			namespaces[ns] = true
+		}
+		workloads = append(workloads, o)
 	}
 	if len(nodes) == 0 {
 		return nil, warns, model.DecodeErrors{&model.DecodeError{
@@ -86,7 +105,13 @@ func Import(file string, data []byte) ([]byte, []model.Warning, error) {
 			Hint: "dump them too: kubectl get deploy,rs,sts,ds,svc,pdb,hpa,nodes -A -o yaml",
 		}}
 	}
-	groups, notes, err := importNodeGroups(file, nodes)
+	if len(nodes) > MaxClusterNodes {
+		return nil, warns, model.DecodeErrors{&model.DecodeError{
+			Pos: model.Position{File: file, Line: 1, Column: 1}, Msg: fmt.Sprintf("the dump has %d Nodes, more than a scenario's limit of %d", len(nodes), MaxClusterNodes),
+			Hint: "import a smaller cluster",
+		}}
+	}
+	groups, notes, err := importNodeGroups(nodes, nodePos)
 	if err != nil {
 		return nil, warns, err
 	}
@@ -154,6 +179,10 @@ func Import(file string, data []byte) ([]byte, []model.Warning, error) {
 		return nil, warns, err
 	}
 	b.WriteString(importTimelineExample(groups))
+	// What Import writes must load: a problem here is a bug in Import, not in the dump.
+	if _, _, err := Parse("imported-"+filepath.Base(file), b.Bytes(), ""); err != nil {
+		return nil, warns, fmt.Errorf("the imported scenario does not load: %w", err)
+	}
 	return b.Bytes(), warns, nil
 }
 
@@ -221,7 +250,7 @@ type importGroup struct {
 // other than the per-node ones, and taints other than the node lifecycle's) and returns one
 // node group mapping per group, in the order the groups' first nodes come in the dump, and
 // notes on what did not carry over.
-func importNodeGroups(file string, nodes []*model.Node) ([]*yaml.Node, []string, error) {
+func importNodeGroups(nodes []*model.Node, pos map[*model.Node]model.Position) ([]*yaml.Node, []string, error) {
 	var groups []*importGroup
 	index := map[string]*importGroup{}
 	var notes []string
@@ -230,18 +259,24 @@ func importNodeGroups(file string, nodes []*model.Node) ([]*yaml.Node, []string,
 		labels := map[string]string{}
 		//detlint:ordered builds a map
 		for k, v := range n.Labels {
-			if slices.Contains(importNodeLabelsSet, k) || v == n.Name {
+			if slices.Contains(importNodeLabelsSet, k) || v == n.Name ||
+				len(validation.IsQualifiedName(k)) > 0 || len(validation.IsValidLabelValue(v)) > 0 {
 				continue
 			}
 			labels[k] = v
 		}
 		var taints []model.Taint
+		taintSeen := map[string]bool{}
 		for _, t := range n.Spec.Taints {
 			// Taints under node.kubernetes.io/ are the node lifecycle controller's and the
 			// kubelet's (not-ready, unreachable, unschedulable, ...): the simulation sets its own.
-			if strings.HasPrefix(t.Key, "node.kubernetes.io/") {
+			// The API server would have refused an invalid one.
+			key := t.Key + ":" + string(t.Effect)
+			if strings.HasPrefix(t.Key, "node.kubernetes.io/") || taintSeen[key] || !slices.Contains(taintEffects, string(t.Effect)) ||
+				len(validation.IsQualifiedName(t.Key)) > 0 || len(validation.IsValidLabelValue(t.Value)) > 0 {
 				continue
 			}
+			taintSeen[key] = true
 			taints = append(taints, model.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 		}
 		if n.Spec.Unschedulable {
@@ -258,7 +293,7 @@ func importNodeGroups(file string, nodes []*model.Node) ([]*yaml.Node, []string,
 			continue
 		}
 		if len(groups) >= MaxImportNodeGroups {
-			return nil, nil, model.DecodeErrors{&model.DecodeError{Pos: model.Position{File: file, Line: 1, Column: 1},
+			return nil, nil, model.DecodeErrors{&model.DecodeError{Pos: pos[n],
 				Msg: fmt.Sprintf("the nodes fall into more than %d groups", MaxImportNodeGroups), Hint: "import a dump of fewer, more alike nodes"}}
 		}
 		g := &importGroup{key: key, zone: zone, region: region, count: 1, node: n, labels: labels, taints: taints, first: n.Name}
@@ -281,13 +316,17 @@ func importNodeGroups(file string, nodes []*model.Node) ([]*yaml.Node, []string,
 		if g.region != "" {
 			appendPair(m, "region", scalarNode(g.region))
 		}
-		capacity := resourceMapping(g.node.Status.Capacity, nil)
-		if len(capacity.Content) == 0 {
-			return nil, nil, model.DecodeErrors{&model.DecodeError{Pos: model.Position{File: file, Line: 1, Column: 1},
-				Msg: fmt.Sprintf("node %s has no status.capacity", g.first), Hint: "dump the nodes with kubectl get nodes -o yaml, which prints their status"}}
+		capacity := usableResources(g.node.Status.Capacity, nil)
+		if _, ok := capacity[model.ResourceCPU]; !ok {
+			return nil, nil, model.DecodeErrors{&model.DecodeError{Pos: pos[g.node],
+				Msg: fmt.Sprintf("node %s has no cpu in status.capacity", g.first), Hint: "dump the nodes with kubectl get nodes -o yaml, which prints their status"}}
 		}
-		appendPair(m, "capacity", capacity)
-		if alloc := resourceMapping(g.node.Status.Allocatable, g.node.Status.Capacity); len(alloc.Content) > 0 {
+		if _, ok := capacity[model.ResourceMemory]; !ok {
+			return nil, nil, model.DecodeErrors{&model.DecodeError{Pos: pos[g.node],
+				Msg: fmt.Sprintf("node %s has no memory in status.capacity", g.first), Hint: "dump the nodes with kubectl get nodes -o yaml, which prints their status"}}
+		}
+		appendPair(m, "capacity", resourceMapping(capacity, nil))
+		if alloc := resourceMapping(usableResources(g.node.Status.Allocatable, capacity), capacity); len(alloc.Content) > 0 {
 			appendPair(m, "allocatable", alloc)
 		}
 		if len(g.labels) > 0 {
@@ -385,6 +424,34 @@ func firstLabel(labels map[string]string, keys ...string) string {
 		}
 	}
 	return ""
+}
+
+// usableResources returns the resources of rl a node group accepts (the known ones, huge
+// pages and extended resources; not negative; pods a whole number), and with capacity, only
+// those that capacity has and that do not exceed it.
+func usableResources(rl, capacity model.ResourceList) model.ResourceList {
+	out := model.ResourceList{}
+	//detlint:ordered builds a map
+	for r, q := range rl {
+		if !contains(knownResources, r) && !strings.Contains(r, "/") && !strings.HasPrefix(r, "hugepages-") {
+			continue
+		}
+		if q.Sign() < 0 {
+			continue
+		}
+		if r == model.ResourcePods {
+			if v, whole := q.AsInt64(); !whole || v > int64(maxFlagInt) {
+				continue
+			}
+		}
+		if capacity != nil {
+			if c, ok := capacity[r]; !ok || q.Cmp(c) > 0 {
+				continue
+			}
+		}
+		out[r] = q
+	}
+	return out
 }
 
 // resourceMapping writes a resource list in a flow mapping, cpu, memory and pods first;

@@ -120,7 +120,7 @@ func TestImportTimelineExample(t *testing.T) {
 func TestImportErrors(t *testing.T) {
 	tests := []struct{ name, src, want string }{
 		{"no nodes", "apiVersion: v1\nkind: List\nitems: []\n", "d.yaml:1:1: the dump has no Nodes, so the cluster's shape is unknown"},
-		{"node without capacity", "apiVersion: v1\nkind: Node\nmetadata: {name: n, uid: x}\n", "node n has no status.capacity"},
+		{"node without capacity", "apiVersion: v1\nkind: Node\nmetadata: {name: n, uid: x}\n", "d.yaml:1:1: node n has no cpu in status.capacity"},
 		{"typo is an error", "apiVersion: v1\nkind: Node\nmetadata: {name: n, uid: x}\nspce: {}\n", `d.yaml:4:1: spce: unknown field "spce" (did you mean "spec"?)`},
 		{"syntax", "items: [\n", "invalid YAML"},
 	}
@@ -173,4 +173,57 @@ func warnText(ws []model.Warning) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// TestImportLeavesOutWhatWouldNotLoad: what the API server would have refused (an invalid
+// workload, a bad label or taint, an unknown resource) or what comes twice is left out, so
+// that the scenario always loads.
+func TestImportLeavesOutWhatWouldNotLoad(t *testing.T) {
+	src := `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: n
+    uid: a
+    labels: {"bad key!": x, good: "y", long: "` + strings.Repeat("v", 70) + `"}
+  spec:
+    taints: [{key: a, effect: Sometimes}, {key: b, effect: NoSchedule}, {key: b, effect: NoSchedule}]
+  status:
+    capacity: {cpu: "2", memory: 4Gi, pods: "2.5", widgets: "3", example.com/gpu: "1"}
+    allocatable: {cpu: "3", memory: 3Gi}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: bad, namespace: shop, uid: b}
+  spec:
+    selector: {matchLabels: {app: one}}
+    template:
+      metadata: {labels: {app: other}}
+      spec: {containers: [{name: c, image: i}]}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: s, namespace: shop, uid: c}
+  spec: {ports: [{port: 80}]}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: s, namespace: shop, uid: d}
+  spec: {ports: [{port: 81}]}
+`
+	out, warns, err := Import("d.yaml", []byte(src))
+	require.NoError(t, err)
+	s, _, err := Parse("i.yaml", out, "")
+	require.NoError(t, err, string(out))
+	g := s.Cluster.NodeGroups[0]
+	assert.Equal(t, map[string]string{"good": "y"}, g.Labels)
+	assert.Equal(t, []model.Taint{{Key: "b", Effect: model.TaintEffectNoSchedule}}, g.Taints)
+	assert.Contains(t, g.Capacity, "example.com/gpu")
+	assert.NotContains(t, g.Capacity, "widgets")
+	cpu := g.Allocatable["cpu"]
+	assert.Equal(t, "2", cpu.String(), "allocatable above capacity is not copied")
+	require.Len(t, s.Objects, 1)
+	assert.Equal(t, "Service shop/s", model.Ref(s.Objects[0].Objects[0]))
+	text := warnText(warns)
+	assert.Contains(t, text, "d.yaml:15:3: spec.template.metadata.labels: skipped Deployment shop/bad: the API server would reject it: Invalid value")
+	assert.Contains(t, text, "d.yaml:27:3: skipped Service shop/s: it comes twice in the dump")
 }
