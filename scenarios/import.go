@@ -153,10 +153,7 @@ func Import(file string, data []byte) ([]byte, []model.Warning, error) {
 		}
 		appendPair(cluster, "namespaces", seq)
 	}
-	groupSeq := &yaml.Node{Kind: yaml.SequenceNode}
-	for _, g := range groups {
-		groupSeq.Content = append(groupSeq.Content, g)
-	}
+	groupSeq := &yaml.Node{Kind: yaml.SequenceNode, Content: groups}
 	appendPair(cluster, "nodeGroups", groupSeq)
 	appendPair(doc, "cluster", cluster)
 	if len(workloads) > 0 {
