@@ -14,6 +14,9 @@ import (
 // The simulated cluster makes its own, so the decoder drops the first and skips the second,
 // and says so in a few lines rather than one per field.
 
+// maxSkipWarnings caps the warnings for groups of skipped objects; the rest share one.
+const maxSkipWarnings = 100
+
 // dumpSummary collects, over one decoding run, what was dropped from dump objects and which
 // objects were skipped, for finishDump.
 type dumpSummary struct {
@@ -25,8 +28,10 @@ type dumpSummary struct {
 	ownerRefs  int
 	nodeNames  int
 	namespaces []string
+	nsSeen     map[string]bool
 	taintTimes int
 	skips      []*skipGroup
+	skipIndex  map[string]*skipGroup
 }
 
 // skipGroup is the objects skipped for one reason (a kind the simulator does not model, the
@@ -150,9 +155,13 @@ func (d *Decoder) skipDumpObject(n *yaml.Node, kind Kind, meta *yaml.Node, path 
 		d.skip(n, path, "dump Lease", "Leases of a cluster dump are held by the real cluster's processes")
 		return true
 	case KindNamespace:
-		if name := mappingValue(resolveQuiet(meta), "name"); name != nil && slices.Contains(d.manifest.ExistingNamespaces, name.Value) {
+		if name := mappingValue(resolveQuiet(meta), "name"); name != nil && d.manifest.ExistingNamespaces[name.Value] {
 			d.noteDump(n)
-			if !slices.Contains(d.dump.namespaces, name.Value) {
+			if d.dump.nsSeen == nil {
+				d.dump.nsSeen = map[string]bool{}
+			}
+			if !d.dump.nsSeen[name.Value] {
+				d.dump.nsSeen[name.Value] = true
 				d.dump.namespaces = append(d.dump.namespaces, name.Value)
 			}
 			return true
@@ -167,13 +176,16 @@ func (d *Decoder) skip(n *yaml.Node, path, key, reason string) {
 		d.fail(n, path, reason+"; --strict refuses to skip it", "remove it from the file, or run without --strict")
 		return
 	}
-	for _, g := range d.dump.skips {
-		if g.key == key {
-			g.count++
-			return
-		}
+	if g := d.dump.skipIndex[key]; g != nil {
+		g.count++
+		return
 	}
-	d.dump.skips = append(d.dump.skips, &skipGroup{key: key, reason: reason, pos: d.pos(n), count: 1})
+	if d.dump.skipIndex == nil {
+		d.dump.skipIndex = map[string]*skipGroup{}
+	}
+	g := &skipGroup{key: key, reason: reason, pos: d.pos(n), count: 1}
+	d.dump.skipIndex[key] = g
+	d.dump.skips = append(d.dump.skips, g)
 }
 
 func (d *Decoder) noteDump(n *yaml.Node) {
@@ -345,7 +357,15 @@ func mappingValue(m *yaml.Node, key string) *yaml.Node {
 // finishDump writes the dump warnings: one per group of skipped objects, and one summary of
 // what was dropped from dump objects.
 func (d *Decoder) finishDump() {
-	for _, g := range d.dump.skips {
+	for i, g := range d.dump.skips {
+		if i == maxSkipWarnings {
+			more, objects := len(d.dump.skips)-i, 0
+			for _, g := range d.dump.skips[i:] {
+				objects += g.count
+			}
+			d.addWarning(Warning{Pos: g.pos, Msg: fmt.Sprintf("skipped %d more %s of %d other kinds", objects, plural(objects, "object", "objects"), more)})
+			break
+		}
 		d.addWarning(Warning{Pos: g.pos, Msg: fmt.Sprintf("skipped %d %s: %s", g.count, plural(g.count, "object", "objects"), g.reason)})
 	}
 	s := d.dump
@@ -369,7 +389,12 @@ func (d *Decoder) finishDump() {
 			parts = append(parts, fmt.Sprintf("timeAdded of %d %s", s.taintTimes, plural(s.taintTimes, "taint", "taints")))
 		}
 		if len(s.namespaces) > 0 {
-			parts = append(parts, "the Namespaces every simulated cluster has ("+strings.Join(s.namespaces, ", ")+")")
+			listed := s.namespaces
+			more := ""
+			if len(listed) > maxListedUnmodelled {
+				listed, more = listed[:maxListedUnmodelled], fmt.Sprintf(" and %d more", len(s.namespaces)-maxListedUnmodelled)
+			}
+			parts = append(parts, "the Namespaces the simulated cluster creates itself ("+strings.Join(listed, ", ")+more+")")
 		}
 		pos := s.firstPos
 		if s.objects == 0 {

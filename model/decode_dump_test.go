@@ -14,7 +14,7 @@ import (
 // simulator does not model are skipped with one warning per kind, and only the fields that
 // Kubernetes does not have would be errors.
 func TestDecodeKubectlDump(t *testing.T) {
-	objs, warnings, err := DecodeManifestsWith("dump.yaml", []byte(dumpSeed), ManifestOptions{ExistingNamespaces: []string{"kube-system"}})
+	objs, warnings, err := DecodeManifestsWith("dump.yaml", []byte(dumpSeed), ManifestOptions{ExistingNamespaces: map[string]bool{"kube-system": true}})
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
 	d := objs[0].(*Deployment)
@@ -30,7 +30,7 @@ func TestDecodeKubectlDump(t *testing.T) {
 		"dump.yaml:19:3: skipped 1 object: the simulator does not model ConfigMap",
 		"dump.yaml:22:3: skipped 1 object: example.com/v1 Widget is a custom resource, which the simulator does not model",
 		"dump.yaml:25:3: skipped 1 object: Nodes of a cluster dump are not created: the simulated nodes, each with its kubelet, come from cluster.nodeGroups (`sim import FILE` writes node groups from them)",
-		"dump.yaml:4:3: dropped what the API server set in 2 objects (metadata creationTimestamp, generation, managedFields, resourceVersion, uid; status of 1; the Namespaces every simulated cluster has (kube-system)): the simulated cluster sets its own",
+		"dump.yaml:4:3: dropped what the API server set in 2 objects (metadata creationTimestamp, generation, managedFields, resourceVersion, uid; status of 1; the Namespaces the simulated cluster creates itself (kube-system)): the simulated cluster sets its own",
 	}, warnStrings(warnings))
 
 	// KeepNodes keeps a dump's Nodes with their capacity, without times of the real cluster.

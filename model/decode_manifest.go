@@ -42,9 +42,9 @@ type ManifestOptions struct {
 	// KeepNodes keeps the Nodes of a cluster dump, with the capacity and allocatable of their
 	// status (sim import turns them into node groups); by default they are skipped.
 	KeepNodes bool
-	// ExistingNamespaces name the namespaces every simulated cluster has; a cluster dump's
-	// Namespace objects of those names are dropped rather than created twice.
-	ExistingNamespaces []string
+	// ExistingNamespaces holds the namespaces the simulated cluster creates itself; a cluster
+	// dump's Namespace objects of those names are dropped rather than created twice.
+	ExistingNamespaces map[string]bool
 }
 
 // DecodeManifests decodes a multi-document YAML stream of Kubernetes manifests with the

@@ -26,7 +26,7 @@ func FuzzDecodeManifestsDump(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
-		opts := ManifestOptions{Strict: mode&1 != 0, KeepNodes: mode&2 != 0, ExistingNamespaces: []string{"default", "kube-system"}}
+		opts := ManifestOptions{Strict: mode&1 != 0, KeepNodes: mode&2 != 0, ExistingNamespaces: map[string]bool{"default": true, "kube-system": true}}
 		objs, warnings, err := DecodeManifestsWith("dump.yaml", data, opts)
 		if err != nil {
 			if objs != nil {

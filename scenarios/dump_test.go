@@ -31,7 +31,7 @@ func TestDumpAsObjectFile(t *testing.T) {
 	text := warnText(warns)
 	assert.Contains(t, text, "skipped 2 objects: the simulator does not model Secret")
 	assert.Contains(t, text, "skipped 5 objects: Nodes of a cluster dump are not created")
-	assert.Contains(t, text, "the Namespaces every simulated cluster has (default, kube-system, shop, payments, monitoring)")
+	assert.Contains(t, text, "the Namespaces the simulated cluster creates itself (default, kube-system, shop, payments, monitoring)")
 	assert.NotContains(t, text, "unknown field")
 
 	_, _, err = ParseWith(file, data, "testdata/import", ParseOptions{Strict: true})

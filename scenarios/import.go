@@ -60,7 +60,7 @@ var importPoolLabels = []string{
 // ignored); they are also written as comments at the top of the scenario. A dump without
 // Nodes, or one that does not decode, is an error (model.DecodeErrors with positions).
 func Import(file string, data []byte) ([]byte, []model.Warning, error) {
-	objs, positions, warns, err := model.DecodeManifestsAt(file, data, model.ManifestOptions{KeepNodes: true, ExistingNamespaces: systemNamespaces})
+	objs, positions, warns, err := model.DecodeManifestsAt(file, data, model.ManifestOptions{KeepNodes: true, ExistingNamespaces: systemNamespaceSet()})
 	if err != nil {
 		return nil, warns, err
 	}
@@ -185,25 +185,35 @@ func Import(file string, data []byte) ([]byte, []model.Warning, error) {
 
 // importTimelineExample is the commented timeline and expectation an import ends with.
 func importTimelineExample(groups []*yaml.Node) string {
+	// Crash a node of the first group without taints (one that runs workloads), or of the
+	// first group.
 	first := "NODE"
-	if len(groups) > 0 {
-		if p := mappingValueOf(groups[0], "name"); p != nil {
+	for _, g := range groups {
+		if p := mappingValueOf(g, "name"); p != nil && (first == "NODE" || mappingValueOf(g, "taints") == nil) {
 			first = p.Value + "-0"
+			if mappingValueOf(g, "taints") == nil {
+				break
+			}
 		}
 	}
 	return `
 # What next: a timeline of faults and changes, and what must hold. For example, crash a node
-# a minute in and expect the workloads to be back within 7 minutes ('sim explain timeline'
-# lists the actions, 'sim explain expect' the expectations):
+# a minute in, bring it back five minutes later, and expect the cluster to have settled again
+# within 3 minutes of that ('sim explain timeline' lists the actions, 'sim explain expect'
+# the expectations):
 #
 # timeline:
 # - name: crash
 #   at: 60s
 #   action: node-crash
 #   nodes: {names: [` + first + `]}
+# - name: recover
+#   at: {after: crash, delay: 5m}
+#   action: node-recover
+#   nodes: {names: [` + first + `]}
 # expect:
-# - name: recovered
-#   converged: {after: crash, within: 7m}
+# - name: settled
+#   converged: {after: recover, within: 3m}
 `
 }
 
@@ -591,4 +601,13 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// systemNamespaceSet returns systemNamespaces as a set.
+func systemNamespaceSet() map[string]bool {
+	out := make(map[string]bool, len(systemNamespaces))
+	for _, ns := range systemNamespaces {
+		out[ns] = true
+	}
+	return out
 }

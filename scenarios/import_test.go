@@ -112,7 +112,7 @@ func TestImportTimelineExample(t *testing.T) {
 	}
 	s, _, err := Parse("example.yaml", []byte(b.String()), "")
 	require.NoError(t, err)
-	require.Len(t, s.Timeline, 1)
+	require.Len(t, s.Timeline, 2)
 	assert.NotNil(t, s.Timeline[0].Action.NodeCrash)
 	require.Len(t, s.Expect, 1)
 }

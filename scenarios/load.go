@@ -107,6 +107,8 @@ type loader struct {
 	declared []declaredObject
 	// opts are the options of this parse.
 	opts ParseOptions
+	// clusterNS is the set of namespaces the cluster creates itself (clusterNamespaces).
+	clusterNS map[string]bool
 	// reported holds paths whose problem was reported (a missing required field, a series
 	// file that cannot be read), so that checks of the zero value left there stay quiet.
 	reported map[string]bool
@@ -561,12 +563,26 @@ func (l *loader) decodeManifestFile(name string, n *yaml.Node, path string, inOb
 
 // manifestOptions are the options manifests are decoded with.
 func (l *loader) manifestOptions() model.ManifestOptions {
-	existing := append(append([]string(nil), systemNamespaces...), l.s.Cluster.Namespaces...)
-	return model.ManifestOptions{Strict: l.opts.Strict, ExistingNamespaces: existing}
+	return model.ManifestOptions{Strict: l.opts.Strict, ExistingNamespaces: l.clusterNamespaces()}
+}
+
+// clusterNamespaces returns the set of namespaces the cluster creates itself: the system
+// ones and cluster.namespaces (computed once; the head is decoded before the objects).
+func (l *loader) clusterNamespaces() map[string]bool {
+	if l.clusterNS == nil {
+		l.clusterNS = make(map[string]bool, len(systemNamespaces)+len(l.s.Cluster.Namespaces))
+		for _, ns := range systemNamespaces {
+			l.clusterNS[ns] = true
+		}
+		for _, ns := range l.s.Cluster.Namespaces {
+			l.clusterNS[ns] = true
+		}
+	}
+	return l.clusterNS
 }
 
 func (l *loader) declare(obj model.Object, path string, pos model.Position, inObjects bool, fromFile string) {
-	if ns, ok := obj.(*model.Namespace); ok && (contains(l.s.Cluster.Namespaces, ns.Name) || contains(systemNamespaces, ns.Name)) {
+	if ns, ok := obj.(*model.Namespace); ok && inObjects && l.clusterNamespaces()[ns.Name] {
 		msg := fmt.Sprintf("namespace %s is created by the cluster (cluster.namespaces, or a system namespace); declaring it again fails at the start of the run", ns.Name)
 		if fromFile != "" {
 			msg = fmt.Sprintf("Namespace %s in %s: %s", ns.Name, fromFile, msg)

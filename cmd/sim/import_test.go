@@ -42,6 +42,23 @@ func TestImportValidateRunEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "kubectl-dump", res.Scenario)
 	assert.True(t, res.Passed)
+
+	// The commented example at the end, uncommented, runs and holds.
+	text := stdout.String()
+	i := strings.Index(text, "# timeline:")
+	require.Positive(t, i)
+	var b strings.Builder
+	b.WriteString(text[:i])
+	for _, line := range strings.Split(text[i:], "\n") {
+		b.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "# "), "#") + "\n")
+	}
+	example := filepath.Join(dir, "example.yaml")
+	require.NoError(t, os.WriteFile(example, []byte(b.String()), 0o644))
+	rout.Reset()
+	rerr.Reset()
+	code = run([]string{"run", example, "--out", filepath.Join(dir, "out2")}, &rout, &rerr)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", rout.String(), rerr.String())
+	assert.Contains(t, rout.String(), "✓ settled")
 }
 
 func TestImportUsageAndBadInput(t *testing.T) {
