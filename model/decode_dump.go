@@ -199,7 +199,7 @@ func (d *Decoder) noteDump(n *yaml.Node) {
 // server-set metadata, ownerReferences (their uids name objects of the real cluster), status
 // (a Node's capacity and allocatable stay with KeepNodes), a pod's spec.nodeName (the
 // scheduler's choice in the real cluster) and taints' timeAdded.
-func (d *Decoder) pruneDumpObject(kind Kind, top *yaml.Node, path string) *yaml.Node {
+func (d *Decoder) pruneDumpObject(kind Kind, top *yaml.Node) *yaml.Node {
 	d.noteDump(top)
 	return withoutKeys(top, func(key string, v *yaml.Node) (*yaml.Node, bool) {
 		switch key {

@@ -267,7 +267,7 @@ func (d *Decoder) decodeManifest(node *yaml.Node, path string, allowList bool) [
 		if d.skipDumpObject(n, ki.Kind, metadataNode, path) {
 			return nil
 		}
-		rest = *d.pruneDumpObject(ki.Kind, &rest, path)
+		rest = *d.pruneDumpObject(ki.Kind, &rest)
 	} else {
 		rest = *d.withoutServerSetMetadata(&rest)
 	}
