@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -60,6 +61,9 @@ func (d *Decoder) isDumpObject(metadata *yaml.Node) bool {
 	return false
 }
 
+// kindName is what a kind looks like (a Go type name, as upstream and CRDs name kinds).
+var kindName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,62}$`)
+
 // builtinGroup reports whether group is served by Kubernetes itself (so that an unknown kind
 // in it is a typo, not a custom resource).
 func builtinGroup(group string) bool {
@@ -97,7 +101,7 @@ func (d *Decoder) skipUnmodelledKind(n, apiVersionNode, kindNode *yaml.Node, api
 			return true
 		}
 	}
-	if hasGroup && !builtinGroup(group) {
+	if hasGroup && !builtinGroup(group) && kindName.MatchString(kind) {
 		d.skip(n, path, "custom "+apiVersion+" "+kind, fmt.Sprintf("%s %s is a custom resource, which the simulator does not model", apiVersion, kind))
 		return true
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -126,16 +127,16 @@ func Import(file string, data []byte) ([]byte, []model.Warning, error) {
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Imported by `sim import %s`: %d %s in %d node %s, %d %s kept as settled objects.\n",
-		filepath.Base(file), len(nodes), plural(len(nodes), "node", "nodes"), len(groups), plural(len(groups), "group", "groups"),
+		commentText(filepath.Base(file)), len(nodes), plural(len(nodes), "node", "nodes"), len(groups), plural(len(groups), "group", "groups"),
 		len(workloads), plural(len(workloads), "object", "objects"))
 	b.WriteString("# Run it with `sim run FILE`; `sim explain KEY` documents every key, docs/scenario.md the format.\n")
 	for _, n := range notes {
-		fmt.Fprintf(&b, "# %s\n", n)
+		fmt.Fprintf(&b, "# %s\n", commentText(n))
 	}
 	if len(warns) > 0 {
 		b.WriteString("#\n# What the import dropped, skipped or ignored:\n")
 		for _, w := range warns {
-			fmt.Fprintf(&b, "#   %s\n", strings.ReplaceAll(w.String(), "\n", " "))
+			fmt.Fprintf(&b, "#   %s\n", commentText(w.String()))
 		}
 	}
 	doc := mappingNode(
@@ -610,4 +611,19 @@ func systemNamespaceSet() map[string]bool {
 		out[ns] = true
 	}
 	return out
+}
+
+// commentText makes s safe in a one-line YAML comment: characters that are not printable
+// (control characters, line and paragraph separators) are written as Go escapes.
+func commentText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) || r == ' ' {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }
