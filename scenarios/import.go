@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -177,9 +178,20 @@ func Import(file string, data []byte) ([]byte, []model.Warning, error) {
 		return nil, warns, err
 	}
 	b.WriteString(importTimelineExample(groups))
-	// What Import writes must load: a problem here is a bug in Import, not in the dump.
+	// What Import writes must load. Import leaves out what it knows would not; anything else
+	// the checks find (settled workloads that cannot fit the nodes, for example) is reported
+	// against the dump, as the user's to fix.
 	if _, _, err := Parse("imported-"+filepath.Base(file), b.Bytes(), ""); err != nil {
-		return nil, warns, fmt.Errorf("the imported scenario does not load: %w", err)
+		var errs Errors
+		if !errors.As(err, &errs) {
+			return nil, warns, err
+		}
+		out := make(model.DecodeErrors, 0, len(errs))
+		for _, e := range errs {
+			out = append(out, &model.DecodeError{Pos: model.Position{File: file, Line: 1, Column: 1},
+				Msg: "the scenario written from this dump does not load: " + e.Error(), Hint: "fix the dump, or edit the scenario by hand"})
+		}
+		return nil, warns, out
 	}
 	return b.Bytes(), warns, nil
 }
