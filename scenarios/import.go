@@ -56,7 +56,8 @@ var importPoolLabels = []string{
 // stream of manifests; see model.DecodeManifestsWith for what is dropped and skipped). The
 // Nodes become node groups (capacity, allocatable, zone and region, labels and taints;
 // identical nodes form one group with a count); the other objects are kept as settled
-// objects (their pods running from the start), their namespaces listed in cluster.namespaces.
+// objects where settling means something (SettledKinds: their pods running from the start),
+// their namespaces listed in cluster.namespaces.
 // A commented timeline and expectation show where to go from there. The scenario's name is
 // the file's base name. The warnings are the decoder's (what was dropped, skipped or
 // ignored); they are also written as comments at the top of the scenario. A dump without
@@ -165,7 +166,13 @@ func Import(file string, data []byte) ([]byte, []model.Warning, error) {
 			if err != nil {
 				return nil, warns, fmt.Errorf("%s: %s: %w", file, model.Ref(o), err)
 			}
-			objSeq.Content = append(objSeq.Content, mappingNode("settled", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"}, "manifest", m))
+			entry := mappingNode("manifest", m)
+			if containsKind(SettledKinds, o.GetKind()) {
+				// Its pods (or endpoints) exist from the start; the other kinds (a
+				// PodDisruptionBudget, an HPA) have nothing to settle.
+				entry = mappingNode("settled", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"}, "manifest", m)
+			}
+			objSeq.Content = append(objSeq.Content, entry)
 		}
 		appendPair(doc, "objects", objSeq)
 	}

@@ -523,7 +523,9 @@ func (l *loader) decodeManifest(n *yaml.Node, path string, inObjects bool) []mod
 	if obj == nil {
 		return nil // skipped, with a warning
 	}
-	l.declare(obj, path, posOf(l.file, resolve(n)), inObjects, "")
+	if !l.declare(obj, path, posOf(l.file, resolve(n)), inObjects, "") {
+		return nil
+	}
 	return []model.Object{obj}
 }
 
@@ -555,10 +557,13 @@ func (l *loader) decodeManifestFile(name string, n *yaml.Node, path string, inOb
 	if len(objs) == 0 && len(warns) == 0 {
 		l.warnAt(resolve(n), path, "the file holds no manifests")
 	}
+	kept := objs[:0]
 	for _, o := range objs {
-		l.declare(o, path, posOf(l.file, resolve(n)), inObjects, full)
+		if l.declare(o, path, posOf(l.file, resolve(n)), inObjects, full) {
+			kept = append(kept, o)
+		}
 	}
-	return objs
+	return kept
 }
 
 // manifestOptions are the options manifests are decoded with.
@@ -581,23 +586,28 @@ func (l *loader) clusterNamespaces() map[string]bool {
 	return l.clusterNS
 }
 
-func (l *loader) declare(obj model.Object, path string, pos model.Position, inObjects bool, fromFile string) {
+// declare records obj as declared at path, and reports whether the scenario keeps it: a
+// Namespace object of a namespace the cluster creates itself (cluster.namespaces, or a
+// system one) is left out with a warning, as creating it again would fail at the start of
+// the run.
+func (l *loader) declare(obj model.Object, path string, pos model.Position, inObjects bool, fromFile string) bool {
 	if ns, ok := obj.(*model.Namespace); ok && inObjects && l.clusterNamespaces()[ns.Name] {
-		msg := fmt.Sprintf("namespace %s is created by the cluster (cluster.namespaces, or a system namespace); declaring it again fails at the start of the run", ns.Name)
+		msg := fmt.Sprintf("namespace %s is created by the cluster already (cluster.namespaces, or a system namespace); this Namespace object is left out", ns.Name)
 		if fromFile != "" {
 			msg = fmt.Sprintf("Namespace %s in %s: %s", ns.Name, fromFile, msg)
 		}
-		l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: msg, Hint: "declare it once: remove it from cluster.namespaces or the Namespace object"})
-		return
+		l.warns = append(l.warns, model.Warning{Pos: pos, Path: path, Msg: msg})
+		return false
 	}
 	if len(l.declared) >= MaxObjects {
 		if len(l.declared) == MaxObjects {
 			l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: fmt.Sprintf("more than %d objects", MaxObjects), Hint: "split the scenario"})
 			l.declared = append(l.declared, declaredObject{})
 		}
-		return
+		return true
 	}
 	l.declared = append(l.declared, declaredObject{obj: obj, path: path, pos: pos, inObjects: inObjects, fromFile: fromFile})
+	return true
 }
 
 // ---- timeline ----

@@ -103,7 +103,6 @@ cluster:
   nodeGroups: [{name: w, count: 4, capacity: {cpu: "4", memory: 16Gi, pods: "58"}}]
 objects:
 - file: dump.yaml
-  settled: true
 `), 0o644))
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, exitOK, run([]string{"validate", scn}, &stdout, &stderr), stderr.String())
