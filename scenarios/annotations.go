@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/reconsim/reconsim/sim/node"
+	"github.com/reconsim/reconsim/model"
 )
 
 // Pod-behaviour annotations (sim/node): a simulator extension that scripts what a pod's
@@ -22,26 +22,26 @@ const (
 
 // lookupAnnotation finds the annotation key names: its full key, or the part after the
 // prefix (never-ready).
-func lookupAnnotation(key string) (node.AnnotationDoc, bool) {
-	for _, d := range node.AnnotationDocs() {
+func lookupAnnotation(key string) (model.AnnotationDoc, bool) {
+	for _, d := range model.AnnotationDocs() {
 		if d.Key == key || d.Key == AnnotationPrefix+key {
 			return d, true
 		}
 	}
-	return node.AnnotationDoc{}, false
+	return model.AnnotationDoc{}, false
 }
 
 // annotationKeys lists every annotation key.
 func annotationKeys() []string {
 	var out []string
-	for _, d := range node.AnnotationDocs() {
+	for _, d := range model.AnnotationDocs() {
 		out = append(out, d.Key)
 	}
 	return out
 }
 
 // explainAnnotation explains one annotation, with an example of where it goes.
-func explainAnnotation(d node.AnnotationDoc) string {
+func explainAnnotation(d model.AnnotationDoc) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (pod annotation, a simulator extension)\n", d.Key)
 	writeWrapped(&b, "  ", d.Meaning+" Set it on a pod, or on a workload's pod template; every container of the pod behaves alike. "+
@@ -59,7 +59,7 @@ func explainAnnotation(d node.AnnotationDoc) string {
 }
 
 // annotationExample is an objects: entry whose pods carry the annotation.
-func annotationExample(d node.AnnotationDoc) string {
+func annotationExample(d model.AnnotationDoc) string {
 	return fmt.Sprintf(`objects:
 - manifest:
     apiVersion: apps/v1
@@ -86,10 +86,10 @@ func explainAnnotations() string {
 	var b strings.Builder
 	b.WriteString("pod-behaviour annotations (a simulator extension; `sim explain KEY` for details)\n")
 	width := 0
-	for _, d := range node.AnnotationDocs() {
+	for _, d := range model.AnnotationDocs() {
 		width = max(width, len(d.Key))
 	}
-	for _, d := range node.AnnotationDocs() {
+	for _, d := range model.AnnotationDocs() {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, d.Key, summary(d.Meaning, 60))
 	}
 	return b.String()
@@ -100,7 +100,7 @@ func AnnotationsMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| Annotation | Value | Default | Meaning |\n")
 	b.WriteString("|---|---|---|---|\n")
-	for _, d := range node.AnnotationDocs() {
+	for _, d := range model.AnnotationDocs() {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Key, mdEscape(d.Value), mdEscape(d.Default), mdEscape(d.Meaning))
 	}
 	return b.String()

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/node"
 )
 
 // TestDocsAnnotationTable fails when docs/scenario.md's annotation table differs from the
@@ -22,8 +21,8 @@ func TestDocsAnnotationTable(t *testing.T) {
 	if line := firstDiff(want, string(doc)); line != "" {
 		t.Errorf("docs/scenario.md's annotation table is stale (first difference: %s): run go run ./scenarios/internal/gendocs", line)
 	}
-	require.NotEmpty(t, node.AnnotationDocs())
-	for _, d := range node.AnnotationDocs() {
+	require.NotEmpty(t, model.AnnotationDocs())
+	for _, d := range model.AnnotationDocs() {
 		assert.Contains(t, string(doc), "`"+d.Key+"`")
 	}
 }
@@ -33,7 +32,7 @@ func TestDocsAnnotationTable(t *testing.T) {
 // annotation on the pod template.
 func TestExplainAnnotations(t *testing.T) {
 	topics := ExplainTopics()
-	for _, d := range node.AnnotationDocs() {
+	for _, d := range model.AnnotationDocs() {
 		assert.Contains(t, topics, d.Key)
 		text, err := Explain(d.Key)
 		require.NoError(t, err, d.Key)
@@ -52,7 +51,7 @@ func TestExplainAnnotations(t *testing.T) {
 	}
 	list, err := Explain("sim.reconsim.dev")
 	require.NoError(t, err)
-	for _, d := range node.AnnotationDocs() {
+	for _, d := range model.AnnotationDocs() {
 		assert.Contains(t, list, d.Key)
 	}
 	_, err = Explain("sim.reconsim.dev/never-redy")

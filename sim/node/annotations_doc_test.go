@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/model"
 )
 
 // annotationConstants reads every sim.reconsim.dev/ annotation constant declared in the
@@ -45,9 +47,11 @@ func annotationConstants(t *testing.T) []string {
 	return keys
 }
 
+// TestEveryAnnotationIsDocumented: model.AnnotationDocs (what sim explain and docs/scenario.md
+// say) documents exactly the annotations this package reads.
 func TestEveryAnnotationIsDocumented(t *testing.T) {
 	var documented []string
-	for _, d := range AnnotationDocs() {
+	for _, d := range model.AnnotationDocs() {
 		documented = append(documented, d.Key)
 		assert.NotEmpty(t, d.Meaning, d.Key)
 		assert.NotEmpty(t, d.Value, d.Key)
@@ -58,7 +62,7 @@ func TestEveryAnnotationIsDocumented(t *testing.T) {
 }
 
 func TestAnnotationExamplesAreAccepted(t *testing.T) {
-	for _, d := range AnnotationDocs() {
+	for _, d := range model.AnnotationDocs() {
 		_, errs := parseBehaviour(map[string]string{d.Key: d.Example})
 		assert.Empty(t, errs, "%s: %q", d.Key, d.Example)
 	}
