@@ -13,6 +13,7 @@ require (
 	gonum.org/v1/plot v0.17.0
 	gopkg.in/inf.v0 v0.9.1
 	gopkg.in/yaml.v3 v3.0.1
+	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	sigs.k8s.io/randfill v1.0.0
 )

@@ -270,7 +270,7 @@ type PodCondition struct {
 type ContainerStatus struct {
 	Name         string         `json:"name"`
 	State        ContainerState `json:"state,omitempty"`
-	LastState    ContainerState `json:"lastTerminationState,omitempty"`
+	LastState    ContainerState `json:"lastState,omitempty"` // upstream LastTerminationState, JSON "lastState"
 	Ready        bool           `json:"ready"`
 	Started      *bool          `json:"started,omitempty"`
 	RestartCount int32          `json:"restartCount"`

@@ -118,7 +118,12 @@ type DecodeOptions struct {
 	// File names the input in positions.
 	File string
 	// Strict makes an unknown field an error (with a did-you-mean hint) instead of a warning.
+	// A field that Kubernetes has but the simulator does not model is not unknown: it is
+	// ignored with a warning saying so (see RefuseUnmodelled).
 	Strict bool
+	// RefuseUnmodelled makes a field that Kubernetes has but the simulator does not model an
+	// error (the CLI's --strict) instead of a warning.
+	RefuseUnmodelled bool
 	// Path is prefixed to every reported path, for a node that sits inside a larger document.
 	Path string
 	// MaxNodes is the node budget; 0 means DefaultMaxDecodeNodes.
@@ -164,6 +169,7 @@ func DecodeNode(node *yaml.Node, out any, opts DecodeOptions) (warnings []Warnin
 	if node != nil {
 		d.decodeValue(node, rv.Elem(), opts.Path)
 	}
+	d.finish()
 	return d.warnings, d.errs
 }
 
@@ -184,6 +190,14 @@ type Decoder struct {
 	errSeen   map[string]bool
 	// path is the field path of the node a custom decoder is working on.
 	path string
+	// unmodelled collects the fields Kubernetes has that were ignored, for finish.
+	unmodelled []unmodelledField
+	// dump collects what was dropped or skipped from `kubectl get -o yaml` output.
+	dump dumpSummary
+	// manifest holds the options of a manifest decode (DecodeManifestsWith).
+	manifest ManifestOptions
+	// objPos is where each decoded manifest starts, in order.
+	objPos []Position
 }
 
 func newDecoder(opts DecodeOptions) *Decoder {
@@ -521,18 +535,25 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		name := e.key.Value
 		idx, ok := info.fields[name]
 		if !ok {
-			d.unknownField(e.key, childPath(path, name), name, info.names)
+			if d.isUnmodelled(v.Type(), name) {
+				d.noteUnmodelled(e.key, e.value, childPath(path, name), v.Type(), name)
+				continue
+			}
+			d.unknownField(e.key, childPath(path, name), name, info.names, upstreamNames(v.Type()))
 			continue
 		}
 		d.decodeValue(e.value, v.FieldByIndex(idx), childPath(path, name))
 		if d.aborted {
 			return
 		}
+		d.notePartlyModelled(e.key, e.value, childPath(path, name), v.Type(), name)
 	}
 }
 
-func (d *Decoder) unknownField(key *yaml.Node, path, name string, known []string) {
-	suggestion := suggest(name, known)
+// unknownField reports a field that neither the Go type (known) nor the upstream type it
+// mirrors (upstream) has; the did-you-mean looks at both.
+func (d *Decoder) unknownField(key *yaml.Node, path, name string, known, upstream []string) {
+	suggestion := suggest(name, append(slices.Clone(known), upstream...))
 	if d.opts.Strict {
 		hint := "known fields: " + strings.Join(known, ", ")
 		if suggestion != "" {

@@ -24,38 +24,85 @@ const (
 
 // serverSetMetadata lists metadata fields the API server owns. Manifests saved with
 // `kubectl get -o yaml` carry them (RFC 3339 timestamps, string resourceVersions); they mean
-// nothing in a fresh simulated cluster, so they are dropped with a warning instead of failing
-// to decode.
+// nothing in a fresh simulated cluster, so they are dropped (see dumpSummary) instead of
+// failing to decode.
 var serverSetMetadata = []string{
 	"creationTimestamp", "deletionGracePeriodSeconds", "deletionTimestamp", "generation",
 	"managedFields", "resourceVersion", "selfLink", "uid",
 }
 
-// DecodeManifests decodes a multi-document YAML stream of Kubernetes manifests (as given to
-// `kubectl apply -f`). Each document needs apiVersion and kind naming a registered kind (see
-// Kinds) with its apiVersion; a `kind: List` (apiVersion v1) contributes its items. Empty
-// documents are skipped. Server-set metadata (uid, resourceVersion, creationTimestamp, ...)
-// is dropped with a warning. Objects are returned in document order, neither defaulted nor
-// validated (see SetDefaults and Validate).
-//
-// Unknown fields are warnings, deduplicated by path. When anything is wrong the objects are
-// nil and the error is DecodeErrors holding every problem found, each a *DecodeError with
-// file:line:col; a YAML syntax error ends the stream (yaml.v3 reports only a line, so its
-// column is 1).
+// ManifestOptions are the options of DecodeManifestsWith and DecodeManifestNodeWith.
+type ManifestOptions struct {
+	// Strict makes every object skipped and every field ignored an error (the CLI's
+	// --strict): a kind the simulator does not model, an object of a cluster dump that the
+	// simulated cluster makes itself (a Node, an owned ReplicaSet, ...), a field that
+	// Kubernetes has and the simulator does not model. What the API server set (uid,
+	// resourceVersion, status, ...) is still dropped.
+	Strict bool
+	// KeepNodes keeps the Nodes of a cluster dump, with the capacity and allocatable of their
+	// status (sim import turns them into node groups); by default they are skipped.
+	KeepNodes bool
+	// ExistingNamespaces holds the namespaces the simulated cluster creates itself; a cluster
+	// dump's Namespace objects of those names are dropped rather than created twice.
+	ExistingNamespaces map[string]bool
+}
+
+// DecodeManifests decodes a multi-document YAML stream of Kubernetes manifests with the
+// default options; see DecodeManifestsWith.
 func DecodeManifests(file string, data []byte) ([]Object, []Warning, error) {
-	d := newDecoder(DecodeOptions{File: file})
+	return DecodeManifestsWith(file, data, ManifestOptions{})
+}
+
+// DecodeManifestsWith decodes a multi-document YAML stream of Kubernetes manifests (as given
+// to `kubectl apply -f`, or as `kubectl get -o yaml` prints them). Each document needs
+// apiVersion and kind naming a registered kind (see Kinds) with its apiVersion; a `kind:
+// List` (apiVersion v1) contributes its items. Empty documents are skipped. Objects are
+// returned in document order, neither defaulted nor validated (see SetDefaults and
+// Validate).
+//
+// A kind that Kubernetes (or a custom resource definition) has and the simulator does not
+// model is skipped, with one warning per kind. An object that carries what the API server
+// sets (uid, resourceVersion, creationTimestamp, managedFields, generation) comes from a
+// cluster dump: those fields, its status and its ownerReferences are dropped with one
+// summary warning for the stream, and the objects the simulated cluster makes itself are
+// skipped (one warning per kind): Nodes (unless KeepNodes), Events, Leases, and objects
+// whose controller is a modelled kind (a Deployment's ReplicaSets, their Pods, ...).
+//
+// A field Kubernetes has that the simulator does not model is ignored with a warning (a
+// warning each for those that change scheduling or a pod's lifecycle, saying what the
+// simulation does instead; one for the rest); a field Kubernetes does not have is an error
+// with a did-you-mean. With opts.Strict every skip and ignored field is an error.
+//
+// When anything is wrong the objects are nil and the error is DecodeErrors holding every
+// problem found, each a *DecodeError with file:line:col; a YAML syntax error ends the stream
+// (yaml.v3 reports only a line, so its column is 1).
+func DecodeManifestsWith(file string, data []byte, opts ManifestOptions) ([]Object, []Warning, error) {
+	objs, _, warns, err := DecodeManifestsAt(file, data, opts)
+	return objs, warns, err
+}
+
+// DecodeManifestsAt is DecodeManifestsWith that also returns where each object is written
+// (positions[i] is the start of objs[i]).
+func DecodeManifestsAt(file string, data []byte, opts ManifestOptions) (objs []Object, positions []Position, warnings []Warning, err error) {
+	d := newManifestDecoder(file, opts)
 	docs := d.splitDocuments(data)
-	var objs []Object
 	for _, doc := range docs {
 		if d.aborted {
 			break
 		}
 		objs = append(objs, d.decodeManifest(doc, "", true)...)
 	}
+	d.finish()
 	if len(d.errs) > 0 {
-		return nil, d.warnings, DecodeErrors(d.errs)
+		return nil, nil, d.warnings, DecodeErrors(d.errs)
 	}
-	return objs, d.warnings, nil
+	return objs, d.objPos, d.warnings, nil
+}
+
+func newManifestDecoder(file string, opts ManifestOptions) *Decoder {
+	d := newDecoder(DecodeOptions{File: file, Strict: true, RefuseUnmodelled: opts.Strict})
+	d.manifest = opts
+	return d
 }
 
 // SplitManifests parses a multi-document YAML stream into its non-empty document nodes, with
@@ -98,19 +145,30 @@ func (d *Decoder) splitDocuments(data []byte) []*yaml.Node {
 	}
 }
 
-// DecodeManifestNode decodes one manifest that is already parsed, typically a manifest inlined
-// in a scenario file, so positions refer to that file. The rules are those of
-// DecodeManifests, except that a List is an error. On error the object is nil and the error
-// is DecodeErrors.
+// DecodeManifestNode decodes one manifest with the default options; see
+// DecodeManifestNodeWith.
 func DecodeManifestNode(file string, node *yaml.Node) (Object, []Warning, error) {
-	d := newDecoder(DecodeOptions{File: file})
+	return DecodeManifestNodeWith(file, node, ManifestOptions{})
+}
+
+// DecodeManifestNodeWith decodes one manifest that is already parsed, typically a manifest
+// inlined in a scenario file, so positions refer to that file. The rules are those of
+// DecodeManifestsWith, except that a List is an error. A manifest that is skipped (a kind the
+// simulator does not model, ...) gives a nil object, a warning and no error. On error the
+// object is nil and the error is DecodeErrors.
+func DecodeManifestNodeWith(file string, node *yaml.Node, opts ManifestOptions) (Object, []Warning, error) {
+	d := newManifestDecoder(file, opts)
 	if node == nil || isEmptyDocument(node) {
 		d.fail(node, "", "empty manifest", "a manifest needs apiVersion, kind and metadata")
 		return nil, nil, DecodeErrors(d.errs)
 	}
 	objs := d.decodeManifest(node, "", false)
+	d.finish()
 	if len(d.errs) > 0 {
 		return nil, d.warnings, DecodeErrors(d.errs)
+	}
+	if len(objs) == 0 {
+		return nil, d.warnings, nil
 	}
 	return objs[0], d.warnings, nil
 }
@@ -167,7 +225,6 @@ func (d *Decoder) decodeManifest(node *yaml.Node, path string, allowList bool) [
 				continue
 			case "metadata":
 				metadataNode = v
-				v = d.dropServerSetMetadata(v, childPath(path, "metadata"))
 			}
 		}
 		rest.Content = append(rest.Content, k, v)
@@ -187,7 +244,7 @@ func (d *Decoder) decodeManifest(node *yaml.Node, path string, allowList bool) [
 	}
 	ki, ok := LookupKind(Kind(kind))
 	if !ok {
-		if kind != "" {
+		if kind != "" && !d.skipUnmodelledKind(n, apiVersionNode, kindNode, apiVersion, kind, path) {
 			d.fail(kindNode, childPath(path, "kind"), fmt.Sprintf("unknown kind %q", kind), kindHint(kind))
 		}
 		return nil
@@ -206,11 +263,20 @@ func (d *Decoder) decodeManifest(node *yaml.Node, path string, allowList bool) [
 		d.fail(n, path, "missing metadata", "a manifest needs metadata with at least a name")
 		return nil
 	}
+	if d.isDumpObject(metadataNode) {
+		if d.skipDumpObject(n, ki.Kind, metadataNode, path) {
+			return nil
+		}
+		rest = *d.pruneDumpObject(ki.Kind, &rest)
+	} else {
+		rest = *d.withoutServerSetMetadata(&rest)
+	}
 	obj := ki.New()
 	d.decodeValue(&rest, reflect.ValueOf(obj).Elem(), path)
 	if len(d.errs) > errsBefore {
 		return nil
 	}
+	d.objPos = append(d.objPos, d.pos(n))
 	return []Object{obj}
 }
 
@@ -242,7 +308,7 @@ func (d *Decoder) decodeList(list *yaml.Node, path string) []Object {
 			continue
 		}
 		if k.Value != "metadata" {
-			d.unknownField(k, childPath(path, k.Value), k.Value, []string{"apiVersion", "items", "kind", "metadata"})
+			d.unknownField(k, childPath(path, k.Value), k.Value, []string{"apiVersion", "items", "kind", "metadata"}, nil)
 		}
 	}
 	if items == nil || isNull(items) {
@@ -262,31 +328,6 @@ func (d *Decoder) decodeList(list *yaml.Node, path string) []Object {
 	return objs
 }
 
-// dropServerSetMetadata returns metadata without the fields the API server sets, warning
-// about each one that has a value.
-func (d *Decoder) dropServerSetMetadata(meta *yaml.Node, path string) *yaml.Node {
-	m := meta
-	if m.Kind == yaml.AliasNode && m.Alias != nil {
-		m = m.Alias
-	}
-	if m.Kind != yaml.MappingNode {
-		return meta // decoding reports the type error
-	}
-	out := *m
-	out.Content = nil
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
-		if k.Kind == yaml.ScalarNode && slices.Contains(serverSetMetadata, k.Value) {
-			if !isNull(v) {
-				d.warn(k, childPath(path, k.Value), "set by the API server; ignored")
-			}
-			continue
-		}
-		out.Content = append(out.Content, k, v)
-	}
-	return &out
-}
-
 func kindHint(kind string) string {
 	var names []string
 	for _, ki := range Kinds() {
@@ -294,7 +335,12 @@ func kindHint(kind string) string {
 	}
 	slices.Sort(names)
 	supported := "supported kinds: " + strings.Join(names, ", ")
-	if s := suggest(kind, names); s != "" {
+	candidates := slices.Clone(names)
+	//detlint:ordered suggest breaks ties by name
+	for k := range upstreamKinds {
+		candidates = append(candidates, k)
+	}
+	if s := suggest(kind, candidates); s != "" {
 		return fmt.Sprintf("did you mean %q? %s", s, supported)
 	}
 	return supported

@@ -58,12 +58,9 @@ func TestDecodeManifestsMultiDocument(t *testing.T) {
 	assert.Equal(t, Ptr(int32(40)), lease.Spec.LeaseDurationSeconds)
 
 	assert.Equal(t, []string{
-		"cluster.yaml:30:3: metadata.uid: set by the API server; ignored",
-		"cluster.yaml:31:3: metadata.resourceVersion: set by the API server; ignored",
-		"cluster.yaml:32:3: metadata.creationTimestamp: set by the API server; ignored",
-		`cluster.yaml:53:11: spec.template.spec.containers[0].imagePullPolicy: unknown field "imagePullPolicy", ignored`,
-		`cluster.yaml:54:11: spec.template.spec.containers[0].ports: unknown field "ports", ignored`,
-		`cluster.yaml:60:13: spec.template.spec.containers[0].readinessProbe.httpGet: unknown field "httpGet", ignored`,
+		"cluster.yaml:60:13: spec.template.spec.containers[0].readinessProbe.httpGet: not modelled (ignored): probe handlers are not run: probes succeed unless the pod's sim.reconsim.dev/* annotations say otherwise (`sim explain sim.reconsim.dev/ready-after`)",
+		"cluster.yaml:53:11: 2 fields that Kubernetes has are not modelled (ignored); none changes scheduling or a pod's lifecycle: Container.imagePullPolicy, Container.ports (--strict lists each)",
+		"cluster.yaml:25:1: dropped what the API server set in 1 object (metadata creationTimestamp, resourceVersion, uid): the simulated cluster sets its own",
 	}, warnStrings(warnings))
 
 	// The decoded objects are valid once defaulted.

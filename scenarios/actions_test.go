@@ -184,7 +184,7 @@ spec:
 	}{
 		"missing container": {&RolloutArgs{Image: &ImageChange{Container: "api", Image: "x"}}, `no container "api" (containers: web, sidecar)`},
 		"not a mapping":     {&RolloutArgs{Template: yamlNode(t, "[1, 2]")}, "not a mapping"},
-		"unknown field":     {&RolloutArgs{Template: yamlNode(t, "spec: {containers: [{name: web, tty: true}]}")}, "not a pod template"},
+		"unknown field":     {&RolloutArgs{Template: yamlNode(t, "spec: {containers: [{name: web, ttyy: true}]}")}, `not a pod template: spec.containers[0].ttyy: unknown field "ttyy" (did you mean "tty"?)`},
 		"item without key":  {&RolloutArgs{Template: yamlNode(t, "spec: {containers: [{image: x}]}")}, "every item of containers must have name"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -262,4 +262,13 @@ func TestClientNames(t *testing.T) {
 	assert.Contains(t, names, "replicaset-controller")
 	assert.Equal(t, "kubelet/worker-3", names[len(names)-1])
 	assert.Len(t, names, len(controlPlaneClients)+4)
+}
+
+// TestRolloutTemplateFieldNotModelled: a rollout fragment may carry a field Kubernetes has
+// and the simulator does not model, as a manifest may; it is ignored, not an error.
+func TestRolloutTemplateFieldNotModelled(t *testing.T) {
+	r := &RolloutArgs{Template: yamlNode(t, "spec: {containers: [{name: web, image: web:2, tty: true, imagePullPolicy: Always}]}")}
+	out, err := r.ApplyTo(webTemplate(t))
+	require.NoError(t, err)
+	assert.Equal(t, "web:2", out.Spec.Containers[0].Image)
 }

@@ -12,6 +12,10 @@
 //     would leave an object the API server rejects, load shapes sim/metrics rejects, component
 //     flags that do not exist or have bad values. Problems inside a referenced manifest or
 //     series file point into that file.
+//   - Manifests as they come (model.DecodeManifestsWith): kubectl dumps load, with what the
+//     simulator skips or ignores said in warnings; ParseOptions.Strict turns each into a
+//     problem. Import writes a scenario from a dump (node groups from its Nodes, the rest
+//     settled), and what it writes always loads.
 //   - A loaded scenario is complete: every default is filled in (seed, stop limits, node name
 //     prefixes, allocatable, namespaces of objects and references, drain's ignoreDaemonSets,
 //     api-errors' Retry-After, loads' names and metrics, series files read into points), every

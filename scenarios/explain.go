@@ -9,7 +9,8 @@ import (
 // expect.converged, cluster.nodeGroups.zone; see Keys; the last part alone works when it is
 // unambiguous, like node-crash or pods-at-most), a component flag as component.flag (also
 // under components.), a bare flag name (explained for every component that has it), or a
-// component (its flags and defaults). For a scenario key it gives the meaning, type,
+// component (its flags and defaults), or a pod-behaviour annotation (sim.reconsim.dev/never-ready,
+// or sim.reconsim.dev for the list). For a scenario key it gives the meaning, type,
 // default, accepted values, arguments and an example; for a flag its meaning, type, default
 // per upstream version, upstream source and how to set it. An unknown or ambiguous key is an
 // error saying what to try, with a did-you-mean.
@@ -22,6 +23,19 @@ func Explain(key string) (string, error) {
 	}
 	if k, ok := LookupKey(key); ok {
 		return explainKey(k), nil
+	}
+	if strings.HasPrefix(key, AnnotationPrefix) || key == strings.TrimSuffix(AnnotationPrefix, "/") || key == "annotations" {
+		if d, ok := lookupAnnotation(key); ok {
+			return explainAnnotation(d), nil
+		}
+		if key == AnnotationPrefix || key == strings.TrimSuffix(AnnotationPrefix, "/") || key == "annotations" {
+			return explainAnnotations(), nil
+		}
+		msg := fmt.Sprintf("no pod annotation is called %q", key)
+		if h := didYouMean(key, annotationKeys()); h != "" {
+			msg += "; " + h
+		}
+		return "", fmt.Errorf("%s; the annotations: %s", msg, strings.Join(annotationKeys(), ", "))
 	}
 	flagKey := strings.TrimPrefix(key, "components.")
 	if isComponent(flagKey) {
@@ -47,6 +61,9 @@ func Explain(key string) (string, error) {
 	if ok {
 		return explainKey(k), nil
 	}
+	if d, ok := lookupAnnotation(key); ok && len(several) == 0 {
+		return explainAnnotation(d), nil
+	}
 	if len(several) > 0 {
 		return "", fmt.Errorf("several keys are called %q: %s; name one", key, strings.Join(several, ", "))
 	}
@@ -58,8 +75,8 @@ func Explain(key string) (string, error) {
 }
 
 // ExplainTopics returns every KEY Explain answers for by name: the scenario keys, the
-// components, the component flags as component.flag, and the bare flag names; in that order,
-// without duplicates.
+// components, the component flags as component.flag, the bare flag names and the
+// pod-behaviour annotations (sim.reconsim.dev/...); in that order, without duplicates.
 func ExplainTopics() []string {
 	out := keyPaths()
 	seen := map[string]bool{}
@@ -80,6 +97,9 @@ func ExplainTopics() []string {
 	}
 	for _, f := range flags {
 		add(f.Name)
+	}
+	for _, a := range annotationKeys() {
+		add(a)
 	}
 	return out
 }

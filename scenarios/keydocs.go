@@ -82,7 +82,7 @@ var keyDocs = map[string]keyDoc{
 		Example: "objects:\n- manifest:\n    apiVersion: v1\n    kind: Namespace\n    metadata: {name: batch}\n- file: manifests/app.yaml\n  settled: true"},
 	"objects.manifest": {Doc: "One manifest, written inline, as kubectl would take it.",
 		Example: "manifest:\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}\n  spec: {...}"},
-	"objects.file": {Doc: "A file of manifests (multi-document YAML), relative to the scenario file's directory. Built-in scenarios cannot use files.",
+	"objects.file": {Doc: "A file of manifests (multi-document YAML, or a List as `kubectl get -o yaml` prints it), relative to the scenario file's directory. From a cluster dump, what the API server set is dropped, and objects the simulated cluster makes itself and kinds it does not model are skipped, each with a warning (--strict makes them errors; `sim import` writes a whole scenario from a dump). Built-in scenarios cannot use files.",
 		Example: "file: manifests/app.yaml"},
 	"objects.settled": {Doc: "Start the objects as if their controllers had already reconciled them: a workload's pods (Pod, ReplicaSet, Deployment, StatefulSet, DaemonSet) exist, scheduled and running, and a Service's EndpointSlices exist, at time 0. Other kinds cannot start settled: settled: true on them is an error.",
 		Default: "false", Example: "settled: true"},

@@ -41,16 +41,22 @@ func Parse(file string, data []byte, baseDir string) (*Scenario, []model.Warning
 	return ParseWith(file, data, baseDir, ParseOptions{})
 }
 
-// ParseOptions are a caller's additions to what a scenario may refer to.
+// ParseOptions are the options of ParseWith: a caller's additions to what a scenario may
+// refer to, and how strict the load is.
 type ParseOptions struct {
 	// Controllers names controllers the caller runs besides the simulator's own
 	// (cluster.Options.Controllers): controller-restart, at: {by: ...} and explore accept them.
 	Controllers []string
+	// Strict makes every object skipped and every field ignored an error (the CLI's
+	// --strict): a manifest of a kind the simulator does not model, an object of a cluster
+	// dump that the simulated cluster makes itself, a field that Kubernetes has and the
+	// simulator does not model (see model.ManifestOptions).
+	Strict bool
 }
 
 // ParseWith is Parse with options.
 func ParseWith(file string, data []byte, baseDir string, opts ParseOptions) (*Scenario, []model.Warning, error) {
-	l := &loader{file: file, baseDir: baseDir, ix: newNodeIndex(file), s: &Scenario{File: file}, extraControllers: opts.Controllers}
+	l := &loader{file: file, baseDir: baseDir, ix: newNodeIndex(file), s: &Scenario{File: file}, opts: opts}
 	if len(data) > MaxFileBytes {
 		l.errAt(nil, "", fmt.Sprintf("the file is %d bytes, more than the limit of %d", len(data), MaxFileBytes), "")
 		return nil, nil, l.errs
@@ -103,8 +109,10 @@ type loader struct {
 	decodeErrs int
 	// declared lists every object the scenario creates, for reference checks.
 	declared []declaredObject
-	// extraControllers are ParseOptions.Controllers.
-	extraControllers []string
+	// opts are the options of this parse (opts.Controllers: the caller's extra controllers).
+	opts ParseOptions
+	// clusterNS is the set of namespaces the cluster creates itself (clusterNamespaces).
+	clusterNS map[string]bool
 	// reported holds paths whose problem was reported (a missing required field, a series
 	// file that cannot be read), so that checks of the zero value left there stay quiet.
 	reported map[string]bool
@@ -182,7 +190,7 @@ func joinPath(prefix, p string) string {
 // decodeInto decodes n into out with the model decoder (strict), at path. It reports whether
 // decoding succeeded without errors.
 func (l *loader) decodeInto(n *yaml.Node, path string, out any) bool {
-	w, errs := model.DecodeNode(n, out, model.DecodeOptions{File: l.file, Strict: true, Path: path})
+	w, errs := model.DecodeNode(n, out, model.DecodeOptions{File: l.file, Strict: true, RefuseUnmodelled: l.opts.Strict, Path: path})
 	l.warns = append(l.warns, w...)
 	for _, e := range errs {
 		l.adopt(e, n, "")
@@ -508,7 +516,7 @@ func (l *loader) decodeObjects(n *yaml.Node) {
 
 // decodeManifest decodes an inline manifest at path and records it as declared.
 func (l *loader) decodeManifest(n *yaml.Node, path string, inObjects bool) []model.Object {
-	obj, warns, err := model.DecodeManifestNode(l.file, n)
+	obj, warns, err := model.DecodeManifestNodeWith(l.file, n, l.manifestOptions())
 	for _, w := range warns {
 		w.Path = joinPath(path, w.Path)
 		l.warns = append(l.warns, w)
@@ -517,7 +525,12 @@ func (l *loader) decodeManifest(n *yaml.Node, path string, inObjects bool) []mod
 		l.adopt(err, n, path)
 		return nil
 	}
-	l.declare(obj, path, posOf(l.file, resolve(n)), inObjects, "")
+	if obj == nil {
+		return nil // skipped, with a warning
+	}
+	if !l.declare(obj, path, posOf(l.file, resolve(n)), inObjects, "") {
+		return nil
+	}
 	return []model.Object{obj}
 }
 
@@ -540,30 +553,66 @@ func (l *loader) decodeManifestFile(name string, n *yaml.Node, path string, inOb
 		l.errAt(resolve(n), path, "cannot read the manifest file: "+err.Error(), "paths are relative to the scenario file's directory")
 		return nil
 	}
-	objs, warns, err := model.DecodeManifests(full, data)
+	objs, warns, err := model.DecodeManifestsWith(full, data, l.manifestOptions())
 	l.warns = append(l.warns, warns...)
 	if err != nil {
 		l.adopt(err, n, "")
 		return nil
 	}
-	if len(objs) == 0 {
+	if len(objs) == 0 && len(warns) == 0 {
 		l.warnAt(resolve(n), path, "the file holds no manifests")
 	}
+	kept := objs[:0]
 	for _, o := range objs {
-		l.declare(o, path, posOf(l.file, resolve(n)), inObjects, full)
+		if l.declare(o, path, posOf(l.file, resolve(n)), inObjects, full) {
+			kept = append(kept, o)
+		}
 	}
-	return objs
+	return kept
 }
 
-func (l *loader) declare(obj model.Object, path string, pos model.Position, inObjects bool, fromFile string) {
+// manifestOptions are the options manifests are decoded with.
+func (l *loader) manifestOptions() model.ManifestOptions {
+	return model.ManifestOptions{Strict: l.opts.Strict, ExistingNamespaces: l.clusterNamespaces()}
+}
+
+// clusterNamespaces returns the set of namespaces the cluster creates itself: the system
+// ones and cluster.namespaces (computed once; the head is decoded before the objects).
+func (l *loader) clusterNamespaces() map[string]bool {
+	if l.clusterNS == nil {
+		l.clusterNS = make(map[string]bool, len(systemNamespaces)+len(l.s.Cluster.Namespaces))
+		for _, ns := range systemNamespaces {
+			l.clusterNS[ns] = true
+		}
+		for _, ns := range l.s.Cluster.Namespaces {
+			l.clusterNS[ns] = true
+		}
+	}
+	return l.clusterNS
+}
+
+// declare records obj as declared at path, and reports whether the scenario keeps it: a
+// Namespace object of a namespace the cluster creates itself (cluster.namespaces, or a
+// system one) is left out with a warning, as creating it again would fail at the start of
+// the run.
+func (l *loader) declare(obj model.Object, path string, pos model.Position, inObjects bool, fromFile string) bool {
+	if ns, ok := obj.(*model.Namespace); ok && inObjects && l.clusterNamespaces()[ns.Name] {
+		msg := fmt.Sprintf("namespace %s is created by the cluster already (cluster.namespaces, or a system namespace); this Namespace object is left out", ns.Name)
+		if fromFile != "" {
+			msg = fmt.Sprintf("Namespace %s in %s: %s", ns.Name, fromFile, msg)
+		}
+		l.warns = append(l.warns, model.Warning{Pos: pos, Path: path, Msg: msg})
+		return false
+	}
 	if len(l.declared) >= MaxObjects {
 		if len(l.declared) == MaxObjects {
 			l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: fmt.Sprintf("more than %d objects", MaxObjects), Hint: "split the scenario"})
 			l.declared = append(l.declared, declaredObject{})
 		}
-		return
+		return true
 	}
 	l.declared = append(l.declared, declaredObject{obj: obj, path: path, pos: pos, inObjects: inObjects, fromFile: fromFile})
+	return true
 }
 
 // ---- timeline ----
@@ -617,7 +666,7 @@ func mappingValue(n *yaml.Node, key string) *yaml.Node {
 
 // restartable returns the components controller-restart and at: {by: ...} accept.
 func (l *loader) restartable() []string {
-	return append(restartableComponents(), l.extraControllers...)
+	return append(restartableComponents(), l.opts.Controllers...)
 }
 
 // MaxWriteIndex bounds the k of at: {write: k, by: ...}.

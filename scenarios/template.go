@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -57,11 +58,27 @@ func mergeTemplate(t model.PodTemplateSpec, frag *yaml.Node) (model.PodTemplateS
 	if err != nil {
 		return model.PodTemplateSpec{}, fmt.Errorf("encoding the merged template: %v", err)
 	}
+	// The model decoder, not encoding/json: a field Kubernetes has and the simulator does not
+	// model is ignored, as in a manifest (the loader warned about it), and only a field
+	// Kubernetes does not have is an error.
+	var node yaml.Node
+	if err := yaml.Unmarshal(data, &node); err != nil {
+		return model.PodTemplateSpec{}, fmt.Errorf("encoding the merged template: %v", err)
+	}
 	var out model.PodTemplateSpec
-	dec = json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&out); err != nil {
-		return model.PodTemplateSpec{}, fmt.Errorf("the merged template is not a pod template: %v", err)
+	if _, errs := model.DecodeNode(&node, &out, model.DecodeOptions{Strict: true}); len(errs) > 0 {
+		msg := errs[0].Error()
+		var de *model.DecodeError
+		if errors.As(errs[0], &de) {
+			msg = de.Msg
+			if de.Path != "" {
+				msg = de.Path + ": " + msg
+			}
+			if de.Hint != "" {
+				msg += " (" + de.Hint + ")"
+			}
+		}
+		return model.PodTemplateSpec{}, fmt.Errorf("the merged template is not a pod template: %s", msg)
 	}
 	return out, nil
 }

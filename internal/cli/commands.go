@@ -43,6 +43,9 @@ Flags:
   -o, --output FORMAT   text: a summary on stdout; json: result.json on stdout (default text)
   -q, --quiet           print no summary (warnings and errors still go to stderr)
       --cpuprofile FILE write a Go CPU profile of the run to FILE ('go tool pprof FILE')
+      --strict          refuse what would be skipped or ignored: manifests of kinds the
+                        simulator does not model, objects of a cluster dump that the
+                        simulated cluster makes itself, fields it does not model (exit 2)
 
 Examples:
   sim run node-failure
@@ -57,6 +60,14 @@ const validateUsage = `Usage:
 
 Checks scenario files (or built-in scenarios by name) without running them and prints
 every problem as FILE:LINE:COL: PATH: MESSAGE (HINT).
+
+Manifests may come as 'kubectl get ... -o yaml' prints them: what the API server set is
+dropped, and kinds the simulator does not model are skipped, with a warning each.
+
+Flags:
+      --strict   refuse what would be skipped or ignored: manifests of kinds the simulator
+                 does not model, objects of a cluster dump that the simulated cluster makes
+                 itself, fields it does not model; each is a problem with FILE:LINE:COL
 
 Examples:
   sim validate my-scenario.yaml
@@ -151,13 +162,13 @@ func (c *cli) usageError(cmd, format string, args ...any) int {
 
 // loadScenario resolves and parses arg, printing warnings and problems to stderr; ok is
 // false after a problem was printed.
-func (c *cli) loadScenario(cmd, arg string) (*scenarios.Scenario, bool) {
+func (c *cli) loadScenario(cmd, arg string, opts scenarios.ParseOptions) (*scenarios.Scenario, bool) {
 	file, data, baseDir, err := scenarios.Resolve(arg)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "sim %s: %v\n", cmd, err)
 		return nil, false
 	}
-	s, warns, err := scenarios.Parse(file, data, baseDir)
+	s, warns, err := scenarios.ParseWith(file, data, baseDir, opts)
 	for _, w := range warns {
 		fmt.Fprintf(c.stderr, "%s (warning)\n", w.String())
 	}
@@ -190,6 +201,7 @@ func (c *cli) cmdRun(args []string) int {
 	format := fs.StringP("output", "o", "text", "")
 	quiet := fs.BoolP("quiet", "q", false, "")
 	cpuProfile := fs.String("cpuprofile", "", "")
+	strict := fs.Bool("strict", false, "")
 	if done, code := c.parseFlags(fs, args, runUsage); done {
 		return code
 	}
@@ -218,7 +230,7 @@ func (c *cli) cmdRun(args []string) int {
 	if bad {
 		return exitUsage
 	}
-	scn, ok := c.loadScenario("run", arg)
+	scn, ok := c.loadScenario("run", arg, scenarios.ParseOptions{Strict: *strict})
 	if !ok {
 		return exitUsage
 	}
@@ -424,6 +436,7 @@ func shellQuote(s string) string {
 
 func (c *cli) cmdValidate(args []string) int {
 	fs := c.flagSet("validate")
+	strict := fs.Bool("strict", false, "")
 	if done, code := c.parseFlags(fs, args, validateUsage); done {
 		return code
 	}
@@ -432,7 +445,7 @@ func (c *cli) cmdValidate(args []string) int {
 	}
 	code := exitOK
 	for _, arg := range fs.Args() {
-		s, ok := c.loadScenario("validate", arg)
+		s, ok := c.loadScenario("validate", arg, scenarios.ParseOptions{Strict: *strict})
 		if !ok {
 			code = exitUsage
 			continue

@@ -1,6 +1,6 @@
-// Package cli is the `sim` command line: every subcommand (run, validate, list, show,
-// explain, schema, completion, sweep, explore, merge, report, version), its flags, usage texts,
-// summaries and exit statuses. cmd/sim and reconsim.Main run it; it is internal so that the
+// Package cli is the `sim` command line: every subcommand (run, validate, import, list,
+// show, explain, schema, completion, sweep, explore, merge, report, version), its flags,
+// usage texts, summaries and exit statuses. cmd/sim and reconsim.Main run it; it is internal so that the
 // command line, not this package's Go API, is the contract.
 //
 // Contract: Run returns 0 when every expectation held (or the command succeeded), 1 when an

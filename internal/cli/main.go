@@ -92,6 +92,7 @@ func init() {
 	commands = []command{
 		{"run", "run a scenario and report what happened", runUsage, (*cli).cmdRun},
 		{"validate", "check scenario files without running them", validateUsage, (*cli).cmdValidate},
+		{"import", "write a scenario from a cluster dump (kubectl get ... -o yaml)", importUsage, (*cli).cmdImport},
 		{"list", "list the built-in scenarios", listUsage, (*cli).cmdList},
 		{"show", "print a built-in scenario's source", showUsage, (*cli).cmdShow},
 		{"explain", "explain a scenario key or a component flag", explainUsage, (*cli).cmdExplain},

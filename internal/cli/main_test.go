@@ -421,6 +421,7 @@ func TestUsageFlags(t *testing.T) {
 	assert.Contains(t, got, completionFlag{long: "trace"})
 	assert.Contains(t, got, completionFlag{long: "output", short: "o", arg: "FORMAT"})
 	assert.Contains(t, got, completionFlag{long: "quiet", short: "q"})
-	assert.Len(t, got, 7)
+	assert.Contains(t, got, completionFlag{long: "strict"})
+	assert.Len(t, got, 8)
 	assert.Empty(t, usageFlags(listUsage))
 }

@@ -1,5 +1,6 @@
-// Command gendocs rewrites what is generated from the scenarios package: the flag table and
-// the key reference in docs/scenario.md (from the flag registry and scenarios.Keys), and the
+// Command gendocs rewrites what is generated from the scenarios package: the flag table, the
+// key reference and the pod annotation table in docs/scenario.md (from the flag registry,
+// scenarios.Keys and model.AnnotationDocs), and the
 // JSON Schema in scenarios/schema.json (scenarios.Schema). Run it from the repository root
 // after changing the scenario types, their documentation, the flag registry or the model
 // types:

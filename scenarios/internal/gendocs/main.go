@@ -27,6 +27,9 @@ func main() {
 	if updated, err = scenarios.ReplaceReferenceSection(updated); err != nil {
 		fail(fmt.Errorf("%s: %w", docPath, err))
 	}
+	if updated, err = scenarios.ReplaceAnnotationsSection(updated); err != nil {
+		fail(fmt.Errorf("%s: %w", docPath, err))
+	}
 	write(docPath, doc, []byte(updated))
 	old, err := os.ReadFile(schemaPath)
 	if err != nil && !os.IsNotExist(err) {

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/scenarios"
+)
+
+const importUsage = `Usage:
+  sim import SNAPSHOT.yaml > scenario.yaml
+
+Writes a scenario from a cluster dump, as printed by
+
+  kubectl get deploy,rs,sts,ds,svc,pdb,hpa,nodes -A -o yaml > SNAPSHOT.yaml
+
+The Nodes become node groups (capacity, allocatable, zone and region, labels and taints;
+identical nodes are one group with a count). The workloads are kept as settled objects,
+their pods running from the start. What the API server set (status, uid, managedFields,
+...) is dropped; kinds the simulator does not model (ConfigMap, Secret, Role, ...) and
+objects the simulated cluster makes itself (a Deployment's ReplicaSets, their Pods, ...)
+are skipped. Each is a warning on stderr and a comment at the top of the scenario, which
+ends with a commented example timeline.
+
+Examples:
+  sim import snapshot.yaml > scenario.yaml
+  sim validate scenario.yaml
+  sim run scenario.yaml
+
+Exit status: 0 written, 2 the dump cannot be read or decoded.
+`
+
+func (c *cli) cmdImport(args []string) int {
+	fs := c.flagSet("import")
+	if done, code := c.parseFlags(fs, args, importUsage); done {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return c.usageError("import", "want one cluster dump (kubectl get ... -o yaml), got %d arguments", fs.NArg())
+	}
+	file := fs.Arg(0)
+	data, err := readDump(file)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "sim import: %v\n", err)
+		return exitUsage
+	}
+	out, warns, err := scenarios.Import(file, data)
+	for _, w := range warns {
+		fmt.Fprintf(c.stderr, "%s (warning)\n", w.String())
+	}
+	if err != nil {
+		fmt.Fprintln(c.stderr, err)
+		var list model.DecodeErrors
+		if errors.As(err, &list) {
+			fmt.Fprintf(c.stderr, "sim import: %s: %d %s\n", file, len(list), plural(len(list), "problem", "problems"))
+			return exitUsage
+		}
+		return c.internalError("import", err, 0, "-", nil)
+	}
+	if _, err := c.stdout.Write(out); err != nil {
+		fmt.Fprintf(c.stderr, "sim import: writing the scenario: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// readDump reads a dump of at most model.MaxManifestBytes, checking the size before reading
+// more than that.
+func readDump(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a cluster dump", file)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, model.MaxManifestBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > model.MaxManifestBytes {
+		return nil, fmt.Errorf("%s is larger than the limit of %d bytes; dump fewer objects (kubectl get -n NAMESPACE ...)", file, model.MaxManifestBytes)
+	}
+	return data, nil
+}

@@ -1,0 +1,63 @@
+package model
+
+// AnnotationDoc documents one pod-behaviour annotation: what it does, its value and its
+// default, for `sim explain` and docs/scenario.md. The annotations are a simulator extension
+// that the simulated kubelet reads (sim/node, whose tests check that this table documents
+// every annotation it reads, with the same keys, and that each example is accepted).
+type AnnotationDoc struct {
+	// Key is the annotation, e.g. sim.reconsim.dev/never-ready.
+	Key string
+	// Value says what the value looks like.
+	Value string
+	// Default is what a pod without the annotation gets.
+	Default string
+	// Meaning says what the annotation makes the pod's containers do.
+	Meaning string
+	// Example is a value the kubelet accepts.
+	Example string
+}
+
+// annotationDocs are in the order a reader meets them: readiness, exits, termination.
+var annotationDocs = []AnnotationDoc{
+	{
+		Key: "sim.reconsim.dev/ready-after", Value: `a duration such as "20s" (at most 720h)`, Default: "0s",
+		Meaning: "How long after each container start its readiness and startup probes start succeeding. " +
+			"A container without a readiness probe is ready once it runs, whatever this says.",
+		Example: "20s",
+	},
+	{
+		Key: "sim.reconsim.dev/never-ready", Value: `"true" or "false"`, Default: "false",
+		Meaning: "The readiness and startup probes never succeed: the pod runs and is never Ready " +
+			"(a rollout stalls, a Service gets no endpoint from it). Only containers with a readiness or startup probe are affected.",
+		Example: "true",
+	},
+	{
+		Key: "sim.reconsim.dev/crash-after", Value: `a duration such as "30s" (at most 720h)`, Default: "none: containers run until stopped",
+		Meaning: "Each container instance exits with code 1 this long after it started; restartPolicy and " +
+			"CrashLoopBackOff decide what happens next. With exit-after too, the earlier one wins.",
+		Example: "30s",
+	},
+	{
+		Key: "sim.reconsim.dev/exit-after", Value: `a duration such as "30s" (at most 720h)`, Default: "none: containers run until stopped",
+		Meaning: "Each container instance exits this long after it started, with the code in sim.reconsim.dev/exit-code (a batch-like container that finishes).",
+		Example: "30s",
+	},
+	{
+		Key: "sim.reconsim.dev/exit-code", Value: "an integer in [0, 255]", Default: "0",
+		Meaning: "The exit code of sim.reconsim.dev/exit-after.",
+		Example: "3",
+	},
+	{
+		Key: "sim.reconsim.dev/termination-seconds", Value: `a duration such as "5s", or a number of seconds (at most 720h)`, Default: "1s",
+		Meaning: "How long a container takes to exit after SIGTERM. The grace period caps it: at the deadline " +
+			"the container is killed (SIGKILL, exit code 137).",
+		Example: "5s",
+	},
+}
+
+// AnnotationDocs returns the documentation of every pod-behaviour annotation. An invalid
+// value is ignored and reported by a Warning event with reason InvalidSimulatorAnnotation on
+// the pod.
+func AnnotationDocs() []AnnotationDoc {
+	return append([]AnnotationDoc(nil), annotationDocs...)
+}
