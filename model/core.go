@@ -114,6 +114,9 @@ type LeaseSpec struct {
 	LeaseDurationSeconds *int32    `json:"leaseDurationSeconds,omitempty"`
 	AcquireTime          *sim.Time `json:"acquireTime,omitempty"`
 	RenewTime            *sim.Time `json:"renewTime,omitempty"`
+	// LeaseTransitions counts the changes of holder (leader election writes it; the kubelet's
+	// node lease leaves it unset).
+	LeaseTransitions *int32 `json:"leaseTransitions,omitempty"`
 }
 
 // ---- Pod ----

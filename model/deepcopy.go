@@ -137,7 +137,7 @@ func (o *Lease) DeepCopy() *Lease {
 	// The lease and the values its optional fields point to, in one allocation.
 	block := new(struct {
 		lease                  Lease
-		duration               int32
+		duration, transitions  int32
 		acquireTime, renewTime sim.Time
 	})
 	out := &block.lease
@@ -154,6 +154,10 @@ func (o *Lease) DeepCopy() *Lease {
 	if p := o.Spec.RenewTime; p != nil {
 		block.renewTime = *p
 		out.Spec.RenewTime = &block.renewTime
+	}
+	if p := o.Spec.LeaseTransitions; p != nil {
+		block.transitions = *p
+		out.Spec.LeaseTransitions = &block.transitions
 	}
 	return out
 }
