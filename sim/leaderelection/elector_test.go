@@ -248,11 +248,11 @@ func TestConfigValidate(t *testing.T) {
 	ok := Config{Namespace: "kube-system", Name: "x", Identity: "a", LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second}
 	require.NoError(t, ok.Validate())
 	for name, mut := range map[string]func(*Config){
-		"lease not above deadline":  func(c *Config) { c.LeaseDuration = c.RenewDeadline },
-		"deadline under jittered":   func(c *Config) { c.RenewDeadline = 2400 * time.Millisecond },
-		"zero retry":                func(c *Config) { c.RetryPeriod = 0 },
-		"no identity":               func(c *Config) { c.Identity = "" },
-		"no lock name":              func(c *Config) { c.Name = "" },
+		"lease not above deadline": func(c *Config) { c.LeaseDuration = c.RenewDeadline },
+		"deadline under jittered":  func(c *Config) { c.RenewDeadline = 2400 * time.Millisecond },
+		"zero retry":               func(c *Config) { c.RetryPeriod = 0 },
+		"no identity":              func(c *Config) { c.Identity = "" },
+		"no lock name":             func(c *Config) { c.Name = "" },
 	} {
 		c := ok
 		mut(&c)
