@@ -57,6 +57,10 @@ type Result struct {
 	Convergence  []Convergence       `json:"convergence"`
 	Verdicts     []Verdict           `json:"verdicts"`
 	Series       []Series            `json:"series"`
+	// Leadership lists the terms of the replicated control-plane components that ran leader
+	// election (kube-controller-manager, kube-scheduler), in start order per component;
+	// empty when none did.
+	Leadership []LeaderTerm `json:"leadership,omitempty"`
 
 	// Passed is true when every expectation held.
 	Passed bool `json:"passed"`
@@ -100,6 +104,17 @@ type Convergence struct {
 	FirstConvergedAt *float64 `json:"firstConvergedAt"`
 	// Divergences counts the times the world stopped being converged after FirstConvergedAt.
 	Divergences int `json:"divergences"`
+}
+
+// LeaderTerm is one replica's term as leader of a control-plane component.
+type LeaderTerm struct {
+	Component string `json:"component"`
+	// Replica is the replica's index (0-based); Identity its holderIdentity in the Lease.
+	Replica  int    `json:"replica"`
+	Identity string `json:"identity"`
+	// From is when it started leading; To when it stopped, nil if it still led at the end.
+	From float64  `json:"from"`
+	To   *float64 `json:"to"`
 }
 
 // Verdict names something the run created that had not converged when the run ended (a

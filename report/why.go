@@ -147,6 +147,19 @@ type phaseNote struct {
 
 var phaseNotes = []phaseNote{
 	{
+		// A replicated kube-controller-manager or kube-scheduler without a leader reconciles
+		// nothing: the failover (client-go tools/leaderelection) is time no milestone can
+		// move in, so the phase it falls in says how long it was.
+		match: func(l *traceLine) bool { return l.component == "leaderelection" && l.action == "new-leader" },
+		say: func(first traceLine, n int) string {
+			msg := "leader failover: " + withoutObject(first.rest)
+			if n > 1 {
+				msg += fmt.Sprintf(" (%d failovers in this phase)", n)
+			}
+			return msg
+		},
+	},
+	{
 		match: func(l *traceLine) bool {
 			return l.component == "nodelifecycle" && (l.action == "mark-unknown" || l.action == "mark-not-ready")
 		},
@@ -219,6 +232,15 @@ func annotate(phases []Phase, trace []traceLine) {
 			phases[p].Cause += ". In this run: " + strings.Join(clauses, "; ")
 		}
 	}
+}
+
+// withoutObject drops the "Kind namespace/name" that starts a trace line's rest.
+func withoutObject(rest string) string {
+	f := strings.SplitN(rest, " ", 3)
+	if len(f) < 3 {
+		return rest
+	}
+	return f[2]
 }
 
 // withoutRV drops the rv=N word of a trace line's details, which says nothing to a reader.

@@ -280,6 +280,47 @@ type WatchCoalesceArgs struct {
 	For       time.Duration `json:"for"`
 }
 
+// LeaderCrashArgs kills the process that leads a replicated control-plane component: it
+// releases nothing, so the standbys wait until the Lease has expired by their clocks
+// (leader-elect-lease-duration after they last saw it renewed) and take it at their next
+// attempt (every leader-elect-retry-period, jittered by 1.2). The crashed replica comes back
+// as a standby after Downtime.
+type LeaderCrashArgs struct {
+	// Component is kube-controller-manager (the default) or kube-scheduler; it must run
+	// leader election (replicas more than 1, or leader-elect set).
+	Component string `json:"component,omitempty"`
+	// Downtime is how long the crashed process stays down; default the component's
+	// restart-delay.
+	Downtime *time.Duration `json:"downtime,omitempty"`
+}
+
+// LeaderPartitionArgs cuts the leader off from the API server for a while: its renewals
+// fail, it gives up at leader-elect-renew-deadline and exits (as upstream's process does),
+// and another replica takes the Lease once it has expired.
+type LeaderPartitionArgs struct {
+	// Component is kube-controller-manager (the default) or kube-scheduler.
+	Component string `json:"component,omitempty"`
+	// For is how long the partition lasts.
+	For time.Duration `json:"for"`
+}
+
+// LeaderReleaseArgs shuts the leader down gracefully (a rolling restart of the control
+// plane): kube-scheduler releases its Lease on the way out (ReleaseOnCancel), so a standby
+// takes over at its next attempt; kube-controller-manager does not, so its standbys wait for
+// the Lease to expire, as after a crash.
+type LeaderReleaseArgs struct {
+	// Component is kube-controller-manager (the default) or kube-scheduler.
+	Component string `json:"component,omitempty"`
+	// Downtime is how long the process stays down; default the component's restart-delay.
+	Downtime *time.Duration `json:"downtime,omitempty"`
+}
+
+// electedComponents are the components leader-crash, leader-partition and leader-release
+// accept.
+func electedComponents() []string {
+	return []string{ComponentControllerManager, ComponentScheduler}
+}
+
 // controllerNames are the controllers of kube-controller-manager the simulator models, by
 // their canonical upstream names ([k8s:cmd/kube-controller-manager/names/controller_names.go]).
 var controllerNames = []string{

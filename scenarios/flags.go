@@ -113,6 +113,16 @@ func supportedVersion(v flagValue) error {
 	return fmt.Errorf("unsupported upstream version %q (supported: %s)", v.s, strings.Join(SupportedUpstreamVersions, ", "))
 }
 
+// maxReplicas bounds replicas of a control-plane component.
+const maxReplicas = 9
+
+func replicaCount(v flagValue) error {
+	if v.i < 1 || v.i > maxReplicas {
+		return fmt.Errorf("must be between 1 and %d, got %s", maxReplicas, v.text)
+	}
+	return nil
+}
+
 // maxFlagInt bounds integer flags: upstream declares them int32.
 const maxFlagInt = math.MaxInt32
 
@@ -206,6 +216,25 @@ var flags = []Flag{
 		Source: "[controller-manager@HEAD] config/v1alpha1/defaults.go; [k8s:pkg/controller/apis/config/v1alpha1/defaults.go@025959b7]",
 		Help:   "Informer resync period base: each informer resyncs at a random period in [min-resync-period, 2*min-resync-period)."},
 
+	{Component: ComponentControllerManager, Name: "leader-elect", Type: TypeBool, Default: "true",
+		Source: "k8s.io/component-base config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration (LeaderElect true)",
+		Help:   "Run leader election (client-go tools/leaderelection over the Lease kube-system/kube-controller-manager) before doing any work. The simulator runs the election when replicas is more than 1 or this flag is set explicitly; a single replica left at the default leads from the start without Lease traffic, which changes nothing but the trace."},
+	{Component: ComponentControllerManager, Name: "leader-elect-lease-duration", Type: TypeDuration, Default: "15s", check: positive,
+		Source: "k8s.io/component-base config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration",
+		Help:   "How long a standby waits, from when it last saw the Lease renewed, before it takes the Lease over."},
+	{Component: ComponentControllerManager, Name: "leader-elect-renew-deadline", Type: TypeDuration, Default: "10s", check: positive,
+		Source: "k8s.io/component-base config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration",
+		Help:   "How long the leader keeps retrying a renewal before it gives up leadership and exits (client-go LeaderElector.renew). Must be less than the lease duration and more than 1.2 times the retry period."},
+	{Component: ComponentControllerManager, Name: "leader-elect-retry-period", Type: TypeDuration, Default: "2s", check: positive,
+		Source: "k8s.io/component-base config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration; jitter factor 1.2 in client-go tools/leaderelection/leaderelection.go",
+		Help:   "The wait between election attempts: a standby tries every retry-period*[1, 2.2) (wait.JitterUntil with JitterFactor 1.2), the leader renews every retry-period."},
+	{Component: ComponentControllerManager, Name: "replicas", Type: TypeInt, Default: "1", check: replicaCount, Simulator: true,
+		Source: "simulator setting (an HA control plane runs one replica per control-plane node, usually 3)",
+		Help:   "Number of kube-controller-manager processes, each a leader-election candidate with its own clients and informers; only the leader works. Standbys are cold, as upstream's: informers start only once a replica leads (cmd/kube-controller-manager/app/controllermanager.go Run)."},
+	{Component: ComponentControllerManager, Name: "restart-delay", Type: TypeDuration, Default: "10s", check: nonNegative, Simulator: true,
+		Source: "kubelet containerBackOffPeriod 10s, the first back-off of a restarted static pod (pkg/kubelet/kubelet.go)",
+		Help:   "How long a replica that lost its lease (and exited, as upstream's process does) takes to come back as a standby."},
+
 	// kube-scheduler
 	{Component: ComponentScheduler, Name: "kube-api-qps", Type: TypeFloat, Default: "50", check: positive, ConfigField: "clientConnection.qps",
 		Source: "[k8s:pkg/scheduler/apis/config/v1/defaults.go@00fe7a37]",
@@ -219,6 +248,25 @@ var flags = []Flag{
 	{Component: ComponentScheduler, Name: "pod-max-backoff-seconds", Type: TypeInt, Default: "10", check: positive, ConfigField: "podMaxBackoffSeconds",
 		Source: "[k8s:pkg/scheduler/apis/config/v1/defaults.go@00fe7a37]; [kube-scheduler-cfg@HEAD] config/v1/types.go",
 		Help:   "Maximum backoff of an unschedulable pod; must not be less than pod-initial-backoff-seconds."},
+
+	{Component: ComponentScheduler, Name: "leader-elect", Type: TypeBool, Default: "true",
+		Source: "k8s.io/component-base config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration (LeaderElect true)",
+		Help:   "Run leader election (client-go tools/leaderelection over the Lease kube-system/kube-scheduler) before doing any work. The simulator runs the election when replicas is more than 1 or this flag is set explicitly; a single replica left at the default leads from the start without Lease traffic, which changes nothing but the trace."},
+	{Component: ComponentScheduler, Name: "leader-elect-lease-duration", Type: TypeDuration, Default: "15s", check: positive,
+		Source: "k8s.io/component-base config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration",
+		Help:   "How long a standby waits, from when it last saw the Lease renewed, before it takes the Lease over."},
+	{Component: ComponentScheduler, Name: "leader-elect-renew-deadline", Type: TypeDuration, Default: "10s", check: positive,
+		Source: "k8s.io/component-base config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration",
+		Help:   "How long the leader keeps retrying a renewal before it gives up leadership and exits (client-go LeaderElector.renew). Must be less than the lease duration and more than 1.2 times the retry period."},
+	{Component: ComponentScheduler, Name: "leader-elect-retry-period", Type: TypeDuration, Default: "2s", check: positive,
+		Source: "k8s.io/component-base config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration; jitter factor 1.2 in client-go tools/leaderelection/leaderelection.go",
+		Help:   "The wait between election attempts: a standby tries every retry-period*[1, 2.2) (wait.JitterUntil with JitterFactor 1.2), the leader renews every retry-period."},
+	{Component: ComponentScheduler, Name: "replicas", Type: TypeInt, Default: "1", check: replicaCount, Simulator: true,
+		Source: "simulator setting (an HA control plane runs one replica per control-plane node, usually 3)",
+		Help:   "Number of kube-scheduler processes, each a leader-election candidate with its own clients and informers; only the leader works. Standbys are hot, as upstream's: informers start and sync before the election (cmd/kube-scheduler/app/server.go Run)."},
+	{Component: ComponentScheduler, Name: "restart-delay", Type: TypeDuration, Default: "10s", check: nonNegative, Simulator: true,
+		Source: "kubelet containerBackOffPeriod 10s, the first back-off of a restarted static pod (pkg/kubelet/kubelet.go)",
+		Help:   "How long a replica that lost its lease (and exited, as upstream's process does) takes to come back as a standby."},
 
 	// kubelet
 	{Component: ComponentKubelet, Name: "kube-api-qps", Type: TypeFloat, Default: "50", check: positive, ConfigField: "kubeAPIQPS",
@@ -780,7 +828,37 @@ func (c *Components) crossCheck() []string {
 	if max < initial {
 		problems = append(problems, fmt.Sprintf("kube-scheduler.pod-max-backoff-seconds (%d) is less than pod-initial-backoff-seconds (%d)", max, initial))
 	}
+	for _, comp := range []string{ComponentControllerManager, ComponentScheduler} {
+		problems = append(problems, c.electionProblems(comp)...)
+	}
 	return problems
+}
+
+// electionProblems checks a component's leader-election flags as client-go's
+// NewLeaderElector does (tools/leaderelection/leaderelection.go): lease duration greater than
+// renew deadline, renew deadline greater than JitterFactor (1.2) times the retry period.
+func (c *Components) electionProblems(comp string) []string {
+	var problems []string
+	lease := c.Duration(comp, "leader-elect-lease-duration")
+	renew := c.Duration(comp, "leader-elect-renew-deadline")
+	retry := c.Duration(comp, "leader-elect-retry-period")
+	if lease <= renew {
+		problems = append(problems, fmt.Sprintf("%s.leader-elect-lease-duration (%s) must be greater than leader-elect-renew-deadline (%s)", comp, formatDuration(lease), formatDuration(renew)))
+	}
+	if float64(renew) <= 1.2*float64(retry) {
+		problems = append(problems, fmt.Sprintf("%s.leader-elect-renew-deadline (%s) must be greater than 1.2 times leader-elect-retry-period (%s)", comp, formatDuration(renew), formatDuration(retry)))
+	}
+	return problems
+}
+
+// Elections reports whether the simulator runs leader election for component
+// (kube-controller-manager or kube-scheduler): leader-elect is true and either replicas is
+// more than 1 or leader-elect was set explicitly.
+func (c *Components) Elections(component string) bool {
+	if !c.Bool(component, "leader-elect") {
+		return false
+	}
+	return c.Int(component, "replicas") > 1 || c.IsSet(component, "leader-elect")
 }
 
 // sortedFlagKeys returns every flag key ("component.name"), sorted.

@@ -90,6 +90,9 @@ duration: 1h
 cluster:
   nodeGroups:
   - {name: worker, count: 3, zone: zone-a, labels: {pool: default}, capacity: {cpu: "4", memory: 16Gi}}
+components:
+  kube-controller-manager: {replicas: 3}
+  kube-scheduler: {replicas: 2}
 objects:
 - manifest:
     apiVersion: apps/v1

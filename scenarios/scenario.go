@@ -284,6 +284,10 @@ type Action struct {
 	WatchStall        *WatchStallArgs        `json:"watch-stall,omitempty"`
 	WatchCoalesce     *WatchCoalesceArgs     `json:"watch-coalesce,omitempty"`
 
+	LeaderCrash     *LeaderCrashArgs     `json:"leader-crash,omitempty"`
+	LeaderPartition *LeaderPartitionArgs `json:"leader-partition,omitempty"`
+	LeaderRelease   *LeaderReleaseArgs   `json:"leader-release,omitempty"`
+
 	Load *LoadArgs `json:"load,omitempty"`
 }
 

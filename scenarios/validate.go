@@ -715,6 +715,19 @@ func (l *loader) checkAction(a Action, i int, p string, nodes []ClusterNode) {
 	case a.WatchCoalesce != nil:
 		c := a.WatchCoalesce
 		l.checkWatchStall(&WatchStallArgs{Component: c.Component, Clients: c.Clients, For: c.For}, p, nodes)
+	case a.LeaderCrash != nil:
+		l.checkElected(a.LeaderCrash.Component, p)
+		if a.LeaderCrash.Downtime != nil {
+			l.checkNonNegative(*a.LeaderCrash.Downtime, childPath(p, "downtime"))
+		}
+	case a.LeaderPartition != nil:
+		l.checkElected(a.LeaderPartition.Component, p)
+		l.checkPositive(a.LeaderPartition.For, childPath(p, "for"))
+	case a.LeaderRelease != nil:
+		l.checkElected(a.LeaderRelease.Component, p)
+		if a.LeaderRelease.Downtime != nil {
+			l.checkNonNegative(*a.LeaderRelease.Downtime, childPath(p, "downtime"))
+		}
 	case a.Load != nil:
 		l.checkLoadAction(a.Load, p)
 	}
@@ -1030,11 +1043,22 @@ func (l *loader) checkCondition(c *ConditionExpectation, p string, entryNames []
 }
 
 func (l *loader) checkComponents() {
+	for _, comp := range []string{ComponentControllerManager, ComponentScheduler} {
+		p := "components." + comp
+		if l.bad(p) {
+			continue
+		}
+		for _, problem := range l.s.Components.electionProblems(comp) {
+			l.errPath(p, problem, "client-go's leader election needs lease-duration > renew-deadline > 1.2 * retry-period")
+		}
+	}
 	if l.bad("components.kube-scheduler") {
 		return
 	}
 	for _, problem := range l.s.Components.crossCheck() {
-		l.errPath("components.kube-scheduler", problem, "")
+		if !strings.Contains(problem, ".leader-elect-") {
+			l.errPath("components.kube-scheduler", problem, "")
+		}
 	}
 }
 

@@ -601,3 +601,25 @@ func bracket(hint string) string {
 	}
 	return " (" + hint + ")"
 }
+
+// checkElected checks the component of a leader fault: kube-controller-manager when empty,
+// and it must run leader election.
+func (l *loader) checkElected(component, p string) {
+	cp := childPath(p, "component")
+	if component != "" {
+		l.checkComponentName(component, cp, electedComponents())
+		if !contains(electedComponents(), component) {
+			return
+		}
+	} else {
+		component = ComponentControllerManager
+	}
+	if !l.s.Components.Elections(component) {
+		at := p
+		if l.ix.has(cp) {
+			at = cp
+		}
+		l.errPath(at, fmt.Sprintf("%s runs without leader election, so it has no leader to fault", component),
+			fmt.Sprintf("run two or more replicas: components: {%s: {replicas: 3}}", component))
+	}
+}

@@ -89,6 +89,7 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	res.Verdicts = append(res.Verdicts, w.drainVerdicts()...)
 	res.Verdicts = append(res.Verdicts, tl.failedVerdicts()...)
 	res.Series = w.obs.finish(w.k.Now())
+	res.Leadership = w.leadership()
 	res.Expectations = ex.results(res.Verdicts, res.Series, w.k.Now())
 	stop := res.StopReason
 	res.Expectations = append(res.Expectations, w.inv.finish(tl, stop)...)

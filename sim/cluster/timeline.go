@@ -302,6 +302,29 @@ func (tl *timeline) run(i int) {
 	case a.APIErrors != nil:
 		w.installFault(&apiFault{filter: a.APIErrors.RequestFilter, errs: a.APIErrors, rand: w.k.Rand("fault/" + entryLabel(e))}, a.APIErrors.For)
 		finish()
+	case a.ControllerRestart != nil && w.electionOf(a.ControllerRestart.Component) != nil:
+		// A replicated component restarts as a process: its leader shuts down gracefully.
+		if err := w.leaderRelease(a.ControllerRestart.Component, a.ControllerRestart.Downtime); err != nil {
+			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
+		}
+		finish()
+	case a.LeaderCrash != nil:
+		comp := electedComponent(a.LeaderCrash.Component)
+		if err := w.leaderCrash(comp, w.downtime(comp, a.LeaderCrash.Downtime)); err != nil {
+			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
+		}
+		finish()
+	case a.LeaderPartition != nil:
+		if err := w.leaderPartition(electedComponent(a.LeaderPartition.Component), a.LeaderPartition.For); err != nil {
+			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
+		}
+		finish()
+	case a.LeaderRelease != nil:
+		comp := electedComponent(a.LeaderRelease.Component)
+		if err := w.leaderRelease(comp, w.downtime(comp, a.LeaderRelease.Downtime)); err != nil {
+			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
+		}
+		finish()
 	case a.ControllerRestart != nil:
 		if err := w.restart(a.ControllerRestart.Component, a.ControllerRestart.Downtime); err != nil {
 			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())

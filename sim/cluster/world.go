@@ -68,6 +68,13 @@ type world struct {
 
 	drains []*drain.Drainer // every drain a timeline entry started, in order
 
+	// elections are the leader elections of replicated control-plane components.
+	elections []*election
+	// kcmClients names the clients of kube-controller-manager's process (a partition cuts
+	// them); buildingKCM is set while buildKCM makes them.
+	kcmClients  map[string]bool
+	buildingKCM bool
+
 	events []report.EventRecord
 	conv   *convergence
 	obs    *observer
@@ -191,6 +198,12 @@ func (w *world) component(name string, qps float64, burst int) (*client.Client, 
 		} else {
 			w.componentsOf[name] = []string{w.building, scenarios.ComponentControllerManager}
 		}
+	}
+	if w.buildingKCM {
+		if w.kcmClients == nil {
+			w.kcmClients = map[string]bool{}
+		}
+		w.kcmClients[name] = true
 	}
 	return c, record.New(w.k, eventSink{w}, name, "")
 }
@@ -350,6 +363,8 @@ func (w *world) newKCMFactory() *client.SharedInformerFactory {
 
 // buildKCM builds every kube-controller-manager controller on one new informer factory.
 func (w *world) buildKCM() ([]*running, error) {
+	w.buildingKCM = true
+	defer func() { w.buildingKCM = false }()
 	f := w.newKCMFactory()
 	var out []*running
 	for _, spec := range w.controllerSpecs() {
@@ -421,7 +436,7 @@ func (w *world) buildControlPlane() error {
 		return err
 	}
 	w.controllers = append(kcm, sched)
-	return nil
+	return w.buildElections()
 }
 
 // startRunning starts the factories of rs (each once) and then the controllers.
@@ -527,7 +542,16 @@ func readyConditions(t sim.Time) []model.NodeCondition {
 func (w *world) start() {
 	w.metricsFactory.Start(w.k)
 	w.metrics.Start()
-	startRunning(w.k, w.controllers)
+	var unelected []*running
+	for _, r := range w.controllers {
+		if !w.elected(r) {
+			unelected = append(unelected, r)
+		}
+	}
+	startRunning(w.k, unelected)
+	if err := w.startElections(); err != nil {
+		w.k.Emit("cluster", "error", "leader-election", 0, err.Error())
+	}
 	for i, kl := range w.kubelets {
 		kl := kl
 		n := w.nodes[i]
