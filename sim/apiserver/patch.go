@@ -28,16 +28,22 @@ const maxPatchDepth = 64
 // or too deep, or that renames the object; 422 for a result that does not decode into the
 // kind or fails validation; Update's errors.
 func (s *Store) Patch(kind model.Kind, namespace, name string, mergePatch []byte) (model.Object, error) {
-	return s.patch(kind, namespace, name, mergePatch, false)
+	return s.patch(kind, namespace, name, MergePatchType, mergePatch, false)
+}
+
+// PatchAs is Patch with a patch of type pt (a JSON patch, a merge patch or a strategic merge
+// patch; see ApplyPatch), as kube-apiserver takes `kubectl patch --type`.
+func (s *Store) PatchAs(kind model.Kind, namespace, name string, pt PatchType, patch []byte) (model.Object, error) {
+	return s.patch(kind, namespace, name, pt, patch, false)
 }
 
 // PatchStatus is Patch through the status subresource (the result is stored as UpdateStatus
 // would store it).
 func (s *Store) PatchStatus(kind model.Kind, namespace, name string, mergePatch []byte) (model.Object, error) {
-	return s.patch(kind, namespace, name, mergePatch, true)
+	return s.patch(kind, namespace, name, MergePatchType, mergePatch, true)
 }
 
-func (s *Store) patch(kind model.Kind, namespace, name string, patch []byte, status bool) (model.Object, error) {
+func (s *Store) patch(kind model.Kind, namespace, name string, pt PatchType, patch []byte, status bool) (model.Object, error) {
 	ks, err := s.kind(kind)
 	if err != nil {
 		return nil, err
@@ -68,9 +74,14 @@ func (s *Store) patch(kind model.Kind, namespace, name string, patch []byte, sta
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("decoding %s %q: %v", kind, name, err))
 	}
-	merged, err := json.Marshal(mergePatch(currentDoc, patchDoc))
-	if err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("encoding patched %s %q: %v", kind, name, err))
+	var merged []byte
+	if pt == MergePatchType || pt == "" {
+		merged, err = json.Marshal(mergePatch(currentDoc, patchDoc))
+		if err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("encoding patched %s %q: %v", kind, name, err))
+		}
+	} else if merged, err = ApplyPatch(kind, current, pt, patch); err != nil {
+		return nil, err
 	}
 	obj := ks.info.New()
 	if err := json.Unmarshal(merged, obj); err != nil {

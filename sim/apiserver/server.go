@@ -31,8 +31,11 @@ type Request struct {
 	Namespace, Name string
 	// Object is the body of create and update; it becomes owned by the server.
 	Object model.Object
-	// Patch is the RFC 7386 JSON merge patch of a patch.
+	// Patch is the body of a patch: an RFC 7386 JSON merge patch unless PatchType says
+	// otherwise.
 	Patch []byte
+	// PatchType is the patch's format; "" means MergePatchType.
+	PatchType PatchType
 	// List selects the objects of a list.
 	List ListOptions
 	// Delete holds the options of a delete.
@@ -302,7 +305,7 @@ func (s *Server) serve(req *Request) Response {
 		if status {
 			obj, err = st.PatchStatus(req.Kind, req.Namespace, req.Name, req.Patch)
 		} else {
-			obj, err = st.Patch(req.Kind, req.Namespace, req.Name, req.Patch)
+			obj, err = st.PatchAs(req.Kind, req.Namespace, req.Name, req.PatchType, req.Patch)
 		}
 	case VerbDelete:
 		obj, err = st.Delete(req.Kind, req.Namespace, req.Name, req.Delete)

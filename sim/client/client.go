@@ -311,6 +311,19 @@ func (c *Client) Patch(ctx context.Context, kind model.Kind, namespace, name str
 	return copyOut(resp.Object), nil
 }
 
+// PatchAs applies patch of type pt (JSON patch, merge patch or strategic merge patch, as
+// `kubectl patch --type` sends) to the named object and returns a private copy of the result.
+func (c *Client) PatchAs(ctx context.Context, kind model.Kind, namespace, name string, pt apiserver.PatchType, patch []byte) (model.Object, error) {
+	resp := c.do(ctx, &apiserver.Request{
+		Verb: VerbPatch, Kind: kind, Namespace: namespace, Name: name,
+		Patch: append([]byte(nil), patch...), PatchType: pt,
+	})
+	if resp.Err != nil {
+		return nil, resp.Err
+	}
+	return copyOut(resp.Object), nil
+}
+
 // PatchStatus is Patch on the status subresource.
 func (c *Client) PatchStatus(ctx context.Context, kind model.Kind, namespace, name string, patch []byte) (model.Object, error) {
 	resp := c.do(ctx, &apiserver.Request{
