@@ -40,6 +40,8 @@ import (
 //	                                     lifecycle controller does
 //	mark-pod-not-ready name=<p>          set the pod's Ready condition False, as the node
 //	                                     lifecycle controller does
+//	kill-container node=<n> name=<p> [container=<c>] [code=N] [oom]
+//	                                     end a running container now (Kubelet.KillContainer)
 func TestKubeletScript(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		w := newWorld(t, 1)
@@ -158,6 +160,17 @@ func (w *world) command(t *testing.T, d *datadriven.TestData) string {
 	case "recover":
 		kubelet().Recover()
 		return w.newTrace(func(line string) bool { return strings.Contains(line, " fault ") })
+	case "kill-container":
+		code := int64(137)
+		if c := arg("code"); c != "" {
+			var err error
+			code, err = strconv.ParseInt(c, 10, 32)
+			require.NoError(t, err)
+		}
+		if err := kubelet().KillContainer("default", arg("name"), arg("container"), int32(code), arg("oom") == "true"); err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		return w.newTrace(func(line string) bool { return strings.Contains(line, " container-exit ") })
 	case "state":
 		kl := kubelet()
 		return fmt.Sprintf("state=%s ready=%t pods=%d running=%d\n", kl.State(), kl.Ready(), kl.Pods(), kl.RunningPods())
