@@ -92,6 +92,9 @@ type Convergence struct {
 	Action string `json:"action"`
 	// Name is the timeline entry's name; empty when the entry has none.
 	Name string `json:"name"`
+	// Actor is who performed the action (the entry's as:); empty for the scenario's own
+	// hand.
+	Actor string `json:"actor,omitempty"`
 	// At is when the action ran.
 	At float64 `json:"at"`
 	// ConvergedAt is when the world last became converged after the action and stayed so

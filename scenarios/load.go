@@ -640,6 +640,8 @@ func (l *loader) decodeTimeline(n *yaml.Node) {
 			case "at":
 				hasAt = true
 				l.decodeAt(p.value, childPath(path, "at"), &e.At)
+			case "as":
+				l.decodeInto(p.value, childPath(path, "as"), &e.As)
 			default:
 				rest = append(rest, p)
 			}
@@ -647,7 +649,7 @@ func (l *loader) decodeTimeline(n *yaml.Node) {
 		if !hasAt {
 			l.errAt(resolve(item), path, "missing at", `when the action runs: a duration since the start such as "60s", {after: <entry name>, delay: 10s}, or converged`)
 		}
-		l.decodeUnion(resolve(item), rest, path, "action", "an action", reflect.ValueOf(&e.Action).Elem(), []string{"name", "at"})
+		l.decodeUnion(resolve(item), rest, path, "action", "an action", reflect.ValueOf(&e.Action).Elem(), []string{"name", "at", "as"})
 		l.s.Timeline = append(l.s.Timeline, e)
 	}
 }

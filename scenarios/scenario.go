@@ -209,6 +209,10 @@ type TimelineEntry struct {
 	// Name identifies the entry for `after:` references and in results; optional.
 	Name string `json:"name,omitempty"`
 	At   At     `json:"at"`
+	// As names who performs the action (a person or a tool: "alice", "ci"); the trace and
+	// the result record it, so a report can say who changed what and what put it back.
+	// Empty means the scenario's own hand.
+	As string `json:"as,omitempty"`
 	// Action is written flat in YAML: `action: <kind>` and the kind's arguments beside it.
 	Action Action `json:"action"`
 	// Pos is where the entry is written.
@@ -267,6 +271,10 @@ type Action struct {
 	Rollback *RollbackArgs `json:"rollback,omitempty"`
 	Pause    *PauseArgs    `json:"pause,omitempty"`
 	Resume   *ResumeArgs   `json:"resume,omitempty"`
+	Patch    *PatchArgs    `json:"patch,omitempty"`
+	Edit     *EditArgs     `json:"edit,omitempty"`
+
+	KillContainer *KillContainerArgs `json:"kill-container,omitempty"`
 
 	Cordon        *CordonArgs        `json:"cordon,omitempty"`
 	Uncordon      *UncordonArgs      `json:"uncordon,omitempty"`
@@ -322,9 +330,15 @@ func (a Action) Nodes() *NodeTarget {
 }
 
 // Target returns the object an object action works on (delete, scale, rollout, rollback,
-// pause, resume, load), or nil for other actions.
+// pause, resume, patch, edit, kill-container, load), or nil for other actions.
 func (a Action) Target() *ObjectRef {
 	switch {
+	case a.Patch != nil:
+		return &a.Patch.Target
+	case a.Edit != nil:
+		return &a.Edit.Target
+	case a.KillContainer != nil:
+		return &a.KillContainer.Target
 	case a.Delete != nil:
 		return &a.Delete.Target
 	case a.Scale != nil:

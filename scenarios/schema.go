@@ -177,8 +177,13 @@ func (g *schemaGen) value(t reflect.Type, key string) map[string]any {
 				}}
 		})}
 	case yamlNodePtrType:
-		if key == "timeline.rollout.template" {
+		switch key {
+		case "timeline.rollout.template":
 			return g.model(reflect.TypeFor[model.PodTemplateSpec]())
+		case "timeline.patch.body":
+			return map[string]any{"type": []any{"object", "array"}}
+		case "timeline.edit.set":
+			return map[string]any{"type": "object"}
 		}
 		return g.manifest()
 	case componentsType:
@@ -457,6 +462,7 @@ func (g *schemaGen) timelineEntry() map[string]any {
 		fixed := map[string]any{
 			"name": describeSchema(map[string]any{"type": "string"}, "timeline.name"),
 			"at":   describeSchema(g.at(), "timeline.at"),
+			"as":   describeSchema(map[string]any{"type": "string"}, "timeline.as"),
 		}
 		return map[string]any{
 			"type":       "object",

@@ -578,6 +578,9 @@ func (l *loader) checkTimeline(nodes []ClusterNode) {
 				names[e.Name] = i
 			}
 		}
+		if asp := childPath(p, "as"); l.ix.has(asp) && !l.bad(asp) && (e.As == "" || len(e.As) > maxActorLength || strings.ContainsAny(e.As, " \t\n")) {
+			l.errPath(asp, fmt.Sprintf("as must be a name of 1 to %d characters without spaces, got %q", maxActorLength, e.As), "as: alice")
+		}
 		ap := childPath(p, "at")
 		if !l.bad(ap) && l.ix.has(ap) {
 			l.checkAt(e, i, ap, earlier, names)
@@ -715,6 +718,12 @@ func (l *loader) checkAction(a Action, i int, p string, nodes []ClusterNode) {
 	case a.WatchCoalesce != nil:
 		c := a.WatchCoalesce
 		l.checkWatchStall(&WatchStallArgs{Component: c.Component, Clients: c.Clients, For: c.For}, p, nodes)
+	case a.Patch != nil:
+		l.checkPatch(a.Patch, p)
+	case a.Edit != nil:
+		l.checkEdit(a.Edit, p)
+	case a.KillContainer != nil:
+		l.checkKillContainer(a.KillContainer, p)
 	case a.LeaderCrash != nil:
 		l.checkElected(a.LeaderCrash.Component, p)
 		if a.LeaderCrash.Downtime != nil {
@@ -1041,6 +1050,10 @@ func (l *loader) checkCondition(c *ConditionExpectation, p string, entryNames []
 		l.checkCount(int64(a.Count), childPath(p, "count"))
 	}
 }
+
+// maxActorLength bounds a timeline entry's as: (a Kubernetes user name is not bounded; this
+// keeps trace lines and reports readable).
+const maxActorLength = 63
 
 func (l *loader) checkComponents() {
 	for _, comp := range []string{ComponentControllerManager, ComponentScheduler} {

@@ -13,6 +13,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -106,7 +107,7 @@ func ApplyPatch(kind model.Kind, current []byte, pt PatchType, patch []byte) ([]
 		}
 		out, err := ops.Apply(current)
 		if err != nil {
-			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+			return nil, unprocessable(err.Error())
 		}
 		return out, nil
 	case MergePatchType, "":
@@ -129,7 +130,7 @@ func ApplyPatch(kind model.Kind, current []byte, pt PatchType, patch []byte) ([]
 				mergepatch.ErrBadPatchFormatForSetElementOrderList, mergepatch.ErrUnsupportedStrategicMergePatchFormat:
 				return nil, apierrors.NewBadRequest(err.Error())
 			case mergepatch.ErrNoListOfLists, mergepatch.ErrPatchContentNotMatchRetainKeys:
-				return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+				return nil, unprocessable(err.Error())
 			}
 			return nil, apierrors.NewInvalid(schema.GroupKind{Kind: string(kind)}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(patch), err.Error())})
 		}
@@ -142,3 +143,11 @@ func ApplyPatch(kind model.Kind, current []byte, pt PatchType, patch []byte) ([]
 // maxPatchOps bounds the operations of one JSON patch (kube-apiserver limits them to 10000,
 // apiserver pkg/endpoints/handlers/patch.go maxJSONPatchOperations).
 const maxPatchOps = 10000
+
+// unprocessable is a 422 with the patcher's message, as patch.go answers a patch that does
+// not apply.
+func unprocessable(msg string) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusUnprocessableEntity, Reason: metav1.StatusReasonInvalid, Message: msg,
+	}}
+}

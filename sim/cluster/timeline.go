@@ -42,6 +42,7 @@ type timeline struct {
 type actionRecord struct {
 	action      string
 	name        string
+	actor       string // the entry's as:
 	at          sim.Time // when the action started
 	ran         bool
 	done        bool     // its effect is in place; convergence is measured from now on
@@ -66,7 +67,7 @@ func newTimeline(w *world) *timeline {
 	tl := &timeline{w: w, entries: w.scn.Timeline, waitingConverged: map[int][]int{}, waitingAfter: map[int][]int{}, waitingWrite: map[string]map[int][]int{}}
 	tl.records = append(tl.records, &actionRecord{action: "start", name: "start", ran: true, done: true})
 	for _, e := range tl.entries {
-		tl.records = append(tl.records, &actionRecord{action: e.Action.Name(), name: e.Name})
+		tl.records = append(tl.records, &actionRecord{action: e.Action.Name(), name: e.Name, actor: e.As})
 	}
 	return tl
 }
@@ -171,7 +172,11 @@ func (tl *timeline) run(i int) {
 			other.frozen = true
 		}
 	}
-	w.k.Emit("timeline", e.Action.Name(), entryLabel(e), 0, describe(e.Action))
+	detail := describe(e.Action)
+	if e.As != "" {
+		detail = strings.TrimSpace("as=" + e.As + " " + detail)
+	}
+	w.k.Emit("timeline", e.Action.Name(), entryLabel(e), 0, detail)
 	for _, j := range tl.waitingAfter[i] {
 		j := j
 		w.k.After(tl.entries[j].At.Delay, func() { tl.run(j) })
@@ -278,6 +283,12 @@ func (tl *timeline) run(i int) {
 			_, err := w.kubectl.Patch(ctx, target.Kind, target.Namespace, target.Name, patch)
 			return err
 		})
+	case a.Patch != nil:
+		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error { return tl.patch(ctx, a.Patch) })
+	case a.Edit != nil:
+		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error { return tl.edit(ctx, a.Edit) })
+	case a.KillContainer != nil:
+		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error { return tl.killContainer(ctx, a.KillContainer) })
 	case a.Drain != nil:
 		names := tl.targets(a.Drain.Nodes)
 		opts := drainOptions(a.Drain)
@@ -463,6 +474,8 @@ func describe(a scenarios.Action) string {
 		return fmt.Sprintf("%s replicas=%d", a.Scale.Target, a.Scale.Replicas)
 	case a.Delete != nil:
 		return a.Delete.Target.String()
+	case a.Patch != nil, a.Edit != nil, a.KillContainer != nil:
+		return a.Target().String()
 	case a.Apply != nil:
 		var refs []string
 		for _, o := range a.Apply.Objects {
@@ -480,7 +493,7 @@ func (tl *timeline) convergence() []report.Convergence {
 		if !r.ran {
 			continue
 		}
-		c := report.Convergence{Action: r.action, Name: r.name, At: r.at.Seconds(), Divergences: r.divergences}
+		c := report.Convergence{Action: r.action, Name: r.name, Actor: r.actor, At: r.at.Seconds(), Divergences: r.divergences}
 		if r.converged {
 			first := r.convergedAt.Seconds()
 			c.FirstConvergedAt = &first
