@@ -136,5 +136,5 @@ type MetricExpectation struct {
 // a metric expectation's series must start with one of them.
 var seriesPrefixes = []string{
 	"pods.", "nodes.", "apiserver.", "workqueue.", "replicaset.", "deployment.", "statefulset.",
-	"daemonset.", "hpa.", "service.", "load.", "client.",
+	"daemonset.", "hpa.", "service.", "load.", "client.", "leader.", "gitops.",
 }

@@ -32,10 +32,13 @@ const (
 	ComponentScheduler         = "kube-scheduler"
 	ComponentKubelet           = "kubelet"
 	ComponentSimulator         = "simulator"
+	// ComponentGitOpsAgent is a GitOps agent (Argo CD's application controller, or Flux's
+	// kustomize-controller): off unless the scenario sets one of its flags.
+	ComponentGitOpsAgent = "gitops-agent"
 )
 
 // Components in the order docs and listings show them.
-var componentNames = []string{ComponentAPIServer, ComponentControllerManager, ComponentScheduler, ComponentKubelet, ComponentSimulator}
+var componentNames = []string{ComponentAPIServer, ComponentControllerManager, ComponentScheduler, ComponentKubelet, ComponentSimulator, ComponentGitOpsAgent}
 
 // DefaultUpstreamVersion is the Kubernetes minor version whose defaults the simulator follows
 // unless a scenario sets simulator.upstream-version.
@@ -111,6 +114,55 @@ func supportedVersion(v flagValue) error {
 		}
 	}
 	return fmt.Errorf("unsupported upstream version %q (supported: %s)", v.s, strings.Join(SupportedUpstreamVersions, ", "))
+}
+
+// oneOf returns a check that the value is one of values.
+func oneOf(values ...string) func(v flagValue) error {
+	return func(v flagValue) error {
+		if !contains(values, v.s) {
+			return fmt.Errorf("want one of %s, got %q", strings.Join(values, ", "), v.s)
+		}
+		return nil
+	}
+}
+
+// argocdVersion checks an Argo CD "MAJOR.MINOR" version.
+func argocdVersion(v flagValue) error {
+	if _, _, ok := ArgoCDVersion(v.s); !ok {
+		return fmt.Errorf("want an Argo CD version such as 2.13, 2.14 or 3.0, got %q", v.s)
+	}
+	return nil
+}
+
+// ArgoCDVersion parses "MAJOR.MINOR" (2 or 3 major).
+func ArgoCDVersion(s string) (major, minor int, ok bool) {
+	a, b, found := strings.Cut(s, ".")
+	if !found {
+		return 0, 0, false
+	}
+	maj, err1 := strconv.Atoi(a)
+	min, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || maj < 2 || maj > 3 || min < 0 || min > 99 {
+		return 0, 0, false
+	}
+	return maj, min, true
+}
+
+// GitOpsAgent reports whether the scenario runs the GitOps agent: enabled is true, or it is
+// not set and some other gitops-agent flag is.
+func (c *Components) GitOpsAgent() bool {
+	if c.IsSet(ComponentGitOpsAgent, "enabled") {
+		return c.Bool(ComponentGitOpsAgent, "enabled")
+	}
+	if c == nil {
+		return false
+	}
+	for k := range c.set { //detlint:ordered any match answers
+		if k.component == ComponentGitOpsAgent {
+			return true
+		}
+	}
+	return false
 }
 
 // maxReplicas bounds replicas of a control-plane component.
@@ -323,6 +375,59 @@ var flags = []Flag{
 	{Component: ComponentSimulator, Name: "upstream-version", Type: TypeString, Default: DefaultUpstreamVersion, Simulator: true, check: supportedVersion,
 		Source: "simulator setting",
 		Help:   "Kubernetes minor version whose defaults apply to flags that are not set (1.31: node-monitor-grace-period 40s)."},
+
+	// gitops-agent
+	{Component: ComponentGitOpsAgent, Name: "enabled", Type: TypeBool, Default: "false", Simulator: true,
+		Source: "simulator setting",
+		Help:   "Run the GitOps agent. It also runs when any other gitops-agent flag is set, unless this one is set to false."},
+	{Component: ComponentGitOpsAgent, Name: "mode", Type: TypeString, Default: "argocd", Simulator: true, check: oneOf("argocd", "flux"),
+		Source: "simulator setting",
+		Help:   "argocd: Argo CD's application controller (refresh on every change of a managed object and every app-resync, automated sync with self-heal back-off); flux: Flux's kustomize-controller (a server-side apply of the whole source every interval, which reverts drift)."},
+	{Component: ComponentGitOpsAgent, Name: "argocd-version", Type: TypeString, Default: "3.5", Simulator: true, check: argocdVersion,
+		Source: "argoproj/argo-cd releases (latest v3.5)",
+		Help:   "Argo CD minor version whose defaults apply to app-resync, app-resync-jitter and the self-heal timing: before 3.0 app-resync is 180s without jitter (commit fe598a831e, #22342); before 2.14 self-heal waits a fixed self-heal-timeout-seconds of 5 instead of the back-off (#20275)."},
+	{Component: ComponentGitOpsAgent, Name: "app-resync", Type: TypeDuration, Default: "120s", check: nonNegative,
+		Source: "argoproj/argo-cd cmd/argocd-application-controller/commands/argocd_application_controller.go defaultAppResyncPeriod = 120 (180 before v3.0)",
+		Help:   "timeout.reconciliation: how often an Application is refreshed (its source compared with the cluster) without any other trigger; 0 disables the periodic refresh."},
+	{Component: ComponentGitOpsAgent, Name: "app-resync-jitter", Type: TypeDuration, Default: "60s", check: nonNegative,
+		Source: "argoproj/argo-cd cmd/argocd-application-controller/commands/argocd_application_controller.go defaultAppResyncPeriodJitter = 60 (0 before v3.0); controller/appcontroller.go newApplicationInformerAndLister",
+		Help:   "timeout.reconciliation.jitter: each periodic refresh comes up to this much later (uniform)."},
+	{Component: ComponentGitOpsAgent, Name: "automated", Type: TypeBool, Default: "false",
+		Source: "Argo CD Application spec.syncPolicy.automated (unset by default: manual sync); docs/user-guide/auto_sync.md",
+		Help:   "Automated sync: sync when the Application is OutOfSync with a revision not yet synced. Without self-heal, drift in the cluster is only reported (OutOfSync)."},
+	{Component: ComponentGitOpsAgent, Name: "self-heal", Type: TypeBool, Default: "false",
+		Source: "Argo CD spec.syncPolicy.automated.selfHeal (false by default); docs/user-guide/auto_sync.md",
+		Help:   "With automated sync, also sync when the cluster drifted from an already synced revision, after the self-heal back-off."},
+	{Component: ComponentGitOpsAgent, Name: "prune", Type: TypeBool, Default: "false",
+		Source: "Argo CD spec.syncPolicy.automated.prune (false by default); flux spec.prune",
+		Help:   "Delete managed objects that are no longer in the source (a delete with commit: true). Without it they stay, and the Application stays OutOfSync."},
+	{Component: ComponentGitOpsAgent, Name: "self-heal-backoff-timeout-seconds", Type: TypeInt, Default: "2", check: nonNegative,
+		Source: "argoproj/argo-cd cmd/argocd-application-controller/commands/argocd_application_controller.go --self-heal-backoff-timeout-seconds (since v2.14, #20275)",
+		Help:   "The first delay of the self-heal back-off: self-heal attempt n (n >= 1) waits timeout*factor^(n-1), capped, after the previous operation finished; the first attempt is immediate (controller/appcontroller.go selfHealRemainingBackoff). 0 disables the back-off and uses self-heal-timeout-seconds."},
+	{Component: ComponentGitOpsAgent, Name: "self-heal-backoff-factor", Type: TypeInt, Default: "3", check: positive,
+		Source: "argoproj/argo-cd cmd/argocd-application-controller/commands/argocd_application_controller.go --self-heal-backoff-factor",
+		Help:   "The factor of the self-heal back-off."},
+	{Component: ComponentGitOpsAgent, Name: "self-heal-backoff-cap-seconds", Type: TypeInt, Default: "300", check: positive,
+		Source: "argoproj/argo-cd cmd/argocd-application-controller/commands/argocd_application_controller.go --self-heal-backoff-cap-seconds",
+		Help:   "The longest self-heal back-off delay."},
+	{Component: ComponentGitOpsAgent, Name: "self-heal-timeout-seconds", Type: TypeInt, Default: "0", check: nonNegative,
+		Source: "argoproj/argo-cd cmd/argocd-application-controller/commands/argocd_application_controller.go --self-heal-timeout-seconds (5 before v2.14)",
+		Help:   "Fixed wait after the previous operation before a self-heal, used when the back-off is disabled (self-heal-backoff-timeout-seconds 0, or argocd-version before 2.14)."},
+	{Component: ComponentGitOpsAgent, Name: "ignore-hpa-replicas", Type: TypeBool, Default: "false",
+		Source: "Argo CD spec.ignoreDifferences (docs/user-guide/diffing.md: an HPA changes replicas)",
+		Help:   "Ignore spec.replicas of objects an HorizontalPodAutoscaler targets when diffing, as an ignoreDifferences entry for /spec/replicas does. Without it an autoscaled Deployment whose manifest sets replicas is OutOfSync whenever the HPA scaled it."},
+	{Component: ComponentGitOpsAgent, Name: "kube-api-qps", Type: TypeFloat, Default: "50", check: positive,
+		Source: "Argo CD ARGOCD_K8S_CLIENT_QPS default 50 (docs/operator-manual/high_availability.md)",
+		Help:   "Client-side rate limit of the agent's API client: a large drifting application costs what it costs."},
+	{Component: ComponentGitOpsAgent, Name: "kube-api-burst", Type: TypeInt, Default: "100", check: positive,
+		Source: "Argo CD ARGOCD_K8S_CLIENT_BURST default 2 x QPS (docs/operator-manual/high_availability.md)",
+		Help:   "Client-side burst of the agent's API client."},
+	{Component: ComponentGitOpsAgent, Name: "interval", Type: TypeDuration, Default: "10m", check: positive,
+		Source: "fluxcd/kustomize-controller docs/spec/v1/kustomizations.md .spec.interval (required; its examples use 10m, the minimum recommended is 60s)",
+		Help:   "flux mode: how often the Kustomization is applied (server-side apply of the whole source), which reverts drift."},
+	{Component: ComponentGitOpsAgent, Name: "interval-jitter-percentage", Type: TypeInt, Default: "5", check: nonNegative,
+		Source: "fluxcd/kustomize-controller main.go --interval-jitter-percentage default 5",
+		Help:   "flux mode: each interval is jittered by up to this percentage either way."},
 }
 
 // Flags returns every supported flag, grouped by component in the order kube-apiserver,

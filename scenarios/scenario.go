@@ -362,6 +362,9 @@ type ApplyArgs struct {
 	// Manifest is one inline manifest; File is a file of manifests (exactly one is set).
 	Manifest *yaml.Node `json:"manifest,omitempty"`
 	File     string     `json:"file,omitempty"`
+	// Commit puts the manifests into the GitOps agent's source (a git commit) instead of
+	// applying them: the agent applies them when it next syncs. Needs the gitops-agent.
+	Commit bool `json:"commit,omitempty"`
 	// Objects are the decoded manifests; filled by the loader.
 	Objects []model.Object `json:"-"`
 }
@@ -369,6 +372,10 @@ type ApplyArgs struct {
 // DeleteArgs deletes one object, gracefully, like `kubectl delete`.
 type DeleteArgs struct {
 	Target ObjectRef `json:"target"`
+	// Commit removes the object from the GitOps agent's source (a git commit) instead of
+	// deleting it: the agent prunes it if prune is on, else reports OutOfSync. Needs the
+	// gitops-agent.
+	Commit bool `json:"commit,omitempty"`
 }
 
 // ScaleArgs sets a workload's spec.replicas, like `kubectl scale`.

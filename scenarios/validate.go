@@ -673,8 +673,11 @@ func (l *loader) checkRequired(u reflect.Value, p, keyPrefix string) {
 
 func (l *loader) checkAction(a Action, i int, p string, nodes []ClusterNode) {
 	switch {
+	case a.Apply != nil:
+		l.checkCommit(a.Apply.Commit, p)
 	case a.Delete != nil:
 		l.checkRef(a.Delete.Target, childPath(p, "target"), nil)
+		l.checkCommit(a.Delete.Commit, p)
 		if a.Delete.Target.Kind == model.KindNode {
 			l.errPath(childPath(p, "target.kind"), "delete a node with the node-delete action", "action: node-delete, nodes: {names: [...]}")
 		}

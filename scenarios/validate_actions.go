@@ -623,3 +623,11 @@ func (l *loader) checkElected(component, p string) {
 			fmt.Sprintf("run two or more replicas: components: {%s: {replicas: 3}}", component))
 	}
 }
+
+// checkCommit checks that a commit: true action has a GitOps agent to commit to.
+func (l *loader) checkCommit(commit bool, p string) {
+	if commit && !l.s.Components.GitOpsAgent() {
+		l.errPath(childPath(p, "commit"), "commit: true needs the GitOps agent, which this scenario does not run",
+			"components: {gitops-agent: {mode: argocd}}")
+	}
+}
