@@ -116,7 +116,7 @@ var keyDocs = map[string]keyDoc{
 	"timeline.kill-container.target": {Doc: "A Pod by name, or a Deployment, ReplicaSet, StatefulSet or DaemonSet one of whose running pods is picked with the run's seed."},
 	"timeline.kill-container.container": {Doc: "The container, by name; it must exist in the pod template.",
 		Default: "the pod's first container", Example: "container: web"},
-	"timeline.kill-container.exitCode": {Doc: "The exit status, 0 to 255.", Default: "137 (killed by SIGKILL)", Example: "exitCode: 1"},
+	"timeline.kill-container.exitCode":  {Doc: "The exit status, 0 to 255.", Default: "137 (killed by SIGKILL)", Example: "exitCode: 1"},
 	"timeline.kill-container.oomKilled": {Doc: "Report the exit as an OOM kill: reason OOMKilled, exit code 137.", Default: "false", Example: "oomKilled: true"},
 
 	"timeline.apply": {Doc: "Creates objects, or replaces the spec of existing ones, like `kubectl apply`. Takes manifest (inline) or file.",
