@@ -356,6 +356,7 @@ var controlPlaneClients = []string{
 	"daemonset-controller", "disruption-controller", "endpointslice-controller",
 	"horizontal-pod-autoscaler", "metrics-server", "garbage-collector-controller", "pod-garbage-collector",
 	"node-controller", "taint-eviction-controller",
+	"argocd-application-controller", "kustomize-controller",
 }
 
 // ClientNames returns every client name a run of s has: the control-plane clients and one

@@ -919,6 +919,8 @@ func (l *loader) decodeApply(at *yaml.Node, pairs []pair, path string, a *ApplyA
 		case "file":
 			file = p.value
 			l.decodeInto(p.value, childPath(path, "file"), &a.File)
+		case "commit":
+			l.decodeInto(p.value, childPath(path, "commit"), &a.Commit)
 		}
 	}
 	switch {

@@ -245,6 +245,17 @@ func (tl *timeline) run(i int) {
 			_, err := w.kubectl.Patch(ctx, ref.Kind, ref.Namespace, ref.Name, patch)
 			return err
 		})
+	case a.Delete != nil && a.Delete.Commit:
+		ref := a.Delete.Target
+		if err := w.gitops.CommitDelete(ref.Kind, ref.Namespace, ref.Name); err != nil {
+			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
+		}
+		finish()
+	case a.Apply != nil && a.Apply.Commit:
+		if err := w.gitops.Commit(a.Apply.Objects); err != nil {
+			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
+		}
+		finish()
 	case a.Delete != nil:
 		ref := a.Delete.Target
 		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error {

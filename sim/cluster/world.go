@@ -29,6 +29,7 @@ import (
 	"github.com/reconsim/reconsim/sim/controllers/statefulset"
 	"github.com/reconsim/reconsim/sim/controllers/tainteviction"
 	"github.com/reconsim/reconsim/sim/drain"
+	"github.com/reconsim/reconsim/sim/gitops"
 	"github.com/reconsim/reconsim/sim/metrics"
 	"github.com/reconsim/reconsim/sim/node"
 )
@@ -67,6 +68,9 @@ type world struct {
 	resyncRng      *rand.Rand
 
 	drains []*drain.Drainer // every drain a timeline entry started, in order
+
+	// gitops is the GitOps agent; nil unless the scenario runs one.
+	gitops *gitops.Agent
 
 	// elections are the leader elections of replicated control-plane components.
 	elections []*election
@@ -182,6 +186,9 @@ func build(scn *scenarios.Scenario, seed uint64, extra []Controller) (*world, er
 	}
 	if err := w.buildNodes(); err != nil {
 		return nil, err
+	}
+	if err := w.buildGitOps(); err != nil {
+		return nil, fmt.Errorf("gitops-agent: %w", err)
 	}
 	return w, nil
 }
@@ -552,6 +559,7 @@ func (w *world) start() {
 	if err := w.startElections(); err != nil {
 		w.k.Emit("cluster", "error", "leader-election", 0, err.Error())
 	}
+	w.startGitOps()
 	for i, kl := range w.kubelets {
 		kl := kl
 		n := w.nodes[i]
