@@ -42,7 +42,7 @@ type timeline struct {
 type actionRecord struct {
 	action      string
 	name        string
-	actor       string // the entry's as:
+	actor       string   // the entry's as:
 	at          sim.Time // when the action started
 	ran         bool
 	done        bool     // its effect is in place; convergence is measured from now on
