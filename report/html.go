@@ -38,6 +38,7 @@ type htmlData struct {
 	Plots           []htmlPlot
 	PlotNote        string
 	Actions         []htmlAction
+	Leaders         []htmlTerm
 	Why             []htmlInterval
 	WhyNote         string
 	Events          []EventRecord
@@ -52,10 +53,17 @@ type htmlPlot struct {
 }
 
 type htmlAction struct {
-	Name, Action, At, ConvergedAt, Took string
-	FirstConvergedAt                    string
-	Divergences                         int
-	Converged                           bool
+	Name, Action, Actor, At, ConvergedAt, Took string
+	FirstConvergedAt                           string
+	Divergences                                int
+	Converged                                  bool
+}
+
+// htmlTerm is one row of the leadership lane: who led a replicated component, from when to
+// when.
+type htmlTerm struct {
+	Component, Identity, From, To string
+	Replica                       int
 }
 
 type htmlInterval struct {
@@ -150,7 +158,7 @@ func encodeHTML(w io.Writer, res *Result, traceLines []string, svgs [][]byte) er
 		if c.Action == "start" {
 			continue
 		}
-		a := htmlAction{Name: c.Name, Action: c.Action, At: formatSeconds(c.At), ConvergedAt: "never", Took: "never converged",
+		a := htmlAction{Name: c.Name, Action: c.Action, Actor: c.Actor, At: formatSeconds(c.At), ConvergedAt: "never", Took: "never converged",
 			FirstConvergedAt: "never", Divergences: c.Divergences}
 		if c.FirstConvergedAt != nil {
 			a.FirstConvergedAt = formatSeconds(*c.FirstConvergedAt)
@@ -162,6 +170,13 @@ func encodeHTML(w io.Writer, res *Result, traceLines []string, svgs [][]byte) er
 			a.Took = formatSeconds(*c.ConvergedAt - c.At)
 		}
 		d.Actions = append(d.Actions, a)
+	}
+	for _, t := range res.Leadership {
+		to := "end of run"
+		if t.To != nil {
+			to = formatSeconds(*t.To)
+		}
+		d.Leaders = append(d.Leaders, htmlTerm{Component: t.Component, Identity: t.Identity, Replica: t.Replica, From: formatSeconds(t.From), To: to})
 	}
 	d.Why = groupPhases(Why(res, traceLines))
 	if traceLines == nil {

@@ -463,3 +463,23 @@ func TestHTMLShowsRedivergence(t *testing.T) {
 		assert.Contains(t, page, want)
 	}
 }
+
+// TestHTMLShowsActorsAndLeadership: the convergence table and the timeline name who did each
+// action (as:), and the leadership lane lists each term, an open one until the end.
+func TestHTMLShowsActorsAndLeadership(t *testing.T) {
+	res := plotFixture()
+	res.Convergence = append(res.Convergence, Convergence{Action: "edit", Name: "hand-edit", Actor: "alice", At: 30})
+	to := 90.0
+	res.Leadership = []LeaderTerm{
+		{Component: "kube-controller-manager", Replica: 0, Identity: "control-plane-0_1", From: 0, To: &to},
+		{Component: "kube-controller-manager", Replica: 1, Identity: "control-plane-1_2", From: 104.4},
+	}
+	var buf bytes.Buffer
+	require.NoError(t, EncodeHTML(&buf, res, nil))
+	page := buf.String()
+	assert.Contains(t, page, "<td>hand-edit</td><td>edit</td><td>alice</td>")
+	assert.Contains(t, page, "“hand-edit” by alice")
+	assert.Contains(t, page, `id="leadership"`)
+	assert.Contains(t, page, "<code>control-plane-1_2</code>")
+	assert.Contains(t, page, "end of run")
+}
