@@ -364,25 +364,28 @@ func (l *loader) checkEdit(a *EditArgs, p string) {
 // defaults, as the object is stored) and reports at path when it fails or the result would
 // be rejected, naming the API server's field path.
 func (l *loader) tryOnDeclared(ref ObjectRef, path, what string, change func(model.Object) (model.Object, error)) {
-	for _, d := range l.declaredAs(ref.Kind, ref.Namespace, ref.Name) {
-		base := d.obj.DeepCopyObject()
-		model.SetDefaults(base)
-		next, err := change(base)
-		if err != nil {
-			l.errPath(path, fmt.Sprintf("the %s does not apply to %s %s: %v", what, ref.Kind, model.Key(d.obj), err), "")
-			return
-		}
-		m, bm := next.Meta(), base.Meta()
-		if m.Name != bm.Name || m.Namespace != bm.Namespace {
-			l.errPath(path, fmt.Sprintf("the %s renames %s %s", what, ref.Kind, model.Key(d.obj)), "metadata.name and metadata.namespace cannot change")
-			return
-		}
-		model.SetDefaults(next)
-		for _, fe := range model.Validate(next) {
-			l.errPath(path, fmt.Sprintf("after this %s %s %s would be invalid: %s: %s", what, ref.Kind, model.Key(d.obj), fe.Field, fe.ErrorBody()),
-				"the API server would reject it")
-		}
+	decl := l.declaredAs(ref.Kind, ref.Namespace, ref.Name)
+	if len(decl) == 0 {
 		return
+	}
+	// The object as the scenario first declares it.
+	d := decl[0]
+	base := d.obj.DeepCopyObject()
+	model.SetDefaults(base)
+	next, err := change(base)
+	if err != nil {
+		l.errPath(path, fmt.Sprintf("the %s does not apply to %s %s: %v", what, ref.Kind, model.Key(d.obj), err), "")
+		return
+	}
+	m, bm := next.Meta(), base.Meta()
+	if m.Name != bm.Name || m.Namespace != bm.Namespace {
+		l.errPath(path, fmt.Sprintf("the %s renames %s %s", what, ref.Kind, model.Key(d.obj)), "metadata.name and metadata.namespace cannot change")
+		return
+	}
+	model.SetDefaults(next)
+	for _, fe := range model.Validate(next) {
+		l.errPath(path, fmt.Sprintf("after this %s %s %s would be invalid: %s: %s", what, ref.Kind, model.Key(d.obj), fe.Field, fe.ErrorBody()),
+			"the API server would reject it")
 	}
 }
 

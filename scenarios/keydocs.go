@@ -205,7 +205,7 @@ var keyDocs = map[string]keyDoc{
 	"timeline.api-errors.retryAfterSeconds": {Doc: "The Retry-After the failing answers carry; 0 sends none. Not allowed with 409, which client-go never retries.",
 		Default: "1 for 429 (as the max-in-flight filter), else 0", Example: "retryAfterSeconds: 2"},
 	"timeline.api-errors.for": {Doc: "How long the errors last.", Example: "for: 2m"},
-	"timeline.controller-restart": {Doc: "Restarts kube-controller-manager (all its controllers), kube-scheduler, or one controller by its upstream name: it loses its informer caches, work queues and in-flight work at once, stays down for downtime, then relists everything and resyncs.",
+	"timeline.controller-restart": {Doc: "Restarts kube-controller-manager (all its controllers), kube-scheduler, or one controller by its upstream name: it loses its informer caches, work queues and in-flight work at once, stays down for downtime, then relists everything and resyncs. A component that runs leader election (replicas 2 or more) restarts as a process instead: its leader shuts down as in leader-release and comes back as a standby after downtime.",
 		Example: "- at: 7m\n  action: controller-restart\n  component: kube-controller-manager\n  downtime: 15s"},
 	"timeline.controller-restart.component": {Doc: "What restarts: kube-controller-manager, kube-scheduler, or a controller by its name in kube-controller-manager's --controllers (replicaset-controller, deployment-controller, node-lifecycle-controller, ...).",
 		Enum: restartableComponents(), Example: "component: replicaset-controller"},
