@@ -63,6 +63,15 @@ func newWorld(t testing.TB, cfg Config) *world {
 	cfgSrv.Store.WatchDelay = sim.Constant(10 * time.Millisecond)
 	srv := apiserver.NewServer(w.k, cfgSrv)
 	w.store = srv.Store()
+	if cfg.IgnoreHPAReplicas {
+		// An HPA that is not part of the source scales web.
+		h := &model.HorizontalPodAutoscaler{ObjectMeta: model.ObjectMeta{Name: "web", Namespace: "default"}}
+		h.Spec.ScaleTargetRef.Kind, h.Spec.ScaleTargetRef.Name, h.Spec.ScaleTargetRef.APIVersion = "Deployment", "web", "apps/v1"
+		h.Spec.MinReplicas = model.Ptr(int32(1))
+		h.Spec.MaxReplicas = 10
+		_, err := w.store.Create(h)
+		require.NoError(t, err)
+	}
 	objs := []model.Object{deployment(3, "nginx:1.27"), service()}
 	for _, o := range objs {
 		_, err := w.store.Create(o.DeepCopyObject())
@@ -102,9 +111,13 @@ func (w *world) setImage(image string) {
 // TestTraces runs the scripts in testdata/ (rewrite with -rewrite). Commands:
 //
 //	init [mode=argocd|flux] [automated] [self-heal] [prune] [resync=D] [jitter=D]
-//	     [interval=D] [timeout=D]           an agent on a Deployment and a Service, compare time 0
+//	     [interval=D] [timeout=D] [ignore-hpa-replicas]
+//	                                       an agent on a Deployment and a Service, compare time 0
+//	                                       (with ignore-hpa-replicas, an HPA scales the Deployment)
 //	run for=D                              run; print the agent's trace
 //	drift image=I                          set the Deployment's image by hand
+//	scale replicas=N                       set the Deployment's replicas (as an HPA would)
+//	replicas                               the Deployment's spec.replicas
 //	delete-service                         delete the Service by hand
 //	commit replicas=N | commit-delete-service
 func TestTraces(t *testing.T) {
@@ -127,7 +140,8 @@ func TestTraces(t *testing.T) {
 				d.MaybeScanArgs(t, "mode", &mode)
 				cfg := Config{Mode: Mode(mode), Name: "app", Automated: d.HasArg("automated"), SelfHeal: d.HasArg("self-heal"),
 					Prune: d.HasArg("prune"), Resync: dur("resync", 120*time.Second), ResyncJitter: dur("jitter", 60*time.Second),
-					Interval: dur("interval", 10*time.Minute), JitterPercent: 5, CompareTime: sim.Constant(0)}
+					Interval: dur("interval", 10*time.Minute), JitterPercent: 5, CompareTime: sim.Constant(0),
+					IgnoreHPAReplicas: d.HasArg("ignore-hpa-replicas")}
 				if d.HasArg("timeout") {
 					cfg.SelfHealTimeout = dur("timeout", 5*time.Second)
 				} else {
@@ -143,6 +157,17 @@ func TestTraces(t *testing.T) {
 				d.ScanArgs(t, "image", &image)
 				w.setImage(image)
 				return ""
+			case "scale":
+				var n int
+				d.ScanArgs(t, "replicas", &n)
+				obj, err := w.store.Get(model.KindDeployment, "default", "web")
+				require.NoError(t, err)
+				dep := obj.(*model.Deployment).DeepCopy()
+				dep.Spec.Replicas = model.Ptr(int32(n))
+				_, err = w.store.Update(dep)
+				require.NoError(t, err)
+				w.k.Emit("test", "scale", "Deployment default/web", 0, fmt.Sprintf("replicas=%d", n))
+				return ""
 			case "delete-service":
 				_, err := w.store.Delete(model.KindService, "default", "web", apiserver.DeleteOptions{})
 				require.NoError(t, err)
@@ -156,6 +181,10 @@ func TestTraces(t *testing.T) {
 			case "commit-delete-service":
 				require.NoError(t, w.agent.CommitDelete(model.KindService, "default", "web"))
 				return w.newTrace()
+			case "replicas":
+				obj, err := w.store.Get(model.KindDeployment, "default", "web")
+				require.NoError(t, err)
+				return fmt.Sprintf("replicas=%d\n", *obj.(*model.Deployment).Spec.Replicas)
 			case "status":
 				synced, out := w.agent.Synced()
 				return fmt.Sprintf("synced=%t %s\n", synced, strings.Join(out, "; "))
