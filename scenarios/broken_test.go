@@ -54,6 +54,7 @@ func TestBrokenScenarios(t *testing.T) {
 		"patch-json-not-a-list":         {{"25:9", "timeline[0].body: a json patch is a list of operations"}},
 		"edit-no-such-item":             {{"24:8", "timeline[0].set: the edit does not apply to Deployment default/web: spec.template.spec.containers[3].image: no list item 3"}},
 		"kill-container-bad":            {{"24:14", `timeline[0].container: the pod template of Deployment default/web has no container "sidecar"`}, {"25:13", "timeline[0].exitCode: exitCode must be between 0 and 255, got 300"}},
+		"actor-with-spaces":             {{"10:7", `timeline[0].as: as must be a name of 1 to 63 characters without spaces, got "alice smith"`}},
 		"leader-crash-without-election": {{"14:14", "timeline[0].component: kube-scheduler runs without leader election"}},
 		"leader-elect-deadlines":        {{"13:5", "components.kube-controller-manager: kube-controller-manager.leader-elect-lease-duration (15s) must be greater than leader-elect-renew-deadline (20s)"}},
 		"missing-at":                    {{"12:3", "timeline[0]: missing at"}},

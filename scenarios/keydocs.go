@@ -97,7 +97,7 @@ var keyDocs = map[string]keyDoc{
 	"timeline.action": {Doc: "The action to run; its arguments are written beside it in the entry.",
 		Example: "action: node-crash"},
 
-	"timeline.as": {Doc: "Who performs the action (a person or a tool, \"alice\", \"ci\"). The trace line of the action and its convergence record in result.json carry it, so a report can say who changed what and what reconciled it back. Free text, at most 63 characters.",
+	"timeline.as": {Doc: "Who performs the action (a person or a tool, \"alice\", \"ci\"). The trace line of the action and its convergence record in result.json carry it, so a report can say who changed what and what reconciled it back. A name without spaces, at most 63 characters.",
 		Default: "the scenario's own hand (kubectl)", Example: "as: alice"},
 	"timeline.patch": {Doc: "Changes an object as `kubectl patch` does: one PATCH request, applied by the API server to the object as it is then, with apimachinery's patch libraries (kube-apiserver's patch handler, apiserver pkg/endpoints/handlers/patch.go): a strategic merge patch (the default; lists such as containers merge by their merge key, `$patch: delete` removes an item), a JSON merge patch (RFC 7386; lists are replaced) or a JSON patch (RFC 6902 operations). The loader applies the patch to the declared object: a patch that does not apply, or whose result the API server would reject, is an error at the patch.",
 		Example: "- at: 5m\n  action: patch\n  as: alice\n  target: {kind: Deployment, name: web}\n  body: {spec: {template: {spec: {containers: [{name: web, image: nginx:1.28}]}}}}"},
