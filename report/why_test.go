@@ -136,3 +136,17 @@ func TestWhyUnexplainedIsOther(t *testing.T) {
 	}
 	assert.Nil(t, Why(nil, nil))
 }
+
+// TestWhyNamesLeaderGap: a failover of kube-controller-manager during the detection phase
+// is named in that phase's cause, with how long no replica led.
+func TestWhyNamesLeaderGap(t *testing.T) {
+	trace := append(nodeFailureTrace(),
+		"104.415503 leaderelection new-leader Lease kube-system/kube-controller-manager kube-controller-manager had no leader for 14.416s (replica 1 took over; lease-duration 15s, retry-period 2s)")
+	phases := Why(nodeFailureResult(), trace)
+	require.NotEmpty(t, phases)
+	assert.Equal(t, "detection", phases[0].Name)
+	assert.Contains(t, phases[0].Cause, "leader failover: kube-controller-manager had no leader for 14.416s (replica 1 took over")
+	for _, p := range phases[1:] {
+		assert.NotContains(t, p.Cause, "leader failover")
+	}
+}
