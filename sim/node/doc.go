@@ -47,7 +47,9 @@
 // waiting out its back-off shows waiting reason CrashLoopBackOff; each attempt refused
 // records a BackOff event, and the worker retries when the back-off expires (jittered by up to
 // 50%, pod_workers.go completeWork). A pod whose containers have all stopped for good is
-// Succeeded or Failed by their exit codes.
+// Succeeded or Failed by their exit codes. KillContainer ends a running container from
+// outside (a crash, a kill, the OOM killer: reason OOMKilled, code 137); the restart that
+// follows is the same as after any other exit.
 //
 // Graceful deletion. When the pod gets a deletionTimestamp, every running container gets
 // SIGTERM (event Killing "Stopping container <name>") with the deletion's grace period (at
