@@ -116,7 +116,8 @@ func solid(c color.RGBA) lineStyle { return lineStyle{color: c, widthPx: 2} }
 // Plots returns the figures that res has data for, in a fixed order: convergence (desired,
 // ready, available and serving replicas, one figure per workload, at most
 // MaxConvergencePlots), pods by phase, node readiness, API server load,
-// workqueue depth per controller, HPA load and replicas, and Service endpoints. A figure whose
+// workqueue depth per controller, HPA load and replicas, Service endpoints, the leader of
+// each replicated component, and the GitOps application's sync status. A figure whose
 // series are all absent is left out, so a run without an HPA has no hpa figure. Points that
 // are NaN or infinite are skipped. The result is the same for the same res.
 func Plots(res *Result) []Plot {
@@ -145,7 +146,31 @@ func Plots(res *Result) []Plot {
 	add(workqueuePlot(idx))
 	add(hpaPlot(idx))
 	add(endpointsPlot(idx))
+	add(leadersPlot(idx))
+	add(gitopsPlot(idx))
 	return figs
+}
+
+// leadersPlot is the leadership lane: for each component that ran leader election, the
+// index of the replica that leads, -1 while none does.
+func leadersPlot(idx seriesIndex) (Plot, bool) {
+	p := familyPanel(idx, "leader.", "leading replica (-1: none)", true, nil, nil)
+	if len(p.lines) == 0 {
+		return Plot{}, false
+	}
+	return Plot{Name: "leaders", Title: "Leader per replicated component", panels: []panel{p}}, true
+}
+
+// gitopsPlot is the GitOps agent's Application: Synced (1) or not, and the resources out of
+// sync.
+func gitopsPlot(idx seriesIndex) (Plot, bool) {
+	p := familyPanel(idx, "gitops.", "synced / resources out of sync", true,
+		[]string{"app.synced", "app.out_of_sync"},
+		map[string]lineStyle{"app.synced": solid(colGreen), "app.out_of_sync": solid(colRed)})
+	if len(p.lines) == 0 {
+		return Plot{}, false
+	}
+	return Plot{Name: "gitops", Title: "GitOps application sync status", panels: []panel{p}}, true
 }
 
 // WritePlots renders every figure of Plots(res) into dir/plots as <name>.png and <name>.svg,

@@ -483,3 +483,29 @@ func TestHTMLShowsActorsAndLeadership(t *testing.T) {
 	assert.Contains(t, page, "<code>control-plane-1_2</code>")
 	assert.Contains(t, page, "end of run")
 }
+
+// TestLeadersAndGitOpsPlots: the leadership lane and the GitOps status get a figure each when
+// their series exist, and none otherwise.
+func TestLeadersAndGitOpsPlots(t *testing.T) {
+	res := plotFixture()
+	names := func() []string {
+		var out []string
+		for _, p := range Plots(res) {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	assert.NotContains(t, names(), "leaders")
+	assert.NotContains(t, names(), "gitops")
+	res.Series = append(res.Series, steps("leader.kube-controller-manager", "replica", 0, 0, 90, -1, 104, 1),
+		steps("gitops.app.synced", "", 0, 1, 300, 0, 301, 1))
+	assert.Contains(t, names(), "leaders")
+	assert.Contains(t, names(), "gitops")
+	for _, p := range Plots(res) {
+		if p.Name == "leaders" || p.Name == "gitops" {
+			svg, err := p.SVG()
+			require.NoError(t, err)
+			assert.Contains(t, string(svg), "<svg")
+		}
+	}
+}

@@ -134,7 +134,6 @@ func (w *world) startElections() error {
 		if _, err := w.srv.Store().Create(lease); err != nil {
 			return fmt.Errorf("creating Lease %s/%s: %w", el.cfg.Namespace, el.cfg.Name, err)
 		}
-		el.sample()
 		for _, c := range el.cands {
 			c.start()
 		}
