@@ -121,8 +121,12 @@ func (w *world) gitopsVerdict() []report.Verdict {
 	case !cfg.SelfHeal:
 		reason += "; self-heal is off, so drift from an already synced revision is only reported"
 	}
+	// Desired: the declared resources; Ready: those in sync; Short: those out of sync (a
+	// resource that needs pruning is out of sync without being declared).
+	declared := int32(w.gitops.Declared())
+	short := int32(len(out))
 	return []report.Verdict{{Workload: "Application " + gitopsAppName, Kind: "Application", Name: gitopsAppName,
-		Desired: int32(len(out)), Short: int32(len(out)), Reason: reason}}
+		Desired: declared, Ready: max(declared-short, 0), Short: short, Reason: reason}}
 }
 
 func joinLimited(items []string, n int) string {

@@ -283,6 +283,9 @@ func (a *Agent) resolve(how string) {
 	a.source = a.head
 }
 
+// Declared returns how many objects the source (at the revision the agent resolved) holds.
+func (a *Agent) Declared() int { return len(a.source) }
+
 // Synced reports the last compare's status, and the resources out of sync.
 func (a *Agent) Synced() (bool, []string) { return a.synced, append([]string(nil), a.outOfSync...) }
 
