@@ -77,8 +77,6 @@ func TestBrokenScenarios(t *testing.T) {
 		"zero-within":                   {{"18:37", "expect[0].converged.within: within must be greater than 0, got 0s"}},
 		"manifest-field-type":           {{"17:17", `objects[0].manifest.spec.replicas: expected an integer, got a string "two"`}},
 		"manifest-unknown-kind":         {{"14:11", `objects[0].manifest.kind: unknown kind "Frobnicator"`}},
-		"leader-crash-without-election": {{"14:14", "timeline[0].component: kube-scheduler runs without leader election"}},
-		"leader-elect-deadlines":        {{"13:5", "components.kube-controller-manager: kube-controller-manager.leader-elect-lease-duration (15s) must be greater than leader-elect-renew-deadline (20s)"}},
 		"invalid-manifest": {
 			{"11:17", "objects[0].manifest.spec.replicas: Invalid value: -1: must be greater than or equal to 0 (the API server would reject it)"},
 			{"14:28", "objects[0].manifest.spec.template.metadata.labels: Invalid value: {\"app\":\"other\"}: `selector` does not match template `labels`"},

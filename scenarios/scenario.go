@@ -702,6 +702,10 @@ const (
 	// VerdictInProgress: the workload was still converging and no component reported a
 	// problem (its controller had not caught up when the run ended).
 	VerdictInProgress = "InProgress"
+	// VerdictOutOfSync: the GitOps agent's Application was OutOfSync when the run ended
+	// (drift it does not correct: self-heal or automated sync off, prune off, or Flux's next
+	// interval not come yet).
+	VerdictOutOfSync = "OutOfSync"
 )
 
 // VerdictReasons lists every verdict reason, in the order the docs show them.
@@ -709,6 +713,7 @@ var VerdictReasons = []string{
 	VerdictUnschedulable, VerdictNoScheduler, VerdictPending, VerdictCrashLoopBackOff, VerdictNodeDown,
 	VerdictNotReady, VerdictFailedCreate, VerdictWaitingForPod, VerdictProgressDeadlineExceeded,
 	VerdictPaused, VerdictRolloutIncomplete, VerdictDrainBlocked, VerdictDrainIncomplete, VerdictActionFailed, VerdictInProgress,
+	VerdictOutOfSync,
 }
 
 // unionNames returns the JSON names of the pointer fields of the union type t, in order.

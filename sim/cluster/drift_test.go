@@ -46,9 +46,9 @@ func TestGitOpsWithoutSelfHeal(t *testing.T) {
 	assert.False(t, res.Passed)
 	v := findVerdict(res, "Application app")
 	require.NotNil(t, v, "%+v", res.Verdicts)
-	assert.Contains(t, v.Reason, "OutOfSync")
-	assert.Contains(t, v.Reason, "Service default/web missing")
-	assert.Contains(t, v.Reason, "self-heal is off")
+	assert.Equal(t, scenarios.VerdictOutOfSync, v.Reason)
+	assert.Contains(t, v.Message, "Service default/web missing")
+	assert.Contains(t, v.Message, "self-heal is off")
 }
 
 // TestGitOpsFluxMode: in flux mode the drift is reverted only at the next interval, jittered

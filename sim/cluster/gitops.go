@@ -111,22 +111,22 @@ func (w *world) gitopsVerdict() []report.Verdict {
 	if synced {
 		return nil
 	}
-	reason := "OutOfSync: " + joinLimited(out, 5)
+	msg := "OutOfSync: " + joinLimited(out, 5)
 	cfg := w.gitopsConfig()
 	switch {
 	case cfg.Mode == gitops.ModeFlux:
-		reason += "; Flux corrects drift at its next interval (" + w.comps.Text(scenarios.ComponentGitOpsAgent, "interval") + ")"
+		msg += "; Flux corrects drift at its next interval (" + w.comps.Text(scenarios.ComponentGitOpsAgent, "interval") + ")"
 	case !cfg.Automated:
-		reason += "; automated sync is off, so the agent only reports the drift"
+		msg += "; automated sync is off, so the agent only reports the drift"
 	case !cfg.SelfHeal:
-		reason += "; self-heal is off, so drift from an already synced revision is only reported"
+		msg += "; self-heal is off, so drift from an already synced revision is only reported"
 	}
 	// Desired: the declared resources; Ready: those in sync; Short: those out of sync (a
 	// resource that needs pruning is out of sync without being declared).
 	declared := int32(w.gitops.Declared())
 	short := int32(len(out))
 	return []report.Verdict{{Workload: "Application " + gitopsAppName, Kind: "Application", Name: gitopsAppName,
-		Desired: declared, Ready: max(declared-short, 0), Short: short, Reason: reason}}
+		Desired: declared, Ready: max(declared-short, 0), Short: short, Reason: scenarios.VerdictOutOfSync, Message: msg}}
 }
 
 func joinLimited(items []string, n int) string {
