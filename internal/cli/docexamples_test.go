@@ -77,8 +77,13 @@ timeline:
 `
 
 // needs lists what an example's world must hold besides docsWorld, by a word of the example:
-// the verdict example is about a pod that asks for a GPU no node has.
+// the verdict example is about a pod that asks for a GPU no node has; the leader faults
+// (entries named leader-*) need replicated control-plane components.
 var needs = map[string]string{
+	"leader": `components:
+  kube-controller-manager: {replicas: 3}
+  kube-scheduler: {replicas: 2}
+`,
 	"trainer": `- manifest:
     apiVersion: v1
     kind: Pod

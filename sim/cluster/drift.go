@@ -10,6 +10,7 @@ import (
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/node"
 )
 
 // patch sends one PATCH of the action's type, as `kubectl patch` does.
@@ -75,15 +76,20 @@ func (tl *timeline) killContainer(ctx *sim.Proc, a *scenarios.KillContainerArgs)
 		if err != nil {
 			return err
 		}
+		// A running pod on a node whose kubelet runs: a crashed or cut-off node's containers
+		// cannot be reached.
 		var running []*model.Pod
 		for _, o := range pods {
 			p := o.(*model.Pod)
-			if p.Status.Phase == model.PodRunning && p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+			if p.Status.Phase != model.PodRunning || p.DeletionTimestamp != nil {
+				continue
+			}
+			if kl := w.kubelet[p.Spec.NodeName]; kl != nil && kl.State() == node.StateRunning {
 				running = append(running, p)
 			}
 		}
 		if len(running) == 0 {
-			return fmt.Errorf("%s has no running pod", ref)
+			return fmt.Errorf("%s has no running pod on a running node", ref)
 		}
 		pod = running[w.timelineRand().IntN(len(running))]
 	}
