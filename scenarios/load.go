@@ -113,6 +113,9 @@ type loader struct {
 	opts ParseOptions
 	// clusterNS is the set of namespaces the cluster creates itself (clusterNamespaces).
 	clusterNS map[string]bool
+	// nodesUnknown is set when a node group's count is missing or out of range: the node list
+	// is then not generated, and checks that need it stay quiet.
+	nodesUnknown bool
 	// reported holds paths whose problem was reported (a missing required field, a series
 	// file that cannot be read), so that checks of the zero value left there stay quiet.
 	reported map[string]bool
@@ -210,7 +213,7 @@ func (l *loader) parseYAML(data []byte) *yaml.Node {
 		return nil
 	}
 	if err != nil {
-		l.errs = append(l.errs, syntaxError(l.file, err))
+		l.errs = append(l.errs, syntaxError(l.file, data, err))
 		return nil
 	}
 	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
@@ -221,7 +224,7 @@ func (l *loader) parseYAML(data []byte) *yaml.Node {
 	switch err := safeDecode(dec, &next); {
 	case err == io.EOF:
 	case err != nil:
-		l.errs = append(l.errs, syntaxError(l.file, err))
+		l.errs = append(l.errs, syntaxError(l.file, data, err))
 		return nil
 	default:
 		l.errAt(&next, "", "a scenario file holds one YAML document; this is a second one",

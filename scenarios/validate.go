@@ -234,6 +234,7 @@ func (l *loader) checkCluster() []ClusterNode {
 		g := &s.Cluster.NodeGroups[i]
 		p := indexPath("cluster.nodeGroups", i)
 		if l.broken(p) {
+			l.nodesUnknown = true
 			continue
 		}
 		switch {
@@ -250,12 +251,18 @@ func (l *loader) checkCluster() []ClusterNode {
 		}
 		if !l.ix.has(childPath(p, "count")) {
 			l.errAt(l.ix.nearest(p), p, "missing count", "how many nodes the group has")
+			l.nodesUnknown = true
+		} else if l.bad(childPath(p, "count")) {
+			l.nodesUnknown = true
+			continue
 		} else if g.Count < 0 || g.Count > MaxClusterNodes {
 			l.errPath(childPath(p, "count"), fmt.Sprintf("count must be between 0 and %d, got %d", MaxClusterNodes, g.Count), "")
+			l.nodesUnknown = true
 			continue
 		}
 		if total <= MaxClusterNodes && total+g.Count > MaxClusterNodes {
 			l.errPath(childPath(p, "count"), fmt.Sprintf("the cluster has more than %d nodes", MaxClusterNodes), "")
+			l.nodesUnknown = true
 		}
 		total += g.Count
 		if g.Count > 0 && total <= MaxClusterNodes {
@@ -287,7 +294,10 @@ func (l *loader) checkCluster() []ClusterNode {
 		}
 	}
 	l.checkNamespaceList()
-	if total > MaxClusterNodes {
+	if l.nodesUnknown {
+		// Generating the nodes of an out-of-range count would spend the memory the limit
+		// protects, and checks against a guessed node list would only report follow-on
+		// problems ("no node is named worker-0").
 		return nil
 	}
 	return s.Nodes()
@@ -428,12 +438,17 @@ func (l *loader) checkNamespaceList() {
 
 // knownNamespaces returns every namespace that will exist: the system ones, the listed ones
 // and the Namespace objects the scenario creates.
-func (l *loader) knownNamespaces() []string {
-	ns := append([]string(nil), systemNamespaces...)
-	ns = append(ns, l.s.Cluster.Namespaces...)
+func (l *loader) knownNamespaces() map[string]bool {
+	ns := map[string]bool{}
+	for _, n := range systemNamespaces {
+		ns[n] = true
+	}
+	for _, n := range l.s.Cluster.Namespaces {
+		ns[n] = true
+	}
 	for _, d := range l.declared {
-		if d.obj != nil && d.obj.GetKind() == model.KindNamespace && !contains(ns, d.obj.Meta().Name) {
-			ns = append(ns, d.obj.Meta().Name)
+		if d.obj != nil && d.obj.GetKind() == model.KindNamespace {
+			ns[d.obj.Meta().Name] = true
 		}
 	}
 	return ns
@@ -457,8 +472,12 @@ func (l *loader) errObject(d declaredObject, field, msg, hint string) {
 	l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: msg, Hint: hint})
 }
 
-func (l *loader) checkObjects(namespaces []string, nodes []ClusterNode) {
+func (l *loader) checkObjects(namespaces map[string]bool, nodes []ClusterNode) {
 	first := map[string]declaredObject{}
+	groupOf := make(map[string]string, len(nodes))
+	for _, n := range nodes {
+		groupOf[n.Name] = n.Group
+	}
 	for _, d := range l.declared {
 		if d.obj == nil {
 			continue
@@ -478,8 +497,8 @@ func (l *loader) checkObjects(namespaces []string, nodes []ClusterNode) {
 		switch {
 		case !ki.Namespaced && m.Namespace != "":
 			l.errObject(d, "metadata.namespace", fmt.Sprintf("%s is cluster-scoped; it has no namespace", ki.Kind), "remove metadata.namespace")
-		case ki.Namespaced && !contains(namespaces, m.Namespace):
-			hint := didYouMean(m.Namespace, namespaces)
+		case ki.Namespaced && !namespaces[m.Namespace]:
+			hint := didYouMean(m.Namespace, sortedKeys(namespaces))
 			if hint == "" {
 				hint = "add it to cluster.namespaces"
 			} else {
@@ -488,10 +507,8 @@ func (l *loader) checkObjects(namespaces []string, nodes []ClusterNode) {
 			l.errObject(d, "metadata.namespace", fmt.Sprintf("namespace %q does not exist", m.Namespace), hint)
 		}
 		if d.obj.GetKind() == model.KindNode {
-			for _, n := range nodes {
-				if n.Name == m.Name {
-					l.errObject(d, "metadata.name", fmt.Sprintf("node %s is already a node of group %s", m.Name, n.Group), "")
-				}
+			if g, ok := groupOf[m.Name]; ok {
+				l.errObject(d, "metadata.name", fmt.Sprintf("node %s is already a node of group %s", m.Name, g), "")
 			}
 		}
 		if !d.inObjects {
@@ -724,7 +741,7 @@ const nodesHint = `which nodes: nodes: {names: [worker-0]}, {selector: "pool=a"}
 
 func (l *loader) checkNodes(t NodeTarget, entryPath string, nodes []ClusterNode) {
 	p := childPath(entryPath, "nodes")
-	if l.broken(p) || !l.ix.has(p) {
+	if l.broken(p) || !l.ix.has(p) || l.nodesUnknown {
 		return // a missing target is reported by checkRequired
 	}
 	if len(t.Names) == 0 && t.Selector == "" && t.Zone == "" && t.Random == 0 {
@@ -736,8 +753,10 @@ func (l *loader) checkNodes(t NodeTarget, entryPath string, nodes []ClusterNode)
 		return
 	}
 	var all []string
+	exists := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		all = append(all, n.Name)
+		exists[n.Name] = true
 	}
 	seen := map[string]bool{}
 	for k, name := range t.Names {
@@ -747,7 +766,7 @@ func (l *loader) checkNodes(t NodeTarget, entryPath string, nodes []ClusterNode)
 			continue
 		}
 		seen[name] = true
-		if !contains(all, name) {
+		if !exists[name] {
 			hint := nodeListHint(all)
 			if c := closest(name, all); c != "" && namePrefix(c) != namePrefix(name) {
 				hint = didYouMean(name, all)
@@ -796,6 +815,9 @@ func nodeListHint(all []string) string {
 
 // checkZone reports a zone no node is in; it returns whether the zone exists.
 func (l *loader) checkZone(zone, path string, nodes []ClusterNode) bool {
+	if l.nodesUnknown {
+		return false
+	}
 	var zones []string
 	for _, n := range nodes {
 		if n.Zone != "" && !contains(zones, n.Zone) {

@@ -276,6 +276,9 @@ func hintOr(hint, otherwise string) string {
 }
 
 func (l *loader) checkClientPatterns(patterns []string, path string, nodes []ClusterNode) {
+	if l.nodesUnknown {
+		return // kubelet/<node> names depend on the nodes
+	}
 	names := clientNames(nodes)
 	for k, pat := range patterns {
 		pp := indexPath(path, k)

@@ -155,7 +155,7 @@ func (p *parser) parseYAML(data []byte) *yaml.Node {
 		return nil
 	}
 	if err != nil {
-		p.syntaxError(err)
+		p.syntaxError(data, err)
 		return nil
 	}
 	if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
@@ -166,7 +166,7 @@ func (p *parser) parseYAML(data []byte) *yaml.Node {
 	switch err := safeDecode(dec, &next); {
 	case err == io.EOF:
 	case err != nil:
-		p.syntaxError(err)
+		p.syntaxError(data, err)
 		return nil
 	default:
 		p.errAt(&next, "", "a sweep file holds one YAML document; this is a second one", "remove the --- separator")
@@ -180,10 +180,12 @@ func (p *parser) parseYAML(data []byte) *yaml.Node {
 	return root
 }
 
-// syntaxError records a YAML syntax error at the line yaml.v3 names (column 1: it names none).
-func (p *parser) syntaxError(err error) {
+// syntaxError records a YAML syntax error at the line yaml.v3 names (column 1: it names
+// none), or, for a problem it reports without a line (bad UTF-8, an unknown anchor), where
+// scanning data finds it.
+func (p *parser) syntaxError(data []byte, err error) {
 	msg := err.Error()
-	line := 1
+	line, col := 1, 1
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		if n, convErr := strconv.Atoi(m[1]); convErr == nil && n > 0 {
 			line = n
@@ -191,8 +193,11 @@ func (p *parser) syntaxError(err error) {
 		msg = m[2]
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
+		if l, c, ok := model.LocateYAMLProblem(data, err); ok {
+			line, col = l, c
+		}
 	}
-	p.errs = append(p.errs, &model.DecodeError{Pos: model.Position{File: p.file, Line: line, Column: 1}, Msg: "invalid YAML: " + msg})
+	p.errs = append(p.errs, &model.DecodeError{Pos: model.Position{File: p.file, Line: line, Column: col}, Msg: "invalid YAML: " + msg})
 }
 
 // safeDecode reads the next document; a panic inside the YAML parser becomes an error.
