@@ -52,6 +52,11 @@ type ParseOptions struct {
 	// dump that the simulated cluster makes itself, a field that Kubernetes has and the
 	// simulator does not model (see model.ManifestOptions).
 	Strict bool
+	// AllowOutsidePaths lets file references (objects[].file, apply's file, a series file)
+	// name files outside the scenario file's directory: absolute paths and paths through "..".
+	// Without it such a reference is an error, so that a scenario from elsewhere cannot make
+	// the simulator read, and quote in its errors, any file the user can read.
+	AllowOutsidePaths bool
 }
 
 // ParseWith is Parse with options.
@@ -547,9 +552,9 @@ func (l *loader) decodeManifestFile(name string, n *yaml.Node, path string, inOb
 			"this scenario has no directory on disk (a built-in scenario); inline the manifests with manifest:")
 		return nil
 	}
-	full := name
-	if !filepath.IsAbs(full) {
-		full = filepath.Join(l.baseDir, name)
+	full, ok := l.refPath(name, n, path)
+	if !ok {
+		return nil
 	}
 	data, err := readBounded(full)
 	if err != nil {
@@ -572,6 +577,23 @@ func (l *loader) decodeManifestFile(name string, n *yaml.Node, path string, inOb
 		}
 	}
 	return kept
+}
+
+// refPath returns the path of the file a reference at path (written at n) names: relative to
+// the scenario's directory, and inside it unless ParseOptions.AllowOutsidePaths. ok is false
+// after the problem was reported.
+func (l *loader) refPath(name string, n *yaml.Node, path string) (full string, ok bool) {
+	rel := filepath.Clean(name)
+	outside := filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	if outside && !l.opts.AllowOutsidePaths {
+		l.errAt(resolve(n), path, fmt.Sprintf("%q is outside the scenario's directory", name),
+			"write a path relative to the scenario file that stays in its directory, or pass --allow-outside-paths")
+		return "", false
+	}
+	if filepath.IsAbs(rel) {
+		return rel, true
+	}
+	return filepath.Join(l.baseDir, rel), true
 }
 
 // manifestOptions are the options manifests are decoded with.

@@ -335,6 +335,10 @@ func (l *loader) checkResources(g *NodeGroup, p string) {
 			if q.Sign() < 0 {
 				l.errPath(rp, fmt.Sprintf("%s must not be negative, got %s", r, q.String()), "")
 			}
+			if limit := maxNodeResource(r); q.Cmp(limit) > 0 {
+				l.errPath(rp, fmt.Sprintf("%s %s is more than the limit of %s", r, q.String(), limit.String()),
+					"the scheduler counts cpu in millicores and memory in bytes as 64-bit integers; no real node comes near")
+			}
 			if list.path == ap {
 				c, ok := g.Capacity[r]
 				switch {
@@ -351,6 +355,25 @@ func (l *loader) checkResources(g *NodeGroup, p string) {
 			l.errPath(keyPath(cp, "pods"), fmt.Sprintf("pods must be a whole number, got %s", q.String()), "")
 		}
 	}
+}
+
+// Limits on a node group's capacity and allocatable: far above any real node, and small
+// enough that the sums of a whole cluster's millicores and bytes fit in an int64.
+var (
+	maxNodeCPU   = resource.MustParse("1M") // a million cores
+	maxNodeBytes = resource.MustParse("256Ti")
+	maxNodeCount = *resource.NewQuantity(1_000_000_000, resource.DecimalSI)
+)
+
+// maxNodeResource returns the largest quantity of resource r a node may have.
+func maxNodeResource(r string) resource.Quantity {
+	switch {
+	case r == "cpu":
+		return maxNodeCPU
+	case r == "memory" || r == "ephemeral-storage" || strings.HasPrefix(r, "hugepages-"):
+		return maxNodeBytes
+	}
+	return maxNodeCount
 }
 
 // reservedNodeLabels are set by the simulator from other fields.

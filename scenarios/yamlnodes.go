@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -224,6 +225,11 @@ func describe(n *yaml.Node) string {
 		return "a sequence"
 	}
 	v := n.Value
+	if n.Kind == yaml.ScalarNode && n.Style == 0 && len(v) > 40 && n.ShortTag() == "!!str" {
+		// A long unquoted text is what a file that is not YAML (a password file, a log)
+		// parses as: say what it is without printing its content.
+		return fmt.Sprintf("a text of %d characters", utf8.RuneCountInString(v))
+	}
 	if len(v) > 40 {
 		v = v[:40] + "..."
 	}

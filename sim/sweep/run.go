@@ -388,7 +388,7 @@ func runOne(ctx context.Context, spec *Spec, pt Point, r PlannedRun, opts Option
 			res, err = nil, fmt.Errorf("panic: %v", p)
 		}
 	}()
-	scn, _, err := scenarios.Parse(spec.scenarioFile, spec.scenarioData, spec.scenarioBaseDir)
+	scn, _, err := scenarios.ParseWith(spec.scenarioFile, spec.scenarioData, spec.scenarioBaseDir, spec.scenarioOpts)
 	if err != nil {
 		return nil, fmt.Errorf("loading the scenario: %w", err)
 	}
