@@ -188,7 +188,7 @@ func (c *cli) loadScenario(cmd, arg string, opts scenarios.ParseOptions) (*scena
 		fmt.Fprintf(c.stderr, "%s (warning)\n", report.CleanText(w.String()))
 	}
 	if err != nil {
-		fmt.Fprintln(c.stderr, report.CleanLines(err.Error()))
+		printErrors(c.stderr, err)
 		var errs scenarios.Errors
 		if errors.As(err, &errs) {
 			fmt.Fprintf(c.stderr, "sim %s: %s: %d %s; fix %s and run again ('sim explain KEY' documents every key, with an example)\n",
@@ -197,6 +197,18 @@ func (c *cli) loadScenario(cmd, arg string, opts scenarios.ParseOptions) (*scena
 		return nil, false
 	}
 	return s, true
+}
+
+// printErrors prints err, one problem a line, each with control characters escaped (a line
+// feed inside a problem cannot start a line of its own).
+func printErrors(w io.Writer, err error) {
+	if multi, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range multi.Unwrap() {
+			fmt.Fprintln(w, report.CleanText(e.Error()))
+		}
+		return
+	}
+	fmt.Fprintln(w, report.CleanText(err.Error()))
 }
 
 func plural(n int, one, many string) string {
@@ -338,7 +350,7 @@ func (c *cli) cmdRun(args []string) int {
 	}
 	var inputErr *cluster.InputError
 	if errors.As(runErr, &inputErr) {
-		fmt.Fprintf(c.stderr, "%s\nsim run: %s cannot start; fix the scenario and run again ('sim validate' finds this without a run)\n", report.CleanLines(inputErr.Error()), scn.File)
+		fmt.Fprintf(c.stderr, "%s\nsim run: %s cannot start; fix the scenario and run again ('sim validate' finds this without a run)\n", report.CleanText(inputErr.Error()), scn.File)
 		return exitUsage
 	}
 	if runErr != nil {
@@ -519,7 +531,7 @@ func (c *cli) cmdValidate(args []string) int {
 		// Build the world at time 0 as a run would: this finds what only the objects' creation
 		// can (settled workloads that do not fit on the nodes), without running anything.
 		if err := cluster.Check(s); err != nil {
-			fmt.Fprintf(c.stderr, "%s\nsim validate: %s: 1 problem; fix it and run again\n", report.CleanLines(err.Error()), s.File)
+			fmt.Fprintf(c.stderr, "%s\nsim validate: %s: 1 problem; fix it and run again\n", report.CleanText(err.Error()), s.File)
 			code = exitUsage
 			continue
 		}

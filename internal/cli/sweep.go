@@ -205,7 +205,7 @@ func (c *cli) loadSweep(path string, opts scenarios.ParseOptions) (*sweep.Spec, 
 	if err != nil {
 		var errs sweep.Errors
 		if errors.As(err, &errs) {
-			fmt.Fprintln(c.stderr, report.CleanLines(err.Error()))
+			printErrors(c.stderr, err)
 			fmt.Fprintf(c.stderr, "sim sweep: %s: %d %s\n", path, len(errs), plural(len(errs), "problem", "problems"))
 		} else {
 			fmt.Fprintf(c.stderr, "sim sweep: %v\n", err)
