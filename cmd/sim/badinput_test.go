@@ -81,9 +81,9 @@ func TestBadInputExitsTwoWithTheReason(t *testing.T) {
 			want:     []string{"memory more than 8Ei", "3 have too little memory left"},
 		},
 		{
-			name:     "max-pods=1 on hpa-spike",
-			args:     []string{"run", "hpa-spike", "--set", "kubelet.max-pods=1", "--out", "o"},
-			want:     []string{"creating Deployment default/web", "have no pod slot left", "sim run: builtin/hpa-spike.yaml cannot start"},
+			name: "max-pods=1 on hpa-spike",
+			args: []string{"run", "hpa-spike", "--set", "kubelet.max-pods=1", "--out", "o"},
+			want: []string{"creating Deployment default/web", "have no pod slot left", "sim run: builtin/hpa-spike.yaml cannot start"},
 		},
 		{
 			name:     "quantity overflow",
