@@ -514,6 +514,7 @@ func (l *loader) checkObjects(namespaces map[string]bool, nodes []ClusterNode) {
 		for _, fe := range model.Validate(probe) {
 			l.errObject(d, fe.Field, fe.ErrorBody(), "the API server would reject it")
 		}
+		l.checkRequests(d)
 		if m.Name == "" {
 			continue
 		}
@@ -570,6 +571,54 @@ func (l *loader) checkSettled() {
 			}
 			l.errAt(l.ix.nearest(p), p, fmt.Sprintf("settled: true cannot start %s %s settled", k, model.Key(obj)),
 				fmt.Sprintf("settled applies to %s; declare it in an entry without settled: true, and its controller brings it up in the first seconds of the run", strings.Join(names, ", ")))
+		}
+	}
+}
+
+// podSpecOf returns the pod spec an object runs (a Pod's own, a workload's template), or nil,
+// with the field path of the spec inside the manifest.
+func podSpecOf(obj model.Object) (*model.PodSpec, string) {
+	switch o := obj.(type) {
+	case *model.Pod:
+		return &o.Spec, "spec"
+	case *model.ReplicaSet:
+		return &o.Spec.Template.Spec, "spec.template.spec"
+	case *model.Deployment:
+		return &o.Spec.Template.Spec, "spec.template.spec"
+	case *model.StatefulSet:
+		return &o.Spec.Template.Spec, "spec.template.spec"
+	case *model.DaemonSet:
+		return &o.Spec.Template.Spec, "spec.template.spec"
+	}
+	return nil, ""
+}
+
+// checkRequests reports container requests and limits larger than any node may have
+// (maxNodeResource): they could never be scheduled, and the scheduler's sums of millicores
+// and bytes would overflow.
+func (l *loader) checkRequests(d declaredObject) {
+	spec, base := podSpecOf(d.obj)
+	if spec == nil {
+		return
+	}
+	for _, group := range []struct {
+		field      string
+		containers []model.Container
+	}{{"containers", spec.Containers}, {"initContainers", spec.InitContainers}} {
+		for i, c := range group.containers {
+			for _, rl := range []struct {
+				field string
+				list  model.ResourceList
+			}{{"requests", c.Resources.Requests}, {"limits", c.Resources.Limits}} {
+				for _, r := range sortedKeys(rl.list) {
+					q := rl.list[r]
+					if limit := maxNodeResource(r); q.Cmp(limit) > 0 {
+						field := fmt.Sprintf("%s.%s[%d].resources.%s.%s", base, group.field, i, rl.field, r)
+						l.errObject(d, field, fmt.Sprintf("%s %s asks for more %s than any node may have (the limit is %s)", d.obj.GetKind(), model.Key(d.obj), r, limit.String()),
+							"no node could run the pod; the requests are per container")
+					}
+				}
+			}
 		}
 	}
 }

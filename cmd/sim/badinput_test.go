@@ -78,7 +78,7 @@ func TestBadInputExitsTwoWithTheReason(t *testing.T) {
 			name:     "memory request of 999Ei",
 			scenario: nodeFailure(t, "memory: 256Mi}", "memory: 999Ei}"),
 			args:     []string{"validate", "s.yaml"},
-			want:     []string{"memory more than 8Ei", "3 have too little memory left"},
+			want:     []string{"s.yaml:53:45: objects[0].manifest.spec.template.spec.containers[0].resources.requests.memory: ReplicaSet default/web asks for more memory than any node may have (the limit is 256Ti)"},
 		},
 		{
 			name: "max-pods=1 on hpa-spike",
