@@ -69,10 +69,26 @@ func TestBadInputExitsTwoWithTheReason(t *testing.T) {
 			want:     []string{"3 have no pod slot left"},
 		},
 		{
-			name:     "no node groups",
-			scenario: nodeFailure(t, "  nodeGroups:\n  - name: worker\n    count: 3\n", "  nodeGroups:\n  - name: worker\n    count: 0\n", "nodes: {names: [worker-0]}", "nodes: {selector: \"a=b\"}"),
-			args:     []string{"validate", "s.yaml"},
-			want:     []string{"the target matches no node"},
+			name: "no node groups",
+			scenario: `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: empty-cluster
+duration: 1m
+objects:
+- settled: true
+  manifest:
+    apiVersion: apps/v1
+    kind: ReplicaSet
+    metadata: {name: web}
+    spec:
+      replicas: 2
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec: {containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m, memory: 64Mi}}}]}
+`,
+			args: []string{"validate", "s.yaml"},
+			want: []string{"creating ReplicaSet default/web: pod 1 of its 2 replicas", "the cluster has no node at time 0"},
 		},
 		{
 			name:     "memory request of 999Ei",
