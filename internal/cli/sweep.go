@@ -283,7 +283,7 @@ func (c *cli) summarizeSweep(o *sweep.Outcome) {
 		case len(e.FailingPoints) > 0:
 			line += " (failing points: " + strings.Join(truncateList(e.FailingPoints, 10), ", ") + ")"
 		}
-		fmt.Fprintln(c.stdout, line)
+		fmt.Fprintln(c.stdout, report.CleanText(line))
 	}
 	c.listFailures(o.Failed())
 	for _, f := range o.Files {
@@ -299,7 +299,7 @@ func (c *cli) listFailures(failed []sweep.RunRecord) {
 			fmt.Fprintf(c.stdout, "  ... and %d more failed runs (see sweep.csv)\n", len(failed)-i)
 			break
 		}
-		fmt.Fprintf(c.stdout, "  run %s (seed %d) failed: %s\n    reproduce: %s\n", r.ID, r.Seed, firstLine(r.Error), r.Reproduce)
+		fmt.Fprintf(c.stdout, "  run %s (seed %d) failed: %s\n    reproduce: %s\n", r.ID, r.Seed, report.CleanText(firstLine(r.Error)), report.CleanText(r.Reproduce))
 	}
 }
 

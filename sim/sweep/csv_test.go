@@ -32,3 +32,15 @@ func TestCSVEscapesFormulas(t *testing.T) {
 	assert.Equal(t, []string{"p1-s1", "p1", "1", "-1.5", "false", `'=HYPERLINK("http://x");ok`, "'@SUM(1)", "'+1+1"}, rows[1])
 	assert.Equal(t, "'-2+3", rows[2][5])
 }
+
+// TestMetricPlotNamesAreUnique: metric names that fileStem maps alike get different files;
+// a plain name keeps its file name.
+func TestMetricPlotNamesAreUnique(t *testing.T) {
+	assert.Equal(t, "recovery", metricStem("recovery"))
+	assert.Equal(t, "pending-peak", metricStem("pending-peak"))
+	names := map[string]bool{}
+	for _, n := range []string{"a.b", "a_b", "a b", "a/b"} {
+		names[metricStem(n)] = true
+	}
+	assert.Len(t, names, 4)
+}
