@@ -221,6 +221,7 @@ func TestSummaryEscapesControlCharacters(t *testing.T) {
 	path := writeScenario(t, src)
 	code := h.run("run", path, "--out", t.TempDir())
 	require.Equal(t, exitOK, code, h.stderr.String())
+	require.Equal(t, evil, h.gotScenario.Timeline[0].Name, "the name reaches the simulator as written")
 	out := h.stdout.String()
 	for _, c := range []string{"\x1b", "\a", "\r", "\nHACKED"} {
 		assert.NotContains(t, out, c)
