@@ -112,6 +112,11 @@ type loader struct {
 	warns   []model.Warning
 	// decodeErrs is how many of errs decoding found (validation adds the rest).
 	decodeErrs int
+	// errIx indexes the paths of the first decodeErrs problems (decodeErrIndex).
+	errIx *errIndex
+	// declIx indexes declared (declIndex), built from its first declIxLen entries.
+	declIx    *declIndex
+	declIxLen int
 	// declared lists every object the scenario creates, for reference checks.
 	declared []declaredObject
 	// opts are the options of this parse (opts.Controllers: the caller's extra controllers).

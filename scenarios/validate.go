@@ -103,41 +103,57 @@ func sortedKeys[V any](m map[string]V) []string {
 // bad reports whether decoding already found a problem at path, inside it, or at one of its
 // ancestors: checks of that value would only repeat the problem in other words.
 func (l *loader) bad(path string) bool {
-	for _, e := range l.errs[:l.decodeErrs] {
-		if e.Path == path || hasPathPrefix(e.Path, path) || hasPathPrefix(path, e.Path) {
-			return true
-		}
-	}
-	return false
+	ix := l.decodeErrIndex()
+	return ix.inside[path] || l.broken(path)
 }
 
 // broken reports whether decoding found a problem at path itself or at one of its ancestors
 // (the value as a whole is unusable), ignoring problems inside it.
 func (l *loader) broken(path string) bool {
-	for _, e := range l.errs[:l.decodeErrs] {
-		if e.Path == path || hasPathPrefix(path, e.Path) {
+	ix := l.decodeErrIndex()
+	if ix.at[path] {
+		return true
+	}
+	for p := path; p != ""; {
+		p = parentPath(p)
+		if ix.at[p] {
 			return true
 		}
 	}
 	return false
 }
 
-// hasPathPrefix reports whether p lies inside prefix ("a.b[0]" is inside "a.b" and "a").
-func hasPathPrefix(p, prefix string) bool {
-	if prefix == "" {
-		return true
+// errIndex holds the paths of the problems decoding found (at), and every path that has one
+// of them inside it (inside), so bad and broken cost a few map lookups, not a pass over
+// every problem: with many problems and many checks that pass was quadratic.
+type errIndex struct {
+	at, inside map[string]bool
+}
+
+func (l *loader) decodeErrIndex() *errIndex {
+	if l.errIx != nil {
+		return l.errIx
 	}
-	if !strings.HasPrefix(p, prefix) || len(p) == len(prefix) {
-		return false
+	ix := &errIndex{at: map[string]bool{}, inside: map[string]bool{}}
+	for _, e := range l.errs[:l.decodeErrs] {
+		ix.at[e.Path] = true
+		for p := e.Path; p != ""; {
+			p = parentPath(p)
+			if ix.inside[p] {
+				break // and so are its ancestors
+			}
+			ix.inside[p] = true
+		}
 	}
-	c := p[len(prefix)]
-	return c == '.' || c == '['
+	l.errIx = ix
+	return ix
 }
 
 // validate checks everything decoding cannot: required keys, ranges, references between
 // parts of the scenario, and that node and object names exist.
 func (l *loader) validate() {
 	l.decodeErrs = len(l.errs)
+	l.errIx, l.declIx = nil, nil // defaulting changed the objects' namespaces
 	if l.root == nil || l.root.Kind != yaml.MappingNode {
 		return
 	}
@@ -950,34 +966,67 @@ func (l *loader) checkRef(r ObjectRef, p string, kinds []model.Kind) {
 
 // declaredAs returns the declarations of the object kind namespace/name, in file order.
 func (l *loader) declaredAs(kind model.Kind, namespace, name string) []declaredObject {
-	var out []declaredObject
+	return l.declIndex().byKey[declKey{kind, model.KeyOf(namespace, name)}]
+}
+
+// declKey identifies a declared object: its kind and namespace/name.
+type declKey struct {
+	kind model.Kind
+	key  string
+}
+
+// declIndex indexes the declared objects (after defaulting, which sets their namespaces): by
+// kind and key, and each kind's keys and names for hints. Lookups per reference were a pass
+// over every object, quadratic with many references and many objects.
+type declIndex struct {
+	byKey map[declKey][]declaredObject
+	// keys lists each kind's keys in file order; nameNS maps kind and name to the namespace
+	// of its first declaration.
+	keys   map[model.Kind][]string
+	nameNS map[declKey]string
+}
+
+func (l *loader) declIndex() *declIndex {
+	if l.declIx != nil && l.declIxLen == len(l.declared) {
+		return l.declIx
+	}
+	ix := &declIndex{byKey: map[declKey][]declaredObject{}, keys: map[model.Kind][]string{}, nameNS: map[declKey]string{}}
 	for _, d := range l.declared {
-		if d.obj != nil && d.obj.GetKind() == kind && model.Key(d.obj) == model.KeyOf(namespace, name) {
-			out = append(out, d)
+		if d.obj == nil {
+			continue
+		}
+		kind, key := d.obj.GetKind(), model.Key(d.obj)
+		ix.byKey[declKey{kind, key}] = append(ix.byKey[declKey{kind, key}], d)
+		ix.keys[kind] = append(ix.keys[kind], key)
+		if nk := (declKey{kind, d.obj.Meta().Name}); !hasKey(ix.nameNS, nk) {
+			ix.nameNS[nk] = d.obj.Meta().Namespace
 		}
 	}
-	return out
+	l.declIx, l.declIxLen = ix, len(l.declared)
+	return ix
 }
+
+func hasKey[K comparable, V any](m map[K]V, k K) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// maxSuggestCandidates bounds the names a did-you-mean hint for an undeclared object is
+// looked for among: each lookup compares the name with every candidate.
+const maxSuggestCandidates = 10_000
 
 // checkDeclared reports, at path, an object the scenario neither declares in objects: nor
 // applies, with a hint naming a close match or the same name in another namespace.
 func (l *loader) checkDeclared(kind model.Kind, namespace, name, path string) {
-	if len(l.declaredAs(kind, namespace, name)) > 0 {
+	ix := l.declIndex()
+	if len(ix.byKey[declKey{kind, model.KeyOf(namespace, name)}]) > 0 {
 		return
 	}
-	var same []string
-	otherNamespace := ""
-	for _, d := range l.declared {
-		if d.obj == nil || d.obj.GetKind() != kind {
-			continue
-		}
-		if d.obj.Meta().Name == name && otherNamespace == "" {
-			otherNamespace = d.obj.Meta().Namespace
-		}
-		same = append(same, model.Key(d.obj))
+	hint := ""
+	if same := ix.keys[kind]; len(same) <= maxSuggestCandidates {
+		hint = didYouMean(model.KeyOf(namespace, name), same)
 	}
-	hint := didYouMean(model.KeyOf(namespace, name), same)
-	if otherNamespace != "" {
+	if otherNamespace, ok := ix.nameNS[declKey{kind, name}]; ok {
 		hint = fmt.Sprintf("%s %s is in namespace %q; set namespace: %s", kind, name, otherNamespace, otherNamespace)
 	}
 	if hint == "" {
