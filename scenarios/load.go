@@ -117,6 +117,9 @@ type loader struct {
 	// declIx indexes declared (declIndex), built from its first declIxLen entries.
 	declIx    *declIndex
 	declIxLen int
+	// suggestComparisons counts the comparisons did-you-mean hints for undeclared objects
+	// made (maxSuggestComparisons).
+	suggestComparisons int
 	// declared lists every object the scenario creates, for reference checks.
 	declared []declaredObject
 	// opts are the options of this parse (opts.Controllers: the caller's extra controllers).

@@ -1011,9 +1011,11 @@ func hasKey[K comparable, V any](m map[K]V, k K) bool {
 	return ok
 }
 
-// maxSuggestCandidates bounds the names a did-you-mean hint for an undeclared object is
-// looked for among: each lookup compares the name with every candidate.
-const maxSuggestCandidates = 10_000
+// maxSuggestComparisons bounds the name comparisons the did-you-mean hints for undeclared
+// objects make in one scenario, all together: each hint compares the name with every object
+// of its kind, so many references to many objects would otherwise cost their product.
+// Past it the hints still name the namespace mix-up, or say to declare the object.
+const maxSuggestComparisons = 1_000_000
 
 // checkDeclared reports, at path, an object the scenario neither declares in objects: nor
 // applies, with a hint naming a close match or the same name in another namespace.
@@ -1023,7 +1025,8 @@ func (l *loader) checkDeclared(kind model.Kind, namespace, name, path string) {
 		return
 	}
 	hint := ""
-	if same := ix.keys[kind]; len(same) <= maxSuggestCandidates {
+	if same := ix.keys[kind]; l.suggestComparisons+len(same) <= maxSuggestComparisons {
+		l.suggestComparisons += len(same)
 		hint = didYouMean(model.KeyOf(namespace, name), same)
 	}
 	if otherNamespace, ok := ix.nameNS[declKey{kind, name}]; ok {
