@@ -423,6 +423,6 @@ func TestUsageFlags(t *testing.T) {
 	assert.Contains(t, got, completionFlag{long: "quiet", short: "q"})
 	assert.Contains(t, got, completionFlag{long: "strict"})
 	assert.Contains(t, got, completionFlag{long: "allow-outside-paths"})
-	assert.Len(t, got, 8)
+	assert.Len(t, got, 9)
 	assert.Empty(t, usageFlags(listUsage))
 }
