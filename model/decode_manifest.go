@@ -370,6 +370,18 @@ func syntaxError(file string, data []byte, err error) *DecodeError {
 	return &DecodeError{Pos: pos, Msg: "invalid YAML: " + msg}
 }
 
+// LocateYAMLProblem returns the 1-based line and column of the problem a yaml.v3 error
+// without a line describes (bad UTF-8, a control character, an unknown anchor), found by
+// scanning data; ok is false when it cannot be found.
+func LocateYAMLProblem(data []byte, err error) (line, col int, ok bool) {
+	off := locateProblem(data, strings.TrimPrefix(err.Error(), "yaml: "))
+	if off < 0 {
+		return 0, 0, false
+	}
+	line, col = lineCol(data, off)
+	return line, col, true
+}
+
 // locateProblem returns the byte offset of the problem a position-less yaml.v3 message
 // describes, or -1.
 func locateProblem(data []byte, msg string) int {

@@ -47,6 +47,11 @@ func describe(n *yaml.Node) string {
 		return "a document"
 	}
 	v := n.Value
+	if n.Kind == yaml.ScalarNode && n.Style == 0 && len(v) > 40 && n.ShortTag() == "!!str" {
+		// A long unquoted text is what a file that is not YAML (a password file, a log)
+		// parses as: say what it is without printing its content.
+		return fmt.Sprintf("a text of %d characters", utf8.RuneCountInString(v))
+	}
 	if len(v) > 40 {
 		v = truncateUTF8(v, 40) + "..."
 	}

@@ -156,6 +156,9 @@ func EncodeTraceEvents(w io.Writer, traceLines []string, series []Series) error 
 	for _, s := range sortedSeries(series) {
 		name, key := counterName(s.Name)
 		for _, p := range cleanPoints(s.Points) {
+			if !finite(p.T * 1e6) {
+				continue // a time JSON cannot hold in microseconds (a hand-edited result)
+			}
 			if err := emit(traceEvent{Name: name, Ph: "C", TS: p.T * 1e6, PID: 1, Args: map[string]any{key: p.V}}); err != nil {
 				return err
 			}

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"image/color"
 	"io"
@@ -474,7 +476,7 @@ func convergencePlots(idx seriesIndex) []Plot {
 			}
 		}
 		out = append(out, Plot{
-			Name:   "convergence-" + fileStem(strings.ToLower(w.kind)+"-"+w.key),
+			Name:   "convergence-" + workloadStem(w.kind, w.key),
 			Title:  "Convergence: " + w.kind + " " + w.key,
 			panels: []panel{p},
 		})
@@ -482,18 +484,35 @@ func convergencePlots(idx seriesIndex) []Plot {
 	return out
 }
 
-// fileStem maps s to a file name made of [a-z0-9._-] only, at most 80 bytes long.
+// maxStem is the longest file stem workloadStem writes before its hash suffix.
+const maxStem = 80
+
+// workloadStem names a workload's plot file: its kind, namespace and name joined by "-"
+// (replicaset-default-web), which is unique when the namespace has no "-" (a name may have
+// them) and nothing had to be replaced or cut. Otherwise it is the first maxStem bytes of that
+// followed by "_" and a hash of kind and key: "_" never appears in Kubernetes names, so a
+// hashed stem cannot equal a plain one, and the hash keeps a/b-web and a-b/web apart.
+func workloadStem(kind, key string) string {
+	plain := strings.ToLower(kind) + "-" + strings.Replace(key, "/", "-", 1)
+	ns, _, _ := strings.Cut(key, "/")
+	stem := fileStem(plain)
+	if stem == plain && !strings.Contains(ns, "-") && len(stem) <= maxStem {
+		return stem
+	}
+	sum := sha256.Sum256([]byte(kind + "\x00" + key))
+	return strings.TrimRight(stem[:min(len(stem), maxStem)], "-") + "_" + hex.EncodeToString(sum[:5])
+}
+
+// fileStem maps s to a file name made of [a-z0-9.-] only ("_" is left for workloadStem's
+// hash suffix), replacing every other character with "-".
 func fileStem(s string) string {
 	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
+	for _, r := range s {
 		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-':
 			b.WriteRune(r)
 		default:
 			b.WriteByte('-')
-		}
-		if b.Len() >= 80 {
-			break
 		}
 	}
 	return b.String()

@@ -100,9 +100,16 @@ func Render(dir string, res *Result) error {
 			traceDone <- WriteTraceEvents(dir, trace, res.Series)
 		}()
 	} else {
+		// A trace.json of an earlier run in dir would describe another run.
+		if err := os.Remove(filepath.Join(dir, TraceEventFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("report: removing the stale %s: %w", TraceEventFile, err)
+		}
 		traceDone <- nil
 	}
-	_, svgs, err := writePlotFiles(dir, Plots(res))
+	written, svgs, err := writePlotFiles(dir, Plots(res))
+	if err == nil {
+		err = removeStalePlots(dir, written)
+	}
 	if err == nil {
 		err = writeHTML(dir, res, trace, svgs)
 	}
@@ -111,4 +118,30 @@ func Render(dir string, res *Result) error {
 		return err
 	}
 	return traceErr
+}
+
+// removeStalePlots removes the plot files (.png, .svg) in dir/plots that this render did not
+// write: plots of an earlier run in the same directory, of workloads this run does not have.
+func removeStalePlots(dir string, written []string) error {
+	keep := make(map[string]bool, len(written))
+	for _, w := range written {
+		keep[filepath.Base(w)] = true
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, PlotsDir))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || keep[name] || !(strings.HasSuffix(name, ".png") || strings.HasSuffix(name, ".svg")) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, PlotsDir, name)); err != nil {
+			return fmt.Errorf("report: removing the stale plot %s: %w", name, err)
+		}
+	}
+	return nil
 }

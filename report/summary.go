@@ -22,8 +22,14 @@ type SummaryOptions struct {
 // WriteSummary prints the short, scannable summary of r that `sim run` shows: the stop
 // reason, virtual and wall time with the speed, convergence per action, every expectation
 // with ✓ or ✗, the verdicts, where the files are, the command that reproduces the run, and a
-// last line PASSED or FAILED. It returns the first write error.
+// last line PASSED or FAILED. Control characters in any text are escaped (CleanText). It
+// returns the first write error.
 func WriteSummary(w io.Writer, r *Result, opts SummaryOptions) error {
+	// Every string of the result may hold user text (names, messages quoting them): print a
+	// copy with control characters escaped. Events and series are not printed here.
+	shown := *r
+	shown.Events, shown.Series = nil, nil
+	r, opts = cleanStrings(&shown), cleanStrings(opts)
 	ew := &errWriter{w: w}
 	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
 	p := func(format string, args ...any) { fmt.Fprintf(tw, format, args...) }

@@ -52,6 +52,11 @@ type ParseOptions struct {
 	// dump that the simulated cluster makes itself, a field that Kubernetes has and the
 	// simulator does not model (see model.ManifestOptions).
 	Strict bool
+	// AllowOutsidePaths lets file references (objects[].file, apply's file, a series file)
+	// name files outside the scenario file's directory: absolute paths and paths through "..".
+	// Without it such a reference is an error, so that a scenario from elsewhere cannot make
+	// the simulator read, and quote in its errors, any file the user can read.
+	AllowOutsidePaths bool
 }
 
 // ParseWith is Parse with options.
@@ -107,12 +112,23 @@ type loader struct {
 	warns   []model.Warning
 	// decodeErrs is how many of errs decoding found (validation adds the rest).
 	decodeErrs int
+	// errIx indexes the paths of the first decodeErrs problems (decodeErrIndex).
+	errIx *errIndex
+	// declIx indexes declared (declIndex), built from its first declIxLen entries.
+	declIx    *declIndex
+	declIxLen int
+	// suggestComparisons counts the comparisons did-you-mean hints for undeclared objects
+	// made (maxSuggestComparisons).
+	suggestComparisons int
 	// declared lists every object the scenario creates, for reference checks.
 	declared []declaredObject
 	// opts are the options of this parse (opts.Controllers: the caller's extra controllers).
 	opts ParseOptions
 	// clusterNS is the set of namespaces the cluster creates itself (clusterNamespaces).
 	clusterNS map[string]bool
+	// nodesUnknown is set when a node group's count is missing or out of range: the node list
+	// is then not generated, and checks that need it stay quiet.
+	nodesUnknown bool
 	// reported holds paths whose problem was reported (a missing required field, a series
 	// file that cannot be read), so that checks of the zero value left there stay quiet.
 	reported map[string]bool
@@ -210,7 +226,7 @@ func (l *loader) parseYAML(data []byte) *yaml.Node {
 		return nil
 	}
 	if err != nil {
-		l.errs = append(l.errs, syntaxError(l.file, err))
+		l.errs = append(l.errs, syntaxError(l.file, data, err))
 		return nil
 	}
 	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
@@ -221,7 +237,7 @@ func (l *loader) parseYAML(data []byte) *yaml.Node {
 	switch err := safeDecode(dec, &next); {
 	case err == io.EOF:
 	case err != nil:
-		l.errs = append(l.errs, syntaxError(l.file, err))
+		l.errs = append(l.errs, syntaxError(l.file, data, err))
 		return nil
 	default:
 		l.errAt(&next, "", "a scenario file holds one YAML document; this is a second one",
@@ -544,9 +560,9 @@ func (l *loader) decodeManifestFile(name string, n *yaml.Node, path string, inOb
 			"this scenario has no directory on disk (a built-in scenario); inline the manifests with manifest:")
 		return nil
 	}
-	full := name
-	if !filepath.IsAbs(full) {
-		full = filepath.Join(l.baseDir, name)
+	full, ok := l.refPath(name, n, path)
+	if !ok {
+		return nil
 	}
 	data, err := readBounded(full)
 	if err != nil {
@@ -569,6 +585,23 @@ func (l *loader) decodeManifestFile(name string, n *yaml.Node, path string, inOb
 		}
 	}
 	return kept
+}
+
+// refPath returns the path of the file a reference at path (written at n) names: relative to
+// the scenario's directory, and inside it unless ParseOptions.AllowOutsidePaths. ok is false
+// after the problem was reported.
+func (l *loader) refPath(name string, n *yaml.Node, path string) (full string, ok bool) {
+	rel := filepath.Clean(name)
+	outside := filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	if outside && !l.opts.AllowOutsidePaths {
+		l.errAt(resolve(n), path, fmt.Sprintf("%q is outside the scenario's directory", name),
+			"write a path relative to the scenario file that stays in its directory, or pass --allow-outside-paths")
+		return "", false
+	}
+	if filepath.IsAbs(rel) {
+		return rel, true
+	}
+	return filepath.Join(l.baseDir, rel), true
 }
 
 // manifestOptions are the options manifests are decoded with.

@@ -213,7 +213,7 @@ func TestParseErrorsCarryPositions(t *testing.T) {
 		src  string
 		want string
 	}{
-		"alias bomb":      {src: minimal + aliasBomb(), want: "expands to more than"},
+		"alias bomb":      {src: minimal + aliasBomb(), want: "aliases (*name) expand to more than"},
 		"recursive alias": {src: minimal + "x: &a [1, *a]\n", want: "refers to a value that contains it"},
 		"too large":       {src: minimal + "description: " + strings.Repeat("x", MaxFileBytes) + "\n", want: "more than the limit"},
 		"tab indentation": {src: minimal + "cluster:\n\tnodeGroups: []\n", want: "invalid YAML"},

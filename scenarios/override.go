@@ -23,11 +23,18 @@ type OverrideError struct {
 	Override Override
 	Msg      string
 	Hint     string
+	// Arg is the argument as written when it is not KEY=VALUE at all (it has no "="), so the
+	// message quotes what the user wrote instead of a reconstruction.
+	Arg string
 }
 
 // Error formats the problem as "--set KEY=VALUE: message (hint)".
 func (e *OverrideError) Error() string {
-	s := "--set " + e.Override.String() + ": " + e.Msg
+	arg := e.Override.String()
+	if e.Arg != "" {
+		arg = e.Arg
+	}
+	s := "--set " + arg + ": " + e.Msg
 	if e.Hint != "" {
 		s += " (" + e.Hint + ")"
 	}
@@ -47,7 +54,7 @@ func ParseOverride(s string) (Override, error) {
 	key, value, ok := strings.Cut(s, "=")
 	o := Override{Key: strings.TrimSpace(key), Value: value}
 	if !ok {
-		return Override{}, &OverrideError{Override: Override{Key: s}, Msg: "want KEY=VALUE",
+		return Override{}, &OverrideError{Override: Override{Key: s}, Arg: s, Msg: "want KEY=VALUE",
 			Hint: "e.g. --set kube-controller-manager.node-monitor-grace-period=30s"}
 	}
 	if msg, hint := overrideKeyProblem(o.Key); msg != "" {

@@ -103,41 +103,57 @@ func sortedKeys[V any](m map[string]V) []string {
 // bad reports whether decoding already found a problem at path, inside it, or at one of its
 // ancestors: checks of that value would only repeat the problem in other words.
 func (l *loader) bad(path string) bool {
-	for _, e := range l.errs[:l.decodeErrs] {
-		if e.Path == path || hasPathPrefix(e.Path, path) || hasPathPrefix(path, e.Path) {
-			return true
-		}
-	}
-	return false
+	ix := l.decodeErrIndex()
+	return ix.inside[path] || l.broken(path)
 }
 
 // broken reports whether decoding found a problem at path itself or at one of its ancestors
 // (the value as a whole is unusable), ignoring problems inside it.
 func (l *loader) broken(path string) bool {
-	for _, e := range l.errs[:l.decodeErrs] {
-		if e.Path == path || hasPathPrefix(path, e.Path) {
+	ix := l.decodeErrIndex()
+	if ix.at[path] {
+		return true
+	}
+	for p := path; p != ""; {
+		p = parentPath(p)
+		if ix.at[p] {
 			return true
 		}
 	}
 	return false
 }
 
-// hasPathPrefix reports whether p lies inside prefix ("a.b[0]" is inside "a.b" and "a").
-func hasPathPrefix(p, prefix string) bool {
-	if prefix == "" {
-		return true
+// errIndex holds the paths of the problems decoding found (at), and every path that has one
+// of them inside it (inside), so bad and broken cost a few map lookups, not a pass over
+// every problem: with many problems and many checks that pass was quadratic.
+type errIndex struct {
+	at, inside map[string]bool
+}
+
+func (l *loader) decodeErrIndex() *errIndex {
+	if l.errIx != nil {
+		return l.errIx
 	}
-	if !strings.HasPrefix(p, prefix) || len(p) == len(prefix) {
-		return false
+	ix := &errIndex{at: map[string]bool{}, inside: map[string]bool{}}
+	for _, e := range l.errs[:l.decodeErrs] {
+		ix.at[e.Path] = true
+		for p := e.Path; p != ""; {
+			p = parentPath(p)
+			if ix.inside[p] {
+				break // and so are its ancestors
+			}
+			ix.inside[p] = true
+		}
 	}
-	c := p[len(prefix)]
-	return c == '.' || c == '['
+	l.errIx = ix
+	return ix
 }
 
 // validate checks everything decoding cannot: required keys, ranges, references between
 // parts of the scenario, and that node and object names exist.
 func (l *loader) validate() {
 	l.decodeErrs = len(l.errs)
+	l.errIx, l.declIx = nil, nil // defaulting changed the objects' namespaces
 	if l.root == nil || l.root.Kind != yaml.MappingNode {
 		return
 	}
@@ -234,6 +250,7 @@ func (l *loader) checkCluster() []ClusterNode {
 		g := &s.Cluster.NodeGroups[i]
 		p := indexPath("cluster.nodeGroups", i)
 		if l.broken(p) {
+			l.nodesUnknown = true
 			continue
 		}
 		switch {
@@ -250,12 +267,18 @@ func (l *loader) checkCluster() []ClusterNode {
 		}
 		if !l.ix.has(childPath(p, "count")) {
 			l.errAt(l.ix.nearest(p), p, "missing count", "how many nodes the group has")
+			l.nodesUnknown = true
+		} else if l.bad(childPath(p, "count")) {
+			l.nodesUnknown = true
+			continue
 		} else if g.Count < 0 || g.Count > MaxClusterNodes {
 			l.errPath(childPath(p, "count"), fmt.Sprintf("count must be between 0 and %d, got %d", MaxClusterNodes, g.Count), "")
+			l.nodesUnknown = true
 			continue
 		}
 		if total <= MaxClusterNodes && total+g.Count > MaxClusterNodes {
 			l.errPath(childPath(p, "count"), fmt.Sprintf("the cluster has more than %d nodes", MaxClusterNodes), "")
+			l.nodesUnknown = true
 		}
 		total += g.Count
 		if g.Count > 0 && total <= MaxClusterNodes {
@@ -287,7 +310,10 @@ func (l *loader) checkCluster() []ClusterNode {
 		}
 	}
 	l.checkNamespaceList()
-	if total > MaxClusterNodes {
+	if l.nodesUnknown {
+		// Generating the nodes of an out-of-range count would spend the memory the limit
+		// protects, and checks against a guessed node list would only report follow-on
+		// problems ("no node is named worker-0").
 		return nil
 	}
 	return s.Nodes()
@@ -325,6 +351,10 @@ func (l *loader) checkResources(g *NodeGroup, p string) {
 			if q.Sign() < 0 {
 				l.errPath(rp, fmt.Sprintf("%s must not be negative, got %s", r, q.String()), "")
 			}
+			if limit := maxNodeResource(r); q.Cmp(limit) > 0 {
+				l.errPath(rp, fmt.Sprintf("%s %s is more than the limit of %s", r, q.String(), limit.String()),
+					"the scheduler counts cpu in millicores and memory in bytes as 64-bit integers; no real node comes near")
+			}
 			if list.path == ap {
 				c, ok := g.Capacity[r]
 				switch {
@@ -341,6 +371,25 @@ func (l *loader) checkResources(g *NodeGroup, p string) {
 			l.errPath(keyPath(cp, "pods"), fmt.Sprintf("pods must be a whole number, got %s", q.String()), "")
 		}
 	}
+}
+
+// Limits on a node group's capacity and allocatable: far above any real node, and small
+// enough that the sums of a whole cluster's millicores and bytes fit in an int64.
+var (
+	maxNodeCPU   = resource.MustParse("1M") // a million cores
+	maxNodeBytes = resource.MustParse("256Ti")
+	maxNodeCount = *resource.NewQuantity(1_000_000_000, resource.DecimalSI)
+)
+
+// maxNodeResource returns the largest quantity of resource r a node may have.
+func maxNodeResource(r string) resource.Quantity {
+	switch {
+	case r == "cpu":
+		return maxNodeCPU
+	case r == "memory" || r == "ephemeral-storage" || strings.HasPrefix(r, "hugepages-"):
+		return maxNodeBytes
+	}
+	return maxNodeCount
 }
 
 // reservedNodeLabels are set by the simulator from other fields.
@@ -428,12 +477,17 @@ func (l *loader) checkNamespaceList() {
 
 // knownNamespaces returns every namespace that will exist: the system ones, the listed ones
 // and the Namespace objects the scenario creates.
-func (l *loader) knownNamespaces() []string {
-	ns := append([]string(nil), systemNamespaces...)
-	ns = append(ns, l.s.Cluster.Namespaces...)
+func (l *loader) knownNamespaces() map[string]bool {
+	ns := map[string]bool{}
+	for _, n := range systemNamespaces {
+		ns[n] = true
+	}
+	for _, n := range l.s.Cluster.Namespaces {
+		ns[n] = true
+	}
 	for _, d := range l.declared {
-		if d.obj != nil && d.obj.GetKind() == model.KindNamespace && !contains(ns, d.obj.Meta().Name) {
-			ns = append(ns, d.obj.Meta().Name)
+		if d.obj != nil && d.obj.GetKind() == model.KindNamespace {
+			ns[d.obj.Meta().Name] = true
 		}
 	}
 	return ns
@@ -457,8 +511,12 @@ func (l *loader) errObject(d declaredObject, field, msg, hint string) {
 	l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: msg, Hint: hint})
 }
 
-func (l *loader) checkObjects(namespaces []string, nodes []ClusterNode) {
+func (l *loader) checkObjects(namespaces map[string]bool, nodes []ClusterNode) {
 	first := map[string]declaredObject{}
+	groupOf := make(map[string]string, len(nodes))
+	for _, n := range nodes {
+		groupOf[n.Name] = n.Group
+	}
 	for _, d := range l.declared {
 		if d.obj == nil {
 			continue
@@ -472,14 +530,15 @@ func (l *loader) checkObjects(namespaces []string, nodes []ClusterNode) {
 		for _, fe := range model.Validate(probe) {
 			l.errObject(d, fe.Field, fe.ErrorBody(), "the API server would reject it")
 		}
+		l.checkRequests(d)
 		if m.Name == "" {
 			continue
 		}
 		switch {
 		case !ki.Namespaced && m.Namespace != "":
 			l.errObject(d, "metadata.namespace", fmt.Sprintf("%s is cluster-scoped; it has no namespace", ki.Kind), "remove metadata.namespace")
-		case ki.Namespaced && !contains(namespaces, m.Namespace):
-			hint := didYouMean(m.Namespace, namespaces)
+		case ki.Namespaced && !namespaces[m.Namespace]:
+			hint := didYouMean(m.Namespace, sortedKeys(namespaces))
 			if hint == "" {
 				hint = "add it to cluster.namespaces"
 			} else {
@@ -488,10 +547,8 @@ func (l *loader) checkObjects(namespaces []string, nodes []ClusterNode) {
 			l.errObject(d, "metadata.namespace", fmt.Sprintf("namespace %q does not exist", m.Namespace), hint)
 		}
 		if d.obj.GetKind() == model.KindNode {
-			for _, n := range nodes {
-				if n.Name == m.Name {
-					l.errObject(d, "metadata.name", fmt.Sprintf("node %s is already a node of group %s", m.Name, n.Group), "")
-				}
+			if g, ok := groupOf[m.Name]; ok {
+				l.errObject(d, "metadata.name", fmt.Sprintf("node %s is already a node of group %s", m.Name, g), "")
 			}
 		}
 		if !d.inObjects {
@@ -530,6 +587,54 @@ func (l *loader) checkSettled() {
 			}
 			l.errAt(l.ix.nearest(p), p, fmt.Sprintf("settled: true cannot start %s %s settled", k, model.Key(obj)),
 				fmt.Sprintf("settled applies to %s; declare it in an entry without settled: true, and its controller brings it up in the first seconds of the run", strings.Join(names, ", ")))
+		}
+	}
+}
+
+// podSpecOf returns the pod spec an object runs (a Pod's own, a workload's template), or nil,
+// with the field path of the spec inside the manifest.
+func podSpecOf(obj model.Object) (*model.PodSpec, string) {
+	switch o := obj.(type) {
+	case *model.Pod:
+		return &o.Spec, "spec"
+	case *model.ReplicaSet:
+		return &o.Spec.Template.Spec, "spec.template.spec"
+	case *model.Deployment:
+		return &o.Spec.Template.Spec, "spec.template.spec"
+	case *model.StatefulSet:
+		return &o.Spec.Template.Spec, "spec.template.spec"
+	case *model.DaemonSet:
+		return &o.Spec.Template.Spec, "spec.template.spec"
+	}
+	return nil, ""
+}
+
+// checkRequests reports container requests and limits larger than any node may have
+// (maxNodeResource): they could never be scheduled, and the scheduler's sums of millicores
+// and bytes would overflow.
+func (l *loader) checkRequests(d declaredObject) {
+	spec, base := podSpecOf(d.obj)
+	if spec == nil {
+		return
+	}
+	for _, group := range []struct {
+		field      string
+		containers []model.Container
+	}{{"containers", spec.Containers}, {"initContainers", spec.InitContainers}} {
+		for i, c := range group.containers {
+			for _, rl := range []struct {
+				field string
+				list  model.ResourceList
+			}{{"requests", c.Resources.Requests}, {"limits", c.Resources.Limits}} {
+				for _, r := range sortedKeys(rl.list) {
+					q := rl.list[r]
+					if limit := maxNodeResource(r); q.Cmp(limit) > 0 {
+						field := fmt.Sprintf("%s.%s[%d].resources.%s.%s", base, group.field, i, rl.field, r)
+						l.errObject(d, field, fmt.Sprintf("%s %s asks for more %s than any node may have (the limit is %s)", d.obj.GetKind(), model.Key(d.obj), r, limit.String()),
+							"no node could run the pod; the requests are per container")
+					}
+				}
+			}
 		}
 	}
 }
@@ -749,7 +854,7 @@ const nodesHint = `which nodes: nodes: {names: [worker-0]}, {selector: "pool=a"}
 
 func (l *loader) checkNodes(t NodeTarget, entryPath string, nodes []ClusterNode) {
 	p := childPath(entryPath, "nodes")
-	if l.broken(p) || !l.ix.has(p) {
+	if l.broken(p) || !l.ix.has(p) || l.nodesUnknown {
 		return // a missing target is reported by checkRequired
 	}
 	if len(t.Names) == 0 && t.Selector == "" && t.Zone == "" && t.Random == 0 {
@@ -761,8 +866,10 @@ func (l *loader) checkNodes(t NodeTarget, entryPath string, nodes []ClusterNode)
 		return
 	}
 	var all []string
+	exists := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		all = append(all, n.Name)
+		exists[n.Name] = true
 	}
 	seen := map[string]bool{}
 	for k, name := range t.Names {
@@ -772,7 +879,7 @@ func (l *loader) checkNodes(t NodeTarget, entryPath string, nodes []ClusterNode)
 			continue
 		}
 		seen[name] = true
-		if !contains(all, name) {
+		if !exists[name] {
 			hint := nodeListHint(all)
 			if c := closest(name, all); c != "" && namePrefix(c) != namePrefix(name) {
 				hint = didYouMean(name, all)
@@ -821,6 +928,9 @@ func nodeListHint(all []string) string {
 
 // checkZone reports a zone no node is in; it returns whether the zone exists.
 func (l *loader) checkZone(zone, path string, nodes []ClusterNode) bool {
+	if l.nodesUnknown {
+		return false
+	}
 	var zones []string
 	for _, n := range nodes {
 		if n.Zone != "" && !contains(zones, n.Zone) {
@@ -881,34 +991,70 @@ func (l *loader) checkRef(r ObjectRef, p string, kinds []model.Kind) {
 
 // declaredAs returns the declarations of the object kind namespace/name, in file order.
 func (l *loader) declaredAs(kind model.Kind, namespace, name string) []declaredObject {
-	var out []declaredObject
+	return l.declIndex().byKey[declKey{kind, model.KeyOf(namespace, name)}]
+}
+
+// declKey identifies a declared object: its kind and namespace/name.
+type declKey struct {
+	kind model.Kind
+	key  string
+}
+
+// declIndex indexes the declared objects (after defaulting, which sets their namespaces): by
+// kind and key, and each kind's keys and names for hints. Lookups per reference were a pass
+// over every object, quadratic with many references and many objects.
+type declIndex struct {
+	byKey map[declKey][]declaredObject
+	// keys lists each kind's keys in file order; nameNS maps kind and name to the namespace
+	// of its first declaration.
+	keys   map[model.Kind][]string
+	nameNS map[declKey]string
+}
+
+func (l *loader) declIndex() *declIndex {
+	if l.declIx != nil && l.declIxLen == len(l.declared) {
+		return l.declIx
+	}
+	ix := &declIndex{byKey: map[declKey][]declaredObject{}, keys: map[model.Kind][]string{}, nameNS: map[declKey]string{}}
 	for _, d := range l.declared {
-		if d.obj != nil && d.obj.GetKind() == kind && model.Key(d.obj) == model.KeyOf(namespace, name) {
-			out = append(out, d)
+		if d.obj == nil {
+			continue
+		}
+		kind, key := d.obj.GetKind(), model.Key(d.obj)
+		ix.byKey[declKey{kind, key}] = append(ix.byKey[declKey{kind, key}], d)
+		ix.keys[kind] = append(ix.keys[kind], key)
+		if nk := (declKey{kind, d.obj.Meta().Name}); !hasKey(ix.nameNS, nk) {
+			ix.nameNS[nk] = d.obj.Meta().Namespace
 		}
 	}
-	return out
+	l.declIx, l.declIxLen = ix, len(l.declared)
+	return ix
 }
+
+func hasKey[K comparable, V any](m map[K]V, k K) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// maxSuggestComparisons bounds the name comparisons the did-you-mean hints for undeclared
+// objects make in one scenario, all together: each hint compares the name with every object
+// of its kind, so many references to many objects would otherwise cost their product.
+// Past it the hints still name the namespace mix-up, or say to declare the object.
+const maxSuggestComparisons = 1_000_000
 
 // checkDeclared reports, at path, an object the scenario neither declares in objects: nor
 // applies, with a hint naming a close match or the same name in another namespace.
 func (l *loader) checkDeclared(kind model.Kind, namespace, name, path string) {
-	if len(l.declaredAs(kind, namespace, name)) > 0 {
+	ix := l.declIndex()
+	if len(ix.byKey[declKey{kind, model.KeyOf(namespace, name)}]) > 0 {
 		return
 	}
-	var same []string
-	otherNamespace := ""
-	for _, d := range l.declared {
-		if d.obj == nil || d.obj.GetKind() != kind {
-			continue
-		}
-		if d.obj.Meta().Name == name && otherNamespace == "" {
-			otherNamespace = d.obj.Meta().Namespace
-		}
-		same = append(same, model.Key(d.obj))
+	hint := ""
+	if same := ix.keys[kind]; l.suggestComparisons+len(same) <= maxSuggestComparisons {
+		l.suggestComparisons += len(same)
+		hint = didYouMean(model.KeyOf(namespace, name), same)
 	}
-	hint := didYouMean(model.KeyOf(namespace, name), same)
-	if otherNamespace != "" {
+	if otherNamespace, ok := ix.nameNS[declKey{kind, name}]; ok {
 		hint = fmt.Sprintf("%s %s is in namespace %q; set namespace: %s", kind, name, otherNamespace, otherNamespace)
 	}
 	if hint == "" {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -276,6 +275,9 @@ func hintOr(hint, otherwise string) string {
 }
 
 func (l *loader) checkClientPatterns(patterns []string, path string, nodes []ClusterNode) {
+	if l.nodesUnknown {
+		return // kubelet/<node> names depend on the nodes
+	}
 	names := clientNames(nodes)
 	for k, pat := range patterns {
 		pp := indexPath(path, k)
@@ -487,9 +489,9 @@ func (l *loader) readSeries(shape *metrics.Shape, path string) {
 			"this scenario has no directory on disk (a built-in scenario); write the points inline")
 		return
 	}
-	full := sr.File
-	if !filepath.IsAbs(full) {
-		full = filepath.Join(l.baseDir, sr.File)
+	full, ok := l.refPath(sr.File, n, fp)
+	if !ok {
+		return
 	}
 	data, err := readBounded(full)
 	if err != nil {

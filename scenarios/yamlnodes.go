@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -44,7 +45,8 @@ func indexPath(path string, i int) string { return path + "[" + strconv.Itoa(i) 
 type nodeIndex struct {
 	values map[string]*yaml.Node
 	keys   map[string]*yaml.Node
-	seen   int
+	// aliased counts the values reached through aliases.
+	aliased int
 	// problem is set when the document cannot be indexed (too many values through aliases,
 	// too deep, an alias inside its own anchor); the loader reports it and stops.
 	problem *model.DecodeError
@@ -66,11 +68,15 @@ func (ix *nodeIndex) walk(n *yaml.Node, path string, depth int, stack map[*yaml.
 	if ix.problem != nil || n == nil {
 		return
 	}
-	ix.seen++
-	if ix.seen > maxYAMLValues {
-		ix.fail(n, path, fmt.Sprintf("the document expands to more than %d values", maxYAMLValues),
-			"an alias bomb, or a document too large; reduce the use of aliases (*name)")
-		return
+	// Values reached through an alias count against the alias budget: a few bytes of aliases
+	// can stand for millions of values. Values written out are bounded by the file size.
+	if len(stack) > 0 {
+		ix.aliased++
+		if ix.aliased > maxYAMLValues {
+			ix.fail(n, path, fmt.Sprintf("aliases (*name) expand to more than %d values", maxYAMLValues),
+				"an alias bomb; reduce the use of aliases, or write the values out")
+			return
+		}
 	}
 	if depth > maxYAMLDepth {
 		ix.fail(n, path, fmt.Sprintf("values nested more than %d levels deep", maxYAMLDepth), "")
@@ -219,6 +225,11 @@ func describe(n *yaml.Node) string {
 		return "a sequence"
 	}
 	v := n.Value
+	if n.Kind == yaml.ScalarNode && n.Style == 0 && len(v) > 40 && n.ShortTag() == "!!str" {
+		// A long unquoted text is what a file that is not YAML (a password file, a log)
+		// parses as: say what it is without printing its content.
+		return fmt.Sprintf("a text of %d characters", utf8.RuneCountInString(v))
+	}
 	if len(v) > 40 {
 		v = v[:40] + "..."
 	}
@@ -268,8 +279,9 @@ var yamlParserProblems = []string{
 }
 
 // syntaxError turns a yaml.v3 parse error into a positioned error. yaml.v3 reports a line but
-// no column, so the column is 1; a message without a line is placed at the start of the file.
-func syntaxError(file string, err error) *model.DecodeError {
+// no column, so the column is 1; a message without a line (bad UTF-8, an unknown anchor) is
+// placed where scanning data finds the problem, or at the start of the file.
+func syntaxError(file string, data []byte, err error) *model.DecodeError {
 	msg := err.Error()
 	pos := model.Position{File: file, Line: 1, Column: 1}
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
@@ -282,6 +294,9 @@ func syntaxError(file string, err error) *model.DecodeError {
 		msg = m[2]
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
+		if line, col, ok := model.LocateYAMLProblem(data, err); ok {
+			pos.Line, pos.Column = line, col
+		}
 	}
 	return &model.DecodeError{Pos: pos, Msg: "invalid YAML: " + msg}
 }

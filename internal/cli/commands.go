@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -46,20 +48,33 @@ Flags:
       --strict          refuse what would be skipped or ignored: manifests of kinds the
                         simulator does not model, objects of a cluster dump that the
                         simulated cluster makes itself, fields it does not model (exit 2)
+      --allow-outside-paths
+                        let file references (objects[].file, apply's file, a series
+                        file) name files outside the scenario's directory (absolute, ../)
+
+DIR belongs to the run: it must be new, empty, or the directory of an earlier run, whose
+files the run replaces (plots that this run does not draw are removed). A directory with
+other files in it is refused.
 
 Examples:
   sim run node-failure
   sim run node-failure --seed 7 --set kube-controller-manager.node-monitor-grace-period=20s
   sim run ./my-scenario.yaml --duration 1h --out /tmp/run1 -o json
 
-Exit status: 0 every expectation held, 1 an expectation failed, 2 bad input, 3 internal error.
+Exit status: 0 every expectation held, 1 an expectation failed, 2 bad input (or an output
+that cannot be written), 3 internal error.
 `
 
 const validateUsage = `Usage:
   sim validate FILE|NAME...
 
 Checks scenario files (or built-in scenarios by name) without running them and prints
-every problem as FILE:LINE:COL: PATH: MESSAGE (HINT).
+every problem as FILE:LINE:COL: PATH: MESSAGE (HINT). It also creates the objects as a run
+does at time 0, so settled workloads that do not fit on the nodes are found here.
+
+Flags:
+      --allow-outside-paths   let file references name files outside the scenario's
+                              directory (absolute paths, ../)
 
 Manifests may come as 'kubectl get ... -o yaml' prints them: what the API server set is
 dropped, and kinds the simulator does not model are skipped, with a warning each.
@@ -165,15 +180,15 @@ func (c *cli) usageError(cmd, format string, args ...any) int {
 func (c *cli) loadScenario(cmd, arg string, opts scenarios.ParseOptions) (*scenarios.Scenario, bool) {
 	file, data, baseDir, err := scenarios.Resolve(arg)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "sim %s: %v\n", cmd, err)
+		fmt.Fprintf(c.stderr, "sim %s: %v\n", cmd, report.CleanText(err.Error()))
 		return nil, false
 	}
 	s, warns, err := scenarios.ParseWith(file, data, baseDir, opts)
 	for _, w := range warns {
-		fmt.Fprintf(c.stderr, "%s (warning)\n", w.String())
+		fmt.Fprintf(c.stderr, "%s (warning)\n", report.CleanText(w.String()))
 	}
 	if err != nil {
-		fmt.Fprintln(c.stderr, err)
+		printErrors(c.stderr, err)
 		var errs scenarios.Errors
 		if errors.As(err, &errs) {
 			fmt.Fprintf(c.stderr, "sim %s: %s: %d %s; fix %s and run again ('sim explain KEY' documents every key, with an example)\n",
@@ -182,6 +197,18 @@ func (c *cli) loadScenario(cmd, arg string, opts scenarios.ParseOptions) (*scena
 		return nil, false
 	}
 	return s, true
+}
+
+// printErrors prints err, one problem a line, each with control characters escaped (a line
+// feed inside a problem cannot start a line of its own).
+func printErrors(w io.Writer, err error) {
+	if multi, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range multi.Unwrap() {
+			fmt.Fprintln(w, report.CleanText(e.Error()))
+		}
+		return
+	}
+	fmt.Fprintln(w, report.CleanText(err.Error()))
 }
 
 func plural(n int, one, many string) string {
@@ -193,7 +220,7 @@ func plural(n int, one, many string) string {
 
 func (c *cli) cmdRun(args []string) int {
 	fs := c.flagSet("run")
-	seed := fs.Uint64("seed", 0, "")
+	seedText := fs.String("seed", "", "")
 	out := fs.String("out", "", "")
 	sets := fs.StringArray("set", nil, "")
 	duration := fs.String("duration", "", "")
@@ -202,6 +229,7 @@ func (c *cli) cmdRun(args []string) int {
 	quiet := fs.BoolP("quiet", "q", false, "")
 	cpuProfile := fs.String("cpuprofile", "", "")
 	strict := fs.Bool("strict", false, "")
+	allowOutside := fs.Bool("allow-outside-paths", false, "")
 	if done, code := c.parseFlags(fs, args, runUsage); done {
 		return code
 	}
@@ -212,6 +240,14 @@ func (c *cli) cmdRun(args []string) int {
 		return c.usageError("run", "-o must be text or json, got %q; -o json prints result.json on stdout", *format)
 	}
 	arg := fs.Arg(0)
+	var seed uint64
+	if fs.Changed("seed") {
+		s, err := strconv.ParseUint(strings.TrimSpace(*seedText), 10, 64)
+		if err != nil {
+			return c.usageError("run", "--seed: want a whole number from 0 to %d, got %q", uint64(math.MaxUint64), *seedText)
+		}
+		seed = s
+	}
 
 	var overrides []scenarios.Override
 	bad := false
@@ -230,7 +266,7 @@ func (c *cli) cmdRun(args []string) int {
 	if bad {
 		return exitUsage
 	}
-	scn, ok := c.loadScenario("run", arg, scenarios.ParseOptions{Strict: *strict})
+	scn, ok := c.loadScenario("run", arg, scenarios.ParseOptions{Strict: *strict, AllowOutsidePaths: *allowOutside})
 	if !ok {
 		return exitUsage
 	}
@@ -241,9 +277,9 @@ func (c *cli) cmdRun(args []string) int {
 
 	effectiveSeed := scn.Seed
 	if fs.Changed("seed") {
-		effectiveSeed = *seed
+		effectiveSeed = seed
 	}
-	opts := cluster.Options{Seed: *seed, SeedSet: fs.Changed("seed"), Overrides: overrides}
+	opts := cluster.Options{Seed: seed, SeedSet: fs.Changed("seed"), Overrides: overrides}
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("out", scn.Name)
@@ -251,10 +287,14 @@ func (c *cli) cmdRun(args []string) int {
 	// The trace always goes to DIR/trace.txt (through a temporary file renamed at the end, so
 	// an interrupted write leaves no half file under that name), and with --trace also to the
 	// terminal as it is produced.
+	if err := checkOutDir(dir); err != nil {
+		fmt.Fprintf(c.stderr, "sim run: %v\n", err)
+		return exitUsage
+	}
 	traceFile, err := newAtomicFile(dir, report.TraceFile)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "sim run: %v\n", err)
-		return exitInternal
+		fmt.Fprintf(c.stderr, "sim run: output directory %s: %v\n", dir, err)
+		return exitUsage
 	}
 	defer traceFile.discard()
 	sinks := []io.Writer{traceFile}
@@ -308,6 +348,11 @@ func (c *cli) cmdRun(args []string) int {
 	if res != nil {
 		res.WallSeconds = wall.Seconds()
 	}
+	var inputErr *cluster.InputError
+	if errors.As(runErr, &inputErr) {
+		fmt.Fprintf(c.stderr, "%s\nsim run: %s cannot start; fix the scenario and run again ('sim validate' finds this without a run)\n", report.CleanText(inputErr.Error()), scn.File)
+		return exitUsage
+	}
 	if runErr != nil {
 		virtual := "unknown"
 		if res != nil {
@@ -327,8 +372,8 @@ func (c *cli) cmdRun(args []string) int {
 	default:
 	}
 	if err := c.writeFiles(dir, res); err != nil {
-		fmt.Fprintf(c.stderr, "sim run: %v\n", err)
-		return exitInternal
+		fmt.Fprintf(c.stderr, "sim run: writing the results to %s: %v\n", dir, err)
+		return exitUsage
 	}
 
 	switch {
@@ -396,6 +441,10 @@ func (a *atomicFile) commit() error {
 	if err := a.f.Close(); err != nil {
 		return err
 	}
+	// CreateTemp makes the file 0600; every output is 0644, as report's files are.
+	if err := os.Chmod(a.f.Name(), 0o644); err != nil {
+		return err
+	}
 	if err := os.Rename(a.f.Name(), a.final); err != nil {
 		return err
 	}
@@ -408,6 +457,34 @@ func (a *atomicFile) discard() {
 		a.f.Close()
 		os.Remove(a.f.Name())
 	}
+}
+
+// checkOutDir checks that a run may write into dir. A run owns its output directory: it
+// replaces the files of an earlier run there (report.Render removes that run's stale plots).
+// So dir must be new, empty, or an earlier run's (it has a result.json); a directory holding
+// anything else is refused rather than mixed with, and a file is not a directory.
+func checkOutDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("output directory: %w", err)
+	case !fi.IsDir():
+		return fmt.Errorf("output directory %s is not a directory; --out names a directory the run creates or owns", dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, report.ResultFile)); err == nil {
+		return nil
+	}
+	return fmt.Errorf("output directory %s is not empty and holds no earlier run (no %s): a run replaces what is in its directory, so give it a new or empty one with --out",
+		dir, report.ResultFile)
 }
 
 // reproduceCommand is the command line that reruns exactly this run.
@@ -437,6 +514,7 @@ func shellQuote(s string) string {
 func (c *cli) cmdValidate(args []string) int {
 	fs := c.flagSet("validate")
 	strict := fs.Bool("strict", false, "")
+	allowOutside := fs.Bool("allow-outside-paths", false, "")
 	if done, code := c.parseFlags(fs, args, validateUsage); done {
 		return code
 	}
@@ -445,8 +523,15 @@ func (c *cli) cmdValidate(args []string) int {
 	}
 	code := exitOK
 	for _, arg := range fs.Args() {
-		s, ok := c.loadScenario("validate", arg, scenarios.ParseOptions{Strict: *strict})
+		s, ok := c.loadScenario("validate", arg, scenarios.ParseOptions{Strict: *strict, AllowOutsidePaths: *allowOutside})
 		if !ok {
+			code = exitUsage
+			continue
+		}
+		// Build the world at time 0 as a run would: this finds what only the objects' creation
+		// can (settled workloads that do not fit on the nodes), without running anything.
+		if err := cluster.Check(s); err != nil {
+			fmt.Fprintf(c.stderr, "%s\nsim validate: %s: 1 problem; fix it and run again\n", report.CleanText(err.Error()), s.File)
 			code = exitUsage
 			continue
 		}
@@ -478,9 +563,7 @@ func (c *cli) cmdList(args []string) int {
 		}
 		fmt.Fprintf(tw, "%s\t%s\n", name, summary)
 	}
-	if err := tw.Flush(); err != nil {
-		return exitInternal
-	}
+	tw.Flush() // a failed write is reported by main
 	return exitOK
 }
 

@@ -53,6 +53,8 @@ type runFunc func(ctx context.Context, scn *scenarios.Scenario, opts cluster.Opt
 // exit statuses, summaries, interrupts and internal errors without real runs or signals.
 type cli struct {
 	stdout, stderr io.Writer
+	// out is stdout as given; it remembers the first failed write, which main reports.
+	out *checkedWriter
 	// runScenario runs one scenario (cluster.Run).
 	runScenario runFunc
 	// now is the wall clock, used only to report a run's speed.
@@ -65,8 +67,10 @@ type cli struct {
 }
 
 func newCLI(stdout, stderr io.Writer) *cli {
+	out := &checkedWriter{w: stdout}
 	return &cli{
-		stdout:      stdout,
+		stdout:      out,
+		out:         out,
 		stderr:      stderr,
 		runScenario: cluster.Run,
 		now:         time.Now,
@@ -139,7 +143,48 @@ func (c *cli) mainUsage(w io.Writer) {
 	fmt.Fprintf(w, mainUsage, list)
 }
 
+// checkedWriter passes writes through and remembers the first error: commands print with
+// fmt.Fprint*, which drops errors, and main turns a failed write into a non-zero exit.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (cw *checkedWriter) Write(p []byte) (int, error) {
+	if cw.err != nil {
+		return 0, cw.err
+	}
+	n, err := cw.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		cw.err = err
+	}
+	return n, err
+}
+
+// main runs the command line args and returns the exit status. Output that could not be
+// written to stdout (a full disk, a closed pipe, /dev/full) is reported on stderr, and the
+// status is then non-zero: exitUsage if the command itself succeeded.
 func (c *cli) main(args []string) int {
+	code := c.dispatch(args)
+	if err := c.out.err; err != nil {
+		name := "sim"
+		if len(args) > 0 {
+			if cmd, ok := lookupCommand(args[0]); ok {
+				name += " " + cmd.name
+			}
+		}
+		fmt.Fprintf(c.stderr, "%s: writing to standard output: %v\n", name, err)
+		if code == exitOK {
+			code = exitUsage
+		}
+	}
+	return code
+}
+
+func (c *cli) dispatch(args []string) int {
 	if len(args) == 0 {
 		c.mainUsage(c.stderr)
 		return exitUsage

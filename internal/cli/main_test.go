@@ -189,7 +189,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"run"}, "want one scenario"},
 		{[]string{"run", "a", "b"}, "got 2 arguments"},
 		{[]string{"run", "node-failure", "-o", "xml"}, "-o must be text or json"},
-		{[]string{"run", "node-failure", "--seed", "x"}, "invalid argument"},
+		{[]string{"run", "node-failure", "--seed", "x"}, "--seed: want a whole number from 0 to 18446744073709551615, got \"x\""},
 		{[]string{"run", "node-failure", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"run", "node-falure"}, `did you mean "node-failure"?`},
 		{[]string{"run", "missing.yaml"}, "no such file"},
@@ -422,6 +422,7 @@ func TestUsageFlags(t *testing.T) {
 	assert.Contains(t, got, completionFlag{long: "output", short: "o", arg: "FORMAT"})
 	assert.Contains(t, got, completionFlag{long: "quiet", short: "q"})
 	assert.Contains(t, got, completionFlag{long: "strict"})
-	assert.Len(t, got, 8)
+	assert.Contains(t, got, completionFlag{long: "allow-outside-paths"})
+	assert.Len(t, got, 9)
 	assert.Empty(t, usageFlags(listUsage))
 }

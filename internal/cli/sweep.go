@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/reconsim/reconsim/explore"
+	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim/sweep"
 )
 
@@ -29,6 +31,9 @@ Flags:
       --resume          skip runs whose results are already in DIR
       --keep-results    also keep each run's result.json and events.jsonl
       --dry-run         print the run list and exit
+      --allow-outside-paths
+                        let scenario: and the scenario's file references name files
+                        outside their file's directory (absolute paths, ../)
   -q, --quiet           no progress and no summary
 
 Examples:
@@ -74,6 +79,7 @@ func (c *cli) cmdSweep(args []string) int {
 	keep := fs.Bool("keep-results", false, "")
 	dryRun := fs.Bool("dry-run", false, "")
 	quiet := fs.BoolP("quiet", "q", false, "")
+	allowOutside := fs.Bool("allow-outside-paths", false, "")
 	if done, code := c.parseFlags(fs, args, sweepUsage); done {
 		return code
 	}
@@ -91,7 +97,7 @@ func (c *cli) cmdSweep(args []string) int {
 		}
 		shard = s
 	}
-	spec, ok := c.loadSweep(fs.Arg(0))
+	spec, ok := c.loadSweep(fs.Arg(0), scenarios.ParseOptions{AllowOutsidePaths: *allowOutside})
 	if !ok {
 		return exitUsage
 	}
@@ -191,15 +197,15 @@ func (c *cli) cmdMerge(args []string) int {
 }
 
 // loadSweep loads a sweep file, printing warnings and problems; ok is false after a problem.
-func (c *cli) loadSweep(path string) (*sweep.Spec, bool) {
-	spec, warns, err := sweep.Load(path)
+func (c *cli) loadSweep(path string, opts scenarios.ParseOptions) (*sweep.Spec, bool) {
+	spec, warns, err := sweep.LoadWithOptions(path, opts)
 	for _, w := range warns {
-		fmt.Fprintf(c.stderr, "%s (warning)\n", w.String())
+		fmt.Fprintf(c.stderr, "%s (warning)\n", report.CleanText(w.String()))
 	}
 	if err != nil {
 		var errs sweep.Errors
 		if errors.As(err, &errs) {
-			fmt.Fprintln(c.stderr, err)
+			printErrors(c.stderr, err)
 			fmt.Fprintf(c.stderr, "sim sweep: %s: %d %s\n", path, len(errs), plural(len(errs), "problem", "problems"))
 		} else {
 			fmt.Fprintf(c.stderr, "sim sweep: %v\n", err)
@@ -277,7 +283,7 @@ func (c *cli) summarizeSweep(o *sweep.Outcome) {
 		case len(e.FailingPoints) > 0:
 			line += " (failing points: " + strings.Join(truncateList(e.FailingPoints, 10), ", ") + ")"
 		}
-		fmt.Fprintln(c.stdout, line)
+		fmt.Fprintln(c.stdout, report.CleanText(line))
 	}
 	c.listFailures(o.Failed())
 	for _, f := range o.Files {
@@ -293,7 +299,7 @@ func (c *cli) listFailures(failed []sweep.RunRecord) {
 			fmt.Fprintf(c.stdout, "  ... and %d more failed runs (see sweep.csv)\n", len(failed)-i)
 			break
 		}
-		fmt.Fprintf(c.stdout, "  run %s (seed %d) failed: %s\n    reproduce: %s\n", r.ID, r.Seed, firstLine(r.Error), r.Reproduce)
+		fmt.Fprintf(c.stdout, "  run %s (seed %d) failed: %s\n    reproduce: %s\n", r.ID, r.Seed, report.CleanText(firstLine(r.Error)), report.CleanText(r.Reproduce))
 	}
 }
 

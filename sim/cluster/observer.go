@@ -339,9 +339,9 @@ func (o *observer) overcommittedNodes() []string {
 func podRequests(p *model.Pod) (cpu, mem int64) {
 	for _, c := range p.Spec.Containers {
 		q := c.Resources.Requests[model.ResourceCPU]
-		cpu += q.MilliValue()
+		cpu = satAdd(cpu, max(q.MilliValue(), 0))
 		q = c.Resources.Requests[model.ResourceMemory]
-		mem += q.Value()
+		mem = satAdd(mem, max(q.Value(), 0))
 	}
 	for _, c := range p.Spec.InitContainers {
 		q := c.Resources.Requests[model.ResourceCPU]

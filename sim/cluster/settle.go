@@ -2,10 +2,15 @@ package cluster
 
 import (
 	"fmt"
+	"math"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/controllers/daemonset"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
@@ -100,7 +105,9 @@ func (w *world) createSettled(obj model.Object, pl *placer) (model.Object, error
 		for i := int32(0); i < replicas; i++ {
 			pod := podFromTemplate(rs)
 			if err := w.createRunningPod(pod, pl); err != nil {
-				return nil, err
+				cpu, mem := podRequests(pod)
+				return nil, fmt.Errorf("pod %d of its %d replicas (all %d request cpu %s and memory %s): %w",
+					i+1, replicas, replicas, milliCPU(satMul(cpu, int64(replicas))), bytesOf(satMul(mem, int64(replicas))), err)
 			}
 		}
 		st := rs.DeepCopy()
@@ -351,14 +358,34 @@ func (pl *placer) place(pod *model.Pod) (string, error) {
 	sel := labels.SelectorFromSet(pod.Spec.NodeSelector)
 	var best *placerNode
 	bestFrac := 2.0
+	var why placeFailures
 	for _, pn := range pl.nodes {
-		if !sel.Matches(labels.Set(pn.node.Labels)) || pn.node.Spec.Unschedulable {
+		switch {
+		case !sel.Matches(labels.Set(pn.node.Labels)):
+			why.selector++
+			continue
+		case pn.node.Spec.Unschedulable:
+			why.cordoned++
 			continue
 		}
 		if _, bad := scheduler.FindMatchingUntoleratedTaint(pn.node.Spec.Taints, pod.Spec.Tolerations, noScheduleOrExecute); bad {
+			why.taint++
 			continue
 		}
-		if pn.cpu+cpu > pn.allocCPU || pn.mem+mem > pn.allocMem || pn.pods+1 > pn.allocPods {
+		fits := true
+		if pn.cpu+cpu > pn.allocCPU {
+			why.cpu++
+			fits = false
+		}
+		if pn.mem+mem > pn.allocMem {
+			why.mem++
+			fits = false
+		}
+		if pn.pods+1 > pn.allocPods {
+			why.pods++
+			fits = false
+		}
+		if !fits {
 			continue
 		}
 		frac := float64(pn.cpu+cpu) / float64(max(pn.allocCPU, 1))
@@ -367,12 +394,94 @@ func (pl *placer) place(pod *model.Pod) (string, error) {
 		}
 	}
 	if best == nil {
-		return "", fmt.Errorf("settled pod %s/%s fits on no node that exists at time 0 (requests cpu %dm, memory %d); make the object unsettled to let the scheduler report why", pod.Namespace, pod.GenerateName+pod.Name, cpu, mem)
+		return "", fmt.Errorf("it fits on no node that exists at time 0: it requests %s; %s; make the object unsettled to let the scheduler report why, or add nodes",
+			describeRequests(pod), pl.describe(why))
 	}
 	pl.account(best.node.Name, pod)
 	return best.node.Name, nil
 }
 
+// placeFailures counts the nodes a settled pod did not fit on, by the first reason for each
+// (a node short of cpu and memory counts for both).
+type placeFailures struct {
+	selector, cordoned, taint, cpu, mem, pods int
+}
+
+// describe says, in the scheduler's manner ("0/3 nodes are available: 3 Insufficient cpu"),
+// why no node took the pod, and what the nodes at time 0 have and settled pods already use.
+func (pl *placer) describe(why placeFailures) string {
+	if len(pl.nodes) == 0 {
+		return "the cluster has no node at time 0 (cluster.nodeGroups is empty, or every group has a startupTime)"
+	}
+	var reasons []string
+	for _, r := range []struct {
+		n    int
+		what string
+	}{
+		{why.selector, "do not match its nodeSelector"}, {why.cordoned, "are cordoned"},
+		{why.taint, "have a taint it does not tolerate"}, {why.cpu, "have too little cpu left"},
+		{why.mem, "have too little memory left"}, {why.pods, "have no pod slot left"},
+	} {
+		if r.n > 0 {
+			reasons = append(reasons, fmt.Sprintf("%d %s", r.n, r.what))
+		}
+	}
+	var allocCPU, allocMem, allocPods, usedCPU, usedMem, usedPods int64
+	for _, pn := range pl.nodes {
+		allocCPU, allocMem, allocPods = satAdd(allocCPU, pn.allocCPU), satAdd(allocMem, pn.allocMem), satAdd(allocPods, pn.allocPods)
+		usedCPU, usedMem, usedPods = satAdd(usedCPU, pn.cpu), satAdd(usedMem, pn.mem), satAdd(usedPods, pn.pods)
+	}
+	return fmt.Sprintf("of the %d nodes, %s; together they have cpu %s, memory %s and %d pods allocatable, of which settled pods already use cpu %s, memory %s and %d pods",
+		len(pl.nodes), strings.Join(reasons, ", "),
+		milliCPU(allocCPU), bytesOf(allocMem), allocPods, milliCPU(usedCPU), bytesOf(usedMem), usedPods)
+}
+
+// describeRequests writes a pod's cpu and memory requests as written (500m, 256Mi).
+func describeRequests(pod *model.Pod) string {
+	cpu, mem := podRequests(pod)
+	return fmt.Sprintf("cpu %s and memory %s", milliCPU(cpu), bytesOf(mem))
+}
+
+// milliCPU formats millicores as a quantity ("500m", "12").
+func milliCPU(m int64) string { return resource.NewMilliQuantity(m, resource.DecimalSI).String() }
+
+// bytesOf formats bytes as a binary quantity ("256Mi", "48Gi"), or "more than 8Ei" for a
+// value that saturated.
+func bytesOf(b int64) string {
+	if b == math.MaxInt64 {
+		return "more than 8Ei"
+	}
+	return resource.NewQuantity(b, resource.BinarySI).String()
+}
+
+// satMul multiplies two non-negative int64s, saturating at math.MaxInt64.
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// satAdd adds two non-negative int64s, saturating at math.MaxInt64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
 func noScheduleOrExecute(t *model.Taint) bool {
 	return t.Effect == model.TaintEffectNoSchedule || t.Effect == model.TaintEffectNoExecute
+}
+
+// Check builds the world of scn at time 0 and creates its objects, as Run does before the
+// first event, and returns what Run would return then: an *InputError for content the API
+// server refuses or settled workloads that do not fit on the nodes. It runs nothing. `sim
+// validate` calls it so that these problems are found without a run.
+func Check(scn *scenarios.Scenario) error {
+	w, err := build(scn, scn.Seed, nil)
+	if err != nil {
+		return &InputError{Err: err}
+	}
+	return w.createObjects()
 }

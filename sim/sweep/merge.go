@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -35,8 +36,11 @@ func Merge(dirs []string, outDir string) (*Outcome, error) {
 	for _, d := range shardDirs {
 		path := filepath.Join(d, ShardFile)
 		data, err := readBounded(path, maxShardBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("sweep: shard directory %s has no %s: the shard has not finished (finish it with the same sim sweep command and --resume, then merge)", d, ShardFile)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("sweep: %s: %w (is the shard finished? rerun it with --resume)", d, errors.Unwrap(err))
+			return nil, fmt.Errorf("sweep: %s: %w", path, errors.Unwrap(err))
 		}
 		var f shardFile
 		if err := decodeStrict(data, &f); err != nil {

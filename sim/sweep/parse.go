@@ -49,11 +49,17 @@ func (es Errors) Unwrap() []error {
 // file's directory. It returns the read error if the file cannot be read, and otherwise what
 // Parse returns.
 func Load(path string) (*Spec, []model.Warning, error) {
+	return LoadWithOptions(path, scenarios.ParseOptions{})
+}
+
+// LoadWithOptions is Load with the options the scenario is parsed with. AllowOutsidePaths
+// also lets the sweep's scenario: name a file outside the sweep file's directory.
+func LoadWithOptions(path string, opts scenarios.ParseOptions) (*Spec, []model.Warning, error) {
 	data, err := readBounded(path, MaxFileBytes)
 	if err != nil {
 		return nil, nil, err
 	}
-	return Parse(path, data, filepath.Dir(path))
+	return ParseWithOptions(path, data, filepath.Dir(path), opts)
 }
 
 // Parse parses and validates a sweep file. file names it in positions and in Spec.File;
@@ -63,7 +69,13 @@ func Load(path string) (*Spec, []model.Warning, error) {
 // warnings; when anything is wrong the Spec is nil and the error is Errors, holding every
 // problem found. Parse never panics on any input.
 func Parse(file string, data []byte, baseDir string) (*Spec, []model.Warning, error) {
-	p := &parser{file: file, baseDir: baseDir, spec: &Spec{File: file}}
+	return ParseWithOptions(file, data, baseDir, scenarios.ParseOptions{})
+}
+
+// ParseWithOptions is Parse with the options the scenario is parsed with (see
+// LoadWithOptions).
+func ParseWithOptions(file string, data []byte, baseDir string, opts scenarios.ParseOptions) (*Spec, []model.Warning, error) {
+	p := &parser{file: file, baseDir: baseDir, spec: &Spec{File: file, scenarioOpts: opts}}
 	if len(data) > MaxFileBytes {
 		p.errAt(nil, "", fmt.Sprintf("the file is %d bytes, more than the limit of %d", len(data), MaxFileBytes), "")
 		return nil, nil, p.errs
@@ -155,7 +167,7 @@ func (p *parser) parseYAML(data []byte) *yaml.Node {
 		return nil
 	}
 	if err != nil {
-		p.syntaxError(err)
+		p.syntaxError(data, err)
 		return nil
 	}
 	if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
@@ -166,7 +178,7 @@ func (p *parser) parseYAML(data []byte) *yaml.Node {
 	switch err := safeDecode(dec, &next); {
 	case err == io.EOF:
 	case err != nil:
-		p.syntaxError(err)
+		p.syntaxError(data, err)
 		return nil
 	default:
 		p.errAt(&next, "", "a sweep file holds one YAML document; this is a second one", "remove the --- separator")
@@ -180,10 +192,12 @@ func (p *parser) parseYAML(data []byte) *yaml.Node {
 	return root
 }
 
-// syntaxError records a YAML syntax error at the line yaml.v3 names (column 1: it names none).
-func (p *parser) syntaxError(err error) {
+// syntaxError records a YAML syntax error at the line yaml.v3 names (column 1: it names
+// none), or, for a problem it reports without a line (bad UTF-8, an unknown anchor), where
+// scanning data finds it.
+func (p *parser) syntaxError(data []byte, err error) {
 	msg := err.Error()
-	line := 1
+	line, col := 1, 1
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		if n, convErr := strconv.Atoi(m[1]); convErr == nil && n > 0 {
 			line = n
@@ -191,8 +205,11 @@ func (p *parser) syntaxError(err error) {
 		msg = m[2]
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
+		if l, c, ok := model.LocateYAMLProblem(data, err); ok {
+			line, col = l, c
+		}
 	}
-	p.errs = append(p.errs, &model.DecodeError{Pos: model.Position{File: p.file, Line: line, Column: 1}, Msg: "invalid YAML: " + msg})
+	p.errs = append(p.errs, &model.DecodeError{Pos: model.Position{File: p.file, Line: line, Column: col}, Msg: "invalid YAML: " + msg})
 }
 
 // safeDecode reads the next document; a panic inside the YAML parser becomes an error.
@@ -296,7 +313,12 @@ func (p *parser) checkScenario(root *yaml.Node, sc located[string]) {
 		p.loadScenario(scenarios.BuiltinFile(name), data, "")
 		return
 	}
-	path := name
+	path := filepath.Clean(name)
+	if outside := filepath.IsAbs(path) || path == ".." || strings.HasPrefix(path, ".."+string(filepath.Separator)); outside && !s.scenarioOpts.AllowOutsidePaths {
+		p.errAt(sc.node, "scenario", fmt.Sprintf("%q is outside the sweep file's directory", name),
+			"write a path relative to the sweep file that stays in its directory, or pass --allow-outside-paths")
+		return
+	}
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(p.baseDir, path)
 	}
@@ -314,7 +336,7 @@ func (p *parser) loadScenario(file string, data []byte, baseDir string) {
 	s := p.spec
 	sum := sha256.Sum256(data)
 	s.ScenarioSHA256 = hex.EncodeToString(sum[:])
-	scn, warns, err := scenarios.Parse(file, data, baseDir)
+	scn, warns, err := scenarios.ParseWith(file, data, baseDir, s.scenarioOpts)
 	p.warns = append(p.warns, warns...)
 	if err != nil {
 		var errs scenarios.Errors

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/scenarios"
 )
 
 // validSpec is a sweep every parse test starts from; line numbers in the tests below refer
@@ -226,7 +228,9 @@ func TestLoadResolvesScenarioRelativeToTheSweepFile(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(sweepFile), 0o755))
 	src := strings.Replace(validSpec, "scenario: node-failure", "scenario: ../scn/mine.yaml", 1)
 	require.NoError(t, os.WriteFile(sweepFile, []byte(src), 0o644))
-	spec, _, err := Load(sweepFile)
+	_, _, err := Load(sweepFile)
+	require.ErrorContains(t, err, `scenario: "../scn/mine.yaml" is outside the sweep file's directory`, "a path outside needs --allow-outside-paths")
+	spec, _, err := LoadWithOptions(sweepFile, scenarios.ParseOptions{AllowOutsidePaths: true})
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, "scn", "mine.yaml"), spec.ScenarioPath)
 	assert.Equal(t, sweepFile, spec.File)

@@ -2,6 +2,8 @@ package sweep
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"image/color"
 	"math"
@@ -153,6 +155,18 @@ func Figures(res *Result) []Figure {
 	return figs
 }
 
+// metricStem names a metric in plot file names: fileStem of the name when that changes
+// nothing, else fileStem, "~" and a hash of the name, so that metrics named "a.b" and "a_b"
+// (which fileStem maps alike) get different files.
+func metricStem(name string) string {
+	stem := fileStem(name)
+	if stem == name {
+		return stem
+	}
+	sum := sha256.Sum256([]byte(name))
+	return stem + "~" + hex.EncodeToString(sum[:4])
+}
+
 // fileStem turns a name into something safe in a file name.
 func fileStem(s string) string {
 	var b strings.Builder
@@ -281,7 +295,7 @@ func bandFigure(res *Result, m Metric, pi int) (Figure, bool) {
 		pooledNote = ", other parameters pooled"
 	}
 	f := Figure{
-		Name:  fileStem(m.Name) + "-vs-" + fileStem(param.Key),
+		Name:  metricStem(m.Name) + "-vs-" + fileStem(param.Key),
 		Title: fmt.Sprintf("%s vs %s%s", m.Name, shortKey(param.Key), missingNote(missing)),
 		Caption: fmt.Sprintf("%s against %s: the median (line), the p25–p75 band (dark) and the p5–p95 band (light)%s.",
 			m.Describe(), param.Key, pooledNote),
@@ -421,7 +435,7 @@ func heatFigure(res *Result, m Metric) (Figure, bool) {
 		pooledNote = "; the other parameters are pooled"
 	}
 	f := Figure{
-		Name:  fileStem(m.Name) + "-heatmap",
+		Name:  metricStem(m.Name) + "-heatmap",
 		Title: fmt.Sprintf("median %s%s", m.Name, missingNote(missing)),
 		Caption: fmt.Sprintf("The median of %s for each pair of %s and %s (grey: no run with a value)%s.",
 			m.Describe(), px.Key, py.Key, pooledNote),
@@ -559,7 +573,7 @@ func cdfFigure(res *Result, m Metric) (Figure, bool) {
 		return Figure{}, false
 	}
 	f := Figure{
-		Name:  fileStem(m.Name) + "-cdf",
+		Name:  metricStem(m.Name) + "-cdf",
 		Title: "distribution of " + m.Name,
 		Caption: fmt.Sprintf("The empirical CDF of %s at %d grid points (all of them, or the ones at evenly spaced ranks of the median)%s. "+
 			"A curve that stops below 1 has runs without a value.", m.Describe(), len(curves), legendKeys(res.Spec)),

@@ -35,6 +35,11 @@ func ParseShard(s string) (Shard, error) {
 		return Shard{}, fmt.Errorf("shard %q: want i/n, e.g. 2/8 (the second of 8 shards)", s)
 	}
 	sh := Shard{Index: i, Count: n}
+	if sh == (Shard{}) {
+		// 0/0 is the zero Shard, which means "not sharded" inside the program; written on the
+		// command line it is as out of range as 0/2.
+		return Shard{}, fmt.Errorf("shard 0/0: want i/n with 1 ≤ i ≤ n ≤ %d", maxShards)
+	}
 	if err := sh.check(); err != nil {
 		return Shard{}, err
 	}
@@ -383,7 +388,7 @@ func runOne(ctx context.Context, spec *Spec, pt Point, r PlannedRun, opts Option
 			res, err = nil, fmt.Errorf("panic: %v", p)
 		}
 	}()
-	scn, _, err := scenarios.Parse(spec.scenarioFile, spec.scenarioData, spec.scenarioBaseDir)
+	scn, _, err := scenarios.ParseWith(spec.scenarioFile, spec.scenarioData, spec.scenarioBaseDir, spec.scenarioOpts)
 	if err != nil {
 		return nil, fmt.Errorf("loading the scenario: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
 )
 
 // The apiVersion and kind every sweep file declares.
@@ -81,6 +82,8 @@ type Spec struct {
 	scenarioFile    string
 	scenarioData    []byte
 	scenarioBaseDir string
+	// scenarioOpts are the options the scenario is parsed with.
+	scenarioOpts scenarios.ParseOptions
 }
 
 // Parameter is one varied override: a `--set` key and the values it takes, in order.

@@ -217,6 +217,8 @@ func TestParseShard(t *testing.T) {
 		{"3/3", Shard{3, 3}, ""},
 		{" 2/8 ", Shard{2, 8}, ""},
 		{"0/3", Shard{}, "want i/n with 1 ≤ i ≤ n"},
+		{"0/0", Shard{}, "shard 0/0: want i/n with 1 ≤ i ≤ n"},
+		{"00/0", Shard{}, "want i/n with 1 ≤ i ≤ n"},
 		{"4/3", Shard{}, "want i/n with 1 ≤ i ≤ n"},
 		{"1-3", Shard{}, "want i/n, e.g. 2/8"},
 		{"a/b", Shard{}, "want i/n, e.g. 2/8"},

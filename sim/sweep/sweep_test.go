@@ -337,6 +337,13 @@ func TestMergeRefusesIncompleteOrMixedShards(t *testing.T) {
 	_, err = Merge([]string{t.TempDir()}, t.TempDir())
 	assert.ErrorContains(t, err, "holds no shard")
 
+	// An unfinished shard: its directory exists, its shard.json does not yet.
+	unfinished := filepath.Join(t.TempDir(), "shard-2-of-3")
+	require.NoError(t, os.MkdirAll(unfinished, 0o755))
+	_, err = Merge([]string{unfinished}, t.TempDir())
+	assert.ErrorContains(t, err, "shard directory "+unfinished+" has no shard.json: the shard has not finished")
+	assert.NotContains(t, err.Error(), "no such file or directory")
+
 	other := loadSmall(t, strings.Replace(smallSweep, "seeds: 3", "seeds: 4", 1))
 	mixed := t.TempDir()
 	_, err = Run(context.Background(), spec, Options{OutDir: mixed, Shard: Shard{1, 2}, RunScenario: fake})

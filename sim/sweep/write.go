@@ -76,20 +76,20 @@ func EncodeCSV(res *Result) ([]byte, error) {
 	w := csv.NewWriter(&buf)
 	header := []string{"run", "point"}
 	for _, p := range res.Spec.Parameters {
-		header = append(header, p.Key)
+		header = append(header, csvText(p.Key))
 	}
 	header = append(header, "seed")
 	for _, m := range res.Spec.Metrics {
-		header = append(header, m.Name)
+		header = append(header, csvText(m.Name))
 	}
 	header = append(header, "passed", "failed_expectations", "stop_reason", "error")
 	if err := w.Write(header); err != nil {
 		return nil, err
 	}
 	for _, r := range res.Runs {
-		row := []string{r.ID, r.Point}
+		row := []string{csvText(r.ID), csvText(r.Point)}
 		for _, p := range r.Parameters {
-			row = append(row, p.Value)
+			row = append(row, csvText(p.Value))
 		}
 		row = append(row, strconv.FormatUint(r.Seed, 10))
 		for _, m := range res.Spec.Metrics {
@@ -99,13 +99,27 @@ func EncodeCSV(res *Result) ([]byte, error) {
 			}
 			row = append(row, cell)
 		}
-		row = append(row, strconv.FormatBool(r.Passed), strings.Join(r.FailedExpectations, ";"), r.StopReason, r.Error)
+		row = append(row, strconv.FormatBool(r.Passed), csvText(strings.Join(r.FailedExpectations, ";")), csvText(r.StopReason), csvText(r.Error))
 		if err := w.Write(row); err != nil {
 			return nil, err
 		}
 	}
 	w.Flush()
 	return buf.Bytes(), w.Error()
+}
+
+// csvText makes a text cell safe to open in a spreadsheet: a cell starting with =, +, -, @,
+// tab or carriage return is a formula to Excel, LibreOffice and Google Sheets (CSV
+// injection, OWASP), so it gets a leading apostrophe, which they show as text. A number
+// ("-1", "+2.5") is left as it is.
+func csvText(s string) string {
+	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return s
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return s
+	}
+	return "'" + s
 }
 
 // JUnitSuites is a JUnit XML document, as Jenkins, GitLab and GitHub test reporters read it
