@@ -147,6 +147,9 @@ type PodSpec struct {
 	Tolerations                   []Toleration      `json:"tolerations,omitempty"`
 	Priority                      *int32            `json:"priority,omitempty"`
 	PriorityClassName             string            `json:"priorityClassName,omitempty"`
+	// Hostname is the pod's hostname; the Job controller sets it to <job>-<index> for an
+	// Indexed Job's pods (pkg/controller/job/indexed_job_utils.go).
+	Hostname string `json:"hostname,omitempty"`
 }
 
 // Restart policies.
@@ -164,6 +167,15 @@ type Container struct {
 	ReadinessProbe *Probe               `json:"readinessProbe,omitempty"`
 	LivenessProbe  *Probe               `json:"livenessProbe,omitempty"`
 	StartupProbe   *Probe               `json:"startupProbe,omitempty"`
+	// Env holds literal environment variables (no valueFrom); the Job controller adds
+	// JOB_COMPLETION_INDEX to an Indexed Job's containers.
+	Env []EnvVar `json:"env,omitempty"`
+}
+
+// EnvVar is core/v1 EnvVar with a literal value only.
+type EnvVar struct {
+	Name  string `json:"name"`
+	Value string `json:"value,omitempty"`
 }
 
 // ResourceRequirements is core/v1 ResourceRequirements.

@@ -247,6 +247,7 @@ func copyContainers(cs []Container) []Container {
 		c.ReadinessProbe = copyPtr(c.ReadinessProbe)
 		c.LivenessProbe = copyPtr(c.LivenessProbe)
 		c.StartupProbe = copyPtr(c.StartupProbe)
+		c.Env = copySlice(c.Env)
 		out[i] = c
 	}
 	return out

@@ -56,7 +56,7 @@ func equalPodSpec(a, b *PodSpec) bool {
 	if a == b {
 		return true
 	}
-	return a.RestartPolicy == b.RestartPolicy && a.NodeName == b.NodeName &&
+	return a.RestartPolicy == b.RestartPolicy && a.NodeName == b.NodeName && a.Hostname == b.Hostname &&
 		a.SchedulerName == b.SchedulerName && a.PriorityClassName == b.PriorityClassName &&
 		equalPtr(a.TerminationGracePeriodSeconds, b.TerminationGracePeriodSeconds) &&
 		equalPtr(a.Priority, b.Priority) &&
@@ -109,7 +109,8 @@ func equalContainer(a, b *Container) bool {
 		equalResourceList(a.Resources.Limits, b.Resources.Limits) &&
 		equalPtr(a.ReadinessProbe, b.ReadinessProbe) &&
 		equalPtr(a.LivenessProbe, b.LivenessProbe) &&
-		equalPtr(a.StartupProbe, b.StartupProbe)
+		equalPtr(a.StartupProbe, b.StartupProbe) &&
+		equalSlice(a.Env, b.Env, func(x, y *EnvVar) bool { return *x == *y })
 }
 
 func equalToleration(a, b *Toleration) bool {

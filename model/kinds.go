@@ -27,6 +27,8 @@ var kinds = []KindInfo{
 	{Kind: KindService, APIVersion: "v1", Resource: "services", Namespaced: true, HasStatus: true, New: func() Object { return &Service{} }},
 	{Kind: KindEndpointSlice, APIVersion: "discovery.k8s.io/v1", Resource: "endpointslices", Namespaced: true, HasStatus: false, New: func() Object { return &EndpointSlice{} }},
 	{Kind: KindHorizontalPodAutoscaler, APIVersion: "autoscaling/v2", Resource: "horizontalpodautoscalers", Namespaced: true, HasStatus: true, New: func() Object { return &HorizontalPodAutoscaler{} }},
+	{Kind: KindJob, APIVersion: "batch/v1", Resource: "jobs", Namespaced: true, HasStatus: true, New: func() Object { return &Job{} }},
+	{Kind: KindCronJob, APIVersion: "batch/v1", Resource: "cronjobs", Namespaced: true, HasStatus: true, New: func() Object { return &CronJob{} }},
 }
 
 // Kinds returns every registered kind, in a fixed order.

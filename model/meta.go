@@ -26,6 +26,8 @@ const (
 	KindService                 Kind = "Service"
 	KindEndpointSlice           Kind = "EndpointSlice"
 	KindHorizontalPodAutoscaler Kind = "HorizontalPodAutoscaler"
+	KindJob                     Kind = "Job"
+	KindCronJob                 Kind = "CronJob"
 
 	// KindEviction and KindScale are the bodies of the pods/eviction and scale subresources;
 	// they are not stored and not in the kind registry.

@@ -206,6 +206,10 @@ func validateUpdate(oldObj, newObj Object, oldValid bool) field.ErrorList {
 		if o, ok := oldObj.(*EndpointSlice); ok {
 			errs = append(errs, apivalidation.ValidateImmutableField(n.AddressType, o.AddressType, field.NewPath("addressType"))...)
 		}
+	case *Job:
+		if o, ok := oldObj.(*Job); ok {
+			errs = append(errs, validateJobUpdate(n, o)...)
+		}
 	case *Node:
 		if o, ok := oldObj.(*Node); ok && o.Spec.ProviderID != "" && o.Spec.ProviderID != n.Spec.ProviderID {
 			errs = append(errs, field.Forbidden(field.NewPath("spec", "providerID"), `node updates may not change providerID except from "" to valid`))

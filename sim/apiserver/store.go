@@ -381,6 +381,9 @@ func (s *Store) create(ks *kindStore, obj model.Object) (model.Object, error) {
 	if generated {
 		meta.Name = s.generateName(meta.GenerateName)
 	}
+	if ks.strat.beforeValidate != nil {
+		ks.strat.beforeValidate(obj, formatUID(s.uids+1))
+	}
 	if errs := validateCreate(obj); len(errs) > 0 {
 		return nil, ks.errInvalid(meta.Name, errs)
 	}

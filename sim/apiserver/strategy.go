@@ -30,6 +30,10 @@ type strategy struct {
 	gc                  gcPolicy
 	// prepareForCreate resets what a client may not set on create (status, generation).
 	prepareForCreate func(obj model.Object)
+	// beforeValidate, when set, completes a new object with the UID it is about to get, before
+	// validation (upstream fills the UID in rest.BeforeCreate before the strategy's Validate,
+	// where the Job strategy generates its selector).
+	beforeValidate func(obj model.Object, uid string)
 	// prepareForUpdate carries over what a main-resource update may not change (status).
 	prepareForUpdate func(obj, old model.Object)
 	// prepareForStatusUpdate carries over what a status update may not change (spec, ...).
@@ -68,6 +72,10 @@ func strategyFor(info model.KindInfo) *strategy {
 		return serviceStrategy()
 	case model.KindEndpointSlice:
 		return endpointSliceStrategy()
+	case model.KindJob:
+		return jobStrategy(info)
+	case model.KindCronJob:
+		return cronJobStrategy(info)
 	}
 	// StatefulSet, DaemonSet, PodDisruptionBudget and ControllerRevision behave as the
 	// generic strategy below says; see strategy_workloads.go for the citations.

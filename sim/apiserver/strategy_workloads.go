@@ -101,3 +101,23 @@ func endpointSliceStrategy() *strategy {
 		},
 	}
 }
+
+// jobStrategy follows [k8s] pkg/registry/batch/job/strategy.go: the generic strategy (status
+// reset and generation 1 on create, generation bumped on spec change), the selector and
+// template labels generated from the UID before validation (generateSelector), and
+// OrphanDependents as the default garbage-collection policy of batch/v1 ("for backward
+// compatibility": deleting a Job without a propagation policy leaves its pods).
+func jobStrategy(info model.KindInfo) *strategy {
+	st := genericStrategy(info)
+	st.gc = gcOrphanDependents
+	st.beforeValidate = func(obj model.Object, uid string) {
+		model.GenerateJobSelector(obj.(*model.Job), uid)
+	}
+	return st
+}
+
+// cronJobStrategy follows [k8s] pkg/registry/batch/cronjob/strategy.go: the generic strategy;
+// batch/v1 CronJobs delete their Jobs in the background (DeleteDependents).
+func cronJobStrategy(info model.KindInfo) *strategy {
+	return genericStrategy(info)
+}
