@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,9 +23,15 @@ const (
 	AnnotationCrashAfter = "sim.reconsim.dev/crash-after"
 	// AnnotationExitAfter makes each container instance exit this long after it started, with
 	// the code in AnnotationExitCode (default 0). With crash-after too, the earlier one wins.
+	// A range "20s..40s" draws the run time of each instance uniformly from it (the kubelet's
+	// runtime stream), so run-to-completion pods of a Job do not all finish together.
 	AnnotationExitAfter = "sim.reconsim.dev/exit-after"
 	// AnnotationExitCode is the exit code for exit-after, an integer in [0, 255].
 	AnnotationExitCode = "sim.reconsim.dev/exit-code"
+	// AnnotationExitCodeProbability is the probability, in [0, 1], that an instance that exits
+	// by exit-after exits with exit-code; otherwise it exits with 0. Default 1. It makes a
+	// flaky batch workload: "0.3" fails about three runs in ten.
+	AnnotationExitCodeProbability = "sim.reconsim.dev/exit-code-probability"
 	// AnnotationTerminationSeconds is how long a container takes to exit after SIGTERM, as a
 	// Go duration ("5s") or a number of seconds ("5"). Default 1s. The grace period caps it:
 	// at the deadline the container is killed (SIGKILL, exit code 137).
@@ -46,8 +53,10 @@ type behaviour struct {
 	crashAfter       time.Duration
 	crashes          bool // crashAfter is set
 	exitAfter        time.Duration
-	exits            bool // exitAfter is set
+	exitAfterMax     time.Duration // > exitAfter when exit-after is a range
+	exits            bool          // exitAfter is set
 	exitCode         int32
+	exitCodeProb     float64 // probability of exitCode rather than 0
 	terminationDelay time.Duration
 }
 
@@ -63,7 +72,7 @@ func (e annotationError) Error() string {
 // parseBehaviour reads the behaviour annotations. An invalid value is treated as absent and
 // reported in the returned errors (sorted by key); parseBehaviour never fails as a whole.
 func parseBehaviour(annotations map[string]string) (behaviour, []annotationError) {
-	b := behaviour{terminationDelay: defaultTerminationDelay}
+	b := behaviour{terminationDelay: defaultTerminationDelay, exitCodeProb: 1}
 	var errs []annotationError
 	bad := func(key, reason string) {
 		errs = append(errs, annotationError{key: key, value: annotations[key], reason: reason})
@@ -94,8 +103,29 @@ func parseBehaviour(annotations map[string]string) (behaviour, []annotationError
 	if d, ok := duration(AnnotationCrashAfter, false); ok {
 		b.crashAfter, b.crashes = d, true
 	}
-	if d, ok := duration(AnnotationExitAfter, false); ok {
-		b.exitAfter, b.exits = d, true
+	if v, ok := annotations[AnnotationExitAfter]; ok {
+		lo, hi, isRange := strings.Cut(v, "..")
+		dlo, err := parseAnnotationDuration(lo, false)
+		dhi := dlo
+		if err == nil && isRange {
+			dhi, err = parseAnnotationDuration(hi, false)
+			if err == nil && dhi < dlo {
+				err = fmt.Errorf("the range %s..%s is empty", dlo, dhi)
+			}
+		}
+		if err != nil {
+			bad(AnnotationExitAfter, err.Error()+` (or a range such as "20s..40s")`)
+		} else {
+			b.exitAfter, b.exitAfterMax, b.exits = dlo, dhi, true
+		}
+	}
+	if v, ok := annotations[AnnotationExitCodeProbability]; ok {
+		p, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || p < 0 || p > 1 {
+			bad(AnnotationExitCodeProbability, "want a probability in [0, 1]")
+		} else {
+			b.exitCodeProb = p
+		}
 	}
 	if v, ok := annotations[AnnotationExitCode]; ok {
 		code, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
@@ -142,13 +172,22 @@ func parseAnnotationDuration(v string, seconds bool) (time.Duration, error) {
 }
 
 // exitAfterStart returns when a container instance exits by itself, measured from its start,
-// with which code; ok is false if it runs until stopped.
-func (b behaviour) exitAfterStart() (after time.Duration, code int32, ok bool) {
+// with which code; ok is false if it runs until stopped. A range of exit-after, and an
+// exit-code probability below 1, draw from r (one draw each, and only when they apply).
+func (b behaviour) exitAfterStart(r *rand.Rand) (after time.Duration, code int32, ok bool) {
+	exitAfter := b.exitAfter
+	if b.exits && b.exitAfterMax > b.exitAfter {
+		exitAfter += time.Duration(r.Int64N(int64(b.exitAfterMax-b.exitAfter) + 1))
+	}
 	switch {
-	case b.crashes && (!b.exits || b.crashAfter <= b.exitAfter):
+	case b.crashes && (!b.exits || b.crashAfter <= exitAfter):
 		return b.crashAfter, 1, true
 	case b.exits:
-		return b.exitAfter, b.exitCode, true
+		code := b.exitCode
+		if b.exitCodeProb < 1 && r.Float64() >= b.exitCodeProb {
+			code = 0
+		}
+		return exitAfter, code, true
 	}
 	return 0, 0, false
 }

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -8,7 +9,7 @@ import (
 )
 
 func TestParseBehaviour(t *testing.T) {
-	def := behaviour{terminationDelay: time.Second}
+	def := behaviour{terminationDelay: time.Second, exitCodeProb: 1}
 	cases := []struct {
 		name    string
 		ann     map[string]string
@@ -20,13 +21,17 @@ func TestParseBehaviour(t *testing.T) {
 			AnnotationReadyAfter: "20s", AnnotationNeverReady: "false", AnnotationCrashAfter: "30s",
 			AnnotationExitAfter: "1m", AnnotationExitCode: "3", AnnotationTerminationSeconds: "5s",
 		}, behaviour{readyAfter: 20 * time.Second, crashAfter: 30 * time.Second, crashes: true,
-			exitAfter: time.Minute, exits: true, exitCode: 3, terminationDelay: 5 * time.Second}, nil},
+			exitAfter: time.Minute, exitAfterMax: time.Minute, exits: true, exitCode: 3, terminationDelay: 5 * time.Second, exitCodeProb: 1}, nil},
+		{"exit-after range and probability", map[string]string{AnnotationExitAfter: "20s..40s", AnnotationExitCode: "1", AnnotationExitCodeProbability: "0.25"},
+			behaviour{exitAfter: 20 * time.Second, exitAfterMax: 40 * time.Second, exits: true, exitCode: 1, exitCodeProb: 0.25, terminationDelay: time.Second}, nil},
+		{"empty range and bad probability", map[string]string{AnnotationExitAfter: "40s..20s", AnnotationExitCodeProbability: "1.5"}, def,
+			[]string{AnnotationExitAfter, AnnotationExitCodeProbability}},
 		{"termination seconds as a number", map[string]string{AnnotationTerminationSeconds: "2.5"},
-			behaviour{terminationDelay: 2500 * time.Millisecond}, nil},
+			behaviour{terminationDelay: 2500 * time.Millisecond, exitCodeProb: 1}, nil},
 		{"crash-after zero crashes at once", map[string]string{AnnotationCrashAfter: "0s"},
-			behaviour{crashes: true, terminationDelay: time.Second}, nil},
+			behaviour{crashes: true, terminationDelay: time.Second, exitCodeProb: 1}, nil},
 		{"never-ready", map[string]string{AnnotationNeverReady: "true"},
-			behaviour{neverReady: true, terminationDelay: time.Second}, nil},
+			behaviour{neverReady: true, terminationDelay: time.Second, exitCodeProb: 1}, nil},
 		{"invalid values are ignored and reported sorted", map[string]string{
 			AnnotationReadyAfter: "soon", AnnotationNeverReady: "maybe", AnnotationCrashAfter: "-5s",
 			AnnotationExitCode: "256", AnnotationTerminationSeconds: "forever", AnnotationExitAfter: "1000h",
@@ -60,16 +65,34 @@ func TestExitAfterStart(t *testing.T) {
 	}{
 		{"runs forever", behaviour{}, 0, 0, false},
 		{"crash", behaviour{crashes: true, crashAfter: time.Minute}, time.Minute, 1, true},
-		{"exit with code", behaviour{exits: true, exitAfter: time.Minute, exitCode: 7}, time.Minute, 7, true},
+		{"exit with code", behaviour{exits: true, exitAfter: time.Minute, exitCode: 7, exitCodeProb: 1}, time.Minute, 7, true},
 		{"earlier crash wins", behaviour{crashes: true, crashAfter: time.Second, exits: true, exitAfter: time.Minute}, time.Second, 1, true},
 		{"earlier exit wins", behaviour{crashes: true, crashAfter: time.Hour, exits: true, exitAfter: time.Minute}, time.Minute, 0, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			after, code, ok := tc.b.exitAfterStart()
+			after, code, ok := tc.b.exitAfterStart(rand.New(rand.NewPCG(1, 2)))
 			assert.Equal(t, tc.wantOK, ok)
 			assert.Equal(t, tc.wantAfter, after)
 			assert.Equal(t, tc.wantCode, code)
 		})
 	}
+}
+
+// A range draws each instance's run time inside it, and a probability p gives the exit code
+// about p of the time, 0 otherwise; both come from the stream passed in.
+func TestExitAfterStartDraws(t *testing.T) {
+	b := behaviour{exits: true, exitAfter: 20 * time.Second, exitAfterMax: 40 * time.Second, exitCode: 1, exitCodeProb: 0.25}
+	r := rand.New(rand.NewPCG(7, 7))
+	failed, n := 0, 4000
+	for range n {
+		after, code, ok := b.exitAfterStart(r)
+		assert.True(t, ok)
+		assert.GreaterOrEqual(t, after, 20*time.Second)
+		assert.LessOrEqual(t, after, 40*time.Second)
+		if code == 1 {
+			failed++
+		}
+	}
+	assert.InDelta(t, 0.25, float64(failed)/float64(n), 0.03)
 }

@@ -468,7 +468,7 @@ func (kl *Kubelet) armExit(rt *podRuntime, cr *containerRecord, beh behaviour, n
 	if cr.exitTimer == nil {
 		cr.exitTimer = kl.k.NewTimer(func() { kl.containerExitFired(rt, cr) })
 	}
-	if after, code, ok := beh.exitAfterStart(); ok {
+	if after, code, ok := beh.exitAfterStart(kl.runRand); ok {
 		cr.scheduleExit(max(cr.startedAt.Add(after), now), code)
 	}
 }
