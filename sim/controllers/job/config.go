@@ -1,0 +1,103 @@
+package job
+
+import (
+	"fmt"
+	"time"
+)
+
+// Upstream defaults and constants ([k8s] pkg/controller/job/job_controller.go package vars,
+// pkg/controller/job/config/v1alpha1/defaults.go).
+const (
+	// DefaultConcurrentJobSyncs is --concurrent-job-syncs.
+	DefaultConcurrentJobSyncs = 5
+	// SyncJobBatchPeriod batches the syncs that pod events and status-only Job updates trigger
+	// (syncJobBatchPeriod = 1s).
+	SyncJobBatchPeriod = time.Second
+	// DefaultJobAPIBackOff and MaxJobAPIBackOff are the work queue's per-item exponential
+	// limiter for sync errors (DefaultJobApiBackOff = 1s, MaxJobApiBackOff = 1m).
+	DefaultJobAPIBackOff = time.Second
+	MaxJobAPIBackOff     = time.Minute
+	// DefaultJobPodFailureBackOff is the first delay before a failed pod is replaced; it
+	// doubles with each failure since the last success (backoff_utils.go).
+	DefaultJobPodFailureBackOff = 10 * time.Second
+	// MaxJobPodFailureBackOff caps the pod-failure back-off in current releases
+	// (MaxJobPodFailureBackOff = 10 * time.Minute).
+	MaxJobPodFailureBackOff = 10 * time.Minute
+	// LegacyMaxJobBackOff is the cap of older releases (MaxJobBackOff = 360 * time.Second, used
+	// through the work queue's limiter), still the number the Job documentation gives ("capped
+	// at six minutes").
+	LegacyMaxJobBackOff = 6 * time.Minute
+	// MaxUncountedPods caps status.uncountedTerminatedPods and the finalizer removals of one
+	// sync (MaxUncountedPods = 500).
+	MaxUncountedPods = 500
+	// MaxPodCreateDeletePerSync caps the pods one sync creates or deletes
+	// (MaxPodCreateDeletePerSync = 500).
+	MaxPodCreateDeletePerSync = 500
+	// SlowStartInitialBatchSize is the first batch of pod creations
+	// ([k8s] pkg/controller/controller_utils.go SlowStartInitialBatchSize = 1).
+	SlowStartInitialBatchSize = 1
+	// ExpectationsTimeout is how long a sync waits for expected pod events
+	// ([k8s] pkg/controller/controller_utils.go ExpectationsTimeout = 5m).
+	ExpectationsTimeout = 5 * time.Minute
+)
+
+// backOffCapSinceMinor is the first minor release whose Job controller caps the pod-failure
+// back-off at MaxJobPodFailureBackOff (10m) instead of LegacyMaxJobBackOff (6m): the release
+// that moved the back-off to backoff_utils.go's in-memory store. The stored upstream sources
+// show both constants but not the release of the change; 1.28 is the simulator's reading of it,
+// and both supported versions (1.31, 1.32) are on the 10m side.
+const backOffCapSinceMinor = 28
+
+// managedBySinceMinor is the first minor release where spec.managedBy is honoured by default:
+// JobManagedBy is alpha (off) in 1.30-1.31 and beta (on) from 1.32 (pkg/features/kube_features.go).
+const managedBySinceMinor = 32
+
+// Limits on configuration values.
+const maxWorkers = 1000
+
+// Config is the controller's configuration: the upstream flags and constants it models, and
+// the feature gates that depend on the upstream version.
+type Config struct {
+	// ConcurrentJobSyncs is --concurrent-job-syncs.
+	ConcurrentJobSyncs int
+	// PodFailureBackOff and MaxPodFailureBackOff are the pod-failure back-off's first delay
+	// and cap.
+	PodFailureBackOff, MaxPodFailureBackOff time.Duration
+	// HonourManagedBy is the JobManagedBy gate: a Job whose spec.managedBy names another
+	// controller is skipped.
+	HonourManagedBy bool
+	// ExpectationsTimeout is upstream ExpectationsTimeout.
+	ExpectationsTimeout time.Duration
+}
+
+// DefaultConfig returns the defaults of the simulator's default upstream version.
+func DefaultConfig() Config { return ConfigFor(32) }
+
+// ConfigFor returns the defaults for upstream minor version minor (1.<minor>): the
+// version-gated pod-failure back-off cap and the JobManagedBy gate.
+func ConfigFor(minor int) Config {
+	c := Config{
+		ConcurrentJobSyncs:   DefaultConcurrentJobSyncs,
+		PodFailureBackOff:    DefaultJobPodFailureBackOff,
+		MaxPodFailureBackOff: MaxJobPodFailureBackOff,
+		HonourManagedBy:      minor >= managedBySinceMinor,
+		ExpectationsTimeout:  ExpectationsTimeout,
+	}
+	if minor < backOffCapSinceMinor {
+		c.MaxPodFailureBackOff = LegacyMaxJobBackOff
+	}
+	return c
+}
+
+// Validate returns an error naming the first field that is out of range.
+func (c Config) Validate() error {
+	switch {
+	case c.ConcurrentJobSyncs < 1 || c.ConcurrentJobSyncs > maxWorkers:
+		return fmt.Errorf("job: concurrent-job-syncs must be in [1, %d], got %d", maxWorkers, c.ConcurrentJobSyncs)
+	case c.PodFailureBackOff <= 0 || c.MaxPodFailureBackOff < c.PodFailureBackOff:
+		return fmt.Errorf("job: pod failure back-off must be positive and not above its cap, got %s and %s", c.PodFailureBackOff, c.MaxPodFailureBackOff)
+	case c.ExpectationsTimeout <= 0:
+		return fmt.Errorf("job: expectations timeout must be positive, got %s", c.ExpectationsTimeout)
+	}
+	return nil
+}

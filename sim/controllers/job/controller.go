@@ -1,0 +1,265 @@
+package job
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/replicaset"
+)
+
+// Component is the controller's name in traces and its event source (upstream
+// EventSource{Component: "job-controller"}).
+const Component = "job-controller"
+
+// Stats are the controller's counters.
+type Stats struct {
+	Syncs, SyncErrors                                    uint64
+	PodsCreated, CreateErrors, PodsDeleted, DeleteErrors uint64
+	FinalizersRemoved                                    uint64
+	StatusUpdates                                        uint64
+	Queue                                                workqueue.Stats
+}
+
+// Controller is the Job controller (upstream job.Controller).
+type Controller struct {
+	k        *sim.Kernel
+	client   *client.Client
+	recorder record.Recorder
+	cfg      Config
+
+	jobInformer *client.Informer
+	podInformer *client.Informer
+
+	queue        *workqueue.RateLimiting[string]
+	loop         *client.SyncLoop
+	expectations *replicaset.ControllerExpectations
+	// finalizerExpectations are the pod UIDs, per Job key, whose tracking finalizer this
+	// controller removed and whose removal the informer has not shown yet (upstream
+	// uidTrackingExpectations): such pods are not counted again.
+	finalizerExpectations map[string]map[string]bool
+	backoff               *backoffStore
+
+	// syncHandler is syncJob; a field so tests can wrap it (upstream test seam).
+	syncHandler func(ctx context.Context, key string) error
+
+	stats Stats
+}
+
+// New builds the controller on the shared Job and Pod informers of f; the caller starts f and
+// calls Start.
+func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec record.Recorder, cfg Config) (*Controller, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	jm := &Controller{
+		k: k, client: c, recorder: rec, cfg: cfg,
+		jobInformer: f.For(model.KindJob),
+		podInformer: f.For(model.KindPod),
+		// newControllerWithClock: per-item exponential 1s..1m, no token bucket, queue "job".
+		queue:                 workqueue.NewRateLimiting[string](k, "job", workqueue.NewItemExponentialFailureRateLimiter[string](DefaultJobAPIBackOff, MaxJobAPIBackOff)),
+		expectations:          replicaset.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout),
+		finalizerExpectations: map[string]map[string]bool{},
+		backoff:               newBackoffStore(),
+	}
+	jm.syncHandler = jm.syncJob
+	jm.loop = client.NewSyncLoop(k, Component, "Job", jm.queue, func(ctx context.Context, key string) error { return jm.syncHandler(ctx, key) })
+	jm.jobInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { jm.addJob(obj) },
+		UpdateFunc: jm.updateJob,
+		DeleteFunc: jm.deleteJob,
+	})
+	jm.podInformer.AddEventHandler(client.EventHandlerFuncs{
+		AddFunc:    func(obj model.Object, _ bool) { jm.addPod(obj) },
+		UpdateFunc: jm.updatePod,
+		DeleteFunc: jm.deletePod,
+	})
+	return jm, nil
+}
+
+// Start waits for the Pod and Job caches and starts ConcurrentJobSyncs workers (upstream Run).
+func (jm *Controller) Start() {
+	jm.loop.Start(jm.cfg.ConcurrentJobSyncs, jm.podInformer, jm.jobInformer)
+}
+
+// Stop kills the controller's processes.
+func (jm *Controller) Stop() { jm.loop.Stop() }
+
+// Stats returns the controller's counters now.
+func (jm *Controller) Stats() Stats {
+	s := jm.stats
+	ls := jm.loop.Stats()
+	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
+	return s
+}
+
+// ---- enqueueing (upstream enqueueSyncJobImmediately, enqueueSyncJobBatched,
+// enqueueSyncJobWithDelay) ----
+
+func (jm *Controller) enqueueImmediately(j *model.Job) { jm.queue.Add(model.Key(j)) }
+
+func (jm *Controller) enqueueBatched(j *model.Job) { jm.enqueueWithDelay(model.Key(j), SyncJobBatchPeriod) }
+
+// enqueueWithDelay floors the delay at the batch period, as upstream does.
+func (jm *Controller) enqueueWithDelay(key string, d time.Duration) {
+	jm.queue.AddAfter(key, max(d, SyncJobBatchPeriod))
+}
+
+func (jm *Controller) addJob(obj model.Object) {
+	j, ok := obj.(*model.Job)
+	if !ok {
+		return
+	}
+	jm.enqueueImmediately(j)
+}
+
+// updateJob is upstream updateJob: a spec change (generation) syncs at once, a status-only
+// change after the batch period; an activeDeadlineSeconds (re)set on a started Job requeues
+// for the deadline.
+func (jm *Controller) updateJob(oldObj, curObj model.Object) {
+	oldJ, ok1 := oldObj.(*model.Job)
+	curJ, ok2 := curObj.(*model.Job)
+	if !ok1 || !ok2 {
+		return
+	}
+	if curJ.UID != oldJ.UID {
+		jm.deleteJob(client.DeletedFinalStateUnknown{Key: model.Key(oldJ), Obj: oldJ})
+	}
+	if curJ.Generation == oldJ.Generation {
+		jm.enqueueBatched(curJ)
+	} else {
+		jm.enqueueImmediately(curJ)
+	}
+	if model.IsJobFinished(curJ) {
+		return
+	}
+	ads := curJ.Spec.ActiveDeadlineSeconds
+	if ads != nil && curJ.Status.StartTime != nil && (oldJ.Spec.ActiveDeadlineSeconds == nil || *oldJ.Spec.ActiveDeadlineSeconds != *ads) {
+		left := time.Duration(*ads)*time.Second - jm.k.Now().Sub(*curJ.Status.StartTime)
+		jm.queue.AddAfter(model.Key(curJ), left)
+	}
+}
+
+func (jm *Controller) deleteJob(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	j, ok := o.(*model.Job)
+	if !ok {
+		return
+	}
+	jm.queue.Add(model.Key(j))
+}
+
+func (jm *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.Job {
+	j, _ := client.ResolveControllerRef[*model.Job](jm.jobInformer, model.KindJob, namespace, ref)
+	return j
+}
+
+// addPod observes a creation for the owning Job and syncs it after the batch period.
+func (jm *Controller) addPod(obj model.Object) {
+	pod, ok := obj.(*model.Pod)
+	if !ok {
+		return
+	}
+	if pod.DeletionTimestamp != nil {
+		jm.deletePod(pod)
+		return
+	}
+	ref := model.ControllerOf(pod)
+	if ref == nil {
+		return
+	}
+	if j := jm.resolveControllerRef(pod.Namespace, ref); j != nil {
+		jm.expectations.CreationObserved(model.Key(j))
+		jm.enqueueBatched(j)
+	}
+}
+
+// updatePod is upstream updatePod: a pod that gets a deletionTimestamp counts as deleted; a
+// pod whose tracking finalizer is gone fulfils the finalizer expectation.
+func (jm *Controller) updatePod(oldObj, curObj model.Object) {
+	oldPod, ok1 := oldObj.(*model.Pod)
+	curPod, ok2 := curObj.(*model.Pod)
+	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
+		return
+	}
+	if curPod.DeletionTimestamp != nil && oldPod.DeletionTimestamp == nil {
+		jm.observeDeletion(curPod)
+	}
+	ref := model.ControllerOf(curPod)
+	if ref == nil {
+		return
+	}
+	j := jm.resolveControllerRef(curPod.Namespace, ref)
+	if j == nil {
+		return
+	}
+	if !hasTrackingFinalizer(curPod) {
+		jm.finalizerRemovalObserved(model.Key(j), curPod.UID)
+	}
+	jm.enqueueBatched(j)
+}
+
+func (jm *Controller) deletePod(obj any) {
+	o, ok := client.ObjectOf(obj)
+	if !ok {
+		return
+	}
+	pod, ok := o.(*model.Pod)
+	if !ok {
+		return
+	}
+	jm.observeDeletion(pod)
+	if ref := model.ControllerOf(pod); ref != nil {
+		if j := jm.resolveControllerRef(pod.Namespace, ref); j != nil {
+			jm.finalizerRemovalObserved(model.Key(j), pod.UID)
+			jm.enqueueBatched(j)
+		}
+	}
+}
+
+func (jm *Controller) observeDeletion(pod *model.Pod) {
+	ref := model.ControllerOf(pod)
+	if ref == nil {
+		return
+	}
+	if j := jm.resolveControllerRef(pod.Namespace, ref); j != nil {
+		jm.expectations.DeletionObserved(model.Key(j))
+		jm.enqueueBatched(j)
+	}
+}
+
+func (jm *Controller) expectFinalizerRemoval(key, uid string) {
+	set := jm.finalizerExpectations[key]
+	if set == nil {
+		set = map[string]bool{}
+		jm.finalizerExpectations[key] = set
+	}
+	set[uid] = true
+}
+
+func (jm *Controller) finalizerRemovalObserved(key, uid string) {
+	if set := jm.finalizerExpectations[key]; set != nil {
+		delete(set, uid)
+		if len(set) == 0 {
+			delete(jm.finalizerExpectations, key)
+		}
+	}
+}
+
+// expectedFinalizerRemovals returns the sorted UIDs whose finalizer removal is expected.
+func (jm *Controller) expectedFinalizerRemovals(key string) []string {
+	return slices.Sorted(maps.Keys(jm.finalizerExpectations[key]))
+}
+
+func hasTrackingFinalizer(p *model.Pod) bool {
+	return slices.Contains(p.Finalizers, model.JobTrackingFinalizer)
+}

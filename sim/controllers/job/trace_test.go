@@ -1,0 +1,379 @@
+package job
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/record"
+)
+
+const testNS = "default"
+
+// TestTraces runs the datadriven scripts in testdata/ (regenerate with -rewrite). Each script
+// cites the upstream function whose behaviour it pins. Commands:
+//
+//	init [version=1.N]                       new world with the Job controller started
+//	create-job name=X [completions=N] [parallelism=N] [backoff-limit=N] [indexed]
+//	           [deadline=S] [suspend] [ignore-disruption] [fail-job-on-exit=C]
+//	kubelet run=D [code=N] [codes=a,b,...]   the fake kubelet: each new pod runs for D, then
+//	                                         exits with code (or the next of codes, per pod)
+//	disrupt pod=I                            PodGC's orphan handling: Failed + DisruptionTarget
+//	run for=D                                advance virtual time; print the controller's lines
+//	pods                                     the namespace's pods
+//	status name=X                            the Job's status and conditions
+//	events                                   events recorded since the last call
+func TestTraces(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var w *world
+		eventsShown := 0
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd != "init" && w == nil {
+				t.Fatalf("%s: the first command must be init", d.Pos)
+			}
+			switch d.Cmd {
+			case "init":
+				minor := 32
+				if d.HasArg("version") {
+					var v string
+					d.ScanArgs(t, "version", &v)
+					m, err := strconv.Atoi(strings.TrimPrefix(v, "1."))
+					if err != nil {
+						t.Fatalf("version: %v", err)
+					}
+					minor = m
+				}
+				w = newWorld(t, ConfigFor(minor))
+				eventsShown = 0
+				return fmt.Sprintf("max pod-failure back-off %s\n", w.jm.cfg.MaxPodFailureBackOff)
+			case "create-job":
+				w.createJob(d)
+				return ""
+			case "kubelet":
+				var run string
+				d.ScanArgs(t, "run", &run)
+				du, err := time.ParseDuration(run)
+				if err != nil {
+					t.Fatalf("run: %v", err)
+				}
+				w.runFor = du
+				w.codes = nil
+				if d.HasArg("code") {
+					var c int
+					d.ScanArgs(t, "code", &c)
+					w.codes = []int32{int32(c)}
+				}
+				if d.HasArg("codes") {
+					var cs string
+					d.ScanArgs(t, "codes", &cs)
+					for _, s := range strings.Split(cs, ",") {
+						c, err := strconv.Atoi(s)
+						if err != nil {
+							t.Fatalf("codes: %v", err)
+						}
+						w.codes = append(w.codes, int32(c))
+					}
+				}
+				return ""
+			case "disrupt":
+				p := w.podArg(d).DeepCopy()
+				p.Status.Phase = model.PodFailed
+				p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{
+					Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: "DeletionByPodGC",
+					Message: "PodGC: node no longer exists", LastTransitionTime: w.k.Now(),
+				})
+				if _, err := w.store.UpdateStatus(p); err != nil {
+					t.Fatalf("disrupt: %v", err)
+				}
+				w.emit("disrupt", "Pod "+model.Key(p), "DisruptionTarget=True phase=Failed")
+				return ""
+			case "run":
+				var dur string
+				d.ScanArgs(t, "for", &dur)
+				du, err := time.ParseDuration(dur)
+				if err != nil {
+					t.Fatalf("run: %v", err)
+				}
+				w.run(du)
+				return w.newTrace(func(component, action string) bool {
+					return component == Component || component == "test"
+				})
+			case "pods":
+				var b strings.Builder
+				for i, p := range w.pods() {
+					fmt.Fprintf(&b, "%d %s\n", i, podLine(p))
+				}
+				return b.String()
+			case "status":
+				var name string
+				d.ScanArgs(t, "name", &name)
+				return statusLines(w.job(name))
+			case "events":
+				var b strings.Builder
+				for _, ev := range w.sink.Events[eventsShown:] {
+					fmt.Fprintf(&b, "%s %s %s: %s\n", ev.FirstTimestamp, ev.Type, ev.Reason, ev.Message)
+				}
+				eventsShown = len(w.sink.Events)
+				return b.String()
+			}
+			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
+			return ""
+		})
+	})
+}
+
+// world is a small cluster for trace tests: a kernel, an API server, the Job controller, and a
+// fake kubelet (a periodic callback every 100ms) that binds each new pod, runs it for runFor
+// and ends it with the next exit code, and finishes the deletion of terminating pods.
+type world struct {
+	t     testing.TB
+	k     *sim.Kernel
+	srv   *apiserver.Server
+	store *apiserver.Store
+	jm    *Controller
+	sink  *record.FakeSink
+
+	runFor  time.Duration
+	codes   []int32
+	started map[string]sim.Time // pod uid -> start
+	exits   int
+
+	trace   bytes.Buffer
+	printed int
+}
+
+func newWorld(t testing.TB, cfg Config) *world {
+	w := &world{t: t, k: sim.New(1), sink: &record.FakeSink{}, started: map[string]sim.Time{}}
+	w.k.Trace().SetWriter(&w.trace)
+	w.srv = apiserver.NewServer(w.k, apiserver.DefaultConfig())
+	w.store = w.srv.Store()
+	c := client.New(w.srv, Component, client.Config{QPS: 20, Burst: 30})
+	f := client.NewSharedInformerFactory(c, 0)
+	jm, err := New(w.k, c, f, record.New(w.k, w.sink, Component, ""), cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	w.jm = jm
+	f.Start(w.k)
+	jm.Start()
+	w.k.After(100*time.Millisecond, w.kubeletTick)
+	w.run(100 * time.Millisecond)
+	w.printed = w.trace.Len()
+	return w
+}
+
+func (w *world) kubeletTick() {
+	now := w.k.Now()
+	for _, p := range w.pods() {
+		switch {
+		case p.DeletionTimestamp != nil:
+			// Termination: the containers stop; the pod ends Failed and, with no finalizer
+			// left, is removed.
+			if p.Status.Phase != model.PodFailed && p.Status.Phase != model.PodSucceeded {
+				q := p.DeepCopy()
+				q.Status.Phase = model.PodFailed
+				_, _ = w.store.UpdateStatus(q)
+				continue
+			}
+			if len(p.Finalizers) == 0 {
+				_, _ = w.store.Delete(model.KindPod, p.Namespace, p.Name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+			}
+		case w.runFor == 0:
+		case p.Status.Phase == "" || p.Status.Phase == model.PodPending:
+			q := p.DeepCopy()
+			if q.Spec.NodeName == "" {
+				q.Spec.NodeName = "node-1"
+				b, err := w.store.Update(q)
+				if err != nil {
+					continue
+				}
+				q = b.(*model.Pod).DeepCopy()
+			}
+			q.Status.Phase = model.PodRunning
+			q.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue, LastTransitionTime: now}}
+			q.Status.ContainerStatuses = []model.ContainerStatus{{Name: "app", Ready: true, State: model.ContainerState{Running: &model.ContainerStateRunning{StartedAt: now}}}}
+			if _, err := w.store.UpdateStatus(q); err == nil {
+				w.started[q.UID] = now
+			}
+		case p.Status.Phase == model.PodRunning:
+			if at, ok := w.started[p.UID]; ok && now.Sub(at) >= w.runFor {
+				code := int32(0)
+				if len(w.codes) > 0 {
+					code = w.codes[min(w.exits, len(w.codes)-1)]
+				}
+				q := p.DeepCopy()
+				q.Status.Phase = model.PodSucceeded
+				if code != 0 {
+					q.Status.Phase = model.PodFailed
+				}
+				q.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionFalse, LastTransitionTime: now}}
+				q.Status.ContainerStatuses = []model.ContainerStatus{{Name: "app", State: model.ContainerState{Terminated: &model.ContainerStateTerminated{ExitCode: code, StartedAt: at, FinishedAt: now}}}}
+				if _, err := w.store.UpdateStatus(q); err == nil {
+					w.exits++
+					w.emit("exit", "Pod "+model.Key(p), fmt.Sprintf("code=%d", code))
+				}
+			}
+		}
+	}
+	w.k.After(100*time.Millisecond, w.kubeletTick)
+}
+
+func (w *world) createJob(d *datadriven.TestData) {
+	t := w.t
+	var name string
+	d.ScanArgs(t, "name", &name)
+	j := &model.Job{}
+	j.Name, j.Namespace = name, testNS
+	j.Spec.Template.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/batch:1"}}
+	j.Spec.Template.Spec.RestartPolicy = model.RestartPolicyNever
+	intArg := func(key string, dst **int32) {
+		if d.HasArg(key) {
+			var v int
+			d.ScanArgs(t, key, &v)
+			*dst = model.Ptr(int32(v))
+		}
+	}
+	intArg("completions", &j.Spec.Completions)
+	intArg("parallelism", &j.Spec.Parallelism)
+	intArg("backoff-limit", &j.Spec.BackoffLimit)
+	if d.HasArg("deadline") {
+		var v int
+		d.ScanArgs(t, "deadline", &v)
+		j.Spec.ActiveDeadlineSeconds = model.Ptr(int64(v))
+	}
+	if d.HasArg("indexed") {
+		j.Spec.CompletionMode = model.Ptr(model.IndexedCompletion)
+	}
+	if d.HasArg("suspend") {
+		j.Spec.Suspend = model.Ptr(true)
+	}
+	if d.HasArg("ignore-disruption") || d.HasArg("fail-job-on-exit") {
+		j.Spec.PodFailurePolicy = &model.PodFailurePolicy{}
+	}
+	if d.HasArg("fail-job-on-exit") {
+		var c int
+		d.ScanArgs(t, "fail-job-on-exit", &c)
+		j.Spec.PodFailurePolicy.Rules = append(j.Spec.PodFailurePolicy.Rules, model.PodFailurePolicyRule{
+			Action: model.PodFailurePolicyActionFailJob, OnExitCodes: &model.PodFailurePolicyOnExitCodesRequirement{Operator: "In", Values: []int32{int32(c)}}})
+	}
+	if d.HasArg("ignore-disruption") {
+		j.Spec.PodFailurePolicy.Rules = append(j.Spec.PodFailurePolicy.Rules, model.PodFailurePolicyRule{
+			Action: model.PodFailurePolicyActionIgnore, OnPodConditions: []model.PodFailurePolicyOnPodConditionsPattern{{Type: model.PodDisruptionTarget}}})
+	}
+	if _, err := w.store.Create(j); err != nil {
+		t.Fatalf("create job: %v", err)
+	}
+}
+
+func (w *world) run(d time.Duration) {
+	out := w.k.Run(sim.Limits{MaxTime: w.k.Now().Add(d)})
+	if out.Reason == sim.StopError {
+		w.t.Fatalf("run failed: %v", out.Err)
+	}
+}
+
+func (w *world) emit(action, object, detail string) { w.k.Emit("test", action, object, 0, detail) }
+
+func (w *world) pods() []*model.Pod {
+	objs, _, err := w.store.List(model.KindPod, apiserver.ListOptions{Namespace: testNS})
+	if err != nil {
+		w.t.Fatalf("list pods: %v", err)
+	}
+	out := make([]*model.Pod, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.(*model.Pod))
+	}
+	slices.SortFunc(out, func(a, b *model.Pod) int {
+		if c := strings.Compare(a.Annotations[model.JobCompletionIndexAnnot], b.Annotations[model.JobCompletionIndexAnnot]); c != 0 {
+			return c
+		}
+		return int(a.CreationTimestamp - b.CreationTimestamp)
+	})
+	return out
+}
+
+func (w *world) podArg(d *datadriven.TestData) *model.Pod {
+	var i int
+	d.ScanArgs(w.t, "pod", &i)
+	pods := w.pods()
+	if i < 0 || i >= len(pods) {
+		w.t.Fatalf("pod index %d out of range (%d pods)", i, len(pods))
+	}
+	return pods[i]
+}
+
+func (w *world) job(name string) *model.Job {
+	obj, err := w.store.Get(model.KindJob, testNS, name)
+	if err != nil {
+		w.t.Fatalf("get job %s: %v", name, err)
+	}
+	return obj.(*model.Job)
+}
+
+func (w *world) newTrace(keep func(component, action string) bool) string {
+	all := w.trace.String()[w.printed:]
+	w.printed = w.trace.Len()
+	var b strings.Builder
+	for _, line := range strings.Split(all, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || !keep(f[1], f[2]) {
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func podLine(p *model.Pod) string {
+	state := string(p.Status.Phase)
+	if p.DeletionTimestamp != nil {
+		state += ",Terminating"
+	}
+	ix := p.Annotations[model.JobCompletionIndexAnnot]
+	if ix == "" {
+		ix = "-"
+	}
+	var env []string
+	for _, c := range p.Spec.Containers {
+		for _, e := range c.Env {
+			env = append(env, e.Name+"="+e.Value)
+		}
+	}
+	return fmt.Sprintf("%s %s index=%s hostname=%s env=%s finalizers=%s", p.Name, state, ix, orDash(p.Spec.Hostname), orDash(strings.Join(env, ",")), orDash(strings.Join(p.Finalizers, ",")))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func statusLines(j *model.Job) string {
+	s := j.Status
+	var b strings.Builder
+	start := "-"
+	if s.StartTime != nil {
+		start = s.StartTime.String()
+	}
+	fmt.Fprintf(&b, "active=%d ready=%d terminating=%d succeeded=%d failed=%d completedIndexes=%q startTime=%s\n",
+		s.Active, ptrOr(s.Ready, 0), ptrOr(s.Terminating, 0), s.Succeeded, s.Failed, s.CompletedIndexes, start)
+	if u := s.UncountedTerminatedPods; u != nil && len(u.Succeeded)+len(u.Failed) > 0 {
+		fmt.Fprintf(&b, "uncounted succeeded=%d failed=%d\n", len(u.Succeeded), len(u.Failed))
+	}
+	for _, c := range s.Conditions {
+		fmt.Fprintf(&b, "condition %s=%s reason=%s message=%q at %s\n", c.Type, c.Status, c.Reason, c.Message, c.LastTransitionTime)
+	}
+	return b.String()
+}
