@@ -104,7 +104,9 @@ func (jm *Controller) Stats() Stats {
 
 func (jm *Controller) enqueueImmediately(j *model.Job) { jm.queue.Add(model.Key(j)) }
 
-func (jm *Controller) enqueueBatched(j *model.Job) { jm.enqueueWithDelay(model.Key(j), SyncJobBatchPeriod) }
+func (jm *Controller) enqueueBatched(j *model.Job) {
+	jm.enqueueWithDelay(model.Key(j), SyncJobBatchPeriod)
+}
 
 // enqueueWithDelay floors the delay at the batch period, as upstream does.
 func (jm *Controller) enqueueWithDelay(key string, d time.Duration) {

@@ -840,4 +840,3 @@ func splitKey(key string) (string, string) {
 	}
 	return "", key
 }
-
