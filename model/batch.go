@@ -317,3 +317,11 @@ func (o *CronJob) DeepCopy() *CronJob {
 	out.Status.LastSuccessfulTime = copyPtr(o.Status.LastSuccessfulTime)
 	return out
 }
+
+// DeepCopyForJob returns a deep copy of the template, for building a Job from it.
+func (t *JobTemplateSpec) DeepCopyForJob() *JobTemplateSpec {
+	out := &JobTemplateSpec{}
+	t.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	t.Spec.DeepCopyInto(&out.Spec)
+	return out
+}
