@@ -9,6 +9,7 @@ import (
 	_ "time/tzdata" // timeZone validation must not depend on the host's zoneinfo
 
 	"github.com/robfig/cron/v3"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -525,7 +526,7 @@ func validateJobUpdate(n, o *Job) field.ErrorList {
 	errs = append(errs, apivalidation.ValidateImmutableField(ns.PodFailurePolicy, os.PodFailurePolicy, specPath.Child("podFailurePolicy"))...)
 	errs = append(errs, apivalidation.ValidateImmutableField(ns.BackoffLimitPerIndex, os.BackoffLimitPerIndex, specPath.Child("backoffLimitPerIndex"))...)
 	errs = append(errs, apivalidation.ValidateImmutableField(ns.ManagedBy, os.ManagedBy, specPath.Child("managedBy"))...)
-	if !sameValue(&ns.Template, &os.Template) {
+	if !equality.Semantic.DeepEqual(ns.Template, os.Template) {
 		errs = append(errs, field.Invalid(specPath.Child("template"), field.OmitValueType{}, apivalidation.FieldImmutableErrorMsg))
 	}
 	elastic := ns.CompletionMode != nil && *ns.CompletionMode == IndexedCompletion &&
