@@ -706,6 +706,13 @@ const (
 	// (drift it does not correct: self-heal or automated sync off, prune off, or Flux's next
 	// interval not come yet).
 	VerdictOutOfSync = "OutOfSync"
+	// Job failures: the reason of the Job's Failed condition (batch/v1 JobReason*), the
+	// message says the rest ("Job has reached the specified backoff limit", the counts).
+	VerdictBackoffLimitExceeded     = "BackoffLimitExceeded"
+	VerdictDeadlineExceeded         = "DeadlineExceeded"
+	VerdictPodFailurePolicy         = "PodFailurePolicy"
+	VerdictFailedIndexes            = "FailedIndexes"
+	VerdictMaxFailedIndexesExceeded = "MaxFailedIndexesExceeded"
 )
 
 // VerdictReasons lists every verdict reason, in the order the docs show them.
@@ -714,6 +721,7 @@ var VerdictReasons = []string{
 	VerdictNotReady, VerdictFailedCreate, VerdictWaitingForPod, VerdictProgressDeadlineExceeded,
 	VerdictPaused, VerdictRolloutIncomplete, VerdictDrainBlocked, VerdictDrainIncomplete, VerdictActionFailed, VerdictInProgress,
 	VerdictOutOfSync,
+	VerdictBackoffLimitExceeded, VerdictDeadlineExceeded, VerdictPodFailurePolicy, VerdictFailedIndexes, VerdictMaxFailedIndexesExceeded,
 }
 
 // unionNames returns the JSON names of the pointer fields of the union type t, in order.

@@ -15,6 +15,7 @@ import (
 //     that is really up (ground truth from the kubelet model, which the API may not know yet:
 //     right after a crash the API still reports everything Ready); and
 //   - every Deployment's status says its rollout is complete; and
+//   - every Job finished (Complete or Failed), is suspended or is being deleted; and
 //   - no pod is Pending.
 //
 // It is fed every write the API server commits (observe) and every change of a node's real
@@ -79,6 +80,11 @@ func (c *convergence) observe(obj model.Object, deleted bool) {
 		st := o.Status
 		c.observeOwner(o, want, deleted, st.ObservedGeneration >= o.Generation &&
 			st.Replicas == want && st.ReadyReplicas == want && st.AvailableReplicas == want && st.UpdatedReplicas == want)
+	case *model.Job:
+		// A Job is settled once it finished (Complete or Failed: a failure is reported as a
+		// verdict, see jobVerdicts), is suspended, or is being deleted.
+		c.setWorkloadDone(model.Ref(o), deleted, o.DeletionTimestamp != nil || model.IsJobFinished(o) ||
+			(o.Spec.Suspend != nil && *o.Spec.Suspend))
 	case *model.DaemonSet:
 		st := o.Status
 		c.observeOwner(o, st.DesiredNumberScheduled, deleted, st.ObservedGeneration >= o.Generation &&

@@ -89,6 +89,7 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	res.Verdicts = append(res.Verdicts, w.drainVerdicts()...)
 	res.Verdicts = append(res.Verdicts, tl.failedVerdicts()...)
 	res.Verdicts = append(res.Verdicts, w.gitopsVerdict()...)
+	res.Verdicts = append(res.Verdicts, w.jobVerdicts()...)
 	res.Series = w.obs.finish(w.k.Now())
 	res.Leadership = w.leadership()
 	res.Expectations = ex.results(res.Verdicts, res.Series, w.k.Now())

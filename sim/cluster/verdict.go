@@ -67,6 +67,9 @@ func (w *world) verdicts() []report.Verdict {
 		}
 		v := report.Verdict{Workload: ref, Kind: kind, Namespace: ns, Name: name, Reason: scenarios.VerdictRolloutIncomplete}
 		switch o := obj.(type) {
+		case *model.Job:
+			v.Desired, v.Ready = ptrOr(o.Spec.Completions, 1), o.Status.Succeeded
+			v.Reason, v.Message = scenarios.VerdictInProgress, jobRunningReason(o)
 		case *model.Deployment:
 			v.Desired, v.Ready = ptrOr(o.Spec.Replicas, 1), o.Status.AvailableReplicas
 			v.Reason, v.Message = deploymentReason(o)
@@ -307,4 +310,45 @@ func podReady(p *model.Pod) bool {
 		}
 	}
 	return false
+}
+
+// jobVerdicts names every Job that failed, with the reason and message of its Failed condition
+// (BackoffLimitExceeded, DeadlineExceeded, PodFailurePolicy, ...): a failed Job is settled, so
+// the run can end, but it did not do its work, and the verdict says why.
+func (w *world) jobVerdicts() []report.Verdict {
+	var out []report.Verdict
+	objs, _, _ := w.srv.Store().List(model.KindJob, apiserver.ListOptions{})
+	for _, o := range objs {
+		j := o.(*model.Job)
+		c, ok := model.JobFinishedCondition(j)
+		if !ok || c.Type != model.JobFailed {
+			continue
+		}
+		v := report.Verdict{Workload: model.Ref(j), Kind: string(model.KindJob), Namespace: j.Namespace, Name: j.Name,
+			Desired: ptrOr(j.Spec.Completions, 1), Ready: j.Status.Succeeded}
+		v.Short = v.Desired - v.Ready
+		// The reason is the Failed condition's (BackoffLimitExceeded, DeadlineExceeded, ...).
+		v.Reason = c.Reason
+		v.Message = fmt.Sprintf("Job failed: %s (%d pod(s) failed, %d succeeded", c.Message, j.Status.Failed, j.Status.Succeeded)
+		if bl := j.Spec.BackoffLimit; bl != nil && c.Reason == model.JobReasonBackoffLimitExceeded {
+			v.Message += fmt.Sprintf(", backoffLimit %d", *bl)
+		}
+		v.Message += ")"
+		out = append(out, v)
+	}
+	return out
+}
+
+// jobRunningReason explains a Job that has not finished when the run ends.
+func jobRunningReason(j *model.Job) string {
+	msg := fmt.Sprintf("Job not finished: %d active, %d succeeded, %d failed", j.Status.Active, j.Status.Succeeded, j.Status.Failed)
+	if j.Spec.Completions != nil {
+		msg += fmt.Sprintf(" of %d completions", *j.Spec.Completions)
+	}
+	for _, c := range j.Status.Conditions {
+		if c.Status == model.ConditionTrue && (c.Type == model.JobFailureTarget || c.Type == model.JobSuccessCriteriaMet) {
+			msg += fmt.Sprintf("; %s (%s) set, waiting for its pods to terminate", c.Type, c.Reason)
+		}
+	}
+	return msg
 }

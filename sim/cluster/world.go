@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,18 +17,21 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/controllers/cronjob"
 	"github.com/reconsim/reconsim/sim/controllers/daemonset"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/sim/controllers/disruption"
 	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
 	"github.com/reconsim/reconsim/sim/controllers/gc"
 	"github.com/reconsim/reconsim/sim/controllers/hpa"
+	"github.com/reconsim/reconsim/sim/controllers/job"
 	"github.com/reconsim/reconsim/sim/controllers/nodelifecycle"
 	"github.com/reconsim/reconsim/sim/controllers/podgc"
 	"github.com/reconsim/reconsim/sim/controllers/replicaset"
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 	"github.com/reconsim/reconsim/sim/controllers/statefulset"
 	"github.com/reconsim/reconsim/sim/controllers/tainteviction"
+	"github.com/reconsim/reconsim/sim/controllers/ttlafterfinished"
 	"github.com/reconsim/reconsim/sim/drain"
 	"github.com/reconsim/reconsim/sim/gitops"
 	"github.com/reconsim/reconsim/sim/metrics"
@@ -62,6 +66,9 @@ type world struct {
 	podgc     *podgc.Controller
 	lifecycle *nodelifecycle.Controller
 	taints    *tainteviction.Controller
+	jobs      *job.Controller
+	cronjobs  *cronjob.Controller
+	ttl       *ttlafterfinished.Controller
 
 	controllers    []*running // kube-controller-manager's controllers, then the scheduler
 	metricsFactory *client.SharedInformerFactory
@@ -301,6 +308,30 @@ func (w *world) controllerSpecs() []controllerSpec {
 			c, _ := w.component(endpointslice.Component, qps, burst)
 			ctrl, err := endpointslice.New(w.k, c, f, record.New(w.k, eventSink{w}, endpointslice.EventSourceComponent, ""), endpointslice.DefaultConfig())
 			w.endpoints = ctrl
+			return ctrl, err
+		}},
+		{job.Component, func(f *client.SharedInformerFactory) (runnable, error) {
+			cfg := job.ConfigFor(upstreamMinor(comps.UpstreamVersion()))
+			cfg.ConcurrentJobSyncs = comps.Int(kcm, "concurrent-job-syncs")
+			c, rec := w.component(job.Component, qps, burst)
+			ctrl, err := job.New(w.k, c, f, rec, cfg)
+			w.jobs = ctrl
+			return ctrl, err
+		}},
+		{cronjob.Component, func(f *client.SharedInformerFactory) (runnable, error) {
+			cfg := cronjob.DefaultConfig()
+			cfg.ConcurrentCronJobSyncs = comps.Int(kcm, "concurrent-cron-job-syncs")
+			c, rec := w.component(cronjob.Component, qps, burst)
+			ctrl, err := cronjob.New(w.k, c, f, rec, cfg)
+			w.cronjobs = ctrl
+			return ctrl, err
+		}},
+		{ttlafterfinished.Component, func(f *client.SharedInformerFactory) (runnable, error) {
+			cfg := ttlafterfinished.DefaultConfig()
+			cfg.ConcurrentTTLSyncs = comps.Int(kcm, "concurrent-ttl-after-finished-syncs")
+			c, rec := w.component(ttlafterfinished.Component, qps, burst)
+			ctrl, err := ttlafterfinished.New(w.k, c, f, rec, cfg)
+			w.ttl = ctrl
 			return ctrl, err
 		}},
 		{"garbage-collector-controller", func(f *client.SharedInformerFactory) (runnable, error) {
@@ -574,4 +605,14 @@ func (w *world) start() {
 			w.k.Emit("cluster", "node-join", "Node "+n.Name, 0, "")
 		})
 	}
+}
+
+// upstreamMinor returns the minor number of a "1.NN" upstream version (the scenario loader has
+// checked it), for the controllers' version gates.
+func upstreamMinor(v string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(v, "1."))
+	if err != nil {
+		panic(fmt.Sprintf("cluster: upstream version %q is not 1.NN", v))
+	}
+	return n
 }

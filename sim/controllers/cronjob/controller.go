@@ -53,6 +53,9 @@ type Controller struct {
 	jobInformer *client.Informer
 	queue       *workqueue.RateLimiting[string]
 	loop        *client.SyncLoop
+	// held requeues a CronJob for its next schedule time as pending work: a run with a
+	// CronJob is not quiescent while a schedule time is ahead.
+	held *client.HeldRequeue
 }
 
 // New builds the controller on the shared CronJob and Job informers of f.
@@ -67,6 +70,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		queue:       workqueue.NewRateLimiting[string](k, "cronjob", workqueue.DefaultControllerRateLimiter[string]()),
 	}
 	jm.loop = client.NewSyncLoop(k, Component, "CronJob", jm.queue, jm.syncKey)
+	jm.held = client.NewHeldRequeue(k, jm.queue.Add)
 	// processNextWorkItem's own requeue: an error is rate limited, a requeueAfter forgets the
 	// key's back-off and adds it after that delay.
 	jm.cjInformer.AddEventHandler(client.EventHandlerFuncs{
@@ -103,7 +107,10 @@ func (jm *Controller) Start() {
 }
 
 // Stop kills the controller's processes.
-func (jm *Controller) Stop() { jm.loop.Stop() }
+func (jm *Controller) Stop() {
+	jm.held.Stop()
+	jm.loop.Stop()
+}
 
 // updateCronJob is upstream updateCronJob: a changed schedule or time zone requeues for the
 // next schedule time; any other change syncs at once.
@@ -119,7 +126,7 @@ func (jm *Controller) updateCronJob(oldObj, curObj model.Object) {
 			jm.recorder.Eventf(cur, model.EventTypeWarning, "UnParseableCronJobSchedule", "unparseable schedule for cronjob: %s", cur.Spec.Schedule)
 			return
 		}
-		jm.queue.AddAfter(model.Key(cur), nextScheduleTimeDuration(cur, wall(jm.k.Now()), sched))
+		jm.held.AddAfter(model.Key(cur), nextScheduleTimeDuration(cur, wall(jm.k.Now()), sched))
 		return
 	}
 	jm.queue.Add(model.Key(cur))
@@ -141,7 +148,7 @@ func (jm *Controller) syncKey(ctx context.Context, key string) error {
 	}
 	if after != nil {
 		jm.queue.Forget(key)
-		jm.queue.AddAfter(key, *after)
+		jm.held.AddAfter(key, *after)
 	}
 	return nil
 }
@@ -151,6 +158,7 @@ func (jm *Controller) sync(ctx context.Context, key string) (*time.Duration, err
 	ns, name, _ := strings.Cut(key, "/")
 	obj, ok := jm.cjInformer.Get(ns, name)
 	if !ok {
+		jm.held.Forget(key)
 		return nil, nil
 	}
 	cj := obj.(*model.CronJob).DeepCopy()

@@ -4,7 +4,10 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
@@ -37,7 +40,10 @@ type Controller struct {
 	jobInformer *client.Informer
 	podInformer *client.Informer
 
-	queue        *workqueue.RateLimiting[string]
+	queue *workqueue.RateLimiting[string]
+	// held requeues a Job for its pod-failure back-off or active deadline as pending work, so
+	// a run is not declared quiescent while a Job waits to retry.
+	held         *client.HeldRequeue
 	loop         *client.SyncLoop
 	expectations *replicaset.ControllerExpectations
 	// finalizerExpectations are the pod UIDs, per Job key, whose tracking finalizer this
@@ -69,7 +75,13 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		backoff:               newBackoffStore(),
 	}
 	jm.syncHandler = jm.syncJob
-	jm.loop = client.NewSyncLoop(k, Component, "Job", jm.queue, func(ctx context.Context, key string) error { return jm.syncHandler(ctx, key) })
+	jm.held = client.NewHeldRequeue(k, jm.queue.Add)
+	jm.loop = client.NewSyncLoop(k, Component, "Job", jm.queue, func(ctx context.Context, key string) error {
+		if podKey, ok := strings.CutPrefix(key, orphanPodKeyPrefix); ok {
+			return jm.syncOrphanPod(ctx, podKey)
+		}
+		return jm.syncHandler(ctx, key)
+	})
 	jm.jobInformer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc:    func(obj model.Object, _ bool) { jm.addJob(obj) },
 		UpdateFunc: jm.updateJob,
@@ -89,7 +101,10 @@ func (jm *Controller) Start() {
 }
 
 // Stop kills the controller's processes.
-func (jm *Controller) Stop() { jm.loop.Stop() }
+func (jm *Controller) Stop() {
+	jm.held.Stop()
+	jm.loop.Stop()
+}
 
 // Stats returns the controller's counters now.
 func (jm *Controller) Stats() Stats {
@@ -108,9 +123,10 @@ func (jm *Controller) enqueueBatched(j *model.Job) {
 	jm.enqueueWithDelay(model.Key(j), SyncJobBatchPeriod)
 }
 
-// enqueueWithDelay floors the delay at the batch period, as upstream does.
+// enqueueWithDelay floors the delay at the batch period, as upstream does; the wait is pending
+// work (see held).
 func (jm *Controller) enqueueWithDelay(key string, d time.Duration) {
-	jm.queue.AddAfter(key, max(d, SyncJobBatchPeriod))
+	jm.held.AddAfter(key, max(d, SyncJobBatchPeriod))
 }
 
 func (jm *Controller) addJob(obj model.Object) {
@@ -144,7 +160,7 @@ func (jm *Controller) updateJob(oldObj, curObj model.Object) {
 	ads := curJ.Spec.ActiveDeadlineSeconds
 	if ads != nil && curJ.Status.StartTime != nil && (oldJ.Spec.ActiveDeadlineSeconds == nil || *oldJ.Spec.ActiveDeadlineSeconds != *ads) {
 		left := time.Duration(*ads)*time.Second - jm.k.Now().Sub(*curJ.Status.StartTime)
-		jm.queue.AddAfter(model.Key(curJ), left)
+		jm.held.AddAfter(model.Key(curJ), left)
 	}
 }
 
@@ -158,6 +174,15 @@ func (jm *Controller) deleteJob(obj any) {
 		return
 	}
 	jm.queue.Add(model.Key(j))
+	// Upstream deleteJob: the Job's pods that still carry the tracking finalizer are orphans
+	// now; their finalizers are removed by syncOrphanPod.
+	for _, po := range jm.podInformer.ListNamespace(j.Namespace, nil) {
+		if p := po.(*model.Pod); hasTrackingFinalizer(p) {
+			if ref := model.ControllerOf(p); ref != nil && ref.UID == j.UID {
+				jm.enqueueOrphanPod(p)
+			}
+		}
+	}
 }
 
 func (jm *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.Job {
@@ -176,13 +201,53 @@ func (jm *Controller) addPod(obj model.Object) {
 		return
 	}
 	ref := model.ControllerOf(pod)
-	if ref == nil {
+	var j *model.Job
+	if ref != nil {
+		j = jm.resolveControllerRef(pod.Namespace, ref)
+	}
+	if j == nil {
+		jm.enqueueOrphanPod(pod)
 		return
 	}
-	if j := jm.resolveControllerRef(pod.Namespace, ref); j != nil {
-		jm.expectations.CreationObserved(model.Key(j))
-		jm.enqueueBatched(j)
+	jm.expectations.CreationObserved(model.Key(j))
+	jm.enqueueBatched(j)
+}
+
+// orphanPodKeyPrefix marks the queue keys of orphan pods. Upstream has a second queue
+// ("job_orphan_pod") and one orphan worker; here the orphan pods share the Job queue and its
+// workers, with keys that cannot be Job keys.
+const orphanPodKeyPrefix = "orphan-pod:"
+
+// enqueueOrphanPod queues a pod that carries the tracking finalizer but whose Job is gone
+// (upstream enqueueOrphanPod), so that the finalizer does not keep it forever.
+func (jm *Controller) enqueueOrphanPod(pod *model.Pod) {
+	if hasTrackingFinalizer(pod) {
+		jm.queue.Add(orphanPodKeyPrefix + model.Key(pod))
 	}
+}
+
+// syncOrphanPod is upstream syncOrphanPod: a pod whose controller Job no longer exists (or is
+// finished) loses the tracking finalizer.
+func (jm *Controller) syncOrphanPod(ctx context.Context, key string) error {
+	ns, name := splitKey(key)
+	obj, ok := jm.podInformer.Get(ns, name)
+	if !ok {
+		return nil
+	}
+	pod := obj.(*model.Pod)
+	if !hasTrackingFinalizer(pod) {
+		return nil
+	}
+	if ref := model.ControllerOf(pod); ref != nil {
+		if j := jm.resolveControllerRef(pod.Namespace, ref); j != nil && !model.IsJobFinished(j) {
+			return nil
+		}
+	}
+	if err := jm.removeTrackingFinalizer(ctx, pod); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	jm.k.Emit(Component, "orphan-finalizer-removed", "Pod "+key, pod.ResourceVersion, "")
+	return nil
 }
 
 // updatePod is upstream updatePod: a pod that gets a deletionTimestamp counts as deleted; a
@@ -197,11 +262,12 @@ func (jm *Controller) updatePod(oldObj, curObj model.Object) {
 		jm.observeDeletion(curPod)
 	}
 	ref := model.ControllerOf(curPod)
-	if ref == nil {
-		return
+	var j *model.Job
+	if ref != nil {
+		j = jm.resolveControllerRef(curPod.Namespace, ref)
 	}
-	j := jm.resolveControllerRef(curPod.Namespace, ref)
 	if j == nil {
+		jm.enqueueOrphanPod(curPod)
 		return
 	}
 	if !hasTrackingFinalizer(curPod) {

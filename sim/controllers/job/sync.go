@@ -59,6 +59,7 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 	ns, name := splitKey(key)
 	obj, ok := jm.jobInformer.Get(ns, name)
 	if !ok {
+		jm.held.Forget(key)
 		jm.expectations.DeleteExpectations(key)
 		delete(jm.finalizerExpectations, key)
 		jm.backoff.remove(key)
@@ -70,6 +71,7 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 		return nil
 	}
 	if model.IsJobFinished(shared) {
+		jm.held.Forget(key)
 		jm.backoff.remove(key)
 		return nil
 	}
@@ -120,7 +122,7 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 		sc.finishedCondition = newFailureCondition(model.JobReasonDeadlineExceeded, msgDeadlineExceeded, now)
 	} else if job.Spec.ActiveDeadlineSeconds != nil && !suspended {
 		left := time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - now.Sub(*job.Status.StartTime)
-		jm.queue.AddAfter(key, left)
+		jm.held.AddAfter(key, left)
 	}
 	if sc.finishedCondition == nil {
 		if c := findCondition(job, model.JobSuccessCriteriaMet); c != nil && c.Status == model.ConditionTrue {
