@@ -128,6 +128,14 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 				o.sample(prefix+"available", "pods", float64(ds.Status.NumberAvailable))
 			}
 		}
+	case model.KindJob:
+		o.w.conv.observe(pick(old, new), new == nil)
+		if j, ok := pick(old, new).(*model.Job); ok {
+			prefix := "job." + model.Key(j) + "."
+			o.sample(prefix+"active", "pods", float64(j.Status.Active))
+			o.sample(prefix+"succeeded", "pods", float64(j.Status.Succeeded))
+			o.sample(prefix+"failed", "pods", float64(j.Status.Failed))
+		}
 	case model.KindHorizontalPodAutoscaler:
 		if h, ok := pick(old, new).(*model.HorizontalPodAutoscaler); ok {
 			// Before its first sync an HPA's status is empty (0 replicas), which nobody
