@@ -226,10 +226,10 @@ func validateJobSpec(s *JobSpec, path *field.Path) field.ErrorList {
 		errs = append(errs, validation.IsDomainPrefixedPath(path.Child("managedBy"), v)...)
 	}
 	if s.PodFailurePolicy != nil {
-		errs = append(errs, validatePodFailurePolicy(s, path.Child("podFailurePolicy"))...)
+		errs = append(errs, validatePodFailurePolicy(s, path)...)
 	}
 	if s.SuccessPolicy != nil {
-		errs = append(errs, validateSuccessPolicy(s, path.Child("successPolicy"))...)
+		errs = append(errs, validateSuccessPolicy(s, path)...)
 	}
 	if s.PodReplacementPolicy != nil {
 		p := path.Child("podReplacementPolicy")
@@ -251,11 +251,12 @@ func validateJobSpec(s *JobSpec, path *field.Path) field.ErrorList {
 }
 
 // validatePodFailurePolicy is upstream validatePodFailurePolicy and its rule checks.
-func validatePodFailurePolicy(s *JobSpec, path *field.Path) field.ErrorList {
+// specP is the path of the JobSpec.
+func validatePodFailurePolicy(s *JobSpec, specP *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	rulesPath := path.Child("rules")
+	rulesPath := specP.Child("podFailurePolicy", "rules")
 	if rp := s.Template.Spec.RestartPolicy; rp != RestartPolicyNever {
-		errs = append(errs, field.Invalid(path.Root().Child("spec", "template", "spec", "restartPolicy"), rp, "only \"Never\" is supported when podFailurePolicy is specified"))
+		errs = append(errs, field.Invalid(specP.Child("template", "spec", "restartPolicy"), rp, "only \"Never\" is supported when podFailurePolicy is specified"))
 	}
 	if n := len(s.PodFailurePolicy.Rules); n > maxPodFailurePolicyRules {
 		return append(errs, field.TooMany(rulesPath, n, maxPodFailurePolicyRules))
@@ -347,12 +348,12 @@ func validatePodFailurePolicyRule(s *JobSpec, r *PodFailurePolicyRule, path *fie
 	return errs
 }
 
-// validateSuccessPolicy is upstream validateSuccessPolicy.
-func validateSuccessPolicy(s *JobSpec, path *field.Path) field.ErrorList {
+// validateSuccessPolicy is upstream validateSuccessPolicy; specP is the path of the JobSpec.
+func validateSuccessPolicy(s *JobSpec, specP *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	rulesPath := path.Child("rules")
+	rulesPath := specP.Child("successPolicy", "rules")
 	if s.CompletionMode == nil || *s.CompletionMode != IndexedCompletion {
-		errs = append(errs, field.Invalid(path.Root().Child("spec", "completionMode"), s.CompletionMode, "requires indexed completion mode"))
+		errs = append(errs, field.Invalid(specP.Child("completionMode"), s.CompletionMode, "requires indexed completion mode"))
 	}
 	n := len(s.SuccessPolicy.Rules)
 	switch {

@@ -87,3 +87,25 @@ func parseYAMLQuiet(data []byte, node *yaml.Node) (err error) {
 	}()
 	return yaml.Unmarshal(data, node)
 }
+
+// FuzzParseIndexesFromString: the interval-list parser of successPolicy.succeededIndexes and
+// status.completedIndexes never panics, and what it accepts is ordered, non-overlapping and
+// below completions.
+func FuzzParseIndexesFromString(f *testing.F) {
+	for _, s := range []string{"", "0", "1,3-5", "5-3", "0-0,1", "-1", "99999999999", "1,,2", "1-2-3"} {
+		f.Add(s, int32(10))
+	}
+	f.Fuzz(func(t *testing.T, s string, completions int32) {
+		iv, err := ParseIndexesFromString(s, completions)
+		if err != nil {
+			return
+		}
+		last := int32(-1)
+		for _, x := range iv {
+			if x[0] <= last || x[1] < x[0] || x[1] >= completions {
+				t.Fatalf("%q (completions %d) parsed to bad intervals %v", s, completions, iv)
+			}
+			last = x[1]
+		}
+	})
+}

@@ -77,6 +77,19 @@ func TestBrokenScenarios(t *testing.T) {
 		"zero-within":                   {{"18:37", "expect[0].converged.within: within must be greater than 0, got 0s"}},
 		"manifest-field-type":           {{"17:17", `objects[0].manifest.spec.replicas: expected an integer, got a string "two"`}},
 		"manifest-unknown-kind":         {{"14:11", `objects[0].manifest.kind: unknown kind "Frobnicator"`}},
+		// batch/v1 validation (pkg/apis/batch/validation): a negative backoffLimit, an In rule
+		// on exit code 0, an invalid cron schedule (cron.ParseStandard), and podFailurePolicy
+		// rules the API server rejects (FailIndex without backoffLimitPerIndex, a restartPolicy
+		// other than Never).
+		"job-invalid": {
+			{"11:21", "objects[0].manifest.spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"},
+			{"15:48", "objects[0].manifest.spec.podFailurePolicy.rules[0].onExitCodes.values[0]: Invalid value: 0: must not be 0 for the In operator"},
+		},
+		"cronjob-invalid-schedule": {{"11:17", `objects[0].manifest.spec.schedule: Invalid value: "*/5 * * *": expected exactly 5 fields, found 4`}},
+		"job-pod-failure-policy-restart": {
+			{"13:19", `objects[0].manifest.spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the backoffLimitPerIndex to be set`},
+			{"17:26", `objects[0].manifest.spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when podFailurePolicy is specified`},
+		},
 		"invalid-manifest": {
 			{"11:17", "objects[0].manifest.spec.replicas: Invalid value: -1: must be greater than or equal to 0 (the API server would reject it)"},
 			{"14:28", "objects[0].manifest.spec.template.metadata.labels: Invalid value: {\"app\":\"other\"}: `selector` does not match template `labels`"},

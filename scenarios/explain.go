@@ -37,6 +37,9 @@ func Explain(key string) (string, error) {
 		}
 		return "", fmt.Errorf("%s; the annotations: %s", msg, strings.Join(annotationKeys(), ", "))
 	}
+	if doc, ok := explainKind(key); ok {
+		return doc, nil
+	}
 	flagKey := strings.TrimPrefix(key, "components.")
 	if isComponent(flagKey) {
 		return explainComponent(flagKey), nil
@@ -100,6 +103,9 @@ func ExplainTopics() []string {
 	}
 	for _, a := range annotationKeys() {
 		add(a)
+	}
+	for _, k := range kindTopics() {
+		add(k)
 	}
 	return out
 }

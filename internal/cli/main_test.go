@@ -270,6 +270,23 @@ func TestValidate(t *testing.T) {
 	assert.Equal(t, exitUsage, h.run("validate"))
 }
 
+// Batch objects the API server would reject are bad input: exit 2, each at its file:line:col
+// with the API server's field path, for `run` as for `validate`.
+func TestBadBatchInputExitsTwo(t *testing.T) {
+	cases := []struct{ file, want string }{
+		{"job-invalid.yaml", "job-invalid.yaml:11:21: objects[0].manifest.spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"},
+		{"cronjob-invalid-schedule.yaml", `cronjob-invalid-schedule.yaml:11:17: objects[0].manifest.spec.schedule: Invalid value: "*/5 * * *": expected exactly 5 fields`},
+		{"job-pod-failure-policy-restart.yaml", `job-pod-failure-policy-restart.yaml:13:19: objects[0].manifest.spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the backoffLimitPerIndex to be set`},
+	}
+	for _, c := range cases {
+		for _, cmd := range []string{"validate", "run"} {
+			h := newHarness(mustNotRun)
+			assert.Equal(t, exitUsage, h.run(cmd, "../../scenarios/testdata/broken/"+c.file), "%s %s", cmd, c.file)
+			assert.Contains(t, h.stderr.String(), c.want)
+		}
+	}
+}
+
 func TestListShowExplainVersion(t *testing.T) {
 	h := newHarness(mustNotRun)
 	require.Equal(t, exitOK, h.run("list"))
