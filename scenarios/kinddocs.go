@@ -27,14 +27,15 @@ Controller behaviour (job_controller.go, backoff_utils.go, pod_failure_policy.go
                              (6m for simulator.upstream-version before 1.28: MaxJobBackOff 360s)
   backoffLimit               the Job fails (BackoffLimitExceeded) when failed pods exceed it
   activeDeadlineSeconds      the Job fails (DeadlineExceeded) that long after startTime
-  podFailurePolicy           FailJob, Ignore, Count on exit codes and pod conditions; a pod that
+  podFailurePolicy           FailJob, Ignore, Count, FailIndex on exit codes and pod conditions; a pod that
                              pod GC or taint eviction failed carries DisruptionTarget=True
   conditions                 FailureTarget then Failed; SuccessCriteriaMet then Complete
   spec.managedBy             honoured from upstream-version 1.32 (JobManagedBy beta)
   ttlSecondsAfterFinished    ttl-after-finished-controller deletes the finished Job (Foreground)
   flags                      kube-controller-manager.concurrent-job-syncs (5),
                              kube-controller-manager.concurrent-ttl-after-finished-syncs (5)
-Not modelled: backoffLimitPerIndex and maxFailedIndexes (validated only), pod adoption.
+  backoffLimitPerIndex         per-index failure counts and back-off; FailedIndexes, MaxFailedIndexesExceeded
+Not modelled: pod adoption.
 
 Pods run to completion when the template's annotations say so (sim explain sim.reconsim.dev):
   template:

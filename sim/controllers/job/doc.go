@@ -20,8 +20,11 @@
 //     are replaced, pods deleted before they succeeded), and for restartPolicy OnFailure from
 //     container restarts; the pod-failure back-off 10s doubling per failure since the last
 //     success, capped at 10m (6m before 1.28, a version gate), counted from the latest
-//     failure's finish time; podFailurePolicy rules (FailJob, Ignore, Count; FailIndex is
-//     validated but backoffLimitPerIndex is not modelled) on exit codes and pod conditions;
+//     failure's finish time; podFailurePolicy rules (FailJob, Ignore, Count, FailIndex) on exit
+//     codes and pod conditions; backoffLimitPerIndex (each index with its own failure count,
+//     carried by the batch.kubernetes.io/job-index-failure-count annotation, and its own
+//     back-off; status.failedIndexes; FailedIndexes once every index finished,
+//     MaxFailedIndexesExceeded past maxFailedIndexes);
 //     activeDeadlineSeconds; successPolicy; podReplacementPolicy (replacements of terminating
 //     pods wait for Failed when it is Failed or a podFailurePolicy is set); suspend.
 //   - Status through the job-tracking finalizer: finished pods are recorded in
@@ -38,8 +41,11 @@
 //   - spec.managedBy other than kubernetes.io/job-controller is skipped from 1.32 (JobManagedBy
 //     beta); in 1.31 the gate is off and the field is ignored.
 //
-// Not modelled: backoffLimitPerIndex and maxFailedIndexes (validated, not enforced), adoption
-// of orphan pods and the orphan-pod worker, elastic Indexed Jobs' scale-down of high indexes
+// Orphan pods (their Job gone) lose the tracking finalizer through the same queue (upstream's
+// second queue "job_orphan_pod" and its worker are folded into it).
+//
+// Not modelled: adoption of orphan pods, the per-index ignored-failure count annotation,
+// deletion of the active pods of an index that failed, elastic Indexed Jobs' scale-down
 // beyond the deletion order above, metrics.
 //
 // Determinism: no maps are iterated for output; pods are read from the informer in key order.

@@ -147,3 +147,73 @@ func podGenerateNameWithIndex(jobName string, index int) string {
 	}
 	return jobName + appendix
 }
+
+// Per-index back-off (backoffLimitPerIndex; upstream indexed_job_utils.go and
+// backoff_utils.go getRemainingTimePerIndex).
+
+// getIndexFailureCount is upstream getIndexFailureCount: the failures of the pod's index
+// before this pod, from its batch.kubernetes.io/job-index-failure-count annotation.
+func getIndexFailureCount(p *model.Pod) int {
+	n, err := strconv.Atoi(p.Annotations[model.JobIndexFailureCountAnnot])
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// isIndexFailed is upstream isIndexFailed: a FailIndex rule matched, or a counted failure when
+// the index already failed backoffLimitPerIndex times.
+func isIndexFailed(j *model.Job, p *model.Pod) bool {
+	if !isPodFailed(p, j) {
+		return false
+	}
+	counted := true
+	if j.Spec.PodFailurePolicy != nil {
+		_, count, action := matchPodFailurePolicy(j.Spec.PodFailurePolicy, p)
+		if action == model.PodFailurePolicyActionFailIndex {
+			return true
+		}
+		counted = count
+	}
+	return counted && getIndexFailureCount(p) >= int(*j.Spec.BackoffLimitPerIndex)
+}
+
+// failedIndexesOf is upstream calculateFailedIndexes: the indexes in status.failedIndexes plus
+// those of failed pods whose index failed; also the latest failed pod of each index.
+func failedIndexesOf(j *model.Job, pods []*model.Pod) (orderedIntervals, map[int]*model.Pod) {
+	completions := int(ptrOr(j.Spec.Completions, 0))
+	prev := orderedIntervals(nil)
+	if j.Status.FailedIndexes != nil {
+		prev = parseIndexesFromString(*j.Status.FailedIndexes, completions)
+	}
+	last := map[int]*model.Pod{}
+	var ixs []int
+	for _, p := range pods {
+		ix := getCompletionIndex(p)
+		if ix == unknownCompletionIndex || ix >= completions || !isPodFailed(p, j) {
+			continue
+		}
+		if q := last[ix]; q == nil || getFinishedTime(q) < getFinishedTime(p) {
+			last[ix] = p
+		}
+		if isIndexFailed(j, p) {
+			ixs = append(ixs, ix)
+		}
+	}
+	return prev.withIndexes(ixs), last
+}
+
+// nextIndexFailureCount is upstream getNewIndexFailureCounts: the failure count the next pod of
+// the index starts with, one more than its latest failed pod's if that failure counts.
+func nextIndexFailureCount(j *model.Job, last *model.Pod) int {
+	if last == nil {
+		return 0
+	}
+	n := getIndexFailureCount(last)
+	if j.Spec.PodFailurePolicy != nil {
+		if _, count, _ := matchPodFailurePolicy(j.Spec.PodFailurePolicy, last); !count {
+			return n
+		}
+	}
+	return n + 1
+}

@@ -32,6 +32,9 @@ const (
 	msgBackoffLimitExceeded = "Job has reached the specified backoff limit"
 	msgDeadlineExceeded     = "Job was active longer than specified deadline"
 	msgCompletionsReached   = "Reached expected number of succeeded pods"
+	// Per-index failure messages (job_controller.go syncJob, backoffLimitPerIndex).
+	msgMaxFailedIndexesExceeded = "Job has exceeded the specified maximal number of failed indexes"
+	msgFailedIndexes            = "Job has failed indexes"
 )
 
 // ManagedByJobController is the value of spec.managedBy that means this controller
@@ -46,6 +49,11 @@ type syncCtx struct {
 	finishedCondition *model.JobCondition
 	succeeded, failed int32
 	succeededIndexes  orderedIntervals
+	// perIndex is backoffLimitPerIndex set on an Indexed Job; failedIndexes and
+	// lastFailedPerIndex (the latest failed pod of each index) serve it.
+	perIndex           bool
+	failedIndexes      orderedIntervals
+	lastFailedPerIndex map[int]*model.Pod
 	newBackoffRecord  backoffRecord
 	expectedRm        map[string]bool
 	terminating       int32
@@ -109,6 +117,12 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 		sc.succeededIndexes = succeededIndexesOf(job, pods)
 		sc.succeeded = int32(sc.succeededIndexes.total())
 	}
+	if indexed && job.Spec.BackoffLimitPerIndex != nil {
+		sc.perIndex = true
+		sc.failedIndexes, sc.lastFailedPerIndex = failedIndexesOf(job, pods)
+		job.Status.FailedIndexes = model.Ptr(sc.failedIndexes.String())
+	}
+	completions := int(ptrOr(job.Spec.Completions, 0))
 
 	// The order of the failure checks is upstream's: a FailureTarget already set, a FailJob
 	// rule, the back-off limit, the active deadline.
@@ -120,6 +134,10 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 		sc.finishedCondition = newFailureCondition(model.JobReasonBackoffLimitExceeded, msgBackoffLimitExceeded, now)
 	} else if jm.pastActiveDeadline(job) {
 		sc.finishedCondition = newFailureCondition(model.JobReasonDeadlineExceeded, msgDeadlineExceeded, now)
+	} else if sc.perIndex && job.Spec.MaxFailedIndexes != nil && sc.failedIndexes.total() > int(*job.Spec.MaxFailedIndexes) {
+		sc.finishedCondition = newFailureCondition(model.JobReasonMaxFailedIndexesExceeded, msgMaxFailedIndexesExceeded, now)
+	} else if sc.perIndex && sc.failedIndexes.total() > 0 && sc.failedIndexes.total()+sc.succeededIndexes.total() >= completions {
+		sc.finishedCondition = newFailureCondition(model.JobReasonFailedIndexes, msgFailedIndexes, now)
 	} else if job.Spec.ActiveDeadlineSeconds != nil && !suspended {
 		left := time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - now.Sub(*job.Status.StartTime)
 		jm.held.AddAfter(key, left)
@@ -455,6 +473,9 @@ func (jm *Controller) manageJob(ctx context.Context, sc *syncCtx) (int32, error)
 	if diff <= 0 {
 		return active, nil
 	}
+	if sc.perIndex {
+		return jm.createPerIndex(ctx, sc, active, wantActive, diff)
+	}
 	if rem := sc.newBackoffRecord.remainingTime(jm.k.Now(), jm.cfg.PodFailureBackOff, jm.cfg.MaxPodFailureBackOff); rem > 0 {
 		jm.k.Emit(Component, "backoff", jobRef(j), j.ResourceVersion, fmt.Sprintf("failures=%d wait=%s", sc.newBackoffRecord.failuresAfterLastSuccess, rem))
 		jm.enqueueWithDelay(key, rem)
@@ -471,7 +492,7 @@ func (jm *Controller) manageJob(ctx context.Context, sc *syncCtx) (int32, error)
 	}
 	jm.expectations.ExpectCreations(key, int(diff))
 	jm.k.Emit(Component, "creating", jobRef(j), j.ResourceVersion, fmt.Sprintf("active=%d want=%d creating=%d", active, wantActive, diff))
-	created, err := jm.slowStartCreate(ctx, j, int(diff), indexes)
+	created, err := jm.slowStartCreate(ctx, j, int(diff), indexes, nil)
 	if skipped := int(diff) - created; skipped > 0 {
 		for range skipped {
 			jm.expectations.CreationObserved(key)
@@ -482,7 +503,7 @@ func (jm *Controller) manageJob(ctx context.Context, sc *syncCtx) (int32, error)
 
 // slowStartCreate creates n pods in batches of 1, 2, 4, ... and stops after a batch with an
 // error (upstream manageJob's slow start with SlowStartInitialBatchSize).
-func (jm *Controller) slowStartCreate(ctx context.Context, j *model.Job, n int, indexes []int) (int, error) {
+func (jm *Controller) slowStartCreate(ctx context.Context, j *model.Job, n int, indexes []int, failureCounts map[int]int) (int, error) {
 	done := 0
 	for batch := min(n, SlowStartInitialBatchSize); batch > 0; batch = min(2*batch, n-done) {
 		first := done
@@ -491,7 +512,7 @@ func (jm *Controller) slowStartCreate(ctx context.Context, j *model.Job, n int, 
 			if indexes != nil {
 				ix = indexes[i]
 			}
-			return jm.createPod(ctx, j, ix)
+			return jm.createPod(ctx, j, ix, failureCounts)
 		})
 		done += batch - len(errs)
 		if len(errs) > 0 {
@@ -504,7 +525,7 @@ func (jm *Controller) slowStartCreate(ctx context.Context, j *model.Job, n int, 
 // createPod creates one pod from the template (upstream podControl.CreatePodsWithGenerateName
 // with the Job's controller reference and the tracking finalizer; for an Indexed Job the
 // completion index annotation and label, hostname and JOB_COMPLETION_INDEX).
-func (jm *Controller) createPod(ctx context.Context, j *model.Job, index int) error {
+func (jm *Controller) createPod(ctx context.Context, j *model.Job, index int, failureCounts map[int]int) error {
 	tmpl := &model.PodTemplateSpec{}
 	j.Spec.Template.DeepCopyInto(tmpl)
 	pod := &model.Pod{
@@ -531,6 +552,9 @@ func (jm *Controller) createPod(ctx context.Context, j *model.Job, index int) er
 			pod.Labels = map[string]string{}
 		}
 		pod.Labels[model.JobCompletionIndexAnnot] = s // PodIndexLabel, on since 1.28
+		if failureCounts != nil {
+			pod.Annotations[model.JobIndexFailureCountAnnot] = strconv.Itoa(failureCounts[index])
+		}
 		pod.GenerateName = podGenerateNameWithIndex(j.Name, index)
 		pod.Spec.Hostname = fmt.Sprintf("%s-%d", j.Name, index)
 		for i := range pod.Spec.Containers {
@@ -841,4 +865,51 @@ func splitKey(key string) (string, string) {
 		}
 	}
 	return "", key
+}
+
+// createPerIndex is manageJob's creation for backoffLimitPerIndex: pending indexes that did not
+// fail, skipping those whose own back-off (from their latest failed pod, failure count from
+// its annotation) has not passed; each new pod carries its index's failure count.
+func (jm *Controller) createPerIndex(ctx context.Context, sc *syncCtx, active, wantActive, diff int32) (int32, error) {
+	j := sc.job
+	key := model.Key(j)
+	now := jm.k.Now()
+	completions := int(ptrOr(j.Spec.Completions, 0))
+	done := append(append(orderedIntervals{}, sc.succeededIndexes...), sc.failedIndexes...).withIndexes(nil)
+	candidates := firstPendingIndexes(sc.activePods, done, completions, completions)
+	var indexes []int
+	counts := map[int]int{}
+	var wait time.Duration
+	for _, ix := range candidates {
+		if len(indexes) >= int(min(diff, MaxPodCreateDeletePerSync)) {
+			break
+		}
+		last := sc.lastFailedPerIndex[ix]
+		n := nextIndexFailureCount(j, last)
+		if last != nil && n > 0 {
+			d := backoffDelay(int32(n), jm.cfg.PodFailureBackOff, jm.cfg.MaxPodFailureBackOff)
+			if rem := d - now.Sub(getFinishedTime(last)); rem > 0 {
+				if wait == 0 || rem < wait {
+					wait = rem
+				}
+				continue
+			}
+		}
+		indexes = append(indexes, ix)
+		counts[ix] = n
+	}
+	if wait > 0 {
+		jm.k.Emit(Component, "backoff", jobRef(j), j.ResourceVersion, fmt.Sprintf("per-index wait=%s", wait))
+		jm.enqueueWithDelay(key, wait)
+	}
+	if len(indexes) == 0 {
+		return active, nil
+	}
+	jm.expectations.ExpectCreations(key, len(indexes))
+	jm.k.Emit(Component, "creating", jobRef(j), j.ResourceVersion, fmt.Sprintf("active=%d want=%d creating=%d", active, wantActive, len(indexes)))
+	created, err := jm.slowStartCreate(ctx, j, len(indexes), indexes, counts)
+	for range len(indexes) - created {
+		jm.expectations.CreationObserved(key)
+	}
+	return active + int32(created), err
 }

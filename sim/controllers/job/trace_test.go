@@ -26,8 +26,11 @@ const testNS = "default"
 //	init [version=1.N]                       new world with the Job controller started
 //	create-job name=X [completions=N] [parallelism=N] [backoff-limit=N] [indexed]
 //	           [deadline=S] [suspend] [ignore-disruption] [fail-job-on-exit=C]
-//	kubelet run=D [code=N] [codes=a,b,...]   the fake kubelet: each new pod runs for D, then
-//	                                         exits with code (or the next of codes, per pod)
+//	kubelet run=D [code=N] [codes=a,b,...] [fail-index=I]
+//	                                         the fake kubelet: each new pod runs for D, then
+//	                                         exits with code (or the next of codes, per pod;
+//	                                         or 1 for index I and 0 for the others)
+//	create-job ... [backoff-limit-per-index=N] [max-failed-indexes=N]
 //	disrupt pod=I                            PodGC's orphan handling: Failed + DisruptionTarget
 //	run for=D                                advance virtual time; print the controller's lines
 //	pods                                     the namespace's pods
@@ -68,6 +71,8 @@ func TestTraces(t *testing.T) {
 				}
 				w.runFor = du
 				w.codes = nil
+				w.failIndex = -1
+				d.MaybeScanArgs(t, "fail-index", &w.failIndex)
 				if d.HasArg("code") {
 					var c int
 					d.ScanArgs(t, "code", &c)
@@ -143,8 +148,9 @@ type world struct {
 	jm    *Controller
 	sink  *record.FakeSink
 
-	runFor  time.Duration
-	codes   []int32
+	runFor    time.Duration
+	codes     []int32
+	failIndex int // pods of this index exit 1, the others 0 (-1: use codes)
 	started map[string]sim.Time // pod uid -> start
 	exits   int
 
@@ -153,7 +159,7 @@ type world struct {
 }
 
 func newWorld(t testing.TB, cfg Config) *world {
-	w := &world{t: t, k: sim.New(1), sink: &record.FakeSink{}, started: map[string]sim.Time{}}
+	w := &world{t: t, k: sim.New(1), sink: &record.FakeSink{}, started: map[string]sim.Time{}, failIndex: -1}
 	w.k.Trace().SetWriter(&w.trace)
 	w.srv = apiserver.NewServer(w.k, apiserver.DefaultConfig())
 	w.store = w.srv.Store()
@@ -211,6 +217,12 @@ func (w *world) kubeletTick() {
 				if len(w.codes) > 0 {
 					code = w.codes[min(w.exits, len(w.codes)-1)]
 				}
+				if w.failIndex >= 0 {
+					code = 0
+					if getCompletionIndex(p) == w.failIndex {
+						code = 1
+					}
+				}
 				q := p.DeepCopy()
 				q.Status.Phase = model.PodSucceeded
 				if code != 0 {
@@ -246,6 +258,8 @@ func (w *world) createJob(d *datadriven.TestData) {
 	intArg("completions", &j.Spec.Completions)
 	intArg("parallelism", &j.Spec.Parallelism)
 	intArg("backoff-limit", &j.Spec.BackoffLimit)
+	intArg("backoff-limit-per-index", &j.Spec.BackoffLimitPerIndex)
+	intArg("max-failed-indexes", &j.Spec.MaxFailedIndexes)
 	if d.HasArg("deadline") {
 		var v int
 		d.ScanArgs(t, "deadline", &v)
@@ -350,7 +364,11 @@ func podLine(p *model.Pod) string {
 			env = append(env, e.Name+"="+e.Value)
 		}
 	}
-	return fmt.Sprintf("%s %s index=%s hostname=%s env=%s finalizers=%s", p.Name, state, ix, orDash(p.Spec.Hostname), orDash(strings.Join(env, ",")), orDash(strings.Join(p.Finalizers, ",")))
+	line := fmt.Sprintf("%s %s index=%s hostname=%s env=%s finalizers=%s", p.Name, state, ix, orDash(p.Spec.Hostname), orDash(strings.Join(env, ",")), orDash(strings.Join(p.Finalizers, ",")))
+	if n, ok := p.Annotations[model.JobIndexFailureCountAnnot]; ok {
+		line += " index-failure-count=" + n
+	}
+	return line
 }
 
 func orDash(s string) string {
@@ -369,6 +387,9 @@ func statusLines(j *model.Job) string {
 	}
 	fmt.Fprintf(&b, "active=%d ready=%d terminating=%d succeeded=%d failed=%d completedIndexes=%q startTime=%s\n",
 		s.Active, ptrOr(s.Ready, 0), ptrOr(s.Terminating, 0), s.Succeeded, s.Failed, s.CompletedIndexes, start)
+	if s.FailedIndexes != nil {
+		fmt.Fprintf(&b, "failedIndexes=%q\n", *s.FailedIndexes)
+	}
 	if u := s.UncountedTerminatedPods; u != nil && len(u.Succeeded)+len(u.Failed) > 0 {
 		fmt.Fprintf(&b, "uncounted succeeded=%d failed=%d\n", len(u.Succeeded), len(u.Failed))
 	}
