@@ -54,10 +54,10 @@ type syncCtx struct {
 	perIndex           bool
 	failedIndexes      orderedIntervals
 	lastFailedPerIndex map[int]*model.Pod
-	newBackoffRecord  backoffRecord
-	expectedRm        map[string]bool
-	terminating       int32
-	ready             int32
+	newBackoffRecord   backoffRecord
+	expectedRm         map[string]bool
+	terminating        int32
+	ready              int32
 }
 
 // syncJob is upstream syncJob for one Job key: count the pods, decide whether the Job failed

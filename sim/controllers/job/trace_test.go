@@ -150,9 +150,9 @@ type world struct {
 
 	runFor    time.Duration
 	codes     []int32
-	failIndex int // pods of this index exit 1, the others 0 (-1: use codes)
-	started map[string]sim.Time // pod uid -> start
-	exits   int
+	failIndex int                 // pods of this index exit 1, the others 0 (-1: use codes)
+	started   map[string]sim.Time // pod uid -> start
+	exits     int
 
 	trace   bytes.Buffer
 	printed int
