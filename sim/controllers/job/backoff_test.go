@@ -104,3 +104,35 @@ func TestMatchPodFailurePolicy(t *testing.T) {
 	_, _, action = matchPodFailurePolicy(pfp, p)
 	assert.Equal(t, "", action, "exit code 0 never matches")
 }
+
+// pastBackoffLimitOnFailure: with restartPolicy OnFailure, container restarts of running and
+// pending pods count towards backoffLimit (reaching it fails the Job; with backoffLimit 0 any
+// restart does).
+func TestPastBackoffLimitOnFailure(t *testing.T) {
+	pod := func(phase string, restarts int32) *model.Pod {
+		p := &model.Pod{}
+		p.Status.Phase = phase
+		p.Status.ContainerStatuses = []model.ContainerStatus{{Name: "app", RestartCount: restarts}}
+		return p
+	}
+	job := func(rp string, limit int32) *model.Job {
+		j := &model.Job{}
+		j.Spec.Template.Spec.RestartPolicy = rp
+		j.Spec.BackoffLimit = &limit
+		return j
+	}
+	cases := []struct {
+		job  *model.Job
+		pods []*model.Pod
+		want bool
+	}{
+		{job(model.RestartPolicyOnFailure, 6), []*model.Pod{pod(model.PodRunning, 3), pod(model.PodPending, 2)}, false},
+		{job(model.RestartPolicyOnFailure, 6), []*model.Pod{pod(model.PodRunning, 3), pod(model.PodPending, 3)}, true},
+		{job(model.RestartPolicyOnFailure, 6), []*model.Pod{pod(model.PodFailed, 9)}, false},
+		{job(model.RestartPolicyOnFailure, 0), []*model.Pod{pod(model.PodRunning, 1)}, true},
+		{job(model.RestartPolicyNever, 0), []*model.Pod{pod(model.PodRunning, 5)}, false},
+	}
+	for i, c := range cases {
+		assert.Equal(t, c.want, pastBackoffLimitOnFailure(c.job, c.pods), "case %d", i)
+	}
+}

@@ -30,7 +30,7 @@ const testNS = "default"
 //	                                         the fake kubelet: each new pod runs for D, then
 //	                                         exits with code (or the next of codes, per pod;
 //	                                         or 1 for index I and 0 for the others)
-//	create-job ... [backoff-limit-per-index=N] [max-failed-indexes=N]
+//	create-job ... [backoff-limit-per-index=N] [max-failed-indexes=N] [success-indexes=0-1]
 //	disrupt pod=I                            PodGC's orphan handling: Failed + DisruptionTarget
 //	run for=D                                advance virtual time; print the controller's lines
 //	pods                                     the namespace's pods
@@ -270,6 +270,11 @@ func (w *world) createJob(d *datadriven.TestData) {
 	}
 	if d.HasArg("suspend") {
 		j.Spec.Suspend = model.Ptr(true)
+	}
+	if d.HasArg("success-indexes") {
+		var v string
+		d.ScanArgs(t, "success-indexes", &v)
+		j.Spec.SuccessPolicy = &model.SuccessPolicy{Rules: []model.SuccessPolicyRule{{SucceededIndexes: &v}}}
 	}
 	if d.HasArg("ignore-disruption") || d.HasArg("fail-job-on-exit") {
 		j.Spec.PodFailurePolicy = &model.PodFailurePolicy{}
