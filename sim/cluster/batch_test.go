@@ -1,0 +1,112 @@
+package cluster
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// job-backoff: each replacement pod is created 10s, 20s, 40s, 80s after the previous pod's
+// container exited (job_controller.go manageJob with backoff_utils.go), and the run ends with
+// the BackoffLimitExceeded verdict.
+func TestJobBackoffScenarioTiming(t *testing.T) {
+	var trace bytes.Buffer
+	res := runBuiltin(t, "job-backoff", &trace)
+	var exits, creates []float64
+	for _, line := range strings.Split(trace.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			continue
+		}
+		at, _ := strconv.ParseFloat(f[0], 64)
+		switch {
+		case f[2] == "container-exit" && strings.Contains(line, "nightly-import"):
+			exits = append(exits, at)
+		case f[1] == "job-controller" && f[2] == "creating":
+			creates = append(creates, at)
+		}
+	}
+	require.Len(t, exits, 5, "five runs, all failed")
+	require.Len(t, creates, 5, "the first pod and four retries")
+	for i, want := range []float64{10, 20, 40, 80} {
+		gap := creates[i+1] - exits[i]
+		// The failure is noticed at the kubelet's next status write and the Job's batched
+		// sync; the back-off counts from the container's finish time, so the gap is exact
+		// to within the API latency of the creation.
+		assert.InDelta(t, want, gap, 0.5, "retry %d: created %.3fs after the exit", i+1, gap)
+	}
+	require.Len(t, res.Verdicts, 1)
+	assert.Equal(t, "Job default/nightly-import", res.Verdicts[0].Workload)
+	assert.Contains(t, res.Verdicts[0].Reason, "BackoffLimitExceeded: Job has reached the specified backoff limit (5 pod(s) failed, 0 succeeded, backoffLimit 4)")
+}
+
+// job-node-failure: the pods lost with the node fail with DisruptionTarget (pod GC), the
+// Ignore rule keeps them out of the count, exactly the lost indexes are recreated, and the Job
+// completes with failed 0.
+func TestJobNodeFailureScenario(t *testing.T) {
+	res := runBuiltin(t, "job-node-failure", nil)
+	assert.True(t, res.Passed)
+	created := map[string]int{}
+	for _, e := range res.Events {
+		if e.Reason == "SuccessfulCreate" && e.Kind == "Job" {
+			name := strings.TrimPrefix(e.Message, "Created pod: nightly-render-")
+			created[name[:strings.IndexByte(name, '-')]]++
+		}
+	}
+	replaced := 0
+	for ix, n := range created {
+		if n == 2 {
+			replaced++
+		}
+		assert.LessOrEqual(t, n, 2, "index %s", ix)
+	}
+	assert.Len(t, created, 6, "every index got a pod")
+	assert.Equal(t, 2, replaced, "the two indexes on worker-1 were recreated")
+	var js []float64
+	for _, s := range res.Series {
+		if s.Name == "job.default/nightly-render.failed" {
+			for _, p := range s.Points {
+				js = append(js, p.V)
+			}
+		}
+	}
+	require.NotEmpty(t, js)
+	for _, v := range js {
+		assert.Zero(t, v, "ignored failures never count")
+	}
+	assert.Greater(t, eventTime(t, res, "Completed", string(model.KindJob), "nightly-render"), 0.0)
+}
+
+// cronjob-forbid: Forbid skips the schedule times that find the previous run active, and its
+// runs start late (after the previous one finished); Replace deletes the running Job at every
+// schedule time after the first.
+func TestCronJobForbidScenario(t *testing.T) {
+	res := runBuiltin(t, "cronjob-forbid", nil)
+	assert.True(t, res.Passed)
+	count := func(reason, name string) int {
+		n := 0
+		for _, e := range res.Events {
+			if e.Reason == reason && e.Name == name {
+				n++
+			}
+		}
+		return n
+	}
+	// The run ends at 30m: the 00:30 schedule time is handled 100ms later (nextScheduleDelta),
+	// after the end.
+	assert.GreaterOrEqual(t, count("JobAlreadyActive", "report"), 4, "00:10, 00:15, 00:20 and 00:25 find a run active (and every other sync while it is)")
+	assert.Equal(t, 4, count("SuccessfulDelete", "sync"), "Replace deletes the running Job at 00:10 ... 00:25")
+	assert.Equal(t, 5, count("SuccessfulCreate", "sync"), "sync runs at 00:05 ... 00:25")
+	for _, e := range res.Events {
+		if e.Reason == "SuccessfulCreate" && e.Name == "report" && e.Time > 301 {
+			sec := int(e.Time) % 300
+			assert.NotZero(t, sec/2, "report's later runs start late, not on the schedule: %.1fs", e.Time)
+		}
+	}
+}
