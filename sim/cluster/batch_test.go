@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/scenarios"
 )
 
 // job-backoff: each replacement pod is created 10s, 20s, 40s, 80s after the previous pod's
@@ -43,7 +45,7 @@ func TestJobBackoffScenarioTiming(t *testing.T) {
 	}
 	require.Len(t, res.Verdicts, 1)
 	assert.Equal(t, "Job default/nightly-import", res.Verdicts[0].Workload)
-	assert.Contains(t, res.Verdicts[0].Reason, "BackoffLimitExceeded: Job has reached the specified backoff limit (5 pod(s) failed, 0 succeeded, backoffLimit 4)")
+	assert.Contains(t, res.Verdicts[0].Reason, "BackoffLimitExceeded: Job has reached the specified backoff limit (5 pod(s) failed, 0 succeeded, backoffLimit 4, at ")
 }
 
 // job-node-failure: the pods lost with the node fail with DisruptionTarget (pod GC), the
@@ -109,4 +111,58 @@ func TestCronJobForbidScenario(t *testing.T) {
 			assert.NotZero(t, sec/2, "report's later runs start late, not on the schedule: %.1fs", e.Time)
 		}
 	}
+}
+
+const onFailureJobScenario = `
+apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: job-on-failure
+seed: 1
+duration: 20m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 1, zone: zone-a, region: region-1, capacity: {cpu: "4", memory: 16Gi}}
+objects:
+- manifest:
+    apiVersion: batch/v1
+    kind: Job
+    metadata: {name: retry-in-place, namespace: default}
+    spec:
+      backoffLimit: 2
+      ttlSecondsAfterFinished: 60
+      template:
+        metadata:
+          annotations: {sim.reconsim.dev/exit-after: 5s, sim.reconsim.dev/exit-code: "1"}
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: app, image: registry.example/app:1}]
+expect:
+- name: fails
+  verdict: any
+`
+
+// restartPolicy OnFailure: the kubelet restarts the failing container in place with its
+// CrashLoopBackOff, and the Job controller counts the restarts of the running pod
+// (pastBackoffLimitOnFailure): at 2 restarts the Job fails with BackoffLimitExceeded without
+// any pod having failed. ttlSecondsAfterFinished 60 then deletes the Job (ttl-after-finished
+// controller) a minute after it failed.
+func TestJobOnFailureCountsRestarts(t *testing.T) {
+	var trace bytes.Buffer
+	scn, _, err := scenarios.Parse("job-on-failure.yaml", []byte(onFailureJobScenario), ".")
+	require.NoError(t, err)
+	res, err := Run(context.Background(), scn, Options{Trace: &trace})
+	require.NoError(t, err)
+	require.Len(t, res.Verdicts, 1)
+	assert.Contains(t, res.Verdicts[0].Reason, "BackoffLimitExceeded")
+	assert.Contains(t, res.Verdicts[0].Reason, "; the Job was deleted afterwards")
+	assert.Equal(t, 1, countReason(res, "SuccessfulCreate", "Created pod: retry-in-place-"), "one pod: its container restarted in place")
+	failedAt := eventTime(t, res, "BackoffLimitExceeded", "Job", "retry-in-place")
+	assert.Greater(t, countReason(res, "BackOff", ""), 0, "the kubelet backed off the restarts")
+	var deletedAt float64
+	for _, line := range strings.Split(trace.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 3 && f[1] == "ttl-after-finished-controller" && f[2] == "delete" {
+			deletedAt, _ = strconv.ParseFloat(f[0], 64)
+		}
+	}
+	assert.InDelta(t, failedAt+60, deletedAt, 1, "deleted 60s after it failed")
 }

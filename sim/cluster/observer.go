@@ -130,6 +130,9 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 		}
 	case model.KindJob:
 		o.w.conv.observe(pick(old, new), new == nil)
+		if nj, ok := new.(*model.Job); ok {
+			o.w.noteJob(nj)
+		}
 		if j, ok := pick(old, new).(*model.Job); ok {
 			prefix := "job." + model.Key(j) + "."
 			o.sample(prefix+"active", "pods", float64(j.Status.Active))

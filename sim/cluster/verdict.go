@@ -312,28 +312,50 @@ func podReady(p *model.Pod) bool {
 	return false
 }
 
-// jobVerdicts names every Job that failed, with the reason and message of its Failed condition
-// (BackoffLimitExceeded, DeadlineExceeded, PodFailurePolicy, ...): a failed Job is settled, so
-// the run can end, but it did not do its work, and the verdict says why.
+// failedJob is a Job seen failing during the run (see noteJob).
+type failedJob struct {
+	ref, namespace, name string
+	uid                  string
+	verdict              report.Verdict
+}
+
+// noteJob records a Job the first time it is seen with Failed=True, with the verdict it
+// earns then: a failed Job is settled, so the run can end, but it did not do its work. It is
+// recorded when it fails because ttlSecondsAfterFinished (or a user) may delete it before the
+// run ends.
+func (w *world) noteJob(j *model.Job) {
+	c, ok := model.JobFinishedCondition(j)
+	if !ok || c.Type != model.JobFailed {
+		return
+	}
+	for _, f := range w.failedJobs {
+		if f.uid == j.UID {
+			return
+		}
+	}
+	v := report.Verdict{Workload: model.Ref(j), Kind: string(model.KindJob), Namespace: j.Namespace, Name: j.Name,
+		Desired: ptrOr(j.Spec.Completions, 1), Ready: j.Status.Succeeded}
+	v.Short = v.Desired - v.Ready
+	// The reason is the Failed condition's (BackoffLimitExceeded, DeadlineExceeded, ...).
+	v.Reason = c.Reason
+	v.Message = fmt.Sprintf("Job failed: %s (%d pod(s) failed, %d succeeded", c.Message, j.Status.Failed, j.Status.Succeeded)
+	if bl := j.Spec.BackoffLimit; bl != nil && c.Reason == model.JobReasonBackoffLimitExceeded {
+		v.Message += fmt.Sprintf(", backoffLimit %d", *bl)
+	}
+	v.Message += fmt.Sprintf(", at %.3fs)", c.LastTransitionTime.Seconds())
+	w.failedJobs = append(w.failedJobs, failedJob{ref: model.Ref(j), namespace: j.Namespace, name: j.Name, uid: j.UID, verdict: v})
+}
+
+// jobVerdicts names every Job that failed during the run, in the order they failed, with the
+// reason and message of its Failed condition (BackoffLimitExceeded, DeadlineExceeded,
+// PodFailurePolicy, ...), and says so when the Job was deleted afterwards.
 func (w *world) jobVerdicts() []report.Verdict {
-	var out []report.Verdict
-	objs, _, _ := w.srv.Store().List(model.KindJob, apiserver.ListOptions{})
-	for _, o := range objs {
-		j := o.(*model.Job)
-		c, ok := model.JobFinishedCondition(j)
-		if !ok || c.Type != model.JobFailed {
-			continue
+	out := make([]report.Verdict, 0, len(w.failedJobs))
+	for _, f := range w.failedJobs {
+		v := f.verdict
+		if o, err := w.srv.Store().Get(model.KindJob, f.namespace, f.name); err != nil || o.Meta().UID != f.uid {
+			v.Message += "; the Job was deleted afterwards"
 		}
-		v := report.Verdict{Workload: model.Ref(j), Kind: string(model.KindJob), Namespace: j.Namespace, Name: j.Name,
-			Desired: ptrOr(j.Spec.Completions, 1), Ready: j.Status.Succeeded}
-		v.Short = v.Desired - v.Ready
-		// The reason is the Failed condition's (BackoffLimitExceeded, DeadlineExceeded, ...).
-		v.Reason = c.Reason
-		v.Message = fmt.Sprintf("Job failed: %s (%d pod(s) failed, %d succeeded", c.Message, j.Status.Failed, j.Status.Succeeded)
-		if bl := j.Spec.BackoffLimit; bl != nil && c.Reason == model.JobReasonBackoffLimitExceeded {
-			v.Message += fmt.Sprintf(", backoffLimit %d", *bl)
-		}
-		v.Message += ")"
 		out = append(out, v)
 	}
 	return out

@@ -86,6 +86,8 @@ type world struct {
 	kcmClients  map[string]bool
 	buildingKCM bool
 
+	failedJobs []failedJob // every Job seen failing, in order (verdicts)
+
 	events []report.EventRecord
 	conv   *convergence
 	obs    *observer
