@@ -30,7 +30,7 @@ const testNS = "default"
 //	                                         the fake kubelet: each new pod runs for D, then
 //	                                         exits with code (or the next of codes, per pod;
 //	                                         or 1 for index I and 0 for the others)
-//	create-job ... [backoff-limit-per-index=N] [max-failed-indexes=N] [success-indexes=0-1]
+//	create-job ... [backoff-limit-per-index=N] [max-failed-indexes=N] [success-indexes=0-1] [managed-by=X]
 //	disrupt pod=I                            PodGC's orphan handling: Failed + DisruptionTarget
 //	run for=D                                advance virtual time; print the controller's lines
 //	pods                                     the namespace's pods
@@ -270,6 +270,11 @@ func (w *world) createJob(d *datadriven.TestData) {
 	}
 	if d.HasArg("suspend") {
 		j.Spec.Suspend = model.Ptr(true)
+	}
+	if d.HasArg("managed-by") {
+		var v string
+		d.ScanArgs(t, "managed-by", &v)
+		j.Spec.ManagedBy = &v
 	}
 	if d.HasArg("success-indexes") {
 		var v string
