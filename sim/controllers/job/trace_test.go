@@ -153,6 +153,8 @@ type world struct {
 	failIndex int                 // pods of this index exit 1, the others 0 (-1: use codes)
 	started   map[string]sim.Time // pod uid -> start
 	exits     int
+	dirty     bool     // a pod changed since the last tick
+	nextDue   sim.Time // the earliest time a running pod's run ends
 
 	trace   bytes.Buffer
 	printed int
@@ -161,7 +163,14 @@ type world struct {
 func newWorld(t testing.TB, cfg Config) *world {
 	w := &world{t: t, k: sim.New(1), sink: &record.FakeSink{}, started: map[string]sim.Time{}, failIndex: -1}
 	w.k.Trace().SetWriter(&w.trace)
-	w.srv = apiserver.NewServer(w.k, apiserver.DefaultConfig())
+	scfg := apiserver.DefaultConfig()
+	// The fake kubelet looks at the pods only when one changed or a run is due.
+	scfg.Store.OnCommit = func(kind model.Kind, _, _ model.Object) {
+		if kind == model.KindPod {
+			w.dirty = true
+		}
+	}
+	w.srv = apiserver.NewServer(w.k, scfg)
 	w.store = w.srv.Store()
 	c := client.New(w.srv, Component, client.Config{QPS: 20, Burst: 30})
 	f := client.NewSharedInformerFactory(c, 0)
@@ -180,6 +189,17 @@ func newWorld(t testing.TB, cfg Config) *world {
 
 func (w *world) kubeletTick() {
 	now := w.k.Now()
+	defer w.k.After(100*time.Millisecond, w.kubeletTick)
+	if !w.dirty && (w.nextDue == 0 || now < w.nextDue) {
+		return
+	}
+	w.dirty = false
+	w.nextDue = 0
+	due := func(at sim.Time) {
+		if w.nextDue == 0 || at < w.nextDue {
+			w.nextDue = at
+		}
+	}
 	for _, p := range w.pods() {
 		switch {
 		case p.DeletionTimestamp != nil:
@@ -210,8 +230,12 @@ func (w *world) kubeletTick() {
 			q.Status.ContainerStatuses = []model.ContainerStatus{{Name: "app", Ready: true, State: model.ContainerState{Running: &model.ContainerStateRunning{StartedAt: now}}}}
 			if _, err := w.store.UpdateStatus(q); err == nil {
 				w.started[q.UID] = now
+				due(now.Add(w.runFor))
 			}
 		case p.Status.Phase == model.PodRunning:
+			if at, ok := w.started[p.UID]; ok && now.Sub(at) < w.runFor {
+				due(at.Add(w.runFor))
+			}
 			if at, ok := w.started[p.UID]; ok && now.Sub(at) >= w.runFor {
 				code := int32(0)
 				if len(w.codes) > 0 {
@@ -237,7 +261,6 @@ func (w *world) kubeletTick() {
 			}
 		}
 	}
-	w.k.After(100*time.Millisecond, w.kubeletTick)
 }
 
 func (w *world) createJob(d *datadriven.TestData) {
