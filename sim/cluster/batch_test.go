@@ -166,3 +166,34 @@ func TestJobOnFailureCountsRestarts(t *testing.T) {
 	}
 	assert.InDelta(t, failedAt+60, deletedAt, 1, "deleted 60s after it failed")
 }
+
+// A Job whose pod cannot be scheduled never finishes: the run ends (quiescent) with a verdict
+// that says so and why, from the scheduler's FailedScheduling message.
+func TestUnschedulableJobVerdict(t *testing.T) {
+	res := runYAML(t, "job-unschedulable", `
+apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: job-unschedulable
+seed: 1
+duration: 1h
+cluster:
+  nodeGroups:
+  - {name: worker, count: 2, zone: zone-a, region: region-1, capacity: {cpu: "4", memory: 16Gi}}
+objects:
+- manifest:
+    apiVersion: batch/v1
+    kind: Job
+    metadata: {name: huge, namespace: default}
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: app, image: registry.example/app:1, resources: {requests: {cpu: "8"}}}]
+`)
+	require.Len(t, res.Verdicts, 1, "%+v", res.Verdicts)
+	v := res.Verdicts[0]
+	assert.Equal(t, "Job default/huge", v.Workload)
+	assert.Contains(t, v.Reason, "Job not finished: 1 active, 0 succeeded, 0 failed of 1 completions")
+	assert.Contains(t, v.Reason, "cannot be scheduled")
+	assert.False(t, res.Passed)
+}

@@ -70,6 +70,20 @@ func (w *world) verdicts() []report.Verdict {
 		case *model.Job:
 			v.Desired, v.Ready = ptrOr(o.Spec.Completions, 1), o.Status.Succeeded
 			v.Reason, v.Message = scenarios.VerdictInProgress, jobRunningReason(o)
+			// What keeps its active pods from finishing, when the pods say (unschedulable,
+			// on a node that is down, crash looping): that is the reason then.
+			var owned []*model.Pod
+			pods, _, _ := store.List(model.KindPod, apiserver.ListOptions{Namespace: ns})
+			for _, po := range pods {
+				if p := po.(*model.Pod); p.Status.Phase != model.PodSucceeded && p.Status.Phase != model.PodFailed {
+					if ref := model.ControllerOf(p); ref != nil && ref.UID == o.UID {
+						owned = append(owned, p)
+					}
+				}
+			}
+			if code, why := w.whyShort(o, owned); code != scenarios.VerdictInProgress && code != scenarios.VerdictNotReady && code != "" {
+				v.Reason, v.Message = code, v.Message+"; "+why
+			}
 		case *model.Deployment:
 			v.Desired, v.Ready = ptrOr(o.Spec.Replicas, 1), o.Status.AvailableReplicas
 			v.Reason, v.Message = deploymentReason(o)
