@@ -5,7 +5,7 @@
 //
 // What it promises:
 //
-//   - Clock: virtual time 0 is Epoch (2026-01-01T00:00:00Z); the simulated
+//   - Clock: virtual time 0 is Epoch() (2026-01-01T00:00:00Z); the simulated
 //     kube-controller-manager's local zone is UTC, so a CronJob without spec.timeZone runs on
 //     UTC and one with it on that IANA zone (the embedded tz database: results do not depend
 //     on the host).

@@ -10,20 +10,23 @@ import (
 	"github.com/reconsim/reconsim/sim"
 )
 
-// Epoch is the wall-clock time of virtual time 0. Cron schedules are wall-clock schedules, so
+// epoch is the wall-clock time of virtual time 0 (Epoch returns it). Cron schedules are wall-clock schedules, so
 // the simulator fixes where its clock starts: midnight UTC on 2026-01-01, a Thursday.
-var Epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+var epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // LocalZone is the simulated kube-controller-manager's local time zone, used for a CronJob
 // without spec.timeZone (upstream uses the process's zone; the simulator's is UTC so that a run
 // does not depend on the host).
 const LocalZone = "UTC"
 
+// Epoch returns the wall-clock time of virtual time 0: 2026-01-01T00:00:00Z.
+func Epoch() time.Time { return epoch }
+
 // wall converts virtual time to wall-clock time.
-func wall(t sim.Time) time.Time { return Epoch.Add(t.Duration()) }
+func wall(t sim.Time) time.Time { return epoch.Add(t.Duration()) }
 
 // virtual converts wall-clock time to virtual time.
-func virtual(t time.Time) sim.Time { return sim.Time(t.Sub(Epoch)) }
+func virtual(t time.Time) sim.Time { return sim.Time(t.Sub(epoch)) }
 
 // nextScheduleDelta pads a requeue for the next schedule (cronjob_controllerv2.go
 // nextScheduleDelta = 100ms, "to avoid firing early because of NTP skew").

@@ -15,7 +15,7 @@ import (
 // due, one due, several missed (the latest wins), too many, the deadline window, a time zone.
 func TestMostRecentScheduleTime(t *testing.T) {
 	at := func(h, m, s int) time.Time {
-		return Epoch.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(s)*time.Second)
+		return epoch.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(s)*time.Second)
 	}
 	cases := []struct {
 		name     string
@@ -66,8 +66,8 @@ func TestNextScheduleTimeDurationAndNames(t *testing.T) {
 	cj.Spec.Schedule = "*/5 * * * *"
 	sched, err := parseSchedule(cj)
 	require.NoError(t, err)
-	assert.Equal(t, 2*time.Minute+100*time.Millisecond, nextScheduleTimeDuration(cj, Epoch.Add(3*time.Minute), sched))
-	assert.Equal(t, "backup-29453765", getJobName(cj, Epoch.Add(5*time.Minute)))
-	j := getJobFromTemplate2(cj, Epoch.Add(5*time.Minute))
+	assert.Equal(t, 2*time.Minute+100*time.Millisecond, nextScheduleTimeDuration(cj, epoch.Add(3*time.Minute), sched))
+	assert.Equal(t, "backup-29453765", getJobName(cj, epoch.Add(5*time.Minute)))
+	j := getJobFromTemplate2(cj, epoch.Add(5*time.Minute))
 	assert.Equal(t, "2026-01-01T00:05:00Z", j.Annotations[model.CronJobScheduledTimestamp])
 }
