@@ -10,8 +10,9 @@ import (
 	"github.com/reconsim/reconsim/sim"
 )
 
-// epoch is the wall-clock time of virtual time 0 (Epoch returns it). Cron schedules are wall-clock schedules, so
-// the simulator fixes where its clock starts: midnight UTC on 2026-01-01, a Thursday.
+// epoch is the wall-clock time of virtual time 0 (Epoch returns it). Cron schedules are
+// wall-clock schedules, so the simulator fixes where its clock starts: midnight UTC on
+// 2026-01-01, a Thursday.
 var epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // LocalZone is the simulated kube-controller-manager's local time zone, used for a CronJob
