@@ -125,7 +125,7 @@ func TestApiResource(t *testing.T) {
 	_, err = apiResource("apps/v1beta1", model.KindReplicaSet)
 	var rme *restMappingError
 	assert.ErrorAs(t, err, &rme)
-	_, err = apiResource("batch/v1", "CronJob")
+	_, err = apiResource("example.com/v1", "Widget")
 	assert.ErrorAs(t, err, &rme)
 }
 
