@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -605,18 +606,9 @@ func parseFlagText(f Flag, text string) (flagValue, error) {
 	return v, nil
 }
 
-// parseDuration is time.ParseDuration with a clearer message for a number without a unit.
-func parseDuration(text string) (time.Duration, error) {
-	t := strings.TrimSpace(text)
-	d, err := time.ParseDuration(t)
-	if err != nil {
-		if _, nerr := strconv.ParseFloat(t, 64); nerr == nil {
-			return 0, fmt.Errorf("duration %q has no unit; write for example %ss or %sms", text, t, t)
-		}
-		return 0, fmt.Errorf("want a duration such as 30s, 5m or 1h30m, got %q", text)
-	}
-	return d, nil
-}
+// parseDuration is sim.ParseDuration: time.ParseDuration with a clearer message for a number
+// without a unit.
+func parseDuration(text string) (time.Duration, error) { return sim.ParseDuration(text) }
 
 // formatDuration writes a duration compactly: 50s, 5m, 1h30m, 1.5s, 300ms.
 func formatDuration(d time.Duration) string {
@@ -631,105 +623,26 @@ func formatDuration(d time.Duration) string {
 }
 
 // distKeys are the parameter names of a distribution, in canonical order.
-var distKeys = []string{"value", "mean", "median", "p99", "min", "max"}
+var distKeys = sim.DistKeys
 
-// ParseDist parses a distribution written on one line: a plain duration ("5ms", a constant),
-// "constant(5ms)", "uniform(1ms..5ms)", or "kind(key=value,...)" with kind constant, uniform,
-// exponential or lognormal and keys value, mean, median, p99, min, max (durations). It
-// returns an error saying what is wrong, including sim.Dist.Validate's parameter checks.
+// ParseDist parses a distribution written on one line (sim.ParseDist: a plain duration,
+// "constant(5ms)", "uniform(1ms..5ms)", or "kind(key=value,...)"), adding a did-you-mean to
+// an unknown parameter.
 func ParseDist(text string) (sim.Dist, error) {
-	t := strings.TrimSpace(text)
-	open := strings.IndexByte(t, '(')
-	if open < 0 {
-		d, err := parseDuration(t)
-		if err != nil {
-			return sim.Dist{}, fmt.Errorf("want a distribution such as 5ms, uniform(1ms..5ms) or lognormal(median=2ms,p99=20ms), got %q", text)
+	d, err := sim.ParseDist(text)
+	var u *sim.UnknownDistParamError
+	if errors.As(err, &u) {
+		msg := u.Error()
+		if s := closest(u.Param, distKeys); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
-		return checkDist(sim.Constant(d))
+		return sim.Dist{}, fmt.Errorf("%s", msg)
 	}
-	if !strings.HasSuffix(t, ")") {
-		return sim.Dist{}, fmt.Errorf("distribution %q lacks its closing parenthesis", text)
-	}
-	kind := sim.DistKind(strings.TrimSpace(t[:open]))
-	body := strings.TrimSpace(t[open+1 : len(t)-1])
-	d := sim.Dist{Kind: kind}
-	switch kind {
-	case sim.DistConstant, sim.DistUniform, sim.DistExponential, sim.DistLogNormal:
-	default:
-		return sim.Dist{}, fmt.Errorf("unknown distribution kind %q (want constant, uniform, exponential or lognormal)", kind)
-	}
-	if kind == sim.DistConstant && !strings.Contains(body, "=") {
-		v, err := parseDuration(body)
-		if err != nil {
-			return sim.Dist{}, err
-		}
-		d.Value = v
-		return checkDist(d)
-	}
-	if kind == sim.DistUniform && strings.Contains(body, "..") && !strings.Contains(body, "=") {
-		lo, hi, _ := strings.Cut(body, "..")
-		min, err := parseDuration(lo)
-		if err != nil {
-			return sim.Dist{}, err
-		}
-		max, err := parseDuration(hi)
-		if err != nil {
-			return sim.Dist{}, err
-		}
-		d.Min, d.Max = min, max
-		return checkDist(d)
-	}
-	seen := map[string]bool{}
-	for _, part := range strings.Split(body, ",") {
-		k, val, ok := strings.Cut(part, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return sim.Dist{}, fmt.Errorf("distribution parameter %q is not key=value", strings.TrimSpace(part))
-		}
-		if seen[k] {
-			return sim.Dist{}, fmt.Errorf("distribution parameter %s is given twice", k)
-		}
-		seen[k] = true
-		dur, err := parseDuration(val)
-		if err != nil {
-			return sim.Dist{}, fmt.Errorf("distribution parameter %s: %v", k, err)
-		}
-		switch k {
-		case "value":
-			d.Value = dur
-		case "min":
-			d.Min = dur
-		case "max":
-			d.Max = dur
-		case "mean":
-			d.Mean = dur
-		case "median":
-			d.Median = dur
-		case "p99":
-			d.P99 = dur
-		default:
-			msg := fmt.Sprintf("unknown distribution parameter %q (want one of %s)", k, strings.Join(distKeys, ", "))
-			if s := closest(k, distKeys); s != "" {
-				msg += fmt.Sprintf("; did you mean %q?", s)
-			}
-			return sim.Dist{}, fmt.Errorf("%s", msg)
-		}
-	}
-	return checkDist(d)
+	return d, err
 }
 
-// checkDist validates d and bounds its parameters.
-func checkDist(d sim.Dist) (sim.Dist, error) {
-	if err := d.Validate(); err != nil {
-		return sim.Dist{}, err
-	}
-	for _, v := range []time.Duration{d.Value, d.Min, d.Max, d.Mean, d.Median, d.P99} {
-		if v > maxFlagDuration {
-			return sim.Dist{}, fmt.Errorf("distribution parameter %s is longer than %s", v, maxFlagDuration)
-		}
-	}
-	return d, nil
-}
+// checkDist validates d and bounds its parameters (sim.CheckDist).
+func checkDist(d sim.Dist) (sim.Dist, error) { return sim.CheckDist(d) }
 
 // FormatDist writes d in the canonical form ParseDist reads: "constant(5ms)" or
 // "kind(key=value,...)" with the non-zero parameters in the order value, mean, median, p99,

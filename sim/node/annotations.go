@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reconsim/reconsim/sim"
 )
 
 // Pod annotations that script how the simulated containers of a pod behave. They are a
@@ -23,8 +25,10 @@ const (
 	AnnotationCrashAfter = "sim.reconsim.dev/crash-after"
 	// AnnotationExitAfter makes each container instance exit this long after it started, with
 	// the code in AnnotationExitCode (default 0). With crash-after too, the earlier one wins.
-	// A range "20s..40s" draws the run time of each instance uniformly from it (the kubelet's
-	// runtime stream), so run-to-completion pods of a Job do not all finish together.
+	// A range "20s..40s" draws the run time of each instance uniformly from it, and a
+	// distribution as the simulator's latency flags take it ("lognormal(median=30s,p99=2m)",
+	// see sim.ParseDist) draws from that, from the kubelet's runtime stream, so run-to-completion
+	// pods of a Job do not all finish together.
 	AnnotationExitAfter = "sim.reconsim.dev/exit-after"
 	// AnnotationExitCode is the exit code for exit-after, an integer in [0, 255].
 	AnnotationExitCode = "sim.reconsim.dev/exit-code"
@@ -54,6 +58,7 @@ type behaviour struct {
 	crashes          bool // crashAfter is set
 	exitAfter        time.Duration
 	exitAfterMax     time.Duration // > exitAfter when exit-after is a range
+	exitDist         *sim.Dist     // exit-after as a distribution ("lognormal(...)"), sampled per instance
 	exits            bool          // exitAfter is set
 	exitCode         int32
 	exitCodeProb     float64 // probability of exitCode rather than 0
@@ -103,7 +108,14 @@ func parseBehaviour(annotations map[string]string) (behaviour, []annotationError
 	if d, ok := duration(AnnotationCrashAfter, false); ok {
 		b.crashAfter, b.crashes = d, true
 	}
-	if v, ok := annotations[AnnotationExitAfter]; ok {
+	if v, ok := annotations[AnnotationExitAfter]; ok && strings.Contains(v, "(") {
+		d, err := sim.ParseDist(v)
+		if err != nil {
+			bad(AnnotationExitAfter, err.Error())
+		} else {
+			b.exitDist, b.exits = &d, true
+		}
+	} else if ok {
 		lo, hi, isRange := strings.Cut(v, "..")
 		dlo, err := parseAnnotationDuration(lo, false)
 		dhi := dlo
@@ -176,7 +188,10 @@ func parseAnnotationDuration(v string, seconds bool) (time.Duration, error) {
 // exit-code probability below 1, draw from r (one draw each, and only when they apply).
 func (b behaviour) exitAfterStart(r *rand.Rand) (after time.Duration, code int32, ok bool) {
 	exitAfter := b.exitAfter
-	if b.exits && b.exitAfterMax > b.exitAfter {
+	switch {
+	case b.exits && b.exitDist != nil:
+		exitAfter = min(b.exitDist.Sample(r), maxAnnotationDuration)
+	case b.exits && b.exitAfterMax > b.exitAfter:
 		exitAfter += time.Duration(r.Int64N(int64(b.exitAfterMax-b.exitAfter) + 1))
 	}
 	switch {

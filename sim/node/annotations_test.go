@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/reconsim/reconsim/sim"
 )
 
 func TestParseBehaviour(t *testing.T) {
@@ -24,6 +26,9 @@ func TestParseBehaviour(t *testing.T) {
 			exitAfter: time.Minute, exitAfterMax: time.Minute, exits: true, exitCode: 3, terminationDelay: 5 * time.Second, exitCodeProb: 1}, nil},
 		{"exit-after range and probability", map[string]string{AnnotationExitAfter: "20s..40s", AnnotationExitCode: "1", AnnotationExitCodeProbability: "0.25"},
 			behaviour{exitAfter: 20 * time.Second, exitAfterMax: 40 * time.Second, exits: true, exitCode: 1, exitCodeProb: 0.25, terminationDelay: time.Second}, nil},
+		{"exit-after distribution", map[string]string{AnnotationExitAfter: "lognormal(median=30s,p99=2m,max=5m)"},
+			behaviour{exitDist: &sim.Dist{Kind: sim.DistLogNormal, Median: 30 * time.Second, P99: 2 * time.Minute, Max: 5 * time.Minute}, exits: true, terminationDelay: time.Second, exitCodeProb: 1}, nil},
+		{"bad distribution", map[string]string{AnnotationExitAfter: "lognormal(median=30s)"}, def, []string{AnnotationExitAfter}},
 		{"empty range and bad probability", map[string]string{AnnotationExitAfter: "40s..20s", AnnotationExitCodeProbability: "1.5"}, def,
 			[]string{AnnotationExitAfter, AnnotationExitCodeProbability}},
 		{"termination seconds as a number", map[string]string{AnnotationTerminationSeconds: "2.5"},
@@ -95,4 +100,22 @@ func TestExitAfterStartDraws(t *testing.T) {
 		}
 	}
 	assert.InDelta(t, 0.25, float64(failed)/float64(n), 0.03)
+}
+
+// A distribution draws each instance's run time from it, within its bounds.
+func TestExitAfterDistribution(t *testing.T) {
+	b, errs := parseBehaviour(map[string]string{AnnotationExitAfter: "lognormal(median=30s,p99=2m,min=5s,max=5m)"})
+	assert.Empty(t, errs)
+	r := rand.New(rand.NewPCG(3, 3))
+	var below int
+	for range 2000 {
+		after, _, ok := b.exitAfterStart(r)
+		assert.True(t, ok)
+		assert.GreaterOrEqual(t, after, 5*time.Second)
+		assert.LessOrEqual(t, after, 5*time.Minute)
+		if after < 30*time.Second {
+			below++
+		}
+	}
+	assert.InDelta(t, 0.5, float64(below)/2000, 0.05, "half the runs are shorter than the median")
 }

@@ -70,6 +70,7 @@
 //	sim.reconsim.dev/crash-after: 30s          each container instance exits with code 1 30s after it started
 //	sim.reconsim.dev/exit-after: 30s           each instance exits 30s after it started ...
 //	sim.reconsim.dev/exit-after: 20s..40s      ... or after a time drawn uniformly per instance
+//	sim.reconsim.dev/exit-after: lognormal(median=30s,p99=2m)  ... or from a distribution
 //	sim.reconsim.dev/exit-code: "0"            ... with this code (default 0; crash-after wins if earlier)
 //	sim.reconsim.dev/exit-code-probability: "0.3"  ... with that code only this often, else 0 (default 1)
 //	sim.reconsim.dev/termination-seconds: 5s   time to exit after SIGTERM (default 1s; a bare number is seconds)
