@@ -169,6 +169,10 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 		} else {
 			complete = sc.succeeded >= *completions && len(sc.activePods) == 0
 		}
+		if completions != nil && sc.succeeded > *completions {
+			// More pods succeeded than asked for (a replacement raced a slow success).
+			jm.recorder.Eventf(job, model.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached")
+		}
 		if complete {
 			sc.finishedCondition = newCondition(model.JobSuccessCriteriaMet, model.JobReasonCompletionsReached, msgCompletionsReached, now)
 		} else if satisfied && job.DeletionTimestamp == nil {
