@@ -45,7 +45,8 @@ func TestJobBackoffScenarioTiming(t *testing.T) {
 	}
 	require.Len(t, res.Verdicts, 1)
 	assert.Equal(t, "Job default/nightly-import", res.Verdicts[0].Workload)
-	assert.Contains(t, res.Verdicts[0].Reason, "BackoffLimitExceeded: Job has reached the specified backoff limit (5 pod(s) failed, 0 succeeded, backoffLimit 4, at ")
+	assert.Equal(t, "BackoffLimitExceeded", res.Verdicts[0].Reason)
+	assert.Contains(t, res.Verdicts[0].Message, "Job failed: Job has reached the specified backoff limit (5 pod(s) failed, 0 succeeded, backoffLimit 4, at ")
 }
 
 // job-node-failure: the pods lost with the node fail with DisruptionTarget (pod GC), the
@@ -153,8 +154,8 @@ func TestJobOnFailureCountsRestarts(t *testing.T) {
 	res, err := Run(context.Background(), scn, Options{Trace: &trace})
 	require.NoError(t, err)
 	require.Len(t, res.Verdicts, 1)
-	assert.Contains(t, res.Verdicts[0].Reason, "BackoffLimitExceeded")
-	assert.Contains(t, res.Verdicts[0].Reason, "; the Job was deleted afterwards")
+	assert.Equal(t, "BackoffLimitExceeded", res.Verdicts[0].Reason)
+	assert.Contains(t, res.Verdicts[0].Message, "; the Job was deleted afterwards")
 	assert.Equal(t, 1, countReason(res, "SuccessfulCreate", "Created pod: retry-in-place-"), "one pod: its container restarted in place")
 	failedAt := eventTime(t, res, "BackoffLimitExceeded", "Job", "retry-in-place")
 	assert.Greater(t, countReason(res, "BackOff", ""), 0, "the kubelet backed off the restarts")
@@ -193,7 +194,8 @@ objects:
 	require.Len(t, res.Verdicts, 1, "%+v", res.Verdicts)
 	v := res.Verdicts[0]
 	assert.Equal(t, "Job default/huge", v.Workload)
-	assert.Contains(t, v.Reason, "Job not finished: 1 active, 0 succeeded, 0 failed of 1 completions")
-	assert.Contains(t, v.Reason, "cannot be scheduled")
+	assert.Equal(t, "Unschedulable", v.Reason)
+	assert.Contains(t, v.Message, "Job not finished: 1 active, 0 succeeded, 0 failed of 1 completions")
+	assert.Contains(t, v.Message, "Insufficient cpu")
 	assert.False(t, res.Passed)
 }

@@ -47,6 +47,7 @@ type rsTrack struct {
 
 type podTrack struct {
 	ownerKey    string
+	jobKey      string // "Job namespace/name" of a Job's pod (its verdict covers the pod)
 	node        string
 	ready       bool
 	terminating bool
@@ -186,6 +187,8 @@ func (c *convergence) observePod(o *model.Pod, deleted bool) {
 		switch ref.Kind {
 		case model.KindReplicaSet, model.KindStatefulSet, model.KindDaemonSet:
 			p.ownerKey = string(ref.Kind) + " " + model.KeyOf(o.Namespace, ref.Name)
+		case model.KindJob:
+			p.jobKey = string(ref.Kind) + " " + model.KeyOf(o.Namespace, ref.Name)
 		}
 	}
 	p.terminating = o.DeletionTimestamp != nil
@@ -303,12 +306,12 @@ func (c *convergence) unsatisfiedWorkloads() []string {
 }
 
 // pendingPods returns the keys of the Pending pods no tracked pod owner owns (bare pods, pods
-// of kinds the convergence does not follow), sorted.
+// of kinds the convergence does not follow), sorted. A tracked Job's pods are its verdict's.
 func (c *convergence) pendingPods() []string {
 	var out []string
 	//detlint:ordered the keys are sorted below
 	for k, p := range c.pods {
-		if p.pending && c.rs[p.ownerKey] == nil {
+		if _, byJob := c.deploys[p.jobKey]; p.pending && c.rs[p.ownerKey] == nil && !byJob {
 			out = append(out, k)
 		}
 	}
