@@ -38,14 +38,21 @@ var annotationDocs = []AnnotationDoc{
 		Example: "30s",
 	},
 	{
-		Key: "sim.reconsim.dev/exit-after", Value: `a duration such as "30s" (at most 720h)`, Default: "none: containers run until stopped",
-		Meaning: "Each container instance exits this long after it started, with the code in sim.reconsim.dev/exit-code (a batch-like container that finishes).",
-		Example: "30s",
+		Key: "sim.reconsim.dev/exit-after", Value: `a duration such as "30s", a range such as "20s..40s", or a distribution such as "lognormal(median=30s,p99=2m,max=5m)" (at most 720h)`,
+		Default: "none: containers run until stopped",
+		Meaning: "Each container instance exits this long after it started, with the code in sim.reconsim.dev/exit-code (a batch-like container that runs to completion). " +
+			"A range or a distribution (constant, uniform, exponential, lognormal, as the latency flags take them) draws each instance's run time from the kubelet's random stream.",
+		Example: "20s..40s",
 	},
 	{
 		Key: "sim.reconsim.dev/exit-code", Value: "an integer in [0, 255]", Default: "0",
 		Meaning: "The exit code of sim.reconsim.dev/exit-after.",
 		Example: "3",
+	},
+	{
+		Key: "sim.reconsim.dev/exit-code-probability", Value: "a probability in [0, 1]", Default: "1",
+		Meaning: "How often an instance that exits by sim.reconsim.dev/exit-after exits with sim.reconsim.dev/exit-code; otherwise it exits with 0 (a flaky batch container: \"0.3\" fails about three runs in ten).",
+		Example: "0.3",
 	},
 	{
 		Key: "sim.reconsim.dev/termination-seconds", Value: `a duration such as "5s", or a number of seconds (at most 720h)`, Default: "1s",
