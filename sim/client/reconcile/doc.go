@@ -1,7 +1,8 @@
-// Package reconcile is the controller-runtime style contract every simulated controller is
-// written against, and the worker machinery that drives it: a rate-limited work queue of
-// Requests drained by a fixed number of worker processes, each running upstream's
-// processNextWorkItem loop.
+// Package reconcile is a controller-runtime style contract for simulated controllers, and the
+// worker machinery that drives it: a rate-limited work queue of Requests drained by a fixed
+// number of worker processes, each running upstream's processNextWorkItem loop. No built-in
+// controller runs on it yet (they use client.SyncLoop or loops of their own); user controllers
+// are to.
 //
 // Promises:
 //
