@@ -85,6 +85,18 @@ type DeletedFinalStateUnknown struct {
 	Obj model.Object
 }
 
+// ObjectAs is ObjectOf for handlers that want one kind: ok is false when obj is neither a T
+// nor a tombstone holding one.
+func ObjectAs[T model.Object](obj any) (T, bool) {
+	var zero T
+	o, ok := ObjectOf(obj)
+	if !ok {
+		return zero, false
+	}
+	t, ok := o.(T)
+	return t, ok
+}
+
 // ObjectOf unwraps what OnDelete received: the object itself, or the last known state inside
 // a DeletedFinalStateUnknown. ok is false for anything else.
 func ObjectOf(obj any) (model.Object, bool) {

@@ -165,11 +165,7 @@ func (jm *Controller) updateJob(oldObj, curObj model.Object) {
 }
 
 func (jm *Controller) deleteJob(obj any) {
-	o, ok := client.ObjectOf(obj)
-	if !ok {
-		return
-	}
-	j, ok := o.(*model.Job)
+	j, ok := client.ObjectAs[*model.Job](obj)
 	if !ok {
 		return
 	}
@@ -277,11 +273,7 @@ func (jm *Controller) updatePod(oldObj, curObj model.Object) {
 }
 
 func (jm *Controller) deletePod(obj any) {
-	o, ok := client.ObjectOf(obj)
-	if !ok {
-		return
-	}
-	pod, ok := o.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
