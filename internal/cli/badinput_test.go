@@ -176,6 +176,8 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space
 // TestEveryCommandReportsAFailedWrite: with stdout unwritable, every command says so and
 // exits non-zero.
 func TestEveryCommandReportsAFailedWrite(t *testing.T) {
+	dump, err := filepath.Abs("../../scenarios/testdata/import/kubectl-dump.yaml")
+	require.NoError(t, err)
 	t.Chdir(t.TempDir())
 	for _, args := range [][]string{
 		{"run", "node-failure", "-o", "json", "--out", "o1"},
@@ -183,6 +185,7 @@ func TestEveryCommandReportsAFailedWrite(t *testing.T) {
 		{"show", "node-failure"}, {"schema"}, {"explain", "timeline.node-crash"},
 		{"validate", "node-failure"}, {"version"}, {"completion", "bash"}, {"list"}, {"help"},
 		{"help", "run"}, {"run", "--help"},
+		{"import", dump},
 	} {
 		var stderr bytes.Buffer
 		c := newCLI(failingWriter{}, &stderr)
