@@ -165,6 +165,28 @@ func flagValueWords(f completionFlag) (words []string, dir bool) {
 }
 
 // shellWords joins words for a shell's word list, one per line-free token.
+// casePattern is the "command:word-before-the-cursor" case pattern (bash and zsh) that
+// matches flag f of command c, by its long and its short name.
+func casePattern(c completionCommand, f completionFlag) string {
+	pattern := c.name + ":--" + f.long
+	if f.short != "" {
+		pattern += "|" + c.name + ":-" + f.short
+	}
+	return pattern
+}
+
+// flagWords lists the command's flags as a user types them, long and short, and --help.
+func (c completionCommand) flagWords() []string {
+	var flags []string
+	for _, f := range c.flags {
+		flags = append(flags, "--"+f.long)
+		if f.short != "" {
+			flags = append(flags, "-"+f.short)
+		}
+	}
+	return append(flags, "--help")
+}
+
 func shellWords(words []string) string { return strings.Join(words, " ") }
 
 func writeBashCompletion(w io.Writer, spec []completionCommand) {
@@ -193,10 +215,7 @@ _sim() {
 			if f.arg == "" {
 				continue
 			}
-			pattern := c.name + ":--" + f.long
-			if f.short != "" {
-				pattern += "|" + c.name + ":-" + f.short
-			}
+			pattern := casePattern(c, f)
 			words, dir := flagValueWords(f)
 			switch {
 			case len(words) > 0:
@@ -210,14 +229,7 @@ _sim() {
 	}
 	fmt.Fprint(w, "    esac\n    case \"$cmd\" in\n")
 	for _, c := range spec {
-		var flags []string
-		for _, f := range c.flags {
-			flags = append(flags, "--"+f.long)
-			if f.short != "" {
-				flags = append(flags, "-"+f.short)
-			}
-		}
-		flags = append(flags, "--help")
+		flags := c.flagWords()
 		fmt.Fprintf(w, "        %s)\n            if [[ \"$cur\" == -* ]]; then\n                COMPREPLY=( $(compgen -W \"%s\" -- \"$cur\") )\n                return 0\n            fi\n", c.name, shellWords(flags))
 		fmt.Fprintf(w, "            COMPREPLY=( $(compgen -W \"%s\" -- \"$cur\") )\n", shellWords(c.words))
 		switch {
@@ -242,10 +254,7 @@ func writeZshCompletion(w io.Writer, spec []completionCommand) {
 			if f.arg == "" {
 				continue
 			}
-			pattern := c.name + ":--" + f.long
-			if f.short != "" {
-				pattern += "|" + c.name + ":-" + f.short
-			}
+			pattern := casePattern(c, f)
 			words, dir := flagValueWords(f)
 			switch {
 			case len(words) > 0 && f.long == "set":
@@ -261,14 +270,7 @@ func writeZshCompletion(w io.Writer, spec []completionCommand) {
 	}
 	fmt.Fprint(w, "    esac\n    case $cmd in\n")
 	for _, c := range spec {
-		var flags []string
-		for _, f := range c.flags {
-			flags = append(flags, "--"+f.long)
-			if f.short != "" {
-				flags = append(flags, "-"+f.short)
-			}
-		}
-		flags = append(flags, "--help")
+		flags := c.flagWords()
 		fmt.Fprintf(w, "        %s)\n            if [[ ${words[CURRENT]} == -* ]]; then compadd -- %s; return; fi\n", c.name, shellWords(flags))
 		if len(c.words) > 0 {
 			fmt.Fprintf(w, "            compadd -- %s\n", shellWords(c.words))
