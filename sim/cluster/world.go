@@ -53,22 +53,13 @@ type world struct {
 	kubelet  map[string]*node.Kubelet
 	nodes    []scenarios.ClusterNode
 
-	sched     *scheduler.Scheduler
-	rs        *replicaset.Controller
-	deploy    *deployment.Controller
-	hpa       *hpa.Controller
-	metrics   *metrics.Server // the metrics-server and load model; nil without loads
-	sts       *statefulset.Controller
-	ds        *daemonset.Controller
-	pdb       *disruption.Controller
-	endpoints *endpointslice.Controller
-	gc        *gc.Controller
-	podgc     *podgc.Controller
-	lifecycle *nodelifecycle.Controller
-	taints    *tainteviction.Controller
-	jobs      *job.Controller
-	cronjobs  *cronjob.Controller
-	ttl       *ttlafterfinished.Controller
+	sched   *scheduler.Scheduler
+	rs      *replicaset.Controller
+	deploy  *deployment.Controller
+	hpa     *hpa.Controller
+	metrics *metrics.Server // the metrics-server and load model; nil without loads
+	sts     *statefulset.Controller
+	taints  *tainteviction.Controller
 
 	controllers    []*running // kube-controller-manager's controllers, then the scheduler
 	metricsFactory *client.SharedInformerFactory
@@ -283,9 +274,7 @@ func (w *world) controllerSpecs() []controllerSpec {
 			cfg := daemonset.DefaultConfig()
 			cfg.ConcurrentDaemonSetSyncs = comps.Int(kcm, "concurrent-daemonset-syncs")
 			c, rec := w.component("daemonset-controller", qps, burst)
-			ctrl, err := daemonset.New(w.k, c, f, rec, cfg)
-			w.ds = ctrl
-			return ctrl, err
+			return daemonset.New(w.k, c, f, rec, cfg)
 		}},
 		{"horizontal-pod-autoscaler-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := hpa.DefaultConfig()
@@ -302,39 +291,29 @@ func (w *world) controllerSpecs() []controllerSpec {
 		}},
 		{disruption.Component, func(f *client.SharedInformerFactory) (runnable, error) {
 			c, _ := w.component(disruption.Component, qps, burst)
-			ctrl, err := disruption.New(w.k, c, f, record.New(w.k, eventSink{w}, disruption.EventSourceComponent, ""), disruption.DefaultConfig())
-			w.pdb = ctrl
-			return ctrl, err
+			return disruption.New(w.k, c, f, record.New(w.k, eventSink{w}, disruption.EventSourceComponent, ""), disruption.DefaultConfig())
 		}},
 		{endpointslice.Component, func(f *client.SharedInformerFactory) (runnable, error) {
 			c, _ := w.component(endpointslice.Component, qps, burst)
-			ctrl, err := endpointslice.New(w.k, c, f, record.New(w.k, eventSink{w}, endpointslice.EventSourceComponent, ""), endpointslice.DefaultConfig())
-			w.endpoints = ctrl
-			return ctrl, err
+			return endpointslice.New(w.k, c, f, record.New(w.k, eventSink{w}, endpointslice.EventSourceComponent, ""), endpointslice.DefaultConfig())
 		}},
 		{job.Component, func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := job.ConfigFor(upstreamMinor(comps.UpstreamVersion()))
 			cfg.ConcurrentJobSyncs = comps.Int(kcm, "concurrent-job-syncs")
 			c, rec := w.component(job.Component, qps, burst)
-			ctrl, err := job.New(w.k, c, f, rec, cfg)
-			w.jobs = ctrl
-			return ctrl, err
+			return job.New(w.k, c, f, rec, cfg)
 		}},
 		{cronjob.Component, func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := cronjob.DefaultConfig()
 			cfg.ConcurrentCronJobSyncs = comps.Int(kcm, "concurrent-cron-job-syncs")
 			c, rec := w.component(cronjob.Component, qps, burst)
-			ctrl, err := cronjob.New(w.k, c, f, rec, cfg)
-			w.cronjobs = ctrl
-			return ctrl, err
+			return cronjob.New(w.k, c, f, rec, cfg)
 		}},
 		{ttlafterfinished.Component, func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := ttlafterfinished.DefaultConfig()
 			cfg.ConcurrentTTLSyncs = comps.Int(kcm, "concurrent-ttl-after-finished-syncs")
 			c, rec := w.component(ttlafterfinished.Component, qps, burst)
-			ctrl, err := ttlafterfinished.New(w.k, c, f, rec, cfg)
-			w.ttl = ctrl
-			return ctrl, err
+			return ttlafterfinished.New(w.k, c, f, rec, cfg)
 		}},
 		{"garbage-collector-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := gc.DefaultConfig()
@@ -342,17 +321,13 @@ func (w *world) controllerSpecs() []controllerSpec {
 			// kube-controller-manager doubles the garbage collector's QPS: each deletion takes
 			// two calls (cmd/kube-controller-manager/app/core.go, gc.ClientQPSMultiplier).
 			c, rec := w.component("garbage-collector-controller", qps*gc.ClientQPSMultiplier, burst)
-			ctrl, err := gc.New(w.k, c, f, rec, cfg)
-			w.gc = ctrl
-			return ctrl, err
+			return gc.New(w.k, c, f, rec, cfg)
 		}},
 		{"pod-garbage-collector-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := podgc.DefaultConfig()
 			cfg.TerminatedPodGCThreshold = comps.Int(kcm, "terminated-pod-gc-threshold")
 			c, _ := w.component("pod-garbage-collector", qps, burst)
-			ctrl, err := podgc.New(w.k, c, f, cfg)
-			w.podgc = ctrl
-			return ctrl, err
+			return podgc.New(w.k, c, f, cfg)
 		}},
 		{"node-lifecycle-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := nodelifecycle.DefaultConfig()
@@ -364,9 +339,7 @@ func (w *world) controllerSpecs() []controllerSpec {
 			cfg.LargeClusterSizeThreshold = int32(comps.Int(kcm, "large-cluster-size-threshold"))
 			cfg.UnhealthyZoneThreshold = float32(comps.Float(kcm, "unhealthy-zone-threshold"))
 			c, rec := w.component("node-controller", qps, burst)
-			ctrl, err := nodelifecycle.New(w.k, c, f, rec, cfg)
-			w.lifecycle = ctrl
-			return ctrl, err
+			return nodelifecycle.New(w.k, c, f, rec, cfg)
 		}},
 		{"taint-eviction-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			c, rec := w.component("taint-eviction-controller", qps, burst)
