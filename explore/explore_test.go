@@ -15,6 +15,7 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/cluster"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // planted is a controller with the bug Sieve's intermediate-state testing finds: at 30 s it
@@ -30,7 +31,7 @@ type planted struct {
 
 func (p *planted) Start() {
 	p.proc = p.k.Spawn("planted-controller", func(ctx *sim.Proc) {
-		ctx.SleepUntil(sim.FromDuration(30 * time.Second))
+		ctx.SleepUntil(vtime.FromDuration(30 * time.Second))
 		if _, err := p.c.Get(ctx, model.KindNamespace, "", "planted-done"); err == nil {
 			return
 		}

@@ -1,10 +1,9 @@
 package model
 
 import (
+	"github.com/reconsim/reconsim/vtime"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
 // apps/v1 workload kinds: field names and JSON names as in k8s.io/api apps/v1/types.go,
@@ -75,8 +74,8 @@ const (
 type DeploymentCondition struct {
 	Type               string          `json:"type"`
 	Status             ConditionStatus `json:"status"`
-	LastUpdateTime     sim.Time        `json:"lastUpdateTime,omitempty"`
-	LastTransitionTime sim.Time        `json:"lastTransitionTime,omitempty"`
+	LastUpdateTime     vtime.Time      `json:"lastUpdateTime,omitempty"`
+	LastTransitionTime vtime.Time      `json:"lastTransitionTime,omitempty"`
 	Reason             string          `json:"reason,omitempty"`
 	Message            string          `json:"message,omitempty"`
 }
@@ -148,7 +147,7 @@ type StatefulSetStatus struct {
 type StatefulSetCondition struct {
 	Type               string          `json:"type"`
 	Status             ConditionStatus `json:"status"`
-	LastTransitionTime sim.Time        `json:"lastTransitionTime,omitempty"`
+	LastTransitionTime vtime.Time      `json:"lastTransitionTime,omitempty"`
 	Reason             string          `json:"reason,omitempty"`
 	Message            string          `json:"message,omitempty"`
 }
@@ -202,7 +201,7 @@ type DaemonSetStatus struct {
 type DaemonSetCondition struct {
 	Type               string          `json:"type"`
 	Status             ConditionStatus `json:"status"`
-	LastTransitionTime sim.Time        `json:"lastTransitionTime,omitempty"`
+	LastTransitionTime vtime.Time      `json:"lastTransitionTime,omitempty"`
 	Reason             string          `json:"reason,omitempty"`
 	Message            string          `json:"message,omitempty"`
 }

@@ -1,10 +1,9 @@
 package model
 
 import (
+	"github.com/reconsim/reconsim/vtime"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
 // autoscaling/v2 HorizontalPodAutoscaler and autoscaling/v1 Scale: field names and JSON
@@ -147,7 +146,7 @@ type HPAScalingPolicy struct {
 // HorizontalPodAutoscalerStatus is autoscaling/v2 HorizontalPodAutoscalerStatus.
 type HorizontalPodAutoscalerStatus struct {
 	ObservedGeneration *int64                             `json:"observedGeneration,omitempty"`
-	LastScaleTime      *sim.Time                          `json:"lastScaleTime,omitempty"`
+	LastScaleTime      *vtime.Time                        `json:"lastScaleTime,omitempty"`
 	CurrentReplicas    int32                              `json:"currentReplicas,omitempty"`
 	DesiredReplicas    int32                              `json:"desiredReplicas"`
 	CurrentMetrics     []MetricStatus                     `json:"currentMetrics,omitempty"`
@@ -214,7 +213,7 @@ const (
 type HorizontalPodAutoscalerCondition struct {
 	Type               string          `json:"type"`
 	Status             ConditionStatus `json:"status"`
-	LastTransitionTime sim.Time        `json:"lastTransitionTime,omitempty"`
+	LastTransitionTime vtime.Time      `json:"lastTransitionTime,omitempty"`
 	Reason             string          `json:"reason,omitempty"`
 	Message            string          `json:"message,omitempty"`
 }

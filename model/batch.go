@@ -1,9 +1,8 @@
 package model
 
 import (
+	"github.com/reconsim/reconsim/vtime"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
 // batch/v1 kinds: field names and JSON names as in k8s.io/api batch/v1/types.go, reduced to
@@ -105,8 +104,8 @@ type SuccessPolicyRule struct {
 // JobStatus is batch/v1 JobStatus.
 type JobStatus struct {
 	Conditions              []JobCondition           `json:"conditions,omitempty"`
-	StartTime               *sim.Time                `json:"startTime,omitempty"`
-	CompletionTime          *sim.Time                `json:"completionTime,omitempty"`
+	StartTime               *vtime.Time              `json:"startTime,omitempty"`
+	CompletionTime          *vtime.Time              `json:"completionTime,omitempty"`
 	Active                  int32                    `json:"active,omitempty"`
 	Succeeded               int32                    `json:"succeeded,omitempty"`
 	Failed                  int32                    `json:"failed,omitempty"`
@@ -148,8 +147,8 @@ const (
 type JobCondition struct {
 	Type               string          `json:"type"`
 	Status             ConditionStatus `json:"status"`
-	LastProbeTime      sim.Time        `json:"lastProbeTime,omitempty"`
-	LastTransitionTime sim.Time        `json:"lastTransitionTime,omitempty"`
+	LastProbeTime      vtime.Time      `json:"lastProbeTime,omitempty"`
+	LastTransitionTime vtime.Time      `json:"lastTransitionTime,omitempty"`
 	Reason             string          `json:"reason,omitempty"`
 	Message            string          `json:"message,omitempty"`
 }
@@ -223,8 +222,8 @@ type JobTemplateSpec struct {
 // CronJobStatus is batch/v1 CronJobStatus.
 type CronJobStatus struct {
 	Active             []ObjectReference `json:"active,omitempty"`
-	LastScheduleTime   *sim.Time         `json:"lastScheduleTime,omitempty"`
-	LastSuccessfulTime *sim.Time         `json:"lastSuccessfulTime,omitempty"`
+	LastScheduleTime   *vtime.Time       `json:"lastScheduleTime,omitempty"`
+	LastSuccessfulTime *vtime.Time       `json:"lastSuccessfulTime,omitempty"`
 }
 
 // ---- Object methods and deep copies ----

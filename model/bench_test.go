@@ -3,9 +3,8 @@ package model
 import (
 	"testing"
 
+	"github.com/reconsim/reconsim/vtime"
 	"k8s.io/apimachinery/pkg/api/resource"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
 // benchPod is a pod as a large cluster holds thousands of: created by a ReplicaSet, bound,
@@ -34,7 +33,7 @@ func benchPod() *Pod {
 				{Type: PodScheduled, Status: ConditionTrue, LastTransitionTime: 6},
 				{Type: PodReady, Status: ConditionTrue, LastTransitionTime: 9},
 			},
-			HostIP: "10.0.0.1", PodIP: "10.1.0.7", StartTime: Ptr(sim.Time(7)),
+			HostIP: "10.0.0.1", PodIP: "10.1.0.7", StartTime: Ptr(vtime.Time(7)),
 			ContainerStatuses: []ContainerStatus{{Name: "app", Ready: true, Started: Ptr(true),
 				State: ContainerState{Running: &ContainerStateRunning{StartedAt: 8}}}},
 		},
@@ -81,7 +80,7 @@ func BenchmarkDeepCopyNode(b *testing.B) {
 
 func BenchmarkDeepCopyLease(b *testing.B) {
 	l := &Lease{ObjectMeta: ObjectMeta{Name: "a-001", Namespace: "kube-node-lease"},
-		Spec: LeaseSpec{HolderIdentity: "a-001", LeaseDurationSeconds: Ptr(int32(40)), RenewTime: Ptr(sim.Time(9))}}
+		Spec: LeaseSpec{HolderIdentity: "a-001", LeaseDurationSeconds: Ptr(int32(40)), RenewTime: Ptr(vtime.Time(9))}}
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = l.DeepCopy()

@@ -1,10 +1,9 @@
 package model
 
 import (
+	"github.com/reconsim/reconsim/vtime"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
 // ResourceList maps a resource name ("cpu", "memory", "pods") to a quantity.
@@ -71,7 +70,7 @@ type Taint struct {
 	Key       string      `json:"key"`
 	Value     string      `json:"value,omitempty"`
 	Effect    TaintEffect `json:"effect"`
-	TimeAdded *sim.Time   `json:"timeAdded,omitempty"`
+	TimeAdded *vtime.Time `json:"timeAdded,omitempty"`
 }
 
 // NodeStatus is the part of core/v1 NodeStatus the simulator models.
@@ -94,8 +93,8 @@ const (
 type NodeCondition struct {
 	Type               string          `json:"type"`
 	Status             ConditionStatus `json:"status"`
-	LastHeartbeatTime  sim.Time        `json:"lastHeartbeatTime,omitempty"`
-	LastTransitionTime sim.Time        `json:"lastTransitionTime,omitempty"`
+	LastHeartbeatTime  vtime.Time      `json:"lastHeartbeatTime,omitempty"`
+	LastTransitionTime vtime.Time      `json:"lastTransitionTime,omitempty"`
 	Reason             string          `json:"reason,omitempty"`
 	Message            string          `json:"message,omitempty"`
 }
@@ -110,10 +109,10 @@ type Lease struct {
 
 // LeaseSpec is coordination.k8s.io/v1 LeaseSpec.
 type LeaseSpec struct {
-	HolderIdentity       string    `json:"holderIdentity,omitempty"`
-	LeaseDurationSeconds *int32    `json:"leaseDurationSeconds,omitempty"`
-	AcquireTime          *sim.Time `json:"acquireTime,omitempty"`
-	RenewTime            *sim.Time `json:"renewTime,omitempty"`
+	HolderIdentity       string      `json:"holderIdentity,omitempty"`
+	LeaseDurationSeconds *int32      `json:"leaseDurationSeconds,omitempty"`
+	AcquireTime          *vtime.Time `json:"acquireTime,omitempty"`
+	RenewTime            *vtime.Time `json:"renewTime,omitempty"`
 	// LeaseTransitions counts the changes of holder (leader election writes it; the kubelet's
 	// node lease leaves it unset).
 	LeaseTransitions *int32 `json:"leaseTransitions,omitempty"`
@@ -267,7 +266,7 @@ type PodStatus struct {
 	Reason            string            `json:"reason,omitempty"`
 	HostIP            string            `json:"hostIP,omitempty"`
 	PodIP             string            `json:"podIP,omitempty"`
-	StartTime         *sim.Time         `json:"startTime,omitempty"`
+	StartTime         *vtime.Time       `json:"startTime,omitempty"`
 	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty"`
 }
 
@@ -275,8 +274,8 @@ type PodStatus struct {
 type PodCondition struct {
 	Type               string          `json:"type"`
 	Status             ConditionStatus `json:"status"`
-	LastProbeTime      sim.Time        `json:"lastProbeTime,omitempty"`
-	LastTransitionTime sim.Time        `json:"lastTransitionTime,omitempty"`
+	LastProbeTime      vtime.Time      `json:"lastProbeTime,omitempty"`
+	LastTransitionTime vtime.Time      `json:"lastTransitionTime,omitempty"`
 	Reason             string          `json:"reason,omitempty"`
 	Message            string          `json:"message,omitempty"`
 }
@@ -308,15 +307,15 @@ type ContainerStateWaiting struct {
 
 // ContainerStateRunning is core/v1 ContainerStateRunning.
 type ContainerStateRunning struct {
-	StartedAt sim.Time `json:"startedAt,omitempty"`
+	StartedAt vtime.Time `json:"startedAt,omitempty"`
 }
 
 // ContainerStateTerminated is core/v1 ContainerStateTerminated.
 type ContainerStateTerminated struct {
-	ExitCode   int32    `json:"exitCode"`
-	Reason     string   `json:"reason,omitempty"`
-	StartedAt  sim.Time `json:"startedAt,omitempty"`
-	FinishedAt sim.Time `json:"finishedAt,omitempty"`
+	ExitCode   int32      `json:"exitCode"`
+	Reason     string     `json:"reason,omitempty"`
+	StartedAt  vtime.Time `json:"startedAt,omitempty"`
+	FinishedAt vtime.Time `json:"finishedAt,omitempty"`
 }
 
 // ---- ReplicaSet ----
@@ -351,7 +350,7 @@ type ReplicaSetStatus struct {
 type ReplicaSetCondition struct {
 	Type               string          `json:"type"`
 	Status             ConditionStatus `json:"status"`
-	LastTransitionTime sim.Time        `json:"lastTransitionTime,omitempty"`
+	LastTransitionTime vtime.Time      `json:"lastTransitionTime,omitempty"`
 	Reason             string          `json:"reason,omitempty"`
 	Message            string          `json:"message,omitempty"`
 }
@@ -365,8 +364,8 @@ type Event struct {
 	Reason         string          `json:"reason,omitempty"`
 	Message        string          `json:"message,omitempty"`
 	Source         EventSource     `json:"source,omitempty"`
-	FirstTimestamp sim.Time        `json:"firstTimestamp,omitempty"`
-	LastTimestamp  sim.Time        `json:"lastTimestamp,omitempty"`
+	FirstTimestamp vtime.Time      `json:"firstTimestamp,omitempty"`
+	LastTimestamp  vtime.Time      `json:"lastTimestamp,omitempty"`
 	Count          int32           `json:"count,omitempty"`
 	Type           string          `json:"type,omitempty"`
 }

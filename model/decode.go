@@ -10,11 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reconsim/reconsim/vtime"
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
 // Decoding limits. A YAML alias can make a few bytes of input expand to millions of values
@@ -155,7 +154,7 @@ type DecoderUnmarshaler interface {
 // non-nil pointer, the only error is a plain error saying so.
 //
 // Supported Go types: string, bool, every int and uint kind (range-checked), float32/64,
-// pointers, slices, map[string]T, structs, sim.Time (a duration string such as "90s", or a
+// pointers, slices, map[string]T, structs, vtime.Time (a duration string such as "90s", or a
 // number of seconds, meaning virtual time since the start of the run), time.Duration (a Go
 // duration string; a plain integer other than 0 is an error, because the unit is missing),
 // resource.Quantity, intstr.IntOrString, and types implementing Unmarshaler,
@@ -366,7 +365,7 @@ func (d *Decoder) adoptError(n *yaml.Node, path string, err error) {
 }
 
 var (
-	simTimeType        = reflect.TypeFor[sim.Time]()
+	simTimeType        = reflect.TypeFor[vtime.Time]()
 	durationType       = reflect.TypeFor[time.Duration]()
 	quantityType       = reflect.TypeFor[resource.Quantity]()
 	intOrStringType    = reflect.TypeFor[intstr.IntOrString]()

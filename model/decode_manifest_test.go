@@ -6,14 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reconsim/reconsim/vtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
 func readTestdata(t *testing.T, name string) []byte {
@@ -54,7 +53,7 @@ func TestDecodeManifestsMultiDocument(t *testing.T) {
 	assert.Equal(t, int64(10), *rs.Spec.Template.Spec.TerminationGracePeriodSeconds)
 
 	lease := objs[4].(*Lease)
-	assert.Equal(t, Ptr(sim.Time(10e9)), lease.Spec.RenewTime)
+	assert.Equal(t, Ptr(vtime.Time(10e9)), lease.Spec.RenewTime)
 	assert.Equal(t, Ptr(int32(40)), lease.Spec.LeaseDurationSeconds)
 
 	assert.Equal(t, []string{

@@ -8,11 +8,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/reconsim/reconsim/vtime"
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
 // Scalar decoding. Tags are yaml.v3's resolution of the plain text (!!int for 5, !!str for
@@ -193,7 +192,7 @@ func (d *Decoder) decodeSimTime(n *yaml.Node, v reflect.Value, path string) {
 		d.typeError(n, path, "a time", "")
 		return
 	}
-	var t sim.Time
+	var t vtime.Time
 	switch n.ShortTag() {
 	case "!!str":
 		dur, err := time.ParseDuration(n.Value)
@@ -201,21 +200,21 @@ func (d *Decoder) decodeSimTime(n *yaml.Node, v reflect.Value, path string) {
 			d.fail(n, path, fmt.Sprintf("invalid time %q", n.Value), simTimeHint)
 			return
 		}
-		t = sim.FromDuration(dur)
+		t = vtime.FromDuration(dur)
 	case "!!int":
 		i, _, big, err := parseInteger(n)
 		if err != nil || big || i > math.MaxInt64/int64(time.Second) || i < math.MinInt64/int64(time.Second) {
 			d.fail(n, path, fmt.Sprintf("time %s seconds is out of range", n.Value), "at most 292 years")
 			return
 		}
-		t = sim.Time(i * int64(time.Second))
+		t = vtime.Time(i * int64(time.Second))
 	case "!!float":
 		var f float64
 		if err := n.Decode(&f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) >= math.MaxInt64/float64(time.Second) {
 			d.fail(n, path, fmt.Sprintf("time %s seconds is out of range", n.Value), "at most 292 years")
 			return
 		}
-		t = sim.Time(math.Round(f * float64(time.Second)))
+		t = vtime.Time(math.Round(f * float64(time.Second)))
 	default:
 		d.fail(n, path, fmt.Sprintf("expected a time, got %s", describe(n)), simTimeHint)
 		return

@@ -7,14 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/vtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
 // decodeAll has a field of every type the decoder supports.
@@ -40,8 +39,8 @@ type decodeAll struct {
 	M     map[string]int        `json:"m"`
 	MK    map[Kind]string       `json:"mk"`
 	Inner decodeInner           `json:"inner"`
-	T     sim.Time              `json:"t"`
-	PT    *sim.Time             `json:"pt"`
+	T     vtime.Time            `json:"t"`
+	PT    *vtime.Time           `json:"pt"`
 	D     time.Duration         `json:"d"`
 	Q     resource.Quantity     `json:"q"`
 	RL    ResourceList          `json:"rl"`
@@ -190,7 +189,7 @@ metadata: {name: web, labels: {app: web}}
 		LS: []decodeInner{{Name: "one"}, {Name: "two", Count: 9}},
 		M:  map[string]int{"a": 1, "b": 2}, MK: map[Kind]string{KindPod: "pods"},
 		Inner: decodeInner{Name: "in"},
-		T:     sim.Time(90 * time.Second), PT: Ptr(sim.Time(1500 * time.Millisecond)),
+		T:     vtime.Time(90 * time.Second), PT: Ptr(vtime.Time(1500 * time.Millisecond)),
 		D:   90 * time.Second,
 		Q:   resource.MustParse("100m"),
 		RL:  ResourceList{"cpu": resource.MustParse("2"), "memory": resource.MustParse("128Mi"), "pods": resource.MustParse("110")},
@@ -222,8 +221,8 @@ func TestDecodeNodeScalarForms(t *testing.T) {
 	}{
 		{"int hex", "i: 0x10", func(t *testing.T, g decodeAll) { assert.Equal(t, 16, g.I) }},
 		{"int-or-string int", "ios: 3", func(t *testing.T, g decodeAll) { assert.Equal(t, intstr.FromInt32(3), g.IOS) }},
-		{"time integer seconds", "t: 120", func(t *testing.T, g decodeAll) { assert.Equal(t, sim.Time(120*time.Second), g.T) }},
-		{"time zero", "t: 0", func(t *testing.T, g decodeAll) { assert.Equal(t, sim.Time(0), g.T) }},
+		{"time integer seconds", "t: 120", func(t *testing.T, g decodeAll) { assert.Equal(t, vtime.Time(120*time.Second), g.T) }},
+		{"time zero", "t: 0", func(t *testing.T, g decodeAll) { assert.Equal(t, vtime.Time(0), g.T) }},
 		{"duration zero without unit", "d: 0", func(t *testing.T, g decodeAll) { assert.Equal(t, time.Duration(0), g.D) }},
 		{"quantity integer", "q: 3", func(t *testing.T, g decodeAll) { assert.Equal(t, int64(3), g.Q.Value()) }},
 		{"quantity float", "q: 0.5", func(t *testing.T, g decodeAll) { assert.Equal(t, int64(500), g.Q.MilliValue()) }},

@@ -3,9 +3,8 @@ package model
 import (
 	"maps"
 
+	"github.com/reconsim/reconsim/vtime"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
 // Meta, GetKind and DeepCopyObject for every type. Deep copies are written out by hand: they
@@ -138,7 +137,7 @@ func (o *Lease) DeepCopy() *Lease {
 	block := new(struct {
 		lease                  Lease
 		duration, transitions  int32
-		acquireTime, renewTime sim.Time
+		acquireTime, renewTime vtime.Time
 	})
 	out := &block.lease
 	*out = *o

@@ -2,7 +2,7 @@
 // copies, the kind registry, and the decoder that turns real Kubernetes manifests into them.
 //
 // The types mirror the upstream API (same JSON field names, same meaning) but keep only the
-// fields the simulator models. Times are virtual (sim.Time). Quantities, label selectors and
+// fields the simulator models. Times are virtual (vtime.Time). Quantities, label selectors and
 // int-or-string values are the k8s.io/apimachinery types, so parsing and arithmetic are
 // upstream's own.
 //

@@ -3,9 +3,8 @@ package model
 import (
 	"testing"
 
+	"github.com/reconsim/reconsim/vtime"
 	"github.com/stretchr/testify/assert"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
 func TestEqualOwnerReference(t *testing.T) {
@@ -39,7 +38,7 @@ func TestEqualOwnerReference(t *testing.T) {
 }
 
 func TestEqualTaint(t *testing.T) {
-	at, same, later := sim.Time(5), sim.Time(5), sim.Time(6)
+	at, same, later := vtime.Time(5), vtime.Time(5), vtime.Time(6)
 	base := Taint{Key: "k", Value: "v", Effect: TaintEffectNoExecute, TimeAdded: &at}
 	with := func(f func(x *Taint)) Taint { x := base; f(&x); return x }
 	for _, tc := range []struct {

@@ -3,7 +3,7 @@ package model
 import (
 	"strconv"
 
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Kind names an API object kind, as in a manifest's `kind:` field.
@@ -43,8 +43,8 @@ type ObjectMeta struct {
 	UID                        string            `json:"uid,omitempty"`
 	ResourceVersion            uint64            `json:"resourceVersion,omitempty"`
 	Generation                 int64             `json:"generation,omitempty"`
-	CreationTimestamp          sim.Time          `json:"creationTimestamp,omitempty"`
-	DeletionTimestamp          *sim.Time         `json:"deletionTimestamp,omitempty"`
+	CreationTimestamp          vtime.Time        `json:"creationTimestamp,omitempty"`
+	DeletionTimestamp          *vtime.Time       `json:"deletionTimestamp,omitempty"`
 	DeletionGracePeriodSeconds *int64            `json:"deletionGracePeriodSeconds,omitempty"`
 	Labels                     map[string]string `json:"labels,omitempty"`
 	Annotations                map[string]string `json:"annotations,omitempty"`

@@ -1,10 +1,9 @@
 package model
 
 import (
+	"github.com/reconsim/reconsim/vtime"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
 // policy/v1 kinds: field names and JSON names as in k8s.io/api policy/v1/types.go.
@@ -37,13 +36,13 @@ type PodDisruptionBudgetSpec struct {
 // name of a pod the eviction subresource has approved to the time of approval; the
 // disruption controller removes entries once the pod is gone or after a timeout.
 type PodDisruptionBudgetStatus struct {
-	ObservedGeneration int64               `json:"observedGeneration,omitempty"`
-	DisruptedPods      map[string]sim.Time `json:"disruptedPods,omitempty"`
-	DisruptionsAllowed int32               `json:"disruptionsAllowed"`
-	CurrentHealthy     int32               `json:"currentHealthy"`
-	DesiredHealthy     int32               `json:"desiredHealthy"`
-	ExpectedPods       int32               `json:"expectedPods"`
-	Conditions         []Condition         `json:"conditions,omitempty"`
+	ObservedGeneration int64                 `json:"observedGeneration,omitempty"`
+	DisruptedPods      map[string]vtime.Time `json:"disruptedPods,omitempty"`
+	DisruptionsAllowed int32                 `json:"disruptionsAllowed"`
+	CurrentHealthy     int32                 `json:"currentHealthy"`
+	DesiredHealthy     int32                 `json:"desiredHealthy"`
+	ExpectedPods       int32                 `json:"expectedPods"`
+	Conditions         []Condition           `json:"conditions,omitempty"`
 }
 
 // PDB condition type and reasons ([api@HEAD] policy/v1/types.go).
@@ -60,7 +59,7 @@ type Condition struct {
 	Type               string          `json:"type"`
 	Status             ConditionStatus `json:"status"`
 	ObservedGeneration int64           `json:"observedGeneration,omitempty"`
-	LastTransitionTime sim.Time        `json:"lastTransitionTime"`
+	LastTransitionTime vtime.Time      `json:"lastTransitionTime"`
 	Reason             string          `json:"reason"`
 	Message            string          `json:"message"`
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -204,7 +204,7 @@ func TestEventRecordFrom(t *testing.T) {
 		InvolvedObject: model.ObjectReference{Kind: model.KindPod, Namespace: "default", Name: "web-1"},
 		Reason:         "Killing", Message: "Stopping container web", Type: model.EventTypeNormal,
 		Source:         model.EventSource{Component: "kubelet", Host: "worker-1"},
-		FirstTimestamp: sim.Time(10e9), LastTimestamp: sim.Time(12_500_000_000), Count: 3,
+		FirstTimestamp: vtime.Time(10e9), LastTimestamp: vtime.Time(12_500_000_000), Count: 3,
 	}
 	assert.Equal(t, EventRecord{Time: 12.5, Type: "Normal", Reason: "Killing", Kind: "Pod", Namespace: "default", Name: "web-1",
 		Message: "Stopping container web", Source: "kubelet", Host: "worker-1", Count: 3}, EventRecordFrom(e))

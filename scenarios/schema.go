@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/metrics"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // SchemaID is the $id of the scenario JSON Schema.
@@ -336,7 +336,7 @@ func (g *schemaGen) manifest() map[string]any {
 }
 
 var (
-	simTimeType     = reflect.TypeFor[sim.Time]()
+	simTimeType     = reflect.TypeFor[vtime.Time]()
 	quantityType    = reflect.TypeFor[resource.Quantity]()
 	intOrStringType = reflect.TypeFor[intstr.IntOrString]()
 )

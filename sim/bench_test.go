@@ -3,12 +3,14 @@ package sim
 import (
 	"testing"
 	"time"
+
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // selfRescheduler keeps exactly one event in flight per instance, like a periodic component.
 type selfRescheduler struct {
 	k      *Kernel
-	period Time
+	period vtime.Time
 }
 
 func (s *selfRescheduler) Fire(arg uint64) { s.k.Schedule(s.k.now+s.period, s, arg, false) }
@@ -18,8 +20,8 @@ func (s *selfRescheduler) Fire(arg uint64) { s.k.Schedule(s.k.now+s.period, s, a
 func BenchmarkKernel(b *testing.B) {
 	k := New(1)
 	for i := 0; i < 1000; i++ {
-		s := &selfRescheduler{k: k, period: Time(1000 + i)}
-		k.Schedule(Time(i), s, 0, false)
+		s := &selfRescheduler{k: k, period: vtime.Time(1000 + i)}
+		k.Schedule(vtime.Time(i), s, 0, false)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/vtime"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -14,7 +15,7 @@ func TestRunConcurrentlyOverlapsAndWaits(t *testing.T) {
 	k := New(1)
 	var started []string
 	var errs []error
-	var doneAt Time
+	var doneAt vtime.Time
 	k.Spawn("parent", func(p *Proc) {
 		errs = RunConcurrently(p, "child", 10, 3, func(ctx context.Context, i int) error {
 			c := ProcFromContext(ctx)
@@ -29,7 +30,7 @@ func TestRunConcurrentlyOverlapsAndWaits(t *testing.T) {
 	})
 	k.Run(Limits{})
 	assert.Equal(t, []string{"10@t=0.000s", "11@t=0.000s", "12@t=0.000s"}, started, "every call starts at once, with its index")
-	assert.Equal(t, FromDuration(3*time.Second), doneAt, "the caller waits for the slowest")
+	assert.Equal(t, vtime.FromDuration(3*time.Second), doneAt, "the caller waits for the slowest")
 	assert.Equal(t, []error{errors.New("call 12 failed"), errors.New("call 10 failed")}, errs, "errors in finishing order")
 	assert.Empty(t, RunConcurrently(context.Background(), "none", 0, 0, nil), "nothing to run returns at once")
 }

@@ -1,9 +1,11 @@
 package sim
 
+import "github.com/reconsim/reconsim/vtime"
+
 // event is one scheduled callback. Events are stored by value in eventHeap so that scheduling
 // allocates nothing once the heap has grown.
 type event struct {
-	at   Time
+	at   vtime.Time
 	seq  uint64
 	h    Handler
 	arg  uint64

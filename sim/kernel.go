@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"time"
+
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Handler is the target of a scheduled event. Fire runs on the kernel, never concurrently with
@@ -34,7 +36,7 @@ const (
 // Limits bound a Run. A zero field means "no limit" (or, for QuiescenceWindow, "never stop for
 // quiescence").
 type Limits struct {
-	MaxTime          Time
+	MaxTime          vtime.Time
 	MaxEvents        uint64
 	QuiescenceWindow time.Duration
 }
@@ -42,20 +44,20 @@ type Limits struct {
 // Outcome is what Run reports.
 type Outcome struct {
 	Reason StopReason
-	Detail string // human-readable elaboration (the Stop message, the limit that was hit)
-	Err    error  // non-nil only for StopError: a *ProcPanic
-	At     Time   // the virtual time at which the run stopped
+	Detail string     // human-readable elaboration (the Stop message, the limit that was hit)
+	Err    error      // non-nil only for StopError: a *ProcPanic
+	At     vtime.Time // the virtual time at which the run stopped
 }
 
 // Kernel is the event loop. The zero value is not usable; call New.
 type Kernel struct {
-	now          Time
+	now          vtime.Time
 	seq          uint64
 	heap         eventHeap
 	seed         uint64
 	events       uint64
 	holds        int
-	lastActivity Time
+	lastActivity vtime.Time
 	running      *Proc
 
 	stopped    bool
@@ -76,7 +78,7 @@ func New(seed uint64) *Kernel {
 }
 
 // Now returns the current virtual time.
-func (k *Kernel) Now() Time { return k.now }
+func (k *Kernel) Now() vtime.Time { return k.now }
 
 // Seed returns the seed the kernel was created with.
 func (k *Kernel) Seed() uint64 { return k.seed }
@@ -96,7 +98,7 @@ func (k *Kernel) Trace() *Trace { return &k.trace }
 // Schedule arranges for h.Fire(arg) at virtual time at (clamped to now if earlier). Events at
 // the same time fire in the order they were scheduled. If hold is true the event counts as
 // pending work until it fires, which keeps the run from being declared quiescent.
-func (k *Kernel) Schedule(at Time, h Handler, arg uint64, hold bool) {
+func (k *Kernel) Schedule(at vtime.Time, h Handler, arg uint64, hold bool) {
 	if at < k.now {
 		at = k.now
 	}
@@ -128,7 +130,7 @@ func (k *Kernel) Release() {
 func (k *Kernel) MarkActivity() { k.lastActivity = k.now }
 
 // LastActivity returns the time of the latest MarkActivity (or of the start of Run).
-func (k *Kernel) LastActivity() Time { return k.lastActivity }
+func (k *Kernel) LastActivity() vtime.Time { return k.lastActivity }
 
 // Stop ends Run after the current event, with StopExplicit and the given detail.
 func (k *Kernel) Stop(detail string) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/vtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -14,7 +15,7 @@ func TestEventsFireInTimeThenSequenceOrder(t *testing.T) {
 	k := New(1)
 	var got []string
 	add := func(at time.Duration, name string) {
-		k.Schedule(FromDuration(at), HandlerFunc(func(uint64) { got = append(got, name) }), 0, false)
+		k.Schedule(vtime.FromDuration(at), HandlerFunc(func(uint64) { got = append(got, name) }), 0, false)
 	}
 	add(3*time.Second, "c")
 	add(1*time.Second, "a1")
@@ -24,18 +25,18 @@ func TestEventsFireInTimeThenSequenceOrder(t *testing.T) {
 	out := k.Run(Limits{})
 	assert.Equal(t, []string{"zero", "a1", "a2", "b", "c"}, got)
 	assert.Equal(t, StopDrained, out.Reason)
-	assert.Equal(t, FromDuration(3*time.Second), k.Now())
+	assert.Equal(t, vtime.FromDuration(3*time.Second), k.Now())
 	assert.Equal(t, uint64(5), k.EventsProcessed())
 }
 
 func TestScheduleInThePastRunsNow(t *testing.T) {
 	k := New(1)
-	var at Time
-	k.Schedule(FromDuration(time.Second), HandlerFunc(func(uint64) {
+	var at vtime.Time
+	k.Schedule(vtime.FromDuration(time.Second), HandlerFunc(func(uint64) {
 		k.Schedule(0, HandlerFunc(func(uint64) { at = k.Now() }), 0, false)
 	}), 0, false)
 	k.Run(Limits{})
-	assert.Equal(t, FromDuration(time.Second), at)
+	assert.Equal(t, vtime.FromDuration(time.Second), at)
 }
 
 func TestStopConditions(t *testing.T) {
@@ -45,16 +46,16 @@ func TestStopConditions(t *testing.T) {
 		setup  func(k *Kernel)
 		limits Limits
 		reason StopReason
-		at     Time
+		at     vtime.Time
 	}{
-		{"drained", func(k *Kernel) { k.After(time.Second, func() {}) }, Limits{}, StopDrained, FromDuration(time.Second)},
-		{"time limit", tick, Limits{MaxTime: FromDuration(10500 * time.Millisecond)}, StopTimeLimit, FromDuration(10500 * time.Millisecond)},
-		{"event limit", tick, Limits{MaxEvents: 7}, StopEventLimit, FromDuration(7 * time.Second)},
-		{"quiescent: only idle ticks", tick, Limits{QuiescenceWindow: 30 * time.Second, MaxTime: FromDuration(time.Hour)}, StopQuiescent, FromDuration(30 * time.Second)},
+		{"drained", func(k *Kernel) { k.After(time.Second, func() {}) }, Limits{}, StopDrained, vtime.FromDuration(time.Second)},
+		{"time limit", tick, Limits{MaxTime: vtime.FromDuration(10500 * time.Millisecond)}, StopTimeLimit, vtime.FromDuration(10500 * time.Millisecond)},
+		{"event limit", tick, Limits{MaxEvents: 7}, StopEventLimit, vtime.FromDuration(7 * time.Second)},
+		{"quiescent: only idle ticks", tick, Limits{QuiescenceWindow: 30 * time.Second, MaxTime: vtime.FromDuration(time.Hour)}, StopQuiescent, vtime.FromDuration(30 * time.Second)},
 		{"explicit stop", func(k *Kernel) {
 			tick(k)
 			k.After(5*time.Second, func() { k.Stop("enough") })
-		}, Limits{MaxTime: FromDuration(time.Hour)}, StopExplicit, FromDuration(5 * time.Second)},
+		}, Limits{MaxTime: vtime.FromDuration(time.Hour)}, StopExplicit, vtime.FromDuration(5 * time.Second)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,10 +74,10 @@ func TestQuiescenceWaitsForHoldsAndActivity(t *testing.T) {
 	k.Every(time.Second, func() {})
 	// A held timer 100s out keeps the run alive past the 30s window...
 	k.After(100*time.Second, func() { k.MarkActivity() })
-	out := k.Run(Limits{QuiescenceWindow: 30 * time.Second, MaxTime: FromDuration(time.Hour)})
+	out := k.Run(Limits{QuiescenceWindow: 30 * time.Second, MaxTime: vtime.FromDuration(time.Hour)})
 	require.Equal(t, StopQuiescent, out.Reason)
 	// ...and the activity it marks at 100s moves quiescence to 130s.
-	assert.Equal(t, FromDuration(130*time.Second), out.At)
+	assert.Equal(t, vtime.FromDuration(130*time.Second), out.At)
 }
 
 func TestProcessesBlockAndInterleave(t *testing.T) {
@@ -129,7 +130,7 @@ func TestSleepHoldsIdleDoesNot(t *testing.T) {
 	out := k.Run(Limits{QuiescenceWindow: 10 * time.Second})
 	// The sleep (a hold) lasts 60s; quiescence can only be declared after it.
 	assert.Equal(t, StopQuiescent, out.Reason)
-	assert.Equal(t, FromDuration(60*time.Second), out.At)
+	assert.Equal(t, vtime.FromDuration(60*time.Second), out.At)
 }
 
 func TestProcessPanicEndsRunNamingProcessTimeAndSeed(t *testing.T) {
@@ -140,12 +141,12 @@ func TestProcessPanicEndsRunNamingProcessTimeAndSeed(t *testing.T) {
 		_ = workers[len(workers)+1] // a runtime panic (index out of range), not an explicit one
 	})
 	k.Every(time.Second, func() {})
-	out := k.Run(Limits{MaxTime: FromDuration(time.Hour)})
+	out := k.Run(Limits{MaxTime: vtime.FromDuration(time.Hour)})
 	require.Equal(t, StopError, out.Reason)
 	var pp *ProcPanic
 	require.ErrorAs(t, out.Err, &pp)
 	assert.Equal(t, "bad-worker", pp.Proc)
-	assert.Equal(t, FromDuration(1500*time.Millisecond), pp.At)
+	assert.Equal(t, vtime.FromDuration(1500*time.Millisecond), pp.At)
 	assert.Equal(t, uint64(42), pp.Seed)
 	assert.Contains(t, out.Err.Error(), `process "bad-worker" panicked at t=1.500s (seed 42)`)
 	assert.Contains(t, pp.Stack, "kernel_test.go", "the stack is the panicking process's own")
@@ -164,7 +165,7 @@ func TestKillUnwindsRunningDefers(t *testing.T) {
 		p.Sleep(time.Second)
 		victim.Kill()
 	})
-	k.Schedule(FromDuration(2*time.Second), HandlerFunc(func(uint64) {
+	k.Schedule(vtime.FromDuration(2*time.Second), HandlerFunc(func(uint64) {
 		assert.Equal(t, 0, k.Holds(), "the victim's hour-long sleep stopped holding when it was killed")
 	}), 0, false)
 	out := k.Run(Limits{})
@@ -172,7 +173,7 @@ func TestKillUnwindsRunningDefers(t *testing.T) {
 	assert.True(t, cleaned)
 	assert.False(t, reached)
 	assert.True(t, victim.Finished())
-	assert.Equal(t, FromDuration(time.Hour), k.Now(), "its stale wake-up still fires, harmlessly")
+	assert.Equal(t, vtime.FromDuration(time.Hour), k.Now(), "its stale wake-up still fires, harmlessly")
 }
 
 func TestKillSelf(t *testing.T) {
@@ -203,7 +204,7 @@ func TestProcIsAContext(t *testing.T) {
 
 func TestTimerResetStopAndHolds(t *testing.T) {
 	k := New(1)
-	fired := []Time{}
+	fired := []vtime.Time{}
 	tm := k.NewTimer(func() { fired = append(fired, k.Now()) })
 	tm.Reset(10 * time.Second)
 	assert.Equal(t, 1, k.Holds())
@@ -212,10 +213,10 @@ func TestTimerResetStopAndHolds(t *testing.T) {
 	k.After(time.Second, func() {
 		at, ok := tm.When()
 		assert.True(t, ok)
-		assert.Equal(t, FromDuration(5*time.Second), at)
+		assert.Equal(t, vtime.FromDuration(5*time.Second), at)
 	})
 	k.Run(Limits{})
-	assert.Equal(t, []Time{FromDuration(5 * time.Second)}, fired)
+	assert.Equal(t, []vtime.Time{vtime.FromDuration(5 * time.Second)}, fired)
 	assert.Equal(t, 0, k.Holds())
 
 	tm.Reset(time.Second)
@@ -259,13 +260,13 @@ func TestHeapOrderProperty(t *testing.T) {
 	for round := 0; round < 200; round++ {
 		k := New(1)
 		type rec struct {
-			at  Time
+			at  vtime.Time
 			seq int
 		}
 		var got []rec
 		n := 1 + r.IntN(300)
 		for i := 0; i < n; i++ {
-			at := Time(r.IntN(50))
+			at := vtime.Time(r.IntN(50))
 			i := i
 			k.Schedule(at, HandlerFunc(func(uint64) { got = append(got, rec{k.Now(), i}) }), 0, false)
 		}

@@ -6,6 +6,8 @@ import (
 	"iter"
 	"runtime/debug"
 	"time"
+
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Proc is a simulated process: a coroutine that runs ordinary blocking Go. It runs only when
@@ -36,7 +38,7 @@ type Proc struct {
 // ProcPanic is the error a run ends with when a process panics.
 type ProcPanic struct {
 	Proc  string
-	At    Time
+	At    vtime.Time
 	Seed  uint64
 	Value any
 	Stack string
@@ -68,7 +70,7 @@ func (p *Proc) Name() string { return p.name }
 func (p *Proc) Kernel() *Kernel { return p.k }
 
 // Now returns the current virtual time.
-func (p *Proc) Now() Time { return p.k.now }
+func (p *Proc) Now() vtime.Time { return p.k.now }
 
 // Finished reports whether the body has returned (or the process was killed).
 func (p *Proc) Finished() bool { return p.done }
@@ -147,7 +149,7 @@ func (p *Proc) Sleep(d time.Duration) {
 
 // wakeAt starts a new block generation and schedules its wake-up. The process, not the event,
 // owns the hold, so that a killed process's stale wake-up holds nothing.
-func (p *Proc) wakeAt(at Time, hold bool) {
+func (p *Proc) wakeAt(at vtime.Time, hold bool) {
 	p.gen++
 	p.releaseHold()
 	if hold {
@@ -173,7 +175,7 @@ func (p *Proc) Idle(d time.Duration) {
 }
 
 // SleepUntil blocks until virtual time t (a hold); it returns at once if t is not later than now.
-func (p *Proc) SleepUntil(t Time) {
+func (p *Proc) SleepUntil(t vtime.Time) {
 	if t <= p.k.now {
 		return
 	}

@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/reconsim/reconsim/vtime"
+)
 
 // Timer calls a function at a virtual time that can be moved or cancelled. An armed timer is a
 // hold unless it was made with NewIdleTimer. Timer allocates nothing on Reset or Stop.
@@ -8,7 +12,7 @@ type Timer struct {
 	k     *Kernel
 	fn    func()
 	gen   uint64
-	at    Time
+	at    vtime.Time
 	armed bool
 	idle  bool
 }
@@ -20,7 +24,7 @@ func (k *Kernel) NewTimer(fn func()) *Timer { return &Timer{k: k, fn: fn} }
 func (k *Kernel) NewIdleTimer(fn func()) *Timer { return &Timer{k: k, fn: fn, idle: true} }
 
 // ResetAt arms the timer for virtual time at (now if earlier), replacing any earlier arming.
-func (t *Timer) ResetAt(at Time) {
+func (t *Timer) ResetAt(at vtime.Time) {
 	if !t.armed && !t.idle {
 		t.k.Hold()
 	}
@@ -50,7 +54,7 @@ func (t *Timer) Stop() bool {
 }
 
 // When returns the time the timer is armed for, and whether it is armed.
-func (t *Timer) When() (Time, bool) { return t.at, t.armed }
+func (t *Timer) When() (vtime.Time, bool) { return t.at, t.armed }
 
 // Fire implements Handler.
 func (t *Timer) Fire(gen uint64) {

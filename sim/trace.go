@@ -3,6 +3,8 @@ package sim
 import (
 	"io"
 	"strconv"
+
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Trace is the line-oriented record of what happened, one line per notable step:
@@ -39,7 +41,7 @@ func (t *Trace) Hash() uint64 { return t.hash }
 func (t *Trace) Lines() uint64 { return t.lines }
 
 // Emit records one line. rv 0 is left out of the line.
-func (t *Trace) Emit(now Time, component, action, object string, rv uint64, detail string) {
+func (t *Trace) Emit(now vtime.Time, component, action, object string, rv uint64, detail string) {
 	b := t.buf[:0]
 	b = strconv.AppendFloat(b, now.Seconds(), 'f', 6, 64)
 	b = append(b, ' ')

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/vtime"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -68,7 +69,7 @@ func TestWaitQueue(t *testing.T) {
 				p.Sleep(time.Second)
 				tc.script(&q, work, ws)
 			})
-			k.Run(Limits{MaxTime: FromDuration(time.Minute)})
+			k.Run(Limits{MaxTime: vtime.FromDuration(time.Minute)})
 			assert.Equal(t, tc.woken, woken)
 			assert.Equal(t, tc.left, q.Len())
 		})

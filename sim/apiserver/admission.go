@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Defaulting and validation are the model's (model.SetDefaults, model.Validate,
@@ -141,7 +141,7 @@ func (s *Store) bindPod(obj, old model.Object) (model.Object, error) {
 // setPodScheduled sets PodScheduled=True (podutil.UpdatePodCondition: the transition time
 // moves only when the status changes). The conditions slice may be shared with the stored
 // pod, so it is copied.
-func setPodScheduled(status *model.PodStatus, now sim.Time) {
+func setPodScheduled(status *model.PodStatus, now vtime.Time) {
 	conds := make([]model.PodCondition, len(status.Conditions), len(status.Conditions)+1)
 	copy(conds, status.Conditions)
 	found := false

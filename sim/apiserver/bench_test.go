@@ -10,6 +10,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // countingSink counts deliveries and nothing else.
@@ -75,7 +76,7 @@ func BenchmarkAPIRoundTrip(b *testing.B) {
 	lease := newLease("node-1")
 	benchRoundTrip(b, lease, false, func(stored model.Object, i int) model.Object {
 		l := stored.(*model.Lease).DeepCopy()
-		t := sim.Time(i+1) * sim.Time(time.Second)
+		t := vtime.Time(i+1) * vtime.Time(time.Second)
 		l.Spec.RenewTime = &t
 		return l
 	})
@@ -87,7 +88,7 @@ func BenchmarkAPIRoundTripServerOnly(b *testing.B) {
 	lease := newLease("node-1")
 	benchRoundTripWith(b, lease, false, true, func(stored model.Object, i int) model.Object {
 		l := stored.(*model.Lease).DeepCopy()
-		t := sim.Time(i+1) * sim.Time(time.Second)
+		t := vtime.Time(i+1) * vtime.Time(time.Second)
 		l.Spec.RenewTime = &t
 		return l
 	})

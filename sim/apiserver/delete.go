@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // immortalNamespaces may not be deleted (NamespaceLifecycle admission,
@@ -111,7 +111,7 @@ func (s *Store) deleteObject(ks *kindStore, key objKey, cur model.Object, opts D
 	// BeforeDelete: decide whether this delete is graceful, or a graceful deletion is pending.
 	var (
 		graceful, pending bool
-		newTimestamp      sim.Time
+		newTimestamp      vtime.Time
 		newGrace          int64
 		bumpGeneration    bool
 	)
@@ -172,7 +172,7 @@ func (s *Store) deleteObject(ks *kindStore, key objKey, cur model.Object, opts D
 
 // markAsDeleting sets deletionTimestamp to now unless it is already earlier, and the grace to
 // 0, bumping generation on the first marking (store.go markAsDeleting).
-func markAsDeleting(meta *model.ObjectMeta, now sim.Time) {
+func markAsDeleting(meta *model.ObjectMeta, now vtime.Time) {
 	if meta.DeletionTimestamp == nil && meta.Generation > 0 {
 		meta.Generation++
 	}

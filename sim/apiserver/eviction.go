@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // The eviction subresource, pods/eviction, after upstream's EvictionREST
@@ -244,7 +244,7 @@ func (s *Store) checkAndDecrement(podName string, stored *model.PodDisruptionBud
 		s.updateDisruptionAllowedCondition(pdb)
 	}
 	if pdb.Status.DisruptedPods == nil {
-		pdb.Status.DisruptedPods = make(map[string]sim.Time)
+		pdb.Status.DisruptedPods = make(map[string]vtime.Time)
 	}
 	pdb.Status.DisruptedPods[podName] = s.k.Now()
 	_, err := s.UpdateStatus(pdb) // carries the read resourceVersion: a stale budget is 409

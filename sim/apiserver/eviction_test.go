@@ -13,6 +13,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // runningPod creates pod name with labels app=web, binds it to node-a and sets its phase and
@@ -93,7 +94,7 @@ func TestEvictWithoutBudgetDeletesGracefully(t *testing.T) {
 		require.NoError(t, err)
 		pod := out.(*model.Pod)
 		require.NotNil(t, pod.DeletionTimestamp, "the pod is marked, not removed: the kubelet has its grace period")
-		assert.Equal(t, sim.FromDuration(40*time.Second), *pod.DeletionTimestamp, "now + terminationGracePeriodSeconds 30")
+		assert.Equal(t, vtime.FromDuration(40*time.Second), *pod.DeletionTimestamp, "now + terminationGracePeriodSeconds 30")
 		assert.Equal(t, int64(30), *pod.DeletionGracePeriodSeconds)
 		c := disruptionTarget(getPod(t, s, "web-1"))
 		require.NotNil(t, c, "upstream addConditionAndDeletePod marks the pod DisruptionTarget")
@@ -180,7 +181,7 @@ func TestEvictAllowedDecrementsBudget(t *testing.T) {
 		runningPod(t, s, "web-2", model.PodRunning, true)
 		budget(t, s, "web-pdb", map[string]string{"app": "web"}, model.PodDisruptionBudgetStatus{
 			DisruptionsAllowed: 1, CurrentHealthy: 3, DesiredHealthy: 2, ExpectedPods: 3,
-			Conditions: []model.Condition{{Type: model.DisruptionAllowedCondition, Status: model.ConditionTrue, Reason: model.SufficientPodsReason, LastTransitionTime: sim.FromDuration(time.Second)}},
+			Conditions: []model.Condition{{Type: model.DisruptionAllowedCondition, Status: model.ConditionTrue, Reason: model.SufficientPodsReason, LastTransitionTime: vtime.FromDuration(time.Second)}},
 		}, false)
 	})
 	k.After(7*time.Second, func() {
@@ -190,12 +191,12 @@ func TestEvictAllowedDecrementsBudget(t *testing.T) {
 
 		pdb := getPDB(t, s, "web-pdb")
 		assert.Equal(t, int32(0), pdb.Status.DisruptionsAllowed)
-		assert.Equal(t, map[string]sim.Time{"web-1": sim.FromDuration(7 * time.Second)}, pdb.Status.DisruptedPods)
+		assert.Equal(t, map[string]vtime.Time{"web-1": vtime.FromDuration(7 * time.Second)}, pdb.Status.DisruptedPods)
 		require.Len(t, pdb.Status.Conditions, 1)
 		c := pdb.Status.Conditions[0]
 		assert.Equal(t, model.ConditionFalse, c.Status, "DisruptionAllowed turns False at 0")
 		assert.Equal(t, model.InsufficientPodsReason, c.Reason)
-		assert.Equal(t, sim.FromDuration(7*time.Second), c.LastTransitionTime)
+		assert.Equal(t, vtime.FromDuration(7*time.Second), c.LastTransitionTime)
 		assert.Equal(t, int64(1), pdb.Generation, "a status update does not move generation")
 
 		_, err = s.Evict("default", "web-2", &model.Eviction{})
@@ -342,5 +343,5 @@ func TestServerEvictionSubresource(t *testing.T) {
 	assert.True(t, apierrors.IsTooManyRequests(second.Err), "%v", second.Err)
 	assert.True(t, apierrors.IsMethodNotSupported(wrongVerb.Err), "%v", wrongVerb.Err)
 	assert.True(t, apierrors.IsNotFound(wrongKind.Err), "%v", wrongKind.Err)
-	assert.Equal(t, map[string]sim.Time{"web-1": sim.FromDuration(5 * time.Millisecond)}, getPDB(t, s, "web-pdb").Status.DisruptedPods, "recorded when served, after the create service time")
+	assert.Equal(t, map[string]vtime.Time{"web-1": vtime.FromDuration(5 * time.Millisecond)}, getPDB(t, s, "web-pdb").Status.DisruptedPods, "recorded when served, after the create service time")
 }

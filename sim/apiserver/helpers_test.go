@@ -10,6 +10,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // newTestStore returns a kernel and a store with the default configuration, changed by edit.
@@ -30,7 +31,7 @@ func run(k *sim.Kernel, d time.Duration) sim.Outcome {
 
 // delivered is one event as a sink saw it, with the delivery time.
 type delivered struct {
-	at sim.Time
+	at vtime.Time
 	ev WatchEvent
 }
 

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // histEvent is one write as the watch cache records it: the object after the write (for a
@@ -15,7 +15,7 @@ type histEvent struct {
 	typ  EventType
 	obj  model.Object
 	prev model.Object // nil for ADDED
-	at   sim.Time     // record time, for the history's freshness rule
+	at   vtime.Time   // record time, for the history's freshness rule
 }
 
 // history is one kind's watch-cache event window: a ring buffer that resizes the way
@@ -139,7 +139,7 @@ func (h *history) eventsWith(v string, from int) []int {
 	return live[i:]
 }
 
-func (h *history) resize(now sim.Time) {
+func (h *history) resize(now vtime.Time) {
 	if !h.full() {
 		return
 	}

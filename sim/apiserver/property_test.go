@@ -11,6 +11,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // expectedEvent is what a watcher must see for one revision.
@@ -244,7 +245,7 @@ func TestSameSeedSameTrace(t *testing.T) {
 				}
 			})
 		}
-		k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour)})
+		k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 		require.Positive(t, conflicts, "the workload has conflicting updates")
 		var seen []string
 		for _, d := range rec.events {

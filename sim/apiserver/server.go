@@ -11,6 +11,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Request is one API request.
@@ -60,7 +61,7 @@ type Response struct {
 // before anything else happens, and a non-nil err then fails the request with that error.
 // Faults are compared by ==, so implement them on pointer types.
 type Fault interface {
-	Intercept(now sim.Time, req *Request) (extraLatency time.Duration, err error)
+	Intercept(now vtime.Time, req *Request) (extraLatency time.Duration, err error)
 }
 
 // Server is the API server: the store plus the request path of kube-apiserver — fault

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // newTestServer returns a kernel and a server with the default configuration, changed by edit.
@@ -27,7 +28,7 @@ func newTestServer(t testing.TB, edit func(*Config)) (*sim.Kernel, *Server) {
 
 // result is what one process got from Do, and when.
 type result struct {
-	at   sim.Time
+	at   vtime.Time
 	resp Response
 }
 
@@ -51,7 +52,7 @@ func TestInflightLimitAnswers429(t *testing.T) {
 	k.Run(sim.Limits{})
 
 	require.NoError(t, results[0].resp.Err)
-	assert.Equal(t, sim.FromDuration(5*time.Millisecond), results[0].at, "the first writer pays the service time")
+	assert.Equal(t, vtime.FromDuration(5*time.Millisecond), results[0].at, "the first writer pays the service time")
 	for _, r := range results[1:3] {
 		require.Error(t, r.resp.Err)
 		assert.True(t, apierrors.IsTooManyRequests(r.resp.Err), "%v", r.resp.Err)
@@ -59,7 +60,7 @@ func TestInflightLimitAnswers429(t *testing.T) {
 		delay, ok := apierrors.SuggestsClientDelay(r.resp.Err)
 		assert.True(t, ok)
 		assert.Equal(t, 1, delay, "Retry-After: 1 as upstream's max-in-flight filter")
-		assert.Equal(t, sim.Time(0), r.at, "a refusal costs no service time")
+		assert.Equal(t, vtime.Time(0), r.at, "a refusal costs no service time")
 	}
 	require.NoError(t, results[3].resp.Err)
 	assert.Len(t, results[3].resp.Items, len(SystemNamespaces))
@@ -77,7 +78,7 @@ func TestInflightLimitAnswers429(t *testing.T) {
 
 func TestInflightSlotsAreReleasedInOrder(t *testing.T) {
 	k, srv := newTestServer(t, func(c *Config) { c.MaxMutatingRequestsInflight = 2 })
-	var at []sim.Time
+	var at []vtime.Time
 	var refused int
 	for i := range 5 {
 		k.Spawn(fmt.Sprintf("w%d", i), func(p *sim.Proc) {
@@ -100,8 +101,8 @@ func TestInflightSlotsAreReleasedInOrder(t *testing.T) {
 	assert.Equal(t, 3+1, refused, "3 refused at t=0, 1 again at t=1s")
 	_, peak := srv.Stats().PeakInflight()
 	assert.Equal(t, 2, peak)
-	assert.Equal(t, sim.FromDuration(5*time.Millisecond), at[0])
-	assert.Equal(t, sim.FromDuration(2*time.Second+5*time.Millisecond), at[4])
+	assert.Equal(t, vtime.FromDuration(5*time.Millisecond), at[0])
+	assert.Equal(t, vtime.FromDuration(2*time.Second+5*time.Millisecond), at[4])
 }
 
 func TestServiceTimeAndListItemCost(t *testing.T) {
@@ -109,7 +110,7 @@ func TestServiceTimeAndListItemCost(t *testing.T) {
 	for i := range 10 {
 		mustCreate(t, srv.Store(), newPod(fmt.Sprintf("p%d", i)))
 	}
-	var getAt, listAt sim.Time
+	var getAt, listAt vtime.Time
 	k.Spawn("client", func(p *sim.Proc) {
 		resp := srv.Do(p, &Request{Verb: VerbGet, Kind: model.KindPod, Namespace: "default", Name: "p3"})
 		require.NoError(t, resp.Err)
@@ -123,8 +124,8 @@ func TestServiceTimeAndListItemCost(t *testing.T) {
 		listAt = p.Now()
 	})
 	k.Run(sim.Limits{})
-	assert.Equal(t, sim.FromDuration(time.Millisecond), getAt)
-	assert.Equal(t, sim.FromDuration(time.Millisecond+5*time.Millisecond+10*DefaultListItemCost), listAt)
+	assert.Equal(t, vtime.FromDuration(time.Millisecond), getAt)
+	assert.Equal(t, vtime.FromDuration(time.Millisecond+5*time.Millisecond+10*DefaultListItemCost), listAt)
 	lat := srv.Stats().Latency(VerbList)
 	assert.Equal(t, uint64(1), lat.Count)
 	assert.Equal(t, 5*time.Millisecond+10*DefaultListItemCost, lat.Max)
@@ -138,7 +139,7 @@ type slowFor struct {
 	seen   int
 }
 
-func (f *slowFor) Intercept(now sim.Time, req *Request) (time.Duration, error) {
+func (f *slowFor) Intercept(now vtime.Time, req *Request) (time.Duration, error) {
 	if req.Client != f.client {
 		return 0, nil
 	}
@@ -152,7 +153,7 @@ func TestFaultHooks(t *testing.T) {
 	broken := &slowFor{client: "scheduler", extra: 50 * time.Millisecond, err: apierrors.NewServiceUnavailable("injected")}
 	srv.AddFault(slow)
 	srv.AddFault(broken)
-	var kubeletAt, schedulerAt, otherAt sim.Time
+	var kubeletAt, schedulerAt, otherAt vtime.Time
 	var schedulerErr error
 	k.Spawn("kubelet", func(p *sim.Proc) {
 		resp := srv.Do(p, &Request{Client: "kubelet", Verb: VerbCreate, Kind: model.KindPod, Object: newPod("a")})
@@ -170,10 +171,10 @@ func TestFaultHooks(t *testing.T) {
 		otherAt = p.Now()
 	})
 	k.Run(sim.Limits{})
-	assert.Equal(t, sim.FromDuration(205*time.Millisecond), kubeletAt, "fault latency, then service time")
-	assert.Equal(t, sim.FromDuration(50*time.Millisecond), schedulerAt)
+	assert.Equal(t, vtime.FromDuration(205*time.Millisecond), kubeletAt, "fault latency, then service time")
+	assert.Equal(t, vtime.FromDuration(50*time.Millisecond), schedulerAt)
 	assert.True(t, apierrors.IsServiceUnavailable(schedulerErr), "%v", schedulerErr)
-	assert.Equal(t, sim.FromDuration(time.Millisecond), otherAt)
+	assert.Equal(t, vtime.FromDuration(time.Millisecond), otherAt)
 	_, err := srv.Store().Get(model.KindPod, "default", "b")
 	assert.True(t, apierrors.IsNotFound(err), "a failed request never reaches the store")
 
@@ -223,7 +224,7 @@ func TestServerWatchAndStats(t *testing.T) {
 		del := srv.Do(p, &Request{Verb: VerbDelete, Kind: model.KindPod, Namespace: "default", Name: "a"})
 		require.NoError(t, del.Err)
 	})
-	k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Second)})
+	k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Second)})
 	assert.Equal(t, []string{"ADDED default/a@5", "MODIFIED default/a@6", "MODIFIED default/a@7", "MODIFIED default/a@8", "DELETED default/a@9"}, summary(rec.nonBookmarks()))
 
 	st := srv.Stats()

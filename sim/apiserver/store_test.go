@@ -15,6 +15,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func TestNewStoreCreatesSystemNamespaces(t *testing.T) {
@@ -38,10 +39,10 @@ func TestCreateAssignsSystemFields(t *testing.T) {
 		pod.UID = "client-chosen"
 		pod.Generation = 7
 		pod.Status.Phase = model.PodRunning
-		pod.DeletionTimestamp = model.Ptr(sim.Time(1))
+		pod.DeletionTimestamp = model.Ptr(vtime.Time(1))
 		got := mustCreate(t, s, pod)
 		assert.Equal(t, s.Revision(), got.ResourceVersion)
-		assert.Equal(t, sim.FromDuration(3*time.Second), got.CreationTimestamp)
+		assert.Equal(t, vtime.FromDuration(3*time.Second), got.CreationTimestamp)
 		assert.Regexp(t, regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`), got.UID)
 		assert.NotEqual(t, "client-chosen", got.UID)
 		assert.Equal(t, int64(1), got.Generation, "pods start at generation 1")
@@ -275,7 +276,7 @@ func TestFinalizersHoldDeletion(t *testing.T) {
 		require.NoError(t, err)
 		m := got.Meta()
 		require.NotNil(t, m.DeletionTimestamp)
-		assert.Equal(t, sim.FromDuration(2*time.Second), *m.DeletionTimestamp)
+		assert.Equal(t, vtime.FromDuration(2*time.Second), *m.DeletionTimestamp)
 		assert.Equal(t, int64(0), *m.DeletionGracePeriodSeconds)
 		assert.Equal(t, created.Generation+1, m.Generation, "marking bumps generation")
 		assert.Equal(t, 1, s.Count(model.KindReplicaSet), "finalizers hold the object")
@@ -361,7 +362,7 @@ func TestGracefulPodDeletion(t *testing.T) {
 				assert.Equal(t, before+1, s.Revision())
 				m := got.Meta()
 				assert.Equal(t, tc.wantGrace, *m.DeletionGracePeriodSeconds)
-				assert.Equal(t, sim.FromDuration(10*time.Second+time.Duration(tc.wantGrace)*time.Second), *m.DeletionTimestamp)
+				assert.Equal(t, vtime.FromDuration(10*time.Second+time.Duration(tc.wantGrace)*time.Second), *m.DeletionTimestamp)
 				assert.Equal(t, created.Generation+1, m.Generation)
 			})
 			run(k, 11*time.Second)
@@ -644,7 +645,7 @@ func TestPodBindingThroughUpdate(t *testing.T) {
 		gotPod := got.(*model.Pod)
 		assert.Equal(t, "n1", gotPod.Spec.NodeName)
 		require.Len(t, gotPod.Status.Conditions, 1)
-		assert.Equal(t, model.PodCondition{Type: model.PodScheduled, Status: model.ConditionTrue, LastTransitionTime: sim.FromDuration(4 * time.Second)}, gotPod.Status.Conditions[0])
+		assert.Equal(t, model.PodCondition{Type: model.PodScheduled, Status: model.ConditionTrue, LastTransitionTime: vtime.FromDuration(4 * time.Second)}, gotPod.Status.Conditions[0])
 		assert.Empty(t, pod.Status.Conditions, "the stored original is not modified")
 
 		rebind := copyOf(gotPod)
@@ -838,7 +839,7 @@ func TestSignificantWritesMarkActivity(t *testing.T) {
 		}
 	}
 	step(10*time.Second, heartbeat(model.ConditionTrue))
-	assert.Equal(t, sim.Time(0), k.LastActivity(), "a heartbeat-only node status update is not significant")
+	assert.Equal(t, vtime.Time(0), k.LastActivity(), "a heartbeat-only node status update is not significant")
 
 	step(20*time.Second, func() {
 		cur, _ := s.Get(model.KindLease, "kube-node-lease", "n1")
@@ -847,13 +848,13 @@ func TestSignificantWritesMarkActivity(t *testing.T) {
 		_, err := s.Update(l)
 		require.NoError(t, err)
 	})
-	assert.Equal(t, sim.Time(0), k.LastActivity(), "lease renewals are not significant")
+	assert.Equal(t, vtime.Time(0), k.LastActivity(), "lease renewals are not significant")
 
 	step(30*time.Second, heartbeat(model.ConditionFalse))
-	assert.Equal(t, sim.FromDuration(30*time.Second), k.LastActivity(), "a condition change is significant")
+	assert.Equal(t, vtime.FromDuration(30*time.Second), k.LastActivity(), "a condition change is significant")
 
 	step(40*time.Second, func() { mustCreate(t, s, newPod("p")) })
-	assert.Equal(t, sim.FromDuration(40*time.Second), k.LastActivity())
+	assert.Equal(t, vtime.FromDuration(40*time.Second), k.LastActivity())
 
 	// The predicate is configurable.
 	k2, s2 := newTestStore(t, func(c *StoreConfig) {
@@ -862,9 +863,9 @@ func TestSignificantWritesMarkActivity(t *testing.T) {
 	k2.After(5*time.Second, func() { mustCreate(t, s2, newPod("p")) })
 	k2.After(7*time.Second, func() { mustCreate(t, s2, newLease("l")) })
 	run(k2, 6*time.Second)
-	assert.Equal(t, sim.Time(0), k2.LastActivity())
+	assert.Equal(t, vtime.Time(0), k2.LastActivity())
 	run(k2, 2*time.Second)
-	assert.Equal(t, sim.FromDuration(7*time.Second), k2.LastActivity())
+	assert.Equal(t, vtime.FromDuration(7*time.Second), k2.LastActivity())
 }
 
 func TestEveryWriteEmitsOneTraceLine(t *testing.T) {
@@ -978,7 +979,7 @@ func TestBindingReplacesAnUnschedulableCondition(t *testing.T) {
 		bind.Spec.NodeName = "n1"
 		got, err := s.Update(bind)
 		require.NoError(t, err)
-		assert.Equal(t, []model.PodCondition{{Type: model.PodScheduled, Status: model.ConditionTrue, LastTransitionTime: sim.FromDuration(5 * time.Second)}}, got.(*model.Pod).Status.Conditions)
+		assert.Equal(t, []model.PodCondition{{Type: model.PodScheduled, Status: model.ConditionTrue, LastTransitionTime: vtime.FromDuration(5 * time.Second)}}, got.(*model.Pod).Status.Conditions)
 		assert.Equal(t, model.ConditionFalse, cur.(*model.Pod).Status.Conditions[0].Status, "the stored pod is not modified in place")
 	})
 	run(k, 6*time.Second)

@@ -8,7 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // EventType is the type of a watch event.
@@ -57,15 +57,15 @@ type Watch struct {
 
 	queue     []queuedEvent
 	head      int
-	lastAt    sim.Time // delivery time of the newest queued event: delivery stays monotone
-	lastRV    uint64   // revision of the newest queued event or bookmark
+	lastAt    vtime.Time // delivery time of the newest queued event: delivery stays monotone
+	lastRV    uint64     // revision of the newest queued event or bookmark
 	scheduled bool
 	gen       uint64 // generation of the pending delivery event; bumped to cancel it
 
-	stalledUntil sim.Time
+	stalledUntil vtime.Time
 	// coalesceUntil: before it, events about an object already queued replace the queued one
 	// (CoalesceWatches).
-	coalesceUntil sim.Time
+	coalesceUntil vtime.Time
 	closing       bool // the server ended the watch; only the close notice is left to deliver
 	stopped       bool // Stop was called or the close was delivered
 	registered    bool // was added to the kind's dispatch lists
@@ -74,7 +74,7 @@ type Watch struct {
 
 // queuedEvent is an event waiting for its delivery time; isClose marks the close notice.
 type queuedEvent struct {
-	at      sim.Time
+	at      vtime.Time
 	ev      WatchEvent
 	isClose bool
 	err     error
@@ -290,7 +290,7 @@ func (w *Watch) coalesce(ev WatchEvent) (WatchEvent, bool) {
 // never the intermediate states. It is the "unobserved state" perturbation of Sieve (OSDI'22,
 // section 4.2). Watches opened during the window are not coalesced. An until not later than
 // now ends the window.
-func (s *Store) CoalesceWatches(match func(client string) bool, until sim.Time) {
+func (s *Store) CoalesceWatches(match func(client string) bool, until vtime.Time) {
 	if match == nil {
 		return
 	}
@@ -323,13 +323,13 @@ func (w *Watch) close(err error) {
 
 // schedule arms the delivery event for the head of the queue. A delivery in flight is pending
 // work (a hold); one that waits for a stall to end is not, since whoever stalled the watch owns
-// its end, and a stall until sim.Never arms nothing: ending it (StallWatches) re-arms.
+// its end, and a stall until vtime.Never arms nothing: ending it (StallWatches) re-arms.
 func (w *Watch) schedule() {
 	at, hold := w.queue[w.head].at, true
 	if w.stalledUntil > at {
 		at, hold = w.stalledUntil, false
 	}
-	if at == sim.Never {
+	if at == vtime.Never {
 		return
 	}
 	w.scheduled = true
@@ -347,7 +347,7 @@ func (w *Watch) reschedule() {
 
 // setStall makes the watch deliver nothing before until (a time not later than now ends a
 // stall).
-func (w *Watch) setStall(until sim.Time) {
+func (w *Watch) setStall(until vtime.Time) {
 	if w.stopped {
 		return
 	}
@@ -413,7 +413,7 @@ const maxStallRules = 1024
 
 // stallFor is the stall a watch opened now by client starts with: the end time of the newest
 // rule that matches the client, if that is still ahead.
-func (s *Store) stallFor(client string, now sim.Time) sim.Time {
+func (s *Store) stallFor(client string, now vtime.Time) vtime.Time {
 	for i := len(s.stalls) - 1; i >= 0; i-- {
 		if st := s.stalls[i]; st.match(client) {
 			if st.until > now {
@@ -428,18 +428,18 @@ func (s *Store) stallFor(client string, now sim.Time) sim.Time {
 // stallRule keeps stalling watches opened by matching clients until a time.
 type stallRule struct {
 	match func(client string) bool
-	until sim.Time
+	until vtime.Time
 }
 
 // StallWatches stops deliveries to every watch whose client name match accepts until the
-// virtual time until (sim.Never: until called again), including watches those clients open
+// virtual time until (vtime.Never: until called again), including watches those clients open
 // meanwhile: the hook for a watch-stall fault or a network partition. Events keep queueing; a
 // stalled watch whose queue exceeds its channel size is closed (OnWatchClosed(nil), delivered
 // when the stall ends), and its client re-watches from its last revision, getting 410 if that
 // has left the history. A later call overrides earlier ones for the clients it matches; an
 // until not later than now ends their stall and delivers what is due at once. The newest
 // 1024 calls still in force are remembered for watches opened later.
-func (s *Store) StallWatches(match func(client string) bool, until sim.Time) {
+func (s *Store) StallWatches(match func(client string) bool, until vtime.Time) {
 	if match == nil {
 		return
 	}

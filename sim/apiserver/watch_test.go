@@ -13,6 +13,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func TestWatchDeliversInRevisionOrderAcrossObjects(t *testing.T) {
@@ -54,7 +55,7 @@ func TestWatchDelay(t *testing.T) {
 		k.After(time.Second, func() { mustCreate(t, s, newPod("a")) })
 		run(k, 2*time.Second)
 		require.Len(t, rec.events, 1)
-		assert.Equal(t, sim.FromDuration(time.Second+20*time.Millisecond), rec.events[0].at)
+		assert.Equal(t, vtime.FromDuration(time.Second+20*time.Millisecond), rec.events[0].at)
 	})
 	t.Run("random delay stays monotone", func(t *testing.T) {
 		k, s := newTestStore(t, func(c *StoreConfig) {
@@ -63,7 +64,7 @@ func TestWatchDelay(t *testing.T) {
 		rec := &recorder{k: k}
 		_, err := s.Watch(model.KindPod, ListOptions{}, 0, rec)
 		require.NoError(t, err)
-		writeAt := map[uint64]sim.Time{}
+		writeAt := map[uint64]vtime.Time{}
 		for i := range 200 {
 			k.After(time.Duration(i)*time.Millisecond, func() {
 				p := mustCreate(t, s, newPod(fmt.Sprintf("p%03d", i)))
@@ -72,7 +73,7 @@ func TestWatchDelay(t *testing.T) {
 		}
 		run(k, 2*time.Second)
 		require.Len(t, rec.events, 200)
-		var prevAt sim.Time
+		var prevAt vtime.Time
 		var prevRV uint64
 		spread := map[time.Duration]bool{}
 		for _, d := range rec.events {
@@ -219,7 +220,7 @@ func TestStalledWatcherOverflowIsClosed(t *testing.T) {
 	require.NoError(t, err)
 	lastSeen := s.Revision()
 
-	s.StallWatches(func(c string) bool { return c == "kubelet-n1" }, sim.FromDuration(10*time.Second))
+	s.StallWatches(func(c string) bool { return c == "kubelet-n1" }, vtime.FromDuration(10*time.Second))
 	for i := range 6 {
 		k.After(time.Duration(i+1)*time.Second, func() { mustCreate(t, s, newPod(fmt.Sprintf("p%d", i))) })
 	}
@@ -246,7 +247,7 @@ func TestStallWithinBufferDeliversEverythingAfterwards(t *testing.T) {
 	rec := &recorder{k: k}
 	_, err := s.WatchAs("scheduler", model.KindPod, ListOptions{}, 0, rec)
 	require.NoError(t, err)
-	s.StallWatches(func(c string) bool { return c == "scheduler" }, sim.FromDuration(5*time.Second))
+	s.StallWatches(func(c string) bool { return c == "scheduler" }, vtime.FromDuration(5*time.Second))
 	k.After(time.Second, func() { mustCreate(t, s, newPod("a")) })
 	k.After(2*time.Second, func() { mustCreate(t, s, newPod("b")) })
 	// A watch opened during the stall is stalled too.
@@ -259,10 +260,10 @@ func TestStallWithinBufferDeliversEverythingAfterwards(t *testing.T) {
 	run(k, 10*time.Second)
 	require.Equal(t, []string{"ADDED default/a@5", "ADDED default/b@6", "ADDED default/c@7"}, summary(rec.nonBookmarks()))
 	for _, d := range rec.events {
-		assert.Equal(t, sim.FromDuration(5*time.Second), d.at)
+		assert.Equal(t, vtime.FromDuration(5*time.Second), d.at)
 	}
 	require.Len(t, late.events, 1)
-	assert.Equal(t, sim.FromDuration(5*time.Second), late.events[0].at)
+	assert.Equal(t, vtime.FromDuration(5*time.Second), late.events[0].at)
 
 	// Ending a stall early releases the queue at once.
 	s.StallWatches(func(string) bool { return true }, k.Now().Add(time.Hour))
@@ -332,7 +333,7 @@ func TestBookmarksAdvanceQuietWatchers(t *testing.T) {
 	assert.Equal(t, s.Revision(), ev.ev.ResourceVersion)
 	assert.Equal(t, s.Revision(), ev.ev.Object.Meta().ResourceVersion)
 	assert.Equal(t, model.KindPod, ev.ev.Object.GetKind())
-	assert.Equal(t, sim.FromDuration(time.Second+time.Minute+DefaultWatchDelay), ev.at)
+	assert.Equal(t, vtime.FromDuration(time.Second+time.Minute+DefaultWatchDelay), ev.at)
 
 	// With nothing new, no more bookmarks, and the run can drain.
 	out := k.Run(sim.Limits{MaxTime: k.Now().Add(time.Hour)})
@@ -399,11 +400,11 @@ func TestStallUntilNeverAsAPartition(t *testing.T) {
 	rec := &recorder{k: k}
 	_, err := s.WatchAs("kubelet-n1", model.KindPod, ListOptions{}, 0, rec)
 	require.NoError(t, err)
-	s.StallWatches(isKubelet, sim.Never) // the partition starts
+	s.StallWatches(isKubelet, vtime.Never) // the partition starts
 	k.After(time.Second, func() { mustCreate(t, s, newPod("a")) })
-	out := k.Run(sim.Limits{QuiescenceWindow: time.Hour, MaxTime: sim.FromDuration(24 * time.Hour)})
+	out := k.Run(sim.Limits{QuiescenceWindow: time.Hour, MaxTime: vtime.FromDuration(24 * time.Hour)})
 	assert.NotEqual(t, sim.StopTimeLimit, out.Reason, "a stall until Never leaves nothing in the heap")
-	assert.Less(t, out.At, sim.FromDuration(2*time.Hour), "and is not pending work")
+	assert.Less(t, out.At, vtime.FromDuration(2*time.Hour), "and is not pending work")
 	assert.Empty(t, rec.events)
 
 	// A watch the kubelet opens during the partition is stalled too.
@@ -442,11 +443,11 @@ func TestStallRulesArePrunedAndBounded(t *testing.T) {
 
 	for i := range maxStallRules + 10 {
 		name := fmt.Sprintf("n%d", i)
-		s.StallWatches(func(c string) bool { return c == name }, sim.Never)
+		s.StallWatches(func(c string) bool { return c == name }, vtime.Never)
 	}
 	assert.Len(t, s.stalls, maxStallRules)
-	assert.Equal(t, sim.Never, s.stallFor(fmt.Sprintf("n%d", maxStallRules+9), k.Now()))
-	assert.Equal(t, sim.Time(0), s.stallFor("n0", k.Now()), "the oldest rules are forgotten first")
+	assert.Equal(t, vtime.Never, s.stallFor(fmt.Sprintf("n%d", maxStallRules+9), k.Now()))
+	assert.Equal(t, vtime.Time(0), s.stallFor("n0", k.Now()), "the oldest rules are forgotten first")
 }
 
 func TestPartitionedWatcherThatOverflowsLearnsOfTheCloseWhenItHeals(t *testing.T) {
@@ -455,7 +456,7 @@ func TestPartitionedWatcherThatOverflowsLearnsOfTheCloseWhenItHeals(t *testing.T
 	rec := &recorder{k: k}
 	_, err := s.WatchAs("kubelet-n1", model.KindPod, ListOptions{}, 0, rec)
 	require.NoError(t, err)
-	s.StallWatches(isKubelet, sim.Never)
+	s.StallWatches(isKubelet, vtime.Never)
 	for i := range 3 {
 		mustCreate(t, s, newPod(fmt.Sprintf("p%d", i)))
 	}
@@ -507,7 +508,7 @@ func TestCoalesceWatchesDeliversOnlyLastStates(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.WatchAs("kube-scheduler", model.KindPod, ListOptions{}, 0, other)
 	require.NoError(t, err)
-	s.CoalesceWatches(func(c string) bool { return c == "kube-controller-manager" }, sim.FromDuration(5*time.Second))
+	s.CoalesceWatches(func(c string) bool { return c == "kube-controller-manager" }, vtime.FromDuration(5*time.Second))
 	label := func(p *model.Pod, v string) {
 		cur, err := s.Get(model.KindPod, "default", p.Name)
 		require.NoError(t, err)

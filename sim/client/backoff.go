@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Reflector backoff, client-go tools/cache/reflector.go NewReflectorWithOptions: an exponential
@@ -25,10 +25,10 @@ type backoffManager struct {
 	r         *rand.Rand
 	duration  time.Duration
 	steps     int
-	lastStart sim.Time
+	lastStart vtime.Time
 }
 
-func newBackoffManager(r *rand.Rand, now sim.Time) *backoffManager {
+func newBackoffManager(r *rand.Rand, now vtime.Time) *backoffManager {
 	b := &backoffManager{r: r, lastStart: now}
 	b.restart()
 	return b
@@ -42,7 +42,7 @@ func (b *backoffManager) restart() {
 // next returns the next wait: restart from the initial delay if the previous backoff began
 // more than the reset period ago, then take one wait.Backoff step (double, capped, and once
 // capped stay there) and add up to jitter×delay at random.
-func (b *backoffManager) next(now sim.Time) time.Duration {
+func (b *backoffManager) next(now vtime.Time) time.Duration {
 	if now.Sub(b.lastStart) > reflectorBackoffReset {
 		b.restart()
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // newServer returns a server with default settings changed by mutate.
@@ -35,7 +36,7 @@ func newPod(name string, labels map[string]string) *model.Pod {
 func run(t *testing.T, k *sim.Kernel, body func(ctx context.Context)) sim.Outcome {
 	t.Helper()
 	k.Spawn("test", func(p *sim.Proc) { body(p) })
-	out := k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour)})
+	out := k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 	require.NotEqual(t, sim.StopError, out.Reason, "%v", out.Err)
 	return out
 }
@@ -57,7 +58,7 @@ func TestClientRetries429WithRetryAfter(t *testing.T) {
 			doneAt = append(doneAt, name+"@"+k.Now().String())
 		})
 	}
-	out := k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour)})
+	out := k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 	require.NotEqual(t, sim.StopError, out.Reason, "%v", out.Err)
 	// b: 429 at 0, 1, 2, 3, 4; admitted at 5 and served for 4.5s.
 	assert.Equal(t, []string{"a@t=4.500s", "b@t=9.500s"}, doneAt)
@@ -78,16 +79,16 @@ func TestClientGivesUpAfterMaxRetries(t *testing.T) {
 	})
 	c := New(srv, "test-client", Config{MaxRetries: 2})
 	var errB error
-	var failedAt sim.Time
+	var failedAt vtime.Time
 	k.Spawn("create-a", func(p *sim.Proc) { _, _ = c.Create(p, newPod("a", nil)) })
 	k.Spawn("create-b", func(p *sim.Proc) {
 		_, errB = c.Create(p, newPod("b", nil))
 		failedAt = k.Now()
 	})
-	k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour)})
+	k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 	require.Error(t, errB)
 	assert.True(t, apierrors.IsTooManyRequests(errB), "got %v", errB)
-	assert.Equal(t, sim.FromDuration(2*time.Second), failedAt, "attempts at 0s, 1s and 2s")
+	assert.Equal(t, vtime.FromDuration(2*time.Second), failedAt, "attempts at 0s, 1s and 2s")
 	assert.Equal(t, uint64(2), c.Stats().Retries)
 	assert.Equal(t, uint64(1), c.Stats().Errors)
 }
@@ -148,14 +149,14 @@ func TestClientThrottlesEveryRequest(t *testing.T) {
 	srv := newServer(k, func(c *apiserver.Config) { c.ServiceTime = map[apiserver.Verb]sim.Dist{} })
 	c := New(srv, "test-client", Config{})
 	require.Equal(t, Config{QPS: DefaultQPS, Burst: DefaultBurst, MaxRetries: DefaultMaxRetries}, c.Config())
-	var finished sim.Time
+	var finished vtime.Time
 	run(t, k, func(ctx context.Context) {
 		for range 12 {
 			_, _ = c.Get(ctx, model.KindPod, "default", "none")
 		}
 		finished = k.Now()
 	})
-	assert.Equal(t, sim.FromDuration(400*time.Millisecond), finished)
+	assert.Equal(t, vtime.FromDuration(400*time.Millisecond), finished)
 	th := c.Stats().Throttle
 	assert.Equal(t, uint64(12), th.Waits)
 	assert.Equal(t, uint64(2), th.Throttled)

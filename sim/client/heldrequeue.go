@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // HeldRequeue adds keys to a queue after a delay, like the delaying queue's AddAfter, but each
@@ -18,7 +19,7 @@ type HeldRequeue struct {
 
 type heldEntry struct {
 	timer *sim.Timer
-	at    sim.Time
+	at    vtime.Time
 }
 
 // NewHeldRequeue returns a requeuer that calls add(key) when a key's delay is over.

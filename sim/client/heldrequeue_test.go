@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // A pending requeue is a hold (the run is not quiescent before it), the earliest one wins, and
@@ -22,7 +23,7 @@ func TestHeldRequeue(t *testing.T) {
 	h.Forget("b")
 	h.AddAfter("c", 0)
 	assert.Equal(t, 1, k.Holds())
-	out := k.Run(sim.Limits{MaxTime: sim.Time(time.Minute), QuiescenceWindow: time.Second})
+	out := k.Run(sim.Limits{MaxTime: vtime.Time(time.Minute), QuiescenceWindow: time.Second})
 	assert.Equal(t, []string{"t=0.000s c", "t=10.000s a"}, got)
 	assert.Equal(t, sim.StopQuiescent, out.Reason)
 	assert.Equal(t, 0, k.Holds())

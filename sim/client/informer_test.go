@@ -14,6 +14,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // handlerLog records every notification as one line.
@@ -75,7 +76,7 @@ func TestInformerListThenWatch(t *testing.T) {
 	inf := NewInformer(c, model.KindPod, apiserver.ListOptions{}, 0)
 	log := &handlerLog{k: k}
 	inf.AddEventHandler(log)
-	var synced sim.Time
+	var synced vtime.Time
 	run(t, k, func(ctx context.Context) {
 		p := sim.ProcFromContext(ctx)
 		mustCreate(t, ctx, c, newPod("a", nil))
@@ -95,7 +96,7 @@ func TestInformerListThenWatch(t *testing.T) {
 		p.Sleep(time.Second)
 		inf.Stop()
 	})
-	assert.Equal(t, sim.Time(0), synced)
+	assert.Equal(t, vtime.Time(0), synced)
 	assert.Equal(t, []string{
 		"t=0.000s add default/a initial=true",
 		"t=0.000s add default/b initial=true",
@@ -181,7 +182,7 @@ func TestInformerResync(t *testing.T) {
 		mustCreate(t, p, c, newPod("b", nil))
 		inf.Run(k)
 	})
-	out := k.Run(sim.Limits{MaxTime: sim.FromDuration(65 * time.Second)})
+	out := k.Run(sim.Limits{MaxTime: vtime.FromDuration(65 * time.Second)})
 	require.Equal(t, sim.StopTimeLimit, out.Reason, out.Detail)
 	assert.Equal(t, []string{
 		"t=0.000s add default/a initial=true",
@@ -192,7 +193,7 @@ func TestInformerResync(t *testing.T) {
 		"t=60.000s resync default/b",
 	}, log.take())
 	assert.Equal(t, uint64(2), inf.Stats().Resyncs)
-	out = k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour), QuiescenceWindow: 10 * time.Second})
+	out = k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour), QuiescenceWindow: 10 * time.Second})
 	assert.Equal(t, sim.StopQuiescent, out.Reason, "resync and the watch timer must not be holds: %s", out.Detail)
 }
 
@@ -351,7 +352,7 @@ func TestObjectOf(t *testing.T) {
 
 func TestBackoffManager(t *testing.T) {
 	b := newBackoffManager(sim.NewRand(1, "backoff"), 0)
-	now := sim.Time(0)
+	now := vtime.Time(0)
 	var got []time.Duration
 	for range 8 {
 		d := b.next(now)
@@ -384,7 +385,7 @@ func TestInformerRunsAreDeterministic(t *testing.T) {
 			}
 			inf.Stop()
 		})
-		k.Run(sim.Limits{MaxTime: sim.FromDuration(2 * time.Hour)})
+		k.Run(sim.Limits{MaxTime: vtime.FromDuration(2 * time.Hour)})
 		return k.Trace().Hash(), inf.Stats()
 	}
 	h1, s1 := runOnce(11)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // TestTokenBucketBurstThenQPS: a full bucket lets burst requests through at once, then spaces
@@ -76,6 +77,6 @@ func TestTokenBucketUnlimited(t *testing.T) {
 		require.True(t, b.TryAccept())
 	})
 	k.Run(sim.Limits{})
-	assert.Equal(t, sim.Time(0), k.Now())
+	assert.Equal(t, vtime.Time(0), k.Now())
 	assert.Equal(t, uint64(1000), b.Stats().Waits)
 }

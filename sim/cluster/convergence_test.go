@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func testRS(replicas, ready int32) *model.ReplicaSet {
@@ -61,7 +61,7 @@ func TestConvergenceFollowsPodsStatusAndGroundTruth(t *testing.T) {
 
 	// Eviction: the pod terminates, a replacement runs on n1.
 	b := testPod("b", "n2", model.PodRunning, true)
-	b.DeletionTimestamp = model.Ptr(sim.Time(1))
+	b.DeletionTimestamp = model.Ptr(vtime.Time(1))
 	c.observe(b, false)
 	c.observe(testPod("c", "", model.PodPending, false), false)
 	assert.False(t, c.converged())

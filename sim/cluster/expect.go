@@ -8,9 +8,9 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // monitor checks one eventually/always/never condition over its window, at the window's start
@@ -22,7 +22,7 @@ type monitor struct {
 	cond    scenarios.Condition
 	window  *scenarios.Window
 	started bool
-	start   sim.Time
+	start   vtime.Time
 	// outcome
 	decided bool
 	passed  bool
@@ -57,7 +57,7 @@ func newExpectations(w *world, tl *timeline) *expectations {
 }
 
 // windowStart returns when m's window opens, and whether that is known yet.
-func (ex *expectations) windowStart(m *monitor) (sim.Time, bool) {
+func (ex *expectations) windowStart(m *monitor) (vtime.Time, bool) {
 	if m.window == nil {
 		return 0, true
 	}
@@ -274,7 +274,7 @@ func (ex *expectations) availableAtLeast(a *scenarios.AvailableAtLeastArgs) (boo
 
 // metric decides a metric expectation from the recorded series (a step function: each sample
 // holds until the next).
-func (ex *expectations) metric(m *scenarios.MetricExpectation, series []report.Series, end sim.Time) (bool, string) {
+func (ex *expectations) metric(m *scenarios.MetricExpectation, series []report.Series, end vtime.Time) (bool, string) {
 	var s *report.Series
 	for i := range series {
 		if series[i].Name == m.Series {
@@ -346,7 +346,7 @@ func (ex *expectations) metric(m *scenarios.MetricExpectation, series []report.S
 }
 
 // results decides every expectation at the end of the run.
-func (ex *expectations) results(verdicts []report.Verdict, series []report.Series, end sim.Time) []report.ExpectationResult {
+func (ex *expectations) results(verdicts []report.Verdict, series []report.Series, end vtime.Time) []report.ExpectationResult {
 	var out []report.ExpectationResult
 	monitors := map[string]*monitor{}
 	for _, m := range ex.monitors {
@@ -427,7 +427,7 @@ func verdictOutcome(e scenarios.VerdictExpectation, verdicts []report.Verdict, c
 	return true, fmt.Sprintf("%d verdict(s) match %s: %s", len(matched), e, verdictList(matched))
 }
 
-func (m *monitor) final(end sim.Time) (bool, string) {
+func (m *monitor) final(end vtime.Time) (bool, string) {
 	if m.decided {
 		return m.passed, m.message
 	}
@@ -442,7 +442,7 @@ func (m *monitor) final(end sim.Time) (bool, string) {
 	}
 }
 
-func (ex *expectations) converged(c *scenarios.ConvergedExpectation, end sim.Time) (bool, string) {
+func (ex *expectations) converged(c *scenarios.ConvergedExpectation, end vtime.Time) (bool, string) {
 	r := ex.tl.recordFor(c.After)
 	label := c.After
 	if label == "" {
@@ -473,7 +473,7 @@ func (ex *expectations) converged(c *scenarios.ConvergedExpectation, end sim.Tim
 }
 
 func (ex *expectations) event(e *scenarios.EventExpectation) (bool, string) {
-	from, to := sim.Time(0), sim.Never
+	from, to := vtime.Time(0), vtime.Never
 	if e.Within != nil {
 		r := ex.tl.recordFor(e.Within.After)
 		if r == nil || !r.ran {
@@ -490,8 +490,8 @@ func (ex *expectations) event(e *scenarios.EventExpectation) (bool, string) {
 			continue
 		}
 		// Event times went through float seconds: allow a nanosecond of rounding at the edges.
-		t := sim.Time(ev.Time * 1e9)
-		if t+1 < from || (to != sim.Never && t-1 > to) {
+		t := vtime.Time(ev.Time * 1e9)
+		if t+1 < from || (to != vtime.Never && t-1 > to) {
 			continue
 		}
 		if first < 0 {

@@ -16,6 +16,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/drain"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // apiFault is an api-latency or api-errors timeline action: an apiserver.Fault that is
@@ -29,7 +30,7 @@ type apiFault struct {
 }
 
 // Intercept implements apiserver.Fault.
-func (f *apiFault) Intercept(now sim.Time, req *apiserver.Request) (time.Duration, error) {
+func (f *apiFault) Intercept(now vtime.Time, req *apiserver.Request) (time.Duration, error) {
 	if !f.filter.Matches(req) {
 		return 0, nil
 	}

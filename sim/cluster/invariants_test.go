@@ -15,6 +15,7 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // oneShot is a test controller that runs act once, at a virtual time.
@@ -27,7 +28,7 @@ type oneShot struct {
 
 func (o *oneShot) Start() {
 	o.proc = o.k.Spawn("one-shot", func(p *sim.Proc) {
-		p.SleepUntil(sim.FromDuration(o.at))
+		p.SleepUntil(vtime.FromDuration(o.at))
 		o.act(p)
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 	"github.com/reconsim/reconsim/sim/leaderelection"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // election is the leader election of one replicated control-plane component
@@ -29,7 +30,7 @@ type election struct {
 	leader    *candidate
 	rand      *rand.Rand
 	// noLeaderSince is when the last term ended (valid while leader is nil after a term).
-	noLeaderSince sim.Time
+	noLeaderSince vtime.Time
 	hadLeader     bool
 	terms         []report.LeaderTerm
 	// prebuilt is the first replica's first scheduler or controllers, built with the world so
@@ -353,7 +354,7 @@ type processPartition struct {
 }
 
 // Intercept implements apiserver.Fault.
-func (f *processPartition) Intercept(_ sim.Time, req *apiserver.Request) (time.Duration, error) {
+func (f *processPartition) Intercept(_ vtime.Time, req *apiserver.Request) (time.Duration, error) {
 	if req.Client == f.client || (f.c.leading && f.c.el.w.processClient(f.c.el.component, req.Client)) {
 		return f.timeout, errPartitioned
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // observer is fed every write the API server commits, synchronously and in revision order,
@@ -398,7 +398,7 @@ func (o *observer) sample(name, unit string, v float64) {
 }
 
 // finish closes every series with its last value at the end time, so plots reach the end.
-func (o *observer) finish(end sim.Time) []report.Series {
+func (o *observer) finish(end vtime.Time) []report.Series {
 	out := make([]report.Series, 0, len(o.seriesOrder))
 	for _, name := range o.seriesOrder {
 		s := *o.series[name]

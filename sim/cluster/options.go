@@ -4,7 +4,7 @@ import (
 	"io"
 
 	"github.com/reconsim/reconsim/scenarios"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Options are the caller's choices for one run.
@@ -22,7 +22,7 @@ type Options struct {
 	Overrides []scenarios.Override
 	// PanicAt, when positive, makes a test-only process panic at that virtual time. It exists
 	// so tests of callers (the CLI, sweeps) can check how a panicking run is reported.
-	PanicAt sim.Time
+	PanicAt vtime.Time
 	// Controllers are the caller's own controllers, run in kube-controller-manager beside the
 	// built-in ones (a test seam: `sim explore`'s tests plant a buggy controller this way).
 	Controllers []Controller

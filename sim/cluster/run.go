@@ -8,6 +8,7 @@ import (
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // interruptCheckEvents is how many events run between two looks at the interrupt channel.
@@ -50,7 +51,7 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	}
 
 	limits := sim.Limits{
-		MaxTime:          sim.FromDuration(scn.Duration),
+		MaxTime:          vtime.FromDuration(scn.Duration),
 		QuiescenceWindow: scn.Stop.Quiescence,
 	}
 	var out sim.Outcome

@@ -14,6 +14,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/sim/drain"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // timeline plays the scenario's timeline and keeps one convergence record per entry (plus one
@@ -42,25 +43,25 @@ type timeline struct {
 type actionRecord struct {
 	action      string
 	name        string
-	actor       string   // the entry's as:
-	at          sim.Time // when the action started
+	actor       string     // the entry's as:
+	at          vtime.Time // when the action started
 	ran         bool
-	done        bool     // its effect is in place; convergence is measured from now on
-	failed      bool     // the action did not complete (a drain that failed): it never converges
-	err         string   // why it failed
-	convergedAt sim.Time // the first convergence; valid when converged
-	converged   bool     // converged at least once
+	done        bool       // its effect is in place; convergence is measured from now on
+	failed      bool       // the action did not complete (a drain that failed): it never converges
+	err         string     // why it failed
+	convergedAt vtime.Time // the first convergence; valid when converged
+	converged   bool       // converged at least once
 
 	// Since the first convergence: whether the world is converged now (for this record), since
 	// when, and how many times it diverged again.
 	stable      bool
-	stableSince sim.Time
+	stableSince vtime.Time
 	frozen      bool // a later entry ran while it was converged: it no longer follows the world
 	divergences int
 	// divergedAt and prevSince undo a divergence that ends at the instant it began (a commit
 	// sequence at one virtual time passing through an unconverged state): that is not one.
-	divergedAt sim.Time
-	prevSince  sim.Time
+	divergedAt vtime.Time
+	prevSince  vtime.Time
 }
 
 func newTimeline(w *world) *timeline {
@@ -135,7 +136,7 @@ func (tl *timeline) onChange() {
 
 // follow moves the record's converged-since state to conv at time now, counting the times
 // the world diverged again after its first convergence.
-func (r *actionRecord) follow(conv bool, now sim.Time) {
+func (r *actionRecord) follow(conv bool, now vtime.Time) {
 	switch {
 	case conv && !r.stable:
 		r.stable = true

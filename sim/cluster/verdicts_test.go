@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/report"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // TestRecordFollowsDivergence checks the convergence record's bookkeeping: the first and the
 // last convergence, each divergence counted once, and a divergence that ends at the instant it
 // began (one virtual time, several commits) not counted.
 func TestRecordFollowsDivergence(t *testing.T) {
-	s := func(secs float64) sim.Time { return sim.Time(secs * 1e9) }
+	s := func(secs float64) vtime.Time { return vtime.Time(secs * 1e9) }
 	tests := []struct {
 		name  string
 		steps []struct {

@@ -36,6 +36,7 @@ import (
 	"github.com/reconsim/reconsim/sim/gitops"
 	"github.com/reconsim/reconsim/sim/metrics"
 	"github.com/reconsim/reconsim/sim/node"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // world is one simulated cluster: every component, and what watches them.
@@ -538,7 +539,7 @@ func nodeObject(n scenarios.ClusterNode, g scenarios.NodeGroup, maxPods int32) *
 }
 
 // readyConditions are the conditions of a healthy node at time t.
-func readyConditions(t sim.Time) []model.NodeCondition {
+func readyConditions(t vtime.Time) []model.NodeCondition {
 	cond := func(typ string, status model.ConditionStatus, reason, msg string) model.NodeCondition {
 		return model.NodeCondition{Type: typ, Status: status, LastHeartbeatTime: t, LastTransitionTime: t, Reason: reason, Message: msg}
 	}

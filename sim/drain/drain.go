@@ -18,6 +18,7 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Component names drain in traces and process names.
@@ -71,7 +72,7 @@ type PodStatus struct {
 	LastRefusal string
 	// EvictedAt is when the eviction (or deletion) was accepted, GoneAt when drain saw the pod
 	// gone; meaningful only in the states that reached them.
-	EvictedAt, GoneAt sim.Time
+	EvictedAt, GoneAt vtime.Time
 	// Err is why drain gave up on the pod ("" unless PodFailed).
 	Err string
 }
@@ -81,7 +82,7 @@ type Status struct {
 	Node  string
 	Phase Phase
 	// StartedAt and FinishedAt bound the drain (FinishedAt is meaningful once it has ended).
-	StartedAt, FinishedAt sim.Time
+	StartedAt, FinishedAt vtime.Time
 	// Cordoned is true when this drain set spec.unschedulable (false when the node already
 	// was cordoned).
 	Cordoned bool
@@ -330,7 +331,7 @@ func sortedKeys(m map[string][]string) []string {
 
 // shouldSkipPod is upstream shouldSkipPod: with --skip-wait-for-delete-timeout N > 0, a pod
 // deleted more than N whole seconds ago is not waited for.
-func (d *Drainer) shouldSkipPod(pod *model.Pod, now sim.Time) bool {
+func (d *Drainer) shouldSkipPod(pod *model.Pod, now vtime.Time) bool {
 	n := d.opts.SkipWaitForDeleteTimeoutSeconds
 	return n > 0 && pod.DeletionTimestamp != nil && int(now.Sub(*pod.DeletionTimestamp).Seconds()) > n
 }
@@ -399,10 +400,10 @@ func (d *Drainer) globalTimeout() time.Duration {
 	return d.opts.Timeout
 }
 
-// deadline is when the global timeout expires, or sim.Never.
-func (d *Drainer) deadline(start sim.Time) sim.Time {
+// deadline is when the global timeout expires, or vtime.Never.
+func (d *Drainer) deadline(start vtime.Time) vtime.Time {
 	if d.opts.Timeout == 0 {
-		return sim.Never
+		return vtime.Never
 	}
 	return start.Add(d.opts.Timeout)
 }
@@ -442,7 +443,7 @@ func (d *Drainer) evictPods(p *sim.Proc, pods []*model.Pod) error {
 }
 
 // evictAndWait is the body of one pod's goroutine in upstream evictPods.
-func (d *Drainer) evictAndWait(p *sim.Proc, i int, pod *model.Pod, deadline sim.Time) error {
+func (d *Drainer) evictAndWait(p *sim.Proc, i int, pod *model.Pod, deadline vtime.Time) error {
 	ps := &d.status.Pods[i]
 	ref := "Pod " + pod.Namespace + "/" + pod.Name
 	fail := func(err error) error {
@@ -481,7 +482,7 @@ func (d *Drainer) evictAndWait(p *sim.Proc, i int, pod *model.Pod, deadline sim.
 	}
 	ps.State, ps.EvictedAt = PodEvicted, p.Now()
 	d.emit(p, "evicted", ref, 0, fmt.Sprintf("refusals=%d", ps.Refusals))
-	if err := d.waitForDelete(p, []int{i}, []*model.Pod{pod}, deadline, sim.Never); err != nil {
+	if err := d.waitForDelete(p, []int{i}, []*model.Pod{pod}, deadline, vtime.Never); err != nil {
 		return fail(fmt.Errorf("error when waiting for pod %q in namespace %q to terminate: %v", pod.Name, pod.Namespace, err))
 	}
 	return nil
@@ -522,7 +523,7 @@ func (d *Drainer) deletePods(p *sim.Proc, pods []*model.Pod) error {
 		d.emit(p, "deleted", ref, 0, "")
 	}
 	pollEnd := d.deadline(p.Now())
-	return d.waitForDelete(p, idx, pods, sim.Never, pollEnd)
+	return d.waitForDelete(p, idx, pods, vtime.Never, pollEnd)
 }
 
 // waitForDelete is upstream waitForDelete over wait.PollImmediate: GET every pending pod now
@@ -530,7 +531,7 @@ func (d *Drainer) deletePods(p *sim.Proc, pods []*model.Pod) error {
 // skipped. Past deadline (the global timeout of the eviction path) it fails with "global
 // timeout reached"; past pollEnd (the poll's own timeout, in the deletion path) with "timed
 // out waiting for the condition". A GET error other than 404 ends the wait with that error.
-func (d *Drainer) waitForDelete(p *sim.Proc, idx []int, pods []*model.Pod, deadline, pollEnd sim.Time) error {
+func (d *Drainer) waitForDelete(p *sim.Proc, idx []int, pods []*model.Pod, deadline, pollEnd vtime.Time) error {
 	for {
 		var pendingIdx []int
 		var pending []*model.Pod
@@ -559,7 +560,7 @@ func (d *Drainer) waitForDelete(p *sim.Proc, idx []int, pods []*model.Pod, deadl
 		if !p.Now().Before(deadline) {
 			return fmt.Errorf("global timeout reached: %v", d.globalTimeout())
 		}
-		if !p.Now().Add(WaitForDeleteInterval).Before(pollEnd) && pollEnd != sim.Never {
+		if !p.Now().Add(WaitForDeleteInterval).Before(pollEnd) && pollEnd != vtime.Never {
 			return errWaitTimeout
 		}
 		p.Idle(WaitForDeleteInterval)

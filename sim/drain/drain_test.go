@@ -13,6 +13,7 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func TestOptionsValidate(t *testing.T) {
@@ -57,7 +58,7 @@ func TestNewErrors(t *testing.T) {
 		first = d.Run(p)
 		second = d.Run(p)
 	})
-	k.Run(sim.Limits{MaxTime: sim.Time(time.Second)})
+	k.Run(sim.Limits{MaxTime: vtime.Time(time.Second)})
 	assert.ErrorContains(t, first, `nodes "missing" not found`)
 	assert.ErrorContains(t, second, "Run called twice")
 	assert.Equal(t, PhaseFailed, d.Status().Phase)

@@ -15,6 +15,7 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Mode selects the agent's reconcile loop.
@@ -125,7 +126,7 @@ type Agent struct {
 	informers map[model.Kind]*client.Informer
 
 	hasOp            bool
-	opFinishedAt     sim.Time
+	opFinishedAt     vtime.Time
 	selfHealAttempts int
 	synced           bool
 	outOfSync        []string
@@ -134,7 +135,7 @@ type Agent struct {
 	timer         *sim.Timer
 	refreshWanted bool
 	resolveWanted bool
-	nextPeriodic  sim.Time
+	nextPeriodic  vtime.Time
 
 	// OnStatus is called after every compare; OnEvent for every event.
 	OnStatus func(synced bool, outOfSync int)
@@ -346,7 +347,7 @@ func (a *Agent) sortedInformers() []*client.Informer {
 // schedulePeriodic sets the next periodic refresh: Resync plus up to ResyncJitter
 // (controller/appcontroller.go: the Application informer resyncs every Resync and a resync
 // adds jitter*rand before the refresh).
-func (a *Agent) schedulePeriodic(now sim.Time) {
+func (a *Agent) schedulePeriodic(now vtime.Time) {
 	d := a.cfg.Resync
 	if a.cfg.ResyncJitter > 0 {
 		d += time.Duration(a.rand.Float64() * float64(a.cfg.ResyncJitter))
@@ -390,7 +391,7 @@ func (a *Agent) refresh(p *sim.Proc, resolve bool) {
 }
 
 // selfHealRemaining is selfHealRemainingBackoff.
-func (a *Agent) selfHealRemaining(now sim.Time) time.Duration {
+func (a *Agent) selfHealRemaining(now vtime.Time) time.Duration {
 	if !a.hasOp {
 		return 0
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // JitterFactor jitters the acquire loop's period (client-go tools/leaderelection
@@ -87,7 +88,7 @@ type Elector struct {
 	// observed is the Lease as last read or written, observedTime when its record last
 	// changed by this elector's clock.
 	observed     *model.Lease
-	observedTime sim.Time
+	observedTime vtime.Time
 	reported     string
 
 	proc      *sim.Proc
@@ -236,7 +237,7 @@ func (le *Elector) renew(p *sim.Proc) {
 // tryBefore runs tryAcquireOrRenew in its own process, as renew's poll condition runs it in a
 // goroutine, and waits for it until deadline (the round's context). done is false when the
 // deadline or Cancel came first; the try then goes on and its result is dropped.
-func (le *Elector) tryBefore(p *sim.Proc, deadline sim.Time) (ok, done bool) {
+func (le *Elector) tryBefore(p *sim.Proc, deadline vtime.Time) (ok, done bool) {
 	finished := false
 	le.attemptOwner = le.k.Spawn(p.Name()+"/try", func(c *sim.Proc) {
 		r := le.tryAcquireOrRenew(c)
@@ -259,7 +260,7 @@ func (le *Elector) tryBefore(p *sim.Proc, deadline sim.Time) (ok, done bool) {
 }
 
 // record builds the Lease record this candidate writes.
-func (le *Elector) record(now sim.Time, acquire sim.Time, transitions int32) model.LeaseSpec {
+func (le *Elector) record(now vtime.Time, acquire vtime.Time, transitions int32) model.LeaseSpec {
 	secs := int32(le.cfg.LeaseDuration / time.Second)
 	return model.LeaseSpec{
 		HolderIdentity: le.cfg.Identity, LeaseDurationSeconds: &secs,
@@ -272,7 +273,7 @@ func (le *Elector) isLeader() bool {
 }
 
 // isLeaseValid: the lease, as last observed, has not expired by this elector's clock.
-func (le *Elector) isLeaseValid(now sim.Time) bool {
+func (le *Elector) isLeaseValid(now vtime.Time) bool {
 	return le.observedTime.Add(le.cfg.LeaseDuration) > now
 }
 
@@ -348,7 +349,7 @@ func (le *Elector) release(p *sim.Proc) {
 	le.trace("released", "")
 }
 
-func (le *Elector) setObserved(l *model.Lease, at sim.Time) {
+func (le *Elector) setObserved(l *model.Lease, at vtime.Time) {
 	le.observed = l
 	le.observedTime = at
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // world is a kernel, an API server and N candidates for the Lease kube-system/test.
@@ -32,7 +33,7 @@ type world struct {
 type cand struct {
 	e       *Elector
 	p       *sim.Proc
-	started []sim.Time // when each term started
+	started []vtime.Time // when each term started
 	stopped bool
 	crashed bool
 	fault   *cutFault
@@ -44,7 +45,7 @@ type cutFault struct {
 	timeout time.Duration
 }
 
-func (f *cutFault) Intercept(_ sim.Time, req *apiserver.Request) (time.Duration, error) {
+func (f *cutFault) Intercept(_ vtime.Time, req *apiserver.Request) (time.Duration, error) {
 	if req.Client != f.client {
 		return 0, nil
 	}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // PodMetrics is metrics.k8s.io/v1beta1 PodMetrics: a pod's usage measured over Window, up to
@@ -19,7 +19,7 @@ type PodMetrics struct {
 	Namespace  string
 	Name       string
 	Labels     map[string]string
-	Timestamp  sim.Time
+	Timestamp  vtime.Time
 	Window     time.Duration
 	Containers []ContainerMetrics
 }
@@ -74,7 +74,7 @@ func (s *Server) ListPodMetrics(namespace string, selector labels.Selector) []Po
 // resourceMetricsClient does: values are milli-values (Quantity.MilliValue, rounding up), a pod
 // missing the resource in a container is left out, and a container name that some pod lacks is
 // an error.
-func (s *Server) GetResourceMetric(_ context.Context, resourceName string, namespace string, selector labels.Selector, container string) (PodMetricsInfo, sim.Time, error) {
+func (s *Server) GetResourceMetric(_ context.Context, resourceName string, namespace string, selector labels.Selector, container string) (PodMetricsInfo, vtime.Time, error) {
 	items := s.ListPodMetrics(namespace, selector)
 	if len(items) == 0 {
 		return nil, 0, fmt.Errorf("no metrics returned from resource metrics API")
@@ -137,9 +137,9 @@ func milli(v float64) int64 {
 // each pod in namespace matching selector, whose load is served under metricName with labels
 // metricSelector matches, reports the load it served per second between its two stored points
 // (the same window as its cpu). It fails when no pod has the metric.
-func (s *Server) GetRawMetric(_ context.Context, metricName string, namespace string, selector labels.Selector, metricSelector labels.Selector) (PodMetricsInfo, sim.Time, error) {
+func (s *Server) GetRawMetric(_ context.Context, metricName string, namespace string, selector labels.Selector, metricSelector labels.Selector) (PodMetricsInfo, vtime.Time, error) {
 	res := PodMetricsInfo{}
-	var first sim.Time
+	var first vtime.Time
 	for _, obj := range s.podInformer.ListNamespace(namespace, selector) {
 		ps := s.pods[model.Key(obj)]
 		if ps == nil || ps.load == nil || !ps.load.metricMatches(metricName, namespace, metricSelector) {
@@ -161,7 +161,7 @@ func (s *Server) GetRawMetric(_ context.Context, metricName string, namespace st
 }
 
 // offeredRate is the offered load averaged over the last scrape interval.
-func (l *load) offeredRate() (float64, sim.Time, bool) {
+func (l *load) offeredRate() (float64, vtime.Time, bool) {
 	if !l.scrapeLast.ok || !l.scrapePrev.ok || l.scrapeLast.at <= l.scrapePrev.at {
 		return 0, 0, false
 	}
@@ -172,7 +172,7 @@ func (l *load) offeredRate() (float64, sim.Time, bool) {
 // metricName whose target, or one of whose Objects, is objectRef (by kind and name) reports its
 // offered load per second averaged over the last scrape interval. It fails when no load
 // matches or it has not been scraped twice yet.
-func (s *Server) GetObjectMetric(_ context.Context, metricName string, namespace string, objectRef *model.CrossVersionObjectReference, metricSelector labels.Selector) (int64, sim.Time, error) {
+func (s *Server) GetObjectMetric(_ context.Context, metricName string, namespace string, objectRef *model.CrossVersionObjectReference, metricSelector labels.Selector) (int64, vtime.Time, error) {
 	if objectRef == nil {
 		return 0, 0, fmt.Errorf("unable to fetch metrics from custom metrics API: no object reference")
 	}
@@ -204,9 +204,9 @@ func (l *load) describes(ref *model.CrossVersionObjectReference) bool {
 // GetExternalMetric implements MetricsClient for an External metric: every load in namespace
 // served under metricName whose labels selector matches is one series, valued at its offered
 // load per second averaged over the last scrape interval. It fails when no series has a value.
-func (s *Server) GetExternalMetric(_ context.Context, metricName string, namespace string, selector labels.Selector) ([]int64, sim.Time, error) {
+func (s *Server) GetExternalMetric(_ context.Context, metricName string, namespace string, selector labels.Selector) ([]int64, vtime.Time, error) {
 	var values []int64
-	var ts sim.Time
+	var ts vtime.Time
 	for _, l := range s.loads {
 		if !l.metricMatches(metricName, namespace, selector) {
 			continue

@@ -8,14 +8,14 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // PodMetric is one pod's value of a metric (upstream podautoscaler/metrics PodMetric): Value
 // is in milli-units (milli-cores for cpu, milli-bytes for memory, milli-units for custom
 // metrics), measured over Window and reported at Timestamp.
 type PodMetric struct {
-	Timestamp sim.Time
+	Timestamp vtime.Time
 	Window    time.Duration
 	Value     int64
 }
@@ -35,17 +35,17 @@ type MetricsClient interface {
 	// container only when container is not empty; and the timestamp of the first pod's metric.
 	// A pod with a container that has no value for resource is left out. It fails when no pod
 	// has metrics.
-	GetResourceMetric(ctx context.Context, resource string, namespace string, selector labels.Selector, container string) (PodMetricsInfo, sim.Time, error)
+	GetResourceMetric(ctx context.Context, resource string, namespace string, selector labels.Selector, container string) (PodMetricsInfo, vtime.Time, error)
 	// GetRawMetric returns the custom (Pods) metric metricName of every pod in namespace
 	// matching selector whose metric series matches metricSelector. It fails when no pod has
 	// the metric.
-	GetRawMetric(ctx context.Context, metricName string, namespace string, selector labels.Selector, metricSelector labels.Selector) (PodMetricsInfo, sim.Time, error)
+	GetRawMetric(ctx context.Context, metricName string, namespace string, selector labels.Selector, metricSelector labels.Selector) (PodMetricsInfo, vtime.Time, error)
 	// GetObjectMetric returns the custom metric metricName describing the object objectRef in
 	// namespace, in milli-units. It fails when there is no such metric.
-	GetObjectMetric(ctx context.Context, metricName string, namespace string, objectRef *model.CrossVersionObjectReference, metricSelector labels.Selector) (int64, sim.Time, error)
+	GetObjectMetric(ctx context.Context, metricName string, namespace string, objectRef *model.CrossVersionObjectReference, metricSelector labels.Selector) (int64, vtime.Time, error)
 	// GetExternalMetric returns the values of every series of the external metric metricName
 	// in namespace matching selector, in milli-units. It fails when no series matches.
-	GetExternalMetric(ctx context.Context, metricName string, namespace string, selector labels.Selector) ([]int64, sim.Time, error)
+	GetExternalMetric(ctx context.Context, metricName string, namespace string, selector labels.Selector) ([]int64, vtime.Time, error)
 }
 
 // GetResourceUtilizationRatio is upstream metrics/utilization.go GetResourceUtilizationRatio:

@@ -12,6 +12,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Component is the name the metrics-server model uses in traces and process names.
@@ -123,14 +124,14 @@ type load struct {
 }
 
 type offeredPoint struct {
-	at  sim.Time
+	at  vtime.Time
 	cum float64
 	ok  bool
 }
 
 // advance brings the accounting to now: the offered load since the last step is divided
 // among the Ready pods, or dropped when there are none.
-func (l *load) advance(now sim.Time) {
+func (l *load) advance(now vtime.Time) {
 	t := now.Duration()
 	if t <= l.accountedTo {
 		return
@@ -155,8 +156,8 @@ type podState struct {
 
 	load    *load
 	running bool
-	start   sim.Time // when the current container instance started (all containers running)
-	serving bool     // counted among load.ready
+	start   vtime.Time // when the current container instance started (all containers running)
+	serving bool       // counted among load.ready
 
 	unitsAcc  float64 // load served in earlier Ready periods of this instance
 	shareMark float64 // load.share when the pod became Ready
@@ -182,14 +183,14 @@ type containerShare struct {
 // the same without the limit (to throttle the next increment), cumulative served load and the
 // memory working set.
 type kubeletSample struct {
-	at, start     sim.Time
+	at, start     vtime.Time
 	cpu, uncapped float64
 	units, memory float64
 }
 
 // point is a metrics-server storage point (pkg/storage MetricsPoint).
 type point struct {
-	ts, start sim.Time
+	ts, start vtime.Time
 	cpu       float64
 	units     float64
 	memory    float64
@@ -422,7 +423,7 @@ func (s *Server) apply(ps *podState) {
 
 // setServing adds the pod to or removes it from its load's Ready pods, settling the load it
 // served so far.
-func (s *Server) setServing(ps *podState, want bool, now sim.Time) {
+func (s *Server) setServing(ps *podState, want bool, now vtime.Time) {
 	want = want && ps.load != nil
 	if ps.serving == want {
 		return
@@ -498,11 +499,11 @@ func (s *Server) startHousekeeping(n *nodeState) {
 
 // containersRunning reports whether every container of the pod runs, and since when the last
 // of them does (the pod's usage starts then).
-func containersRunning(pod *model.Pod) (bool, sim.Time) {
+func containersRunning(pod *model.Pod) (bool, vtime.Time) {
 	if len(pod.Spec.Containers) == 0 || pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed {
 		return false, 0
 	}
-	var start sim.Time
+	var start vtime.Time
 	for _, c := range pod.Spec.Containers {
 		found := false
 		for i := range pod.Status.ContainerStatuses {
@@ -591,7 +592,7 @@ func containerShares(pod *model.Pod) ([]containerShare, float64, float64, int64)
 // ---- usage, samples and scrapes ----
 
 // units returns the load the pod's current instance has served up to now.
-func (s *Server) units(ps *podState, now sim.Time) float64 {
+func (s *Server) units(ps *podState, now vtime.Time) float64 {
 	if ps.load == nil {
 		return ps.unitsAcc
 	}
@@ -604,7 +605,7 @@ func (s *Server) units(ps *podState, now sim.Time) float64 {
 
 // takeSample is the kubelet's cAdvisor sampling the pod's containers now. A pod whose
 // containers do not all run has no sample.
-func (s *Server) takeSample(ps *podState, now sim.Time) {
+func (s *Server) takeSample(ps *podState, now vtime.Time) {
 	if !ps.running || ps.start > now {
 		ps.hasSample = false
 		return
@@ -645,7 +646,7 @@ func (s *Server) reachable(node string) bool {
 // and External metrics, every reachable node's latest samples are stored with metrics-server's
 // rules (pkg/storage/pod.go Store), and pods not scraped lose their points, as a new batch
 // replaces the old one.
-func (s *Server) scrape(now sim.Time) {
+func (s *Server) scrape(now vtime.Time) {
 	s.stats.Scrapes++
 	for _, l := range s.loads {
 		l.advance(now)
@@ -702,7 +703,7 @@ func (s *Server) store(ps *podState) {
 // window returns the pod's measurement: the rate of cpu (nano-cores) and of served load (units
 // per second) between its two points, its memory, timestamp and window; ok is false when the
 // pod has no two usable points (metrics-server's GetMetrics skips it).
-func (ps *podState) window() (cpuNano float64, unitsRate float64, memory float64, ts sim.Time, window time.Duration, ok bool) {
+func (ps *podState) window() (cpuNano float64, unitsRate float64, memory float64, ts vtime.Time, window time.Duration, ok bool) {
 	if !ps.hasLast || !ps.hasPrev {
 		return 0, 0, 0, 0, 0, false
 	}

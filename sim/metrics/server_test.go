@@ -16,6 +16,7 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // mworld is a kernel, an API server with instant watch delivery, a Deployment "web" and the
@@ -71,7 +72,7 @@ func newMWorld(t testing.TB, seed uint64, cfg Config, loads ...LoadSpec) *mworld
 }
 
 func (w *mworld) runTo(at time.Duration) {
-	out := w.k.Run(sim.Limits{MaxTime: sim.FromDuration(at)})
+	out := w.k.Run(sim.Limits{MaxTime: vtime.FromDuration(at)})
 	require.NotEqual(w.t, sim.StopError, out.Reason, "%v", out.Err)
 }
 
@@ -105,9 +106,9 @@ func (w *mworld) setStatus(pod *model.Pod, start time.Duration, ready bool) {
 		st = model.ConditionTrue
 	}
 	p.Status.Phase = model.PodRunning
-	p.Status.StartTime = model.Ptr(sim.FromDuration(start))
+	p.Status.StartTime = model.Ptr(vtime.FromDuration(start))
 	p.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: st, LastTransitionTime: w.k.Now()}}
-	p.Status.ContainerStatuses = []model.ContainerStatus{{Name: "app", Ready: ready, State: model.ContainerState{Running: &model.ContainerStateRunning{StartedAt: sim.FromDuration(start)}}}}
+	p.Status.ContainerStatuses = []model.ContainerStatus{{Name: "app", Ready: ready, State: model.ContainerState{Running: &model.ContainerStateRunning{StartedAt: vtime.FromDuration(start)}}}}
 	_, err := w.store.UpdateStatus(p)
 	require.NoError(w.t, err)
 }
@@ -150,7 +151,7 @@ func TestScrapeArithmetic(t *testing.T) {
 	assert.Equal(t, 14*time.Second, win["web-0"])
 	list := w.s.ListPodMetrics("default", nil)
 	require.Len(t, list, 2)
-	assert.Equal(t, sim.FromDuration(15*time.Second), list[0].Timestamp)
+	assert.Equal(t, vtime.FromDuration(15*time.Second), list[0].Timestamp)
 	mem := list[0].Containers[0].Usage[model.ResourceMemory]
 	assert.Equal(t, int64(114<<20), mem.Value(), "64Mi + 50 units * 1Mi")
 
@@ -181,7 +182,7 @@ func TestScrapeArithmetic(t *testing.T) {
 	v, ts, err := w.s.GetObjectMetric(context.Background(), DefaultMetricName, "default", &model.CrossVersionObjectReference{Kind: "Service", Name: "web"}, labels.Everything())
 	require.NoError(t, err)
 	assert.Equal(t, int64(100000), v)
-	assert.Equal(t, sim.FromDuration(45*time.Second), ts)
+	assert.Equal(t, vtime.FromDuration(45*time.Second), ts)
 	ext, _, err := w.s.GetExternalMetric(context.Background(), DefaultMetricName, "default", labels.SelectorFromSet(labels.Set{"queue": "web"}))
 	require.NoError(t, err)
 	assert.Equal(t, []int64{100000}, ext)
@@ -281,11 +282,11 @@ func TestHousekeepingLagIsDeterministic(t *testing.T) {
 			at := time.Duration(i)*15*time.Second + time.Millisecond
 			w.runTo(at)
 			for _, pm := range w.s.ListPodMetrics("default", nil) {
-				lag := sim.FromDuration(at).Sub(pm.Timestamp)
+				lag := vtime.FromDuration(at).Sub(pm.Timestamp)
 				assert.True(t, lag >= 0 && lag < DefaultHousekeepingInterval+time.Millisecond, "lag %s", lag)
 				// A window runs between two samples of the node (a whole number of intervals),
 				// or, for the first one, from the container's start at 1s.
-				if start := pm.Timestamp.Add(-pm.Window); start != sim.FromDuration(time.Second) {
+				if start := pm.Timestamp.Add(-pm.Window); start != vtime.FromDuration(time.Second) {
 					assert.Zero(t, pm.Window%DefaultHousekeepingInterval, "window %s", pm.Window)
 				}
 				q := pm.Containers[0].Usage[model.ResourceCPU]

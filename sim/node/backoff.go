@@ -3,7 +3,7 @@ package node
 import (
 	"time"
 
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Backoff is client-go's util/flowcontrol Backoff without jitter, as the kubelet builds it for
@@ -19,7 +19,7 @@ type Backoff struct {
 
 type backoffEntry struct {
 	backoff    time.Duration
-	lastUpdate sim.Time
+	lastUpdate vtime.Time
 }
 
 // NewBackoff returns an empty Backoff whose delays start at initial and double up to max.
@@ -29,14 +29,14 @@ func NewBackoff(initial, max time.Duration) *Backoff {
 
 // hasExpired is flowcontrol's rule for forgetting an entry: more than twice the maximum delay
 // passed between the entry's last update and eventTime.
-func (b *Backoff) hasExpired(eventTime, lastUpdate sim.Time) bool {
+func (b *Backoff) hasExpired(eventTime, lastUpdate vtime.Time) bool {
 	return eventTime.Sub(lastUpdate) > 2*b.max
 }
 
 // Next advances the delay for id: the initial delay for a new or expired entry (expired judged
 // at eventTime), otherwise double the current one, capped at the maximum. The entry's last
 // update becomes now.
-func (b *Backoff) Next(id string, eventTime, now sim.Time) {
+func (b *Backoff) Next(id string, eventTime, now vtime.Time) {
 	e, ok := b.entries[id]
 	if !ok || b.hasExpired(eventTime, e.lastUpdate) {
 		b.entries[id] = &backoffEntry{backoff: b.initial, lastUpdate: now}
@@ -57,7 +57,7 @@ func (b *Backoff) Get(id string) time.Duration {
 // IsInBackOffSince reports whether id is still backing off from an event at eventTime: the
 // entry exists, has not expired at eventTime, and less than its delay has passed since
 // eventTime.
-func (b *Backoff) IsInBackOffSince(id string, eventTime, now sim.Time) bool {
+func (b *Backoff) IsInBackOffSince(id string, eventTime, now vtime.Time) bool {
 	e, ok := b.entries[id]
 	if !ok || b.hasExpired(eventTime, e.lastUpdate) {
 		return false
@@ -71,7 +71,7 @@ func (b *Backoff) Reset(id string) { delete(b.entries, id) }
 // GC forgets every entry that has expired at now (flowcontrol Backoff.GC), so that the table
 // stays bounded by the keys in use.
 // The result does not depend on the order entries are visited in.
-func (b *Backoff) GC(now sim.Time) {
+func (b *Backoff) GC(now vtime.Time) {
 	for id, e := range b.entries { //detlint:ordered deleting expired entries is order-independent
 		if b.hasExpired(now, e.lastUpdate) {
 			delete(b.entries, id)

@@ -4,19 +4,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/vtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
-func at(d time.Duration) sim.Time { return sim.FromDuration(d) }
+func at(d time.Duration) vtime.Time { return vtime.FromDuration(d) }
 
 // TestBackoffNextSequence: each Next doubles the delay from 10s up to the 300s cap.
 func TestBackoffNextSequence(t *testing.T) {
 	b := NewBackoff(10*time.Second, 300*time.Second)
 	want := []time.Duration{10, 20, 40, 80, 160, 300, 300, 300}
-	now := sim.Time(0)
+	now := vtime.Time(0)
 	for i, w := range want {
 		b.Next("c", now, now)
 		assert.Equal(t, w*time.Second, b.Get("c"), "step %d", i)
@@ -88,7 +87,7 @@ func TestBackoffResetAndGC(t *testing.T) {
 // exit and the following restart.
 func restartDelays(runs []time.Duration) []time.Duration {
 	b := NewBackoff(10*time.Second, 300*time.Second)
-	now := sim.Time(0)
+	now := vtime.Time(0)
 	var delays []time.Duration
 	for _, run := range runs {
 		exit := now.Add(run)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // BenchmarkKubeletFullNode runs one kubelet with 110 pods (a full node), half of them with a
@@ -28,7 +29,7 @@ func BenchmarkKubeletFullNode(b *testing.B) {
 			w.createPod(ps)
 		}
 		start := w.k.EventsProcessed()
-		out := w.k.Run(sim.Limits{MaxTime: sim.FromDuration(10 * time.Minute)})
+		out := w.k.Run(sim.Limits{MaxTime: vtime.FromDuration(10 * time.Minute)})
 		if out.Reason == sim.StopError {
 			b.Fatal(out.Err)
 		}
@@ -61,7 +62,7 @@ func BenchmarkKubeletSettledNode(b *testing.B) {
 		kl.Start()
 		b.StartTimer()
 		start := w.k.EventsProcessed()
-		out := w.k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour)})
+		out := w.k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 		if out.Reason == sim.StopError {
 			b.Fatal(out.Err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // State is what State reports about a kubelet.
@@ -78,29 +79,29 @@ type Kubelet struct {
 	crashed     bool
 	deleted     bool
 	partitioned bool
-	stallUntil  sim.Time
+	stallUntil  vtime.Time
 	stallTimer  *sim.Timer
 	gateWaiters []*sim.Proc
 
 	// incarnation counts starts: 1 after Start, +1 after every recovery from a crash.
 	incarnation int
 	// startedAt is when the current incarnation started; the PLEG relists on a grid from it.
-	startedAt sim.Time
+	startedAt vtime.Time
 	procs     []*sim.Proc
 	informer  *client.Informer
 
 	// Node registration, status and lease state of the current incarnation.
 	registered     bool
 	hasReported    bool
-	lastReportTime sim.Time
+	lastReportTime vtime.Time
 	latestLease    *model.Lease
 
 	// Pod state. runtime is what the container runtime holds (it survives a kubelet restart);
 	// workers, the back-off table and the status manager are the kubelet's memory.
 	workers    map[string]*podWorker
 	runtime    map[string]*podRuntime
-	images     map[string]sim.Time // image -> when it is (or will be) on the node
-	pullFreeAt sim.Time            // when the serial image puller is next free
+	images     map[string]vtime.Time // image -> when it is (or will be) on the node
+	pullFreeAt vtime.Time            // when the serial image puller is next free
 	backoff    *Backoff
 	status     *statusManager
 	nextID     uint64 // container instance IDs, unique per kubelet
@@ -133,7 +134,7 @@ func New(k *sim.Kernel, c *client.Client, rec record.Recorder, node *model.Node,
 		pullRand:        k.Rand("kubelet/" + node.Name + "/image-pull"),
 		runRand:         k.Rand("kubelet/" + node.Name + "/runtime"),
 		runtime:         map[string]*podRuntime{},
-		images:          map[string]sim.Time{},
+		images:          map[string]vtime.Time{},
 		ipPrefix:        podIPPrefix(node.Name),
 	}
 	kl.capacityList, kl.allocatableList = kl.nodeResources()
@@ -387,7 +388,7 @@ type partitionFault struct {
 }
 
 // Intercept implements apiserver.Fault.
-func (f *partitionFault) Intercept(_ sim.Time, req *apiserver.Request) (time.Duration, error) {
+func (f *partitionFault) Intercept(_ vtime.Time, req *apiserver.Request) (time.Duration, error) {
 	if req.Client != f.client {
 		return 0, nil
 	}
@@ -431,7 +432,7 @@ func (kl *Kubelet) setReachable(reachable bool) {
 	timeout := min(kl.cfg.NodeStatusUpdateFrequency, time.Duration(kl.cfg.NodeLeaseDurationSeconds)*time.Second)
 	kl.fault = &partitionFault{client: name, timeout: timeout}
 	kl.srv.AddFault(kl.fault)
-	kl.srv.Store().StallWatches(match, sim.Never)
+	kl.srv.Store().StallWatches(match, vtime.Never)
 }
 
 // Stall hangs the kubelet for d: no lease renewal, node status, pod status or pod sync
@@ -522,16 +523,16 @@ func (kl *Kubelet) jitter(d time.Duration, factor float64) time.Duration {
 
 // pleg returns the time of the first PLEG relist at or after t: relists run every
 // PLEGRelistPeriod from the incarnation's start.
-func (kl *Kubelet) plegTime(t sim.Time) sim.Time {
-	period := sim.Time(kl.cfg.PLEGRelistPeriod)
+func (kl *Kubelet) plegTime(t vtime.Time) vtime.Time {
+	period := vtime.Time(kl.cfg.PLEGRelistPeriod)
 	since := t - kl.startedAt
 	n := (since + period - 1) / period
 	return kl.startedAt + n*period
 }
 
 // lastRelist returns the time of the latest PLEG relist at or before now.
-func (kl *Kubelet) lastRelist() sim.Time {
-	period := sim.Time(kl.cfg.PLEGRelistPeriod)
+func (kl *Kubelet) lastRelist() vtime.Time {
+	period := vtime.Time(kl.cfg.PLEGRelistPeriod)
 	now := kl.k.Now()
 	return kl.startedAt + (now-kl.startedAt)/period*period
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // TestNodeStatusCheckLeavesStoredNodeAlone checks the node status loop's use of the shared
@@ -88,7 +88,7 @@ func TestNodeStatusChangedMatchesUpstreamComparison(t *testing.T) {
 			n.Status.Conditions = n.Status.Conditions[:len(n.Status.Conditions)-1]
 		}
 		for j := range n.Status.Conditions {
-			n.Status.Conditions[j].LastHeartbeatTime = sim.Time(r.IntN(1000))
+			n.Status.Conditions[j].LastHeartbeatTime = vtime.Time(r.IntN(1000))
 		}
 		nodes = append(nodes, n)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Container waiting and terminated reasons, as the kubelet and the container runtime write
@@ -128,7 +128,7 @@ func readyConditions(statuses []model.ContainerStatus, phase string) (containers
 // kubelet last knew (status_manager.go updateStatusInternal): a condition whose status did
 // not change keeps its lastTransitionTime, a changed one gets now; startTime, once set, never
 // changes; and a pod whose phase was terminal stays terminal.
-func normalizeStatus(s *model.PodStatus, old *model.PodStatus, now sim.Time) {
+func normalizeStatus(s *model.PodStatus, old *model.PodStatus, now vtime.Time) {
 	for i := range s.Conditions {
 		c := &s.Conditions[i]
 		c.LastTransitionTime = now

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func cs(state string, lastTerminated bool) model.ContainerStatus {
@@ -77,7 +77,7 @@ func TestReadyConditions(t *testing.T) {
 func TestNormalizeStatus(t *testing.T) {
 	old := &model.PodStatus{
 		Phase:     model.PodFailed,
-		StartTime: model.Ptr(sim.Time(5)),
+		StartTime: model.Ptr(vtime.Time(5)),
 		Conditions: []model.PodCondition{
 			{Type: model.PodReady, Status: model.ConditionFalse, LastTransitionTime: 3},
 			{Type: model.PodScheduled, Status: model.ConditionTrue, LastTransitionTime: 1},
@@ -92,15 +92,15 @@ func TestNormalizeStatus(t *testing.T) {
 		},
 	}
 	normalizeStatus(s, old, 100)
-	assert.Equal(t, sim.Time(100), s.Conditions[0].LastTransitionTime, "changed status: new time")
-	assert.Equal(t, sim.Time(1), s.Conditions[1].LastTransitionTime, "same status: old time")
-	assert.Equal(t, sim.Time(100), s.Conditions[2].LastTransitionTime, "new condition: new time")
-	assert.Equal(t, sim.Time(5), *s.StartTime, "start time never changes")
+	assert.Equal(t, vtime.Time(100), s.Conditions[0].LastTransitionTime, "changed status: new time")
+	assert.Equal(t, vtime.Time(1), s.Conditions[1].LastTransitionTime, "same status: old time")
+	assert.Equal(t, vtime.Time(100), s.Conditions[2].LastTransitionTime, "new condition: new time")
+	assert.Equal(t, vtime.Time(5), *s.StartTime, "start time never changes")
 	assert.Equal(t, model.PodFailed, s.Phase, "a terminal phase stays")
 
 	fresh := &model.PodStatus{Phase: model.PodPending}
 	normalizeStatus(fresh, &model.PodStatus{}, 7)
-	assert.Equal(t, sim.Time(7), *fresh.StartTime)
+	assert.Equal(t, vtime.Time(7), *fresh.StartTime)
 }
 
 func TestMergePodStatus(t *testing.T) {

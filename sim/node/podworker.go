@@ -6,6 +6,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // minimumGracePeriodInSeconds: containers always get at least this long between SIGTERM and
@@ -41,7 +42,7 @@ type containerView struct {
 	id         uint64
 	running    bool
 	terminated bool
-	startedAt  sim.Time
+	startedAt  vtime.Time
 }
 
 // podWorker is upstream's per-pod worker (pkg/kubelet/pod_workers.go): one process per pod
@@ -362,7 +363,7 @@ func (w *podWorker) syncContainers(p *sim.Proc) {
 		kl.emit("sandbox", w.object(), 0, fmt.Sprintf("ip=%s took=%s", rt.podIP, d))
 		w.wakeAtRelist()
 	}
-	backoffUntil := sim.Never
+	backoffUntil := vtime.Never
 	reasonsChanged := false
 	for i := range pod.Spec.Containers {
 		if w.aborted() {
@@ -396,7 +397,7 @@ func (w *podWorker) syncContainers(p *sim.Proc) {
 		}
 		w.startContainer(p, i)
 	}
-	if backoffUntil != sim.Never {
+	if backoffUntil != vtime.Never {
 		// pod_workers.go completeWork: retry when the earliest back-off expires, jittered and
 		// bounded by the resync interval.
 		wait := max(backoffUntil.Sub(kl.k.Now()), 0)
@@ -464,7 +465,7 @@ func (w *podWorker) startContainer(p *sim.Proc, i int) {
 
 // armExit schedules the scripted exit of a running container instance, if its pod's
 // behaviour has one, measured from the instance's start (not before now).
-func (kl *Kubelet) armExit(rt *podRuntime, cr *containerRecord, beh behaviour, now sim.Time) {
+func (kl *Kubelet) armExit(rt *podRuntime, cr *containerRecord, beh behaviour, now vtime.Time) {
 	if cr.exitTimer == nil {
 		cr.exitTimer = kl.k.NewTimer(func() { kl.containerExitFired(rt, cr) })
 	}
@@ -624,7 +625,7 @@ func (w *podWorker) syncTerminating() {
 // kubelet saw it at time relist (its last PLEG relist, or now where upstream asks the runtime
 // directly), the reason cache and the probe results. It also refreshes the view the probe
 // workers read.
-func (w *podWorker) generateStatus(relist sim.Time, podIsTerminal bool) model.PodStatus {
+func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) model.PodStatus {
 	pod := w.pod
 	rt := w.rt
 	s := model.PodStatus{ContainerStatuses: make([]model.ContainerStatus, len(pod.Spec.Containers))}
@@ -683,7 +684,7 @@ func (w *podWorker) generateStatus(relist sim.Time, podIsTerminal bool) model.Po
 type seenContainer struct {
 	id           uint64
 	running      bool
-	startedAt    sim.Time
+	startedAt    vtime.Time
 	restartCount int32
 	terminated   *model.ContainerStateTerminated
 	last         *model.ContainerStateTerminated
@@ -692,7 +693,7 @@ type seenContainer struct {
 // seenAt returns the container as the PLEG relist at relist saw it: a change after the relist
 // is not visible yet, so a container started since shows its previous instance (or none) and
 // one that exited since still shows running.
-func seenAt(cr *containerRecord, relist sim.Time) seenContainer {
+func seenAt(cr *containerRecord, relist vtime.Time) seenContainer {
 	s := seenContainer{id: cr.id, running: cr.running, startedAt: cr.startedAt, restartCount: cr.restartCount,
 		terminated: cr.terminatedState(), last: copyTerminated(cr.last)}
 	switch {

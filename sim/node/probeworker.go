@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // containerProbes are the probe workers of one container. Liveness probes are not run: the
@@ -86,7 +86,7 @@ func (r *probeRunner) stop() {
 
 // schedule arranges a probe at at. A tick holds off quiescence while the probe can still
 // change the container's result (see mayChange); otherwise it is periodic background work.
-func (r *probeRunner) schedule(at sim.Time, manual bool) {
+func (r *probeRunner) schedule(at vtime.Time, manual bool) {
 	arg := r.gen << 1
 	if manual {
 		arg |= manualBit
@@ -196,7 +196,7 @@ func (r *probeRunner) doProbe() bool {
 
 // outcome is the simulated probe: it succeeds once the behaviour says the application is
 // healthy, on the container instance the kubelet believes is running.
-func (r *probeRunner) outcome(now sim.Time) (probeResult, string) {
+func (r *probeRunner) outcome(now vtime.Time) (probeResult, string) {
 	w := r.w
 	cr := w.rt.containers[r.idx]
 	v := w.view[r.idx]

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // podRuntime is what the container runtime holds for one pod: its sandbox and the current
@@ -16,7 +17,7 @@ type podRuntime struct {
 	key          string // namespace/name, for traces
 	sandboxReady bool
 	// sandboxChangedAt is when sandboxReady last changed.
-	sandboxChangedAt sim.Time
+	sandboxChangedAt vtime.Time
 	// sandboxes counts sandboxes created for the pod (upstream's sandbox attempt).
 	sandboxes  int
 	podIP      string
@@ -35,10 +36,10 @@ type containerRecord struct {
 	// prevID is the instance before id (0 if none).
 	prevID uint64
 	// changedAt is when the record last started or exited.
-	changedAt    sim.Time
+	changedAt    vtime.Time
 	running      bool
-	startedAt    sim.Time
-	finishedAt   sim.Time
+	startedAt    vtime.Time
+	finishedAt   vtime.Time
 	exitCode     int32
 	reason       string
 	restartCount int32
@@ -48,8 +49,8 @@ type containerRecord struct {
 	// SIGTERM, or by SIGKILL at the grace deadline, whichever is first.
 	exitTimer       *sim.Timer
 	pendingExitCode int32
-	stopping        bool     // SIGTERM was sent
-	killAt          sim.Time // SIGKILL deadline while stopping
+	stopping        bool       // SIGTERM was sent
+	killAt          vtime.Time // SIGKILL deadline while stopping
 }
 
 func newPodRuntime(pod *model.Pod) *podRuntime {
@@ -90,7 +91,7 @@ func (rt *podRuntime) anyRunning() bool {
 
 // machineDied kills every running container where it stands, as a power loss does: exit code
 // 255, reason Unknown, finished now. The sandbox is gone too.
-func (rt *podRuntime) machineDied(kl *Kubelet, now sim.Time) {
+func (rt *podRuntime) machineDied(kl *Kubelet, now vtime.Time) {
 	for _, cr := range rt.containers {
 		if cr.running {
 			cr.exit(now, exitCodeUnknown, reasonUnknown)
@@ -100,7 +101,7 @@ func (rt *podRuntime) machineDied(kl *Kubelet, now sim.Time) {
 }
 
 // setSandbox records the sandbox coming up or going away at now.
-func (rt *podRuntime) setSandbox(ready bool, now sim.Time) {
+func (rt *podRuntime) setSandbox(ready bool, now vtime.Time) {
 	if rt.sandboxReady != ready {
 		rt.sandboxReady = ready
 		rt.sandboxChangedAt = now
@@ -120,7 +121,7 @@ func (rt *podRuntime) stopAll(kl *Kubelet) {
 
 // begin starts a new instance now: the previous instance's termination becomes the last
 // state and the restart count grows by one (a first instance has count 0).
-func (cr *containerRecord) begin(id uint64, now sim.Time) {
+func (cr *containerRecord) begin(id uint64, now vtime.Time) {
 	if cr.id != 0 {
 		if !cr.running {
 			cr.last = cr.terminatedState()
@@ -155,7 +156,7 @@ func (cr *containerRecord) terminatedState() *model.ContainerStateTerminated {
 
 // scheduleExit arranges for the running instance to exit at at with code, unless an earlier
 // exit is already scheduled.
-func (cr *containerRecord) scheduleExit(at sim.Time, code int32) {
+func (cr *containerRecord) scheduleExit(at vtime.Time, code int32) {
 	if when, armed := cr.exitTimer.When(); armed && when <= at {
 		return
 	}
@@ -172,7 +173,7 @@ func exitReason(code int32) string {
 }
 
 // exit ends the running instance now.
-func (cr *containerRecord) exit(now sim.Time, code int32, reason string) {
+func (cr *containerRecord) exit(now vtime.Time, code int32, reason string) {
 	cr.running = false
 	cr.changedAt = now
 	cr.finishedAt = now
@@ -187,7 +188,7 @@ func (cr *containerRecord) exit(now sim.Time, code int32, reason string) {
 // signalTerm sends SIGTERM now: the instance exits with code 0 after termDelay, or is killed
 // with code 137 at deadline if that comes first. A second call can only bring the deadline
 // forward.
-func (cr *containerRecord) signalTerm(now, deadline sim.Time, termDelay time.Duration) {
+func (cr *containerRecord) signalTerm(now, deadline vtime.Time, termDelay time.Duration) {
 	if !cr.running {
 		return
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/cluster"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Shard selects a deterministic slice of the run list: the runs whose index i has
@@ -114,7 +115,7 @@ type Options struct {
 	RunScenario func(ctx context.Context, scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error)
 	// PanicAt, when non-nil, gives the cluster.Options.PanicAt of each run (0 for none). It
 	// exists so tests can check how a panicking run is recorded.
-	PanicAt func(r PlannedRun) sim.Time
+	PanicAt func(r PlannedRun) vtime.Time
 }
 
 // RunRecord is what a sweep keeps of one run: its point, seed, metric values and outcome.

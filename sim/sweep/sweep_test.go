@@ -15,8 +15,8 @@ import (
 
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/cluster"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // smallSweep is node-failure over 2 parameters × 2 values × 3 seeds: 12 real runs of about
@@ -170,9 +170,9 @@ func TestPanickingRunIsRecordedAndTheSweepGoesOn(t *testing.T) {
 	var progress strings.Builder
 	o, err := Run(context.Background(), spec, Options{
 		Jobs: 2, OutDir: dir, Go: goroutines, Progress: &lockedWriter{w: &progress},
-		PanicAt: func(r PlannedRun) sim.Time {
+		PanicAt: func(r PlannedRun) vtime.Time {
 			if r.ID == "p2-s3" {
-				return sim.FromDuration(90 * time.Second)
+				return vtime.FromDuration(90 * time.Second)
 			}
 			return 0
 		},

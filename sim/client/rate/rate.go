@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Limit is a rate of events per second. Inf means no limit at all.
@@ -19,7 +19,7 @@ const InfDuration = time.Duration(math.MaxInt64)
 
 // Clock supplies virtual time; *sim.Kernel satisfies it.
 type Clock interface {
-	Now() sim.Time
+	Now() vtime.Time
 }
 
 // Limiter is a token bucket: it holds up to Burst tokens, starts full, and gains Limit tokens
@@ -29,7 +29,7 @@ type Limiter struct {
 	limit  Limit
 	burst  int
 	tokens float64
-	last   sim.Time // the time tokens was last brought up to date
+	last   vtime.Time // the time tokens was last brought up to date
 }
 
 // NewLimiter returns a full bucket of burst tokens refilled at limit per second, reading time
@@ -106,7 +106,7 @@ func (l *Limiter) reserve(maxWait time.Duration) (time.Duration, bool) {
 }
 
 // advance returns the tokens the bucket holds at now, without storing them.
-func (l *Limiter) advance(now sim.Time) float64 {
+func (l *Limiter) advance(now vtime.Time) float64 {
 	last := l.last
 	if now < last {
 		last = now

@@ -4,14 +4,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/vtime"
 	"github.com/stretchr/testify/assert"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
-type fakeClock struct{ now sim.Time }
+type fakeClock struct{ now vtime.Time }
 
-func (c *fakeClock) Now() sim.Time { return c.now }
+func (c *fakeClock) Now() vtime.Time { return c.now }
 
 func TestReserveBurstThenSpacing(t *testing.T) {
 	clock := &fakeClock{}
@@ -23,9 +22,9 @@ func TestReserveBurstThenSpacing(t *testing.T) {
 		assert.Equal(t, time.Duration(i)*200*time.Millisecond, l.Reserve(), "reservation %d past the burst", i)
 	}
 	assert.InDelta(t, -5.0, l.Tokens(), 1e-9, "reservations drive the bucket negative")
-	clock.now = sim.FromDuration(time.Second)
+	clock.now = vtime.FromDuration(time.Second)
 	assert.InDelta(t, 0.0, l.Tokens(), 1e-9, "refilled at 5/s")
-	clock.now = sim.FromDuration(time.Hour)
+	clock.now = vtime.FromDuration(time.Hour)
 	assert.InDelta(t, 10.0, l.Tokens(), 1e-9, "capped at the burst")
 }
 
@@ -36,9 +35,9 @@ func TestAllowDoesNotGoNegative(t *testing.T) {
 	assert.True(t, l.Allow())
 	assert.False(t, l.Allow())
 	assert.InDelta(t, 0.0, l.Tokens(), 1e-9, "a refused Allow takes nothing")
-	clock.now = sim.FromDuration(999 * time.Millisecond)
+	clock.now = vtime.FromDuration(999 * time.Millisecond)
 	assert.False(t, l.Allow())
-	clock.now = sim.FromDuration(time.Second)
+	clock.now = vtime.FromDuration(time.Second)
 	assert.True(t, l.Allow())
 }
 

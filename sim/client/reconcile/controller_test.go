@@ -15,6 +15,7 @@ import (
 
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // scripted is a Reconciler whose outcomes per key are given by the test, one line per call:
@@ -145,7 +146,7 @@ func TestControllerScript(t *testing.T) {
 // 20ms, ... (the default controller limiter), and a success resets the backoff.
 func TestErrorBacksOffExponentially(t *testing.T) {
 	k := sim.New(1)
-	var at []sim.Time
+	var at []vtime.Time
 	fails := 6
 	c := New("backoff", 1, Func(func(ctx context.Context, req Request) (Result, error) {
 		at = append(at, k.Now())
@@ -156,7 +157,7 @@ func TestErrorBacksOffExponentially(t *testing.T) {
 	}), nil)
 	c.Start(k)
 	c.Enqueue(Request{Namespace: "ns", Name: "a"})
-	k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Minute)})
+	k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Minute)})
 	require.Len(t, at, fails+1)
 	for i := 1; i < len(at); i++ {
 		assert.Equal(t, 5*time.Millisecond<<(i-1), at[i].Sub(at[i-1]), "gap before attempt %d", i+1)
@@ -171,7 +172,7 @@ func TestErrorBacksOffExponentially(t *testing.T) {
 // exactly the asked delay.
 func TestRequeueAfterForgetsBackoff(t *testing.T) {
 	k := sim.New(1)
-	var at []sim.Time
+	var at []vtime.Time
 	req := Request{Name: "a"}
 	c := New("after", 1, Func(func(ctx context.Context, _ Request) (Result, error) {
 		at = append(at, k.Now())
@@ -188,7 +189,7 @@ func TestRequeueAfterForgetsBackoff(t *testing.T) {
 	c.Enqueue(req)
 	var requeuesAfterThird int
 	k.After(time.Second, func() { requeuesAfterThird = c.Queue().NumRequeues(req) })
-	k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour)})
+	k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 	require.Len(t, at, 4)
 	assert.Equal(t, 30*time.Second, at[3].Sub(at[2]))
 	assert.Equal(t, 0, requeuesAfterThird)
@@ -204,12 +205,12 @@ func TestPanicInReconcileEndsRun(t *testing.T) {
 	}), nil)
 	c.Start(k)
 	c.Enqueue(Request{Name: "x"})
-	out := k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour)})
+	out := k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 	require.Equal(t, sim.StopError, out.Reason)
 	var pp *sim.ProcPanic
 	require.ErrorAs(t, out.Err, &pp)
 	assert.Equal(t, "boom-worker-0", pp.Proc)
-	assert.Equal(t, sim.FromDuration(time.Second), pp.At)
+	assert.Equal(t, vtime.FromDuration(time.Second), pp.At)
 	assert.Equal(t, uint64(42), pp.Seed)
 	assert.Equal(t, "bad state", pp.Value)
 }
@@ -235,7 +236,7 @@ func TestStopKillsWorkersAndRestart(t *testing.T) {
 		c.Start(k)
 		c.Enqueue(Request{Name: "b"})
 	})
-	out := k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour)})
+	out := k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 	require.Equal(t, sim.StopDrained, out.Reason, "parked workers are not pending work")
 	assert.Equal(t, []string{"b@t=30.000s"}, finished)
 	assert.Equal(t, 0, k.Holds(), "killed workers must leave no pending work")

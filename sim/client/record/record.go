@@ -6,6 +6,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Recorder records events about objects (client-go record.EventRecorder, Eventf only).
@@ -33,7 +34,7 @@ type recorder struct {
 	// lastAt and namesAtLastAt make names unique: upstream names events "<name>.<unix nanos
 	// in hex>", which a real clock almost never repeats, but two events about one object at
 	// one virtual instant are common here. A repeat gets a "-<n>" suffix.
-	lastAt        sim.Time
+	lastAt        vtime.Time
 	namesAtLastAt map[string]int
 }
 
@@ -86,7 +87,7 @@ func (r *recorder) Eventf(obj model.Object, eventType, reason, messageFmt string
 	}
 }
 
-func (r *recorder) uniqueName(objName string, now sim.Time) string {
+func (r *recorder) uniqueName(objName string, now vtime.Time) string {
 	if now != r.lastAt {
 		r.lastAt = now
 		clear(r.namesAtLastAt)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func TestEventfBuildsUpstreamShapedEvent(t *testing.T) {
@@ -38,8 +39,8 @@ func TestEventfBuildsUpstreamShapedEvent(t *testing.T) {
 		Reason:         "SuccessfulCreate",
 		Message:        "Created pod: web-abc",
 		Source:         model.EventSource{Component: "replicaset-controller"},
-		FirstTimestamp: sim.FromDuration(1500 * time.Millisecond),
-		LastTimestamp:  sim.FromDuration(1500 * time.Millisecond),
+		FirstTimestamp: vtime.FromDuration(1500 * time.Millisecond),
+		LastTimestamp:  vtime.FromDuration(1500 * time.Millisecond),
 		Count:          1,
 		Type:           model.EventTypeNormal,
 	}, first)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // TypedDelayingInterface is a queue that can add an item later (upstream
@@ -20,7 +21,7 @@ type TypedDelayingInterface[T comparable] interface {
 // between equal readyAt in insertion order so that the result never depends on heap layout.
 type waitFor[T comparable] struct {
 	item    T
-	readyAt sim.Time
+	readyAt vtime.Time
 	seq     uint64
 	index   int
 }

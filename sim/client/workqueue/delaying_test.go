@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // collectReady spawns a worker that records "<item>@<time>" for every item it gets.
@@ -88,7 +89,7 @@ func TestAddAfterOrder(t *testing.T) {
 	for d := time.Second; d <= 5*time.Second; d += time.Second {
 		for _, e := range entries {
 			if e.d == d {
-				want = append(want, fmt.Sprintf("%d@%s", e.item, sim.FromDuration(d)))
+				want = append(want, fmt.Sprintf("%d@%s", e.item, vtime.FromDuration(d)))
 			}
 		}
 	}
@@ -154,14 +155,14 @@ func TestAddAfterMatchesModel(t *testing.T) {
 			collectReady(k, q, &got)
 
 			type pending struct {
-				readyAt sim.Time
+				readyAt vtime.Time
 				seq     int
 			}
 			model := map[int]pending{}
 			seq := 0
 			var want []string
 			// flush moves model items due before `until` to want, in (readyAt, seq) order.
-			flush := func(until sim.Time) {
+			flush := func(until vtime.Time) {
 				for {
 					best, found := 0, false
 					for item, p := range model { //detlint:ordered the minimum is unique by (readyAt, seq)
@@ -209,7 +210,7 @@ func TestAddAfterMatchesModel(t *testing.T) {
 				flush(k.Now())
 				q.ShutDown()
 			})
-			out := k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour)})
+			out := k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 			require.Equal(t, sim.StopDrained, out.Reason)
 			require.Greater(t, len(want), 50)
 			assert.Equal(t, want, got)

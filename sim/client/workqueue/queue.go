@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // TypedInterface is the plain work queue (upstream TypedInterface).
@@ -73,8 +74,8 @@ type Typed[T comparable] struct {
 	head  int
 	// dirty holds every item that needs processing, with the time it was added (for the
 	// queue-duration metric); processing holds the items handed out, with the time of Get.
-	dirty      map[T]sim.Time
-	processing map[T]sim.Time
+	dirty      map[T]vtime.Time
+	processing map[T]vtime.Time
 
 	// waiters are the processes parked in Get; drainWaiters are parked in ShutDownWithDrain.
 	waiters      sim.WaitQueue
@@ -98,8 +99,8 @@ func New[T comparable](k *sim.Kernel, name string) *Typed[T] {
 	return &Typed[T]{
 		k:          k,
 		name:       name,
-		dirty:      make(map[T]sim.Time),
-		processing: make(map[T]sim.Time),
+		dirty:      make(map[T]vtime.Time),
+		processing: make(map[T]vtime.Time),
 	}
 }
 

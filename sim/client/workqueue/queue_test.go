@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // runProc runs body in a process on a fresh kernel until the world drains and fails the test
@@ -17,7 +18,7 @@ import (
 func runProc(t *testing.T, k *sim.Kernel, body func(p *sim.Proc)) {
 	t.Helper()
 	k.Spawn("test", body)
-	out := k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour)})
+	out := k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 	require.Equal(t, sim.StopDrained, out.Reason, "run ended with %s: %s %v", out.Reason, out.Detail, out.Err)
 }
 
@@ -178,7 +179,7 @@ func TestExclusive(t *testing.T) {
 		p.Sleep(time.Second)
 		q.ShutDown()
 	})
-	out := k.Run(sim.Limits{MaxTime: sim.FromDuration(time.Hour)})
+	out := k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 	require.Equal(t, sim.StopDrained, out.Reason, out.Detail)
 	total := 0
 	for _, n := range processed {
@@ -285,7 +286,7 @@ func TestShutDownWakesWaitingWorkers(t *testing.T) {
 func TestShutDownWithDrainWaitsForDone(t *testing.T) {
 	k := sim.New(1)
 	q := New[int](k, "drain")
-	var drainedAt sim.Time
+	var drainedAt vtime.Time
 	k.Spawn("worker", func(p *sim.Proc) {
 		q.Add(1)
 		x, _ := q.Get(p)
@@ -299,7 +300,7 @@ func TestShutDownWithDrainWaitsForDone(t *testing.T) {
 	})
 	out := k.Run(sim.Limits{})
 	require.Equal(t, sim.StopDrained, out.Reason)
-	assert.Equal(t, sim.FromDuration(3*time.Second), drainedAt)
+	assert.Equal(t, vtime.FromDuration(3*time.Second), drainedAt)
 }
 
 // TestKilledWaiterDoesNotLoseWakeup: a worker killed after it was woken but before it ran

@@ -14,6 +14,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 const testNS = "default"
@@ -148,7 +149,7 @@ func orDash(s string) string {
 	return s
 }
 
-func wallOf(t *sim.Time) string {
+func wallOf(t *vtime.Time) string {
 	if t == nil {
 		return "-"
 	}

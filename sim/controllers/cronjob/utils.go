@@ -7,7 +7,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // epoch is the wall-clock time of virtual time 0 (Epoch returns it). Cron schedules are
@@ -24,10 +24,10 @@ const LocalZone = "UTC"
 func Epoch() time.Time { return epoch }
 
 // wall converts virtual time to wall-clock time.
-func wall(t sim.Time) time.Time { return epoch.Add(t.Duration()) }
+func wall(t vtime.Time) time.Time { return epoch.Add(t.Duration()) }
 
 // virtual converts wall-clock time to virtual time.
-func virtual(t time.Time) sim.Time { return sim.Time(t.Sub(epoch)) }
+func virtual(t time.Time) vtime.Time { return vtime.Time(t.Sub(epoch)) }
 
 // nextScheduleDelta pads a requeue for the next schedule (cronjob_controllerv2.go
 // nextScheduleDelta = 100ms, "to avoid firing early because of NTP skew").

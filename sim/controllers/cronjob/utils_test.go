@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // mostRecentScheduleTime cases after upstream utils_test.go TestMostRecentScheduleTime: none
@@ -21,7 +21,7 @@ func TestMostRecentScheduleTime(t *testing.T) {
 		name     string
 		schedule string
 		tz       string
-		last     *sim.Time
+		last     *vtime.Time
 		sds      *int64
 		now      time.Time
 		want     string // "" for none
@@ -30,7 +30,7 @@ func TestMostRecentScheduleTime(t *testing.T) {
 		{"not yet", "*/5 * * * *", "", nil, nil, at(0, 4, 59), "", noneMissed},
 		{"first due", "*/5 * * * *", "", nil, nil, at(0, 5, 0), "00:05", fewMissed},
 		{"three missed, latest wins", "*/5 * * * *", "", nil, nil, at(0, 17, 0), "00:15", fewMissed},
-		{"after the last schedule", "*/5 * * * *", "", model.Ptr(sim.Time(15 * time.Minute)), nil, at(0, 19, 0), "", noneMissed},
+		{"after the last schedule", "*/5 * * * *", "", model.Ptr(vtime.Time(15 * time.Minute)), nil, at(0, 19, 0), "", noneMissed},
 		{"many missed", "* * * * *", "", nil, nil, at(2, 0, 30), "02:00", manyMissed},
 		{"deadline window hides old times", "* * * * *", "", nil, model.Ptr(int64(30)), at(0, 10, 45), "", noneMissed},
 		{"deadline window keeps a recent one", "* * * * *", "", nil, model.Ptr(int64(30)), at(0, 10, 20), "00:10", fewMissed},

@@ -3,14 +3,14 @@ package daemonset
 import (
 	"time"
 
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // ControlleeExpectations are the creations and deletions a DaemonSet still expects to observe
 // (upstream ControlleeExpectations).
 type ControlleeExpectations struct {
 	add, del  int64
-	timestamp sim.Time
+	timestamp vtime.Time
 }
 
 // Fulfilled reports whether every expected creation and deletion has been observed.
@@ -24,13 +24,13 @@ func (e *ControlleeExpectations) Get() (add, del int64) { return e.add, e.del }
 // the informer. A DaemonSet is synced again only once they are all seen, or once they have
 // been outstanding longer than the timeout (a lost watch event must not block it forever).
 type ControllerExpectations struct {
-	now     func() sim.Time
+	now     func() vtime.Time
 	timeout time.Duration
 	byKey   map[string]*ControlleeExpectations
 }
 
 // NewControllerExpectations returns an empty store reading time from now.
-func NewControllerExpectations(now func() sim.Time, timeout time.Duration) *ControllerExpectations {
+func NewControllerExpectations(now func() vtime.Time, timeout time.Duration) *ControllerExpectations {
 	return &ControllerExpectations{now: now, timeout: timeout, byKey: map[string]*ControlleeExpectations{}}
 }
 
@@ -80,21 +80,21 @@ func (r *ControllerExpectations) DeleteExpectations(key string) { delete(r.byKey
 // failed daemon pods (no jitter), on virtual time: per id, a delay that starts at initial and
 // doubles up to max on every Next, forgotten once unused for twice max.
 type failedPodsBackoff struct {
-	now          func() sim.Time
+	now          func() vtime.Time
 	initial, max time.Duration
 	entries      map[string]*backoffEntry
 }
 
 type backoffEntry struct {
 	backoff    time.Duration
-	lastUpdate sim.Time
+	lastUpdate vtime.Time
 }
 
-func newFailedPodsBackoff(now func() sim.Time, initial, max time.Duration) *failedPodsBackoff {
+func newFailedPodsBackoff(now func() vtime.Time, initial, max time.Duration) *failedPodsBackoff {
 	return &failedPodsBackoff{now: now, initial: initial, max: max, entries: map[string]*backoffEntry{}}
 }
 
-func (b *failedPodsBackoff) hasExpired(eventTime, lastUpdate sim.Time) bool {
+func (b *failedPodsBackoff) hasExpired(eventTime, lastUpdate vtime.Time) bool {
 	return eventTime.Sub(lastUpdate) > 2*b.max
 }
 
@@ -107,7 +107,7 @@ func (b *failedPodsBackoff) Get(id string) time.Duration {
 }
 
 // Next moves id's delay on: initial for a new or expired entry, else doubled up to max.
-func (b *failedPodsBackoff) Next(id string, eventTime sim.Time) {
+func (b *failedPodsBackoff) Next(id string, eventTime vtime.Time) {
 	e, ok := b.entries[id]
 	if !ok || b.hasExpired(eventTime, e.lastUpdate) {
 		b.entries[id] = &backoffEntry{backoff: b.initial, lastUpdate: eventTime}
@@ -119,7 +119,7 @@ func (b *failedPodsBackoff) Next(id string, eventTime sim.Time) {
 
 // IsInBackOffSinceUpdate reports whether eventTime lies within id's delay after its last
 // update (upstream IsInBackOffSinceUpdate).
-func (b *failedPodsBackoff) IsInBackOffSinceUpdate(id string, eventTime sim.Time) bool {
+func (b *failedPodsBackoff) IsInBackOffSinceUpdate(id string, eventTime vtime.Time) bool {
 	e, ok := b.entries[id]
 	if !ok || b.hasExpired(eventTime, e.lastUpdate) {
 		return false

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Taint keys the daemon pod tolerations name ([api@HEAD] core/v1/well_known_taints.go).
@@ -456,8 +456,8 @@ func isPodReady(pod *model.Pod) bool {
 }
 
 // isPodAvailable is podutil.IsPodAvailable: Ready, for more than minReadySeconds when that is
-// positive (sim.Time 0 is a real instant, not "unset").
-func isPodAvailable(pod *model.Pod, minReadySeconds int32, now sim.Time) bool {
+// positive (vtime.Time 0 is a real instant, not "unset").
+func isPodAvailable(pod *model.Pod, minReadySeconds int32, now vtime.Time) bool {
 	c := readyCondition(pod)
 	if c == nil || c.Status != model.ConditionTrue {
 		return false

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func TestAddOrUpdateDaemonPodTolerations(t *testing.T) {
@@ -277,8 +277,8 @@ func TestCreatePodTemplateAndIsPodUpdated(t *testing.T) {
 }
 
 func TestExpectations(t *testing.T) {
-	now := sim.Time(0)
-	e := NewControllerExpectations(func() sim.Time { return now }, 5*time.Minute)
+	now := vtime.Time(0)
+	e := NewControllerExpectations(func() vtime.Time { return now }, 5*time.Minute)
 	assert.True(t, e.SatisfiedExpectations("a"), "unknown keys are satisfied")
 	e.SetExpectations("a", 2, 1)
 	assert.False(t, e.SatisfiedExpectations("a"))
@@ -293,9 +293,9 @@ func TestExpectations(t *testing.T) {
 	add, del := must(e.GetExpectations("b")).Get()
 	assert.Equal(t, int64(1), add)
 	assert.Equal(t, int64(0), del)
-	now = sim.FromDuration(5 * time.Minute)
+	now = vtime.FromDuration(5 * time.Minute)
 	assert.False(t, e.SatisfiedExpectations("b"), "not yet expired at exactly the timeout")
-	now = sim.FromDuration(5*time.Minute + time.Nanosecond)
+	now = vtime.FromDuration(5*time.Minute + time.Nanosecond)
 	assert.True(t, e.SatisfiedExpectations("b"), "expired")
 	e.DeleteExpectations("b")
 	_, ok := e.GetExpectations("b")
@@ -310,9 +310,9 @@ func must(e *ControlleeExpectations, ok bool) *ControlleeExpectations {
 }
 
 func TestFailedPodsBackoff(t *testing.T) {
-	now := sim.Time(0)
-	b := newFailedPodsBackoff(func() sim.Time { return now }, time.Second, 4*time.Second)
-	at := func(d time.Duration) sim.Time { return sim.FromDuration(d) }
+	now := vtime.Time(0)
+	b := newFailedPodsBackoff(func() vtime.Time { return now }, time.Second, 4*time.Second)
+	at := func(d time.Duration) vtime.Time { return vtime.FromDuration(d) }
 	assert.False(t, b.IsInBackOffSinceUpdate("n", 0))
 	b.Next("n", at(0))
 	assert.Equal(t, time.Second, b.Get("n"))
@@ -334,7 +334,7 @@ func TestFailedPodsBackoff(t *testing.T) {
 
 func TestNodeInSameConditionAndIgnoreUpdate(t *testing.T) {
 	cond := func(typ string, st model.ConditionStatus, hb time.Duration) model.NodeCondition {
-		return model.NodeCondition{Type: typ, Status: st, LastHeartbeatTime: sim.FromDuration(hb)}
+		return model.NodeCondition{Type: typ, Status: st, LastHeartbeatTime: vtime.FromDuration(hb)}
 	}
 	old := newNode("n", map[string]string{"a": "b"}, nil)
 	old.Status.Conditions = []model.NodeCondition{cond(model.NodeReady, model.ConditionTrue, 0), cond(model.NodeMemoryPressure, model.ConditionFalse, 0)}
@@ -364,7 +364,7 @@ func TestSortByCreationTimestampAndPhase(t *testing.T) {
 		p := &model.Pod{}
 		p.Name = name
 		p.Spec.NodeName = node
-		p.CreationTimestamp = sim.FromDuration(created)
+		p.CreationTimestamp = vtime.FromDuration(created)
 		return p
 	}
 	pods := []*model.Pod{mk("d", "", 0), mk("c", "n", 5*time.Second), mk("b", "n", time.Second), mk("a", "n", time.Second)}

@@ -15,6 +15,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 const testNS = "default"
@@ -303,7 +304,7 @@ func (fn *fakeNodes) terminate(p *model.Pod) {
 	fn.w.emit("kubelet-deleted", podRef(p), "node="+p.Spec.NodeName)
 }
 
-func setReady(p *model.Pod, ready bool, now sim.Time) {
+func setReady(p *model.Pod, ready bool, now vtime.Time) {
 	st := model.ConditionFalse
 	if ready {
 		st = model.ConditionTrue

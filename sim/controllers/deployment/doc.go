@@ -60,7 +60,7 @@
 //     the ReplicaSet's UID, standing for upstream's strategic merge patches.
 //   - The Recreate pod-deletion handler reads the ReplicaSet cache where upstream lists through
 //     the API (handlers cannot block here).
-//   - sim.Time 0 is a real instant, so no "unset time" special cases apply.
+//   - vtime.Time 0 is a real instant, so no "unset time" special cases apply.
 //
 // Trace lines (component deployment-controller): started, create-rs, scale-rs, collision,
 // cleanup-rs, adopt, release, update-status, update-status-error, update-rs-error,

@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // The scaling, status and history code of upstream pkg/controller/deployment/sync.go.
@@ -386,7 +386,7 @@ func (dc *Controller) syncDeploymentStatus(ctx context.Context, allRSs []*model.
 // (never negative), observedGeneration = generation, the collision count carried over, and the
 // Available condition (True MinimumReplicasAvailable when available >= replicas -
 // maxUnavailable, else False MinimumReplicasUnavailable). Other conditions are carried over.
-func calculateStatus(allRSs []*model.ReplicaSet, newRS *model.ReplicaSet, d *model.Deployment, now sim.Time) model.DeploymentStatus {
+func calculateStatus(allRSs []*model.ReplicaSet, newRS *model.ReplicaSet, d *model.Deployment, now vtime.Time) model.DeploymentStatus {
 	available := GetAvailableReplicaCountForReplicaSets(allRSs)
 	total := GetReplicaCountForReplicaSets(allRSs)
 	status := model.DeploymentStatus{

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // The helpers of upstream pkg/controller/deployment/util/deployment_util.go and the ReplicaSet
@@ -700,7 +700,7 @@ func DeploymentProgressing(d *model.Deployment, newStatus *model.DeploymentStatu
 // DeploymentTimedOut reports whether the Progressing condition in newStatus is older than
 // progressDeadlineSeconds at now, or already says ProgressDeadlineExceeded. A completed rollout
 // (NewReplicaSetAvailable) or a missing condition never times out.
-func DeploymentTimedOut(d *model.Deployment, newStatus *model.DeploymentStatus, now sim.Time) bool {
+func DeploymentTimedOut(d *model.Deployment, newStatus *model.DeploymentStatus, now vtime.Time) bool {
 	if !HasProgressDeadline(d) {
 		return false
 	}
@@ -718,7 +718,7 @@ func DeploymentTimedOut(d *model.Deployment, newStatus *model.DeploymentStatus, 
 // ---- conditions ----
 
 // NewDeploymentCondition returns a condition whose update and transition times are now.
-func NewDeploymentCondition(condType string, status model.ConditionStatus, reason, message string, now sim.Time) model.DeploymentCondition {
+func NewDeploymentCondition(condType string, status model.ConditionStatus, reason, message string, now vtime.Time) model.DeploymentCondition {
 	return model.DeploymentCondition{Type: condType, Status: status, LastUpdateTime: now, LastTransitionTime: now, Reason: reason, Message: message}
 }
 

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // rollingDeployment is a RollingUpdate Deployment with the given replicas, maxSurge and
@@ -26,7 +26,7 @@ func rollingDeployment(replicas int32, surge, unavailable string) *model.Deploym
 func testRS(name string, createdSecond int64, replicas, available, maxReplicas int32) *model.ReplicaSet {
 	rs := &model.ReplicaSet{}
 	rs.Name, rs.Namespace, rs.UID = name, testNS, "uid-"+name
-	rs.CreationTimestamp = sim.FromDuration(time.Duration(createdSecond) * time.Second)
+	rs.CreationTimestamp = vtime.FromDuration(time.Duration(createdSecond) * time.Second)
 	rs.Spec.Replicas = model.Ptr(replicas)
 	rs.Status.Replicas = replicas
 	rs.Status.AvailableReplicas = available
@@ -324,7 +324,7 @@ func TestReplicaSetsToCleanUp(t *testing.T) {
 		rs.Annotations = map[string]string{RevisionAnnotation: revision}
 		rs.Generation, rs.Status.ObservedGeneration = generation, observed
 		if deleting {
-			rs.DeletionTimestamp = model.Ptr(sim.Time(0))
+			rs.DeletionTimestamp = model.Ptr(vtime.Time(0))
 		}
 		return rs
 	}
@@ -416,7 +416,7 @@ func TestFindNewAndOldReplicaSets(t *testing.T) {
 }
 
 func TestConditionsAndProgress(t *testing.T) {
-	now := sim.FromDuration(100 * time.Second)
+	now := vtime.FromDuration(100 * time.Second)
 	var s model.DeploymentStatus
 	SetDeploymentCondition(&s, NewDeploymentCondition(model.DeploymentProgressing, model.ConditionTrue, NewReplicaSetReason, "a", 10))
 	SetDeploymentCondition(&s, NewDeploymentCondition(model.DeploymentProgressing, model.ConditionTrue, NewReplicaSetReason, "b", 20))
@@ -425,13 +425,13 @@ func TestConditionsAndProgress(t *testing.T) {
 	assert.Equal(t, "a", c.Message, "same status and reason: left alone")
 	SetDeploymentCondition(&s, NewDeploymentCondition(model.DeploymentProgressing, model.ConditionTrue, ReplicaSetUpdatedReason, "c", 30))
 	c = GetDeploymentCondition(s, model.DeploymentProgressing)
-	assert.Equal(t, sim.Time(10), c.LastTransitionTime, "same status keeps the transition time")
-	assert.Equal(t, sim.Time(30), c.LastUpdateTime)
+	assert.Equal(t, vtime.Time(10), c.LastTransitionTime, "same status keeps the transition time")
+	assert.Equal(t, vtime.Time(30), c.LastUpdateTime)
 
 	d := rollingDeployment(3, "25%", "25%")
 	d.Spec.ProgressDeadlineSeconds = model.Ptr(int32(60))
 	timedOut := func(reason string, updated time.Duration) bool {
-		st := model.DeploymentStatus{Conditions: []model.DeploymentCondition{NewDeploymentCondition(model.DeploymentProgressing, model.ConditionTrue, reason, "", sim.FromDuration(updated))}}
+		st := model.DeploymentStatus{Conditions: []model.DeploymentCondition{NewDeploymentCondition(model.DeploymentProgressing, model.ConditionTrue, reason, "", vtime.FromDuration(updated))}}
 		return DeploymentTimedOut(d, &st, now)
 	}
 	assert.False(t, timedOut(ReplicaSetUpdatedReason, 40*time.Second), "exactly at the deadline is not past it")

@@ -19,6 +19,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/controllers/replicaset"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 const testNS = "default"
@@ -456,7 +457,7 @@ func (kl *fakeKubelet) stop(name, uid string) {
 	}
 }
 
-func setPodCondition(p *model.Pod, typ string, st model.ConditionStatus, now sim.Time) {
+func setPodCondition(p *model.Pod, typ string, st model.ConditionStatus, now vtime.Time) {
 	for i := range p.Status.Conditions {
 		if p.Status.Conditions[i].Type == typ {
 			if p.Status.Conditions[i].Status != st {

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func TestGetExpectedPodCount(t *testing.T) {
@@ -90,7 +90,7 @@ func TestDisruptionsAllowed(t *testing.T) {
 }
 
 func TestCountHealthyPods(t *testing.T) {
-	now := sim.Time(10 * time.Minute)
+	now := vtime.Time(10 * time.Minute)
 	ready := func(name string) *model.Pod {
 		p := &model.Pod{}
 		p.Name = name
@@ -102,14 +102,14 @@ func TestCountHealthyPods(t *testing.T) {
 	notReady := ready("not-ready")
 	notReady.Status.Conditions[0].Status = model.ConditionFalse
 	pods := []*model.Pod{ready("a"), ready("b"), ready("c"), deleting, notReady}
-	disrupted := map[string]sim.Time{
+	disrupted := map[string]vtime.Time{
 		"b": now.Add(-time.Minute),     // evicted a minute ago: still expected to go
 		"c": now.Add(-3 * time.Minute), // older than DeletionTimeout: counts again
 	}
 	assert.Equal(t, int32(2), countHealthyPods(pods, disrupted, now, DeletionTimeout))
 	assert.Equal(t, int32(3), countHealthyPods(pods, nil, now, DeletionTimeout))
 	// An entry exactly DeletionTimeout old has expired (Add(timeout).After(now) is false).
-	assert.Equal(t, int32(3), countHealthyPods(pods, map[string]sim.Time{"b": now.Add(-DeletionTimeout)}, now, DeletionTimeout))
+	assert.Equal(t, int32(3), countHealthyPods(pods, map[string]vtime.Time{"b": now.Add(-DeletionTimeout)}, now, DeletionTimeout))
 }
 
 func TestDisruptionAllowedCondition(t *testing.T) {
@@ -119,7 +119,7 @@ func TestDisruptionAllowedCondition(t *testing.T) {
 	pdb.Status.DisruptionsAllowed = 1
 	assert.False(t, conditionsAreUpToDate(pdb), "no condition yet")
 
-	updateDisruptionAllowedCondition(pdb, sim.Time(5))
+	updateDisruptionAllowedCondition(pdb, vtime.Time(5))
 	require.Len(t, pdb.Status.Conditions, 1)
 	c := pdb.Status.Conditions[0]
 	assert.Equal(t, model.Condition{Type: model.DisruptionAllowedCondition, Status: model.ConditionTrue, Reason: model.SufficientPodsReason,
@@ -127,16 +127,16 @@ func TestDisruptionAllowedCondition(t *testing.T) {
 	assert.True(t, conditionsAreUpToDate(pdb))
 
 	// Same status later: the transition time stays.
-	updateDisruptionAllowedCondition(pdb, sim.Time(9))
-	assert.Equal(t, sim.Time(5), pdb.Status.Conditions[0].LastTransitionTime)
+	updateDisruptionAllowedCondition(pdb, vtime.Time(9))
+	assert.Equal(t, vtime.Time(5), pdb.Status.Conditions[0].LastTransitionTime)
 
 	pdb.Status.DisruptionsAllowed = 0
 	assert.False(t, conditionsAreUpToDate(pdb), "allowed dropped to 0 but the condition says True")
-	updateDisruptionAllowedCondition(pdb, sim.Time(12))
+	updateDisruptionAllowedCondition(pdb, vtime.Time(12))
 	c = pdb.Status.Conditions[0]
 	assert.Equal(t, model.ConditionFalse, c.Status)
 	assert.Equal(t, model.InsufficientPodsReason, c.Reason)
-	assert.Equal(t, sim.Time(12), c.LastTransitionTime)
+	assert.Equal(t, vtime.Time(12), c.LastTransitionTime)
 	assert.True(t, conditionsAreUpToDate(pdb))
 
 	pdb.Generation = 3
@@ -148,7 +148,7 @@ func TestUpdatePodCondition(t *testing.T) {
 	assert.True(t, updatePodCondition(&st, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: "EvictionByEvictionAPI"}, 1))
 	assert.False(t, updatePodCondition(&st, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: "EvictionByEvictionAPI"}, 2),
 		"the same condition again is no change, and keeps its transition time")
-	assert.Equal(t, sim.Time(1), st.Conditions[0].LastTransitionTime)
+	assert.Equal(t, vtime.Time(1), st.Conditions[0].LastTransitionTime)
 	assert.True(t, updatePodCondition(&st, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionFalse}, 3))
 	assert.Equal(t, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionFalse, LastTransitionTime: 3}, st.Conditions[0])
 	require.Len(t, st.Conditions, 1)

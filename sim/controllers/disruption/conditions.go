@@ -2,14 +2,14 @@ package disruption
 
 import (
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // setStatusCondition is apimachinery meta.SetStatusCondition on virtual time: a new condition
 // is appended (transition time now); an existing one of the same type takes the new status
 // (with transition time now when the status changes), reason, message and observedGeneration.
 // It reports whether anything changed.
-func setStatusCondition(conds *[]model.Condition, c model.Condition, now sim.Time) bool {
+func setStatusCondition(conds *[]model.Condition, c model.Condition, now vtime.Time) bool {
 	for i := range *conds {
 		existing := &(*conds)[i]
 		if existing.Type != c.Type {
@@ -53,7 +53,7 @@ func findCondition(conds []model.Condition, typ string) *model.Condition {
 // updateDisruptionAllowedCondition sets DisruptionAllowed from status.disruptionsAllowed:
 // True/SufficientPods when positive, False/InsufficientPods otherwise, with an empty message
 // ([component-helpers@HEAD] apps/poddisruptionbudget/helpers.go UpdateDisruptionAllowedCondition).
-func updateDisruptionAllowedCondition(pdb *model.PodDisruptionBudget, now sim.Time) {
+func updateDisruptionAllowedCondition(pdb *model.PodDisruptionBudget, now vtime.Time) {
 	c := model.Condition{
 		Type:               model.DisruptionAllowedCondition,
 		Status:             model.ConditionFalse,
@@ -99,7 +99,7 @@ func isPodReady(pod *model.Pod) bool {
 // updatePodCondition is upstream podutil.UpdatePodCondition: it sets the condition (transition
 // time now, unless the status is unchanged) and reports whether the status changed in any
 // field.
-func updatePodCondition(status *model.PodStatus, c model.PodCondition, now sim.Time) bool {
+func updatePodCondition(status *model.PodStatus, c model.PodCondition, now vtime.Time) bool {
 	c.LastTransitionTime = now
 	for i := range status.Conditions {
 		old := status.Conditions[i]

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // sync brings one budget's status up to date ([k8s:disruption.go@003e8629] sync). A budget no
@@ -346,7 +346,7 @@ func (dc *Controller) getScaleController(ctx context.Context, ref *model.OwnerRe
 
 // countHealthyPods counts the pods that are Ready, not being deleted, and not in
 // disruptedPods with an entry younger than deletionTimeout (upstream countHealthyPods).
-func countHealthyPods(pods []*model.Pod, disruptedPods map[string]sim.Time, now sim.Time, deletionTimeout time.Duration) int32 {
+func countHealthyPods(pods []*model.Pod, disruptedPods map[string]vtime.Time, now vtime.Time, deletionTimeout time.Duration) int32 {
 	var healthy int32
 	for _, pod := range pods {
 		if pod.DeletionTimestamp != nil {
@@ -367,9 +367,9 @@ func countHealthyPods(pods []*model.Pod, disruptedPods map[string]sim.Time, now 
 // NotDeleted event on the pod. It also returns the earliest expiry among the kept entries
 // (ok false when none), when the budget must be looked at again (upstream
 // buildDisruptedPodMap).
-func (dc *Controller) buildDisruptedPodMap(pods []*model.Pod, pdb *model.PodDisruptionBudget, now sim.Time) (map[string]sim.Time, sim.Time, bool) {
-	result := map[string]sim.Time{}
-	var recheck sim.Time
+func (dc *Controller) buildDisruptedPodMap(pods []*model.Pod, pdb *model.PodDisruptionBudget, now vtime.Time) (map[string]vtime.Time, vtime.Time, bool) {
+	result := map[string]vtime.Time{}
+	var recheck vtime.Time
 	hasRecheck := false
 	if pdb.Status.DisruptedPods == nil {
 		return result, recheck, false
@@ -417,7 +417,7 @@ func (dc *Controller) failSafe(ctx context.Context, pdb *model.PodDisruptionBudg
 // with an up-to-date DisruptionAllowed condition and observedGeneration (upstream
 // updatePdbStatus).
 func (dc *Controller) updatePdbStatus(ctx context.Context, pdb *model.PodDisruptionBudget, currentHealthy, desiredHealthy, expectedCount int32,
-	disruptedPods map[string]sim.Time) error {
+	disruptedPods map[string]vtime.Time) error {
 	allowed := disruptionsAllowed(currentHealthy, desiredHealthy, expectedCount)
 	st := &pdb.Status
 	if st.CurrentHealthy == currentHealthy && st.DesiredHealthy == desiredHealthy && st.ExpectedPods == expectedCount &&
@@ -474,7 +474,7 @@ func conditionSummary(conds []model.Condition) string {
 	return model.DisruptionAllowedCondition + "=<none>"
 }
 
-func disruptedPodsEqual(a, b map[string]sim.Time) bool {
+func disruptedPodsEqual(a, b map[string]vtime.Time) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 const testNS = "default"
@@ -439,7 +440,7 @@ func TestTraces(t *testing.T) {
 				}
 				pdb := obj.(*model.PodDisruptionBudget).DeepCopy()
 				if pdb.Status.DisruptedPods == nil {
-					pdb.Status.DisruptedPods = map[string]sim.Time{}
+					pdb.Status.DisruptedPods = map[string]vtime.Time{}
 				}
 				pdb.Status.DisruptedPods[pod] = w.k.Now()
 				pdb.Status.DisruptionsAllowed = max(pdb.Status.DisruptionsAllowed-1, 0)

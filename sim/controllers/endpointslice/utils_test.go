@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func endpoint(name, addr string, ready *bool) model.Endpoint {
@@ -49,7 +49,7 @@ func TestCountReady(t *testing.T) {
 }
 
 func TestPodToEndpointConditions(t *testing.T) {
-	now := sim.Time(time.Second)
+	now := vtime.Time(time.Second)
 	tests := []struct {
 		name                            string
 		ready, terminating, publishNR   bool
@@ -223,7 +223,7 @@ func TestPodEndpointsChanged(t *testing.T) {
 	base := &model.Pod{}
 	base.Labels = map[string]string{"app": "web"}
 	base.Status.PodIP = "10.0.0.1"
-	ts := sim.Time(5)
+	ts := vtime.Time(5)
 	tests := []struct {
 		name           string
 		mutate         func(p *model.Pod)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // TestEventQueueOrderAndShutdown: events come out in the order they were added, a parked Get
@@ -18,7 +19,7 @@ func TestEventQueueOrderAndShutdown(t *testing.T) {
 	q := &eventQueue{}
 	evs := []*event{{eventType: addEvent}, {eventType: updateEvent}, {eventType: deleteEvent}}
 	var got []*event
-	var gotAt []sim.Time
+	var gotAt []vtime.Time
 	shutdown := false
 	k.Spawn("consumer", func(p *sim.Proc) {
 		for {
@@ -40,7 +41,7 @@ func TestEventQueueOrderAndShutdown(t *testing.T) {
 	})
 	k.Run(sim.Limits{})
 	require.Equal(t, evs, got)
-	assert.Equal(t, []sim.Time{sim.Time(0).Add(time.Second), sim.Time(0).Add(2 * time.Second), sim.Time(0).Add(2 * time.Second)}, gotAt)
+	assert.Equal(t, []vtime.Time{vtime.Time(0).Add(time.Second), vtime.Time(0).Add(2 * time.Second), vtime.Time(0).Add(2 * time.Second)}, gotAt)
 	assert.True(t, shutdown)
 	assert.Equal(t, 0, q.Len())
 }

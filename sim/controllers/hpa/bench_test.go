@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // BenchmarkSpikeWorld runs the hpa-spike world (4 kubelets, the scheduler, the ReplicaSet
@@ -14,7 +14,7 @@ func BenchmarkSpikeWorld(b *testing.B) {
 	var virtual time.Duration
 	for i := 0; i < b.N; i++ {
 		w := newHPAWorld(b, defaultWorldSpec())
-		w.runTo(sim.FromDuration(15 * time.Minute))
+		w.runTo(vtime.FromDuration(15 * time.Minute))
 		events += w.k.EventsProcessed()
 		virtual += w.k.Now().Duration()
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // cworld is the API server and the HPA controller alone, with fixed metrics: a ReplicaSet
@@ -40,7 +41,7 @@ func newCWorld(t *testing.T, mc *fakeMetrics, rsReplicas int32, podLevels []int6
 	k.Run(sim.Limits{})
 	srv := apiserver.NewServer(k, apiserver.DefaultConfig())
 	w := &cworld{t: t, k: k, store: srv.Store(), sink: &record.FakeSink{}}
-	mc.timestamp = sim.FromDuration(cworldStart)
+	mc.timestamp = vtime.FromDuration(cworldStart)
 	_, err := w.store.Create(&model.Namespace{ObjectMeta: model.ObjectMeta{Name: testNamespace}})
 	require.NoError(t, err)
 	_, err = w.store.Create(&model.ReplicaSet{
@@ -91,7 +92,7 @@ func (w *cworld) readyPod(name string) {
 	require.NoError(w.t, err)
 	p = obj.(*model.Pod).DeepCopy()
 	p.Status.Phase = model.PodRunning
-	p.Status.StartTime = model.Ptr(sim.Time(0))
+	p.Status.StartTime = model.Ptr(vtime.Time(0))
 	p.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue}}
 	_, err = w.store.UpdateStatus(p)
 	require.NoError(w.t, err)

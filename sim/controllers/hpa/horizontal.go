@@ -20,6 +20,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
 	"github.com/reconsim/reconsim/sim/metrics"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // This file is upstream pkg/controller/podautoscaler/horizontal.go: the queue, the reconcile
@@ -35,14 +36,14 @@ var errSpec = errors.New("")
 // timestampedRecommendation is one unstabilized recommendation.
 type timestampedRecommendation struct {
 	recommendation int32
-	timestamp      sim.Time
+	timestamp      vtime.Time
 }
 
 // timestampedScaleEvent is one rescale: replicaChange is its size (never negative); an
 // outdated event may be overwritten.
 type timestampedScaleEvent struct {
 	replicaChange int32
-	timestamp     sim.Time
+	timestamp     vtime.Time
 	outdated      bool
 }
 
@@ -383,7 +384,7 @@ func (a *Controller) reconcileAutoscaler(ctx context.Context, hpaShared *model.H
 // down, it returns -1 and an error, and sets ScalingActive from the first invalid metric's
 // condition. Otherwise ScalingActive is True (ValidMetricFound) and the error, if any, reports
 // the invalid metrics.
-func (a *Controller) computeReplicasForMetrics(ctx context.Context, hpa *model.HorizontalPodAutoscaler, scale *model.Scale, metricSpecs []model.MetricSpec) (replicas int32, metric string, statuses []model.MetricStatus, timestamp sim.Time, err error) {
+func (a *Controller) computeReplicasForMetrics(ctx context.Context, hpa *model.HorizontalPodAutoscaler, scale *model.Scale, metricSpecs []model.MetricSpec) (replicas int32, metric string, statuses []model.MetricStatus, timestamp vtime.Time, err error) {
 	selector, err := a.validateAndParseSelector(hpa, scale.Status.Selector)
 	if err != nil {
 		return -1, "", nil, 0, err
@@ -500,7 +501,7 @@ func (a *Controller) tolerancesForHpa(hpa *model.HorizontalPodAutoscaler) Tolera
 
 // computeReplicasForMetric computes one metric's proposal and status (upstream
 // computeReplicasForMetric); on error the condition is what ScalingActive should say.
-func (a *Controller) computeReplicasForMetric(ctx context.Context, hpa *model.HorizontalPodAutoscaler, spec model.MetricSpec, specReplicas, statusReplicas int32, selector labels.Selector, status *model.MetricStatus) (replicaCountProposal int32, metricNameProposal string, timestampProposal sim.Time, condition model.HorizontalPodAutoscalerCondition, err error) {
+func (a *Controller) computeReplicasForMetric(ctx context.Context, hpa *model.HorizontalPodAutoscaler, spec model.MetricSpec, specReplicas, statusReplicas int32, selector labels.Selector, status *model.MetricStatus) (replicaCountProposal int32, metricNameProposal string, timestampProposal vtime.Time, condition model.HorizontalPodAutoscalerCondition, err error) {
 	tolerances := a.tolerancesForHpa(hpa)
 	switch spec.Type {
 	case model.ObjectMetricSourceType:
@@ -572,7 +573,7 @@ func (a *Controller) computeReplicasForMetric(ctx context.Context, hpa *model.Ho
 
 // computeStatusForResourceMetricGeneric proposes a count for a resource target: an average
 // value (milli-units per pod) or an average utilization (percent of requests).
-func (a *Controller) computeStatusForResourceMetricGeneric(ctx context.Context, currentReplicas int32, target model.MetricTarget, resourceName, namespace, container string, selector labels.Selector, sourceType string, tolerances Tolerances) (replicaCountProposal int32, metricStatus *model.MetricValueStatus, timestampProposal sim.Time, metricNameProposal string, err error) {
+func (a *Controller) computeStatusForResourceMetricGeneric(ctx context.Context, currentReplicas int32, target model.MetricTarget, resourceName, namespace, container string, selector labels.Selector, sourceType string, tolerances Tolerances) (replicaCountProposal int32, metricStatus *model.MetricValueStatus, timestampProposal vtime.Time, metricNameProposal string, err error) {
 	if target.AverageValue != nil {
 		replicaCountProposal, rawProposal, timestampProposal, err := a.replicaCalc.GetRawResourceReplicas(ctx, currentReplicas, target.AverageValue.MilliValue(), resourceName, tolerances, namespace, selector, container)
 		if err != nil {
@@ -598,7 +599,7 @@ func (a *Controller) computeStatusForResourceMetricGeneric(ctx context.Context, 
 	return replicaCountProposal, status, timestampProposal, metricNameProposal, nil
 }
 
-func (a *Controller) computeStatusForResourceMetric(ctx context.Context, currentReplicas int32, metricSpec model.MetricSpec, hpa *model.HorizontalPodAutoscaler, selector labels.Selector, status *model.MetricStatus, tolerances Tolerances) (int32, sim.Time, string, model.HorizontalPodAutoscalerCondition, error) {
+func (a *Controller) computeStatusForResourceMetric(ctx context.Context, currentReplicas int32, metricSpec model.MetricSpec, hpa *model.HorizontalPodAutoscaler, selector labels.Selector, status *model.MetricStatus, tolerances Tolerances) (int32, vtime.Time, string, model.HorizontalPodAutoscalerCondition, error) {
 	replicas, valueStatus, timestamp, name, err := a.computeStatusForResourceMetricGeneric(ctx, currentReplicas, metricSpec.Resource.Target, metricSpec.Resource.Name, hpa.Namespace, "", selector, model.ResourceMetricSourceType, tolerances)
 	if err != nil {
 		return replicas, timestamp, name, a.getUnableComputeReplicaCountCondition(hpa, "FailedGetResourceMetric", err), err
@@ -610,7 +611,7 @@ func (a *Controller) computeStatusForResourceMetric(ctx context.Context, current
 	return replicas, timestamp, name, model.HorizontalPodAutoscalerCondition{}, nil
 }
 
-func (a *Controller) computeStatusForContainerResourceMetric(ctx context.Context, currentReplicas int32, metricSpec model.MetricSpec, hpa *model.HorizontalPodAutoscaler, selector labels.Selector, status *model.MetricStatus, tolerances Tolerances) (int32, sim.Time, string, model.HorizontalPodAutoscalerCondition, error) {
+func (a *Controller) computeStatusForContainerResourceMetric(ctx context.Context, currentReplicas int32, metricSpec model.MetricSpec, hpa *model.HorizontalPodAutoscaler, selector labels.Selector, status *model.MetricStatus, tolerances Tolerances) (int32, vtime.Time, string, model.HorizontalPodAutoscalerCondition, error) {
 	cr := metricSpec.ContainerResource
 	replicas, valueStatus, timestamp, name, err := a.computeStatusForResourceMetricGeneric(ctx, currentReplicas, cr.Target, cr.Name, hpa.Namespace, cr.Container, selector, model.ContainerResourceMetricSourceType, tolerances)
 	if err != nil {
@@ -623,7 +624,7 @@ func (a *Controller) computeStatusForContainerResourceMetric(ctx context.Context
 	return replicas, timestamp, name, model.HorizontalPodAutoscalerCondition{}, nil
 }
 
-func (a *Controller) computeStatusForPodsMetric(ctx context.Context, currentReplicas int32, metricSpec model.MetricSpec, hpa *model.HorizontalPodAutoscaler, selector labels.Selector, status *model.MetricStatus, metricSelector labels.Selector, tolerances Tolerances) (int32, sim.Time, string, model.HorizontalPodAutoscalerCondition, error) {
+func (a *Controller) computeStatusForPodsMetric(ctx context.Context, currentReplicas int32, metricSpec model.MetricSpec, hpa *model.HorizontalPodAutoscaler, selector labels.Selector, status *model.MetricStatus, metricSelector labels.Selector, tolerances Tolerances) (int32, vtime.Time, string, model.HorizontalPodAutoscalerCondition, error) {
 	if metricSpec.Pods.Target.AverageValue == nil {
 		err := errors.New("invalid pods metric source: an average value target was not set")
 		return 0, 0, "", a.getUnableComputeReplicaCountCondition(hpa, "FailedGetPodsMetric", err), err
@@ -642,7 +643,7 @@ func (a *Controller) computeStatusForPodsMetric(ctx context.Context, currentRepl
 	return replicas, timestamp, fmt.Sprintf("pods metric %s", metricSpec.Pods.Metric.Name), model.HorizontalPodAutoscalerCondition{}, nil
 }
 
-func (a *Controller) computeStatusForObjectMetric(ctx context.Context, specReplicas, statusReplicas int32, metricSpec model.MetricSpec, hpa *model.HorizontalPodAutoscaler, selector labels.Selector, status *model.MetricStatus, metricSelector labels.Selector, tolerances Tolerances) (int32, sim.Time, string, model.HorizontalPodAutoscalerCondition, error) {
+func (a *Controller) computeStatusForObjectMetric(ctx context.Context, specReplicas, statusReplicas int32, metricSpec model.MetricSpec, hpa *model.HorizontalPodAutoscaler, selector labels.Selector, status *model.MetricStatus, metricSelector labels.Selector, tolerances Tolerances) (int32, vtime.Time, string, model.HorizontalPodAutoscalerCondition, error) {
 	obj := metricSpec.Object
 	identifier := model.MetricIdentifier{Name: obj.Metric.Name, Selector: obj.Metric.Selector}
 	switch {
@@ -678,7 +679,7 @@ func (a *Controller) computeStatusForObjectMetric(ctx context.Context, specRepli
 	return 0, 0, "", a.getUnableComputeReplicaCountCondition(hpa, "FailedGetObjectMetric", err), err
 }
 
-func (a *Controller) computeStatusForExternalMetric(ctx context.Context, specReplicas, statusReplicas int32, metricSpec model.MetricSpec, hpa *model.HorizontalPodAutoscaler, selector labels.Selector, status *model.MetricStatus, tolerances Tolerances) (int32, sim.Time, string, model.HorizontalPodAutoscalerCondition, error) {
+func (a *Controller) computeStatusForExternalMetric(ctx context.Context, specReplicas, statusReplicas int32, metricSpec model.MetricSpec, hpa *model.HorizontalPodAutoscaler, selector labels.Selector, status *model.MetricStatus, tolerances Tolerances) (int32, vtime.Time, string, model.HorizontalPodAutoscalerCondition, error) {
 	ext := metricSpec.External
 	identifier := model.MetricIdentifier{Name: ext.Metric.Name, Selector: ext.Metric.Selector}
 	name := fmt.Sprintf("external metric %s(%+v)", ext.Metric.Name, ext.Metric.Selector)

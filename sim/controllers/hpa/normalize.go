@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // This file is the normalization half of upstream horizontal.go: the legacy path (no
@@ -241,7 +241,7 @@ func (a *Controller) convertDesiredReplicasWithBehaviorRate(arg normalizationArg
 // now: for each policy, the count at the start of its period (current, minus what was added
 // and plus what was removed within the period) plus Value pods, or times (1+Value/100) rounded
 // up; then the largest of those (selectPolicy Max), the smallest (Min), or current (Disabled).
-func calculateScaleUpLimitWithScalingRules(currentReplicas int32, scaleUpEvents, scaleDownEvents []timestampedScaleEvent, rules *model.HPAScalingRules, now sim.Time) int32 {
+func calculateScaleUpLimitWithScalingRules(currentReplicas int32, scaleUpEvents, scaleDownEvents []timestampedScaleEvent, rules *model.HPAScalingRules, now vtime.Time) int32 {
 	var result int32
 	var selectPolicyFn func(int32, int32) int32
 	switch selectPolicy(rules) {
@@ -275,7 +275,7 @@ func calculateScaleUpLimitWithScalingRules(currentReplicas int32, scaleUpEvents,
 // now: for each policy, the count at the start of its period minus Value pods, or times
 // (1-Value/100) truncated; then the smallest of those (selectPolicy Max: the largest change),
 // the largest (Min), or current (Disabled).
-func calculateScaleDownLimitWithBehaviors(currentReplicas int32, scaleUpEvents, scaleDownEvents []timestampedScaleEvent, rules *model.HPAScalingRules, now sim.Time) int32 {
+func calculateScaleDownLimitWithBehaviors(currentReplicas int32, scaleUpEvents, scaleDownEvents []timestampedScaleEvent, rules *model.HPAScalingRules, now vtime.Time) int32 {
 	var result int32
 	var selectPolicyFn func(int32, int32) int32
 	switch selectPolicy(rules) {
@@ -322,7 +322,7 @@ func minInt32(a, b int32) int32 { return min(a, b) }
 func maxInt32(a, b int32) int32 { return max(a, b) }
 
 // getReplicasChangePerPeriod sums the changes of the events later than now-periodSeconds.
-func getReplicasChangePerPeriod(periodSeconds int32, scaleEvents []timestampedScaleEvent, now sim.Time) int32 {
+func getReplicasChangePerPeriod(periodSeconds int32, scaleEvents []timestampedScaleEvent, now vtime.Time) int32 {
 	cutoff := now.Add(-time.Duration(periodSeconds) * time.Second)
 	var replicas int32
 	for _, rec := range scaleEvents {
@@ -376,7 +376,7 @@ func getLongestPolicyPeriod(rules *model.HPAScalingRules) int32 {
 }
 
 // markScaleEventsOutdated marks events older than the longest policy period for reuse.
-func markScaleEventsOutdated(scaleEvents []timestampedScaleEvent, longestPolicyPeriod int32, now sim.Time) {
+func markScaleEventsOutdated(scaleEvents []timestampedScaleEvent, longestPolicyPeriod int32, now vtime.Time) {
 	cutoff := now.Add(-time.Duration(longestPolicyPeriod) * time.Second)
 	for i := range scaleEvents {
 		if scaleEvents[i].timestamp.Before(cutoff) {

@@ -8,11 +8,12 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
-var normNow = sim.Time(time.Hour)
+var normNow = vtime.Time(time.Hour)
 
-func ago(d time.Duration) sim.Time { return normNow.Add(-d) }
+func ago(d time.Duration) vtime.Time { return normNow.Add(-d) }
 
 func rules(selectPolicy string, stabilization int32, policies ...model.HPAScalingPolicy) *model.HPAScalingRules {
 	r := &model.HPAScalingRules{SelectPolicy: model.Ptr(selectPolicy), StabilizationWindowSeconds: model.Ptr(stabilization), Policies: policies}

@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/metrics"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // This file is upstream pkg/controller/podautoscaler/replica_calculator.go (modern, with
@@ -69,13 +69,13 @@ type ReplicaCalculator struct {
 	delayOfInitialReadinessStatus time.Duration
 	// now is the clock groupPods compares pod start times with (upstream time.Now); a field so
 	// that table tests can fix it.
-	now func() sim.Time
+	now func() vtime.Time
 }
 
 // NewReplicaCalculator returns a calculator reading metrics from mc and pods from pl, with the
 // controller's --horizontal-pod-autoscaler-cpu-initialization-period and
 // --horizontal-pod-autoscaler-initial-readiness-delay, and now as its clock.
-func NewReplicaCalculator(mc metrics.MetricsClient, pl PodLister, cpuInitializationPeriod, delayOfInitialReadinessStatus time.Duration, now func() sim.Time) *ReplicaCalculator {
+func NewReplicaCalculator(mc metrics.MetricsClient, pl PodLister, cpuInitializationPeriod, delayOfInitialReadinessStatus time.Duration, now func() vtime.Time) *ReplicaCalculator {
 	return &ReplicaCalculator{
 		metricsClient:                 mc,
 		podLister:                     pl,
@@ -97,7 +97,7 @@ func NewReplicaCalculator(mc metrics.MetricsClient, pl PodLister, cpuInitializat
 // a scale-up, and the ratio is recomputed: inside the tolerance, or if it flipped direction,
 // the answer is currentReplicas; else ceil(newRatio*pods counted), unless that count itself
 // moves against the new ratio's direction.
-func (c *ReplicaCalculator) GetResourceReplicas(ctx context.Context, currentReplicas int32, targetUtilization int32, resourceName string, tolerances Tolerances, namespace string, selector labels.Selector, container string) (replicaCount int32, utilization int32, rawUtilization int64, timestamp sim.Time, err error) {
+func (c *ReplicaCalculator) GetResourceReplicas(ctx context.Context, currentReplicas int32, targetUtilization int32, resourceName string, tolerances Tolerances, namespace string, selector labels.Selector, container string) (replicaCount int32, utilization int32, rawUtilization int64, timestamp vtime.Time, err error) {
 	podMetrics, timestamp, err := c.metricsClient.GetResourceMetric(ctx, resourceName, namespace, selector, container)
 	if err != nil {
 		return 0, 0, 0, 0, fmt.Errorf("unable to get metrics for resource %s: %v", resourceName, err)
@@ -177,7 +177,7 @@ func (c *ReplicaCalculator) GetResourceReplicas(ctx context.Context, currentRepl
 // GetRawResourceReplicas returns the replica count a target average usage (milli-units per pod)
 // of resource asks for, with the average usage seen (upstream GetRawResourceReplicas; the
 // plain-metric rules of calcPlainMetricReplicas).
-func (c *ReplicaCalculator) GetRawResourceReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, resourceName string, tolerances Tolerances, namespace string, selector labels.Selector, container string) (replicaCount int32, usage int64, timestamp sim.Time, err error) {
+func (c *ReplicaCalculator) GetRawResourceReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, resourceName string, tolerances Tolerances, namespace string, selector labels.Selector, container string) (replicaCount int32, usage int64, timestamp vtime.Time, err error) {
 	podMetrics, timestamp, err := c.metricsClient.GetResourceMetric(ctx, resourceName, namespace, selector, container)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("unable to get metrics for resource %s: %v", resourceName, err)
@@ -188,7 +188,7 @@ func (c *ReplicaCalculator) GetRawResourceReplicas(ctx context.Context, currentR
 
 // GetMetricReplicas returns the replica count a target average value (milli-units per pod) of a
 // Pods metric asks for, with the average value seen (upstream GetMetricReplicas).
-func (c *ReplicaCalculator) GetMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, selector labels.Selector, metricSelector labels.Selector) (replicaCount int32, usage int64, timestamp sim.Time, err error) {
+func (c *ReplicaCalculator) GetMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, selector labels.Selector, metricSelector labels.Selector) (replicaCount int32, usage int64, timestamp vtime.Time, err error) {
 	podMetrics, timestamp, err := c.metricsClient.GetRawMetric(ctx, metricName, namespace, selector, metricSelector)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("unable to get metric %s: %v", metricName, err)
@@ -256,7 +256,7 @@ func (c *ReplicaCalculator) calcPlainMetricReplicas(podMetrics metrics.PodMetric
 // GetObjectMetricReplicas returns the replica count a target value (milli-units) of an Object
 // metric asks for, with the value seen (upstream GetObjectMetricReplicas). As upstream, the
 // timestamp returned is zero: the object metric's own timestamp is dropped.
-func (c *ReplicaCalculator) GetObjectMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, objectRef *model.CrossVersionObjectReference, selector labels.Selector, metricSelector labels.Selector) (replicaCount int32, usage int64, timestamp sim.Time, err error) {
+func (c *ReplicaCalculator) GetObjectMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, objectRef *model.CrossVersionObjectReference, selector labels.Selector, metricSelector labels.Selector) (replicaCount int32, usage int64, timestamp vtime.Time, err error) {
 	usage, _, err = c.metricsClient.GetObjectMetric(ctx, metricName, namespace, objectRef, metricSelector)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("unable to get metric %s: %v on %s %s/%s", metricName, objectRef.Kind, namespace, objectRef.Name, err)
@@ -268,7 +268,7 @@ func (c *ReplicaCalculator) GetObjectMetricReplicas(ctx context.Context, current
 
 // getUsageRatioReplicaCount is ceil(ratio * Running-and-Ready pods), or currentReplicas inside
 // the tolerance; from zero replicas it is ceil(ratio), with no tolerance (scale from zero).
-func (c *ReplicaCalculator) getUsageRatioReplicaCount(currentReplicas int32, usageRatio float64, tolerances Tolerances, namespace string, selector labels.Selector) (replicaCount int32, timestamp sim.Time, err error) {
+func (c *ReplicaCalculator) getUsageRatioReplicaCount(currentReplicas int32, usageRatio float64, tolerances Tolerances, namespace string, selector labels.Selector) (replicaCount int32, timestamp vtime.Time, err error) {
 	if currentReplicas != 0 {
 		if tolerances.isWithin(usageRatio) {
 			return currentReplicas, timestamp, nil
@@ -289,7 +289,7 @@ func (c *ReplicaCalculator) getUsageRatioReplicaCount(currentReplicas int32, usa
 // GetObjectPerPodMetricReplicas returns the replica count a target average value (milli-units
 // per pod) of an Object metric asks for: ceil(total/target), unless total/(target*
 // statusReplicas) is inside the tolerance; the usage returned is ceil(total/statusReplicas).
-func (c *ReplicaCalculator) GetObjectPerPodMetricReplicas(ctx context.Context, statusReplicas int32, targetAverageUsage int64, metricName string, tolerances Tolerances, namespace string, objectRef *model.CrossVersionObjectReference, metricSelector labels.Selector) (replicaCount int32, usage int64, timestamp sim.Time, err error) {
+func (c *ReplicaCalculator) GetObjectPerPodMetricReplicas(ctx context.Context, statusReplicas int32, targetAverageUsage int64, metricName string, tolerances Tolerances, namespace string, objectRef *model.CrossVersionObjectReference, metricSelector labels.Selector) (replicaCount int32, usage int64, timestamp vtime.Time, err error) {
 	usage, timestamp, err = c.metricsClient.GetObjectMetric(ctx, metricName, namespace, objectRef, metricSelector)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("unable to get metric %s: %v on %s %s/%s", metricName, objectRef.Kind, namespace, objectRef.Name, err)
@@ -323,7 +323,7 @@ func (c *ReplicaCalculator) getReadyPodsCount(namespace string, selector labels.
 
 // GetExternalMetricReplicas returns the replica count a target value (milli-units) of an
 // External metric asks for: the sum over the matching series, then as an Object metric.
-func (c *ReplicaCalculator) GetExternalMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, metricSelector *metav1.LabelSelector, podSelector labels.Selector) (replicaCount int32, usage int64, timestamp sim.Time, err error) {
+func (c *ReplicaCalculator) GetExternalMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, metricSelector *metav1.LabelSelector, podSelector labels.Selector) (replicaCount int32, usage int64, timestamp vtime.Time, err error) {
 	metricLabelSelector, err := metav1.LabelSelectorAsSelector(metricSelector)
 	if err != nil {
 		return 0, 0, 0, err
@@ -341,7 +341,7 @@ func (c *ReplicaCalculator) GetExternalMetricReplicas(ctx context.Context, curre
 // GetExternalPerPodMetricReplicas returns the replica count a target average value
 // (milli-units per pod) of an External metric asks for, as GetObjectPerPodMetricReplicas does
 // with the sum over the matching series.
-func (c *ReplicaCalculator) GetExternalPerPodMetricReplicas(ctx context.Context, statusReplicas int32, targetUsagePerPod int64, metricName string, tolerances Tolerances, namespace string, metricSelector *metav1.LabelSelector) (replicaCount int32, usage int64, timestamp sim.Time, err error) {
+func (c *ReplicaCalculator) GetExternalPerPodMetricReplicas(ctx context.Context, statusReplicas int32, targetUsagePerPod int64, metricName string, tolerances Tolerances, namespace string, metricSelector *metav1.LabelSelector) (replicaCount int32, usage int64, timestamp vtime.Time, err error) {
 	metricLabelSelector, err := metav1.LabelSelectorAsSelector(metricSelector)
 	if err != nil {
 		return 0, 0, 0, err
@@ -391,7 +391,7 @@ func sumCapped(values []int64) int64 {
 //     timestamp is earlier than one metric window after its last readiness transition; after
 //     that period, it is unready only if not Ready and it never became Ready (its readiness
 //     last changed within delayOfInitialReadinessStatus of its start).
-func groupPods(pods []*model.Pod, podMetrics metrics.PodMetricsInfo, resourceName string, cpuInitializationPeriod, delayOfInitialReadinessStatus time.Duration, now sim.Time) (readyPodCount int, unreadyPods, missingPods, ignoredPods []string) {
+func groupPods(pods []*model.Pod, podMetrics metrics.PodMetricsInfo, resourceName string, cpuInitializationPeriod, delayOfInitialReadinessStatus time.Duration, now vtime.Time) (readyPodCount int, unreadyPods, missingPods, ignoredPods []string) {
 	for _, pod := range pods {
 		if pod.DeletionTimestamp != nil || pod.Status.Phase == model.PodFailed {
 			ignoredPods = append(ignoredPods, pod.Name)

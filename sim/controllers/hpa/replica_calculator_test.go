@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/metrics"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // The harness follows upstream replica_calculator_test.go (docs/upstream.md#hpa-test-vectors, "HPA test
@@ -25,14 +25,14 @@ import (
 // is Running and Ready with its readiness transition at its start time, which is 0 unless given
 // (hot: started now; cool: three minutes ago).
 const (
-	numContainersPerPod                           = 2
-	testingCPUInitializationPeriod                = 2 * time.Minute
-	testingDelayOfInitialReadinessStatus          = 10 * time.Second
-	testingMetricWindow                           = time.Minute
-	testNamespace                                 = "test-namespace"
-	testNow                              sim.Time = sim.Time(time.Hour)
-	hot                                           = testNow
-	cool                                          = testNow - sim.Time(3*time.Minute)
+	numContainersPerPod                             = 2
+	testingCPUInitializationPeriod                  = 2 * time.Minute
+	testingDelayOfInitialReadinessStatus            = 10 * time.Second
+	testingMetricWindow                             = time.Minute
+	testNamespace                                   = "test-namespace"
+	testNow                              vtime.Time = vtime.Time(time.Hour)
+	hot                                             = testNow
+	cool                                            = testNow - vtime.Time(3*time.Minute)
 )
 
 var defaultTolerances = Tolerances{ScaleDown: 0.1, ScaleUp: 0.1}
@@ -46,10 +46,10 @@ type fakeMetrics struct {
 	object     *int64
 	external   []int64
 	err        error
-	timestamp  sim.Time
+	timestamp  vtime.Time
 }
 
-func (f *fakeMetrics) GetResourceMetric(_ context.Context, _ string, _ string, _ labels.Selector, container string) (metrics.PodMetricsInfo, sim.Time, error) {
+func (f *fakeMetrics) GetResourceMetric(_ context.Context, _ string, _ string, _ labels.Selector, container string) (metrics.PodMetricsInfo, vtime.Time, error) {
 	if f.err != nil {
 		return nil, 0, f.err
 	}
@@ -69,7 +69,7 @@ func (f *fakeMetrics) GetResourceMetric(_ context.Context, _ string, _ string, _
 	return res, f.timestamp, nil
 }
 
-func (f *fakeMetrics) GetRawMetric(_ context.Context, _ string, _ string, _ labels.Selector, _ labels.Selector) (metrics.PodMetricsInfo, sim.Time, error) {
+func (f *fakeMetrics) GetRawMetric(_ context.Context, _ string, _ string, _ labels.Selector, _ labels.Selector) (metrics.PodMetricsInfo, vtime.Time, error) {
 	if f.err != nil {
 		return nil, 0, f.err
 	}
@@ -80,14 +80,14 @@ func (f *fakeMetrics) GetRawMetric(_ context.Context, _ string, _ string, _ labe
 	return res, f.timestamp, nil
 }
 
-func (f *fakeMetrics) GetObjectMetric(_ context.Context, _ string, _ string, _ *model.CrossVersionObjectReference, _ labels.Selector) (int64, sim.Time, error) {
+func (f *fakeMetrics) GetObjectMetric(_ context.Context, _ string, _ string, _ *model.CrossVersionObjectReference, _ labels.Selector) (int64, vtime.Time, error) {
 	if f.err != nil || f.object == nil {
 		return 0, 0, errors.New("no object metric")
 	}
 	return *f.object, f.timestamp, nil
 }
 
-func (f *fakeMetrics) GetExternalMetric(_ context.Context, _ string, _ string, _ labels.Selector) ([]int64, sim.Time, error) {
+func (f *fakeMetrics) GetExternalMetric(_ context.Context, _ string, _ string, _ labels.Selector) ([]int64, vtime.Time, error) {
 	if f.err != nil || len(f.external) == 0 {
 		return nil, 0, errors.New("no metrics returned from external metrics API")
 	}
@@ -124,7 +124,7 @@ type calcCase struct {
 	currentReplicas  int32
 	podPhase         []string
 	podReadiness     []model.ConditionStatus
-	podStartTime     []sim.Time
+	podStartTime     []vtime.Time
 	podDeletion      []bool
 	tolerances       *Tolerances
 	resource         *resourceInfo
@@ -148,7 +148,7 @@ func (tc *calcCase) pods() staticPods {
 		if i < len(tc.podReadiness) {
 			ready = tc.podReadiness[i]
 		}
-		start := sim.Time(0)
+		start := vtime.Time(0)
 		if i < len(tc.podStartTime) {
 			start = tc.podStartTime[i]
 		}
@@ -161,7 +161,7 @@ func (tc *calcCase) pods() staticPods {
 			},
 		}
 		if i < len(tc.podDeletion) && tc.podDeletion[i] {
-			pod.DeletionTimestamp = model.Ptr(testNow - sim.Time(time.Second))
+			pod.DeletionTimestamp = model.Ptr(testNow - vtime.Time(time.Second))
 		}
 		for c := 0; c < numContainersPerPod; c++ {
 			ctr := model.Container{Name: fmt.Sprintf("container%d", c+1)}
@@ -211,7 +211,7 @@ func (tc *calcCase) metricsClient() *fakeMetrics {
 
 func (tc *calcCase) run(t *testing.T) {
 	t.Helper()
-	calc := NewReplicaCalculator(tc.metricsClient(), tc.pods(), testingCPUInitializationPeriod, testingDelayOfInitialReadinessStatus, func() sim.Time { return testNow })
+	calc := NewReplicaCalculator(tc.metricsClient(), tc.pods(), testingCPUInitializationPeriod, testingDelayOfInitialReadinessStatus, func() vtime.Time { return testNow })
 	tol := defaultTolerances
 	if tc.tolerances != nil {
 		tol = *tc.tolerances
@@ -290,7 +290,7 @@ func TestReplicaCalculator(t *testing.T) {
 			// now) is less than one 1m window after its readiness transition (now), so it is
 			// unready. As above: 60% seen, 4 replicas.
 			name: "scale up, hot cpu pod counts as idle", currentReplicas: 3, expectedReplicas: 4,
-			podStartTime: []sim.Time{hot, cool, cool},
+			podStartTime: []vtime.Time{hot, cool, cool},
 			resource:     &resourceInfo{requests: []string{"1.0"}, levels: []int64{300, 500, 700}, targetUtilization: 30, expectedUtilization: 60, expectedValue: 1200},
 		},
 		{
@@ -298,7 +298,7 @@ func TestReplicaCalculator(t *testing.T) {
 			// ratio 1.667 > 1 with unready pods; counting them as 0: 1000*100/6000 = 16 (16.67
 			// truncated); 16/30 = 0.533 < 1: the direction flipped, so stay at 3.
 			name: "direction flip with unready pods", currentReplicas: 3, expectedReplicas: 3,
-			podReadiness: []model.ConditionStatus{f, tr, f}, podStartTime: []sim.Time{hot, cool, hot},
+			podReadiness: []model.ConditionStatus{f, tr, f}, podStartTime: []vtime.Time{hot, cool, hot},
 			resource: &resourceInfo{requests: []string{"1.0"}, levels: []int64{300, 500, 700}, targetUtilization: 30, expectedUtilization: 50, expectedValue: 1000},
 		},
 		{
@@ -503,7 +503,7 @@ func TestReplicaCalculatorMetricsError(t *testing.T) {
 	tc := calcCase{currentReplicas: 1, resource: &resourceInfo{requests: []string{"1"}, levels: []int64{1}, targetUtilization: 50}}
 	mc := tc.metricsClient()
 	mc.err = errors.New("boom")
-	calc := NewReplicaCalculator(mc, tc.pods(), time.Minute, time.Second, func() sim.Time { return testNow })
+	calc := NewReplicaCalculator(mc, tc.pods(), time.Minute, time.Second, func() vtime.Time { return testNow })
 	_, _, _, _, err := calc.GetResourceReplicas(context.Background(), 1, 50, model.ResourceCPU, defaultTolerances, testNamespace, testSelector, "")
 	require.EqualError(t, err, "unable to get metrics for resource cpu: boom")
 }
@@ -511,13 +511,13 @@ func TestReplicaCalculatorMetricsError(t *testing.T) {
 // TestGroupPods checks each readiness rule of groupPods with the default flags (5m cpu
 // initialization period, 30s initial readiness delay) at now = 1h.
 func TestGroupPods(t *testing.T) {
-	now := sim.Time(time.Hour)
-	at := func(d time.Duration) *sim.Time { return model.Ptr(now.Add(d)) }
+	now := vtime.Time(time.Hour)
+	at := func(d time.Duration) *vtime.Time { return model.Ptr(now.Add(d)) }
 	type podCase struct {
 		name      string
 		phase     string
 		deleting  bool
-		start     *sim.Time
+		start     *vtime.Time
 		ready     *model.PodCondition
 		noMetric  bool
 		resource  string

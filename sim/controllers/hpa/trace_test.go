@@ -8,8 +8,8 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/vtime"
 
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/metrics"
 )
 
@@ -88,7 +88,7 @@ func TestTraces(t *testing.T) {
 					every = mustDuration(t, s)
 				}
 				var b strings.Builder
-				for next := w.k.Now().Add(every); next <= sim.FromDuration(until); next = next.Add(every) {
+				for next := w.k.Now().Add(every); next <= vtime.FromDuration(until); next = next.Add(every) {
 					w.runTo(next)
 					for _, line := range w.newEvents() {
 						b.WriteString(line + "\n")
@@ -125,7 +125,7 @@ func mustDuration(t *testing.T, s string) time.Duration {
 func TestSpikeIsDeterministic(t *testing.T) {
 	run := func() (uint64, []rescale) {
 		w := newHPAWorld(t, defaultWorldSpec())
-		w.runTo(sim.FromDuration(15 * time.Minute))
+		w.runTo(vtime.FromDuration(15 * time.Minute))
 		w.newEvents()
 		return w.k.Trace().Hash(), w.rescales
 	}

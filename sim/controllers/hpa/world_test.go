@@ -20,6 +20,7 @@ import (
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 	"github.com/reconsim/reconsim/sim/metrics"
 	"github.com/reconsim/reconsim/sim/node"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 const worldNS = "default"
@@ -46,7 +47,7 @@ type world struct {
 }
 
 type rescale struct {
-	at       sim.Time
+	at       vtime.Time
 	from, to int32
 }
 
@@ -87,7 +88,7 @@ func (s worldSpec) load() metrics.LoadSpec {
 	}
 }
 
-func readyNodeConditions(t sim.Time) []model.NodeCondition {
+func readyNodeConditions(t vtime.Time) []model.NodeCondition {
 	cond := func(typ string, status model.ConditionStatus, reason string) model.NodeCondition {
 		return model.NodeCondition{Type: typ, Status: status, LastHeartbeatTime: t, LastTransitionTime: t, Reason: reason}
 	}
@@ -198,7 +199,7 @@ func newHPAWorld(t testing.TB, spec worldSpec) *world {
 	return w
 }
 
-func (w *world) runTo(at sim.Time) {
+func (w *world) runTo(at vtime.Time) {
 	out := w.k.Run(sim.Limits{MaxTime: at})
 	if out.Reason == sim.StopError {
 		w.t.Fatalf("run failed: %v", out.Err)
@@ -231,7 +232,7 @@ func (w *world) newEvents() []string {
 
 // replicasAt is the scale the HPA had set at t (before any rescale at t itself): the target of
 // the last rescale strictly before t, or the initial count.
-func (w *world) replicasAt(t sim.Time) int32 {
+func (w *world) replicasAt(t vtime.Time) int32 {
 	r := w.initial
 	for _, rs := range w.rescales {
 		if rs.at < t {
@@ -242,7 +243,7 @@ func (w *world) replicasAt(t sim.Time) int32 {
 }
 
 // replicasAtOrBefore is the scale after every rescale at or before t.
-func (w *world) replicasAtOrBefore(t sim.Time) int32 {
+func (w *world) replicasAtOrBefore(t vtime.Time) int32 {
 	r := w.initial
 	for _, rs := range w.rescales {
 		if rs.at <= t {
@@ -320,7 +321,7 @@ func (w *world) checkInvariants() {
 // describes them.
 func (w *world) checkPolicy() string {
 	var b strings.Builder
-	firstDown := sim.Time(-1)
+	firstDown := vtime.Time(-1)
 	for _, rs := range w.rescales {
 		if rs.to < rs.from {
 			if firstDown < 0 {
@@ -350,7 +351,7 @@ func (w *world) checkPolicy() string {
 		// The scale-down needs 300s of recommendations no higher than it; they drop only once
 		// the metrics see the load drop (at the spike's end at the earliest), so the first
 		// scale-down comes at least 300s after it.
-		after := firstDown.Sub(sim.FromDuration(w.spec.spikeEnd))
+		after := firstDown.Sub(vtime.FromDuration(w.spec.spikeEnd))
 		fmt.Fprintf(&b, "first scale-down %s after the load dropped\n", after)
 		if after < 300*time.Second {
 			w.t.Errorf("scale-down %s after the load dropped, within the 300s stabilization window", after)

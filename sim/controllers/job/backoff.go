@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // backoffRecord is upstream backoffRecord ([k8s] pkg/controller/job/backoff_utils.go): the
@@ -13,7 +13,7 @@ import (
 type backoffRecord struct {
 	key                      string
 	failuresAfterLastSuccess int32
-	lastFailureTime          *sim.Time
+	lastFailureTime          *vtime.Time
 }
 
 // backoffStore holds a backoffRecord per Job key (upstream backoffStore, in memory: a restarted
@@ -60,7 +60,7 @@ func (s *backoffStore) newBackoffRecord(key string, newSucceeded, newFailed []*m
 // remainingTime is upstream backoffRecord.getRemainingTime and getRemainingTimeForFailuresCount:
 // the back-off is defaultBackoff doubled per failure after the first, capped at maxBackoff,
 // counted from the latest failure; 0 once it passed or with no failures.
-func (r backoffRecord) remainingTime(now sim.Time, defaultBackoff, maxBackoff time.Duration) time.Duration {
+func (r backoffRecord) remainingTime(now vtime.Time, defaultBackoff, maxBackoff time.Duration) time.Duration {
 	if r.failuresAfterLastSuccess == 0 || r.lastFailureTime == nil {
 		return 0
 	}
@@ -90,8 +90,8 @@ func backoffDelay(failures int32, defaultBackoff, maxBackoff time.Duration) time
 
 // getFinishedTime is upstream getFinishedTime: the latest container finish time; else the
 // Ready=False transition; else the deletion time less the grace period; else the creation time.
-func getFinishedTime(p *model.Pod) sim.Time {
-	var latest sim.Time
+func getFinishedTime(p *model.Pod) vtime.Time {
+	var latest vtime.Time
 	found := false
 	for _, cs := range p.Status.ContainerStatuses {
 		if t := cs.State.Terminated; t != nil && (!found || t.FinishedAt.After(latest)) {

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // backoffDelay follows upstream getRemainingTimeForFailuresCount: 10s doubling per failure,
@@ -32,7 +32,7 @@ func TestBackoffDelay(t *testing.T) {
 	}
 }
 
-func failedAt(name string, at sim.Time) *model.Pod {
+func failedAt(name string, at vtime.Time) *model.Pod {
 	p := &model.Pod{}
 	p.Name = name
 	p.Status.ContainerStatuses = []model.ContainerStatus{{Name: "app", State: model.ContainerState{Terminated: &model.ContainerStateTerminated{ExitCode: 1, FinishedAt: at}}}}
@@ -43,7 +43,7 @@ func failedAt(name string, at sim.Time) *model.Pod {
 // (upstream TestNewBackoffRecord's cases in spirit).
 func TestNewBackoffRecord(t *testing.T) {
 	s := newBackoffStore()
-	sec := sim.Time(time.Second)
+	sec := vtime.Time(time.Second)
 	r := s.newBackoffRecord("k", nil, []*model.Pod{failedAt("a", 5*sec), failedAt("b", 3*sec)})
 	assert.Equal(t, int32(2), r.failuresAfterLastSuccess)
 	assert.Equal(t, 5*sec, *r.lastFailureTime)

@@ -14,6 +14,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Event reasons ([k8s] pkg/controller/controller_utils.go and job_controller.go).
@@ -340,11 +341,11 @@ func (jm *Controller) pastActiveDeadline(j *model.Job) bool {
 // newFailureCondition is upstream newFailureCondition with delayTerminalCondition() true (the
 // JobPodReplacementPolicy gate is on in every supported version): a FailureTarget first, the
 // Failed condition once the pods are gone.
-func newFailureCondition(reason, msg string, now sim.Time) *model.JobCondition {
+func newFailureCondition(reason, msg string, now vtime.Time) *model.JobCondition {
 	return newCondition(model.JobFailureTarget, reason, msg, now)
 }
 
-func newCondition(typ, reason, msg string, now sim.Time) *model.JobCondition {
+func newCondition(typ, reason, msg string, now vtime.Time) *model.JobCondition {
 	return &model.JobCondition{Type: typ, Status: model.ConditionTrue, Reason: reason, Message: msg, LastProbeTime: now, LastTransitionTime: now}
 }
 
@@ -375,7 +376,7 @@ func setCondition(j *model.Job, c model.JobCondition) bool {
 
 // syncSuspended records the Suspended condition (upstream syncJob's suspend handling):
 // Suspended=True on suspension, Suspended=False with a reset startTime on resume.
-func (jm *Controller) syncSuspended(j *model.Job, suspended bool, now sim.Time) {
+func (jm *Controller) syncSuspended(j *model.Job, suspended bool, now vtime.Time) {
 	c := findCondition(j, model.JobSuspended)
 	switch {
 	case suspended && (c == nil || c.Status != model.ConditionTrue):

@@ -16,6 +16,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 const testNS = "default"
@@ -150,18 +151,18 @@ type world struct {
 
 	runFor    time.Duration
 	codes     []int32
-	failIndex int                 // pods of this index exit 1, the others 0 (-1: use codes)
-	started   map[string]sim.Time // pod uid -> start
+	failIndex int                   // pods of this index exit 1, the others 0 (-1: use codes)
+	started   map[string]vtime.Time // pod uid -> start
 	exits     int
-	dirty     bool     // a pod changed since the last tick
-	nextDue   sim.Time // the earliest time a running pod's run ends
+	dirty     bool       // a pod changed since the last tick
+	nextDue   vtime.Time // the earliest time a running pod's run ends
 
 	trace   bytes.Buffer
 	printed int
 }
 
 func newWorld(t testing.TB, cfg Config) *world {
-	w := &world{t: t, k: sim.New(1), sink: &record.FakeSink{}, started: map[string]sim.Time{}, failIndex: -1}
+	w := &world{t: t, k: sim.New(1), sink: &record.FakeSink{}, started: map[string]vtime.Time{}, failIndex: -1}
 	w.k.Trace().SetWriter(&w.trace)
 	scfg := apiserver.DefaultConfig()
 	// The fake kubelet looks at the pods only when one changed or a run is due.
@@ -195,7 +196,7 @@ func (w *world) kubeletTick() {
 	}
 	w.dirty = false
 	w.nextDue = 0
-	due := func(at sim.Time) {
+	due := func(at vtime.Time) {
 		if w.nextDue == 0 || at < w.nextDue {
 			w.nextDue = at
 		}

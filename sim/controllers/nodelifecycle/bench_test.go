@@ -8,6 +8,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/controllers/nodelifecycle/testworld"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // BenchmarkMonitorNodeHealth500 measures one monitorNodeHealth pass over a healthy cluster of
@@ -40,7 +41,7 @@ func BenchmarkMonitorNodeHealth500(b *testing.B) {
 	f.Start(w.K)
 	nc.Start()
 	// Let the informers sync and the first passes settle every node's health record.
-	if err := w.RunUntil(sim.Time(0).Add(20 * time.Second)); err != nil {
+	if err := w.RunUntil(vtime.Time(0).Add(20 * time.Second)); err != nil {
 		b.Fatal(err)
 	}
 	passes := 0

@@ -12,6 +12,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Event reasons and messages ([k8s:pkg/controller/util/node/controller_utils.go@025f2834]
@@ -49,8 +50,8 @@ const NamespaceNodeLease = "kube-node-lease"
 // (upstream nodeHealthData): local times avoid trusting the kubelet's clock. status and lease
 // are never modified after they are stored.
 type nodeHealthData struct {
-	probeTimestamp           sim.Time
-	readyTransitionTimestamp sim.Time
+	probeTimestamp           vtime.Time
+	readyTransitionTimestamp vtime.Time
 	status                   *model.NodeStatus
 	lease                    *model.Lease
 }
@@ -163,7 +164,7 @@ type Controller struct {
 	nodesToRetry map[string]struct{}
 	// queuedSince is when each node now in a zone queue was first queued (upstream re-queues a
 	// node on every pass until it is tainted, which resets its AddedAt).
-	queuedSince map[string]sim.Time
+	queuedSince map[string]vtime.Time
 	taintStats  map[string]*zoneTaintStats
 	// memos holds, per node name, what every monitor pass derives from the node and the last
 	// Ready status traced for it. A memo outlives its node (a node re-created under the same
@@ -182,7 +183,7 @@ type Controller struct {
 	// lastTaintPassEnd anchors upstream's 100ms tainting ticker (wait.Until is sliding: the
 	// next run is one period after the previous returned). Skipped ticks cost no time, so the
 	// grid stays lastTaintPassEnd + n*NodeEvictionPeriod.
-	lastTaintPassEnd sim.Time
+	lastTaintPassEnd vtime.Time
 	tainterParked    bool
 	tainterTimer     *sim.Timer
 }
@@ -207,7 +208,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		zoneCounts:   make(map[string][2]int),
 		nodesToRetry: make(map[string]struct{}),
 		memos:        make(map[string]*nodeMemo),
-		queuedSince:  make(map[string]sim.Time),
+		queuedSince:  make(map[string]vtime.Time),
 		taintStats:   make(map[string]*zoneTaintStats),
 		helpers:      make(map[*sim.Proc]struct{}),
 	}
@@ -641,7 +642,7 @@ func (nc *Controller) markNodeForTainting(node *model.Node, status model.Conditi
 
 // taintDone records that node left zone's queue tainted by a write started at start (for
 // LimiterStats: the wait ends when the tainting pass picked the node, not when the API answered).
-func (nc *Controller) taintDone(zone, node string, start sim.Time) {
+func (nc *Controller) taintDone(zone, node string, start vtime.Time) {
 	since, ok := nc.queuedSince[node]
 	if !ok {
 		return
@@ -981,7 +982,7 @@ func (nc *Controller) markPodsNotReady(p *sim.Proc, pods []*model.Pod, nodeName 
 }
 
 // updatePodCondition is upstream pkg/api/v1/pod UpdatePodCondition.
-func updatePodCondition(status *model.PodStatus, condition model.PodCondition, now sim.Time) bool {
+func updatePodCondition(status *model.PodStatus, condition model.PodCondition, now vtime.Time) bool {
 	condition.LastTransitionTime = now
 	for i := range status.Conditions {
 		old := &status.Conditions[i]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // zoneNodes builds a zone's Ready conditions: ready nodes first, then not-ready ones.
@@ -30,7 +31,7 @@ func TestHandleDisruptionRates(t *testing.T) {
 	nc := &Controller{
 		k: k, cfg: DefaultConfig(),
 		zoneTainter: map[string]*RateLimitedTimedQueue{}, zoneStates: map[string]ZoneHealth{},
-		zoneCounts: map[string][2]int{}, nodeHealth: map[string]*nodeHealthData{}, queuedSince: map[string]sim.Time{},
+		zoneCounts: map[string][2]int{}, nodeHealth: map[string]*nodeHealthData{}, queuedSince: map[string]vtime.Time{},
 	}
 	for _, z := range []string{"a", "big"} {
 		nc.zoneTainter[z] = NewRateLimitedTimedQueue(k, nc.cfg.NodeEvictionRate)
@@ -58,7 +59,7 @@ func TestHandleDisruptionRates(t *testing.T) {
 		{"one node back: leave the mode, rates by state", zoneNodes(0, 4), zoneNodes(1, 59), want{ZoneFullDisruption, 0.1}, want{ZonePartialDisruption, 0.01}, true},
 	}
 	for i, p := range passes {
-		k.Schedule(sim.Time(i+10), sim.HandlerFunc(func(uint64) {}), 0, false)
+		k.Schedule(vtime.Time(i+10), sim.HandlerFunc(func(uint64) {}), 0, false)
 		k.Run(sim.Limits{})
 		nc.handleDisruption(nil, map[string][]*model.NodeCondition{"a": p.a, "big": p.big}, nodes)
 		got := map[string]want{}
@@ -71,7 +72,7 @@ func TestHandleDisruptionRates(t *testing.T) {
 			require.Equal(t, k.Now(), nc.nodeHealth["a-1"].probeTimestamp, p.name)
 			require.Equal(t, k.Now(), nc.nodeHealth["a-1"].readyTransitionTimestamp, p.name)
 		} else {
-			require.Equal(t, sim.Time(1), nc.nodeHealth["a-1"].probeTimestamp, p.name)
+			require.Equal(t, vtime.Time(1), nc.nodeHealth["a-1"].probeTimestamp, p.name)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client/rate"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // TimedValue is a node waiting in a zone's tainting queue (upstream scheduler.TimedValue).
@@ -15,8 +16,8 @@ type TimedValue struct {
 	// UID is the node UID when it was queued.
 	UID string
 	// AddedAt is when the node was queued; ProcessAt is when it may next be processed.
-	AddedAt   sim.Time
-	ProcessAt sim.Time
+	AddedAt   vtime.Time
+	ProcessAt vtime.Time
 	// seq orders values with equal ProcessAt by insertion. Upstream orders by wall-clock
 	// ProcessAt, which differs by nanoseconds between two Adds; on virtual time many Adds share
 	// an instant and insertion order is what the wall clock would have given.
@@ -33,10 +34,10 @@ type ActionFunc func(TimedValue) (bool, time.Duration)
 type probeClock struct {
 	k       *sim.Kernel
 	probing bool
-	at      sim.Time
+	at      vtime.Time
 }
 
-func (c *probeClock) Now() sim.Time {
+func (c *probeClock) Now() vtime.Time {
 	if c.probing {
 		return c.at
 	}
@@ -184,7 +185,7 @@ func (q *RateLimitedTimedQueue) tryAccept() bool {
 }
 
 // wouldAcceptAt reports whether the bucket, left alone until t, would give a token at t.
-func (q *RateLimitedTimedQueue) wouldAcceptAt(t sim.Time) bool {
+func (q *RateLimitedTimedQueue) wouldAcceptAt(t vtime.Time) bool {
 	if q.limiter == nil {
 		return false
 	}
@@ -197,7 +198,7 @@ func (q *RateLimitedTimedQueue) wouldAcceptAt(t sim.Time) bool {
 // acceptEstimate returns roughly when the bucket will next hold a token, and false when it
 // never will (a zero rate) or not within maxPeriod×1000 (about 2.7 years of virtual time, far
 // beyond any run).
-func (q *RateLimitedTimedQueue) acceptEstimate() (sim.Time, bool) {
+func (q *RateLimitedTimedQueue) acceptEstimate() (vtime.Time, bool) {
 	if q.limiter == nil {
 		return 0, false
 	}

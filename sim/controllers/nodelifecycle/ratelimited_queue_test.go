@@ -8,10 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // advance moves the kernel's clock to t by running an empty event there.
-func advance(k *sim.Kernel, t sim.Time) {
+func advance(k *sim.Kernel, t vtime.Time) {
 	k.Schedule(t, sim.HandlerFunc(func(uint64) {}), 0, false)
 	k.Run(sim.Limits{MaxTime: t})
 }
@@ -35,11 +36,11 @@ func TestRateLimitedTimedQueueOneTokenPerPeriod(t *testing.T) {
 
 	assert.Equal(t, []string{"n1"}, drain(q), "the full bucket gives one token at once")
 	assert.Empty(t, drain(q), "no token until 10s have passed")
-	advance(k, sim.FromDuration(9900*time.Millisecond))
+	advance(k, vtime.FromDuration(9900*time.Millisecond))
 	assert.Empty(t, drain(q))
-	advance(k, sim.FromDuration(10*time.Second))
+	advance(k, vtime.FromDuration(10*time.Second))
 	assert.Equal(t, []string{"n2"}, drain(q))
-	advance(k, sim.FromDuration(20*time.Second))
+	advance(k, vtime.FromDuration(20*time.Second))
 	assert.Equal(t, []string{"n3"}, drain(q))
 
 	// Processed values stay in the uniqueness set until removed.
@@ -60,16 +61,16 @@ func TestRateLimitedTimedQueueRetryKeepsValueAndSpendsToken(t *testing.T) {
 	})
 	require.Equal(t, 1, calls)
 	require.Equal(t, 1, q.Len())
-	assert.Equal(t, sim.Time(50*time.Millisecond+1), q.items[0].ProcessAt)
+	assert.Equal(t, vtime.Time(50*time.Millisecond+1), q.items[0].ProcessAt)
 
 	// At 100ms a token is there but the head is due only at 50ms+1ns... it is due: processed.
-	advance(k, sim.FromDuration(100*time.Millisecond))
+	advance(k, vtime.FromDuration(100*time.Millisecond))
 	assert.Equal(t, []string{"n1"}, drain(q))
 
 	// A head that is not due yet still spends the token (upstream Try checks the limiter first).
 	q.Add("n2", "")
-	q.items[0].ProcessAt = sim.FromDuration(time.Hour)
-	advance(k, sim.FromDuration(200*time.Millisecond))
+	q.items[0].ProcessAt = vtime.FromDuration(time.Hour)
+	advance(k, vtime.FromDuration(200*time.Millisecond))
 	assert.True(t, q.wouldAcceptAt(k.Now()))
 	assert.Empty(t, drain(q))
 	assert.False(t, q.wouldAcceptAt(k.Now()), "the token was spent")
@@ -84,7 +85,7 @@ func TestRateLimitedTimedQueueSwapLimiter(t *testing.T) {
 
 	q.SwapLimiter(0)
 	assert.Equal(t, float32(0), q.QPS())
-	advance(k, sim.FromDuration(time.Minute))
+	advance(k, vtime.FromDuration(time.Minute))
 	assert.Empty(t, drain(q), "rate zero never accepts")
 	_, ok := q.acceptEstimate()
 	assert.False(t, ok)
@@ -116,7 +117,7 @@ func TestRateLimitedTimedQueueInitialZeroRateGivesOneToken(t *testing.T) {
 	q.Add("n1", "")
 	q.Add("n2", "")
 	assert.Equal(t, []string{"n1"}, drain(q), "upstream's first bucket at qps 0 still starts full")
-	advance(k, sim.FromDuration(time.Hour))
+	advance(k, vtime.FromDuration(time.Hour))
 	assert.Empty(t, drain(q))
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // maxTickSearch bounds the walk over 100ms ticks when looking for the first tick at which a
@@ -60,8 +61,8 @@ func (nc *Controller) armTainter() {
 // nextTaintPassAt returns the first tick of the tainting grid, not before now, at which some
 // non-empty zone queue's bucket would give a token; false when no zone ever will without a
 // change (every queue empty or at rate zero).
-func (nc *Controller) nextTaintPassAt() (sim.Time, bool) {
-	best, found := sim.Never, false
+func (nc *Controller) nextTaintPassAt() (vtime.Time, bool) {
+	best, found := vtime.Never, false
 	for _, key := range sortedKeys(nc.zoneTainter) {
 		q := nc.zoneTainter[key]
 		if q.Len() == 0 {
@@ -89,7 +90,7 @@ func (nc *Controller) nextTaintPassAt() (sim.Time, bool) {
 
 // tickIndexAtOrAfter returns the smallest n >= 1 with lastTaintPassEnd + n*NodeEvictionPeriod
 // not before t.
-func (nc *Controller) tickIndexAtOrAfter(t sim.Time) int64 {
+func (nc *Controller) tickIndexAtOrAfter(t vtime.Time) int64 {
 	if t <= nc.lastTaintPassEnd {
 		return 1
 	}
@@ -102,7 +103,7 @@ func (nc *Controller) tickIndexAtOrAfter(t sim.Time) int64 {
 	return n
 }
 
-func (nc *Controller) tickAt(n int64) sim.Time {
+func (nc *Controller) tickAt(n int64) vtime.Time {
 	return nc.lastTaintPassEnd.Add(time.Duration(n) * NodeEvictionPeriod)
 }
 

@@ -10,11 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // tainterOp is something that happens to the zone queues between tainting passes.
 type tainterOp struct {
-	at    sim.Time
+	at    vtime.Time
 	zone  string
 	node  string  // Add this node, or
 	swap  float32 // when node is empty, SwapLimiter(swap)
@@ -25,7 +26,7 @@ type tainterOp struct {
 // (naive, as upstream's ticker) or only at the ticks nextTaintPassAt picks (skip), recording
 // every call of the action function. fail decides, per call, whether the action asks for a
 // retry.
-func tainterRun(ops []tainterOp, horizon sim.Time, skip bool, fail func(call int) bool) []string {
+func tainterRun(ops []tainterOp, horizon vtime.Time, skip bool, fail func(call int) bool) []string {
 	k := sim.New(1)
 	nc := &Controller{k: k, zoneTainter: map[string]*RateLimitedTimedQueue{}}
 	for _, z := range []string{"a", "b"} {
@@ -59,7 +60,7 @@ func tainterRun(ops []tainterOp, horizon sim.Time, skip bool, fail func(call int
 		}
 	}
 	i := 0
-	for tick := sim.Time(0); tick <= horizon; tick = tick.Add(NodeEvictionPeriod) {
+	for tick := vtime.Time(0); tick <= horizon; tick = tick.Add(NodeEvictionPeriod) {
 		for ; i < len(ops) && ops[i].at <= tick; i++ {
 			advance(k, ops[i].at)
 			apply(ops[i])
@@ -84,11 +85,11 @@ func TestTainterSkipsOnlyIdleTicks(t *testing.T) {
 	rates := []float32{0, 0.01, 0.1, 0.3, 1, 3, 20}
 	for seed := uint64(1); seed <= 200; seed++ {
 		rnd := rand.New(rand.NewPCG(seed, 7))
-		horizon := sim.FromDuration(120 * time.Second)
+		horizon := vtime.FromDuration(120 * time.Second)
 		var ops []tainterOp
 		for j := 0; j < 5+rnd.IntN(30); j++ {
 			op := tainterOp{
-				at:   sim.Time(rnd.Int64N(int64(horizon))),
+				at:   vtime.Time(rnd.Int64N(int64(horizon))),
 				zone: []string{"a", "b"}[rnd.IntN(2)],
 				node: fmt.Sprintf("n%d", rnd.IntN(8)),
 			}

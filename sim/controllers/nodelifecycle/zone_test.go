@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func readyConds(statuses ...model.ConditionStatus) []*model.NodeCondition {
@@ -135,14 +135,14 @@ func TestNoScheduleTaintsFor(t *testing.T) {
 }
 
 func TestTaintHelpers(t *testing.T) {
-	at := sim.Time(5)
+	at := vtime.Time(5)
 	base := []model.Taint{
 		{Key: "a", Effect: model.TaintEffectNoSchedule},
 		{Key: TaintNodeUnreachable, Effect: model.TaintEffectNoExecute, TimeAdded: &at},
 	}
 
 	// Same key and effect, different TimeAdded: replaced in place.
-	later := sim.Time(9)
+	later := vtime.Time(9)
 	out, changed := addOrUpdateTaint(base, model.Taint{Key: TaintNodeUnreachable, Effect: model.TaintEffectNoExecute, TimeAdded: &later})
 	require.True(t, changed)
 	require.Len(t, out, 2)

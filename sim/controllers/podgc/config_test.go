@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func TestDefaultConfigIsUpstream(t *testing.T) {
@@ -33,7 +33,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestByEvictionAndCreationTimestamp(t *testing.T) {
-	mk := func(name string, created sim.Time, evicted bool) *model.Pod {
+	mk := func(name string, created vtime.Time, evicted bool) *model.Pod {
 		p := &model.Pod{}
 		p.Name, p.CreationTimestamp = name, created
 		p.Status.Phase = model.PodSucceeded
@@ -71,15 +71,15 @@ func TestUpdatePodCondition(t *testing.T) {
 	cond := model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: DeletionByPodGCReason}
 	conds = updatePodCondition(conds, cond, 100)
 	require.Len(t, conds, 2)
-	assert.Equal(t, sim.Time(100), conds[1].LastTransitionTime)
+	assert.Equal(t, vtime.Time(100), conds[1].LastTransitionTime)
 	// Same status again: the transition time stays; the reason is replaced.
 	cond.Reason = "Other"
 	conds = updatePodCondition(conds, cond, 200)
 	require.Len(t, conds, 2)
-	assert.Equal(t, sim.Time(100), conds[1].LastTransitionTime)
+	assert.Equal(t, vtime.Time(100), conds[1].LastTransitionTime)
 	assert.Equal(t, "Other", conds[1].Reason)
 	// A status change moves it.
 	cond.Status = model.ConditionFalse
 	conds = updatePodCondition(conds, cond, 300)
-	assert.Equal(t, sim.Time(300), conds[1].LastTransitionTime)
+	assert.Equal(t, vtime.Time(300), conds[1].LastTransitionTime)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Component is the name the controller uses in traces and process names.
@@ -400,7 +401,7 @@ func (gcc *Controller) markFailedAndDelete(ctx context.Context, p *model.Pod, co
 
 // updatePodCondition sets cond in conds (upstream apipod.UpdatePodCondition): a new condition
 // transitions now; an existing one keeps its transition time unless its status changes.
-func updatePodCondition(conds []model.PodCondition, cond model.PodCondition, now sim.Time) []model.PodCondition {
+func updatePodCondition(conds []model.PodCondition, cond model.PodCondition, now vtime.Time) []model.PodCondition {
 	cond.LastTransitionTime = now
 	for i := range conds {
 		if conds[i].Type != cond.Type {

@@ -42,7 +42,7 @@
 //   - Adoption and release use JSON merge patches (the simulated server's only patch type)
 //     that carry the pod's full ownerReferences list and its UID, standing for upstream's
 //     strategic merge patches, which merge the list by UID.
-//   - sim.Time 0 is a real instant (the start of the run), so upstream's special cases for an
+//   - vtime.Time 0 is a real instant (the start of the run), so upstream's special cases for an
 //     unset (zero) time never apply.
 //   - terminatingReplicas is always reported (the DeploymentReplicaSetTerminatingReplicas gate,
 //     beta and on by default since 1.35).

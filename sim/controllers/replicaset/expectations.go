@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // ExpectationsTimeout is how long a controller waits for the watch events it expects before it
@@ -17,7 +17,7 @@ const ExpectationsTimeout = 5 * time.Minute
 type ControlleeExpectations struct {
 	add       int64
 	del       int64
-	timestamp sim.Time
+	timestamp vtime.Time
 }
 
 // Fulfilled reports whether no creations and no deletions are outstanding (add <= 0 and
@@ -29,7 +29,7 @@ func (e *ControlleeExpectations) Fulfilled() bool { return e.add <= 0 && e.del <
 func (e *ControlleeExpectations) GetExpectations() (add, del int64) { return e.add, e.del }
 
 // Timestamp returns the virtual time the expectation was last set.
-func (e *ControlleeExpectations) Timestamp() sim.Time { return e.timestamp }
+func (e *ControlleeExpectations) Timestamp() vtime.Time { return e.timestamp }
 
 // ControllerExpectations maps a controller key ("namespace/name") to what it expects to see
 // before its next sync may create or delete anything (upstream ControllerExpectations). Times
@@ -37,14 +37,14 @@ func (e *ControlleeExpectations) Timestamp() sim.Time { return e.timestamp }
 //
 // Once set, expectations can only be lowered (by observations) until they are set again.
 type ControllerExpectations struct {
-	now     func() sim.Time
+	now     func() vtime.Time
 	ttl     time.Duration
 	records map[string]*ControlleeExpectations
 }
 
 // NewControllerExpectations returns an empty store that reads time from now and expires
 // records after ttl (upstream: ExpectationsTimeout).
-func NewControllerExpectations(now func() sim.Time, ttl time.Duration) *ControllerExpectations {
+func NewControllerExpectations(now func() vtime.Time, ttl time.Duration) *ControllerExpectations {
 	return &ControllerExpectations{now: now, ttl: ttl, records: make(map[string]*ControlleeExpectations)}
 }
 

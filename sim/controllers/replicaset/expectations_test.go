@@ -4,16 +4,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/vtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/reconsim/reconsim/sim"
 )
 
 // fakeClock is a settable virtual clock for expectation tests.
-type fakeClock struct{ now sim.Time }
+type fakeClock struct{ now vtime.Time }
 
-func (c *fakeClock) Now() sim.Time { return c.now }
+func (c *fakeClock) Now() vtime.Time { return c.now }
 
 func TestSatisfiedExpectations(t *testing.T) {
 	tests := []struct {

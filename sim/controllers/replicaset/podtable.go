@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // podFacts is what a sync reads of one pod. A sync visits every pod its ReplicaSet owns, and
@@ -26,7 +26,7 @@ type podFacts struct {
 	deleting, finished bool
 	// ready is the Ready condition being True; readySince its lastTransitionTime.
 	ready      bool
-	readySince sim.Time
+	readySince vtime.Time
 }
 
 // active is IsPodActive.

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // TestPodTableMirrorsPods applies random adds, updates, deletes, tombstones and cache resets
@@ -35,11 +35,11 @@ func TestPodTableMirrorsPods(t *testing.T) {
 			p.OwnerReferences = []model.OwnerReference{{Kind: model.KindReplicaSet, Name: owner, UID: owner, Controller: model.Ptr(true)}}
 		}
 		if rng.IntN(4) == 0 {
-			p.DeletionTimestamp = model.Ptr(sim.Time(5))
+			p.DeletionTimestamp = model.Ptr(vtime.Time(5))
 		}
 		p.Status.Phase = []string{model.PodRunning, model.PodPending, model.PodSucceeded}[rng.IntN(3)]
 		if rng.IntN(2) == 0 {
-			p.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue, LastTransitionTime: sim.Time(rng.IntN(100))}}
+			p.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue, LastTransitionTime: vtime.Time(rng.IntN(100))}}
 		}
 		return p
 	}

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // PodDeletionCostAnnotation is the annotation whose integer value orders pods for scale-down
@@ -57,7 +57,7 @@ func IsPodReady(p *model.Pod) bool {
 // Upstream also treats an unset (zero) lastTransitionTime as "not available". In the simulator
 // time 0 is the first instant of the run, a real time that the kubelet may write, so it is
 // not treated as unset.
-func IsPodAvailable(p *model.Pod, minReadySeconds int32, now sim.Time) bool {
+func IsPodAvailable(p *model.Pod, minReadySeconds int32, now vtime.Time) bool {
 	c := podReadyCondition(p)
 	if c == nil || c.Status != model.ConditionTrue {
 		return false
@@ -66,7 +66,7 @@ func IsPodAvailable(p *model.Pod, minReadySeconds int32, now sim.Time) bool {
 }
 
 // readySinceAvailable is IsPodAvailable for a pod that has been Ready since readySince.
-func readySinceAvailable(readySince sim.Time, minReadySeconds int32, now sim.Time) bool {
+func readySinceAvailable(readySince vtime.Time, minReadySeconds int32, now vtime.Time) bool {
 	if minReadySeconds <= 0 {
 		return true
 	}
@@ -75,7 +75,7 @@ func readySinceAvailable(readySince sim.Time, minReadySeconds int32, now sim.Tim
 
 // podReadyTime returns when the pod last became Ready and whether it is Ready at all
 // (upstream podReadyTime, which returns the zero time for a pod that is not Ready).
-func podReadyTime(p *model.Pod) (sim.Time, bool) {
+func podReadyTime(p *model.Pod) (vtime.Time, bool) {
 	c := podReadyCondition(p)
 	if c == nil || c.Status != model.ConditionTrue {
 		return 0, false

@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // podPhaseOrdinal orders phases for scale-down (upstream podPhaseToOrdinal: Pending 0,
@@ -30,7 +30,7 @@ func podPhaseOrdinal(phase string) int {
 type ActivePodsWithRanks struct {
 	Pods []*model.Pod
 	Rank []int
-	Now  sim.Time
+	Now  vtime.Time
 }
 
 func (s ActivePodsWithRanks) Len() int { return len(s.Pods) }
@@ -53,7 +53,7 @@ func (s ActivePodsWithRanks) Swap(i, j int) {
 //  7. higher maximum container restart count first;
 //  8. newer creationTimestamp first, on the same log2 scale, ties broken by UID.
 //
-// Upstream's special cases for an unset (zero) time do not arise: every sim.Time, including
+// Upstream's special cases for an unset (zero) time do not arise: every vtime.Time, including
 // 0, is a real instant of the run.
 func (s ActivePodsWithRanks) Less(i, j int) bool {
 	pi, pj := s.Pods[i], s.Pods[j]
@@ -107,8 +107,8 @@ func (s ActivePodsWithRanks) Less(i, j int) bool {
 // nanoseconds (upstream logarithmicRankDiff): each age d > 0 ranks as floor(log2(d)), an age of
 // zero or less as -1; the result is rank(t1) - rank(t2), so a negative value means t1 is more
 // recent by at least one power of two.
-func logarithmicRankDiff(t1, t2, now sim.Time) int64 {
-	rank := func(t sim.Time) int64 {
+func logarithmicRankDiff(t1, t2, now vtime.Time) int64 {
+	rank := func(t vtime.Time) int64 {
 		d := now.Sub(t)
 		if d <= 0 {
 			return -1
@@ -121,7 +121,7 @@ func logarithmicRankDiff(t1, t2, now sim.Time) int64 {
 // getPodsRankedByRelatedPodsOnSameNode ranks each of podsToRank by the number of active pods
 // in relatedPods on the same node (upstream function of the same name). Unassigned pods share
 // the node name "" and so rank by the number of active unassigned related pods, as upstream.
-func getPodsRankedByRelatedPodsOnSameNode(podsToRank, relatedPods []*model.Pod, now sim.Time) ActivePodsWithRanks {
+func getPodsRankedByRelatedPodsOnSameNode(podsToRank, relatedPods []*model.Pod, now vtime.Time) ActivePodsWithRanks {
 	podsOnNode := make(map[string]int)
 	for _, p := range relatedPods {
 		if IsPodActive(p) {
@@ -138,7 +138,7 @@ func getPodsRankedByRelatedPodsOnSameNode(podsToRank, relatedPods []*model.Pod, 
 // getPodsToDelete returns the diff pods of filteredPods to delete first (upstream
 // getPodsToDelete). It sorts filteredPods in place unless all of them go anyway; diff must not
 // exceed len(filteredPods).
-func getPodsToDelete(filteredPods, relatedPods []*model.Pod, diff int, now sim.Time) []*model.Pod {
+func getPodsToDelete(filteredPods, relatedPods []*model.Pod, diff int, now vtime.Time) []*model.Pod {
 	if diff < len(filteredPods) {
 		sort.Sort(getPodsRankedByRelatedPodsOnSameNode(filteredPods, relatedPods, now))
 	}

@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // at returns the virtual instant s seconds into the run.
-func at(s float64) sim.Time { return sim.Time(s * float64(time.Second)) }
+func at(s float64) vtime.Time { return vtime.Time(s * float64(time.Second)) }
 
 // rankPod is a pod builder for ranking tests: a Running, Ready pod on node-a, created at 0 and
 // Ready since 0, with no restarts; options change one thing each.
@@ -38,7 +38,7 @@ func phase(ph string) func(*model.Pod) { return func(p *model.Pod) { p.Status.Ph
 func notReady(p *model.Pod) {
 	p.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionFalse}}
 }
-func readySince(t sim.Time) func(*model.Pod) {
+func readySince(t vtime.Time) func(*model.Pod) {
 	return func(p *model.Pod) { p.Status.Conditions[0].LastTransitionTime = t }
 }
 func cost(v string) func(*model.Pod) {
@@ -47,7 +47,7 @@ func cost(v string) func(*model.Pod) {
 func restarts(n int32) func(*model.Pod) {
 	return func(p *model.Pod) { p.Status.ContainerStatuses[0].RestartCount = n }
 }
-func created(t sim.Time) func(*model.Pod) { return func(p *model.Pod) { p.CreationTimestamp = t } }
+func created(t vtime.Time) func(*model.Pod) { return func(p *model.Pod) { p.CreationTimestamp = t } }
 
 // TestActivePodsWithRanksLessRules checks each rule with a pair of pods that tie on every
 // earlier rule: "first" must be deleted before "second", and the reverse must not hold.
@@ -99,13 +99,13 @@ func TestLogarithmicRankDiff(t *testing.T) {
 	now := at(100)
 	tests := []struct {
 		name   string
-		t1, t2 sim.Time
+		t1, t2 vtime.Time
 		want   int64
 	}{
 		{"same instant", at(50), at(50), 0},
 		{"both now", now, now, 0},
 		{"now against 1ns ago", now, now - 1, -1}, // -1 - log2(1)=0
-		{"2s against 1s ago", now - sim.Time(2*time.Second), now - sim.Time(time.Second), 1}, // 30 - 29
+		{"2s against 1s ago", now - vtime.Time(2*time.Second), now - vtime.Time(time.Second), 1}, // 30 - 29
 		{"future counts as now", now + 5, now, 0},
 	}
 	for _, tc := range tests {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func TestSlowStartBatch(t *testing.T) {
@@ -67,7 +68,7 @@ func TestSlowStartBatch(t *testing.T) {
 				assert.NoError(t, err)
 			}
 			// Every batch ran concurrently: one second of virtual time per batch.
-			assert.Equal(t, sim.Time(len(tc.wantBatches))*sim.Time(time.Second), k.Now())
+			assert.Equal(t, vtime.Time(len(tc.wantBatches))*vtime.Time(time.Second), k.Now())
 			if len(tc.wantBatches) > 0 {
 				assert.Equal(t, maxBatch(tc.wantBatches), maxInFlight, "a batch runs all its calls at once")
 			}
@@ -97,5 +98,5 @@ func TestRunConcurrentlyReportsErrorsInFinishingOrder(t *testing.T) {
 	require.Len(t, errs, 3)
 	assert.Equal(t, "c", errs[0].Error())
 	assert.Equal(t, "a", errs[2].Error())
-	assert.Equal(t, sim.Time(3*time.Second), k.Now())
+	assert.Equal(t, vtime.Time(3*time.Second), k.Now())
 }

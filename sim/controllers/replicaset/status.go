@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // ReplicaSetReplicaFailure is the condition type the controller sets when it cannot create or
@@ -27,7 +27,7 @@ const (
 // gate, beta and on by default since 1.35, KEP-3973). A manageReplicas error sets the
 // ReplicaFailure condition (reason FailedCreate when pods were missing, FailedDelete when
 // there were too many) if it is not already set; success removes it.
-func calculateStatus(rs *model.ReplicaSet, activePods []*podFacts, terminatingPods int, manageReplicasErr error, now sim.Time) model.ReplicaSetStatus {
+func calculateStatus(rs *model.ReplicaSet, activePods []*podFacts, terminatingPods int, manageReplicasErr error, now vtime.Time) model.ReplicaSetStatus {
 	newStatus := rs.Status
 	newStatus.Conditions = slices.Clone(rs.Status.Conditions)
 	// labels.Set(template labels).AsSelectorPreValidated() matches exactly the label maps

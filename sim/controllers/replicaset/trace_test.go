@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // TestTraces runs the datadriven scripts in testdata/. Commands:
@@ -213,7 +213,7 @@ func parseLabels(t *testing.T, s string) map[string]string {
 	return out
 }
 
-func setPodCondition(p *model.Pod, typ string, st model.ConditionStatus, now sim.Time) {
+func setPodCondition(p *model.Pod, typ string, st model.ConditionStatus, now vtime.Time) {
 	for i := range p.Status.Conditions {
 		if p.Status.Conditions[i].Type == typ {
 			if p.Status.Conditions[i].Status != st {

@@ -18,6 +18,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 const testNS = "default"
@@ -217,7 +218,7 @@ type createFault struct {
 	after, count, seen int
 }
 
-func (f *createFault) Intercept(_ sim.Time, req *apiserver.Request) (time.Duration, error) {
+func (f *createFault) Intercept(_ vtime.Time, req *apiserver.Request) (time.Duration, error) {
 	if req.Verb != apiserver.VerbCreate || req.Kind != model.KindPod {
 		return 0, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // DefaultSchedulerName is v1.DefaultSchedulerName ([api@HEAD] core/v1/types.go): the
@@ -133,5 +134,5 @@ func (c Config) Validate() error {
 }
 
 // podInitialBackoff and podMaxBackoff convert the seconds fields to durations.
-func (c Config) podInitialBackoff() time.Duration { return sim.SecondsOf(c.PodInitialBackoffSeconds) }
-func (c Config) podMaxBackoff() time.Duration     { return sim.SecondsOf(c.PodMaxBackoffSeconds) }
+func (c Config) podInitialBackoff() time.Duration { return vtime.SecondsOf(c.PodInitialBackoffSeconds) }
+func (c Config) podMaxBackoff() time.Duration     { return vtime.SecondsOf(c.PodMaxBackoffSeconds) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // backoffQOrderingWindow is backoffQOrderingWindowDuration (backend/queue/backoff_queue.go):
@@ -52,13 +53,13 @@ type queuedPodInfo struct {
 	key string
 	// timestamp is when the pod was last added to the queue: at creation, or when its last
 	// attempt failed. activeQ orders by it; backoff is measured from it.
-	timestamp sim.Time
+	timestamp vtime.Time
 	// initialAttempt is when the pod was first popped (for scheduling latency).
-	initialAttempt    sim.Time
+	initialAttempt    vtime.Time
 	hasInitialAttempt bool
 	attempts          int
 	// backoffExpiration caches getBackoffTime until the next pop.
-	backoffExpiration    sim.Time
+	backoffExpiration    vtime.Time
 	hasBackoffExpiration bool
 	// unschedulablePlugins are the plugins that rejected the pod in its last attempt; empty
 	// after an error.
@@ -141,11 +142,11 @@ func (q *priorityQueue) lessBackoffCompletedWithPriority(a, b *queuedPodInfo) bo
 }
 
 // alignToWindow truncates t to the ordering window when PopFromBackoffQ is on.
-func (q *priorityQueue) alignToWindow(t sim.Time) sim.Time {
+func (q *priorityQueue) alignToWindow(t vtime.Time) vtime.Time {
 	if !q.cfg.PopFromBackoffQ {
 		return t
 	}
-	w := sim.Time(backoffQOrderingWindow)
+	w := vtime.Time(backoffQOrderingWindow)
 	return t - t%w
 }
 
@@ -163,7 +164,7 @@ func calculateBackoffDuration(attempts int, initial, maxBackoff time.Duration) t
 
 // getBackoffTime returns (and caches until the next pop) when the pod's backoff ends: its
 // timestamp plus the backoff for its attempts, aligned to the ordering window.
-func (q *priorityQueue) getBackoffTime(p *queuedPodInfo) sim.Time {
+func (q *priorityQueue) getBackoffTime(p *queuedPodInfo) vtime.Time {
 	if p.attempts == 0 {
 		return 0
 	}

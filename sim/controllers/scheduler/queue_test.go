@@ -9,6 +9,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func TestCalculateBackoffDuration(t *testing.T) {
@@ -51,9 +52,9 @@ func newQueueWorld(t *testing.T, popFromBackoffQ bool) *queueWorld {
 
 // advanceTo moves virtual time to at, firing what is due on the way.
 func (w *queueWorld) advanceTo(at time.Duration) {
-	w.k.Schedule(sim.FromDuration(at), sim.HandlerFunc(func(uint64) {}), 0, false)
-	w.k.Run(sim.Limits{MaxTime: sim.FromDuration(at)})
-	require.Equal(w.t, sim.FromDuration(at), w.k.Now())
+	w.k.Schedule(vtime.FromDuration(at), sim.HandlerFunc(func(uint64) {}), 0, false)
+	w.k.Run(sim.Limits{MaxTime: vtime.FromDuration(at)})
+	require.Equal(w.t, vtime.FromDuration(at), w.k.Now())
 }
 
 // pop pops one pod now; it fails the test if Pop would block.
@@ -119,7 +120,7 @@ func TestQueueErrorBackoffClassic(t *testing.T) {
 	p = w.pop()
 	assert.Equal(t, 2, p.attempts)
 	w.fail(p, 0)
-	assert.Equal(t, sim.FromDuration(3*time.Second), w.q.getBackoffTime(p), "second attempt backs off 2s from t=1s")
+	assert.Equal(t, vtime.FromDuration(3*time.Second), w.q.getBackoffTime(p), "second attempt backs off 2s from t=1s")
 }
 
 func TestQueueBackoffOrderingWindow(t *testing.T) {
@@ -130,7 +131,7 @@ func TestQueueBackoffOrderingWindow(t *testing.T) {
 	w.fail(p, 0)
 	// 1.5s + 1s = 2.5s, truncated to the window starting at 2s; a pod whose window is the
 	// current one still backs off, so it is free from t=3s.
-	assert.Equal(t, sim.FromDuration(2*time.Second), w.q.getBackoffTime(p))
+	assert.Equal(t, vtime.FromDuration(2*time.Second), w.q.getBackoffTime(p))
 	w.advanceTo(2 * time.Second)
 	assert.True(t, w.q.isPodBackingoff(p))
 	w.advanceTo(2999 * time.Millisecond)

@@ -13,6 +13,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // randomCluster fills w with nodes and pods drawn from r and plays a minute of churn: pods
@@ -193,7 +194,7 @@ func BenchmarkSchedulerWorld(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		out := w.k.Run(sim.Limits{MaxTime: sim.FromDuration(10 * time.Minute), QuiescenceWindow: 5 * time.Second})
+		out := w.k.Run(sim.Limits{MaxTime: vtime.FromDuration(10 * time.Minute), QuiescenceWindow: 5 * time.Second})
 		if w.s.Stats().Scheduled != pods {
 			b.Fatalf("scheduled %d of %d pods (%s)", w.s.Stats().Scheduled, pods, out.Reason)
 		}

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Blockage names the pod a StatefulSet's last sync stopped at, and why.
@@ -22,7 +22,7 @@ type Blockage struct {
 	// Reason says what the set waits for, in a sentence.
 	Reason string
 	// Since is when the sync first stopped at this pod for this reason.
-	Since sim.Time
+	Since vtime.Time
 }
 
 // syncState is what one sync of one set learns on the way: the first place it had to wait.
@@ -88,7 +88,7 @@ func (ssc *Controller) performUpdate(ctx context.Context, set *model.StatefulSet
 }
 
 // replicaStatus counts one list of pods (upstream computeReplicaStatus).
-func countStatus(status *model.StatefulSetStatus, pods []*model.Pod, minReadySeconds int32, current, update string, now sim.Time) {
+func countStatus(status *model.StatefulSetStatus, pods []*model.Pod, minReadySeconds int32, current, update string, now vtime.Time) {
 	for _, p := range pods {
 		if p == nil {
 			continue
@@ -116,7 +116,7 @@ func countStatus(status *model.StatefulSetStatus, pods []*model.Pod, minReadySec
 
 // updateStatus recomputes the replica counts of status from the given pod lists (upstream
 // updateStatus).
-func updateStatus(status *model.StatefulSetStatus, minReadySeconds int32, current, update string, now sim.Time, lists ...[]*model.Pod) {
+func updateStatus(status *model.StatefulSetStatus, minReadySeconds int32, current, update string, now vtime.Time, lists ...[]*model.Pod) {
 	status.Replicas, status.ReadyReplicas, status.AvailableReplicas, status.CurrentReplicas, status.UpdatedReplicas = 0, 0, 0, 0, 0
 	for _, l := range lists {
 		countStatus(status, l, minReadySeconds, current, update, now)
@@ -321,7 +321,7 @@ func (ssc *Controller) processCondemned(ctx context.Context, set *model.Stateful
 // rollingUpdateLegacy is the rolling update without the MaxUnavailableStatefulSet gate: walk
 // from the highest ordinal down to the partition, delete the first pod not at the update
 // revision, and wait at the first pod that is unavailable.
-func (ssc *Controller) rollingUpdateLegacy(ctx context.Context, set *model.StatefulSet, replicas []*model.Pod, update *model.ControllerRevision, status *model.StatefulSetStatus, now sim.Time, st *syncState) (*model.StatefulSetStatus, error) {
+func (ssc *Controller) rollingUpdateLegacy(ctx context.Context, set *model.StatefulSet, replicas []*model.Pod, update *model.ControllerRevision, status *model.StatefulSetStatus, now vtime.Time, st *syncState) (*model.StatefulSetStatus, error) {
 	updateMin := int(partition(set))
 	for target := len(replicas) - 1; target >= updateMin; target-- {
 		pod := replicas[target]
@@ -345,7 +345,7 @@ func (ssc *Controller) rollingUpdateLegacy(ctx context.Context, set *model.State
 // the unavailable replicas; if they do not exceed maxUnavailable, delete up to
 // maxUnavailable minus that many pods not at the update revision, from the highest ordinal
 // down to the partition.
-func (ssc *Controller) rollingUpdateMaxUnavailable(ctx context.Context, set *model.StatefulSet, replicas []*model.Pod, update *model.ControllerRevision, status *model.StatefulSetStatus, now sim.Time, st *syncState) (*model.StatefulSetStatus, error) {
+func (ssc *Controller) rollingUpdateMaxUnavailable(ctx context.Context, set *model.StatefulSet, replicas []*model.Pod, update *model.ControllerRevision, status *model.StatefulSetStatus, now vtime.Time, st *syncState) (*model.StatefulSetStatus, error) {
 	updateMin := 0
 	maxUnavailable := 1
 	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil {

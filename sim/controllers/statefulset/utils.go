@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Labels the controller puts on its pods and revisions ([api@HEAD] apps/v1/types.go).
@@ -238,8 +238,8 @@ func isRunningAndReady(pod *model.Pod) bool {
 
 // isRunningAndAvailable is podutil.IsPodAvailable at now: Ready, for more than
 // minReadySeconds when that is positive. Upstream treats a zero lastTransitionTime as unset;
-// sim.Time 0 is the first instant of a run, a real time, so it is not special here.
-func isRunningAndAvailable(pod *model.Pod, minReadySeconds int32, now sim.Time) bool {
+// vtime.Time 0 is the first instant of a run, a real time, so it is not special here.
+func isRunningAndAvailable(pod *model.Pod, minReadySeconds int32, now vtime.Time) bool {
 	c := readyCondition(pod)
 	if c == nil || c.Status != model.ConditionTrue {
 		return false
@@ -254,7 +254,7 @@ func isRunningAndAvailable(pod *model.Pod, minReadySeconds int32, now sim.Time) 
 func isHealthy(pod *model.Pod) bool { return isRunningAndReady(pod) && !isTerminating(pod) }
 
 // isUnavailable: not healthy, or not yet available (upstream isUnavailable).
-func isUnavailable(pod *model.Pod, minReadySeconds int32, now sim.Time) bool {
+func isUnavailable(pod *model.Pod, minReadySeconds int32, now vtime.Time) bool {
 	return !isHealthy(pod) || !isRunningAndAvailable(pod, minReadySeconds, now)
 }
 

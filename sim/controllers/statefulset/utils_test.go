@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func TestParentNameAndOrdinal(t *testing.T) {
@@ -185,7 +185,7 @@ func TestControllerRevisionName(t *testing.T) {
 }
 
 func TestSortControllerRevisionsAndNext(t *testing.T) {
-	mk := func(name string, rev int64, created sim.Time) *model.ControllerRevision {
+	mk := func(name string, rev int64, created vtime.Time) *model.ControllerRevision {
 		r := &model.ControllerRevision{Revision: rev}
 		r.Name = name
 		r.CreationTimestamp = created
@@ -231,11 +231,11 @@ func TestGetStatefulSetMaxUnavailable(t *testing.T) {
 }
 
 func TestPodPredicates(t *testing.T) {
-	now := sim.FromDuration(100 * time.Second)
+	now := vtime.FromDuration(100 * time.Second)
 	ready := func(phase string, readyAt time.Duration) *model.Pod {
 		p := &model.Pod{}
 		p.Status.Phase = phase
-		p.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue, LastTransitionTime: sim.FromDuration(readyAt)}}
+		p.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue, LastTransitionTime: vtime.FromDuration(readyAt)}}
 		return p
 	}
 	notReady := &model.Pod{}

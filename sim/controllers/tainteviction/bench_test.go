@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/controllers/nodelifecycle/testworld"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // BenchmarkEvictNode30 measures the eviction of the 30 pods of a node that gets the
@@ -33,7 +33,7 @@ func BenchmarkEvictNode30(b *testing.B) {
 		tc := New(w.K, c, f, nil, DefaultConfig())
 		f.Start(w.K)
 		tc.Start()
-		if err := w.RunUntil(sim.Time(0).Add(time.Second)); err != nil {
+		if err := w.RunUntil(vtime.Time(0).Add(time.Second)); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

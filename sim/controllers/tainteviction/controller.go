@@ -8,6 +8,7 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Upstream constants ([k8s:pkg/controller/tainteviction/taint_eviction.go@003e8629]).
@@ -178,7 +179,7 @@ func (tc *Controller) Stats() Stats {
 
 // ScheduledEviction reports when the eviction of pod namespace/name is due, if one is
 // scheduled and has not started yet.
-func (tc *Controller) ScheduledEviction(namespace, name string) (sim.Time, bool) {
+func (tc *Controller) ScheduledEviction(namespace, name string) (vtime.Time, bool) {
 	w := tc.queue.get(model.KeyOf(namespace, name))
 	if w == nil || w.started {
 		return 0, false
@@ -331,7 +332,7 @@ func (tc *Controller) handleNodeUpdate(nodeName string) {
 // processPodOnNode is upstream processPodOnNode: delete now when a taint is not tolerated,
 // never when every used toleration is unbounded, else after the shortest tolerationSeconds —
 // counted from when this controller first saw the taints, so a schedule made earlier is kept.
-func (tc *Controller) processPodOnNode(pod *model.Pod, taints []model.Taint, now sim.Time) {
+func (tc *Controller) processPodOnNode(pod *model.Pod, taints []model.Taint, now vtime.Time) {
 	key := model.Key(pod)
 	if len(taints) == 0 {
 		tc.cancelWorkWithEvent(key, pod.Namespace, pod.Name, pod)
@@ -470,7 +471,7 @@ func (tc *Controller) addConditionAndDeletePod(p *sim.Proc, namespace, name stri
 // updatePodCondition is upstream pkg/api/v1/pod UpdatePodCondition: it sets condition in
 // status (LastTransitionTime = now unless the status is unchanged) and reports whether
 // anything changed.
-func updatePodCondition(status *model.PodStatus, condition model.PodCondition, now sim.Time) bool {
+func updatePodCondition(status *model.PodStatus, condition model.PodCondition, now vtime.Time) bool {
 	condition.LastTransitionTime = now
 	for i := range status.Conditions {
 		old := &status.Conditions[i]

@@ -2,14 +2,15 @@ package tainteviction
 
 import (
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // timedWorker is one scheduled pod deletion (upstream TimedWorker). While it waits, its timer
 // is a hold: a pending eviction is pending work and keeps the run from being quiescent.
 type timedWorker struct {
 	namespace, name string
-	createdAt       sim.Time
-	fireAt          sim.Time
+	createdAt       vtime.Time
+	fireAt          vtime.Time
 	// timer is nil for work that started at once (upstream keeps a nil entry then).
 	timer *sim.Timer
 	// started is set when the deletion process has been spawned; cancelling no longer stops
@@ -32,7 +33,7 @@ func newTimedWorkerQueue(k *sim.Kernel, work func(w *timedWorker)) *timedWorkerQ
 
 // addWork is upstream AddWork: an existing worker for key is kept untouched; otherwise a worker
 // is created that runs fireAt-createdAt from now, or at once when that is not positive.
-func (q *timedWorkerQueue) addWork(key, namespace, name string, createdAt, fireAt sim.Time) {
+func (q *timedWorkerQueue) addWork(key, namespace, name string, createdAt, fireAt vtime.Time) {
 	if _, ok := q.workers[key]; ok {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 const (
@@ -150,7 +151,7 @@ func TestMinTolerationTimeClampsHugeSeconds(t *testing.T) {
 }
 
 func TestNoExecuteTaintsAndEquality(t *testing.T) {
-	at := sim.Time(7)
+	at := vtime.Time(7)
 	taints := []model.Taint{{Key: "a", Effect: model.TaintEffectNoSchedule}, unreachable, {Key: "b", Effect: model.TaintEffectPreferNoSchedule}}
 	assert.Equal(t, []model.Taint{unreachable}, noExecuteTaints(taints))
 	assert.Empty(t, noExecuteTaints(nil))
@@ -171,9 +172,9 @@ func TestUpdatePodCondition(t *testing.T) {
 	cond := model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: ReasonDeletionByTaintManager}
 	assert.True(t, updatePodCondition(&status, cond, 10))
 	assert.Len(t, status.Conditions, 2)
-	assert.Equal(t, sim.Time(10), status.Conditions[1].LastTransitionTime)
+	assert.Equal(t, vtime.Time(10), status.Conditions[1].LastTransitionTime)
 	assert.False(t, updatePodCondition(&status, cond, 20), "same condition again: no change")
-	assert.Equal(t, sim.Time(10), status.Conditions[1].LastTransitionTime)
+	assert.Equal(t, vtime.Time(10), status.Conditions[1].LastTransitionTime)
 }
 
 func TestHashShardsLikeUpstream(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Component is the controller's name in traces and its event source (upstream
@@ -92,7 +93,7 @@ func needsCleanup(j *model.Job) bool {
 
 // timeLeft is upstream timeLeft: the finish time is the Complete or Failed condition's
 // transition time; the Job expires TTL seconds after it.
-func timeLeft(j *model.Job, now sim.Time) (left time.Duration, expireAt sim.Time, ok bool) {
+func timeLeft(j *model.Job, now vtime.Time) (left time.Duration, expireAt vtime.Time, ok bool) {
 	c, finished := model.JobFinishedCondition(j)
 	if !finished || j.Spec.TTLSecondsAfterFinished == nil {
 		return 0, 0, false

@@ -11,6 +11,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Dispatch runs the world commands shared by the controller tests and reports whether cmd was
@@ -150,7 +151,7 @@ func (w *World) cmdKubelet(td *datadriven.TestData) error {
 		if err != nil {
 			return fmt.Errorf("at: %v", err)
 		}
-		if t := sim.FromDuration(d); t >= w.K.Now() {
+		if t := vtime.FromDuration(d); t >= w.K.Now() {
 			w.K.Schedule(t, sim.HandlerFunc(func(uint64) { act() }), 0, false)
 			return nil
 		}
@@ -203,7 +204,7 @@ func (w *World) cmdRun(td *datadriven.TestData) error {
 		if err != nil {
 			return fmt.Errorf("until: %v", err)
 		}
-		return w.RunUntil(sim.FromDuration(d))
+		return w.RunUntil(vtime.FromDuration(d))
 	}
 	if f := val(td, "for", ""); f != "" {
 		d, err := time.ParseDuration(f)

@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Fault fails the next Count requests that match Verb, Kind and Subresource (and Client when
@@ -26,7 +26,7 @@ type Fault struct {
 }
 
 // Intercept implements apiserver.Fault.
-func (f *Fault) Intercept(_ sim.Time, req *apiserver.Request) (time.Duration, error) {
+func (f *Fault) Intercept(_ vtime.Time, req *apiserver.Request) (time.Duration, error) {
 	if f.Count <= 0 || req.Verb != f.Verb || req.Kind != f.Kind || req.Subresource != f.Subresource {
 		return 0, nil
 	}

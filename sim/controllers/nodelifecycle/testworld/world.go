@@ -14,6 +14,7 @@ import (
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Kubelet heartbeat timing (docs/upstream.md#kubelet): the Lease is renewed every
@@ -55,7 +56,7 @@ type Kubelet struct {
 	node      string
 	timer     *sim.Timer
 	running   bool
-	lastRenew sim.Time
+	lastRenew vtime.Time
 }
 
 // New returns an empty world at time 0. It returns an error if the API server configuration
@@ -102,7 +103,7 @@ func (w *World) Output() string { return w.out.take() }
 // RunUntil runs the world to virtual time t (events at t included) and then checks the
 // invariants. It returns an error if the run stopped for anything but reaching t, or an
 // invariant is broken.
-func (w *World) RunUntil(t sim.Time) error {
+func (w *World) RunUntil(t vtime.Time) error {
 	if t < w.K.Now() {
 		return fmt.Errorf("cannot run back to %s from %s", t, w.K.Now())
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func TestParseTolerations(t *testing.T) {
@@ -50,18 +50,18 @@ func TestKubeletRenewsUntilStopped(t *testing.T) {
 	w, err := New(Options{Seed: 1})
 	require.NoError(t, err)
 	require.NoError(t, w.AddNode("n1", "a", "", model.ConditionTrue, nil, true))
-	renewTime := func() sim.Time {
+	renewTime := func() vtime.Time {
 		obj, err := w.Store.Get(model.KindLease, "kube-node-lease", "n1")
 		require.NoError(t, err)
 		return *obj.(*model.Lease).Spec.RenewTime
 	}
-	require.NoError(t, w.RunUntil(sim.FromDuration(35*time.Second)))
-	assert.Equal(t, sim.FromDuration(30*time.Second), renewTime())
+	require.NoError(t, w.RunUntil(vtime.FromDuration(35*time.Second)))
+	assert.Equal(t, vtime.FromDuration(30*time.Second), renewTime())
 	require.NoError(t, w.StopKubelet("n1"))
-	require.NoError(t, w.RunUntil(sim.FromDuration(100*time.Second)))
-	assert.Equal(t, sim.FromDuration(30*time.Second), renewTime(), "no renewal after the stop")
+	require.NoError(t, w.RunUntil(vtime.FromDuration(100*time.Second)))
+	assert.Equal(t, vtime.FromDuration(30*time.Second), renewTime(), "no renewal after the stop")
 	require.NoError(t, w.StartKubelet("n1"))
-	assert.Equal(t, sim.FromDuration(100*time.Second), renewTime())
+	assert.Equal(t, vtime.FromDuration(100*time.Second), renewTime())
 	assert.Error(t, w.StopKubelet("nope"))
 	assert.Contains(t, w.Output(), "test kubelet-stop Node n1 last-renew=t=30.000s")
 }
@@ -69,6 +69,6 @@ func TestKubeletRenewsUntilStopped(t *testing.T) {
 func TestRunUntilRejectsThePast(t *testing.T) {
 	w, err := New(Options{Seed: 1})
 	require.NoError(t, err)
-	require.NoError(t, w.RunUntil(sim.FromDuration(time.Second)))
+	require.NoError(t, w.RunUntil(vtime.FromDuration(time.Second)))
 	assert.Error(t, w.RunUntil(0))
 }

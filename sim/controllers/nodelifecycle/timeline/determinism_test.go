@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/controllers/nodelifecycle"
 	"github.com/reconsim/reconsim/sim/controllers/nodelifecycle/testworld"
 	"github.com/reconsim/reconsim/sim/controllers/tainteviction"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // failureRun builds three zones of nodes with pods, silences a whole zone and part of
@@ -36,14 +36,14 @@ func failureRun(t testing.TB, seed uint64, nodesPerZone int) (uint64, uint64, in
 	tef.Start(w.K)
 	nc.Start()
 	tc.Start()
-	require.NoError(t, w.RunUntil(sim.FromDuration(30*time.Second)))
+	require.NoError(t, w.RunUntil(vtime.FromDuration(30*time.Second)))
 	for i := 0; i < nodesPerZone; i++ {
 		require.NoError(t, w.StopKubelet(fmt.Sprintf("a-%03d", i)))
 		if i%3 == 0 {
 			require.NoError(t, w.StopKubelet(fmt.Sprintf("b-%03d", i)))
 		}
 	}
-	require.NoError(t, w.RunUntil(sim.FromDuration(15*time.Minute)))
+	require.NoError(t, w.RunUntil(vtime.FromDuration(15*time.Minute)))
 	return w.K.Trace().Hash(), w.K.Trace().Lines(), len(w.Sink.Events)
 }
 
