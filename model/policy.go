@@ -72,22 +72,6 @@ type Eviction struct {
 	DeleteOptions *DeleteOptions `json:"deleteOptions,omitempty"`
 }
 
-// DeleteOptions is metav1.DeleteOptions reduced to what the simulator models, for bodies
-// that carry delete options (Eviction). The API server converts it to its own options.
-type DeleteOptions struct {
-	GracePeriodSeconds *int64         `json:"gracePeriodSeconds,omitempty"`
-	Preconditions      *Preconditions `json:"preconditions,omitempty"`
-	// PropagationPolicy is "Orphan", "Background" or "Foreground".
-	PropagationPolicy *string `json:"propagationPolicy,omitempty"`
-}
-
-// Preconditions is metav1.Preconditions: a delete proceeds only when every set field matches
-// the stored object.
-type Preconditions struct {
-	UID             *string `json:"uid,omitempty"`
-	ResourceVersion *uint64 `json:"resourceVersion,omitempty"`
-}
-
 // ---- Object methods and deep copies ----
 
 func (o *PodDisruptionBudget) Meta() *ObjectMeta { return &o.ObjectMeta }
@@ -119,20 +103,5 @@ func (o *Eviction) DeepCopy() *Eviction {
 	*out = *o
 	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.DeleteOptions = o.DeleteOptions.DeepCopy()
-	return out
-}
-
-// DeepCopy returns a deep copy of o; nil for nil.
-func (o *DeleteOptions) DeepCopy() *DeleteOptions {
-	if o == nil {
-		return nil
-	}
-	out := &DeleteOptions{
-		GracePeriodSeconds: copyPtr(o.GracePeriodSeconds),
-		PropagationPolicy:  copyPtr(o.PropagationPolicy),
-	}
-	if p := o.Preconditions; p != nil {
-		out.Preconditions = &Preconditions{UID: copyPtr(p.UID), ResourceVersion: copyPtr(p.ResourceVersion)}
-	}
 	return out
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // RolloutArgs changes a Deployment's, StatefulSet's or DaemonSet's pod template, which starts
@@ -148,10 +147,20 @@ type RequestFilter struct {
 	Clients []string `json:"clients,omitempty"`
 }
 
+// RequestInfo is what a RequestFilter looks at in an API request: the caller, the verb, the
+// kind and the subresource. The cluster fills it from the API server's request, so that
+// scenarios need not import the server.
+type RequestInfo struct {
+	Client      string
+	Verb        model.Verb
+	Kind        model.Kind
+	Subresource string
+}
+
 // Matches reports whether req passes the filter: its verb is one of Verbs, its resource one
 // of Resources and its client matches one of Clients (each check passes when the list is
 // empty). Unknown kinds match only an empty Resources list.
-func (f RequestFilter) Matches(req *apiserver.Request) bool {
+func (f RequestFilter) Matches(req RequestInfo) bool {
 	if len(f.Verbs) > 0 && !contains(f.Verbs, string(req.Verb)) {
 		return false
 	}
@@ -233,7 +242,7 @@ type APIErrorsArgs struct {
 	// ServiceUnavailable or 504 Timeout.
 	Code int `json:"code"`
 	// RetryAfterSeconds is the Retry-After of the answer: default 1 for 429 (as the
-	// max-in-flight filter sends, apiserver.DefaultRetryAfterSeconds), 0 (none) otherwise.
+	// max-in-flight filter sends, model.DefaultRetryAfterSeconds), 0 (none) otherwise.
 	RetryAfterSeconds int `json:"retryAfterSeconds,omitempty"`
 	// For is how long the fault lasts.
 	For time.Duration `json:"for"`
@@ -371,9 +380,9 @@ func (s *Scenario) ClientNames() []string {
 
 // verbNames are the API verbs request filters accept.
 var verbNames = []string{
-	string(apiserver.VerbGet), string(apiserver.VerbList), string(apiserver.VerbWatch),
-	string(apiserver.VerbCreate), string(apiserver.VerbUpdate), string(apiserver.VerbPatch),
-	string(apiserver.VerbDelete),
+	string(model.VerbGet), string(model.VerbList), string(model.VerbWatch),
+	string(model.VerbCreate), string(model.VerbUpdate), string(model.VerbPatch),
+	string(model.VerbDelete),
 }
 
 // subresources are the subresources a resource filter may name, by resource.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/metrics"
 )
 
@@ -60,7 +59,7 @@ func TestLoadWorkloadsScenario(t *testing.T) {
 		e := tl[11].Action.APIErrors
 		assert.Equal(t, 0.5, e.Fraction)
 		assert.Equal(t, 429, e.Code)
-		assert.Equal(t, apiserver.DefaultRetryAfterSeconds, e.RetryAfterSeconds, "a 429 carries Retry-After 1 by default")
+		assert.Equal(t, model.DefaultRetryAfterSeconds, e.RetryAfterSeconds, "a 429 carries Retry-After 1 by default")
 		assert.Equal(t, 3, tl[12].Action.APIErrors.RetryAfterSeconds)
 
 		assert.Equal(t, &ControllerRestartArgs{Component: "kube-controller-manager", Downtime: 15 * time.Second}, tl[13].Action.ControllerRestart)
@@ -219,14 +218,14 @@ func TestMatchClient(t *testing.T) {
 }
 
 func TestRequestFilterMatches(t *testing.T) {
-	req := func(client string, verb apiserver.Verb, kind model.Kind, sub string) *apiserver.Request {
-		return &apiserver.Request{Client: client, Verb: verb, Kind: kind, Subresource: sub}
+	req := func(client string, verb model.Verb, kind model.Kind, sub string) RequestInfo {
+		return RequestInfo{Client: client, Verb: verb, Kind: kind, Subresource: sub}
 	}
-	status := req("kubelet/worker-0", apiserver.VerbUpdate, model.KindPod, "status")
-	create := req("replicaset-controller", apiserver.VerbCreate, model.KindPod, "")
+	status := req("kubelet/worker-0", model.VerbUpdate, model.KindPod, "status")
+	create := req("replicaset-controller", model.VerbCreate, model.KindPod, "")
 	for _, c := range []struct {
 		f    RequestFilter
-		r    *apiserver.Request
+		r    RequestInfo
 		want bool
 	}{
 		{RequestFilter{}, status, true},
@@ -239,9 +238,9 @@ func TestRequestFilterMatches(t *testing.T) {
 		{RequestFilter{Clients: []string{"kubelet/*"}}, status, true},
 		{RequestFilter{Clients: []string{"kubelet/*"}}, create, false},
 		{RequestFilter{Verbs: []string{"create"}, Resources: []string{"pods"}, Clients: []string{"replicaset-controller"}}, create, true},
-		{RequestFilter{Resources: []string{"pods"}}, req("x", apiserver.VerbGet, "Frobnicator", ""), false},
+		{RequestFilter{Resources: []string{"pods"}}, req("x", model.VerbGet, "Frobnicator", ""), false},
 	} {
-		assert.Equal(t, c.want, c.f.Matches(c.r), "%+v ~ %+v", c.f, *c.r)
+		assert.Equal(t, c.want, c.f.Matches(c.r), "%+v ~ %+v", c.f, c.r)
 	}
 }
 

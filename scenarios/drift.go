@@ -10,11 +10,11 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/model/patch"
 )
 
 // PatchArgs changes an object as `kubectl patch` does: one PATCH request of the given type,
-// applied by the API server to the object as it is then (apiserver.ApplyPatch: a JSON patch,
+// applied by the API server to the object as it is then (patch.Apply: a JSON patch,
 // a JSON merge patch, or a strategic merge patch that merges lists such as containers by
 // their merge key).
 type PatchArgs struct {
@@ -31,12 +31,12 @@ type PatchArgs struct {
 var patchTypeNames = []string{"strategic", "merge", "json"}
 
 // PatchType returns the API patch type of a.Type.
-func (a *PatchArgs) PatchType() apiserver.PatchType {
+func (a *PatchArgs) PatchType() model.PatchType {
 	name := a.Type
 	if name == "" {
 		name = "strategic"
 	}
-	pt, _ := apiserver.PatchTypeNamed(name)
+	pt, _ := model.PatchTypeNamed(name)
 	return pt
 }
 
@@ -63,7 +63,7 @@ func (a *PatchArgs) ApplyTo(obj model.Object) (model.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := apiserver.ApplyPatch(obj.GetKind(), cur, a.PatchType(), body)
+	out, err := patch.Apply(obj.GetKind(), cur, a.PatchType(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -332,9 +332,9 @@ func (l *loader) checkPatch(a *PatchArgs, p string) {
 	switch {
 	case n == nil || isNull(n):
 		l.errPath(pp, "missing value", "the patch document")
-	case a.PatchType() == apiserver.JSONPatchType && n.Kind != yaml.SequenceNode:
+	case a.PatchType() == model.JSONPatchType && n.Kind != yaml.SequenceNode:
 		l.errPath(pp, "a json patch is a list of operations", `[{op: replace, path: /spec/replicas, value: 5}]`)
-	case a.PatchType() != apiserver.JSONPatchType && n.Kind != yaml.MappingNode:
+	case a.PatchType() != model.JSONPatchType && n.Kind != yaml.MappingNode:
 		l.errPath(pp, "a "+strings.TrimSuffix(a.Type+" ", " ")+" patch is a mapping", `{spec: {replicas: 5}}; a list of operations needs type: json`)
 	}
 	if len(l.errs) > before {

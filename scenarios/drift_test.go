@@ -51,7 +51,7 @@ func FuzzParseFieldPath(f *testing.F) {
 }
 
 // TestEditAndPatchApply: edit sets fields and removes them with null; the three patch types
-// apply as kube-apiserver applies them (apiserver.ApplyPatch).
+// apply as kube-apiserver applies them (patch.Apply).
 func TestEditAndPatchApply(t *testing.T) {
 	d := &model.Deployment{ObjectMeta: model.ObjectMeta{Name: "web", Namespace: "default", Labels: map[string]string{"a": "b"}}}
 	d.Spec.Replicas = model.Ptr(int32(3))

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // applyDefaults fills in what the file leaves out. Presence is judged from the file (the
@@ -53,7 +52,7 @@ func (l *loader) applyDefaults() {
 			a.Drain.IgnoreDaemonSets = true
 		}
 		if a.APIErrors != nil && a.APIErrors.Code == 429 && !ix.has(childPath(p, "retryAfterSeconds")) {
-			a.APIErrors.RetryAfterSeconds = apiserver.DefaultRetryAfterSeconds
+			a.APIErrors.RetryAfterSeconds = model.DefaultRetryAfterSeconds
 		}
 	}
 	for i := range s.Expect {

@@ -40,10 +40,10 @@ func benchRoundTripWith(b *testing.B, seed model.Object, status, skipUpdateValid
 		b.Fatal(err)
 	}
 	sink := &countingSink{}
-	if _, err := srv.Store().Watch(seed.GetKind(), ListOptions{}, 0, sink); err != nil {
+	if _, err := srv.Store().Watch(seed.GetKind(), model.ListOptions{}, 0, sink); err != nil {
 		b.Fatal(err)
 	}
-	req := &Request{Client: "bench", Verb: VerbUpdate, Kind: seed.GetKind(), Namespace: seed.Meta().Namespace, Name: seed.Meta().Name}
+	req := &Request{Client: "bench", Verb: model.VerbUpdate, Kind: seed.GetKind(), Namespace: seed.Meta().Namespace, Name: seed.Meta().Name}
 	if status {
 		req.Subresource = "status"
 	}
@@ -157,7 +157,7 @@ func BenchmarkListPodsByFieldSelector(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				items, _, err := s.List(model.KindPod, ListOptions{FieldSelector: sels[i%nodes]})
+				items, _, err := s.List(model.KindPod, model.ListOptions{FieldSelector: sels[i%nodes]})
 				if err != nil || len(items) != bc.items {
 					b.Fatalf("listed %d pods (%v), want %d", len(items), err, bc.items)
 				}

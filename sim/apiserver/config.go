@@ -9,41 +9,27 @@ import (
 	"github.com/reconsim/reconsim/sim"
 )
 
-// Verb names an API request verb, as in the apiserver's request metrics.
-type Verb string
-
-// The verbs the server serves.
-const (
-	VerbGet    Verb = "get"
-	VerbList   Verb = "list"
-	VerbWatch  Verb = "watch"
-	VerbCreate Verb = "create"
-	VerbUpdate Verb = "update"
-	VerbPatch  Verb = "patch"
-	VerbDelete Verb = "delete"
-)
-
 // allVerbs fixes the order of per-verb arrays and of every per-verb output.
-var allVerbs = [...]Verb{VerbGet, VerbList, VerbWatch, VerbCreate, VerbUpdate, VerbPatch, VerbDelete}
+var allVerbs = [...]model.Verb{model.VerbGet, model.VerbList, model.VerbWatch, model.VerbCreate, model.VerbUpdate, model.VerbPatch, model.VerbDelete}
 
 const numVerbs = len(allVerbs)
 
 // verbIndex returns v's position in allVerbs, or -1.
-func verbIndex(v Verb) int {
+func verbIndex(v model.Verb) int {
 	switch v {
-	case VerbGet:
+	case model.VerbGet:
 		return 0
-	case VerbList:
+	case model.VerbList:
 		return 1
-	case VerbWatch:
+	case model.VerbWatch:
 		return 2
-	case VerbCreate:
+	case model.VerbCreate:
 		return 3
-	case VerbUpdate:
+	case model.VerbUpdate:
 		return 4
-	case VerbPatch:
+	case model.VerbPatch:
 		return 5
-	case VerbDelete:
+	case model.VerbDelete:
 		return 6
 	}
 	return -1
@@ -52,8 +38,8 @@ func verbIndex(v Verb) int {
 // isMutating reports whether v takes a slot in the mutating in-flight pool
 // ([apiserver@HEAD] pkg/server/filters/maxinflight.go: nonMutatingRequestVerbs are get, list,
 // watch; everything else is mutating).
-func isMutating(v Verb) bool {
-	return v == VerbCreate || v == VerbUpdate || v == VerbPatch || v == VerbDelete
+func isMutating(v model.Verb) bool {
+	return v == model.VerbCreate || v == model.VerbUpdate || v == model.VerbPatch || v == model.VerbDelete
 }
 
 // Upstream defaults, each named after where it comes from.
@@ -62,9 +48,6 @@ const (
 	DefaultMaxRequestsInflight = 400
 	// DefaultMaxMutatingRequestsInflight is --max-mutating-requests-inflight (same file).
 	DefaultMaxMutatingRequestsInflight = 200
-	// DefaultRetryAfterSeconds is the Retry-After the max-in-flight filter sends with a 429
-	// ([apiserver@HEAD] pkg/server/filters/maxinflight.go: retryAfter = "1").
-	DefaultRetryAfterSeconds = 1
 
 	// DefaultHistoryLowerBound and DefaultHistoryUpperBound bound the watch cache's event
 	// history per resource ([apiserver@HEAD] pkg/storage/cacher/watch_cache_history.go:
@@ -240,7 +223,7 @@ type Config struct {
 	// ServiceTime is the time a request holds its in-flight slot before the store serves it,
 	// per verb (simulator knobs). A verb that is missing costs nothing. The watch entry is the
 	// cost of establishing a watch.
-	ServiceTime map[Verb]sim.Dist
+	ServiceTime map[model.Verb]sim.Dist
 	// ListItemCost is added to a LIST's service time for each item it returns (simulator knob).
 	ListItemCost time.Duration
 	// RetryAfterSeconds is the Retry-After sent with a 429. Zero: 1, as upstream.
@@ -256,17 +239,17 @@ func DefaultConfig() Config {
 	return Config{
 		MaxRequestsInflight:         DefaultMaxRequestsInflight,
 		MaxMutatingRequestsInflight: DefaultMaxMutatingRequestsInflight,
-		ServiceTime: map[Verb]sim.Dist{
-			VerbGet:    sim.Constant(time.Millisecond),
-			VerbList:   sim.Constant(5 * time.Millisecond),
-			VerbWatch:  sim.Constant(time.Millisecond),
-			VerbCreate: sim.Constant(5 * time.Millisecond),
-			VerbUpdate: sim.Constant(5 * time.Millisecond),
-			VerbPatch:  sim.Constant(5 * time.Millisecond),
-			VerbDelete: sim.Constant(5 * time.Millisecond),
+		ServiceTime: map[model.Verb]sim.Dist{
+			model.VerbGet:    sim.Constant(time.Millisecond),
+			model.VerbList:   sim.Constant(5 * time.Millisecond),
+			model.VerbWatch:  sim.Constant(time.Millisecond),
+			model.VerbCreate: sim.Constant(5 * time.Millisecond),
+			model.VerbUpdate: sim.Constant(5 * time.Millisecond),
+			model.VerbPatch:  sim.Constant(5 * time.Millisecond),
+			model.VerbDelete: sim.Constant(5 * time.Millisecond),
 		},
 		ListItemCost:      DefaultListItemCost,
-		RetryAfterSeconds: DefaultRetryAfterSeconds,
+		RetryAfterSeconds: model.DefaultRetryAfterSeconds,
 		Store:             DefaultStoreConfig(),
 	}
 }

@@ -40,7 +40,7 @@ var immortalNamespaces = map[string]bool{"default": true, "kube-system": true, "
 //     kube-public cannot be deleted (403).
 //
 // Other errors: 404 NotFound; 422 for an unknown propagation policy.
-func (s *Store) Delete(kind model.Kind, namespace, name string, opts DeleteOptions) (model.Object, error) {
+func (s *Store) Delete(kind model.Kind, namespace, name string, opts model.DeleteOptions) (model.Object, error) {
 	ks, err := s.kind(kind)
 	if err != nil {
 		return nil, err
@@ -66,13 +66,13 @@ func (s *Store) Delete(kind model.Kind, namespace, name string, opts DeleteOptio
 }
 
 // validateDeleteOptions is the part of ValidateDeleteOptions that applies here.
-func validateDeleteOptions(opts DeleteOptions) field.ErrorList {
+func validateDeleteOptions(opts model.DeleteOptions) field.ErrorList {
 	if p := opts.PropagationPolicy; p != nil {
 		switch *p {
-		case DeletePropagationOrphan, DeletePropagationBackground, DeletePropagationForeground:
+		case model.DeletePropagationOrphan, model.DeletePropagationBackground, model.DeletePropagationForeground:
 		default:
 			return field.ErrorList{field.NotSupported(field.NewPath("propagationPolicy"), string(*p),
-				[]string{string(DeletePropagationForeground), string(DeletePropagationBackground), string(DeletePropagationOrphan), "nil"})}
+				[]string{string(model.DeletePropagationForeground), string(model.DeletePropagationBackground), string(model.DeletePropagationOrphan), "nil"})}
 		}
 	}
 	return nil
@@ -80,7 +80,7 @@ func validateDeleteOptions(opts DeleteOptions) field.ErrorList {
 
 // checkPreconditions is BeforeDelete's precondition check; like upstream it names the kind
 // where the resource would go.
-func checkPreconditions(ks *kindStore, cur model.Object, pre *Preconditions) error {
+func checkPreconditions(ks *kindStore, cur model.Object, pre *model.Preconditions) error {
 	if pre == nil {
 		return nil
 	}
@@ -96,7 +96,7 @@ func checkPreconditions(ks *kindStore, cur model.Object, pre *Preconditions) err
 }
 
 // deleteObject is the generic registry's Delete after the preconditions held.
-func (s *Store) deleteObject(ks *kindStore, key objKey, cur model.Object, opts DeleteOptions) model.Object {
+func (s *Store) deleteObject(ks *kindStore, key objKey, cur model.Object, opts model.DeleteOptions) model.Object {
 	now := s.k.Now()
 	meta := cur.Meta()
 	var grace *int64
@@ -187,20 +187,20 @@ func markAsDeleting(meta *model.ObjectMeta, now vtime.Time) {
 // gcFinalizers is deletionFinalizersForGarbageCollection (the garbage collector is enabled, as
 // --enable-garbage-collector defaults to true): it returns whether the finalizers change, and
 // the new list.
-func gcFinalizers(st *strategy, meta *model.ObjectMeta, policy *DeletionPropagation) (bool, []string) {
+func gcFinalizers(st *strategy, meta *model.ObjectMeta, policy *model.DeletionPropagation) (bool, []string) {
 	orphan := shouldOrphanDependents(st, meta, policy)
 	foreground := shouldDeleteDependents(st, meta, policy)
 	var out []string
 	for _, f := range meta.Finalizers {
-		if f != FinalizerOrphanDependents && f != FinalizerDeleteDependents {
+		if f != model.FinalizerOrphanDependents && f != model.FinalizerDeleteDependents {
 			out = append(out, f)
 		}
 	}
 	if orphan {
-		out = append(out, FinalizerOrphanDependents)
+		out = append(out, model.FinalizerOrphanDependents)
 	}
 	if foreground {
-		out = append(out, FinalizerDeleteDependents)
+		out = append(out, model.FinalizerDeleteDependents)
 	}
 	if sameSet(out, meta.Finalizers) {
 		return false, meta.Finalizers
@@ -208,36 +208,36 @@ func gcFinalizers(st *strategy, meta *model.ObjectMeta, policy *DeletionPropagat
 	return true, out
 }
 
-func shouldOrphanDependents(st *strategy, meta *model.ObjectMeta, policy *DeletionPropagation) bool {
+func shouldOrphanDependents(st *strategy, meta *model.ObjectMeta, policy *model.DeletionPropagation) bool {
 	if st.gc == gcUnsupported {
 		return false
 	}
 	if policy != nil {
-		return *policy == DeletePropagationOrphan
+		return *policy == model.DeletePropagationOrphan
 	}
 	for _, f := range meta.Finalizers {
 		switch f {
-		case FinalizerOrphanDependents:
+		case model.FinalizerOrphanDependents:
 			return true
-		case FinalizerDeleteDependents:
+		case model.FinalizerDeleteDependents:
 			return false
 		}
 	}
 	return st.gc == gcOrphanDependents
 }
 
-func shouldDeleteDependents(st *strategy, meta *model.ObjectMeta, policy *DeletionPropagation) bool {
+func shouldDeleteDependents(st *strategy, meta *model.ObjectMeta, policy *model.DeletionPropagation) bool {
 	if st.gc == gcUnsupported {
 		return false
 	}
 	if policy != nil {
-		return *policy == DeletePropagationForeground
+		return *policy == model.DeletePropagationForeground
 	}
 	for _, f := range meta.Finalizers {
 		switch f {
-		case FinalizerDeleteDependents:
+		case model.FinalizerDeleteDependents:
 			return true
-		case FinalizerOrphanDependents:
+		case model.FinalizerOrphanDependents:
 			return false
 		}
 	}
@@ -271,7 +271,7 @@ func sameSet(a, b []string) bool {
 // [k8s] pkg/registry/core/namespace/storage/storage.go): deletionTimestamp now, phase
 // Terminating, GC finalizers as the options say. The namespace controller deletes the content
 // and then deletes the namespace again.
-func (s *Store) markNamespaceTerminating(ks *kindStore, key objKey, cur model.Object, opts DeleteOptions) model.Object {
+func (s *Store) markNamespaceTerminating(ks *kindStore, key objKey, cur model.Object, opts model.DeleteOptions) model.Object {
 	upd := cur.DeepCopyObject().(*model.Namespace)
 	if upd.DeletionTimestamp == nil {
 		now := s.k.Now()

@@ -188,7 +188,7 @@ func canEvictUnhealthy(pdb *model.PodDisruptionBudget) bool {
 // podDisruptionBudgetsFor is upstream getPodDisruptionBudgets: the budgets of the pod's
 // namespace whose selector parses, is not empty, and matches the pod's labels, in name order.
 func (s *Store) podDisruptionBudgetsFor(pod *model.Pod) ([]*model.PodDisruptionBudget, error) {
-	items, _, err := s.List(model.KindPodDisruptionBudget, ListOptions{Namespace: pod.Namespace})
+	items, _, err := s.List(model.KindPodDisruptionBudget, model.ListOptions{Namespace: pod.Namespace})
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +282,7 @@ func (s *Store) updateDisruptionAllowedCondition(pdb *model.PodDisruptionBudget)
 // against the options' preconditions) gets DisruptionTarget=True through the status
 // subresource; a resourceVersion precondition then follows that write; then the pod is
 // deleted with the options.
-func (s *Store) addConditionAndDeletePod(podKS *kindStore, pod *model.Pod, opts DeleteOptions) (model.Object, error) {
+func (s *Store) addConditionAndDeletePod(podKS *kindStore, pod *model.Pod, opts model.DeleteOptions) (model.Object, error) {
 	if err := checkPreconditions(podKS, pod, opts.Preconditions); err != nil {
 		return nil, err
 	}
@@ -315,38 +315,22 @@ func (s *Store) addConditionAndDeletePod(podKS *kindStore, pod *model.Pod, opts 
 	return s.Delete(model.KindPod, pod.Namespace, pod.Name, opts)
 }
 
-// deleteOptionsFrom converts an Eviction's delete options (copying what it points to, so the
-// caller's eviction stays its own); nil means none.
-func deleteOptionsFrom(o *model.DeleteOptions) DeleteOptions {
-	var out DeleteOptions
+// deleteOptionsFrom copies an Eviction's delete options (so the caller's eviction stays its
+// own); nil means none.
+func deleteOptionsFrom(o *model.DeleteOptions) model.DeleteOptions {
 	if o == nil {
-		return out
+		return model.DeleteOptions{}
 	}
-	if o.GracePeriodSeconds != nil {
-		out.GracePeriodSeconds = model.Ptr(*o.GracePeriodSeconds)
-	}
-	if o.PropagationPolicy != nil {
-		out.PropagationPolicy = model.Ptr(DeletionPropagation(*o.PropagationPolicy))
-	}
-	if p := o.Preconditions; p != nil {
-		out.Preconditions = &Preconditions{}
-		if p.UID != nil {
-			out.Preconditions.UID = model.Ptr(*p.UID)
-		}
-		if p.ResourceVersion != nil {
-			out.Preconditions.ResourceVersion = model.Ptr(*p.ResourceVersion)
-		}
-	}
-	return out
+	return *o.DeepCopy()
 }
 
-func hasResourceVersionPrecondition(opts DeleteOptions) bool {
+func hasResourceVersionPrecondition(opts model.DeleteOptions) bool {
 	return opts.Preconditions != nil && opts.Preconditions.ResourceVersion != nil
 }
 
 // withResourceVersionPrecondition returns a copy of opts whose preconditions require rv.
-func withResourceVersionPrecondition(opts DeleteOptions, rv uint64) DeleteOptions {
-	pre := Preconditions{}
+func withResourceVersionPrecondition(opts model.DeleteOptions, rv uint64) model.DeleteOptions {
+	pre := model.Preconditions{}
 	if opts.Preconditions != nil {
 		pre = *opts.Preconditions
 	}

@@ -310,7 +310,7 @@ func TestEvictBadRequests(t *testing.T) {
 		{"name mismatch", "default", "web-1", &model.Eviction{ObjectMeta: model.ObjectMeta{Name: "web-2"}}, apierrors.IsBadRequest},
 		{"namespace mismatch", "default", "web-1", &model.Eviction{ObjectMeta: model.ObjectMeta{Namespace: "other"}}, apierrors.IsBadRequest},
 		{"missing pod", "default", "nope", &model.Eviction{}, apierrors.IsNotFound},
-		{"bad propagation", "default", "web-1", &model.Eviction{DeleteOptions: &model.DeleteOptions{PropagationPolicy: model.Ptr("Sideways")}}, apierrors.IsInvalid},
+		{"bad propagation", "default", "web-1", &model.Eviction{DeleteOptions: &model.DeleteOptions{PropagationPolicy: model.Ptr(model.DeletionPropagation("Sideways"))}}, apierrors.IsInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := s.Evict(tc.ns, tc.pod, tc.ev)
@@ -329,12 +329,12 @@ func TestServerEvictionSubresource(t *testing.T) {
 	budget(t, s, "web-pdb", map[string]string{"app": "web"}, model.PodDisruptionBudgetStatus{DisruptionsAllowed: 1, CurrentHealthy: 2, DesiredHealthy: 1}, false)
 	var first, second, wrongVerb, wrongKind Response
 	k.Spawn("drain", func(p *sim.Proc) {
-		first = srv.Do(p, &Request{Verb: VerbCreate, Kind: model.KindPod, Subresource: SubresourceEviction, Namespace: "default", Name: "web-1",
+		first = srv.Do(p, &Request{Verb: model.VerbCreate, Kind: model.KindPod, Subresource: SubresourceEviction, Namespace: "default", Name: "web-1",
 			Object: &model.Eviction{ObjectMeta: model.ObjectMeta{Name: "web-1", Namespace: "default"}}})
-		second = srv.Do(p, &Request{Verb: VerbCreate, Kind: model.KindPod, Subresource: SubresourceEviction,
+		second = srv.Do(p, &Request{Verb: model.VerbCreate, Kind: model.KindPod, Subresource: SubresourceEviction,
 			Object: &model.Eviction{ObjectMeta: model.ObjectMeta{Name: "web-2", Namespace: "default"}}})
-		wrongVerb = srv.Do(p, &Request{Verb: VerbGet, Kind: model.KindPod, Subresource: SubresourceEviction, Namespace: "default", Name: "web-1"})
-		wrongKind = srv.Do(p, &Request{Verb: VerbCreate, Kind: model.KindNode, Subresource: SubresourceEviction, Name: "node-a", Object: &model.Eviction{}})
+		wrongVerb = srv.Do(p, &Request{Verb: model.VerbGet, Kind: model.KindPod, Subresource: SubresourceEviction, Namespace: "default", Name: "web-1"})
+		wrongKind = srv.Do(p, &Request{Verb: model.VerbCreate, Kind: model.KindNode, Subresource: SubresourceEviction, Name: "node-a", Object: &model.Eviction{}})
 	})
 	k.Run(sim.Limits{})
 	require.NoError(t, first.Err)

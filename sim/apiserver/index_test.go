@@ -99,7 +99,7 @@ func (w *podWorkload) step() {
 		pod.Status.Phase = []string{model.PodRunning, model.PodSucceeded}[r.IntN(2)]
 		_, err = w.s.UpdateStatus(pod)
 	default:
-		opts := DeleteOptions{}
+		opts := model.DeleteOptions{}
 		if r.IntN(2) == 0 {
 			opts.GracePeriodSeconds = model.Ptr(int64(0))
 		}
@@ -121,7 +121,7 @@ func TestListByTriggerIndexMatchesScan(t *testing.T) {
 		if step%5 != 0 {
 			continue
 		}
-		all, allRV, err := s.List(model.KindPod, ListOptions{})
+		all, allRV, err := s.List(model.KindPod, model.ListOptions{})
 		require.NoError(t, err)
 		ks := s.kinds[model.KindPod]
 		indexed := 0
@@ -135,7 +135,7 @@ func TestListByTriggerIndexMatchesScan(t *testing.T) {
 		}
 		require.Equal(t, len(ks.objects), indexed)
 		for _, node := range append(slices.Clone(w.nodes), "nowhere") {
-			for _, opts := range []ListOptions{
+			for _, opts := range []model.ListOptions{
 				{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node)},
 				{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node), LabelSelector: web},
 				{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node), Namespace: "a"},
@@ -170,13 +170,13 @@ func TestListByTriggerIndexMatchesScan(t *testing.T) {
 	for _, name := range []string{"b", "a", "c"} {
 		mustCreate(t, s, newNode(name))
 	}
-	got, _, err := s.List(model.KindNode, ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", "a")})
+	got, _, err := s.List(model.KindNode, model.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", "a")})
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, "a", got[0].Meta().Name)
-	_, err = s.Delete(model.KindNode, "", "a", DeleteOptions{})
+	_, err = s.Delete(model.KindNode, "", "a", model.DeleteOptions{})
 	require.NoError(t, err)
-	got, _, err = s.List(model.KindNode, ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", "a")})
+	got, _, err = s.List(model.KindNode, model.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", "a")})
 	require.NoError(t, err)
 	assert.Empty(t, got)
 }
@@ -201,7 +201,7 @@ func TestWatchReplayByTriggerIndexMatchesLive(t *testing.T) {
 	live := map[string]*recorder{}
 	for _, sel := range order {
 		live[sel] = &recorder{k: k}
-		_, err := s.Watch(model.KindPod, ListOptions{FieldSelector: selectors[sel]}, 0, live[sel])
+		_, err := s.Watch(model.KindPod, model.ListOptions{FieldSelector: selectors[sel]}, 0, live[sel])
 		require.NoError(t, err)
 	}
 	start := s.Revision()
@@ -217,7 +217,7 @@ func TestWatchReplayByTriggerIndexMatchesLive(t *testing.T) {
 			sel := order[w.r.IntN(len(order))]
 			from := start + uint64(w.r.IntN(int(s.Revision()-start)+1))
 			rec := &recorder{k: k}
-			_, err := s.Watch(model.KindPod, ListOptions{FieldSelector: selectors[sel]}, from, rec)
+			_, err := s.Watch(model.KindPod, model.ListOptions{FieldSelector: selectors[sel]}, from, rec)
 			require.NoError(t, err)
 			replays = append(replays, replay{sel, from, rec})
 		}
@@ -253,7 +253,7 @@ func TestHistoryTriggerIndexStaysBounded(t *testing.T) {
 		p := newPod(fmt.Sprintf("p%d", i))
 		p.Spec.NodeName = fmt.Sprintf("node-%d", i)
 		mustCreate(t, s, p)
-		_, err := s.Delete(model.KindPod, "default", p.Name, DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+		_, err := s.Delete(model.KindPod, "default", p.Name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 		require.NoError(t, err)
 		require.LessOrEqual(t, h.indexed, limit)
 		require.LessOrEqual(t, len(h.byTrigger), limit)

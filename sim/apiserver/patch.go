@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/reconsim/reconsim/model"
+	modelpatch "github.com/reconsim/reconsim/model/patch"
 )
 
 // maxPatchBytes bounds a patch document (upstream limits request bodies to 3 MiB,
@@ -28,22 +29,22 @@ const maxPatchDepth = 64
 // or too deep, or that renames the object; 422 for a result that does not decode into the
 // kind or fails validation; Update's errors.
 func (s *Store) Patch(kind model.Kind, namespace, name string, mergePatch []byte) (model.Object, error) {
-	return s.patch(kind, namespace, name, MergePatchType, mergePatch, false)
+	return s.patch(kind, namespace, name, model.MergePatchType, mergePatch, false)
 }
 
 // PatchAs is Patch with a patch of type pt (a JSON patch, a merge patch or a strategic merge
 // patch; see ApplyPatch), as kube-apiserver takes `kubectl patch --type`.
-func (s *Store) PatchAs(kind model.Kind, namespace, name string, pt PatchType, patch []byte) (model.Object, error) {
+func (s *Store) PatchAs(kind model.Kind, namespace, name string, pt model.PatchType, patch []byte) (model.Object, error) {
 	return s.patch(kind, namespace, name, pt, patch, false)
 }
 
 // PatchStatus is Patch through the status subresource (the result is stored as UpdateStatus
 // would store it).
 func (s *Store) PatchStatus(kind model.Kind, namespace, name string, mergePatch []byte) (model.Object, error) {
-	return s.patch(kind, namespace, name, MergePatchType, mergePatch, true)
+	return s.patch(kind, namespace, name, model.MergePatchType, mergePatch, true)
 }
 
-func (s *Store) patch(kind model.Kind, namespace, name string, pt PatchType, patch []byte, status bool) (model.Object, error) {
+func (s *Store) patch(kind model.Kind, namespace, name string, pt model.PatchType, patch []byte, status bool) (model.Object, error) {
 	ks, err := s.kind(kind)
 	if err != nil {
 		return nil, err
@@ -75,12 +76,12 @@ func (s *Store) patch(kind model.Kind, namespace, name string, pt PatchType, pat
 		return nil, apierrors.NewInternalError(fmt.Errorf("decoding %s %q: %v", kind, name, err))
 	}
 	var merged []byte
-	if pt == MergePatchType || pt == "" {
+	if pt == model.MergePatchType || pt == "" {
 		merged, err = json.Marshal(mergePatch(currentDoc, patchDoc))
 		if err != nil {
 			return nil, apierrors.NewInternalError(fmt.Errorf("encoding patched %s %q: %v", kind, name, err))
 		}
-	} else if merged, err = ApplyPatch(kind, current, pt, patch); err != nil {
+	} else if merged, err = modelpatch.Apply(kind, current, pt, patch); err != nil {
 		return nil, err
 	}
 	obj := ks.info.New()

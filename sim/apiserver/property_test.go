@@ -44,7 +44,7 @@ func checkRandomWrites(t *testing.T, seed uint64, steps int) {
 	want := map[model.Kind][]expectedEvent{}
 	for _, kind := range kinds {
 		recs[kind] = &recorder{k: k}
-		_, err := s.Watch(kind, ListOptions{}, 0, recs[kind])
+		_, err := s.Watch(kind, model.ListOptions{}, 0, recs[kind])
 		require.NoError(t, err)
 	}
 	names := []string{"a", "b", "c"}
@@ -134,12 +134,12 @@ func checkRandomWrites(t *testing.T, seed uint64, steps int) {
 			out, err = s.Patch(kind, "default", name, fmt.Appendf(nil, `{"metadata":{"annotations":{"step":"%d"}}}`, step))
 		default:
 			op = "delete"
-			opts := DeleteOptions{}
+			opts := model.DeleteOptions{}
 			if r.IntN(2) == 0 {
 				opts.GracePeriodSeconds = model.Ptr(int64(r.IntN(3) * 10))
 			}
 			if r.IntN(4) == 0 {
-				p := []DeletionPropagation{DeletePropagationForeground, DeletePropagationOrphan, DeletePropagationBackground}[r.IntN(3)]
+				p := []model.DeletionPropagation{model.DeletePropagationForeground, model.DeletePropagationOrphan, model.DeletePropagationBackground}[r.IntN(3)]
 				opts.PropagationPolicy = &p
 			}
 			out, err = s.Delete(kind, "default", name, opts)
@@ -207,12 +207,12 @@ func TestSameSeedSameTrace(t *testing.T) {
 	runOnce := func(seed uint64) (uint64, uint64, []string) {
 		k := sim.New(seed)
 		cfg := DefaultConfig()
-		cfg.ServiceTime[VerbCreate] = sim.Dist{Kind: sim.DistLogNormal, Median: 5 * time.Millisecond, P99: 50 * time.Millisecond}
+		cfg.ServiceTime[model.VerbCreate] = sim.Dist{Kind: sim.DistLogNormal, Median: 5 * time.Millisecond, P99: 50 * time.Millisecond}
 		cfg.Store.WatchDelay = sim.Dist{Kind: sim.DistExponential, Min: time.Millisecond, Mean: 10 * time.Millisecond}
 		cfg.MaxMutatingRequestsInflight = 3
 		srv := NewServer(k, cfg)
 		rec := &recorder{k: k}
-		_, err := srv.Store().Watch(model.KindPod, ListOptions{}, 0, rec)
+		_, err := srv.Store().Watch(model.KindPod, model.ListOptions{}, 0, rec)
 		require.NoError(t, err)
 		// Shared objects every writer read-modify-writes after a random pause, so updates carry
 		// stale resourceVersions and conflict.
@@ -227,19 +227,19 @@ func TestSameSeedSameTrace(t *testing.T) {
 				for range 20 {
 					pod := newPod("")
 					pod.GenerateName = "w-"
-					resp := srv.Do(p, &Request{Verb: VerbCreate, Kind: model.KindPod, Object: pod})
+					resp := srv.Do(p, &Request{Verb: model.VerbCreate, Kind: model.KindPod, Object: pod})
 					if resp.Err != nil {
 						p.Sleep(time.Second)
 					}
 					name := fmt.Sprintf("shared-%d", r.IntN(3))
-					got := srv.Do(p, &Request{Verb: VerbGet, Kind: model.KindPod, Namespace: "default", Name: name})
+					got := srv.Do(p, &Request{Verb: model.VerbGet, Kind: model.KindPod, Namespace: "default", Name: name})
 					if got.Err != nil {
 						continue
 					}
 					p.Sleep(time.Duration(r.IntN(20)) * time.Millisecond)
 					upd := got.Object.DeepCopyObject()
 					upd.Meta().Labels = map[string]string{"writer": fmt.Sprint(p.Name()), "n": fmt.Sprint(r.IntN(1000))}
-					if resp := srv.Do(p, &Request{Verb: VerbUpdate, Kind: model.KindPod, Object: upd}); apierrors.IsConflict(resp.Err) {
+					if resp := srv.Do(p, &Request{Verb: model.VerbUpdate, Kind: model.KindPod, Object: upd}); apierrors.IsConflict(resp.Err) {
 						conflicts++
 					}
 				}

@@ -158,14 +158,14 @@ func TestServerScaleSubresource(t *testing.T) {
 	mustCreate(t, srv.Store(), newDeployment("web", 2))
 	var get, update, patch Response
 	k.Spawn("hpa", func(p *sim.Proc) {
-		get = srv.Do(p, &Request{Verb: VerbGet, Kind: model.KindDeployment, Subresource: SubresourceScale, Namespace: "default", Name: "web"})
+		get = srv.Do(p, &Request{Verb: model.VerbGet, Kind: model.KindDeployment, Subresource: SubresourceScale, Namespace: "default", Name: "web"})
 		if get.Err != nil {
 			return
 		}
 		sc := get.Object.(*model.Scale).DeepCopy()
 		sc.Spec.Replicas = 4
-		update = srv.Do(p, &Request{Verb: VerbUpdate, Kind: model.KindDeployment, Subresource: SubresourceScale, Namespace: "default", Object: sc})
-		patch = srv.Do(p, &Request{Verb: VerbPatch, Kind: model.KindDeployment, Subresource: SubresourceScale, Namespace: "default", Name: "web", Patch: []byte(`{}`)})
+		update = srv.Do(p, &Request{Verb: model.VerbUpdate, Kind: model.KindDeployment, Subresource: SubresourceScale, Namespace: "default", Object: sc})
+		patch = srv.Do(p, &Request{Verb: model.VerbPatch, Kind: model.KindDeployment, Subresource: SubresourceScale, Namespace: "default", Name: "web", Patch: []byte(`{}`)})
 	})
 	k.Run(sim.Limits{})
 	require.NoError(t, get.Err)

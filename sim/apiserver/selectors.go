@@ -111,7 +111,7 @@ type matcher struct {
 // compileMatcher checks opts against the kind and compiles them. An unsupported field
 // label is a 400 BadRequest naming it, as upstream's field label conversion answers
 // ("field label not supported: <label>").
-func compileMatcher(info *model.KindInfo, st *strategy, opts ListOptions) (matcher, error) {
+func compileMatcher(info *model.KindInfo, st *strategy, opts model.ListOptions) (matcher, error) {
 	m := matcher{info: info, namespace: opts.Namespace}
 	if !info.Namespaced {
 		m.namespace = ""

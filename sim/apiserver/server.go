@@ -19,7 +19,7 @@ type Request struct {
 	// Client names the caller (the component's user agent); faults and watch stalls select
 	// by it.
 	Client string
-	Verb   Verb
+	Verb   model.Verb
 	Kind   model.Kind
 	// Subresource is "" or "status" (get, update and patch of kinds with status),
 	// "eviction" (create on Pod with a *model.Eviction, see Store.Evict) or "scale" (get and
@@ -36,11 +36,11 @@ type Request struct {
 	// otherwise.
 	Patch []byte
 	// PatchType is the patch's format; "" means MergePatchType.
-	PatchType PatchType
+	PatchType model.PatchType
 	// List selects the objects of a list.
-	List ListOptions
+	List model.ListOptions
 	// Delete holds the options of a delete.
-	Delete DeleteOptions
+	Delete model.DeleteOptions
 }
 
 // Response is the answer to a Request.
@@ -95,7 +95,7 @@ func NewServer(k *sim.Kernel, cfg Config) *Server {
 	}
 	s := &Server{k: k, cfg: cfg, store: NewStore(k, cfg.Store), rand: k.Rand(component), retryAfter: cfg.RetryAfterSeconds}
 	if s.retryAfter == 0 {
-		s.retryAfter = DefaultRetryAfterSeconds
+		s.retryAfter = model.DefaultRetryAfterSeconds
 	}
 	for i, v := range allVerbs {
 		if d, ok := cfg.ServiceTime[v]; ok {
@@ -153,7 +153,7 @@ func (s *Server) Do(ctx context.Context, req *Request) Response {
 		return Response{Err: apierrors.NewBadRequest("nil request")}
 	}
 	vi := verbIndex(req.Verb)
-	if vi < 0 || req.Verb == VerbWatch {
+	if vi < 0 || req.Verb == model.VerbWatch {
 		return Response{Err: apierrors.NewBadRequest(fmt.Sprintf("unsupported verb %q for Do (watches use Server.Watch)", req.Verb))}
 	}
 	kind := req.Kind
@@ -184,7 +184,7 @@ func (s *Server) do(p *sim.Proc, req *Request, vi int) Response {
 		p.Sleep(d)
 	}
 	resp := s.serve(req)
-	if req.Verb == VerbList && s.cfg.ListItemCost > 0 && len(resp.Items) > 0 {
+	if req.Verb == model.VerbList && s.cfg.ListItemCost > 0 && len(resp.Items) > 0 {
 		p.Sleep(s.cfg.ListItemCost * time.Duration(len(resp.Items)))
 	}
 	return resp
@@ -266,7 +266,7 @@ func (s *Server) serve(req *Request) Response {
 	status := req.Subresource == "status"
 	if status {
 		switch req.Verb {
-		case VerbGet, VerbUpdate, VerbPatch:
+		case model.VerbGet, model.VerbUpdate, model.VerbPatch:
 		default:
 			return Response{Err: apierrors.NewMethodNotSupported(schema.GroupResource{Resource: s.resourceName(req.Kind) + "/status"}, string(req.Verb))}
 		}
@@ -279,21 +279,21 @@ func (s *Server) serve(req *Request) Response {
 		err error
 	)
 	switch req.Verb {
-	case VerbGet:
+	case model.VerbGet:
 		obj, err = st.Get(req.Kind, req.Namespace, req.Name)
-	case VerbList:
+	case model.VerbList:
 		opts := req.List
 		if opts.Namespace == "" {
 			opts.Namespace = req.Namespace
 		}
 		items, rv, err := st.List(req.Kind, opts)
 		return Response{Items: items, ResourceVersion: rv, Err: err}
-	case VerbCreate:
+	case model.VerbCreate:
 		if err := checkBody(req, false); err != nil {
 			return Response{Err: err}
 		}
 		obj, err = st.Create(req.Object)
-	case VerbUpdate:
+	case model.VerbUpdate:
 		if err := checkBody(req, true); err != nil {
 			return Response{Err: err}
 		}
@@ -302,13 +302,13 @@ func (s *Server) serve(req *Request) Response {
 		} else {
 			obj, err = st.Update(req.Object)
 		}
-	case VerbPatch:
+	case model.VerbPatch:
 		if status {
 			obj, err = st.PatchStatus(req.Kind, req.Namespace, req.Name, req.Patch)
 		} else {
 			obj, err = st.PatchAs(req.Kind, req.Namespace, req.Name, req.PatchType, req.Patch)
 		}
-	case VerbDelete:
+	case model.VerbDelete:
 		obj, err = st.Delete(req.Kind, req.Namespace, req.Name, req.Delete)
 	}
 	if err != nil {
@@ -346,18 +346,18 @@ func checkBody(req *Request, update bool) error {
 // for Do, the process sleeps the watch service time (establishing the watch), then
 // Store.WatchAs registers it. Watches are long-running requests: they take no in-flight slot.
 // Errors are Store.WatchAs's and the faults'.
-func (s *Server) Watch(ctx context.Context, client string, kind model.Kind, opts ListOptions, fromRV uint64, sink WatchSink) (*Watch, error) {
+func (s *Server) Watch(ctx context.Context, client string, kind model.Kind, opts model.ListOptions, fromRV uint64, sink WatchSink) (*Watch, error) {
 	p := sim.ProcFromContext(ctx)
-	vi := verbIndex(VerbWatch)
+	vi := verbIndex(model.VerbWatch)
 	start := s.k.Now()
 	w, err := s.watch(p, client, kind, opts, fromRV, sink, vi)
 	s.stats.observe(kind, s.resourceName(kind), vi, err, s.k.Now().Sub(start))
 	return w, err
 }
 
-func (s *Server) watch(p *sim.Proc, client string, kind model.Kind, opts ListOptions, fromRV uint64, sink WatchSink, vi int) (*Watch, error) {
+func (s *Server) watch(p *sim.Proc, client string, kind model.Kind, opts model.ListOptions, fromRV uint64, sink WatchSink, vi int) (*Watch, error) {
 	if len(s.faults) > 0 {
-		req := &Request{Client: client, Verb: VerbWatch, Kind: kind, Namespace: opts.Namespace, List: opts}
+		req := &Request{Client: client, Verb: model.VerbWatch, Kind: kind, Namespace: opts.Namespace, List: opts}
 		if err := s.intercept(p, req); err != nil {
 			return nil, err
 		}
@@ -374,7 +374,7 @@ func (s *Server) serveEviction(req *Request) Response {
 	if req.Kind != model.KindPod {
 		return Response{Err: errUnknownResource(req.Kind)}
 	}
-	if req.Verb != VerbCreate {
+	if req.Verb != model.VerbCreate {
 		return Response{Err: apierrors.NewMethodNotSupported(schema.GroupResource{Resource: "pods/eviction"}, string(req.Verb))}
 	}
 	ev, ok := req.Object.(*model.Eviction)
@@ -403,9 +403,9 @@ func (s *Server) serveScale(req *Request) Response {
 		err   error
 	)
 	switch req.Verb {
-	case VerbGet:
+	case model.VerbGet:
 		scale, err = s.store.GetScale(req.Kind, req.Namespace, req.Name)
-	case VerbUpdate:
+	case model.VerbUpdate:
 		body, ok := req.Object.(*model.Scale)
 		if !ok {
 			return Response{Err: apierrors.NewBadRequest("the scale subresource needs a Scale object")}

@@ -40,13 +40,13 @@ func TestInflightLimitAnswers429(t *testing.T) {
 	results := make([]result, 4)
 	for i := range 3 {
 		k.Spawn(fmt.Sprintf("writer-%d", i), func(p *sim.Proc) {
-			resp := srv.Do(p, &Request{Client: "writer", Verb: VerbCreate, Kind: model.KindPod, Namespace: "default", Object: newPod(fmt.Sprintf("p%d", i))})
+			resp := srv.Do(p, &Request{Client: "writer", Verb: model.VerbCreate, Kind: model.KindPod, Namespace: "default", Object: newPod(fmt.Sprintf("p%d", i))})
 			results[i] = result{at: p.Now(), resp: resp}
 		})
 	}
 	// A read takes a slot from the other pool and is not refused.
 	k.Spawn("reader", func(p *sim.Proc) {
-		resp := srv.Do(p, &Request{Verb: VerbList, Kind: model.KindNamespace})
+		resp := srv.Do(p, &Request{Verb: model.VerbList, Kind: model.KindNamespace})
 		results[3] = result{at: p.Now(), resp: resp}
 	})
 	k.Run(sim.Limits{})
@@ -84,7 +84,7 @@ func TestInflightSlotsAreReleasedInOrder(t *testing.T) {
 		k.Spawn(fmt.Sprintf("w%d", i), func(p *sim.Proc) {
 			// Writers that are refused retry after the Retry-After, as a client would.
 			for {
-				resp := srv.Do(p, &Request{Verb: VerbCreate, Kind: model.KindPod, Object: newPod(fmt.Sprintf("p%d", i))})
+				resp := srv.Do(p, &Request{Verb: model.VerbCreate, Kind: model.KindPod, Object: newPod(fmt.Sprintf("p%d", i))})
 				if apierrors.IsTooManyRequests(resp.Err) {
 					refused++
 					p.Sleep(time.Second)
@@ -112,12 +112,12 @@ func TestServiceTimeAndListItemCost(t *testing.T) {
 	}
 	var getAt, listAt vtime.Time
 	k.Spawn("client", func(p *sim.Proc) {
-		resp := srv.Do(p, &Request{Verb: VerbGet, Kind: model.KindPod, Namespace: "default", Name: "p3"})
+		resp := srv.Do(p, &Request{Verb: model.VerbGet, Kind: model.KindPod, Namespace: "default", Name: "p3"})
 		require.NoError(t, resp.Err)
 		assert.Equal(t, "p3", resp.Object.Meta().Name)
 		assert.Equal(t, resp.Object.Meta().ResourceVersion, resp.ResourceVersion)
 		getAt = p.Now()
-		resp = srv.Do(p, &Request{Verb: VerbList, Kind: model.KindPod, Namespace: "default"})
+		resp = srv.Do(p, &Request{Verb: model.VerbList, Kind: model.KindPod, Namespace: "default"})
 		require.NoError(t, resp.Err)
 		assert.Len(t, resp.Items, 10)
 		assert.Equal(t, srv.Store().Revision(), resp.ResourceVersion)
@@ -126,7 +126,7 @@ func TestServiceTimeAndListItemCost(t *testing.T) {
 	k.Run(sim.Limits{})
 	assert.Equal(t, vtime.FromDuration(time.Millisecond), getAt)
 	assert.Equal(t, vtime.FromDuration(time.Millisecond+5*time.Millisecond+10*DefaultListItemCost), listAt)
-	lat := srv.Stats().Latency(VerbList)
+	lat := srv.Stats().Latency(model.VerbList)
 	assert.Equal(t, uint64(1), lat.Count)
 	assert.Equal(t, 5*time.Millisecond+10*DefaultListItemCost, lat.Max)
 }
@@ -156,17 +156,17 @@ func TestFaultHooks(t *testing.T) {
 	var kubeletAt, schedulerAt, otherAt vtime.Time
 	var schedulerErr error
 	k.Spawn("kubelet", func(p *sim.Proc) {
-		resp := srv.Do(p, &Request{Client: "kubelet", Verb: VerbCreate, Kind: model.KindPod, Object: newPod("a")})
+		resp := srv.Do(p, &Request{Client: "kubelet", Verb: model.VerbCreate, Kind: model.KindPod, Object: newPod("a")})
 		require.NoError(t, resp.Err)
 		kubeletAt = p.Now()
 	})
 	k.Spawn("scheduler", func(p *sim.Proc) {
-		resp := srv.Do(p, &Request{Client: "scheduler", Verb: VerbCreate, Kind: model.KindPod, Object: newPod("b")})
+		resp := srv.Do(p, &Request{Client: "scheduler", Verb: model.VerbCreate, Kind: model.KindPod, Object: newPod("b")})
 		schedulerErr = resp.Err
 		schedulerAt = p.Now()
 	})
 	k.Spawn("other", func(p *sim.Proc) {
-		resp := srv.Do(p, &Request{Client: "other", Verb: VerbGet, Kind: model.KindNamespace, Name: "default"})
+		resp := srv.Do(p, &Request{Client: "other", Verb: model.VerbGet, Kind: model.KindNamespace, Name: "default"})
 		require.NoError(t, resp.Err)
 		otherAt = p.Now()
 	})
@@ -182,7 +182,7 @@ func TestFaultHooks(t *testing.T) {
 	srv.RemoveFault(broken)
 	var after Response
 	k.Spawn("scheduler-again", func(p *sim.Proc) {
-		after = srv.Do(p, &Request{Client: "scheduler", Verb: VerbCreate, Kind: model.KindPod, Object: newPod("b")})
+		after = srv.Do(p, &Request{Client: "scheduler", Verb: model.VerbCreate, Kind: model.KindPod, Object: newPod("b")})
 	})
 	k.Run(sim.Limits{})
 	require.NoError(t, after.Err)
@@ -192,7 +192,7 @@ func TestFaultHooks(t *testing.T) {
 	var watchErr error
 	srv.AddFault(&slowFor{client: "informer", err: errors.New("connection refused")})
 	k.Spawn("informer", func(p *sim.Proc) {
-		_, watchErr = srv.Watch(p, "informer", model.KindPod, ListOptions{}, 0, &recorder{k: k})
+		_, watchErr = srv.Watch(p, "informer", model.KindPod, model.ListOptions{}, 0, &recorder{k: k})
 	})
 	k.Run(sim.Limits{})
 	assert.EqualError(t, watchErr, "connection refused")
@@ -202,26 +202,26 @@ func TestServerWatchAndStats(t *testing.T) {
 	k, srv := newTestServer(t, nil)
 	rec := &recorder{k: k}
 	k.Spawn("informer", func(p *sim.Proc) {
-		w, err := srv.Watch(p, "informer", model.KindPod, ListOptions{}, 0, rec)
+		w, err := srv.Watch(p, "informer", model.KindPod, model.ListOptions{}, 0, rec)
 		require.NoError(t, err)
 		assert.Equal(t, "informer", w.Client())
 		assert.Equal(t, model.KindPod, w.Kind())
 	})
 	k.Spawn("writer", func(p *sim.Proc) {
 		p.Sleep(10 * time.Millisecond)
-		resp := srv.Do(p, &Request{Client: "rs-controller", Verb: VerbCreate, Kind: model.KindPod, Object: newPod("a")})
+		resp := srv.Do(p, &Request{Client: "rs-controller", Verb: model.VerbCreate, Kind: model.KindPod, Object: newPod("a")})
 		require.NoError(t, resp.Err)
 		stale := copyOf(resp.Object.(*model.Pod))
 		upd := copyOf(stale)
 		upd.Labels = map[string]string{"v": "1"}
-		require.NoError(t, srv.Do(p, &Request{Verb: VerbUpdate, Kind: model.KindPod, Namespace: "default", Name: "a", Object: upd}).Err)
+		require.NoError(t, srv.Do(p, &Request{Verb: model.VerbUpdate, Kind: model.KindPod, Namespace: "default", Name: "a", Object: upd}).Err)
 		stale.Labels = map[string]string{"v": "2"}
-		conflict := srv.Do(p, &Request{Verb: VerbUpdate, Kind: model.KindPod, Namespace: "default", Name: "a", Object: stale})
+		conflict := srv.Do(p, &Request{Verb: model.VerbUpdate, Kind: model.KindPod, Namespace: "default", Name: "a", Object: stale})
 		assert.True(t, apierrors.IsConflict(conflict.Err), "%v", conflict.Err)
-		patched := srv.Do(p, &Request{Verb: VerbPatch, Subresource: "status", Kind: model.KindPod, Namespace: "default", Name: "a", Patch: []byte(`{"status":{"phase":"Running"}}`)})
+		patched := srv.Do(p, &Request{Verb: model.VerbPatch, Subresource: "status", Kind: model.KindPod, Namespace: "default", Name: "a", Patch: []byte(`{"status":{"phase":"Running"}}`)})
 		require.NoError(t, patched.Err)
 		assert.Equal(t, model.PodRunning, patched.Object.(*model.Pod).Status.Phase)
-		del := srv.Do(p, &Request{Verb: VerbDelete, Kind: model.KindPod, Namespace: "default", Name: "a"})
+		del := srv.Do(p, &Request{Verb: model.VerbDelete, Kind: model.KindPod, Namespace: "default", Name: "a"})
 		require.NoError(t, del.Err)
 	})
 	k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Second)})
@@ -229,16 +229,16 @@ func TestServerWatchAndStats(t *testing.T) {
 
 	st := srv.Stats()
 	assert.Equal(t, []RequestCount{
-		{Verb: VerbWatch, Resource: "pods", Total: 1},
-		{Verb: VerbCreate, Resource: "pods", Total: 1},
-		{Verb: VerbUpdate, Resource: "pods", Total: 2, Errors: 1, Conflicts: 1},
-		{Verb: VerbPatch, Resource: "pods", Total: 1},
-		{Verb: VerbDelete, Resource: "pods", Total: 1},
+		{Verb: model.VerbWatch, Resource: "pods", Total: 1},
+		{Verb: model.VerbCreate, Resource: "pods", Total: 1},
+		{Verb: model.VerbUpdate, Resource: "pods", Total: 2, Errors: 1, Conflicts: 1},
+		{Verb: model.VerbPatch, Resource: "pods", Total: 1},
+		{Verb: model.VerbDelete, Resource: "pods", Total: 1},
 	}, st.Requests())
 	assert.Equal(t, uint64(6), st.TotalRequests())
 	assert.Equal(t, uint64(1), st.Conflicts())
 	assert.Equal(t, uint64(1), st.Errors())
-	lat := st.Latency(VerbUpdate)
+	lat := st.Latency(model.VerbUpdate)
 	assert.Equal(t, uint64(2), lat.Count)
 	assert.Equal(t, 5*time.Millisecond, lat.Mean())
 	assert.Equal(t, uint64(2), lat.Counts[0], "both in the 5ms bucket")
@@ -256,15 +256,15 @@ func TestDoRejectsMalformedRequests(t *testing.T) {
 		check func(error) bool
 		msg   string
 	}{
-		{"watch through Do", &Request{Verb: VerbWatch, Kind: model.KindPod}, apierrors.IsBadRequest, "watches use Server.Watch"},
+		{"watch through Do", &Request{Verb: model.VerbWatch, Kind: model.KindPod}, apierrors.IsBadRequest, "watches use Server.Watch"},
 		{"unknown verb", &Request{Verb: "explode", Kind: model.KindPod}, apierrors.IsBadRequest, "unsupported verb"},
-		{"create without object", &Request{Verb: VerbCreate, Kind: model.KindPod}, apierrors.IsBadRequest, "create needs an object"},
-		{"namespace mismatch", &Request{Verb: VerbCreate, Kind: model.KindPod, Namespace: "kube-system", Object: newPod("b")}, apierrors.IsBadRequest, "does not match the namespace"},
-		{"name mismatch", &Request{Verb: VerbUpdate, Kind: model.KindPod, Namespace: "default", Name: "zzz", Object: copyOf(pod)}, apierrors.IsBadRequest, "does not match the name on the URL"},
-		{"kind mismatch", &Request{Verb: VerbCreate, Kind: model.KindNode, Object: newPod("c")}, apierrors.IsBadRequest, "does not match the request's kind"},
-		{"unknown subresource", &Request{Verb: VerbGet, Kind: model.KindPod, Subresource: "exec", Namespace: "default", Name: "a"}, apierrors.IsNotFound, "could not find the requested resource"},
-		{"delete status", &Request{Verb: VerbDelete, Kind: model.KindPod, Subresource: "status", Namespace: "default", Name: "a"}, apierrors.IsMethodNotSupported, "not supported"},
-		{"status of a lease", &Request{Verb: VerbGet, Kind: model.KindLease, Subresource: "status", Namespace: "kube-node-lease", Name: "x"}, apierrors.IsNotFound, "could not find the requested resource"},
+		{"create without object", &Request{Verb: model.VerbCreate, Kind: model.KindPod}, apierrors.IsBadRequest, "create needs an object"},
+		{"namespace mismatch", &Request{Verb: model.VerbCreate, Kind: model.KindPod, Namespace: "kube-system", Object: newPod("b")}, apierrors.IsBadRequest, "does not match the namespace"},
+		{"name mismatch", &Request{Verb: model.VerbUpdate, Kind: model.KindPod, Namespace: "default", Name: "zzz", Object: copyOf(pod)}, apierrors.IsBadRequest, "does not match the name on the URL"},
+		{"kind mismatch", &Request{Verb: model.VerbCreate, Kind: model.KindNode, Object: newPod("c")}, apierrors.IsBadRequest, "does not match the request's kind"},
+		{"unknown subresource", &Request{Verb: model.VerbGet, Kind: model.KindPod, Subresource: "exec", Namespace: "default", Name: "a"}, apierrors.IsNotFound, "could not find the requested resource"},
+		{"delete status", &Request{Verb: model.VerbDelete, Kind: model.KindPod, Subresource: "status", Namespace: "default", Name: "a"}, apierrors.IsMethodNotSupported, "not supported"},
+		{"status of a lease", &Request{Verb: model.VerbGet, Kind: model.KindLease, Subresource: "status", Namespace: "kube-node-lease", Name: "x"}, apierrors.IsNotFound, "could not find the requested resource"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -286,7 +286,7 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"defaults are valid", func(*Config) {}, ""},
 		{"unknown verb", func(c *Config) { c.ServiceTime["zap"] = sim.Constant(time.Millisecond) }, `unknown verb "zap"`},
-		{"bad distribution", func(c *Config) { c.ServiceTime[VerbGet] = sim.Dist{Kind: "weird"} }, "service time for get"},
+		{"bad distribution", func(c *Config) { c.ServiceTime[model.VerbGet] = sim.Dist{Kind: "weird"} }, "service time for get"},
 		{"negative list cost", func(c *Config) { c.ListItemCost = -1 }, "list item cost"},
 		{"history bounds", func(c *Config) { c.Store.HistoryLowerBound, c.Store.HistoryUpperBound = 10, 5 }, "lower bound 10 is above the upper bound 5"},
 		{"negative toleration", func(c *Config) { c.Store.DefaultUnreachableTolerationSeconds = model.Ptr(int64(-1)) }, "default-unreachable-toleration-seconds"},

@@ -91,7 +91,7 @@ func (h *LatencyHistogram) clone() LatencyHistogram {
 
 // RequestCount is the cumulative count of one (verb, resource) pair.
 type RequestCount struct {
-	Verb     Verb
+	Verb     model.Verb
 	Resource string // plural resource name, e.g. "pods"; the kind for kinds the server does not know
 	// Total counts every request, failed ones included.
 	Total uint64
@@ -202,7 +202,7 @@ func (s *Stats) PeakInflight() (readonly, mutating int) {
 
 // Latency returns a copy of the latency histogram of a verb (every request of that verb,
 // from Do's start to its return, faults and 429s included); empty for an unknown verb.
-func (s *Stats) Latency(v Verb) LatencyHistogram {
+func (s *Stats) Latency(v model.Verb) LatencyHistogram {
 	i := verbIndex(v)
 	if i < 0 {
 		return newLatencyHistogram()

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -20,55 +18,6 @@ import (
 
 // component is the trace component and the name of the server's random streams.
 const component = "kube-apiserver"
-
-// ListOptions select the objects of a List or Watch.
-type ListOptions struct {
-	// Namespace restricts to one namespace; "" means all namespaces. Ignored for
-	// cluster-scoped kinds.
-	Namespace string
-	// LabelSelector restricts by labels; nil selects everything.
-	LabelSelector labels.Selector
-	// FieldSelector restricts by fields; nil selects everything. Supported: metadata.name,
-	// metadata.namespace (namespaced kinds), and per kind: pods spec.nodeName,
-	// spec.restartPolicy, spec.schedulerName, status.phase, status.podIP; nodes
-	// spec.unschedulable; namespaces status.phase; replicasets status.replicas; events
-	// involvedObject.*, reason, source, type. Operators =, == and !=. Anything else is a 400
-	// BadRequest naming the field.
-	FieldSelector fields.Selector
-}
-
-// DeletionPropagation is how a delete treats the object's dependents.
-type DeletionPropagation string
-
-// The propagation policies ([apimachinery@HEAD] pkg/apis/meta/v1/types.go).
-const (
-	DeletePropagationOrphan     DeletionPropagation = "Orphan"
-	DeletePropagationBackground DeletionPropagation = "Background"
-	DeletePropagationForeground DeletionPropagation = "Foreground"
-)
-
-// The garbage collector's finalizers ([apimachinery@HEAD] pkg/apis/meta/v1/types.go).
-const (
-	FinalizerOrphanDependents = "orphan"
-	FinalizerDeleteDependents = "foregroundDeletion"
-)
-
-// Preconditions must hold for a delete to proceed; a mismatch is 409 Conflict.
-type Preconditions struct {
-	UID             *string
-	ResourceVersion *uint64
-}
-
-// DeleteOptions are the options of a delete.
-type DeleteOptions struct {
-	// GracePeriodSeconds overrides the kind's grace period (pods); negative means 1.
-	GracePeriodSeconds *int64
-	// PropagationPolicy: nil means the object's existing GC finalizers, else the kind's
-	// default (Background for every kind modelled here; events ignore it).
-	PropagationPolicy *DeletionPropagation
-	// Preconditions: nil means none.
-	Preconditions *Preconditions
-}
 
 // objKey identifies an object within its kind; namespace is "" for cluster-scoped kinds.
 type objKey struct{ namespace, name string }
@@ -270,7 +219,7 @@ func (s *Store) Get(kind model.Kind, namespace, name string) (model.Object, erro
 // revision as the list's resourceVersion. Errors: 400 for an unsupported field selector, 404
 // for an unknown kind. A field selector that pins the kind's trigger field (pods:
 // spec.nodeName, nodes: metadata.name) to a value costs O(objects with that value).
-func (s *Store) List(kind model.Kind, opts ListOptions) ([]model.Object, uint64, error) {
+func (s *Store) List(kind model.Kind, opts model.ListOptions) ([]model.Object, uint64, error) {
 	ks, err := s.kind(kind)
 	if err != nil {
 		return nil, 0, err

@@ -21,7 +21,7 @@ import (
 func TestNewStoreCreatesSystemNamespaces(t *testing.T) {
 	_, s := newTestStore(t, nil)
 	assert.Equal(t, uint64(len(SystemNamespaces)), s.Revision())
-	list, rv, err := s.List(model.KindNamespace, ListOptions{})
+	list, rv, err := s.List(model.KindNamespace, model.ListOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, s.Revision(), rv)
 	var names []string
@@ -254,7 +254,7 @@ func TestNoOpUpdateWritesNothing(t *testing.T) {
 	k, s := newTestStore(t, nil)
 	pod := mustCreate(t, s, newPod("x"))
 	rec := &recorder{k: k}
-	_, err := s.Watch(model.KindPod, ListOptions{}, 0, rec)
+	_, err := s.Watch(model.KindPod, model.ListOptions{}, 0, rec)
 	require.NoError(t, err)
 	before := s.Revision()
 	got, err := s.Update(copyOf(pod))
@@ -272,7 +272,7 @@ func TestFinalizersHoldDeletion(t *testing.T) {
 	created := mustCreate(t, s, rs)
 
 	k.After(2*time.Second, func() {
-		got, err := s.Delete(model.KindReplicaSet, "default", "rs", DeleteOptions{})
+		got, err := s.Delete(model.KindReplicaSet, "default", "rs", model.DeleteOptions{})
 		require.NoError(t, err)
 		m := got.Meta()
 		require.NotNil(t, m.DeletionTimestamp)
@@ -283,7 +283,7 @@ func TestFinalizersHoldDeletion(t *testing.T) {
 
 		// Deleting again changes nothing.
 		rev := s.Revision()
-		_, err = s.Delete(model.KindReplicaSet, "default", "rs", DeleteOptions{})
+		_, err = s.Delete(model.KindReplicaSet, "default", "rs", model.DeleteOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, rev, s.Revision())
 
@@ -351,7 +351,7 @@ func TestGracefulPodDeletion(t *testing.T) {
 					require.NoError(t, err)
 				}
 				before := s.Revision()
-				got, err := s.Delete(model.KindPod, "default", tc.pod.Name, DeleteOptions{GracePeriodSeconds: tc.grace})
+				got, err := s.Delete(model.KindPod, "default", tc.pod.Name, model.DeleteOptions{GracePeriodSeconds: tc.grace})
 				require.NoError(t, err)
 				if tc.wantGrace < 0 {
 					assert.Equal(t, 0, s.Count(model.KindPod))
@@ -375,27 +375,27 @@ func TestGracePeriodCanOnlyBeShortened(t *testing.T) {
 	pod := newPod("p")
 	pod.Spec.NodeName = "n1"
 	mustCreate(t, s, pod)
-	marked, err := s.Delete(model.KindPod, "default", "p", DeleteOptions{})
+	marked, err := s.Delete(model.KindPod, "default", "p", model.DeleteOptions{})
 	require.NoError(t, err)
 	ts := *marked.Meta().DeletionTimestamp
 	require.Equal(t, int64(30), *marked.Meta().DeletionGracePeriodSeconds)
 
 	for _, longer := range []*int64{nil, model.Ptr(int64(30)), model.Ptr(int64(60))} {
 		rev := s.Revision()
-		got, err := s.Delete(model.KindPod, "default", "p", DeleteOptions{GracePeriodSeconds: longer})
+		got, err := s.Delete(model.KindPod, "default", "p", model.DeleteOptions{GracePeriodSeconds: longer})
 		require.NoError(t, err)
 		assert.Same(t, marked, got, "a delete that does not shorten the grace changes nothing")
 		assert.Equal(t, rev, s.Revision())
 	}
 
-	got, err := s.Delete(model.KindPod, "default", "p", DeleteOptions{GracePeriodSeconds: model.Ptr(int64(5))})
+	got, err := s.Delete(model.KindPod, "default", "p", model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(5))})
 	require.NoError(t, err)
 	assert.Equal(t, int64(5), *got.Meta().DeletionGracePeriodSeconds)
 	assert.Equal(t, ts.Add(-25*time.Second), *got.Meta().DeletionTimestamp)
 	assert.Equal(t, 1, s.Count(model.KindPod))
 
 	// The kubelet's final delete.
-	_, err = s.Delete(model.KindPod, "default", "p", DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+	_, err = s.Delete(model.KindPod, "default", "p", model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 	require.NoError(t, err)
 	assert.Equal(t, 0, s.Count(model.KindPod))
 }
@@ -406,7 +406,7 @@ func TestPodWithFinalizerOutlivesGraceUntilFinalizersGo(t *testing.T) {
 	pod.Spec.NodeName = "n1"
 	pod.Finalizers = []string{"example.com/hold"}
 	mustCreate(t, s, pod)
-	_, err := s.Delete(model.KindPod, "default", "p", DeleteOptions{})
+	_, err := s.Delete(model.KindPod, "default", "p", model.DeleteOptions{})
 	require.NoError(t, err)
 
 	// Removing the finalizer while the grace period runs does not remove the pod.
@@ -418,28 +418,28 @@ func TestPodWithFinalizerOutlivesGraceUntilFinalizersGo(t *testing.T) {
 	assert.Equal(t, 1, s.Count(model.KindPod))
 
 	// With no finalizers left, the final delete removes it.
-	_, err = s.Delete(model.KindPod, "default", "p", DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+	_, err = s.Delete(model.KindPod, "default", "p", model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 	require.NoError(t, err)
 	assert.Equal(t, 0, s.Count(model.KindPod))
 }
 
 func TestDeletePropagationFinalizers(t *testing.T) {
-	policy := func(p DeletionPropagation) *DeletionPropagation { return &p }
+	policy := func(p model.DeletionPropagation) *model.DeletionPropagation { return &p }
 	tests := []struct {
 		name       string
 		existing   []string
-		policy     *DeletionPropagation
+		policy     *model.DeletionPropagation
 		kind       model.Kind
 		wantGone   bool
 		finalizers []string
 	}{
 		{"background default removes at once", nil, nil, model.KindReplicaSet, true, nil},
-		{"explicit background", nil, policy(DeletePropagationBackground), model.KindReplicaSet, true, nil},
-		{"foreground", nil, policy(DeletePropagationForeground), model.KindReplicaSet, false, []string{FinalizerDeleteDependents}},
-		{"orphan", nil, policy(DeletePropagationOrphan), model.KindReplicaSet, false, []string{FinalizerOrphanDependents}},
-		{"existing orphan finalizer decides", []string{FinalizerOrphanDependents}, nil, model.KindReplicaSet, false, []string{FinalizerOrphanDependents}},
-		{"policy replaces existing GC finalizer", []string{"example.com/x", FinalizerOrphanDependents}, policy(DeletePropagationForeground), model.KindReplicaSet, false, []string{"example.com/x", FinalizerDeleteDependents}},
-		{"events ignore propagation", nil, policy(DeletePropagationForeground), model.KindEvent, true, nil},
+		{"explicit background", nil, policy(model.DeletePropagationBackground), model.KindReplicaSet, true, nil},
+		{"foreground", nil, policy(model.DeletePropagationForeground), model.KindReplicaSet, false, []string{model.FinalizerDeleteDependents}},
+		{"orphan", nil, policy(model.DeletePropagationOrphan), model.KindReplicaSet, false, []string{model.FinalizerOrphanDependents}},
+		{"existing orphan finalizer decides", []string{model.FinalizerOrphanDependents}, nil, model.KindReplicaSet, false, []string{model.FinalizerOrphanDependents}},
+		{"policy replaces existing GC finalizer", []string{"example.com/x", model.FinalizerOrphanDependents}, policy(model.DeletePropagationForeground), model.KindReplicaSet, false, []string{"example.com/x", model.FinalizerDeleteDependents}},
+		{"events ignore propagation", nil, policy(model.DeletePropagationForeground), model.KindEvent, true, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -453,7 +453,7 @@ func TestDeletePropagationFinalizers(t *testing.T) {
 			obj.Meta().Finalizers = tc.existing
 			_, err := s.Create(obj)
 			require.NoError(t, err)
-			got, err := s.Delete(tc.kind, "default", "o", DeleteOptions{PropagationPolicy: tc.policy})
+			got, err := s.Delete(tc.kind, "default", "o", model.DeleteOptions{PropagationPolicy: tc.policy})
 			require.NoError(t, err)
 			if tc.wantGone {
 				assert.Equal(t, 0, s.Count(tc.kind))
@@ -467,7 +467,7 @@ func TestDeletePropagationFinalizers(t *testing.T) {
 
 	_, s := newTestStore(t, nil)
 	mustCreate(t, s, newReplicaSet("o", 1))
-	_, err := s.Delete(model.KindReplicaSet, "default", "o", DeleteOptions{PropagationPolicy: policy("Sideways")})
+	_, err := s.Delete(model.KindReplicaSet, "default", "o", model.DeleteOptions{PropagationPolicy: policy("Sideways")})
 	require.True(t, apierrors.IsInvalid(err), "%v", err)
 	assert.Contains(t, err.Error(), "propagationPolicy: Unsupported value")
 }
@@ -477,24 +477,24 @@ func TestDeletePreconditions(t *testing.T) {
 	rs := mustCreate(t, s, newReplicaSet("rs", 1))
 	tests := []struct {
 		name string
-		pre  Preconditions
+		pre  model.Preconditions
 		msg  string
 	}{
-		{"uid", Preconditions{UID: model.Ptr("other")}, "the UID in the precondition (other) does not match the UID in record"},
-		{"resourceVersion", Preconditions{ResourceVersion: model.Ptr(rs.ResourceVersion - 1)}, "the ResourceVersion in the precondition"},
+		{"uid", model.Preconditions{UID: model.Ptr("other")}, "the UID in the precondition (other) does not match the UID in record"},
+		{"resourceVersion", model.Preconditions{ResourceVersion: model.Ptr(rs.ResourceVersion - 1)}, "the ResourceVersion in the precondition"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := s.Delete(model.KindReplicaSet, "default", "rs", DeleteOptions{Preconditions: &tc.pre})
+			_, err := s.Delete(model.KindReplicaSet, "default", "rs", model.DeleteOptions{Preconditions: &tc.pre})
 			require.True(t, apierrors.IsConflict(err), "%v", err)
 			assert.Contains(t, err.Error(), tc.msg)
 			assert.Equal(t, 1, s.Count(model.KindReplicaSet))
 		})
 	}
-	_, err := s.Delete(model.KindReplicaSet, "default", "rs", DeleteOptions{Preconditions: &Preconditions{UID: model.Ptr(rs.UID), ResourceVersion: model.Ptr(rs.ResourceVersion)}})
+	_, err := s.Delete(model.KindReplicaSet, "default", "rs", model.DeleteOptions{Preconditions: &model.Preconditions{UID: model.Ptr(rs.UID), ResourceVersion: model.Ptr(rs.ResourceVersion)}})
 	require.NoError(t, err)
 	assert.Equal(t, 0, s.Count(model.KindReplicaSet))
-	_, err = s.Delete(model.KindReplicaSet, "default", "rs", DeleteOptions{})
+	_, err = s.Delete(model.KindReplicaSet, "default", "rs", model.DeleteOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "%v", err)
 }
 
@@ -556,7 +556,7 @@ func TestNamespaceLifecycle(t *testing.T) {
 	inTeam := func(name string) *model.Pod { p := newPod(name); p.Namespace = "team"; return p }
 	existing := mustCreate(t, s, inTeam("before"))
 
-	marked, err := s.Delete(model.KindNamespace, "", "team", DeleteOptions{})
+	marked, err := s.Delete(model.KindNamespace, "", "team", model.DeleteOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, model.NamespaceTerminating, marked.(*model.Namespace).Status.Phase)
 	assert.NotNil(t, marked.Meta().DeletionTimestamp)
@@ -575,7 +575,7 @@ func TestNamespaceLifecycle(t *testing.T) {
 	_, err = s.Update(upd)
 	require.NoError(t, err)
 
-	_, err = s.Delete(model.KindNamespace, "", "team", DeleteOptions{})
+	_, err = s.Delete(model.KindNamespace, "", "team", model.DeleteOptions{})
 	require.NoError(t, err)
 	_, err = s.Get(model.KindNamespace, "", "team")
 	assert.True(t, apierrors.IsNotFound(err))
@@ -584,7 +584,7 @@ func TestNamespaceLifecycle(t *testing.T) {
 	require.True(t, apierrors.IsNotFound(err), "%v", err)
 	assert.Contains(t, err.Error(), `namespaces "team" not found`)
 
-	_, err = s.Delete(model.KindNamespace, "", "kube-system", DeleteOptions{})
+	_, err = s.Delete(model.KindNamespace, "", "kube-system", model.DeleteOptions{})
 	require.True(t, apierrors.IsForbidden(err), "%v", err)
 	assert.Contains(t, err.Error(), "this namespace may not be deleted")
 }
@@ -664,7 +664,7 @@ func TestPodBindingThroughUpdate(t *testing.T) {
 		doomed := newPod("doomed")
 		doomed.Finalizers = []string{"example.com/hold"}
 		doomedPod := mustCreate(t, s, doomed)
-		_, err = s.Delete(model.KindPod, "default", "doomed", DeleteOptions{})
+		_, err = s.Delete(model.KindPod, "default", "doomed", model.DeleteOptions{})
 		require.NoError(t, err)
 		cur, _ := s.Get(model.KindPod, "default", "doomed")
 		late := copyOf(cur.(*model.Pod))
@@ -702,16 +702,16 @@ func TestListSortedByKeyWithSelectors(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		opts ListOptions
+		opts model.ListOptions
 		want []string
 	}{
 		// "a-b/x" < "a/x" as strings ('-' sorts before '/'): keys, not (namespace, name) pairs.
-		{"all, sorted by key", ListOptions{}, []string{"a-b/x", "a/x", "a/z", "default/m"}},
-		{"namespace", ListOptions{Namespace: "a"}, []string{"a/x", "a/z"}},
-		{"label selector", ListOptions{LabelSelector: labels.SelectorFromSet(labels.Set{"tier": "web"})}, []string{"a-b/x", "a/x"}},
-		{"field metadata.name", ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", "x")}, []string{"a-b/x", "a/x"}},
-		{"field metadata.namespace", ListOptions{FieldSelector: fields.OneTermNotEqualSelector("metadata.namespace", "a")}, []string{"a-b/x", "default/m"}},
-		{"fields.Nothing", ListOptions{FieldSelector: fields.Nothing()}, nil},
+		{"all, sorted by key", model.ListOptions{}, []string{"a-b/x", "a/x", "a/z", "default/m"}},
+		{"namespace", model.ListOptions{Namespace: "a"}, []string{"a/x", "a/z"}},
+		{"label selector", model.ListOptions{LabelSelector: labels.SelectorFromSet(labels.Set{"tier": "web"})}, []string{"a-b/x", "a/x"}},
+		{"field metadata.name", model.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", "x")}, []string{"a-b/x", "a/x"}},
+		{"field metadata.namespace", model.ListOptions{FieldSelector: fields.OneTermNotEqualSelector("metadata.namespace", "a")}, []string{"a-b/x", "default/m"}},
+		{"fields.Nothing", model.ListOptions{FieldSelector: fields.Nothing()}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -722,10 +722,10 @@ func TestListSortedByKeyWithSelectors(t *testing.T) {
 		})
 	}
 
-	_, _, err := s.List(model.KindPod, ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.hostNetwork", "true")})
+	_, _, err := s.List(model.KindPod, model.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.hostNetwork", "true")})
 	require.True(t, apierrors.IsBadRequest(err), "%v", err)
 	assert.Contains(t, err.Error(), "field label not supported: spec.hostNetwork")
-	_, _, err = s.List(model.KindNode, ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.namespace", "x")})
+	_, _, err = s.List(model.KindNode, model.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.namespace", "x")})
 	assert.True(t, apierrors.IsBadRequest(err), "cluster-scoped kinds have no metadata.namespace field: %v", err)
 }
 
@@ -743,7 +743,7 @@ func TestFieldSelectorNodeNameAndPhase(t *testing.T) {
 		}
 	}
 	names := func(sel fields.Selector) []string {
-		got, _, err := s.List(model.KindPod, ListOptions{FieldSelector: sel})
+		got, _, err := s.List(model.KindPod, model.ListOptions{FieldSelector: sel})
 		require.NoError(t, err)
 		var out []string
 		for _, o := range got {
@@ -883,7 +883,7 @@ func TestEveryWriteEmitsOneTraceLine(t *testing.T) {
 	upd.Labels = map[string]string{"a": "b"}
 	_, err = s.Update(upd)
 	require.NoError(t, err)
-	_, err = s.Delete(model.KindPod, "default", "p", DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+	_, err = s.Delete(model.KindPod, "default", "p", model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 	require.NoError(t, err)
 	assert.Equal(t, strings.Join([]string{
 		"0.000000 kube-apiserver create Pod default/p rv=5",
@@ -899,7 +899,7 @@ func TestUnknownKind(t *testing.T) {
 	_, err := s.Get("Widget", "default", "w")
 	require.True(t, apierrors.IsNotFound(err))
 	assert.Contains(t, err.Error(), "the server could not find the requested resource")
-	_, _, err = s.List("Widget", ListOptions{})
+	_, _, err = s.List("Widget", model.ListOptions{})
 	assert.True(t, apierrors.IsNotFound(err))
 	assert.Equal(t, 0, s.Count("Widget"))
 }
@@ -949,7 +949,7 @@ func TestFieldSelectorsPerKind(t *testing.T) {
 		t.Run(string(tc.kind)+" "+tc.selector, func(t *testing.T) {
 			sel, err := fields.ParseSelector(tc.selector)
 			require.NoError(t, err)
-			got, _, err := s.List(tc.kind, ListOptions{FieldSelector: sel})
+			got, _, err := s.List(tc.kind, model.ListOptions{FieldSelector: sel})
 			require.NoError(t, err)
 			assert.Len(t, got, tc.want)
 		})
@@ -958,7 +958,7 @@ func TestFieldSelectorsPerKind(t *testing.T) {
 		kind  model.Kind
 		field string
 	}{{model.KindLease, "spec.holderIdentity"}, {model.KindNode, "status.phase"}, {model.KindReplicaSet, "spec.nodeName"}} {
-		_, _, err := s.List(bad.kind, ListOptions{FieldSelector: fields.OneTermEqualSelector(bad.field, "x")})
+		_, _, err := s.List(bad.kind, model.ListOptions{FieldSelector: fields.OneTermEqualSelector(bad.field, "x")})
 		require.True(t, apierrors.IsBadRequest(err), "%s %s: %v", bad.kind, bad.field, err)
 		assert.Contains(t, err.Error(), bad.field)
 	}
@@ -1013,7 +1013,7 @@ func TestOnCommitSeesEveryWriteInOrder(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.Update(stale) // a conflict commits nothing
 	require.Error(t, err)
-	_, err = s.Delete(model.KindLease, "kube-node-lease", "n1", DeleteOptions{})
+	_, err = s.Delete(model.KindLease, "kube-node-lease", "n1", model.DeleteOptions{})
 	require.NoError(t, err)
 	r := created.Meta().ResourceVersion
 	assert.Equal(t, []commit{

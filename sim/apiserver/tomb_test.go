@@ -31,10 +31,10 @@ func TestWithResourceVersionCopiesOnlyTheRevision(t *testing.T) {
 func TestDeletedEventCarriesLastStateAtDeletionRevision(t *testing.T) {
 	k, s := newTestStore(t, nil)
 	rec := &recorder{k: k}
-	_, err := s.Watch(model.KindReplicaSet, ListOptions{}, 0, rec)
+	_, err := s.Watch(model.KindReplicaSet, model.ListOptions{}, 0, rec)
 	require.NoError(t, err)
 	rs := mustCreate(t, s, newReplicaSet("web", 2))
-	last, err := s.Delete(model.KindReplicaSet, "default", "web", DeleteOptions{})
+	last, err := s.Delete(model.KindReplicaSet, "default", "web", model.DeleteOptions{})
 	require.NoError(t, err)
 	run(k, time.Second)
 	evs := rec.nonBookmarks()

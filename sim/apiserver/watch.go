@@ -109,13 +109,13 @@ func (w *Watch) Pending() int { return len(w.queue) - w.head }
 // ("too old resource version: <fromRV> (<oldest-1>)"); a fromRV newer than the current
 // revision is 504 with cause ResourceVersionTooLarge; an unsupported field selector is 400;
 // an unknown kind is 404. Watch is WatchAs with client "".
-func (s *Store) Watch(kind model.Kind, opts ListOptions, fromRV uint64, sink WatchSink) (*Watch, error) {
+func (s *Store) Watch(kind model.Kind, opts model.ListOptions, fromRV uint64, sink WatchSink) (*Watch, error) {
 	return s.WatchAs("", kind, opts, fromRV, sink)
 }
 
 // WatchAs is Watch on behalf of a named client: StallWatches and CloseWatches select watches
 // by this name.
-func (s *Store) WatchAs(client string, kind model.Kind, opts ListOptions, fromRV uint64, sink WatchSink) (*Watch, error) {
+func (s *Store) WatchAs(client string, kind model.Kind, opts model.ListOptions, fromRV uint64, sink WatchSink) (*Watch, error) {
 	if sink == nil {
 		return nil, apierrors.NewBadRequest("watch needs a sink")
 	}

@@ -19,7 +19,7 @@ import (
 func TestWatchDeliversInRevisionOrderAcrossObjects(t *testing.T) {
 	k, s := newTestStore(t, nil)
 	rec := &recorder{k: k}
-	_, err := s.Watch(model.KindPod, ListOptions{}, 0, rec)
+	_, err := s.Watch(model.KindPod, model.ListOptions{}, 0, rec)
 	require.NoError(t, err)
 
 	a := mustCreate(t, s, newPod("a"))
@@ -29,7 +29,7 @@ func TestWatchDeliversInRevisionOrderAcrossObjects(t *testing.T) {
 	_, err = s.Update(upd)
 	require.NoError(t, err)
 	mustCreate(t, s, newReplicaSet("rs", 1)) // another kind: not delivered, but takes a revision
-	_, err = s.Delete(model.KindPod, "default", "b", DeleteOptions{})
+	_, err = s.Delete(model.KindPod, "default", "b", model.DeleteOptions{})
 	require.NoError(t, err)
 
 	assert.Empty(t, rec.events, "events are delivered on the kernel, never inside the write")
@@ -50,7 +50,7 @@ func TestWatchDelay(t *testing.T) {
 	t.Run("constant delay", func(t *testing.T) {
 		k, s := newTestStore(t, func(c *StoreConfig) { c.WatchDelay = sim.Constant(20 * time.Millisecond) })
 		rec := &recorder{k: k}
-		_, err := s.Watch(model.KindPod, ListOptions{}, 0, rec)
+		_, err := s.Watch(model.KindPod, model.ListOptions{}, 0, rec)
 		require.NoError(t, err)
 		k.After(time.Second, func() { mustCreate(t, s, newPod("a")) })
 		run(k, 2*time.Second)
@@ -62,7 +62,7 @@ func TestWatchDelay(t *testing.T) {
 			c.WatchDelay = sim.Dist{Kind: sim.DistUniform, Min: time.Millisecond, Max: 50 * time.Millisecond}
 		})
 		rec := &recorder{k: k}
-		_, err := s.Watch(model.KindPod, ListOptions{}, 0, rec)
+		_, err := s.Watch(model.KindPod, model.ListOptions{}, 0, rec)
 		require.NoError(t, err)
 		writeAt := map[uint64]vtime.Time{}
 		for i := range 200 {
@@ -91,7 +91,7 @@ func TestWatchDelay(t *testing.T) {
 func TestLabelFilteredWatchTurnsMatchChangesIntoAddedAndDeleted(t *testing.T) {
 	k, s := newTestStore(t, nil)
 	rec := &recorder{k: k}
-	_, err := s.Watch(model.KindPod, ListOptions{LabelSelector: labels.SelectorFromSet(labels.Set{"app": "web"})}, 0, rec)
+	_, err := s.Watch(model.KindPod, model.ListOptions{LabelSelector: labels.SelectorFromSet(labels.Set{"app": "web"})}, 0, rec)
 	require.NoError(t, err)
 
 	p := mustCreate(t, s, newPod("p")) // no labels: not delivered
@@ -124,12 +124,12 @@ func TestWatchFromRevisionReplaysHistory(t *testing.T) {
 	mustCreate(t, s, newPod("b"))
 	mustCreate(t, s, newPod("c"))
 	rec := &recorder{k: k}
-	_, err := s.Watch(model.KindPod, ListOptions{}, first.ResourceVersion, rec)
+	_, err := s.Watch(model.KindPod, model.ListOptions{}, first.ResourceVersion, rec)
 	require.NoError(t, err)
 	run(k, time.Second)
 	assert.Equal(t, []string{"ADDED default/b@6", "ADDED default/c@7"}, summary(rec.nonBookmarks()))
 
-	_, err = s.Watch(model.KindPod, ListOptions{}, s.Revision()+1, rec)
+	_, err = s.Watch(model.KindPod, model.ListOptions{}, s.Revision()+1, rec)
 	require.Error(t, err)
 	assert.True(t, apierrors.IsTimeout(err), "%v", err)
 	assert.Contains(t, err.Error(), "Too large resource version")
@@ -139,7 +139,7 @@ func TestWatchFromTooOldRevisionIsExpired(t *testing.T) {
 	k, s := newTestStore(t, func(c *StoreConfig) { c.HistoryLowerBound, c.HistoryUpperBound = 4, 4 })
 	rec := &recorder{k: k}
 	// Nothing dropped yet: any start revision works.
-	_, err := s.Watch(model.KindPod, ListOptions{}, 1, rec)
+	_, err := s.Watch(model.KindPod, model.ListOptions{}, 1, rec)
 	require.NoError(t, err)
 
 	var rvs []uint64
@@ -151,14 +151,14 @@ func TestWatchFromTooOldRevisionIsExpired(t *testing.T) {
 	assert.Equal(t, 4, events)
 	assert.Equal(t, 4, capacity)
 
-	_, err = s.Watch(model.KindPod, ListOptions{}, rvs[2]-2, rec)
+	_, err = s.Watch(model.KindPod, model.ListOptions{}, rvs[2]-2, rec)
 	require.True(t, apierrors.IsResourceExpired(err), "%v", err)
 	assert.Equal(t, fmt.Sprintf("too old resource version: %d (%d)", rvs[2]-2, rvs[2]-1), err.Error())
 	assert.Equal(t, int32(410), err.(apierrors.APIStatus).Status().Code)
 	assert.Equal(t, uint64(1), s.WatchStats().Expired)
 
 	ok := &recorder{k: k}
-	_, err = s.Watch(model.KindPod, ListOptions{}, rvs[2]-1, ok)
+	_, err = s.Watch(model.KindPod, model.ListOptions{}, rvs[2]-1, ok)
 	require.NoError(t, err)
 	run(k, time.Second)
 	assert.Len(t, ok.nonBookmarks(), 4)
@@ -214,9 +214,9 @@ func TestStalledWatcherOverflowIsClosed(t *testing.T) {
 		c.HistoryLowerBound, c.HistoryUpperBound = 4, 4
 	})
 	slow, healthy := &recorder{k: k}, &recorder{k: k}
-	ws, err := s.WatchAs("kubelet-n1", model.KindPod, ListOptions{}, 0, slow)
+	ws, err := s.WatchAs("kubelet-n1", model.KindPod, model.ListOptions{}, 0, slow)
 	require.NoError(t, err)
-	_, err = s.WatchAs("kube-controller-manager", model.KindPod, ListOptions{}, 0, healthy)
+	_, err = s.WatchAs("kube-controller-manager", model.KindPod, model.ListOptions{}, 0, healthy)
 	require.NoError(t, err)
 	lastSeen := s.Revision()
 
@@ -238,14 +238,14 @@ func TestStalledWatcherOverflowIsClosed(t *testing.T) {
 	assert.Equal(t, 0, ws.Pending())
 
 	// Re-watching from the last revision it saw fails: that has left the history.
-	_, err = s.WatchAs("kubelet-n1", model.KindPod, ListOptions{}, lastSeen, slow)
+	_, err = s.WatchAs("kubelet-n1", model.KindPod, model.ListOptions{}, lastSeen, slow)
 	assert.True(t, apierrors.IsResourceExpired(err), "%v", err)
 }
 
 func TestStallWithinBufferDeliversEverythingAfterwards(t *testing.T) {
 	k, s := newTestStore(t, nil)
 	rec := &recorder{k: k}
-	_, err := s.WatchAs("scheduler", model.KindPod, ListOptions{}, 0, rec)
+	_, err := s.WatchAs("scheduler", model.KindPod, model.ListOptions{}, 0, rec)
 	require.NoError(t, err)
 	s.StallWatches(func(c string) bool { return c == "scheduler" }, vtime.FromDuration(5*time.Second))
 	k.After(time.Second, func() { mustCreate(t, s, newPod("a")) })
@@ -253,7 +253,7 @@ func TestStallWithinBufferDeliversEverythingAfterwards(t *testing.T) {
 	// A watch opened during the stall is stalled too.
 	late := &recorder{k: k}
 	k.After(3*time.Second, func() {
-		_, err := s.WatchAs("scheduler", model.KindPod, ListOptions{}, 0, late)
+		_, err := s.WatchAs("scheduler", model.KindPod, model.ListOptions{}, 0, late)
 		require.NoError(t, err)
 		mustCreate(t, s, newPod("c"))
 	})
@@ -278,7 +278,7 @@ func TestStallWithinBufferDeliversEverythingAfterwards(t *testing.T) {
 func TestStopEndsDeliveryWithoutClose(t *testing.T) {
 	k, s := newTestStore(t, nil)
 	rec := &recorder{k: k}
-	w, err := s.Watch(model.KindPod, ListOptions{}, 0, rec)
+	w, err := s.Watch(model.KindPod, model.ListOptions{}, 0, rec)
 	require.NoError(t, err)
 	mustCreate(t, s, newPod("a"))
 	w.Stop()
@@ -294,7 +294,7 @@ func TestStopEndsDeliveryWithoutClose(t *testing.T) {
 	var w2 *Watch
 	inner := &recorder{k: k2}
 	inner.onEvent = func(WatchEvent) { w2.Stop() }
-	w2, err = s2.Watch(model.KindPod, ListOptions{}, 0, inner)
+	w2, err = s2.Watch(model.KindPod, model.ListOptions{}, 0, inner)
 	require.NoError(t, err)
 	mustCreate(t, s2, newPod("a"))
 	mustCreate(t, s2, newPod("b"))
@@ -305,9 +305,9 @@ func TestStopEndsDeliveryWithoutClose(t *testing.T) {
 func TestCloseWatches(t *testing.T) {
 	k, s := newTestStore(t, nil)
 	a, b := &recorder{k: k}, &recorder{k: k}
-	_, err := s.WatchAs("a", model.KindPod, ListOptions{}, 0, a)
+	_, err := s.WatchAs("a", model.KindPod, model.ListOptions{}, 0, a)
 	require.NoError(t, err)
-	_, err = s.WatchAs("b", model.KindNode, ListOptions{}, 0, b)
+	_, err = s.WatchAs("b", model.KindNode, model.ListOptions{}, 0, b)
 	require.NoError(t, err)
 	mustCreate(t, s, newPod("p"))
 	restart := apierrors.NewServiceUnavailable("apiserver restarting")
@@ -323,7 +323,7 @@ func TestCloseWatches(t *testing.T) {
 func TestBookmarksAdvanceQuietWatchers(t *testing.T) {
 	k, s := newTestStore(t, nil)
 	pods := &recorder{k: k}
-	_, err := s.Watch(model.KindPod, ListOptions{}, 0, pods)
+	_, err := s.Watch(model.KindPod, model.ListOptions{}, 0, pods)
 	require.NoError(t, err)
 	k.After(time.Second, func() { mustCreate(t, s, newLease("n1")) })
 	run(k, 2*time.Minute)
@@ -347,9 +347,9 @@ func TestBookmarksAdvanceQuietWatchers(t *testing.T) {
 func TestTriggerIndexedWatch(t *testing.T) {
 	k, s := newTestStore(t, nil)
 	n1, n2 := &recorder{k: k}, &recorder{k: k}
-	_, err := s.WatchAs("kubelet-n1", model.KindPod, ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", "n1")}, 0, n1)
+	_, err := s.WatchAs("kubelet-n1", model.KindPod, model.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", "n1")}, 0, n1)
 	require.NoError(t, err)
-	_, err = s.WatchAs("kubelet-n2", model.KindPod, ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", "n2")}, 0, n2)
+	_, err = s.WatchAs("kubelet-n2", model.KindPod, model.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", "n2")}, 0, n2)
 	require.NoError(t, err)
 
 	p := mustCreate(t, s, newPod("p")) // unbound: neither kubelet
@@ -357,7 +357,7 @@ func TestTriggerIndexedWatch(t *testing.T) {
 	bind.Spec.NodeName = "n1"
 	bound, err := s.Update(bind)
 	require.NoError(t, err)
-	_, err = s.Delete(model.KindPod, "default", "p", DeleteOptions{})
+	_, err = s.Delete(model.KindPod, "default", "p", model.DeleteOptions{})
 	require.NoError(t, err)
 	run(k, time.Second)
 	assert.Equal(t, []string{"ADDED default/p@6", "MODIFIED default/p@7"}, summary(n1.nonBookmarks()))
@@ -365,7 +365,7 @@ func TestTriggerIndexedWatch(t *testing.T) {
 	assert.Equal(t, bound.Meta().UID, n1.events[0].ev.Object.Meta().UID)
 
 	// The kubelet's final delete reaches it as DELETED.
-	_, err = s.Delete(model.KindPod, "default", "p", DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+	_, err = s.Delete(model.KindPod, "default", "p", model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 	require.NoError(t, err)
 	run(k, time.Second)
 	assert.Equal(t, Deleted, n1.nonBookmarks()[len(n1.nonBookmarks())-1].Type)
@@ -386,11 +386,11 @@ func TestTriggerIndexedWatch(t *testing.T) {
 func TestWatchErrors(t *testing.T) {
 	_, s := newTestStore(t, nil)
 	rec := &recorder{}
-	_, err := s.Watch(model.KindPod, ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nope", "x")}, 0, rec)
+	_, err := s.Watch(model.KindPod, model.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nope", "x")}, 0, rec)
 	assert.True(t, apierrors.IsBadRequest(err), "%v", err)
-	_, err = s.Watch("Widget", ListOptions{}, 0, rec)
+	_, err = s.Watch("Widget", model.ListOptions{}, 0, rec)
 	assert.True(t, apierrors.IsNotFound(err), "%v", err)
-	_, err = s.Watch(model.KindPod, ListOptions{}, 0, nil)
+	_, err = s.Watch(model.KindPod, model.ListOptions{}, 0, nil)
 	assert.True(t, apierrors.IsBadRequest(err), "%v", err)
 }
 
@@ -398,7 +398,7 @@ func TestStallUntilNeverAsAPartition(t *testing.T) {
 	k, s := newTestStore(t, nil)
 	isKubelet := func(c string) bool { return c == "kubelet-n1" }
 	rec := &recorder{k: k}
-	_, err := s.WatchAs("kubelet-n1", model.KindPod, ListOptions{}, 0, rec)
+	_, err := s.WatchAs("kubelet-n1", model.KindPod, model.ListOptions{}, 0, rec)
 	require.NoError(t, err)
 	s.StallWatches(isKubelet, vtime.Never) // the partition starts
 	k.After(time.Second, func() { mustCreate(t, s, newPod("a")) })
@@ -409,7 +409,7 @@ func TestStallUntilNeverAsAPartition(t *testing.T) {
 
 	// A watch the kubelet opens during the partition is stalled too.
 	during := &recorder{k: k}
-	_, err = s.WatchAs("kubelet-n1", model.KindPod, ListOptions{}, 0, during)
+	_, err = s.WatchAs("kubelet-n1", model.KindPod, model.ListOptions{}, 0, during)
 	require.NoError(t, err)
 	mustCreate(t, s, newPod("b"))
 	run(k, time.Second)
@@ -422,7 +422,7 @@ func TestStallUntilNeverAsAPartition(t *testing.T) {
 
 	// After the heal, new watches are not stalled.
 	after := &recorder{k: k}
-	_, err = s.WatchAs("kubelet-n1", model.KindPod, ListOptions{}, 0, after)
+	_, err = s.WatchAs("kubelet-n1", model.KindPod, model.ListOptions{}, 0, after)
 	require.NoError(t, err)
 	mustCreate(t, s, newPod("c"))
 	run(k, time.Second)
@@ -454,7 +454,7 @@ func TestPartitionedWatcherThatOverflowsLearnsOfTheCloseWhenItHeals(t *testing.T
 	k, s := newTestStore(t, func(c *StoreConfig) { c.WatchChanSize = 2 })
 	isKubelet := func(c string) bool { return c == "kubelet-n1" }
 	rec := &recorder{k: k}
-	_, err := s.WatchAs("kubelet-n1", model.KindPod, ListOptions{}, 0, rec)
+	_, err := s.WatchAs("kubelet-n1", model.KindPod, model.ListOptions{}, 0, rec)
 	require.NoError(t, err)
 	s.StallWatches(isKubelet, vtime.Never)
 	for i := range 3 {
@@ -473,7 +473,7 @@ func TestPartitionedWatcherThatOverflowsLearnsOfTheCloseWhenItHeals(t *testing.T
 
 func TestStoppingTriggeredWatchesLeavesTheIndexClean(t *testing.T) {
 	k, s := newTestStore(t, nil)
-	sel := ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", "n1")}
+	sel := model.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", "n1")}
 	a, b := &recorder{k: k}, &recorder{k: k}
 	wa, err := s.WatchAs("a", model.KindPod, sel, 0, a)
 	require.NoError(t, err)
@@ -504,9 +504,9 @@ func TestCoalesceWatchesDeliversOnlyLastStates(t *testing.T) {
 	a := mustCreate(t, s, newPod("a"))
 	mustCreate(t, s, newPod("b"))
 	slow, other := &recorder{k: k}, &recorder{k: k}
-	_, err := s.WatchAs("kube-controller-manager", model.KindPod, ListOptions{}, 0, slow)
+	_, err := s.WatchAs("kube-controller-manager", model.KindPod, model.ListOptions{}, 0, slow)
 	require.NoError(t, err)
-	_, err = s.WatchAs("kube-scheduler", model.KindPod, ListOptions{}, 0, other)
+	_, err = s.WatchAs("kube-scheduler", model.KindPod, model.ListOptions{}, 0, other)
 	require.NoError(t, err)
 	s.CoalesceWatches(func(c string) bool { return c == "kube-controller-manager" }, vtime.FromDuration(5*time.Second))
 	label := func(p *model.Pod, v string) {
@@ -522,9 +522,9 @@ func TestCoalesceWatchesDeliversOnlyLastStates(t *testing.T) {
 	k.After(3*time.Second, func() { label(a, "2") })
 	k.After(3*time.Second, func() { mustCreate(t, s, newPod("tmp")) })
 	k.After(4*time.Second, func() {
-		_, err := s.Delete(model.KindPod, "default", "tmp", DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+		_, err := s.Delete(model.KindPod, "default", "tmp", model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 		require.NoError(t, err)
-		_, err = s.Delete(model.KindPod, "default", "b", DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+		_, err = s.Delete(model.KindPod, "default", "b", model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 		require.NoError(t, err)
 	})
 	run(k, 4500*time.Millisecond)

@@ -25,19 +25,19 @@ const (
 // The verbs a client sends (the server's names, repeated here so callers of this package
 // need not import apiserver for them).
 const (
-	VerbGet    = apiserver.VerbGet
-	VerbList   = apiserver.VerbList
-	VerbWatch  = apiserver.VerbWatch
-	VerbCreate = apiserver.VerbCreate
-	VerbUpdate = apiserver.VerbUpdate
-	VerbPatch  = apiserver.VerbPatch
-	VerbDelete = apiserver.VerbDelete
+	VerbGet    = model.VerbGet
+	VerbList   = model.VerbList
+	VerbWatch  = model.VerbWatch
+	VerbCreate = model.VerbCreate
+	VerbUpdate = model.VerbUpdate
+	VerbPatch  = model.VerbPatch
+	VerbDelete = model.VerbDelete
 )
 
 // verbs fixes the order in which per-verb counters are kept and reported.
-var verbs = [...]apiserver.Verb{VerbGet, VerbList, VerbWatch, VerbCreate, VerbUpdate, VerbPatch, VerbDelete}
+var verbs = [...]model.Verb{VerbGet, VerbList, VerbWatch, VerbCreate, VerbUpdate, VerbPatch, VerbDelete}
 
-func verbIndex(v apiserver.Verb) int {
+func verbIndex(v model.Verb) int {
 	for i, w := range verbs {
 		if w == v {
 			return i
@@ -93,7 +93,7 @@ type Stats struct {
 }
 
 // RequestsFor returns the attempt count for verb v.
-func (s Stats) RequestsFor(v apiserver.Verb) uint64 {
+func (s Stats) RequestsFor(v model.Verb) uint64 {
 	if i := verbIndex(v); i >= 0 {
 		return s.Requests[i]
 	}
@@ -175,7 +175,7 @@ func (c *Client) do(ctx context.Context, req *apiserver.Request) apiserver.Respo
 	}
 }
 
-func (c *Client) count(v apiserver.Verb) {
+func (c *Client) count(v model.Verb) {
 	if i := verbIndex(v); i >= 0 {
 		c.stats.Requests[i]++
 	}
@@ -247,7 +247,7 @@ func (c *Client) GetShared(ctx context.Context, kind model.Kind, namespace, name
 
 // List reads every object of kind that opts selects, sorted by key, with the list's
 // resourceVersion. The objects are private copies.
-func (c *Client) List(ctx context.Context, kind model.Kind, opts apiserver.ListOptions) ([]model.Object, uint64, error) {
+func (c *Client) List(ctx context.Context, kind model.Kind, opts model.ListOptions) ([]model.Object, uint64, error) {
 	items, rv, err := c.listShared(ctx, kind, opts)
 	if err != nil {
 		return nil, 0, err
@@ -260,7 +260,7 @@ func (c *Client) List(ctx context.Context, kind model.Kind, opts apiserver.ListO
 }
 
 // listShared is List without the copies, for informers, whose caches are read-only.
-func (c *Client) listShared(ctx context.Context, kind model.Kind, opts apiserver.ListOptions) ([]model.Object, uint64, error) {
+func (c *Client) listShared(ctx context.Context, kind model.Kind, opts model.ListOptions) ([]model.Object, uint64, error) {
 	resp := c.do(ctx, &apiserver.Request{Verb: VerbList, Kind: kind, Namespace: opts.Namespace, List: opts})
 	if resp.Err != nil {
 		return nil, 0, resp.Err
@@ -283,7 +283,7 @@ func (c *Client) UpdateStatus(ctx context.Context, obj model.Object) (model.Obje
 	return c.write(ctx, VerbUpdate, "status", obj)
 }
 
-func (c *Client) write(ctx context.Context, verb apiserver.Verb, subresource string, obj model.Object) (model.Object, error) {
+func (c *Client) write(ctx context.Context, verb model.Verb, subresource string, obj model.Object) (model.Object, error) {
 	if obj == nil {
 		return nil, fmt.Errorf("client %s: %s with a nil object", c.name, verb)
 	}
@@ -313,7 +313,7 @@ func (c *Client) Patch(ctx context.Context, kind model.Kind, namespace, name str
 
 // PatchAs applies patch of type pt (JSON patch, merge patch or strategic merge patch, as
 // `kubectl patch --type` sends) to the named object and returns a private copy of the result.
-func (c *Client) PatchAs(ctx context.Context, kind model.Kind, namespace, name string, pt apiserver.PatchType, patch []byte) (model.Object, error) {
+func (c *Client) PatchAs(ctx context.Context, kind model.Kind, namespace, name string, pt model.PatchType, patch []byte) (model.Object, error) {
 	resp := c.do(ctx, &apiserver.Request{
 		Verb: VerbPatch, Kind: kind, Namespace: namespace, Name: name,
 		Patch: append([]byte(nil), patch...), PatchType: pt,
@@ -337,14 +337,14 @@ func (c *Client) PatchStatus(ctx context.Context, kind model.Kind, namespace, na
 }
 
 // Delete deletes the named object with opts (grace period, propagation, preconditions).
-func (c *Client) Delete(ctx context.Context, kind model.Kind, namespace, name string, opts apiserver.DeleteOptions) error {
+func (c *Client) Delete(ctx context.Context, kind model.Kind, namespace, name string, opts model.DeleteOptions) error {
 	return c.do(ctx, &apiserver.Request{Verb: VerbDelete, Kind: kind, Namespace: namespace, Name: name, Delete: opts}).Err
 }
 
 // Watch opens a watch on kind from resourceVersion fromRV; events go to sink on the kernel.
 // It is throttled and retried like any request; a fromRV older than the server's history gives
 // a 410 Expired error.
-func (c *Client) Watch(ctx context.Context, kind model.Kind, opts apiserver.ListOptions, fromRV uint64, sink apiserver.WatchSink) (*apiserver.Watch, error) {
+func (c *Client) Watch(ctx context.Context, kind model.Kind, opts model.ListOptions, fromRV uint64, sink apiserver.WatchSink) (*apiserver.Watch, error) {
 	p := sim.ProcFromContext(ctx)
 	c.throttle(ctx, p)
 	for attempt := 1; ; attempt++ {

@@ -47,7 +47,7 @@ func TestClientRetries429WithRetryAfter(t *testing.T) {
 	k := sim.New(1)
 	srv := newServer(k, func(c *apiserver.Config) {
 		c.MaxMutatingRequestsInflight = 1
-		c.ServiceTime[apiserver.VerbCreate] = sim.Constant(4500 * time.Millisecond)
+		c.ServiceTime[model.VerbCreate] = sim.Constant(4500 * time.Millisecond)
 	})
 	c := New(srv, "test-client", Config{})
 	var doneAt []string
@@ -75,7 +75,7 @@ func TestClientGivesUpAfterMaxRetries(t *testing.T) {
 	k := sim.New(1)
 	srv := newServer(k, func(c *apiserver.Config) {
 		c.MaxMutatingRequestsInflight = 1
-		c.ServiceTime[apiserver.VerbCreate] = sim.Constant(time.Minute)
+		c.ServiceTime[model.VerbCreate] = sim.Constant(time.Minute)
 	})
 	c := New(srv, "test-client", Config{MaxRetries: 2})
 	var errB error
@@ -132,13 +132,13 @@ func TestClientCopiesObjects(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "web", got.Labels["app"])
 		got.Labels["app"] = "mutated-get"
-		pods, _, err := ListAs[*model.Pod](ctx, c, apiserver.ListOptions{Namespace: "default"})
+		pods, _, err := ListAs[*model.Pod](ctx, c, model.ListOptions{Namespace: "default"})
 		require.NoError(t, err)
 		require.Len(t, pods, 1)
 		assert.Equal(t, "web", pods[0].Labels["app"])
 		_, err = GetAs[*model.Pod](ctx, c, "default", "missing")
 		assert.True(t, apierrors.IsNotFound(err), "got %v", err)
-		require.NoError(t, c.Delete(ctx, model.KindPod, "default", "a", apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr[int64](0)}))
+		require.NoError(t, c.Delete(ctx, model.KindPod, "default", "a", model.DeleteOptions{GracePeriodSeconds: model.Ptr[int64](0)}))
 	})
 }
 
@@ -146,7 +146,7 @@ func TestClientCopiesObjects(t *testing.T) {
 // 200ms each; the wait is recorded.
 func TestClientThrottlesEveryRequest(t *testing.T) {
 	k := sim.New(1)
-	srv := newServer(k, func(c *apiserver.Config) { c.ServiceTime = map[apiserver.Verb]sim.Dist{} })
+	srv := newServer(k, func(c *apiserver.Config) { c.ServiceTime = map[model.Verb]sim.Dist{} })
 	c := New(srv, "test-client", Config{})
 	require.Equal(t, Config{QPS: DefaultQPS, Burst: DefaultBurst, MaxRetries: DefaultMaxRetries}, c.Config())
 	var finished vtime.Time

@@ -11,14 +11,13 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 func TestResolveControllerRef(t *testing.T) {
 	k := sim.New(1)
 	srv := newServer(k, nil)
 	c := New(srv, "test", Config{QPS: -1})
-	inf := NewInformer(c, model.KindReplicaSet, apiserver.ListOptions{}, 0)
+	inf := NewInformer(c, model.KindReplicaSet, model.ListOptions{}, 0)
 	inf.Run(k)
 	var uid string
 	run(t, k, func(ctx context.Context) {

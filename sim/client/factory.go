@@ -6,7 +6,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // SharedInformerFactory hands out one shared informer per (kind, list options) for one
@@ -27,13 +26,13 @@ func NewSharedInformerFactory(c *Client, resync time.Duration) *SharedInformerFa
 
 // For returns the informer for every object of kind, creating it on first use.
 func (f *SharedInformerFactory) For(kind model.Kind) *Informer {
-	return f.ForOptions(kind, apiserver.ListOptions{})
+	return f.ForOptions(kind, model.ListOptions{})
 }
 
 // ForOptions returns the informer for kind restricted by opts, creating it on first use. Two
 // calls share an informer when the kind, namespace and selector strings are equal. An informer
 // created after Start is started at once.
-func (f *SharedInformerFactory) ForOptions(kind model.Kind, opts apiserver.ListOptions) *Informer {
+func (f *SharedInformerFactory) ForOptions(kind model.Kind, opts model.ListOptions) *Informer {
 	for _, inf := range f.informers {
 		if inf.kind == kind && sameOptions(inf.opts, opts) {
 			return inf
@@ -47,7 +46,7 @@ func (f *SharedInformerFactory) ForOptions(kind model.Kind, opts apiserver.ListO
 	return inf
 }
 
-func sameOptions(a, b apiserver.ListOptions) bool {
+func sameOptions(a, b model.ListOptions) bool {
 	return a.Namespace == b.Namespace && selectorString(a.LabelSelector) == selectorString(b.LabelSelector) &&
 		selectorString(b.FieldSelector) == selectorString(a.FieldSelector)
 }

@@ -134,7 +134,7 @@ type InformerStats struct {
 type Informer struct {
 	c      *Client
 	kind   model.Kind
-	opts   apiserver.ListOptions
+	opts   model.ListOptions
 	resync time.Duration
 
 	handlers []EventHandler
@@ -165,7 +165,7 @@ type Informer struct {
 
 // NewInformer returns a stopped informer for kind, selecting with opts, that resyncs every
 // resync (0: never). Call Run to start it.
-func NewInformer(c *Client, kind model.Kind, opts apiserver.ListOptions, resync time.Duration) *Informer {
+func NewInformer(c *Client, kind model.Kind, opts model.ListOptions, resync time.Duration) *Informer {
 	return &Informer{c: c, kind: kind, opts: opts, resync: resync, store: newStore(), stats: InformerStats{Kind: kind}}
 }
 
@@ -173,7 +173,7 @@ func NewInformer(c *Client, kind model.Kind, opts apiserver.ListOptions, resync 
 func (inf *Informer) Kind() model.Kind { return inf.kind }
 
 // Options returns the list options the informer selects with.
-func (inf *Informer) Options() apiserver.ListOptions { return inf.opts }
+func (inf *Informer) Options() model.ListOptions { return inf.opts }
 
 // Stats returns the informer's counters.
 func (inf *Informer) Stats() InformerStats { return inf.stats }

@@ -52,7 +52,7 @@ func (h *handlerLog) take() []string {
 
 func instantServer(k *sim.Kernel, mutate func(*apiserver.Config)) *apiserver.Server {
 	return newServer(k, func(c *apiserver.Config) {
-		c.ServiceTime = map[apiserver.Verb]sim.Dist{}
+		c.ServiceTime = map[model.Verb]sim.Dist{}
 		c.ListItemCost = 0
 		c.Store.WatchDelay = sim.Constant(5 * time.Millisecond)
 		if mutate != nil {
@@ -73,7 +73,7 @@ func mustCreate(t *testing.T, ctx context.Context, c *Client, obj model.Object) 
 func TestInformerListThenWatch(t *testing.T) {
 	k := sim.New(1)
 	c := New(instantServer(k, nil), "test", Config{QPS: -1})
-	inf := NewInformer(c, model.KindPod, apiserver.ListOptions{}, 0)
+	inf := NewInformer(c, model.KindPod, model.ListOptions{}, 0)
 	log := &handlerLog{k: k}
 	inf.AddEventHandler(log)
 	var synced vtime.Time
@@ -92,7 +92,7 @@ func TestInformerListThenWatch(t *testing.T) {
 		a.Meta().Labels = map[string]string{"x": "y"}
 		_, err := c.Update(ctx, a)
 		require.NoError(t, err)
-		require.NoError(t, c.Delete(ctx, model.KindPod, "default", "b", apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr[int64](0)}))
+		require.NoError(t, c.Delete(ctx, model.KindPod, "default", "b", model.DeleteOptions{GracePeriodSeconds: model.Ptr[int64](0)}))
 		p.Sleep(time.Second)
 		inf.Stop()
 	})
@@ -113,7 +113,7 @@ func TestInformerListThenWatch(t *testing.T) {
 func TestInformerIndexes(t *testing.T) {
 	k := sim.New(1)
 	c := New(instantServer(k, nil), "test", Config{QPS: -1})
-	inf := NewInformer(c, model.KindPod, apiserver.ListOptions{}, 0)
+	inf := NewInformer(c, model.KindPod, model.ListOptions{}, 0)
 	require.NoError(t, inf.AddIndexers(Indexers{"image": func(obj model.Object) []string {
 		return []string{obj.(*model.Pod).Spec.Containers[0].Image}
 	}}))
@@ -156,7 +156,7 @@ func TestInformerIndexes(t *testing.T) {
 		relabelled.Labels["n"] = "9"
 		_, err := c.Update(ctx, relabelled)
 		require.NoError(t, err)
-		require.NoError(t, c.Delete(ctx, model.KindPod, "default", "p3", apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr[int64](0)}))
+		require.NoError(t, c.Delete(ctx, model.KindPod, "default", "p3", model.DeleteOptions{GracePeriodSeconds: model.Ptr[int64](0)}))
 		p.Sleep(time.Second)
 		assert.Empty(t, inf.ByIndex(IndexLabel, LabelIndexValue("n", "1")))
 		assert.Equal(t, []string{"default/p1"}, keys(inf.ByIndex(IndexLabel, LabelIndexValue("n", "9"))))
@@ -174,7 +174,7 @@ func TestInformerIndexes(t *testing.T) {
 func TestInformerResync(t *testing.T) {
 	k := sim.New(1)
 	c := New(instantServer(k, nil), "test", Config{QPS: -1})
-	inf := NewInformer(c, model.KindPod, apiserver.ListOptions{}, 30*time.Second)
+	inf := NewInformer(c, model.KindPod, model.ListOptions{}, 30*time.Second)
 	log := &handlerLog{k: k}
 	inf.AddEventHandler(log)
 	k.Spawn("setup", func(p *sim.Proc) {
@@ -210,7 +210,7 @@ func TestInformerRelistAfterExpiredDeliversTombstones(t *testing.T) {
 	})
 	writer := New(srv, "writer", Config{QPS: -1})
 	c := New(srv, "test", Config{QPS: 1, Burst: 2})
-	inf := NewInformer(c, model.KindPod, apiserver.ListOptions{}, 0)
+	inf := NewInformer(c, model.KindPod, model.ListOptions{}, 0)
 	log := &handlerLog{k: k}
 	inf.AddEventHandler(log)
 	run(t, k, func(ctx context.Context) {
@@ -228,7 +228,7 @@ func TestInformerRelistAfterExpiredDeliversTombstones(t *testing.T) {
 		for range 100 {
 			c.RateLimiter().limiter.Reserve()
 		}
-		require.NoError(t, writer.Delete(ctx, model.KindPod, "default", "gone", apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr[int64](0)}))
+		require.NoError(t, writer.Delete(ctx, model.KindPod, "default", "gone", model.DeleteOptions{GracePeriodSeconds: model.Ptr[int64](0)}))
 		for i := range 30 {
 			obj, err := writer.Get(ctx, model.KindPod, "default", "kept")
 			require.NoError(t, err)
@@ -258,7 +258,7 @@ func TestInformerRelistAfterExpiredDeliversTombstones(t *testing.T) {
 func TestInformerWatchTimeoutRewatchesWithoutListing(t *testing.T) {
 	k := sim.New(3)
 	c := New(instantServer(k, nil), "test", Config{QPS: -1})
-	inf := NewInformer(c, model.KindPod, apiserver.ListOptions{}, 0)
+	inf := NewInformer(c, model.KindPod, model.ListOptions{}, 0)
 	log := &handlerLog{k: k}
 	inf.AddEventHandler(log)
 	run(t, k, func(ctx context.Context) {
@@ -285,7 +285,7 @@ func TestInformerWatchTimeoutRewatchesWithoutListing(t *testing.T) {
 func TestInformerStopAndRestart(t *testing.T) {
 	k := sim.New(1)
 	c := New(instantServer(k, nil), "test", Config{QPS: -1})
-	inf := NewInformer(c, model.KindPod, apiserver.ListOptions{}, 0)
+	inf := NewInformer(c, model.KindPod, model.ListOptions{}, 0)
 	log := &handlerLog{k: k}
 	inf.AddEventHandler(log)
 	late := &handlerLog{k: k}
@@ -321,7 +321,7 @@ func TestFactorySharesInformers(t *testing.T) {
 	pods := f.For(model.KindPod)
 	assert.Same(t, pods, f.For(model.KindPod))
 	nodes := f.For(model.KindNode)
-	scoped := f.ForOptions(model.KindPod, apiserver.ListOptions{Namespace: "kube-system"})
+	scoped := f.ForOptions(model.KindPod, model.ListOptions{Namespace: "kube-system"})
 	assert.NotSame(t, pods, scoped)
 	assert.Equal(t, []*Informer{pods, nodes, scoped}, f.Informers())
 	run(t, k, func(ctx context.Context) {
@@ -374,7 +374,7 @@ func TestInformerRunsAreDeterministic(t *testing.T) {
 	runOnce := func(seed uint64) (uint64, InformerStats) {
 		k := sim.New(seed)
 		c := New(instantServer(k, nil), "test", Config{})
-		inf := NewInformer(c, model.KindPod, apiserver.ListOptions{}, time.Minute)
+		inf := NewInformer(c, model.KindPod, model.ListOptions{}, time.Minute)
 		inf.AddEventHandler(&handlerLog{k: k})
 		k.Spawn("writer", func(p *sim.Proc) {
 			inf.Run(k)

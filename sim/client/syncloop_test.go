@@ -13,7 +13,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
 )
 
@@ -34,7 +33,7 @@ func newLoopWorld(t *testing.T) *loopWorld {
 	w := &loopWorld{k: sim.New(1), fail: map[string]int{}}
 	w.k.Trace().SetWriter(&w.trace)
 	c := New(instantServer(w.k, nil), "test", Config{QPS: -1})
-	w.inf = NewInformer(c, model.KindPod, apiserver.ListOptions{}, 0)
+	w.inf = NewInformer(c, model.KindPod, model.ListOptions{}, 0)
 	w.queue = workqueue.NewRateLimiting[string](w.k, "test", workqueue.DefaultControllerRateLimiter[string]())
 	w.loop = NewSyncLoop(w.k, "test-controller", "Pod", w.queue, func(ctx context.Context, key string) error {
 		sim.ProcFromContext(ctx).Sleep(time.Second)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // kindOf returns the kind of the object type T (a pointer type such as *model.Pod). The
@@ -35,7 +34,7 @@ func GetAs[T model.Object](ctx context.Context, c *Client, namespace, name strin
 }
 
 // ListAs is Client.List for the kind of T.
-func ListAs[T model.Object](ctx context.Context, c *Client, opts apiserver.ListOptions) ([]T, uint64, error) {
+func ListAs[T model.Object](ctx context.Context, c *Client, opts model.ListOptions) ([]T, uint64, error) {
 	objs, rv, err := c.List(ctx, kindOf[T](), opts)
 	if err != nil {
 		return nil, 0, err

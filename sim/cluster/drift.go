@@ -9,7 +9,6 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/node"
 )
 
@@ -72,7 +71,7 @@ func (tl *timeline) killContainer(ctx *sim.Proc, a *scenarios.KillContainerArgs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", ref, err)
 		}
-		pods, _, err := w.kubectl.List(ctx, model.KindPod, apiserver.ListOptions{Namespace: ref.Namespace, LabelSelector: selector})
+		pods, _, err := w.kubectl.List(ctx, model.KindPod, model.ListOptions{Namespace: ref.Namespace, LabelSelector: selector})
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -173,14 +172,14 @@ func (ex *expectations) workloadPods(ref scenarios.ObjectRef) ([]*model.Pod, mod
 	}
 	owners := map[string]bool{obj.Meta().UID: true}
 	if ref.Kind == model.KindDeployment {
-		rss, _, _ := store.List(model.KindReplicaSet, apiserver.ListOptions{Namespace: ref.Namespace})
+		rss, _, _ := store.List(model.KindReplicaSet, model.ListOptions{Namespace: ref.Namespace})
 		for _, o := range rss {
 			if c := model.ControllerOf(o); c != nil && c.UID == obj.Meta().UID {
 				owners[o.Meta().UID] = true
 			}
 		}
 	}
-	pods, _, _ := store.List(model.KindPod, apiserver.ListOptions{Namespace: ref.Namespace})
+	pods, _, _ := store.List(model.KindPod, model.ListOptions{Namespace: ref.Namespace})
 	var out []*model.Pod
 	for _, o := range pods {
 		p := o.(*model.Pod)
@@ -225,7 +224,7 @@ func (ex *expectations) replicasAtMost(a *scenarios.ReplicasAtMostArgs) (bool, s
 	if err != nil {
 		return false, fmt.Sprintf("%s not found", a.Target)
 	}
-	rss, _, _ := store.List(model.KindReplicaSet, apiserver.ListOptions{Namespace: a.Target.Namespace})
+	rss, _, _ := store.List(model.KindReplicaSet, model.ListOptions{Namespace: a.Target.Namespace})
 	var sum int32
 	for _, o := range rss {
 		if c := model.ControllerOf(o); c != nil && c.UID == obj.Meta().UID {

@@ -31,7 +31,7 @@ type apiFault struct {
 
 // Intercept implements apiserver.Fault.
 func (f *apiFault) Intercept(now vtime.Time, req *apiserver.Request) (time.Duration, error) {
-	if !f.filter.Matches(req) {
+	if !f.filter.Matches(scenarios.RequestInfo{Client: req.Client, Verb: req.Verb, Kind: req.Kind, Subresource: req.Subresource}) {
 		return 0, nil
 	}
 	if f.latency != nil {

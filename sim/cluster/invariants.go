@@ -131,7 +131,7 @@ func (inv *invariants) eviction(req *apiserver.Request) {
 	if !replicaset.IsPodReady(pod) {
 		return // an unhealthy pod's eviction takes nothing from a budget
 	}
-	pdbs, _, err := store.List(model.KindPodDisruptionBudget, apiserver.ListOptions{Namespace: req.Namespace})
+	pdbs, _, err := store.List(model.KindPodDisruptionBudget, model.ListOptions{Namespace: req.Namespace})
 	if err != nil {
 		return
 	}
@@ -141,7 +141,7 @@ func (inv *invariants) eviction(req *apiserver.Request) {
 		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
 			continue
 		}
-		pods, _, err := store.List(model.KindPod, apiserver.ListOptions{Namespace: req.Namespace, LabelSelector: sel})
+		pods, _, err := store.List(model.KindPod, model.ListOptions{Namespace: req.Namespace, LabelSelector: sel})
 		if err != nil {
 			continue
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -96,11 +95,11 @@ func TestStatefulSetOrdinalOnce(t *testing.T) {
 	assert.True(t, invariantResult(t, res, scenarios.InvariantStatefulSetOrdinalOnce).Passed, "upstream rules keep the ordinal single")
 
 	forceDelete := oneShotController("force-deleter", 3*time.Minute, func(p *sim.Proc, c *client.Client) {
-		pods, _, err := c.List(p, model.KindPod, apiserver.ListOptions{Namespace: "default"})
+		pods, _, err := c.List(p, model.KindPod, model.ListOptions{Namespace: "default"})
 		require.NoError(t, err)
 		for _, o := range pods {
 			if pod := o.(*model.Pod); pod.Spec.NodeName != "worker-2" {
-				require.NoError(t, c.Delete(p, model.KindPod, "default", pod.Name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}))
+				require.NoError(t, c.Delete(p, model.KindPod, "default", pod.Name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}))
 			}
 		}
 	})
@@ -152,7 +151,7 @@ explore:
 func TestPDBRespected(t *testing.T) {
 	evict := func(corrupt bool) Controller {
 		return oneShotController("evictor", time.Minute, func(p *sim.Proc, c *client.Client) {
-			pods, _, err := c.List(p, model.KindPod, apiserver.ListOptions{Namespace: "default"})
+			pods, _, err := c.List(p, model.KindPod, model.ListOptions{Namespace: "default"})
 			require.NoError(t, err)
 			if corrupt {
 				obj, err := c.Get(p, model.KindPodDisruptionBudget, "default", "web")

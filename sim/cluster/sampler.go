@@ -3,6 +3,7 @@ package cluster
 import (
 	"time"
 
+	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
@@ -17,16 +18,16 @@ type sampler struct {
 	w            *world
 	lastRequests uint64
 	last429      uint64
-	lastLatency  map[apiserver.Verb]apiserver.LatencyHistogram
+	lastLatency  map[model.Verb]apiserver.LatencyHistogram
 	hasLoads     bool
 }
 
 func (w *world) startSampler() {
-	s := &sampler{w: w, lastLatency: map[apiserver.Verb]apiserver.LatencyHistogram{}, hasLoads: len(w.metrics.Loads()) > 0}
+	s := &sampler{w: w, lastLatency: map[model.Verb]apiserver.LatencyHistogram{}, hasLoads: len(w.metrics.Loads()) > 0}
 	w.k.Every(sampleInterval, s.sample)
 }
 
-var mutatingVerbs = []apiserver.Verb{apiserver.VerbCreate, apiserver.VerbUpdate, apiserver.VerbPatch, apiserver.VerbDelete}
+var mutatingVerbs = []model.Verb{model.VerbCreate, model.VerbUpdate, model.VerbPatch, model.VerbDelete}
 
 func (s *sampler) sample() {
 	o := s.w.obs

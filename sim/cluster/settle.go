@@ -11,7 +11,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/scenarios"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/controllers/daemonset"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
@@ -69,7 +68,7 @@ func (w *world) createSettledEndpoints(svc *model.Service) error {
 		return nil // the controller gives these no slices
 	}
 	store := w.srv.Store()
-	objs, _, err := store.List(model.KindPod, apiserver.ListOptions{Namespace: svc.Namespace, LabelSelector: labels.SelectorFromSet(svc.Spec.Selector)})
+	objs, _, err := store.List(model.KindPod, model.ListOptions{Namespace: svc.Namespace, LabelSelector: labels.SelectorFromSet(svc.Spec.Selector)})
 	if err != nil {
 		return err
 	}
@@ -331,7 +330,7 @@ type placerNode struct {
 
 func newPlacer(w *world) *placer {
 	pl := &placer{w: w, index: map[string]*placerNode{}}
-	objs, _, _ := w.srv.Store().List(model.KindNode, apiserver.ListOptions{})
+	objs, _, _ := w.srv.Store().List(model.KindNode, model.ListOptions{})
 	for _, o := range objs {
 		n := o.(*model.Node)
 		cpu := n.Status.Allocatable[model.ResourceCPU]

@@ -11,7 +11,6 @@ import (
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/sim/drain"
 	"github.com/reconsim/reconsim/vtime"
@@ -221,7 +220,7 @@ func (tl *timeline) run(i int) {
 		}
 		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error {
 			for _, name := range names {
-				if err := w.kubectl.Delete(ctx, model.KindNode, "", name, apiserver.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				if err := w.kubectl.Delete(ctx, model.KindNode, "", name, model.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 					return err
 				}
 			}
@@ -260,7 +259,7 @@ func (tl *timeline) run(i int) {
 	case a.Delete != nil:
 		ref := a.Delete.Target
 		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error {
-			return w.kubectl.Delete(ctx, ref.Kind, ref.Namespace, ref.Name, apiserver.DeleteOptions{})
+			return w.kubectl.Delete(ctx, ref.Kind, ref.Namespace, ref.Name, model.DeleteOptions{})
 		})
 	case a.Apply != nil:
 		objs := a.Apply.Objects

@@ -8,7 +8,6 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 	"github.com/reconsim/reconsim/sim/drain"
 )
@@ -31,7 +30,7 @@ func (w *world) verdicts() []report.Verdict {
 		if err != nil {
 			continue
 		}
-		pods, _, _ := store.List(model.KindPod, apiserver.ListOptions{Namespace: t.namespace})
+		pods, _, _ := store.List(model.KindPod, model.ListOptions{Namespace: t.namespace})
 		var owned []*model.Pod
 		for _, o := range pods {
 			p := o.(*model.Pod)
@@ -73,7 +72,7 @@ func (w *world) verdicts() []report.Verdict {
 			// What keeps its active pods from finishing, when the pods say (unschedulable,
 			// on a node that is down, crash looping): that is the reason then.
 			var owned []*model.Pod
-			pods, _, _ := store.List(model.KindPod, apiserver.ListOptions{Namespace: ns})
+			pods, _, _ := store.List(model.KindPod, model.ListOptions{Namespace: ns})
 			for _, po := range pods {
 				if p := po.(*model.Pod); p.Status.Phase != model.PodSucceeded && p.Status.Phase != model.PodFailed {
 					if ref := model.ControllerOf(p); ref != nil && ref.UID == o.UID {
@@ -285,7 +284,7 @@ func (w *world) whyShort(owner model.Object, pods []*model.Pod) (string, string)
 
 // autoscalerOf returns the HorizontalPodAutoscaler that scales kind namespace/name, if any.
 func (w *world) autoscalerOf(kind model.Kind, namespace, name string) *model.HorizontalPodAutoscaler {
-	hpas, _, _ := w.srv.Store().List(model.KindHorizontalPodAutoscaler, apiserver.ListOptions{Namespace: namespace})
+	hpas, _, _ := w.srv.Store().List(model.KindHorizontalPodAutoscaler, model.ListOptions{Namespace: namespace})
 	for _, o := range hpas {
 		h := o.(*model.HorizontalPodAutoscaler)
 		if h.Spec.ScaleTargetRef.Kind == string(kind) && h.Spec.ScaleTargetRef.Name == name {

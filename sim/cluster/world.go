@@ -159,10 +159,10 @@ func build(scn *scenarios.Scenario, seed uint64, extra []Controller) (*world, er
 	cfg.Store.DefaultNotReadyTolerationSeconds = &notReady
 	cfg.Store.DefaultUnreachableTolerationSeconds = &unreachable
 	cfg.Store.WatchDelay = comps.Dist(scenarios.ComponentSimulator, "watch-delay")
-	cfg.ServiceTime[apiserver.VerbGet] = comps.Dist(scenarios.ComponentSimulator, "api-service-time-get")
-	cfg.ServiceTime[apiserver.VerbList] = comps.Dist(scenarios.ComponentSimulator, "api-service-time-list")
+	cfg.ServiceTime[model.VerbGet] = comps.Dist(scenarios.ComponentSimulator, "api-service-time-get")
+	cfg.ServiceTime[model.VerbList] = comps.Dist(scenarios.ComponentSimulator, "api-service-time-list")
 	mutating := comps.Dist(scenarios.ComponentSimulator, "api-service-time-mutating")
-	for _, v := range []apiserver.Verb{apiserver.VerbCreate, apiserver.VerbUpdate, apiserver.VerbPatch, apiserver.VerbDelete} {
+	for _, v := range []model.Verb{model.VerbCreate, model.VerbUpdate, model.VerbPatch, model.VerbDelete} {
 		cfg.ServiceTime[v] = mutating
 	}
 	cfg.Store.OnCommit = w.obs.commit

@@ -16,7 +16,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -269,7 +268,7 @@ func (d *Drainer) podsForDeletion(p *sim.Proc) ([]*model.Pod, error) {
 	if err != nil {
 		return nil, err
 	}
-	pods, _, err := client.ListAs[*model.Pod](p, d.c, apiserver.ListOptions{
+	pods, _, err := client.ListAs[*model.Pod](p, d.c, model.ListOptions{
 		LabelSelector: sel,
 		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", d.node),
 	})
@@ -507,7 +506,7 @@ func describeRefusal(err error) string {
 // deletePods is upstream deletePods (--disable-eviction): delete each pod in turn (a missing
 // pod is fine), then wait for all of them, the poll itself bounded by the timeout.
 func (d *Drainer) deletePods(p *sim.Proc, pods []*model.Pod) error {
-	opts := apiserver.DeleteOptions{}
+	opts := model.DeleteOptions{}
 	if d.opts.GracePeriodSeconds >= 0 {
 		opts.GracePeriodSeconds = model.Ptr(int64(d.opts.GracePeriodSeconds))
 	}

@@ -162,7 +162,7 @@ func (w *world) checkInvariants() {
 		w.boundTo[p.UID] = p.Spec.NodeName
 		perNode[p.Spec.NodeName]++
 	}
-	nodes, _, _ := w.store.List(model.KindNode, apiserver.ListOptions{})
+	nodes, _, _ := w.store.List(model.KindNode, model.ListOptions{})
 	for _, obj := range nodes {
 		n := obj.(*model.Node)
 		limit := n.Status.Allocatable[model.ResourcePods]
@@ -179,7 +179,7 @@ func (w *world) checkBudgets() {
 	if w.bypassed {
 		return
 	}
-	objs, _, err := w.store.List(model.KindPodDisruptionBudget, apiserver.ListOptions{})
+	objs, _, err := w.store.List(model.KindPodDisruptionBudget, model.ListOptions{})
 	if err != nil {
 		w.t.Errorf("list budgets: %v", err)
 		return
@@ -220,7 +220,7 @@ func isReady(p *model.Pod) bool {
 
 // pods returns the pods of a namespace ("" for all), in key order.
 func (w *world) pods(namespace string) []*model.Pod {
-	objs, _, err := w.store.List(model.KindPod, apiserver.ListOptions{Namespace: namespace})
+	objs, _, err := w.store.List(model.KindPod, model.ListOptions{Namespace: namespace})
 	if err != nil {
 		w.t.Fatalf("list pods: %v", err)
 	}

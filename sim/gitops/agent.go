@@ -13,7 +13,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -568,7 +567,7 @@ func (a *Agent) sync(p *sim.Proc, diffs map[string][]string, missing, prune []st
 			failed++
 			continue
 		}
-		if _, err := a.c.PatchAs(p, d.kind, d.namespace, d.name, apiserver.MergePatchType, patch); err != nil {
+		if _, err := a.c.PatchAs(p, d.kind, d.namespace, d.name, model.MergePatchType, patch); err != nil {
 			failed++
 			a.trace("sync-error", k+": "+err.Error())
 			continue
@@ -578,7 +577,7 @@ func (a *Agent) sync(p *sim.Proc, diffs map[string][]string, missing, prune []st
 	if a.cfg.Prune {
 		for _, k := range prune {
 			d := a.managed[k]
-			if err := a.c.Delete(p, d.kind, d.namespace, d.name, apiserver.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			if err := a.c.Delete(p, d.kind, d.namespace, d.name, model.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 				failed++
 				a.trace("sync-error", k+": "+err.Error())
 				continue

@@ -169,7 +169,7 @@ func TestTraces(t *testing.T) {
 				w.k.Emit("test", "scale", "Deployment default/web", 0, fmt.Sprintf("replicas=%d", n))
 				return ""
 			case "delete-service":
-				_, err := w.store.Delete(model.KindService, "default", "web", apiserver.DeleteOptions{})
+				_, err := w.store.Delete(model.KindService, "default", "web", model.DeleteOptions{})
 				require.NoError(t, err)
 				w.k.Emit("test", "delete", "Service default/web", 0, "")
 				return ""

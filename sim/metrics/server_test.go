@@ -236,7 +236,7 @@ func TestUsageRules(t *testing.T) {
 
 	// web-0 starts terminating at 30s: from then web-2 serves everything.
 	p := w.pod("web-0").DeepCopy()
-	_, err := w.store.Delete(model.KindPod, p.Namespace, p.Name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(60))})
+	_, err := w.store.Delete(model.KindPod, p.Namespace, p.Name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(60))})
 	require.NoError(t, err)
 	w.s.SetNodeReachable(func(node string) bool { return node != "node-a" })
 	w.runTo(45*time.Second + time.Millisecond)

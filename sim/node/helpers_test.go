@@ -149,7 +149,7 @@ func (w *world) createPod(ps podSpec) *model.Pod {
 }
 
 // apiDelete is a plain graceful delete.
-func apiDelete() apiserver.DeleteOptions { return apiserver.DeleteOptions{} }
+func apiDelete() model.DeleteOptions { return model.DeleteOptions{} }
 
 func mustQuantity(t testing.TB, s string) resource.Quantity {
 	t.Helper()
@@ -213,7 +213,7 @@ func (w *world) checkInvariants() {
 		}
 	}
 	for _, kind := range []model.Kind{model.KindPod, model.KindNode, model.KindLease} {
-		objs, _, err := w.srv.Store().List(kind, apiserver.ListOptions{})
+		objs, _, err := w.srv.Store().List(kind, model.ListOptions{})
 		require.NoError(w.t, err)
 		for _, o := range objs {
 			key := string(kind) + "/" + model.Key(o) + "/" + o.Meta().UID

@@ -244,7 +244,7 @@ func (kl *Kubelet) start(adopt bool) {
 		kl.k.Spawn(kl.component+"/status-manager", kl.status.run),
 	)
 	sel := fields.OneTermEqualSelector(fieldSpecNodeName, kl.nodeName)
-	kl.informer = client.NewInformer(kl.c, model.KindPod, apiserver.ListOptions{FieldSelector: sel}, 0)
+	kl.informer = client.NewInformer(kl.c, model.KindPod, model.ListOptions{FieldSelector: sel}, 0)
 	// Every change of the informer's cache first tells the status manager which pods it
 	// touched (see statusManager.podChanged).
 	kl.informer.AddEventHandler(client.EventHandlerFuncs{

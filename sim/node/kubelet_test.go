@@ -12,7 +12,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // TestKubeletScript runs the scripts in testdata against a real API server and client: the
@@ -120,7 +119,7 @@ func (w *world) command(t *testing.T, d *datadriven.TestData) string {
 		w.createPod(ps)
 		return ""
 	case "delete":
-		opts := apiserver.DeleteOptions{}
+		opts := model.DeleteOptions{}
 		if v := arg("grace"); v != "" {
 			g, err := strconv.ParseInt(v, 10, 64)
 			require.NoError(t, err)
@@ -145,7 +144,7 @@ func (w *world) command(t *testing.T, d *datadriven.TestData) string {
 			return len(show) == 0 || show[action]
 		}) + fmt.Sprintf("now %s\n", w.k.Now())
 	case "delete-node":
-		_, err := w.srv.Store().Delete(model.KindNode, "", arg("name"), apiserver.DeleteOptions{})
+		_, err := w.srv.Store().Delete(model.KindNode, "", arg("name"), model.DeleteOptions{})
 		require.NoError(t, err)
 		return ""
 	case "crash":
@@ -234,8 +233,8 @@ func (w *world) command(t *testing.T, d *datadriven.TestData) string {
 	case "stats":
 		s := w.clients[arg("node")].Stats()
 		return fmt.Sprintf("get=%d list=%d watch=%d create=%d update=%d delete=%d errors=%d\n",
-			s.RequestsFor(apiserver.VerbGet), s.RequestsFor(apiserver.VerbList), s.RequestsFor(apiserver.VerbWatch),
-			s.RequestsFor(apiserver.VerbCreate), s.RequestsFor(apiserver.VerbUpdate), s.RequestsFor(apiserver.VerbDelete), s.Errors)
+			s.RequestsFor(model.VerbGet), s.RequestsFor(model.VerbList), s.RequestsFor(model.VerbWatch),
+			s.RequestsFor(model.VerbCreate), s.RequestsFor(model.VerbUpdate), s.RequestsFor(model.VerbDelete), s.Errors)
 	}
 	t.Fatalf("unknown command %q", d.Cmd)
 	return ""

@@ -9,7 +9,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // statusManager is the kubelet's status manager (pkg/kubelet/status/status_manager.go): it
@@ -281,9 +280,9 @@ func (sm *statusManager) syncPod(p *sim.Proc, uid string) {
 	e.postedRV = pod.ResourceVersion
 	sm.markUnsettled(e)
 	if e.finished && pod.DeletionTimestamp != nil {
-		err := kl.c.Delete(ctx(p), model.KindPod, e.namespace, e.name, apiserver.DeleteOptions{
+		err := kl.c.Delete(ctx(p), model.KindPod, e.namespace, e.name, model.DeleteOptions{
 			GracePeriodSeconds: model.Ptr(int64(0)),
-			Preconditions:      &apiserver.Preconditions{UID: model.Ptr(uid)},
+			Preconditions:      &model.Preconditions{UID: model.Ptr(uid)},
 		})
 		if err != nil && !apierrors.IsNotFound(err) {
 			kl.emit("delete-error", e.object, 0, err.Error())

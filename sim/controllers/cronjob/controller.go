@@ -11,7 +11,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
@@ -350,8 +349,8 @@ func objectRef(o model.Object) model.ObjectReference {
 
 // deleteJob is upstream deleteJob: a background-propagated delete, with its events.
 func (jm *Controller) deleteJob(ctx context.Context, cj *model.CronJob, namespace, name string) error {
-	bg := apiserver.DeletePropagationBackground
-	err := jm.client.Delete(ctx, model.KindJob, namespace, name, apiserver.DeleteOptions{PropagationPolicy: &bg})
+	bg := model.DeletePropagationBackground
+	err := jm.client.Delete(ctx, model.KindJob, namespace, name, model.DeleteOptions{PropagationPolicy: &bg})
 	if err != nil && !apierrors.IsNotFound(err) {
 		jm.recorder.Eventf(cj, model.EventTypeWarning, "FailedDelete", "Deleted job: %v", err)
 		return err

@@ -121,7 +121,7 @@ func TestTraces(t *testing.T) {
 				return fmt.Sprintf("active=[%s] lastScheduleTime=%s lastSuccessfulTime=%s\n", strings.Join(act, ","), wallOf(s.LastScheduleTime), wallOf(s.LastSuccessfulTime))
 			case "list-jobs":
 				var b strings.Builder
-				objs, _, _ := w.store.List(model.KindJob, apiserver.ListOptions{Namespace: testNS})
+				objs, _, _ := w.store.List(model.KindJob, model.ListOptions{Namespace: testNS})
 				for _, o := range objs {
 					j := o.(*model.Job)
 					typ, _ := finishedType(j)
@@ -191,7 +191,7 @@ func newWorld(t testing.TB) *world {
 
 func (w *world) jobTick() {
 	now := w.k.Now()
-	objs, _, _ := w.store.List(model.KindJob, apiserver.ListOptions{Namespace: testNS})
+	objs, _, _ := w.store.List(model.KindJob, model.ListOptions{Namespace: testNS})
 	for _, o := range objs {
 		j := o.(*model.Job)
 		if w.jobRun == 0 || j.DeletionTimestamp != nil || model.IsJobFinished(j) || now.Sub(j.CreationTimestamp) < w.jobRun {

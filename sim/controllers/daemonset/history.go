@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // safeEncodeAlphabet is the alphabet of upstream's rand.SafeEncodeString.
@@ -225,7 +224,7 @@ func (dsc *Controller) dedupCurHistories(ctx context.Context, ds *model.DaemonSe
 		if c.Name == keep.Name {
 			continue
 		}
-		if err := dsc.client.Delete(ctx, model.KindControllerRevision, ds.Namespace, c.Name, apiserver.DeleteOptions{}); err != nil {
+		if err := dsc.client.Delete(ctx, model.KindControllerRevision, ds.Namespace, c.Name, model.DeleteOptions{}); err != nil {
 			return nil, err
 		}
 		dsc.k.Emit(Component, "revision-delete", "ControllerRevision "+model.KeyOf(ds.Namespace, c.Name), 0, "duplicate")
@@ -329,7 +328,7 @@ func (dsc *Controller) cleanupHistory(ctx context.Context, ds *model.DaemonSet, 
 		if live[h.Labels[DefaultDaemonSetUniqueLabelKey]] {
 			continue
 		}
-		if err := dsc.client.Delete(ctx, model.KindControllerRevision, ds.Namespace, h.Name, apiserver.DeleteOptions{}); err != nil {
+		if err := dsc.client.Delete(ctx, model.KindControllerRevision, ds.Namespace, h.Name, model.DeleteOptions{}); err != nil {
 			return err
 		}
 		dsc.stats.RevisionsDeleted++

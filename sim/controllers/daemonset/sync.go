@@ -15,7 +15,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // Event reasons (daemon_controller.go and controller_utils.go).
@@ -384,7 +383,7 @@ func (dsc *Controller) createPod(ctx context.Context, ds *model.DaemonSet, templ
 // returned as is without an event; other errors record FailedDelete and come back as "unable
 // to delete pods: ...".
 func (dsc *Controller) deleteDaemonPod(ctx context.Context, ds *model.DaemonSet, name string) error {
-	err := dsc.client.Delete(ctx, model.KindPod, ds.Namespace, name, apiserver.DeleteOptions{})
+	err := dsc.client.Delete(ctx, model.KindPod, ds.Namespace, name, model.DeleteOptions{})
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return err

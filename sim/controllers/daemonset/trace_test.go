@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // TestTraces runs the datadriven scripts in testdata/ (regenerate with -rewrite and read the
@@ -75,7 +74,7 @@ func TestTraces(t *testing.T) {
 			case "delete-node":
 				var name string
 				d.ScanArgs(t, "name", &name)
-				if _, err := w.store.Delete(model.KindNode, "", name, apiserver.DeleteOptions{}); err != nil {
+				if _, err := w.store.Delete(model.KindNode, "", name, model.DeleteOptions{}); err != nil {
 					t.Fatalf("delete node: %v", err)
 				}
 				w.emit("delete-node", "Node "+name, "")
@@ -175,7 +174,7 @@ func TestTraces(t *testing.T) {
 				ds := w.ds(name)
 				return fmt.Sprintf("%s generation=%d collisionCount=%d\n", statusLine(ds.Status), ds.Generation, derefInt32(ds.Status.CollisionCount))
 			case "revisions":
-				objs, _, err := w.store.List(model.KindControllerRevision, apiserver.ListOptions{Namespace: testNS})
+				objs, _, err := w.store.List(model.KindControllerRevision, model.ListOptions{Namespace: testNS})
 				if err != nil {
 					t.Fatalf("list revisions: %v", err)
 				}
@@ -244,7 +243,7 @@ func TestTraces(t *testing.T) {
 			case "delete-pod":
 				var name string
 				d.ScanArgs(t, "pod", &name)
-				if _, err := w.store.Delete(model.KindPod, testNS, name, apiserver.DeleteOptions{}); err != nil {
+				if _, err := w.store.Delete(model.KindPod, testNS, name, model.DeleteOptions{}); err != nil {
 					t.Fatalf("delete pod: %v", err)
 				}
 				w.emit("delete-pod", "Pod "+model.KeyOf(testNS, name), "")

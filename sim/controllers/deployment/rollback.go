@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 )
 
@@ -135,7 +134,7 @@ func Rollback(ctx context.Context, c *client.Client, namespace, name string, rev
 		if err != nil {
 			return "", fmt.Errorf("failed to retrieve replica sets from deployment %s: %v", name, err)
 		}
-		objs, _, err := c.List(ctx, model.KindReplicaSet, apiserver.ListOptions{Namespace: namespace, LabelSelector: selector})
+		objs, _, err := c.List(ctx, model.KindReplicaSet, model.ListOptions{Namespace: namespace, LabelSelector: selector})
 		if err != nil {
 			return "", fmt.Errorf("failed to retrieve replica sets from deployment %s: %v", name, err)
 		}

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -333,7 +332,7 @@ func (dc *Controller) cleanupDeployment(ctx context.Context, oldRSs []*model.Rep
 		return nil
 	}
 	for _, rs := range replicaSetsToCleanUp(oldRSs, *d.Spec.RevisionHistoryLimit) {
-		err := dc.client.Delete(ctx, model.KindReplicaSet, rs.Namespace, rs.Name, apiserver.DeleteOptions{})
+		err := dc.client.Delete(ctx, model.KindReplicaSet, rs.Namespace, rs.Name, model.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}

@@ -157,7 +157,7 @@ func (w *world) mustDeployment(name string) *model.Deployment {
 
 // replicaSets returns the ReplicaSets the Deployment controls, oldest first.
 func (w *world) replicaSets(d *model.Deployment) []*model.ReplicaSet {
-	objs, _, err := w.store.List(model.KindReplicaSet, apiserver.ListOptions{Namespace: testNS})
+	objs, _, err := w.store.List(model.KindReplicaSet, model.ListOptions{Namespace: testNS})
 	if err != nil {
 		w.t.Fatalf("list replicasets: %v", err)
 	}
@@ -179,7 +179,7 @@ func (w *world) podCounts(d *model.Deployment) (active, available, terminating i
 	if err != nil {
 		w.t.Fatalf("selector: %v", err)
 	}
-	objs, _, err := w.store.List(model.KindPod, apiserver.ListOptions{Namespace: testNS, LabelSelector: sel})
+	objs, _, err := w.store.List(model.KindPod, model.ListOptions{Namespace: testNS, LabelSelector: sel})
 	if err != nil {
 		w.t.Fatalf("list pods: %v", err)
 	}
@@ -373,7 +373,7 @@ type fakeKubelet struct {
 func newFakeKubelet(w *world, readyAfter time.Duration) *fakeKubelet {
 	kl := &fakeKubelet{w: w, bindDelay: 50 * time.Millisecond, readyAfter: readyAfter, terminationDelay: time.Second,
 		seen: map[string]bool{}, stopping: map[string]bool{}}
-	if _, err := w.store.Watch(model.KindPod, apiserver.ListOptions{}, w.store.Revision(), kl); err != nil {
+	if _, err := w.store.Watch(model.KindPod, model.ListOptions{}, w.store.Revision(), kl); err != nil {
 		w.t.Fatalf("kubelet watch: %v", err)
 	}
 	return kl
@@ -452,7 +452,7 @@ func (kl *fakeKubelet) stop(name, uid string) {
 	if kl.current(name, uid) == nil {
 		return
 	}
-	if _, err := kl.w.store.Delete(model.KindPod, testNS, name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0)), Preconditions: &apiserver.Preconditions{UID: &uid}}); err != nil {
+	if _, err := kl.w.store.Delete(model.KindPod, testNS, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0)), Preconditions: &model.Preconditions{UID: &uid}}); err != nil {
 		kl.w.t.Errorf("fake kubelet: delete %s: %v", name, err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 func createPDB(t testing.TB, w *world, name string, matchLabels map[string]string) {
@@ -49,7 +48,7 @@ func TestSelectorFollowsBudgetUpdates(t *testing.T) {
 		}
 		assert.LessOrEqual(t, len(w.dc.selectors), 1, "update %d: replaced versions are forgotten", i)
 	}
-	_, err := w.store.Delete(model.KindPodDisruptionBudget, testNS, "budget", apiserver.DeleteOptions{})
+	_, err := w.store.Delete(model.KindPodDisruptionBudget, testNS, "budget", model.DeleteOptions{})
 	require.NoError(t, err)
 	w.run(time.Second)
 	assert.Nil(t, w.dc.getPdbForPod(pod))

@@ -94,7 +94,7 @@ func (w *world) checkInvariants() {
 		}
 	}
 	w.invariantsAt = w.trace.Len()
-	objs, _, err := w.store.List(model.KindPodDisruptionBudget, apiserver.ListOptions{})
+	objs, _, err := w.store.List(model.KindPodDisruptionBudget, model.ListOptions{})
 	if err != nil {
 		w.t.Fatalf("list budgets: %v", err)
 	}
@@ -399,7 +399,7 @@ func TestTraces(t *testing.T) {
 			case "delete-pod", "remove-pod":
 				var name string
 				d.ScanArgs(t, "pod", &name)
-				opts := apiserver.DeleteOptions{}
+				opts := model.DeleteOptions{}
 				if d.Cmd == "remove-pod" {
 					opts.GracePeriodSeconds = model.Ptr(int64(0))
 				}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 )
 
@@ -58,7 +57,7 @@ func (r *reconciler) reconcile(ctx context.Context, service *model.Service, pods
 		}
 	}
 	for _, s := range toDelete {
-		if err := r.client.Delete(ctx, model.KindEndpointSlice, service.Namespace, s.Name, apiserver.DeleteOptions{}); err != nil {
+		if err := r.client.Delete(ctx, model.KindEndpointSlice, service.Namespace, s.Name, model.DeleteOptions{}); err != nil {
 			errs = append(errs, fmt.Errorf("error deleting %s EndpointSlice for Service %s/%s: %w", s.Name, service.Namespace, service.Name, err))
 			continue
 		}
@@ -300,7 +299,7 @@ func (r *reconciler) finalize(ctx context.Context, service *model.Service, toCre
 		r.k.Emit(Component, "update", ref, got.ResourceVersion, sliceSummary(got))
 	}
 	for _, s := range toDelete {
-		if err := r.client.Delete(ctx, model.KindEndpointSlice, service.Namespace, s.Name, apiserver.DeleteOptions{}); err != nil {
+		if err := r.client.Delete(ctx, model.KindEndpointSlice, service.Namespace, s.Name, model.DeleteOptions{}); err != nil {
 			r.k.Emit(Component, "delete-error", ref, s.ResourceVersion, s.Name+" "+reasonOf(err))
 			return fmt.Errorf("failed to delete %s EndpointSlice for Service %s/%s: %v", s.Name, service.Namespace, service.Name, err)
 		}

@@ -103,7 +103,7 @@ func (w *world) checkInvariants() {
 
 // slices returns the stored slices of a Service ("" for all), in key order.
 func (w *world) slices(service string) []*model.EndpointSlice {
-	objs, _, err := w.store.List(model.KindEndpointSlice, apiserver.ListOptions{Namespace: testNS})
+	objs, _, err := w.store.List(model.KindEndpointSlice, model.ListOptions{Namespace: testNS})
 	if err != nil {
 		w.t.Fatalf("list slices: %v", err)
 	}
@@ -354,7 +354,7 @@ func TestTraces(t *testing.T) {
 			case "delete-pod", "remove-pod":
 				var name string
 				d.ScanArgs(t, "pod", &name)
-				opts := apiserver.DeleteOptions{}
+				opts := model.DeleteOptions{}
 				if d.Cmd == "remove-pod" {
 					opts.GracePeriodSeconds = model.Ptr(int64(0))
 				}
@@ -377,7 +377,7 @@ func TestTraces(t *testing.T) {
 			case "delete-service":
 				var name string
 				d.ScanArgs(t, "name", &name)
-				if _, err := w.store.Delete(model.KindService, testNS, name, apiserver.DeleteOptions{}); err != nil {
+				if _, err := w.store.Delete(model.KindService, testNS, name, model.DeleteOptions{}); err != nil {
 					t.Fatalf("delete service: %v", err)
 				}
 				w.emit("delete-service", "Service "+model.KeyOf(testNS, name), "")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // BenchmarkBackgroundDelete1000 measures the garbage collector deleting the 1000 pods of a
@@ -28,7 +27,7 @@ func BenchmarkBackgroundDelete1000(b *testing.B) {
 		}
 		w.run(time.Second)
 		start := w.k.Now()
-		if _, err := w.store.Delete(model.KindReplicaSet, testNS, "web", apiserver.DeleteOptions{}); err != nil {
+		if _, err := w.store.Delete(model.KindReplicaSet, testNS, "web", model.DeleteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		w.run(10 * time.Minute)

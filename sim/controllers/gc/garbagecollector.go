@@ -11,7 +11,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
@@ -314,20 +313,20 @@ func (gc *Controller) attemptToDeleteItem(ctx context.Context, item *node) error
 				break
 			}
 		}
-		return gc.deleteItem(ctx, item, lm, apiserver.DeletePropagationForeground)
+		return gc.deleteItem(ctx, item, lm, model.DeletePropagationForeground)
 	default:
-		policy := apiserver.DeletePropagationBackground
+		policy := model.DeletePropagationBackground
 		switch {
-		case hasFinalizer(lm, apiserver.FinalizerOrphanDependents):
-			policy = apiserver.DeletePropagationOrphan
-		case hasFinalizer(lm, apiserver.FinalizerDeleteDependents):
-			policy = apiserver.DeletePropagationForeground
+		case hasFinalizer(lm, model.FinalizerOrphanDependents):
+			policy = model.DeletePropagationOrphan
+		case hasFinalizer(lm, model.FinalizerDeleteDependents):
+			policy = model.DeletePropagationForeground
 		}
 		return gc.deleteItem(ctx, item, lm, policy)
 	}
 }
 
-func (gc *Controller) deleteItem(ctx context.Context, item *node, latest *model.ObjectMeta, policy apiserver.DeletionPropagation) error {
+func (gc *Controller) deleteItem(ctx context.Context, item *node, latest *model.ObjectMeta, policy model.DeletionPropagation) error {
 	err := gc.deleteObject(ctx, item.identity, latest.ResourceVersion, latest.OwnerReferences, policy)
 	if apierrors.IsNotFound(err) {
 		gc.enqueueVirtualDeleteEvent(item.identity)
@@ -435,7 +434,7 @@ func (gc *Controller) classifyReferences(ctx context.Context, item *node, refs [
 			continue
 		}
 		om := owner.Meta()
-		if om.DeletionTimestamp != nil && hasFinalizer(om, apiserver.FinalizerDeleteDependents) {
+		if om.DeletionTimestamp != nil && hasFinalizer(om, model.FinalizerDeleteDependents) {
 			waiting = append(waiting, ref)
 		} else {
 			solid = append(solid, ref)
@@ -450,7 +449,7 @@ func (gc *Controller) classifyReferences(ctx context.Context, item *node, refs [
 func (gc *Controller) processDeletingDependentsItem(ctx context.Context, item *node) error {
 	blocking := item.blockingDependents()
 	if len(blocking) == 0 {
-		return gc.removeFinalizer(ctx, item, apiserver.FinalizerDeleteDependents)
+		return gc.removeFinalizer(ctx, item, model.FinalizerDeleteDependents)
 	}
 	for _, dep := range blocking {
 		if !dep.isDeletingDependents() {
@@ -484,7 +483,7 @@ func (gc *Controller) attemptToOrphanWorker(ctx context.Context, owner *node) wo
 		gc.k.Emit(Component, "orphan-error", nodeRef(owner), 0, err.Error())
 		return requeueItem
 	}
-	if err := gc.removeFinalizer(ctx, owner, apiserver.FinalizerOrphanDependents); err != nil {
+	if err := gc.removeFinalizer(ctx, owner, model.FinalizerOrphanDependents); err != nil {
 		gc.k.Emit(Component, "orphan-error", nodeRef(owner), 0, err.Error())
 		return requeueItem
 	}

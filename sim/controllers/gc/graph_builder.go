@@ -5,7 +5,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 )
 
@@ -164,7 +163,7 @@ func (gc *Controller) processGraphChanges(ev *event) {
 			identity:           ev.identity,
 			dependents:         make(map[string]*node),
 			owners:             slices.Clone(m.OwnerReferences),
-			deletingDependents: m.DeletionTimestamp != nil && hasFinalizer(m, apiserver.FinalizerDeleteDependents),
+			deletingDependents: m.DeletionTimestamp != nil && hasFinalizer(m, model.FinalizerDeleteDependents),
 			beingDeleted:       m.DeletionTimestamp != nil,
 		}
 		gc.insertNode(n)
@@ -441,11 +440,11 @@ func deletionStartsWithFinalizer(oldObj, cur model.Object, f string) bool {
 // finalizer, and foreground deletion when it starts with foregroundDeletion: the node is
 // marked as deleting its dependents, and it and every dependent are queued.
 func (gc *Controller) processTransitions(oldObj, cur model.Object, n *node) {
-	if deletionStartsWithFinalizer(oldObj, cur, apiserver.FinalizerOrphanDependents) {
+	if deletionStartsWithFinalizer(oldObj, cur, model.FinalizerOrphanDependents) {
 		gc.attemptToOrphan.Add(n)
 		return
 	}
-	if deletionStartsWithFinalizer(oldObj, cur, apiserver.FinalizerDeleteDependents) {
+	if deletionStartsWithFinalizer(oldObj, cur, model.FinalizerDeleteDependents) {
 		n.markDeletingDependents()
 		for _, dep := range n.getDependents() {
 			gc.attemptToDelete.Add(dep)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // apiResource maps a reference's apiVersion and kind to the kind the server serves (upstream
@@ -67,18 +66,18 @@ func (gc *Controller) getMetadata(ctx context.Context, id objectReference) (mode
 // its owner references were read at (upstream deleteObject). If only the resourceVersion moved
 // on and the owner references are unchanged, the delete is retried without the
 // resourceVersion precondition; an object gone by then is not an error.
-func (gc *Controller) deleteObject(ctx context.Context, id objectReference, rv uint64, owners []model.OwnerReference, policy apiserver.DeletionPropagation) error {
+func (gc *Controller) deleteObject(ctx context.Context, id objectReference, rv uint64, owners []model.OwnerReference, policy model.DeletionPropagation) error {
 	ki, err := apiResource(id.APIVersion, id.Kind)
 	if err != nil {
 		return err
 	}
 	ns := resourceDefaultNamespace(ki.Namespaced, id.Namespace)
 	uid := id.UID
-	pre := &apiserver.Preconditions{UID: &uid}
+	pre := &model.Preconditions{UID: &uid}
 	if rv != 0 {
 		pre.ResourceVersion = &rv
 	}
-	err = gc.client.Delete(ctx, id.Kind, ns, id.Name, apiserver.DeleteOptions{Preconditions: pre, PropagationPolicy: &policy})
+	err = gc.client.Delete(ctx, id.Kind, ns, id.Name, model.DeleteOptions{Preconditions: pre, PropagationPolicy: &policy})
 	if apierrors.IsConflict(err) && rv != 0 {
 		live, liveErr := gc.client.Get(ctx, id.Kind, ns, id.Name)
 		if apierrors.IsNotFound(liveErr) {

@@ -9,7 +9,6 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // TestTraces runs the datadriven scripts in testdata/. Commands:
@@ -77,9 +76,9 @@ func TestTraces(t *testing.T) {
 				var kind, name, propagation string
 				d.ScanArgs(t, "kind", &kind)
 				d.ScanArgs(t, "name", &name)
-				opts := apiserver.DeleteOptions{}
+				opts := model.DeleteOptions{}
 				if d.MaybeScanArgs(t, "propagation", &propagation) {
-					p := apiserver.DeletionPropagation(propagation)
+					p := model.DeletionPropagation(propagation)
 					opts.PropagationPolicy = &p
 				}
 				if _, err := w.store.Delete(model.Kind(kind), testNS, name, opts); err != nil {
@@ -90,7 +89,7 @@ func TestTraces(t *testing.T) {
 			case "recreate-rs":
 				var name string
 				d.ScanArgs(t, "name", &name)
-				if _, err := w.store.Delete(model.KindReplicaSet, testNS, name, apiserver.DeleteOptions{}); err != nil {
+				if _, err := w.store.Delete(model.KindReplicaSet, testNS, name, model.DeleteOptions{}); err != nil {
 					t.Fatalf("delete: %v", err)
 				}
 				rs := w.createRS(name)
@@ -99,7 +98,7 @@ func TestTraces(t *testing.T) {
 			case "kubelet-finish":
 				var name string
 				d.ScanArgs(t, "pod", &name)
-				if _, err := w.store.Delete(model.KindPod, testNS, name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}); err != nil {
+				if _, err := w.store.Delete(model.KindPod, testNS, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}); err != nil {
 					t.Fatalf("kubelet delete: %v", err)
 				}
 				return ""
@@ -184,7 +183,7 @@ func TestDisabledGarbageCollectorCollectsNothing(t *testing.T) {
 	w.createRS("web")
 	w.createPod("web-a", map[string]string{"app": "web"}, []model.OwnerReference{{APIVersion: "apps/v1", Kind: model.KindReplicaSet, Name: "web", UID: w.get(model.KindReplicaSet, "web").Meta().UID, Controller: model.Ptr(true)}}, "")
 	w.run(time.Second)
-	if _, err := w.store.Delete(model.KindReplicaSet, testNS, "web", apiserver.DeleteOptions{}); err != nil {
+	if _, err := w.store.Delete(model.KindReplicaSet, testNS, "web", model.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	w.run(time.Minute)
@@ -208,8 +207,8 @@ func TestStatsCountWhatHappened(t *testing.T) {
 	if !ok || len(info.Dependents) != 3 || info.Virtual {
 		t.Fatalf("graph node for the ReplicaSet: %+v, %v", info, ok)
 	}
-	orphan := apiserver.DeletePropagationOrphan
-	if _, err := w.store.Delete(model.KindReplicaSet, testNS, "web", apiserver.DeleteOptions{PropagationPolicy: &orphan}); err != nil {
+	orphan := model.DeletePropagationOrphan
+	if _, err := w.store.Delete(model.KindReplicaSet, testNS, "web", model.DeleteOptions{PropagationPolicy: &orphan}); err != nil {
 		t.Fatal(err)
 	}
 	w.run(time.Second)

@@ -123,7 +123,7 @@ func (w *world) createPod(name string, labels map[string]string, refs []model.Ow
 func (w *world) objects() string {
 	var b strings.Builder
 	for _, kind := range []model.Kind{model.KindReplicaSet, model.KindPod} {
-		objs, _, err := w.store.List(kind, apiserver.ListOptions{Namespace: testNS})
+		objs, _, err := w.store.List(kind, model.ListOptions{Namespace: testNS})
 		if err != nil {
 			w.t.Fatalf("list: %v", err)
 		}

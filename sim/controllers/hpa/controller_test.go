@@ -336,7 +336,7 @@ func TestSyncPeriodAndDelete(t *testing.T) {
 	// Created at 10m; reconciles at ~10m15s, 10m30s, ... 12m: 8 of them.
 	assert.InDelta(t, 8, w.hpa.Stats().Reconciles, 1)
 	require.NotEmpty(t, w.hpa.recommendations["test-namespace/h"])
-	_, err := w.store.Delete(model.KindHorizontalPodAutoscaler, testNamespace, "h", apiserver.DeleteOptions{})
+	_, err := w.store.Delete(model.KindHorizontalPodAutoscaler, testNamespace, "h", model.DeleteOptions{})
 	require.NoError(t, err)
 	w.runFor(time.Minute)
 	assert.Empty(t, w.hpa.recommendations["test-namespace/h"])

@@ -291,7 +291,7 @@ func (w *world) checkInvariants() {
 	} else {
 		w.lastRV = rv
 	}
-	objs, _, err := w.store.List(model.KindPod, apiserver.ListOptions{})
+	objs, _, err := w.store.List(model.KindPod, model.ListOptions{})
 	if err != nil {
 		w.t.Fatalf("list pods: %v", err)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -585,7 +584,7 @@ func (jm *Controller) deleteJobPods(ctx context.Context, j *model.Job, pods []*m
 	}
 	errs := sim.RunConcurrently(ctx, Component+"/delete", 0, len(pods), func(ctx context.Context, i int) error {
 		p := pods[i]
-		err := jm.client.Delete(ctx, model.KindPod, p.Namespace, p.Name, apiserver.DeleteOptions{})
+		err := jm.client.Delete(ctx, model.KindPod, p.Namespace, p.Name, model.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			jm.stats.DeleteErrors++
 			jm.recorder.Eventf(j, model.EventTypeWarning, reasonFailedDelete, "Error deleting: %v", err)

@@ -213,7 +213,7 @@ func (w *world) kubeletTick() {
 				continue
 			}
 			if len(p.Finalizers) == 0 {
-				_, _ = w.store.Delete(model.KindPod, p.Namespace, p.Name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+				_, _ = w.store.Delete(model.KindPod, p.Namespace, p.Name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 			}
 		case w.runFor == 0:
 		case p.Status.Phase == "" || p.Status.Phase == model.PodPending:
@@ -333,7 +333,7 @@ func (w *world) run(d time.Duration) {
 func (w *world) emit(action, object, detail string) { w.k.Emit("test", action, object, 0, detail) }
 
 func (w *world) pods() []*model.Pod {
-	objs, _, err := w.store.List(model.KindPod, apiserver.ListOptions{Namespace: testNS})
+	objs, _, err := w.store.List(model.KindPod, model.ListOptions{Namespace: testNS})
 	if err != nil {
 		w.t.Fatalf("list pods: %v", err)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // BenchmarkGCPass15000 measures one gc pass over 15,000 running pods on 500 Ready nodes (the
@@ -50,7 +49,7 @@ func BenchmarkGCPass15000(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			if _, err := w.store.Delete(model.KindPod, testNS, name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}); err != nil {
+			if _, err := w.store.Delete(model.KindPod, testNS, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}); err != nil {
 				b.Error(err)
 				return
 			}

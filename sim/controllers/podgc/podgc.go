@@ -12,7 +12,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
 	"github.com/reconsim/reconsim/vtime"
@@ -396,7 +395,7 @@ func (gcc *Controller) markFailedAndDelete(ctx context.Context, p *model.Pod, co
 			return err
 		}
 	}
-	return gcc.client.Delete(ctx, model.KindPod, p.Namespace, p.Name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+	return gcc.client.Delete(ctx, model.KindPod, p.Namespace, p.Name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 }
 
 // updatePodCondition sets cond in conds (upstream apipod.UpdatePodCondition): a new condition

@@ -115,7 +115,7 @@ func TestTraces(t *testing.T) {
 			case "delete-node":
 				var name string
 				d.ScanArgs(t, "name", &name)
-				if _, err := w.store.Delete(model.KindNode, "", name, apiserver.DeleteOptions{}); err != nil {
+				if _, err := w.store.Delete(model.KindNode, "", name, model.DeleteOptions{}); err != nil {
 					t.Fatalf("delete node: %v", err)
 				}
 				return ""
@@ -156,7 +156,7 @@ func TestTraces(t *testing.T) {
 			case "delete-pod":
 				var name string
 				d.ScanArgs(t, "name", &name)
-				if _, err := w.store.Delete(model.KindPod, testNS, name, apiserver.DeleteOptions{}); err != nil {
+				if _, err := w.store.Delete(model.KindPod, testNS, name, model.DeleteOptions{}); err != nil {
 					t.Fatalf("delete pod: %v", err)
 				}
 				return ""
@@ -170,7 +170,7 @@ func TestTraces(t *testing.T) {
 				w.run(du)
 				return w.newTrace()
 			case "pods":
-				objs, _, err := w.store.List(model.KindPod, apiserver.ListOptions{Namespace: testNS})
+				objs, _, err := w.store.List(model.KindPod, model.ListOptions{Namespace: testNS})
 				if err != nil {
 					t.Fatalf("list: %v", err)
 				}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // checkTracker asserts that the tracker agrees with the pod cache it mirrors: the same number
@@ -116,16 +115,16 @@ func TestTrackerMirrorsCache(t *testing.T) {
 					p.Status.Phase = phases[r.IntN(len(phases))]
 					_, _ = w.store.UpdateStatus(p)
 				case op == 3:
-					_, _ = w.store.Delete(model.KindPod, ns, name, apiserver.DeleteOptions{})
+					_, _ = w.store.Delete(model.KindPod, ns, name, model.DeleteOptions{})
 				case op == 4:
 					p := obj.(*model.Pod).DeepCopy()
 					p.Finalizers = nil
 					_, _ = w.store.Update(p) // refused for a pod being deleted
 				default:
-					_, _ = w.store.Delete(model.KindPod, ns, name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+					_, _ = w.store.Delete(model.KindPod, ns, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 				}
 				if step == 150 {
-					_, err := w.store.Delete(model.KindNode, "", "n3", apiserver.DeleteOptions{})
+					_, err := w.store.Delete(model.KindNode, "", "n3", model.DeleteOptions{})
 					require.NoError(t, err)
 				}
 				if step == 200 {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 )
 
@@ -312,7 +311,7 @@ func (rsc *Controller) createPod(ctx context.Context, rs *model.ReplicaSet) erro
 // FailedDelete (upstream DeletePod). A NotFound error is returned as is, without an event;
 // other errors are wrapped as "unable to delete pods: ...".
 func (rsc *Controller) deletePodOf(ctx context.Context, rs *model.ReplicaSet, pod *model.Pod) error {
-	err := rsc.client.Delete(ctx, model.KindPod, pod.Namespace, pod.Name, apiserver.DeleteOptions{})
+	err := rsc.client.Delete(ctx, model.KindPod, pod.Namespace, pod.Name, model.DeleteOptions{})
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return err

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -156,7 +155,7 @@ func TestTraces(t *testing.T) {
 				return w.podLine(w.podArg(d))
 			case "delete-pod":
 				p := w.podArg(d)
-				if _, err := w.store.Delete(model.KindPod, p.Namespace, p.Name, apiserver.DeleteOptions{}); err != nil {
+				if _, err := w.store.Delete(model.KindPod, p.Namespace, p.Name, model.DeleteOptions{}); err != nil {
 					t.Fatalf("delete pod: %v", err)
 				}
 				return ""

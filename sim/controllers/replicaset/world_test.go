@@ -112,7 +112,7 @@ func (w *world) checkInvariants() {
 
 // pods returns the pods of the test namespace, sorted by name.
 func (w *world) pods() []*model.Pod {
-	objs, _, err := w.store.List(model.KindPod, apiserver.ListOptions{Namespace: testNS})
+	objs, _, err := w.store.List(model.KindPod, model.ListOptions{Namespace: testNS})
 	if err != nil {
 		w.t.Fatalf("list pods: %v", err)
 	}
@@ -219,7 +219,7 @@ type createFault struct {
 }
 
 func (f *createFault) Intercept(_ vtime.Time, req *apiserver.Request) (time.Duration, error) {
-	if req.Verb != apiserver.VerbCreate || req.Kind != model.KindPod {
+	if req.Verb != model.VerbCreate || req.Kind != model.KindPod {
 		return 0, nil
 	}
 	f.seen++

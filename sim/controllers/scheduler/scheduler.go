@@ -14,7 +14,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 )
@@ -109,7 +108,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 	}
 	return &Scheduler{
 		k: k, c: c, rec: rec, cfg: cfg,
-		podInformer:  f.ForOptions(model.KindPod, apiserver.ListOptions{FieldSelector: nonTerminalPods}),
+		podInformer:  f.ForOptions(model.KindPod, model.ListOptions{FieldSelector: nonTerminalPods}),
 		nodeInformer: f.For(model.KindNode),
 		rnd:          k.Rand(component),
 		cycleRnd:     k.Rand(component + "/cycle"),

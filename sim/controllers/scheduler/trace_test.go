@@ -62,7 +62,7 @@ type world struct {
 // the server's defaults do.
 func testServerConfig() apiserver.Config {
 	cfg := apiserver.DefaultConfig()
-	cfg.ServiceTime = map[apiserver.Verb]sim.Dist{
+	cfg.ServiceTime = map[model.Verb]sim.Dist{
 		client.VerbGet: sim.Constant(time.Millisecond), client.VerbList: sim.Constant(5 * time.Millisecond),
 		client.VerbWatch: sim.Constant(time.Millisecond), client.VerbCreate: sim.Constant(5 * time.Millisecond),
 		client.VerbUpdate: sim.Constant(5 * time.Millisecond), client.VerbPatch: sim.Constant(5 * time.Millisecond),
@@ -282,7 +282,7 @@ func (w *world) bindPod(d *datadriven.TestData) {
 func (w *world) deletePod(d *datadriven.TestData) {
 	var name string
 	d.ScanArgs(w.t, "name", &name)
-	_, err := w.store.Delete(model.KindPod, "default", name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+	_, err := w.store.Delete(model.KindPod, "default", name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 	require.NoError(w.t, err)
 }
 
@@ -300,7 +300,7 @@ func (w *world) run(d *datadriven.TestData) string {
 }
 
 func (w *world) pods() []*model.Pod {
-	objs, _, err := w.store.List(model.KindPod, apiserver.ListOptions{})
+	objs, _, err := w.store.List(model.KindPod, model.ListOptions{})
 	require.NoError(w.t, err)
 	out := make([]*model.Pod, len(objs))
 	for i, o := range objs {
@@ -310,7 +310,7 @@ func (w *world) pods() []*model.Pod {
 }
 
 func (w *world) nodes() []*model.Node {
-	objs, _, err := w.store.List(model.KindNode, apiserver.ListOptions{})
+	objs, _, err := w.store.List(model.KindNode, model.ListOptions{})
 	require.NoError(w.t, err)
 	out := make([]*model.Node, len(objs))
 	for i, o := range objs {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -72,7 +71,7 @@ func randomCluster(t testing.TB, w *world, r *rand.Rand, nodes, pods int, runFor
 			next++
 		case 1:
 			name := fmt.Sprintf("pod-%03d", r.IntN(next))
-			_, err := w.store.Delete(model.KindPod, "default", name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+			_, err := w.store.Delete(model.KindPod, "default", name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 			if err != nil {
 				require.Contains(t, err.Error(), "not found")
 			}

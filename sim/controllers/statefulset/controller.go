@@ -13,7 +13,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
@@ -356,4 +355,4 @@ func (ssc *Controller) getStatefulSetsForPod(pod *model.Pod) []*model.StatefulSe
 
 // deleteOptions are the options of every pod deletion the controller makes: the pod's own
 // grace period, background propagation (upstream DeletePod with metav1.DeleteOptions{}).
-func deleteOptions() apiserver.DeleteOptions { return apiserver.DeleteOptions{} }
+func deleteOptions() model.DeleteOptions { return model.DeleteOptions{} }

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // ControllerRevisionHashLabel is the label every ControllerRevision carries with its hash
@@ -330,7 +329,7 @@ func (ssc *Controller) updateControllerRevision(ctx context.Context, revision *m
 
 // deleteControllerRevision deletes one revision (upstream DeleteControllerRevision).
 func (ssc *Controller) deleteControllerRevision(ctx context.Context, revision *model.ControllerRevision) error {
-	err := ssc.client.Delete(ctx, model.KindControllerRevision, revision.Namespace, revision.Name, apiserver.DeleteOptions{})
+	err := ssc.client.Delete(ctx, model.KindControllerRevision, revision.Namespace, revision.Name, model.DeleteOptions{})
 	if err == nil {
 		ssc.stats.RevisionsDeleted++
 		ssc.k.Emit(Component, "revision-delete", "ControllerRevision "+model.Key(revision), 0, fmt.Sprintf("revision=%d", revision.Revision))

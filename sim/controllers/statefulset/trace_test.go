@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
 // TestTraces runs the datadriven scripts in testdata/ (regenerate with -rewrite and read the
@@ -208,7 +207,7 @@ func TestTraces(t *testing.T) {
 			case "evict", "force-delete":
 				var name string
 				d.ScanArgs(t, "pod", &name)
-				opts := apiserver.DeleteOptions{}
+				opts := model.DeleteOptions{}
 				if d.Cmd == "force-delete" {
 					opts.GracePeriodSeconds = model.Ptr(int64(0))
 				}

@@ -83,7 +83,7 @@ func (w *world) emit(action, object, detail string) { w.k.Emit("test", action, o
 
 // pods returns the pods of the test namespace, sorted by name.
 func (w *world) pods() []*model.Pod {
-	objs, _, err := w.store.List(model.KindPod, apiserver.ListOptions{Namespace: testNS})
+	objs, _, err := w.store.List(model.KindPod, model.ListOptions{Namespace: testNS})
 	if err != nil {
 		w.t.Fatalf("list pods: %v", err)
 	}
@@ -112,7 +112,7 @@ func (w *world) set(name string) *model.StatefulSet {
 }
 
 func (w *world) revisions() []*model.ControllerRevision {
-	objs, _, err := w.store.List(model.KindControllerRevision, apiserver.ListOptions{Namespace: testNS})
+	objs, _, err := w.store.List(model.KindControllerRevision, model.ListOptions{Namespace: testNS})
 	if err != nil {
 		w.t.Fatalf("list revisions: %v", err)
 	}
@@ -196,7 +196,7 @@ type fakeNodes struct {
 func newFakeNodes(w *world) *fakeNodes {
 	fn := &fakeNodes{w: w, dead: map[string]bool{}, neverReady: map[string]bool{}, pending: map[string]bool{},
 		startDelay: 2 * time.Second, terminationDelay: time.Second}
-	if _, err := w.store.Watch(model.KindPod, apiserver.ListOptions{Namespace: testNS}, 0, fn); err != nil {
+	if _, err := w.store.Watch(model.KindPod, model.ListOptions{Namespace: testNS}, 0, fn); err != nil {
 		w.t.Fatalf("watch pods: %v", err)
 	}
 	return fn
@@ -297,8 +297,8 @@ func (fn *fakeNodes) terminate(p *model.Pod) {
 		return
 	}
 	uid := p.UID
-	if _, err := fn.w.store.Delete(model.KindPod, p.Namespace, p.Name, apiserver.DeleteOptions{
-		GracePeriodSeconds: model.Ptr(int64(0)), Preconditions: &apiserver.Preconditions{UID: &uid}}); err != nil {
+	if _, err := fn.w.store.Delete(model.KindPod, p.Namespace, p.Name, model.DeleteOptions{
+		GracePeriodSeconds: model.Ptr(int64(0)), Preconditions: &model.Preconditions{UID: &uid}}); err != nil {
 		fn.w.t.Errorf("kubelet delete %s: %v", p.Name, err)
 		return
 	}

@@ -3,7 +3,6 @@ package tainteviction
 import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 )
 
@@ -147,7 +146,7 @@ func (tc *Controller) patchPodStatus(p *sim.Proc, _ *model.Pod, updated *model.P
 // deletePod is a graceful DELETE with default options: the API server takes the grace period
 // from the pod's terminationGracePeriodSeconds. It returns the pod's resourceVersion as read.
 func (tc *Controller) deletePod(p *sim.Proc, pod *model.Pod) (uint64, error) {
-	if err := tc.c.Delete(p, model.KindPod, pod.Namespace, pod.Name, apiserver.DeleteOptions{}); err != nil {
+	if err := tc.c.Delete(p, model.KindPod, pod.Namespace, pod.Name, model.DeleteOptions{}); err != nil {
 		return 0, err
 	}
 	return pod.ResourceVersion, nil

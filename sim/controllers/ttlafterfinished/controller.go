@@ -10,7 +10,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
@@ -125,11 +124,11 @@ func (tc *Controller) processJob(ctx context.Context, key string) error {
 	if expired, err := tc.processTTL(fj); err != nil || !expired {
 		return err
 	}
-	fg := apiserver.DeletePropagationForeground
+	fg := model.DeletePropagationForeground
 	uid := fj.UID
-	err = tc.client.Delete(ctx, model.KindJob, ns, name, apiserver.DeleteOptions{
+	err = tc.client.Delete(ctx, model.KindJob, ns, name, model.DeleteOptions{
 		PropagationPolicy: &fg,
-		Preconditions:     &apiserver.Preconditions{UID: &uid},
+		Preconditions:     &model.Preconditions{UID: &uid},
 	})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err

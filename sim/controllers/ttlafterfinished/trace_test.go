@@ -111,7 +111,7 @@ func TestTraces(t *testing.T) {
 				}
 				return b.String()
 			case "jobs":
-				objs, _, _ := store.List(model.KindJob, apiserver.ListOptions{Namespace: "default"})
+				objs, _, _ := store.List(model.KindJob, model.ListOptions{Namespace: "default"})
 				var b strings.Builder
 				for _, o := range objs {
 					fmt.Fprintf(&b, "%s\n", o.Meta().Name)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -191,7 +190,7 @@ func (w *World) cmdDeletePod(td *datadriven.TestData) error {
 	if err != nil {
 		return fmt.Errorf("grace: %v", err)
 	}
-	_, err = w.Store.Delete(model.KindPod, ns, name, apiserver.DeleteOptions{GracePeriodSeconds: model.Ptr(grace)})
+	_, err = w.Store.Delete(model.KindPod, ns, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(grace)})
 	if err == nil {
 		w.Note("delete-pod", "Pod "+ns+"/"+name, "grace="+strconv.FormatInt(grace, 10)+"s")
 	}

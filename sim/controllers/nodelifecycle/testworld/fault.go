@@ -18,7 +18,7 @@ import (
 type Fault struct {
 	w           *World
 	Client      string
-	Verb        apiserver.Verb
+	Verb        model.Verb
 	Kind        model.Kind
 	Subresource string
 	Count       int
@@ -60,7 +60,7 @@ func parseFault(verb, kind, subresource, count, kindOfErr, client string) (*Faul
 		return nil, fmt.Errorf("fault error must be conflict or internal, got %q", kindOfErr)
 	}
 	return &Fault{
-		Client: client, Verb: apiserver.Verb(verb), Kind: model.Kind(kind), Subresource: subresource,
+		Client: client, Verb: model.Verb(verb), Kind: model.Kind(kind), Subresource: subresource,
 		Count: n, Conflict: kindOfErr == "conflict",
 	}, nil
 }

@@ -84,7 +84,7 @@ func (inv *invariants) check(s *apiserver.Store) error {
 	requested := map[string]int64{}
 	allocatable := map[string]int64{}
 	for _, kind := range []model.Kind{model.KindNode, model.KindPod, model.KindLease} {
-		objs, _, err := s.List(kind, apiserver.ListOptions{})
+		objs, _, err := s.List(kind, model.ListOptions{})
 		if err != nil {
 			return err
 		}

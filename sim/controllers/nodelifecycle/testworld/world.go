@@ -325,7 +325,7 @@ func (w *World) SetTolerations(namespace, name string, tolerations []model.Toler
 
 // DescribeNodes lists every node: Ready status and reason, then taints with their age.
 func (w *World) DescribeNodes() string {
-	objs, _, err := w.Store.List(model.KindNode, apiserver.ListOptions{})
+	objs, _, err := w.Store.List(model.KindNode, model.ListOptions{})
 	if err != nil {
 		return "error: " + err.Error()
 	}
@@ -361,7 +361,7 @@ func (w *World) DescribeNodes() string {
 
 // DescribePods lists every pod: node, Ready condition, DisruptionTarget, deletion.
 func (w *World) DescribePods() string {
-	objs, _, err := w.Store.List(model.KindPod, apiserver.ListOptions{})
+	objs, _, err := w.Store.List(model.KindPod, model.ListOptions{})
 	if err != nil {
 		return "error: " + err.Error()
 	}

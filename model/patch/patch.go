@@ -1,4 +1,4 @@
-package apiserver
+package patch
 
 import (
 	"fmt"
@@ -21,30 +21,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 )
-
-// PatchType is the Content-Type of a patch request: which patch format its body is in.
-type PatchType string
-
-// The patch types kube-apiserver accepts for built-in kinds (apimachinery pkg/types
-// patch.go), as `kubectl patch --type json|merge|strategic` sends them.
-const (
-	JSONPatchType           PatchType = "application/json-patch+json"
-	MergePatchType          PatchType = "application/merge-patch+json"
-	StrategicMergePatchType PatchType = "application/strategic-merge-patch+json"
-)
-
-// PatchTypeNamed maps kubectl's --type names (json, merge, strategic) to patch types.
-func PatchTypeNamed(name string) (PatchType, bool) {
-	switch name {
-	case "json":
-		return JSONPatchType, true
-	case "merge":
-		return MergePatchType, true
-	case "strategic":
-		return StrategicMergePatchType, true
-	}
-	return "", false
-}
 
 // strategicSchemas are the versioned Go types whose patchStrategy/patchMergeKey struct tags
 // drive a strategic merge patch of each kind: kube-apiserver's smpPatcher uses the kind's
@@ -95,9 +71,9 @@ func strategicSchema(kind model.Kind) (any, bool) {
 // that does not decode, 422 for one that does not apply (a JSON patch test or path that
 // fails, a strategic directive that is wrong), 415 for a strategic patch of a kind without a
 // schema.
-func ApplyPatch(kind model.Kind, current []byte, pt PatchType, patch []byte) ([]byte, error) {
+func Apply(kind model.Kind, current []byte, pt model.PatchType, patch []byte) ([]byte, error) {
 	switch pt {
-	case JSONPatchType:
+	case model.JSONPatchType:
 		ops, err := jsonpatch.DecodePatch(patch)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
@@ -110,13 +86,13 @@ func ApplyPatch(kind model.Kind, current []byte, pt PatchType, patch []byte) ([]
 			return nil, unprocessable(err.Error())
 		}
 		return out, nil
-	case MergePatchType, "":
+	case model.MergePatchType, "":
 		out, err := jsonpatch.MergePatch(current, patch)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		return out, nil
-	case StrategicMergePatchType:
+	case model.StrategicMergePatchType:
 		dataStruct, ok := strategicSchema(kind)
 		if !ok {
 			return nil, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "",
@@ -137,7 +113,7 @@ func ApplyPatch(kind model.Kind, current []byte, pt PatchType, patch []byte) ([]
 		return out, nil
 	}
 	return nil, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "",
-		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", JSONPatchType, MergePatchType, StrategicMergePatchType), 0, false)
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", model.JSONPatchType, model.MergePatchType, model.StrategicMergePatchType), 0, false)
 }
 
 // maxPatchOps bounds the operations of one JSON patch (kube-apiserver limits them to 10000,
