@@ -53,7 +53,7 @@ lint: ## gofmt, go vet, staticcheck and the determinism lint.
 	$(GO) vet ./...
 	@test -x "$(STATICCHECK)" || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(STATICCHECK) ./...
-	$(GO) test ./sim/detlint -run TestSimulationPathIsDeterministic -count=1
+	$(GO) test ./internal/detlint -run TestSimulationPathIsDeterministic -count=1
 
 .PHONY: bench
 bench: ## Run the benchmarks (kernel, API round trip, workqueue, scenarios).

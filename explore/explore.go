@@ -14,7 +14,7 @@ import (
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/cluster"
-	"github.com/reconsim/reconsim/sim/sweep"
+	"github.com/reconsim/reconsim/sweep"
 )
 
 // InvariantPanic names the finding of a run whose simulation panicked.

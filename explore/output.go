@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reconsim/reconsim/sim/sweep"
+	"github.com/reconsim/reconsim/sweep"
 )
 
 // EncodeJUnit returns junit.xml: one test case per invariant (plus panic), failing when a run

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/reconsim/reconsim/report"
-	"github.com/reconsim/reconsim/sim/sweep"
+	"github.com/reconsim/reconsim/sweep"
 )
 
 // SchemaVersion is the version of explore.json (docs/explore.md).

@@ -17,7 +17,7 @@ import (
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim/cluster"
-	"github.com/reconsim/reconsim/sim/sweep"
+	"github.com/reconsim/reconsim/sweep"
 )
 
 // docsWorld is the world the documented examples run in: the names they use exist here (a

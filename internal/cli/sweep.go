@@ -11,7 +11,7 @@ import (
 	"github.com/reconsim/reconsim/explore"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
-	"github.com/reconsim/reconsim/sim/sweep"
+	"github.com/reconsim/reconsim/sweep"
 )
 
 const sweepUsage = `Usage:

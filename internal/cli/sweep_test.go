@@ -15,7 +15,7 @@ import (
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim/cluster"
-	"github.com/reconsim/reconsim/sim/sweep"
+	"github.com/reconsim/reconsim/sweep"
 )
 
 const cliSweep = `apiVersion: reconsim.dev/v1alpha1

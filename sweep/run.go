@@ -102,7 +102,7 @@ type Options struct {
 	// Progress receives progress reports; nil for none.
 	Progress      io.Writer
 	ProgressStyle ProgressStyle
-	// Go starts work on a new goroutine. sim/sweep never starts goroutines itself (it lies
+	// Go starts work on a new goroutine. sweep never starts goroutines itself (it lies
 	// inside the determinism lint's scope, which forbids go statements); internal/cli passes
 	// a function that runs `go work()`. When Go is nil the runs execute one after another on
 	// the calling goroutine, whatever Jobs says.

@@ -29,7 +29,7 @@
 //     Options.Resume a run whose run.json exists (and belongs to the same sweep) is not run
 //     again.
 //
-// Concurrency stays out of this package: sim/sweep never starts a goroutine itself, so it
+// Concurrency stays out of this package: sweep never starts a goroutine itself, so it
 // can stay inside the determinism lint's scope (./sim/...), which forbids go statements. The
 // caller passes Options.Go (internal/cli passes a function that runs `go f()`); without it, runs
 // execute one after another on the calling goroutine. Each run is independent, and results

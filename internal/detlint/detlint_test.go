@@ -31,10 +31,10 @@ func TestSimulationPathIsDeterministic(t *testing.T) {
 }
 
 func TestLintFindsEachKindOfProblem(t *testing.T) {
-	dir := filepath.Join(repoRoot(t), "sim", "detlint", "testdata", "src", "bad")
+	dir := filepath.Join(repoRoot(t), "internal", "detlint", "testdata", "src", "bad")
 	_, err := os.Stat(dir)
 	require.NoError(t, err)
-	findings, err := Check(repoRoot(t), "./sim/detlint/testdata/src/bad")
+	findings, err := Check(repoRoot(t), "./internal/detlint/testdata/src/bad")
 	require.NoError(t, err)
 	var got []string
 	for _, f := range findings {
