@@ -21,11 +21,14 @@ import (
 // It is fed every write the API server commits (observe) and every change of a node's real
 // health (setNodeUp), and answers converged() in O(1).
 type convergence struct {
-	rs        map[string]*rsTrack  // by owner ref "Kind namespace/name" (ReplicaSet, StatefulSet, DaemonSet)
-	deploys   map[string]bool      // by "Kind namespace/name" of Deployments, StatefulSets, DaemonSets: whether their status says they are done
-	pods      map[string]*podTrack // by pod key
-	nodeUp    map[string]bool      // ground truth, by node name; absent = not up
-	podsOn    map[string]map[string]struct{}
+	rs      map[string]*rsTrack  // by owner ref "Kind namespace/name" (ReplicaSet, StatefulSet, DaemonSet)
+	deploys map[string]bool      // by "Kind namespace/name" of Deployments, StatefulSets, DaemonSets: whether their status says they are done
+	pods    map[string]*podTrack // by pod key
+	nodeUp  map[string]bool      // ground truth, by node name; absent = not up
+	podsOn  map[string]map[string]struct{}
+	// podsOf indexes pods by their owner's ref, so that an owner seen after its pods counts
+	// them in O(its pods), not O(all pods).
+	podsOf    map[string]map[string]struct{}
 	unsettled int // ReplicaSets that are not satisfied
 	pending   int // pods in phase Pending (not terminating)
 
@@ -62,6 +65,7 @@ func newConvergence() *convergence {
 		pods:    map[string]*podTrack{},
 		nodeUp:  map[string]bool{},
 		podsOn:  map[string]map[string]struct{}{},
+		podsOf:  map[string]map[string]struct{}{},
 	}
 }
 
@@ -157,10 +161,8 @@ func (c *convergence) observeOwner(o model.Object, desired int32, deleted, statu
 		// Pods seen before their owner (settled objects are created owner-first, but a
 		// recreated owner may find its pods) are counted now.
 		//detlint:ordered counting is commutative
-		for _, p := range c.pods {
-			if p.ownerKey == key {
-				c.count(t, p, 1)
-			}
+		for podKey := range c.podsOf[key] {
+			c.count(t, c.pods[podKey], 1)
 		}
 	}
 	t.uid = m.UID
@@ -211,6 +213,14 @@ func (c *convergence) observePod(o *model.Pod, deleted bool) {
 		}
 		set[key] = struct{}{}
 	}
+	if p.ownerKey != "" {
+		set := c.podsOf[p.ownerKey]
+		if set == nil {
+			set = map[string]struct{}{}
+			c.podsOf[p.ownerKey] = set
+		}
+		set[key] = struct{}{}
+	}
 	if t := c.rs[p.ownerKey]; t != nil {
 		c.count(t, p, 1)
 		c.reevaluate(t)
@@ -223,6 +233,13 @@ func (c *convergence) removePod(key string, p *podTrack) {
 	}
 	if p.node != "" {
 		delete(c.podsOn[p.node], key)
+	}
+	if p.ownerKey != "" {
+		if set := c.podsOf[p.ownerKey]; len(set) <= 1 {
+			delete(c.podsOf, p.ownerKey)
+		} else {
+			delete(set, key)
+		}
 	}
 	delete(c.pods, key)
 	if t := c.rs[p.ownerKey]; t != nil {

@@ -1,0 +1,92 @@
+package cluster
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/scenarios"
+)
+
+// TestPlacerHeapsAgreeWithTheScan is a property test: on random clusters (node classes that
+// differ in zone, size, taints and cordons, some nodes named by hostname selectors, pods of
+// random size, selectors and tolerations) the class heaps place every pod on the node the
+// plain scan of every node picks, and fail where it fails.
+func TestPlacerHeapsAgreeWithTheScan(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		nodes := randomPlacerNodes(r)
+		heaps, scan := newPlacerOf(nodes), newPlacerOf(cloneNodes(nodes))
+		for i := range 40 + r.IntN(200) {
+			pod := randomPlacerPod(r, len(nodes), i)
+			got, gotErr := heaps.place(pod)
+			want, wantErr := scan.placeByScan(pod, scan.nodes)
+			require.Equal(t, wantErr != nil, gotErr != nil, "seed %d pod %d: errors %v / %v", seed, i, wantErr, gotErr)
+			if wantErr != nil {
+				require.Equal(t, wantErr.Error(), gotErr.Error(), "seed %d pod %d", seed, i)
+				continue
+			}
+			require.Equal(t, want, got, "seed %d pod %d (%+v)", seed, i, pod.Spec)
+		}
+	}
+}
+
+func randomPlacerNodes(r *rand.Rand) []*model.Node {
+	var nodes []*model.Node
+	for g := range 1 + r.IntN(5) {
+		cpu := []string{"2", "4", "16"}[r.IntN(3)]
+		mem := []string{"4Gi", "8Gi", "64Gi"}[r.IntN(3)]
+		pods := []int64{3, 10, 110}[r.IntN(3)]
+		var taints []model.Taint
+		if r.IntN(4) == 0 {
+			taints = []model.Taint{{Key: "dedicated", Value: "gpu", Effect: model.TaintEffectNoSchedule}}
+		}
+		cordoned := r.IntN(8) == 0
+		zone := fmt.Sprintf("zone-%d", r.IntN(3))
+		for i := range 1 + r.IntN(12) {
+			name := fmt.Sprintf("g%d-%d", g, i)
+			nodes = append(nodes, &model.Node{
+				ObjectMeta: model.ObjectMeta{Name: name, Labels: map[string]string{
+					scenarios.LabelHostname: name, "topology.kubernetes.io/zone": zone}},
+				Spec: model.NodeSpec{Taints: taints, Unschedulable: cordoned},
+				Status: model.NodeStatus{Allocatable: model.ResourceList{
+					model.ResourceCPU: resource.MustParse(cpu), model.ResourceMemory: resource.MustParse(mem),
+					model.ResourcePods: *resource.NewQuantity(pods, resource.DecimalSI)}},
+			})
+		}
+	}
+	// Interleave the groups, so that node order and class order differ.
+	r.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+	return nodes
+}
+
+func cloneNodes(nodes []*model.Node) []*model.Node {
+	out := make([]*model.Node, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.DeepCopy()
+	}
+	return out
+}
+
+func randomPlacerPod(r *rand.Rand, nodeCount, i int) *model.Pod {
+	pod := &model.Pod{ObjectMeta: model.ObjectMeta{Name: fmt.Sprintf("p-%d", i), Namespace: "default"}}
+	c := model.Container{Name: "app", Resources: model.ResourceRequirements{Requests: model.ResourceList{
+		model.ResourceCPU:    resource.MustParse([]string{"0", "100m", "500m", "1", "3"}[r.IntN(5)]),
+		model.ResourceMemory: resource.MustParse([]string{"0", "128Mi", "1Gi", "3Gi"}[r.IntN(4)]),
+	}}}
+	pod.Spec.Containers = []model.Container{c}
+	switch r.IntN(6) {
+	case 0:
+		pod.Spec.NodeSelector = map[string]string{"topology.kubernetes.io/zone": fmt.Sprintf("zone-%d", r.IntN(3))}
+	case 1:
+		pod.Spec.NodeSelector = map[string]string{scenarios.LabelHostname: fmt.Sprintf("g0-%d", r.IntN(max(nodeCount, 1)))}
+	}
+	if r.IntN(3) == 0 {
+		pod.Spec.Tolerations = []model.Toleration{{Key: "dedicated", Operator: "Exists"}}
+	}
+	return pod
+}
