@@ -18,23 +18,23 @@ func scaleScenario(tb testing.TB, n int) *world {
 	rs.Spec.Replicas = model.Ptr(int32(n))
 	rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
 	rs.Spec.Template = template("web")
-	if _, err := w.store.Create(rs); err != nil {
+	if _, err := w.Store.Create(rs); err != nil {
 		tb.Fatal(err)
 	}
-	w.run(time.Minute)
+	w.Run(time.Minute)
 	cur := w.rs("web").DeepCopy()
 	cur.Spec.Replicas = model.Ptr(int32(n / 2))
-	if _, err := w.store.Update(cur); err != nil {
+	if _, err := w.Store.Update(cur); err != nil {
 		tb.Fatal(err)
 	}
-	w.run(time.Minute)
+	w.Run(time.Minute)
 	return w
 }
 
 func TestSameSeedSameTrace(t *testing.T) {
 	a := scaleScenario(t, 50)
 	b := scaleScenario(t, 50)
-	if a.k.Trace().Hash() != b.k.Trace().Hash() || a.trace.String() != b.trace.String() {
+	if a.K.Trace().Hash() != b.K.Trace().Hash() || a.Trace() != b.Trace() {
 		t.Fatal("two runs with the same seed produced different traces")
 	}
 	st := a.rs("web").Status
@@ -58,8 +58,8 @@ func BenchmarkScale500(b *testing.B) {
 	var virtual time.Duration
 	for i := 0; i < b.N; i++ {
 		w := scaleScenario(b, 500)
-		events += w.k.EventsProcessed()
-		virtual += w.k.Now().Duration()
+		events += w.K.EventsProcessed()
+		virtual += w.K.Now().Duration()
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")

@@ -2,15 +2,13 @@ package replicaset
 
 import (
 	"fmt"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/cockroachdb/datadriven"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/vtime"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
 // TestTraces runs the datadriven scripts in testdata/. Commands:
@@ -30,197 +28,153 @@ import (
 //	status name=X                        the ReplicaSet's status
 //	events                               events recorded since the last call
 func TestTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
-		eventsShown := 0
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if d.Cmd != "init" && w == nil {
-				t.Fatalf("%s: the first command must be init", d.Pos)
-			}
-			switch d.Cmd {
-			case "init":
+		return testworld.Script{
+			Init: func(d *datadriven.TestData) *testworld.World {
 				cfg := DefaultConfig()
 				d.MaybeScanArgs(t, "burst", &cfg.BurstReplicas)
 				w = newWorld(t, cfg)
-				eventsShown = 0
-				return ""
-			case "create-rs":
-				var name string
-				var replicas, minReady int
-				d.ScanArgs(t, "name", &name)
-				d.ScanArgs(t, "replicas", &replicas)
-				d.MaybeScanArgs(t, "min-ready", &minReady)
-				rs := &model.ReplicaSet{}
-				rs.Name, rs.Namespace = name, testNS
-				rs.Spec.Replicas = model.Ptr(int32(replicas))
-				rs.Spec.MinReadySeconds = int32(minReady)
-				rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
-				rs.Spec.Template = template(name)
-				if d.HasArg("controller-uid") {
-					var uid string
-					d.ScanArgs(t, "controller-uid", &uid)
-					rs.OwnerReferences = []model.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: uid, Controller: model.Ptr(true)}}
-				}
-				if _, err := w.store.Create(rs); err != nil {
-					t.Fatalf("create rs: %v", err)
-				}
-				return ""
-			case "scale":
-				var name string
-				var replicas int
-				d.ScanArgs(t, "name", &name)
-				d.ScanArgs(t, "replicas", &replicas)
-				rs := w.rs(name).DeepCopy()
-				rs.Spec.Replicas = model.Ptr(int32(replicas))
-				if _, err := w.store.Update(rs); err != nil {
-					t.Fatalf("scale: %v", err)
-				}
-				w.emit("scale", rsRef(rs), fmt.Sprintf("replicas=%d", replicas))
-				return ""
-			case "run":
-				var dur string
-				d.ScanArgs(t, "for", &dur)
-				du, err := time.ParseDuration(dur)
-				if err != nil {
-					t.Fatalf("run: %v", err)
-				}
-				w.run(du)
-				showAll := d.HasArg("show")
-				return w.newTrace(func(component, action, kind string) bool {
-					switch component {
+				w.Show = func(d *datadriven.TestData, f []string) bool {
+					kind := ""
+					if len(f) > 3 {
+						kind = f[3]
+					}
+					switch f[1] {
 					case Component, "test":
 						return true
 					case "kube-apiserver":
-						if showAll {
+						if d.HasArg("show") {
 							return kind == "Pod" || kind == "ReplicaSet"
 						}
 						// Creations are shown by the SuccessfulCreate events, status
 						// writes by update-status; show the rest of what happens to pods.
-						return kind == "Pod" && action != "create"
+						return kind == "Pod" && f[2] != "create"
 					}
 					return false
-				})
-			case "pods":
-				var b strings.Builder
-				for i, p := range w.pods() {
-					fmt.Fprintf(&b, "%d %s\n", i, w.podLine(p))
 				}
-				return b.String()
-			case "kubelet":
-				p := w.podArg(d).DeepCopy()
-				if d.HasArg("node") && p.Spec.NodeName == "" {
-					var node string
-					d.ScanArgs(t, "node", &node)
-					p.Spec.NodeName = node
-					bound, err := w.store.Update(p)
-					if err != nil {
-						t.Fatalf("bind: %v", err)
+				return w.World
+			},
+			Commands: testworld.Commands{
+				"create-rs": func(d *datadriven.TestData) string {
+					var name string
+					var replicas, minReady int
+					d.ScanArgs(t, "name", &name)
+					d.ScanArgs(t, "replicas", &replicas)
+					d.MaybeScanArgs(t, "min-ready", &minReady)
+					rs := &model.ReplicaSet{}
+					rs.Name, rs.Namespace = name, testNS
+					rs.Spec.Replicas = model.Ptr(int32(replicas))
+					rs.Spec.MinReadySeconds = int32(minReady)
+					rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
+					rs.Spec.Template = template(name)
+					if d.HasArg("controller-uid") {
+						var uid string
+						d.ScanArgs(t, "controller-uid", &uid)
+						rs.OwnerReferences = []model.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: uid, Controller: model.Ptr(true)}}
 					}
-					p = bound.(*model.Pod).DeepCopy()
-				}
-				phase := model.PodRunning
-				d.MaybeScanArgs(t, "phase", &phase)
-				ready := true
-				d.MaybeScanArgs(t, "ready", &ready)
-				p.Status.Phase = phase
-				st := model.ConditionFalse
-				if ready {
-					st = model.ConditionTrue
-				}
-				setPodCondition(p, model.PodReady, st, w.k.Now())
-				if _, err := w.store.UpdateStatus(p); err != nil {
-					t.Fatalf("kubelet status: %v", err)
-				}
-				return w.podLine(w.podArg(d))
-			case "create-pod":
-				var name, lbl string
-				d.ScanArgs(t, "name", &name)
-				d.ScanArgs(t, "labels", &lbl)
-				p := &model.Pod{}
-				p.Name, p.Namespace = name, testNS
-				p.Labels = parseLabels(t, lbl)
-				p.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/app:1"}}
-				if _, err := w.store.Create(p); err != nil {
-					t.Fatalf("create pod: %v", err)
-				}
-				return ""
-			case "relabel":
-				var lbl string
-				d.ScanArgs(t, "labels", &lbl)
-				p := w.podArg(d).DeepCopy()
-				p.Labels = parseLabels(t, lbl)
-				if _, err := w.store.Update(p); err != nil {
-					t.Fatalf("relabel: %v", err)
-				}
-				return w.podLine(w.podArg(d))
-			case "delete-pod":
-				p := w.podArg(d)
-				if _, err := w.store.Delete(model.KindPod, p.Namespace, p.Name, model.DeleteOptions{}); err != nil {
-					t.Fatalf("delete pod: %v", err)
-				}
-				return ""
-			case "fail-creates":
-				f := &createFault{}
-				d.ScanArgs(t, "after", &f.after)
-				d.ScanArgs(t, "count", &f.count)
-				w.srv.AddFault(f)
-				return ""
-			case "expectations":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				key := model.KeyOf(testNS, name)
-				e, ok := w.rsc.Expectations().GetExpectations(key)
-				if !ok {
-					return fmt.Sprintf("none satisfied=%t\n", w.rsc.Expectations().SatisfiedExpectations(key))
-				}
-				add, del := e.GetExpectations()
-				return fmt.Sprintf("add=%d del=%d satisfied=%t tracked=%v\n", add, del, w.rsc.Expectations().SatisfiedExpectations(key), w.rsc.Expectations().GetUIDs(key))
-			case "status":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				rs := w.rs(name)
-				s := rs.Status
-				out := fmt.Sprintf("replicas=%d fullyLabeled=%d ready=%d available=%d terminating=%d observedGeneration=%d generation=%d\n",
-					s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas, derefInt32(s.TerminatingReplicas), s.ObservedGeneration, rs.Generation)
-				for _, c := range s.Conditions {
-					out += fmt.Sprintf("condition %s=%s reason=%s message=%q\n", c.Type, c.Status, c.Reason, c.Message)
-				}
-				return out
-			case "events":
-				var b strings.Builder
-				for _, ev := range w.sink.Events[eventsShown:] {
-					fmt.Fprintf(&b, "%s %s %s: %s\n", ev.FirstTimestamp, ev.Type, ev.Reason, ev.Message)
-				}
-				eventsShown = len(w.sink.Events)
-				return b.String()
-			}
-			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
-			return ""
-		})
+					if _, err := w.Store.Create(rs); err != nil {
+						t.Fatalf("create rs: %v", err)
+					}
+					return ""
+				},
+				"scale": func(d *datadriven.TestData) string {
+					var name string
+					var replicas int
+					d.ScanArgs(t, "name", &name)
+					d.ScanArgs(t, "replicas", &replicas)
+					rs := w.rs(name).DeepCopy()
+					rs.Spec.Replicas = model.Ptr(int32(replicas))
+					if _, err := w.Store.Update(rs); err != nil {
+						t.Fatalf("scale: %v", err)
+					}
+					w.Emit("scale", rsRef(rs), fmt.Sprintf("replicas=%d", replicas))
+					return ""
+				},
+				"kubelet": func(d *datadriven.TestData) string {
+					p := w.PodArg(d).DeepCopy()
+					if d.HasArg("node") && p.Spec.NodeName == "" {
+						var node string
+						d.ScanArgs(t, "node", &node)
+						p.Spec.NodeName = node
+						bound, err := w.Store.Update(p)
+						if err != nil {
+							t.Fatalf("bind: %v", err)
+						}
+						p = bound.(*model.Pod).DeepCopy()
+					}
+					phase := model.PodRunning
+					d.MaybeScanArgs(t, "phase", &phase)
+					ready := true
+					d.MaybeScanArgs(t, "ready", &ready)
+					p.Status.Phase = phase
+					testworld.SetReady(p, ready, w.K.Now())
+					if _, err := w.Store.UpdateStatus(p); err != nil {
+						t.Fatalf("kubelet status: %v", err)
+					}
+					return podLine(w.PodArg(d))
+				},
+				"create-pod": func(d *datadriven.TestData) string {
+					var name, lbl string
+					d.ScanArgs(t, "name", &name)
+					d.ScanArgs(t, "labels", &lbl)
+					p := &model.Pod{}
+					p.Name, p.Namespace = name, testNS
+					p.Labels = testworld.ParseLabels(t, lbl)
+					p.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/app:1"}}
+					if _, err := w.Store.Create(p); err != nil {
+						t.Fatalf("create pod: %v", err)
+					}
+					return ""
+				},
+				"relabel": func(d *datadriven.TestData) string {
+					var lbl string
+					d.ScanArgs(t, "labels", &lbl)
+					p := w.PodArg(d).DeepCopy()
+					p.Labels = testworld.ParseLabels(t, lbl)
+					if _, err := w.Store.Update(p); err != nil {
+						t.Fatalf("relabel: %v", err)
+					}
+					return podLine(w.PodArg(d))
+				},
+				"delete-pod": func(d *datadriven.TestData) string {
+					p := w.PodArg(d)
+					if _, err := w.Store.Delete(model.KindPod, p.Namespace, p.Name, model.DeleteOptions{}); err != nil {
+						t.Fatalf("delete pod: %v", err)
+					}
+					return ""
+				},
+				"fail-creates": func(d *datadriven.TestData) string {
+					f := &createFault{}
+					d.ScanArgs(t, "after", &f.after)
+					d.ScanArgs(t, "count", &f.count)
+					w.Server.AddFault(f)
+					return ""
+				},
+				"expectations": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "name", &name)
+					key := model.KeyOf(testNS, name)
+					e, ok := w.rsc.Expectations().GetExpectations(key)
+					if !ok {
+						return fmt.Sprintf("none satisfied=%t\n", w.rsc.Expectations().SatisfiedExpectations(key))
+					}
+					add, del := e.GetExpectations()
+					return fmt.Sprintf("add=%d del=%d satisfied=%t tracked=%v\n", add, del, w.rsc.Expectations().SatisfiedExpectations(key), w.rsc.Expectations().GetUIDs(key))
+				},
+				"status": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "name", &name)
+					rs := w.rs(name)
+					s := rs.Status
+					out := fmt.Sprintf("replicas=%d fullyLabeled=%d ready=%d available=%d terminating=%d observedGeneration=%d generation=%d\n",
+						s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas, derefInt32(s.TerminatingReplicas), s.ObservedGeneration, rs.Generation)
+					for _, c := range s.Conditions {
+						out += fmt.Sprintf("condition %s=%s reason=%s message=%q\n", c.Type, c.Status, c.Reason, c.Message)
+					}
+					return out
+				},
+			},
+		}
 	})
-}
-
-func parseLabels(t *testing.T, s string) map[string]string {
-	out := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			t.Fatalf("bad label %q", kv)
-		}
-		out[k] = v
-	}
-	return out
-}
-
-func setPodCondition(p *model.Pod, typ string, st model.ConditionStatus, now vtime.Time) {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == typ {
-			if p.Status.Conditions[i].Status != st {
-				p.Status.Conditions[i].Status = st
-				p.Status.Conditions[i].LastTransitionTime = now
-			}
-			return
-		}
-	}
-	p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: typ, Status: st, LastTransitionTime: now})
 }

@@ -1,0 +1,172 @@
+package testworld
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// Command runs one datadriven command and returns its expected output.
+type Command func(d *datadriven.TestData) string
+
+// Commands maps command names to their implementations.
+type Commands map[string]Command
+
+// Script is one testdata file's harness: Init builds the world when the file says "init"
+// (every file starts with it); Commands are the package's own commands, looked up before the
+// world's common ones (CommonCommands) so a package can replace a common command.
+type Script struct {
+	Init     func(d *datadriven.TestData) *World
+	Commands Commands
+}
+
+// Walk runs every datadriven file under dir, with a fresh Script (from newScript) per file.
+// Regenerate the expected output with -rewrite and read the diff.
+func Walk(t *testing.T, dir string, newScript func(t *testing.T) Script) {
+	datadriven.Walk(t, dir, func(t *testing.T, path string) {
+		s := newScript(t)
+		var w *World
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd == "init" {
+				w = s.Init(d)
+				return ""
+			}
+			if w == nil {
+				t.Fatalf("%s: the first command must be init", d.Pos)
+			}
+			if c, ok := s.Commands[d.Cmd]; ok {
+				return c(d)
+			}
+			if c, ok := w.CommonCommands()[d.Cmd]; ok {
+				return c(d)
+			}
+			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
+			return ""
+		})
+	})
+}
+
+// CommonCommands are the commands every world understands:
+//
+//	run for=D [show=...]     advance virtual time; print the trace lines Show keeps
+//	pods                     the test namespace's pods, one PodLine each
+//	events                   the Kubernetes Events recorded since the last call
+//	add-node name=N [labels=k=v,...] [taints=key=value:Effect,...]
+//	                         a Ready node registers (the fake kubelets, if any, serve it)
+//	kill-node name=N         the node's fake kubelet stops doing anything
+//	delete-pod pod=P         a user deletes the pod (graceful)
+//	remove-pod pod=P         the pod is deleted with grace period 0
+func (w *World) CommonCommands() Commands {
+	return Commands{
+		"run": func(d *datadriven.TestData) string {
+			w.Run(DurationArg(w.T, d, "for"))
+			return w.NewTrace(func(f []string) bool { return w.Show != nil && w.Show(d, f) })
+		},
+		"pods": func(*datadriven.TestData) string {
+			line := w.PodLine
+			if line == nil {
+				line = func(_ int, p *model.Pod) string { return p.Name }
+			}
+			var b strings.Builder
+			for i, p := range w.Pods() {
+				b.WriteString(line(i, p))
+				b.WriteByte('\n')
+			}
+			return b.String()
+		},
+		"events": func(*datadriven.TestData) string {
+			line := w.EventLine
+			if line == nil {
+				line = EventLine
+			}
+			var b strings.Builder
+			for _, ev := range w.NewEvents() {
+				b.WriteString(line(ev))
+				b.WriteByte('\n')
+			}
+			return b.String()
+		},
+		"add-node": func(d *datadriven.TestData) string {
+			var name string
+			d.ScanArgs(w.T, "name", &name)
+			n := ReadyNode(name, LabelsArg(w.T, d, "labels"), TaintsArg(w.T, d, "taints"))
+			if _, err := w.Store.Create(n); err != nil {
+				w.T.Fatalf("add node: %v", err)
+			}
+			if w.Nodes != nil {
+				w.Nodes.Add(name)
+			}
+			w.Emit("add-node", "Node "+name, NodeDetail(n))
+			return ""
+		},
+		"kill-node": func(d *datadriven.TestData) string {
+			var name string
+			d.ScanArgs(w.T, "name", &name)
+			if w.Nodes == nil {
+				w.T.Fatalf("%s: kill-node needs the fake kubelets", d.Pos)
+			}
+			w.Nodes.Dead[name] = true
+			w.Emit("kill-node", "Node "+name, "the kubelet stops")
+			return ""
+		},
+		"delete-pod": w.deletePod,
+		"remove-pod": w.deletePod,
+	}
+}
+
+// deletePod is delete-pod (a graceful delete) and remove-pod (grace period 0) of pod=NAME.
+func (w *World) deletePod(d *datadriven.TestData) string {
+	var name string
+	d.ScanArgs(w.T, "pod", &name)
+	opts := model.DeleteOptions{}
+	if d.Cmd == "remove-pod" {
+		opts.GracePeriodSeconds = model.Ptr(int64(0))
+	}
+	if _, err := w.Store.Delete(model.KindPod, w.NS, name, opts); err != nil {
+		w.T.Fatalf("%s: %v", d.Cmd, err)
+	}
+	w.Emit(d.Cmd, "Pod "+model.KeyOf(w.NS, name), "")
+	return ""
+}
+
+// EventLine is the default "events" line: time, type, reason and message.
+func EventLine(ev *model.Event) string {
+	return fmt.Sprintf("%s %s %s: %s", ev.FirstTimestamp, ev.Type, ev.Reason, ev.Message)
+}
+
+// DurationArg parses the required duration argument key (e.g. for=10s).
+func DurationArg(t testing.TB, d *datadriven.TestData, key string) time.Duration {
+	t.Helper()
+	var s string
+	d.ScanArgs(t, key, &s)
+	du, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatalf("%s: %s=%s: %v", d.Pos, key, s, err)
+	}
+	return du
+}
+
+// LabelsArg parses the optional argument key=k=v,... (nil when absent).
+func LabelsArg(t testing.TB, d *datadriven.TestData, key string) map[string]string {
+	if !d.HasArg(key) {
+		return nil
+	}
+	var s string
+	d.ScanArgs(t, key, &s)
+	return ParseLabels(t, s)
+}
+
+// TaintsArg parses the optional argument key=key[=value]:Effect,... (nil when absent).
+func TaintsArg(t testing.TB, d *datadriven.TestData, key string) []model.Taint {
+	if !d.HasArg(key) {
+		return nil
+	}
+	var s string
+	d.ScanArgs(t, key, &s)
+	return ParseTaints(t, s)
+}
