@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
 // runScenario drives a world with nodes nodes: a DaemonSet rolls out everywhere, nodes join,
@@ -18,39 +19,39 @@ import (
 func runScenario(t testing.TB, nodes int) (uint64, uint64) {
 	w := newWorld(t, DefaultConfig())
 	for i := 0; i < nodes; i++ {
-		if _, err := w.store.Create(newNode(fmt.Sprintf("node-%03d", i), nil, nil)); err != nil {
+		if _, err := w.Store.Create(testworld.ReadyNode(fmt.Sprintf("node-%03d", i), nil, nil)); err != nil {
 			t.Fatalf("add node: %v", err)
 		}
 	}
 	ds := newDaemonSet("agent", "agent:v1")
 	ds.Spec.UpdateStrategy.Type = model.RollingUpdateDaemonSetStrategyType
 	ds.Spec.UpdateStrategy.RollingUpdate = &model.RollingUpdateDaemonSet{MaxUnavailable: model.Ptr(intstr.FromString("10%"))}
-	if _, err := w.store.Create(ds); err != nil {
+	if _, err := w.Store.Create(ds); err != nil {
 		t.Fatalf("create: %v", err)
 	}
-	w.run(30 * time.Second)
+	w.Run(30 * time.Second)
 	for i := nodes; i < nodes+nodes/10; i++ {
-		if _, err := w.store.Create(newNode(fmt.Sprintf("node-%03d", i), nil, nil)); err != nil {
+		if _, err := w.Store.Create(testworld.ReadyNode(fmt.Sprintf("node-%03d", i), nil, nil)); err != nil {
 			t.Fatalf("add node: %v", err)
 		}
 	}
-	n := w.node("node-000").DeepCopy()
+	n := w.Node("node-000").DeepCopy()
 	n.Spec.Taints = []model.Taint{{Key: "maintenance", Effect: model.TaintEffectNoExecute}}
-	if _, err := w.store.Update(n); err != nil {
+	if _, err := w.Store.Update(n); err != nil {
 		t.Fatalf("taint: %v", err)
 	}
-	w.run(30 * time.Second)
+	w.Run(30 * time.Second)
 	cur := w.ds("agent").DeepCopy()
 	cur.Spec.Template.Spec.Containers[0].Image = "agent:v2"
-	if _, err := w.store.Update(cur); err != nil {
+	if _, err := w.Store.Update(cur); err != nil {
 		t.Fatalf("update: %v", err)
 	}
-	w.run(5 * time.Minute)
+	w.Run(5 * time.Minute)
 	st := w.ds("agent").Status
 	if st.UpdatedNumberScheduled != st.DesiredNumberScheduled || st.NumberAvailable != st.DesiredNumberScheduled {
 		t.Fatalf("rollout did not finish: %s", statusLine(st))
 	}
-	return w.k.Trace().Hash(), w.k.Trace().Lines()
+	return w.K.Trace().Hash(), w.K.Trace().Lines()
 }
 
 // TestDeterminism: the same calls give the same trace, byte for byte.

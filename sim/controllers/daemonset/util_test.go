@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -76,7 +77,7 @@ func TestToleratesTaint(t *testing.T) {
 
 func TestNodeShouldRunDaemonPod(t *testing.T) {
 	node := func(lbls map[string]string, taints ...model.Taint) *model.Node {
-		return newNode("n1", lbls, taints)
+		return testworld.ReadyNode("n1", lbls, taints)
 	}
 	ds := func(mutate func(ds *model.DaemonSet)) *model.DaemonSet {
 		d := newDaemonSet("agent", "agent:v1")
@@ -336,7 +337,7 @@ func TestNodeInSameConditionAndIgnoreUpdate(t *testing.T) {
 	cond := func(typ string, st model.ConditionStatus, hb time.Duration) model.NodeCondition {
 		return model.NodeCondition{Type: typ, Status: st, LastHeartbeatTime: vtime.FromDuration(hb)}
 	}
-	old := newNode("n", map[string]string{"a": "b"}, nil)
+	old := testworld.ReadyNode("n", map[string]string{"a": "b"}, nil)
 	old.Status.Conditions = []model.NodeCondition{cond(model.NodeReady, model.ConditionTrue, 0), cond(model.NodeMemoryPressure, model.ConditionFalse, 0)}
 	heartbeat := old.DeepCopy()
 	heartbeat.ResourceVersion = 9
