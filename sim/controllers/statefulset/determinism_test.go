@@ -14,34 +14,34 @@ import (
 // failure, and returns the trace hash and the number of trace lines.
 func runScenario(t testing.TB, replicas int32) (uint64, uint64) {
 	w := newWorld(t, DefaultConfig())
-	w.nodes.names = []string{"worker-0", "worker-1", "worker-2"}
+	w.Nodes.Names = []string{"worker-0", "worker-1", "worker-2"}
 	for _, s := range []*model.StatefulSet{
 		newSet("ordered", replicas, model.OrderedReadyPodManagement, "app:v1"),
 		newSet("parallel", replicas, model.ParallelPodManagement, "app:v1"),
 	} {
-		if _, err := w.store.Create(s); err != nil {
+		if _, err := w.Store.Create(s); err != nil {
 			t.Fatalf("create: %v", err)
 		}
 	}
-	w.run(time.Duration(replicas) * 3 * time.Second)
+	w.Run(time.Duration(replicas) * 3 * time.Second)
 	for _, name := range []string{"ordered", "parallel"} {
 		set := w.set(name).DeepCopy()
 		set.Spec.Template.Spec.Containers[0].Image = "app:v2"
-		if _, err := w.store.Update(set); err != nil {
+		if _, err := w.Store.Update(set); err != nil {
 			t.Fatalf("update: %v", err)
 		}
 	}
-	w.run(time.Duration(replicas) * 4 * time.Second)
-	w.nodes.dead["worker-1"] = true
-	for _, p := range w.pods() {
+	w.Run(time.Duration(replicas) * 4 * time.Second)
+	w.Nodes.Dead["worker-1"] = true
+	for _, p := range w.Pods() {
 		if p.Spec.NodeName == "worker-1" {
-			if _, err := w.store.Delete(model.KindPod, p.Namespace, p.Name, deleteOptions()); err != nil {
+			if _, err := w.Store.Delete(model.KindPod, p.Namespace, p.Name, deleteOptions()); err != nil {
 				t.Fatalf("evict: %v", err)
 			}
 		}
 	}
-	w.run(time.Minute)
-	return w.k.Trace().Hash(), w.k.Trace().Lines()
+	w.Run(time.Minute)
+	return w.K.Trace().Hash(), w.K.Trace().Lines()
 }
 
 // TestDeterminism: the same calls give the same trace, byte for byte.

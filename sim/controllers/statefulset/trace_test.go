@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cockroachdb/datadriven"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
 // TestTraces runs the datadriven scripts in testdata/ (regenerate with -rewrite and read the
@@ -40,246 +40,198 @@ import (
 //	create-pod name=P labels=k=v,...      an orphan pod (no owner)
 //	relabel pod=P labels=k=v,...          replace a pod's labels
 func TestTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
-		eventsShown := 0
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if d.Cmd != "init" && w == nil {
-				t.Fatalf("%s: the first command must be init", d.Pos)
-			}
+		edit := func(d *datadriven.TestData) string {
+			var name string
+			d.ScanArgs(t, "name", &name)
+			set := w.set(name).DeepCopy()
+			var detail string
 			switch d.Cmd {
-			case "init":
+			case "scale":
+				var n int
+				d.ScanArgs(t, "replicas", &n)
+				set.Spec.Replicas = model.Ptr(int32(n))
+				detail = fmt.Sprintf("replicas=%d", n)
+			case "set-image":
+				var img string
+				d.ScanArgs(t, "image", &img)
+				set.Spec.Template.Spec.Containers[0].Image = img
+				detail = "image=" + img
+			case "partition":
+				var p int
+				d.ScanArgs(t, "partition", &p)
+				set.Spec.UpdateStrategy.RollingUpdate.Partition = model.Ptr(int32(p))
+				detail = fmt.Sprintf("partition=%d", p)
+			}
+			if _, err := w.Store.Update(set); err != nil {
+				t.Fatalf("%s: %v", d.Cmd, err)
+			}
+			w.Emit(d.Cmd, setRef(set), detail)
+			return ""
+		}
+		return testworld.Script{
+			Init: func(d *datadriven.TestData) *testworld.World {
 				cfg := DefaultConfig()
 				if d.HasArg("legacy-update") {
 					cfg.MaxUnavailableStatefulSet = false
 				}
 				w = newWorld(t, cfg)
-				eventsShown = 0
-				return ""
-			case "nodes":
-				var names string
-				d.ScanArgs(t, "names", &names)
-				w.nodes.names = strings.Split(names, ",")
-				return ""
-			case "create-set":
-				var name string
-				var replicas int
-				policy, img := model.OrderedReadyPodManagement, "app:v1"
-				d.ScanArgs(t, "name", &name)
-				d.ScanArgs(t, "replicas", &replicas)
-				d.MaybeScanArgs(t, "policy", &policy)
-				d.MaybeScanArgs(t, "image", &img)
-				set := newSet(name, int32(replicas), policy, img)
-				set.Spec.UpdateStrategy.Type = model.RollingUpdateStatefulSetStrategyType
-				set.Spec.UpdateStrategy.RollingUpdate = &model.RollingUpdateStatefulSetStrategy{Partition: model.Ptr(int32(0))}
-				if d.HasArg("partition") {
-					var p int
-					d.ScanArgs(t, "partition", &p)
-					set.Spec.UpdateStrategy.RollingUpdate.Partition = model.Ptr(int32(p))
-				}
-				if d.HasArg("max-unavailable") {
-					var m int
-					d.ScanArgs(t, "max-unavailable", &m)
-					set.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = model.Ptr(intstr.FromInt32(int32(m)))
-				}
-				if d.HasArg("strategy") {
-					d.ScanArgs(t, "strategy", &set.Spec.UpdateStrategy.Type)
-					if set.Spec.UpdateStrategy.Type == model.OnDeleteStatefulSetStrategyType {
-						set.Spec.UpdateStrategy.RollingUpdate = nil
+				return w.World
+			},
+			Commands: testworld.Commands{
+				"nodes": func(d *datadriven.TestData) string {
+					var names string
+					d.ScanArgs(t, "names", &names)
+					w.Nodes.Names = strings.Split(names, ",")
+					return ""
+				},
+				"create-set": func(d *datadriven.TestData) string {
+					var name string
+					var replicas int
+					policy, img := model.OrderedReadyPodManagement, "app:v1"
+					d.ScanArgs(t, "name", &name)
+					d.ScanArgs(t, "replicas", &replicas)
+					d.MaybeScanArgs(t, "policy", &policy)
+					d.MaybeScanArgs(t, "image", &img)
+					set := newSet(name, int32(replicas), policy, img)
+					set.Spec.UpdateStrategy.Type = model.RollingUpdateStatefulSetStrategyType
+					set.Spec.UpdateStrategy.RollingUpdate = &model.RollingUpdateStatefulSetStrategy{Partition: model.Ptr(int32(0))}
+					if d.HasArg("partition") {
+						var p int
+						d.ScanArgs(t, "partition", &p)
+						set.Spec.UpdateStrategy.RollingUpdate.Partition = model.Ptr(int32(p))
 					}
-				}
-				if d.HasArg("min-ready") {
-					var s int
-					d.ScanArgs(t, "min-ready", &s)
-					set.Spec.MinReadySeconds = int32(s)
-				}
-				if d.HasArg("history-limit") {
-					var h int
-					d.ScanArgs(t, "history-limit", &h)
-					set.Spec.RevisionHistoryLimit = model.Ptr(int32(h))
-				}
-				if _, err := w.store.Create(set); err != nil {
-					t.Fatalf("create statefulset: %v", err)
-				}
-				w.emit("create", setRef(set), fmt.Sprintf("replicas=%d policy=%s image=%s", replicas, policy, img))
-				return ""
-			case "scale", "set-image", "partition":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				set := w.set(name).DeepCopy()
-				var detail string
-				switch d.Cmd {
-				case "scale":
-					var n int
-					d.ScanArgs(t, "replicas", &n)
-					set.Spec.Replicas = model.Ptr(int32(n))
-					detail = fmt.Sprintf("replicas=%d", n)
-				case "set-image":
-					var img string
-					d.ScanArgs(t, "image", &img)
-					set.Spec.Template.Spec.Containers[0].Image = img
-					detail = "image=" + img
-				case "partition":
-					var p int
-					d.ScanArgs(t, "partition", &p)
-					set.Spec.UpdateStrategy.RollingUpdate.Partition = model.Ptr(int32(p))
-					detail = fmt.Sprintf("partition=%d", p)
-				}
-				if _, err := w.store.Update(set); err != nil {
-					t.Fatalf("%s: %v", d.Cmd, err)
-				}
-				w.emit(d.Cmd, setRef(set), detail)
-				return ""
-			case "run":
-				var dur string
-				d.ScanArgs(t, "for", &dur)
-				du, err := time.ParseDuration(dur)
-				if err != nil {
-					t.Fatalf("run: %v", err)
-				}
-				w.run(du)
-				showStatus := d.HasArg("show")
-				return w.newTrace(func(f []string) bool {
-					if f[1] == Component && strings.HasPrefix(f[2], "update-status") {
-						return showStatus
+					if d.HasArg("max-unavailable") {
+						var m int
+						d.ScanArgs(t, "max-unavailable", &m)
+						set.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = model.Ptr(intstr.FromInt32(int32(m)))
 					}
-					return f[1] == Component || f[1] == "test"
-				})
-			case "pods":
-				var b strings.Builder
-				for _, p := range w.pods() {
-					b.WriteString(w.podLine(p))
-					b.WriteByte('\n')
-				}
-				return b.String()
-			case "status":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				set := w.set(name)
-				return fmt.Sprintf("%s collisionCount=%d generation=%d\n", statusLine(set.Status), deref(set.Status.CollisionCount), set.Generation)
-			case "revisions":
-				var b strings.Builder
-				for _, r := range w.revisions() {
-					fmt.Fprintf(&b, "%s revision=%d hash=%s image=%s\n", r.Name, r.Revision, r.Labels[ControllerRevisionHashLabel], r.Data.Template.Spec.Containers[0].Image)
-				}
-				return b.String()
-			case "events":
-				var b strings.Builder
-				for _, ev := range w.sink.Events[eventsShown:] {
-					fmt.Fprintf(&b, "%s %s %s: %s\n", ev.FirstTimestamp, ev.Type, ev.Reason, ev.Message)
-				}
-				eventsShown = len(w.sink.Events)
-				return b.String()
-			case "waiting":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				pod, reason, ok := w.ssc.WaitingFor(model.KeyOf(testNS, name))
-				if !ok {
-					return "not blocked\n"
-				}
-				return fmt.Sprintf("pod=%s\nreason=%s\n", pod, reason)
-			case "never-ready":
-				var name string
-				d.ScanArgs(t, "pod", &name)
-				w.nodes.neverReady[name] = true
-				return ""
-			case "kill-node":
-				var node string
-				d.ScanArgs(t, "node", &node)
-				w.nodes.dead[node] = true
-				w.emit("kill-node", "Node "+node, "the kubelet stops")
-				return ""
-			case "mark-not-ready":
-				var node string
-				d.ScanArgs(t, "node", &node)
-				for _, p := range w.pods() {
-					if p.Spec.NodeName != node {
-						continue
+					if d.HasArg("strategy") {
+						d.ScanArgs(t, "strategy", &set.Spec.UpdateStrategy.Type)
+						if set.Spec.UpdateStrategy.Type == model.OnDeleteStatefulSetStrategyType {
+							set.Spec.UpdateStrategy.RollingUpdate = nil
+						}
 					}
-					p = p.DeepCopy()
-					setReady(p, false, w.k.Now())
-					if _, err := w.store.UpdateStatus(p); err != nil {
-						t.Fatalf("mark not ready: %v", err)
+					if d.HasArg("min-ready") {
+						var s int
+						d.ScanArgs(t, "min-ready", &s)
+						set.Spec.MinReadySeconds = int32(s)
 					}
-					w.emit("mark-not-ready", podRef(p), "node="+node)
-				}
-				return ""
-			case "evict", "force-delete":
-				var name string
-				d.ScanArgs(t, "pod", &name)
-				opts := model.DeleteOptions{}
-				if d.Cmd == "force-delete" {
-					opts.GracePeriodSeconds = model.Ptr(int64(0))
-				}
-				if _, err := w.store.Delete(model.KindPod, testNS, name, opts); err != nil {
-					t.Fatalf("%s: %v", d.Cmd, err)
-				}
-				w.emit(d.Cmd, "Pod "+model.KeyOf(testNS, name), "")
-				return ""
-			case "fail":
-				var name string
-				d.ScanArgs(t, "pod", &name)
-				p := w.pod(name).DeepCopy()
-				p.Status.Phase = model.PodFailed
-				setReady(p, false, w.k.Now())
-				if _, err := w.store.UpdateStatus(p); err != nil {
-					t.Fatalf("fail: %v", err)
-				}
-				w.emit("fail", podRef(p), "phase=Failed")
-				return ""
-			case "create-pod":
-				var name, lbl string
-				d.ScanArgs(t, "name", &name)
-				d.ScanArgs(t, "labels", &lbl)
-				p := &model.Pod{}
-				p.Name, p.Namespace = name, testNS
-				p.Labels = parseLabels(t, lbl)
-				p.Spec.Containers = []model.Container{{Name: "app", Image: "app:v1"}}
-				if _, err := w.store.Create(p); err != nil {
-					t.Fatalf("create pod: %v", err)
-				}
-				w.emit("create-pod", podRef(p), "labels="+lbl)
-				return ""
-			case "relabel":
-				var name, lbl string
-				d.ScanArgs(t, "pod", &name)
-				d.ScanArgs(t, "labels", &lbl)
-				p := w.pod(name).DeepCopy()
-				p.Labels = parseLabels(t, lbl)
-				if _, err := w.store.Update(p); err != nil {
-					t.Fatalf("relabel: %v", err)
-				}
-				w.emit("relabel", podRef(p), "labels="+lbl)
-				return ""
-			case "delete-node":
-				var node string
-				d.ScanArgs(t, "node", &node)
-				var keep []string
-				for _, n := range w.nodes.names {
-					if n != node {
-						keep = append(keep, n)
+					if d.HasArg("history-limit") {
+						var h int
+						d.ScanArgs(t, "history-limit", &h)
+						set.Spec.RevisionHistoryLimit = model.Ptr(int32(h))
 					}
-				}
-				w.nodes.names = keep
-				w.emit("delete-node", "Node "+node, "")
-				return ""
-			}
-			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
-			return ""
-		})
-	})
-}
-
-func parseLabels(t *testing.T, s string) map[string]string {
-	out := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			t.Fatalf("bad label %q", kv)
+					if _, err := w.Store.Create(set); err != nil {
+						t.Fatalf("create statefulset: %v", err)
+					}
+					w.Emit("create", setRef(set), fmt.Sprintf("replicas=%d policy=%s image=%s", replicas, policy, img))
+					return ""
+				},
+				"scale":     edit,
+				"set-image": edit,
+				"partition": edit,
+				"status": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "name", &name)
+					set := w.set(name)
+					return fmt.Sprintf("%s collisionCount=%d generation=%d\n", statusLine(set.Status), deref(set.Status.CollisionCount), set.Generation)
+				},
+				"revisions": func(d *datadriven.TestData) string {
+					var b strings.Builder
+					for _, r := range w.revisions() {
+						fmt.Fprintf(&b, "%s revision=%d hash=%s image=%s\n", r.Name, r.Revision, r.Labels[ControllerRevisionHashLabel], r.Data.Template.Spec.Containers[0].Image)
+					}
+					return b.String()
+				},
+				"waiting": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "name", &name)
+					pod, reason, ok := w.ssc.WaitingFor(model.KeyOf(testNS, name))
+					if !ok {
+						return "not blocked\n"
+					}
+					return fmt.Sprintf("pod=%s\nreason=%s\n", pod, reason)
+				},
+				"never-ready": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "pod", &name)
+					w.Nodes.NeverReady[name] = true
+					return ""
+				},
+				"mark-not-ready": func(d *datadriven.TestData) string {
+					var node string
+					d.ScanArgs(t, "node", &node)
+					for _, p := range w.Pods() {
+						if p.Spec.NodeName != node {
+							continue
+						}
+						p = p.DeepCopy()
+						testworld.SetReady(p, false, w.K.Now())
+						if _, err := w.Store.UpdateStatus(p); err != nil {
+							t.Fatalf("mark not ready: %v", err)
+						}
+						w.Emit("mark-not-ready", podRef(p), "node="+node)
+					}
+					return ""
+				},
+				"evict":        func(d *datadriven.TestData) string { return w.DeletePod(d, false) },
+				"force-delete": func(d *datadriven.TestData) string { return w.DeletePod(d, true) },
+				"fail": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "pod", &name)
+					p := w.Pod(name).DeepCopy()
+					p.Status.Phase = model.PodFailed
+					testworld.SetReady(p, false, w.K.Now())
+					if _, err := w.Store.UpdateStatus(p); err != nil {
+						t.Fatalf("fail: %v", err)
+					}
+					w.Emit("fail", podRef(p), "phase=Failed")
+					return ""
+				},
+				"create-pod": func(d *datadriven.TestData) string {
+					var name, lbl string
+					d.ScanArgs(t, "name", &name)
+					d.ScanArgs(t, "labels", &lbl)
+					p := &model.Pod{}
+					p.Name, p.Namespace = name, testNS
+					p.Labels = testworld.ParseLabels(t, lbl)
+					p.Spec.Containers = []model.Container{{Name: "app", Image: "app:v1"}}
+					if _, err := w.Store.Create(p); err != nil {
+						t.Fatalf("create pod: %v", err)
+					}
+					w.Emit("create-pod", podRef(p), "labels="+lbl)
+					return ""
+				},
+				"relabel": func(d *datadriven.TestData) string {
+					var name, lbl string
+					d.ScanArgs(t, "pod", &name)
+					d.ScanArgs(t, "labels", &lbl)
+					p := w.Pod(name).DeepCopy()
+					p.Labels = testworld.ParseLabels(t, lbl)
+					if _, err := w.Store.Update(p); err != nil {
+						t.Fatalf("relabel: %v", err)
+					}
+					w.Emit("relabel", podRef(p), "labels="+lbl)
+					return ""
+				},
+				"delete-node": func(d *datadriven.TestData) string {
+					var node string
+					d.ScanArgs(t, "node", &node)
+					var keep []string
+					for _, n := range w.Nodes.Names {
+						if n != node {
+							keep = append(keep, n)
+						}
+					}
+					w.Nodes.Names = keep
+					w.Emit("delete-node", "Node "+node, "")
+					return ""
+				},
+			},
 		}
-		out[k] = v
-	}
-	return out
+	})
 }
 
 func deref(p *int32) int32 {

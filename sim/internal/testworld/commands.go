@@ -114,17 +114,18 @@ func (w *World) CommonCommands() Commands {
 			w.Emit("kill-node", "Node "+name, "the kubelet stops")
 			return ""
 		},
-		"delete-pod": w.deletePod,
-		"remove-pod": w.deletePod,
+		"delete-pod": func(d *datadriven.TestData) string { return w.DeletePod(d, false) },
+		"remove-pod": func(d *datadriven.TestData) string { return w.DeletePod(d, true) },
 	}
 }
 
-// deletePod is delete-pod (a graceful delete) and remove-pod (grace period 0) of pod=NAME.
-func (w *World) deletePod(d *datadriven.TestData) string {
+// DeletePod deletes the test namespace's pod=NAME, gracefully or (force) with grace period 0,
+// and leaves a trace line named after the command.
+func (w *World) DeletePod(d *datadriven.TestData, force bool) string {
 	var name string
 	d.ScanArgs(w.T, "pod", &name)
 	opts := model.DeleteOptions{}
-	if d.Cmd == "remove-pod" {
+	if force {
 		opts.GracePeriodSeconds = model.Ptr(int64(0))
 	}
 	if _, err := w.Store.Delete(model.KindPod, w.NS, name, opts); err != nil {
