@@ -53,9 +53,9 @@ func TestTraces(t *testing.T) {
 			return ""
 		}
 		return testworld.Script{
-			Init: func(d *datadriven.TestData) *testworld.World {
+			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				w = newWorld(t, DefaultConfig())
-				return w.World
+				return w.World, ""
 			},
 			Commands: testworld.Commands{
 				"taint-node": editNode,

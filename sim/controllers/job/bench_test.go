@@ -18,10 +18,10 @@ func indexedRun(tb testing.TB, n int) *world {
 	j.Spec.CompletionMode = model.Ptr(model.IndexedCompletion)
 	j.Spec.Template.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/batch:1"}}
 	j.Spec.Template.Spec.RestartPolicy = model.RestartPolicyNever
-	if _, err := w.store.Create(j); err != nil {
+	if _, err := w.Store.Create(j); err != nil {
 		tb.Fatal(err)
 	}
-	w.run(30 * time.Minute)
+	w.Run(30 * time.Minute)
 	return w
 }
 
@@ -29,7 +29,7 @@ func indexedRun(tb testing.TB, n int) *world {
 // index counted once.
 func TestIndexedJobSameSeedSameTrace(t *testing.T) {
 	a, b := indexedRun(t, 200), indexedRun(t, 200)
-	if a.k.Trace().Hash() != b.k.Trace().Hash() {
+	if a.K.Trace().Hash() != b.K.Trace().Hash() {
 		t.Fatal("two runs with the same seed produced different traces")
 	}
 	st := a.job("render").Status
@@ -47,7 +47,7 @@ func BenchmarkIndexedJob1000(b *testing.B) {
 	var events uint64
 	for i := 0; i < b.N; i++ {
 		w := indexedRun(b, 1000)
-		events += w.k.EventsProcessed()
+		events += w.K.EventsProcessed()
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")

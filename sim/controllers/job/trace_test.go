@@ -1,9 +1,7 @@
 package job
 
 import (
-	"bytes"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,14 +10,12 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
-	"github.com/reconsim/reconsim/sim/client"
-	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 	"github.com/reconsim/reconsim/vtime"
 )
 
-const testNS = "default"
+const testNS = testworld.Namespace
 
 // TestTraces runs the datadriven scripts in testdata/ (regenerate with -rewrite). Each script
 // cites the upstream function whose behaviour it pins. Commands:
@@ -38,15 +34,10 @@ const testNS = "default"
 //	status name=X                            the Job's status and conditions
 //	events                                   events recorded since the last call
 func TestTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
-		eventsShown := 0
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if d.Cmd != "init" && w == nil {
-				t.Fatalf("%s: the first command must be init", d.Pos)
-			}
-			switch d.Cmd {
-			case "init":
+		return testworld.Script{
+			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				minor := 32
 				if d.HasArg("version") {
 					var v string
@@ -58,96 +49,71 @@ func TestTraces(t *testing.T) {
 					minor = m
 				}
 				w = newWorld(t, ConfigFor(minor))
-				eventsShown = 0
-				return fmt.Sprintf("max pod-failure back-off %s\n", w.jm.cfg.MaxPodFailureBackOff)
-			case "create-job":
-				w.createJob(d)
-				return ""
-			case "kubelet":
-				var run string
-				d.ScanArgs(t, "run", &run)
-				du, err := time.ParseDuration(run)
-				if err != nil {
-					t.Fatalf("run: %v", err)
-				}
-				w.runFor = du
-				w.codes = nil
-				w.failIndex = -1
-				d.MaybeScanArgs(t, "fail-index", &w.failIndex)
-				if d.HasArg("code") {
-					var c int
-					d.ScanArgs(t, "code", &c)
-					w.codes = []int32{int32(c)}
-				}
-				if d.HasArg("codes") {
-					var cs string
-					d.ScanArgs(t, "codes", &cs)
-					for _, s := range strings.Split(cs, ",") {
-						c, err := strconv.Atoi(s)
-						if err != nil {
-							t.Fatalf("codes: %v", err)
-						}
-						w.codes = append(w.codes, int32(c))
+				return w.World, fmt.Sprintf("max pod-failure back-off %s\n", w.jm.cfg.MaxPodFailureBackOff)
+			},
+			Commands: testworld.Commands{
+				"create-job": func(d *datadriven.TestData) string {
+					w.createJob(d)
+					return ""
+				},
+				"kubelet": func(d *datadriven.TestData) string {
+					var run string
+					d.ScanArgs(t, "run", &run)
+					du, err := time.ParseDuration(run)
+					if err != nil {
+						t.Fatalf("run: %v", err)
 					}
-				}
-				return ""
-			case "disrupt":
-				p := w.podArg(d).DeepCopy()
-				p.Status.Phase = model.PodFailed
-				p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{
-					Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: "DeletionByPodGC",
-					Message: "PodGC: node no longer exists", LastTransitionTime: w.k.Now(),
-				})
-				if _, err := w.store.UpdateStatus(p); err != nil {
-					t.Fatalf("disrupt: %v", err)
-				}
-				w.emit("disrupt", "Pod "+model.Key(p), "DisruptionTarget=True phase=Failed")
-				return ""
-			case "run":
-				var dur string
-				d.ScanArgs(t, "for", &dur)
-				du, err := time.ParseDuration(dur)
-				if err != nil {
-					t.Fatalf("run: %v", err)
-				}
-				w.run(du)
-				return w.newTrace(func(component, action string) bool {
-					return component == Component || component == "test"
-				})
-			case "pods":
-				var b strings.Builder
-				for i, p := range w.pods() {
-					fmt.Fprintf(&b, "%d %s\n", i, podLine(p))
-				}
-				return b.String()
-			case "status":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				return statusLines(w.job(name))
-			case "events":
-				var b strings.Builder
-				for _, ev := range w.sink.Events[eventsShown:] {
-					fmt.Fprintf(&b, "%s %s %s: %s\n", ev.FirstTimestamp, ev.Type, ev.Reason, ev.Message)
-				}
-				eventsShown = len(w.sink.Events)
-				return b.String()
-			}
-			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
-			return ""
-		})
+					w.runFor = du
+					w.codes = nil
+					w.failIndex = -1
+					d.MaybeScanArgs(t, "fail-index", &w.failIndex)
+					if d.HasArg("code") {
+						var c int
+						d.ScanArgs(t, "code", &c)
+						w.codes = []int32{int32(c)}
+					}
+					if d.HasArg("codes") {
+						var cs string
+						d.ScanArgs(t, "codes", &cs)
+						for _, s := range strings.Split(cs, ",") {
+							c, err := strconv.Atoi(s)
+							if err != nil {
+								t.Fatalf("codes: %v", err)
+							}
+							w.codes = append(w.codes, int32(c))
+						}
+					}
+					return ""
+				},
+				"disrupt": func(d *datadriven.TestData) string {
+					p := w.PodArg(d).DeepCopy()
+					p.Status.Phase = model.PodFailed
+					p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{
+						Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: "DeletionByPodGC",
+						Message: "PodGC: node no longer exists", LastTransitionTime: w.K.Now(),
+					})
+					if _, err := w.Store.UpdateStatus(p); err != nil {
+						t.Fatalf("disrupt: %v", err)
+					}
+					w.Emit("disrupt", "Pod "+model.Key(p), "DisruptionTarget=True phase=Failed")
+					return ""
+				},
+				"status": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "name", &name)
+					return statusLines(w.job(name))
+				},
+			},
+		}
 	})
 }
 
-// world is a small cluster for trace tests: a kernel, an API server, the Job controller, and a
-// fake kubelet (a periodic callback every 100ms) that binds each new pod, runs it for runFor
-// and ends it with the next exit code, and finishes the deletion of terminating pods.
+// world is the shared test world with the Job controller and a fake kubelet (a periodic
+// callback every 100ms) that binds each new pod, runs it for runFor and ends it with the next
+// exit code, and finishes the deletion of terminating pods.
 type world struct {
-	t     testing.TB
-	k     *sim.Kernel
-	srv   *apiserver.Server
-	store *apiserver.Store
-	jm    *Controller
-	sink  *record.FakeSink
+	*testworld.World
+	jm *Controller
 
 	runFor    time.Duration
 	codes     []int32
@@ -156,41 +122,37 @@ type world struct {
 	exits     int
 	dirty     bool       // a pod changed since the last tick
 	nextDue   vtime.Time // the earliest time a running pod's run ends
-
-	trace   bytes.Buffer
-	printed int
 }
 
 func newWorld(t testing.TB, cfg Config) *world {
-	w := &world{t: t, k: sim.New(1), sink: &record.FakeSink{}, started: map[string]vtime.Time{}, failIndex: -1}
-	w.k.Trace().SetWriter(&w.trace)
-	scfg := apiserver.DefaultConfig()
-	// The fake kubelet looks at the pods only when one changed or a run is due.
-	scfg.Store.OnCommit = func(kind model.Kind, _, _ model.Object) {
-		if kind == model.KindPod {
-			w.dirty = true
+	w := &world{started: map[string]vtime.Time{}, failIndex: -1}
+	w.World = testworld.New(t, testworld.Options{Server: func(scfg *apiserver.Config) {
+		// The fake kubelet looks at the pods only when one changed or a run is due.
+		scfg.Store.OnCommit = func(kind model.Kind, _, _ model.Object) {
+			if kind == model.KindPod {
+				w.dirty = true
+			}
 		}
-	}
-	w.srv = apiserver.NewServer(w.k, scfg)
-	w.store = w.srv.Store()
-	c := client.New(w.srv, Component, client.Config{QPS: 20, Burst: 30})
-	f := client.NewSharedInformerFactory(c, 0)
-	jm, err := New(w.k, c, f, record.New(w.k, w.sink, Component, ""), cfg)
+	}})
+	c, f := w.Client(Component)
+	jm, err := New(w.K, c, f, w.Recorder(Component), cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	w.jm = jm
-	f.Start(w.k)
+	w.PodOrder = byIndexThenCreation
+	w.PodLine = func(i int, p *model.Pod) string { return fmt.Sprintf("%d %s", i, podLine(p)) }
+	w.Show = func(_ *datadriven.TestData, f []string) bool { return f[1] == Component || f[1] == "test" }
+	f.Start(w.K)
 	jm.Start()
-	w.k.After(100*time.Millisecond, w.kubeletTick)
-	w.run(100 * time.Millisecond)
-	w.printed = w.trace.Len()
+	w.K.After(100*time.Millisecond, w.kubeletTick)
+	w.Settle(100 * time.Millisecond)
 	return w
 }
 
 func (w *world) kubeletTick() {
-	now := w.k.Now()
-	defer w.k.After(100*time.Millisecond, w.kubeletTick)
+	now := w.K.Now()
+	defer w.K.After(100*time.Millisecond, w.kubeletTick)
 	if !w.dirty && (w.nextDue == 0 || now < w.nextDue) {
 		return
 	}
@@ -201,7 +163,7 @@ func (w *world) kubeletTick() {
 			w.nextDue = at
 		}
 	}
-	for _, p := range w.pods() {
+	for _, p := range w.Pods() {
 		switch {
 		case p.DeletionTimestamp != nil:
 			// Termination: the containers stop; the pod ends Failed and, with no finalizer
@@ -209,18 +171,18 @@ func (w *world) kubeletTick() {
 			if p.Status.Phase != model.PodFailed && p.Status.Phase != model.PodSucceeded {
 				q := p.DeepCopy()
 				q.Status.Phase = model.PodFailed
-				_, _ = w.store.UpdateStatus(q)
+				_, _ = w.Store.UpdateStatus(q)
 				continue
 			}
 			if len(p.Finalizers) == 0 {
-				_, _ = w.store.Delete(model.KindPod, p.Namespace, p.Name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+				_, _ = w.Store.Delete(model.KindPod, p.Namespace, p.Name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 			}
 		case w.runFor == 0:
 		case p.Status.Phase == "" || p.Status.Phase == model.PodPending:
 			q := p.DeepCopy()
 			if q.Spec.NodeName == "" {
 				q.Spec.NodeName = "node-1"
-				b, err := w.store.Update(q)
+				b, err := w.Store.Update(q)
 				if err != nil {
 					continue
 				}
@@ -229,7 +191,7 @@ func (w *world) kubeletTick() {
 			q.Status.Phase = model.PodRunning
 			q.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue, LastTransitionTime: now}}
 			q.Status.ContainerStatuses = []model.ContainerStatus{{Name: "app", Ready: true, State: model.ContainerState{Running: &model.ContainerStateRunning{StartedAt: now}}}}
-			if _, err := w.store.UpdateStatus(q); err == nil {
+			if _, err := w.Store.UpdateStatus(q); err == nil {
 				w.started[q.UID] = now
 				due(now.Add(w.runFor))
 			}
@@ -255,9 +217,9 @@ func (w *world) kubeletTick() {
 				}
 				q.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionFalse, LastTransitionTime: now}}
 				q.Status.ContainerStatuses = []model.ContainerStatus{{Name: "app", State: model.ContainerState{Terminated: &model.ContainerStateTerminated{ExitCode: code, StartedAt: at, FinishedAt: now}}}}
-				if _, err := w.store.UpdateStatus(q); err == nil {
+				if _, err := w.Store.UpdateStatus(q); err == nil {
 					w.exits++
-					w.emit("exit", "Pod "+model.Key(p), fmt.Sprintf("code=%d", code))
+					w.Emit("exit", "Pod "+model.Key(p), fmt.Sprintf("code=%d", code))
 				}
 			}
 		}
@@ -265,7 +227,7 @@ func (w *world) kubeletTick() {
 }
 
 func (w *world) createJob(d *datadriven.TestData) {
-	t := w.t
+	t := w.T
 	var name string
 	d.ScanArgs(t, "name", &name)
 	j := &model.Job{}
@@ -318,69 +280,21 @@ func (w *world) createJob(d *datadriven.TestData) {
 		j.Spec.PodFailurePolicy.Rules = append(j.Spec.PodFailurePolicy.Rules, model.PodFailurePolicyRule{
 			Action: model.PodFailurePolicyActionIgnore, OnPodConditions: []model.PodFailurePolicyOnPodConditionsPattern{{Type: model.PodDisruptionTarget}}})
 	}
-	if _, err := w.store.Create(j); err != nil {
+	if _, err := w.Store.Create(j); err != nil {
 		t.Fatalf("create job: %v", err)
 	}
 }
 
-func (w *world) run(d time.Duration) {
-	out := w.k.Run(sim.Limits{MaxTime: w.k.Now().Add(d)})
-	if out.Reason == sim.StopError {
-		w.t.Fatalf("run failed: %v", out.Err)
+// byIndexThenCreation orders pods by completion index, then creation time.
+func byIndexThenCreation(a, b *model.Pod) int {
+	if c := strings.Compare(a.Annotations[model.JobCompletionIndexAnnot], b.Annotations[model.JobCompletionIndexAnnot]); c != 0 {
+		return c
 	}
-}
-
-func (w *world) emit(action, object, detail string) { w.k.Emit("test", action, object, 0, detail) }
-
-func (w *world) pods() []*model.Pod {
-	objs, _, err := w.store.List(model.KindPod, model.ListOptions{Namespace: testNS})
-	if err != nil {
-		w.t.Fatalf("list pods: %v", err)
-	}
-	out := make([]*model.Pod, 0, len(objs))
-	for _, o := range objs {
-		out = append(out, o.(*model.Pod))
-	}
-	slices.SortFunc(out, func(a, b *model.Pod) int {
-		if c := strings.Compare(a.Annotations[model.JobCompletionIndexAnnot], b.Annotations[model.JobCompletionIndexAnnot]); c != 0 {
-			return c
-		}
-		return int(a.CreationTimestamp - b.CreationTimestamp)
-	})
-	return out
-}
-
-func (w *world) podArg(d *datadriven.TestData) *model.Pod {
-	var i int
-	d.ScanArgs(w.t, "pod", &i)
-	pods := w.pods()
-	if i < 0 || i >= len(pods) {
-		w.t.Fatalf("pod index %d out of range (%d pods)", i, len(pods))
-	}
-	return pods[i]
+	return int(a.CreationTimestamp - b.CreationTimestamp)
 }
 
 func (w *world) job(name string) *model.Job {
-	obj, err := w.store.Get(model.KindJob, testNS, name)
-	if err != nil {
-		w.t.Fatalf("get job %s: %v", name, err)
-	}
-	return obj.(*model.Job)
-}
-
-func (w *world) newTrace(keep func(component, action string) bool) string {
-	all := w.trace.String()[w.printed:]
-	w.printed = w.trace.Len()
-	var b strings.Builder
-	for _, line := range strings.Split(all, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 3 || !keep(f[1], f[2]) {
-			continue
-		}
-		b.WriteString(line)
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return testworld.Get[*model.Job](w.World, model.KindJob, testNS, name)
 }
 
 func podLine(p *model.Pod) string {
@@ -398,18 +312,11 @@ func podLine(p *model.Pod) string {
 			env = append(env, e.Name+"="+e.Value)
 		}
 	}
-	line := fmt.Sprintf("%s %s index=%s hostname=%s env=%s finalizers=%s", p.Name, state, ix, orDash(p.Spec.Hostname), orDash(strings.Join(env, ",")), orDash(strings.Join(p.Finalizers, ",")))
+	line := fmt.Sprintf("%s %s index=%s hostname=%s env=%s finalizers=%s", p.Name, state, ix, testworld.OrDash(p.Spec.Hostname), testworld.OrDash(strings.Join(env, ",")), testworld.OrDash(strings.Join(p.Finalizers, ",")))
 	if n, ok := p.Annotations[model.JobIndexFailureCountAnnot]; ok {
 		line += " index-failure-count=" + n
 	}
 	return line
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func statusLines(j *model.Job) string {

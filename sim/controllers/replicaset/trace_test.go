@@ -31,7 +31,7 @@ func TestTraces(t *testing.T) {
 	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
 		return testworld.Script{
-			Init: func(d *datadriven.TestData) *testworld.World {
+			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				cfg := DefaultConfig()
 				d.MaybeScanArgs(t, "burst", &cfg.BurstReplicas)
 				w = newWorld(t, cfg)
@@ -53,7 +53,7 @@ func TestTraces(t *testing.T) {
 					}
 					return false
 				}
-				return w.World
+				return w.World, ""
 			},
 			Commands: testworld.Commands{
 				"create-rs": func(d *datadriven.TestData) string {

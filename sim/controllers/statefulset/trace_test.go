@@ -71,13 +71,13 @@ func TestTraces(t *testing.T) {
 			return ""
 		}
 		return testworld.Script{
-			Init: func(d *datadriven.TestData) *testworld.World {
+			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				cfg := DefaultConfig()
 				if d.HasArg("legacy-update") {
 					cfg.MaxUnavailableStatefulSet = false
 				}
 				w = newWorld(t, cfg)
-				return w.World
+				return w.World, ""
 			},
 			Commands: testworld.Commands{
 				"nodes": func(d *datadriven.TestData) string {

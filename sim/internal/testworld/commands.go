@@ -18,10 +18,10 @@ type Command func(d *datadriven.TestData) string
 type Commands map[string]Command
 
 // Script is one testdata file's harness: Init builds the world when the file says "init"
-// (every file starts with it); Commands are the package's own commands, looked up before the
+// (every file starts with it) and returns it with the command's output; Commands are the package's own commands, looked up before the
 // world's common ones (CommonCommands) so a package can replace a common command.
 type Script struct {
-	Init     func(d *datadriven.TestData) *World
+	Init     func(d *datadriven.TestData) (*World, string)
 	Commands Commands
 }
 
@@ -33,8 +33,9 @@ func Walk(t *testing.T, dir string, newScript func(t *testing.T) Script) {
 		var w *World
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			if d.Cmd == "init" {
-				w = s.Init(d)
-				return ""
+				var out string
+				w, out = s.Init(d)
+				return out
 			}
 			if w == nil {
 				t.Fatalf("%s: the first command must be init", d.Pos)

@@ -194,7 +194,7 @@ func (w *World) Pods() []*model.Pod {
 	if order == nil {
 		order = func(a, b *model.Pod) int { return strings.Compare(a.Name, b.Name) }
 	}
-	slices.SortStableFunc(out, order)
+	slices.SortFunc(out, order)
 	return out
 }
 
