@@ -20,21 +20,21 @@ func BenchmarkBackgroundDelete1000(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		w := newWorld(b, DefaultConfig())
 		last := &lastDelete{}
-		w.k.Trace().SetWriter(last)
+		w.K.Trace().SetWriter(last)
 		uid := w.createRS("web").UID
 		for j := 0; j < 1000; j++ {
 			w.createPod(fmt.Sprintf("web-%04d", j), map[string]string{"app": "web"}, []model.OwnerReference{{APIVersion: "apps/v1", Kind: model.KindReplicaSet, Name: "web", UID: uid, Controller: model.Ptr(true), BlockOwnerDeletion: model.Ptr(true)}}, "")
 		}
-		w.run(time.Second)
-		start := w.k.Now()
-		if _, err := w.store.Delete(model.KindReplicaSet, testNS, "web", model.DeleteOptions{}); err != nil {
+		w.Run(time.Second)
+		start := w.K.Now()
+		if _, err := w.Store.Delete(model.KindReplicaSet, testNS, "web", model.DeleteOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		w.run(10 * time.Minute)
-		if n := w.store.Count(model.KindPod); n != 0 {
+		w.Run(10 * time.Minute)
+		if n := w.Store.Count(model.KindPod); n != 0 {
 			b.Fatalf("%d pods left", n)
 		}
-		events += w.k.EventsProcessed()
+		events += w.K.EventsProcessed()
 		virtual += time.Duration((last.at - start.Seconds()) * float64(time.Second))
 	}
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
@@ -63,22 +63,22 @@ func (l *lastDelete) Write(p []byte) (int, error) {
 func BenchmarkLeaseUpdateGraphChanges(b *testing.B) {
 	const nodes = 500
 	w := newWorld(b, DefaultConfig())
-	w.k.Trace().SetWriter(nil)
+	w.K.Trace().SetWriter(nil)
 	for i := range nodes {
 		n := &model.Node{}
 		n.Name = fmt.Sprintf("node-%03d", i)
-		obj, err := w.store.Create(n)
+		obj, err := w.Store.Create(n)
 		if err != nil {
 			b.Fatal(err)
 		}
 		l := &model.Lease{}
 		l.Name, l.Namespace = n.Name, "kube-node-lease"
 		l.OwnerReferences = []model.OwnerReference{{APIVersion: "v1", Kind: model.KindNode, Name: n.Name, UID: obj.Meta().UID}}
-		if _, err := w.store.Create(l); err != nil {
+		if _, err := w.Store.Create(l); err != nil {
 			b.Fatal(err)
 		}
 	}
-	w.run(time.Second)
+	w.Run(time.Second)
 	leases := w.gc.monitorByKind[model.KindLease].List(nil)
 	if len(leases) != nodes {
 		b.Fatalf("%d leases cached", len(leases))
@@ -97,7 +97,7 @@ func BenchmarkLeaseUpdateGraphChanges(b *testing.B) {
 		for j := 0; j < len(leases) && i < b.N; j, i = j+1, i+1 {
 			h.OnUpdate(leases[j], renewed[j])
 		}
-		w.k.Run(sim.Limits{MaxTime: w.k.Now()})
+		w.K.Run(sim.Limits{MaxTime: w.K.Now()})
 	}
 	b.StopTimer()
 	if got := w.gc.Stats().GraphChanges - before; got != uint64(b.N) {

@@ -9,6 +9,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
 // TestTraces runs the datadriven scripts in testdata/. Commands:
@@ -26,107 +27,93 @@ import (
 //	objects                                the namespace's ReplicaSets and pods
 //	graph                                  the garbage collector's graph
 func TestTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if d.Cmd != "init" && w == nil {
-				t.Fatalf("%s: the first command must be init", d.Pos)
-			}
-			switch d.Cmd {
-			case "init":
+		return testworld.Script{
+			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				w = newWorld(t, DefaultConfig())
-				return ""
-			case "create-rs":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				w.createRS(name)
-				return ""
-			case "create-pod":
-				var name, owner, ownerUID, node string
-				block := true
-				d.ScanArgs(t, "name", &name)
-				d.MaybeScanArgs(t, "owner", &owner)
-				d.MaybeScanArgs(t, "owner-uid", &ownerUID)
-				d.MaybeScanArgs(t, "block", &block)
-				d.MaybeScanArgs(t, "node", &node)
-				var refs []model.OwnerReference
-				labels := map[string]string{"app": name}
-				// owner may list several owners, "kind/name" or a ReplicaSet name; the first
-				// is the controller.
-				if owner != "" {
-					for i, o := range strings.Split(owner, ",") {
-						kind, oname := model.KindReplicaSet, o
-						if k, n, ok := strings.Cut(o, "/"); ok {
-							kind, oname = model.Kind(k), n
-						}
-						uid := ownerUID
-						if uid == "" || i > 0 {
-							uid = w.get(kind, oname).Meta().UID
-						}
-						ki, _ := model.LookupKind(kind)
-						refs = append(refs, model.OwnerReference{APIVersion: ki.APIVersion, Kind: kind, Name: oname, UID: uid, Controller: model.Ptr(i == 0), BlockOwnerDeletion: model.Ptr(block)})
-						if i == 0 {
-							labels["app"] = oname
+				return w.World, ""
+			},
+			Commands: testworld.Commands{
+				"create-rs": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "name", &name)
+					w.createRS(name)
+					return ""
+				},
+				"create-pod": func(d *datadriven.TestData) string {
+					var name, owner, ownerUID, node string
+					block := true
+					d.ScanArgs(t, "name", &name)
+					d.MaybeScanArgs(t, "owner", &owner)
+					d.MaybeScanArgs(t, "owner-uid", &ownerUID)
+					d.MaybeScanArgs(t, "block", &block)
+					d.MaybeScanArgs(t, "node", &node)
+					var refs []model.OwnerReference
+					labels := map[string]string{"app": name}
+					// owner may list several owners, "kind/name" or a ReplicaSet name; the first
+					// is the controller.
+					if owner != "" {
+						for i, o := range strings.Split(owner, ",") {
+							kind, oname := model.KindReplicaSet, o
+							if k, n, ok := strings.Cut(o, "/"); ok {
+								kind, oname = model.Kind(k), n
+							}
+							uid := ownerUID
+							if uid == "" || i > 0 {
+								uid = w.get(kind, oname).Meta().UID
+							}
+							ki, _ := model.LookupKind(kind)
+							refs = append(refs, model.OwnerReference{APIVersion: ki.APIVersion, Kind: kind, Name: oname, UID: uid, Controller: model.Ptr(i == 0), BlockOwnerDeletion: model.Ptr(block)})
+							if i == 0 {
+								labels["app"] = oname
+							}
 						}
 					}
-				}
-				w.createPod(name, labels, refs, node)
-				return ""
-			case "delete":
-				var kind, name, propagation string
-				d.ScanArgs(t, "kind", &kind)
-				d.ScanArgs(t, "name", &name)
-				opts := model.DeleteOptions{}
-				if d.MaybeScanArgs(t, "propagation", &propagation) {
-					p := model.DeletionPropagation(propagation)
-					opts.PropagationPolicy = &p
-				}
-				if _, err := w.store.Delete(model.Kind(kind), testNS, name, opts); err != nil {
-					t.Fatalf("delete: %v", err)
-				}
-				w.k.Emit("test", "delete", kind+" "+testNS+"/"+name, 0, "propagation="+propagation)
-				return ""
-			case "recreate-rs":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				if _, err := w.store.Delete(model.KindReplicaSet, testNS, name, model.DeleteOptions{}); err != nil {
-					t.Fatalf("delete: %v", err)
-				}
-				rs := w.createRS(name)
-				w.k.Emit("test", "recreate", "ReplicaSet "+testNS+"/"+name, 0, "uid="+shortUID(rs.UID))
-				return ""
-			case "kubelet-finish":
-				var name string
-				d.ScanArgs(t, "pod", &name)
-				if _, err := w.store.Delete(model.KindPod, testNS, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}); err != nil {
-					t.Fatalf("kubelet delete: %v", err)
-				}
-				return ""
-			case "run":
-				var dur string
-				d.ScanArgs(t, "for", &dur)
-				du, err := time.ParseDuration(dur)
-				if err != nil {
-					t.Fatalf("run: %v", err)
-				}
-				w.run(du)
-				return w.newTrace(func(component, action, kind string) bool {
-					switch component {
-					case Component, "test":
-						return true
-					case "kube-apiserver":
-						return kind == "Pod" || kind == "ReplicaSet"
+					w.createPod(name, labels, refs, node)
+					return ""
+				},
+				"delete": func(d *datadriven.TestData) string {
+					var kind, name, propagation string
+					d.ScanArgs(t, "kind", &kind)
+					d.ScanArgs(t, "name", &name)
+					opts := model.DeleteOptions{}
+					if d.MaybeScanArgs(t, "propagation", &propagation) {
+						p := model.DeletionPropagation(propagation)
+						opts.PropagationPolicy = &p
 					}
-					return false
-				})
-			case "objects":
-				return w.objects()
-			case "graph":
-				return w.graph()
-			}
-			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
-			return ""
-		})
+					if _, err := w.Store.Delete(model.Kind(kind), testNS, name, opts); err != nil {
+						t.Fatalf("delete: %v", err)
+					}
+					w.K.Emit("test", "delete", kind+" "+testNS+"/"+name, 0, "propagation="+propagation)
+					return ""
+				},
+				"recreate-rs": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "name", &name)
+					if _, err := w.Store.Delete(model.KindReplicaSet, testNS, name, model.DeleteOptions{}); err != nil {
+						t.Fatalf("delete: %v", err)
+					}
+					rs := w.createRS(name)
+					w.K.Emit("test", "recreate", "ReplicaSet "+testNS+"/"+name, 0, "uid="+shortUID(rs.UID))
+					return ""
+				},
+				"kubelet-finish": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "pod", &name)
+					if _, err := w.Store.Delete(model.KindPod, testNS, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}); err != nil {
+						t.Fatalf("kubelet delete: %v", err)
+					}
+					return ""
+				},
+				"objects": func(d *datadriven.TestData) string {
+					return w.objects()
+				},
+				"graph": func(d *datadriven.TestData) string {
+					return w.graph()
+				},
+			},
+		}
 	})
 }
 
@@ -182,12 +169,12 @@ func TestDisabledGarbageCollectorCollectsNothing(t *testing.T) {
 	w := newWorld(t, cfg)
 	w.createRS("web")
 	w.createPod("web-a", map[string]string{"app": "web"}, []model.OwnerReference{{APIVersion: "apps/v1", Kind: model.KindReplicaSet, Name: "web", UID: w.get(model.KindReplicaSet, "web").Meta().UID, Controller: model.Ptr(true)}}, "")
-	w.run(time.Second)
-	if _, err := w.store.Delete(model.KindReplicaSet, testNS, "web", model.DeleteOptions{}); err != nil {
+	w.Run(time.Second)
+	if _, err := w.Store.Delete(model.KindReplicaSet, testNS, "web", model.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	w.run(time.Minute)
-	if _, err := w.store.Get(model.KindPod, testNS, "web-a"); err != nil {
+	w.Run(time.Minute)
+	if _, err := w.Store.Get(model.KindPod, testNS, "web-a"); err != nil {
 		t.Fatalf("the pod should stay with the garbage collector disabled: %v", err)
 	}
 	if s := w.gc.Stats(); s.Deletes != 0 || s.GraphChanges != 0 {
@@ -202,16 +189,16 @@ func TestStatsCountWhatHappened(t *testing.T) {
 	for _, name := range []string{"web-a", "web-b", "web-c"} {
 		w.createPod(name, map[string]string{"app": "web"}, []model.OwnerReference{{APIVersion: "apps/v1", Kind: model.KindReplicaSet, Name: "web", UID: uid, Controller: model.Ptr(true), BlockOwnerDeletion: model.Ptr(true)}}, "")
 	}
-	w.run(time.Second)
+	w.Run(time.Second)
 	info, ok := w.gc.Node(uid)
 	if !ok || len(info.Dependents) != 3 || info.Virtual {
 		t.Fatalf("graph node for the ReplicaSet: %+v, %v", info, ok)
 	}
 	orphan := model.DeletePropagationOrphan
-	if _, err := w.store.Delete(model.KindReplicaSet, testNS, "web", model.DeleteOptions{PropagationPolicy: &orphan}); err != nil {
+	if _, err := w.Store.Delete(model.KindReplicaSet, testNS, "web", model.DeleteOptions{PropagationPolicy: &orphan}); err != nil {
 		t.Fatal(err)
 	}
-	w.run(time.Second)
+	w.Run(time.Second)
 	s := w.gc.Stats()
 	if s.OwnerRefPatches != 3 || s.FinalizersRemoved != 1 || s.Deletes != 0 {
 		t.Fatalf("stats after orphaning 3 pods: %+v", s)

@@ -97,7 +97,12 @@ func New(t testing.TB, opts Options) *World {
 // Client returns a client named name with kube-controller-manager's rate limits
 // (--kube-api-qps 20, --kube-api-burst 30) and a shared informer factory on it.
 func (w *World) Client(name string) (*client.Client, *client.SharedInformerFactory) {
-	c := client.New(w.Server, name, client.Config{QPS: 20, Burst: 30})
+	return w.ClientWith(name, client.Config{QPS: 20, Burst: 30})
+}
+
+// ClientWith returns a client named name with cfg and a shared informer factory on it.
+func (w *World) ClientWith(name string, cfg client.Config) (*client.Client, *client.SharedInformerFactory) {
+	c := client.New(w.Server, name, cfg)
 	return c, client.NewSharedInformerFactory(c, 0)
 }
 
