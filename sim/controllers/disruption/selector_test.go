@@ -16,7 +16,7 @@ func createPDB(t testing.TB, w *world, name string, matchLabels map[string]strin
 	pdb := &model.PodDisruptionBudget{}
 	pdb.Name, pdb.Namespace = name, testNS
 	pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: matchLabels}
-	if _, err := w.store.Create(pdb); err != nil {
+	if _, err := w.Store.Create(pdb); err != nil {
 		t.Fatalf("create pdb: %v", err)
 	}
 }
@@ -27,18 +27,18 @@ func createPDB(t testing.TB, w *world, name string, matchLabels map[string]strin
 func TestSelectorFollowsBudgetUpdates(t *testing.T) {
 	w := newWorld(t, DefaultConfig())
 	createPDB(t, w, "budget", map[string]string{"app": "web"})
-	w.run(time.Second)
+	w.Run(time.Second)
 	pod := &model.Pod{ObjectMeta: model.ObjectMeta{Name: "db-0", Namespace: testNS, Labels: map[string]string{"app": "db"}}}
 	assert.Nil(t, w.dc.getPdbForPod(pod))
 
 	for i, app := range []string{"db", "web", "db"} {
-		obj, err := w.store.Get(model.KindPodDisruptionBudget, testNS, "budget")
+		obj, err := w.Store.Get(model.KindPodDisruptionBudget, testNS, "budget")
 		require.NoError(t, err)
 		pdb := obj.(*model.PodDisruptionBudget).DeepCopy()
 		pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
-		_, err = w.store.Update(pdb)
+		_, err = w.Store.Update(pdb)
 		require.NoError(t, err)
-		w.run(time.Second)
+		w.Run(time.Second)
 		got := w.dc.getPdbForPod(pod)
 		if app == "db" {
 			require.NotNil(t, got, "update %d", i)
@@ -48,9 +48,9 @@ func TestSelectorFollowsBudgetUpdates(t *testing.T) {
 		}
 		assert.LessOrEqual(t, len(w.dc.selectors), 1, "update %d: replaced versions are forgotten", i)
 	}
-	_, err := w.store.Delete(model.KindPodDisruptionBudget, testNS, "budget", model.DeleteOptions{})
+	_, err := w.Store.Delete(model.KindPodDisruptionBudget, testNS, "budget", model.DeleteOptions{})
 	require.NoError(t, err)
-	w.run(time.Second)
+	w.Run(time.Second)
 	assert.Nil(t, w.dc.getPdbForPod(pod))
 	assert.Empty(t, w.dc.selectors)
 }
@@ -62,7 +62,7 @@ func BenchmarkPodEventWithBudgets(b *testing.B) {
 	for i := range 10 {
 		createPDB(b, w, fmt.Sprintf("budget-%d", i), map[string]string{"app": fmt.Sprintf("app-%d", i)})
 	}
-	w.run(time.Second)
+	w.Run(time.Second)
 	pod := &model.Pod{ObjectMeta: model.ObjectMeta{Name: "p", Namespace: testNS, Labels: map[string]string{"app": "app-7"}}}
 	b.ReportAllocs()
 	for b.Loop() {
