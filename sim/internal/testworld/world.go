@@ -32,6 +32,9 @@ type Options struct {
 	// Check, if set, is called at every committed write after the built-in invariants; a
 	// non-empty result is an invariant violation.
 	Check func(kind model.Kind, old, new model.Object) string
+	// AfterRun, if set, is called at the end of every Run (for invariants over several
+	// objects, which may hold only between steps); a non-empty result fails the test.
+	AfterRun func() string
 }
 
 // World is a kernel and the real API server, with a trace buffer and invariants. The
@@ -58,6 +61,7 @@ type World struct {
 	// EventLine prints one Kubernetes Event for the "events" command (nil: EventLine).
 	EventLine func(ev *model.Event) string
 
+	afterRun    func() string
 	trace       bytes.Buffer
 	printed     int
 	eventsShown int
@@ -74,7 +78,7 @@ func New(t testing.TB, opts Options) *World {
 	if ns == "" {
 		ns = Namespace
 	}
-	w := &World{T: t, K: sim.New(seed), Sink: &record.FakeSink{}, NS: ns}
+	w := &World{T: t, K: sim.New(seed), Sink: &record.FakeSink{}, NS: ns, afterRun: opts.AfterRun}
 	w.inv = invariants{boundTo: map[string]string{}, extra: opts.Check}
 	w.K.Trace().SetWriter(&w.trace)
 	cfg := apiserver.DefaultConfig()
@@ -128,6 +132,11 @@ func (w *World) Run(d time.Duration) {
 	}
 	if w.inv.failure != "" {
 		w.T.Fatalf("invariant: %s", w.inv.failure)
+	}
+	if w.afterRun != nil {
+		if msg := w.afterRun(); msg != "" {
+			w.T.Fatalf("invariant: %s", msg)
+		}
 	}
 }
 
