@@ -21,35 +21,35 @@ func BenchmarkGCPass15000(b *testing.B) {
 		n := &model.Node{}
 		n.Name = fmt.Sprintf("node-%03d", i)
 		n.Status.Conditions = []model.NodeCondition{{Type: model.NodeReady, Status: model.ConditionTrue}}
-		if _, err := w.store.Create(n); err != nil {
+		if _, err := w.Store.Create(n); err != nil {
 			b.Fatal(err)
 		}
 		for j := range podsPerNode {
 			p := benchPod(fmt.Sprintf("%s-pod-%02d", n.Name, j))
 			p.Spec.NodeName = n.Name
-			obj, err := w.store.Create(p)
+			obj, err := w.Store.Create(p)
 			if err != nil {
 				b.Fatal(err)
 			}
 			p = obj.(*model.Pod).DeepCopy()
 			p.Status.Phase = model.PodRunning
-			if _, err := w.store.UpdateStatus(p); err != nil {
+			if _, err := w.Store.UpdateStatus(p); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
-	w.run(time.Second)
+	w.Run(time.Second)
 	runs := w.gcc.Stats().Runs
 	b.ReportAllocs()
 	b.ResetTimer()
-	w.k.Spawn("bench", func(p *sim.Proc) {
+	w.K.Spawn("bench", func(p *sim.Proc) {
 		for i := range b.N {
 			name := fmt.Sprintf("churn-%d", i)
-			if _, err := w.store.Create(benchPod(name)); err != nil {
+			if _, err := w.Store.Create(benchPod(name)); err != nil {
 				b.Error(err)
 				return
 			}
-			if _, err := w.store.Delete(model.KindPod, testNS, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}); err != nil {
+			if _, err := w.Store.Delete(model.KindPod, testNS, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}); err != nil {
 				b.Error(err)
 				return
 			}
@@ -57,7 +57,7 @@ func BenchmarkGCPass15000(b *testing.B) {
 			w.gcc.gc(p)
 		}
 	})
-	w.run(time.Duration(b.N+1) * 100 * time.Millisecond)
+	w.Run(time.Duration(b.N+1) * 100 * time.Millisecond)
 	b.StopTimer()
 	s := w.gcc.Stats()
 	if s.Runs != runs+uint64(b.N) || s.TerminatedDeleted+s.TerminatingDeleted+s.OrphanedDeleted+s.UnscheduledDeleted != 0 {

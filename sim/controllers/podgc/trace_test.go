@@ -1,70 +1,56 @@
 package podgc
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
-	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
-const testNS = "default"
+const testNS = testworld.Namespace
 
-// world is a small cluster for trace tests: a kernel, an API server and PodGC; the test plays
-// every other actor through the store.
+// world is the shared test world with PodGC; the test plays every other actor through the
+// store.
 type world struct {
-	t       testing.TB
-	k       *sim.Kernel
-	store   *apiserver.Store
-	gcc     *Controller
-	trace   bytes.Buffer
-	printed int
+	*testworld.World
+	gcc *Controller
 }
 
 func newWorld(t testing.TB, cfg Config) *world {
-	w := &world{t: t, k: sim.New(1)}
-	w.k.Trace().SetWriter(&w.trace)
-	srv := apiserver.NewServer(w.k, apiserver.DefaultConfig())
-	w.store = srv.Store()
-	c := client.New(srv, Component, client.Config{QPS: 20, Burst: 30})
-	f := client.NewSharedInformerFactory(c, 0)
-	gcc, err := New(w.k, c, f, cfg)
+	w := &world{World: testworld.New(t, testworld.Options{})}
+	c, f := w.Client(Component)
+	gcc, err := New(w.K, c, f, cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	w.gcc = gcc
-	f.Start(w.k)
+	w.Show = func(_ *datadriven.TestData, f []string) bool {
+		return len(f) > 3 && (f[1] == Component || f[1] == "test" || (f[1] == "kube-apiserver" && (f[3] == "Pod" || f[3] == "Node")))
+	}
+	w.PodLine = func(_ int, p *model.Pod) string { return podLine(p) }
+	f.Start(w.K)
 	gcc.Start()
-	w.printed = w.trace.Len()
+	w.HideTrace()
 	return w
 }
 
-func (w *world) run(d time.Duration) {
-	if out := w.k.Run(sim.Limits{MaxTime: w.k.Now().Add(d)}); out.Reason == sim.StopError {
-		w.t.Fatalf("run failed: %v", out.Err)
-	}
-}
-
-func (w *world) newTrace() string {
-	all := w.trace.String()[w.printed:]
-	w.printed = w.trace.Len()
+func podLine(p *model.Pod) string {
 	var b strings.Builder
-	for _, line := range strings.Split(all, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 4 {
-			continue
+	fmt.Fprintf(&b, "%s node=%s phase=%s", p.Name, p.Spec.NodeName, p.Status.Phase)
+	for _, c := range p.Status.Conditions {
+		if c.Type == model.PodDisruptionTarget {
+			fmt.Fprintf(&b, " %s=%s(%s)", c.Type, c.Status, c.Reason)
 		}
-		if f[1] == Component || f[1] == "test" || (f[1] == "kube-apiserver" && (f[3] == "Pod" || f[3] == "Node")) {
-			b.WriteString(line)
-			b.WriteByte('\n')
-		}
+	}
+	if len(p.Finalizers) > 0 {
+		fmt.Fprintf(&b, " finalizers=%s", strings.Join(p.Finalizers, ","))
+	}
+	if p.DeletionTimestamp != nil {
+		fmt.Fprintf(&b, " deleting-since=%s", *p.DeletionTimestamp)
 	}
 	return b.String()
 }
@@ -80,124 +66,94 @@ func (w *world) newTrace() string {
 //	pods                                       the namespace's pods
 //	stats
 func TestTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if d.Cmd != "init" && w == nil {
-				t.Fatalf("%s: the first command must be init", d.Pos)
-			}
-			switch d.Cmd {
-			case "init":
+		return testworld.Script{
+			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				cfg := DefaultConfig()
 				d.MaybeScanArgs(t, "threshold", &cfg.TerminatedPodGCThreshold)
 				w = newWorld(t, cfg)
-				return ""
-			case "create-node":
-				var name string
-				ready, outOfService := true, false
-				d.ScanArgs(t, "name", &name)
-				d.MaybeScanArgs(t, "ready", &ready)
-				d.MaybeScanArgs(t, "out-of-service", &outOfService)
-				n := &model.Node{}
-				n.Name = name
-				st := model.ConditionTrue
-				if !ready {
-					st = model.ConditionFalse
-				}
-				n.Status.Conditions = []model.NodeCondition{{Type: model.NodeReady, Status: st}}
-				if outOfService {
-					n.Spec.Taints = []model.Taint{{Key: TaintNodeOutOfService, Value: "nodeshutdown", Effect: model.TaintEffectNoExecute}}
-				}
-				if _, err := w.store.Create(n); err != nil {
-					t.Fatalf("create node: %v", err)
-				}
-				return ""
-			case "delete-node":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				if _, err := w.store.Delete(model.KindNode, "", name, model.DeleteOptions{}); err != nil {
-					t.Fatalf("delete node: %v", err)
-				}
-				return ""
-			case "create-pod":
-				var name, node, phase, reason, finalizer string
-				d.ScanArgs(t, "name", &name)
-				d.MaybeScanArgs(t, "finalizer", &finalizer)
-				d.MaybeScanArgs(t, "node", &node)
-				d.MaybeScanArgs(t, "phase", &phase)
-				d.MaybeScanArgs(t, "reason", &reason)
-				p := &model.Pod{}
-				p.Name, p.Namespace = name, testNS
-				p.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/app:1"}}
-				if finalizer != "" {
-					p.Finalizers = []string{finalizer}
-				}
-				obj, err := w.store.Create(p)
-				if err != nil {
-					t.Fatalf("create pod: %v", err)
-				}
-				p = obj.(*model.Pod).DeepCopy()
-				if node != "" {
-					p.Spec.NodeName = node
-					obj, err = w.store.Update(p)
+				return w.World, ""
+			},
+			Commands: testworld.Commands{
+				"create-node": func(d *datadriven.TestData) string {
+					var name string
+					ready, outOfService := true, false
+					d.ScanArgs(t, "name", &name)
+					d.MaybeScanArgs(t, "ready", &ready)
+					d.MaybeScanArgs(t, "out-of-service", &outOfService)
+					n := &model.Node{}
+					n.Name = name
+					st := model.ConditionTrue
+					if !ready {
+						st = model.ConditionFalse
+					}
+					n.Status.Conditions = []model.NodeCondition{{Type: model.NodeReady, Status: st}}
+					if outOfService {
+						n.Spec.Taints = []model.Taint{{Key: TaintNodeOutOfService, Value: "nodeshutdown", Effect: model.TaintEffectNoExecute}}
+					}
+					if _, err := w.Store.Create(n); err != nil {
+						t.Fatalf("create node: %v", err)
+					}
+					return ""
+				},
+				"delete-node": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "name", &name)
+					if _, err := w.Store.Delete(model.KindNode, "", name, model.DeleteOptions{}); err != nil {
+						t.Fatalf("delete node: %v", err)
+					}
+					return ""
+				},
+				"create-pod": func(d *datadriven.TestData) string {
+					var name, node, phase, reason, finalizer string
+					d.ScanArgs(t, "name", &name)
+					d.MaybeScanArgs(t, "finalizer", &finalizer)
+					d.MaybeScanArgs(t, "node", &node)
+					d.MaybeScanArgs(t, "phase", &phase)
+					d.MaybeScanArgs(t, "reason", &reason)
+					p := &model.Pod{}
+					p.Name, p.Namespace = name, testNS
+					p.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/app:1"}}
+					if finalizer != "" {
+						p.Finalizers = []string{finalizer}
+					}
+					obj, err := w.Store.Create(p)
 					if err != nil {
-						t.Fatalf("bind: %v", err)
+						t.Fatalf("create pod: %v", err)
 					}
 					p = obj.(*model.Pod).DeepCopy()
-				}
-				if phase != "" {
-					p.Status.Phase = phase
-					p.Status.Reason = reason
-					if _, err := w.store.UpdateStatus(p); err != nil {
-						t.Fatalf("status: %v", err)
+					if node != "" {
+						p.Spec.NodeName = node
+						obj, err = w.Store.Update(p)
+						if err != nil {
+							t.Fatalf("bind: %v", err)
+						}
+						p = obj.(*model.Pod).DeepCopy()
 					}
-				}
-				return ""
-			case "delete-pod":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				if _, err := w.store.Delete(model.KindPod, testNS, name, model.DeleteOptions{}); err != nil {
-					t.Fatalf("delete pod: %v", err)
-				}
-				return ""
-			case "run":
-				var dur string
-				d.ScanArgs(t, "for", &dur)
-				du, err := time.ParseDuration(dur)
-				if err != nil {
-					t.Fatalf("run: %v", err)
-				}
-				w.run(du)
-				return w.newTrace()
-			case "pods":
-				objs, _, err := w.store.List(model.KindPod, model.ListOptions{Namespace: testNS})
-				if err != nil {
-					t.Fatalf("list: %v", err)
-				}
-				var b strings.Builder
-				for _, p := range podsOf(objs) {
-					fmt.Fprintf(&b, "%s node=%s phase=%s", p.Name, p.Spec.NodeName, p.Status.Phase)
-					for _, c := range p.Status.Conditions {
-						if c.Type == model.PodDisruptionTarget {
-							fmt.Fprintf(&b, " %s=%s(%s)", c.Type, c.Status, c.Reason)
+					if phase != "" {
+						p.Status.Phase = phase
+						p.Status.Reason = reason
+						if _, err := w.Store.UpdateStatus(p); err != nil {
+							t.Fatalf("status: %v", err)
 						}
 					}
-					if len(p.Finalizers) > 0 {
-						fmt.Fprintf(&b, " finalizers=%s", strings.Join(p.Finalizers, ","))
+					return ""
+				},
+				"delete-pod": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "name", &name)
+					if _, err := w.Store.Delete(model.KindPod, testNS, name, model.DeleteOptions{}); err != nil {
+						t.Fatalf("delete pod: %v", err)
 					}
-					if p.DeletionTimestamp != nil {
-						fmt.Fprintf(&b, " deleting-since=%s", *p.DeletionTimestamp)
-					}
-					b.WriteByte('\n')
-				}
-				return b.String()
-			case "stats":
-				s := w.gcc.Stats()
-				return fmt.Sprintf("runs=%d terminated=%d terminating=%d orphaned=%d unscheduled=%d errors=%d\n",
-					s.Runs, s.TerminatedDeleted, s.TerminatingDeleted, s.OrphanedDeleted, s.UnscheduledDeleted, s.Errors)
-			}
-			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
-			return ""
-		})
+					return ""
+				},
+				"stats": func(d *datadriven.TestData) string {
+					s := w.gcc.Stats()
+					return fmt.Sprintf("runs=%d terminated=%d terminating=%d orphaned=%d unscheduled=%d errors=%d\n",
+						s.Runs, s.TerminatedDeleted, s.TerminatingDeleted, s.OrphanedDeleted, s.UnscheduledDeleted, s.Errors)
+				},
+			},
+		}
 	})
 }

@@ -80,13 +80,13 @@ func TestTrackerMirrorsCache(t *testing.T) {
 			for _, name := range nodes {
 				n := &model.Node{}
 				n.Name = name
-				_, err := w.store.Create(n)
+				_, err := w.Store.Create(n)
 				require.NoError(t, err)
 			}
 			for _, ns := range []string{"a", "a-b"} {
 				nsObj := &model.Namespace{}
 				nsObj.Name = ns
-				_, err := w.store.Create(nsObj)
+				_, err := w.Store.Create(nsObj)
 				require.NoError(t, err)
 			}
 			phases := []string{model.PodPending, model.PodRunning, model.PodSucceeded, model.PodFailed, model.PodUnknown}
@@ -95,7 +95,7 @@ func TestTrackerMirrorsCache(t *testing.T) {
 			maxCandidates, missingSteps := 0, 0
 			for step := range 300 {
 				ns, name := podKey(r.IntN(40))
-				obj, err := w.store.Get(model.KindPod, ns, name)
+				obj, err := w.Store.Get(model.KindPod, ns, name)
 				switch op := r.IntN(6); {
 				case err != nil && op < 5:
 					p := benchPod(name)
@@ -103,35 +103,35 @@ func TestTrackerMirrorsCache(t *testing.T) {
 					if r.IntN(3) == 0 {
 						p.Finalizers = []string{"example.com/keep"}
 					}
-					_, err := w.store.Create(p)
+					_, err := w.Store.Create(p)
 					require.NoError(t, err)
 				case err != nil:
 				case op == 0 && obj.(*model.Pod).Spec.NodeName == "":
 					p := obj.(*model.Pod).DeepCopy()
 					p.Spec.NodeName = nodes[r.IntN(len(nodes))]
-					_, _ = w.store.Update(p) // refused for a pod being deleted
+					_, _ = w.Store.Update(p) // refused for a pod being deleted
 				case op <= 2:
 					p := obj.(*model.Pod).DeepCopy()
 					p.Status.Phase = phases[r.IntN(len(phases))]
-					_, _ = w.store.UpdateStatus(p)
+					_, _ = w.Store.UpdateStatus(p)
 				case op == 3:
-					_, _ = w.store.Delete(model.KindPod, ns, name, model.DeleteOptions{})
+					_, _ = w.Store.Delete(model.KindPod, ns, name, model.DeleteOptions{})
 				case op == 4:
 					p := obj.(*model.Pod).DeepCopy()
 					p.Finalizers = nil
-					_, _ = w.store.Update(p) // refused for a pod being deleted
+					_, _ = w.Store.Update(p) // refused for a pod being deleted
 				default:
-					_, _ = w.store.Delete(model.KindPod, ns, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+					_, _ = w.Store.Delete(model.KindPod, ns, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 				}
 				if step == 150 {
-					_, err := w.store.Delete(model.KindNode, "", "n3", model.DeleteOptions{})
+					_, err := w.Store.Delete(model.KindNode, "", "n3", model.DeleteOptions{})
 					require.NoError(t, err)
 				}
 				if step == 200 {
 					w.gcc.podInformer.Stop()
-					w.gcc.podInformer.Run(w.k)
+					w.gcc.podInformer.Run(w.K)
 				}
-				w.run(time.Duration(1+r.IntN(500)) * time.Millisecond)
+				w.Run(time.Duration(1+r.IntN(500)) * time.Millisecond)
 				candidates, missing := checkTracker(t, w.gcc, step)
 				maxCandidates = max(maxCandidates, candidates)
 				if missing {

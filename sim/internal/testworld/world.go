@@ -119,8 +119,11 @@ func (w *World) Recorder(component string) record.Recorder {
 // so far: the first "run" prints only what follows.
 func (w *World) Settle(d time.Duration) {
 	w.Run(d)
-	w.printed = w.trace.Len()
+	w.HideTrace()
 }
+
+// HideTrace marks the trace so far as shown: the next NewTrace starts after it.
+func (w *World) HideTrace() { w.printed = w.trace.Len() }
 
 // Run advances virtual time by d and fails the test if the kernel stopped on an error or an
 // invariant was broken.
