@@ -1,22 +1,18 @@
 package ttlafterfinished
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
-	"github.com/reconsim/reconsim/sim/client"
-	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
-// TestTraces runs testdata/*.txt (upstream processJob, processTTL, timeLeft). Commands:
+// TestTraces runs testdata/*.txt (upstream processJob, processTTL, timeLeft) on the shared
+// test world. Commands:
 //
 //	init
 //	create-job name=X [ttl=S]       a Job (not finished)
@@ -25,101 +21,77 @@ import (
 //	run for=D                        advance time; print the controller's lines
 //	jobs                             the Jobs that exist
 func TestTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		var k *sim.Kernel
-		var store *apiserver.Store
-		var trace bytes.Buffer
-		printed := 0
+	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
+		var w *testworld.World
 		get := func(name string) *model.Job {
-			o, err := store.Get(model.KindJob, "default", name)
-			if err != nil {
-				t.Fatalf("get %s: %v", name, err)
-			}
-			return o.(*model.Job).DeepCopy()
+			return testworld.Get[*model.Job](w, model.KindJob, w.NS, name).DeepCopy()
 		}
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			switch d.Cmd {
-			case "init":
-				k = sim.New(1)
-				k.Trace().SetWriter(&trace)
-				srv := apiserver.NewServer(k, apiserver.DefaultConfig())
-				store = srv.Store()
-				c := client.New(srv, Component, client.Config{QPS: 20, Burst: 30})
-				f := client.NewSharedInformerFactory(c, 0)
-				tc, err := New(k, c, f, record.New(k, &record.FakeSink{}, Component, ""), DefaultConfig())
+		return testworld.Script{
+			Init: func(*datadriven.TestData) (*testworld.World, string) {
+				w = testworld.New(t, testworld.Options{})
+				c, f := w.Client(Component)
+				tc, err := New(w.K, c, f, w.Recorder(Component), DefaultConfig())
 				if err != nil {
 					t.Fatal(err)
 				}
-				f.Start(k)
+				w.Show = func(_ *datadriven.TestData, f []string) bool {
+					return (f[1] == Component || f[1] == "test") && f[2] != "started"
+				}
+				f.Start(w.K)
 				tc.Start()
-				return ""
-			case "create-job":
-				j := &model.Job{}
-				d.ScanArgs(t, "name", &j.Name)
-				j.Namespace = "default"
-				if d.HasArg("ttl") {
-					var v int
-					d.ScanArgs(t, "ttl", &v)
-					j.Spec.TTLSecondsAfterFinished = model.Ptr(int32(v))
-				}
-				j.Spec.Template.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/batch:1"}}
-				j.Spec.Template.Spec.RestartPolicy = model.RestartPolicyNever
-				if _, err := store.Create(j); err != nil {
-					t.Fatal(err)
-				}
-				return ""
-			case "finish":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				typ := model.JobComplete
-				d.MaybeScanArgs(t, "type", &typ)
-				j := get(name)
-				j.Status.Conditions = append(j.Status.Conditions, model.JobCondition{Type: typ, Status: model.ConditionTrue, LastTransitionTime: k.Now()})
-				if _, err := store.UpdateStatus(j); err != nil {
-					t.Fatal(err)
-				}
-				k.Emit("test", "finish", "Job default/"+name, 0, typ)
-				return ""
-			case "set-ttl":
-				var name string
-				var v int
-				d.ScanArgs(t, "name", &name)
-				d.ScanArgs(t, "ttl", &v)
-				j := get(name)
-				j.Spec.TTLSecondsAfterFinished = model.Ptr(int32(v))
-				if _, err := store.Update(j); err != nil {
-					t.Fatal(err)
-				}
-				k.Emit("test", "set-ttl", "Job default/"+name, 0, fmt.Sprintf("ttl=%d", v))
-				return ""
-			case "run":
-				var dur string
-				d.ScanArgs(t, "for", &dur)
-				du, err := time.ParseDuration(dur)
-				if err != nil {
-					t.Fatal(err)
-				}
-				k.Run(sim.Limits{MaxTime: k.Now().Add(du)})
-				all := trace.String()[printed:]
-				printed = trace.Len()
-				var b strings.Builder
-				for _, line := range strings.Split(all, "\n") {
-					f := strings.Fields(line)
-					if len(f) > 2 && (f[1] == Component || f[1] == "test") && f[2] != "started" {
-						b.WriteString(line + "\n")
+				return w, ""
+			},
+			Commands: testworld.Commands{
+				"create-job": func(d *datadriven.TestData) string {
+					j := &model.Job{}
+					d.ScanArgs(t, "name", &j.Name)
+					j.Namespace = w.NS
+					if d.HasArg("ttl") {
+						var v int
+						d.ScanArgs(t, "ttl", &v)
+						j.Spec.TTLSecondsAfterFinished = model.Ptr(int32(v))
 					}
-				}
-				return b.String()
-			case "jobs":
-				objs, _, _ := store.List(model.KindJob, model.ListOptions{Namespace: "default"})
-				var b strings.Builder
-				for _, o := range objs {
-					fmt.Fprintf(&b, "%s\n", o.Meta().Name)
-				}
-				return b.String()
-			}
-			t.Fatalf("unknown command %q", d.Cmd)
-			return ""
-		})
+					j.Spec.Template.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/batch:1"}}
+					j.Spec.Template.Spec.RestartPolicy = model.RestartPolicyNever
+					if _, err := w.Store.Create(j); err != nil {
+						t.Fatal(err)
+					}
+					return ""
+				},
+				"finish": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "name", &name)
+					typ := model.JobComplete
+					d.MaybeScanArgs(t, "type", &typ)
+					j := get(name)
+					j.Status.Conditions = append(j.Status.Conditions, model.JobCondition{Type: typ, Status: model.ConditionTrue, LastTransitionTime: w.K.Now()})
+					if _, err := w.Store.UpdateStatus(j); err != nil {
+						t.Fatal(err)
+					}
+					w.Emit("finish", "Job "+model.KeyOf(w.NS, name), typ)
+					return ""
+				},
+				"set-ttl": func(d *datadriven.TestData) string {
+					var name string
+					var v int
+					d.ScanArgs(t, "name", &name)
+					d.ScanArgs(t, "ttl", &v)
+					j := get(name)
+					j.Spec.TTLSecondsAfterFinished = model.Ptr(int32(v))
+					if _, err := w.Store.Update(j); err != nil {
+						t.Fatal(err)
+					}
+					w.Emit("set-ttl", "Job "+model.KeyOf(w.NS, name), fmt.Sprintf("ttl=%d", v))
+					return ""
+				},
+				"jobs": func(*datadriven.TestData) string {
+					var b strings.Builder
+					for _, j := range testworld.List[*model.Job](w, model.KindJob, w.NS) {
+						fmt.Fprintf(&b, "%s\n", j.Name)
+					}
+					return b.String()
+				},
+			},
+		}
 	})
 }
