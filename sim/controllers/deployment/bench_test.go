@@ -18,21 +18,21 @@ func BenchmarkRollout100(b *testing.B) {
 		w := newWorld(b, DefaultConfig(), 2*time.Second)
 		s := deploymentSpec{name: "web", replicas: 100, strategy: model.RollingUpdateDeploymentStrategyType, maxSurge: "25%", maxUnavailable: "25%",
 			image: "v1", progressDeadlineSeconds: 600, revisionHistoryLimit: 10}
-		if _, err := w.store.Create(s.build()); err != nil {
+		if _, err := w.Store.Create(s.build()); err != nil {
 			b.Fatal(err)
 		}
-		w.run(time.Minute)
-		w.k.Trace().SetWriter(nil)
+		w.Run(time.Minute)
+		w.K.Trace().SetWriter(nil)
 		w.updateDeployment("web", func(d *model.Deployment) { d.Spec.Template = podTemplate("web", "v2", false) })
-		start, startEvents := w.k.Now(), w.k.EventsProcessed()
+		start, startEvents := w.K.Now(), w.K.EventsProcessed()
 		b.StartTimer()
-		w.run(2 * time.Minute)
+		w.Run(2 * time.Minute)
 		b.StopTimer()
 		if c := GetDeploymentCondition(w.mustDeployment("web").Status, model.DeploymentProgressing); c == nil || c.Reason != NewRSAvailableReason {
 			b.Fatalf("rollout did not complete: %+v", c)
 		}
-		events += w.k.EventsProcessed() - startEvents
-		virtual += w.k.Now().Sub(start)
+		events += w.K.EventsProcessed() - startEvents
+		virtual += w.K.Now().Sub(start)
 	}
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 	b.ReportMetric(virtual.Seconds()/b.Elapsed().Seconds(), "virtual-s/wall-s")

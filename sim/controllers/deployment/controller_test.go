@@ -16,10 +16,10 @@ func rolloutWorld(t *testing.T) *world {
 	w := newWorld(t, DefaultConfig(), 2*time.Second)
 	s := deploymentSpec{name: "web", replicas: 10, strategy: model.RollingUpdateDeploymentStrategyType, maxSurge: "25%", maxUnavailable: "25%",
 		image: "v1", progressDeadlineSeconds: 600, revisionHistoryLimit: 10}
-	_, err := w.store.Create(s.build())
+	_, err := w.Store.Create(s.build())
 	require.NoError(t, err)
 	w.watch("web")
-	w.run(30 * time.Second)
+	w.Run(30 * time.Second)
 	return w
 }
 
@@ -35,11 +35,11 @@ func progressing(t *testing.T, w *world) model.DeploymentCondition {
 func TestStuckRolloutIsNotQuiescentBeforeItsDeadline(t *testing.T) {
 	w := rolloutWorld(t)
 	w.updateDeployment("web", func(d *model.Deployment) { d.Spec.Template = podTemplate("web", "v2", true) })
-	w.run(10 * time.Second)
+	w.Run(10 * time.Second)
 	before := progressing(t, w)
 	require.Equal(t, ReplicaSetUpdatedReason, before.Reason)
 
-	out := w.k.Run(sim.Limits{QuiescenceWindow: 10 * time.Minute, MaxTime: w.k.Now().Add(2 * time.Hour)})
+	out := w.K.Run(sim.Limits{QuiescenceWindow: 10 * time.Minute, MaxTime: w.K.Now().Add(2 * time.Hour)})
 	require.Equal(t, sim.StopQuiescent, out.Reason, out.Detail)
 	after := progressing(t, w)
 	assert.Equal(t, TimedOutReason, after.Reason)
@@ -55,9 +55,9 @@ func TestStuckRolloutIsNotQuiescentBeforeItsDeadline(t *testing.T) {
 // with a one-minute quiet window the run ends about a minute after the last change.
 func TestCompleteRolloutLeavesNoPendingCheck(t *testing.T) {
 	w := rolloutWorld(t)
-	start := w.k.Now()
+	start := w.K.Now()
 	w.updateDeployment("web", func(d *model.Deployment) { d.Spec.Template = podTemplate("web", "v2", false) })
-	out := w.k.Run(sim.Limits{QuiescenceWindow: time.Minute, MaxTime: w.k.Now().Add(2 * time.Hour)})
+	out := w.K.Run(sim.Limits{QuiescenceWindow: time.Minute, MaxTime: w.K.Now().Add(2 * time.Hour)})
 	require.Equal(t, sim.StopQuiescent, out.Reason, out.Detail)
 	assert.Less(t, out.At.Sub(start), 2*time.Minute, "ended at %s", out.At)
 	assert.Equal(t, NewRSAvailableReason, progressing(t, w).Reason)
@@ -69,11 +69,11 @@ func TestCompleteRolloutLeavesNoPendingCheck(t *testing.T) {
 func TestStopCancelsPendingChecks(t *testing.T) {
 	w := rolloutWorld(t)
 	w.updateDeployment("web", func(d *model.Deployment) { d.Spec.Template = podTemplate("web", "v2", true) })
-	w.run(10 * time.Second)
+	w.Run(10 * time.Second)
 	require.NotEmpty(t, w.dc.progressTimers)
 	w.dc.Stop()
 	assert.Empty(t, w.dc.progressTimers)
-	out := w.k.Run(sim.Limits{QuiescenceWindow: time.Minute, MaxTime: w.k.Now().Add(time.Hour)})
+	out := w.K.Run(sim.Limits{QuiescenceWindow: time.Minute, MaxTime: w.K.Now().Add(time.Hour)})
 	require.Equal(t, sim.StopQuiescent, out.Reason, out.Detail)
 	assert.Equal(t, ReplicaSetUpdatedReason, progressing(t, w).Reason, "a stopped controller reports nothing more")
 	mainProc, workers := w.dc.loop.Procs()
@@ -97,8 +97,8 @@ func TestRolloutIsDeterministic(t *testing.T) {
 		w := rolloutWorld(t)
 		w.updateDeployment("web", func(d *model.Deployment) { d.Spec.Template = podTemplate("web", "v2", false) })
 		w.updateDeployment("web", func(d *model.Deployment) { d.Spec.Replicas = model.Ptr(int32(14)) })
-		w.run(2 * time.Minute)
-		hashes[i], lines[i] = w.k.Trace().Hash(), w.k.Trace().Lines()
+		w.Run(2 * time.Minute)
+		hashes[i], lines[i] = w.K.Trace().Hash(), w.K.Trace().Lines()
 	}
 	assert.Equal(t, hashes[0], hashes[1])
 	assert.Equal(t, lines[0], lines[1])

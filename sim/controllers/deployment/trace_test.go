@@ -11,6 +11,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
 // TestTraces runs the datadriven scripts in testdata/ (regenerate with -rewrite and read the
@@ -35,200 +36,208 @@ import (
 //	extremes name=X                        most active pods and fewest available pods since invariants on
 //	status name=X / rs name=X / events     the Deployment's status, its ReplicaSets, events since last shown
 func TestTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
-		eventsShown := 0
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if d.Cmd != "init" && w == nil {
-				t.Fatalf("%s: the first command must be init", d.Pos)
-			}
-			name := ""
-			if d.HasArg("name") {
-				d.ScanArgs(t, "name", &name)
-			}
-			switch d.Cmd {
-			case "init":
+		pause := func(d *datadriven.TestData) string {
+			name := nameArg(t, d)
+			paused := d.Cmd == "pause"
+			w.updateDeployment(name, func(dep *model.Deployment) { dep.Spec.Paused = paused })
+			w.emit(d.Cmd, name, "")
+			return ""
+		}
+		return testworld.Script{
+			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				cfg := DefaultConfig()
 				d.MaybeScanArgs(t, "workers", &cfg.ConcurrentDeploymentSyncs)
 				readyAfter := "2s"
 				d.MaybeScanArgs(t, "ready-after", &readyAfter)
 				w = newWorld(t, cfg, mustDuration(t, readyAfter))
-				eventsShown = 0
-				return ""
-			case "create":
-				s := deploymentSpec{name: name, strategy: model.RollingUpdateDeploymentStrategyType, maxSurge: "25%", maxUnavailable: "25%",
-					image: "v1", progressDeadlineSeconds: 600, revisionHistoryLimit: 10}
-				var replicas int
-				d.ScanArgs(t, "replicas", &replicas)
-				s.replicas = int32(replicas)
-				d.MaybeScanArgs(t, "strategy", &s.strategy)
-				d.MaybeScanArgs(t, "surge", &s.maxSurge)
-				d.MaybeScanArgs(t, "unavailable", &s.maxUnavailable)
-				d.MaybeScanArgs(t, "image", &s.image)
-				var minReady, deadline, history int = 0, 600, 10
-				d.MaybeScanArgs(t, "min-ready", &minReady)
-				d.MaybeScanArgs(t, "deadline", &deadline)
-				d.MaybeScanArgs(t, "history", &history)
-				s.minReadySeconds, s.progressDeadlineSeconds, s.revisionHistoryLimit = int32(minReady), int32(deadline), int32(history)
-				s.paused = d.HasArg("paused")
-				s.neverReady = d.HasArg("never-ready")
-				if _, err := w.store.Create(s.build()); err != nil {
-					t.Fatalf("create deployment: %v", err)
-				}
-				w.watch(name)
-				return ""
-			case "rollout":
-				var image string
-				d.ScanArgs(t, "image", &image)
-				neverReady := d.HasArg("never-ready")
-				w.updateDeployment(name, func(dep *model.Deployment) {
-					dep.Spec.Template = podTemplate(name, image, neverReady)
-				})
-				w.emit("rollout", name, "image="+image)
-				return ""
-			case "scale":
-				var replicas int
-				d.ScanArgs(t, "replicas", &replicas)
-				w.updateDeployment(name, func(dep *model.Deployment) { dep.Spec.Replicas = model.Ptr(int32(replicas)) })
-				w.emit("scale", name, fmt.Sprintf("replicas=%d", replicas))
-				return ""
-			case "pause", "resume":
-				paused := d.Cmd == "pause"
-				w.updateDeployment(name, func(dep *model.Deployment) { dep.Spec.Paused = paused })
-				w.emit(d.Cmd, name, "")
-				return ""
-			case "rollback":
-				var revision int
-				d.MaybeScanArgs(t, "revision", &revision)
-				var msg string
-				var err error
-				done := false
-				w.k.Spawn("kubectl-rollout-undo", func(p *sim.Proc) {
-					msg, err = Rollback(p, w.kubectl, testNS, name, int64(revision))
-					done = true
-				})
-				w.run(time.Second)
-				if !done {
-					t.Fatalf("rollback did not finish within 1s")
-				}
-				if err != nil {
-					return "error: " + err.Error() + "\n"
-				}
-				return msg + "\n"
-			case "squat":
-				var of string
-				d.ScanArgs(t, "hash-of", &of)
-				target := w.mustDeployment(of).DeepCopy()
-				model.SetDefaults(target)
-				rs := &model.ReplicaSet{}
-				rs.Name, rs.Namespace = of+"-"+ComputeHash(&target.Spec.Template, target.Status.CollisionCount), testNS
-				rs.Labels = map[string]string{"app": name}
-				rs.Spec.Replicas = model.Ptr(int32(0))
-				rs.Spec.Selector = target.Spec.Selector.DeepCopy()
-				rs.Spec.Selector.MatchLabels = map[string]string{"app": name}
-				rs.Spec.Template = podTemplate(name, "squatter", false)
-				if _, err := w.store.Create(rs); err != nil {
-					t.Fatalf("squat: %v", err)
-				}
-				return rs.Name + "\n"
-			case "orphan-rs":
-				var app, image string
-				var replicas int
-				d.ScanArgs(t, "app", &app)
-				d.ScanArgs(t, "image", &image)
-				d.ScanArgs(t, "replicas", &replicas)
-				rs := &model.ReplicaSet{}
-				rs.Name, rs.Namespace = name, testNS
-				rs.Labels = map[string]string{"app": app}
-				rs.Spec.Replicas = model.Ptr(int32(replicas))
-				rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
-				rs.Spec.Template = podTemplate(app, image, false)
-				if _, err := w.store.Create(rs); err != nil {
-					t.Fatalf("orphan-rs: %v", err)
-				}
-				return ""
-			case "relabel-rs":
-				var lbl string
-				d.ScanArgs(t, "labels", &lbl)
-				obj, err := w.store.Get(model.KindReplicaSet, testNS, name)
-				if err != nil {
-					t.Fatalf("relabel-rs: %v", err)
-				}
-				rs := obj.(*model.ReplicaSet).DeepCopy()
-				rs.Labels = map[string]string{}
-				for _, kv := range strings.Split(lbl, ",") {
-					k, v, _ := strings.Cut(kv, "=")
-					rs.Labels[k] = v
-				}
-				if _, err := w.store.Update(rs); err != nil {
-					t.Fatalf("relabel-rs: %v", err)
-				}
-				return ""
-			case "invariants":
-				on := d.HasArg("on")
-				w.checking[name] = on
-				if on {
-					w.resetExtremes(name)
-				}
-				return ""
-			case "run":
-				var dur string
-				d.ScanArgs(t, "for", &dur)
-				show := "steps"
-				d.MaybeScanArgs(t, "show", &show)
-				w.run(mustDuration(t, dur))
-				var b strings.Builder
-				parts := strings.Split(show, ",")
-				trace := w.newTrace(func(component, action, kind string) bool {
+				return w.World, ""
+			},
+			Commands: testworld.Commands{
+				"create": func(d *datadriven.TestData) string {
+					name := nameArg(t, d)
+					s := deploymentSpec{name: name, strategy: model.RollingUpdateDeploymentStrategyType, maxSurge: "25%", maxUnavailable: "25%",
+						image: "v1", progressDeadlineSeconds: 600, revisionHistoryLimit: 10}
+					var replicas int
+					d.ScanArgs(t, "replicas", &replicas)
+					s.replicas = int32(replicas)
+					d.MaybeScanArgs(t, "strategy", &s.strategy)
+					d.MaybeScanArgs(t, "surge", &s.maxSurge)
+					d.MaybeScanArgs(t, "unavailable", &s.maxUnavailable)
+					d.MaybeScanArgs(t, "image", &s.image)
+					var minReady, deadline, history int = 0, 600, 10
+					d.MaybeScanArgs(t, "min-ready", &minReady)
+					d.MaybeScanArgs(t, "deadline", &deadline)
+					d.MaybeScanArgs(t, "history", &history)
+					s.minReadySeconds, s.progressDeadlineSeconds, s.revisionHistoryLimit = int32(minReady), int32(deadline), int32(history)
+					s.paused = d.HasArg("paused")
+					s.neverReady = d.HasArg("never-ready")
+					if _, err := w.Store.Create(s.build()); err != nil {
+						t.Fatalf("create deployment: %v", err)
+					}
+					w.watch(name)
+					return ""
+				},
+				"rollout": func(d *datadriven.TestData) string {
+					name := nameArg(t, d)
+					var image string
+					d.ScanArgs(t, "image", &image)
+					neverReady := d.HasArg("never-ready")
+					w.updateDeployment(name, func(dep *model.Deployment) {
+						dep.Spec.Template = podTemplate(name, image, neverReady)
+					})
+					w.emit("rollout", name, "image="+image)
+					return ""
+				},
+				"scale": func(d *datadriven.TestData) string {
+					name := nameArg(t, d)
+					var replicas int
+					d.ScanArgs(t, "replicas", &replicas)
+					w.updateDeployment(name, func(dep *model.Deployment) { dep.Spec.Replicas = model.Ptr(int32(replicas)) })
+					w.emit("scale", name, fmt.Sprintf("replicas=%d", replicas))
+					return ""
+				},
+				"pause":  pause,
+				"resume": pause,
+				"rollback": func(d *datadriven.TestData) string {
+					name := nameArg(t, d)
+					var revision int
+					d.MaybeScanArgs(t, "revision", &revision)
+					var msg string
+					var err error
+					done := false
+					w.K.Spawn("kubectl-rollout-undo", func(p *sim.Proc) {
+						msg, err = Rollback(p, w.kubectl, testNS, name, int64(revision))
+						done = true
+					})
+					w.Run(time.Second)
+					if !done {
+						t.Fatalf("rollback did not finish within 1s")
+					}
+					if err != nil {
+						return "error: " + err.Error() + "\n"
+					}
+					return msg + "\n"
+				},
+				"squat": func(d *datadriven.TestData) string {
+					name := nameArg(t, d)
+					var of string
+					d.ScanArgs(t, "hash-of", &of)
+					target := w.mustDeployment(of).DeepCopy()
+					model.SetDefaults(target)
+					rs := &model.ReplicaSet{}
+					rs.Name, rs.Namespace = of+"-"+ComputeHash(&target.Spec.Template, target.Status.CollisionCount), testNS
+					rs.Labels = map[string]string{"app": name}
+					rs.Spec.Replicas = model.Ptr(int32(0))
+					rs.Spec.Selector = target.Spec.Selector.DeepCopy()
+					rs.Spec.Selector.MatchLabels = map[string]string{"app": name}
+					rs.Spec.Template = podTemplate(name, "squatter", false)
+					if _, err := w.Store.Create(rs); err != nil {
+						t.Fatalf("squat: %v", err)
+					}
+					return rs.Name + "\n"
+				},
+				"orphan-rs": func(d *datadriven.TestData) string {
+					name := nameArg(t, d)
+					var app, image string
+					var replicas int
+					d.ScanArgs(t, "app", &app)
+					d.ScanArgs(t, "image", &image)
+					d.ScanArgs(t, "replicas", &replicas)
+					rs := &model.ReplicaSet{}
+					rs.Name, rs.Namespace = name, testNS
+					rs.Labels = map[string]string{"app": app}
+					rs.Spec.Replicas = model.Ptr(int32(replicas))
+					rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
+					rs.Spec.Template = podTemplate(app, image, false)
+					if _, err := w.Store.Create(rs); err != nil {
+						t.Fatalf("orphan-rs: %v", err)
+					}
+					return ""
+				},
+				"relabel-rs": func(d *datadriven.TestData) string {
+					name := nameArg(t, d)
+					var lbl string
+					d.ScanArgs(t, "labels", &lbl)
+					obj, err := w.Store.Get(model.KindReplicaSet, testNS, name)
+					if err != nil {
+						t.Fatalf("relabel-rs: %v", err)
+					}
+					rs := obj.(*model.ReplicaSet).DeepCopy()
+					rs.Labels = map[string]string{}
+					for _, kv := range strings.Split(lbl, ",") {
+						k, v, _ := strings.Cut(kv, "=")
+						rs.Labels[k] = v
+					}
+					if _, err := w.Store.Update(rs); err != nil {
+						t.Fatalf("relabel-rs: %v", err)
+					}
+					return ""
+				},
+				"invariants": func(d *datadriven.TestData) string {
+					name := nameArg(t, d)
+					on := d.HasArg("on")
+					w.checking[name] = on
+					if on {
+						w.resetExtremes(name)
+					}
+					return ""
+				},
+				"run": func(d *datadriven.TestData) string {
+					var dur string
+					d.ScanArgs(t, "for", &dur)
+					show := "steps"
+					d.MaybeScanArgs(t, "show", &show)
+					w.Run(mustDuration(t, dur))
+					var b strings.Builder
+					parts := strings.Split(show, ",")
+					trace := w.NewTrace(func(f []string) bool {
+						component, action := f[1], f[2]
+						for _, p := range parts {
+							switch {
+							case p == "controller" && component == Component && action != "event":
+								return true
+							case p == "controller" && component == "test":
+								return true
+							case p == "events" && component == Component && action == "event":
+								return true
+							}
+						}
+						return false
+					})
+					b.WriteString(trace)
+					steps := w.takeSteps()
 					for _, p := range parts {
-						switch {
-						case p == "controller" && component == Component && action != "event":
-							return true
-						case p == "controller" && component == "test":
-							return true
-						case p == "events" && component == Component && action == "event":
-							return true
+						if p == "steps" {
+							b.WriteString(steps)
 						}
 					}
-					return false
-				})
-				b.WriteString(trace)
-				steps := w.takeSteps()
-				for _, p := range parts {
-					if p == "steps" {
-						b.WriteString(steps)
-					}
-				}
-				return b.String()
-			case "extremes":
-				dep := w.mustDeployment(name).DeepCopy()
-				model.SetDefaults(dep)
-				replicas := deploymentReplicas(dep)
-				return fmt.Sprintf("max active pods=%d (replicas+maxSurge=%d) min available=%d (replicas-maxUnavailable=%d)\n",
-					w.maxPods[name], replicas+MaxSurge(dep), w.minAvailable[name], replicas-MaxUnavailable(dep))
-			case "status":
-				return w.statusLines(name)
-			case "rs":
-				return w.rsLines(name)
-			case "events":
-				var b strings.Builder
-				for _, ev := range w.sink.Events[eventsShown:] {
-					if ev.Source.Component != Component {
-						continue
-					}
-					fmt.Fprintf(&b, "%.3fs %s %s: %s\n", ev.FirstTimestamp.Seconds(), ev.Type, ev.Reason, ev.Message)
-				}
-				eventsShown = len(w.sink.Events)
-				return b.String()
-			}
-			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
-			return ""
-		})
+					return b.String()
+				},
+				"extremes": func(d *datadriven.TestData) string {
+					name := nameArg(t, d)
+					dep := w.mustDeployment(name).DeepCopy()
+					model.SetDefaults(dep)
+					replicas := deploymentReplicas(dep)
+					return fmt.Sprintf("max active pods=%d (replicas+maxSurge=%d) min available=%d (replicas-maxUnavailable=%d)\n",
+						w.maxPods[name], replicas+MaxSurge(dep), w.minAvailable[name], replicas-MaxUnavailable(dep))
+				},
+				"status": func(d *datadriven.TestData) string {
+					name := nameArg(t, d)
+					return w.statusLines(name)
+				},
+				"rs": func(d *datadriven.TestData) string {
+					name := nameArg(t, d)
+					return w.rsLines(name)
+				},
+			},
+		}
 	})
 }
 
 func (w *world) emit(action, name, detail string) {
-	w.k.Emit("test", action, "Deployment "+model.KeyOf(testNS, name), 0, detail)
+	w.K.Emit("test", action, "Deployment "+model.KeyOf(testNS, name), 0, detail)
 }
 
 func mustDuration(t *testing.T, s string) time.Duration {
@@ -237,4 +246,11 @@ func mustDuration(t *testing.T, s string) time.Duration {
 		t.Fatalf("bad duration %q: %v", s, err)
 	}
 	return d
+}
+
+// nameArg returns the optional name=X argument ("" when absent).
+func nameArg(t *testing.T, d *datadriven.TestData) string {
+	name := ""
+	d.MaybeScanArgs(t, "name", &name)
+	return name
 }

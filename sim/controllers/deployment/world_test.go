@@ -1,7 +1,6 @@
 package deployment
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -14,39 +13,30 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
-	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/controllers/replicaset"
-	"github.com/reconsim/reconsim/vtime"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
-const testNS = "default"
+const testNS = testworld.Namespace
 
 // neverReadyAnnotation is the kubelet model's sim.reconsim.dev/never-ready annotation
 // (sim/node AnnotationNeverReady); the fake kubelet of these tests honours it the same way.
 const neverReadyAnnotation = "sim.reconsim.dev/never-ready"
 
-// world is a small cluster for trace tests: a kernel, the API server, the Deployment
-// controller and the real ReplicaSet controller, each with its own client as
-// kube-controller-manager gives them, sharing one informer factory. The kubelet is played by
-// fakeKubelet. Every write to the API server is observed synchronously through the trace
-// writer, so the invariants are checked at every instant something changes.
+// world is the shared test world with the Deployment controller and the real ReplicaSet
+// controller, each with its own client as kube-controller-manager gives them, sharing one
+// informer factory. The kubelet is played by fakeKubelet. Every write to the API server is
+// observed synchronously through the trace tap, so the invariants are checked at every
+// instant something changes.
 type world struct {
-	t     testing.TB
-	k     *sim.Kernel
-	srv   *apiserver.Server
-	store *apiserver.Store
-	dc    *Controller
-	rsc   *replicaset.Controller
-	sink  *record.FakeSink
-	kl    *fakeKubelet
+	*testworld.World
+	dc  *Controller
+	rsc *replicaset.Controller
+	kl  *fakeKubelet
 	// kubectl is the client timeline actions (rollback) use.
 	kubectl *client.Client
-
-	trace   bytes.Buffer
-	printed int // bytes of trace already shown
 
 	// steps are the lines recorded at each change of a Deployment's ReplicaSet sizes.
 	steps    []string
@@ -59,76 +49,53 @@ type world struct {
 	maxPods      map[string]int
 	minAvailable map[string]int
 	violations   []string
-
-	lastRV uint64
-}
-
-// traceTap is the kernel's trace writer: it keeps the trace and observes the world after
-// every API write.
-type traceTap struct{ w *world }
-
-func (tt traceTap) Write(b []byte) (int, error) {
-	tt.w.trace.Write(b)
-	tt.w.onTraceLine(string(b))
-	return len(b), nil
 }
 
 func newWorld(t testing.TB, cfg Config, readyAfter time.Duration) *world {
 	w := &world{
-		t: t, k: sim.New(1), sink: &record.FakeSink{},
 		lastStep: map[string]string{}, checking: map[string]bool{},
 		maxPods: map[string]int{}, minAvailable: map[string]int{},
 	}
-	w.k.Trace().SetWriter(traceTap{w})
-	w.srv = apiserver.NewServer(w.k, apiserver.DefaultConfig())
-	w.store = w.srv.Store()
+	w.World = testworld.New(t, testworld.Options{Tap: w.onTraceLine, AfterRun: func() string {
+		if len(w.violations) > 0 {
+			return "violated:\n" + strings.Join(w.violations, "\n")
+		}
+		return ""
+	}})
 	// kube-controller-manager: --kube-api-qps 20, --kube-api-burst 30 for every controller's
 	// client, and one more for the shared informers.
 	kcm := client.Config{QPS: 20, Burst: 30}
-	f := client.NewSharedInformerFactory(client.New(w.srv, "kube-controller-manager/shared-informers", kcm), 0)
-	dc, err := New(w.k, client.New(w.srv, Component, kcm), f, record.New(w.k, w.sink, Component, ""), cfg)
+	_, f := w.Client("kube-controller-manager/shared-informers")
+	dc, err := New(w.K, client.New(w.Server, Component, kcm), f, w.Recorder(Component), cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	rsc, err := replicaset.New(w.k, client.New(w.srv, replicaset.Component, kcm), f, record.New(w.k, w.sink, replicaset.Component, ""), replicaset.DefaultConfig())
+	rsc, err := replicaset.New(w.K, client.New(w.Server, replicaset.Component, kcm), f, w.Recorder(replicaset.Component), replicaset.DefaultConfig())
 	if err != nil {
 		t.Fatalf("replicaset.New: %v", err)
 	}
 	w.dc, w.rsc = dc, rsc
-	w.kubectl = client.New(w.srv, "kubectl", client.Config{QPS: -1})
+	w.kubectl = client.New(w.Server, "kubectl", client.Config{QPS: -1})
 	w.kl = newFakeKubelet(w, readyAfter)
-	f.Start(w.k)
+	w.EventLine = func(ev *model.Event) string {
+		if ev.Source.Component != Component {
+			return ""
+		}
+		return fmt.Sprintf("%.3fs %s %s: %s", ev.FirstTimestamp.Seconds(), ev.Type, ev.Reason, ev.Message)
+	}
+	f.Start(w.K)
 	dc.Start()
 	rsc.Start()
-	w.run(100 * time.Millisecond)
-	w.printed = w.trace.Len()
+	w.Settle(100 * time.Millisecond)
 	return w
 }
 
-func (w *world) run(d time.Duration) {
-	out := w.k.Run(sim.Limits{MaxTime: w.k.Now().Add(d)})
-	if out.Reason == sim.StopError {
-		w.t.Fatalf("run failed: %v", out.Err)
-	}
-	if len(w.violations) > 0 {
-		w.t.Fatalf("invariant violated:\n%s", strings.Join(w.violations, "\n"))
-	}
-}
-
-// onTraceLine checks that resourceVersions only grow and, after a write to a pod or a
-// ReplicaSet, records steps and checks the rollout invariants.
+// onTraceLine, after a write to a pod or a ReplicaSet, records steps and checks the rollout
+// invariants.
 func (w *world) onTraceLine(line string) {
 	f := strings.Fields(line)
 	if len(f) < 4 || f[1] != "kube-apiserver" {
 		return
-	}
-	if len(f) >= 6 && strings.HasPrefix(f[5], "rv=") {
-		if rv, err := strconv.ParseUint(strings.TrimPrefix(f[5], "rv="), 10, 64); err == nil {
-			if rv <= w.lastRV {
-				w.violations = append(w.violations, fmt.Sprintf("resourceVersion went from %d to %d: %s", w.lastRV, rv, line))
-			}
-			w.lastRV = rv
-		}
 	}
 	if f[3] != "Pod" && f[3] != "ReplicaSet" {
 		return
@@ -140,7 +107,7 @@ func (w *world) onTraceLine(line string) {
 
 // deployment returns the stored Deployment, or nil.
 func (w *world) deployment(name string) *model.Deployment {
-	obj, err := w.store.Get(model.KindDeployment, testNS, name)
+	obj, err := w.Store.Get(model.KindDeployment, testNS, name)
 	if err != nil {
 		return nil
 	}
@@ -150,16 +117,16 @@ func (w *world) deployment(name string) *model.Deployment {
 func (w *world) mustDeployment(name string) *model.Deployment {
 	d := w.deployment(name)
 	if d == nil {
-		w.t.Fatalf("no deployment %s", name)
+		w.T.Fatalf("no deployment %s", name)
 	}
 	return d
 }
 
 // replicaSets returns the ReplicaSets the Deployment controls, oldest first.
 func (w *world) replicaSets(d *model.Deployment) []*model.ReplicaSet {
-	objs, _, err := w.store.List(model.KindReplicaSet, model.ListOptions{Namespace: testNS})
+	objs, _, err := w.Store.List(model.KindReplicaSet, model.ListOptions{Namespace: testNS})
 	if err != nil {
-		w.t.Fatalf("list replicasets: %v", err)
+		w.T.Fatalf("list replicasets: %v", err)
 	}
 	var out []*model.ReplicaSet
 	for _, o := range objs {
@@ -177,13 +144,13 @@ func (w *world) replicaSets(d *model.Deployment) []*model.ReplicaSet {
 func (w *world) podCounts(d *model.Deployment) (active, available, terminating int) {
 	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
-		w.t.Fatalf("selector: %v", err)
+		w.T.Fatalf("selector: %v", err)
 	}
-	objs, _, err := w.store.List(model.KindPod, model.ListOptions{Namespace: testNS, LabelSelector: sel})
+	objs, _, err := w.Store.List(model.KindPod, model.ListOptions{Namespace: testNS, LabelSelector: sel})
 	if err != nil {
-		w.t.Fatalf("list pods: %v", err)
+		w.T.Fatalf("list pods: %v", err)
 	}
-	now := w.k.Now()
+	now := w.K.Now()
 	for _, o := range objs {
 		p := o.(*model.Pod)
 		switch {
@@ -227,17 +194,17 @@ func (w *world) observe(name string) {
 	}
 	if key != w.lastStep[name] {
 		w.lastStep[name] = key
-		w.steps = append(w.steps, fmt.Sprintf("%.3fs %s | pods=%d available=%d terminating=%d", w.k.Now().Seconds(), key, active, available, terminating))
+		w.steps = append(w.steps, fmt.Sprintf("%.3fs %s | pods=%d available=%d terminating=%d", w.K.Now().Seconds(), key, active, available, terminating))
 	}
 	if !w.checking[name] {
 		return
 	}
 	replicas := int(deploymentReplicas(d))
 	if maxPods := replicas + int(MaxSurge(d)); active > maxPods {
-		w.violations = append(w.violations, fmt.Sprintf("%s: %s has %d active pods > replicas+maxSurge = %d", w.k.Now(), name, active, maxPods))
+		w.violations = append(w.violations, fmt.Sprintf("%s: %s has %d active pods > replicas+maxSurge = %d", w.K.Now(), name, active, maxPods))
 	}
 	if minAvailable := replicas - int(MaxUnavailable(d)); available < minAvailable {
-		w.violations = append(w.violations, fmt.Sprintf("%s: %s has %d available pods < replicas-maxUnavailable = %d", w.k.Now(), name, available, minAvailable))
+		w.violations = append(w.violations, fmt.Sprintf("%s: %s has %d available pods < replicas-maxUnavailable = %d", w.K.Now(), name, available, minAvailable))
 	}
 }
 
@@ -271,27 +238,6 @@ func (w *world) watch(name string) {
 }
 
 // newTrace returns the trace lines since the last call that keep accepts.
-func (w *world) newTrace(keep func(component, action, kind string) bool) string {
-	all := w.trace.String()[w.printed:]
-	w.printed = w.trace.Len()
-	var b strings.Builder
-	for _, line := range strings.Split(all, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 3 {
-			continue
-		}
-		kind := ""
-		if len(f) > 3 {
-			kind = f[3]
-		}
-		if keep(f[1], f[2], kind) {
-			b.WriteString(line)
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}
-
 // takeSteps returns the step lines recorded since the last call.
 func (w *world) takeSteps() string {
 	out := strings.Join(w.steps, "\n")
@@ -351,8 +297,8 @@ func (s deploymentSpec) build() *model.Deployment {
 func (w *world) updateDeployment(name string, change func(d *model.Deployment)) {
 	d := w.mustDeployment(name).DeepCopy()
 	change(d)
-	if _, err := w.store.Update(d); err != nil {
-		w.t.Fatalf("update deployment %s: %v", name, err)
+	if _, err := w.Store.Update(d); err != nil {
+		w.T.Fatalf("update deployment %s: %v", name, err)
 	}
 }
 
@@ -373,8 +319,8 @@ type fakeKubelet struct {
 func newFakeKubelet(w *world, readyAfter time.Duration) *fakeKubelet {
 	kl := &fakeKubelet{w: w, bindDelay: 50 * time.Millisecond, readyAfter: readyAfter, terminationDelay: time.Second,
 		seen: map[string]bool{}, stopping: map[string]bool{}}
-	if _, err := w.store.Watch(model.KindPod, model.ListOptions{}, w.store.Revision(), kl); err != nil {
-		w.t.Fatalf("kubelet watch: %v", err)
+	if _, err := w.Store.Watch(model.KindPod, model.ListOptions{}, w.Store.Revision(), kl); err != nil {
+		w.T.Fatalf("kubelet watch: %v", err)
 	}
 	return kl
 }
@@ -389,7 +335,7 @@ func (kl *fakeKubelet) OnWatchEvent(ev apiserver.WatchEvent) {
 		if !kl.stopping[pod.UID] {
 			kl.stopping[pod.UID] = true
 			uid, name := pod.UID, pod.Name
-			kl.w.k.After(kl.terminationDelay, func() { kl.stop(name, uid) })
+			kl.w.K.After(kl.terminationDelay, func() { kl.stop(name, uid) })
 		}
 		return
 	}
@@ -398,17 +344,17 @@ func (kl *fakeKubelet) OnWatchEvent(ev apiserver.WatchEvent) {
 	}
 	kl.seen[pod.UID] = true
 	uid, name := pod.UID, pod.Name
-	kl.w.k.After(kl.bindDelay, func() { kl.bind(name, uid) })
+	kl.w.K.After(kl.bindDelay, func() { kl.bind(name, uid) })
 }
 
 // OnWatchClosed implements apiserver.WatchSink.
 func (kl *fakeKubelet) OnWatchClosed(err error) {
-	kl.w.t.Errorf("fake kubelet: watch closed: %v", err)
+	kl.w.T.Errorf("fake kubelet: watch closed: %v", err)
 }
 
 // current returns a private copy of the pod if it still exists as the same object.
 func (kl *fakeKubelet) current(name, uid string) *model.Pod {
-	obj, err := kl.w.store.Get(model.KindPod, testNS, name)
+	obj, err := kl.w.Store.Get(model.KindPod, testNS, name)
 	if err != nil || obj.Meta().UID != uid {
 		return nil
 	}
@@ -421,11 +367,11 @@ func (kl *fakeKubelet) bind(name, uid string) {
 		return
 	}
 	p.Spec.NodeName = "node-1"
-	if _, err := kl.w.store.Update(p); err != nil {
-		kl.w.t.Errorf("fake kubelet: bind %s: %v", name, err)
+	if _, err := kl.w.Store.Update(p); err != nil {
+		kl.w.T.Errorf("fake kubelet: bind %s: %v", name, err)
 		return
 	}
-	kl.w.k.After(kl.readyAfter, func() { kl.start(name, uid) })
+	kl.w.K.After(kl.readyAfter, func() { kl.start(name, uid) })
 }
 
 func (kl *fakeKubelet) start(name, uid string) {
@@ -433,7 +379,7 @@ func (kl *fakeKubelet) start(name, uid string) {
 	if p == nil || p.DeletionTimestamp != nil {
 		return
 	}
-	now := kl.w.k.Now()
+	now := kl.w.K.Now()
 	ready := p.Annotations[neverReadyAnnotation] != "true"
 	p.Status.Phase = model.PodRunning
 	p.Status.StartTime = &now
@@ -441,10 +387,10 @@ func (kl *fakeKubelet) start(name, uid string) {
 	if ready {
 		st = model.ConditionTrue
 	}
-	setPodCondition(p, model.PodContainersReady, st, now)
-	setPodCondition(p, model.PodReady, st, now)
-	if _, err := kl.w.store.UpdateStatus(p); err != nil {
-		kl.w.t.Errorf("fake kubelet: status %s: %v", name, err)
+	testworld.SetPodCondition(p, model.PodContainersReady, st, now)
+	testworld.SetPodCondition(p, model.PodReady, st, now)
+	if _, err := kl.w.Store.UpdateStatus(p); err != nil {
+		kl.w.T.Errorf("fake kubelet: status %s: %v", name, err)
 	}
 }
 
@@ -452,22 +398,9 @@ func (kl *fakeKubelet) stop(name, uid string) {
 	if kl.current(name, uid) == nil {
 		return
 	}
-	if _, err := kl.w.store.Delete(model.KindPod, testNS, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0)), Preconditions: &model.Preconditions{UID: &uid}}); err != nil {
-		kl.w.t.Errorf("fake kubelet: delete %s: %v", name, err)
+	if _, err := kl.w.Store.Delete(model.KindPod, testNS, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0)), Preconditions: &model.Preconditions{UID: &uid}}); err != nil {
+		kl.w.T.Errorf("fake kubelet: delete %s: %v", name, err)
 	}
-}
-
-func setPodCondition(p *model.Pod, typ string, st model.ConditionStatus, now vtime.Time) {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == typ {
-			if p.Status.Conditions[i].Status != st {
-				p.Status.Conditions[i].Status = st
-				p.Status.Conditions[i].LastTransitionTime = now
-			}
-			return
-		}
-	}
-	p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: typ, Status: st, LastTransitionTime: now})
 }
 
 // ---- printing ----
@@ -500,7 +433,7 @@ func (w *world) rsLines(name string) string {
 		sel, _ := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
 		fmt.Fprintf(&b, "%s image=%s replicas=%d status=%d/%d/%d revision=%s history=%s desired=%s max=%s minReady=%d selector=%s\n",
 			rs.Name, rs.Spec.Template.Spec.Containers[0].Image, rsReplicas(rs), rs.Status.Replicas, rs.Status.ReadyReplicas, rs.Status.AvailableReplicas,
-			rs.Annotations[RevisionAnnotation], orDash(rs.Annotations[RevisionHistoryAnnotation]),
+			rs.Annotations[RevisionAnnotation], testworld.OrDash(rs.Annotations[RevisionHistoryAnnotation]),
 			rs.Annotations[DesiredReplicasAnnotation], rs.Annotations[MaxReplicasAnnotation], rs.Spec.MinReadySeconds, selectorString(sel))
 	}
 	return b.String()
@@ -511,11 +444,4 @@ func selectorString(s labels.Selector) string {
 		return "<nil>"
 	}
 	return s.String()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -87,8 +87,10 @@ func (w *World) CommonCommands() Commands {
 			}
 			var b strings.Builder
 			for _, ev := range w.NewEvents() {
-				b.WriteString(line(ev))
-				b.WriteByte('\n')
+				if l := line(ev); l != "" {
+					b.WriteString(l)
+					b.WriteByte('\n')
+				}
 			}
 			return b.String()
 		},

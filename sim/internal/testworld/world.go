@@ -35,6 +35,9 @@ type Options struct {
 	// AfterRun, if set, is called at the end of every Run (for invariants over several
 	// objects, which may hold only between steps); a non-empty result fails the test.
 	AfterRun func() string
+	// Tap, if set, sees every trace line as it is written (after it is kept), e.g. to check
+	// invariants at every API write.
+	Tap func(line string)
 }
 
 // World is a kernel and the real API server, with a trace buffer and invariants. The
@@ -58,7 +61,8 @@ type World struct {
 	PodLine func(i int, p *model.Pod) string
 	// PodOrder sorts the "pods" listing and Pods (nil: by name).
 	PodOrder func(a, b *model.Pod) int
-	// EventLine prints one Kubernetes Event for the "events" command (nil: EventLine).
+	// EventLine prints one Kubernetes Event for the "events" command (nil: EventLine); an
+	// empty line leaves the event out.
 	EventLine func(ev *model.Event) string
 
 	afterRun    func() string
@@ -80,7 +84,11 @@ func New(t testing.TB, opts Options) *World {
 	}
 	w := &World{T: t, K: sim.New(seed), Sink: &record.FakeSink{}, NS: ns, afterRun: opts.AfterRun}
 	w.inv = invariants{boundTo: map[string]string{}, extra: opts.Check}
-	w.K.Trace().SetWriter(&w.trace)
+	if opts.Tap != nil {
+		w.K.Trace().SetWriter(tap{w: &w.trace, f: opts.Tap})
+	} else {
+		w.K.Trace().SetWriter(&w.trace)
+	}
 	cfg := apiserver.DefaultConfig()
 	if opts.Server != nil {
 		opts.Server(&cfg)
@@ -239,6 +247,18 @@ func (w *World) PodArg(d *datadriven.TestData, key ...string) *model.Pod {
 	}
 	w.T.Fatalf("no pod %q", v)
 	return nil
+}
+
+// tap keeps the trace in w and shows every line to f.
+type tap struct {
+	w *bytes.Buffer
+	f func(line string)
+}
+
+func (t tap) Write(b []byte) (int, error) {
+	t.w.Write(b)
+	t.f(string(b))
+	return len(b), nil
 }
 
 // invariants follows every committed write and keeps the first violation of: resourceVersions
