@@ -75,26 +75,26 @@ func TestBlockedDrainLetsTheWorldBeQuiescent(t *testing.T) {
 		p.Name, p.Namespace, p.Labels = name, testNS, map[string]string{"app": "db"}
 		p.Spec.NodeName = "node-x"
 		p.Spec.Containers = []model.Container{{Name: "db", Image: "registry.example/db:1"}}
-		created, err := w.store.Create(p)
+		created, err := w.Store.Create(p)
 		require.NoError(t, err)
 		p = created.(*model.Pod).DeepCopy()
 		p.Status.Phase = model.PodRunning
 		p.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue}}
-		_, err = w.store.UpdateStatus(p)
+		_, err = w.Store.UpdateStatus(p)
 		require.NoError(t, err)
 	}
 	pdb := &model.PodDisruptionBudget{}
 	pdb.Name, pdb.Namespace = "db-pdb", testNS
 	pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}
 	pdb.Spec.MinAvailable = model.Ptr(intstr.FromInt32(2))
-	_, err := w.store.Create(pdb)
+	_, err := w.Store.Create(pdb)
 	require.NoError(t, err)
-	w.run(time.Second)
+	w.Run(time.Second)
 
 	opts := DefaultOptions()
 	opts.Force = true
 	w.startDrain("node-x", opts)
-	out := w.k.Run(sim.Limits{MaxTime: w.k.Now().Add(time.Hour), QuiescenceWindow: time.Minute})
+	out := w.K.Run(sim.Limits{MaxTime: w.K.Now().Add(time.Hour), QuiescenceWindow: time.Minute})
 	require.Equal(t, sim.StopQuiescent, out.Reason, out.Detail)
 	assert.Less(t, out.At.Duration(), 5*time.Minute, "stopped long before the time limit")
 

@@ -15,19 +15,8 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/controllers/disruption"
 	"github.com/reconsim/reconsim/sim/controllers/replicaset"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
-
-func parseLabels(t *testing.T, s string) map[string]string {
-	out := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			t.Fatalf("bad label %q", kv)
-		}
-		out[k] = v
-	}
-	return out
-}
 
 // TestTraces runs the datadriven scripts in testdata/. The world runs the real ReplicaSet and
 // disruption controllers and scheduler; nodes get the real kubelet model unless added with
@@ -47,204 +36,183 @@ func parseLabels(t *testing.T, s string) map[string]string {
 //	pods                                 every pod, in key order
 //	drain-status node=X                  the drainer's status
 func TestTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if d.Cmd != "init" && w == nil {
-				t.Fatalf("%s: the first command must be init", d.Pos)
-			}
-			switch d.Cmd {
-			case "init":
+		return testworld.Script{
+			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				w = newWorld(t)
-				return ""
-			case "node":
-				var name string
-				kubelet := true
-				d.ScanArgs(t, "name", &name)
-				d.MaybeScanArgs(t, "kubelet", &kubelet)
-				w.addNode(name, kubelet)
-				w.emit("node", "Node "+name, fmt.Sprintf("kubelet=%t", kubelet))
-				return ""
-			case "rs":
-				var name string
-				var replicas int
-				d.ScanArgs(t, "name", &name)
-				d.ScanArgs(t, "replicas", &replicas)
-				rs := &model.ReplicaSet{}
-				rs.Name, rs.Namespace = name, testNS
-				rs.Spec.Replicas = model.Ptr(int32(replicas))
-				rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
-				rs.Spec.Template.Labels = map[string]string{"app": name}
-				rs.Spec.Template.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/" + name + ":1",
-					Resources: model.ResourceRequirements{Requests: model.ResourceList{model.ResourceCPU: resource.MustParse("100m")}}}}
-				if _, err := w.store.Create(rs); err != nil {
-					t.Fatalf("create rs: %v", err)
-				}
-				w.emit("create", "ReplicaSet "+model.KeyOf(testNS, name), fmt.Sprintf("replicas=%d", replicas))
-				return ""
-			case "pdb":
-				var name, sel string
-				d.ScanArgs(t, "name", &name)
-				d.ScanArgs(t, "selector", &sel)
-				pdb := &model.PodDisruptionBudget{}
-				pdb.Name, pdb.Namespace = name, testNS
-				pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: parseLabels(t, sel)}
-				if d.HasArg("min-available") {
-					var v string
-					d.ScanArgs(t, "min-available", &v)
-					pdb.Spec.MinAvailable = model.Ptr(intstr.Parse(v))
-				}
-				if d.HasArg("max-unavailable") {
-					var v string
-					d.ScanArgs(t, "max-unavailable", &v)
-					pdb.Spec.MaxUnavailable = model.Ptr(intstr.Parse(v))
-				}
-				if _, err := w.store.Create(pdb); err != nil {
-					t.Fatalf("create pdb: %v", err)
-				}
-				w.emit("create", "PodDisruptionBudget "+model.KeyOf(testNS, name), "")
-				return ""
-			case "daemonset":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				ds := &model.DaemonSet{}
-				ds.Name, ds.Namespace = name, testNS
-				ds.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
-				ds.Spec.Template.Labels = map[string]string{"app": name}
-				ds.Spec.Template.Spec.Containers = []model.Container{{Name: "agent", Image: "registry.example/agent:1"}}
-				if _, err := w.store.Create(ds); err != nil {
-					t.Fatalf("create ds: %v", err)
-				}
-				return ""
-			case "pod":
-				var name, nodeName, owner, phase, lbl string
-				var mirror bool
-				d.ScanArgs(t, "name", &name)
-				d.ScanArgs(t, "node", &nodeName)
-				d.MaybeScanArgs(t, "owner", &owner)
-				d.MaybeScanArgs(t, "mirror", &mirror)
-				d.MaybeScanArgs(t, "labels", &lbl)
-				phase = model.PodRunning
-				d.MaybeScanArgs(t, "phase", &phase)
-				p := &model.Pod{}
-				p.Name, p.Namespace = name, testNS
-				p.Labels = map[string]string{"app": name}
-				if lbl != "" {
-					p.Labels = parseLabels(t, lbl)
-				}
-				p.Spec.NodeName = nodeName
-				p.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/app:1"}}
-				if mirror {
-					p.Annotations = map[string]string{MirrorPodAnnotationKey: "hash"}
-				}
-				if owner != "" {
-					kind, oname, _ := strings.Cut(owner, "/")
-					info, _ := model.LookupKind(model.Kind(kind))
-					ownerObj, err := w.store.Get(model.Kind(kind), testNS, oname)
-					uid := "uid-of-missing-" + oname
-					if err == nil {
-						uid = ownerObj.Meta().UID
+				return w.World, ""
+			},
+			Commands: testworld.Commands{
+				"node": func(d *datadriven.TestData) string {
+					var name string
+					kubelet := true
+					d.ScanArgs(t, "name", &name)
+					d.MaybeScanArgs(t, "kubelet", &kubelet)
+					w.addNode(name, kubelet)
+					w.Emit("node", "Node "+name, fmt.Sprintf("kubelet=%t", kubelet))
+					return ""
+				},
+				"rs": func(d *datadriven.TestData) string {
+					var name string
+					var replicas int
+					d.ScanArgs(t, "name", &name)
+					d.ScanArgs(t, "replicas", &replicas)
+					rs := &model.ReplicaSet{}
+					rs.Name, rs.Namespace = name, testNS
+					rs.Spec.Replicas = model.Ptr(int32(replicas))
+					rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
+					rs.Spec.Template.Labels = map[string]string{"app": name}
+					rs.Spec.Template.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/" + name + ":1",
+						Resources: model.ResourceRequirements{Requests: model.ResourceList{model.ResourceCPU: resource.MustParse("100m")}}}}
+					if _, err := w.Store.Create(rs); err != nil {
+						t.Fatalf("create rs: %v", err)
 					}
-					p.OwnerReferences = []model.OwnerReference{{APIVersion: info.APIVersion, Kind: model.Kind(kind), Name: oname, UID: uid, Controller: model.Ptr(true)}}
-				}
-				created, err := w.store.Create(p)
-				if err != nil {
-					t.Fatalf("create pod: %v", err)
-				}
-				p = created.(*model.Pod).DeepCopy()
-				p.Status.Phase = phase
-				p.Status.PodIP = "10.1.0.1"
-				if phase == model.PodRunning {
-					p.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue, LastTransitionTime: w.k.Now()}}
-				}
-				if _, err := w.store.UpdateStatus(p); err != nil {
-					t.Fatalf("pod status: %v", err)
-				}
-				return ""
-			case "drain":
-				var nodeName, timeout string
-				d.ScanArgs(t, "node", &nodeName)
-				opts := DefaultOptions()
-				d.MaybeScanArgs(t, "grace", &opts.GracePeriodSeconds)
-				if d.MaybeScanArgs(t, "timeout", &timeout); timeout != "" {
-					dur, err := time.ParseDuration(timeout)
+					w.Emit("create", "ReplicaSet "+model.KeyOf(testNS, name), fmt.Sprintf("replicas=%d", replicas))
+					return ""
+				},
+				"pdb": func(d *datadriven.TestData) string {
+					var name, sel string
+					d.ScanArgs(t, "name", &name)
+					d.ScanArgs(t, "selector", &sel)
+					pdb := &model.PodDisruptionBudget{}
+					pdb.Name, pdb.Namespace = name, testNS
+					pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: testworld.ParseLabels(t, sel)}
+					if d.HasArg("min-available") {
+						var v string
+						d.ScanArgs(t, "min-available", &v)
+						pdb.Spec.MinAvailable = model.Ptr(intstr.Parse(v))
+					}
+					if d.HasArg("max-unavailable") {
+						var v string
+						d.ScanArgs(t, "max-unavailable", &v)
+						pdb.Spec.MaxUnavailable = model.Ptr(intstr.Parse(v))
+					}
+					if _, err := w.Store.Create(pdb); err != nil {
+						t.Fatalf("create pdb: %v", err)
+					}
+					w.Emit("create", "PodDisruptionBudget "+model.KeyOf(testNS, name), "")
+					return ""
+				},
+				"daemonset": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "name", &name)
+					ds := &model.DaemonSet{}
+					ds.Name, ds.Namespace = name, testNS
+					ds.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
+					ds.Spec.Template.Labels = map[string]string{"app": name}
+					ds.Spec.Template.Spec.Containers = []model.Container{{Name: "agent", Image: "registry.example/agent:1"}}
+					if _, err := w.Store.Create(ds); err != nil {
+						t.Fatalf("create ds: %v", err)
+					}
+					return ""
+				},
+				"pod": func(d *datadriven.TestData) string {
+					var name, nodeName, owner, phase, lbl string
+					var mirror bool
+					d.ScanArgs(t, "name", &name)
+					d.ScanArgs(t, "node", &nodeName)
+					d.MaybeScanArgs(t, "owner", &owner)
+					d.MaybeScanArgs(t, "mirror", &mirror)
+					d.MaybeScanArgs(t, "labels", &lbl)
+					phase = model.PodRunning
+					d.MaybeScanArgs(t, "phase", &phase)
+					p := &model.Pod{}
+					p.Name, p.Namespace = name, testNS
+					p.Labels = map[string]string{"app": name}
+					if lbl != "" {
+						p.Labels = testworld.ParseLabels(t, lbl)
+					}
+					p.Spec.NodeName = nodeName
+					p.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/app:1"}}
+					if mirror {
+						p.Annotations = map[string]string{MirrorPodAnnotationKey: "hash"}
+					}
+					if owner != "" {
+						kind, oname, _ := strings.Cut(owner, "/")
+						info, _ := model.LookupKind(model.Kind(kind))
+						ownerObj, err := w.Store.Get(model.Kind(kind), testNS, oname)
+						uid := "uid-of-missing-" + oname
+						if err == nil {
+							uid = ownerObj.Meta().UID
+						}
+						p.OwnerReferences = []model.OwnerReference{{APIVersion: info.APIVersion, Kind: model.Kind(kind), Name: oname, UID: uid, Controller: model.Ptr(true)}}
+					}
+					created, err := w.Store.Create(p)
 					if err != nil {
-						t.Fatal(err)
+						t.Fatalf("create pod: %v", err)
 					}
-					opts.Timeout = dur
-				}
-				d.MaybeScanArgs(t, "ignore-daemonsets", &opts.IgnoreAllDaemonSets)
-				d.MaybeScanArgs(t, "force", &opts.Force)
-				d.MaybeScanArgs(t, "disable-eviction", &opts.DisableEviction)
-				d.MaybeScanArgs(t, "skip-wait", &opts.SkipWaitForDeleteTimeoutSeconds)
-				d.MaybeScanArgs(t, "pod-selector", &opts.PodSelector)
-				w.startDrain(nodeName, opts)
-				return ""
-			case "run":
-				var dur, show string
-				d.ScanArgs(t, "for", &dur)
-				d.MaybeScanArgs(t, "show", &show)
-				du, err := time.ParseDuration(dur)
-				if err != nil {
-					t.Fatalf("run: %v", err)
-				}
-				w.run(du)
-				return w.newTrace(show == "all")
-			case "pods":
-				var b strings.Builder
-				for _, p := range w.pods(testNS) {
-					b.WriteString(w.podLine(p))
-					b.WriteByte('\n')
-				}
-				return b.String()
-			case "drain-status":
-				var nodeName string
-				d.ScanArgs(t, "node", &nodeName)
-				for _, dr := range slices.Backward(w.drainers) {
-					if dr.node == nodeName {
-						return w.statusText(dr.Status())
+					p = created.(*model.Pod).DeepCopy()
+					p.Status.Phase = phase
+					p.Status.PodIP = "10.1.0.1"
+					if phase == model.PodRunning {
+						p.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue, LastTransitionTime: w.K.Now()}}
 					}
-				}
-				t.Fatalf("no drain of %s", nodeName)
-			}
-			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
-			return ""
-		})
+					if _, err := w.Store.UpdateStatus(p); err != nil {
+						t.Fatalf("pod status: %v", err)
+					}
+					return ""
+				},
+				"drain": func(d *datadriven.TestData) string {
+					var nodeName, timeout string
+					d.ScanArgs(t, "node", &nodeName)
+					opts := DefaultOptions()
+					d.MaybeScanArgs(t, "grace", &opts.GracePeriodSeconds)
+					if d.MaybeScanArgs(t, "timeout", &timeout); timeout != "" {
+						dur, err := time.ParseDuration(timeout)
+						if err != nil {
+							t.Fatal(err)
+						}
+						opts.Timeout = dur
+					}
+					d.MaybeScanArgs(t, "ignore-daemonsets", &opts.IgnoreAllDaemonSets)
+					d.MaybeScanArgs(t, "force", &opts.Force)
+					d.MaybeScanArgs(t, "disable-eviction", &opts.DisableEviction)
+					d.MaybeScanArgs(t, "skip-wait", &opts.SkipWaitForDeleteTimeoutSeconds)
+					d.MaybeScanArgs(t, "pod-selector", &opts.PodSelector)
+					w.startDrain(nodeName, opts)
+					return ""
+				},
+				"drain-status": func(d *datadriven.TestData) string {
+					var nodeName string
+					d.ScanArgs(t, "node", &nodeName)
+					for _, dr := range slices.Backward(w.drainers) {
+						if dr.node == nodeName {
+							return w.statusText(dr.Status())
+						}
+					}
+					t.Fatalf("no drain of %s", nodeName)
+					return ""
+				},
+			},
+		}
 	})
 }
 
-// newTrace returns the trace since the last call: drain's lines, the test's, the budget's
-// status writes and events, the ReplicaSet controller's events, and bindings; with all, also
-// the kubelets' pod lifecycle lines.
-func (w *world) newTrace(all bool) string {
-	text := w.trace.String()[w.printed:]
-	w.printed = w.trace.Len()
-	var b strings.Builder
-	for _, line := range strings.Split(text, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 4 {
-			continue
-		}
-		keep := false
-		switch f[1] {
-		case Component, "test":
-			keep = true
-		case disruption.Component:
-			keep = f[2] == "update-status"
-		case disruption.EventSourceComponent, replicaset.Component:
-			keep = f[2] == "event"
-		case "default-scheduler":
-			keep = f[2] == "event"
-		case "kubelet":
-			keep = all
-		}
-		if strings.HasPrefix(f[1], "kubelet/") {
-			keep = all && (f[2] == "status" || f[2] == "pod-removed" || f[2] == "container-kill")
-		}
-		if keep {
-			b.WriteString(line)
-			b.WriteByte('\n')
-		}
+// show keeps drain's lines, the test's, the budget's status writes and events, the ReplicaSet
+// controller's events, and bindings; with show=all, also the kubelets' pod lifecycle lines.
+func (w *world) show(d *datadriven.TestData, f []string) bool {
+	if len(f) < 4 {
+		return false
 	}
-	return b.String()
+	var which string
+	d.MaybeScanArgs(w.T, "show", &which)
+	all := which == "all"
+	keep := false
+	switch f[1] {
+	case Component, "test":
+		keep = true
+	case disruption.Component:
+		keep = f[2] == "update-status"
+	case disruption.EventSourceComponent, replicaset.Component:
+		keep = f[2] == "event"
+	case "default-scheduler":
+		keep = f[2] == "event"
+	case "kubelet":
+		keep = all
+	}
+	if strings.HasPrefix(f[1], "kubelet/") {
+		keep = all && (f[2] == "status" || f[2] == "pod-removed" || f[2] == "container-kill")
+	}
+	return keep
 }
