@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"image"
 	"image/png"
 	"os"
@@ -15,8 +14,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-var regen = flag.Bool("regen", false, "rewrite the golden plots in testdata/plots")
 
 // steps builds a step series from (t, v) pairs.
 func steps(name, unit string, tv ...float64) Series {
@@ -113,7 +110,7 @@ func pixelsDiffer(a, b image.Image, tolerance int) (differ, total int) {
 
 // TestPlotsGolden compares every figure of the fixture with testdata/plots/<name>.png,
 // allowing small antialiasing differences: a pixel may differ by 16/255 per channel, and
-// at most 0.2% of the pixels may differ by more. Run with -regen to rewrite the goldens.
+// at most 0.2% of the pixels may differ by more. Run with -rewrite to rewrite the goldens.
 func TestPlotsGolden(t *testing.T) {
 	const channelTolerance, maxDifferingFraction = 16, 0.002
 	figs := Plots(plotFixture())
@@ -131,20 +128,20 @@ func TestPlotsGolden(t *testing.T) {
 			data, err := f.PNG()
 			require.NoError(t, err)
 			path := filepath.Join(dir, f.Name+".png")
-			if *regen {
+			if rewriting() {
 				require.NoError(t, os.MkdirAll(dir, 0o755))
 				require.NoError(t, os.WriteFile(path, data, 0o644))
 				return
 			}
 			want, err := os.ReadFile(path)
-			require.NoError(t, err, "run go test ./report -run TestPlotsGolden -regen to create it")
+			require.NoError(t, err, "run go test ./report -run TestPlotsGolden -rewrite to create it")
 			got, err := png.Decode(bytes.NewReader(data))
 			require.NoError(t, err)
 			wantImg, err := png.Decode(bytes.NewReader(want))
 			require.NoError(t, err)
 			differ, total := pixelsDiffer(got, wantImg, channelTolerance)
 			assert.LessOrEqual(t, float64(differ)/float64(total), maxDifferingFraction,
-				"%d of %d pixels differ from %s; look at the new figure and rerun with -regen if it is right", differ, total, path)
+				"%d of %d pixels differ from %s; look at the new figure and rerun with -rewrite if it is right", differ, total, path)
 		})
 	}
 }

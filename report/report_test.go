@@ -18,7 +18,20 @@ import (
 	"github.com/reconsim/reconsim/vtime"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+// The -rewrite flag rewrites the golden files instead of comparing against them. It is the
+// project's one regenerate flag; datadriven registers a flag of the same name, so it is
+// registered here only when no imported package has done so already.
+func init() {
+	if flag.Lookup("rewrite") == nil {
+		flag.Bool("rewrite", false, "rewrite the golden files in testdata")
+	}
+}
+
+// rewriting reports whether -rewrite was given.
+func rewriting() bool {
+	f := flag.Lookup("rewrite")
+	return f != nil && f.Value.String() == "true"
+}
 
 func ptr(v float64) *float64 { return &v }
 
@@ -55,17 +68,17 @@ func sampleResult() *Result {
 	}
 }
 
-// golden compares got with testdata/name, or rewrites it with -update.
+// golden compares got with testdata/name, or rewrites it with -rewrite.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
+	if rewriting() {
 		require.NoError(t, os.MkdirAll("testdata", 0o755))
 		require.NoError(t, os.WriteFile(path, got, 0o644))
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./report -update to create %s", path)
-	assert.Equal(t, string(want), string(got), "%s differs; if the change is intended, run go test ./report -update", path)
+	require.NoError(t, err, "run go test ./report -rewrite to create %s", path)
+	assert.Equal(t, string(want), string(got), "%s differs; if the change is intended, run go test ./report -rewrite", path)
 }
 
 func TestWriteResult(t *testing.T) {

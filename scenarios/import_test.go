@@ -12,7 +12,20 @@ import (
 	"github.com/reconsim/reconsim/model"
 )
 
-var updateImport = flag.Bool("update-import", false, "rewrite testdata/import/kubectl-dump.scenario.yaml")
+// -rewrite (the project's one regenerate flag) rewrites testdata/import/kubectl-dump.scenario.yaml.
+// datadriven registers a flag of the same name, so it is registered here only when no
+// imported package has done so already.
+func init() {
+	if flag.Lookup("rewrite") == nil {
+		flag.Bool("rewrite", false, "rewrite generated test expectations")
+	}
+}
+
+// rewriting reports whether -rewrite was given.
+func rewriting() bool {
+	f := flag.Lookup("rewrite")
+	return f != nil && f.Value.String() == "true"
+}
 
 const dumpFile = "testdata/import/kubectl-dump.yaml"
 
@@ -31,12 +44,12 @@ func TestImportKubectlDump(t *testing.T) {
 	out, warns, err := Import(dumpFile, readDump(t))
 	require.NoError(t, err)
 	golden := "testdata/import/kubectl-dump.scenario.yaml"
-	if *updateImport {
+	if rewriting() {
 		require.NoError(t, os.WriteFile(golden, out, 0o644))
 	}
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
-	assert.Equal(t, string(want), string(out), "rerun with -update-import to accept")
+	assert.Equal(t, string(want), string(out), "rerun with -rewrite to accept")
 
 	s, _, err := Parse("imported.yaml", out, "")
 	require.NoError(t, err)
