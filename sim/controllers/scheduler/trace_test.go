@@ -1,9 +1,7 @@
 package scheduler
 
 import (
-	"bytes"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,44 +16,21 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
-	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
-
-// traceFilter keeps the trace lines of the scheduler and its event recorder, without
-// resourceVersions (which depend on how many objects the API server creates for itself).
-type traceFilter struct {
-	buf bytes.Buffer
-}
-
-var rvField = regexp.MustCompile(` rv=\d+`)
 
 // schedulerActions are the trace actions this package emits (the client, which shares the
 // component name, emits others).
 var schedulerActions = map[string]bool{"attempt": true, "assume": true, "bound": true, "bind-conflict": true,
 	"failed": true, "queue": true, "skip": true, "status-error": true}
 
-func (f *traceFilter) Write(line []byte) (int, error) {
-	fields := strings.SplitN(string(line), " ", 4)
-	if len(fields) >= 3 && ((fields[1] == component && schedulerActions[fields[2]]) || fields[1] == DefaultSchedulerName) {
-		f.buf.WriteString(rvField.ReplaceAllString(string(line), ""))
-	}
-	return len(line), nil
-}
-
-// world is a small cluster: kernel, API server, the scheduler with its client, informers and
-// recorder. The test plays every other actor through the store.
+// world is the shared test world with the scheduler on its client, informers and recorder.
+// The test plays every other actor through the store. A run prints the trace lines of the
+// scheduler and its event recorder, without resourceVersions (which depend on how many
+// objects the API server creates for itself).
 type world struct {
-	t     testing.TB
-	k     *sim.Kernel
-	store *apiserver.Store
-	s     *Scheduler
-	sink  *record.FakeSink
-	trace *traceFilter
-
-	// Invariant state: the highest resourceVersion seen per object, and the node each pod
-	// (by uid) was first seen bound to.
-	maxRV   map[string]uint64
-	boundTo map[string]string
+	*testworld.World
+	s *Scheduler
 }
 
 // testServerConfig pins the API server's latencies, so that these traces do not move when
@@ -91,18 +66,23 @@ func newWorld(t *testing.T, d *datadriven.TestData) *world {
 
 // newWorldConfig builds a world with the scheduler started on cfg.
 func newWorldConfig(t testing.TB, seed uint64, cfg Config) *world {
-	k := sim.New(seed)
-	w := &world{t: t, k: k, trace: &traceFilter{}, sink: &record.FakeSink{}, maxRV: map[string]uint64{}, boundTo: map[string]string{}}
-	k.Trace().SetWriter(w.trace)
-	srv := apiserver.NewServer(k, testServerConfig())
-	w.store = srv.Store()
-	c := client.New(srv, component, client.Config{QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst})
-	f := client.NewSharedInformerFactory(c, 0)
-	s, err := New(k, c, f, record.New(k, w.sink, DefaultSchedulerName, ""), cfg)
+	w := &world{}
+	w.World = testworld.New(t, testworld.Options{
+		Seed:         seed,
+		Server:       func(c *apiserver.Config) { *c = testServerConfig() },
+		AfterRun:     w.checkCapacity,
+		AdvanceClock: true,
+		StripRV:      true,
+	})
+	c, f := w.ClientWith(component, client.Config{QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst})
+	s, err := New(w.K, c, f, w.Recorder(DefaultSchedulerName), cfg)
 	require.NoError(t, err)
 	w.s = s
+	w.Show = func(_ *datadriven.TestData, f []string) bool {
+		return (f[1] == component && schedulerActions[f[2]]) || f[1] == DefaultSchedulerName
+	}
 	s.Start()
-	f.Start(k)
+	f.Start(w.K)
 	return w
 }
 
@@ -169,177 +149,141 @@ func parseLabels(s string) map[string]string {
 
 func (w *world) node(d *datadriven.TestData) {
 	var name, labels, taints string
-	d.ScanArgs(w.t, "name", &name)
+	d.ScanArgs(w.T, "name", &name)
 	n := &model.Node{ObjectMeta: model.ObjectMeta{Name: name}}
 	n.Status.Allocatable = model.ResourceList{"cpu": resource.MustParse("4"), "memory": resource.MustParse("8Gi"), "pods": resource.MustParse("110")}
-	applyResources(w.t, d, n.Status.Allocatable)
+	applyResources(w.T, d, n.Status.Allocatable)
 	n.Status.Capacity = n.Status.Allocatable.DeepCopy()
-	if d.MaybeScanArgs(w.t, "labels", &labels) {
+	if d.MaybeScanArgs(w.T, "labels", &labels) {
 		n.Labels = parseLabels(labels)
 	}
-	if d.MaybeScanArgs(w.t, "taints", &taints) {
-		n.Spec.Taints = parseTaints(w.t, taints)
+	if d.MaybeScanArgs(w.T, "taints", &taints) {
+		n.Spec.Taints = parseTaints(w.T, taints)
 	}
 	n.Spec.Unschedulable = d.HasArg("unschedulable")
 	n.Status.Conditions = []model.NodeCondition{{Type: model.NodeReady, Status: model.ConditionTrue}}
-	_, err := w.store.Create(n)
-	require.NoError(w.t, err)
+	_, err := w.Store.Create(n)
+	require.NoError(w.T, err)
 }
 
 func (w *world) updateNode(d *datadriven.TestData) {
 	var name, labels, taints string
 	var unschedulable bool
-	d.ScanArgs(w.t, "name", &name)
-	obj, err := w.store.Get(model.KindNode, "", name)
-	require.NoError(w.t, err)
+	d.ScanArgs(w.T, "name", &name)
+	obj, err := w.Store.Get(model.KindNode, "", name)
+	require.NoError(w.T, err)
 	n := obj.DeepCopyObject().(*model.Node)
 	specChanged := false
-	if d.MaybeScanArgs(w.t, "labels", &labels) {
+	if d.MaybeScanArgs(w.T, "labels", &labels) {
 		n.Labels, specChanged = parseLabels(labels), true
 	}
-	if d.MaybeScanArgs(w.t, "taints", &taints) {
-		n.Spec.Taints, specChanged = parseTaints(w.t, taints), true
+	if d.MaybeScanArgs(w.T, "taints", &taints) {
+		n.Spec.Taints, specChanged = parseTaints(w.T, taints), true
 	}
-	if d.MaybeScanArgs(w.t, "unschedulable", &unschedulable) {
+	if d.MaybeScanArgs(w.T, "unschedulable", &unschedulable) {
 		n.Spec.Unschedulable, specChanged = unschedulable, true
 	}
 	if specChanged {
-		updated, err := w.store.Update(n)
-		require.NoError(w.t, err)
+		updated, err := w.Store.Update(n)
+		require.NoError(w.T, err)
 		n = updated.DeepCopyObject().(*model.Node)
 	}
 	if d.HasArg("cpu") || d.HasArg("memory") || d.HasArg("pods") {
-		applyResources(w.t, d, n.Status.Allocatable)
-		_, err := w.store.UpdateStatus(n)
-		require.NoError(w.t, err)
+		applyResources(w.T, d, n.Status.Allocatable)
+		_, err := w.Store.UpdateStatus(n)
+		require.NoError(w.T, err)
 	}
 }
 
 func (w *world) pod(d *datadriven.TestData) {
 	var name, tolerations, selector, schedulerName string
 	var priority int
-	d.ScanArgs(w.t, "name", &name)
+	d.ScanArgs(w.T, "name", &name)
 	p := &model.Pod{ObjectMeta: model.ObjectMeta{Name: name, Namespace: "default"}}
 	p.Spec.Containers = []model.Container{{Name: "c", Image: "app"}}
 	req := model.ResourceList{}
 	for _, r := range []string{"cpu", "memory"} {
 		var v string
-		if d.MaybeScanArgs(w.t, r, &v) {
+		if d.MaybeScanArgs(w.T, r, &v) {
 			req[r] = resource.MustParse(v)
 		}
 	}
 	if len(req) > 0 {
 		p.Spec.Containers[0].Resources.Requests = req
 	}
-	if d.MaybeScanArgs(w.t, "priority", &priority) {
+	if d.MaybeScanArgs(w.T, "priority", &priority) {
 		p.Spec.Priority = model.Ptr(int32(priority))
 	}
-	if d.MaybeScanArgs(w.t, "tolerations", &tolerations) {
+	if d.MaybeScanArgs(w.T, "tolerations", &tolerations) {
 		p.Spec.Tolerations = parseTolerations(tolerations)
 	}
-	if d.MaybeScanArgs(w.t, "node-selector", &selector) {
+	if d.MaybeScanArgs(w.T, "node-selector", &selector) {
 		p.Spec.NodeSelector = parseLabels(selector)
 	}
-	if d.MaybeScanArgs(w.t, "scheduler", &schedulerName) {
+	if d.MaybeScanArgs(w.T, "scheduler", &schedulerName) {
 		p.Spec.SchedulerName = schedulerName
 	}
 	var finalizer string
-	if d.MaybeScanArgs(w.t, "finalizer", &finalizer) {
+	if d.MaybeScanArgs(w.T, "finalizer", &finalizer) {
 		p.Finalizers = []string{finalizer}
 	}
-	_, err := w.store.Create(p)
-	require.NoError(w.t, err)
+	_, err := w.Store.Create(p)
+	require.NoError(w.T, err)
 }
 
 // touchPod changes a pod's labels, moving its resourceVersion (what any other writer would do).
 func (w *world) touchPod(d *datadriven.TestData) {
 	var name string
-	d.ScanArgs(w.t, "name", &name)
-	obj, err := w.store.Get(model.KindPod, "default", name)
-	require.NoError(w.t, err)
+	d.ScanArgs(w.T, "name", &name)
+	obj, err := w.Store.Get(model.KindPod, "default", name)
+	require.NoError(w.T, err)
 	p := obj.DeepCopyObject().(*model.Pod)
 	if p.Labels == nil {
 		p.Labels = map[string]string{}
 	}
 	p.Labels["touched"] = strconv.Itoa(len(p.Labels))
-	_, err = w.store.Update(p)
-	require.NoError(w.t, err)
+	_, err = w.Store.Update(p)
+	require.NoError(w.T, err)
 }
 
 // bindPod binds a pod as another scheduler would.
 func (w *world) bindPod(d *datadriven.TestData) {
 	var name, node string
-	d.ScanArgs(w.t, "name", &name)
-	d.ScanArgs(w.t, "node", &node)
-	obj, err := w.store.Get(model.KindPod, "default", name)
-	require.NoError(w.t, err)
+	d.ScanArgs(w.T, "name", &name)
+	d.ScanArgs(w.T, "node", &node)
+	obj, err := w.Store.Get(model.KindPod, "default", name)
+	require.NoError(w.T, err)
 	p := obj.DeepCopyObject().(*model.Pod)
 	p.Spec.NodeName = node
-	_, err = w.store.Update(p)
-	require.NoError(w.t, err)
+	_, err = w.Store.Update(p)
+	require.NoError(w.T, err)
 }
 
 func (w *world) deletePod(d *datadriven.TestData) {
 	var name string
-	d.ScanArgs(w.t, "name", &name)
-	_, err := w.store.Delete(model.KindPod, "default", name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
-	require.NoError(w.t, err)
-}
-
-func (w *world) run(d *datadriven.TestData) string {
-	var forStr string
-	d.ScanArgs(w.t, "for", &forStr)
-	until := w.k.Now().Add(mustParseDuration(w.t, forStr))
-	w.k.Schedule(until, sim.HandlerFunc(func(uint64) {}), 0, false)
-	out := w.k.Run(sim.Limits{MaxTime: until})
-	require.NotEqual(w.t, sim.StopError, out.Reason, "%v", out.Err)
-	w.checkInvariants()
-	s := w.trace.buf.String()
-	w.trace.buf.Reset()
-	return s
+	d.ScanArgs(w.T, "name", &name)
+	_, err := w.Store.Delete(model.KindPod, "default", name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+	require.NoError(w.T, err)
 }
 
 func (w *world) pods() []*model.Pod {
-	objs, _, err := w.store.List(model.KindPod, model.ListOptions{})
-	require.NoError(w.t, err)
-	out := make([]*model.Pod, len(objs))
-	for i, o := range objs {
-		out[i] = o.(*model.Pod)
-	}
-	return out
+	return testworld.List[*model.Pod](w.World, model.KindPod, "")
 }
 
 func (w *world) nodes() []*model.Node {
-	objs, _, err := w.store.List(model.KindNode, model.ListOptions{})
-	require.NoError(w.t, err)
-	out := make([]*model.Node, len(objs))
-	for i, o := range objs {
-		out[i] = o.(*model.Node)
-	}
-	return out
+	return testworld.List[*model.Node](w.World, model.KindNode, "")
 }
 
-// checkInvariants asserts what must hold in every test at every step: resourceVersions only
-// grow, a pod is bound to one node at most (and never moved), and no node holds more than its
-// allocatable (cpu, memory, pod count) of non-terminal pods.
-func (w *world) checkInvariants() {
+// checkCapacity runs after every step (on top of the shared world's invariants): no node
+// holds more than its allocatable (cpu, memory, pod count) of non-terminal pods.
+func (w *world) checkCapacity() string {
 	type usage struct {
 		req  Resource
 		pods int64
 	}
 	used := map[string]*usage{}
 	for _, p := range w.pods() {
-		id := model.Key(p) + "#" + p.UID
-		require.GreaterOrEqual(w.t, p.ResourceVersion, w.maxRV[id], "resourceVersion of %s went back", id)
-		w.maxRV[id] = p.ResourceVersion
-		if p.Spec.NodeName == "" {
-			continue
-		}
-		if prev, ok := w.boundTo[id]; ok {
-			require.Equal(w.t, prev, p.Spec.NodeName, "pod %s moved between nodes", id)
-		}
-		w.boundTo[id] = p.Spec.NodeName
-		if isTerminal(p) {
+		if p.Spec.NodeName == "" || isTerminal(p) {
 			continue
 		}
 		u := used[p.Spec.NodeName]
@@ -351,16 +295,21 @@ func (w *world) checkInvariants() {
 		u.pods++
 	}
 	for _, n := range w.nodes() {
-		w.maxRV[n.Name] = max(w.maxRV[n.Name], n.ResourceVersion)
 		u := used[n.Name]
 		if u == nil {
 			continue
 		}
 		alloc := nodeAllocatable(n)
-		require.LessOrEqual(w.t, u.req.MilliCPU, alloc.MilliCPU, "node %s over cpu", n.Name)
-		require.LessOrEqual(w.t, u.req.Memory, alloc.Memory, "node %s over memory", n.Name)
-		require.LessOrEqual(w.t, u.pods, alloc.AllowedPodNumber, "node %s over pods", n.Name)
+		switch {
+		case u.req.MilliCPU > alloc.MilliCPU:
+			return fmt.Sprintf("node %s over cpu: %d > %d", n.Name, u.req.MilliCPU, alloc.MilliCPU)
+		case u.req.Memory > alloc.Memory:
+			return fmt.Sprintf("node %s over memory: %d > %d", n.Name, u.req.Memory, alloc.Memory)
+		case u.pods > alloc.AllowedPodNumber:
+			return fmt.Sprintf("node %s over pods: %d > %d", n.Name, u.pods, alloc.AllowedPodNumber)
+		}
 	}
+	return ""
 }
 
 // placement prints every pod's node and PodScheduled condition, and the pods per node.
@@ -406,47 +355,34 @@ func (w *world) queues() string {
 // TestSchedulerTraces runs the scripts in testdata (-rewrite regenerates them): the
 // scheduler's behaviour over time in a small cluster, printed as its trace lines.
 func TestSchedulerTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if d.Cmd != "new" && w == nil {
-				t.Fatalf("%s: %q before new", d.Pos, d.Cmd)
-			}
-			switch d.Cmd {
-			case "new":
+		do := func(f func(d *datadriven.TestData)) testworld.Command {
+			return func(d *datadriven.TestData) string { f(d); return "" }
+		}
+		return testworld.Script{
+			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				w = newWorld(t, d)
-				return ""
-			case "node":
-				w.node(d)
-			case "update-node":
-				w.updateNode(d)
-			case "pod":
-				w.pod(d)
-			case "touch-pod":
-				w.touchPod(d)
-			case "bind-pod":
-				w.bindPod(d)
-			case "delete-pod":
-				w.deletePod(d)
-			case "run":
-				return w.run(d)
-			case "stop":
-				w.s.Stop()
-			case "start":
-				w.s.Start()
-			case "placement":
-				return w.placement()
-			case "queues":
-				return w.queues()
-			case "last-failure":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				msg, ok := w.s.LastFailure("default/" + name)
-				return fmt.Sprintf("%v %q attempts=%d\n", ok, msg, w.s.Attempts("default/"+name))
-			default:
-				t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
-			}
-			return ""
-		})
+				return w.World, ""
+			},
+			Commands: testworld.Commands{
+				"node":        do(func(d *datadriven.TestData) { w.node(d) }),
+				"update-node": do(func(d *datadriven.TestData) { w.updateNode(d) }),
+				"pod":         do(func(d *datadriven.TestData) { w.pod(d) }),
+				"touch-pod":   do(func(d *datadriven.TestData) { w.touchPod(d) }),
+				"bind-pod":    do(func(d *datadriven.TestData) { w.bindPod(d) }),
+				"delete-pod":  do(func(d *datadriven.TestData) { w.deletePod(d) }),
+				"stop":        do(func(*datadriven.TestData) { w.s.Stop() }),
+				"start":       do(func(*datadriven.TestData) { w.s.Start() }),
+				"placement":   func(*datadriven.TestData) string { return w.placement() },
+				"queues":      func(*datadriven.TestData) string { return w.queues() },
+				"last-failure": func(d *datadriven.TestData) string {
+					var name string
+					d.ScanArgs(t, "name", &name)
+					msg, ok := w.s.LastFailure("default/" + name)
+					return fmt.Sprintf("%v %q attempts=%d\n", ok, msg, w.s.Attempts("default/"+name))
+				},
+			},
+		}
 	})
 }

@@ -35,7 +35,7 @@ func randomCluster(t testing.TB, w *world, r *rand.Rand, nodes, pods int, runFor
 		n.Labels = map[string]string{"zone": zones[r.IntN(len(zones))]}
 		n.Spec.Taints = randomTaints()
 		n.Spec.Unschedulable = r.IntN(8) == 0
-		_, err := w.store.Create(n)
+		_, err := w.Store.Create(n)
 		require.NoError(t, err)
 	}
 	newPod := func(i int) *model.Pod {
@@ -54,38 +54,35 @@ func randomCluster(t testing.TB, w *world, r *rand.Rand, nodes, pods int, runFor
 	}
 	next := 0
 	for ; next < pods; next++ {
-		_, err := w.store.Create(newPod(next))
+		_, err := w.Store.Create(newPod(next))
 		require.NoError(t, err)
 	}
-	end := w.k.Now().Add(runFor)
-	for w.k.Now() < end {
+	end := w.K.Now().Add(runFor)
+	for w.K.Now() < end {
 		step := time.Duration(100+r.IntN(900)) * time.Millisecond
-		w.k.Schedule(w.k.Now().Add(step), sim.HandlerFunc(func(uint64) {}), 0, false)
-		out := w.k.Run(sim.Limits{MaxTime: w.k.Now().Add(step)})
-		require.NotEqual(t, sim.StopError, out.Reason, "%v", out.Err)
-		w.checkInvariants()
+		w.Run(step)
 		switch r.IntN(4) {
 		case 0:
-			_, err := w.store.Create(newPod(next))
+			_, err := w.Store.Create(newPod(next))
 			require.NoError(t, err)
 			next++
 		case 1:
 			name := fmt.Sprintf("pod-%03d", r.IntN(next))
-			_, err := w.store.Delete(model.KindPod, "default", name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+			_, err := w.Store.Delete(model.KindPod, "default", name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 			if err != nil {
 				require.Contains(t, err.Error(), "not found")
 			}
 		case 2:
-			obj, err := w.store.Get(model.KindNode, "", fmt.Sprintf("node-%02d", r.IntN(nodes)))
+			obj, err := w.Store.Get(model.KindNode, "", fmt.Sprintf("node-%02d", r.IntN(nodes)))
 			require.NoError(t, err)
 			n := obj.DeepCopyObject().(*model.Node)
 			n.Spec.Unschedulable = r.IntN(4) == 0
 			n.Spec.Taints = randomTaints()
 			n.Labels = map[string]string{"zone": zones[r.IntN(len(zones))]}
-			_, err = w.store.Update(n)
+			_, err = w.Store.Update(n)
 			require.NoError(t, err)
 		case 3:
-			obj, err := w.store.Get(model.KindNode, "", fmt.Sprintf("node-%02d", r.IntN(nodes)))
+			obj, err := w.Store.Get(model.KindNode, "", fmt.Sprintf("node-%02d", r.IntN(nodes)))
 			require.NoError(t, err)
 			n := obj.DeepCopyObject().(*model.Node)
 			// Allocatable only grows: shrinking it under bound pods is the kubelet's problem,
@@ -93,7 +90,7 @@ func randomCluster(t testing.TB, w *world, r *rand.Rand, nodes, pods int, runFor
 			cpu := n.Status.Allocatable[model.ResourceCPU]
 			cpu.Add(resource.MustParse(fmt.Sprintf("%d", 1+r.IntN(3))))
 			n.Status.Allocatable[model.ResourceCPU] = cpu
-			_, err = w.store.UpdateStatus(n)
+			_, err = w.Store.UpdateStatus(n)
 			require.NoError(t, err)
 		}
 	}
@@ -139,7 +136,7 @@ func TestSameSeedSameTrace(t *testing.T) {
 	run := func(seed uint64) (uint64, string) {
 		w := newWorldConfig(t, seed, DefaultConfig())
 		randomCluster(t, w, sim.NewRand(seed, "random-cluster"), 10, 60, 30*time.Second)
-		return w.k.Trace().Hash(), w.placement()
+		return w.K.Trace().Hash(), w.placement()
 	}
 	h1, p1 := run(3)
 	h2, p2 := run(3)
@@ -178,26 +175,26 @@ func BenchmarkSchedulerWorld(b *testing.B) {
 	var virtual time.Duration
 	for range b.N {
 		w := newWorldConfig(b, 1, DefaultConfig())
-		w.k.Trace().SetWriter(nil)
+		w.K.Trace().SetWriter(nil)
 		for i := range nodes {
 			n := testNode(fmt.Sprintf("n%03d", i), "32", "128Gi", 110)
 			n.UID = ""
-			if _, err := w.store.Create(n); err != nil {
+			if _, err := w.Store.Create(n); err != nil {
 				b.Fatal(err)
 			}
 		}
 		for i := range pods {
 			p := testPod(fmt.Sprintf("p%04d", i), "cpu", "500m", "memory", "1Gi")
 			p.UID = ""
-			if _, err := w.store.Create(p); err != nil {
+			if _, err := w.Store.Create(p); err != nil {
 				b.Fatal(err)
 			}
 		}
-		out := w.k.Run(sim.Limits{MaxTime: vtime.FromDuration(10 * time.Minute), QuiescenceWindow: 5 * time.Second})
+		out := w.K.Run(sim.Limits{MaxTime: vtime.FromDuration(10 * time.Minute), QuiescenceWindow: 5 * time.Second})
 		if w.s.Stats().Scheduled != pods {
 			b.Fatalf("scheduled %d of %d pods (%s)", w.s.Stats().Scheduled, pods, out.Reason)
 		}
-		virtual = w.k.LastActivity().Duration()
+		virtual = w.K.LastActivity().Duration()
 	}
 	b.ReportMetric(float64(pods*b.N)/b.Elapsed().Seconds(), "pods/s")
 	b.ReportMetric(virtual.Seconds(), "virtual-s")

@@ -3,6 +3,7 @@ package testworld
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 )
+
+var rvField = regexp.MustCompile(` rv=\d+`)
 
 // Namespace is the namespace the test objects live in unless Options.Namespace says otherwise.
 const Namespace = "default"
@@ -35,6 +38,12 @@ type Options struct {
 	// AfterRun, if set, is called at the end of every Run (for invariants over several
 	// objects, which may hold only between steps); a non-empty result fails the test.
 	AfterRun func() string
+	// AdvanceClock makes Run move the clock to the end of the interval even when nothing is
+	// scheduled then (by scheduling an idle event there).
+	AdvanceClock bool
+	// StripRV removes the " rv=N" fields from the lines NewTrace returns (resourceVersions
+	// depend on how many objects the API server creates for itself).
+	StripRV bool
 	// Tap, if set, sees every trace line as it is written (after it is kept), e.g. to check
 	// invariants at every API write.
 	Tap func(line string)
@@ -66,6 +75,8 @@ type World struct {
 	EventLine func(ev *model.Event) string
 
 	afterRun    func() string
+	advance     bool
+	stripRV     bool
 	trace       bytes.Buffer
 	printed     int
 	eventsShown int
@@ -82,7 +93,8 @@ func New(t testing.TB, opts Options) *World {
 	if ns == "" {
 		ns = Namespace
 	}
-	w := &World{T: t, K: sim.New(seed), Sink: &record.FakeSink{}, NS: ns, afterRun: opts.AfterRun}
+	w := &World{T: t, K: sim.New(seed), Sink: &record.FakeSink{}, NS: ns, afterRun: opts.AfterRun,
+		advance: opts.AdvanceClock, stripRV: opts.StripRV}
 	w.inv = invariants{boundTo: map[string]string{}, extra: opts.Check}
 	if opts.Tap != nil {
 		w.K.Trace().SetWriter(tap{w: &w.trace, f: opts.Tap})
@@ -137,7 +149,11 @@ func (w *World) HideTrace() { w.printed = w.trace.Len() }
 // invariant was broken.
 func (w *World) Run(d time.Duration) {
 	w.T.Helper()
-	out := w.K.Run(sim.Limits{MaxTime: w.K.Now().Add(d)})
+	until := w.K.Now().Add(d)
+	if w.advance {
+		w.K.Schedule(until, sim.HandlerFunc(func(uint64) {}), 0, false)
+	}
+	out := w.K.Run(sim.Limits{MaxTime: until})
 	if out.Reason == sim.StopError {
 		w.T.Fatalf("run failed: %v", out.Err)
 	}
@@ -167,6 +183,9 @@ func (w *World) NewTrace(keep func(f []string) bool) string {
 		f := strings.Fields(line)
 		if len(f) < 3 || !keep(f) {
 			continue
+		}
+		if w.stripRV {
+			line = rvField.ReplaceAllString(line, "")
 		}
 		b.WriteString(line)
 		b.WriteByte('\n')
