@@ -15,8 +15,8 @@ func BenchmarkSpikeWorld(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		w := newHPAWorld(b, defaultWorldSpec())
 		w.runTo(vtime.FromDuration(15 * time.Minute))
-		events += w.k.EventsProcessed()
-		virtual += w.k.Now().Duration()
+		events += w.K.EventsProcessed()
+		virtual += w.K.Now().Duration()
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(virtual.Seconds()/b.Elapsed().Seconds(), "virtual-s/s")

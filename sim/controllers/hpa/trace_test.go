@@ -10,13 +10,14 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/vtime"
 
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 	"github.com/reconsim/reconsim/sim/metrics"
 )
 
 // TestTraces runs the datadriven scripts in testdata/ (regenerate with -rewrite and read the
 // diff). Commands:
 //
-//	world [behavior=default|legacy] [replicas=N] [min=N] [max=N] [target=P] [nodes=N]
+//	init [behavior=default|legacy] [replicas=N] [min=N] [max=N] [target=P] [nodes=N]
 //	      [node-cpu=Q] [load=spike|surge|flap|steady] [seed=N]
 //	                      build the world at time 0 (see world_test.go)
 //	run until=D [every=D] advance to D, printing a sample every D (15s) and the HPA's
@@ -24,14 +25,10 @@ import (
 //	policy                check the rescales against the scaling policy and list them
 //	conditions            the HPA's conditions now
 func TestTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if d.Cmd != "world" && w == nil {
-				t.Fatalf("%s: the first command must be world", d.Pos)
-			}
-			switch d.Cmd {
-			case "world":
+		return testworld.Script{
+			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				spec := defaultWorldSpec()
 				d.MaybeScanArgs(t, "behavior", &spec.behavior)
 				var replicas, minR, maxR, target, nodes int
@@ -76,39 +73,42 @@ func TestTraces(t *testing.T) {
 					t.Fatalf("%s: unknown load %q", d.Pos, load)
 				}
 				w = newHPAWorld(t, spec)
-				return ""
-			case "run":
-				var until, every time.Duration
-				var s string
-				d.ScanArgs(t, "until", &s)
-				until = mustDuration(t, s)
-				every = 15 * time.Second
-				if d.HasArg("every") {
-					d.ScanArgs(t, "every", &s)
-					every = mustDuration(t, s)
-				}
-				var b strings.Builder
-				for next := w.k.Now().Add(every); next <= vtime.FromDuration(until); next = next.Add(every) {
-					w.runTo(next)
-					for _, line := range w.newEvents() {
-						b.WriteString(line + "\n")
+				return w.World, ""
+			},
+			Commands: testworld.Commands{
+				"run": func(d *datadriven.TestData) string {
+					var until, every time.Duration
+					var s string
+					d.ScanArgs(t, "until", &s)
+					until = mustDuration(t, s)
+					every = 15 * time.Second
+					if d.HasArg("every") {
+						d.ScanArgs(t, "every", &s)
+						every = mustDuration(t, s)
 					}
-					b.WriteString(w.sample() + "\n")
-				}
-				return b.String()
-			case "policy":
-				w.newEvents()
-				return w.checkPolicy()
-			case "conditions":
-				var b strings.Builder
-				for _, c := range w.hpaObject().Status.Conditions {
-					b.WriteString(c.Type + "=" + string(c.Status) + " " + c.Reason + ": " + c.Message + "\n")
-				}
-				return b.String()
-			}
-			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
-			return ""
-		})
+					var b strings.Builder
+					for next := w.K.Now().Add(every); next <= vtime.FromDuration(until); next = next.Add(every) {
+						w.runTo(next)
+						for _, line := range w.newEvents() {
+							b.WriteString(line + "\n")
+						}
+						b.WriteString(w.sample() + "\n")
+					}
+					return b.String()
+				},
+				"policy": func(*datadriven.TestData) string {
+					w.newEvents()
+					return w.checkPolicy()
+				},
+				"conditions": func(*datadriven.TestData) string {
+					var b strings.Builder
+					for _, c := range w.hpaObject().Status.Conditions {
+						b.WriteString(c.Type + "=" + string(c.Status) + " " + c.Reason + ": " + c.Message + "\n")
+					}
+					return b.String()
+				},
+			},
+		}
 	})
 }
 
@@ -127,7 +127,7 @@ func TestSpikeIsDeterministic(t *testing.T) {
 		w := newHPAWorld(t, defaultWorldSpec())
 		w.runTo(vtime.FromDuration(15 * time.Minute))
 		w.newEvents()
-		return w.k.Trace().Hash(), w.rescales
+		return w.K.Trace().Hash(), w.rescales
 	}
 	h1, r1 := run()
 	h2, r2 := run()

@@ -12,12 +12,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/controllers/replicaset"
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 	"github.com/reconsim/reconsim/sim/metrics"
 	"github.com/reconsim/reconsim/sim/node"
 	"github.com/reconsim/reconsim/vtime"
@@ -30,20 +29,14 @@ const worldNS = "default"
 // as kube-controller-manager and the node agents have. A ReplicaSet "web" carries a load; the
 // HPA "web" scales it.
 type world struct {
-	t     testing.TB
-	k     *sim.Kernel
-	srv   *apiserver.Server
-	store *apiserver.Store
-	sink  *record.FakeSink
-	ms    *metrics.Server
-	hpa   *Controller
+	*testworld.World
+	ms  *metrics.Server
+	hpa *Controller
 
 	spec worldSpec
 
-	eventsShown int
-	initial     int32
-	rescales    []rescale
-	lastRV      uint64
+	initial  int32
+	rescales []rescale
 }
 
 type rescale struct {
@@ -101,9 +94,9 @@ func readyNodeConditions(t vtime.Time) []model.NodeCondition {
 }
 
 func newHPAWorld(t testing.TB, spec worldSpec) *world {
-	k := sim.New(spec.seed)
-	srv := apiserver.NewServer(k, apiserver.DefaultConfig())
-	w := &world{t: t, k: k, srv: srv, store: srv.Store(), sink: &record.FakeSink{}, spec: spec, initial: spec.replicas}
+	w := &world{spec: spec, initial: spec.replicas}
+	w.World = testworld.New(t, testworld.Options{Seed: spec.seed, AfterRun: w.checkInvariants})
+	k, srv := w.K, w.Server
 	fatal := func(what string, err error) {
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
@@ -123,12 +116,12 @@ func newHPAWorld(t testing.TB, spec worldSpec) *world {
 			Status:     model.NodeStatus{Capacity: capacity, Allocatable: capacity.DeepCopy()},
 		}
 		cfg := node.DefaultConfig()
-		kl, err := node.New(k, client.New(srv, "kubelet/"+name, client.Config{QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst}), record.New(k, w.sink, "kubelet", name), obj, cfg)
+		kl, err := node.New(k, client.New(srv, "kubelet/"+name, client.Config{QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst}), record.New(k, w.Sink, "kubelet", name), obj, cfg)
 		fatal("kubelet", err)
 		kl.SetServer(srv)
 		ready := obj.DeepCopy()
 		ready.Status.Conditions = readyNodeConditions(0)
-		_, err = w.store.Create(ready)
+		_, err = w.Store.Create(ready)
 		fatal("node", err)
 		kl.Start()
 	}
@@ -136,25 +129,25 @@ func newHPAWorld(t testing.TB, spec worldSpec) *world {
 	schedCfg := scheduler.DefaultConfig()
 	sc := client.New(srv, schedCfg.SchedulerName, client.Config{QPS: schedCfg.KubeAPIQPS, Burst: schedCfg.KubeAPIBurst})
 	schedInformers := client.NewSharedInformerFactory(sc, 0)
-	sched, err := scheduler.New(k, sc, schedInformers, record.New(k, w.sink, schedCfg.SchedulerName, ""), schedCfg)
+	sched, err := scheduler.New(k, sc, schedInformers, w.Recorder(schedCfg.SchedulerName), schedCfg)
 	fatal("scheduler", err)
 
 	// kube-controller-manager: --kube-api-qps 20, --kube-api-burst 30, one client per
 	// controller and one for the shared informers.
 	kcm := client.Config{QPS: 20, Burst: 30}
 	kcmInformers := client.NewSharedInformerFactory(client.New(srv, "kube-controller-manager/shared-informers", kcm), 0)
-	rs, err := replicaset.New(k, client.New(srv, replicaset.Component, kcm), kcmInformers, record.New(k, w.sink, replicaset.Component, ""), replicaset.DefaultConfig())
+	rs, err := replicaset.New(k, client.New(srv, replicaset.Component, kcm), kcmInformers, w.Recorder(replicaset.Component), replicaset.DefaultConfig())
 	fatal("replicaset", err)
 
 	msInformers := client.NewSharedInformerFactory(client.New(srv, metrics.Component, client.Config{QPS: -1}), 0)
 	w.ms, err = metrics.New(k, msInformers, []metrics.LoadSpec{spec.load()}, metrics.DefaultConfig())
 	fatal("metrics", err)
 
-	w.hpa, err = New(k, client.New(srv, Component, kcm), kcmInformers, record.New(k, w.sink, Component, ""), w.ms, DefaultConfig())
+	w.hpa, err = New(k, client.New(srv, Component, kcm), kcmInformers, w.Recorder(Component), w.ms, DefaultConfig())
 	fatal("hpa", err)
 
 	// The workload and its autoscaler, as a user would create them at time 0.
-	_, err = w.store.Create(&model.ReplicaSet{
+	_, err = w.Store.Create(&model.ReplicaSet{
 		ObjectMeta: model.ObjectMeta{Name: "web", Namespace: worldNS},
 		Spec: model.ReplicaSetSpec{
 			Replicas: model.Ptr(spec.replicas),
@@ -186,7 +179,7 @@ func newHPAWorld(t testing.TB, spec worldSpec) *world {
 	if spec.behavior == "default" {
 		hpaObj.Spec.Behavior = &model.HorizontalPodAutoscalerBehavior{}
 	}
-	_, err = w.store.Create(hpaObj)
+	_, err = w.Store.Create(hpaObj)
 	fatal("hpa web", err)
 
 	schedInformers.Start(k)
@@ -199,20 +192,14 @@ func newHPAWorld(t testing.TB, spec worldSpec) *world {
 	return w
 }
 
-func (w *world) runTo(at vtime.Time) {
-	out := w.k.Run(sim.Limits{MaxTime: at})
-	if out.Reason == sim.StopError {
-		w.t.Fatalf("run failed: %v", out.Err)
-	}
-	w.checkInvariants()
-}
+func (w *world) runTo(at vtime.Time) { w.Run(at.Sub(w.K.Now())) }
 
 var newSize = regexp.MustCompile(`^New size: (\d+);`)
 
 // newEvents returns the HPA's events since the last call, one line each, and notes rescales.
 func (w *world) newEvents() []string {
 	var out []string
-	for _, ev := range w.sink.Events[w.eventsShown:] {
+	for _, ev := range w.NewEvents() {
 		if ev.Source.Component != Component {
 			continue
 		}
@@ -220,13 +207,12 @@ func (w *world) newEvents() []string {
 		if ev.Reason == "SuccessfulRescale" {
 			m := newSize.FindStringSubmatch(ev.Message)
 			if m == nil {
-				w.t.Fatalf("unparsable rescale message %q", ev.Message)
+				w.T.Fatalf("unparsable rescale message %q", ev.Message)
 			}
 			to, _ := strconv.Atoi(m[1])
 			w.rescales = append(w.rescales, rescale{at: ev.FirstTimestamp, from: w.replicasAt(ev.FirstTimestamp), to: int32(to)})
 		}
 	}
-	w.eventsShown = len(w.sink.Events)
 	return out
 }
 
@@ -254,19 +240,11 @@ func (w *world) replicasAtOrBefore(t vtime.Time) int32 {
 }
 
 func (w *world) replicaSet() *model.ReplicaSet {
-	obj, err := w.store.Get(model.KindReplicaSet, worldNS, "web")
-	if err != nil {
-		w.t.Fatalf("get rs: %v", err)
-	}
-	return obj.(*model.ReplicaSet)
+	return testworld.Get[*model.ReplicaSet](w.World, model.KindReplicaSet, worldNS, "web")
 }
 
 func (w *world) hpaObject() *model.HorizontalPodAutoscaler {
-	obj, err := w.store.Get(model.KindHorizontalPodAutoscaler, worldNS, "web")
-	if err != nil {
-		w.t.Fatalf("get hpa: %v", err)
-	}
-	return obj.(*model.HorizontalPodAutoscaler)
+	return testworld.Get[*model.HorizontalPodAutoscaler](w.World, model.KindHorizontalPodAutoscaler, worldNS, "web")
 }
 
 // sample is one line of the trace: offered load, the ReplicaSet's scale and ready pods, the
@@ -279,25 +257,15 @@ func (w *world) sample() string {
 	if st.CPUUtilization >= 0 {
 		util = strconv.Itoa(int(st.CPUUtilization)) + "%"
 	}
-	return fmt.Sprintf("%9.3fs load=%.1f replicas=%d ready=%d util=%s hpa=%d/%d", w.k.Now().Seconds(), st.Offered, *rs.Spec.Replicas, rs.Status.ReadyReplicas, util, h.Status.CurrentReplicas, h.Status.DesiredReplicas)
+	return fmt.Sprintf("%9.3fs load=%.1f replicas=%d ready=%d util=%s hpa=%d/%d", w.K.Now().Seconds(), st.Offered, *rs.Spec.Replicas, rs.Status.ReadyReplicas, util, h.Status.CurrentReplicas, h.Status.DesiredReplicas)
 }
 
-// checkInvariants runs after every step: resourceVersions only grow, no node holds more pods'
-// cpu requests than it can allocate, no pod is bound to two nodes, and the HPA never sets the
-// scale outside [min, max].
-func (w *world) checkInvariants() {
-	if rv := w.store.Revision(); rv < w.lastRV {
-		w.t.Fatalf("invariant: the store's revision went from %d to %d", w.lastRV, rv)
-	} else {
-		w.lastRV = rv
-	}
-	objs, _, err := w.store.List(model.KindPod, model.ListOptions{})
-	if err != nil {
-		w.t.Fatalf("list pods: %v", err)
-	}
+// checkInvariants runs after every step (on top of the shared world's): no node holds more
+// pods' cpu requests than it can allocate, and the HPA never sets the scale outside
+// [min, max].
+func (w *world) checkInvariants() string {
 	used := map[string]int64{}
-	for _, o := range objs {
-		p := o.(*model.Pod)
+	for _, p := range testworld.List[*model.Pod](w.World, model.KindPod, "") {
 		if p.Spec.NodeName == "" || p.Status.Phase == model.PodSucceeded || p.Status.Phase == model.PodFailed {
 			continue
 		}
@@ -307,14 +275,15 @@ func (w *world) checkInvariants() {
 		}
 	}
 	alloc := resource.MustParse(w.spec.nodeCPU)
-	for n, m := range used { //detlint:ordered each node is checked on its own
-		if m > alloc.MilliValue() {
-			w.t.Fatalf("invariant: node %s has %dm of cpu requests bound, allocatable %dm", n, m, alloc.MilliValue())
+	for _, n := range testworld.List[*model.Node](w.World, model.KindNode, "") {
+		if m := used[n.Name]; m > alloc.MilliValue() {
+			return fmt.Sprintf("node %s has %dm of cpu requests bound, allocatable %dm", n.Name, m, alloc.MilliValue())
 		}
 	}
 	if r := *w.replicaSet().Spec.Replicas; len(w.rescales) > 0 && (r < w.spec.min || r > w.spec.max) {
-		w.t.Fatalf("invariant: the HPA set %d replicas, outside [%d, %d]", r, w.spec.min, w.spec.max)
+		return fmt.Sprintf("the HPA set %d replicas, outside [%d, %d]", r, w.spec.min, w.spec.max)
 	}
+	return ""
 }
 
 // checkPolicy asserts what the scaling policy promises over the recorded rescales, and
@@ -344,7 +313,7 @@ func (w *world) checkPolicy() string {
 			fmt.Fprintf(&b, "%9.3fs scale up %d -> %d (at most %d)\n", rs.at.Seconds(), rs.from, rs.to, allowed)
 		}
 		if rs.to > allowed {
-			w.t.Errorf("scale-up at %s to %d exceeds the policy's %d", rs.at, rs.to, allowed)
+			w.T.Errorf("scale-up at %s to %d exceeds the policy's %d", rs.at, rs.to, allowed)
 		}
 	}
 	if w.spec.spikeEnd > 0 && firstDown >= 0 {
@@ -354,7 +323,7 @@ func (w *world) checkPolicy() string {
 		after := firstDown.Sub(vtime.FromDuration(w.spec.spikeEnd))
 		fmt.Fprintf(&b, "first scale-down %s after the load dropped\n", after)
 		if after < 300*time.Second {
-			w.t.Errorf("scale-down %s after the load dropped, within the 300s stabilization window", after)
+			w.T.Errorf("scale-down %s after the load dropped, within the 300s stabilization window", after)
 		}
 	}
 	return b.String()
