@@ -150,18 +150,6 @@ func TestTraces(t *testing.T) {
 					}
 					return b.String()
 				},
-				"fail": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "pod", &name)
-					p := w.Pod(name).DeepCopy()
-					p.Status.Phase = model.PodFailed
-					testworld.SetReady(p, false, w.K.Now())
-					if _, err := w.Store.UpdateStatus(p); err != nil {
-						t.Fatalf("fail: %v", err)
-					}
-					w.Emit("fail", podRef(p), "phase=Failed")
-					return ""
-				},
 				"describe": func(d *datadriven.TestData) string {
 					var name string
 					d.ScanArgs(t, "pod", &name)

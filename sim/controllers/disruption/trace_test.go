@@ -10,7 +10,6 @@ import (
 	"github.com/cockroachdb/datadriven"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
@@ -245,22 +244,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"pdb": func(d *datadriven.TestData) string {
-					var name, sel string
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "selector", &sel)
-					pdb := &model.PodDisruptionBudget{}
-					pdb.Name, pdb.Namespace = name, testNS
-					pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: testworld.ParseLabels(t, sel)}
-					if d.HasArg("min-available") {
-						var v string
-						d.ScanArgs(t, "min-available", &v)
-						pdb.Spec.MinAvailable = model.Ptr(intstr.Parse(v))
-					}
-					if d.HasArg("max-unavailable") {
-						var v string
-						d.ScanArgs(t, "max-unavailable", &v)
-						pdb.Spec.MaxUnavailable = model.Ptr(intstr.Parse(v))
-					}
+					pdb := testworld.PDBArgs(t, d, testNS)
 					if _, err := w.Store.Create(pdb); err != nil {
 						t.Fatalf("create pdb: %v", err)
 					}

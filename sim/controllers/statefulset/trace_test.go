@@ -178,18 +178,6 @@ func TestTraces(t *testing.T) {
 				},
 				"evict":        func(d *datadriven.TestData) string { return w.DeletePod(d, false) },
 				"force-delete": func(d *datadriven.TestData) string { return w.DeletePod(d, true) },
-				"fail": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "pod", &name)
-					p := w.Pod(name).DeepCopy()
-					p.Status.Phase = model.PodFailed
-					testworld.SetReady(p, false, w.K.Now())
-					if _, err := w.Store.UpdateStatus(p); err != nil {
-						t.Fatalf("fail: %v", err)
-					}
-					w.Emit("fail", podRef(p), "phase=Failed")
-					return ""
-				},
 				"create-pod": func(d *datadriven.TestData) string {
 					var name, lbl string
 					d.ScanArgs(t, "name", &name)

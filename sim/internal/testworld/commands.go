@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
 )
@@ -62,6 +64,7 @@ func Walk(t *testing.T, dir string, newScript func(t *testing.T) Script) {
 //	kill-node name=N         the node's fake kubelet stops doing anything
 //	delete-pod pod=P         a user deletes the pod (graceful)
 //	remove-pod pod=P         the pod is deleted with grace period 0
+//	fail pod=P               the pod's containers exit with an error: phase Failed, not Ready
 func (w *World) CommonCommands() Commands {
 	return Commands{
 		"run": func(d *datadriven.TestData) string {
@@ -119,6 +122,18 @@ func (w *World) CommonCommands() Commands {
 		},
 		"delete-pod": func(d *datadriven.TestData) string { return w.DeletePod(d, false) },
 		"remove-pod": func(d *datadriven.TestData) string { return w.DeletePod(d, true) },
+		"fail": func(d *datadriven.TestData) string {
+			var name string
+			d.ScanArgs(w.T, "pod", &name)
+			p := w.Pod(name).DeepCopy()
+			p.Status.Phase = model.PodFailed
+			SetReady(p, false, w.K.Now())
+			if _, err := w.Store.UpdateStatus(p); err != nil {
+				w.T.Fatalf("fail: %v", err)
+			}
+			w.Emit("fail", podRef(p), "phase=Failed")
+			return ""
+		},
 	}
 }
 
@@ -173,4 +188,26 @@ func TaintsArg(t testing.TB, d *datadriven.TestData, key string) []model.Taint {
 	var s string
 	d.ScanArgs(t, key, &s)
 	return ParseTaints(t, s)
+}
+
+// PDBArgs builds the PodDisruptionBudget of "pdb name=X selector=k=v (min-available=V |
+// max-unavailable=V)" in namespace ns.
+func PDBArgs(t testing.TB, d *datadriven.TestData, ns string) *model.PodDisruptionBudget {
+	var name, sel string
+	d.ScanArgs(t, "name", &name)
+	d.ScanArgs(t, "selector", &sel)
+	pdb := &model.PodDisruptionBudget{}
+	pdb.Name, pdb.Namespace = name, ns
+	pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: ParseLabels(t, sel)}
+	if d.HasArg("min-available") {
+		var v string
+		d.ScanArgs(t, "min-available", &v)
+		pdb.Spec.MinAvailable = model.Ptr(intstr.Parse(v))
+	}
+	if d.HasArg("max-unavailable") {
+		var v string
+		d.ScanArgs(t, "max-unavailable", &v)
+		pdb.Spec.MaxUnavailable = model.Ptr(intstr.Parse(v))
+	}
+	return pdb
 }
