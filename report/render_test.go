@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reconsim/reconsim/internal/rewrite"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -128,7 +129,7 @@ func TestPlotsGolden(t *testing.T) {
 			data, err := f.PNG()
 			require.NoError(t, err)
 			path := filepath.Join(dir, f.Name+".png")
-			if rewriting() {
+			if rewrite.Enabled() {
 				require.NoError(t, os.MkdirAll(dir, 0o755))
 				require.NoError(t, os.WriteFile(path, data, 0o644))
 				return

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,24 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reconsim/reconsim/internal/rewrite"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/vtime"
 )
-
-// The -rewrite flag rewrites the golden files instead of comparing against them. It is the
-// project's one regenerate flag; datadriven registers a flag of the same name, so it is
-// registered here only when no imported package has done so already.
-func init() {
-	if flag.Lookup("rewrite") == nil {
-		flag.Bool("rewrite", false, "rewrite the golden files in testdata")
-	}
-}
-
-// rewriting reports whether -rewrite was given.
-func rewriting() bool {
-	f := flag.Lookup("rewrite")
-	return f != nil && f.Value.String() == "true"
-}
 
 func ptr(v float64) *float64 { return &v }
 
@@ -72,7 +57,7 @@ func sampleResult() *Result {
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if rewriting() {
+	if rewrite.Enabled() {
 		require.NoError(t, os.MkdirAll("testdata", 0o755))
 		require.NoError(t, os.WriteFile(path, got, 0o644))
 	}

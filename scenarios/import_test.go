@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -9,23 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reconsim/reconsim/internal/rewrite"
 	"github.com/reconsim/reconsim/model"
 )
-
-// -rewrite (the project's one regenerate flag) rewrites testdata/import/kubectl-dump.scenario.yaml.
-// datadriven registers a flag of the same name, so it is registered here only when no
-// imported package has done so already.
-func init() {
-	if flag.Lookup("rewrite") == nil {
-		flag.Bool("rewrite", false, "rewrite generated test expectations")
-	}
-}
-
-// rewriting reports whether -rewrite was given.
-func rewriting() bool {
-	f := flag.Lookup("rewrite")
-	return f != nil && f.Value.String() == "true"
-}
 
 const dumpFile = "testdata/import/kubectl-dump.yaml"
 
@@ -44,7 +29,7 @@ func TestImportKubectlDump(t *testing.T) {
 	out, warns, err := Import(dumpFile, readDump(t))
 	require.NoError(t, err)
 	golden := "testdata/import/kubectl-dump.scenario.yaml"
-	if rewriting() {
+	if rewrite.Enabled() {
 		require.NoError(t, os.WriteFile(golden, out, 0o644))
 	}
 	want, err := os.ReadFile(golden)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,25 +10,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reconsim/reconsim/internal/rewrite"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// The -rewrite flag makes TestREADMESampleOutput write what the command prints today into the
-// README's sample block instead of comparing: go test ./internal/cli -run TestREADMESample -rewrite.
-// It is the project's one regenerate flag; datadriven registers a flag of the same name, so it
-// is registered here only when no imported package has done so already.
-func init() {
-	if flag.Lookup("rewrite") == nil {
-		flag.Bool("rewrite", false, "rewrite generated test expectations (here: the README's sample output)")
-	}
-}
-
-// rewriting reports whether -rewrite was given.
-func rewriting() bool {
-	f := flag.Lookup("rewrite")
-	return f != nil && f.Value.String() == "true"
-}
+// With -rewrite (package internal/rewrite), TestREADMESampleOutput writes what the command
+// prints today into the README's sample block instead of comparing:
+// go test ./internal/cli -run TestREADMESample -rewrite.
 
 // readmeCommand is the command whose output the README shows.
 const readmeCommand = "go run ./cmd/sim run node-failure"
@@ -99,7 +87,7 @@ func TestREADMESampleOutput(t *testing.T) {
 	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	got := stdout.String()
 
-	if rewriting() && maskWall(want) != maskWall(got) {
+	if rewrite.Enabled() && maskWall(want) != maskWall(got) {
 		out := append(append(append([]string{}, lines[:start]...), strings.Split(strings.TrimSuffix(got, "\n"), "\n")...), lines[end:]...)
 		require.NoError(t, os.WriteFile(path, []byte(strings.Join(out, "\n")), 0o644))
 		return
