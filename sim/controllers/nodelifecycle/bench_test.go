@@ -17,7 +17,7 @@ import (
 // for the whole run.
 func BenchmarkMonitorNodeHealth500(b *testing.B) {
 	const nodes, podsPerNode = 500, 30
-	w, err := testworld.New(testworld.Options{Seed: 1})
+	w, err := testworld.New(b, testworld.Options{Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}

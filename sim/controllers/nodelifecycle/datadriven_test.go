@@ -105,7 +105,7 @@ func newHarness(t *testing.T, td *datadriven.TestData) (*harness, error) {
 			return nil, fmt.Errorf("large-cluster: %v", err)
 		}
 	}
-	w, err := testworld.New(testworld.Options{Seed: seed, Components: []string{traceComponent, ComponentName}})
+	w, err := testworld.New(t, testworld.Options{Seed: seed, Components: []string{traceComponent, ComponentName}})
 	if err != nil {
 		return nil, err
 	}

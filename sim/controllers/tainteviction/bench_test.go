@@ -17,7 +17,7 @@ func BenchmarkEvictNode30(b *testing.B) {
 	const pods = 30
 	for range b.N {
 		b.StopTimer()
-		w, err := testworld.New(testworld.Options{Seed: 1, DisableDefaultTolerationSeconds: true})
+		w, err := testworld.New(b, testworld.Options{Seed: 1, DisableDefaultTolerationSeconds: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -29,7 +29,7 @@ func TestDataDriven(t *testing.T) {
 				var seed uint64 = 1
 				td.MaybeScanArgs(t, "seed", &seed)
 				var err error
-				w, err = testworld.New(testworld.Options{
+				w, err = testworld.New(t, testworld.Options{
 					Seed:                            seed,
 					Components:                      []string{traceComponent, ComponentName},
 					DisableDefaultTolerationSeconds: td.HasArg("admission") && td.CmdArgs[0].Vals[0] == "off",

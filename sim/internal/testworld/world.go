@@ -167,6 +167,10 @@ func (w *World) Run(d time.Duration) {
 	}
 }
 
+// Violation returns the first invariant violation seen at a committed write ("" if none), for
+// callers that run the kernel themselves and report errors instead of failing the test.
+func (w *World) Violation() string { return w.inv.failure }
+
 // Emit leaves a "test" trace line.
 func (w *World) Emit(action, object, detail string) { w.K.Emit("test", action, object, 0, detail) }
 

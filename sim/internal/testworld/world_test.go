@@ -176,3 +176,15 @@ func TestFakeNodes(t *testing.T) {
 	assert.NoError(t, errA, "a dead node's kubelet never finishes the deletion")
 	assert.Error(t, errB, "a live node's kubelet does")
 }
+
+func TestStripRV(t *testing.T) {
+	for _, strip := range []bool{false, true} {
+		w := New(t, Options{StripRV: strip})
+		_, err := w.Store.Create(newPod("a"))
+		require.NoError(t, err)
+		w.Run(time.Second)
+		got := w.NewTrace(func(f []string) bool { return f[1] == "kube-apiserver" })
+		require.NotEmpty(t, got)
+		assert.Equal(t, !strip, strings.Contains(got, " rv="), "StripRV=%t: %s", strip, got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -12,8 +13,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
-	"github.com/reconsim/reconsim/sim/client"
-	"github.com/reconsim/reconsim/sim/client/record"
+	shared "github.com/reconsim/reconsim/sim/internal/testworld"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -39,15 +39,12 @@ type Options struct {
 // World is a kernel and an API server with kubelets played by the test: each kubelet renews
 // its node's Lease every 10s until stopped. The test owns the controllers it wires in.
 type World struct {
-	K      *sim.Kernel
-	Server *apiserver.Server
-	Store  *apiserver.Store
-	// Sink keeps every Kubernetes Event recorded through Recorder.
-	Sink *record.FakeSink
+	// World is the shared test world: kernel, API server, clients, event sink, trace and the
+	// invariants checked at every committed write.
+	*shared.World
 
-	out      *lineFilter
-	kubelets map[string]*Kubelet
-	inv      invariants
+	components map[string]bool
+	kubelets   map[string]*Kubelet
 }
 
 // Kubelet is the test's stand-in for one node's kubelet: a Lease renewal timer.
@@ -59,46 +56,33 @@ type Kubelet struct {
 	lastRenew vtime.Time
 }
 
-// New returns an empty world at time 0. It returns an error if the API server configuration
-// is rejected.
-func New(opts Options) (*World, error) {
-	k := sim.New(opts.Seed)
+// New returns an empty world at time 0 on the shared test world. It returns an error if the
+// API server configuration is rejected.
+func New(t testing.TB, opts Options) (*World, error) {
 	cfg := apiserver.DefaultConfig()
 	cfg.Store.DisableDefaultTolerationSeconds = opts.DisableDefaultTolerationSeconds
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	w := &World{
-		K:        k,
-		Sink:     &record.FakeSink{},
-		kubelets: make(map[string]*Kubelet),
-		inv:      newInvariants(),
+		World:      shared.New(t, shared.Options{Seed: opts.Seed, Server: func(c *apiserver.Config) { *c = cfg }, StripRV: true}),
+		components: map[string]bool{"test": true},
+		kubelets:   make(map[string]*Kubelet),
 	}
-	w.Server = apiserver.NewServer(k, cfg)
-	w.Store = w.Server.Store()
-	w.out = newLineFilter(append([]string{"test"}, opts.Components...))
-	k.Trace().SetWriter(w.out)
+	for _, c := range opts.Components {
+		w.components[c] = true
+	}
 	return w, nil
 }
 
-// Client returns a client named name (kube-controller-manager's QPS 20 / burst 30) and a
-// shared informer factory on it.
-func (w *World) Client(name string) (*client.Client, *client.SharedInformerFactory) {
-	c := client.New(w.Server, name, client.Config{QPS: 20, Burst: 30})
-	return c, client.NewSharedInformerFactory(c, 0)
-}
-
-// Recorder returns an event recorder for component whose events go to w.Sink.
-func (w *World) Recorder(component string) record.Recorder {
-	return record.New(w.K, w.Sink, component, "")
-}
-
 // Note leaves a "test" trace line.
-func (w *World) Note(action, object, detail string) { w.K.Emit("test", action, object, 0, detail) }
+func (w *World) Note(action, object, detail string) { w.Emit(action, object, detail) }
 
 // Output returns the trace lines of the chosen components emitted since the last call, with
 // resourceVersions stripped (they depend on unrelated writes).
-func (w *World) Output() string { return w.out.take() }
+func (w *World) Output() string {
+	return w.NewTrace(func(f []string) bool { return w.components[f[1]] })
+}
 
 // RunUntil runs the world to virtual time t (events at t included) and then checks the
 // invariants. It returns an error if the run stopped for anything but reaching t, or an
@@ -113,7 +97,10 @@ func (w *World) RunUntil(t vtime.Time) error {
 	if o.Reason != sim.StopTimeLimit && o.Reason != sim.StopDrained {
 		return fmt.Errorf("run stopped at %s: %s (%s) %v", o.At, o.Reason, o.Detail, o.Err)
 	}
-	return w.inv.check(w.Store)
+	if v := w.Violation(); v != "" {
+		return fmt.Errorf("invariant: %s", v)
+	}
+	return checkCPU(w.Store)
 }
 
 // AddNode creates a node (labelled with zone and region when not empty) whose Ready condition

@@ -38,16 +38,8 @@ func TestParseTolerations(t *testing.T) {
 	assert.Error(t, err)
 }
 
-func TestLineFilterKeepsChosenComponentsWithoutRV(t *testing.T) {
-	f := newLineFilter([]string{"a"})
-	_, _ = f.Write([]byte("1.000000 a act Obj x rv=12 detail\n1.000000 b act Obj\n2.0000"))
-	_, _ = f.Write([]byte("00 a other Obj\n"))
-	assert.Equal(t, "1.000000 a act Obj x detail\n2.000000 a other Obj\n", f.take())
-	assert.Empty(t, f.take())
-}
-
 func TestKubeletRenewsUntilStopped(t *testing.T) {
-	w, err := New(Options{Seed: 1})
+	w, err := New(t, Options{Seed: 1})
 	require.NoError(t, err)
 	require.NoError(t, w.AddNode("n1", "a", "", model.ConditionTrue, nil, true))
 	renewTime := func() vtime.Time {
@@ -67,7 +59,7 @@ func TestKubeletRenewsUntilStopped(t *testing.T) {
 }
 
 func TestRunUntilRejectsThePast(t *testing.T) {
-	w, err := New(Options{Seed: 1})
+	w, err := New(t, Options{Seed: 1})
 	require.NoError(t, err)
 	require.NoError(t, w.RunUntil(vtime.FromDuration(time.Second)))
 	assert.Error(t, w.RunUntil(0))

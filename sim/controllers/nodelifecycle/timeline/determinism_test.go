@@ -18,7 +18,7 @@ import (
 // another, runs 15 minutes and returns the trace hash, the number of trace lines and the
 // number of Kubernetes Events.
 func failureRun(t testing.TB, seed uint64, nodesPerZone int) (uint64, uint64, int) {
-	w, err := testworld.New(testworld.Options{Seed: seed})
+	w, err := testworld.New(t, testworld.Options{Seed: seed})
 	require.NoError(t, err)
 	for _, zone := range []string{"a", "b", "c"} {
 		for i := 0; i < nodesPerZone; i++ {

@@ -36,7 +36,7 @@ func newHarness(t *testing.T, td *datadriven.TestData) (*harness, error) {
 	if arg, ok := td.Arg("admission"); ok {
 		admissionOff = arg.Vals[0] == "off"
 	}
-	w, err := testworld.New(testworld.Options{
+	w, err := testworld.New(t, testworld.Options{
 		Seed:                            seed,
 		DisableDefaultTolerationSeconds: admissionOff,
 		Components:                      []string{"nodelifecycle", "tainteviction", nodelifecycle.ComponentName, tainteviction.ComponentName},
