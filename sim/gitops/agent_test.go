@@ -1,7 +1,6 @@
 package gitops
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
 // TestBackoffDelay checks selfHealRemainingBackoff's delays (argoproj/argo-cd
@@ -31,13 +31,10 @@ func TestBackoffDelay(t *testing.T) {
 	assert.Equal(t, 5*time.Second, Backoff{Duration: 5 * time.Second}.Delay(4), "factor 0 keeps the duration")
 }
 
+// world is the shared test world with an agent on a Deployment and a Service.
 type world struct {
-	t       testing.TB
-	k       *sim.Kernel
-	store   *apiserver.Store
-	agent   *Agent
-	trace   bytes.Buffer
-	printed int
+	*testworld.World
+	agent *Agent
 }
 
 func deployment(replicas int32, image string) *model.Deployment {
@@ -57,55 +54,40 @@ func service() *model.Service {
 }
 
 func newWorld(t testing.TB, cfg Config) *world {
-	w := &world{t: t, k: sim.New(1)}
-	w.k.Trace().SetWriter(&w.trace)
-	cfgSrv := apiserver.DefaultConfig()
-	cfgSrv.Store.WatchDelay = sim.Constant(10 * time.Millisecond)
-	srv := apiserver.NewServer(w.k, cfgSrv)
-	w.store = srv.Store()
+	w := &world{World: testworld.New(t, testworld.Options{Server: func(c *apiserver.Config) {
+		c.Store.WatchDelay = sim.Constant(10 * time.Millisecond)
+	}})}
+	w.Show = func(_ *datadriven.TestData, f []string) bool { return f[1] == Component || f[1] == "test" }
 	if cfg.IgnoreHPAReplicas {
 		// An HPA that is not part of the source scales web.
 		h := &model.HorizontalPodAutoscaler{ObjectMeta: model.ObjectMeta{Name: "web", Namespace: "default"}}
 		h.Spec.ScaleTargetRef.Kind, h.Spec.ScaleTargetRef.Name, h.Spec.ScaleTargetRef.APIVersion = "Deployment", "web", "apps/v1"
 		h.Spec.MinReplicas = model.Ptr(int32(1))
 		h.Spec.MaxReplicas = 10
-		_, err := w.store.Create(h)
+		_, err := w.Store.Create(h)
 		require.NoError(t, err)
 	}
 	objs := []model.Object{deployment(3, "nginx:1.27"), service()}
 	for _, o := range objs {
-		_, err := w.store.Create(o.DeepCopyObject())
+		_, err := w.Store.Create(o.DeepCopyObject())
 		require.NoError(t, err)
 	}
-	c := client.New(srv, "argocd-application-controller", client.Config{QPS: 50, Burst: 100})
-	a, err := New(w.k, c, client.NewSharedInformerFactory(c, 0), objs, cfg, w.k.Rand("gitops"))
+	c, f := w.ClientWith("argocd-application-controller", client.Config{QPS: 50, Burst: 100})
+	a, err := New(w.K, c, f, objs, cfg, w.K.Rand("gitops"))
 	require.NoError(t, err)
 	w.agent = a
 	a.Start()
 	return w
 }
 
-func (w *world) newTrace() string {
-	all := w.trace.String()[w.printed:]
-	w.printed = w.trace.Len()
-	var b strings.Builder
-	for _, line := range strings.Split(all, "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && (f[1] == Component || f[1] == "test") {
-			b.WriteString(line + "\n")
-		}
-	}
-	return b.String()
-}
+func (w *world) newTrace() string { return w.NewTrace(func(f []string) bool { return w.Show(nil, f) }) }
 
 func (w *world) setImage(image string) {
-	obj, err := w.store.Get(model.KindDeployment, "default", "web")
-	require.NoError(w.t, err)
-	d := obj.(*model.Deployment).DeepCopy()
+	d := testworld.Get[*model.Deployment](w.World, model.KindDeployment, "default", "web").DeepCopy()
 	d.Spec.Template.Spec.Containers[0].Image = image
-	_, err = w.store.Update(d)
-	require.NoError(w.t, err)
-	w.k.Emit("test", "drift", "Deployment default/web", 0, "image="+image)
+	_, err := w.Store.Update(d)
+	require.NoError(w.T, err)
+	w.Emit("drift", "Deployment default/web", "image="+image)
 }
 
 // TestTraces runs the scripts in testdata/ (rewrite with -rewrite). Commands:
@@ -121,21 +103,16 @@ func (w *world) setImage(image string) {
 //	delete-service                         delete the Service by hand
 //	commit replicas=N | commit-delete-service
 func TestTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			dur := func(key string, def time.Duration) time.Duration {
-				if !d.HasArg(key) {
-					return def
+		return testworld.Script{
+			Init: func(d *datadriven.TestData) (*testworld.World, string) {
+				dur := func(key string, def time.Duration) time.Duration {
+					if !d.HasArg(key) {
+						return def
+					}
+					return testworld.DurationArg(t, d, key)
 				}
-				var s string
-				d.ScanArgs(t, key, &s)
-				v, err := time.ParseDuration(s)
-				require.NoError(t, err)
-				return v
-			}
-			switch d.Cmd {
-			case "init":
 				mode := "argocd"
 				d.MaybeScanArgs(t, "mode", &mode)
 				cfg := Config{Mode: Mode(mode), Name: "app", Automated: d.HasArg("automated"), SelfHeal: d.HasArg("self-heal"),
@@ -148,50 +125,54 @@ func TestTraces(t *testing.T) {
 					cfg.SelfHealBackoff = &Backoff{Duration: 2 * time.Second, Factor: 3, Cap: 300 * time.Second}
 				}
 				w = newWorld(t, cfg)
-				return ""
-			case "run":
-				w.k.Run(sim.Limits{MaxTime: w.k.Now().Add(dur("for", 0))})
-				return w.newTrace()
-			case "drift":
-				var image string
-				d.ScanArgs(t, "image", &image)
-				w.setImage(image)
-				return ""
-			case "scale":
-				var n int
-				d.ScanArgs(t, "replicas", &n)
-				obj, err := w.store.Get(model.KindDeployment, "default", "web")
-				require.NoError(t, err)
-				dep := obj.(*model.Deployment).DeepCopy()
-				dep.Spec.Replicas = model.Ptr(int32(n))
-				_, err = w.store.Update(dep)
-				require.NoError(t, err)
-				w.k.Emit("test", "scale", "Deployment default/web", 0, fmt.Sprintf("replicas=%d", n))
-				return ""
-			case "delete-service":
-				_, err := w.store.Delete(model.KindService, "default", "web", model.DeleteOptions{})
-				require.NoError(t, err)
-				w.k.Emit("test", "delete", "Service default/web", 0, "")
-				return ""
-			case "commit":
-				var n int
-				d.ScanArgs(t, "replicas", &n)
-				require.NoError(t, w.agent.Commit([]model.Object{deployment(int32(n), "nginx:1.27")}))
-				return w.newTrace()
-			case "commit-delete-service":
-				require.NoError(t, w.agent.CommitDelete(model.KindService, "default", "web"))
-				return w.newTrace()
-			case "replicas":
-				obj, err := w.store.Get(model.KindDeployment, "default", "web")
-				require.NoError(t, err)
-				return fmt.Sprintf("replicas=%d\n", *obj.(*model.Deployment).Spec.Replicas)
-			case "status":
-				synced, out := w.agent.Synced()
-				return fmt.Sprintf("synced=%t %s\n", synced, strings.Join(out, "; "))
-			}
-			t.Fatalf("unknown command %s", d.Cmd)
-			return ""
-		})
+				return w.World, ""
+			},
+			Commands: testworld.Commands{
+				"drift": func(d *datadriven.TestData) string {
+					var image string
+					d.ScanArgs(t, "image", &image)
+					w.setImage(image)
+					return ""
+				},
+				"scale": func(d *datadriven.TestData) string {
+					var n int
+					d.ScanArgs(t, "replicas", &n)
+					obj, err := w.Store.Get(model.KindDeployment, "default", "web")
+					require.NoError(t, err)
+					dep := obj.(*model.Deployment).DeepCopy()
+					dep.Spec.Replicas = model.Ptr(int32(n))
+					_, err = w.Store.Update(dep)
+					require.NoError(t, err)
+					w.Emit("scale", "Deployment default/web", fmt.Sprintf("replicas=%d", n))
+					return ""
+				},
+				"delete-service": func(d *datadriven.TestData) string {
+					_, err := w.Store.Delete(model.KindService, "default", "web", model.DeleteOptions{})
+					require.NoError(t, err)
+					w.Emit("delete", "Service default/web", "")
+					return ""
+				},
+				"commit": func(d *datadriven.TestData) string {
+					var n int
+					d.ScanArgs(t, "replicas", &n)
+					require.NoError(t, w.agent.Commit([]model.Object{deployment(int32(n), "nginx:1.27")}))
+					return w.newTrace()
+				},
+				"commit-delete-service": func(d *datadriven.TestData) string {
+					require.NoError(t, w.agent.CommitDelete(model.KindService, "default", "web"))
+					return w.newTrace()
+				},
+				"replicas": func(d *datadriven.TestData) string {
+					obj, err := w.Store.Get(model.KindDeployment, "default", "web")
+					require.NoError(t, err)
+					return fmt.Sprintf("replicas=%d\n", *obj.(*model.Deployment).Spec.Replicas)
+				},
+				"status": func(d *datadriven.TestData) string {
+					synced, out := w.agent.Synced()
+					return fmt.Sprintf("synced=%t %s\n", synced, strings.Join(out, "; "))
+				},
+			},
+		}
 	})
 }
 
@@ -205,11 +186,11 @@ func TestCommitPickedUpAtPeriodicRefresh(t *testing.T) {
 		cfg := Config{Mode: ModeArgoCD, Name: "app", Automated: true, Resync: 120 * time.Second, ResyncJitter: 60 * time.Second, CompareTime: sim.Constant(0)}
 		w := newWorld(t, cfg)
 		w.agent.rand = sim.NewRand(seed, "gitops")
-		w.k.Run(sim.Limits{MaxTime: w.k.Now().Add(time.Second)})
+		w.K.Run(sim.Limits{MaxTime: w.K.Now().Add(time.Second)})
 		require.NoError(t, w.agent.Commit([]model.Object{deployment(4, "nginx:1.27")}))
 		var at time.Duration
 		for step := 0; step < 400 && at == 0; step++ {
-			w.k.Run(sim.Limits{MaxTime: w.k.Now().Add(time.Second)})
+			w.K.Run(sim.Limits{MaxTime: w.K.Now().Add(time.Second)})
 			if w.agent.syncedRevision == 2 {
 				at = time.Duration(w.agent.opFinishedAt)
 			}
