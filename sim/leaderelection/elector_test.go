@@ -1,10 +1,8 @@
 package leaderelection
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,19 +13,14 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
-	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 	"github.com/reconsim/reconsim/vtime"
 )
 
-// world is a kernel, an API server and N candidates for the Lease kube-system/test.
+// world is the shared test world with N candidates for the Lease kube-system/test.
 type world struct {
-	t       testing.TB
-	k       *sim.Kernel
-	srv     *apiserver.Server
-	trace   bytes.Buffer
-	printed int
-	cands   []*cand
-	sink    record.FakeSink
+	*testworld.World
+	cands []*cand
 }
 
 type cand struct {
@@ -53,57 +46,39 @@ func (f *cutFault) Intercept(_ vtime.Time, req *apiserver.Request) (time.Duratio
 }
 
 func newWorld(t testing.TB, seed uint64, n int, release bool) *world {
-	w := &world{t: t, k: sim.New(seed)}
-	w.k.Trace().SetWriter(&w.trace)
-	w.srv = apiserver.NewServer(w.k, apiserver.DefaultConfig())
+	w := &world{World: testworld.New(t, testworld.Options{Seed: seed})}
+	w.Show = func(_ *datadriven.TestData, f []string) bool { return f[1] == "leaderelection" || f[1] == "test" }
 	for i := 0; i < n; i++ {
 		cfg := Config{Namespace: "kube-system", Name: "test", Identity: fmt.Sprintf("cand-%d", i),
 			LeaseDuration: DefaultLeaseDuration, RenewDeadline: DefaultRenewDeadline, RetryPeriod: DefaultRetryPeriod,
 			ReleaseOnCancel: release}
-		c := client.New(w.srv, "leader-election/"+cfg.Identity, client.Config{QPS: -1})
+		c := client.New(w.Server, "leader-election/"+cfg.Identity, client.Config{QPS: -1})
 		cd := &cand{}
-		e, err := New(w.k, c, record.New(w.k, &w.sink, "test", ""), cfg, Callbacks{
-			OnStartedLeading: func() { cd.started = append(cd.started, w.k.Now()) },
+		e, err := New(w.K, c, w.Recorder("test"), cfg, Callbacks{
+			OnStartedLeading: func() { cd.started = append(cd.started, w.K.Now()) },
 			OnStoppedLeading: func() { cd.stopped = true },
-		}, w.k.Rand("leader-election/"+cfg.Identity))
+		}, w.K.Rand("leader-election/"+cfg.Identity))
 		require.NoError(t, err)
 		cd.e = e
-		cd.p = w.k.Spawn("candidate/"+cfg.Identity, e.Run)
+		cd.p = w.K.Spawn("candidate/"+cfg.Identity, e.Run)
 		w.cands = append(w.cands, cd)
 	}
 	return w
 }
 
-func (w *world) run(d time.Duration) {
-	if out := w.k.Run(sim.Limits{MaxTime: w.k.Now().Add(d)}); out.Reason == sim.StopError {
-		w.t.Fatalf("run failed: %v", out.Err)
-	}
-}
-
-func (w *world) newTrace() string {
-	all := w.trace.String()[w.printed:]
-	w.printed = w.trace.Len()
-	var b strings.Builder
-	for _, line := range strings.Split(all, "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && (f[1] == "leaderelection" || f[1] == "test") {
-			b.WriteString(line + "\n")
-		}
-	}
-	return b.String()
-}
+func (w *world) newTrace() string { return w.NewTrace(func(f []string) bool { return w.Show(nil, f) }) }
 
 func (w *world) crash(i int) {
 	w.cands[i].p.Kill()
 	w.cands[i].crashed = true
-	w.k.Emit("test", "crash", w.cands[i].e.Identity(), 0, "")
+	w.Emit("crash", w.cands[i].e.Identity(), "")
 }
 
 func (w *world) partition(i int) {
 	f := &cutFault{client: "leader-election/" + w.cands[i].e.Identity(), timeout: DefaultRetryPeriod}
 	w.cands[i].fault = f
-	w.srv.AddFault(f)
-	w.k.Emit("test", "partition", w.cands[i].e.Identity(), 0, "")
+	w.Server.AddFault(f)
+	w.Emit("partition", w.cands[i].e.Identity(), "")
 }
 
 func (w *world) leaderIndex() int {
@@ -122,48 +97,45 @@ func (w *world) leaderIndex() int {
 //	crash|partition|cancel [i=N]              candidate N (default: the current leader)
 //	lease                                     the Lease as stored
 func TestTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			switch d.Cmd {
-			case "init":
+		leaderArg := func(d *datadriven.TestData) int {
+			i := w.leaderIndex()
+			d.MaybeScanArgs(t, "i", &i)
+			require.GreaterOrEqual(t, i, 0, "no leader")
+			return i
+		}
+		return testworld.Script{
+			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				n, seed, release := 2, uint64(1), false
 				d.ScanArgs(t, "candidates", &n)
 				d.MaybeScanArgs(t, "seed", &seed)
 				d.MaybeScanArgs(t, "release", &release)
 				w = newWorld(t, seed, n, release)
-				return ""
-			case "run":
-				var s string
-				d.ScanArgs(t, "for", &s)
-				dur, err := time.ParseDuration(s)
-				require.NoError(t, err)
-				w.run(dur)
-				return w.newTrace()
-			case "crash", "partition", "cancel":
-				i := w.leaderIndex()
-				d.MaybeScanArgs(t, "i", &i)
-				require.GreaterOrEqual(t, i, 0, "no leader")
-				switch d.Cmd {
-				case "crash":
-					w.crash(i)
-				case "partition":
-					w.partition(i)
-				default:
-					w.k.Emit("test", "cancel", w.cands[i].e.Identity(), 0, "")
+				return w.World, ""
+			},
+			Commands: testworld.Commands{
+				"crash": func(d *datadriven.TestData) string {
+					w.crash(leaderArg(d))
+					return w.newTrace()
+				},
+				"partition": func(d *datadriven.TestData) string {
+					w.partition(leaderArg(d))
+					return w.newTrace()
+				},
+				"cancel": func(d *datadriven.TestData) string {
+					i := leaderArg(d)
+					w.Emit("cancel", w.cands[i].e.Identity(), "")
 					w.cands[i].e.Cancel()
-				}
-				return w.newTrace()
-			case "lease":
-				obj, err := w.srv.Store().Get(model.KindLease, "kube-system", "test")
-				require.NoError(t, err)
-				l := obj.(*model.Lease)
-				return fmt.Sprintf("holder=%q duration=%d acquired=%s renewed=%s transitions=%d\n", l.Spec.HolderIdentity,
-					deref(l.Spec.LeaseDurationSeconds), deref(l.Spec.AcquireTime), deref(l.Spec.RenewTime), deref(l.Spec.LeaseTransitions))
-			}
-			t.Fatalf("unknown command %s", d.Cmd)
-			return ""
-		})
+					return w.newTrace()
+				},
+				"lease": func(*datadriven.TestData) string {
+					l := testworld.Get[*model.Lease](w.World, model.KindLease, "kube-system", "test")
+					return fmt.Sprintf("holder=%q duration=%d acquired=%s renewed=%s transitions=%d\n", l.Spec.HolderIdentity,
+						deref(l.Spec.LeaseDurationSeconds), deref(l.Spec.AcquireTime), deref(l.Spec.RenewTime), deref(l.Spec.LeaseTransitions))
+				},
+			},
+		}
 	})
 }
 
@@ -194,12 +166,12 @@ func TestFailoverBounds(t *testing.T) {
 			var lo, hi, sum time.Duration
 			for seed := uint64(1); seed <= seeds; seed++ {
 				w := newWorld(t, seed, 3, tc.release)
-				w.run(30 * time.Second)
+				w.Run(30 * time.Second)
 				old := w.leaderIndex()
 				require.GreaterOrEqual(t, old, 0)
-				at := w.k.Now()
+				at := w.K.Now()
 				tc.act(w, old)
-				w.run(60 * time.Second)
+				w.Run(60 * time.Second)
 				next := w.leaderIndex()
 				require.GreaterOrEqual(t, next, 0, "seed %d: no new leader", seed)
 				require.NotEqual(t, old, next)
@@ -224,19 +196,19 @@ func TestFailoverBounds(t *testing.T) {
 func TestPartitionedLeaderStepsDown(t *testing.T) {
 	for seed := uint64(1); seed <= 100; seed++ {
 		w := newWorld(t, seed, 2, false)
-		w.run(30 * time.Second)
+		w.Run(30 * time.Second)
 		old := w.leaderIndex()
-		at := w.k.Now()
+		at := w.K.Now()
 		w.partition(old)
 		for step := 0; step < 600; step++ {
-			w.run(100 * time.Millisecond)
+			w.Run(100 * time.Millisecond)
 			leaders := 0
 			for _, c := range w.cands {
 				if c.e.IsLeading() {
 					leaders++
 				}
 			}
-			require.LessOrEqual(t, leaders, 1, "seed %d at %s: two leaders", seed, w.k.Now())
+			require.LessOrEqual(t, leaders, 1, "seed %d at %s: two leaders", seed, w.K.Now())
 		}
 		require.True(t, w.cands[old].stopped, "seed %d: the partitioned leader did not step down", seed)
 		next := w.leaderIndex()
