@@ -18,7 +18,7 @@ func BenchmarkKubeletFullNode(b *testing.B) {
 	var virtual time.Duration
 	for i := 0; i < b.N; i++ {
 		w := newWorld(b, uint64(i+1))
-		w.k.Trace().SetWriter(nil)
+		w.K.Trace().SetWriter(nil)
 		w.addNode("n1", model.ResourceList{model.ResourceCPU: mustQuantity(b, "64")}, DefaultConfig(), false).Start()
 		for j := 0; j < 110; j++ {
 			ps := podSpec{name: fmt.Sprintf("p%03d", j), node: "n1", cpu: "100m"}
@@ -28,12 +28,12 @@ func BenchmarkKubeletFullNode(b *testing.B) {
 			}
 			w.createPod(ps)
 		}
-		start := w.k.EventsProcessed()
-		out := w.k.Run(sim.Limits{MaxTime: vtime.FromDuration(10 * time.Minute)})
+		start := w.K.EventsProcessed()
+		out := w.K.Run(sim.Limits{MaxTime: vtime.FromDuration(10 * time.Minute)})
 		if out.Reason == sim.StopError {
 			b.Fatal(out.Err)
 		}
-		events += w.k.EventsProcessed() - start
+		events += w.K.EventsProcessed() - start
 		virtual += 10 * time.Minute
 	}
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
@@ -50,7 +50,7 @@ func BenchmarkKubeletSettledNode(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		w := newWorld(b, uint64(i+1))
-		w.k.Trace().SetWriter(nil)
+		w.K.Trace().SetWriter(nil)
 		kl := w.addNode("n1", model.ResourceList{model.ResourceCPU: mustQuantity(b, "64")}, DefaultConfig(), true)
 		for j := 0; j < 110; j++ {
 			ps := podSpec{name: fmt.Sprintf("p%03d", j), node: "n1", cpu: "100m", running: true}
@@ -61,12 +61,12 @@ func BenchmarkKubeletSettledNode(b *testing.B) {
 		}
 		kl.Start()
 		b.StartTimer()
-		start := w.k.EventsProcessed()
-		out := w.k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
+		start := w.K.EventsProcessed()
+		out := w.K.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 		if out.Reason == sim.StopError {
 			b.Fatal(out.Err)
 		}
-		events += w.k.EventsProcessed() - start
+		events += w.K.EventsProcessed() - start
 		virtual += time.Hour
 	}
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")

@@ -54,12 +54,12 @@ func TestConfigValidate(t *testing.T) {
 
 func TestNewRejectsBadInput(t *testing.T) {
 	w := newWorld(t, 1)
-	_, err := New(w.k, nil, nil, nil, DefaultConfig())
+	_, err := New(w.K, nil, nil, nil, DefaultConfig())
 	assert.Error(t, err, "no node")
 	bad := DefaultConfig()
 	bad.MaxPods = -1
 	kl := w.addNode("n1", nil, DefaultConfig(), false)
-	_, err = New(w.k, w.clients["n1"], nil, kl.node, bad)
+	_, err = New(w.K, w.clients["n1"], nil, kl.node, bad)
 	assert.ErrorContains(t, err, "MaxPods")
 }
 

@@ -38,25 +38,25 @@ func busyWorld(t testing.TB, seed uint64) *world {
 		}
 		w.createPod(ps)
 	}
-	w.run(2 * time.Minute)
+	w.Run(2 * time.Minute)
 	w.kubelets["n1"].Crash()
 	require.NoError(t, w.kubelets["n2"].Partition())
 	w.kubelets["n3"].Stall(45 * time.Second)
 	for i := 0; i < 30; i += 5 {
-		_, err := w.srv.Store().Delete(model.KindPod, "default", fmt.Sprintf("p%02d", i), apiDelete())
+		_, err := w.Store.Delete(model.KindPod, "default", fmt.Sprintf("p%02d", i), apiDelete())
 		require.NoError(t, err)
 	}
-	w.run(3 * time.Minute)
+	w.Run(3 * time.Minute)
 	for _, name := range []string{"n1", "n2", "n3"} {
 		w.kubelets[name].Recover()
 	}
-	w.run(15 * time.Minute)
+	w.Run(15 * time.Minute)
 	return w
 }
 
 func traceHash(t testing.TB, seed uint64) (uint64, uint64) {
 	w := busyWorld(t, seed)
-	return w.k.Trace().Hash(), w.k.Trace().Lines()
+	return w.K.Trace().Hash(), w.K.Trace().Lines()
 }
 
 func TestDeterminism(t *testing.T) {
@@ -93,7 +93,7 @@ func TestBusyWorldSettles(t *testing.T) {
 			assert.Equal(t, model.PodSucceeded, pod.Status.Phase, name)
 		}
 	}
-	lease, err := w.srv.Store().Get(model.KindLease, NodeLeaseNamespace, "n1")
+	lease, err := w.Store.Get(model.KindLease, NodeLeaseNamespace, "n1")
 	require.NoError(t, err)
-	assert.Greater(t, *lease.(*model.Lease).Spec.RenewTime, w.k.Now().Add(-15*time.Second), "n1 renews its lease again")
+	assert.Greater(t, *lease.(*model.Lease).Spec.RenewTime, w.K.Now().Add(-15*time.Second), "n1 renews its lease again")
 }

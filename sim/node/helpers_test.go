@@ -1,56 +1,40 @@
 package node
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
 // world is a small cluster for tests: a kernel, an API server, and kubelets talking to it
 // through their own clients. Other actors (scheduler, controllers) are played by the test
 // through the store.
 type world struct {
-	t     testing.TB
-	k     *sim.Kernel
-	srv   *apiserver.Server
-	trace *bytes.Buffer
-	// mark is the trace length already shown.
-	mark     int
+	*testworld.World
 	kubelets map[string]*Kubelet
 	clients  map[string]*client.Client
-	sink     *record.FakeSink
-	// lastRV per object key, for the resourceVersions-only-grow invariant.
-	lastRV map[string]uint64
 }
 
 func newWorld(t testing.TB, seed uint64) *world {
 	t.Helper()
-	k := sim.New(seed)
-	w := &world{
-		t: t, k: k, srv: apiserver.NewServer(k, apiserver.DefaultConfig()),
-		trace: &bytes.Buffer{}, kubelets: map[string]*Kubelet{}, clients: map[string]*client.Client{},
-		sink: &record.FakeSink{}, lastRV: map[string]uint64{},
-	}
-	k.Trace().SetWriter(w.trace)
+	w := &world{kubelets: map[string]*Kubelet{}, clients: map[string]*client.Client{}}
+	w.World = testworld.New(t, testworld.Options{Seed: seed, AfterRun: w.checkInvariants})
 	return w
 }
 
 // addNode makes a kubelet for a node with the given capacity. With settled, the Node is
 // created in the store first, as the integrator does for settled objects.
 func (w *world) addNode(name string, capacity model.ResourceList, cfg Config, settled bool) *Kubelet {
-	w.t.Helper()
+	w.T.Helper()
 	node := &model.Node{}
 	node.Name = name
 	node.Labels = map[string]string{"kubernetes.io/hostname": name}
@@ -58,14 +42,14 @@ func (w *world) addNode(name string, capacity model.ResourceList, cfg Config, se
 	if settled {
 		n := node.DeepCopy()
 		n.Status.Conditions = []model.NodeCondition{{Type: model.NodeReady, Status: model.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status"}}
-		_, err := w.srv.Store().Create(n)
-		require.NoError(w.t, err)
+		_, err := w.Store.Create(n)
+		require.NoError(w.T, err)
 	}
-	c := client.New(w.srv, "kubelet/"+name, client.Config{QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst})
-	rec := record.New(w.k, w.sink, "kubelet", name)
-	kl, err := New(w.k, c, rec, node, cfg)
-	require.NoError(w.t, err)
-	kl.SetServer(w.srv)
+	c := client.New(w.Server, "kubelet/"+name, client.Config{QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst})
+	rec := record.New(w.K, w.Sink, "kubelet", name)
+	kl, err := New(w.K, c, rec, node, cfg)
+	require.NoError(w.T, err)
+	kl.SetServer(w.Server)
 	w.kubelets[name] = kl
 	w.clients[name] = c
 	return kl
@@ -86,7 +70,7 @@ type podSpec struct {
 }
 
 func (w *world) createPod(ps podSpec) *model.Pod {
-	w.t.Helper()
+	w.T.Helper()
 	pod := &model.Pod{}
 	pod.Name = ps.name
 	pod.Namespace = "default"
@@ -105,10 +89,10 @@ func (w *world) createPod(ps podSpec) *model.Pod {
 		}
 		c.Resources.Requests = model.ResourceList{}
 		if ps.cpu != "" {
-			c.Resources.Requests[model.ResourceCPU] = mustQuantity(w.t, ps.cpu)
+			c.Resources.Requests[model.ResourceCPU] = mustQuantity(w.T, ps.cpu)
 		}
 		if ps.memory != "" {
-			c.Resources.Requests[model.ResourceMemory] = mustQuantity(w.t, ps.memory)
+			c.Resources.Requests[model.ResourceMemory] = mustQuantity(w.T, ps.memory)
 		}
 		if ps.readiness != nil {
 			p := *ps.readiness
@@ -121,13 +105,13 @@ func (w *world) createPod(ps podSpec) *model.Pod {
 		pod.Spec.Containers = append(pod.Spec.Containers, c)
 	}
 	model.SetDefaults(pod)
-	created, err := w.srv.Store().Create(pod)
-	require.NoError(w.t, err)
+	created, err := w.Store.Create(pod)
+	require.NoError(w.T, err)
 	pod = created.(*model.Pod).DeepCopy()
 	if ps.running {
 		// Create resets the status, as upstream's pod strategy does; a settled pod's status
 		// is written afterwards, as the integrator does.
-		now := w.k.Now()
+		now := w.K.Now()
 		pod.Status.Phase = model.PodRunning
 		pod.Status.PodIP = "10.1.1.1"
 		pod.Status.StartTime = model.Ptr(now)
@@ -141,8 +125,8 @@ func (w *world) createPod(ps podSpec) *model.Pod {
 			{Type: model.PodReady, Status: model.ConditionTrue},
 			{Type: model.PodScheduled, Status: model.ConditionTrue},
 		}
-		updated, err := w.srv.Store().UpdateStatus(pod)
-		require.NoError(w.t, err)
+		updated, err := w.Store.UpdateStatus(pod)
+		require.NoError(w.T, err)
 		return updated.(*model.Pod)
 	}
 	return created.(*model.Pod)
@@ -159,27 +143,17 @@ func mustQuantity(t testing.TB, s string) resource.Quantity {
 }
 
 func (w *world) pod(name string) (*model.Pod, bool) {
-	obj, err := w.srv.Store().Get(model.KindPod, "default", name)
+	obj, err := w.Store.Get(model.KindPod, "default", name)
 	if err != nil {
 		return nil, false
 	}
 	return obj.(*model.Pod), true
 }
 
-// run advances virtual time by d and checks the invariants.
-func (w *world) run(d time.Duration) sim.Outcome {
-	w.t.Helper()
-	out := w.k.Run(sim.Limits{MaxTime: w.k.Now().Add(d)})
-	require.NotEqual(w.t, sim.StopError, out.Reason, "run failed: %v", out.Err)
-	w.checkInvariants()
-	return out
-}
-
-// checkInvariants asserts what must hold in every test: a pod is on at most one node (its
-// containers run on one kubelet only), no node admitted more than its allocatable, and
-// resourceVersions of pods and nodes never go back.
-func (w *world) checkInvariants() {
-	w.t.Helper()
+// checkInvariants is what must hold in every test after every run, on top of the shared
+// world's invariants: a pod is on at most one node (its containers run on one kubelet only),
+// and no node admitted more than its allocatable.
+func (w *world) checkInvariants() string {
 	runningOn := map[string]string{}
 	for _, name := range sortedKeys(w.kubelets) {
 		kl := w.kubelets[name]
@@ -188,7 +162,7 @@ func (w *world) checkInvariants() {
 				continue
 			}
 			if other, ok := runningOn[uid]; ok {
-				w.t.Fatalf("pod %s runs on %s and %s", uid, other, name)
+				return fmt.Sprintf("pod %s runs on %s and %s", uid, other, name)
 			}
 			runningOn[uid] = name
 		}
@@ -203,27 +177,16 @@ func (w *world) checkInvariants() {
 			cpu, mem, pods = cpu+c, mem+m, pods+1
 		}
 		if q, ok := alloc[model.ResourceCPU]; ok && cpu > q.MilliValue() {
-			w.t.Fatalf("node %s admitted %dm cpu over %s", name, cpu, q.String())
+			return fmt.Sprintf("node %s admitted %dm cpu over %s", name, cpu, q.String())
 		}
 		if q, ok := alloc[model.ResourceMemory]; ok && mem > q.Value() {
-			w.t.Fatalf("node %s admitted %d bytes over %s", name, mem, q.String())
+			return fmt.Sprintf("node %s admitted %d bytes over %s", name, mem, q.String())
 		}
 		if q := alloc[model.ResourcePods]; pods > q.Value() {
-			w.t.Fatalf("node %s admitted %d pods over %d", name, pods, q.Value())
+			return fmt.Sprintf("node %s admitted %d pods over %d", name, pods, q.Value())
 		}
 	}
-	for _, kind := range []model.Kind{model.KindPod, model.KindNode, model.KindLease} {
-		objs, _, err := w.srv.Store().List(kind, model.ListOptions{})
-		require.NoError(w.t, err)
-		for _, o := range objs {
-			key := string(kind) + "/" + model.Key(o) + "/" + o.Meta().UID
-			rv := o.Meta().ResourceVersion
-			if rv < w.lastRV[key] {
-				w.t.Fatalf("%s went back from rv %d to %d", key, w.lastRV[key], rv)
-			}
-			w.lastRV[key] = rv
-		}
-	}
+	return ""
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -237,16 +200,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // newTrace returns the trace lines written since the last call that pass keep.
 func (w *world) newTrace(keep func(line string) bool) string {
-	all := w.trace.String()
-	fresh := all[w.mark:]
-	w.mark = len(all)
-	var b strings.Builder
-	for _, line := range strings.SplitAfter(fresh, "\n") {
-		if line != "" && keep(line) {
-			b.WriteString(line)
-		}
-	}
-	return b.String()
+	return w.NewTrace(func(f []string) bool { return keep(strings.Join(f, " ") + "\n") })
 }
 
 // traceFields splits a trace line into time, component, action and the rest.

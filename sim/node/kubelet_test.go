@@ -125,11 +125,11 @@ func (w *world) command(t *testing.T, d *datadriven.TestData) string {
 			require.NoError(t, err)
 			opts.GracePeriodSeconds = &g
 		}
-		_, err := w.srv.Store().Delete(model.KindPod, "default", arg("name"), opts)
+		_, err := w.Store.Delete(model.KindPod, "default", arg("name"), opts)
 		require.NoError(t, err)
 		return ""
 	case "run":
-		w.run(duration("for"))
+		w.Run(duration("for"))
 		show := map[string]bool{}
 		if v := arg("show"); v != "" {
 			for _, a := range strings.Split(v, ",") {
@@ -142,9 +142,9 @@ func (w *world) command(t *testing.T, d *datadriven.TestData) string {
 				return false
 			}
 			return len(show) == 0 || show[action]
-		}) + fmt.Sprintf("now %s\n", w.k.Now())
+		}) + fmt.Sprintf("now %s\n", w.K.Now())
 	case "delete-node":
-		_, err := w.srv.Store().Delete(model.KindNode, "", arg("name"), model.DeleteOptions{})
+		_, err := w.Store.Delete(model.KindNode, "", arg("name"), model.DeleteOptions{})
 		require.NoError(t, err)
 		return ""
 	case "crash":
@@ -180,7 +180,7 @@ func (w *world) command(t *testing.T, d *datadriven.TestData) string {
 		}
 		return describePod(pod)
 	case "lease":
-		obj, err := w.srv.Store().Get(model.KindLease, NodeLeaseNamespace, arg("node"))
+		obj, err := w.Store.Get(model.KindLease, NodeLeaseNamespace, arg("node"))
 		if err != nil {
 			return err.Error() + "\n"
 		}
@@ -192,7 +192,7 @@ func (w *world) command(t *testing.T, d *datadriven.TestData) string {
 		return fmt.Sprintf("holder=%s duration=%ds renew=%s owner=%s rv=%d\n",
 			l.Spec.HolderIdentity, *l.Spec.LeaseDurationSeconds, *l.Spec.RenewTime, owner, l.ResourceVersion)
 	case "nodestatus":
-		obj, err := w.srv.Store().Get(model.KindNode, "", arg("node"))
+		obj, err := w.Store.Get(model.KindNode, "", arg("node"))
 		if err != nil {
 			return err.Error() + "\n"
 		}
@@ -204,16 +204,16 @@ func (w *world) command(t *testing.T, d *datadriven.TestData) string {
 		return b.String()
 	case "mark-node-unknown":
 		// What the node lifecycle controller does to a node that stopped heartbeating.
-		obj, err := w.srv.Store().Get(model.KindNode, "", arg("node"))
+		obj, err := w.Store.Get(model.KindNode, "", arg("node"))
 		require.NoError(t, err)
 		n := obj.(*model.Node).DeepCopy()
 		for i := range n.Status.Conditions {
 			n.Status.Conditions[i].Status = model.ConditionUnknown
 			n.Status.Conditions[i].Reason = "NodeStatusUnknown"
 			n.Status.Conditions[i].Message = "Kubelet stopped posting node status."
-			n.Status.Conditions[i].LastTransitionTime = w.k.Now()
+			n.Status.Conditions[i].LastTransitionTime = w.K.Now()
 		}
-		_, err = w.srv.Store().UpdateStatus(n)
+		_, err = w.Store.UpdateStatus(n)
 		require.NoError(t, err)
 		return ""
 	case "mark-pod-not-ready":
@@ -224,10 +224,10 @@ func (w *world) command(t *testing.T, d *datadriven.TestData) string {
 		for i := range pod.Status.Conditions {
 			if pod.Status.Conditions[i].Type == model.PodReady {
 				pod.Status.Conditions[i].Status = model.ConditionFalse
-				pod.Status.Conditions[i].LastTransitionTime = w.k.Now()
+				pod.Status.Conditions[i].LastTransitionTime = w.K.Now()
 			}
 		}
-		_, err := w.srv.Store().UpdateStatus(pod)
+		_, err := w.Store.UpdateStatus(pod)
 		require.NoError(t, err)
 		return ""
 	case "stats":

@@ -23,25 +23,25 @@ func TestNodeStatusCheckLeavesStoredNodeAlone(t *testing.T) {
 	cfg := DefaultConfig()
 	kl := w.addNode("n1", model.ResourceList{model.ResourceCPU: mustQuantity(t, "4"), model.ResourceMemory: mustQuantity(t, "8Gi")}, cfg, true)
 	kl.Start()
-	w.run(time.Minute) // registration, the first status write and a few checks
+	w.Run(time.Minute) // registration, the first status write and a few checks
 
-	obj, err := w.srv.Store().Get(model.KindNode, "", "n1")
+	obj, err := w.Store.Get(model.KindNode, "", "n1")
 	require.NoError(t, err)
 	stored := obj.(*model.Node)
 	snapshot := stored.DeepCopy()
 	gets := w.clients["n1"].Stats().RequestsFor(client.VerbGet)
 	updates := w.clients["n1"].Stats().RequestsFor(client.VerbUpdate)
 
-	w.run(cfg.NodeStatusReportFrequency / 2)
+	w.Run(cfg.NodeStatusReportFrequency / 2)
 	assert.Greater(t, w.clients["n1"].Stats().RequestsFor(client.VerbGet), gets+10, "the status loop kept checking")
-	again, err := w.srv.Store().Get(model.KindNode, "", "n1")
+	again, err := w.Store.Get(model.KindNode, "", "n1")
 	require.NoError(t, err)
 	assert.Same(t, stored, again, "checks that find no change do not write the Node")
 	assert.True(t, reflect.DeepEqual(snapshot, stored), "the checks left the stored Node as it was")
 
-	w.run(cfg.NodeStatusReportFrequency)
+	w.Run(cfg.NodeStatusReportFrequency)
 	assert.True(t, reflect.DeepEqual(snapshot, stored), "the Node read before the write is unchanged")
-	obj, err = w.srv.Store().Get(model.KindNode, "", "n1")
+	obj, err = w.Store.Get(model.KindNode, "", "n1")
 	require.NoError(t, err)
 	latest := obj.(*model.Node)
 	require.NotSame(t, stored, latest, "the report frequency forces a write")

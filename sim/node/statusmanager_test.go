@@ -31,7 +31,7 @@ func TestStatusManagerSettles(t *testing.T) {
 		w.createPod(podSpec{name: name, node: "n1", cpu: "100m", running: true})
 	}
 	kl.Start()
-	w.run(30 * time.Second)
+	w.Run(30 * time.Second)
 	require.Len(t, kl.status.entries, 3)
 	require.Empty(t, unsettledPods(kl.status), "adopted pods in order are settled")
 
@@ -44,16 +44,16 @@ func TestStatusManagerSettles(t *testing.T) {
 			pod.Status.Conditions[i].Status = model.ConditionFalse
 		}
 	}
-	_, err := w.srv.Store().UpdateStatus(pod)
+	_, err := w.Store.UpdateStatus(pod)
 	require.NoError(t, err)
-	w.run(100 * time.Millisecond)
+	w.Run(100 * time.Millisecond)
 	require.Equal(t, map[string]bool{"b": true}, unsettledPods(kl.status), "the informer's update unsettles b only")
 
-	w.run(kl.cfg.StatusSyncPeriod)
+	w.Run(kl.cfg.StatusSyncPeriod)
 	pod, ok = w.pod("b")
 	require.True(t, ok)
 	require.True(t, podReady(&pod.Status), "the periodic check wrote the kubelet's status back")
 
-	w.run(2 * kl.cfg.StatusSyncPeriod)
+	w.Run(2 * kl.cfg.StatusSyncPeriod)
 	require.Empty(t, unsettledPods(kl.status), "the repaired pod settles again")
 }

@@ -146,8 +146,8 @@ func (w *World) Settle(d time.Duration) {
 func (w *World) HideTrace() { w.printed = w.trace.Len() }
 
 // Run advances virtual time by d and fails the test if the kernel stopped on an error or an
-// invariant was broken.
-func (w *World) Run(d time.Duration) {
+// invariant was broken. It returns the kernel's outcome.
+func (w *World) Run(d time.Duration) sim.Outcome {
 	w.T.Helper()
 	until := w.K.Now().Add(d)
 	if w.advance {
@@ -165,6 +165,7 @@ func (w *World) Run(d time.Duration) {
 			w.T.Fatalf("invariant: %s", msg)
 		}
 	}
+	return out
 }
 
 // Violation returns the first invariant violation seen at a committed write ("" if none), for
