@@ -77,7 +77,7 @@ func podLine(p *model.Pod) string {
 		bound = "<none>"
 	}
 	state := p.Status.Phase
-	if isPodReady(p) {
+	if testworld.IsReady(p) {
 		state += ",Ready"
 	}
 	if p.DeletionTimestamp != nil {

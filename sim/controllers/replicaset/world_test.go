@@ -61,7 +61,7 @@ func podLine(p *model.Pod) string {
 		node = "<none>"
 	}
 	state := p.Status.Phase
-	if IsPodReady(p) {
+	if testworld.IsReady(p) {
 		state += ",Ready"
 	}
 	if p.DeletionTimestamp != nil {

@@ -65,7 +65,7 @@ func podLine(p *model.Pod) string {
 		node = "<none>"
 	}
 	state := p.Status.Phase
-	if isPodReady(p) {
+	if testworld.IsReady(p) {
 		state += ",Ready"
 	}
 	if p.DeletionTimestamp != nil {
