@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -541,6 +542,7 @@ func (l *loader) decodeObjects(n *yaml.Node) {
 // on any problem it stops and sets streamFailed.
 func (l *loader) streamObjects() {
 	l.s.Objects = make([]ObjectSource, 0, len(l.list.items))
+	l.declared = slices.Grow(l.declared, len(l.list.items))
 	stack := map[*yaml.Node]bool{}
 	for c := 0; c < l.list.chunks(); c++ {
 		seq := l.list.parseChunk(c)
