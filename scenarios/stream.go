@@ -58,12 +58,14 @@ type objectList struct {
 
 // itemSpan is one item of the list: the offset of its first line (the one with its dash)
 // and that line's number. An item ends where the next begins, the last at the list's end.
-type itemSpan struct{ start, line int }
+// Both fit in 32 bits, as a file is at most MaxFileBytes; a file of 16 MiB of "-" lines
+// has 8 million items.
+type itemSpan struct{ start, line int32 }
 
 // splitObjects finds the objects list in data, or returns nil when the file is not one the
 // list can be cut out of safely (see above) or has no objects list.
 func splitObjects(data []byte) *objectList {
-	if !utf8.Valid(data) || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) ||
+	if len(data) > MaxFileBytes || !utf8.Valid(data) || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) ||
 		bytes.Contains(data, []byte("\xc2\x85")) || bytes.Contains(data, []byte("\xe2\x80\xa8")) || bytes.Contains(data, []byte("\xe2\x80\xa9")) {
 		return nil // a byte-order mark, or a line break (NEL, LS, PS) that yaml.v3 counts as one
 	}
@@ -111,10 +113,10 @@ func splitObjects(data []byte) *objectList {
 					return nil
 				}
 				list.column = indent
-				list.items = append(list.items, itemSpan{start: off, line: line})
+				list.items = append(list.items, itemSpan{start: int32(off), line: int32(line)})
 			case indent > list.column:
 			case indent == list.column && isDash(rest):
-				list.items = append(list.items, itemSpan{start: off, line: line})
+				list.items = append(list.items, itemSpan{start: int32(off), line: int32(line)})
 			case indent == 0:
 				list.end, state = off, after
 				if isObjectsKey(rest) {
@@ -206,7 +208,7 @@ func (list *objectList) attach(root *yaml.Node) bool {
 		return false
 	}
 	// yaml.v3 places a block sequence at its first dash.
-	list.seq = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: list.items[0].line, Column: list.column + 1}
+	list.seq = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: int(list.items[0].line), Column: list.column + 1}
 	root.Content[at+1] = list.seq
 	return true
 }
@@ -223,7 +225,7 @@ func (list *objectList) parseChunk(c int) *yaml.Node {
 	b := min(a+streamChunkItems, len(list.items))
 	end := list.end
 	if b < len(list.items) {
-		end = list.items[b].start
+		end = int(list.items[b].start)
 	}
 	var doc yaml.Node
 	if err := unmarshalNode(list.data[list.items[a].start:end], &doc); err != nil {
@@ -236,7 +238,7 @@ func (list *objectList) parseChunk(c int) *yaml.Node {
 	if seq.Kind != yaml.SequenceNode || seq.Style&yaml.FlowStyle != 0 || seq.Anchor != "" || len(seq.Content) != b-a {
 		return nil
 	}
-	shiftLines(seq, list.items[a].line-1)
+	shiftLines(seq, int(list.items[a].line)-1)
 	return seq
 }
 
