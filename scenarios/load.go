@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -61,27 +62,56 @@ type ParseOptions struct {
 
 // ParseWith is Parse with options.
 func ParseWith(file string, data []byte, baseDir string, opts ParseOptions) (*Scenario, []model.Warning, error) {
-	l := &loader{file: file, baseDir: baseDir, ix: newNodeIndex(file), s: &Scenario{File: file}, opts: opts}
 	if len(data) > MaxFileBytes {
+		l := newLoader(file, baseDir, opts)
 		l.errAt(nil, "", fmt.Sprintf("the file is %d bytes, more than the limit of %d", len(data), MaxFileBytes), "")
 		return nil, nil, l.errs
 	}
-	root := l.parseYAML(data)
+	if list := splitObjects(data); list != nil {
+		if s, warns, err, ok := parse(file, data, baseDir, opts, list); ok {
+			return s, warns, err
+		}
+	}
+	s, warns, err, _ := parse(file, data, baseDir, opts, nil)
+	return s, warns, err
+}
+
+func newLoader(file, baseDir string, opts ParseOptions) *loader {
+	return &loader{file: file, baseDir: baseDir, ix: newNodeIndex(file), s: &Scenario{File: file}, opts: opts}
+}
+
+// parse parses data as one document, or, with list, streams the objects list (see
+// stream.go). ok is false when streaming met anything unusual; the caller then parses the
+// file as one document, which reports it.
+func parse(file string, data []byte, baseDir string, opts ParseOptions, list *objectList) (s *Scenario, warns []model.Warning, err error, ok bool) {
+	l := newLoader(file, baseDir, opts)
+	doc := data
+	if list != nil {
+		doc = list.skeleton()
+	}
+	root := l.parseYAML(doc)
+	if list != nil && (root == nil || !list.attach(root)) {
+		return nil, nil, nil, false
+	}
 	if root == nil {
-		return nil, nil, l.errs.sorted()
+		return nil, nil, l.errs.sorted(), true
 	}
 	l.ix.walk(root, "", 0, map[*yaml.Node]bool{})
 	if l.ix.problem != nil {
-		return nil, nil, Errors{l.ix.problem}
+		return nil, nil, Errors{l.ix.problem}, list == nil
 	}
+	l.ix.list, l.list = list, list
 	l.root = resolve(root)
 	l.decodeTop()
+	if l.streamFailed {
+		return nil, nil, nil, false
+	}
 	l.applyDefaults()
 	l.validate()
 	if len(l.errs) > 0 {
-		return nil, l.warns, l.errs.sorted()
+		return nil, l.warns, l.errs.sorted(), true
 	}
-	return l.s, l.warns, nil
+	return l.s, l.warns, nil, true
 }
 
 // readBounded reads a file of at most MaxFileBytes.
@@ -132,6 +162,10 @@ type loader struct {
 	// reported holds paths whose problem was reported (a missing required field, a series
 	// file that cannot be read), so that checks of the zero value left there stay quiet.
 	reported map[string]bool
+	// list is the objects list when it is streamed (stream.go); streamFailed is set when an
+	// item of it did not parse or index cleanly, and the file must be parsed as one document.
+	list         *objectList
+	streamFailed bool
 }
 
 // declaredObject is an object from `objects:` or an apply action, with where it was written.
@@ -494,40 +528,74 @@ func (l *loader) flagValue(f Flag, n *yaml.Node, path string) (flagValue, bool) 
 var objectSourceKeys = []string{"manifest", "file", "settled"}
 
 func (l *loader) decodeObjects(n *yaml.Node) {
-	for i, item := range l.sequence(n, "objects", "object sources ({manifest: ...} or {file: ...})") {
-		path := indexPath("objects", i)
-		pairs, ok := l.mapping(item, path, "an object source ({manifest: ...} or {file: ...})")
-		if !ok {
-			continue
-		}
-		src := ObjectSource{Pos: posOf(l.file, resolve(item))}
-		var manifest, file *yaml.Node
-		for _, p := range pairs {
-			switch p.key.Value {
-			case "manifest":
-				manifest = p.value
-			case "file":
-				file = p.value
-				l.decodeInto(p.value, childPath(path, "file"), &src.File)
-			case "settled":
-				l.decodeInto(p.value, childPath(path, "settled"), &src.Settled)
-			default:
-				l.unknownKey(p.key, path, "an object source", objectSourceKeys)
-			}
-		}
-		switch {
-		case manifest != nil && file != nil:
-			l.errAt(resolve(item), path, "an object source has manifest or file, not both", "write two entries")
-		case manifest != nil:
-			src.Manifest = resolve(manifest)
-			src.Objects = l.decodeManifest(manifest, childPath(path, "manifest"), true)
-		case file != nil:
-			src.Objects = l.decodeManifestFile(src.File, file, childPath(path, "file"), true)
-		default:
-			l.errAt(resolve(item), path, "an object source needs manifest: (inline) or file: (a path)", "")
-		}
-		l.s.Objects = append(l.s.Objects, src)
+	if l.list != nil && n == l.list.seq {
+		l.streamObjects()
+		return
 	}
+	for i, item := range l.sequence(n, "objects", "object sources ({manifest: ...} or {file: ...})") {
+		l.decodeObject(i, item)
+	}
+}
+
+// streamObjects decodes the streamed objects list a chunk at a time (see stream.go). Each
+// item is checked as the node index would check it (depth, aliases) before it is decoded;
+// on any problem it stops and sets streamFailed.
+func (l *loader) streamObjects() {
+	l.s.Objects = make([]ObjectSource, 0, len(l.list.items))
+	l.declared = slices.Grow(l.declared, len(l.list.items))
+	stack := map[*yaml.Node]bool{}
+	for c := 0; c < l.list.chunks(); c++ {
+		seq := l.list.parseChunk(c)
+		if seq == nil {
+			l.streamFailed = true
+			return
+		}
+		for j, item := range seq.Content {
+			l.ix.checkOnly = true
+			l.ix.walk(item, "", 2, stack)
+			l.ix.checkOnly = false
+			if l.ix.problem != nil {
+				l.streamFailed = true
+				return
+			}
+			l.decodeObject(c*streamChunkItems+j, item)
+		}
+	}
+}
+
+// decodeObject decodes objects[i].
+func (l *loader) decodeObject(i int, item *yaml.Node) {
+	path := indexPath("objects", i)
+	pairs, ok := l.mapping(item, path, "an object source ({manifest: ...} or {file: ...})")
+	if !ok {
+		return
+	}
+	src := ObjectSource{Pos: posOf(l.file, resolve(item))}
+	var manifest, file *yaml.Node
+	for _, p := range pairs {
+		switch p.key.Value {
+		case "manifest":
+			manifest = p.value
+		case "file":
+			file = p.value
+			l.decodeInto(p.value, childPath(path, "file"), &src.File)
+		case "settled":
+			l.decodeInto(p.value, childPath(path, "settled"), &src.Settled)
+		default:
+			l.unknownKey(p.key, path, "an object source", objectSourceKeys)
+		}
+	}
+	switch {
+	case manifest != nil && file != nil:
+		l.errAt(resolve(item), path, "an object source has manifest or file, not both", "write two entries")
+	case manifest != nil:
+		src.Objects = l.decodeManifest(manifest, childPath(path, "manifest"), true)
+	case file != nil:
+		src.Objects = l.decodeManifestFile(src.File, file, childPath(path, "file"), true)
+	default:
+		l.errAt(resolve(item), path, "an object source needs manifest: (inline) or file: (a path)", "")
+	}
+	l.s.Objects = append(l.s.Objects, src)
 }
 
 // decodeManifest decodes an inline manifest at path and records it as declared.

@@ -82,7 +82,8 @@ func TestLoadFullScenario(t *testing.T) {
 		assert.Equal(t, int32(4), *rs.Spec.Replicas)
 		assert.Equal(t, "default", fromFile.Objects[1].Meta().Namespace, "a namespaced object without a namespace gets default")
 		inline := s.Objects[1]
-		assert.NotNil(t, inline.Manifest)
+		assert.Empty(t, inline.File)
+		assert.Nil(t, inline.Manifest, "the loader does not keep the YAML of objects (stream.go)")
 		require.Len(t, inline.Objects, 1)
 		assert.Equal(t, model.KindNamespace, inline.Objects[0].GetKind())
 		assert.Equal(t, "", inline.Objects[0].Meta().Namespace, "cluster-scoped objects get no namespace")

@@ -189,7 +189,11 @@ func (s *Scenario) Nodes() []ClusterNode {
 
 // ObjectSource is one entry of `objects:`: a manifest written inline or a file of manifests.
 type ObjectSource struct {
-	// Manifest is the inline manifest as written (exactly one of Manifest and File is set).
+	// Manifest gives objects[].manifest, an inline manifest, its place in the scenario's
+	// shape (the schema and `sim explain` describe it from this field). The loader decodes
+	// the manifest into Objects and does not keep its YAML, as a scenario may hold 100,000
+	// of them (see stream.go): Manifest is nil after Parse, and an entry without File is an
+	// inline manifest.
 	Manifest *yaml.Node `json:"manifest,omitempty"`
 	// File is a multi-document YAML file, relative to the scenario file's directory.
 	File string `json:"file,omitempty"`

@@ -51,6 +51,11 @@ type nodeIndex struct {
 	// too deep, an alias inside its own anchor); the loader reports it and stops.
 	problem *model.DecodeError
 	file    string
+	// list is the objects list when it was streamed (see stream.go): the paths inside its
+	// items are not in values and keys, and are indexed on demand.
+	list *objectList
+	// checkOnly makes walk look for problems only, recording no paths.
+	checkOnly bool
 }
 
 func newNodeIndex(file string) *nodeIndex {
@@ -96,11 +101,17 @@ func (ix *nodeIndex) walk(n *yaml.Node, path string, depth int, stack map[*yaml.
 		delete(stack, n.Alias)
 		return
 	}
-	ix.values[path] = n
+	if !ix.checkOnly {
+		ix.values[path] = n
+	}
 	switch n.Kind {
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			ix.walk(c, indexPath(path, i), depth+1, stack)
+			p := ""
+			if !ix.checkOnly {
+				p = indexPath(path, i)
+			}
+			ix.walk(c, p, depth+1, stack)
 		}
 	case yaml.MappingNode:
 		// Merged entries first, so explicit keys overwrite them.
@@ -114,8 +125,11 @@ func (ix *nodeIndex) walk(n *yaml.Node, path string, depth int, stack map[*yaml.
 			if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
 				continue
 			}
-			p := keyPath(path, k.Value)
-			ix.keys[p] = k
+			p := ""
+			if !ix.checkOnly {
+				p = keyPath(path, k.Value)
+				ix.keys[p] = k
+			}
 			ix.walk(v, p, depth+1, stack)
 		}
 	}
@@ -145,15 +159,26 @@ func (ix *nodeIndex) walkMerge(v *yaml.Node, path string, depth int, stack map[*
 	case yaml.MappingNode:
 		saved := ix.values[path]
 		ix.walk(v, path, depth, stack)
-		if saved != nil {
+		if saved != nil && !ix.checkOnly {
 			ix.values[path] = saved
 		}
 	}
 }
 
+// of returns the index that holds path: the index of a streamed item for a path inside it,
+// else ix.
+func (ix *nodeIndex) of(path string) *nodeIndex {
+	if ix.list != nil {
+		if sub := ix.list.itemIndex(ix.file, path); sub != nil {
+			return sub
+		}
+	}
+	return ix
+}
+
 // has reports whether a key or value was written at path.
 func (ix *nodeIndex) has(path string) bool {
-	_, ok := ix.values[path]
+	_, ok := ix.of(path).values[path]
 	return ok
 }
 
@@ -161,7 +186,7 @@ func (ix *nodeIndex) has(path string) bool {
 // the place to point at for a problem with a value that may be missing.
 func (ix *nodeIndex) nearest(path string) *yaml.Node {
 	for {
-		if n, ok := ix.values[path]; ok {
+		if n, ok := ix.of(path).values[path]; ok {
 			return n
 		}
 		if path == "" {
@@ -174,7 +199,7 @@ func (ix *nodeIndex) nearest(path string) *yaml.Node {
 // keyOrNearest returns the key node of path (for "unknown" or "duplicate" problems), or the
 // nearest written node.
 func (ix *nodeIndex) keyOrNearest(path string) *yaml.Node {
-	if k, ok := ix.keys[path]; ok {
+	if k, ok := ix.of(path).keys[path]; ok {
 		return k
 	}
 	return ix.nearest(path)
