@@ -110,7 +110,6 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	return res, nil
 }
 
-
 // timelineRand is the stream node targets with `random:` draw from.
 func (w *world) timelineRand() *rand.Rand {
 	if w.rand == nil {
