@@ -770,7 +770,7 @@ func (c *Components) clone() *Components {
 	n := &Components{}
 	if c != nil && c.set != nil {
 		n.set = make(map[flagKey]flagValue, len(c.set))
-		for k, v := range c.set {
+		for k, v := range c.set { //detlint:ordered a copy into a map
 			n.set[k] = v
 		}
 	}
