@@ -39,7 +39,9 @@ type config struct {
 func table() Table[config] {
 	return Table[config]{
 		Component: "c",
-		Defaults:  func() config { return config{Workers: 5, Limit: 50, Rate: 0.1, Period: time.Second, Mode: "a", Other: 9} },
+		Defaults: func() config {
+			return config{Workers: 5, Limit: 50, Rate: 0.1, Period: time.Second, Mode: "a", Other: 9}
+		},
 		Flags: []Flag[config]{
 			{Name: "workers", Type: Int, Default: "5", Field: "Workers", Ptr: func(c *config) any { return &c.Workers }},
 			{Name: "limit", Type: Int, Default: "50", Field: "Limit", Ptr: func(c *config) any { return &c.Limit }},
