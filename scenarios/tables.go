@@ -17,6 +17,7 @@ import (
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 	"github.com/reconsim/reconsim/sim/controllers/statefulset"
 	"github.com/reconsim/reconsim/sim/controllers/ttlafterfinished"
+	"github.com/reconsim/reconsim/sim/metrics"
 	"github.com/reconsim/reconsim/sim/node"
 )
 
@@ -39,6 +40,7 @@ var componentTables = []flagtab.Described{
 	podgc.Flags,
 	scheduler.Flags,
 	node.Flags,
+	metrics.Flags,
 }
 
 // withTables fills each registry entry that has no Type from the component tables (type,

@@ -407,8 +407,7 @@ func (w *world) buildScheduler() (*running, error) {
 // pods report no metrics, as metrics-server cannot scrape their kubelet.
 func (w *world) buildMetrics() error {
 	cfg := metrics.DefaultConfig()
-	cfg.MetricResolution = w.comps.Duration(scenarios.ComponentSimulator, "metric-resolution")
-	cfg.HousekeepingInterval = w.comps.Duration(scenarios.ComponentSimulator, "housekeeping-interval")
+	scenarios.Configure(w.comps, metrics.Flags, &cfg)
 	f := client.NewSharedInformerFactory(client.New(w.srv, metrics.Component, client.Config{QPS: -1}), 0)
 	ms, err := metrics.New(w.k, f, w.scn.Loads, cfg)
 	if err != nil {
