@@ -17,6 +17,7 @@ import (
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 	"github.com/reconsim/reconsim/sim/controllers/statefulset"
 	"github.com/reconsim/reconsim/sim/controllers/ttlafterfinished"
+	"github.com/reconsim/reconsim/sim/leaderelection"
 	"github.com/reconsim/reconsim/sim/metrics"
 	"github.com/reconsim/reconsim/sim/node"
 )
@@ -41,6 +42,8 @@ var componentTables = []flagtab.Described{
 	scheduler.Flags,
 	node.Flags,
 	metrics.Flags,
+	leaderelection.Flags(ComponentControllerManager),
+	leaderelection.Flags(ComponentScheduler),
 }
 
 // withTables fills each registry entry that has no Type from the component tables (type,

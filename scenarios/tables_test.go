@@ -27,7 +27,7 @@ func TestDocumentedDefaultsAreDefaultConfigs(t *testing.T) {
 			return v
 		}))
 	}
-	assert.Equal(t, 34, n, "flags with a table")
+	assert.Equal(t, 40, n, "flags with a table")
 }
 
 // TestDefaultsMismatchIsReported shows the check above can fail: a table whose documented
