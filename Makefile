@@ -48,12 +48,12 @@ e2e: ## Browser check: render node-failure's report.html and open it in headless
 	bash report/e2e/run.sh
 
 .PHONY: lint
-lint: ## gofmt, go vet, staticcheck and the determinism lint.
+lint: ## gofmt, go vet, staticcheck, the determinism lint and the import rules.
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	@test -x "$(STATICCHECK)" || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(STATICCHECK) ./...
-	$(GO) test ./internal/detlint -run TestSimulationPathIsDeterministic -count=1
+	$(GO) test ./internal/detlint -run 'TestSimulationPathIsDeterministic|TestImportRules' -count=1
 
 .PHONY: bench
 bench: ## Run the benchmarks (kernel, API round trip, workqueue, scenarios).

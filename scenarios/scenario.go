@@ -147,7 +147,7 @@ func (g NodeGroup) NodeName(i int) string { return g.NamePrefix + strconv.Itoa(i
 // given). The map is new on every call.
 func (g NodeGroup) NodeLabels(i int) map[string]string {
 	l := make(map[string]string, len(g.Labels)+5)
-	for k, v := range g.Labels {
+	for k, v := range g.Labels { //detlint:ordered a copy into a map
 		l[k] = v
 	}
 	l[LabelHostname] = g.NodeName(i)

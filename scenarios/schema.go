@@ -66,7 +66,7 @@ func describeSchema(s map[string]any, key string) map[string]any {
 		return map[string]any{"description": text, "allOf": []any{s}}
 	}
 	out := make(map[string]any, len(s)+1)
-	for k, v := range s {
+	for k, v := range s { //detlint:ordered a copy into a map
 		out[k] = v
 	}
 	out["description"] = text
@@ -144,7 +144,7 @@ func (g *schemaGen) object(t reflect.Type, key string) map[string]any {
 	if len(required) > 0 {
 		s["required"] = required
 	}
-	for k, c := range structConstraints[t] {
+	for k, c := range structConstraints[t] { //detlint:ordered a copy into a map
 		s[k] = c
 	}
 	return s
@@ -431,7 +431,7 @@ func (g *schemaGen) branches(u reflect.Type, disc, keyPrefix string, fixed map[s
 	for _, v := range unionVariants(u) {
 		mk := joinKey(keyPrefix, v.name)
 		props := map[string]any{disc: map[string]any{"const": v.name}}
-		for k, s := range fixed {
+		for k, s := range fixed { //detlint:ordered a copy into a map
 			props[k] = s
 		}
 		required := []any{disc}
@@ -449,7 +449,7 @@ func (g *schemaGen) branches(u reflect.Type, disc, keyPrefix string, fixed map[s
 		if d, ok := lookupKeyDoc(mk); ok {
 			b["description"] = d.Doc
 		}
-		for k, c := range unionConstraints[mk] {
+		for k, c := range unionConstraints[mk] { //detlint:ordered a copy into a map
 			b[k] = c
 		}
 		out = append(out, b)

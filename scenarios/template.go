@@ -119,7 +119,7 @@ func yamlValue(n *yaml.Node, depth int) (any, error) {
 					return nil, err
 				}
 				for _, m := range mergeSources(merged) {
-					for mk, mv := range m {
+					for mk, mv := range m { //detlint:ordered distinct keys, each set at most once
 						if _, set := out[mk]; !set {
 							out[mk] = mv
 						}

@@ -92,7 +92,7 @@ func defaultNamespace(r *ObjectRef) {
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
-	for k := range m {
+	for k := range m { //detlint:ordered sorted below
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)

@@ -29,9 +29,9 @@
 //     Options.Resume a run whose run.json exists (and belongs to the same sweep) is not run
 //     again.
 //
-// Concurrency stays out of this package: sweep never starts a goroutine itself, so it
-// can stay inside the determinism lint's scope (./sim/...), which forbids go statements. The
-// caller passes Options.Go (internal/cli passes a function that runs `go f()`); without it, runs
-// execute one after another on the calling goroutine. Each run is independent, and results
-// are stored by run index, so the order in which workers finish never shows in any output.
+// Concurrency: Run starts Options.Jobs workers on goroutines (sweep is not on the simulation
+// path the determinism lint covers; each run is, and runs share nothing). Results are stored
+// by run index, so the order in which workers finish never shows in any output: the files are
+// the same bytes whatever Jobs is. The wall clock is read only for the progress ETA and each
+// run's wallSeconds in run.json.
 package sweep

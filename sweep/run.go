@@ -17,7 +17,6 @@ import (
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/cluster"
-	"github.com/reconsim/reconsim/vtime"
 )
 
 // Shard selects a deterministic slice of the run list: the runs whose index i has
@@ -88,7 +87,8 @@ const (
 
 // Options are the caller's choices for Run.
 type Options struct {
-	// Jobs is how many runs execute at once (with Go set); 0 means runtime.NumCPU().
+	// Jobs is how many runs execute at once, each on its own goroutine; 0 means
+	// runtime.NumCPU(). The outputs do not depend on it.
 	Jobs int
 	// Shard, when set, runs only that slice of the run list and writes partial results to
 	// OutDir/shard-i-of-n/ for Merge.
@@ -102,20 +102,9 @@ type Options struct {
 	// Progress receives progress reports; nil for none.
 	Progress      io.Writer
 	ProgressStyle ProgressStyle
-	// Go starts work on a new goroutine. sweep never starts goroutines itself (it lies
-	// inside the determinism lint's scope, which forbids go statements); internal/cli passes
-	// a function that runs `go work()`. When Go is nil the runs execute one after another on
-	// the calling goroutine, whatever Jobs says.
-	Go func(work func())
-	// Now reads the wall clock, for the ETA and each run's wall time; nil for neither.
-	Now func() time.Time
-
 	// RunScenario runs one scenario; nil means cluster.Run. It is a test seam (tests
 	// substitute a fake simulator to check the sweep's bookkeeping without real runs).
 	RunScenario func(ctx context.Context, scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error)
-	// PanicAt, when non-nil, gives the cluster.Options.PanicAt of each run (0 for none). It
-	// exists so tests can check how a panicking run is recorded.
-	PanicAt func(r PlannedRun) vtime.Time
 }
 
 // RunRecord is what a sweep keeps of one run: its point, seed, metric values and outcome.
@@ -218,9 +207,6 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Outcome, error) {
 	if jobs == 0 {
 		jobs = runtime.NumCPU()
 	}
-	if opts.Go == nil {
-		jobs = 1
-	}
 	dir := opts.OutDir
 	if opts.Shard.Sharded() {
 		dir = filepath.Join(dir, opts.Shard.Dir())
@@ -253,7 +239,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Outcome, error) {
 	}
 
 	jobs = min(jobs, max(len(todo), 1))
-	prog := newProgress(opts.Progress, opts.ProgressStyle, opts.Now, len(mine), out.Resumed)
+	prog := newProgress(opts.Progress, opts.ProgressStyle, time.Now, len(mine), out.Resumed)
 	prog.start(spec.Name, opts.Shard, jobs)
 	var (
 		mu       sync.Mutex
@@ -291,7 +277,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Outcome, error) {
 	}
 	wg.Add(jobs)
 	for range jobs - 1 {
-		opts.Go(worker)
+		go worker()
 	}
 	worker()
 	wg.Wait()
@@ -339,14 +325,9 @@ func execute(ctx context.Context, spec *Spec, plan *Plan, r PlannedRun, opts Opt
 	for _, m := range spec.Metrics {
 		rec.Metrics[m.Name] = nil
 	}
-	var start time.Time
-	if opts.Now != nil {
-		start = opts.Now()
-	}
+	start := time.Now()
 	res, err := runOne(ctx, spec, pt, r, opts)
-	if opts.Now != nil {
-		wallSeconds = opts.Now().Sub(start).Seconds()
-	}
+	wallSeconds = time.Since(start).Seconds()
 	if ctx.Err() != nil || (res != nil && res.StopReason == report.StopInterrupted) {
 		return rec, wallSeconds, nil, true
 	}
@@ -398,9 +379,6 @@ func runOne(ctx context.Context, spec *Spec, pt Point, r PlannedRun, opts Option
 		return nil, fmt.Errorf("applying the overrides: %w", err)
 	}
 	copts := cluster.Options{Seed: r.Seed, SeedSet: true, Overrides: ovs}
-	if opts.PanicAt != nil {
-		copts.PanicAt = opts.PanicAt(r)
-	}
 	run := opts.RunScenario
 	if run == nil {
 		run = cluster.Run

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,8 @@ import (
 
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/cluster"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -37,9 +40,63 @@ expect:
 - {passRate: {min: 0.9}, at: overall}
 `
 
-// goroutines starts each worker on its own goroutine, as internal/cli does (test files are
-// outside the determinism lint).
-func goroutines(work func()) { go work() }
+// panicAt runs the scenario with a test-only process that panics at virtual time at, planted
+// through cluster.Options.Controllers, when the run matches (seed and overrides as in its
+// reproduce command); other runs are plain cluster.Run.
+func panicAt(at time.Duration, match func(opts cluster.Options) bool) func(ctx context.Context, scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+	return func(ctx context.Context, scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+		if match(opts) {
+			opts.Controllers = append(opts.Controllers, cluster.Controller{Name: "test-panic",
+				Build: func(k *sim.Kernel, _ *client.Client, _ *client.SharedInformerFactory) (cluster.Runnable, error) {
+					k.Spawn("test-panic", func(p *sim.Proc) {
+						p.SleepUntil(vtime.FromDuration(at))
+						panic("test-only panic")
+					})
+					return nopRunnable{}, nil
+				}})
+		}
+		return cluster.Run(ctx, scn, opts)
+	}
+}
+
+type nopRunnable struct{}
+
+func (nopRunnable) Start() {}
+func (nopRunnable) Stop()  {}
+
+// TestJobsRunInParallel: a library caller that sets Jobs gets that many runs at once (sweep
+// starts its own workers).
+func TestJobsRunInParallel(t *testing.T) {
+	spec := loadSmall(t, smallSweep)
+	var (
+		mu      sync.Mutex
+		running int
+		peak    int
+	)
+	both := make(chan struct{})
+	_, err := Run(context.Background(), spec, Options{Jobs: 2, OutDir: t.TempDir(),
+		RunScenario: func(ctx context.Context, scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+			mu.Lock()
+			running++
+			if running > peak {
+				peak = running
+				if peak == 2 {
+					close(both)
+				}
+			}
+			mu.Unlock()
+			select {
+			case <-both:
+			case <-time.After(10 * time.Second):
+			}
+			mu.Lock()
+			running--
+			mu.Unlock()
+			return &report.Result{Scenario: scn.Name, StopReason: "quiescent", Passed: true}, nil
+		}})
+	require.NoError(t, err)
+	assert.Equal(t, 2, peak, "two runs executed at once")
+}
 
 func loadSmall(t *testing.T, src string) *Spec {
 	t.Helper()
@@ -83,7 +140,7 @@ func TestShardsMergeToTheUnshardedBytes(t *testing.T) {
 	root := t.TempDir()
 
 	one := filepath.Join(root, "jobs1")
-	o1, err := Run(ctx, spec, Options{Jobs: 1, OutDir: one, Go: goroutines})
+	o1, err := Run(ctx, spec, Options{Jobs: 1, OutDir: one})
 	require.NoError(t, err)
 	require.NotNil(t, o1.Result)
 	assert.Equal(t, 12, o1.Executed)
@@ -91,14 +148,14 @@ func TestShardsMergeToTheUnshardedBytes(t *testing.T) {
 	assert.True(t, o1.Result.Passed, "node-failure recovers within 8m at every point")
 
 	two := filepath.Join(root, "jobs2")
-	_, err = Run(ctx, spec, Options{Jobs: 2, OutDir: two, Go: goroutines})
+	_, err = Run(ctx, spec, Options{Jobs: 2, OutDir: two})
 	require.NoError(t, err)
 	want := readFiles(t, one)
 	assertSameFiles(t, want, readFiles(t, two), "--jobs 2 against --jobs 1")
 
 	sharded := filepath.Join(root, "sharded")
 	for i := 1; i <= 3; i++ {
-		o, err := Run(ctx, spec, Options{Jobs: 2, Shard: Shard{i, 3}, OutDir: sharded, Go: goroutines})
+		o, err := Run(ctx, spec, Options{Jobs: 2, Shard: Shard{i, 3}, OutDir: sharded})
 		require.NoError(t, err)
 		assert.Nil(t, o.Result, "a shard writes no summary")
 		assert.Len(t, o.Runs, 4)
@@ -117,7 +174,7 @@ func TestShardsMergeToTheUnshardedBytes(t *testing.T) {
 	assertSameFiles(t, want, readFiles(t, merged2), "merge of listed shards")
 
 	// Resume finds every run done and rewrites the same files.
-	o3, err := Run(ctx, spec, Options{Jobs: 2, OutDir: two, Resume: true, Go: goroutines})
+	o3, err := Run(ctx, spec, Options{Jobs: 2, OutDir: two, Resume: true})
 	require.NoError(t, err)
 	assert.Equal(t, 0, o3.Executed)
 	assert.Equal(t, 12, o3.Resumed)
@@ -162,20 +219,22 @@ func TestResultContent(t *testing.T) {
 }
 
 // TestPanickingRunIsRecordedAndTheSweepGoesOn runs the small sweep with one run panicking
-// (cluster.Options.PanicAt): that run is failed with its seed and reproduce command, the
+// (a process planted through cluster.Options.Controllers): that run is failed with its seed and reproduce command, the
 // others complete, and the sweep fails.
 func TestPanickingRunIsRecordedAndTheSweepGoesOn(t *testing.T) {
 	spec := loadSmall(t, smallSweep)
 	dir := t.TempDir()
 	var progress strings.Builder
 	o, err := Run(context.Background(), spec, Options{
-		Jobs: 2, OutDir: dir, Go: goroutines, Progress: &lockedWriter{w: &progress},
-		PanicAt: func(r PlannedRun) vtime.Time {
-			if r.ID == "p2-s3" {
-				return vtime.FromDuration(90 * time.Second)
+		Jobs: 2, OutDir: dir, Progress: &lockedWriter{w: &progress},
+		RunScenario: panicAt(90*time.Second, func(opts cluster.Options) bool {
+			var set []string
+			for _, o := range opts.Overrides {
+				set = append(set, o.Key+"="+o.Value)
 			}
-			return 0
-		},
+			// p2-s3 of the small sweep.
+			return opts.Seed == 3 && strings.Join(set, " ") == "kube-controller-manager.node-monitor-grace-period=40s kube-apiserver.default-unreachable-toleration-seconds=30"
+		}),
 	})
 	require.NoError(t, err, "a failed run is not an error of the sweep")
 	res := o.Result
@@ -374,7 +433,7 @@ expect:
 	require.NoError(b, err)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		o, err := Run(context.Background(), spec, Options{Jobs: runtime.NumCPU(), OutDir: filepath.Join(dir, "out"), Go: goroutines})
+		o, err := Run(context.Background(), spec, Options{Jobs: runtime.NumCPU(), OutDir: filepath.Join(dir, "out")})
 		require.NoError(b, err)
 		require.Equal(b, 1000, o.Executed)
 		require.True(b, o.Result.Passed)

@@ -309,15 +309,15 @@ func (c *cli) cmdRun(args []string) int {
 	}
 	opts.Trace = io.MultiWriter(sinks...)
 
-	interrupt := make(chan struct{})
-	opts.Interrupt = interrupt
+	ctx, interrupt := context.WithCancel(context.Background())
+	defer interrupt()
 	signals := make(chan os.Signal, 1)
 	stopSignals := c.notify(signals)
 	finished := make(chan struct{})
 	go func() {
 		select {
 		case <-signals:
-			close(interrupt)
+			interrupt()
 			// A second Ctrl-C now ends the process at once.
 			stopSignals()
 		case <-finished:
@@ -330,7 +330,7 @@ func (c *cli) cmdRun(args []string) int {
 		return exitUsage
 	}
 	start := c.now()
-	res, stack, runErr := c.safeRun(context.Background(), scn, opts)
+	res, stack, runErr := c.safeRun(ctx, scn, opts)
 	wall := c.now().Sub(start)
 	if err := stopProfile(); err != nil {
 		fmt.Fprintf(c.stderr, "sim run: --cpuprofile: %v\n", err)
@@ -367,7 +367,7 @@ func (c *cli) cmdRun(args []string) int {
 		return c.internalError("running "+scn.Name, errors.New("the simulator returned no result"), effectiveSeed, "unknown", nil)
 	}
 	select {
-	case <-interrupt:
+	case <-ctx.Done():
 		fmt.Fprintf(c.stderr, "sim run: interrupted at virtual time %s; writing what was recorded\n", strconv.FormatFloat(res.VirtualSeconds, 'f', 3, 64)+"s")
 	default:
 	}

@@ -109,7 +109,6 @@ func TestRunWritesResultsAndSummary(t *testing.T) {
 	assert.True(t, h.gotOptions.SeedSet)
 	assert.Equal(t, uint64(7), h.gotOptions.Seed)
 	assert.Len(t, h.gotOptions.Overrides, 2)
-	assert.NotNil(t, h.gotOptions.Interrupt)
 	assert.NotNil(t, h.gotOptions.Trace, "the trace always goes to trace.txt")
 
 	res, err := report.ReadResult(filepath.Join(out, report.ResultFile))
@@ -234,13 +233,13 @@ func TestRunInternalError(t *testing.T) {
 func TestRunInterrupt(t *testing.T) {
 	h := newHarness(nil)
 	h.signal = make(chan chan<- os.Signal, 1)
-	h.cli.runScenario = func(_ context.Context, scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+	h.cli.runScenario = func(ctx context.Context, scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
 		sig := <-h.signal
 		sig <- os.Interrupt
 		select {
-		case <-opts.Interrupt:
+		case <-ctx.Done():
 		case <-time.After(10 * time.Second):
-			return nil, errors.New("the interrupt channel was not closed")
+			return nil, errors.New("the run's context was not cancelled")
 		}
 		r, _ := passing(scn, opts)
 		r.StopReason = report.StopInterrupted

@@ -126,8 +126,6 @@ func (c *cli) cmdSweep(args []string) int {
 
 	opts := sweep.Options{
 		Jobs: *jobs, Shard: shard, OutDir: dir, Resume: *resume, KeepResults: *keep,
-		Go:          func(work func()) { go work() },
-		Now:         c.now,
 		RunScenario: c.runScenario,
 	}
 	if !*quiet {

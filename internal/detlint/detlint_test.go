@@ -20,13 +20,44 @@ func repoRoot(t *testing.T) string {
 // TestSimulationPathIsDeterministic is the lint itself: it fails the build when a package on
 // the simulation path uses the wall clock, global randomness, goroutines or unsorted map order.
 func TestSimulationPathIsDeterministic(t *testing.T) {
-	findings, err := Check(repoRoot(t), "./sim/...", "./model/...")
+	findings, err := Check(repoRoot(t), SimulationPath...)
 	require.NoError(t, err)
 	for _, f := range findings {
 		if strings.Contains(f.Pos.Filename, string(filepath.Separator)+"testdata"+string(filepath.Separator)) {
 			continue
 		}
 		t.Errorf("%s", f)
+	}
+}
+
+// TestSimulationPathIsExactlyWhatARunExecutes: the lint's scope is the module's packages a
+// run executes (sim/cluster and everything of the module it depends on) except report, which
+// only renders what the run recorded; the rest of it is under sim/ (simulation machinery no
+// built-in run uses yet, such as sim/client/reconcile, and test harnesses that run worlds).
+func TestSimulationPathIsExactlyWhatARunExecutes(t *testing.T) {
+	module, deps, err := ImportGraph(repoRoot(t), "./sim/cluster")
+	require.NoError(t, err)
+	want := map[string]bool{}
+	for _, p := range deps {
+		if rel, ok := cutModule(module, p.ImportPath); ok && rel != "report" {
+			want[rel] = true
+		}
+	}
+	_, scope, err := ImportGraph(repoRoot(t), SimulationPath...)
+	require.NoError(t, err)
+	got := map[string]bool{}
+	for _, p := range scope {
+		if rel, ok := cutModule(module, p.ImportPath); ok && !p.DepOnly {
+			got[rel] = true
+		}
+	}
+	for rel := range want { //detlint:ordered each is checked on its own
+		assert.True(t, got[rel], "%s runs inside a simulation but the lint does not cover it", rel)
+	}
+	for rel := range got { //detlint:ordered each is checked on its own
+		if !want[rel] {
+			assert.True(t, under(rel, "sim"), "%s is in the lint's scope but no run executes it", rel)
+		}
 	}
 }
 

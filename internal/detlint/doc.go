@@ -1,5 +1,13 @@
 // Package detlint is the determinism lint: it type-checks the packages on the simulation path
-// and reports every construct that could make two runs with the same seed differ.
+// and reports every construct that could make two runs with the same seed differ. It also
+// holds the check of the module's import rules (ImportRules, docs/architecture.md#layers).
+//
+// The simulation path (SimulationPath) is sim/... (the kernel, the API server, clients,
+// controllers, kubelets, the metrics pipeline, and sim/cluster which plays a run), model/...,
+// vtime, internal/flagtab (the components' flag tables) and scenarios (its defaults and timeline targeting are read during a run). report,
+// sweep, explore, internal/cli and the root package are outside it: they start runs or render
+// their results, and may use goroutines and the wall clock. TestSimulationPathIsExactlyWhatARunExecutes
+// keeps the list equal to what sim/cluster depends on.
 //
 // It reports, in non-test files:
 //   - wall-clock time: time.Now, time.Since, time.Until, time.Sleep, time.After, time.Tick,

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"bytes"
-	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -151,7 +150,7 @@ func TestJobOnFailureCountsRestarts(t *testing.T) {
 	var trace bytes.Buffer
 	scn, _, err := scenarios.Parse("job-on-failure.yaml", []byte(onFailureJobScenario), ".")
 	require.NoError(t, err)
-	res, err := Run(context.Background(), scn, Options{Trace: &trace})
+	res, err := checkedRun(t, scn, Options{Trace: &trace})
 	require.NoError(t, err)
 	require.Len(t, res.Verdicts, 1)
 	assert.Equal(t, "BackoffLimitExceeded", res.Verdicts[0].Reason)

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -20,7 +19,7 @@ func benchmarkLoaded(b *testing.B, scn *scenarios.Scenario) {
 	var virtual float64
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		res, err := Run(context.Background(), scn, Options{})
+		res, err := checkedRun(b, scn, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

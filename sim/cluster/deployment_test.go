@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,7 +50,7 @@ func runYAML(t *testing.T, name, text string) *report.Result {
 	t.Helper()
 	scn, _, err := scenarios.Parse(name+".yaml", []byte(text), ".")
 	require.NoError(t, err)
-	res, err := Run(context.Background(), scn, Options{})
+	res, err := checkedRun(t, scn, Options{})
 	require.NoError(t, err)
 	return res
 }

@@ -9,7 +9,7 @@
 //     WallSeconds, which the caller fills) and the same trace hash.
 //   - Limits: the run ends at the scenario's duration, its event limit, when it is quiescent
 //     (nothing significant for stop.quiescence and no pending work), when the caller's
-//     Interrupt channel closes, or when a process panics; Result.StopReason says which.
+//     context is cancelled, or when a process panics; Result.StopReason says which.
 //   - A run that ends without converging names everything it created that is not converged
 //     (a workload short of replicas, an incomplete rollout, a Pending pod, a drain that did
 //     not finish), each with a reason and a message (verdicts); a verdict no expectation

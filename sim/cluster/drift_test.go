@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -110,7 +109,7 @@ func TestKillContainerAndPatch(t *testing.T) {
 	scn, _, err := scenarios.Parse("kill.yaml", []byte(killScenario), "")
 	require.NoError(t, err)
 	var trace strings.Builder
-	res, err := Run(context.Background(), scn, Options{Trace: &trace})
+	res, err := checkedRun(t, scn, Options{Trace: &trace})
 	require.NoError(t, err)
 	text := trace.String()
 	assert.Contains(t, text, "timeline kill-container oom as=alice Deployment default/web")

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -90,7 +89,7 @@ explore:
 // copies running); without it the invariant holds.
 func TestStatefulSetOrdinalOnce(t *testing.T) {
 	scn := parseScenario(t, statefulSetScenario)
-	res, err := Run(context.Background(), scn, Options{})
+	res, err := checkedRun(t, scn, Options{})
 	require.NoError(t, err)
 	assert.True(t, invariantResult(t, res, scenarios.InvariantStatefulSetOrdinalOnce).Passed, "upstream rules keep the ordinal single")
 
@@ -103,7 +102,7 @@ func TestStatefulSetOrdinalOnce(t *testing.T) {
 			}
 		}
 	})
-	res, err = Run(context.Background(), parseScenario(t, statefulSetScenario), Options{Controllers: []Controller{forceDelete}})
+	res, err = checkedRun(t, parseScenario(t, statefulSetScenario), Options{Controllers: []Controller{forceDelete}})
 	require.NoError(t, err)
 	r := invariantResult(t, res, scenarios.InvariantStatefulSetOrdinalOnce)
 	assert.False(t, r.Passed)
@@ -165,11 +164,11 @@ func TestPDBRespected(t *testing.T) {
 			assert.Equal(t, corrupt, err == nil, "evicted: %v", err)
 		})
 	}
-	res, err := Run(context.Background(), parseScenario(t, pdbScenario), Options{Controllers: []Controller{evict(false)}})
+	res, err := checkedRun(t, parseScenario(t, pdbScenario), Options{Controllers: []Controller{evict(false)}})
 	require.NoError(t, err)
 	assert.True(t, invariantResult(t, res, scenarios.InvariantPDBRespected).Passed)
 
-	res, err = Run(context.Background(), parseScenario(t, pdbScenario), Options{Controllers: []Controller{evict(true)}})
+	res, err = checkedRun(t, parseScenario(t, pdbScenario), Options{Controllers: []Controller{evict(true)}})
 	require.NoError(t, err)
 	r := invariantResult(t, res, scenarios.InvariantPDBRespected)
 	assert.False(t, r.Passed)
@@ -181,7 +180,7 @@ func TestPDBRespected(t *testing.T) {
 func TestConvergesInvariant(t *testing.T) {
 	scn := loadBuiltin(t, "impossible-spec")
 	scn.Explore = &scenarios.Explore{Invariants: []string{scenarios.InvariantConverges}, Settle: time.Minute}
-	res, err := Run(context.Background(), scn, Options{})
+	res, err := checkedRun(t, scn, Options{})
 	require.NoError(t, err)
 	r := invariantResult(t, res, scenarios.InvariantConverges)
 	assert.False(t, r.Passed)
@@ -189,11 +188,11 @@ func TestConvergesInvariant(t *testing.T) {
 
 	scn = loadBuiltin(t, "node-failure")
 	scn.Explore = &scenarios.Explore{Invariants: []string{scenarios.InvariantConverges}, Settle: 10 * time.Minute}
-	res, err = Run(context.Background(), scn, Options{})
+	res, err = checkedRun(t, scn, Options{})
 	require.NoError(t, err)
 	assert.True(t, invariantResult(t, res, scenarios.InvariantConverges).Passed)
 	scn.Explore.Settle = time.Minute
-	res, err = Run(context.Background(), scn, Options{})
+	res, err = checkedRun(t, scn, Options{})
 	require.NoError(t, err)
 	r = invariantResult(t, res, scenarios.InvariantConverges)
 	assert.False(t, r.Passed, "node-failure takes about 5m50s to converge after the crash")
@@ -205,7 +204,7 @@ func TestConvergesInvariant(t *testing.T) {
 func TestNoLostUpdateChecksTheStore(t *testing.T) {
 	scn := loadBuiltin(t, "node-failure")
 	scn.Explore = &scenarios.Explore{Invariants: []string{scenarios.InvariantNoLostUpdate}}
-	res, err := Run(context.Background(), scn, Options{})
+	res, err := checkedRun(t, scn, Options{})
 	require.NoError(t, err)
 	assert.True(t, invariantResult(t, res, scenarios.InvariantNoLostUpdate).Passed)
 
@@ -246,7 +245,7 @@ timeline:
 `
 	var trace strings.Builder
 	var writes map[string]int
-	res, err := Run(context.Background(), parseScenario(t, text), Options{Trace: &trace, Writes: func(c map[string]int) { writes = c }})
+	res, err := checkedRun(t, parseScenario(t, text), Options{Trace: &trace, Writes: func(c map[string]int) { writes = c }})
 	require.NoError(t, err)
 	var ran []string
 	for _, c := range res.Convergence {

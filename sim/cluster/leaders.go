@@ -73,13 +73,10 @@ func (w *world) buildElections() error {
 			continue
 		}
 		el := &election{w: w, component: comp, rand: w.k.Rand("leader-election/" + comp)}
-		el.cfg = leaderelection.Config{
-			Namespace: "kube-system", Name: comp,
-			LeaseDuration:   w.comps.Duration(comp, "leader-elect-lease-duration"),
-			RenewDeadline:   w.comps.Duration(comp, "leader-elect-renew-deadline"),
-			RetryPeriod:     w.comps.Duration(comp, "leader-elect-retry-period"),
-			ReleaseOnCancel: comp == scenarios.ComponentScheduler,
-		}
+		el.cfg = leaderelection.DefaultConfig()
+		scenarios.Configure(w.comps, leaderelection.Flags(comp), &el.cfg)
+		el.cfg.Namespace, el.cfg.Name = "kube-system", comp
+		el.cfg.ReleaseOnCancel = comp == scenarios.ComponentScheduler
 		probe := el.cfg
 		probe.Identity = "probe"
 		if err := probe.Validate(); err != nil {

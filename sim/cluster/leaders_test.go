@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -82,7 +81,7 @@ func runElection(t *testing.T, component, action, extra string) *report.Result {
 	src := fmt.Sprintf(electionScenario, component, action, component, extra)
 	scn, _, err := scenarios.Parse("election.yaml", []byte(src), "")
 	require.NoError(t, err)
-	res, err := Run(context.Background(), scn, Options{})
+	res, err := checkedRun(t, scn, Options{})
 	require.NoError(t, err)
 	return res
 }

@@ -1,20 +1,23 @@
 package cluster
 
 import (
-	"os"
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/scenarios"
 )
 
-// TestMain checks the world's invariants in every run of every test of this package: a test
-// that passes while a run broke one fails here.
-func TestMain(m *testing.M) {
-	var broken []string
-	invariantViolations = func(v []string) { broken = append(broken, v...) }
-	code := m.Run()
-	if len(broken) > 0 {
-		os.Stderr.WriteString("invariant violations:\n  " + strings.Join(broken, "\n  ") + "\n")
-		code = 1
+// checkedRun is Run with the world's invariants checked: a test whose run broke one fails,
+// whatever else it asserts. Each run reports to its own test (no shared state), so parallel
+// subtests do not mix their violations.
+func checkedRun(t testing.TB, scn *scenarios.Scenario, opts Options) (*report.Result, error) {
+	t.Helper()
+	opts.invariantViolations = func(v []string) {
+		if len(v) > 0 {
+			t.Errorf("invariant violations:\n  %s", strings.Join(v, "\n  "))
+		}
 	}
-	os.Exit(code)
+	return Run(context.Background(), scn, opts)
 }

@@ -4,25 +4,20 @@ import (
 	"io"
 
 	"github.com/reconsim/reconsim/scenarios"
-	"github.com/reconsim/reconsim/vtime"
 )
 
-// Options are the caller's choices for one run.
+// Options are the caller's choices for one run. Cancelling the context given to Run stops the
+// run at the next check (every few thousand events); the result then has StopReason
+// "interrupted" and holds what was recorded so far.
 type Options struct {
 	// Seed is the run's seed when SeedSet is true; otherwise the scenario's seed is used.
 	Seed    uint64
 	SeedSet bool
 	// Trace, when non-nil, receives the trace as it is produced (sim run --trace).
 	Trace io.Writer
-	// Interrupt, when closed, stops the run at the next check (every few thousand events);
-	// the result then has StopReason "interrupted" and holds what was recorded so far.
-	Interrupt <-chan struct{}
 	// Overrides are the --set overrides already applied to the scenario; they are recorded in
 	// the result so that it names how to reproduce the run.
 	Overrides []scenarios.Override
-	// PanicAt, when positive, makes a test-only process panic at that virtual time. It exists
-	// so tests of callers (the CLI, sweeps) can check how a panicking run is reported.
-	PanicAt vtime.Time
 	// Controllers are the caller's own controllers, run in kube-controller-manager beside the
 	// built-in ones (a test seam: `sim explore`'s tests plant a buggy controller this way).
 	Controllers []Controller
@@ -30,4 +25,8 @@ type Options struct {
 	// component made (by component name: a controller, kube-controller-manager for all of
 	// them, kube-scheduler): `sim explore`'s targeted strategies enumerate these writes.
 	Writes func(counts map[string]int)
+
+	// invariantViolations, when set, receives the world's invariant violations at the end of
+	// the run (this package's tests fail a test whose run broke one; see checkedRun).
+	invariantViolations func([]string)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/reconsim/reconsim/vtime"
 )
 
-// interruptCheckEvents is how many events run between two looks at the interrupt channel.
+// interruptCheckEvents is how many events run between two looks at the context.
 const interruptCheckEvents = 20_000
 
 // Run simulates scn and reports what happened. It returns an *InputError for scenario content
@@ -43,12 +43,6 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	w.startSampler()
 	tl.schedule()
 	w.obs.changed()
-	if opts.PanicAt > 0 {
-		w.k.Spawn("test-panic", func(p *sim.Proc) {
-			p.SleepUntil(opts.PanicAt)
-			panic("test-only panic requested by Options.PanicAt")
-		})
-	}
 
 	limits := sim.Limits{
 		MaxTime:          vtime.FromDuration(scn.Duration),
@@ -64,7 +58,7 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 		if out.Reason != sim.StopEventLimit || w.k.EventsProcessed() >= scn.Stop.MaxEvents {
 			break
 		}
-		if done(ctx, opts.Interrupt) {
+		if ctx.Err() != nil {
 			interrupted = true
 			break
 		}
@@ -104,8 +98,8 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 		res.Passed = res.Passed && e.Passed
 	}
 	res.Events = w.events
-	if invariantViolations != nil {
-		invariantViolations(w.obs.violations)
+	if opts.invariantViolations != nil {
+		opts.invariantViolations(w.obs.violations)
 	}
 	if out.Reason == sim.StopError {
 		return res, out.Err
@@ -114,21 +108,6 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 		return res, fmt.Errorf("writing the trace: %w", err)
 	}
 	return res, nil
-}
-
-// invariantViolations, when set (by tests), receives the invariant violations of every run.
-// A test seam, as upstream controllers keep theirs: production runs do not look at it.
-var invariantViolations func([]string)
-
-func done(ctx context.Context, interrupt <-chan struct{}) bool {
-	select {
-	case <-interrupt:
-		return true
-	case <-ctx.Done():
-		return true
-	default:
-		return false
-	}
 }
 
 // timelineRand is the stream node targets with `random:` draw from.

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"bytes"
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,7 +28,7 @@ func runBuiltin(t *testing.T, name string, trace *bytes.Buffer, overrides ...str
 	if trace != nil {
 		opts.Trace = trace
 	}
-	res, err := Run(context.Background(), scn, opts)
+	res, err := checkedRun(t, scn, opts)
 	require.NoError(t, err)
 	return res
 }

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"sort"
 	"strconv"
@@ -104,7 +103,7 @@ func TestNodeFailureFasterWithShortGraceAndToleration(t *testing.T) {
 			}
 		}
 	}
-	fast, err := Run(context.Background(), scn, Options{})
+	fast, err := checkedRun(t, scn, Options{})
 	require.NoError(t, err)
 	saved := convergenceOf(t, base, "crash") - convergenceOf(t, fast, "crash")
 	assert.InDelta(t, 300, saved, 12, "base %.1fs, fast %.1fs", convergenceOf(t, base, "crash"), convergenceOf(t, fast, "crash"))
@@ -130,7 +129,7 @@ func TestBuiltinScenariosAreDeterministic(t *testing.T) {
 			assert.Equal(t, a.Verdicts, b.Verdicts)
 
 			scn := loadBuiltin(t, name)
-			other, err := Run(context.Background(), scn, Options{Seed: scn.Seed + 1, SeedSet: true})
+			other, err := checkedRun(t, scn, Options{Seed: scn.Seed + 1, SeedSet: true})
 			require.NoError(t, err)
 			assert.NotEqual(t, a.TraceHash, other.TraceHash, "a different seed gives a different trace")
 		})

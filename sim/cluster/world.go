@@ -249,7 +249,7 @@ func (w *world) controllerSpecs() []controllerSpec {
 	specs := []controllerSpec{
 		{"replicaset-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := replicaset.DefaultConfig()
-			cfg.ConcurrentReplicaSetSyncs = comps.Int(kcm, "concurrent-replicaset-syncs")
+			scenarios.Configure(comps, replicaset.Flags, &cfg)
 			c, rec := w.component("replicaset-controller", qps, burst)
 			ctrl, err := replicaset.New(w.k, c, f, rec, cfg)
 			w.rs = ctrl
@@ -257,7 +257,7 @@ func (w *world) controllerSpecs() []controllerSpec {
 		}},
 		{deployment.Component, func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := deployment.DefaultConfig()
-			cfg.ConcurrentDeploymentSyncs = comps.Int(kcm, "concurrent-deployment-syncs")
+			scenarios.Configure(comps, deployment.Flags, &cfg)
 			c, rec := w.component(deployment.Component, qps, burst)
 			ctrl, err := deployment.New(w.k, c, f, rec, cfg)
 			w.deploy = ctrl
@@ -265,7 +265,7 @@ func (w *world) controllerSpecs() []controllerSpec {
 		}},
 		{"statefulset-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := statefulset.DefaultConfig()
-			cfg.ConcurrentStatefulSetSyncs = comps.Int(kcm, "concurrent-statefulset-syncs")
+			scenarios.Configure(comps, statefulset.Flags, &cfg)
 			c, rec := w.component("statefulset-controller", qps, burst)
 			ctrl, err := statefulset.New(w.k, c, f, rec, cfg)
 			w.sts = ctrl
@@ -273,18 +273,13 @@ func (w *world) controllerSpecs() []controllerSpec {
 		}},
 		{"daemonset-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := daemonset.DefaultConfig()
-			cfg.ConcurrentDaemonSetSyncs = comps.Int(kcm, "concurrent-daemonset-syncs")
+			scenarios.Configure(comps, daemonset.Flags, &cfg)
 			c, rec := w.component("daemonset-controller", qps, burst)
 			return daemonset.New(w.k, c, f, rec, cfg)
 		}},
 		{"horizontal-pod-autoscaler-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := hpa.DefaultConfig()
-			cfg.HorizontalPodAutoscalerSyncPeriod = comps.Duration(kcm, "horizontal-pod-autoscaler-sync-period")
-			cfg.HorizontalPodAutoscalerTolerance = comps.Float(kcm, "horizontal-pod-autoscaler-tolerance")
-			cfg.HorizontalPodAutoscalerDownscaleStabilizationWindow = comps.Duration(kcm, "horizontal-pod-autoscaler-downscale-stabilization")
-			cfg.HorizontalPodAutoscalerCPUInitializationPeriod = comps.Duration(kcm, "horizontal-pod-autoscaler-cpu-initialization-period")
-			cfg.HorizontalPodAutoscalerInitialReadinessDelay = comps.Duration(kcm, "horizontal-pod-autoscaler-initial-readiness-delay")
-			cfg.ConcurrentHorizontalPodAutoscalerSyncs = comps.Int(kcm, "concurrent-horizontal-pod-autoscaler-syncs")
+			scenarios.Configure(comps, hpa.Flags, &cfg)
 			c, rec := w.component(hpa.Component, qps, burst)
 			ctrl, err := hpa.New(w.k, c, f, rec, w.metrics, cfg)
 			w.hpa = ctrl
@@ -300,25 +295,25 @@ func (w *world) controllerSpecs() []controllerSpec {
 		}},
 		{job.Component, func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := job.ConfigFor(upstreamMinor(comps.UpstreamVersion()))
-			cfg.ConcurrentJobSyncs = comps.Int(kcm, "concurrent-job-syncs")
+			scenarios.Configure(comps, job.Flags, &cfg)
 			c, rec := w.component(job.Component, qps, burst)
 			return job.New(w.k, c, f, rec, cfg)
 		}},
 		{cronjob.Component, func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := cronjob.DefaultConfig()
-			cfg.ConcurrentCronJobSyncs = comps.Int(kcm, "concurrent-cron-job-syncs")
+			scenarios.Configure(comps, cronjob.Flags, &cfg)
 			c, rec := w.component(cronjob.Component, qps, burst)
 			return cronjob.New(w.k, c, f, rec, cfg)
 		}},
 		{ttlafterfinished.Component, func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := ttlafterfinished.DefaultConfig()
-			cfg.ConcurrentTTLSyncs = comps.Int(kcm, "concurrent-ttl-after-finished-syncs")
+			scenarios.Configure(comps, ttlafterfinished.Flags, &cfg)
 			c, rec := w.component(ttlafterfinished.Component, qps, burst)
 			return ttlafterfinished.New(w.k, c, f, rec, cfg)
 		}},
 		{"garbage-collector-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := gc.DefaultConfig()
-			cfg.ConcurrentGCSyncs = comps.Int(kcm, "concurrent-gc-syncs")
+			scenarios.Configure(comps, gc.Flags, &cfg)
 			// kube-controller-manager doubles the garbage collector's QPS: each deletion takes
 			// two calls (cmd/kube-controller-manager/app/core.go, gc.ClientQPSMultiplier).
 			c, rec := w.component("garbage-collector-controller", qps*gc.ClientQPSMultiplier, burst)
@@ -326,19 +321,13 @@ func (w *world) controllerSpecs() []controllerSpec {
 		}},
 		{"pod-garbage-collector-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := podgc.DefaultConfig()
-			cfg.TerminatedPodGCThreshold = comps.Int(kcm, "terminated-pod-gc-threshold")
+			scenarios.Configure(comps, podgc.Flags, &cfg)
 			c, _ := w.component("pod-garbage-collector", qps, burst)
 			return podgc.New(w.k, c, f, cfg)
 		}},
 		{"node-lifecycle-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := nodelifecycle.DefaultConfig()
-			cfg.NodeMonitorPeriod = comps.Duration(kcm, "node-monitor-period")
-			cfg.NodeMonitorGracePeriod = comps.Duration(kcm, "node-monitor-grace-period")
-			cfg.NodeStartupGracePeriod = comps.Duration(kcm, "node-startup-grace-period")
-			cfg.NodeEvictionRate = float32(comps.Float(kcm, "node-eviction-rate"))
-			cfg.SecondaryNodeEvictionRate = float32(comps.Float(kcm, "secondary-node-eviction-rate"))
-			cfg.LargeClusterSizeThreshold = int32(comps.Int(kcm, "large-cluster-size-threshold"))
-			cfg.UnhealthyZoneThreshold = float32(comps.Float(kcm, "unhealthy-zone-threshold"))
+			scenarios.Configure(comps, nodelifecycle.Flags, &cfg)
 			c, rec := w.component("node-controller", qps, burst)
 			return nodelifecycle.New(w.k, c, f, rec, cfg)
 		}},
@@ -396,10 +385,7 @@ func (w *world) buildKCM() ([]*running, error) {
 func (w *world) buildScheduler() (*running, error) {
 	ks := scenarios.ComponentScheduler
 	cfg := scheduler.DefaultConfig()
-	cfg.KubeAPIQPS = w.comps.Float(ks, "kube-api-qps")
-	cfg.KubeAPIBurst = w.comps.Int(ks, "kube-api-burst")
-	cfg.PodInitialBackoffSeconds = int64(w.comps.Int(ks, "pod-initial-backoff-seconds"))
-	cfg.PodMaxBackoffSeconds = int64(w.comps.Int(ks, "pod-max-backoff-seconds"))
+	scenarios.Configure(w.comps, scheduler.Flags, &cfg)
 	w.building = ks
 	c, rec := w.component(cfg.SchedulerName, cfg.KubeAPIQPS, cfg.KubeAPIBurst)
 	w.building = ""
@@ -421,8 +407,7 @@ func (w *world) buildScheduler() (*running, error) {
 // pods report no metrics, as metrics-server cannot scrape their kubelet.
 func (w *world) buildMetrics() error {
 	cfg := metrics.DefaultConfig()
-	cfg.MetricResolution = w.comps.Duration(scenarios.ComponentSimulator, "metric-resolution")
-	cfg.HousekeepingInterval = w.comps.Duration(scenarios.ComponentSimulator, "housekeeping-interval")
+	scenarios.Configure(w.comps, metrics.Flags, &cfg)
 	f := client.NewSharedInformerFactory(client.New(w.srv, metrics.Component, client.Config{QPS: -1}), 0)
 	ms, err := metrics.New(w.k, f, w.scn.Loads, cfg)
 	if err != nil {
@@ -470,12 +455,7 @@ func startRunning(k *sim.Kernel, rs []*running) {
 func (w *world) kubeletConfig() node.Config {
 	kl := scenarios.ComponentKubelet
 	cfg := node.DefaultConfig()
-	cfg.KubeAPIQPS = w.comps.Float(kl, "kube-api-qps")
-	cfg.KubeAPIBurst = w.comps.Int(kl, "kube-api-burst")
-	cfg.NodeStatusUpdateFrequency = w.comps.Duration(kl, "node-status-update-frequency")
-	cfg.NodeStatusReportFrequency = w.comps.Duration(kl, "node-status-report-frequency")
-	cfg.NodeLeaseDurationSeconds = int32(w.comps.Int(kl, "node-lease-duration-seconds"))
-	cfg.MaxPods = int32(w.comps.Int(kl, "max-pods"))
+	scenarios.Configure(w.comps, node.Flags, &cfg)
 	cfg.ImagePull = w.comps.Dist(kl, "image-pull")
 	cfg.ContainerStart = w.comps.Dist(kl, "container-start")
 	return cfg

@@ -46,8 +46,8 @@ func (r probeResult) String() string {
 }
 
 // probeSpec is a probe with SetDefaults_Probe applied to whatever the pod left zero
-// (timeoutSeconds 1, periodSeconds 10, successThreshold 1, failureThreshold 3; reference
-// section 10). The API server defaults probes on create; defaulting again here keeps a pod
+// (timeoutSeconds 1, periodSeconds 10, successThreshold 1, failureThreshold 3; upstream
+// pkg/apis/core/v1/defaults.go SetDefaults_Probe, and docs/upstream.md#kubelet). The API server defaults probes on create; defaulting again here keeps a pod
 // written straight into a store usable.
 func probeSpec(p *model.Probe) model.Probe {
 	s := *p

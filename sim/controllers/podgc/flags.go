@@ -1,0 +1,17 @@
+package podgc
+
+import "github.com/reconsim/reconsim/internal/flagtab"
+
+// Flags is this component's flag table (kube-controller-manager flags): each upstream flag it
+// honours, its default (equal to DefaultConfig's; a test of scenarios checks), the upstream
+// source of that default and the Config field it sets. scenarios documents and validates the
+// flags from it; sim/cluster configures the component through it (internal/flagtab).
+var Flags = flagtab.Table[Config]{
+	Component: "kube-controller-manager",
+	Defaults:  DefaultConfig,
+	Flags: []flagtab.Flag[Config]{
+		{Name: "terminated-pod-gc-threshold", Type: flagtab.Int, Default: "12500", Field: "TerminatedPodGCThreshold",
+			Source: "[k8s:pkg/controller/podgc/config/v1alpha1/defaults.go@25630fff] RecommendedDefaultPodGCControllerConfiguration",
+			Ptr:    func(c *Config) any { return &c.TerminatedPodGCThreshold }},
+	},
+}
