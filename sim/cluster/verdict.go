@@ -238,7 +238,7 @@ func (w *world) whyShort(owner model.Object, pods []*model.Pod) (string, string)
 					crashLoop = fmt.Sprintf("pod %s: container %s is in CrashLoopBackOff (%d restarts)", model.Key(p), cs.Name, cs.RestartCount)
 				}
 			}
-			if !podReady(p) {
+			if !model.IsPodReady(p) {
 				notReady = append(notReady, model.Key(p))
 			}
 		}
@@ -314,15 +314,6 @@ func ptrOr(p *int32, def int32) int32 {
 		return def
 	}
 	return *p
-}
-
-func podReady(p *model.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == model.PodReady {
-			return c.Status == model.ConditionTrue
-		}
-	}
-	return false
 }
 
 // failedJob is a Job seen failing during the run (see noteJob).

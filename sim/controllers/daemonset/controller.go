@@ -15,6 +15,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the name the controller uses in traces, process names and as its event source
@@ -50,7 +51,7 @@ type Controller struct {
 	nodeInformer    *client.Informer
 
 	queue             *workqueue.RateLimiting[string]
-	expectations      *ControllerExpectations
+	expectations      *controllerutil.ControllerExpectations
 	failedPodsBackoff *failedPodsBackoff
 	backoffGC         *sim.Timer
 
@@ -83,7 +84,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		podInformer:       f.For(model.KindPod),
 		nodeInformer:      f.For(model.KindNode),
 		queue:             workqueue.NewRateLimiting[string](k, "daemonset", workqueue.DefaultControllerRateLimiter[string]()),
-		expectations:      NewControllerExpectations(k.Now, cfg.ExpectationsTimeout),
+		expectations:      controllerutil.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout),
 		failedPodsBackoff: newFailedPodsBackoff(k.Now, cfg.FailedPodsBackoffInitial, cfg.FailedPodsBackoffMax),
 		placement:         map[string]placementEntry{},
 	}
@@ -141,7 +142,7 @@ func (dsc *Controller) Stop() {
 
 // Expectations returns the controller's expectations, for tests and the recorder. It is the
 // live store: callers must only read it.
-func (dsc *Controller) Expectations() *ControllerExpectations { return dsc.expectations }
+func (dsc *Controller) Expectations() *controllerutil.ControllerExpectations { return dsc.expectations }
 
 // Stats returns the controller's counters now.
 func (dsc *Controller) Stats() Stats {
@@ -333,7 +334,7 @@ func (dsc *Controller) updatePod(oldObj, curObj model.Object) {
 			return
 		}
 		dsc.enqueue(ds)
-		if !isPodReady(oldPod) && isPodReady(curPod) && ds.Spec.MinReadySeconds > 0 {
+		if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && ds.Spec.MinReadySeconds > 0 {
 			dsc.queue.AddAfter(model.Key(ds), time.Duration(ds.Spec.MinReadySeconds)*time.Second+time.Second)
 		}
 		return

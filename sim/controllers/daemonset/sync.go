@@ -15,6 +15,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Event reasons (daemon_controller.go and controller_utils.go).
@@ -44,7 +45,7 @@ const namespaceTerminatingCause metav1.CauseType = "NamespaceTerminating"
 //  6. Otherwise manage (one pod per eligible node), the rolling update if the expectations
 //     allow, history cleanup, and the status with observedGeneration.
 func (dsc *Controller) syncDaemonSet(ctx context.Context, key string) error {
-	namespace, name := splitKey(key)
+	namespace, name := controllerutil.SplitKey(key)
 	obj, ok := dsc.dsInformer.Get(namespace, name)
 	if !ok {
 		dsc.expectations.DeleteExpectations(key)
@@ -75,7 +76,7 @@ func (dsc *Controller) syncDaemonSet(ctx context.Context, key string) error {
 
 	if !dsc.expectations.SatisfiedExpectations(key) {
 		if e, ok := dsc.expectations.GetExpectations(key); ok {
-			add, del := e.Get()
+			add, del := e.GetExpectations()
 			dsc.k.Emit(Component, "expectations-pending", dsRef(ds), ds.ResourceVersion, fmt.Sprintf("add=%d del=%d", add, del))
 		}
 		return dsc.updateDaemonSetStatus(ctx, ds, selector, nodeList, hash, false)
@@ -130,7 +131,7 @@ func (dsc *Controller) getNodesToDaemonPods(ctx context.Context, ds *model.Daemo
 	}
 	out := map[string][]*model.Pod{}
 	for _, p := range pods {
-		if !includeDeletedTerminal && isPodTerminal(p) && p.DeletionTimestamp != nil {
+		if !includeDeletedTerminal && model.IsPodTerminal(p) && p.DeletionTimestamp != nil {
 			continue
 		}
 		node, err := getTargetNodeName(p)
@@ -241,9 +242,9 @@ func (dsc *Controller) podsShouldBeOnNode(node *model.Node, nodeToPods map[strin
 		}
 		if oldestNew != nil && oldestOld != nil {
 			switch {
-			case !isPodReady(oldestOld):
+			case !model.IsPodReady(oldestOld):
 				podsToDelete = append(podsToDelete, oldestOld.Name)
-			case isPodAvailable(oldestNew, ds.Spec.MinReadySeconds, dsc.k.Now()):
+			case model.IsPodAvailable(oldestNew, ds.Spec.MinReadySeconds, dsc.k.Now()):
 				podsToDelete = append(podsToDelete, oldestOld.Name)
 			}
 		}
@@ -432,9 +433,9 @@ func (dsc *Controller) updateDaemonSetStatus(ctx context.Context, ds *model.Daem
 		sorted := slices.Clone(pods)
 		sortByCreationTimestampAndPhase(sorted)
 		pod := sorted[0]
-		if isPodReady(pod) {
+		if model.IsPodReady(pod) {
 			st.NumberReady++
-			if isPodAvailable(pod, ds.Spec.MinReadySeconds, now) {
+			if model.IsPodAvailable(pod, ds.Spec.MinReadySeconds, now) {
 				st.NumberAvailable++
 			}
 		}

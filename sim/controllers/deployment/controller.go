@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,6 +16,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the name the controller uses in traces, process names and as its event source
@@ -397,14 +397,6 @@ func (dc *Controller) getDeploymentForPod(pod *model.Pod) *model.Deployment {
 
 // ---- syncDeployment (upstream deployment_controller.go) ----
 
-// splitKey splits "namespace/name" (or "name").
-func splitKey(key string) (namespace, name string) {
-	if i := strings.IndexByte(key, '/'); i >= 0 {
-		return key[:i], key[i+1:]
-	}
-	return "", key
-}
-
 func dRef(d *model.Deployment) string { return "Deployment " + model.Key(d) }
 
 // syncDeployment brings one Deployment towards its spec (upstream syncDeployment), in
@@ -422,7 +414,7 @@ func dRef(d *model.Deployment) string { return "Deployment " + model.Key(d) }
 //
 // It returns the first API error, after which the key is retried with backoff.
 func (dc *Controller) syncDeployment(ctx context.Context, key string) error {
-	namespace, name := splitKey(key)
+	namespace, name := controllerutil.SplitKey(key)
 	obj, ok := dc.dInformer.Get(namespace, name)
 	if !ok {
 		dc.forgetProgressCheck(key)

@@ -355,7 +355,7 @@ func countHealthyPods(pods []*model.Pod, disruptedPods map[string]vtime.Time, no
 		if at, found := disruptedPods[pod.Name]; found && at.Add(deletionTimeout).After(now) {
 			continue
 		}
-		if isPodReady(pod) {
+		if model.IsPodReady(pod) {
 			healthy++
 		}
 	}
@@ -496,7 +496,7 @@ func (dc *Controller) nonTerminatingPodHasStaleDisruptionCondition(pod *model.Po
 	if pod.DeletionTimestamp != nil {
 		return false, 0
 	}
-	cond := podCondition(pod, model.PodDisruptionTarget)
+	cond := model.GetPodCondition(pod, model.PodDisruptionTarget)
 	if cond == nil || cond.Status != model.ConditionTrue || cond.Reason == model.PodReasonTerminationByKubelet ||
 		pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed {
 		return false, 0

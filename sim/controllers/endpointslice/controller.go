@@ -328,7 +328,7 @@ func podEndpointsChanged(oldPod, newPod *model.Pod) (podChanged, labelsChanged b
 		(oldPod.DeletionTimestamp != nil && *oldPod.DeletionTimestamp != *newPod.DeletionTimestamp) {
 		return true, labelsChanged
 	}
-	if isPodReady(oldPod) != isPodReady(newPod) {
+	if model.IsPodReady(oldPod) != model.IsPodReady(newPod) {
 		return true, labelsChanged
 	}
 	return oldPod.Status.PodIP != newPod.Status.PodIP, labelsChanged

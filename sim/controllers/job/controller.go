@@ -14,7 +14,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
-	"github.com/reconsim/reconsim/sim/controllers/replicaset"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the controller's name in traces and its event source (upstream
@@ -45,7 +45,7 @@ type Controller struct {
 	// a run is not declared quiescent while a Job waits to retry.
 	held         *client.HeldRequeue
 	loop         *client.SyncLoop
-	expectations *replicaset.ControllerExpectations
+	expectations *controllerutil.ControllerExpectations
 	// finalizerExpectations are the pod UIDs, per Job key, whose tracking finalizer this
 	// controller removed and whose removal the informer has not shown yet (upstream
 	// uidTrackingExpectations): such pods are not counted again.
@@ -70,7 +70,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		podInformer: f.For(model.KindPod),
 		// newControllerWithClock: per-item exponential 1s..1m, no token bucket, queue "job".
 		queue:                 workqueue.NewRateLimiting[string](k, "job", workqueue.NewItemExponentialFailureRateLimiter[string](DefaultJobAPIBackOff, MaxJobAPIBackOff)),
-		expectations:          replicaset.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout),
+		expectations:          controllerutil.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout),
 		finalizerExpectations: map[string]map[string]bool{},
 		backoff:               newBackoffStore(),
 	}
@@ -225,7 +225,7 @@ func (jm *Controller) enqueueOrphanPod(pod *model.Pod) {
 // syncOrphanPod is upstream syncOrphanPod: a pod whose controller Job no longer exists (or is
 // finished) loses the tracking finalizer.
 func (jm *Controller) syncOrphanPod(ctx context.Context, key string) error {
-	ns, name := splitKey(key)
+	ns, name := controllerutil.SplitKey(key)
 	obj, ok := jm.podInformer.Get(ns, name)
 	if !ok {
 		return nil

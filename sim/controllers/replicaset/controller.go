@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"maps"
 
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"time"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the name the controller uses in traces, process names and as its event source
@@ -59,7 +61,7 @@ type Controller struct {
 
 	queue        *workqueue.RateLimiting[string]
 	loop         *client.SyncLoop
-	expectations *UIDTrackingControllerExpectations
+	expectations *controllerutil.UIDTrackingControllerExpectations
 
 	// syncHandler is syncReplicaSet; it is a field so that tests can observe or replace the
 	// sync without a full world (the upstream test seam of the same name).
@@ -83,7 +85,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		cfg:          cfg,
 		rsInformer:   f.For(model.KindReplicaSet),
 		podInformer:  f.For(model.KindPod),
-		expectations: NewUIDTrackingControllerExpectations(NewControllerExpectations(k.Now, cfg.ExpectationsTimeout)),
+		expectations: controllerutil.NewUIDTrackingControllerExpectations(controllerutil.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout)),
 		queue:        workqueue.NewRateLimiting[string](k, "replicaset", workqueue.DefaultControllerRateLimiter[string]()),
 	}
 	rsc.syncHandler = rsc.syncReplicaSet
@@ -119,7 +121,9 @@ func (rsc *Controller) Stop() { rsc.loop.Stop() }
 
 // Expectations returns the controller's expectations, for tests and the recorder. It is the
 // live store: callers must only read it.
-func (rsc *Controller) Expectations() *UIDTrackingControllerExpectations { return rsc.expectations }
+func (rsc *Controller) Expectations() *controllerutil.UIDTrackingControllerExpectations {
+	return rsc.expectations
+}
 
 // Stats returns the controller's counters now.
 func (rsc *Controller) Stats() Stats {
@@ -230,7 +234,7 @@ func (rsc *Controller) updatePod(oldObj, curObj model.Object) {
 			return
 		}
 		rsc.enqueue(rs)
-		if !IsPodReady(oldPod) && IsPodReady(curPod) && rs.Spec.MinReadySeconds > 0 {
+		if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && rs.Spec.MinReadySeconds > 0 {
 			rsc.queue.AddAfter(model.Key(rs), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
 		}
 		return

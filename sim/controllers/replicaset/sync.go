@@ -14,20 +14,13 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // namespaceTerminatingCause is the status cause of a create refused because its namespace is
 // being deleted (upstream v1.NamespaceTerminatingCause). Such a failure counts as success:
 // every creation would fail the same way and nothing can be done about it.
 const namespaceTerminatingCause metav1.CauseType = "NamespaceTerminating"
-
-// splitKey splits "namespace/name" (or "name").
-func splitKey(key string) (namespace, name string) {
-	if i := strings.IndexByte(key, '/'); i >= 0 {
-		return key[:i], key[i+1:]
-	}
-	return "", key
-}
 
 func rsRef(rs *model.ReplicaSet) string { return "ReplicaSet " + model.Key(rs) }
 
@@ -47,7 +40,7 @@ func rsRef(rs *model.ReplicaSet) string { return "ReplicaSet " + model.Key(rs) }
 // It returns manageReplicas' error (so the key is retried with backoff), or the error of the
 // claim or status update; a ReplicaSet with an invalid selector is skipped without error.
 func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
-	namespace, name := splitKey(key)
+	namespace, name := controllerutil.SplitKey(key)
 	obj, ok := rsc.rsInformer.Get(namespace, name)
 	if !ok {
 		rsc.expectations.DeleteExpectations(key)

@@ -16,6 +16,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the name the controller uses in traces, process names and as its event source
@@ -176,7 +177,7 @@ func (ssc *Controller) Blockages() []SetBlockage {
 // control loop. A set gone from the cache only has its blockage forgotten; a set with an
 // invalid selector is skipped without error (a non-transient error is not retried).
 func (ssc *Controller) sync(ctx context.Context, key string) error {
-	namespace, name := splitKey(key)
+	namespace, name := controllerutil.SplitKey(key)
 	obj, ok := ssc.setInformer.Get(namespace, name)
 	if !ok {
 		delete(ssc.blocked, key)
@@ -291,7 +292,7 @@ func (ssc *Controller) updatePod(oldObj, curObj model.Object) {
 			return
 		}
 		ssc.queue.Add(model.Key(set))
-		if !isPodReady(oldPod) && isPodReady(curPod) && set.Spec.MinReadySeconds > 0 {
+		if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && set.Spec.MinReadySeconds > 0 {
 			ssc.queue.AddAfter(model.Key(set), time.Duration(set.Spec.MinReadySeconds)*time.Second)
 		}
 		return

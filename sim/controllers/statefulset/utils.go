@@ -216,31 +216,16 @@ func isSucceeded(pod *model.Pod) bool { return pod.Status.Phase == model.PodSucc
 // object is gone.
 func isTerminating(pod *model.Pod) bool { return pod.DeletionTimestamp != nil }
 
-func readyCondition(pod *model.Pod) *model.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == model.PodReady {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// isPodReady is podutil.IsPodReady: the Ready condition is True.
-func isPodReady(pod *model.Pod) bool {
-	c := readyCondition(pod)
-	return c != nil && c.Status == model.ConditionTrue
-}
-
 // isRunningAndReady: phase Running and Ready.
 func isRunningAndReady(pod *model.Pod) bool {
-	return pod.Status.Phase == model.PodRunning && isPodReady(pod)
+	return pod.Status.Phase == model.PodRunning && model.IsPodReady(pod)
 }
 
 // isRunningAndAvailable is podutil.IsPodAvailable at now: Ready, for more than
 // minReadySeconds when that is positive. Upstream treats a zero lastTransitionTime as unset;
 // vtime.Time 0 is the first instant of a run, a real time, so it is not special here.
 func isRunningAndAvailable(pod *model.Pod, minReadySeconds int32, now vtime.Time) bool {
-	c := readyCondition(pod)
+	c := model.GetPodReadyCondition(pod)
 	if c == nil || c.Status != model.ConditionTrue {
 		return false
 	}
@@ -279,7 +264,7 @@ func podState(pod *model.Pod) string {
 		phase = "not created"
 	}
 	s := "phase " + phase
-	if isPodReady(pod) {
+	if model.IsPodReady(pod) {
 		s += ", Ready"
 	} else if isCreated(pod) {
 		s += ", not Ready"
@@ -296,14 +281,6 @@ func podKeyOf(pod *model.Pod) string { return model.KeyOf(pod.Namespace, pod.Nam
 
 // labelsEqual reports whether two label maps hold the same pairs.
 func labelsEqual(a, b map[string]string) bool { return maps.Equal(a, b) }
-
-// splitKey splits "namespace/name" (or "name").
-func splitKey(key string) (namespace, name string) {
-	if i := strings.IndexByte(key, '/'); i >= 0 {
-		return key[:i], key[i+1:]
-	}
-	return "", key
-}
 
 func setRef(set *model.StatefulSet) string { return "StatefulSet " + model.Key(set) }
 
