@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // ControllerRevisionHashLabel is the label every ControllerRevision carries with its hash
@@ -345,7 +346,7 @@ func (ssc *Controller) adoptControllerRevision(ctx context.Context, set *model.S
 		return nil, fmt.Errorf("attempt to adopt revision owned by %v", ref.Name)
 	}
 	refs := append(slices.Clone(revision.OwnerReferences), controllerRef(set))
-	patch, err := ownerRefsPatchBytes(refs, revision.UID)
+	patch, err := controllerutil.OwnerRefsPatch(refs, revision.UID)
 	if err != nil {
 		return nil, err
 	}

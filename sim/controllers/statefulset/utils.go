@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -100,21 +101,7 @@ func updateIdentity(set *model.StatefulSet, pod *model.Pod) {
 // controllerRef is the reference a StatefulSet's pods and revisions carry (upstream
 // metav1.NewControllerRef(set, controllerKind)).
 func controllerRef(set *model.StatefulSet) model.OwnerReference {
-	return model.OwnerReference{
-		APIVersion:         apiVersion(model.KindStatefulSet, "apps/v1"),
-		Kind:               model.KindStatefulSet,
-		Name:               set.Name,
-		UID:                set.UID,
-		Controller:         model.Ptr(true),
-		BlockOwnerDeletion: model.Ptr(true),
-	}
-}
-
-func apiVersion(kind model.Kind, fallback string) string {
-	if ki, ok := model.LookupKind(kind); ok {
-		return ki.APIVersion
-	}
-	return fallback
+	return controllerutil.NewControllerRef(set, model.KindStatefulSet, "apps/v1")
 }
 
 // newStatefulSetPod builds the pod for ordinal from the set's template (upstream
