@@ -6,10 +6,12 @@
 //     owner re-read once, uncached, before the first adoption of a sync (RecheckDeletionTimestamp).
 //   - ControllerExpectations and UIDTrackingControllerExpectations (upstream
 //     controller_utils.go) on virtual time.
-//   - Pod readiness and availability (upstream pkg/api/v1/pod/util.go IsPodReady,
-//     IsPodAvailable, GetPodReadyCondition) and activity (controller_utils.go IsPodActive).
 //   - Key and reference helpers: SplitKey (client-go cache.SplitMetaNamespaceKey without the
 //     error) and NewControllerRef (metav1.NewControllerRef).
+//
+// Pod readiness and availability (upstream pkg/api/v1/pod/util.go IsPodReady, IsPodAvailable,
+// GetPodReadyCondition) are not here but in package model (podutil.go), beside the API types
+// as upstream keeps them, because the API server, the kubelet and the verdicts read them too.
 //
 // Contract: every function is deterministic and runs on the simulation path; nothing here
 // starts a process, reads the wall clock or ranges over a map in an order that matters. The
