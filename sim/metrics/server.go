@@ -378,7 +378,7 @@ func (s *Server) loadFor(pod *model.Pod) *load {
 }
 
 func (s *Server) observe(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}

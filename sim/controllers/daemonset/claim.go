@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
@@ -36,7 +37,7 @@ func (dsc *Controller) getDaemonPods(ctx context.Context, ds *model.DaemonSet, s
 	candidates := make([]*model.Pod, 0, len(owned)+len(orphans))
 	for _, objs := range [][]model.Object{owned, orphans} {
 		for _, o := range objs {
-			if p, ok := o.(*model.Pod); ok && p.Namespace == ds.Namespace {
+			if p, ok := client.ObjectAs[*model.Pod](o); ok && p.Namespace == ds.Namespace {
 				candidates = append(candidates, p)
 			}
 		}

@@ -155,7 +155,7 @@ func (dsc *Controller) Stats() Stats {
 // ---- event handlers (upstream daemon_controller.go) ----
 
 func (dsc *Controller) enqueue(obj model.Object) {
-	if ds, ok := obj.(*model.DaemonSet); ok {
+	if ds, ok := client.ObjectAs[*model.DaemonSet](obj); ok {
 		dsc.queue.Add(model.Key(ds))
 	}
 }
@@ -163,8 +163,8 @@ func (dsc *Controller) enqueue(obj model.Object) {
 // updateDaemonset enqueues the DaemonSet; a changed UID means it was deleted and recreated
 // between two observations, so the old one is handled as deleted first.
 func (dsc *Controller) updateDaemonset(oldObj, curObj model.Object) {
-	oldDS, ok1 := oldObj.(*model.DaemonSet)
-	curDS, ok2 := curObj.(*model.DaemonSet)
+	oldDS, ok1 := client.ObjectAs[*model.DaemonSet](oldObj)
+	curDS, ok2 := client.ObjectAs[*model.DaemonSet](curObj)
 	if !ok1 || !ok2 {
 		return
 	}
@@ -181,7 +181,7 @@ func (dsc *Controller) deleteDaemonset(obj any) {
 	if !ok {
 		return
 	}
-	ds, ok := o.(*model.DaemonSet)
+	ds, ok := client.ObjectAs[*model.DaemonSet](o)
 	if !ok {
 		return
 	}
@@ -223,7 +223,7 @@ func (dsc *Controller) shouldRun(node *model.Node, ds *model.DaemonSet) (shouldR
 // addHistory: an owned revision needs nothing; an orphan wakes every DaemonSet that selects it;
 // one being deleted is handled as deleted.
 func (dsc *Controller) addHistory(obj model.Object) {
-	h, ok := obj.(*model.ControllerRevision)
+	h, ok := client.ObjectAs[*model.ControllerRevision](obj)
 	if !ok {
 		return
 	}
@@ -242,8 +242,8 @@ func (dsc *Controller) addHistory(obj model.Object) {
 // updateHistory wakes the old and new controller of a changed revision, or, for an orphan
 // whose labels or reference changed, every DaemonSet that selects it.
 func (dsc *Controller) updateHistory(oldObj, curObj model.Object) {
-	oldH, ok1 := oldObj.(*model.ControllerRevision)
-	curH, ok2 := curObj.(*model.ControllerRevision)
+	oldH, ok1 := client.ObjectAs[*model.ControllerRevision](oldObj)
+	curH, ok2 := client.ObjectAs[*model.ControllerRevision](curObj)
 	if !ok1 || !ok2 || curH.ResourceVersion == oldH.ResourceVersion {
 		return
 	}
@@ -285,7 +285,7 @@ func (dsc *Controller) deleteHistory(obj any) {
 // addPod observes a creation for the pod's DaemonSet, or, for an orphan, wakes every DaemonSet
 // that selects it. A pod that already has a deletionTimestamp counts as deleted.
 func (dsc *Controller) addPod(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
@@ -312,8 +312,8 @@ func (dsc *Controller) addPod(obj model.Object) {
 // a deletionTimestamp counts as deleted at once. A pod turning Ready under a DaemonSet with
 // minReadySeconds also wakes it minReadySeconds+1s later.
 func (dsc *Controller) updatePod(oldObj, curObj model.Object) {
-	oldPod, ok1 := oldObj.(*model.Pod)
-	curPod, ok2 := curObj.(*model.Pod)
+	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
+	curPod, ok2 := client.ObjectAs[*model.Pod](curObj)
 	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
 		return
 	}
@@ -352,7 +352,7 @@ func (dsc *Controller) deletePod(obj any) {
 	if !ok {
 		return
 	}
-	pod, ok := o.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](o)
 	if !ok {
 		return
 	}
@@ -371,12 +371,12 @@ func (dsc *Controller) deletePod(obj any) {
 
 // addNode wakes every DaemonSet that should run a pod on the new node.
 func (dsc *Controller) addNode(obj model.Object) {
-	node, ok := obj.(*model.Node)
+	node, ok := client.ObjectAs[*model.Node](obj)
 	if !ok {
 		return
 	}
 	for _, o := range dsc.dsInformer.List(nil) {
-		ds, ok := o.(*model.DaemonSet)
+		ds, ok := client.ObjectAs[*model.DaemonSet](o)
 		if !ok {
 			continue
 		}
@@ -390,13 +390,13 @@ func (dsc *Controller) addNode(obj model.Object) {
 // conditions without changing which are True (heartbeats) are ignored (upstream
 // shouldIgnoreNodeUpdate).
 func (dsc *Controller) updateNode(oldObj, curObj model.Object) {
-	oldNode, ok1 := oldObj.(*model.Node)
-	curNode, ok2 := curObj.(*model.Node)
+	oldNode, ok1 := client.ObjectAs[*model.Node](oldObj)
+	curNode, ok2 := client.ObjectAs[*model.Node](curObj)
 	if !ok1 || !ok2 || shouldIgnoreNodeUpdate(oldNode, curNode) {
 		return
 	}
 	for _, o := range dsc.dsInformer.List(nil) {
-		ds, ok := o.(*model.DaemonSet)
+		ds, ok := client.ObjectAs[*model.DaemonSet](o)
 		if !ok {
 			continue
 		}
@@ -456,7 +456,7 @@ func (dsc *Controller) getDaemonSetsForLabels(namespace string, set map[string]s
 	}
 	var out []*model.DaemonSet
 	for _, obj := range dsc.dsInformer.ListNamespace(namespace, nil) {
-		ds, ok := obj.(*model.DaemonSet)
+		ds, ok := client.ObjectAs[*model.DaemonSet](obj)
 		if !ok {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/client"
 )
 
 // safeEncodeAlphabet is the alphabet of upstream's rand.SafeEncodeString.
@@ -112,7 +113,7 @@ func sortByRevision(histories []*model.ControllerRevision) {
 func (dsc *Controller) controlledHistories(ctx context.Context, ds *model.DaemonSet, selector labels.Selector) ([]*model.ControllerRevision, error) {
 	var revisions []*model.ControllerRevision
 	for _, obj := range dsc.historyInformer.ListNamespace(ds.Namespace, nil) {
-		if cr, ok := obj.(*model.ControllerRevision); ok {
+		if cr, ok := client.ObjectAs[*model.ControllerRevision](obj); ok {
 			revisions = append(revisions, cr)
 		}
 	}

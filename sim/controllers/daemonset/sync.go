@@ -15,6 +15,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
@@ -51,7 +52,7 @@ func (dsc *Controller) syncDaemonSet(ctx context.Context, key string) error {
 		dsc.expectations.DeleteExpectations(key)
 		return nil
 	}
-	ds, ok := obj.(*model.DaemonSet)
+	ds, ok := client.ObjectAs[*model.DaemonSet](obj)
 	if !ok {
 		return nil
 	}
@@ -97,7 +98,7 @@ func (dsc *Controller) nodes() []*model.Node {
 	objs := dsc.nodeInformer.List(nil)
 	out := make([]*model.Node, 0, len(objs))
 	for _, o := range objs {
-		if n, ok := o.(*model.Node); ok {
+		if n, ok := client.ObjectAs[*model.Node](o); ok {
 			out = append(out, n)
 		}
 	}
@@ -496,7 +497,7 @@ func (dsc *Controller) storeDaemonSetStatus(ctx context.Context, ds *model.Daemo
 			dsc.stats.StatusUpdateErrors++
 			return getErr
 		}
-		fresh, ok := obj.(*model.DaemonSet)
+		fresh, ok := client.ObjectAs[*model.DaemonSet](obj)
 		if !ok {
 			return fmt.Errorf("daemonset: GET %s returned a %s", model.Key(ds), obj.GetKind())
 		}

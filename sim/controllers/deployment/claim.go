@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
@@ -33,7 +34,7 @@ func (dc *Controller) getReplicaSetsForDeployment(ctx context.Context, d *model.
 	objs := dc.rsInformer.ListNamespace(d.Namespace, nil)
 	sets := make([]*model.ReplicaSet, 0, len(objs))
 	for _, obj := range objs {
-		if rs, ok := obj.(*model.ReplicaSet); ok {
+		if rs, ok := client.ObjectAs[*model.ReplicaSet](obj); ok {
 			sets = append(sets, rs)
 		}
 	}

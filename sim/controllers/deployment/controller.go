@@ -213,14 +213,14 @@ func (dc *Controller) forgetProgressCheck(key string) {
 // ---- event handlers (upstream deployment_controller.go) ----
 
 func (dc *Controller) addDeployment(obj model.Object) {
-	if d, ok := obj.(*model.Deployment); ok {
+	if d, ok := client.ObjectAs[*model.Deployment](obj); ok {
 		dc.enqueue(d)
 	}
 }
 
 // updateDeployment enqueues on every change, resyncs included.
 func (dc *Controller) updateDeployment(_, cur model.Object) {
-	if d, ok := cur.(*model.Deployment); ok {
+	if d, ok := client.ObjectAs[*model.Deployment](cur); ok {
 		dc.enqueue(d)
 	}
 }
@@ -231,7 +231,7 @@ func (dc *Controller) deleteDeployment(obj any) {
 	if !ok {
 		return
 	}
-	if d, ok := o.(*model.Deployment); ok {
+	if d, ok := client.ObjectAs[*model.Deployment](o); ok {
 		dc.enqueue(d)
 	}
 }
@@ -240,7 +240,7 @@ func (dc *Controller) deleteDeployment(obj any) {
 // Deployment whose selector matches it, so that one may adopt it. A ReplicaSet already being
 // deleted (seen after a restart) counts as deleted.
 func (dc *Controller) addReplicaSet(obj model.Object) {
-	rs, ok := obj.(*model.ReplicaSet)
+	rs, ok := client.ObjectAs[*model.ReplicaSet](obj)
 	if !ok {
 		return
 	}
@@ -263,8 +263,8 @@ func (dc *Controller) addReplicaSet(obj model.Object) {
 // the controller otherwise, and for an orphan whose labels or reference changed every
 // Deployment that matches it. Resyncs (same resourceVersion) are ignored.
 func (dc *Controller) updateReplicaSet(oldObj, curObj model.Object) {
-	oldRS, ok1 := oldObj.(*model.ReplicaSet)
-	curRS, ok2 := curObj.(*model.ReplicaSet)
+	oldRS, ok1 := client.ObjectAs[*model.ReplicaSet](oldObj)
+	curRS, ok2 := client.ObjectAs[*model.ReplicaSet](curObj)
 	if !ok1 || !ok2 || curRS.ResourceVersion == oldRS.ResourceVersion {
 		return
 	}
@@ -295,7 +295,7 @@ func (dc *Controller) deleteReplicaSet(obj any) {
 	if !ok {
 		return
 	}
-	rs, ok := o.(*model.ReplicaSet)
+	rs, ok := client.ObjectAs[*model.ReplicaSet](o)
 	if !ok {
 		return
 	}
@@ -316,7 +316,7 @@ func (dc *Controller) deletePod(obj any) {
 	if !ok {
 		return
 	}
-	pod, ok := o.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](o)
 	if !ok {
 		return
 	}
@@ -356,7 +356,7 @@ func (dc *Controller) getDeploymentsForReplicaSet(rs *model.ReplicaSet) []*model
 	}
 	var out []*model.Deployment
 	for _, obj := range dc.dInformer.ListNamespace(rs.Namespace, nil) {
-		d, ok := obj.(*model.Deployment)
+		d, ok := client.ObjectAs[*model.Deployment](obj)
 		if !ok {
 			continue
 		}
@@ -384,7 +384,7 @@ func (dc *Controller) getDeploymentForPod(pod *model.Pod) *model.Deployment {
 	if !ok {
 		return nil
 	}
-	rs, ok := obj.(*model.ReplicaSet)
+	rs, ok := client.ObjectAs[*model.ReplicaSet](obj)
 	if !ok || rs.UID != ref.UID {
 		return nil
 	}
@@ -420,7 +420,7 @@ func (dc *Controller) syncDeployment(ctx context.Context, key string) error {
 		dc.forgetProgressCheck(key)
 		return nil
 	}
-	cached, ok := obj.(*model.Deployment)
+	cached, ok := client.ObjectAs[*model.Deployment](obj)
 	if !ok {
 		return nil
 	}
@@ -482,7 +482,7 @@ func (dc *Controller) listOwnedReplicaSets(d *model.Deployment) []*model.Replica
 	}
 	var out []*model.ReplicaSet
 	for _, obj := range dc.rsInformer.ListNamespace(d.Namespace, selector) {
-		if rs, ok := obj.(*model.ReplicaSet); ok && isControlledBy(rs, d) {
+		if rs, ok := client.ObjectAs[*model.ReplicaSet](obj); ok && isControlledBy(rs, d) {
 			out = append(out, rs)
 		}
 	}
@@ -508,7 +508,7 @@ func (dc *Controller) getPodMapForDeployment(d *model.Deployment, rsList []*mode
 		podMap[rs.UID] = []*model.Pod{}
 	}
 	for _, obj := range dc.podInformer.ListNamespace(d.Namespace, selector) {
-		pod, ok := obj.(*model.Pod)
+		pod, ok := client.ObjectAs[*model.Pod](obj)
 		if !ok {
 			continue
 		}

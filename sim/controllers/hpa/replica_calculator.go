@@ -54,7 +54,7 @@ func (l InformerPodLister) ListPods(namespace string, selector labels.Selector) 
 	objs := l.Informer.ListNamespace(namespace, selector)
 	out := make([]*model.Pod, 0, len(objs))
 	for _, o := range objs {
-		if p, ok := o.(*model.Pod); ok {
+		if p, ok := client.ObjectAs[*model.Pod](o); ok {
 			out = append(out, p)
 		}
 	}

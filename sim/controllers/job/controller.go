@@ -130,7 +130,7 @@ func (jm *Controller) enqueueWithDelay(key string, d time.Duration) {
 }
 
 func (jm *Controller) addJob(obj model.Object) {
-	j, ok := obj.(*model.Job)
+	j, ok := client.ObjectAs[*model.Job](obj)
 	if !ok {
 		return
 	}
@@ -141,8 +141,8 @@ func (jm *Controller) addJob(obj model.Object) {
 // change after the batch period; an activeDeadlineSeconds (re)set on a started Job requeues
 // for the deadline.
 func (jm *Controller) updateJob(oldObj, curObj model.Object) {
-	oldJ, ok1 := oldObj.(*model.Job)
-	curJ, ok2 := curObj.(*model.Job)
+	oldJ, ok1 := client.ObjectAs[*model.Job](oldObj)
+	curJ, ok2 := client.ObjectAs[*model.Job](curObj)
 	if !ok1 || !ok2 {
 		return
 	}
@@ -188,7 +188,7 @@ func (jm *Controller) resolveControllerRef(namespace string, ref *model.OwnerRef
 
 // addPod observes a creation for the owning Job and syncs it after the batch period.
 func (jm *Controller) addPod(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
@@ -249,8 +249,8 @@ func (jm *Controller) syncOrphanPod(ctx context.Context, key string) error {
 // updatePod is upstream updatePod: a pod that gets a deletionTimestamp counts as deleted; a
 // pod whose tracking finalizer is gone fulfils the finalizer expectation.
 func (jm *Controller) updatePod(oldObj, curObj model.Object) {
-	oldPod, ok1 := oldObj.(*model.Pod)
-	curPod, ok2 := curObj.(*model.Pod)
+	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
+	curPod, ok2 := client.ObjectAs[*model.Pod](curObj)
 	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
 		return
 	}

@@ -138,7 +138,7 @@ func (rsc *Controller) Stats() Stats {
 func (rsc *Controller) enqueue(rs *model.ReplicaSet) { rsc.queue.Add(model.Key(rs)) }
 
 func (rsc *Controller) addRS(obj model.Object) {
-	if rs, ok := obj.(*model.ReplicaSet); ok {
+	if rs, ok := client.ObjectAs[*model.ReplicaSet](obj); ok {
 		rsc.enqueue(rs)
 	}
 }
@@ -147,8 +147,8 @@ func (rsc *Controller) addRS(obj model.Object) {
 // status write's own event costs only a cheap sync. A changed UID means the object was
 // deleted and recreated between two observations: the old one is handled as deleted first.
 func (rsc *Controller) updateRS(oldObj, curObj model.Object) {
-	oldRS, ok1 := oldObj.(*model.ReplicaSet)
-	curRS, ok2 := curObj.(*model.ReplicaSet)
+	oldRS, ok1 := client.ObjectAs[*model.ReplicaSet](oldObj)
+	curRS, ok2 := client.ObjectAs[*model.ReplicaSet](curObj)
 	if !ok1 || !ok2 {
 		return
 	}
@@ -165,7 +165,7 @@ func (rsc *Controller) deleteRS(obj any) {
 	if !ok {
 		return
 	}
-	rs, ok := o.(*model.ReplicaSet)
+	rs, ok := client.ObjectAs[*model.ReplicaSet](o)
 	if !ok {
 		return
 	}
@@ -178,7 +178,7 @@ func (rsc *Controller) deleteRS(obj any) {
 // ReplicaSet whose selector matches so that one may adopt it. A pod that already has a
 // deletionTimestamp (seen after a restart) counts as a deletion instead.
 func (rsc *Controller) addPod(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
@@ -208,8 +208,8 @@ func (rsc *Controller) addPod(obj model.Object) {
 // a ReplicaSet with minReadySeconds also gets a sync minReadySeconds+1s later, when it turns
 // available (the extra second absorbs clock granularity, upstream issue 39785).
 func (rsc *Controller) updatePod(oldObj, curObj model.Object) {
-	oldPod, ok1 := oldObj.(*model.Pod)
-	curPod, ok2 := curObj.(*model.Pod)
+	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
+	curPod, ok2 := client.ObjectAs[*model.Pod](curObj)
 	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
 		return
 	}
@@ -253,7 +253,7 @@ func (rsc *Controller) deletePod(obj any) {
 	if !ok {
 		return
 	}
-	pod, ok := o.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](o)
 	if !ok {
 		return
 	}
@@ -287,7 +287,7 @@ func (rsc *Controller) getPodReplicaSets(pod *model.Pod) []*model.ReplicaSet {
 	}
 	var out []*model.ReplicaSet
 	for _, obj := range rsc.rsInformer.ListNamespace(pod.Namespace, nil) {
-		rs, ok := obj.(*model.ReplicaSet)
+		rs, ok := client.ObjectAs[*model.ReplicaSet](obj)
 		if !ok {
 			continue
 		}

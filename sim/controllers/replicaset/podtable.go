@@ -104,7 +104,7 @@ func (t *podTable) OnDelete(obj any) {
 	if !ok {
 		return
 	}
-	if _, isPod := o.(*model.Pod); isPod {
+	if _, isPod := client.ObjectAs[*model.Pod](o); isPod {
 		t.remove(model.Key(o))
 	}
 }
@@ -117,7 +117,7 @@ func (t *podTable) OnCacheReset() {
 }
 
 func (t *podTable) upsert(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}

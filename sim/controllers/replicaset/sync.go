@@ -45,7 +45,7 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 		rsc.expectations.DeleteExpectations(key)
 		return nil
 	}
-	rs, ok := obj.(*model.ReplicaSet)
+	rs, ok := client.ObjectAs[*model.ReplicaSet](obj)
 	if !ok {
 		return nil
 	}
@@ -115,7 +115,7 @@ func (rsc *Controller) putFactsBuffer(b *[]podFacts) {
 func podsOf(objs []model.Object) []*model.Pod {
 	out := make([]*model.Pod, 0, len(objs))
 	for _, o := range objs {
-		if p, ok := o.(*model.Pod); ok {
+		if p, ok := client.ObjectAs[*model.Pod](o); ok {
 			out = append(out, p)
 		}
 	}
@@ -223,7 +223,7 @@ func (rsc *Controller) getIndirectlyRelatedPods(rs *model.ReplicaSet) []*model.P
 	var related []*model.Pod
 	seen := make(map[string]bool)
 	for _, obj := range rsc.rsInformer.ByIndex(client.IndexOwnerUID, ref.UID) {
-		relatedRS, ok := obj.(*model.ReplicaSet)
+		relatedRS, ok := client.ObjectAs[*model.ReplicaSet](obj)
 		if !ok {
 			continue
 		}
@@ -320,7 +320,7 @@ func (rsc *Controller) updateReplicaSetStatus(ctx context.Context, rs *model.Rep
 		updated, err := rsc.client.UpdateStatus(ctx, cur)
 		if err == nil {
 			rsc.stats.StatusUpdates++
-			out, _ := updated.(*model.ReplicaSet)
+			out, _ := client.ObjectAs[*model.ReplicaSet](updated)
 			if out == nil {
 				return cur, nil
 			}
@@ -339,7 +339,7 @@ func (rsc *Controller) updateReplicaSetStatus(ctx context.Context, rs *model.Rep
 			rsc.stats.StatusUpdateErrors++
 			return nil, getErr
 		}
-		fresh, ok := obj.(*model.ReplicaSet)
+		fresh, ok := client.ObjectAs[*model.ReplicaSet](obj)
 		if !ok {
 			return nil, fmt.Errorf("replicaset: GET %s returned a %s", model.Key(rs), obj.GetKind())
 		}

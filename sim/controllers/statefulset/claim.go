@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
@@ -32,7 +33,7 @@ func (ssc *Controller) claimCandidates(set *model.StatefulSet) []*model.Pod {
 	out := make([]*model.Pod, 0, len(owned)+len(orphans))
 	for _, objs := range [][]model.Object{owned, orphans} {
 		for _, o := range objs {
-			if p, ok := o.(*model.Pod); ok && p.Namespace == set.Namespace {
+			if p, ok := client.ObjectAs[*model.Pod](o); ok && p.Namespace == set.Namespace {
 				out = append(out, p)
 			}
 		}

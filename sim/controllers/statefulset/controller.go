@@ -183,7 +183,7 @@ func (ssc *Controller) sync(ctx context.Context, key string) error {
 		delete(ssc.blocked, key)
 		return nil
 	}
-	set, ok := obj.(*model.StatefulSet)
+	set, ok := client.ObjectAs[*model.StatefulSet](obj)
 	if !ok {
 		return nil
 	}
@@ -243,7 +243,7 @@ func (ssc *Controller) recordBlockage(key string, set *model.StatefulSet, b *Blo
 // ---- event handlers (upstream stateful_set.go) ----
 
 func (ssc *Controller) enqueueObject(obj model.Object) {
-	if set, ok := obj.(*model.StatefulSet); ok {
+	if set, ok := client.ObjectAs[*model.StatefulSet](obj); ok {
 		ssc.queue.Add(model.Key(set))
 	}
 }
@@ -251,7 +251,7 @@ func (ssc *Controller) enqueueObject(obj model.Object) {
 // addPod wakes the pod's StatefulSet, or, for an orphan, every set whose selector matches. A
 // pod that already has a deletionTimestamp (seen after a restart) is handled as deleted.
 func (ssc *Controller) addPod(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
@@ -273,8 +273,8 @@ func (ssc *Controller) addPod(obj model.Object) {
 // updatePod wakes the sets a pod change concerns; a resync (same resourceVersion) is ignored.
 // A pod that turns Ready under a set with minReadySeconds also wakes it that much later.
 func (ssc *Controller) updatePod(oldObj, curObj model.Object) {
-	oldPod, ok1 := oldObj.(*model.Pod)
-	curPod, ok2 := curObj.(*model.Pod)
+	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
+	curPod, ok2 := client.ObjectAs[*model.Pod](curObj)
 	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
 		return
 	}
@@ -310,7 +310,7 @@ func (ssc *Controller) deletePod(obj any) {
 	if !ok {
 		return
 	}
-	pod, ok := o.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](o)
 	if !ok {
 		return
 	}
@@ -338,7 +338,7 @@ func (ssc *Controller) getStatefulSetsForPod(pod *model.Pod) []*model.StatefulSe
 	}
 	var out []*model.StatefulSet
 	for _, obj := range ssc.setInformer.ListNamespace(pod.Namespace, nil) {
-		set, ok := obj.(*model.StatefulSet)
+		set, ok := client.ObjectAs[*model.StatefulSet](obj)
 		if !ok {
 			continue
 		}
