@@ -71,13 +71,14 @@ func TestClosest(t *testing.T) {
 }
 
 func TestNearest(t *testing.T) {
-	known := []string{"containers", "image", "name", "replicas", "restartPolicy", "selector"}
+	known := []string{"Deployment", "DaemonSet", "ReplicaSet", "Pod", "Node"}
 	tests := []struct{ in, want string }{
-		{"replica", "replicas"},
-		{"Replicas", "replicas"},
-		{"restartpolicy", "restartPolicy"},
-		{"imagee", "image"},
-		{"zzzzzz", ""},
+		{"deployment", "Deployment"}, // case is ignored
+		{"Depolyment", "Deployment"}, // two edits are always within reach
+		{"Nod", "Node"},
+		{"Pdo", "Pod"}, // ties go to the lexically smallest: Pod (2) beats Node (3)
+		{"Replicaset", "ReplicaSet"},
+		{"StatefulSet", ""},
 		{strings.Repeat("a", 129), ""},
 	}
 	for _, tc := range tests {

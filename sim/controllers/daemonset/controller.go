@@ -8,7 +8,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
@@ -451,20 +450,5 @@ func (dsc *Controller) resolveControllerRef(namespace string, ref *model.OwnerRe
 // getDaemonSetsForLabels returns the cached DaemonSets of namespace whose selector matches set
 // (upstream GetPodDaemonSets and GetHistoryDaemonSets); objects without labels match none.
 func (dsc *Controller) getDaemonSetsForLabels(namespace string, set map[string]string) []*model.DaemonSet {
-	if len(set) == 0 {
-		return nil
-	}
-	var out []*model.DaemonSet
-	for _, obj := range dsc.dsInformer.ListNamespace(namespace, nil) {
-		ds, ok := client.ObjectAs[*model.DaemonSet](obj)
-		if !ok {
-			continue
-		}
-		selector, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
-		if err != nil || selector.Empty() || !selector.Matches(labels.Set(set)) {
-			continue
-		}
-		out = append(out, ds)
-	}
-	return out
+	return controllerutil.SelectingObjects(dsc.dsInformer, namespace, set, func(ds *model.DaemonSet) *metav1.LabelSelector { return ds.Spec.Selector })
 }

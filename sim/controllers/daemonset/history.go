@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // safeEncodeAlphabet is the alphabet of upstream's rand.SafeEncodeString.
@@ -111,12 +111,7 @@ func sortByRevision(histories []*model.ControllerRevision) {
 // releasing owned revisions that no longer match (upstream controlledHistories with
 // ClaimControllerRevisions), sorted by name.
 func (dsc *Controller) controlledHistories(ctx context.Context, ds *model.DaemonSet, selector labels.Selector) ([]*model.ControllerRevision, error) {
-	var revisions []*model.ControllerRevision
-	for _, obj := range dsc.historyInformer.ListNamespace(ds.Namespace, nil) {
-		if cr, ok := client.ObjectAs[*model.ControllerRevision](obj); ok {
-			revisions = append(revisions, cr)
-		}
-	}
+	revisions := controllerutil.ListNamespaceAs[*model.ControllerRevision](dsc.historyInformer, ds.Namespace, nil)
 	m, adopted := dsc.refManager(ds, selector)
 	claimed, err := m.ClaimControllerRevisions(ctx, revisions)
 	if err != nil {

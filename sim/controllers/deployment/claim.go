@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
@@ -31,13 +30,7 @@ func (dc *Controller) getReplicaSetsForDeployment(ctx context.Context, d *model.
 		dc.stats.Releases++
 		dc.k.Emit(Component, "release", "ReplicaSet "+model.Key(obj), 0, "from "+dRef(d))
 	}
-	objs := dc.rsInformer.ListNamespace(d.Namespace, nil)
-	sets := make([]*model.ReplicaSet, 0, len(objs))
-	for _, obj := range objs {
-		if rs, ok := client.ObjectAs[*model.ReplicaSet](obj); ok {
-			sets = append(sets, rs)
-		}
-	}
+	sets := controllerutil.ListNamespaceAs[*model.ReplicaSet](dc.rsInformer, d.Namespace, nil)
 	claimed, err := m.ClaimReplicaSets(ctx, sets)
 	if err != nil {
 		return nil, err

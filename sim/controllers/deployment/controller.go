@@ -9,7 +9,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
@@ -351,21 +350,7 @@ func (dc *Controller) resolveControllerRef(namespace string, ref *model.OwnerRef
 // whose selector matches its labels (upstream util.GetDeploymentsForReplicaSet). A Deployment
 // with an invalid, nil or empty selector matches nothing; so does a ReplicaSet without labels.
 func (dc *Controller) getDeploymentsForReplicaSet(rs *model.ReplicaSet) []*model.Deployment {
-	if len(rs.Labels) == 0 {
-		return nil
-	}
-	var out []*model.Deployment
-	for _, obj := range dc.dInformer.ListNamespace(rs.Namespace, nil) {
-		d, ok := client.ObjectAs[*model.Deployment](obj)
-		if !ok {
-			continue
-		}
-		selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-		if err != nil || selector.Empty() || !selector.Matches(labels.Set(rs.Labels)) {
-			continue
-		}
-		out = append(out, d)
-	}
+	out := controllerutil.SelectingObjects(dc.dInformer, rs.Namespace, rs.Labels, func(d *model.Deployment) *metav1.LabelSelector { return d.Spec.Selector })
 	if len(out) > 1 {
 		// Overlapping selectors are a user error; controller references keep it harmless.
 		dc.k.Emit(Component, "overlapping-selectors", "ReplicaSet "+model.Key(rs), 0, fmt.Sprintf("matches=%d", len(out)))

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
@@ -282,21 +281,7 @@ func (rsc *Controller) resolveControllerRef(namespace string, ref *model.OwnerRe
 // matches its labels (upstream ReplicaSetLister.GetPodReplicaSets). A ReplicaSet with an
 // invalid, nil or empty selector matches nothing; a pod without labels matches nothing.
 func (rsc *Controller) getPodReplicaSets(pod *model.Pod) []*model.ReplicaSet {
-	if len(pod.Labels) == 0 {
-		return nil
-	}
-	var out []*model.ReplicaSet
-	for _, obj := range rsc.rsInformer.ListNamespace(pod.Namespace, nil) {
-		rs, ok := client.ObjectAs[*model.ReplicaSet](obj)
-		if !ok {
-			continue
-		}
-		selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
-		if err != nil || selector.Empty() || !selector.Matches(labels.Set(pod.Labels)) {
-			continue
-		}
-		out = append(out, rs)
-	}
+	out := controllerutil.SelectingObjects(rsc.rsInformer, pod.Namespace, pod.Labels, func(rs *model.ReplicaSet) *metav1.LabelSelector { return rs.Spec.Selector })
 	if len(out) > 1 {
 		// Overlapping selectors are a user error; controller references keep it harmless.
 		rsc.k.Emit(Component, "overlapping-selectors", "Pod "+podKey(pod), 0, fmt.Sprintf("matches=%d", len(out)))

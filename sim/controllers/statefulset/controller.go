@@ -333,21 +333,7 @@ func (ssc *Controller) resolveControllerRef(namespace string, ref *model.OwnerRe
 // getStatefulSetsForPod returns the cached sets in the pod's namespace whose selector matches
 // its labels (upstream GetPodStatefulSets); a pod without labels matches none.
 func (ssc *Controller) getStatefulSetsForPod(pod *model.Pod) []*model.StatefulSet {
-	if len(pod.Labels) == 0 {
-		return nil
-	}
-	var out []*model.StatefulSet
-	for _, obj := range ssc.setInformer.ListNamespace(pod.Namespace, nil) {
-		set, ok := client.ObjectAs[*model.StatefulSet](obj)
-		if !ok {
-			continue
-		}
-		selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
-		if err != nil || selector.Empty() || !selector.Matches(labels.Set(pod.Labels)) {
-			continue
-		}
-		out = append(out, set)
-	}
+	out := controllerutil.SelectingObjects(ssc.setInformer, pod.Namespace, pod.Labels, func(set *model.StatefulSet) *metav1.LabelSelector { return set.Spec.Selector })
 	if len(out) > 1 {
 		ssc.k.Emit(Component, "overlapping-selectors", podRef(pod), 0, fmt.Sprintf("matches=%d", len(out)))
 	}

@@ -64,6 +64,15 @@ var (
 	notMatching = map[string]string{"foo": "baz"}
 )
 
+// podCase is a pod of a TestClaimPods case: owner is "self", "other" or "" (an orphan);
+// podDeleting gives the claimed copy a deletionTimestamp.
+type podCase struct {
+	name        string
+	labels      map[string]string
+	owner       string
+	podDeleting bool
+}
+
 // TestClaimPods follows upstream controller_ref_manager_test.go TestClaimPods (release 1.33),
 // case by case, against the simulated API server: the claim result, and what the server holds
 // afterwards (the controller reference of every pod).
@@ -73,95 +82,54 @@ func TestClaimPods(t *testing.T) {
 		name string
 		// deleting marks the controller (as the manager sees it) as being deleted.
 		deleting bool
-		// pods are created in the server; owner is "self", "other" or "" (orphan); podDeleting
-		// gives the claimed copy a deletionTimestamp.
-		pods []struct {
-			name        string
-			labels      map[string]string
-			owner       string
-			podDeleting bool
-		}
+		// pods are created in the server.
+		pods        []podCase
 		wantClaimed []string
 		// wantController is, per pod, the controller name the server holds afterwards.
 		wantController map[string]string
 	}{
 		{
-			name: "Claim pods with correct label",
-			pods: []struct {
-				name        string
-				labels      map[string]string
-				owner       string
-				podDeleting bool
-			}{{"pod1", matching, "", false}, {"pod2", notMatching, "", false}},
+			name:           "Claim pods with correct label",
+			pods:           []podCase{{"pod1", matching, "", false}, {"pod2", notMatching, "", false}},
 			wantClaimed:    []string{"pod1"},
 			wantController: map[string]string{"pod1": "rs", "pod2": ""},
 		},
 		{
-			name:     "Controller marked for deletion can not claim pods",
-			deleting: true,
-			pods: []struct {
-				name        string
-				labels      map[string]string
-				owner       string
-				podDeleting bool
-			}{{"pod1", matching, "", false}, {"pod2", matching, "", false}},
+			name:           "Controller marked for deletion can not claim pods",
+			deleting:       true,
+			pods:           []podCase{{"pod1", matching, "", false}, {"pod2", matching, "", false}},
 			wantClaimed:    nil,
 			wantController: map[string]string{"pod1": "", "pod2": ""},
 		},
 		{
-			name:     "Controller marked for deletion can claim pods it already owns",
-			deleting: true,
-			pods: []struct {
-				name        string
-				labels      map[string]string
-				owner       string
-				podDeleting bool
-			}{{"pod1", matching, "self", false}, {"pod2", matching, "self", false}},
+			name:           "Controller marked for deletion can claim pods it already owns",
+			deleting:       true,
+			pods:           []podCase{{"pod1", matching, "self", false}, {"pod2", matching, "self", false}},
 			wantClaimed:    []string{"pod1", "pod2"},
 			wantController: map[string]string{"pod1": "rs", "pod2": "rs"},
 		},
 		{
-			name: "Controller can not claim pods owned by another controller",
-			pods: []struct {
-				name        string
-				labels      map[string]string
-				owner       string
-				podDeleting bool
-			}{{"pod1", matching, "other", false}},
+			name:           "Controller can not claim pods owned by another controller",
+			pods:           []podCase{{"pod1", matching, "other", false}},
 			wantClaimed:    nil,
 			wantController: map[string]string{"pod1": "other"},
 		},
 		{
-			name: "Controller releases claimed pods when selector doesn't match",
-			pods: []struct {
-				name        string
-				labels      map[string]string
-				owner       string
-				podDeleting bool
-			}{{"pod1", matching, "self", false}, {"pod2", notMatching, "self", false}},
+			name:           "Controller releases claimed pods when selector doesn't match",
+			pods:           []podCase{{"pod1", matching, "self", false}, {"pod2", notMatching, "self", false}},
 			wantClaimed:    []string{"pod1"},
 			wantController: map[string]string{"pod1": "rs", "pod2": ""},
 		},
 		{
-			name: "Controller does not claim orphaned pods marked for deletion",
-			pods: []struct {
-				name        string
-				labels      map[string]string
-				owner       string
-				podDeleting bool
-			}{{"pod1", matching, "", false}, {"pod2", matching, "", true}},
+			name:           "Controller does not claim orphaned pods marked for deletion",
+			pods:           []podCase{{"pod1", matching, "", false}, {"pod2", matching, "", true}},
 			wantClaimed:    []string{"pod1"},
 			wantController: map[string]string{"pod1": "rs", "pod2": ""},
 		},
 		{
-			name:     "Controller marked for deletion does not release pods it owns that stopped matching",
-			deleting: true,
-			pods: []struct {
-				name        string
-				labels      map[string]string
-				owner       string
-				podDeleting bool
-			}{{"pod1", notMatching, "self", false}},
+			name:           "Controller marked for deletion does not release pods it owns that stopped matching",
+			deleting:       true,
+			pods:           []podCase{{"pod1", notMatching, "self", false}},
 			wantClaimed:    nil,
 			wantController: map[string]string{"pod1": "rs"},
 		},
