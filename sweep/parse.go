@@ -761,12 +761,8 @@ func (p *parser) checkGrid(raw *rawParameters) {
 // no suggestion.
 var suggestOptions = suggest.Options{MaxInput: 128}
 
-// closest returns the candidate most like word (suggest.Closest with suggestOptions).
-func closest(word string, candidates []string) string {
-	return suggest.Closest(word, candidates, suggestOptions)
-}
-
-// didYouMean formats a hint for word among candidates: `did you mean "x"?`, or "".
+// didYouMean formats a hint for word among candidates (suggest.DidYouMean with
+// suggestOptions): `did you mean "x"?`, or "".
 func didYouMean(word string, candidates []string) string {
 	return suggest.DidYouMean(word, candidates, suggestOptions)
 }
