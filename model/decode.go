@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/suggest"
 	"github.com/reconsim/reconsim/vtime"
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -552,7 +553,7 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 // unknownField reports a field that neither the Go type (known) nor the upstream type it
 // mirrors (upstream) has; the did-you-mean looks at both.
 func (d *Decoder) unknownField(key *yaml.Node, path, name string, known, upstream []string) {
-	suggestion := suggest(name, append(slices.Clone(known), upstream...))
+	suggestion := suggest.Nearest(name, append(slices.Clone(known), upstream...), maxSuggestInput)
 	if d.opts.Strict {
 		hint := "known fields: " + strings.Join(known, ", ")
 		if suggestion != "" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reconsim/reconsim/internal/suggest"
 	"gopkg.in/yaml.v3"
 )
 
@@ -340,7 +341,7 @@ func kindHint(kind string) string {
 	for k := range upstreamKinds {
 		candidates = append(candidates, k)
 	}
-	if s := suggest(kind, candidates); s != "" {
+	if s := suggest.Nearest(kind, candidates, maxSuggestInput); s != "" {
 		return fmt.Sprintf("did you mean %q? %s", s, supported)
 	}
 	return supported

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/suggest"
 	"github.com/reconsim/reconsim/vtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -477,11 +478,8 @@ func TestSuggest(t *testing.T) {
 		{strings.Repeat("a", maxSuggestInput+1), ""},
 	}
 	for _, tc := range tests {
-		assert.Equal(t, tc.want, suggest(tc.in, known), tc.in)
+		assert.Equal(t, tc.want, suggest.Nearest(tc.in, known, maxSuggestInput), tc.in)
 	}
-	assert.Equal(t, 3, levenshtein("kitten", "sitting"))
-	assert.Equal(t, 0, levenshtein("", ""))
-	assert.Equal(t, 2, levenshtein("ab", ""))
 }
 
 // upperString uses yaml.v3's own Unmarshaler interface.

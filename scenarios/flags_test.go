@@ -325,7 +325,4 @@ func TestClosest(t *testing.T) {
 	} {
 		assert.Equal(t, want, closest(in, cands), in)
 	}
-	assert.Equal(t, 3, editDistance("kitten", "sitting", 10))
-	assert.Equal(t, 1, editDistance("ab", "ba", 10), "a swap of neighbours costs 1")
-	assert.Equal(t, 2, editDistance("abcdef", "uvwxyz", 2), "the distance is capped")
 }

@@ -18,6 +18,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/reconsim/reconsim/internal/suggest"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/scenarios"
 )
@@ -756,54 +757,12 @@ func (p *parser) checkGrid(raw *rawParameters) {
 	}
 }
 
-// didYouMean formats a hint for word among candidates: `did you mean "x"?`, or "".
+// suggestOptions is the sweep parser's "did you mean" policy: words longer than 128 bytes get
+// no suggestion.
+var suggestOptions = suggest.Options{MaxInput: 128}
+
+// didYouMean formats a hint for word among candidates (suggest.DidYouMean with
+// suggestOptions): `did you mean "x"?`, or "".
 func didYouMean(word string, candidates []string) string {
-	if s := closest(word, candidates); s != "" {
-		return `did you mean "` + s + `"?`
-	}
-	return ""
-}
-
-// closest returns the candidate most like word: equal but for case, or within an edit
-// distance of a third of its length (at least 1, at most 3); ties go to the first.
-func closest(word string, candidates []string) string {
-	if word == "" || len(word) > 128 {
-		return ""
-	}
-	lw := strings.ToLower(word)
-	best, bestDist := "", -1
-	for _, c := range candidates {
-		if c == word {
-			continue
-		}
-		lc := strings.ToLower(c)
-		if lc == lw {
-			return c
-		}
-		limit := min(max(max(len(lw), len(lc))/3, 1), 3)
-		if d := levenshtein(lw, lc); d <= limit && (bestDist < 0 || d < bestDist) {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.DidYouMean(word, candidates, suggestOptions)
 }

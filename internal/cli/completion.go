@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reconsim/reconsim/explore"
+	"github.com/reconsim/reconsim/internal/suggest"
 	"github.com/reconsim/reconsim/scenarios"
 )
 
@@ -70,7 +71,7 @@ func (c *cli) cmdCompletion(args []string) int {
 		writeFishCompletion(c.stdout, spec)
 	default:
 		msg := fmt.Sprintf("unsupported shell %q", fs.Arg(0))
-		if s := suggestCommand(fs.Arg(0), []string{"bash", "zsh", "fish"}); s != "" {
+		if s := suggest.Command(fs.Arg(0), []string{"bash", "zsh", "fish"}); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		return c.usageError("completion", "%s (want bash, zsh or fish)", msg)

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/suggest"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim/cluster"
@@ -226,48 +227,11 @@ func (c *cli) unknownCommand(name string) int {
 		names = append(names, cmd.name)
 	}
 	msg := fmt.Sprintf("sim: unknown command %q", name)
-	if s := suggestCommand(name, names); s != "" {
+	if s := suggest.Command(name, names); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	fmt.Fprintf(c.stderr, "%s\nRun 'sim help' for the commands.\n", msg)
 	return exitUsage
-}
-
-// suggestCommand returns the command name that starts like name, or is at most two edits
-// away from it, or "".
-func suggestCommand(name string, names []string) string {
-	for _, n := range names {
-		if len(name) >= 2 && len(name) < len(n) && n[:len(name)] == name {
-			return n
-		}
-	}
-	for _, n := range names {
-		if levenshtein(name, n) <= 2 {
-			return n
-		}
-	}
-	return ""
-}
-
-// levenshtein is the edit distance between a and b, in bytes.
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // internalError reports an internal error: the message, the seed and virtual time when

@@ -123,7 +123,7 @@ func (s *Store) Evict(namespace, name string, ev *model.Eviction) (model.Object,
 	if len(pdbs) == 1 {
 		pdb := pdbs[0]
 		pdbName = pdb.Name
-		if !isPodReady(pod) && canEvictUnhealthy(pdb) {
+		if !model.IsPodReady(pod) && canEvictUnhealthy(pdb) {
 			updateDeletionOptions = true
 		} else if err := s.checkAndDecrement(pod.Name, pdb); err != nil {
 			return nil, err
@@ -164,16 +164,6 @@ func shouldEnforceResourceVersion(pod *model.Pod) bool {
 		return false
 	}
 	return pod.DeletionTimestamp == nil
-}
-
-// isPodReady is podutil.IsPodReady: the Ready condition is True.
-func isPodReady(pod *model.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == model.PodReady {
-			return c.Status == model.ConditionTrue
-		}
-	}
-	return false
 }
 
 // canEvictUnhealthy is the unhealthy-pod rule of EvictionREST.Create: AlwaysAllow, or the

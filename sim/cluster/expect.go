@@ -8,6 +8,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -194,7 +195,7 @@ func (ex *expectations) workloadPods(ref scenarios.ObjectRef) ([]*model.Pod, mod
 
 // fenceposts resolves a RollingUpdate Deployment's maxSurge and maxUnavailable.
 func fenceposts(obj model.Object) (replicas, surge, unavailable int32, err error) {
-	d, ok := obj.(*model.Deployment)
+	d, ok := client.ObjectAs[*model.Deployment](obj)
 	if !ok || d.Spec.Strategy.RollingUpdate == nil {
 		return 0, 0, 0, fmt.Errorf("not a RollingUpdate Deployment")
 	}

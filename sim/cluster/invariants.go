@@ -14,7 +14,6 @@ import (
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
-	"github.com/reconsim/reconsim/sim/controllers/replicaset"
 )
 
 // InvariantPrefix starts the name of the expectation result of a built-in invariant:
@@ -128,7 +127,7 @@ func (inv *invariants) eviction(req *apiserver.Request) {
 		return // evicted and gone
 	}
 	pod := obj.(*model.Pod)
-	if !replicaset.IsPodReady(pod) {
+	if !model.IsPodReady(pod) {
 		return // an unhealthy pod's eviction takes nothing from a budget
 	}
 	pdbs, _, err := store.List(model.KindPodDisruptionBudget, model.ListOptions{Namespace: req.Namespace})
@@ -148,7 +147,7 @@ func (inv *invariants) eviction(req *apiserver.Request) {
 		healthy := 0
 		for _, po := range pods {
 			q := po.(*model.Pod)
-			if q.DeletionTimestamp == nil && replicaset.IsPodReady(q) {
+			if q.DeletionTimestamp == nil && model.IsPodReady(q) {
 				healthy++
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -130,7 +131,7 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 		}
 	case model.KindJob:
 		o.w.conv.observe(pick(old, new), new == nil)
-		if nj, ok := new.(*model.Job); ok {
+		if nj, ok := client.ObjectAs[*model.Job](new); ok {
 			o.w.noteJob(nj)
 		}
 		if j, ok := pick(old, new).(*model.Job); ok {
@@ -221,7 +222,7 @@ func (o *observer) checkInvariants(kind model.Kind, old, new model.Object) {
 		}
 		o.lastRV = rv
 	}
-	if p, ok := new.(*model.Pod); ok && p.Spec.NodeName != "" {
+	if p, ok := client.ObjectAs[*model.Pod](new); ok && p.Spec.NodeName != "" {
 		if first, seen := o.podNode[p.UID]; !seen {
 			o.podNode[p.UID] = p.Spec.NodeName
 		} else if first != p.Spec.NodeName {
@@ -229,7 +230,7 @@ func (o *observer) checkInvariants(kind model.Kind, old, new model.Object) {
 		}
 	}
 	if new == nil {
-		if p, ok := old.(*model.Pod); ok {
+		if p, ok := client.ObjectAs[*model.Pod](old); ok {
 			delete(o.podNode, p.UID)
 		}
 	}
@@ -271,7 +272,7 @@ func podPhaseKey(p *model.Pod) string {
 }
 
 func (o *observer) pod(obj model.Object, sign int) {
-	p, ok := obj.(*model.Pod)
+	p, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok || p == nil {
 		return
 	}
@@ -287,7 +288,7 @@ func (o *observer) pod(obj model.Object, sign int) {
 }
 
 func (o *observer) node(obj model.Object, sign int) {
-	n, ok := obj.(*model.Node)
+	n, ok := client.ObjectAs[*model.Node](obj)
 	if !ok || n == nil {
 		return
 	}

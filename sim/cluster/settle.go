@@ -12,6 +12,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/daemonset"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
@@ -41,7 +42,7 @@ func (w *world) createObjects() error {
 			if src.Settled {
 				var created model.Object
 				created, err = w.createSettled(obj.DeepCopyObject(), pl)
-				if svc, ok := created.(*model.Service); ok {
+				if svc, ok := client.ObjectAs[*model.Service](created); ok {
 					services = append(services, settledService{svc, src.Pos})
 				}
 			} else {

@@ -8,6 +8,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 	"github.com/reconsim/reconsim/sim/drain"
 )
@@ -238,7 +239,7 @@ func (w *world) whyShort(owner model.Object, pods []*model.Pod) (string, string)
 					crashLoop = fmt.Sprintf("pod %s: container %s is in CrashLoopBackOff (%d restarts)", model.Key(p), cs.Name, cs.RestartCount)
 				}
 			}
-			if !podReady(p) {
+			if !model.IsPodReady(p) {
 				notReady = append(notReady, model.Key(p))
 			}
 		}
@@ -266,7 +267,7 @@ func (w *world) whyShort(owner model.Object, pods []*model.Pod) (string, string)
 	if len(notReady) > 0 && crashLoop == "" {
 		note(scenarios.VerdictNotReady, fmt.Sprintf("%d pod(s) running but not Ready (e.g. %s)", len(notReady), notReady[0]))
 	}
-	if rs, ok := owner.(*model.ReplicaSet); ok {
+	if rs, ok := client.ObjectAs[*model.ReplicaSet](owner); ok {
 		for _, c := range rs.Status.Conditions {
 			if c.Type == "ReplicaFailure" && c.Status == model.ConditionTrue {
 				note(scenarios.VerdictFailedCreate, fmt.Sprintf("ReplicaFailure %s: %s", c.Reason, c.Message))
@@ -314,15 +315,6 @@ func ptrOr(p *int32, def int32) int32 {
 		return def
 	}
 	return *p
-}
-
-func podReady(p *model.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == model.PodReady {
-			return c.Status == model.ConditionTrue
-		}
-	}
-	return false
 }
 
 // failedJob is a Job seen failing during the run (see noteJob).

@@ -228,7 +228,7 @@ func (d *Drainer) cordon(p *sim.Proc) error {
 	if err != nil {
 		return err
 	}
-	node, ok := obj.(*model.Node)
+	node, ok := client.ObjectAs[*model.Node](obj)
 	if !ok {
 		return fmt.Errorf("drain: got %T for node %s", obj, d.node)
 	}

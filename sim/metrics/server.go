@@ -378,7 +378,7 @@ func (s *Server) loadFor(pod *model.Pod) *load {
 }
 
 func (s *Server) observe(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
@@ -402,7 +402,7 @@ func (s *Server) apply(ps *podState) {
 	pod := ps.pod
 	l := s.loadFor(pod)
 	running, start := containersRunning(pod)
-	ready := running && pod.DeletionTimestamp == nil && podReady(pod)
+	ready := running && pod.DeletionTimestamp == nil && model.IsPodReady(pod)
 	if running != ps.running || (running && start != ps.start) {
 		// A new container instance (or none): its counters start from zero.
 		s.setServing(ps, false, now)
@@ -522,15 +522,6 @@ func containersRunning(pod *model.Pod) (bool, vtime.Time) {
 		}
 	}
 	return true, start
-}
-
-func podReady(pod *model.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == model.PodReady {
-			return c.Status == model.ConditionTrue
-		}
-	}
-	return false
 }
 
 // containerShares splits a pod's usage among its containers in proportion to their requests

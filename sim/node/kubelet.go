@@ -249,23 +249,23 @@ func (kl *Kubelet) start(adopt bool) {
 	// touched (see statusManager.podChanged).
 	kl.informer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc: func(obj model.Object, isInInitialList bool) {
-			if pod, ok := obj.(*model.Pod); ok {
+			if pod, ok := client.ObjectAs[*model.Pod](obj); ok {
 				kl.status.podChanged(pod.UID)
 				kl.podAdded(pod, adopt && isInInitialList)
 			}
 		},
 		UpdateFunc: func(old, obj model.Object) {
-			if pod, ok := old.(*model.Pod); ok {
+			if pod, ok := client.ObjectAs[*model.Pod](old); ok {
 				kl.status.podChanged(pod.UID)
 			}
-			if pod, ok := obj.(*model.Pod); ok {
+			if pod, ok := client.ObjectAs[*model.Pod](obj); ok {
 				kl.status.podChanged(pod.UID)
 				kl.podUpdated(pod)
 			}
 		},
 		DeleteFunc: func(obj any) {
 			if o, ok := client.ObjectOf(obj); ok {
-				if pod, ok := o.(*model.Pod); ok {
+				if pod, ok := client.ObjectAs[*model.Pod](o); ok {
 					kl.status.podChanged(pod.UID)
 					kl.podDeleted(pod)
 				}

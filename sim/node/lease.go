@@ -8,6 +8,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
 )
 
 // leaseJitterFactor jitters the lease controller's period (wait.JitterUntil(c.sync,
@@ -83,7 +84,7 @@ func (kl *Kubelet) ensureLease(p *sim.Proc) (*model.Lease, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	lease, ok := obj.(*model.Lease)
+	lease, ok := client.ObjectAs[*model.Lease](obj)
 	if !ok {
 		return nil, false, fmt.Errorf("lease %s: got %T", kl.nodeName, obj)
 	}

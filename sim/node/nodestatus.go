@@ -10,6 +10,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
 )
 
 // nodeStatusJitterFactor jitters the node status loop (wait.JitterUntil(kl.syncNodeStatus,
@@ -197,7 +198,7 @@ func (kl *Kubelet) tryUpdateNodeStatus(p *sim.Proc) error {
 		}
 		return err
 	}
-	current, ok := obj.(*model.Node)
+	current, ok := client.ObjectAs[*model.Node](obj)
 	if !ok {
 		return fmt.Errorf("node %s: got %T", kl.nodeName, obj)
 	}

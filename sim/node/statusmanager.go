@@ -9,6 +9,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
 )
 
 // statusManager is the kubelet's status manager (pkg/kubelet/status/status_manager.go): it
@@ -231,7 +232,7 @@ func (sm *statusManager) cachedPod(e *statusEntry) (*model.Pod, bool) {
 	if !ok {
 		return nil, false
 	}
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok || pod.UID != e.uid {
 		return nil, false
 	}
@@ -252,7 +253,7 @@ func (sm *statusManager) syncPod(p *sim.Proc, uid string) {
 		}
 		return
 	}
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok || pod.UID != uid {
 		// Deleted and recreated under the same name: not ours any more.
 		delete(sm.entries, uid)

@@ -114,8 +114,8 @@ func (jm *Controller) Stop() {
 // updateCronJob is upstream updateCronJob: a changed schedule or time zone requeues for the
 // next schedule time; any other change syncs at once.
 func (jm *Controller) updateCronJob(oldObj, curObj model.Object) {
-	old, ok1 := oldObj.(*model.CronJob)
-	cur, ok2 := curObj.(*model.CronJob)
+	old, ok1 := client.ObjectAs[*model.CronJob](oldObj)
+	cur, ok2 := client.ObjectAs[*model.CronJob](curObj)
 	if !ok1 || !ok2 {
 		return
 	}

@@ -3,6 +3,8 @@ package daemonset
 import (
 	"fmt"
 	"time"
+
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Upstream defaults, each named after where it comes from.
@@ -21,10 +23,6 @@ const (
 	// StatusUpdateRetries is how many times a failed status write is retried after a fresh GET
 	// (daemon_controller.go StatusUpdateRetries = 1).
 	StatusUpdateRetries = 1
-	// ExpectationsTimeout is how long a sync waits for the watch events of its own creations
-	// and deletions before acting anyway ([k8s:pkg/controller/controller_utils.go]
-	// ExpectationsTimeout = 5 * time.Minute).
-	ExpectationsTimeout = 5 * time.Minute
 	// FailedPodsBackoffInitial and FailedPodsBackoffMax bound the back-off between deletions of
 	// a failed daemon pod on one node (cmd/kube-controller-manager/app/apps.go
 	// startDaemonSetController: flowcontrol.NewBackOff(1*time.Second, 15*time.Minute)).
@@ -74,7 +72,7 @@ func DefaultConfig() Config {
 		BurstReplicas:             BurstReplicas,
 		SlowStartInitialBatchSize: SlowStartInitialBatchSize,
 		StatusUpdateRetries:       StatusUpdateRetries,
-		ExpectationsTimeout:       ExpectationsTimeout,
+		ExpectationsTimeout:       controllerutil.ExpectationsTimeout,
 		FailedPodsBackoffInitial:  FailedPodsBackoffInitial,
 		FailedPodsBackoffMax:      FailedPodsBackoffMax,
 		BackoffGCInterval:         BackoffGCInterval,

@@ -8,13 +8,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the name the controller uses in traces, process names and as its event source
@@ -50,7 +50,7 @@ type Controller struct {
 	nodeInformer    *client.Informer
 
 	queue             *workqueue.RateLimiting[string]
-	expectations      *ControllerExpectations
+	expectations      *controllerutil.ControllerExpectations
 	failedPodsBackoff *failedPodsBackoff
 	backoffGC         *sim.Timer
 
@@ -83,7 +83,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		podInformer:       f.For(model.KindPod),
 		nodeInformer:      f.For(model.KindNode),
 		queue:             workqueue.NewRateLimiting[string](k, "daemonset", workqueue.DefaultControllerRateLimiter[string]()),
-		expectations:      NewControllerExpectations(k.Now, cfg.ExpectationsTimeout),
+		expectations:      controllerutil.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout),
 		failedPodsBackoff: newFailedPodsBackoff(k.Now, cfg.FailedPodsBackoffInitial, cfg.FailedPodsBackoffMax),
 		placement:         map[string]placementEntry{},
 	}
@@ -141,7 +141,7 @@ func (dsc *Controller) Stop() {
 
 // Expectations returns the controller's expectations, for tests and the recorder. It is the
 // live store: callers must only read it.
-func (dsc *Controller) Expectations() *ControllerExpectations { return dsc.expectations }
+func (dsc *Controller) Expectations() *controllerutil.ControllerExpectations { return dsc.expectations }
 
 // Stats returns the controller's counters now.
 func (dsc *Controller) Stats() Stats {
@@ -154,7 +154,7 @@ func (dsc *Controller) Stats() Stats {
 // ---- event handlers (upstream daemon_controller.go) ----
 
 func (dsc *Controller) enqueue(obj model.Object) {
-	if ds, ok := obj.(*model.DaemonSet); ok {
+	if ds, ok := client.ObjectAs[*model.DaemonSet](obj); ok {
 		dsc.queue.Add(model.Key(ds))
 	}
 }
@@ -162,8 +162,8 @@ func (dsc *Controller) enqueue(obj model.Object) {
 // updateDaemonset enqueues the DaemonSet; a changed UID means it was deleted and recreated
 // between two observations, so the old one is handled as deleted first.
 func (dsc *Controller) updateDaemonset(oldObj, curObj model.Object) {
-	oldDS, ok1 := oldObj.(*model.DaemonSet)
-	curDS, ok2 := curObj.(*model.DaemonSet)
+	oldDS, ok1 := client.ObjectAs[*model.DaemonSet](oldObj)
+	curDS, ok2 := client.ObjectAs[*model.DaemonSet](curObj)
 	if !ok1 || !ok2 {
 		return
 	}
@@ -180,7 +180,7 @@ func (dsc *Controller) deleteDaemonset(obj any) {
 	if !ok {
 		return
 	}
-	ds, ok := o.(*model.DaemonSet)
+	ds, ok := client.ObjectAs[*model.DaemonSet](o)
 	if !ok {
 		return
 	}
@@ -222,7 +222,7 @@ func (dsc *Controller) shouldRun(node *model.Node, ds *model.DaemonSet) (shouldR
 // addHistory: an owned revision needs nothing; an orphan wakes every DaemonSet that selects it;
 // one being deleted is handled as deleted.
 func (dsc *Controller) addHistory(obj model.Object) {
-	h, ok := obj.(*model.ControllerRevision)
+	h, ok := client.ObjectAs[*model.ControllerRevision](obj)
 	if !ok {
 		return
 	}
@@ -241,8 +241,8 @@ func (dsc *Controller) addHistory(obj model.Object) {
 // updateHistory wakes the old and new controller of a changed revision, or, for an orphan
 // whose labels or reference changed, every DaemonSet that selects it.
 func (dsc *Controller) updateHistory(oldObj, curObj model.Object) {
-	oldH, ok1 := oldObj.(*model.ControllerRevision)
-	curH, ok2 := curObj.(*model.ControllerRevision)
+	oldH, ok1 := client.ObjectAs[*model.ControllerRevision](oldObj)
+	curH, ok2 := client.ObjectAs[*model.ControllerRevision](curObj)
 	if !ok1 || !ok2 || curH.ResourceVersion == oldH.ResourceVersion {
 		return
 	}
@@ -284,7 +284,7 @@ func (dsc *Controller) deleteHistory(obj any) {
 // addPod observes a creation for the pod's DaemonSet, or, for an orphan, wakes every DaemonSet
 // that selects it. A pod that already has a deletionTimestamp counts as deleted.
 func (dsc *Controller) addPod(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
@@ -311,8 +311,8 @@ func (dsc *Controller) addPod(obj model.Object) {
 // a deletionTimestamp counts as deleted at once. A pod turning Ready under a DaemonSet with
 // minReadySeconds also wakes it minReadySeconds+1s later.
 func (dsc *Controller) updatePod(oldObj, curObj model.Object) {
-	oldPod, ok1 := oldObj.(*model.Pod)
-	curPod, ok2 := curObj.(*model.Pod)
+	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
+	curPod, ok2 := client.ObjectAs[*model.Pod](curObj)
 	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
 		return
 	}
@@ -333,7 +333,7 @@ func (dsc *Controller) updatePod(oldObj, curObj model.Object) {
 			return
 		}
 		dsc.enqueue(ds)
-		if !isPodReady(oldPod) && isPodReady(curPod) && ds.Spec.MinReadySeconds > 0 {
+		if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && ds.Spec.MinReadySeconds > 0 {
 			dsc.queue.AddAfter(model.Key(ds), time.Duration(ds.Spec.MinReadySeconds)*time.Second+time.Second)
 		}
 		return
@@ -351,7 +351,7 @@ func (dsc *Controller) deletePod(obj any) {
 	if !ok {
 		return
 	}
-	pod, ok := o.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](o)
 	if !ok {
 		return
 	}
@@ -370,12 +370,12 @@ func (dsc *Controller) deletePod(obj any) {
 
 // addNode wakes every DaemonSet that should run a pod on the new node.
 func (dsc *Controller) addNode(obj model.Object) {
-	node, ok := obj.(*model.Node)
+	node, ok := client.ObjectAs[*model.Node](obj)
 	if !ok {
 		return
 	}
 	for _, o := range dsc.dsInformer.List(nil) {
-		ds, ok := o.(*model.DaemonSet)
+		ds, ok := client.ObjectAs[*model.DaemonSet](o)
 		if !ok {
 			continue
 		}
@@ -389,13 +389,13 @@ func (dsc *Controller) addNode(obj model.Object) {
 // conditions without changing which are True (heartbeats) are ignored (upstream
 // shouldIgnoreNodeUpdate).
 func (dsc *Controller) updateNode(oldObj, curObj model.Object) {
-	oldNode, ok1 := oldObj.(*model.Node)
-	curNode, ok2 := curObj.(*model.Node)
+	oldNode, ok1 := client.ObjectAs[*model.Node](oldObj)
+	curNode, ok2 := client.ObjectAs[*model.Node](curObj)
 	if !ok1 || !ok2 || shouldIgnoreNodeUpdate(oldNode, curNode) {
 		return
 	}
 	for _, o := range dsc.dsInformer.List(nil) {
-		ds, ok := o.(*model.DaemonSet)
+		ds, ok := client.ObjectAs[*model.DaemonSet](o)
 		if !ok {
 			continue
 		}
@@ -450,20 +450,5 @@ func (dsc *Controller) resolveControllerRef(namespace string, ref *model.OwnerRe
 // getDaemonSetsForLabels returns the cached DaemonSets of namespace whose selector matches set
 // (upstream GetPodDaemonSets and GetHistoryDaemonSets); objects without labels match none.
 func (dsc *Controller) getDaemonSetsForLabels(namespace string, set map[string]string) []*model.DaemonSet {
-	if len(set) == 0 {
-		return nil
-	}
-	var out []*model.DaemonSet
-	for _, obj := range dsc.dsInformer.ListNamespace(namespace, nil) {
-		ds, ok := obj.(*model.DaemonSet)
-		if !ok {
-			continue
-		}
-		selector, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
-		if err != nil || selector.Empty() || !selector.Matches(labels.Set(set)) {
-			continue
-		}
-		out = append(out, ds)
-	}
-	return out
+	return controllerutil.SelectingObjects(dsc.dsInformer, namespace, set, func(ds *model.DaemonSet) *metav1.LabelSelector { return ds.Spec.Selector })
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // safeEncodeAlphabet is the alphabet of upstream's rand.SafeEncodeString.
@@ -110,25 +111,18 @@ func sortByRevision(histories []*model.ControllerRevision) {
 // releasing owned revisions that no longer match (upstream controlledHistories with
 // ClaimControllerRevisions), sorted by name.
 func (dsc *Controller) controlledHistories(ctx context.Context, ds *model.DaemonSet, selector labels.Selector) ([]*model.ControllerRevision, error) {
-	c := &claimer{dsc: dsc, ds: ds}
-	var out []*model.ControllerRevision
-	for _, obj := range dsc.historyInformer.ListNamespace(ds.Namespace, nil) {
-		cr, ok := obj.(*model.ControllerRevision)
-		if !ok {
-			continue
-		}
-		owned, err := c.claim(ctx, cr, selector.Matches(labels.Set(cr.Labels)))
-		if err != nil {
-			return nil, err
-		}
-		if owned {
-			if fresh, ok := c.adopted[cr.UID]; ok {
-				cr = fresh.(*model.ControllerRevision)
-			}
-			out = append(out, cr)
+	revisions := controllerutil.ListNamespaceAs[*model.ControllerRevision](dsc.historyInformer, ds.Namespace, nil)
+	m, adopted := dsc.refManager(ds, selector)
+	claimed, err := m.ClaimControllerRevisions(ctx, revisions)
+	if err != nil {
+		return nil, err
+	}
+	for i, cr := range claimed {
+		if fresh, ok := adopted[cr.UID]; ok {
+			claimed[i] = fresh.(*model.ControllerRevision)
 		}
 	}
-	return out, nil
+	return claimed, nil
 }
 
 // constructHistory finds the revision of ds's current template (cur) and the others (old),

@@ -15,6 +15,8 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Event reasons (daemon_controller.go and controller_utils.go).
@@ -44,13 +46,13 @@ const namespaceTerminatingCause metav1.CauseType = "NamespaceTerminating"
 //  6. Otherwise manage (one pod per eligible node), the rolling update if the expectations
 //     allow, history cleanup, and the status with observedGeneration.
 func (dsc *Controller) syncDaemonSet(ctx context.Context, key string) error {
-	namespace, name := splitKey(key)
+	namespace, name := controllerutil.SplitKey(key)
 	obj, ok := dsc.dsInformer.Get(namespace, name)
 	if !ok {
 		dsc.expectations.DeleteExpectations(key)
 		return nil
 	}
-	ds, ok := obj.(*model.DaemonSet)
+	ds, ok := client.ObjectAs[*model.DaemonSet](obj)
 	if !ok {
 		return nil
 	}
@@ -75,7 +77,7 @@ func (dsc *Controller) syncDaemonSet(ctx context.Context, key string) error {
 
 	if !dsc.expectations.SatisfiedExpectations(key) {
 		if e, ok := dsc.expectations.GetExpectations(key); ok {
-			add, del := e.Get()
+			add, del := e.GetExpectations()
 			dsc.k.Emit(Component, "expectations-pending", dsRef(ds), ds.ResourceVersion, fmt.Sprintf("add=%d del=%d", add, del))
 		}
 		return dsc.updateDaemonSetStatus(ctx, ds, selector, nodeList, hash, false)
@@ -96,7 +98,7 @@ func (dsc *Controller) nodes() []*model.Node {
 	objs := dsc.nodeInformer.List(nil)
 	out := make([]*model.Node, 0, len(objs))
 	for _, o := range objs {
-		if n, ok := o.(*model.Node); ok {
+		if n, ok := client.ObjectAs[*model.Node](o); ok {
 			out = append(out, n)
 		}
 	}
@@ -130,7 +132,7 @@ func (dsc *Controller) getNodesToDaemonPods(ctx context.Context, ds *model.Daemo
 	}
 	out := map[string][]*model.Pod{}
 	for _, p := range pods {
-		if !includeDeletedTerminal && isPodTerminal(p) && p.DeletionTimestamp != nil {
+		if !includeDeletedTerminal && model.IsPodTerminal(p) && p.DeletionTimestamp != nil {
 			continue
 		}
 		node, err := getTargetNodeName(p)
@@ -241,9 +243,9 @@ func (dsc *Controller) podsShouldBeOnNode(node *model.Node, nodeToPods map[strin
 		}
 		if oldestNew != nil && oldestOld != nil {
 			switch {
-			case !isPodReady(oldestOld):
+			case !model.IsPodReady(oldestOld):
 				podsToDelete = append(podsToDelete, oldestOld.Name)
-			case isPodAvailable(oldestNew, ds.Spec.MinReadySeconds, dsc.k.Now()):
+			case model.IsPodAvailable(oldestNew, ds.Spec.MinReadySeconds, dsc.k.Now()):
 				podsToDelete = append(podsToDelete, oldestOld.Name)
 			}
 		}
@@ -432,9 +434,9 @@ func (dsc *Controller) updateDaemonSetStatus(ctx context.Context, ds *model.Daem
 		sorted := slices.Clone(pods)
 		sortByCreationTimestampAndPhase(sorted)
 		pod := sorted[0]
-		if isPodReady(pod) {
+		if model.IsPodReady(pod) {
 			st.NumberReady++
-			if isPodAvailable(pod, ds.Spec.MinReadySeconds, now) {
+			if model.IsPodAvailable(pod, ds.Spec.MinReadySeconds, now) {
 				st.NumberAvailable++
 			}
 		}
@@ -495,7 +497,7 @@ func (dsc *Controller) storeDaemonSetStatus(ctx context.Context, ds *model.Daemo
 			dsc.stats.StatusUpdateErrors++
 			return getErr
 		}
-		fresh, ok := obj.(*model.DaemonSet)
+		fresh, ok := client.ObjectAs[*model.DaemonSet](obj)
 		if !ok {
 			return fmt.Errorf("daemonset: GET %s returned a %s", model.Key(ds), obj.GetKind())
 		}

@@ -36,7 +36,7 @@ func (dsc *Controller) rollingUpdate(ctx context.Context, ds *model.DaemonSet, s
 	if err != nil {
 		generation = nil
 	}
-	available := func(p *model.Pod) bool { return isPodAvailable(p, ds.Spec.MinReadySeconds, now) }
+	available := func(p *model.Pod) bool { return model.IsPodAvailable(p, ds.Spec.MinReadySeconds, now) }
 
 	if maxSurge == 0 {
 		numUnavailable := 0

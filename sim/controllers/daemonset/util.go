@@ -7,14 +7,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/vtime"
 )
 
 // Taint keys the daemon pod tolerations name ([api@HEAD] core/v1/well_known_taints.go).
@@ -440,39 +438,6 @@ func revisionHistoryLimit(ds *model.DaemonSet) int {
 
 // ---- pod state (podutil) ----
 
-func readyCondition(pod *model.Pod) *model.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == model.PodReady {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// isPodReady is podutil.IsPodReady.
-func isPodReady(pod *model.Pod) bool {
-	c := readyCondition(pod)
-	return c != nil && c.Status == model.ConditionTrue
-}
-
-// isPodAvailable is podutil.IsPodAvailable: Ready, for more than minReadySeconds when that is
-// positive (vtime.Time 0 is a real instant, not "unset").
-func isPodAvailable(pod *model.Pod, minReadySeconds int32, now vtime.Time) bool {
-	c := readyCondition(pod)
-	if c == nil || c.Status != model.ConditionTrue {
-		return false
-	}
-	if minReadySeconds <= 0 {
-		return true
-	}
-	return c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second).Before(now)
-}
-
-// isPodTerminal: phase Succeeded or Failed (podutil.IsPodTerminal).
-func isPodTerminal(pod *model.Pod) bool {
-	return pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed
-}
-
 // sortByCreationTimestampAndPhase orders pods as upstream podByCreationTimestampAndPhase:
 // scheduled pods first, then older first, then by name.
 func sortByCreationTimestampAndPhase(pods []*model.Pod) {
@@ -489,14 +454,6 @@ func sortByCreationTimestampAndPhase(pods []*model.Pod) {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-}
-
-// splitKey splits "namespace/name" (or "name").
-func splitKey(key string) (namespace, name string) {
-	if i := strings.IndexByte(key, '/'); i >= 0 {
-		return key[:i], key[i+1:]
-	}
-	return "", key
 }
 
 func dsRef(ds *model.DaemonSet) string { return "DaemonSet " + model.Key(ds) }

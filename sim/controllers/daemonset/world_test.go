@@ -172,7 +172,7 @@ func (inv *invariants) checkPerNode(p *model.Pod) string {
 	count := 0
 	for _, q := range inv.pods { //detlint:ordered counting
 		qref := model.ControllerOf(q)
-		if qref == nil || qref.UID != ref.UID || q.DeletionTimestamp != nil || isPodTerminal(q) {
+		if qref == nil || qref.UID != ref.UID || q.DeletionTimestamp != nil || model.IsPodTerminal(q) {
 			continue
 		}
 		if t, err := getTargetNodeName(q); err == nil && t == target {

@@ -5,18 +5,17 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the name the controller uses in traces, process names and as its event source
@@ -213,14 +212,14 @@ func (dc *Controller) forgetProgressCheck(key string) {
 // ---- event handlers (upstream deployment_controller.go) ----
 
 func (dc *Controller) addDeployment(obj model.Object) {
-	if d, ok := obj.(*model.Deployment); ok {
+	if d, ok := client.ObjectAs[*model.Deployment](obj); ok {
 		dc.enqueue(d)
 	}
 }
 
 // updateDeployment enqueues on every change, resyncs included.
 func (dc *Controller) updateDeployment(_, cur model.Object) {
-	if d, ok := cur.(*model.Deployment); ok {
+	if d, ok := client.ObjectAs[*model.Deployment](cur); ok {
 		dc.enqueue(d)
 	}
 }
@@ -231,7 +230,7 @@ func (dc *Controller) deleteDeployment(obj any) {
 	if !ok {
 		return
 	}
-	if d, ok := o.(*model.Deployment); ok {
+	if d, ok := client.ObjectAs[*model.Deployment](o); ok {
 		dc.enqueue(d)
 	}
 }
@@ -240,7 +239,7 @@ func (dc *Controller) deleteDeployment(obj any) {
 // Deployment whose selector matches it, so that one may adopt it. A ReplicaSet already being
 // deleted (seen after a restart) counts as deleted.
 func (dc *Controller) addReplicaSet(obj model.Object) {
-	rs, ok := obj.(*model.ReplicaSet)
+	rs, ok := client.ObjectAs[*model.ReplicaSet](obj)
 	if !ok {
 		return
 	}
@@ -263,8 +262,8 @@ func (dc *Controller) addReplicaSet(obj model.Object) {
 // the controller otherwise, and for an orphan whose labels or reference changed every
 // Deployment that matches it. Resyncs (same resourceVersion) are ignored.
 func (dc *Controller) updateReplicaSet(oldObj, curObj model.Object) {
-	oldRS, ok1 := oldObj.(*model.ReplicaSet)
-	curRS, ok2 := curObj.(*model.ReplicaSet)
+	oldRS, ok1 := client.ObjectAs[*model.ReplicaSet](oldObj)
+	curRS, ok2 := client.ObjectAs[*model.ReplicaSet](curObj)
 	if !ok1 || !ok2 || curRS.ResourceVersion == oldRS.ResourceVersion {
 		return
 	}
@@ -295,7 +294,7 @@ func (dc *Controller) deleteReplicaSet(obj any) {
 	if !ok {
 		return
 	}
-	rs, ok := o.(*model.ReplicaSet)
+	rs, ok := client.ObjectAs[*model.ReplicaSet](o)
 	if !ok {
 		return
 	}
@@ -316,7 +315,7 @@ func (dc *Controller) deletePod(obj any) {
 	if !ok {
 		return
 	}
-	pod, ok := o.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](o)
 	if !ok {
 		return
 	}
@@ -351,21 +350,7 @@ func (dc *Controller) resolveControllerRef(namespace string, ref *model.OwnerRef
 // whose selector matches its labels (upstream util.GetDeploymentsForReplicaSet). A Deployment
 // with an invalid, nil or empty selector matches nothing; so does a ReplicaSet without labels.
 func (dc *Controller) getDeploymentsForReplicaSet(rs *model.ReplicaSet) []*model.Deployment {
-	if len(rs.Labels) == 0 {
-		return nil
-	}
-	var out []*model.Deployment
-	for _, obj := range dc.dInformer.ListNamespace(rs.Namespace, nil) {
-		d, ok := obj.(*model.Deployment)
-		if !ok {
-			continue
-		}
-		selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-		if err != nil || selector.Empty() || !selector.Matches(labels.Set(rs.Labels)) {
-			continue
-		}
-		out = append(out, d)
-	}
+	out := controllerutil.SelectingObjects(dc.dInformer, rs.Namespace, rs.Labels, func(d *model.Deployment) *metav1.LabelSelector { return d.Spec.Selector })
 	if len(out) > 1 {
 		// Overlapping selectors are a user error; controller references keep it harmless.
 		dc.k.Emit(Component, "overlapping-selectors", "ReplicaSet "+model.Key(rs), 0, fmt.Sprintf("matches=%d", len(out)))
@@ -384,7 +369,7 @@ func (dc *Controller) getDeploymentForPod(pod *model.Pod) *model.Deployment {
 	if !ok {
 		return nil
 	}
-	rs, ok := obj.(*model.ReplicaSet)
+	rs, ok := client.ObjectAs[*model.ReplicaSet](obj)
 	if !ok || rs.UID != ref.UID {
 		return nil
 	}
@@ -396,14 +381,6 @@ func (dc *Controller) getDeploymentForPod(pod *model.Pod) *model.Deployment {
 }
 
 // ---- syncDeployment (upstream deployment_controller.go) ----
-
-// splitKey splits "namespace/name" (or "name").
-func splitKey(key string) (namespace, name string) {
-	if i := strings.IndexByte(key, '/'); i >= 0 {
-		return key[:i], key[i+1:]
-	}
-	return "", key
-}
 
 func dRef(d *model.Deployment) string { return "Deployment " + model.Key(d) }
 
@@ -422,13 +399,13 @@ func dRef(d *model.Deployment) string { return "Deployment " + model.Key(d) }
 //
 // It returns the first API error, after which the key is retried with backoff.
 func (dc *Controller) syncDeployment(ctx context.Context, key string) error {
-	namespace, name := splitKey(key)
+	namespace, name := controllerutil.SplitKey(key)
 	obj, ok := dc.dInformer.Get(namespace, name)
 	if !ok {
 		dc.forgetProgressCheck(key)
 		return nil
 	}
-	cached, ok := obj.(*model.Deployment)
+	cached, ok := client.ObjectAs[*model.Deployment](obj)
 	if !ok {
 		return nil
 	}
@@ -490,7 +467,7 @@ func (dc *Controller) listOwnedReplicaSets(d *model.Deployment) []*model.Replica
 	}
 	var out []*model.ReplicaSet
 	for _, obj := range dc.rsInformer.ListNamespace(d.Namespace, selector) {
-		if rs, ok := obj.(*model.ReplicaSet); ok && isControlledBy(rs, d) {
+		if rs, ok := client.ObjectAs[*model.ReplicaSet](obj); ok && isControlledBy(rs, d) {
 			out = append(out, rs)
 		}
 	}
@@ -516,7 +493,7 @@ func (dc *Controller) getPodMapForDeployment(d *model.Deployment, rsList []*mode
 		podMap[rs.UID] = []*model.Pod{}
 	}
 	for _, obj := range dc.podInformer.ListNamespace(d.Namespace, selector) {
-		pod, ok := obj.(*model.Pod)
+		pod, ok := client.ObjectAs[*model.Pod](obj)
 		if !ok {
 			continue
 		}

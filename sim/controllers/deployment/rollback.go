@@ -126,7 +126,7 @@ func Rollback(ctx context.Context, c *client.Client, namespace, name string, rev
 		if err != nil {
 			return "", err
 		}
-		d, ok := obj.(*model.Deployment)
+		d, ok := client.ObjectAs[*model.Deployment](obj)
 		if !ok {
 			return "", fmt.Errorf("deployment: GET %s/%s returned a %s", namespace, name, obj.GetKind())
 		}
@@ -140,7 +140,7 @@ func Rollback(ctx context.Context, c *client.Client, namespace, name string, rev
 		}
 		rsList := make([]*model.ReplicaSet, 0, len(objs))
 		for _, o := range objs {
-			if rs, ok := o.(*model.ReplicaSet); ok {
+			if rs, ok := client.ObjectAs[*model.ReplicaSet](o); ok {
 				rsList = append(rsList, rs)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -165,7 +166,7 @@ func (dc *Controller) getNewReplicaSet(ctx context.Context, d *model.Deployment,
 			dc.stats.CreateErrors++
 			return nil, apierrors.NewNotFound(rsGroupResource, newRS.Name)
 		}
-		rs, _ := cached.(*model.ReplicaSet)
+		rs, _ := client.ObjectAs[*model.ReplicaSet](cached)
 		if rs != nil && isControlledBy(rs, d) && EqualIgnoreHash(&d.Spec.Template, &rs.Spec.Template) {
 			createdRS = rs
 			break
@@ -317,7 +318,7 @@ func (dc *Controller) writeReplicaSet(ctx context.Context, rs *model.ReplicaSet)
 		dc.k.Emit(Component, "update-rs-error", "ReplicaSet "+model.Key(rs), rs.ResourceVersion, errorReason(err))
 		return nil, err
 	}
-	out, ok := obj.(*model.ReplicaSet)
+	out, ok := client.ObjectAs[*model.ReplicaSet](obj)
 	if !ok {
 		return nil, fmt.Errorf("deployment: update ReplicaSet %s returned a %s", model.Key(rs), obj.GetKind())
 	}
@@ -433,7 +434,7 @@ func (dc *Controller) updateStatus(ctx context.Context, d *model.Deployment) err
 		return err
 	}
 	dc.stats.StatusUpdates++
-	if out, ok := obj.(*model.Deployment); ok {
+	if out, ok := client.ObjectAs[*model.Deployment](obj); ok {
 		dc.k.Emit(Component, "update-status", dRef(out), out.ResourceVersion, statusSummary(out))
 	}
 	return nil

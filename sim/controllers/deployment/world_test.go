@@ -159,7 +159,7 @@ func (w *world) podCounts(d *model.Deployment) (active, available, terminating i
 		case p.Status.Phase == model.PodSucceeded || p.Status.Phase == model.PodFailed:
 		default:
 			active++
-			if replicaset.IsPodAvailable(p, d.Spec.MinReadySeconds, now) {
+			if model.IsPodAvailable(p, d.Spec.MinReadySeconds, now) {
 				available++
 			}
 		}

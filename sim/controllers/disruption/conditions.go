@@ -80,22 +80,6 @@ func conditionsAreUpToDate(pdb *model.PodDisruptionBudget) bool {
 	return c.Status == model.ConditionFalse && c.Reason == model.InsufficientPodsReason
 }
 
-// podCondition returns the pod's condition of type typ, or nil.
-func podCondition(pod *model.Pod, typ string) *model.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == typ {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// isPodReady reports whether the pod's Ready condition is True (upstream podutil.IsPodReady).
-func isPodReady(pod *model.Pod) bool {
-	c := podCondition(pod, model.PodReady)
-	return c != nil && c.Status == model.ConditionTrue
-}
-
 // updatePodCondition is upstream podutil.UpdatePodCondition: it sets the condition (transition
 // time now, unless the status is unchanged) and reports whether the status changed in any
 // field.

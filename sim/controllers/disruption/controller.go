@@ -103,7 +103,7 @@ func (dc *Controller) selectorOf(pdb *model.PodDisruptionBudget) (labels.Selecto
 
 // forgetSelector drops the selector cached for a deleted budget.
 func (dc *Controller) forgetSelector(obj model.Object) {
-	if pdb, ok := obj.(*model.PodDisruptionBudget); ok {
+	if pdb, ok := client.ObjectAs[*model.PodDisruptionBudget](obj); ok {
 		delete(dc.selectors, budgetName{pdb.Namespace, pdb.Name})
 	}
 }
@@ -230,7 +230,7 @@ func (dc *Controller) processNextStalePodDisruptionWorkItem(ctx context.Context)
 // ---- event handlers (upstream disruption.go) ----
 
 func (dc *Controller) enqueuePdbObject(obj model.Object) {
-	if pdb, ok := obj.(*model.PodDisruptionBudget); ok {
+	if pdb, ok := client.ObjectAs[*model.PodDisruptionBudget](obj); ok {
 		dc.queue.Add(model.Key(pdb))
 	}
 }
@@ -242,7 +242,7 @@ func (dc *Controller) enqueuePdbForRecheck(pdb *model.PodDisruptionBudget, delay
 // addPod and updatePod wake the budget covering the pod (every update, resyncs included, as
 // upstream), and schedule the cleanup of a DisruptionTarget condition that may be stale.
 func (dc *Controller) addPod(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
@@ -262,7 +262,7 @@ func (dc *Controller) deletePod(obj any) {
 	if !ok {
 		return
 	}
-	pod, ok := o.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](o)
 	if !ok {
 		return
 	}
@@ -294,7 +294,7 @@ func (dc *Controller) getPodDisruptionBudgets(pod *model.Pod) []*model.PodDisrup
 	}
 	var out []*model.PodDisruptionBudget
 	for _, obj := range dc.pdbInformer.ListNamespace(pod.Namespace, nil) {
-		pdb, ok := obj.(*model.PodDisruptionBudget)
+		pdb, ok := client.ObjectAs[*model.PodDisruptionBudget](obj)
 		if !ok {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -27,7 +28,7 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 	if !found {
 		return nil
 	}
-	pdb, ok := obj.(*model.PodDisruptionBudget)
+	pdb, ok := client.ObjectAs[*model.PodDisruptionBudget](obj)
 	if !ok {
 		return fmt.Errorf("disruption: cache holds %T for %s", obj, key)
 	}
@@ -88,7 +89,7 @@ func (dc *Controller) getPodsForPdb(pdb *model.PodDisruptionBudget) ([]*model.Po
 	objs := dc.podInformer.ListNamespace(pdb.Namespace, sel)
 	pods := make([]*model.Pod, 0, len(objs))
 	for _, obj := range objs {
-		if pod, ok := obj.(*model.Pod); ok {
+		if pod, ok := client.ObjectAs[*model.Pod](obj); ok {
 			pods = append(pods, pod)
 		}
 	}
@@ -269,7 +270,7 @@ func (dc *Controller) getPodDeployment(_ context.Context, ref *model.OwnerRefere
 	if !found {
 		return nil, nil
 	}
-	d, isD := obj.(*model.Deployment)
+	d, isD := client.ObjectAs[*model.Deployment](obj)
 	if !isD || d.UID != owner.UID {
 		return nil, nil
 	}
@@ -286,7 +287,7 @@ func (dc *Controller) getPodStatefulSet(_ context.Context, ref *model.OwnerRefer
 	if !found {
 		return nil, nil
 	}
-	ss, isSS := obj.(*model.StatefulSet)
+	ss, isSS := client.ObjectAs[*model.StatefulSet](obj)
 	if !isSS || ss.UID != ref.UID {
 		return nil, nil
 	}
@@ -298,7 +299,7 @@ func (dc *Controller) cachedReplicaSet(namespace string, ref *model.OwnerReferen
 	if !found {
 		return nil
 	}
-	rs, ok := obj.(*model.ReplicaSet)
+	rs, ok := client.ObjectAs[*model.ReplicaSet](obj)
 	if !ok || rs.UID != ref.UID {
 		return nil
 	}
@@ -355,7 +356,7 @@ func countHealthyPods(pods []*model.Pod, disruptedPods map[string]vtime.Time, no
 		if at, found := disruptedPods[pod.Name]; found && at.Add(deletionTimeout).After(now) {
 			continue
 		}
-		if isPodReady(pod) {
+		if model.IsPodReady(pod) {
 			healthy++
 		}
 	}
@@ -496,7 +497,7 @@ func (dc *Controller) nonTerminatingPodHasStaleDisruptionCondition(pod *model.Po
 	if pod.DeletionTimestamp != nil {
 		return false, 0
 	}
-	cond := podCondition(pod, model.PodDisruptionTarget)
+	cond := model.GetPodCondition(pod, model.PodDisruptionTarget)
 	if cond == nil || cond.Status != model.ConditionTrue || cond.Reason == model.PodReasonTerminationByKubelet ||
 		pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed {
 		return false, 0
@@ -516,7 +517,7 @@ func (dc *Controller) syncStalePodDisruption(ctx context.Context, key string) er
 	if !found {
 		return nil
 	}
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return fmt.Errorf("disruption: cache holds %T for pod %s", obj, key)
 	}

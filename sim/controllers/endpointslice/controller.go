@@ -156,7 +156,7 @@ func (ec *Controller) cachedSlices(namespace, name string) []*model.EndpointSlic
 	sel := labels.SelectorFromSet(labels.Set{model.LabelServiceName: name, model.LabelManagedBy: ControllerName})
 	var out []*model.EndpointSlice
 	for _, obj := range ec.sliceInformer.ListNamespace(namespace, sel) {
-		if s, ok := obj.(*model.EndpointSlice); ok && s.DeletionTimestamp == nil {
+		if s, ok := client.ObjectAs[*model.EndpointSlice](obj); ok && s.DeletionTimestamp == nil {
 			out = append(out, s)
 		}
 	}
@@ -195,7 +195,7 @@ func (ec *Controller) syncService(ctx context.Context, key string) error {
 		ec.tracker.DeleteService(key)
 		return nil
 	}
-	service, ok := obj.(*model.Service)
+	service, ok := client.ObjectAs[*model.Service](obj)
 	if !ok {
 		return fmt.Errorf("endpointslice: cache holds %T for %s", obj, key)
 	}
@@ -204,7 +204,7 @@ func (ec *Controller) syncService(ctx context.Context, key string) error {
 	}
 	var pods []*model.Pod
 	for _, o := range ec.podInformer.ListNamespace(namespace, labels.SelectorFromSet(service.Spec.Selector)) {
-		if pod, ok := o.(*model.Pod); ok {
+		if pod, ok := client.ObjectAs[*model.Pod](o); ok {
 			pods = append(pods, pod)
 		}
 	}
@@ -223,14 +223,14 @@ func (ec *Controller) syncService(ctx context.Context, key string) error {
 // ---- event handlers (upstream endpointslice_controller.go) ----
 
 func (ec *Controller) enqueueService(obj model.Object) {
-	if svc, ok := obj.(*model.Service); ok {
+	if svc, ok := client.ObjectAs[*model.Service](obj); ok {
 		ec.queue.Add(model.Key(svc))
 	}
 }
 
 // onEndpointSliceAdd syncs the Service of a managed slice this controller did not just write.
 func (ec *Controller) onEndpointSliceAdd(obj model.Object) {
-	s, ok := obj.(*model.EndpointSlice)
+	s, ok := client.ObjectAs[*model.EndpointSlice](obj)
 	if ok && managedByController(s) && ec.tracker.ShouldSync(s) {
 		ec.queueServiceForEndpointSlice(s)
 	}
@@ -240,8 +240,8 @@ func (ec *Controller) onEndpointSliceAdd(obj model.Object) {
 // Service of a slice whose managed-by label changed or that this controller did not just
 // write.
 func (ec *Controller) onEndpointSliceUpdate(oldObj, curObj model.Object) {
-	prev, ok1 := oldObj.(*model.EndpointSlice)
-	cur, ok2 := curObj.(*model.EndpointSlice)
+	prev, ok1 := client.ObjectAs[*model.EndpointSlice](oldObj)
+	cur, ok2 := client.ObjectAs[*model.EndpointSlice](curObj)
 	if !ok1 || !ok2 {
 		return
 	}
@@ -262,7 +262,7 @@ func (ec *Controller) onEndpointSliceDelete(obj any) {
 	if !ok {
 		return
 	}
-	s, ok := o.(*model.EndpointSlice)
+	s, ok := client.ObjectAs[*model.EndpointSlice](o)
 	if ok && managedByController(s) && ec.tracker.Has(s) && !ec.tracker.HandleDeletion(s) {
 		ec.queueServiceForEndpointSlice(s)
 	}
@@ -286,7 +286,7 @@ func managedByController(s *model.EndpointSlice) bool {
 // addPod enqueues, after the batch period, every Service whose selector matches the pod; it
 // also serves pod deletions (tombstones unwrapped by the caller).
 func (ec *Controller) addPod(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
@@ -301,8 +301,8 @@ func (ec *Controller) addPod(obj model.Object) {
 // change; with a label change, both old and new Services when the endpoint changed too, else
 // only the Services the pod joined or left.
 func (ec *Controller) updatePod(oldObj, curObj model.Object) {
-	oldPod, ok1 := oldObj.(*model.Pod)
-	curPod, ok2 := curObj.(*model.Pod)
+	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
+	curPod, ok2 := client.ObjectAs[*model.Pod](curObj)
 	if !ok1 || !ok2 || oldPod.ResourceVersion == curPod.ResourceVersion {
 		return
 	}
@@ -328,7 +328,7 @@ func podEndpointsChanged(oldPod, newPod *model.Pod) (podChanged, labelsChanged b
 		(oldPod.DeletionTimestamp != nil && *oldPod.DeletionTimestamp != *newPod.DeletionTimestamp) {
 		return true, labelsChanged
 	}
-	if isPodReady(oldPod) != isPodReady(newPod) {
+	if model.IsPodReady(oldPod) != model.IsPodReady(newPod) {
 		return true, labelsChanged
 	}
 	return oldPod.Status.PodIP != newPod.Status.PodIP, labelsChanged
@@ -363,7 +363,7 @@ func determineNeededServiceUpdates(oldServices, services []string, podChanged bo
 func (ec *Controller) podServiceMemberships(pod *model.Pod) []string {
 	var out []string
 	for _, obj := range ec.serviceInformer.ListNamespace(pod.Namespace, nil) {
-		svc, ok := obj.(*model.Service)
+		svc, ok := client.ObjectAs[*model.Service](obj)
 		if !ok || len(svc.Spec.Selector) == 0 {
 			continue
 		}

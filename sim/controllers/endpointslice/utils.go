@@ -74,20 +74,6 @@ func addressKey(addresses []string) string {
 	return strings.Join(sorted, ",")
 }
 
-// isPodReady reports whether the pod's Ready condition is True (upstream podutil.IsPodReady).
-func isPodReady(pod *model.Pod) bool {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == model.PodReady {
-			return pod.Status.Conditions[i].Status == model.ConditionTrue
-		}
-	}
-	return false
-}
-
-func isPodTerminal(pod *model.Pod) bool {
-	return pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed
-}
-
 // isIPv6String reports whether s parses as an IPv6 address (utilnet.IsIPv6String): anything
 // else, including a string that is not an IP, counts as IPv4.
 func isIPv6String(s string) bool {
@@ -111,14 +97,14 @@ func (r *reconciler) podAddress(pod *model.Pod) string {
 // shouldPodBeInEndpoints is upstream ShouldPodBeInEndpoints(pod, includeTerminating=true): a
 // pod in a terminal phase or without an address is left out; a terminating pod stays in.
 func (r *reconciler) shouldPodBeInEndpoints(pod *model.Pod) bool {
-	return !isPodTerminal(pod) && r.podAddress(pod) != ""
+	return !model.IsPodTerminal(pod) && r.podAddress(pod) != ""
 }
 
 // podToEndpoint builds a pod's endpoint for an address type (upstream podToEndpoint): serving
 // is the pod's readiness, terminating whether it has a deletionTimestamp, and ready is serving
 // and not terminating, or always true for a Service with publishNotReadyAddresses.
 func (r *reconciler) podToEndpoint(pod *model.Pod, service *model.Service, addressType string) model.Endpoint {
-	serving := isPodReady(pod)
+	serving := model.IsPodReady(pod)
 	terminating := pod.DeletionTimestamp != nil
 	ready := service.Spec.PublishNotReadyAddresses || (serving && !terminating)
 	ep := model.Endpoint{

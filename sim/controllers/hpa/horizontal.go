@@ -234,7 +234,7 @@ func (a *Controller) reconcileKey(ctx context.Context, key string) (deleted bool
 		delete(a.scaleDownEvents, key)
 		return true, nil
 	}
-	hpa, ok := obj.(*model.HorizontalPodAutoscaler)
+	hpa, ok := client.ObjectAs[*model.HorizontalPodAutoscaler](obj)
 	if !ok {
 		return true, fmt.Errorf("cache holds %T under %s", obj, key)
 	}

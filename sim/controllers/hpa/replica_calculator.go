@@ -54,7 +54,7 @@ func (l InformerPodLister) ListPods(namespace string, selector labels.Selector) 
 	objs := l.Informer.ListNamespace(namespace, selector)
 	out := make([]*model.Pod, 0, len(objs))
 	for _, o := range objs {
-		if p, ok := o.(*model.Pod); ok {
+		if p, ok := client.ObjectAs[*model.Pod](o); ok {
 			out = append(out, p)
 		}
 	}
@@ -314,7 +314,7 @@ func (c *ReplicaCalculator) getReadyPodsCount(namespace string, selector labels.
 	}
 	var ready int64
 	for _, pod := range podList {
-		if pod.Status.Phase == model.PodRunning && isPodReady(pod) {
+		if pod.Status.Phase == model.PodRunning && model.IsPodReady(pod) {
 			ready++
 		}
 	}
@@ -408,7 +408,7 @@ func groupPods(pods []*model.Pod, podMetrics metrics.PodMetricsInfo, resourceNam
 		}
 		if resourceName == model.ResourceCPU {
 			var unready bool
-			condition := podReadyCondition(pod)
+			condition := model.GetPodReadyCondition(pod)
 			if condition == nil || pod.Status.StartTime == nil {
 				unready = true
 			} else if pod.Status.StartTime.Add(cpuInitializationPeriod).After(now) {
@@ -461,19 +461,4 @@ func removeMetricsForPods(podMetrics metrics.PodMetricsInfo, pods []string) {
 	for _, name := range pods {
 		delete(podMetrics, name)
 	}
-}
-
-func podReadyCondition(pod *model.Pod) *model.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == model.PodReady {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// isPodReady is podutil.IsPodReady: the Ready condition is True.
-func isPodReady(pod *model.Pod) bool {
-	c := podReadyCondition(pod)
-	return c != nil && c.Status == model.ConditionTrue
 }

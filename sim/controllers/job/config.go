@@ -3,6 +3,8 @@ package job
 import (
 	"fmt"
 	"time"
+
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Upstream defaults and constants ([k8s] pkg/controller/job/job_controller.go package vars,
@@ -36,9 +38,6 @@ const (
 	// SlowStartInitialBatchSize is the first batch of pod creations
 	// ([k8s] pkg/controller/controller_utils.go SlowStartInitialBatchSize = 1).
 	SlowStartInitialBatchSize = 1
-	// ExpectationsTimeout is how long a sync waits for expected pod events
-	// ([k8s] pkg/controller/controller_utils.go ExpectationsTimeout = 5m).
-	ExpectationsTimeout = 5 * time.Minute
 )
 
 // backOffCapSinceMinor is the first minor release whose Job controller caps the pod-failure
@@ -81,7 +80,7 @@ func ConfigFor(minor int) Config {
 		PodFailureBackOff:    DefaultJobPodFailureBackOff,
 		MaxPodFailureBackOff: MaxJobPodFailureBackOff,
 		HonourManagedBy:      minor >= managedBySinceMinor,
-		ExpectationsTimeout:  ExpectationsTimeout,
+		ExpectationsTimeout:  controllerutil.ExpectationsTimeout,
 	}
 	if minor < backOffCapSinceMinor {
 		c.MaxPodFailureBackOff = LegacyMaxJobBackOff

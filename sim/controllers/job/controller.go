@@ -14,7 +14,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
-	"github.com/reconsim/reconsim/sim/controllers/replicaset"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the controller's name in traces and its event source (upstream
@@ -45,7 +45,7 @@ type Controller struct {
 	// a run is not declared quiescent while a Job waits to retry.
 	held         *client.HeldRequeue
 	loop         *client.SyncLoop
-	expectations *replicaset.ControllerExpectations
+	expectations *controllerutil.ControllerExpectations
 	// finalizerExpectations are the pod UIDs, per Job key, whose tracking finalizer this
 	// controller removed and whose removal the informer has not shown yet (upstream
 	// uidTrackingExpectations): such pods are not counted again.
@@ -70,7 +70,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		podInformer: f.For(model.KindPod),
 		// newControllerWithClock: per-item exponential 1s..1m, no token bucket, queue "job".
 		queue:                 workqueue.NewRateLimiting[string](k, "job", workqueue.NewItemExponentialFailureRateLimiter[string](DefaultJobAPIBackOff, MaxJobAPIBackOff)),
-		expectations:          replicaset.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout),
+		expectations:          controllerutil.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout),
 		finalizerExpectations: map[string]map[string]bool{},
 		backoff:               newBackoffStore(),
 	}
@@ -130,7 +130,7 @@ func (jm *Controller) enqueueWithDelay(key string, d time.Duration) {
 }
 
 func (jm *Controller) addJob(obj model.Object) {
-	j, ok := obj.(*model.Job)
+	j, ok := client.ObjectAs[*model.Job](obj)
 	if !ok {
 		return
 	}
@@ -141,8 +141,8 @@ func (jm *Controller) addJob(obj model.Object) {
 // change after the batch period; an activeDeadlineSeconds (re)set on a started Job requeues
 // for the deadline.
 func (jm *Controller) updateJob(oldObj, curObj model.Object) {
-	oldJ, ok1 := oldObj.(*model.Job)
-	curJ, ok2 := curObj.(*model.Job)
+	oldJ, ok1 := client.ObjectAs[*model.Job](oldObj)
+	curJ, ok2 := client.ObjectAs[*model.Job](curObj)
 	if !ok1 || !ok2 {
 		return
 	}
@@ -188,7 +188,7 @@ func (jm *Controller) resolveControllerRef(namespace string, ref *model.OwnerRef
 
 // addPod observes a creation for the owning Job and syncs it after the batch period.
 func (jm *Controller) addPod(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
@@ -225,7 +225,7 @@ func (jm *Controller) enqueueOrphanPod(pod *model.Pod) {
 // syncOrphanPod is upstream syncOrphanPod: a pod whose controller Job no longer exists (or is
 // finished) loses the tracking finalizer.
 func (jm *Controller) syncOrphanPod(ctx context.Context, key string) error {
-	ns, name := splitKey(key)
+	ns, name := controllerutil.SplitKey(key)
 	obj, ok := jm.podInformer.Get(ns, name)
 	if !ok {
 		return nil
@@ -249,8 +249,8 @@ func (jm *Controller) syncOrphanPod(ctx context.Context, key string) error {
 // updatePod is upstream updatePod: a pod that gets a deletionTimestamp counts as deleted; a
 // pod whose tracking finalizer is gone fulfils the finalizer expectation.
 func (jm *Controller) updatePod(oldObj, curObj model.Object) {
-	oldPod, ok1 := oldObj.(*model.Pod)
-	curPod, ok2 := curObj.(*model.Pod)
+	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
+	curPod, ok2 := client.ObjectAs[*model.Pod](curObj)
 	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -64,7 +65,7 @@ type syncCtx struct {
 // or succeeded, otherwise create or delete pods (manageJob), and record the result through the
 // uncounted-pods protocol of the job-tracking finalizer.
 func (jm *Controller) syncJob(ctx context.Context, key string) error {
-	ns, name := splitKey(key)
+	ns, name := controllerutil.SplitKey(key)
 	obj, ok := jm.jobInformer.Get(ns, name)
 	if !ok {
 		jm.held.Forget(key)
@@ -98,7 +99,7 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 	sc.activePods = filterActive(pods)
 	sc.terminating = countTerminating(pods)
 	for _, p := range sc.activePods {
-		if podReady(p) {
+		if model.IsPodReady(p) {
 			sc.ready++
 		}
 	}
@@ -613,7 +614,7 @@ func activePodsForRemoval(pods []*model.Pod, n int) []*model.Pod {
 			return 0
 		case p.Status.Phase == model.PodPending:
 			return 1
-		case !podReady(p):
+		case !model.IsPodReady(p):
 			return 2
 		}
 		return 3
@@ -844,15 +845,6 @@ func isIndexed(j *model.Job) bool {
 	return j.Spec.CompletionMode != nil && *j.Spec.CompletionMode == model.IndexedCompletion
 }
 
-func podReady(p *model.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == model.PodReady {
-			return c.Status == model.ConditionTrue
-		}
-	}
-	return false
-}
-
 func ptrOr[T any](p *T, def T) T {
 	if p == nil {
 		return def
@@ -861,15 +853,6 @@ func ptrOr[T any](p *T, def T) T {
 }
 
 func jobRef(j *model.Job) string { return "Job " + model.Key(j) }
-
-func splitKey(key string) (string, string) {
-	for i := 0; i < len(key); i++ {
-		if key[i] == '/' {
-			return key[:i], key[i+1:]
-		}
-	}
-	return "", key
-}
 
 // createPerIndex is manageJob's creation for backoffLimitPerIndex: pending indexes that did not
 // fail, skipping those whose own back-off (from their latest failed pod, failure count from

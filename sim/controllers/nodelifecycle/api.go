@@ -20,7 +20,7 @@ func (c nodeCache) get(name string) (*model.Node, bool) {
 	if !ok {
 		return nil, false
 	}
-	n, ok := obj.(*model.Node)
+	n, ok := client.ObjectAs[*model.Node](obj)
 	return n, ok
 }
 
@@ -29,7 +29,7 @@ func (c nodeCache) list() []*model.Node {
 	objs := c.inf.List(nil)
 	out := make([]*model.Node, 0, len(objs))
 	for _, obj := range objs {
-		if n, ok := obj.(*model.Node); ok {
+		if n, ok := client.ObjectAs[*model.Node](obj); ok {
 			out = append(out, n)
 		}
 	}
@@ -44,7 +44,7 @@ func (c leaseCache) getByKey(key string) (*model.Lease, bool) {
 	if !ok {
 		return nil, false
 	}
-	l, ok := obj.(*model.Lease)
+	l, ok := client.ObjectAs[*model.Lease](obj)
 	return l, ok
 }
 
@@ -55,7 +55,7 @@ func (c podCache) get(namespace, name string) (*model.Pod, bool) {
 	if !ok {
 		return nil, false
 	}
-	p, ok := obj.(*model.Pod)
+	p, ok := client.ObjectAs[*model.Pod](obj)
 	return p, ok
 }
 
@@ -64,7 +64,7 @@ func (c podCache) onNode(nodeName string) []*model.Pod {
 	objs := c.inf.ByIndex(client.IndexNodeName, nodeName)
 	out := make([]*model.Pod, 0, len(objs))
 	for _, obj := range objs {
-		if p, ok := obj.(*model.Pod); ok {
+		if p, ok := client.ObjectAs[*model.Pod](obj); ok {
 			out = append(out, p)
 		}
 	}
@@ -75,7 +75,7 @@ func (c podCache) list() []*model.Pod {
 	objs := c.inf.List(nil)
 	out := make([]*model.Pod, 0, len(objs))
 	for _, obj := range objs {
-		if p, ok := obj.(*model.Pod); ok {
+		if p, ok := client.ObjectAs[*model.Pod](obj); ok {
 			out = append(out, p)
 		}
 	}
@@ -90,13 +90,13 @@ func newCaches(f *client.SharedInformerFactory, nc *Controller) (nodeCache, leas
 	pods := f.For(model.KindPod)
 	pods.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc: func(obj model.Object, _ bool) {
-			if p, ok := obj.(*model.Pod); ok {
+			if p, ok := client.ObjectAs[*model.Pod](obj); ok {
 				nc.podUpdated(nil, p)
 			}
 		},
 		UpdateFunc: func(oldObj, newObj model.Object) {
-			o, ok1 := oldObj.(*model.Pod)
-			n, ok2 := newObj.(*model.Pod)
+			o, ok1 := client.ObjectAs[*model.Pod](oldObj)
+			n, ok2 := client.ObjectAs[*model.Pod](newObj)
 			if ok1 && ok2 {
 				nc.podUpdated(o, n)
 			}
@@ -104,12 +104,12 @@ func newCaches(f *client.SharedInformerFactory, nc *Controller) (nodeCache, leas
 	})
 	nodes.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc: func(obj model.Object, _ bool) {
-			if n, ok := obj.(*model.Node); ok && nc.running {
+			if n, ok := client.ObjectAs[*model.Node](obj); ok && nc.running {
 				nc.nodeUpdateQueue.Add(n.Name)
 			}
 		},
 		UpdateFunc: func(_, newObj model.Object) {
-			if n, ok := newObj.(*model.Node); ok && nc.running {
+			if n, ok := client.ObjectAs[*model.Node](newObj); ok && nc.running {
 				nc.nodeUpdateQueue.Add(n.Name)
 			}
 		},

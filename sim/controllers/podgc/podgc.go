@@ -196,7 +196,7 @@ func (gcc *Controller) podsForPass(existing map[string]bool) []*model.Pod {
 func podsOf(objs []model.Object) []*model.Pod {
 	out := make([]*model.Pod, 0, len(objs))
 	for _, o := range objs {
-		if p, ok := o.(*model.Pod); ok {
+		if p, ok := client.ObjectAs[*model.Pod](o); ok {
 			out = append(out, p)
 		}
 	}
@@ -263,7 +263,7 @@ func (gcc *Controller) gcTerminating(ctx context.Context, pods []*model.Pod) {
 		if !ok {
 			continue
 		}
-		node, ok := obj.(*model.Node)
+		node, ok := client.ObjectAs[*model.Node](obj)
 		if ok && !isNodeReady(node) && hasTaintKey(node, TaintNodeOutOfService) {
 			terminating = append(terminating, p)
 		}

@@ -51,7 +51,7 @@ func isCandidate(p *model.Pod) bool {
 
 // OnAdd records a pod new to the cache.
 func (t *podTracker) OnAdd(obj model.Object, _ bool) {
-	if p, ok := obj.(*model.Pod); ok {
+	if p, ok := client.ObjectAs[*model.Pod](obj); ok {
 		t.total++
 		t.update(nil, p)
 	}
@@ -59,8 +59,8 @@ func (t *podTracker) OnAdd(obj model.Object, _ bool) {
 
 // OnUpdate records a new version of a cached pod.
 func (t *podTracker) OnUpdate(oldObj, newObj model.Object) {
-	o, ok1 := oldObj.(*model.Pod)
-	n, ok2 := newObj.(*model.Pod)
+	o, ok1 := client.ObjectAs[*model.Pod](oldObj)
+	n, ok2 := client.ObjectAs[*model.Pod](newObj)
 	if ok1 && ok2 {
 		t.update(o, n)
 	}
@@ -73,7 +73,7 @@ func (t *podTracker) OnDelete(obj any) {
 	if !ok {
 		return
 	}
-	if p, ok := o.(*model.Pod); ok {
+	if p, ok := client.ObjectAs[*model.Pod](o); ok {
 		t.total--
 		t.update(p, nil)
 	}

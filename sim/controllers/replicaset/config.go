@@ -3,6 +3,8 @@ package replicaset
 import (
 	"fmt"
 	"time"
+
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Upstream defaults, each named after where it comes from.
@@ -53,7 +55,7 @@ func DefaultConfig() Config {
 	return Config{
 		ConcurrentReplicaSetSyncs: DefaultConcurrentReplicaSetSyncs,
 		BurstReplicas:             BurstReplicas,
-		ExpectationsTimeout:       ExpectationsTimeout,
+		ExpectationsTimeout:       controllerutil.ExpectationsTimeout,
 		SlowStartInitialBatchSize: SlowStartInitialBatchSize,
 		StatusUpdateRetries:       StatusUpdateRetries,
 	}

@@ -5,15 +5,16 @@ import (
 	"fmt"
 	"maps"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the name the controller uses in traces, process names and as its event source
@@ -59,7 +60,7 @@ type Controller struct {
 
 	queue        *workqueue.RateLimiting[string]
 	loop         *client.SyncLoop
-	expectations *UIDTrackingControllerExpectations
+	expectations *controllerutil.UIDTrackingControllerExpectations
 
 	// syncHandler is syncReplicaSet; it is a field so that tests can observe or replace the
 	// sync without a full world (the upstream test seam of the same name).
@@ -83,7 +84,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		cfg:          cfg,
 		rsInformer:   f.For(model.KindReplicaSet),
 		podInformer:  f.For(model.KindPod),
-		expectations: NewUIDTrackingControllerExpectations(NewControllerExpectations(k.Now, cfg.ExpectationsTimeout)),
+		expectations: controllerutil.NewUIDTrackingControllerExpectations(controllerutil.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout)),
 		queue:        workqueue.NewRateLimiting[string](k, "replicaset", workqueue.DefaultControllerRateLimiter[string]()),
 	}
 	rsc.syncHandler = rsc.syncReplicaSet
@@ -119,7 +120,9 @@ func (rsc *Controller) Stop() { rsc.loop.Stop() }
 
 // Expectations returns the controller's expectations, for tests and the recorder. It is the
 // live store: callers must only read it.
-func (rsc *Controller) Expectations() *UIDTrackingControllerExpectations { return rsc.expectations }
+func (rsc *Controller) Expectations() *controllerutil.UIDTrackingControllerExpectations {
+	return rsc.expectations
+}
 
 // Stats returns the controller's counters now.
 func (rsc *Controller) Stats() Stats {
@@ -134,7 +137,7 @@ func (rsc *Controller) Stats() Stats {
 func (rsc *Controller) enqueue(rs *model.ReplicaSet) { rsc.queue.Add(model.Key(rs)) }
 
 func (rsc *Controller) addRS(obj model.Object) {
-	if rs, ok := obj.(*model.ReplicaSet); ok {
+	if rs, ok := client.ObjectAs[*model.ReplicaSet](obj); ok {
 		rsc.enqueue(rs)
 	}
 }
@@ -143,8 +146,8 @@ func (rsc *Controller) addRS(obj model.Object) {
 // status write's own event costs only a cheap sync. A changed UID means the object was
 // deleted and recreated between two observations: the old one is handled as deleted first.
 func (rsc *Controller) updateRS(oldObj, curObj model.Object) {
-	oldRS, ok1 := oldObj.(*model.ReplicaSet)
-	curRS, ok2 := curObj.(*model.ReplicaSet)
+	oldRS, ok1 := client.ObjectAs[*model.ReplicaSet](oldObj)
+	curRS, ok2 := client.ObjectAs[*model.ReplicaSet](curObj)
 	if !ok1 || !ok2 {
 		return
 	}
@@ -161,7 +164,7 @@ func (rsc *Controller) deleteRS(obj any) {
 	if !ok {
 		return
 	}
-	rs, ok := o.(*model.ReplicaSet)
+	rs, ok := client.ObjectAs[*model.ReplicaSet](o)
 	if !ok {
 		return
 	}
@@ -174,7 +177,7 @@ func (rsc *Controller) deleteRS(obj any) {
 // ReplicaSet whose selector matches so that one may adopt it. A pod that already has a
 // deletionTimestamp (seen after a restart) counts as a deletion instead.
 func (rsc *Controller) addPod(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
@@ -204,8 +207,8 @@ func (rsc *Controller) addPod(obj model.Object) {
 // a ReplicaSet with minReadySeconds also gets a sync minReadySeconds+1s later, when it turns
 // available (the extra second absorbs clock granularity, upstream issue 39785).
 func (rsc *Controller) updatePod(oldObj, curObj model.Object) {
-	oldPod, ok1 := oldObj.(*model.Pod)
-	curPod, ok2 := curObj.(*model.Pod)
+	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
+	curPod, ok2 := client.ObjectAs[*model.Pod](curObj)
 	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
 		return
 	}
@@ -230,7 +233,7 @@ func (rsc *Controller) updatePod(oldObj, curObj model.Object) {
 			return
 		}
 		rsc.enqueue(rs)
-		if !IsPodReady(oldPod) && IsPodReady(curPod) && rs.Spec.MinReadySeconds > 0 {
+		if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && rs.Spec.MinReadySeconds > 0 {
 			rsc.queue.AddAfter(model.Key(rs), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
 		}
 		return
@@ -249,7 +252,7 @@ func (rsc *Controller) deletePod(obj any) {
 	if !ok {
 		return
 	}
-	pod, ok := o.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](o)
 	if !ok {
 		return
 	}
@@ -278,21 +281,7 @@ func (rsc *Controller) resolveControllerRef(namespace string, ref *model.OwnerRe
 // matches its labels (upstream ReplicaSetLister.GetPodReplicaSets). A ReplicaSet with an
 // invalid, nil or empty selector matches nothing; a pod without labels matches nothing.
 func (rsc *Controller) getPodReplicaSets(pod *model.Pod) []*model.ReplicaSet {
-	if len(pod.Labels) == 0 {
-		return nil
-	}
-	var out []*model.ReplicaSet
-	for _, obj := range rsc.rsInformer.ListNamespace(pod.Namespace, nil) {
-		rs, ok := obj.(*model.ReplicaSet)
-		if !ok {
-			continue
-		}
-		selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
-		if err != nil || selector.Empty() || !selector.Matches(labels.Set(pod.Labels)) {
-			continue
-		}
-		out = append(out, rs)
-	}
+	out := controllerutil.SelectingObjects(rsc.rsInformer, pod.Namespace, pod.Labels, func(rs *model.ReplicaSet) *metav1.LabelSelector { return rs.Spec.Selector })
 	if len(out) > 1 {
 		// Overlapping selectors are a user error; controller references keep it harmless.
 		rsc.k.Emit(Component, "overlapping-selectors", "Pod "+podKey(pod), 0, fmt.Sprintf("matches=%d", len(out)))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -48,7 +49,7 @@ func factsOf(pod *model.Pod, labels *labelSet) podFacts {
 		f.hasController = true
 		f.controllerUID = ref.UID
 	}
-	if c := podReadyCondition(pod); c != nil && c.Status == model.ConditionTrue {
+	if c := model.GetPodReadyCondition(pod); c != nil && c.Status == model.ConditionTrue {
 		f.ready = true
 		f.readySince = c.LastTransitionTime
 	}
@@ -103,7 +104,7 @@ func (t *podTable) OnDelete(obj any) {
 	if !ok {
 		return
 	}
-	if _, isPod := o.(*model.Pod); isPod {
+	if _, isPod := client.ObjectAs[*model.Pod](o); isPod {
 		t.remove(model.Key(o))
 	}
 }
@@ -116,7 +117,7 @@ func (t *podTable) OnCacheReset() {
 }
 
 func (t *podTable) upsert(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
@@ -138,7 +139,7 @@ func (t *podTable) find(key string) (*podFacts, bool) {
 	if !ok {
 		return nil, false
 	}
-	namespace, name := splitKey(key)
+	namespace, name := controllerutil.SplitKey(key)
 	facts := t.groups[g]
 	i, found := slices.BinarySearchFunc(facts, podFacts{namespace: namespace, name: name}, compareFacts)
 	if !found {
@@ -153,7 +154,7 @@ func (t *podTable) remove(key string) {
 		return
 	}
 	delete(t.groupOf, key)
-	namespace, name := splitKey(key)
+	namespace, name := controllerutil.SplitKey(key)
 	facts := t.groups[g]
 	i, found := slices.BinarySearchFunc(facts, podFacts{namespace: namespace, name: name}, compareFacts)
 	if !found {

@@ -27,7 +27,7 @@ func TestIsPodAvailable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, IsPodAvailable(tc.pod, tc.minReadySeconds, at(tc.now)))
+			assert.Equal(t, tc.want, model.IsPodAvailable(tc.pod, tc.minReadySeconds, at(tc.now)))
 		})
 	}
 }

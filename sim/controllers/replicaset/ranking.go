@@ -66,7 +66,7 @@ func (s ActivePodsWithRanks) Less(i, j int) bool {
 		return oi < oj
 	}
 	// 3.
-	ri, rj := IsPodReady(pi), IsPodReady(pj)
+	ri, rj := model.IsPodReady(pi), model.IsPodReady(pj)
 	if ri != rj {
 		return !ri
 	}
@@ -124,7 +124,7 @@ func logarithmicRankDiff(t1, t2, now vtime.Time) int64 {
 func getPodsRankedByRelatedPodsOnSameNode(podsToRank, relatedPods []*model.Pod, now vtime.Time) ActivePodsWithRanks {
 	podsOnNode := make(map[string]int)
 	for _, p := range relatedPods {
-		if IsPodActive(p) {
+		if model.IsPodActive(p) {
 			podsOnNode[p.Spec.NodeName]++
 		}
 	}

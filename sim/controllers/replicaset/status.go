@@ -46,7 +46,7 @@ func calculateStatus(rs *model.ReplicaSet, activePods []*podFacts, terminatingPo
 		}
 		if f.ready {
 			ready++
-			if readySinceAvailable(f.readySince, rs.Spec.MinReadySeconds, now) {
+			if model.ReadySinceAvailable(f.readySince, rs.Spec.MinReadySeconds, now) {
 				available++
 			}
 		}

@@ -2,7 +2,6 @@ package replicaset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -14,20 +13,13 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // namespaceTerminatingCause is the status cause of a create refused because its namespace is
 // being deleted (upstream v1.NamespaceTerminatingCause). Such a failure counts as success:
 // every creation would fail the same way and nothing can be done about it.
 const namespaceTerminatingCause metav1.CauseType = "NamespaceTerminating"
-
-// splitKey splits "namespace/name" (or "name").
-func splitKey(key string) (namespace, name string) {
-	if i := strings.IndexByte(key, '/'); i >= 0 {
-		return key[:i], key[i+1:]
-	}
-	return "", key
-}
 
 func rsRef(rs *model.ReplicaSet) string { return "ReplicaSet " + model.Key(rs) }
 
@@ -47,13 +39,13 @@ func rsRef(rs *model.ReplicaSet) string { return "ReplicaSet " + model.Key(rs) }
 // It returns manageReplicas' error (so the key is retried with backoff), or the error of the
 // claim or status update; a ReplicaSet with an invalid selector is skipped without error.
 func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
-	namespace, name := splitKey(key)
+	namespace, name := controllerutil.SplitKey(key)
 	obj, ok := rsc.rsInformer.Get(namespace, name)
 	if !ok {
 		rsc.expectations.DeleteExpectations(key)
 		return nil
 	}
-	rs, ok := obj.(*model.ReplicaSet)
+	rs, ok := client.ObjectAs[*model.ReplicaSet](obj)
 	if !ok {
 		return nil
 	}
@@ -123,7 +115,7 @@ func (rsc *Controller) putFactsBuffer(b *[]podFacts) {
 func podsOf(objs []model.Object) []*model.Pod {
 	out := make([]*model.Pod, 0, len(objs))
 	for _, o := range objs {
-		if p, ok := o.(*model.Pod); ok {
+		if p, ok := client.ObjectAs[*model.Pod](o); ok {
 			out = append(out, p)
 		}
 	}
@@ -231,7 +223,7 @@ func (rsc *Controller) getIndirectlyRelatedPods(rs *model.ReplicaSet) []*model.P
 	var related []*model.Pod
 	seen := make(map[string]bool)
 	for _, obj := range rsc.rsInformer.ByIndex(client.IndexOwnerUID, ref.UID) {
-		relatedRS, ok := obj.(*model.ReplicaSet)
+		relatedRS, ok := client.ObjectAs[*model.ReplicaSet](obj)
 		if !ok {
 			continue
 		}
@@ -269,22 +261,9 @@ func podFromTemplate(rs *model.ReplicaSet) *model.Pod {
 	return pod
 }
 
+// controllerRef is metav1.NewControllerRef(rs, apps/v1 ReplicaSet).
 func controllerRef(rs *model.ReplicaSet) model.OwnerReference {
-	return model.OwnerReference{
-		APIVersion:         replicaSetAPIVersion(),
-		Kind:               model.KindReplicaSet,
-		Name:               rs.Name,
-		UID:                rs.UID,
-		Controller:         model.Ptr(true),
-		BlockOwnerDeletion: model.Ptr(true),
-	}
-}
-
-func replicaSetAPIVersion() string {
-	if ki, ok := model.LookupKind(model.KindReplicaSet); ok {
-		return ki.APIVersion
-	}
-	return "apps/v1"
+	return controllerutil.NewControllerRef(rs, model.KindReplicaSet, "apps/v1")
 }
 
 // createPod creates one pod for rs and records SuccessfulCreate, or FailedCreate unless the
@@ -341,7 +320,7 @@ func (rsc *Controller) updateReplicaSetStatus(ctx context.Context, rs *model.Rep
 		updated, err := rsc.client.UpdateStatus(ctx, cur)
 		if err == nil {
 			rsc.stats.StatusUpdates++
-			out, _ := updated.(*model.ReplicaSet)
+			out, _ := client.ObjectAs[*model.ReplicaSet](updated)
 			if out == nil {
 				return cur, nil
 			}
@@ -360,7 +339,7 @@ func (rsc *Controller) updateReplicaSetStatus(ctx context.Context, rs *model.Rep
 			rsc.stats.StatusUpdateErrors++
 			return nil, getErr
 		}
-		fresh, ok := obj.(*model.ReplicaSet)
+		fresh, ok := client.ObjectAs[*model.ReplicaSet](obj)
 		if !ok {
 			return nil, fmt.Errorf("replicaset: GET %s returned a %s", model.Key(rs), obj.GetKind())
 		}
@@ -386,156 +365,33 @@ func conditionSuffix(s model.ReplicaSetStatus) string {
 
 // ---- adoption and release (upstream controller_ref_manager.go PodControllerRefManager) ----
 
-// podControllerRefManager claims pods for one ReplicaSet during one sync.
-type podControllerRefManager struct {
-	rsc     *Controller
-	rs      *model.ReplicaSet
-	matcher *labelMatcher
-	// canAdoptChecked and canAdoptErr cache the uncached recheck: it runs at most once per
-	// sync, and only if some pod is to be adopted (upstream canAdoptOnce).
-	canAdoptChecked bool
-	canAdoptErr     error
-}
-
 // claimPods returns the pods rs should manage (upstream claimPods / ClaimPods): pods it
 // already controls that its selector matches, plus matching orphans it adopts. Owned pods
 // that no longer match are released (unless rs is being deleted). Pods controlled by another
 // owner are left alone. Errors from individual pods are aggregated; the claimed pods are
-// returned either way.
+// returned either way. It is ControllerRefManager.ClaimPods over the precomputed pod facts,
+// whose label matcher is faster than a labels.Selector.
 func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, matcher *labelMatcher, pods []*podFacts) ([]*podFacts, error) {
-	m := &podControllerRefManager{rsc: rsc, rs: rs, matcher: matcher}
+	m := controllerutil.NewControllerRefManager(rsc.client, rs, controllerRef(rs), nil)
+	m.OnAdopt = func(obj, _ model.Object) {
+		rsc.stats.Adoptions++
+		rsc.k.Emit(Component, "adopt", "Pod "+model.Key(obj), 0, "by "+rsRef(rs))
+	}
+	m.OnRelease = func(obj, _ model.Object) {
+		rsc.stats.Releases++
+		rsc.k.Emit(Component, "release", "Pod "+model.Key(obj), 0, "from "+rsRef(rs))
+	}
 	claimed := pods[:0]
 	var errs []error
-	for _, p := range pods {
-		ok, err := m.claimPod(ctx, p)
+	for _, f := range pods {
+		ok, err := m.ClaimObject(ctx, f.pod, func(model.Object) bool { return matcher.matches(f) })
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		if ok {
-			claimed = append(claimed, p)
+			claimed = append(claimed, f)
 		}
 	}
 	return claimed, utilerrors.NewAggregate(errs)
-}
-
-// claimPod is ClaimObject for one pod.
-func (m *podControllerRefManager) claimPod(ctx context.Context, f *podFacts) (bool, error) {
-	pod := f.pod
-	matches := m.matcher.matches(f)
-	if f.hasController {
-		if f.controllerUID != m.rs.UID {
-			return false, nil
-		}
-		if matches {
-			return true, nil
-		}
-		// Owned but no longer selected: release it, unless we are being deleted (then the
-		// garbage collector deals with it).
-		if m.rs.DeletionTimestamp != nil {
-			return false, nil
-		}
-		if err := m.releasePod(ctx, pod); err != nil {
-			if apierrors.IsNotFound(err) {
-				return false, nil
-			}
-			return false, err
-		}
-		return false, nil
-	}
-	if m.rs.DeletionTimestamp != nil || !matches || f.deleting || f.namespace != m.rs.Namespace {
-		return false, nil
-	}
-	if err := m.adoptPod(ctx, pod); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return false, err
-	}
-	return true, nil
-}
-
-// canAdopt re-reads rs from the API server, bypassing the cache, before the first adoption:
-// a ReplicaSet that was just deleted, or deleted and recreated under the same name, must not
-// adopt (upstream RecheckDeletionTimestamp, kubernetes issue 42639).
-func (m *podControllerRefManager) canAdopt(ctx context.Context) error {
-	if m.canAdoptChecked {
-		return m.canAdoptErr
-	}
-	m.canAdoptChecked = true
-	obj, err := m.rsc.client.Get(ctx, model.KindReplicaSet, m.rs.Namespace, m.rs.Name)
-	switch {
-	case err != nil:
-		m.canAdoptErr = fmt.Errorf("can't recheck DeletionTimestamp: %v", err)
-	case obj.Meta().UID != m.rs.UID:
-		m.canAdoptErr = fmt.Errorf("can't recheck DeletionTimestamp: original ReplicaSet %s is gone: got uid %s, wanted %s", model.Key(m.rs), obj.Meta().UID, m.rs.UID)
-	case obj.Meta().DeletionTimestamp != nil:
-		m.canAdoptErr = fmt.Errorf("%s has just been deleted at %s", model.Key(obj), *obj.Meta().DeletionTimestamp)
-	}
-	return m.canAdoptErr
-}
-
-// ownerRefsPatch is the JSON merge patch that sets a pod's ownerReferences. It carries the
-// pod's UID as upstream's patches do, so that a patch meant for a pod that was deleted and
-// recreated under the same name fails instead of changing the new pod.
-type ownerRefsPatch struct {
-	Metadata ownerRefsPatchMeta `json:"metadata"`
-}
-
-type ownerRefsPatchMeta struct {
-	OwnerReferences []model.OwnerReference `json:"ownerReferences"`
-	UID             string                 `json:"uid"`
-}
-
-// adoptPod makes rs the pod's controller. Upstream sends a strategic merge patch that merges
-// the new reference into the list by UID; the simulated server takes JSON merge patches, which
-// replace lists, so the patch carries the pod's other references (as cached) with ours
-// replacing any reference to rs.
-func (m *podControllerRefManager) adoptPod(ctx context.Context, pod *model.Pod) error {
-	if err := m.canAdopt(ctx); err != nil {
-		return fmt.Errorf("can't adopt Pod %s/%s (%s): %v", pod.Namespace, pod.Name, pod.UID, err)
-	}
-	refs := make([]model.OwnerReference, 0, len(pod.OwnerReferences)+1)
-	for _, r := range pod.OwnerReferences {
-		if r.UID != m.rs.UID {
-			refs = append(refs, r)
-		}
-	}
-	refs = append(refs, controllerRef(m.rs))
-	if err := m.patchOwnerRefs(ctx, pod, refs); err != nil {
-		return err
-	}
-	m.rsc.stats.Adoptions++
-	m.rsc.k.Emit(Component, "adopt", "Pod "+podKey(pod), 0, "by "+rsRef(m.rs))
-	return nil
-}
-
-// releasePod removes rs's reference from the pod. NotFound (the pod is gone) and Invalid (the
-// reference or the pod's UID no longer match) are not errors (upstream ReleasePod).
-func (m *podControllerRefManager) releasePod(ctx context.Context, pod *model.Pod) error {
-	var refs []model.OwnerReference
-	for _, r := range pod.OwnerReferences {
-		if r.UID != m.rs.UID {
-			refs = append(refs, r)
-		}
-	}
-	err := m.patchOwnerRefs(ctx, pod, refs)
-	if err != nil {
-		if apierrors.IsNotFound(err) || apierrors.IsInvalid(err) {
-			return nil
-		}
-		return err
-	}
-	m.rsc.stats.Releases++
-	m.rsc.k.Emit(Component, "release", "Pod "+podKey(pod), 0, "from "+rsRef(m.rs))
-	return nil
-}
-
-func (m *podControllerRefManager) patchOwnerRefs(ctx context.Context, pod *model.Pod, refs []model.OwnerReference) error {
-	patch, err := json.Marshal(ownerRefsPatch{Metadata: ownerRefsPatchMeta{OwnerReferences: refs, UID: pod.UID}})
-	if err != nil {
-		return err
-	}
-	_, err = m.rsc.client.Patch(ctx, model.KindPod, pod.Namespace, pod.Name, patch)
-	return err
 }

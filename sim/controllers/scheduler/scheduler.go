@@ -258,7 +258,7 @@ func (s *Scheduler) responsibleForPod(pod *model.Pod) bool {
 }
 
 func (s *Scheduler) onNodeAdd(obj model.Object, _ bool) {
-	node, ok := obj.(*model.Node)
+	node, ok := client.ObjectAs[*model.Node](obj)
 	if !ok || !s.running {
 		return
 	}
@@ -267,8 +267,8 @@ func (s *Scheduler) onNodeAdd(obj model.Object, _ bool) {
 }
 
 func (s *Scheduler) onNodeUpdate(oldObj, newObj model.Object) {
-	oldNode, ok1 := oldObj.(*model.Node)
-	newNode, ok2 := newObj.(*model.Node)
+	oldNode, ok1 := client.ObjectAs[*model.Node](oldObj)
+	newNode, ok2 := client.ObjectAs[*model.Node](newObj)
 	if !ok1 || !ok2 || !s.running {
 		return
 	}
@@ -288,7 +288,7 @@ func (s *Scheduler) onNodeDelete(obj any) {
 }
 
 func (s *Scheduler) onPodAdd(obj model.Object, _ bool) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok || !s.running || isTerminal(pod) {
 		return
 	}
@@ -300,8 +300,8 @@ func (s *Scheduler) onPodAdd(obj model.Object, _ bool) {
 }
 
 func (s *Scheduler) onPodUpdate(oldObj, newObj model.Object) {
-	oldPod, ok1 := oldObj.(*model.Pod)
-	newPod, ok2 := newObj.(*model.Pod)
+	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
+	newPod, ok2 := client.ObjectAs[*model.Pod](newObj)
 	if !ok1 || !ok2 || !s.running {
 		return
 	}
@@ -342,7 +342,7 @@ func (s *Scheduler) onPodDelete(obj any) {
 	if !ok || !s.running {
 		return
 	}
-	pod, ok := o.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](o)
 	if !ok {
 		return
 	}
@@ -558,7 +558,7 @@ func (s *Scheduler) bind(bp *sim.Proc, pod *model.Pod, host string) (settled boo
 		if gerr != nil {
 			return apierrors.IsNotFound(gerr), gerr
 		}
-		latest, ok := obj.(*model.Pod)
+		latest, ok := client.ObjectAs[*model.Pod](obj)
 		switch {
 		case !ok || latest.UID != pod.UID:
 			return true, apierrors.NewNotFound(podsResource, pod.Name)
@@ -582,7 +582,7 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, pInfo *queuedPo
 	pInfo.unschedulablePlugins = f.plugins
 	key := pInfo.key
 	obj, exists := s.podInformer.Get(pInfo.pod.Namespace, pInfo.pod.Name)
-	latest, _ := obj.(*model.Pod)
+	latest, _ := client.ObjectAs[*model.Pod](obj)
 	dest := inNoQueue
 	if exists && latest != nil && latest.Spec.NodeName == "" && latest.UID == pInfo.pod.UID {
 		dest, _ = s.queue.AddUnschedulableIfNotPresent(pInfo, latest)

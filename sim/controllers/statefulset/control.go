@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -464,7 +465,7 @@ func (ssc *Controller) writeStatus(ctx context.Context, set *model.StatefulSet, 
 		}
 		ssc.k.Emit(Component, "update-status-error", setRef(set), set.ResourceVersion, string(apierrors.ReasonForError(err)))
 		if obj, ok := ssc.setInformer.Get(set.Namespace, set.Name); ok {
-			if fresh, ok := obj.(*model.StatefulSet); ok {
+			if fresh, ok := client.ObjectAs[*model.StatefulSet](obj); ok {
 				*set = *fresh.DeepCopy()
 			}
 		}
@@ -552,7 +553,7 @@ func (ssc *Controller) updateStatefulPod(ctx context.Context, set *model.Statefu
 			return nil
 		}
 		if obj, ok := ssc.podInformer.Get(pod.Namespace, pod.Name); ok {
-			if fresh, ok := obj.(*model.Pod); ok {
+			if fresh, ok := client.ObjectAs[*model.Pod](obj); ok {
 				*pod = *fresh.DeepCopy()
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the name the controller uses in traces, process names and as its event source
@@ -176,13 +177,13 @@ func (ssc *Controller) Blockages() []SetBlockage {
 // control loop. A set gone from the cache only has its blockage forgotten; a set with an
 // invalid selector is skipped without error (a non-transient error is not retried).
 func (ssc *Controller) sync(ctx context.Context, key string) error {
-	namespace, name := splitKey(key)
+	namespace, name := controllerutil.SplitKey(key)
 	obj, ok := ssc.setInformer.Get(namespace, name)
 	if !ok {
 		delete(ssc.blocked, key)
 		return nil
 	}
-	set, ok := obj.(*model.StatefulSet)
+	set, ok := client.ObjectAs[*model.StatefulSet](obj)
 	if !ok {
 		return nil
 	}
@@ -242,7 +243,7 @@ func (ssc *Controller) recordBlockage(key string, set *model.StatefulSet, b *Blo
 // ---- event handlers (upstream stateful_set.go) ----
 
 func (ssc *Controller) enqueueObject(obj model.Object) {
-	if set, ok := obj.(*model.StatefulSet); ok {
+	if set, ok := client.ObjectAs[*model.StatefulSet](obj); ok {
 		ssc.queue.Add(model.Key(set))
 	}
 }
@@ -250,7 +251,7 @@ func (ssc *Controller) enqueueObject(obj model.Object) {
 // addPod wakes the pod's StatefulSet, or, for an orphan, every set whose selector matches. A
 // pod that already has a deletionTimestamp (seen after a restart) is handled as deleted.
 func (ssc *Controller) addPod(obj model.Object) {
-	pod, ok := obj.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
@@ -272,8 +273,8 @@ func (ssc *Controller) addPod(obj model.Object) {
 // updatePod wakes the sets a pod change concerns; a resync (same resourceVersion) is ignored.
 // A pod that turns Ready under a set with minReadySeconds also wakes it that much later.
 func (ssc *Controller) updatePod(oldObj, curObj model.Object) {
-	oldPod, ok1 := oldObj.(*model.Pod)
-	curPod, ok2 := curObj.(*model.Pod)
+	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
+	curPod, ok2 := client.ObjectAs[*model.Pod](curObj)
 	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
 		return
 	}
@@ -291,7 +292,7 @@ func (ssc *Controller) updatePod(oldObj, curObj model.Object) {
 			return
 		}
 		ssc.queue.Add(model.Key(set))
-		if !isPodReady(oldPod) && isPodReady(curPod) && set.Spec.MinReadySeconds > 0 {
+		if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && set.Spec.MinReadySeconds > 0 {
 			ssc.queue.AddAfter(model.Key(set), time.Duration(set.Spec.MinReadySeconds)*time.Second)
 		}
 		return
@@ -309,7 +310,7 @@ func (ssc *Controller) deletePod(obj any) {
 	if !ok {
 		return
 	}
-	pod, ok := o.(*model.Pod)
+	pod, ok := client.ObjectAs[*model.Pod](o)
 	if !ok {
 		return
 	}
@@ -332,21 +333,7 @@ func (ssc *Controller) resolveControllerRef(namespace string, ref *model.OwnerRe
 // getStatefulSetsForPod returns the cached sets in the pod's namespace whose selector matches
 // its labels (upstream GetPodStatefulSets); a pod without labels matches none.
 func (ssc *Controller) getStatefulSetsForPod(pod *model.Pod) []*model.StatefulSet {
-	if len(pod.Labels) == 0 {
-		return nil
-	}
-	var out []*model.StatefulSet
-	for _, obj := range ssc.setInformer.ListNamespace(pod.Namespace, nil) {
-		set, ok := obj.(*model.StatefulSet)
-		if !ok {
-			continue
-		}
-		selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
-		if err != nil || selector.Empty() || !selector.Matches(labels.Set(pod.Labels)) {
-			continue
-		}
-		out = append(out, set)
-	}
+	out := controllerutil.SelectingObjects(ssc.setInformer, pod.Namespace, pod.Labels, func(set *model.StatefulSet) *metav1.LabelSelector { return set.Spec.Selector })
 	if len(out) > 1 {
 		ssc.k.Emit(Component, "overlapping-selectors", podRef(pod), 0, fmt.Sprintf("matches=%d", len(out)))
 	}

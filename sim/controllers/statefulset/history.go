@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // ControllerRevisionHashLabel is the label every ControllerRevision carries with its hash
@@ -243,7 +245,7 @@ func applyRevision(set *model.StatefulSet, revision *model.ControllerRevision) *
 func (ssc *Controller) listRevisions(set *model.StatefulSet, selector labels.Selector) []*model.ControllerRevision {
 	var out []*model.ControllerRevision
 	for _, obj := range ssc.revInformer.ListNamespace(set.Namespace, selector) {
-		cr, ok := obj.(*model.ControllerRevision)
+		cr, ok := client.ObjectAs[*model.ControllerRevision](obj)
 		if !ok {
 			continue
 		}
@@ -274,7 +276,7 @@ func (ssc *Controller) createControllerRevision(ctx context.Context, set *model.
 			if getErr != nil {
 				return nil, getErr
 			}
-			exists, ok := obj.(*model.ControllerRevision)
+			exists, ok := client.ObjectAs[*model.ControllerRevision](obj)
 			if ok && bytes.Equal(ssc.revData.get(exists), data) {
 				return exists, nil
 			}
@@ -285,7 +287,7 @@ func (ssc *Controller) createControllerRevision(ctx context.Context, set *model.
 		if err != nil {
 			return nil, err
 		}
-		cr, ok := created.(*model.ControllerRevision)
+		cr, ok := client.ObjectAs[*model.ControllerRevision](created)
 		if !ok {
 			return nil, fmt.Errorf("statefulset: create returned a %s", created.GetKind())
 		}
@@ -318,7 +320,7 @@ func (ssc *Controller) updateControllerRevision(ctx context.Context, revision *m
 			return nil
 		}
 		if obj, ok := ssc.revInformer.Get(clone.Namespace, clone.Name); ok {
-			if cr, ok := obj.(*model.ControllerRevision); ok {
+			if cr, ok := client.ObjectAs[*model.ControllerRevision](obj); ok {
 				clone = cr.DeepCopy()
 			}
 		}
@@ -345,7 +347,7 @@ func (ssc *Controller) adoptControllerRevision(ctx context.Context, set *model.S
 		return nil, fmt.Errorf("attempt to adopt revision owned by %v", ref.Name)
 	}
 	refs := append(slices.Clone(revision.OwnerReferences), controllerRef(set))
-	patch, err := ownerRefsPatchBytes(refs, revision.UID)
+	patch, err := controllerutil.OwnerRefsPatch(refs, revision.UID)
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +355,7 @@ func (ssc *Controller) adoptControllerRevision(ctx context.Context, set *model.S
 	if err != nil {
 		return nil, err
 	}
-	cr, ok := obj.(*model.ControllerRevision)
+	cr, ok := client.ObjectAs[*model.ControllerRevision](obj)
 	if !ok {
 		return nil, fmt.Errorf("statefulset: patch returned a %s", obj.GetKind())
 	}

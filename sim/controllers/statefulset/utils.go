@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -100,21 +101,7 @@ func updateIdentity(set *model.StatefulSet, pod *model.Pod) {
 // controllerRef is the reference a StatefulSet's pods and revisions carry (upstream
 // metav1.NewControllerRef(set, controllerKind)).
 func controllerRef(set *model.StatefulSet) model.OwnerReference {
-	return model.OwnerReference{
-		APIVersion:         apiVersion(model.KindStatefulSet, "apps/v1"),
-		Kind:               model.KindStatefulSet,
-		Name:               set.Name,
-		UID:                set.UID,
-		Controller:         model.Ptr(true),
-		BlockOwnerDeletion: model.Ptr(true),
-	}
-}
-
-func apiVersion(kind model.Kind, fallback string) string {
-	if ki, ok := model.LookupKind(kind); ok {
-		return ki.APIVersion
-	}
-	return fallback
+	return controllerutil.NewControllerRef(set, model.KindStatefulSet, "apps/v1")
 }
 
 // newStatefulSetPod builds the pod for ordinal from the set's template (upstream
@@ -216,31 +203,16 @@ func isSucceeded(pod *model.Pod) bool { return pod.Status.Phase == model.PodSucc
 // object is gone.
 func isTerminating(pod *model.Pod) bool { return pod.DeletionTimestamp != nil }
 
-func readyCondition(pod *model.Pod) *model.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == model.PodReady {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// isPodReady is podutil.IsPodReady: the Ready condition is True.
-func isPodReady(pod *model.Pod) bool {
-	c := readyCondition(pod)
-	return c != nil && c.Status == model.ConditionTrue
-}
-
 // isRunningAndReady: phase Running and Ready.
 func isRunningAndReady(pod *model.Pod) bool {
-	return pod.Status.Phase == model.PodRunning && isPodReady(pod)
+	return pod.Status.Phase == model.PodRunning && model.IsPodReady(pod)
 }
 
 // isRunningAndAvailable is podutil.IsPodAvailable at now: Ready, for more than
 // minReadySeconds when that is positive. Upstream treats a zero lastTransitionTime as unset;
 // vtime.Time 0 is the first instant of a run, a real time, so it is not special here.
 func isRunningAndAvailable(pod *model.Pod, minReadySeconds int32, now vtime.Time) bool {
-	c := readyCondition(pod)
+	c := model.GetPodReadyCondition(pod)
 	if c == nil || c.Status != model.ConditionTrue {
 		return false
 	}
@@ -279,7 +251,7 @@ func podState(pod *model.Pod) string {
 		phase = "not created"
 	}
 	s := "phase " + phase
-	if isPodReady(pod) {
+	if model.IsPodReady(pod) {
 		s += ", Ready"
 	} else if isCreated(pod) {
 		s += ", not Ready"
@@ -296,14 +268,6 @@ func podKeyOf(pod *model.Pod) string { return model.KeyOf(pod.Namespace, pod.Nam
 
 // labelsEqual reports whether two label maps hold the same pairs.
 func labelsEqual(a, b map[string]string) bool { return maps.Equal(a, b) }
-
-// splitKey splits "namespace/name" (or "name").
-func splitKey(key string) (namespace, name string) {
-	if i := strings.IndexByte(key, '/'); i >= 0 {
-		return key[:i], key[i+1:]
-	}
-	return "", key
-}
 
 func setRef(set *model.StatefulSet) string { return "StatefulSet " + model.Key(set) }
 

@@ -16,7 +16,7 @@ func (c podCache) get(namespace, name string) (*model.Pod, bool) {
 	if !ok {
 		return nil, false
 	}
-	p, ok := obj.(*model.Pod)
+	p, ok := client.ObjectAs[*model.Pod](obj)
 	return p, ok
 }
 
@@ -26,7 +26,7 @@ func (c podCache) getByKey(key string) (*model.Pod, bool) {
 	if !ok {
 		return nil, false
 	}
-	p, ok := obj.(*model.Pod)
+	p, ok := client.ObjectAs[*model.Pod](obj)
 	return p, ok
 }
 
@@ -35,7 +35,7 @@ func (c podCache) onNode(nodeName string) []*model.Pod {
 	objs := c.inf.ByIndex(client.IndexNodeName, nodeName)
 	out := make([]*model.Pod, 0, len(objs))
 	for _, obj := range objs {
-		if p, ok := obj.(*model.Pod); ok {
+		if p, ok := client.ObjectAs[*model.Pod](obj); ok {
 			out = append(out, p)
 		}
 	}
@@ -46,7 +46,7 @@ func (c podCache) list() []*model.Pod {
 	objs := c.inf.List(nil)
 	out := make([]*model.Pod, 0, len(objs))
 	for _, obj := range objs {
-		if p, ok := obj.(*model.Pod); ok {
+		if p, ok := client.ObjectAs[*model.Pod](obj); ok {
 			out = append(out, p)
 		}
 	}
@@ -60,7 +60,7 @@ func (c nodeCache) get(name string) (*model.Node, bool) {
 	if !ok {
 		return nil, false
 	}
-	n, ok := obj.(*model.Node)
+	n, ok := client.ObjectAs[*model.Node](obj)
 	return n, ok
 }
 
@@ -68,7 +68,7 @@ func (c nodeCache) list() []*model.Node {
 	objs := c.inf.List(nil)
 	out := make([]*model.Node, 0, len(objs))
 	for _, obj := range objs {
-		if n, ok := obj.(*model.Node); ok {
+		if n, ok := client.ObjectAs[*model.Node](obj); ok {
 			out = append(out, n)
 		}
 	}
@@ -82,20 +82,20 @@ func newCaches(f *client.SharedInformerFactory, tc *Controller) (podCache, nodeC
 	nodes := f.For(model.KindNode)
 	pods.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc: func(obj model.Object, _ bool) {
-			if p, ok := obj.(*model.Pod); ok {
+			if p, ok := client.ObjectAs[*model.Pod](obj); ok {
 				tc.podUpdated(nil, p)
 			}
 		},
 		UpdateFunc: func(oldObj, newObj model.Object) {
-			o, ok1 := oldObj.(*model.Pod)
-			n, ok2 := newObj.(*model.Pod)
+			o, ok1 := client.ObjectAs[*model.Pod](oldObj)
+			n, ok2 := client.ObjectAs[*model.Pod](newObj)
 			if ok1 && ok2 {
 				tc.podUpdated(o, n)
 			}
 		},
 		DeleteFunc: func(obj any) {
 			if o, ok := client.ObjectOf(obj); ok {
-				if p, ok := o.(*model.Pod); ok {
+				if p, ok := client.ObjectAs[*model.Pod](o); ok {
 					tc.podUpdated(p, nil)
 				}
 			}
@@ -103,20 +103,20 @@ func newCaches(f *client.SharedInformerFactory, tc *Controller) (podCache, nodeC
 	})
 	nodes.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc: func(obj model.Object, _ bool) {
-			if n, ok := obj.(*model.Node); ok {
+			if n, ok := client.ObjectAs[*model.Node](obj); ok {
 				tc.nodeUpdated(nil, n)
 			}
 		},
 		UpdateFunc: func(oldObj, newObj model.Object) {
-			o, ok1 := oldObj.(*model.Node)
-			n, ok2 := newObj.(*model.Node)
+			o, ok1 := client.ObjectAs[*model.Node](oldObj)
+			n, ok2 := client.ObjectAs[*model.Node](newObj)
 			if ok1 && ok2 {
 				tc.nodeUpdated(o, n)
 			}
 		},
 		DeleteFunc: func(obj any) {
 			if o, ok := client.ObjectOf(obj); ok {
-				if n, ok := o.(*model.Node); ok {
+				if n, ok := client.ObjectAs[*model.Node](o); ok {
 					tc.nodeUpdated(n, nil)
 				}
 			}

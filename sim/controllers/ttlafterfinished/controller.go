@@ -68,7 +68,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 	}
 	tc.loop = client.NewSyncLoop(k, Component, "Job", tc.queue, tc.processJob)
 	enqueue := func(obj model.Object) {
-		if j, ok := obj.(*model.Job); ok && needsCleanup(j) {
+		if j, ok := client.ObjectAs[*model.Job](obj); ok && needsCleanup(j) {
 			tc.queue.Add(model.Key(j))
 		}
 	}

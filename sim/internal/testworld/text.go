@@ -105,14 +105,7 @@ func SetReady(p *model.Pod, ready bool, now vtime.Time) {
 }
 
 // IsReady reports whether p's Ready condition is True.
-func IsReady(p *model.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == model.PodReady {
-			return c.Status == model.ConditionTrue
-		}
-	}
-	return false
-}
+func IsReady(p *model.Pod) bool { return model.IsPodReady(p) }
 
 // OrDash returns s, or "-" when s is empty.
 func OrDash(s string) string {

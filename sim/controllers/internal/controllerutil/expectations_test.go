@@ -1,4 +1,4 @@
-package replicaset
+package controllerutil
 
 import (
 	"testing"
@@ -117,3 +117,39 @@ func TestExpectCreationsOverwritesDeletions(t *testing.T) {
 	_, ok := e.GetExpectations("none")
 	assert.False(t, ok)
 }
+
+// TestControllerExpectations was the DaemonSet controller's test of its own copy.
+func TestControllerExpectations(t *testing.T) {
+	now := vtime.Time(0)
+	e := NewControllerExpectations(func() vtime.Time { return now }, 5*time.Minute)
+	assert.True(t, e.SatisfiedExpectations("a"), "unknown keys are satisfied")
+	e.SetExpectations("a", 2, 1)
+	assert.False(t, e.SatisfiedExpectations("a"))
+	e.CreationObserved("a")
+	e.DeletionObserved("a")
+	assert.False(t, e.SatisfiedExpectations("a"))
+	e.CreationObserved("a")
+	assert.True(t, e.SatisfiedExpectations("a"))
+
+	e.SetExpectations("b", 3, 0)
+	e.LowerExpectations("b", 2, 0)
+	add, del := must(e.GetExpectations("b")).GetExpectations()
+	assert.Equal(t, int64(1), add)
+	assert.Equal(t, int64(0), del)
+	now = vtime.FromDuration(5 * time.Minute)
+	assert.False(t, e.SatisfiedExpectations("b"), "not yet expired at exactly the timeout")
+	now = vtime.FromDuration(5*time.Minute + time.Nanosecond)
+	assert.True(t, e.SatisfiedExpectations("b"), "expired")
+	e.DeleteExpectations("b")
+	_, ok := e.GetExpectations("b")
+	assert.False(t, ok)
+}
+
+func must(e *ControlleeExpectations, ok bool) *ControlleeExpectations {
+	if !ok {
+		panic("no expectations")
+	}
+	return e
+}
+
+func at(s float64) vtime.Time { return vtime.Time(s * float64(time.Second)) }

@@ -1,0 +1,70 @@
+package model
+
+import (
+	"time"
+
+	"github.com/reconsim/reconsim/vtime"
+)
+
+// Pod helpers of upstream pkg/api/v1/pod/util.go and pkg/controller/controller_utils.go (release
+// 1.33). They live with the API types, as upstream's podutil does, so that controllers, the
+// API server's eviction, the kubelet, the metrics server and the verdicts read readiness one way.
+
+// GetPodCondition returns the pod's condition of type typ, or nil (upstream
+// pkg/api/v1/pod/util.go GetPodConditionFromList).
+func GetPodCondition(pod *Pod, typ string) *PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == typ {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// GetPodReadyCondition returns the pod's Ready condition, or nil (upstream
+// podutil.GetPodReadyCondition).
+func GetPodReadyCondition(pod *Pod) *PodCondition {
+	return GetPodCondition(pod, PodReady)
+}
+
+// IsPodReady reports whether the pod's Ready condition is True (upstream podutil.IsPodReady).
+func IsPodReady(pod *Pod) bool {
+	c := GetPodReadyCondition(pod)
+	return c != nil && c.Status == ConditionTrue
+}
+
+// IsPodAvailable reports whether the pod has been Ready for more than minReadySeconds at now
+// (upstream podutil.IsPodAvailable): a pod that is not Ready is never available; with
+// minReadySeconds 0 a Ready pod is available at once; otherwise the Ready condition's
+// lastTransitionTime plus minReadySeconds must lie strictly before now.
+//
+// Upstream also treats an unset (zero) lastTransitionTime as "not available". In the simulator
+// time 0 is the first instant of the run, a real time that the kubelet may write, so it is
+// not treated as unset.
+func IsPodAvailable(pod *Pod, minReadySeconds int32, now vtime.Time) bool {
+	c := GetPodReadyCondition(pod)
+	if c == nil || c.Status != ConditionTrue {
+		return false
+	}
+	return ReadySinceAvailable(c.LastTransitionTime, minReadySeconds, now)
+}
+
+// ReadySinceAvailable is IsPodAvailable for a pod that has been Ready since readySince.
+func ReadySinceAvailable(readySince vtime.Time, minReadySeconds int32, now vtime.Time) bool {
+	if minReadySeconds <= 0 {
+		return true
+	}
+	return readySince.Add(time.Duration(minReadySeconds) * time.Second).Before(now)
+}
+
+// IsPodActive reports whether a pod still counts as a replica: its phase is neither Succeeded
+// nor Failed and it is not being deleted (upstream controller_utils.go IsPodActive).
+func IsPodActive(pod *Pod) bool {
+	return pod.Status.Phase != PodSucceeded && pod.Status.Phase != PodFailed && pod.DeletionTimestamp == nil
+}
+
+// IsPodTerminal reports whether the pod's phase is Succeeded or Failed (upstream
+// podutil.IsPodTerminal).
+func IsPodTerminal(pod *Pod) bool {
+	return pod.Status.Phase == PodSucceeded || pod.Status.Phase == PodFailed
+}

@@ -1,0 +1,22 @@
+// Package controllerutil is the one home of what the simulated controllers share, as upstream
+// keeps it in kubernetes/pkg/controller (release 1.33):
+//
+//   - ControllerRefManager (upstream controller_ref_manager.go): claiming, adopting and
+//     releasing Pods, ReplicaSets and ControllerRevisions by controller reference, with the
+//     owner re-read once, uncached, before the first adoption of a sync (RecheckDeletionTimestamp).
+//   - ControllerExpectations and UIDTrackingControllerExpectations (upstream
+//     controller_utils.go) on virtual time.
+//   - Key and reference helpers: SplitKey (client-go cache.SplitMetaNamespaceKey without the
+//     error) and NewControllerRef (metav1.NewControllerRef).
+//
+// Pod readiness and availability (upstream pkg/api/v1/pod/util.go IsPodReady, IsPodAvailable,
+// GetPodReadyCondition) are not here but in package model (podutil.go), beside the API types
+// as upstream keeps them, because the API server, the kubelet and the verdicts read them too.
+//
+// Contract: every function is deterministic and runs on the simulation path; nothing here
+// starts a process, reads the wall clock or ranges over a map in an order that matters. The
+// ControllerRefManager talks to the API server only through the *client.Client it is given,
+// one blocking request at a time, in the order of the objects it is handed. Callers own
+// tracing and statistics: the manager reports each adoption and release through hooks, and
+// never writes to the trace itself.
+package controllerutil
