@@ -33,11 +33,18 @@ const (
 const defaultGCPercent = 200
 
 // Main runs the sim command line in os.Args and exits the process with its status.
-func Main() {
+func Main() { MainWith(nil) }
+
+// MainWith is Main with the caller's own controllers built into every run (run, validate,
+// explore): they start with kube-controller-manager's, and controller-restart and
+// explore address them by name (reconsim.Main(reconsim.WithController(...))).
+func MainWith(controllers []cluster.Controller) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	c := newCLI(os.Stdout, os.Stderr)
+	c.controllers = controllers
+	os.Exit(c.main(os.Args[1:]))
 }
 
 // run executes the command line args (without the program name), writing to stdout and
@@ -58,6 +65,8 @@ type cli struct {
 	out *checkedWriter
 	// runScenario runs one scenario (cluster.Run).
 	runScenario runFunc
+	// controllers are the caller's own controllers (MainWith), run in every scenario.
+	controllers []cluster.Controller
 	// now is the wall clock, used only to report a run's speed.
 	now func() time.Time
 	// getenv reads the environment (RECONSIM_DEBUG).
