@@ -25,6 +25,7 @@ import (
 //     simulator's epoch, 2026-01-01T00:00:00Z (cronjob.Epoch). A zero vtime.Time in a
 //     non-pointer field is unset, as the model's omitempty treats it, and is a zero
 //     metav1.Time; pointers are nil for nil.
+//   - metav1.MicroTime (leases) likewise.
 //   - resourceVersion: uint64 in the model, a decimal string upstream.
 //   - named string and number types (model.Kind and string, types.UID and string, ...):
 //     Go conversion.
@@ -43,8 +44,9 @@ var epoch = cronjob.Epoch()
 const maxConvertDepth = 32
 
 var (
-	timeType  = reflect.TypeFor[metav1.Time]()
-	vtimeType = reflect.TypeFor[vtime.Time]()
+	timeType      = reflect.TypeFor[metav1.Time]()
+	microTimeType = reflect.TypeFor[metav1.MicroTime]()
+	vtimeType     = reflect.TypeFor[vtime.Time]()
 )
 
 // convertFunc converts src into dst (dst is settable and holds the base value, or zero).
@@ -119,6 +121,25 @@ func buildPlan(dst, src reflect.Type, depth int) (convertFunc, error) {
 			d.SetInt(int64(v))
 			return nil
 		}, nil
+	case dst == microTimeType && src == vtimeType:
+		return func(d, s reflect.Value) error {
+			v := vtime.Time(s.Int())
+			if v == 0 {
+				d.Set(reflect.Zero(microTimeType))
+				return nil
+			}
+			d.Set(reflect.ValueOf(metav1.MicroTime{Time: epoch.Add(v.Duration())}))
+			return nil
+		}, nil
+	case dst == vtimeType && src == microTimeType:
+		return func(d, s reflect.Value) error {
+			v, err := toVirtual(metav1.Time(s.Interface().(metav1.MicroTime)))
+			if err != nil {
+				return err
+			}
+			d.SetInt(int64(v))
+			return nil
+		}, nil
 	case dst == src && plainType(dst):
 		return func(d, s reflect.Value) error { d.Set(s); return nil }, nil
 	case dst == src && hasDeepCopyInto(dst):
@@ -169,7 +190,7 @@ func buildPlan(dst, src reflect.Type, depth int) (convertFunc, error) {
 				d.Set(reflect.Zero(dst))
 				return nil
 			}
-			if d.IsNil() || dst.Elem() == timeType {
+			if d.IsNil() || dst.Elem() == timeType || dst.Elem() == microTimeType {
 				// A time is replaced whole: a base's *metav1.Time may be shared.
 				d.Set(reflect.New(dst.Elem()))
 			}
@@ -180,12 +201,13 @@ func buildPlan(dst, src reflect.Type, depth int) (convertFunc, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A value the model holds where upstream has a pointer: zero is nil, unless the base
+		// already points somewhere (an explicit empty value the user wrote stays explicit).
 		return func(d, s reflect.Value) error {
-			if s.IsZero() {
-				d.Set(reflect.Zero(dst))
-				return nil
-			}
 			if d.IsNil() {
+				if s.IsZero() {
+					return nil
+				}
 				d.Set(reflect.New(dst.Elem()))
 			}
 			return elem(d.Elem(), s)
