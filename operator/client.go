@@ -1,11 +1,14 @@
 package operator
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	goruntime "runtime"
+	"strconv"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -88,10 +91,32 @@ func (c *simClient) apiCall(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if p.Kernel().Running() != p {
+	if id, ok := ctx.Value(goroutineKey{}).(uint64); (ok && id != goroutineID()) || p.Kernel().Running() != p {
 		return fmt.Errorf("operator: %s: client call from a goroutine other than the reconcile process %s: the simulator runs one process at a time in virtual time, so API calls must be made by Reconcile itself (do the work in Reconcile, or return a Result that requeues)", c.m.name, p.Name())
 	}
 	return nil
+}
+
+// goroutineKey keys the id of the goroutine Reconcile was called on in its context.
+type goroutineKey struct{}
+
+// withGoroutine records the calling goroutine in ctx: calls with ctx from another goroutine
+// are then refused (apiCall).
+func withGoroutine(ctx context.Context) context.Context {
+	return context.WithValue(ctx, goroutineKey{}, goroutineID())
+}
+
+// goroutineID returns the calling goroutine's id, read from the first line of its stack
+// ("goroutine 42 [running]:"); Go offers no other way, and this costs about a microsecond.
+func goroutineID() uint64 {
+	var buf [64]byte
+	b := buf[:goruntime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
+	}
+	id, _ := strconv.ParseUint(string(b), 10, 64)
+	return id
 }
 
 // Get reads the object named key into obj: from the informer cache (the manager's client,
@@ -559,6 +584,9 @@ func maxRV(items []model.Object) uint64 {
 // blocks the calling process) when this is its first use.
 func (m *manager) informer(ctx context.Context, kind model.Kind) (*simclient.Informer, error) {
 	inf := m.env.Factory.For(kind)
+	if !inf.Running() {
+		inf.Run(m.env.Kernel)
+	}
 	if !inf.HasSynced() {
 		p, err := procOf(ctx)
 		if err != nil {

@@ -54,7 +54,7 @@ func newController(m *manager, name string, r reconcile.Reconciler, opts control
 	}
 	log := m.log.WithValues("controller", name)
 	c.rc = simreconcile.New(name, workers, simreconcile.Func(func(ctx context.Context, req simreconcile.Request) (simreconcile.Result, error) {
-		res, err := r.Reconcile(logr.NewContext(ctx, log), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: req.Namespace, Name: req.Name}})
+		res, err := r.Reconcile(withGoroutine(logr.NewContext(ctx, log)), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: req.Namespace, Name: req.Name}})
 		if err != nil {
 			if errors.Is(err, reconcile.TerminalError(nil)) {
 				return simreconcile.Result{}, simreconcile.TerminalError(err)
