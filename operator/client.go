@@ -276,8 +276,11 @@ func (c *simClient) write(ctx context.Context, obj client.Object, send func(mode
 	if err != nil {
 		return err
 	}
+	if err := c.m.intoSent(out, obj, gvk); err != nil {
+		return err
+	}
 	c.m.shadow.remember(out.Meta().UID, obj)
-	return c.m.fromModel(out, obj, gvk)
+	return nil
 }
 
 // Patch sends patch (JSON, merge or strategic merge) for obj and reads the result into obj.
@@ -691,6 +694,24 @@ func (m *manager) fromModel(mo model.Object, obj client.Object, gvk schema.Group
 		reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(base).Elem())
 	} else {
 		zero(obj)
+	}
+	if err := convertValue(obj, mo); err != nil {
+		return err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	return nil
+}
+
+// intoSent converts the server's answer to a write into obj, the object that was sent: obj
+// already holds the unmodelled fields, so only the modelled ones are written (no copy of the
+// remembered object is needed).
+func (m *manager) intoSent(mo model.Object, obj client.Object, gvk schema.GroupVersionKind) error {
+	ki, ok := kindFor(gvk)
+	if !ok {
+		return noKind(gvk)
+	}
+	if _, isU := obj.(*unstructured.Unstructured); isU || !builtin(ki) {
+		return m.fromModel(mo, obj, gvk)
 	}
 	if err := convertValue(obj, mo); err != nil {
 		return err

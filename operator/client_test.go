@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -87,7 +86,7 @@ func (h *harness) run(t testing.TB, body func(ctx context.Context)) {
 		done = true
 		h.k.Stop("done")
 	})
-	h.k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
+	h.k.Run(sim.Limits{MaxTime: vtime.FromDuration(1000 * time.Hour)})
 	require.True(t, done, "the test process did not finish")
 }
 
@@ -240,7 +239,8 @@ func TestClientVerbs(t *testing.T) {
 		}, isErr(apierrors.IsNotFound)},
 		{"server-side apply names the limitation", func(ctx context.Context, h *harness, c client.Client) error {
 			d := deployment("web")
-			return c.Patch(ctx, d, client.Apply) //nolint:staticcheck // the deprecated form must fail clearly too
+			//lint:ignore SA1019 the deprecated form must fail clearly too
+			return c.Patch(ctx, d, client.Apply)
 		}, func(t *testing.T, err error) {
 			require.True(t, apierrors.IsBadRequest(err), "%v", err)
 			assert.Contains(t, err.Error(), "server-side apply is not supported")
@@ -395,5 +395,5 @@ func expect(ok bool, format string, args ...any) error {
 	if ok {
 		return nil
 	}
-	return errors.New(fmt.Sprintf(format, args...))
+	return fmt.Errorf(format, args...)
 }
