@@ -114,6 +114,9 @@ type Controller struct {
 	Workers int
 	// Reconciler is called for every Request handed out by the queue.
 	Reconciler Reconciler
+	// Quiet leaves out the per-reconcile trace line, for a built-in controller whose upstream
+	// counterpart logs nothing per pass (its own trace lines say what it did).
+	Quiet bool
 	// Limiter spaces retries. It is kept across Stop and Start, so backoff state survives a
 	// restart unless the caller installs a fresh limiter before Start.
 	Limiter workqueue.RateLimiter[Request]
@@ -276,6 +279,8 @@ func (c *Controller) processNextWorkItem(p *sim.Proc, q *workqueue.RateLimiting[
 		q.Forget(req)
 		outcome = "ok"
 	}
-	c.k.Emit(c.Name, "reconcile", req.String(), 0, outcome)
+	if !c.Quiet {
+		c.k.Emit(c.Name, "reconcile", req.String(), 0, outcome)
+	}
 	return true
 }
