@@ -2,6 +2,7 @@ package operator_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,4 +98,77 @@ func TestSameSeedSameEvents(t *testing.T) {
 	}
 	assert.NotEmpty(t, outs[0])
 	assert.Equal(t, outs[0], outs[1])
+}
+
+// restartScenario runs a Deployment and restarts the annotator at 30s for 10s.
+const restartScenario = `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: annotator-restart
+seed: 1
+duration: 3m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 2, zone: zone-a, region: region-1, capacity: {cpu: "4", memory: 16Gi}}
+objects:
+- manifest:
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web, namespace: default}
+    spec:
+      replicas: 2
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          containers:
+          - {name: web, image: "web:1.0", resources: {requests: {cpu: 100m}}}
+timeline:
+- at: 30s
+  action: controller-restart
+  component: annotator
+  downtime: 10s
+`
+
+// TestUserControllerRestarts: controller-restart of a user controller stops it and builds it
+// again after the downtime (setup runs twice); the new one relists and, since the env var it
+// wrote reads back from the run's memory of it, makes no further update.
+func TestUserControllerRestarts(t *testing.T) {
+	setups := 0
+	var all []*annotator
+	var trace strings.Builder
+	_, err := reconsim.Run(context.Background(), reconsim.Bytes("restart.yaml", []byte(restartScenario)), reconsim.WithTrace(&trace),
+		reconsim.WithController("annotator", func(mgr operator.Manager) error {
+			setups++
+			r := &annotator{Client: mgr.GetClient()}
+			all = append(all, r)
+			return r.SetupWithManager(mgr)
+		}))
+	require.NoError(t, err)
+	require.Equal(t, 2, setups, "built at start and after the restart")
+	assert.Equal(t, 1, all[0].updates)
+	assert.Equal(t, 0, all[1].updates, "after the restart the object already is as wanted")
+	assert.Greater(t, all[1].reconciles, 0, "the restarted controller reconciles its initial list")
+	assert.Contains(t, trace.String(), "component-stop annotator")
+}
+
+// panicker's Reconcile panics.
+type panicker struct{}
+
+func (panicker) Reconcile(context.Context, reconcile.Request) (reconcile.Result, error) {
+	panic("boom in reconcile")
+}
+
+// TestUserControllerPanicEndsRun: a panic in Reconcile ends the run as an internal error
+// (exit 3 from sim) naming the controller's worker, the virtual time and the seed.
+func TestUserControllerPanicEndsRun(t *testing.T) {
+	_, err := reconsim.Run(context.Background(), reconsim.Bytes("restart.yaml", []byte(restartScenario)), reconsim.WithSeed(42),
+		reconsim.WithController("annotator", func(mgr operator.Manager) error {
+			return operator.NewControllerManagedBy(mgr).For(&appsv1.Deployment{}).Complete(panicker{})
+		}))
+	require.Error(t, err)
+	var in *reconsim.InputError
+	assert.False(t, errors.As(err, &in), "a panicking controller is not bad input")
+	for _, want := range []string{"annotator-worker-0", "seed 42", "boom in reconcile", "virtual time"} {
+		assert.Contains(t, err.Error(), want)
+	}
 }
