@@ -612,13 +612,15 @@ func builtin(ki model.KindInfo) bool {
 	return ok
 }
 
-var builtinKinds = func() map[model.Kind]bool {
-	out := map[model.Kind]bool{}
-	for _, ki := range model.Kinds() {
-		out[ki.Kind] = true
-	}
-	return out
-}()
+// builtinKinds are the simulator's own kinds, whose model types mirror k8s.io/api's field for
+// field (kinds registered later, custom resources, are not among them).
+var builtinKinds = map[model.Kind]bool{
+	model.KindNamespace: true, model.KindNode: true, model.KindLease: true, model.KindPod: true,
+	model.KindReplicaSet: true, model.KindEvent: true, model.KindDeployment: true,
+	model.KindStatefulSet: true, model.KindDaemonSet: true, model.KindControllerRevision: true,
+	model.KindPodDisruptionBudget: true, model.KindService: true, model.KindEndpointSlice: true,
+	model.KindHorizontalPodAutoscaler: true, model.KindJob: true, model.KindCronJob: true,
+}
 
 // toModel converts a user's object (typed, unstructured, or a custom type) to the model.
 func (m *manager) toModel(obj client.Object, gvk schema.GroupVersionKind) (model.Object, error) {
@@ -692,6 +694,12 @@ func (m *manager) fromModel(mo model.Object, obj client.Object, gvk schema.Group
 	}
 	if base := m.shadow.base(mo.Meta().UID, obj); base != nil {
 		reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(base).Elem())
+		if rv := mo.Meta().ResourceVersion; rv != 0 && base.GetResourceVersion() == model.RV(rv) {
+			// The remembered object is the answer to this controller's write of this very
+			// version: every modelled field already is the model's.
+			obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+			return nil
+		}
 	} else {
 		zero(obj)
 	}
