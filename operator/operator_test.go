@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +15,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/reconsim/reconsim"
@@ -171,4 +174,42 @@ func TestUserControllerPanicEndsRun(t *testing.T) {
 	for _, want := range []string{"annotator-worker-0", "seed 42", "boom in reconcile", "virtual time"} {
 		assert.Contains(t, err.Error(), want)
 	}
+}
+
+// recorder records the Requests it is given.
+type recorder struct{ reqs map[string]int }
+
+func (r *recorder) Reconcile(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
+	r.reqs[req.String()]++
+	return reconcile.Result{}, nil
+}
+
+// TestOwnsEnqueuesTheController: with the For kind's own events filtered out, Requests come
+// only from Owns: each ReplicaSet event enqueues the Deployment its controller reference
+// names (handler.EnqueueRequestForOwner with OnlyControllerOwner), never the ReplicaSet.
+func TestOwnsEnqueuesTheController(t *testing.T) {
+	r := &recorder{reqs: map[string]int{}}
+	never := predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return false },
+		UpdateFunc: func(event.UpdateEvent) bool { return false },
+		DeleteFunc: func(event.DeleteEvent) bool { return false },
+	}
+	_, err := reconsim.Run(context.Background(), reconsim.Bytes("owns.yaml", []byte(restartScenario[:strings.Index(restartScenario, "timeline:")])),
+		reconsim.WithController("owner-watcher", func(mgr operator.Manager) error {
+			return operator.NewControllerManagedBy(mgr).
+				For(&appsv1.Deployment{}, operator.WithPredicates(never)).
+				Owns(&appsv1.ReplicaSet{}).
+				Complete(r)
+		}))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"default/web"}, keys(r.reqs), "only the owning Deployment is reconciled")
+}
+
+func keys(m map[string]int) []string {
+	var out []string
+	for k := range m { //detlint:ordered sorted below
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
