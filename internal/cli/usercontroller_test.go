@@ -56,7 +56,7 @@ func TestUserControllerPanicExits3(t *testing.T) {
 	})}
 	code := c.main([]string{"run", file, "--out", filepath.Join(dir, "out")})
 	assert.Equal(t, 3, code, "stderr: %s", stderr.String())
-	for _, want := range []string{"crasher-worker-0", "seed 3", "crasher exploded"} {
+	for _, want := range []string{"crasher-worker-0", "seed 3", "virtual time", "crasher exploded", `The controller "crasher" panicked`} {
 		assert.Contains(t, stderr.String(), want)
 	}
 }
