@@ -397,3 +397,27 @@ func expect(ok bool, format string, args ...any) error {
 	}
 	return fmt.Errorf(format, args...)
 }
+
+// TestRecorderAndVirtualTime: GetEventRecorderFor records Kubernetes Events through the
+// simulator's recorder, and Now and Clock read virtual time (epoch 2026-01-01T00:00:00Z).
+func TestRecorderAndVirtualTime(t *testing.T) {
+	h := newHarness(t)
+	sink := &simrecord.FakeSink{}
+	h.m.env.Recorder = func(component string) simrecord.Recorder { return simrecord.New(h.k, sink, component, "") }
+	clk := Clock(h.m)
+	h.run(t, func(ctx context.Context) {
+		d := deployment("web")
+		require.NoError(t, h.m.GetClient().Create(ctx, d))
+		p := sim.ProcFromContext(ctx)
+		p.Sleep(90 * time.Second)
+		h.m.GetEventRecorderFor("webapp-controller").Eventf(d, corev1.EventTypeNormal, "Scaled", "scaled to %d", 2)
+		now := epoch.Add(p.Now().Duration())
+		assert.Greater(t, p.Now().Duration(), 90*time.Second)
+		assert.Equal(t, now, Now(ctx).Time)
+		assert.Equal(t, now, clk.Now())
+		clk.Sleep(10 * time.Second)
+		assert.Equal(t, 10*time.Second, clk.Since(now))
+	})
+	assert.Equal(t, []string{"Normal Scaled"}, sink.Reasons())
+	assert.True(t, Now(context.Background()).Time.IsZero(), "outside a simulated process there is no virtual time")
+}
