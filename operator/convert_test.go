@@ -165,6 +165,27 @@ func firstDiff(a, b reflect.Value, path string) string {
 // BenchmarkConvert measures the conversion cost per object at the boundary, both ways, for a
 // Deployment and a Pod as a controller reads and writes them.
 func BenchmarkConvert(b *testing.B) {
+	// A Deployment as an operator writes one (one container with env and ports).
+	d := deployment("web")
+	md := &model.Deployment{}
+	if err := convertValue(md, d); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Deployment-typical/to-model", func(b *testing.B) {
+		for b.Loop() {
+			if err := convertValue(&model.Deployment{}, d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Deployment-typical/from-model", func(b *testing.B) {
+		for b.Loop() {
+			if err := convertValue(d.DeepCopy(), md); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// Random objects with every field filled (randfill): the worst case.
 	for _, kind := range []model.Kind{model.KindDeployment, model.KindPod} {
 		ki, _ := model.LookupKind(kind)
 		orig := typedKinds[kind]()
