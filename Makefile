@@ -56,7 +56,7 @@ lint: ## gofmt, go vet, staticcheck, the determinism lint and the import rules.
 	$(GO) test ./internal/detlint -run 'TestSimulationPathIsDeterministic|TestImportRules' -count=1
 
 .PHONY: bench
-bench: ## Run the benchmarks (kernel, API round trip, workqueue, scenarios).
+bench: ## Run the benchmarks (kernel, API round trip, workqueue, scenarios, controller-runtime client vs native).
 	$(GO) test ./... -run '^$$' -bench . -benchmem -benchtime 1s
 
 .PHONY: check-determinism

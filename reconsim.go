@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/reconsim/reconsim/internal/cli"
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/operator"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim/cluster"
@@ -108,7 +110,7 @@ func (s Scenario) String() string { return s.arg }
 func BuiltinNames() []string { return scenarios.BuiltinNames() }
 
 // load reads and parses the scenario.
-func (s Scenario) load() (*scenarios.Scenario, error) {
+func (s Scenario) load(controllers []string) (*scenarios.Scenario, error) {
 	var (
 		file, baseDir string
 		data          []byte
@@ -148,8 +150,33 @@ func (s Scenario) load() (*scenarios.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	scn, _, err := scenarios.Parse(file, data, baseDir)
+	scn, _, err := scenarios.ParseWith(file, data, baseDir, scenarios.ParseOptions{Controllers: controllers})
 	return scn, err
+}
+
+func controllerNames(cs []cluster.Controller) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// checkControllers refuses empty, duplicate and built-in names.
+func checkControllers(cs []cluster.Controller) error {
+	seen := map[string]bool{}
+	for _, c := range cs {
+		switch {
+		case strings.TrimSpace(c.Name) == "":
+			return errors.New("reconsim.WithController: empty controller name")
+		case seen[c.Name]:
+			return fmt.Errorf("reconsim.WithController: two controllers are called %q", c.Name)
+		case slices.Contains(scenarios.ComponentNames(), c.Name) || slices.Contains(scenarios.ControllerNames(), c.Name):
+			return fmt.Errorf("reconsim.WithController: %q is the name of a built-in component", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	return nil
 }
 
 // Option configures Run (and, for the options that say so, Main).
@@ -161,11 +188,15 @@ type config struct {
 	overrides []scenarios.Override
 	out       string
 	trace     io.Writer
+	// controllers are the caller's controllers (WithController), in the order given.
+	controllers []cluster.Controller
+	// runOnly names the options given that only Run accepts (for Main's error).
+	runOnly []string
 }
 
 // WithSeed runs with seed instead of the scenario's (`sim run --seed`).
 func WithSeed(seed uint64) Option {
-	return func(c *config) { c.seed, c.seedSet = seed, true }
+	return func(c *config) { c.seed, c.seedSet = seed, true; c.runOnly = append(c.runOnly, "WithSeed") }
 }
 
 // WithSet overrides a component flag ("kube-controller-manager.node-monitor-grace-period")
@@ -175,7 +206,10 @@ func WithSeed(seed uint64) Option {
 func WithSet(key, value string) Option {
 	// Trimmed as `sim run --set` trims it, so the result records the same override.
 	key = strings.TrimSpace(key)
-	return func(c *config) { c.overrides = append(c.overrides, scenarios.Override{Key: key, Value: value}) }
+	return func(c *config) {
+		c.overrides = append(c.overrides, scenarios.Override{Key: key, Value: value})
+		c.runOnly = append(c.runOnly, "WithSet")
+	}
 }
 
 // WithDuration sets the virtual-time limit (`sim run --duration`), the same as
@@ -188,12 +222,31 @@ func WithDuration(d time.Duration) Option {
 // trace.txt, the plots, report.html and trace.json (docs/results.md). Without it Run writes
 // nothing.
 func WithOut(dir string) Option {
-	return func(c *config) { c.out = dir }
+	return func(c *config) { c.out = dir; c.runOnly = append(c.runOnly, "WithOut") }
 }
 
 // WithTrace writes the trace to w as the run produces it (`sim run --trace`).
 func WithTrace(w io.Writer) Option {
-	return func(c *config) { c.trace = w }
+	return func(c *config) { c.trace = w; c.runOnly = append(c.runOnly, "WithTrace") }
+}
+
+// WithController runs a controller of the caller's in every run, for Run and Main. setup
+// wires it to the operator.Manager it is given, as a kubebuilder SetupWithManager does:
+//
+//	reconsim.WithController("webapp-controller", func(mgr operator.Manager) error {
+//		return (&WebAppReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
+//	})
+//
+// It starts with kube-controller-manager's other controllers, with its own client
+// (kube-controller-manager's --kube-api-qps and --kube-api-burst), restarts with a
+// controller-restart of name (or of kube-controller-manager), and appears under name in the
+// trace, the work-queue series (workqueue.NAME.depth) and the report. A scenario's
+// controller-restart and explore targets accept name. Names must be unique and must not be a
+// built-in component's.
+func WithController(name string, setup func(operator.Manager) error) Option {
+	return func(c *config) {
+		c.controllers = append(c.controllers, operator.Controller(name, setup))
+	}
 }
 
 // Run simulates a scenario and returns its Result. A run whose expectations fail is not an
@@ -228,14 +281,17 @@ func Run(ctx context.Context, scenario Scenario, opts ...Option) (res *Result, e
 			return nil, &InputError{Scenario: scenario.arg, Err: err}
 		}
 	}
-	scn, err := scenario.load()
+	if err := checkControllers(c.controllers); err != nil {
+		return nil, &InputError{Scenario: scenario.arg, Err: err}
+	}
+	scn, err := scenario.load(controllerNames(c.controllers))
 	if err != nil {
 		return nil, inputError(scenario, err)
 	}
 	if err := scn.Apply(c.overrides); err != nil {
 		return nil, inputError(scenario, err)
 	}
-	copts := cluster.Options{Seed: c.seed, SeedSet: c.seedSet, Overrides: c.overrides}
+	copts := cluster.Options{Seed: c.seed, SeedSet: c.seedSet, Overrides: c.overrides, Controllers: c.controllers}
 	var traceFile *traceFile
 	if c.out != "" {
 		traceFile, err = newTraceFile(c.out)
@@ -369,13 +425,22 @@ func (t *traceFile) discard() {
 // 2 bad input, 3 an internal error. cmd/sim is `func main() { reconsim.Main() }`; a program
 // of the same few lines builds its own `sim`.
 //
-// Options configure a run, and a run's seed, overrides and output directory are given on
-// the command line (--seed, --set, --out), so Main accepts none yet: given one, it prints
-// why and exits with status 2.
+// Main accepts WithController: the controllers are built into every run, validate and
+// explore. A run's seed, overrides and output directory are given on the command line
+// (--seed, --set, --out), so the other options are refused: given one, Main prints why and
+// exits with status 2.
 func Main(opts ...Option) {
-	if len(opts) > 0 {
-		fmt.Fprintln(os.Stderr, "reconsim.Main: run options (WithSeed, WithSet, WithDuration, WithOut, WithTrace) are not accepted here; give --seed, --set, --duration or --out on the sim command line")
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	if len(c.runOnly) > 0 {
+		fmt.Fprintf(os.Stderr, "reconsim.Main: run options (%s) are not accepted here; give --seed, --set, --duration or --out on the sim command line\n", strings.Join(c.runOnly, ", "))
 		os.Exit(2)
 	}
-	cli.Main()
+	if err := checkControllers(c.controllers); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	cli.MainWith(c.controllers)
 }

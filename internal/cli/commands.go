@@ -266,7 +266,7 @@ func (c *cli) cmdRun(args []string) int {
 	if bad {
 		return exitUsage
 	}
-	scn, ok := c.loadScenario("run", arg, scenarios.ParseOptions{Strict: *strict, AllowOutsidePaths: *allowOutside})
+	scn, ok := c.loadScenario("run", arg, scenarios.ParseOptions{Strict: *strict, AllowOutsidePaths: *allowOutside, Controllers: c.controllerNames()})
 	if !ok {
 		return exitUsage
 	}
@@ -279,7 +279,7 @@ func (c *cli) cmdRun(args []string) int {
 	if fs.Changed("seed") {
 		effectiveSeed = seed
 	}
-	opts := cluster.Options{Seed: seed, SeedSet: fs.Changed("seed"), Overrides: overrides}
+	opts := cluster.Options{Seed: seed, SeedSet: fs.Changed("seed"), Overrides: overrides, Controllers: c.controllers}
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("out", scn.Name)
@@ -523,7 +523,7 @@ func (c *cli) cmdValidate(args []string) int {
 	}
 	code := exitOK
 	for _, arg := range fs.Args() {
-		s, ok := c.loadScenario("validate", arg, scenarios.ParseOptions{Strict: *strict, AllowOutsidePaths: *allowOutside})
+		s, ok := c.loadScenario("validate", arg, scenarios.ParseOptions{Strict: *strict, AllowOutsidePaths: *allowOutside, Controllers: c.controllerNames()})
 		if !ok {
 			code = exitUsage
 			continue
@@ -637,4 +637,13 @@ func startCPUProfile(path string) (stop func() error, err error) {
 		pprof.StopCPUProfile()
 		return f.Close()
 	}, nil
+}
+
+// controllerNames names the caller's controllers (MainWith), for the scenario parser.
+func (c *cli) controllerNames() []string {
+	var out []string
+	for _, x := range c.controllers {
+		out = append(out, x.Name)
+	}
+	return out
 }

@@ -83,7 +83,7 @@ func (c *cli) cmdExplore(args []string) int {
 	}
 	opts := explore.Options{
 		Runs: *runs, Seed: *seed, Strategy: *strategy, Jobs: *jobs, Shard: shard, Command: arg,
-		NoShrink: *noShrink, MaxShrinkRuns: *maxShrink, Now: c.now,
+		NoShrink: *noShrink, MaxShrinkRuns: *maxShrink, Now: c.now, Controllers: c.controllers,
 	}
 	if !*quiet {
 		opts.Progress, opts.ProgressStyle = c.stderr, c.progressStyle()

@@ -2,17 +2,20 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/reconsim/reconsim/internal/suggest"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/cluster"
 )
 
@@ -33,11 +36,18 @@ const (
 const defaultGCPercent = 200
 
 // Main runs the sim command line in os.Args and exits the process with its status.
-func Main() {
+func Main() { MainWith(nil) }
+
+// MainWith is Main with the caller's own controllers built into every run (run, validate,
+// explore): they start with kube-controller-manager's, and controller-restart and
+// explore address them by name (reconsim.Main(reconsim.WithController(...))).
+func MainWith(controllers []cluster.Controller) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	c := newCLI(os.Stdout, os.Stderr)
+	c.controllers = controllers
+	os.Exit(c.main(os.Args[1:]))
 }
 
 // run executes the command line args (without the program name), writing to stdout and
@@ -58,6 +68,8 @@ type cli struct {
 	out *checkedWriter
 	// runScenario runs one scenario (cluster.Run).
 	runScenario runFunc
+	// controllers are the caller's own controllers (MainWith), run in every scenario.
+	controllers []cluster.Controller
 	// now is the wall clock, used only to report a run's speed.
 	now func() time.Time
 	// getenv reads the environment (RECONSIM_DEBUG).
@@ -240,10 +252,27 @@ func (c *cli) internalError(what string, err error, seed uint64, virtual string,
 	fmt.Fprintf(c.stderr, "sim: internal error (seed %d, virtual time %s): %s: %v\n", seed, virtual, what, err)
 	if c.getenv("RECONSIM_DEBUG") == "1" && len(stack) > 0 {
 		c.stderr.Write(stack)
+	} else if name := c.panickedController(err); name != "" {
+		fmt.Fprintf(c.stderr, "The controller %q panicked: this is a bug in that controller, not in reconsim; rerun with the command above to reproduce it.\n", name)
 	} else {
 		fmt.Fprintln(c.stderr, "This is a bug in reconsim; rerun with RECONSIM_DEBUG=1 for a stack trace and report it with the command above.")
 	}
 	return exitInternal
+}
+
+// panickedController names the caller's controller (MainWith) whose worker process panicked,
+// or "" when the panic was elsewhere.
+func (c *cli) panickedController(err error) string {
+	var pp *sim.ProcPanic
+	if !errors.As(err, &pp) {
+		return ""
+	}
+	for _, x := range c.controllers {
+		if strings.HasPrefix(pp.Proc, x.Name+"-worker-") || strings.HasPrefix(pp.Proc, x.Name+"/") {
+			return x.Name
+		}
+	}
+	return ""
 }
 
 // safeRun calls runScenario, turning a panic into an error with its stack.

@@ -60,3 +60,16 @@ func scaleOut(obj model.Object) (*model.Scale, error) {
 	}
 	return s.DeepCopy(), nil
 }
+
+// PatchSubresource applies patch of type pt to the named object's subresource ("status", or
+// "" for the main resource) and returns a private copy of the result.
+func (c *Client) PatchSubresource(ctx context.Context, kind model.Kind, namespace, name, subresource string, pt model.PatchType, patch []byte) (model.Object, error) {
+	resp := c.do(ctx, &apiserver.Request{
+		Verb: VerbPatch, Kind: kind, Subresource: subresource, Namespace: namespace, Name: name,
+		Patch: append([]byte(nil), patch...), PatchType: pt,
+	})
+	if resp.Err != nil {
+		return nil, resp.Err
+	}
+	return copyOut(resp.Object), nil
+}

@@ -43,6 +43,7 @@ func (s *sampler) sample() {
 	o.sample("apiserver.latency_p99_seconds", "seconds", s.mutatingP99(st))
 
 	o.sample("workqueue.replicaset-controller.depth", "items", float64(s.w.rs.Stats().Queue.Depth))
+	s.sampleUserQueues()
 	// Status walks every pod; a world without loads has nothing to report.
 	if !s.hasLoads {
 		return

@@ -94,6 +94,8 @@ type world struct {
 	componentsOf map[string][]string // client name -> the components its writes count for
 	writes       map[string]int      // acknowledged writes per component
 	inv          *invariants
+	// locals is per-world state of the caller's controllers (ControllerEnv.Local).
+	locals map[any]any
 	// onWrite is called after each acknowledged write of a component, with its count so far.
 	onWrite func(component string, n int)
 }
@@ -104,6 +106,8 @@ type world struct {
 type Controller struct {
 	Name  string
 	Build func(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory) (Runnable, error)
+	// Setup, when set, is used instead of Build (usercontroller.go).
+	Setup func(env ControllerEnv) (Runnable, error)
 }
 
 // Runnable is what a controller provides: Start after its informer factory was started; Stop
@@ -339,8 +343,7 @@ func (w *world) controllerSpecs() []controllerSpec {
 	}
 	for _, x := range w.extra {
 		specs = append(specs, controllerSpec{x.Name, func(f *client.SharedInformerFactory) (runnable, error) {
-			c, _ := w.component(x.Name, qps, burst)
-			return x.Build(w.k, c, f)
+			return w.buildUser(x, f, qps, burst)
 		}})
 	}
 	return specs

@@ -19,7 +19,7 @@ import (
 )
 
 // scripted is a Reconciler whose outcomes per key are given by the test, one line per call:
-// "[took=<duration>] ok|error|requeue|after=<duration>|panic". A key with no lines left is ok.
+// "[took=<duration>] ok|error|terminal|requeue|after=<duration>|panic". A key with no lines left is ok.
 type scripted struct {
 	outcomes map[string][]string
 	running  map[string]bool
@@ -47,6 +47,8 @@ func (s *scripted) Reconcile(ctx context.Context, req Request) (Result, error) {
 		case "ok":
 		case "error":
 			err = errors.New("boom")
+		case "terminal":
+			err = TerminalError(errors.New("bad spec"))
 		case "requeue":
 			result.Requeue = true
 		case "after":

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -37,6 +38,32 @@ type Result struct {
 // IsZero reports whether r asks for nothing.
 func (r Result) IsZero() bool { return !r.Requeue && r.RequeueAfter == 0 }
 
+// terminalError marks an error that must not be retried (controller-runtime
+// pkg/reconcile/reconcile.go TerminalError, v0.25.2).
+type terminalError struct{ err error }
+
+func (e *terminalError) Error() string {
+	if e.err == nil {
+		return "terminal error: nil"
+	}
+	return "terminal error: " + e.err.Error()
+}
+
+func (e *terminalError) Unwrap() error { return e.err }
+
+// Is makes errors.Is(err, TerminalError(nil)) true for every terminal error, as upstream.
+func (e *terminalError) Is(target error) bool {
+	_, ok := target.(*terminalError)
+	return ok
+}
+
+// TerminalError wraps err so that the controller does not requeue the Request (the error is
+// still counted). errors.Is(x, TerminalError(nil)) reports whether x is one.
+func TerminalError(err error) error { return &terminalError{err: err} }
+
+// IsTerminal reports whether err is, or wraps, a TerminalError.
+func IsTerminal(err error) bool { return errors.Is(err, TerminalError(nil)) }
+
 // Reconciler drives the actual state of one object towards its desired state.
 //
 // Reconcile is level-based: it compares the desired state with the actual state (read from
@@ -44,7 +71,8 @@ func (r Result) IsZero() bool { return !r.Requeue && r.RequeueAfter == 0 }
 // caused the call, and a call with nothing to do is normal. After Reconcile returns:
 //
 //   - a non-nil error means the Request is requeued through the rate limiter
-//     (AddRateLimited, so exponential backoff per Request) and the Result is ignored;
+//     (AddRateLimited, so exponential backoff per Request) and the Result is ignored, unless
+//     the error is a TerminalError, which is counted and not requeued (nor forgotten);
 //   - otherwise Result.RequeueAfter > 0 means Forget (reset the backoff) and
 //     AddAfter(RequeueAfter);
 //   - otherwise Result.Requeue means AddRateLimited (the backoff keeps growing);
@@ -69,8 +97,9 @@ func (f Func) Reconcile(ctx context.Context, req Request) (Result, error) { retu
 type Stats struct {
 	Name string
 	// Reconciles counts finished Reconcile calls; Errors those that returned an error;
-	// Requeues those that asked for Requeue; RequeueAfters those that asked for RequeueAfter.
-	Reconciles, Errors, Requeues, RequeueAfters uint64
+	// Terminals those errors that were TerminalErrors (not requeued); Requeues those that asked
+	// for Requeue; RequeueAfters those that asked for RequeueAfter.
+	Reconciles, Errors, Terminals, Requeues, RequeueAfters uint64
 	// ReconcileDurationTotal is the summed virtual time spent inside Reconcile.
 	ReconcileDurationTotal time.Duration
 	// Queue is the current work queue's metrics (zero while the controller is not running).
@@ -85,6 +114,9 @@ type Controller struct {
 	Workers int
 	// Reconciler is called for every Request handed out by the queue.
 	Reconciler Reconciler
+	// Quiet leaves out the per-reconcile trace line, for a built-in controller whose upstream
+	// counterpart logs nothing per pass (its own trace lines say what it did).
+	Quiet bool
 	// Limiter spaces retries. It is kept across Stop and Start, so backoff state survives a
 	// restart unless the caller installs a fresh limiter before Start.
 	Limiter workqueue.RateLimiter[Request]
@@ -93,8 +125,8 @@ type Controller struct {
 	queue   *workqueue.RateLimiting[Request]
 	workers []*sim.Proc
 
-	reconciles, errors, requeues, requeueAfters uint64
-	reconcileDurationTotal                      time.Duration
+	reconciles, errors, terminals, requeues, requeueAfters uint64
+	reconcileDurationTotal                                 time.Duration
 }
 
 // New returns a stopped controller. workers below 1 means 1; a nil limiter means
@@ -188,6 +220,7 @@ func (c *Controller) Stats() Stats {
 		Name:                   c.Name,
 		Reconciles:             c.reconciles,
 		Errors:                 c.errors,
+		Terminals:              c.terminals,
 		Requeues:               c.requeues,
 		RequeueAfters:          c.requeueAfters,
 		ReconcileDurationTotal: c.reconcileDurationTotal,
@@ -221,6 +254,12 @@ func (c *Controller) processNextWorkItem(p *sim.Proc, q *workqueue.RateLimiting[
 
 	var outcome string
 	switch {
+	case err != nil && IsTerminal(err):
+		// controller-runtime v0.25.2 pkg/internal/controller/controller.go reconcileHandler:
+		// a terminal error is neither requeued nor forgotten.
+		c.errors++
+		c.terminals++
+		outcome = "terminal-error: " + err.Error()
 	case err != nil:
 		c.errors++
 		delay := q.RateLimiter().When(req)
@@ -240,6 +279,8 @@ func (c *Controller) processNextWorkItem(p *sim.Proc, q *workqueue.RateLimiting[
 		q.Forget(req)
 		outcome = "ok"
 	}
-	c.k.Emit(c.Name, "reconcile", req.String(), 0, outcome)
+	if !c.Quiet {
+		c.k.Emit(c.Name, "reconcile", req.String(), 0, outcome)
+	}
 	return true
 }

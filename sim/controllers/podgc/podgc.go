@@ -13,6 +13,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/reconcile"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -105,7 +106,8 @@ type Controller struct {
 	// was last found missing from the cache (upstream orphaned_pods_nodes delaying queue).
 	nodeQueue *workqueue.Delaying[string]
 
-	proc    *sim.Proc
+	// loop runs the passes: one Request, requeued GCCheckPeriod after each pass ends.
+	loop    *reconcile.Controller
 	stopped bool
 	stats   Stats
 }
@@ -129,32 +131,40 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, cfg C
 	return gcc, nil
 }
 
-// Start spawns the controller process: it waits for the caches to sync, then runs a gc pass
-// at once and again GCCheckPeriod after each pass ends (upstream wait.UntilWithContext, which
-// is sliding). The waits between passes are idle: they do not hold off quiescence.
+// passRequest is the one Request of the pass loop.
+var passRequest = reconcile.Request{Name: "gc"}
+
+// Start starts the pass loop on the shared reconcile worker loop (sim/client/reconcile): its
+// single worker waits for the caches to sync, then runs a gc pass at once and again
+// GCCheckPeriod after each pass ends (RequeueAfter, as upstream wait.UntilWithContext, which
+// is sliding). The delay between passes is an idle timer: it does not hold off quiescence.
 func (gcc *Controller) Start() {
-	if gcc.proc != nil || gcc.stopped {
+	if gcc.loop != nil || gcc.stopped {
 		return
 	}
-	gcc.proc = gcc.k.Spawn(Component, func(p *sim.Proc) {
-		gcc.podInformer.WaitForSync(p)
-		gcc.nodeInformer.WaitForSync(p)
-		for {
-			gcc.gc(p)
-			p.Idle(gcc.cfg.GCCheckPeriod)
-		}
-	})
+	gcc.loop = reconcile.New(Component, 1, reconcile.Func(gcc.pass), nil)
+	gcc.loop.Quiet = true
+	gcc.loop.Start(gcc.k)
+	gcc.loop.Enqueue(passRequest)
 }
 
-// Stop kills the controller's process and shuts its quarantine queue down.
+// pass is one reconcile of the loop: a gc pass once the caches have synced.
+func (gcc *Controller) pass(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	gcc.podInformer.WaitForSync(ctx)
+	gcc.nodeInformer.WaitForSync(ctx)
+	gcc.gc(ctx)
+	return reconcile.Result{RequeueAfter: gcc.cfg.GCCheckPeriod}, nil
+}
+
+// Stop stops the pass loop (its worker is killed) and shuts the quarantine queue down.
 func (gcc *Controller) Stop() {
 	if gcc.stopped {
 		return
 	}
 	gcc.stopped = true
 	gcc.nodeQueue.ShutDown()
-	if gcc.proc != nil {
-		gcc.proc.Kill()
+	if gcc.loop != nil {
+		gcc.loop.Stop()
 	}
 }
 
