@@ -25,7 +25,7 @@ func (d *Decoder) decodeCustomResource(n, rest, metadataNode *yaml.Node, apiVers
 		d.fail(n, path, "missing metadata", "a manifest needs metadata with at least a name")
 		return nil
 	}
-	u := &Unstructured{APIVersion: apiVersion, Kind: Kind(kind), Content: map[string]any{}, src: n, srcFile: d.opts.File}
+	u := &Unstructured{APIVersion: apiVersion, Kind: Kind(kind), Content: map[string]any{}, src: n, srcFile: d.opts.File, dumped: d.isDumpObject(metadataNode)}
 	body := d.withoutServerSetMetadata(rest)
 	for _, e := range d.mappingEntries(body, path, 0) {
 		name := e.key.Value
@@ -37,6 +37,9 @@ func (d *Decoder) decodeCustomResource(n, rest, metadataNode *yaml.Node, apiVers
 	}
 	if len(d.errs) > errsBefore {
 		return nil
+	}
+	if u.dumped {
+		delete(u.Content, "status") // the API server's, like the metadata it set
 	}
 	d.objPos = append(d.objPos, d.pos(n))
 	return []Object{u}

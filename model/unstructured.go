@@ -25,7 +25,15 @@ type Unstructured struct {
 	// Neither is part of the object: copies and JSON leave them out.
 	src     *yaml.Node
 	srcFile string
+	// dumped is set when the manifest came from a cluster dump (it carried what the API
+	// server sets): FromClusterDump.
+	dumped bool
 }
+
+// FromClusterDump reports whether the object was decoded from `kubectl get -o yaml` output
+// (its metadata carried a uid, resourceVersion, ...), which a scenario may skip when it has
+// no CustomResourceDefinition for it, as it skips other kinds it cannot create.
+func (u *Unstructured) FromClusterDump() bool { return u.dumped }
 
 // Meta returns the object's metadata.
 func (u *Unstructured) Meta() *ObjectMeta { return &u.ObjectMeta }

@@ -198,6 +198,8 @@ func (g *schemaGen) value(t reflect.Type, key string) map[string]any {
 		return g.define("window", func() map[string]any { return describeSchema(g.object(t, "window"), "window") })
 	case shapeType:
 		return g.loadShape()
+	case jsonValueType:
+		return map[string]any{"type": []any{"string", "number", "boolean", "null"}}
 	case quantityType:
 		return g.quantity()
 	case reflect.TypeFor[TimelineEntry]():

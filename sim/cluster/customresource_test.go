@@ -1,0 +1,106 @@
+package cluster
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// customResourceScenario uses no built-in workload at all: a CRD, a custom resource, a patch
+// of its status (the CRD has no status subresource, so the main resource writes status and
+// bumps generation, as kube-apiserver's customresource strategy does), an apply of a new spec,
+// and field-equals expectations that read the custom resource with JSONPaths.
+const customResourceScenario = `
+apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: backup-crd
+seed: 1
+duration: 1m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 1, capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
+objects:
+- manifest:
+    apiVersion: example.com/v1
+    kind: Backup
+    metadata: {name: nightly}
+    spec: {schedule: '@daily'}
+- manifest:
+    apiVersion: apiextensions.k8s.io/v1
+    kind: CustomResourceDefinition
+    metadata: {name: backups.example.com}
+    spec:
+      group: example.com
+      scope: Namespaced
+      names: {plural: backups, kind: Backup}
+      versions:
+      - name: v1
+        served: true
+        storage: true
+        schema:
+          openAPIV3Schema:
+            type: object
+            properties:
+              spec:
+                type: object
+                required: [schedule]
+                properties:
+                  schedule: {type: string}
+                  replicas: {type: integer, default: 1}
+              status:
+                type: object
+                properties:
+                  phase: {type: string, enum: [Pending, Running, Succeeded]}
+timeline:
+- at: 10s
+  name: finish
+  action: patch
+  target: {kind: Backup, name: nightly}
+  type: merge
+  body: {status: {phase: Succeeded}}
+- at: 20s
+  name: reschedule
+  action: apply
+  manifest:
+    apiVersion: example.com/v1
+    kind: Backup
+    metadata: {name: nightly}
+    spec: {schedule: '@hourly'}
+expect:
+- name: done
+  eventually: {condition: field-equals, target: {kind: Backup, name: nightly}, path: .status.phase, value: Succeeded}
+- name: default-applied
+  always: {condition: field-equals, target: {kind: Backup, name: nightly}, path: .spec.replicas, value: 1}
+- name: rescheduled
+  eventually: {condition: field-equals, target: {kind: Backup, name: nightly}, path: '{.spec.schedule}', value: '@hourly', within: {after: reschedule, within: 5s}}
+- name: generation-moved-twice
+  eventually: {condition: field-equals, target: {kind: Backup, name: nightly}, path: .metadata.generation, value: 3}
+- name: never-failed
+  never: {condition: field-equals, target: {kind: Backup, name: nightly}, path: .status.phase, value: Failed}
+`
+
+func TestCustomResourceScenarioWithoutBuiltins(t *testing.T) {
+	res := runYAML(t, "backup-crd", customResourceScenario)
+	for _, e := range res.Expectations {
+		assert.True(t, e.Passed, "%s: %s", e.Name, e.Message)
+	}
+	require.True(t, res.Passed)
+	msgs := map[string]string{}
+	for _, e := range res.Expectations {
+		msgs[e.Name] = e.Message
+	}
+	assert.Contains(t, msgs["done"], `Backup default/nightly has .status.phase = "Succeeded"`)
+}
+
+// A field-equals expectation that does not hold fails with the value it saw.
+func TestFieldEqualsFailsWithTheValueFound(t *testing.T) {
+	text := customResourceScenario + `- name: wrong
+  eventually: {condition: field-equals, target: {kind: Backup, name: nightly}, path: .spec.schedule, value: '@weekly'}
+`
+	res := runYAML(t, "backup-crd-wrong", text)
+	require.False(t, res.Passed)
+	last := res.Expectations[len(res.Expectations)-1]
+	assert.False(t, last.Passed)
+	assert.Contains(t, last.Message, `.spec.schedule = "@hourly" (want "@weekly")`)
+}
