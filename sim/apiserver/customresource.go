@@ -265,3 +265,22 @@ func setNested(obj map[string]any, v any, path ...string) {
 	}
 	obj[path[len(path)-1]] = v
 }
+
+// ServedKinds returns every kind the store serves now, as discovery would list them: the
+// built-in kinds in registry order, then the kinds of CustomResourceDefinitions in the order
+// they were created.
+func (s *Store) ServedKinds() []model.KindInfo {
+	out := make([]model.KindInfo, len(s.kindList))
+	for i, ks := range s.kindList {
+		out[i] = ks.info
+	}
+	return out
+}
+
+// LookupKind returns how the store serves kind (a built-in kind or one a CRD defines).
+func (s *Store) LookupKind(kind model.Kind) (model.KindInfo, bool) {
+	if ks := s.kinds[kind]; ks != nil {
+		return ks.info, true
+	}
+	return model.LookupKind(kind)
+}

@@ -363,3 +363,14 @@ func (c *Client) Watch(ctx context.Context, kind model.Kind, opts model.ListOpti
 		c.throttle(ctx, p)
 	}
 }
+
+// ServedKinds returns the kinds the API server serves now, built-in and from
+// CustomResourceDefinitions (what discovery lists). Discovery is not modelled as a request:
+// it costs no time and no rate-limit token.
+func (c *Client) ServedKinds() []model.KindInfo { return c.srv.Store().ServedKinds() }
+
+// LookupKind returns how the API server serves kind (discovery and the REST mapper), for a
+// built-in kind or one a CustomResourceDefinition defines.
+func (c *Client) LookupKind(kind model.Kind) (model.KindInfo, bool) {
+	return c.srv.Store().LookupKind(kind)
+}
