@@ -51,6 +51,14 @@ func (d *Decoder) jsonValue(n *yaml.Node, path string, depth int) any {
 	if !d.spend(n, 1) {
 		return nil
 	}
+	if n.Kind == yaml.AliasNode {
+		if d.expanding[n] {
+			d.fail(n, path, fmt.Sprintf("alias *%s refers to a value that contains it", n.Value), "an anchor cannot contain an alias to itself")
+			return nil
+		}
+		d.expanding[n] = true
+		defer delete(d.expanding, n)
+	}
 	r := d.Resolve(n)
 	if r == nil {
 		return nil

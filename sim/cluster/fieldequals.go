@@ -17,7 +17,7 @@ func (ex *expectations) fieldEquals(a *scenarios.FieldEqualsArgs) (bool, string)
 	jp := ex.paths[a]
 	if jp == nil {
 		var err error
-		if jp, err = scenarios.ParseFieldPath(a.Path); err != nil {
+		if jp, err = scenarios.ParseJSONPath(a.Path); err != nil {
 			return false, fmt.Sprintf("invalid path %q: %v", a.Path, err) // the loader refuses these
 		}
 		if ex.paths == nil {

@@ -7,15 +7,15 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 )
 
-// MaxFieldPathLength bounds a field-equals path.
-const MaxFieldPathLength = 1024
+// MaxJSONPathLength bounds a field-equals path.
+const MaxJSONPathLength = 1024
 
-// ParseFieldPath parses a field-equals path: a JSONPath in kubectl's -o jsonpath syntax,
+// ParseJSONPath parses a field-equals path: a JSONPath in kubectl's -o jsonpath syntax,
 // with or without its enclosing braces (kubectl's RelaxedJSONPathExpression). The parser is
 // client-go's, so a path that works with kubectl works here.
-func ParseFieldPath(path string) (*jsonpath.JSONPath, error) {
-	if len(path) > MaxFieldPathLength {
-		return nil, fmt.Errorf("the path is %d bytes, more than the limit of %d", len(path), MaxFieldPathLength)
+func ParseJSONPath(path string) (*jsonpath.JSONPath, error) {
+	if len(path) > MaxJSONPathLength {
+		return nil, fmt.Errorf("the path is %d bytes, more than the limit of %d", len(path), MaxJSONPathLength)
 	}
 	expr := strings.TrimSpace(path)
 	if expr == "" {
@@ -41,7 +41,7 @@ func (l *loader) checkFieldEquals(a *FieldEqualsArgs, p string) {
 	if l.broken(pp) || !l.ix.has(pp) {
 		return
 	}
-	if _, err := ParseFieldPath(a.Path); err != nil {
+	if _, err := ParseJSONPath(a.Path); err != nil {
 		l.errPath(pp, fmt.Sprintf("invalid JSONPath %q: %v", a.Path, err), "kubectl's -o jsonpath syntax, e.g. .status.phase or .status.conditions[?(@.type==\"Ready\")].status")
 	}
 	if v := a.Value.V; v != nil {
