@@ -246,3 +246,26 @@ func (l *loader) skipDumpedCustomResources() {
 		}
 	}
 }
+
+// customResourceNames returns the resources of the scenario's CRDs as a request filter
+// names them: the plural, and plural/status and plural/scale for the subresources a CRD has.
+func (l *loader) customResourceNames() []string {
+	var out []string
+	for _, k := range l.customKinds() {
+		crd := l.declaredCRDs()[k]
+		plural := crd.Spec.Names.Plural
+		out = append(out, plural)
+		for _, v := range crd.Spec.Versions {
+			if !v.Storage || v.Subresources == nil {
+				continue
+			}
+			if v.Subresources.Status != nil {
+				out = append(out, plural+"/status")
+			}
+			if v.Subresources.Scale != nil {
+				out = append(out, plural+"/scale")
+			}
+		}
+	}
+	return out
+}

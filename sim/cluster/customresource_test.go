@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -103,4 +104,27 @@ func TestFieldEqualsFailsWithTheValueFound(t *testing.T) {
 	last := res.Expectations[len(res.Expectations)-1]
 	assert.False(t, last.Passed)
 	assert.Contains(t, last.Message, `.spec.schedule = "@hourly" (want "@weekly")`)
+}
+
+// An api-errors fault can name a custom resource by its plural, as RBAC rules do: the patch
+// of the Backup meets the injected 409s, fails, and the expectation it would have made true
+// does not hold.
+func TestAPIErrorsOnACustomResource(t *testing.T) {
+	text := strings.Replace(customResourceScenario, "timeline:\n", `timeline:
+- {at: 5s, name: storm, action: api-errors, verbs: [patch], resources: [backups], code: 409, fraction: 1, for: 30s}
+`, 1)
+	res := runYAML(t, "backup-409", text)
+	require.False(t, res.Passed)
+	for _, e := range res.Expectations {
+		if e.Name == "done" {
+			assert.False(t, e.Passed, "the status patch met the 409 storm: %s", e.Message)
+		}
+	}
+	var sawConflict bool
+	for _, ev := range res.Events {
+		if strings.Contains(ev.Message, "injected by the scenario") && strings.Contains(ev.Message, "backups") {
+			sawConflict = true
+		}
+	}
+	assert.True(t, sawConflict, "the failed patch is recorded with the resource's name")
 }
