@@ -78,7 +78,15 @@ func (s *Store) registerCRD(crd *model.CustomResourceDefinition) {
 	}
 	ks := s.addKind(info)
 	ks.strat = customResourceStrategy(c, &ks.info)
+	for _, fn := range s.kindsChanged {
+		fn()
+	}
 }
+
+// OnKindsChanged registers fn to be called, synchronously, whenever the store starts
+// serving a new kind (a CustomResourceDefinition was created). It stands in for what a
+// discovery client would see on its next poll; the caller decides when to look.
+func (s *Store) OnKindsChanged(fn func()) { s.kindsChanged = append(s.kindsChanged, fn) }
 
 // admitCRD checks what only the store knows about a new CRD: its kind must not be served
 // already (by a built-in kind or another CRD), since the simulator keys kinds by name.

@@ -67,6 +67,8 @@ type Store struct {
 
 	kinds    map[model.Kind]*kindStore
 	kindList []*kindStore // creation order: every iteration over kinds uses it
+	// kindsChanged are called when a CRD adds a kind (OnKindsChanged).
+	kindsChanged []func()
 
 	uids      uint64
 	nameRand  *rand.Rand

@@ -12,6 +12,29 @@ import (
 // `go garbageCollector.Sync(ctx, discoveryClient, 30*time.Second)`, release-1.32).
 const monitorSyncPeriod = 30 * time.Second
 
+// startSync runs the first discovery now (the CRDs of a scenario's objects exist already)
+// and arranges the later ones. Upstream polls discovery every monitorSyncPeriod from the
+// start; here the poll that would find a new kind is the only one that runs: when the server
+// starts serving a new kind, a sync is scheduled at the next multiple of monitorSyncPeriod
+// since the collector started. A run without CustomResourceDefinitions schedules nothing, so
+// it processes the same events as before custom resources were modelled.
+func (gc *Controller) startSync() {
+	start := gc.k.Now()
+	gc.syncTimer = gc.k.NewIdleTimer(gc.syncMonitors)
+	gc.client.OnServedKindsChanged(func() {
+		if gc.stopped {
+			return
+		}
+		if _, armed := gc.syncTimer.When(); armed {
+			return
+		}
+		elapsed := gc.k.Now().Sub(start)
+		ticks := elapsed/monitorSyncPeriod + 1
+		gc.syncTimer.ResetAt(start.Add(ticks * monitorSyncPeriod))
+	})
+	gc.syncMonitors()
+}
+
 // lookupKind returns how the server serves kind: a built-in kind, or one discovery showed.
 func (gc *Controller) lookupKind(kind model.Kind) (model.KindInfo, bool) {
 	if ki, ok := model.LookupKind(kind); ok {

@@ -119,12 +119,7 @@ func (gc *Controller) Start() {
 		return
 	}
 	gc.started = true
-	gc.syncTimer = gc.k.NewIdleTimer(func() {
-		gc.syncMonitors()
-		gc.syncTimer.Reset(monitorSyncPeriod)
-	})
-	gc.syncTimer.Reset(monitorSyncPeriod)
-	gc.syncMonitors() // the CRDs of the scenario's objects exist already
+	gc.startSync()
 	gc.procs = append(gc.procs, gc.k.Spawn(Component+"/graph-builder", gc.runProcessGraphChanges))
 	gc.procs = append(gc.procs, gc.k.Spawn(Component, func(p *sim.Proc) {
 		for _, inf := range gc.monitors {
