@@ -128,3 +128,36 @@ func TestAPIErrorsOnACustomResource(t *testing.T) {
 	}
 	assert.True(t, sawConflict, "the failed patch is recorded with the resource's name")
 }
+
+// A CRD applied during the run serves its kind from then on: a custom resource applied
+// after it is created, with its schema's default.
+func TestCRDAppliedInTheTimeline(t *testing.T) {
+	crd := customResourceScenario[strings.Index(customResourceScenario, "- manifest:\n    apiVersion: apiextensions.k8s.io/v1"):strings.Index(customResourceScenario, "timeline:")]
+	crd = strings.Replace(crd, "- manifest:", "- at: 5s\n  action: apply\n  manifest:", 1)
+	text := `
+apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: crd-later
+seed: 1
+duration: 1m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 1, capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
+timeline:
+` + crd + `- at: 10s
+  name: backup
+  action: apply
+  manifest:
+    apiVersion: example.com/v1
+    kind: Backup
+    metadata: {name: nightly}
+    spec: {schedule: '@daily'}
+expect:
+- name: created-with-default
+  eventually: {condition: field-equals, target: {kind: Backup, name: nightly}, path: .spec.replicas, value: 1, within: {after: backup, within: 5s}}
+`
+	res := runYAML(t, "crd-later", text)
+	for _, e := range res.Expectations {
+		assert.True(t, e.Passed, "%s: %s", e.Name, e.Message)
+	}
+}
