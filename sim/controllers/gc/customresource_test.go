@@ -30,8 +30,8 @@ spec:
 func (w *world) createWidget(name string, refs []model.OwnerReference) *model.Unstructured {
 	u := &model.Unstructured{APIVersion: "example.com/v1", Kind: "Widget", Content: map[string]any{"spec": map[string]any{"size": int64(1)}}}
 	u.Name, u.Namespace, u.OwnerReferences = name, testNS, refs
-	obj, err := w.store.Create(u)
-	require.NoError(w.t, err)
+	obj, err := w.Store.Create(u)
+	require.NoError(w.T, err)
 	return obj.(*model.Unstructured)
 }
 
@@ -45,25 +45,25 @@ func TestCustomResourcesAreGarbageCollected(t *testing.T) {
 			w := newWorld(t, DefaultConfig())
 			objs, _, err := model.DecodeManifests("crd.yaml", []byte(widgetCRD))
 			require.NoError(t, err)
-			_, err = w.store.Create(objs[0])
+			_, err = w.Store.Create(objs[0])
 			require.NoError(t, err)
-			w.run(monitorSyncPeriod + time.Second)
+			w.Run(monitorSyncPeriod + time.Second)
 			require.Contains(t, w.gc.monitorByKind, model.Kind("Widget"), "the collector monitors the new kind after a resync")
 
 			owner := w.createWidget("owner", nil)
 			ref := model.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "owner", UID: owner.UID, Controller: model.Ptr(true), BlockOwnerDeletion: model.Ptr(true)}
 			w.createWidget("child", []model.OwnerReference{ref})
 			w.createPod("owned-pod", nil, []model.OwnerReference{ref}, "")
-			w.run(time.Second)
+			w.Run(time.Second)
 
-			_, err = w.store.Delete("Widget", testNS, "owner", model.DeleteOptions{PropagationPolicy: &policy})
+			_, err = w.Store.Delete("Widget", testNS, "owner", model.DeleteOptions{PropagationPolicy: &policy})
 			require.NoError(t, err)
-			w.run(time.Minute)
+			w.Run(time.Minute)
 			for _, o := range []struct {
 				kind model.Kind
 				name string
 			}{{"Widget", "owner"}, {"Widget", "child"}, {model.KindPod, "owned-pod"}} {
-				_, err := w.store.Get(o.kind, testNS, o.name)
+				_, err := w.Store.Get(o.kind, testNS, o.name)
 				assert.True(t, apierrors.IsNotFound(err), "%s %s should be gone: %v", o.kind, o.name, err)
 			}
 		})
