@@ -46,6 +46,10 @@ type ManifestOptions struct {
 	// ExistingNamespaces holds the namespaces the simulated cluster creates itself; a cluster
 	// dump's Namespace objects of those names are dropped rather than created twice.
 	ExistingNamespaces map[string]bool
+	// CustomResources decodes a manifest of a kind in a group that is not built in (a custom
+	// resource) as a *Unstructured, for the caller to check against the
+	// CustomResourceDefinitions it knows; without it such a manifest is skipped.
+	CustomResources bool
 }
 
 // DecodeManifests decodes a multi-document YAML stream of Kubernetes manifests with the
@@ -244,6 +248,9 @@ func (d *Decoder) decodeManifest(node *yaml.Node, path string, allowList bool) [
 		return d.decodeList(&rest, path)
 	}
 	ki, ok := LookupKind(Kind(kind))
+	if !ok && d.manifest.CustomResources && isCustomResource(apiVersion, kind) {
+		return d.decodeCustomResource(n, &rest, metadataNode, apiVersion, kind, path)
+	}
 	if !ok {
 		if kind != "" && !d.skipUnmodelledKind(n, apiVersionNode, kindNode, apiVersion, kind, path) {
 			d.fail(kindNode, childPath(path, "kind"), fmt.Sprintf("unknown kind %q", kind), kindHint(kind))

@@ -21,6 +21,7 @@ import (
 // package (their fields are unexported), in both the int64 and the inf.Dec representation:
 // only the latter holds a pointer a shallow copy could share.
 func newFiller(seed int64) *randfill.Filler {
+	schemaDepth := 0
 	return randfill.NewWithSeed(seed).NilChance(0).NumElements(1, 3).Funcs(
 		func(q *resource.Quantity, c randfill.Continue) {
 			switch c.Intn(3) {
@@ -31,6 +32,28 @@ func newFiller(seed int64) *randfill.Filler {
 			default:
 				*q = *resource.NewDecimalQuantity(*inf.NewDec(c.Int63n(1<<40), inf.Scale(c.Intn(4))), resource.DecimalSI)
 			}
+		},
+		func(j *JSON, c randfill.Continue) {
+			j.V = map[string]any{c.String(5): []any{c.Int63(), c.String(3), c.Bool(), nil}}
+		},
+		func(s *JSONSchemaPropsOrBool, c randfill.Continue) {
+			// The JSON form holds a schema or a boolean, never both.
+			if c.Bool() {
+				*s = JSONSchemaPropsOrBool{Allows: c.Bool()}
+				return
+			}
+			*s = JSONSchemaPropsOrBool{Allows: true, Schema: &JSONSchemaProps{Type: c.String(4)}}
+		},
+		func(s *JSONSchemaProps, c randfill.Continue) {
+			// A schema is recursive: fill every field of two levels, then stop (a full fill
+			// would never end).
+			if schemaDepth >= 2 {
+				*s = JSONSchemaProps{Type: c.String(4)}
+				return
+			}
+			schemaDepth++
+			c.FillNoCustom(s)
+			schemaDepth--
 		},
 	)
 }
@@ -164,9 +187,40 @@ func mutateAll(v reflect.Value) {
 		v.SetUint(v.Uint() ^ 1)
 	case reflect.Float32, reflect.Float64:
 		v.SetFloat(v.Float() + 1)
+	case reflect.Interface:
+		// A JSON value: containers are changed in place (so sharing shows), scalars
+		// replaced.
+		if !v.IsNil() {
+			v.Set(reflect.ValueOf(mutateJSON(v.Interface())))
+		}
 	default:
 		panic("mutateAll: unhandled kind " + v.Kind().String() + " in " + v.Type().String())
 	}
+}
+
+// mutateJSON changes a JSON value: maps and lists in place, scalars by a new value.
+func mutateJSON(x any) any {
+	switch y := x.(type) {
+	case map[string]any:
+		for k, e := range y {
+			y[k] = mutateJSON(e)
+		}
+		return y
+	case []any:
+		for i := range y {
+			y[i] = mutateJSON(y[i])
+		}
+		return y
+	case string:
+		return y + "~"
+	case int64:
+		return y ^ 1
+	case bool:
+		return !y
+	case nil:
+		return "was-nil"
+	}
+	return "mutated"
 }
 
 // TestCheckIndependentCatchesSharing proves the checker can fail: a shallow copy, and a deep

@@ -15,6 +15,13 @@
 // are skipped, each with one warning; ManifestOptions.Strict makes every skip and ignored
 // field an error.
 //
+// Custom resources: CustomResourceDefinition is a registered kind; the objects of the kinds
+// CRDs define are *Unstructured (JSON values with typed metadata), decoded when
+// ManifestOptions.CustomResources is set, and checked against their CRD with
+// CustomResourceSchema (prune, default, validate with kube-openapi's validator) and
+// ValidateCustomResource. The kinds CRDs define are never added to the global registry: the
+// API server keeps them per run.
+//
 // Contract for objects: an object handed to the API server or read from it (store, informer
 // cache, watch event) is shared and must be treated as immutable; code that wants to change
 // one works on DeepCopyObject() of it.

@@ -210,6 +210,10 @@ func validateUpdate(oldObj, newObj Object, oldValid bool) field.ErrorList {
 		if o, ok := oldObj.(*Job); ok {
 			errs = append(errs, validateJobUpdate(n, o)...)
 		}
+	case *CustomResourceDefinition:
+		if o, ok := oldObj.(*CustomResourceDefinition); ok {
+			errs = append(errs, validateCRDUpdate(n, o)...)
+		}
 	case *Node:
 		if o, ok := oldObj.(*Node); ok && o.Spec.ProviderID != "" && o.Spec.ProviderID != n.Spec.ProviderID {
 			errs = append(errs, field.Forbidden(field.NewPath("spec", "providerID"), `node updates may not change providerID except from "" to valid`))

@@ -155,6 +155,9 @@ type RequestInfo struct {
 	Verb        model.Verb
 	Kind        model.Kind
 	Subresource string
+	// Resource is the kind's resource (plural) name when the caller knows it, as it must
+	// for the kinds of CustomResourceDefinitions; "" looks a built-in kind up.
+	Resource string
 }
 
 // Matches reports whether req passes the filter: its verb is one of Verbs, its resource one
@@ -165,14 +168,18 @@ func (f RequestFilter) Matches(req RequestInfo) bool {
 		return false
 	}
 	if len(f.Resources) > 0 {
-		ki, ok := model.LookupKind(req.Kind)
-		if !ok {
-			return false
+		resource := req.Resource
+		if resource == "" {
+			ki, ok := model.LookupKind(req.Kind)
+			if !ok {
+				return false
+			}
+			resource = ki.Resource
 		}
 		matched := false
 		for _, r := range f.Resources {
 			name, sub, hasSub := strings.Cut(r, "/")
-			if name == ki.Resource && (!hasSub || sub == req.Subresource) {
+			if name == resource && (!hasSub || sub == req.Subresource) {
 				matched = true
 				break
 			}

@@ -249,7 +249,7 @@ func TestUnionNames(t *testing.T) {
 		"node-crash", "node-partition", "kubelet-stall", "node-recover", "node-delete", "zone-outage",
 		"api-latency", "api-errors", "controller-restart", "watch-stall", "watch-coalesce", "leader-crash", "leader-partition", "leader-release", "load"}, ActionNames())
 	assert.Equal(t, []string{"no-pending-pods", "ready-replicas", "node-overcommitted", "pods-at-most", "replicas-at-most",
-		"available-at-least", "ready-endpoints-at-least"}, ConditionNames())
+		"available-at-least", "ready-endpoints-at-least", "field-equals"}, ConditionNames())
 	assert.Equal(t, []string{"converged", "event", "eventually", "always", "never", "metric", "verdict"}, ExpectationKinds())
 }
 

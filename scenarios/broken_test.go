@@ -142,6 +142,11 @@ func TestBrokenScenarios(t *testing.T) {
 		"metric-without-threshold":          {{"25:11", "expect[0].metric: a metric expectation needs max or min"}},
 		"metric-unknown-aggregate":          {{"25:45", `expect[0].metric.aggregate: unknown aggregate "avg" (aggregates: max, min, mean, last)`}},
 		"metric-min-over-max":               {{"25:56", "expect[0].metric.min: min 5 is more than max 3: nothing can hold"}},
+		"custom-resource-schema": {
+			{"42:22", `objects[1].manifest.spec.schedule: spec.schedule: Invalid value: "weekly": spec.schedule in body should match '^@(daily|hourly)$'`},
+			{"42:40", `objects[1].manifest.spec.replicas: spec.replicas: Invalid value: 12: spec.replicas in body should be less than or equal to 10`},
+		},
+		"custom-resource-undefined-kind": {{"39:11", `objects[1].manifest.kind: no CustomResourceDefinition in this scenario defines kind Backups (apiVersion example.com/v1) (did you mean "Backup"?`}},
 		"many-problems": {
 			{"14:19", `timeline[0].nodes.names[0]: no node is named "worker-2"`},
 			{"15:7", "timeline[1].at: the entry runs at 11m, after the run ends (duration 10m)"},

@@ -1,5 +1,7 @@
 package scenarios
 
+import "github.com/reconsim/reconsim/model"
+
 // The built-in conditions of eventually / always / never expectations. Each type's comment
 // says exactly when the condition is true and which values the result message reports (the
 // simulator evaluates them; see ConditionExpectation for when).
@@ -137,4 +139,17 @@ type MetricExpectation struct {
 var seriesPrefixes = []string{
 	"pods.", "nodes.", "apiserver.", "workqueue.", "replicaset.", "deployment.", "statefulset.",
 	"daemonset.", "hpa.", "service.", "load.", "client.", "leader.", "gitops.",
+}
+
+// FieldEqualsArgs: the field of Target at Path has exactly one value, and it equals Value.
+// Path is a JSONPath as `kubectl get -o jsonpath` takes it (k8s.io/client-go/util/jsonpath;
+// the enclosing braces may be left out: ".status.phase"), evaluated on the object's JSON
+// form: for a custom resource what the API server stores, for a built-in kind the JSON of
+// the simulator's model (upstream's field names; times are virtual seconds). Numbers compare
+// by value (3 equals 3.0). An object that does not exist, or a path that finds nothing or
+// more than one value, does not hold. The message reports the object and the values found.
+type FieldEqualsArgs struct {
+	Target ObjectRef  `json:"target"`
+	Path   string     `json:"path"`
+	Value  model.JSON `json:"value"`
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/model/patch"
@@ -67,7 +68,7 @@ func (a *PatchArgs) ApplyTo(obj model.Object) (model.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeAs(obj.GetKind(), out)
+	return decodeAs(obj, out)
 }
 
 // EditArgs replaces fields of an object, as `kubectl edit` does: it reads the object, changes
@@ -255,12 +256,21 @@ func (a *EditArgs) ApplyTo(obj model.Object) (model.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeAs(obj.GetKind(), out)
+	return decodeAs(obj, out)
 }
 
-// decodeAs decodes an object's JSON as kind, refusing fields the kind does not have (the API
-// server's strict decoding of a patched or edited object).
-func decodeAs(kind model.Kind, data []byte) (model.Object, error) {
+// decodeAs decodes an object's JSON as the kind of like, refusing fields the kind does not
+// have (the API server's strict decoding of a patched or edited object); a custom resource
+// takes any field (its schema prunes or refuses them).
+func decodeAs(like model.Object, data []byte) (model.Object, error) {
+	kind := like.GetKind()
+	if u, ok := like.(*model.Unstructured); ok {
+		out := &model.Unstructured{APIVersion: u.APIVersion, Kind: u.Kind}
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("the result is not a %s: %v", kind, err)
+		}
+		return out, nil
+	}
 	ki, ok := model.LookupKind(kind)
 	if !ok {
 		return nil, fmt.Errorf("unknown kind %s", kind)
@@ -305,22 +315,22 @@ func (a *KillContainerArgs) Code() int32 {
 var killKinds = []model.Kind{model.KindPod, model.KindDeployment, model.KindReplicaSet, model.KindStatefulSet, model.KindDaemonSet}
 
 // editKinds are the kinds patch and edit accept: every kind but Node (cordon, uncordon, the
-// node actions) and Event.
-func editKinds() []model.Kind {
+// node actions) and Event, and the kinds the scenario's CRDs define.
+func (l *loader) editKinds() []model.Kind {
 	var out []model.Kind
 	for _, k := range model.Kinds() {
 		if k.Kind != model.KindNode && k.Kind != model.KindEvent {
 			out = append(out, k.Kind)
 		}
 	}
-	return out
+	return append(out, l.customKinds()...)
 }
 
 // checkPatch checks a patch action, and applies it to the declared object: a patch that
 // does not apply, or whose result the API server would reject, is an error at the patch.
 func (l *loader) checkPatch(a *PatchArgs, p string) {
 	before := len(l.errs)
-	l.checkRef(a.Target, childPath(p, "target"), editKinds())
+	l.checkRef(a.Target, childPath(p, "target"), l.editKinds())
 	tp, pp := childPath(p, "type"), childPath(p, "body")
 	if a.Type != "" && !contains(patchTypeNames, a.Type) {
 		l.errPath(tp, fmt.Sprintf("unknown patch type %q", a.Type), "strategic (the default), merge or json, as kubectl patch --type")
@@ -346,7 +356,7 @@ func (l *loader) checkPatch(a *PatchArgs, p string) {
 // checkEdit checks an edit action and applies it to the declared object.
 func (l *loader) checkEdit(a *EditArgs, p string) {
 	before := len(l.errs)
-	l.checkRef(a.Target, childPath(p, "target"), editKinds())
+	l.checkRef(a.Target, childPath(p, "target"), l.editKinds())
 	sp := childPath(p, "set")
 	if !l.ix.has(sp) {
 		return
@@ -383,7 +393,13 @@ func (l *loader) tryOnDeclared(ref ObjectRef, path, what string, change func(mod
 		return
 	}
 	model.SetDefaults(next)
-	for _, fe := range model.Validate(next) {
+	var errs field.ErrorList
+	if u, ok := next.(*model.Unstructured); ok {
+		_, errs = l.customResourceErrors(u)
+	} else {
+		errs = model.Validate(next)
+	}
+	for _, fe := range errs {
 		l.errPath(path, fmt.Sprintf("after this %s %s %s would be invalid: %s: %s", what, ref.Kind, model.Key(d.obj), fe.Field, fe.ErrorBody()),
 			"the API server would reject it")
 	}

@@ -436,6 +436,11 @@ var keyDocs = map[string]keyDoc{
 	"condition.ready-endpoints-at-least.service":   {Doc: "The Service, by name; it must be declared.", Example: "service: web"},
 	"condition.ready-endpoints-at-least.namespace": {Doc: "The Service's namespace.", Default: "default", Example: "namespace: prod"},
 	"condition.ready-endpoints-at-least.count":     {Doc: "The least number of ready endpoints.", Example: "count: 6"},
+	"condition.field-equals": {Doc: "The field of the object at path (a JSONPath, as kubectl -o jsonpath takes it) has exactly one value, and it equals value. It reads any kind, custom resources included ({condition: field-equals, target: {kind: Backup, name: nightly}, path: .status.phase, value: Succeeded}). An object that does not exist, or a path that finds nothing, does not hold. The message gives the value found.",
+		Example: "- name: web-observed\n  eventually: {condition: field-equals, target: {kind: Deployment, name: web}, path: .status.observedGeneration, value: 1}"},
+	"condition.field-equals.target": {Doc: "The object: any kind, a custom resource's included (its CustomResourceDefinition must be declared)."},
+	"condition.field-equals.path":   {Doc: "A JSONPath into the object as the API serves it in JSON (kubectl's -o jsonpath syntax; the braces may be left out).", Example: "path: .status.conditions[?(@.type==\"Ready\")].status"},
+	"condition.field-equals.value":  {Doc: "The value the field must equal: a string, number, boolean or null; numbers compare by value.", Example: "value: Succeeded"},
 }
 
 // lookupKeyDoc returns the documentation of a canonical key: its own entry, or the entry of a

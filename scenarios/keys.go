@@ -136,6 +136,7 @@ var (
 	aggregateType    = reflect.TypeFor[MetricAggregate]()
 	stringMapType    = reflect.TypeFor[map[string]string]()
 	shapeType        = reflect.TypeFor[metrics.Shape]()
+	jsonValueType    = reflect.TypeFor[model.JSON]()
 )
 
 // typeWord says in words what a value of type t is.
@@ -166,6 +167,8 @@ func typeWord(t reflect.Type) string {
 		return "window"
 	case shapeType:
 		return "load shape"
+	case jsonValueType:
+		return "value"
 	case quantityType:
 		return "quantity"
 	case actionType:
@@ -230,7 +233,7 @@ func (w *keyWalker) field(path string, t reflect.Type, required bool, role strin
 		w.members(t, parentKey(path), "action")
 		return
 	case conditionType, nodeTargetType, objectRefType, windowType, atType, componentsType,
-		distributionType, durationType, resourceListType, taintsType, shapeType, quantityType:
+		distributionType, durationType, resourceListType, taintsType, shapeType, quantityType, jsonValueType:
 		return
 	}
 	switch {

@@ -106,6 +106,7 @@ func parse(file string, data []byte, baseDir string, opts ParseOptions, list *ob
 	if l.streamFailed {
 		return nil, nil, nil, false
 	}
+	l.skipDumpedCustomResources()
 	l.applyDefaults()
 	l.validate()
 	if len(l.errs) > 0 {
@@ -156,6 +157,8 @@ type loader struct {
 	opts ParseOptions
 	// clusterNS is the set of namespaces the cluster creates itself (clusterNamespaces).
 	clusterNS map[string]bool
+	// crds indexes the declared CustomResourceDefinitions by kind (declaredCRDs).
+	crds map[model.Kind]*model.CustomResourceDefinition
 	// nodesUnknown is set when a node group's count is missing or out of range: the node list
 	// is then not generated, and checks that need it stay quiet.
 	nodesUnknown bool
@@ -674,7 +677,7 @@ func (l *loader) refPath(name string, n *yaml.Node, path string) (full string, o
 
 // manifestOptions are the options manifests are decoded with.
 func (l *loader) manifestOptions() model.ManifestOptions {
-	return model.ManifestOptions{Strict: l.opts.Strict, ExistingNamespaces: l.clusterNamespaces()}
+	return model.ManifestOptions{Strict: l.opts.Strict, ExistingNamespaces: l.clusterNamespaces(), CustomResources: true}
 }
 
 // clusterNamespaces returns the set of namespaces the cluster creates itself: the system

@@ -591,6 +591,7 @@ type Condition struct {
 	ReplicasAtMost        *ReplicasAtMostArgs        `json:"replicas-at-most,omitempty"`
 	AvailableAtLeast      *AvailableAtLeastArgs      `json:"available-at-least,omitempty"`
 	ReadyEndpointsAtLeast *ReadyEndpointsAtLeastArgs `json:"ready-endpoints-at-least,omitempty"`
+	FieldEquals           *FieldEqualsArgs           `json:"field-equals,omitempty"`
 }
 
 // ConditionNames returns the name of every built-in condition, in the order of the Condition
@@ -612,6 +613,8 @@ func (c Condition) Target() *ObjectRef {
 		return &c.ReplicasAtMost.Target
 	case c.AvailableAtLeast != nil:
 		return &c.AvailableAtLeast.Target
+	case c.FieldEquals != nil:
+		return &c.FieldEquals.Target
 	}
 	return nil
 }

@@ -198,6 +198,8 @@ func (g *schemaGen) value(t reflect.Type, key string) map[string]any {
 		return g.define("window", func() map[string]any { return describeSchema(g.object(t, "window"), "window") })
 	case shapeType:
 		return g.loadShape()
+	case jsonValueType:
+		return map[string]any{"type": []any{"string", "number", "boolean", "null"}}
 	case quantityType:
 		return g.quantity()
 	case reflect.TypeFor[TimelineEntry]():
@@ -207,7 +209,7 @@ func (g *schemaGen) value(t reflect.Type, key string) map[string]any {
 	case reflect.TypeFor[ConditionExpectation]():
 		return g.conditionExpectation()
 	case kindType:
-		return map[string]any{"enum": toAny(kindNames())}
+		return kindSchema(toAny(kindNames()))
 	}
 	enum := func(s map[string]any) map[string]any {
 		if d, ok := lookupKeyDoc(key); ok && len(d.Enum) > 0 {
@@ -329,8 +331,14 @@ func (g *schemaGen) manifest() map[string]any {
 			"description": "A Kubernetes manifest as kubectl takes it. Fields the simulator does not model are accepted with a warning.",
 			"type":        "object",
 			"required":    []any{"apiVersion", "kind"},
-			"properties":  map[string]any{"apiVersion": map[string]any{"type": "string"}, "kind": map[string]any{"enum": kinds}},
+			"properties":  map[string]any{"apiVersion": map[string]any{"type": "string"}, "kind": kindSchema(kinds)},
 			"allOf":       perKind,
+			// A kind that is not built in is a custom resource: its apiVersion names a group
+			// with a dot, which a CustomResourceDefinition in the scenario serves.
+			"anyOf": []any{
+				map[string]any{"properties": map[string]any{"kind": map[string]any{"enum": kinds}}},
+				map[string]any{"properties": map[string]any{"apiVersion": map[string]any{"pattern": "^[^/]+\\.[^/]+/[^/]+$"}}},
+			},
 		}
 	})
 }
@@ -340,6 +348,15 @@ var (
 	quantityType    = reflect.TypeFor[resource.Quantity]()
 	intOrStringType = reflect.TypeFor[intstr.IntOrString]()
 )
+
+// kindSchema accepts a built-in kind (offered by name) or the kind of a custom resource,
+// which a CustomResourceDefinition in the scenario defines.
+func kindSchema(builtin []any) map[string]any {
+	return map[string]any{"anyOf": []any{
+		map[string]any{"enum": builtin},
+		map[string]any{"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9]{0,62}$", "description": "the kind of a custom resource"},
+	}}
+}
 
 // model describes a model (or apimachinery) type by its JSON fields, permissively.
 func (g *schemaGen) model(t reflect.Type) map[string]any {
@@ -355,6 +372,10 @@ func (g *schemaGen) model(t reflect.Type) map[string]any {
 		return g.quantity()
 	case intOrStringType:
 		return map[string]any{"type": []any{"string", "integer"}}
+	case jsonValueType:
+		return map[string]any{}
+	case reflect.TypeFor[model.JSONSchemaPropsOrBool]():
+		return map[string]any{"type": []any{"boolean", "object"}}
 	}
 	switch t.Kind() {
 	case reflect.String:

@@ -46,7 +46,7 @@ func (l *loader) applyDefaults() {
 		a := &s.Timeline[i].Action
 		p := indexPath("timeline", i)
 		if t := a.Target(); t != nil {
-			defaultNamespace(t)
+			l.defaultNamespace(t)
 		}
 		if a.Drain != nil && !ix.has(childPath(p, "ignoreDaemonSets")) {
 			a.Drain.IgnoreDaemonSets = true
@@ -65,7 +65,7 @@ func (l *loader) applyDefaults() {
 				continue
 			}
 			if t := c.Condition.Target(); t != nil {
-				defaultNamespace(t)
+				l.defaultNamespace(t)
 			}
 			if re := c.Condition.ReadyEndpointsAtLeast; re != nil && re.Namespace == "" {
 				re.Namespace = "default"
@@ -77,15 +77,15 @@ func (l *loader) applyDefaults() {
 		if d.obj == nil {
 			continue
 		}
-		if ki, ok := model.LookupKind(d.obj.GetKind()); ok && ki.Namespaced && d.obj.Meta().Namespace == "" {
+		if ki, ok := l.lookupKind(d.obj.GetKind()); ok && ki.Namespaced && d.obj.Meta().Namespace == "" {
 			d.obj.Meta().Namespace = "default"
 		}
 	}
 }
 
 // defaultNamespace sets "default" on a reference to a namespaced kind without a namespace.
-func defaultNamespace(r *ObjectRef) {
-	if ki, ok := model.LookupKind(r.Kind); ok && ki.Namespaced && r.Namespace == "" {
+func (l *loader) defaultNamespace(r *ObjectRef) {
+	if ki, ok := l.lookupKind(r.Kind); ok && ki.Namespaced && r.Namespace == "" {
 		r.Namespace = "default"
 	}
 }
@@ -521,13 +521,19 @@ func (l *loader) checkObjects(namespaces map[string]bool, nodes []ClusterNode) {
 			continue
 		}
 		m := d.obj.Meta()
-		ki, _ := model.LookupKind(d.obj.GetKind())
-		// The API server would reject an invalid object when the run creates it; say so now,
-		// at the manifest, with upstream's validation messages.
-		probe := d.obj.DeepCopyObject()
-		model.SetDefaults(probe)
-		for _, fe := range model.Validate(probe) {
-			l.errObject(d, fe.Field, fe.ErrorBody(), "the API server would reject it")
+		ki, _ := l.lookupKind(d.obj.GetKind())
+		if u, ok := d.obj.(*model.Unstructured); ok {
+			if !l.checkCustomResource(d, u) {
+				continue
+			}
+		} else {
+			// The API server would reject an invalid object when the run creates it; say so
+			// now, at the manifest, with upstream's validation messages.
+			probe := d.obj.DeepCopyObject()
+			model.SetDefaults(probe)
+			for _, fe := range model.Validate(probe) {
+				l.errObject(d, fe.Field, fe.ErrorBody(), "the API server would reject it")
+			}
 		}
 		l.checkRequests(d)
 		if m.Name == "" {
@@ -961,11 +967,11 @@ func (l *loader) checkRef(r ObjectRef, p string, kinds []model.Kind) {
 		l.errPath(kp, "missing kind", "e.g. kind: ReplicaSet")
 		return
 	}
-	ki, ok := model.LookupKind(r.Kind)
+	ki, ok := l.lookupKind(r.Kind)
 	if !ok {
-		hint := didYouMean(string(r.Kind), kindNames())
+		hint := didYouMean(string(r.Kind), l.scenarioKindNames())
 		if hint == "" {
-			hint = "kinds: " + strings.Join(kindNames(), ", ")
+			hint = "kinds: " + strings.Join(l.scenarioKindNames(), ", ") + "; a custom resource's kind needs a CustomResourceDefinition in objects:"
 		}
 		l.errPath(kp, fmt.Sprintf("unknown kind %q", r.Kind), hint)
 		return
@@ -1151,7 +1157,7 @@ func (l *loader) checkEvent(e *EventExpectation, p string, entryNames []string) 
 		l.errAt(l.ix.nearest(p), p, "missing reason", "the Event reason, e.g. reason: TaintManagerEviction")
 	}
 	if e.Kind != "" {
-		ki, ok := model.LookupKind(e.Kind)
+		ki, ok := l.lookupKind(e.Kind)
 		switch {
 		case !ok:
 			hint := didYouMean(string(e.Kind), kindNames())
@@ -1196,6 +1202,8 @@ func (l *loader) checkCondition(c *ConditionExpectation, p string, entryNames []
 		a := cond.ReadyEndpointsAtLeast
 		l.checkService(a, p)
 		l.checkCount(int64(a.Count), childPath(p, "count"))
+	case cond.FieldEquals != nil:
+		l.checkFieldEquals(cond.FieldEquals, p)
 	}
 }
 

@@ -243,7 +243,7 @@ func (l *loader) checkFilter(f RequestFilter, p string, nodes []ClusterNode) {
 			l.errPath(indexPath(vp, k), fmt.Sprintf("unknown verb %q", v), hintOr(didYouMean(v, verbNames), "verbs: "+strings.Join(verbNames, ", ")))
 		}
 	}
-	all := resourceNames()
+	all := append(resourceNames(), l.customResourceNames()...)
 	for k, r := range f.Resources {
 		if contains(all, r) {
 			continue

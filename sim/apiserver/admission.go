@@ -20,6 +20,35 @@ func setDefaults(obj model.Object) { model.SetDefaults(obj) }
 
 func validateCreate(obj model.Object) field.ErrorList { return model.Validate(obj) }
 
+// validateCreate validates a new object of the kind: the strategy's own validation for
+// custom resources, the model's for the rest.
+func (ks *kindStore) validateCreate(obj model.Object) field.ErrorList {
+	if ks.strat.validateCreate != nil {
+		return ks.strat.validateCreate(obj)
+	}
+	return validateCreate(obj)
+}
+
+// validateUpdateOf is validateUpdate (the store's, a test seam) or the strategy's own.
+func (s *Store) validateUpdateOf(ks *kindStore, old, obj model.Object, oldStored bool) field.ErrorList {
+	if ks.strat.validateUpdate != nil {
+		return ks.strat.validateUpdate(old, obj)
+	}
+	return s.validateUpdate(old, obj, oldStored)
+}
+
+// objectsEqual is semanticEqual for two objects; custom resources compare their JSON
+// content by value.
+func objectsEqual(a, b model.Object) bool {
+	ua, ok := a.(*model.Unstructured)
+	if !ok {
+		return semanticEqual(a, b)
+	}
+	ub, ok := b.(*model.Unstructured)
+	return ok && ua.APIVersion == ub.APIVersion && ua.Kind == ub.Kind &&
+		semanticEqual(&ua.ObjectMeta, &ub.ObjectMeta) && model.EqualJSON(nonNilContent(ua.Content), nonNilContent(ub.Content))
+}
+
 // validateUpdate validates obj as an update of old. oldStored says old is the stored object:
 // that passed validation when it was written (every write that stores an object validates it,
 // and the deletion writes change only deletion metadata and finalizers, which are validated

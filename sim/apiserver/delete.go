@@ -53,6 +53,9 @@ func (s *Store) Delete(kind model.Kind, namespace, name string, opts model.Delet
 	if cur == nil {
 		return nil, apierrors.NewNotFound(ks.gr, name)
 	}
+	if ks.info.Kind == model.KindCustomResourceDefinition {
+		return nil, apierrors.NewMethodNotSupported(ks.gr, "delete (the simulator does not model deleting a CustomResourceDefinition and its custom resources)")
+	}
 	if ks.info.Kind == model.KindNamespace && immortalNamespaces[name] {
 		return nil, apierrors.NewForbidden(ks.gr, name, fmt.Errorf("this namespace may not be deleted"))
 	}

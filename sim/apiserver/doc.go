@@ -18,6 +18,11 @@
 //     PodDisruptionBudget matching the pod and refuses with 429 when the budget does not
 //     allow the disruption, as upstream's EvictionREST; scale (GetScale, UpdateScale) reads
 //     and writes spec.replicas of Deployments, ReplicaSets and StatefulSets.
+//   - Custom resources: a CustomResourceDefinition registers its kind in this store only
+//     (kinds from CRDs are per run); its objects are *model.Unstructured, pruned, defaulted
+//     and validated against the version's openAPIV3Schema (422 with kube-apiserver's field
+//     paths), with the customresource strategy's generation, status and scale subresources
+//     (customresource.go).
 //   - Watch delivers each watcher's events in revision order, on the kernel, after a modelled
 //     delay, from a per-kind history sized like upstream's watch cache; a watch from a
 //     revision that has left the history is 410 Expired. Selectors turn objects that start or

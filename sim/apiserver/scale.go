@@ -28,6 +28,9 @@ type scaleTarget struct {
 	selector       func(model.Object) *metav1.LabelSelector
 	// withReplicas returns a deep copy of the object with spec.replicas set.
 	withReplicas func(model.Object, int32) model.Object
+	// selectorString, when set, gives status.selector directly (custom resources keep the
+	// selector as a string at the CRD's labelSelectorPath); selector is not called then.
+	selectorString func(model.Object) string
 }
 
 var scaleTargets = map[model.Kind]scaleTarget{
@@ -77,6 +80,9 @@ func derefReplicas(p *int32) int32 {
 func (s *Store) scaleKind(kind model.Kind) (*kindStore, scaleTarget, error) {
 	t, ok := scaleTargets[kind]
 	if !ok {
+		if ks := s.kinds[kind]; ks != nil && ks.strat.scale != nil {
+			return ks, *ks.strat.scale, nil
+		}
 		return nil, scaleTarget{}, errUnknownResource(kind)
 	}
 	ks, err := s.kind(kind)
@@ -87,9 +93,15 @@ func (s *Store) scaleKind(kind model.Kind) (*kindStore, scaleTarget, error) {
 // parent's name, namespace, uid, resourceVersion and creation time, spec.replicas,
 // status.replicas and the selector in its string form.
 func scaleOf(t scaleTarget, obj model.Object) (*model.Scale, error) {
-	selector, err := metav1.LabelSelectorAsSelector(t.selector(obj))
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+	var selectorString string
+	if t.selectorString != nil {
+		selectorString = t.selectorString(obj)
+	} else {
+		selector, err := metav1.LabelSelectorAsSelector(t.selector(obj))
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		selectorString = selector.String()
 	}
 	m := obj.Meta()
 	return &model.Scale{
@@ -101,7 +113,7 @@ func scaleOf(t scaleTarget, obj model.Object) (*model.Scale, error) {
 			CreationTimestamp: m.CreationTimestamp,
 		},
 		Spec:   model.ScaleSpec{Replicas: t.specReplicas(obj)},
-		Status: model.ScaleStatus{Replicas: t.statusReplicas(obj), Selector: selector.String()},
+		Status: model.ScaleStatus{Replicas: t.statusReplicas(obj), Selector: selectorString},
 	}, nil
 }
 

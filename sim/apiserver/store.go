@@ -67,6 +67,8 @@ type Store struct {
 
 	kinds    map[model.Kind]*kindStore
 	kindList []*kindStore // creation order: every iteration over kinds uses it
+	// kindsChanged are called when a CRD adds a kind (OnKindsChanged).
+	kindsChanged []func()
 
 	uids      uint64
 	nameRand  *rand.Rand
@@ -310,6 +312,11 @@ const maxNameGenerationCreateAttempts = 8
 func (s *Store) create(ks *kindStore, obj model.Object) (model.Object, error) {
 	meta := obj.Meta()
 	setDefaults(obj)
+	if ks.strat.normalize != nil {
+		if err := ks.strat.normalize(obj); err != nil {
+			return nil, err
+		}
+	}
 	if meta.ResourceVersion != 0 {
 		// etcd3 store Create: storage.ErrResourceVersionSetOnCreate.
 		return nil, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
@@ -333,8 +340,11 @@ func (s *Store) create(ks *kindStore, obj model.Object) (model.Object, error) {
 	if ks.strat.beforeValidate != nil {
 		ks.strat.beforeValidate(obj, formatUID(s.uids+1))
 	}
-	if errs := validateCreate(obj); len(errs) > 0 {
+	if errs := ks.validateCreate(obj); len(errs) > 0 {
 		return nil, ks.errInvalid(meta.Name, errs)
+	}
+	if err := s.admitCRD(obj); err != nil {
+		return nil, err
 	}
 	key := ks.keyOf(meta.Namespace, meta.Name)
 	for attempt := 1; generated && ks.objects[key] != nil && attempt < maxNameGenerationCreateAttempts; attempt++ {
@@ -352,6 +362,9 @@ func (s *Store) create(ks *kindStore, obj model.Object) (model.Object, error) {
 	meta.UID = formatUID(s.uids)
 	meta.CreationTimestamp = s.k.Now()
 	s.commitPut(ks, key, nil, obj, "create", "")
+	if crd, ok := obj.(*model.CustomResourceDefinition); ok {
+		s.registerCRD(crd)
+	}
 	return obj, nil
 }
 
@@ -411,6 +424,11 @@ func (s *Store) update(ks *kindStore, obj model.Object, status bool, action stri
 		return nil, apierrors.NewNotFound(ks.gr, meta.Name)
 	}
 	setDefaults(obj)
+	if ks.strat.normalize != nil {
+		if err := ks.strat.normalize(obj); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.admitNamespace(ks, meta.Namespace, meta.Name, false); err != nil {
 		return nil, err
 	}
@@ -462,7 +480,7 @@ func (s *Store) update(ks *kindStore, obj model.Object, status bool, action stri
 			}
 		}
 	}
-	if errs := s.validateUpdate(validateAgainst, obj, validateAgainst == old); len(errs) > 0 {
+	if errs := s.validateUpdateOf(ks, validateAgainst, obj, validateAgainst == old); len(errs) > 0 {
 		return nil, ks.errInvalid(meta.Name, errs)
 	}
 	// store.go shouldDeleteDuringUpdate: finalizers emptied after the grace period ran out.
@@ -470,17 +488,20 @@ func (s *Store) update(ks *kindStore, obj model.Object, status bool, action stri
 		return s.commitDelete(ks, key, old, "finalizers emptied"), nil
 	}
 	// The etcd3 store skips a write whose object is unchanged; a changed spec settles it.
-	if !specChanged && (specCompared && semanticEqualExceptSpec(obj, old) || !specCompared && semanticEqual(obj, old)) {
+	if !specChanged && (specCompared && semanticEqualExceptSpec(obj, old) || !specCompared && objectsEqual(obj, old)) {
 		return old, nil
 	}
 	s.commitPut(ks, key, old, obj, action, "")
+	if crd, ok := obj.(*model.CustomResourceDefinition); ok {
+		s.registerCRD(crd)
+	}
 	return obj, nil
 }
 
 // putIfChanged writes obj over old unless they are semantically equal, in which case the
 // write is a no-op and old is returned (the etcd3 store skips an identical write).
 func (s *Store) putIfChanged(ks *kindStore, key objKey, old, obj model.Object, action, detail string) model.Object {
-	if semanticEqual(obj, old) {
+	if objectsEqual(obj, old) {
 		return old
 	}
 	s.commitPut(ks, key, old, obj, action, detail)

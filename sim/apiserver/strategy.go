@@ -3,6 +3,8 @@ package apiserver
 import (
 	"reflect"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/reconsim/reconsim/model"
 )
 
@@ -46,6 +48,19 @@ type strategy struct {
 	// triggerField is the field watchers are indexed by (upstream cacher's indexed trigger),
 	// "" when the kind has none.
 	triggerField string
+
+	// The hooks below are set for custom resources (customresource.go) and nil for the
+	// built-in kinds, whose behaviour the model's SetDefaults, Validate and ValidateUpdate
+	// give.
+	//
+	// normalize runs after defaulting on every write: the version check, pruning and the
+	// schema's defaults of a custom resource.
+	normalize func(obj model.Object) error
+	// validateCreate and validateUpdate replace model.Validate and model.ValidateUpdate.
+	validateCreate func(obj model.Object) field.ErrorList
+	validateUpdate func(old, obj model.Object) field.ErrorList
+	// scale is the kind's scale subresource when it is not one of scaleTargets'.
+	scale *scaleTarget
 }
 
 // strategyFor returns the strategy of a kind the model knows, or the generic one built by
@@ -76,6 +91,8 @@ func strategyFor(info model.KindInfo) *strategy {
 		return jobStrategy(info)
 	case model.KindCronJob:
 		return cronJobStrategy(info)
+	case model.KindCustomResourceDefinition:
+		return crdStrategy(info)
 	}
 	// StatefulSet, DaemonSet, PodDisruptionBudget and ControllerRevision behave as the
 	// generic strategy below says; see strategy_workloads.go for the citations.

@@ -363,3 +363,18 @@ func (c *Client) Watch(ctx context.Context, kind model.Kind, opts model.ListOpti
 		c.throttle(ctx, p)
 	}
 }
+
+// ServedKinds returns the kinds the API server serves now, built-in and from
+// CustomResourceDefinitions (what discovery lists). Discovery is not modelled as a request:
+// it costs no time and no rate-limit token.
+func (c *Client) ServedKinds() []model.KindInfo { return c.srv.Store().ServedKinds() }
+
+// OnServedKindsChanged registers fn to be called when the API server starts serving a new
+// kind (a CustomResourceDefinition was created): what a discovery poll would find next.
+func (c *Client) OnServedKindsChanged(fn func()) { c.srv.Store().OnKindsChanged(fn) }
+
+// LookupKind returns how the API server serves kind (discovery and the REST mapper), for a
+// built-in kind or one a CustomResourceDefinition defines.
+func (c *Client) LookupKind(kind model.Kind) (model.KindInfo, bool) {
+	return c.srv.Store().LookupKind(kind)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/vtime"
+	"k8s.io/client-go/util/jsonpath"
 )
 
 // monitor checks one eventually/always/never condition over its window, at the window's start
@@ -34,6 +35,8 @@ type expectations struct {
 	w        *world
 	tl       *timeline
 	monitors []*monitor
+	// paths holds the parsed path of each field-equals condition (parsed once).
+	paths map[*scenarios.FieldEqualsArgs]*jsonpath.JSONPath
 }
 
 func newExpectations(w *world, tl *timeline) *expectations {
@@ -139,6 +142,8 @@ func (ex *expectations) evaluate(c scenarios.Condition) (bool, string) {
 			msg += "; it has no EndpointSlice yet (the EndpointSlice controller writes them after the Service is created; a Service under settled: true starts with them)"
 		}
 		return n >= a.Count, msg
+	case c.FieldEquals != nil:
+		return ex.fieldEquals(c.FieldEquals)
 	case c.ReadyReplicas != nil:
 		t := c.ReadyReplicas.Target
 		obj, err := ex.w.srv.Store().Get(t.Kind, t.Namespace, t.Name)

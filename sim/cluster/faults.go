@@ -27,11 +27,20 @@ type apiFault struct {
 	latency *sim.Dist // api-latency
 	errs    *scenarios.APIErrorsArgs
 	rand    *rand.Rand
+	// lookup is the run's API server's kind lookup (custom kinds included); installFault
+	// sets it.
+	lookup func(model.Kind) (model.KindInfo, bool)
 }
 
 // Intercept implements apiserver.Fault.
 func (f *apiFault) Intercept(now vtime.Time, req *apiserver.Request) (time.Duration, error) {
-	if !f.filter.Matches(scenarios.RequestInfo{Client: req.Client, Verb: req.Verb, Kind: req.Kind, Subresource: req.Subresource}) {
+	info := scenarios.RequestInfo{Client: req.Client, Verb: req.Verb, Kind: req.Kind, Subresource: req.Subresource}
+	if f.lookup != nil {
+		if ki, ok := f.lookup(req.Kind); ok {
+			info.Resource = ki.Resource
+		}
+	}
+	if !f.filter.Matches(info) {
 		return 0, nil
 	}
 	if f.latency != nil {
@@ -40,14 +49,17 @@ func (f *apiFault) Intercept(now vtime.Time, req *apiserver.Request) (time.Durat
 	if f.rand.Float64() >= f.errs.Fraction {
 		return 0, nil
 	}
-	return 0, injectedError(f.errs.Code, f.errs.RetryAfterSeconds, req)
+	return 0, injectedError(f.errs.Code, f.errs.RetryAfterSeconds, req, f.lookup)
 }
 
 // injectedError builds the StatusError an api-errors fault answers with, shaped as the API
 // server's own answers with that code are, with the Retry-After the scenario asked for.
-func injectedError(code, retryAfterSeconds int, req *apiserver.Request) error {
+func injectedError(code, retryAfterSeconds int, req *apiserver.Request, lookup func(model.Kind) (model.KindInfo, bool)) error {
 	gr := schema.GroupResource{Resource: string(req.Kind)}
-	if ki, ok := model.LookupKind(req.Kind); ok {
+	if lookup == nil {
+		lookup = model.LookupKind
+	}
+	if ki, ok := lookup(req.Kind); ok {
 		gr.Resource = ki.Resource
 	}
 	const msg = "injected by the scenario (api-errors)"
@@ -77,6 +89,9 @@ func injectedError(code, retryAfterSeconds int, req *apiserver.Request) error {
 
 // installFault adds f to the API server now and removes it after d.
 func (w *world) installFault(f apiserver.Fault, d time.Duration) {
+	if af, ok := f.(*apiFault); ok && af.lookup == nil {
+		af.lookup = w.srv.Store().LookupKind
+	}
 	w.srv.AddFault(f)
 	w.k.After(d, func() { w.srv.RemoveFault(f) })
 }

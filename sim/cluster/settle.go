@@ -36,8 +36,23 @@ func (w *world) createObjects() error {
 		pos model.Position
 	}
 	var services []settledService
+	// CustomResourceDefinitions first, wherever they are written, so that the custom
+	// resources they define can be created (as `helm install` installs CRDs before the rest).
 	for _, src := range w.scn.Objects {
 		for _, obj := range src.Objects {
+			if obj.GetKind() != model.KindCustomResourceDefinition {
+				continue
+			}
+			if _, err := w.srv.Store().Create(obj.DeepCopyObject()); err != nil {
+				return &InputError{Err: fmt.Errorf("%s: creating %s: %w", src.Pos, model.Ref(obj), err)}
+			}
+		}
+	}
+	for _, src := range w.scn.Objects {
+		for _, obj := range src.Objects {
+			if obj.GetKind() == model.KindCustomResourceDefinition {
+				continue
+			}
 			var err error
 			if src.Settled {
 				var created model.Object

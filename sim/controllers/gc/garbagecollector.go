@@ -61,6 +61,11 @@ type Controller struct {
 
 	monitors      []*client.Informer
 	monitorByKind map[model.Kind]*client.Informer
+	// factory makes the monitors; served holds the kinds discovery last showed
+	// (syncMonitors), syncTimer runs that discovery every monitorSyncPeriod.
+	factory   *client.SharedInformerFactory
+	served    map[model.Kind]model.KindInfo
+	syncTimer *sim.Timer
 
 	uidToNode        map[string]*node
 	graphChanges     *eventQueue
@@ -89,6 +94,8 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		cfg:              cfg,
 		rand:             k.Rand(Component),
 		monitorByKind:    make(map[model.Kind]*client.Informer),
+		factory:          f,
+		served:           make(map[model.Kind]model.KindInfo),
 		uidToNode:        make(map[string]*node),
 		graphChanges:     &eventQueue{},
 		attemptToDelete:  workqueue.NewRateLimiting[*node](k, "garbage_collector_attempt_to_delete", workqueue.DefaultControllerRateLimiter[*node]()),
@@ -112,6 +119,7 @@ func (gc *Controller) Start() {
 		return
 	}
 	gc.started = true
+	gc.startSync()
 	gc.procs = append(gc.procs, gc.k.Spawn(Component+"/graph-builder", gc.runProcessGraphChanges))
 	gc.procs = append(gc.procs, gc.k.Spawn(Component, func(p *sim.Proc) {
 		for _, inf := range gc.monitors {
@@ -132,6 +140,9 @@ func (gc *Controller) Stop() {
 		return
 	}
 	gc.stopped = true
+	if gc.syncTimer != nil {
+		gc.syncTimer.Stop()
+	}
 	gc.graphChanges.ShutDown()
 	gc.attemptToDelete.ShutDown()
 	gc.attemptToOrphan.ShutDown()
@@ -396,7 +407,7 @@ func (gc *Controller) isDangling(ctx context.Context, ref model.OwnerReference, 
 	if gc.absentOwnerCache.Has(key) {
 		return true, nil, nil
 	}
-	ki, err := apiResource(ref.APIVersion, ref.Kind)
+	ki, err := gc.apiResource(ref.APIVersion, ref.Kind)
 	if err != nil {
 		return false, nil, err
 	}

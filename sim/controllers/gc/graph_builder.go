@@ -46,7 +46,10 @@ func apiVersionOf(kind model.Kind) string {
 func monitoredKinds() []model.Kind {
 	var out []model.Kind
 	for _, ki := range model.Kinds() {
-		if ki.Kind == model.KindEvent {
+		if ki.Kind == model.KindEvent || ki.Kind == model.KindCustomResourceDefinition {
+			// CustomResourceDefinitions, and the kinds they define, are monitored once
+			// discovery shows them (syncMonitors), as upstream's resync of deletable resources
+			// adds them.
 			continue
 		}
 		out = append(out, ki.Kind)
@@ -325,7 +328,7 @@ func (gc *Controller) reportInvalidNamespaceOwnerRef(n *node, invalidOwnerUID st
 	if invalid == nil || gc.recorder == nil {
 		return
 	}
-	ki, ok := model.LookupKind(n.identity.Kind)
+	ki, ok := gc.lookupKind(n.identity.Kind)
 	if !ok {
 		return
 	}

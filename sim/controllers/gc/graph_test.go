@@ -119,13 +119,14 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestApiResource(t *testing.T) {
-	ki, err := apiResource("apps/v1", model.KindReplicaSet)
+	gc := newWorld(t, DefaultConfig()).gc
+	ki, err := gc.apiResource("apps/v1", model.KindReplicaSet)
 	require.NoError(t, err)
 	assert.True(t, ki.Namespaced)
-	_, err = apiResource("apps/v1beta1", model.KindReplicaSet)
+	_, err = gc.apiResource("apps/v1beta1", model.KindReplicaSet)
 	var rme *restMappingError
 	assert.ErrorAs(t, err, &rme)
-	_, err = apiResource("example.com/v1", "Widget")
+	_, err = gc.apiResource("example.com/v1", "Widget")
 	assert.ErrorAs(t, err, &rme)
 }
 

@@ -16,8 +16,8 @@ import (
 // apiResource maps a reference's apiVersion and kind to the kind the server serves (upstream
 // apiResource over the REST mapper); an unknown kind, or a version the kind is not served
 // under, is a restMappingError.
-func apiResource(apiVersion string, kind model.Kind) (model.KindInfo, error) {
-	ki, ok := model.LookupKind(kind)
+func (gc *Controller) apiResource(apiVersion string, kind model.Kind) (model.KindInfo, error) {
+	ki, ok := gc.lookupKind(kind)
 	if !ok || ki.APIVersion != apiVersion {
 		return model.KindInfo{}, &restMappingError{kind: kind, apiVersion: apiVersion}
 	}
@@ -35,7 +35,7 @@ func resourceDefaultNamespace(namespaced bool, namespace string) string {
 // getObject reads the live object behind an identity from the API server (upstream getObject
 // through the metadata client).
 func (gc *Controller) getObject(ctx context.Context, id objectReference) (model.Object, error) {
-	ki, err := apiResource(id.APIVersion, id.Kind)
+	ki, err := gc.apiResource(id.APIVersion, id.Kind)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (gc *Controller) getObject(ctx context.Context, id objectReference) (model.
 // getMetadata reads an object from the monitor's cache, or from the API server when the
 // cache does not have it (upstream getMetadata).
 func (gc *Controller) getMetadata(ctx context.Context, id objectReference) (model.Object, error) {
-	ki, err := apiResource(id.APIVersion, id.Kind)
+	ki, err := gc.apiResource(id.APIVersion, id.Kind)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (gc *Controller) getMetadata(ctx context.Context, id objectReference) (mode
 // on and the owner references are unchanged, the delete is retried without the
 // resourceVersion precondition; an object gone by then is not an error.
 func (gc *Controller) deleteObject(ctx context.Context, id objectReference, rv uint64, owners []model.OwnerReference, policy model.DeletionPropagation) error {
-	ki, err := apiResource(id.APIVersion, id.Kind)
+	ki, err := gc.apiResource(id.APIVersion, id.Kind)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (gc *Controller) patchOwnerRefs(ctx context.Context, item *node, action str
 	if err != nil {
 		return err
 	}
-	ki, err := apiResource(item.identity.APIVersion, item.identity.Kind)
+	ki, err := gc.apiResource(item.identity.APIVersion, item.identity.Kind)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func (gc *Controller) removeFinalizerOnce(ctx context.Context, owner *node, fina
 	if err != nil {
 		return err
 	}
-	ki, err := apiResource(owner.identity.APIVersion, owner.identity.Kind)
+	ki, err := gc.apiResource(owner.identity.APIVersion, owner.identity.Kind)
 	if err != nil {
 		return err
 	}
