@@ -29,6 +29,7 @@ var kinds = []KindInfo{
 	{Kind: KindHorizontalPodAutoscaler, APIVersion: "autoscaling/v2", Resource: "horizontalpodautoscalers", Namespaced: true, HasStatus: true, New: func() Object { return &HorizontalPodAutoscaler{} }},
 	{Kind: KindJob, APIVersion: "batch/v1", Resource: "jobs", Namespaced: true, HasStatus: true, New: func() Object { return &Job{} }},
 	{Kind: KindCronJob, APIVersion: "batch/v1", Resource: "cronjobs", Namespaced: true, HasStatus: true, New: func() Object { return &CronJob{} }},
+	{Kind: KindPriorityClass, APIVersion: "scheduling.k8s.io/v1", Resource: "priorityclasses", Namespaced: false, HasStatus: false, New: func() Object { return &PriorityClass{} }},
 }
 
 // Kinds returns every registered kind, in a fixed order.

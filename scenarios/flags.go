@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/features"
 )
 
 // FlagType is the type of a component flag's value.
@@ -41,12 +42,13 @@ const (
 // Components in the order docs and listings show them.
 var componentNames = []string{ComponentAPIServer, ComponentControllerManager, ComponentScheduler, ComponentKubelet, ComponentSimulator, ComponentGitOpsAgent}
 
-// DefaultUpstreamVersion is the Kubernetes minor version whose defaults the simulator follows
-// unless a scenario sets simulator.upstream-version.
-const DefaultUpstreamVersion = "1.32"
+// DefaultUpstreamVersion is the Kubernetes minor version whose defaults and feature gates the
+// simulator follows unless a scenario sets simulator.upstream-version: the newest release
+// whose k8s.io/api the module uses (sim/features).
+var DefaultUpstreamVersion = features.DefaultVersion
 
 // SupportedUpstreamVersions are the values simulator.upstream-version accepts, oldest first.
-var SupportedUpstreamVersions = []string{"1.31", "1.32"}
+var SupportedUpstreamVersions = features.Versions()
 
 // Flag describes one setting a scenario can override: an upstream component flag (by its
 // upstream name) or a simulator knob (component "simulator", or Simulator set).
@@ -109,12 +111,23 @@ func fraction(v flagValue) error {
 }
 
 func supportedVersion(v flagValue) error {
-	for _, s := range SupportedUpstreamVersions {
-		if v.s == s {
-			return nil
+	_, err := features.ParseVersion(v.s)
+	return err
+}
+
+// featureGates checks a --feature-gates value against the gate table (sim/features), with a
+// did-you-mean for an unknown gate.
+func featureGates(v flagValue) error {
+	_, err := features.ParseOverrides(v.s)
+	var u *features.UnknownGateError
+	if errors.As(err, &u) {
+		hint := "`sim explain simulator.upstream-version` lists the gates"
+		if s := closest(u.Name, features.Names()); s != "" {
+			hint = fmt.Sprintf("did you mean %q?", s)
 		}
+		return fmt.Errorf("%v; %s", err, hint)
 	}
-	return fmt.Errorf("unsupported upstream version %q (supported: %s)", v.s, strings.Join(SupportedUpstreamVersions, ", "))
+	return err
 }
 
 // oneOf returns a check that the value is one of values.
@@ -344,8 +357,12 @@ var flags = withTables([]Flag{
 	{Component: ComponentSimulator, Name: "housekeeping-interval", check: nonNegative, Simulator: true,
 		Help: "How often each kubelet samples container usage for the metrics pipeline; 0 samples at scrape time."},
 	{Component: ComponentSimulator, Name: "upstream-version", Type: TypeString, Default: DefaultUpstreamVersion, Simulator: true, check: supportedVersion,
-		Source: "simulator setting",
-		Help:   "Kubernetes minor version whose defaults apply to flags that are not set (1.31: node-monitor-grace-period 40s), and whose feature gates the controllers follow (Job: spec.managedBy honoured from 1.32, JobManagedBy beta)."},
+		Source: "simulator setting; the default is the newest release whose k8s.io/api the module uses (go.mod)",
+		Help: "Kubernetes minor version (" + SupportedUpstreamVersions[0] + " to " + DefaultUpstreamVersion + ") whose flag defaults apply to flags that are not set, and whose feature gates and behaviour changes every component follows (the gate table below; docs/upstream.md#versions). " +
+			"Every component runs the same version: version skew between components is not modelled."},
+	{Component: ComponentSimulator, Name: "feature-gates", Type: TypeString, Default: "", Simulator: true, check: featureGates,
+		Source: "component-base featuregate --feature-gates (Name=true,Name=false,...)",
+		Help:   "Overrides single gates of the gate table for every component, as upstream's --feature-gates does (a gate upstream locked in the chosen version cannot be changed); the rest follow simulator.upstream-version."},
 
 	// gitops-agent
 	{Component: ComponentGitOpsAgent, Name: "enabled", Type: TypeBool, Default: "false", Simulator: true,
@@ -704,6 +721,28 @@ func (c *Components) UpstreamVersion() string {
 	return c.String(ComponentSimulator, "upstream-version")
 }
 
+// FeatureGates returns every gate of sim/features resolved for simulator.upstream-version and
+// simulator.feature-gates. The loader has checked both, so this does not fail.
+func (c *Components) FeatureGates() features.Set {
+	s, err := c.featureGateSet()
+	if err != nil {
+		panic("scenarios: feature gates were not validated: " + err.Error())
+	}
+	return s
+}
+
+func (c *Components) featureGateSet() (features.Set, error) {
+	minor, err := features.ParseVersion(c.UpstreamVersion())
+	if err != nil {
+		return features.Set{}, err
+	}
+	overrides, err := features.ParseOverrides(c.String(ComponentSimulator, "feature-gates"))
+	if err != nil {
+		return features.Set{}, err
+	}
+	return features.For(minor, overrides)
+}
+
 // Setting is one explicitly set flag value.
 type Setting struct {
 	Component string
@@ -814,6 +853,9 @@ func (c *Components) Text(component, flag string) string {
 // each message names the flags.
 func (c *Components) crossCheck() []string {
 	var problems []string
+	if _, err := c.featureGateSet(); err != nil {
+		problems = append(problems, "simulator.feature-gates: "+err.Error())
+	}
 	initial := c.Int(ComponentScheduler, "pod-initial-backoff-seconds")
 	max := c.Int(ComponentScheduler, "pod-max-backoff-seconds")
 	if max < initial {

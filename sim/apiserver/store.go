@@ -75,6 +75,8 @@ type Store struct {
 	significant        func(kind model.Kind, old, new model.Object) bool
 	onCommit           func(kind model.Kind, old, new model.Object)
 	notReadySeconds    int64
+	// skipNodeTaint is set during CreateRunningNode.
+	skipNodeTaint bool
 	unreachableSeconds int64
 
 	// validateUpdate is validateUpdate (admission.go). It is a field so that a benchmark can
@@ -321,6 +323,12 @@ func (s *Store) create(ks *kindStore, obj model.Object) (model.Object, error) {
 	if err := s.admitNamespace(ks, meta.Namespace, meta.Name, true); err != nil {
 		return nil, err
 	}
+	// The mutating plugins in upstream's order (AllOrderedPlugins): TaintNodesByCondition,
+	// Priority, DefaultTolerationSeconds.
+	s.admitNodeTaints(obj)
+	if err := s.admitPriority(obj, nil); err != nil {
+		return nil, err
+	}
 	s.admitDefaultTolerations(obj)
 	// rest.BeforeCreate.
 	meta.DeletionTimestamp = nil
@@ -415,6 +423,9 @@ func (s *Store) update(ks *kindStore, obj model.Object, status bool, action stri
 		return nil, err
 	}
 	if !status {
+		if err := s.admitPriority(obj, old); err != nil {
+			return nil, err
+		}
 		s.admitDefaultTolerations(obj)
 	}
 	oldMeta := old.Meta()
