@@ -25,7 +25,7 @@ func TestDumpAsObjectFile(t *testing.T) {
 	for _, o := range s.Objects[0].Objects {
 		kinds = append(kinds, string(o.GetKind()))
 	}
-	assert.Equal(t, "Deployment Deployment Deployment Deployment Deployment StatefulSet StatefulSet DaemonSet DaemonSet Service Service Service Service Service Service Service PodDisruptionBudget PodDisruptionBudget HorizontalPodAutoscaler Pod",
+	assert.Equal(t, "Deployment Deployment Deployment Deployment Deployment StatefulSet StatefulSet DaemonSet DaemonSet Service Service Service Service Service Service Service PodDisruptionBudget PodDisruptionBudget HorizontalPodAutoscaler Pod PriorityClass",
 		strings.Join(kinds, " "))
 	text := warnText(warns)
 	assert.Contains(t, text, "skipped 2 objects: the simulator does not model Secret")

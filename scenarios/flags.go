@@ -130,6 +130,56 @@ func featureGates(v flagValue) error {
 	return err
 }
 
+// AdmissionPlugins are the admission plugins the simulated API server models, by their upstream
+// names, in upstream's order (AllOrderedPlugins, [k8s] pkg/kubeapiserver/options/plugins.go);
+// all are on by default, as upstream's are.
+var AdmissionPlugins = []string{"NamespaceLifecycle", "TaintNodesByCondition", "Priority", "DefaultTolerationSeconds"}
+
+// maxAdmissionPlugins bounds the entries of an admission plugin list.
+const maxAdmissionPlugins = 100
+
+// splitList splits a comma-separated flag value, dropping empty entries and spaces.
+func splitList(s string) []string {
+	var out []string
+	for _, e := range strings.Split(s, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// admissionPluginList checks a list of modelled admission plugins; disabling refuses
+// NamespaceLifecycle, which the simulated API server always runs.
+func admissionPluginList(disabling bool) func(v flagValue) error {
+	return func(v flagValue) error {
+		names := splitList(v.s)
+		if len(names) > maxAdmissionPlugins {
+			return fmt.Errorf("at most %d plugins, got %d", maxAdmissionPlugins, len(names))
+		}
+		for _, n := range names {
+			if !contains(AdmissionPlugins, n) {
+				msg := fmt.Sprintf("%q is not an admission plugin the simulator models (%s)", n, strings.Join(AdmissionPlugins, ", "))
+				if s := closest(n, AdmissionPlugins); s != "" {
+					msg += fmt.Sprintf("; did you mean %q?", s)
+				}
+				return fmt.Errorf("%s", msg)
+			}
+			if disabling && n == "NamespaceLifecycle" {
+				return fmt.Errorf("NamespaceLifecycle cannot be disabled in the simulator")
+			}
+		}
+		return nil
+	}
+}
+
+// AdmissionPluginEnabled reports whether the simulated API server runs the admission plugin
+// (one of AdmissionPlugins): every one is on unless kube-apiserver.disable-admission-plugins
+// names it.
+func (c *Components) AdmissionPluginEnabled(name string) bool {
+	return !contains(splitList(c.String(ComponentAPIServer, "disable-admission-plugins")), name)
+}
+
 // oneOf returns a check that the value is one of values.
 func oneOf(values ...string) func(v flagValue) error {
 	return func(v flagValue) error {
@@ -207,6 +257,15 @@ var flags = withTables([]Flag{
 	{Component: ComponentAPIServer, Name: "max-mutating-requests-inflight", Type: TypeInt, Default: "200", check: positive,
 		Source: "[apiserver@HEAD] pkg/server/config.go L451-454",
 		Help:   "Maximum number of mutating requests in flight; past it the API server answers 429."},
+	{Component: ComponentAPIServer, Name: "enable-admission-plugins", Type: TypeString, Default: "", check: admissionPluginList(false),
+		Source: "[k8s] pkg/kubeapiserver/options/plugins.go (DefaultOffAdmissionPlugins; AllOrderedPlugins gives the order)",
+		Help: "Admission plugins to enable in addition to the default-on ones (comma-separated). The modelled plugins, all on by default as upstream's, in upstream's order: " +
+			"NamespaceLifecycle (objects only in existing, non-terminating namespaces), TaintNodesByCondition (a new Node gets node.kubernetes.io/not-ready:NoSchedule, which the node lifecycle controller removes once it is Ready), " +
+			"Priority (pods get spec.priority and preemptionPolicy from their PriorityClass, the global default, or 0; an unknown class is Forbidden; system-cluster-critical and system-node-critical always exist), " +
+			"DefaultTolerationSeconds (pods tolerate not-ready and unreachable NoExecute for 300s). Other upstream plugins are not modelled."},
+	{Component: ComponentAPIServer, Name: "disable-admission-plugins", Type: TypeString, Default: "", check: admissionPluginList(true),
+		Source: "[k8s] pkg/kubeapiserver/options/plugins.go",
+		Help:   "Default-on admission plugins to turn off (comma-separated): TaintNodesByCondition, Priority or DefaultTolerationSeconds (NamespaceLifecycle cannot be turned off here)."},
 	{Component: ComponentAPIServer, Name: "default-not-ready-toleration-seconds", Type: TypeInt, Default: "300", check: nonNegative,
 		Source: "[k8s:plugin/pkg/admission/defaulttolerationseconds/admission.go@012b085a]",
 		Help:   "tolerationSeconds of the node.kubernetes.io/not-ready:NoExecute toleration the DefaultTolerationSeconds admission plugin adds to pods that lack one."},
@@ -855,6 +914,14 @@ func (c *Components) crossCheck() []string {
 	var problems []string
 	if _, err := c.featureGateSet(); err != nil {
 		problems = append(problems, "simulator.feature-gates: "+err.Error())
+	}
+	// kube-apiserver's admission options Validate: a plugin may not be both enabled and
+	// disabled.
+	enabled := splitList(c.String(ComponentAPIServer, "enable-admission-plugins"))
+	for _, d := range splitList(c.String(ComponentAPIServer, "disable-admission-plugins")) {
+		if contains(enabled, d) {
+			problems = append(problems, fmt.Sprintf("kube-apiserver: %s is both in enable-admission-plugins and disable-admission-plugins", d))
+		}
 	}
 	initial := c.Int(ComponentScheduler, "pod-initial-backoff-seconds")
 	max := c.Int(ComponentScheduler, "pod-max-backoff-seconds")

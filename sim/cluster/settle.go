@@ -36,8 +36,23 @@ func (w *world) createObjects() error {
 		pos model.Position
 	}
 	var services []settledService
+	// PriorityClasses first: the Priority admission plugin resolves the pods' classes when they
+	// are created, and a scenario's objects all exist from the start whatever their order.
 	for _, src := range w.scn.Objects {
 		for _, obj := range src.Objects {
+			if obj.GetKind() != model.KindPriorityClass {
+				continue
+			}
+			if _, err := w.srv.Store().Create(obj.DeepCopyObject()); err != nil {
+				return &InputError{Err: fmt.Errorf("%s: creating %s: %w", src.Pos, model.Ref(obj), err)}
+			}
+		}
+	}
+	for _, src := range w.scn.Objects {
+		for _, obj := range src.Objects {
+			if obj.GetKind() == model.KindPriorityClass {
+				continue
+			}
 			var err error
 			if src.Settled {
 				var created model.Object
