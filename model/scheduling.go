@@ -52,12 +52,13 @@ const (
 
 // SystemPriorityClasses returns the classes the API server creates at bootstrap
 // ([k8s] pkg/apis/scheduling/v1/helpers.go SystemPriorityClasses): system-node-critical
-// (SystemCriticalPriority + 1000) and system-cluster-critical (SystemCriticalPriority).
+// (SystemCriticalPriority + 1000) and system-cluster-critical (SystemCriticalPriority), with
+// the preemption policy defaulting gives them.
 func SystemPriorityClasses() []*PriorityClass {
 	return []*PriorityClass{
-		{ObjectMeta: ObjectMeta{Name: SystemNodeCritical}, Value: SystemCriticalPriority + 1000,
+		{ObjectMeta: ObjectMeta{Name: SystemNodeCritical}, Value: SystemCriticalPriority + 1000, PreemptionPolicy: Ptr(PreemptLowerPriority),
 			Description: "Used for system critical pods that must not be moved from their current node."},
-		{ObjectMeta: ObjectMeta{Name: SystemClusterCritical}, Value: SystemCriticalPriority,
+		{ObjectMeta: ObjectMeta{Name: SystemClusterCritical}, Value: SystemCriticalPriority, PreemptionPolicy: Ptr(PreemptLowerPriority),
 			Description: "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."},
 	}
 }
