@@ -91,7 +91,7 @@ func TestBrokenScenarios(t *testing.T) {
 			{"15:23", `objects[0].manifest.preemptionPolicy: Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never"`},
 			{"19:22", "objects[1].manifest.metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class"},
 		},
-		"unknown-feature-gate": {{"11:20", `components.simulator.feature-gates: unrecognized feature gate: MaxUnavailableStatefulset; did you mean "MaxUnavailableStatefulSet"?`}},
+		"unknown-feature-gate":     {{"11:20", `components.simulator.feature-gates: unrecognized feature gate: MaxUnavailableStatefulset; did you mean "MaxUnavailableStatefulSet"?`}},
 		"cronjob-invalid-schedule": {{"11:17", `objects[0].manifest.spec.schedule: Invalid value: "*/5 * * *": expected exactly 5 fields, found 4`}},
 		"job-pod-failure-policy-restart": {
 			{"13:19", `objects[0].manifest.spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the backoffLimitPerIndex to be set`},

@@ -72,11 +72,11 @@ type Store struct {
 	nameRand  *rand.Rand
 	watchRand *rand.Rand
 
-	significant        func(kind model.Kind, old, new model.Object) bool
-	onCommit           func(kind model.Kind, old, new model.Object)
-	notReadySeconds    int64
+	significant     func(kind model.Kind, old, new model.Object) bool
+	onCommit        func(kind model.Kind, old, new model.Object)
+	notReadySeconds int64
 	// skipNodeTaint is set during CreateRunningNode.
-	skipNodeTaint bool
+	skipNodeTaint      bool
 	unreachableSeconds int64
 
 	// validateUpdate is validateUpdate (admission.go). It is a field so that a benchmark can
