@@ -304,7 +304,7 @@ var flags = withTables([]Flag{
 	{Component: ComponentControllerManager, Name: "concurrent-daemonset-syncs", check: positive,
 		Help: "Number of DaemonSet controller workers syncing concurrently."},
 	{Component: ComponentControllerManager, Name: "concurrent-job-syncs", check: positive,
-		Help: "Number of Job controller workers. The Job controller's pod-failure back-off (10s doubling, capped at 10m; 6m before 1.28) follows simulator.upstream-version (sim/controllers/job)."},
+		Help: "Number of Job controller workers. The Job controller's pod-failure back-off (10s doubling, capped at 10m; 6m with the JobPodFailureBackOffMax10m gate off) follows simulator.feature-gates (sim/controllers/job)."},
 	{Component: ComponentControllerManager, Name: "concurrent-cron-job-syncs", check: positive,
 		Help: "Number of CronJob controller workers. Schedules run on the virtual clock, t=0 being 2026-01-01T00:00:00Z, in UTC unless spec.timeZone says otherwise."},
 	{Component: ComponentControllerManager, Name: "concurrent-ttl-after-finished-syncs", check: positive,

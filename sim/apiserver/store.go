@@ -72,12 +72,12 @@ type Store struct {
 	nameRand  *rand.Rand
 	watchRand *rand.Rand
 
-	significant     func(kind model.Kind, old, new model.Object) bool
-	onCommit        func(kind model.Kind, old, new model.Object)
-	notReadySeconds int64
-	// skipNodeTaint is set during CreateRunningNode.
-	skipNodeTaint      bool
+	significant        func(kind model.Kind, old, new model.Object) bool
+	onCommit           func(kind model.Kind, old, new model.Object)
+	notReadySeconds    int64
 	unreachableSeconds int64
+	// skipNodeTaint is set during CreateRunningNode.
+	skipNodeTaint bool
 
 	// validateUpdate is validateUpdate (admission.go). It is a field so that a benchmark can
 	// measure the store's own cost apart from the model's validation; nothing else changes it.
