@@ -146,6 +146,9 @@ type PodSpec struct {
 	Tolerations                   []Toleration      `json:"tolerations,omitempty"`
 	Priority                      *int32            `json:"priority,omitempty"`
 	PriorityClassName             string            `json:"priorityClassName,omitempty"`
+	// PreemptionPolicy is set by the Priority admission plugin from the pod's class
+	// (PreemptLowerPriority or Never).
+	PreemptionPolicy *string `json:"preemptionPolicy,omitempty"`
 	// Hostname is the pod's hostname; the Job controller sets it to <job>-<index> for an
 	// Indexed Job's pods (pkg/controller/job/indexed_job_utils.go).
 	Hostname string `json:"hostname,omitempty"`

@@ -57,7 +57,7 @@ func TestDecodeKindsAndFields(t *testing.T) {
 		{name: "built-in kind under the wrong apiVersion", src: "apiVersion: v1\nkind: Ingress\nmetadata: {name: r}\n",
 			errs: []string{`m.yaml:1:13: apiVersion: apiVersion "v1" does not serve kind Ingress (Kubernetes serves it as apiVersion: extensions/v1beta1, networking.k8s.io/v1, networking.k8s.io/v1beta1)`}},
 		{name: "kind typo", src: "apiVersion: v1\nkind: Secrett\nmetadata: {name: r}\n",
-			errs: []string{`m.yaml:2:7: kind: unknown kind "Secrett" (did you mean "Secret"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, ReplicaSet, Service, StatefulSet)`}},
+			errs: []string{`m.yaml:2:7: kind: unknown kind "Secrett" (did you mean "Secret"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet)`}},
 		{name: "field typo suggests the upstream name", src: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}], tolerationz: []}\n",
 			errs: []string{`m.yaml:4:43: spec.tolerationz: unknown field "tolerationz" (did you mean "tolerations"?)`}},
 		{name: "field Kubernetes has", src: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}], hostNetwork: true}\n",
@@ -70,7 +70,6 @@ func TestDecodeKindsAndFields(t *testing.T) {
 			warnings: []string{
 				"m.yaml:6:42: spec.containers[0].readinessProbe.exec: not modelled (ignored): probe handlers are not run: probes succeed unless the pod's sim.reconsim.dev/* annotations say otherwise (`sim explain sim.reconsim.dev/ready-after`) (and 1 more place)",
 				"m.yaml:7:3: spec.initContainers: only partly modelled: init containers are not run: the pod's containers start at once (the init containers' requests still count for scheduling)",
-				"m.yaml:8:3: spec.priorityClassName: only partly modelled: PriorityClass is not modelled: the pod's priority is its spec.priority (0 when unset), which orders the scheduling queue",
 				"m.yaml:10:14: spec.affinity.podAntiAffinity: not modelled (ignored): the scheduler ignores inter-pod affinity and anti-affinity: pods it would keep apart may share a node or zone, and pods it would keep together may not (and 1 more place)",
 				"m.yaml:11:3: spec.volumes: not modelled (ignored): volumes are not modelled: pods start with no attach, mount or provisioning delay, and the scheduler checks no volume limits or zones",
 			}},

@@ -43,7 +43,6 @@ var behaviourNotes = map[string]string{
 	"PodSpec.overhead":                     "pod overhead is not added to the requests the scheduler and the kubelet count",
 	"PodSpec.runtimeClassName":             "RuntimeClass is not modelled: no overhead, node selector or tolerations come from it",
 	"PodSpec.schedulingGates":              "scheduling gates are not modelled: the scheduler places the pod at once",
-	"PodSpec.preemptionPolicy":             "preemption is not modelled: no pod is evicted to make room, whatever the policy",
 	"PodSpec.resourceClaims":               "dynamic resource allocation is not modelled: the pod is scheduled as if it claimed no devices",
 	"PodSpec.resources":                    "pod-level resources are not counted: the scheduler and the kubelet add up the containers' requests",
 }
@@ -59,12 +58,6 @@ var partlyModelled = map[string]func(value *yaml.Node) string{
 	"PodSpec.initContainers": func(v *yaml.Node) string {
 		if v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
 			return "init containers are not run: the pod's containers start at once (the init containers' requests still count for scheduling)"
-		}
-		return ""
-	},
-	"PodSpec.priorityClassName": func(v *yaml.Node) string {
-		if v.Kind == yaml.ScalarNode && v.Value != "" {
-			return "PriorityClass is not modelled: the pod's priority is its spec.priority (0 when unset), which orders the scheduling queue"
 		}
 		return ""
 	},

@@ -206,6 +206,7 @@ func (s *PodSpec) DeepCopyInto(out *PodSpec) {
 		}
 	}
 	out.Priority = copyPtr(s.Priority)
+	out.PreemptionPolicy = copyPtr(s.PreemptionPolicy)
 }
 
 func copyTerms(ts []NodeSelectorTerm) []NodeSelectorTerm {

@@ -59,7 +59,7 @@ func equalPodSpec(a, b *PodSpec) bool {
 	return a.RestartPolicy == b.RestartPolicy && a.NodeName == b.NodeName && a.Hostname == b.Hostname &&
 		a.SchedulerName == b.SchedulerName && a.PriorityClassName == b.PriorityClassName &&
 		equalPtr(a.TerminationGracePeriodSeconds, b.TerminationGracePeriodSeconds) &&
-		equalPtr(a.Priority, b.Priority) &&
+		equalPtr(a.Priority, b.Priority) && equalPtr(a.PreemptionPolicy, b.PreemptionPolicy) &&
 		equalStringMap(a.NodeSelector, b.NodeSelector) &&
 		equalSlice(a.Containers, b.Containers, equalContainer) &&
 		equalSlice(a.InitContainers, b.InitContainers, equalContainer) &&

@@ -30,6 +30,7 @@ var kinds = []KindInfo{
 	{Kind: KindJob, APIVersion: "batch/v1", Resource: "jobs", Namespaced: true, HasStatus: true, New: func() Object { return &Job{} }},
 	{Kind: KindCronJob, APIVersion: "batch/v1", Resource: "cronjobs", Namespaced: true, HasStatus: true, New: func() Object { return &CronJob{} }},
 	{Kind: KindCustomResourceDefinition, APIVersion: "apiextensions.k8s.io/v1", Resource: "customresourcedefinitions", Namespaced: false, HasStatus: true, New: func() Object { return &CustomResourceDefinition{} }},
+	{Kind: KindPriorityClass, APIVersion: "scheduling.k8s.io/v1", Resource: "priorityclasses", Namespaced: false, HasStatus: false, New: func() Object { return &PriorityClass{} }},
 }
 
 // Kinds returns every registered kind, in a fixed order.

@@ -28,6 +28,7 @@ const (
 	KindHorizontalPodAutoscaler Kind = "HorizontalPodAutoscaler"
 	KindJob                     Kind = "Job"
 	KindCronJob                 Kind = "CronJob"
+	KindPriorityClass           Kind = "PriorityClass"
 
 	// KindEviction and KindScale are the bodies of the pods/eviction and scale subresources;
 	// they are not stored and not in the kind registry.

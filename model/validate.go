@@ -214,6 +214,10 @@ func validateUpdate(oldObj, newObj Object, oldValid bool) field.ErrorList {
 		if o, ok := oldObj.(*CustomResourceDefinition); ok {
 			errs = append(errs, validateCRDUpdate(n, o)...)
 		}
+	case *PriorityClass:
+		if o, ok := oldObj.(*PriorityClass); ok {
+			errs = append(errs, validatePriorityClassUpdate(n, o)...)
+		}
 	case *Node:
 		if o, ok := oldObj.(*Node); ok && o.Spec.ProviderID != "" && o.Spec.ProviderID != n.Spec.ProviderID {
 			errs = append(errs, field.Forbidden(field.NewPath("spec", "providerID"), `node updates may not change providerID except from "" to valid`))
@@ -390,6 +394,9 @@ func validatePodSpec(spec *PodSpec, path *field.Path) field.ErrorList {
 		for _, msg := range apivalidation.NameIsDNSSubdomain(spec.NodeName, false) { // ValidateNodeName
 			errs = append(errs, field.Invalid(path.Child("nodeName"), spec.NodeName, msg))
 		}
+	}
+	if spec.PreemptionPolicy != nil {
+		errs = append(errs, validatePreemptionPolicy(spec.PreemptionPolicy, path.Child("preemptionPolicy"))...)
 	}
 	if spec.SchedulerName != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(spec.SchedulerName) {

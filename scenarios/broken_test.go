@@ -85,6 +85,13 @@ func TestBrokenScenarios(t *testing.T) {
 			{"11:21", "objects[0].manifest.spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"},
 			{"15:48", "objects[0].manifest.spec.podFailurePolicy.rules[0].onExitCodes.values[0]: Invalid value: 0: must not be 0 for the In operator"},
 		},
+		// scheduling.k8s.io/v1 validation (pkg/apis/scheduling/validation ValidatePriorityClass).
+		"priorityclass-invalid": {
+			{"14:12", "objects[0].manifest.value: Forbidden: maximum allowed value of a user defined priority is 1000000000 (the API server would reject it)"},
+			{"15:23", `objects[0].manifest.preemptionPolicy: Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never"`},
+			{"19:22", "objects[1].manifest.metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class"},
+		},
+		"unknown-feature-gate":     {{"11:20", `components.simulator.feature-gates: unrecognized feature gate: MaxUnavailableStatefulset; did you mean "MaxUnavailableStatefulSet"?`}},
 		"cronjob-invalid-schedule": {{"11:17", `objects[0].manifest.spec.schedule: Invalid value: "*/5 * * *": expected exactly 5 fields, found 4`}},
 		"job-pod-failure-policy-restart": {
 			{"13:19", `objects[0].manifest.spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the backoffLimitPerIndex to be set`},

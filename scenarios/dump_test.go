@@ -25,7 +25,7 @@ func TestDumpAsObjectFile(t *testing.T) {
 	for _, o := range s.Objects[0].Objects {
 		kinds = append(kinds, string(o.GetKind()))
 	}
-	assert.Equal(t, "Deployment Deployment Deployment Deployment Deployment StatefulSet StatefulSet DaemonSet DaemonSet Service Service Service Service Service Service Service PodDisruptionBudget PodDisruptionBudget HorizontalPodAutoscaler Pod",
+	assert.Equal(t, "Deployment Deployment Deployment Deployment Deployment StatefulSet StatefulSet DaemonSet DaemonSet Service Service Service Service Service Service Service PodDisruptionBudget PodDisruptionBudget HorizontalPodAutoscaler Pod PriorityClass",
 		strings.Join(kinds, " "))
 	text := warnText(warns)
 	assert.Contains(t, text, "skipped 2 objects: the simulator does not model Secret")
@@ -96,7 +96,7 @@ objects:
 `
 	_, _, err := Parse("s.yaml", []byte(src), "")
 	require.Error(t, err)
-	assert.Equal(t, `s.yaml:9:36: objects[1].manifest.kind: unknown kind "ConfgMap" (did you mean "ConfigMap"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, ReplicaSet, Service, StatefulSet)`, err.Error())
+	assert.Equal(t, `s.yaml:9:36: objects[1].manifest.kind: unknown kind "ConfgMap" (did you mean "ConfigMap"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet)`, err.Error())
 
 	src = strings.Replace(src, "- manifest: {apiVersion: v1, kind: ConfgMap, metadata: {name: c}}\n", "", 1)
 	s, warns, err := Parse("s.yaml", []byte(src), "")

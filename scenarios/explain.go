@@ -3,6 +3,8 @@ package scenarios
 import (
 	"fmt"
 	"strings"
+
+	"github.com/reconsim/reconsim/sim/features"
 )
 
 // Explain returns what a key means. KEY is a scenario key (timeline.node-crash,
@@ -151,6 +153,26 @@ func explainFlag(f Flag) string {
 	}
 	fmt.Fprintf(&b, "  set it     --set %s=%s, or in the scenario:\n", f.Key(), f.Default)
 	fmt.Fprintf(&b, "             components: {%s: {%s: %s}}\n", f.Component, f.Name, yamlScalar(f.Default))
+	if f.Component == ComponentSimulator && (f.Name == "upstream-version" || f.Name == "feature-gates") {
+		b.WriteString(versionedDefaultsText())
+		b.WriteString(features.Text())
+	}
+	return b.String()
+}
+
+// versionedDefaultsText lists the flags whose default depends on the upstream version.
+func versionedDefaultsText() string {
+	var b strings.Builder
+	b.WriteString("flag defaults that changed between releases:\n")
+	for _, f := range flags {
+		for _, od := range f.OlderDefaults {
+			note := ""
+			if minorOf(od.Before) <= minorOf(SupportedUpstreamVersions[0]) {
+				note = " (outside the supported releases)"
+			}
+			fmt.Fprintf(&b, "  %s: %s, %s before %s%s; %s\n", f.Key(), f.Default, od.Default, od.Before, note, f.Source)
+		}
+	}
 	return b.String()
 }
 

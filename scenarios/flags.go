@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/features"
 )
 
 // FlagType is the type of a component flag's value.
@@ -41,12 +42,13 @@ const (
 // Components in the order docs and listings show them.
 var componentNames = []string{ComponentAPIServer, ComponentControllerManager, ComponentScheduler, ComponentKubelet, ComponentSimulator, ComponentGitOpsAgent}
 
-// DefaultUpstreamVersion is the Kubernetes minor version whose defaults the simulator follows
-// unless a scenario sets simulator.upstream-version.
-const DefaultUpstreamVersion = "1.32"
+// DefaultUpstreamVersion is the Kubernetes minor version whose defaults and feature gates the
+// simulator follows unless a scenario sets simulator.upstream-version: the newest release
+// whose k8s.io/api the module uses (sim/features).
+var DefaultUpstreamVersion = features.DefaultVersion
 
 // SupportedUpstreamVersions are the values simulator.upstream-version accepts, oldest first.
-var SupportedUpstreamVersions = []string{"1.31", "1.32"}
+var SupportedUpstreamVersions = features.Versions()
 
 // Flag describes one setting a scenario can override: an upstream component flag (by its
 // upstream name) or a simulator knob (component "simulator", or Simulator set).
@@ -109,12 +111,73 @@ func fraction(v flagValue) error {
 }
 
 func supportedVersion(v flagValue) error {
-	for _, s := range SupportedUpstreamVersions {
-		if v.s == s {
-			return nil
+	_, err := features.ParseVersion(v.s)
+	return err
+}
+
+// featureGates checks a --feature-gates value against the gate table (sim/features), with a
+// did-you-mean for an unknown gate.
+func featureGates(v flagValue) error {
+	_, err := features.ParseOverrides(v.s)
+	var u *features.UnknownGateError
+	if errors.As(err, &u) {
+		hint := "`sim explain simulator.upstream-version` lists the gates"
+		if s := closest(u.Name, features.Names()); s != "" {
+			hint = fmt.Sprintf("did you mean %q?", s)
+		}
+		return fmt.Errorf("%v; %s", err, hint)
+	}
+	return err
+}
+
+// AdmissionPlugins are the admission plugins the simulated API server models, by their upstream
+// names, in upstream's order (AllOrderedPlugins, [k8s] pkg/kubeapiserver/options/plugins.go);
+// all are on by default, as upstream's are.
+var AdmissionPlugins = []string{"NamespaceLifecycle", "TaintNodesByCondition", "Priority", "DefaultTolerationSeconds"}
+
+// maxAdmissionPlugins bounds the entries of an admission plugin list.
+const maxAdmissionPlugins = 100
+
+// splitList splits a comma-separated flag value, dropping empty entries and spaces.
+func splitList(s string) []string {
+	var out []string
+	for _, e := range strings.Split(s, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
 		}
 	}
-	return fmt.Errorf("unsupported upstream version %q (supported: %s)", v.s, strings.Join(SupportedUpstreamVersions, ", "))
+	return out
+}
+
+// admissionPluginList checks a list of modelled admission plugins; disabling refuses
+// NamespaceLifecycle, which the simulated API server always runs.
+func admissionPluginList(disabling bool) func(v flagValue) error {
+	return func(v flagValue) error {
+		names := splitList(v.s)
+		if len(names) > maxAdmissionPlugins {
+			return fmt.Errorf("at most %d plugins, got %d", maxAdmissionPlugins, len(names))
+		}
+		for _, n := range names {
+			if !contains(AdmissionPlugins, n) {
+				msg := fmt.Sprintf("%q is not an admission plugin the simulator models (%s)", n, strings.Join(AdmissionPlugins, ", "))
+				if s := closest(n, AdmissionPlugins); s != "" {
+					msg += fmt.Sprintf("; did you mean %q?", s)
+				}
+				return fmt.Errorf("%s", msg)
+			}
+			if disabling && n == "NamespaceLifecycle" {
+				return fmt.Errorf("NamespaceLifecycle cannot be disabled in the simulator")
+			}
+		}
+		return nil
+	}
+}
+
+// AdmissionPluginEnabled reports whether the simulated API server runs the admission plugin
+// (one of AdmissionPlugins): every one is on unless kube-apiserver.disable-admission-plugins
+// names it.
+func (c *Components) AdmissionPluginEnabled(name string) bool {
+	return !contains(splitList(c.String(ComponentAPIServer, "disable-admission-plugins")), name)
 }
 
 // oneOf returns a check that the value is one of values.
@@ -194,6 +257,15 @@ var flags = withTables([]Flag{
 	{Component: ComponentAPIServer, Name: "max-mutating-requests-inflight", Type: TypeInt, Default: "200", check: positive,
 		Source: "[apiserver@HEAD] pkg/server/config.go L451-454",
 		Help:   "Maximum number of mutating requests in flight; past it the API server answers 429."},
+	{Component: ComponentAPIServer, Name: "enable-admission-plugins", Type: TypeString, Default: "", check: admissionPluginList(false),
+		Source: "[k8s] pkg/kubeapiserver/options/plugins.go (DefaultOffAdmissionPlugins; AllOrderedPlugins gives the order)",
+		Help: "Admission plugins to enable in addition to the default-on ones (comma-separated). The modelled plugins, all on by default as upstream's, in upstream's order: " +
+			"NamespaceLifecycle (objects only in existing, non-terminating namespaces), TaintNodesByCondition (a new Node gets node.kubernetes.io/not-ready:NoSchedule, which the node lifecycle controller removes once it is Ready), " +
+			"Priority (pods get spec.priority and preemptionPolicy from their PriorityClass, the global default, or 0; an unknown class is Forbidden; system-cluster-critical and system-node-critical always exist), " +
+			"DefaultTolerationSeconds (pods tolerate not-ready and unreachable NoExecute for 300s). Other upstream plugins are not modelled."},
+	{Component: ComponentAPIServer, Name: "disable-admission-plugins", Type: TypeString, Default: "", check: admissionPluginList(true),
+		Source: "[k8s] pkg/kubeapiserver/options/plugins.go",
+		Help:   "Default-on admission plugins to turn off (comma-separated): TaintNodesByCondition, Priority or DefaultTolerationSeconds (NamespaceLifecycle cannot be turned off here)."},
 	{Component: ComponentAPIServer, Name: "default-not-ready-toleration-seconds", Type: TypeInt, Default: "300", check: nonNegative,
 		Source: "[k8s:plugin/pkg/admission/defaulttolerationseconds/admission.go@012b085a]",
 		Help:   "tolerationSeconds of the node.kubernetes.io/not-ready:NoExecute toleration the DefaultTolerationSeconds admission plugin adds to pods that lack one."},
@@ -232,7 +304,7 @@ var flags = withTables([]Flag{
 	{Component: ComponentControllerManager, Name: "concurrent-daemonset-syncs", check: positive,
 		Help: "Number of DaemonSet controller workers syncing concurrently."},
 	{Component: ComponentControllerManager, Name: "concurrent-job-syncs", check: positive,
-		Help: "Number of Job controller workers. The Job controller's pod-failure back-off (10s doubling, capped at 10m; 6m before 1.28) follows simulator.upstream-version (sim/controllers/job)."},
+		Help: "Number of Job controller workers. The Job controller's pod-failure back-off (10s doubling, capped at 10m; 6m with the JobPodFailureBackOffMax10m gate off) follows simulator.feature-gates (sim/controllers/job)."},
 	{Component: ComponentControllerManager, Name: "concurrent-cron-job-syncs", check: positive,
 		Help: "Number of CronJob controller workers. Schedules run on the virtual clock, t=0 being 2026-01-01T00:00:00Z, in UTC unless spec.timeZone says otherwise."},
 	{Component: ComponentControllerManager, Name: "concurrent-ttl-after-finished-syncs", check: positive,
@@ -344,8 +416,12 @@ var flags = withTables([]Flag{
 	{Component: ComponentSimulator, Name: "housekeeping-interval", check: nonNegative, Simulator: true,
 		Help: "How often each kubelet samples container usage for the metrics pipeline; 0 samples at scrape time."},
 	{Component: ComponentSimulator, Name: "upstream-version", Type: TypeString, Default: DefaultUpstreamVersion, Simulator: true, check: supportedVersion,
-		Source: "simulator setting",
-		Help:   "Kubernetes minor version whose defaults apply to flags that are not set (1.31: node-monitor-grace-period 40s), and whose feature gates the controllers follow (Job: spec.managedBy honoured from 1.32, JobManagedBy beta)."},
+		Source: "simulator setting; the default is the newest release whose k8s.io/api the module uses (go.mod)",
+		Help: "Kubernetes minor version (" + SupportedUpstreamVersions[0] + " to " + DefaultUpstreamVersion + ") whose flag defaults apply to flags that are not set, and whose feature gates and behaviour changes every component follows (the gate table below; docs/upstream.md#versions). " +
+			"Every component runs the same version: version skew between components is not modelled."},
+	{Component: ComponentSimulator, Name: "feature-gates", Type: TypeString, Default: "", Simulator: true, check: featureGates,
+		Source: "component-base featuregate --feature-gates (Name=true,Name=false,...)",
+		Help:   "Overrides single gates of the gate table for every component, as upstream's --feature-gates does (a gate upstream locked in the chosen version cannot be changed); the rest follow simulator.upstream-version."},
 
 	// gitops-agent
 	{Component: ComponentGitOpsAgent, Name: "enabled", Type: TypeBool, Default: "false", Simulator: true,
@@ -704,6 +780,28 @@ func (c *Components) UpstreamVersion() string {
 	return c.String(ComponentSimulator, "upstream-version")
 }
 
+// FeatureGates returns every gate of sim/features resolved for simulator.upstream-version and
+// simulator.feature-gates. The loader has checked both, so this does not fail.
+func (c *Components) FeatureGates() features.Set {
+	s, err := c.featureGateSet()
+	if err != nil {
+		panic("scenarios: feature gates were not validated: " + err.Error())
+	}
+	return s
+}
+
+func (c *Components) featureGateSet() (features.Set, error) {
+	minor, err := features.ParseVersion(c.UpstreamVersion())
+	if err != nil {
+		return features.Set{}, err
+	}
+	overrides, err := features.ParseOverrides(c.String(ComponentSimulator, "feature-gates"))
+	if err != nil {
+		return features.Set{}, err
+	}
+	return features.For(minor, overrides)
+}
+
 // Setting is one explicitly set flag value.
 type Setting struct {
 	Component string
@@ -814,6 +912,17 @@ func (c *Components) Text(component, flag string) string {
 // each message names the flags.
 func (c *Components) crossCheck() []string {
 	var problems []string
+	if _, err := c.featureGateSet(); err != nil {
+		problems = append(problems, "simulator.feature-gates: "+err.Error())
+	}
+	// kube-apiserver's admission options Validate: a plugin may not be both enabled and
+	// disabled.
+	enabled := splitList(c.String(ComponentAPIServer, "enable-admission-plugins"))
+	for _, d := range splitList(c.String(ComponentAPIServer, "disable-admission-plugins")) {
+		if contains(enabled, d) {
+			problems = append(problems, fmt.Sprintf("kube-apiserver: %s is both in enable-admission-plugins and disable-admission-plugins", d))
+		}
+	}
 	initial := c.Int(ComponentScheduler, "pod-initial-backoff-seconds")
 	max := c.Int(ComponentScheduler, "pod-max-backoff-seconds")
 	if max < initial {

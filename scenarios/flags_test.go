@@ -89,7 +89,7 @@ func TestUpstreamDefaults(t *testing.T) {
 	assert.Equal(t, 5*time.Minute, c.Duration(ComponentKubelet, "node-status-report-frequency"))
 	assert.Equal(t, 40, c.Int(ComponentKubelet, "node-lease-duration-seconds"))
 	assert.Equal(t, 110, c.Int(ComponentKubelet, "max-pods"))
-	assert.Equal(t, "1.32", c.UpstreamVersion())
+	assert.Equal(t, "1.37", c.UpstreamVersion())
 	assert.Equal(t, sim.DistLogNormal, c.Dist(ComponentSimulator, "watch-delay").Kind)
 	assert.False(t, c.IsSet(ComponentKubelet, "max-pods"))
 	assert.Empty(t, c.Settings())
@@ -97,19 +97,29 @@ func TestUpstreamDefaults(t *testing.T) {
 
 func TestComponentsVersionAndSet(t *testing.T) {
 	var c Components
-	require.NoError(t, c.Set(ComponentSimulator, "upstream-version", "1.31"))
-	assert.Equal(t, 40*time.Second, c.Duration(ComponentControllerManager, "node-monitor-grace-period"), "1.31 defaults to 40s")
+	require.NoError(t, c.Set(ComponentSimulator, "upstream-version", "1.32"))
+	assert.Equal(t, 50*time.Second, c.Duration(ComponentControllerManager, "node-monitor-grace-period"), "1.32 defaults to 50s")
+	grace, _ := LookupFlag(ComponentControllerManager, "node-monitor-grace-period")
+	old, _ := grace.DefaultFor("1.31")
+	assert.Equal(t, "40s", old, "the 1.31 default, outside the supported releases, stays documented")
 	require.NoError(t, c.Set(ComponentControllerManager, "node-monitor-grace-period", "45s"))
 	assert.Equal(t, 45*time.Second, c.Duration(ComponentControllerManager, "node-monitor-grace-period"), "an explicit value beats any default")
 	assert.True(t, c.IsSet(ComponentControllerManager, "node-monitor-grace-period"))
 	assert.Equal(t, "45s", c.Text(ComponentControllerManager, "node-monitor-grace-period"))
 	assert.Equal(t, []Setting{
 		{Component: ComponentControllerManager, Flag: "node-monitor-grace-period", Value: "45s"},
-		{Component: ComponentSimulator, Flag: "upstream-version", Value: "1.31"},
+		{Component: ComponentSimulator, Flag: "upstream-version", Value: "1.32"},
 	}, c.Settings())
 
 	for _, bad := range []struct{ component, flag, value, want string }{
 		{ComponentSimulator, "upstream-version", "1.20", "unsupported upstream version"},
+		{ComponentSimulator, "upstream-version", "1.31", "supported: 1.32, 1.33, 1.34, 1.35, 1.36, 1.37"},
+		{ComponentSimulator, "feature-gates", "SchedulerPopFromBackofQ=true", `unrecognized feature gate: SchedulerPopFromBackofQ; did you mean "SchedulerPopFromBackoffQ"?`},
+		{ComponentSimulator, "feature-gates", "SchedulerPopFromBackoffQ=maybe", "invalid value of SchedulerPopFromBackoffQ=maybe"},
+		{ComponentSimulator, "feature-gates", "SchedulerPopFromBackoffQ", "missing bool value"},
+		{ComponentSimulator, "feature-gates", "SidecarContainers=false", "not modelled"},
+		{ComponentAPIServer, "disable-admission-plugins", "Priorty", `did you mean "Priority"?`},
+		{ComponentAPIServer, "disable-admission-plugins", "NamespaceLifecycle", "cannot be disabled"},
 		{ComponentKubelet, "max-pods", "0", "must be greater than 0"},
 		{ComponentKubelet, "max-pods", "many", "want an integer"},
 		{ComponentKubelet, "max-pods", "3000000000", "must be at most"},
@@ -218,7 +228,7 @@ func TestOverrides(t *testing.T) {
 			{Key: "duration", Value: "30m"},
 			{Key: "stop.maxEvents", Value: "1000"},
 			{Key: "stop.quiescence", Value: "0s"},
-			{Key: "simulator.upstream-version", Value: "1.31"},
+			{Key: "simulator.upstream-version", Value: "1.33"},
 			{Key: "kube-controller-manager.node-monitor-grace-period", Value: "25s"},
 		}
 		require.NoError(t, s.Apply(overrides))
@@ -227,7 +237,7 @@ func TestOverrides(t *testing.T) {
 		assert.Equal(t, 30*time.Minute, s.Duration)
 		assert.Equal(t, uint64(1000), s.Stop.MaxEvents)
 		assert.Equal(t, time.Duration(0), s.Stop.Quiescence)
-		assert.Equal(t, "1.31", s.Components.UpstreamVersion())
+		assert.Equal(t, "1.33", s.Components.UpstreamVersion())
 		assert.Equal(t, overrides, s.Overrides)
 	})
 
@@ -260,7 +270,7 @@ func TestOverrides(t *testing.T) {
 func TestExplain(t *testing.T) {
 	text, err := Explain("kube-controller-manager.node-monitor-grace-period")
 	require.NoError(t, err)
-	for _, want := range []string{"(duration)", "default    50s (Kubernetes 1.32)", "40s before 1.32", "PR #126287",
+	for _, want := range []string{"(duration)", "default    50s (Kubernetes 1.37)", "40s before 1.32", "PR #126287",
 		"--set kube-controller-manager.node-monitor-grace-period=50s"} {
 		assert.Contains(t, text, want)
 	}

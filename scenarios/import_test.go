@@ -69,21 +69,21 @@ func TestImportKubectlDump(t *testing.T) {
 		"PodDisruptionBudget shop/web", "PodDisruptionBudget payments/api",
 		"HorizontalPodAutoscaler shop/web",
 		"Pod shop/debug",
+		"PriorityClass payments-high",
 	}, refs)
 	web := s.Objects[0].Objects[0].(*model.Deployment)
 	assert.Empty(t, web.Annotations, "bookkeeping annotations are dropped")
 	assert.Empty(t, web.UID)
-	debug := s.Objects[len(s.Objects)-1].Objects[0].(*model.Pod)
+	debug := s.Objects[len(s.Objects)-2].Objects[0].(*model.Pod)
 	assert.Empty(t, debug.Spec.NodeName, "the real cluster's placement is dropped")
 
 	// The warnings say what was left out, once each, and are also in the scenario's header.
 	text := warnText(warns)
 	for _, want := range []string{
 		"skipped 3 objects: the simulator does not model ConfigMap",
-		"skipped 1 object: the simulator does not model PriorityClass",
 		"skipped 6 objects: ReplicaSet objects of a cluster dump owned by a Deployment",
 		"skipped 1 object: monitoring.coreos.com/v1 Prometheus is a custom resource",
-		"dropped what the API server set in 30 objects",
+		"dropped what the API server set in 31 objects",
 		"podAntiAffinity: not modelled (ignored): the scheduler ignores inter-pod affinity",
 		"topologySpreadConstraints: not modelled (ignored)",
 		"initContainers: only partly modelled: init containers are not run",

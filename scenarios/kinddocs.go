@@ -24,13 +24,13 @@ Defaults (pkg/apis/batch/v1/defaults.go SetDefaults_Job):
 
 Controller behaviour (job_controller.go, backoff_utils.go, pod_failure_policy.go):
   pod-failure back-off       10s, doubling per failure since the last success, capped at 10m
-                             (6m for simulator.upstream-version before 1.28: MaxJobBackOff 360s)
+                             (6m with simulator.feature-gates=JobPodFailureBackOffMax10m=false: MaxJobBackOff 360s)
   backoffLimit               the Job fails (BackoffLimitExceeded) when failed pods exceed it
   activeDeadlineSeconds      the Job fails (DeadlineExceeded) that long after startTime
   podFailurePolicy           FailJob, Ignore, Count, FailIndex on exit codes and pod conditions; a pod that
                              pod GC or taint eviction failed carries DisruptionTarget=True
   conditions                 FailureTarget then Failed; SuccessCriteriaMet then Complete
-  spec.managedBy             honoured from upstream-version 1.32 (JobManagedBy beta)
+  spec.managedBy             honoured (JobManagedBy: beta from 1.32, GA and locked from 1.35)
   ttlSecondsAfterFinished    ttl-after-finished-controller deletes the finished Job (Foreground)
   flags                      kube-controller-manager.concurrent-job-syncs (5),
                              kube-controller-manager.concurrent-ttl-after-finished-syncs (5)

@@ -11,7 +11,7 @@ import (
 // sources, whatever the case of the name.
 func TestExplainKinds(t *testing.T) {
 	for key, want := range map[string][]string{
-		"Job":     {"backoffLimit               6", "SetDefaults_Job", "capped at 10m", "6m for simulator.upstream-version before 1.28", "concurrent-job-syncs"},
+		"Job":     {"backoffLimit               6", "SetDefaults_Job", "capped at 10m", "6m with simulator.feature-gates=JobPodFailureBackOffMax10m=false", "concurrent-job-syncs"},
 		"cronjob": {"successfulJobsHistoryLimit   3", "SetDefaults_CronJob", "robfig/cron/v3", "2026-01-01T00:00:00Z"},
 	} {
 		out, err := Explain(key)

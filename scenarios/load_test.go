@@ -61,7 +61,7 @@ func TestLoadFullScenario(t *testing.T) {
 		assert.Equal(t, 30*time.Second, c.Duration(ComponentControllerManager, "node-monitor-grace-period"))
 		assert.Equal(t, 0.5, c.Float(ComponentControllerManager, "node-eviction-rate"))
 		assert.Equal(t, 800, c.Int(ComponentAPIServer, "max-requests-inflight"))
-		assert.Equal(t, "1.31", c.UpstreamVersion())
+		assert.Equal(t, "1.33", c.UpstreamVersion())
 		assert.Equal(t, 5*time.Second, c.Duration(ComponentKubelet, "node-status-report-frequency"),
 			"report frequency follows an explicitly set update frequency")
 		assert.Equal(t, sim.Dist{Kind: sim.DistUniform, Min: time.Second, Max: 3 * time.Second}, c.Dist(ComponentKubelet, "image-pull"))

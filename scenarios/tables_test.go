@@ -58,9 +58,9 @@ func TestConfigureSetsTheTableFields(t *testing.T) {
 	Configure(&c, replicaset.Flags, &rs)
 	assert.Equal(t, 7, rs.ConcurrentReplicaSetSyncs)
 
-	require.NoError(t, c.Set(ComponentSimulator, "upstream-version", "1.31"))
+	require.NoError(t, c.Set(ComponentSimulator, "upstream-version", "1.32"))
 	nl := nodelifecycle.DefaultConfig()
 	Configure(&c, nodelifecycle.Flags, &nl)
-	assert.Equal(t, 40*time.Second, nl.NodeMonitorGracePeriod, "the 1.31 default")
+	assert.Equal(t, 50*time.Second, nl.NodeMonitorGracePeriod, "the 1.32 default (40s only before 1.32, outside the supported releases)")
 	assert.Equal(t, float32(0.55), nl.UnhealthyZoneThreshold)
 }

@@ -106,13 +106,13 @@ objects:
 `), 0o644))
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, exitOK, run([]string{"validate", scn}, &stdout, &stderr), stderr.String())
-	assert.Contains(t, stderr.String(), "skipped 1 object: the simulator does not model PriorityClass (warning)")
+	assert.Contains(t, stderr.String(), "skipped 3 objects: the simulator does not model ConfigMap (warning)")
 
 	for _, args := range [][]string{{"validate", "--strict", scn}, {"run", "--strict", scn, "--out", filepath.Join(dir, "out")}} {
 		stdout.Reset()
 		stderr.Reset()
 		assert.Equal(t, exitUsage, run(args, &stdout, &stderr), args)
-		assert.Contains(t, stderr.String(), "dump.yaml:2049:3: items[55]: the simulator does not model PriorityClass; --strict refuses to skip it", args)
+		assert.Contains(t, stderr.String(), "dump.yaml:1872:3: items[43]: the simulator does not model ConfigMap; --strict refuses to skip it", args)
 		assert.Contains(t, stderr.String(), "dump.yaml:440:11: items[10].spec.template.spec.containers[0].imagePullPolicy: not modelled", args)
 	}
 }

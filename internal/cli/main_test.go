@@ -311,7 +311,7 @@ func TestListShowExplainVersion(t *testing.T) {
 	h = newHarness(mustNotRun)
 	require.Equal(t, exitOK, h.run("version"))
 	assert.Contains(t, h.stdout.String(), "sim "+report.SimulatorVersion)
-	assert.Contains(t, h.stdout.String(), "Kubernetes 1.32")
+	assert.Contains(t, h.stdout.String(), "Kubernetes 1.37")
 }
 
 func TestHelp(t *testing.T) {
@@ -365,7 +365,7 @@ func TestExplainScenarioKeys(t *testing.T) {
 	}
 	h := newHarness(mustNotRun)
 	require.Equal(t, exitOK, h.run("explain", "kube-controller-manager.node-eviction-rate"))
-	for _, want := range []string{"Nodes per second", "default    0.1 (Kubernetes 1.32)", "--set kube-controller-manager.node-eviction-rate=0.1"} {
+	for _, want := range []string{"Nodes per second", "default    0.1 (Kubernetes 1.37)", "--set kube-controller-manager.node-eviction-rate=0.1"} {
 		assert.Contains(t, h.stdout.String(), want, "meaning, default, upstream source and how to set it")
 	}
 	h = newHarness(mustNotRun)

@@ -104,6 +104,16 @@ type StoreConfig struct {
 	// DisableDefaultTolerationSeconds turns off the DefaultTolerationSeconds admission plugin
 	// (upstream: --disable-admission-plugins=DefaultTolerationSeconds).
 	DisableDefaultTolerationSeconds bool
+	// TaintNodesByCondition turns on the admission plugin of that name (admitNodeTaints): a new
+	// Node is tainted node.kubernetes.io/not-ready:NoSchedule until the node lifecycle
+	// controller sees it Ready. Priority turns on the Priority plugin (admitPriority): pods get
+	// spec.priority from their PriorityClass. Both are on by default upstream; they are off in
+	// DefaultStoreConfig because each needs a cooperating part of the cluster (a node lifecycle
+	// controller to lift the taint, PriorityClasses for pods that name one), and tests of a
+	// single component usually have neither. sim/cluster turns them on unless a scenario
+	// disables them (kube-apiserver.disable-admission-plugins).
+	TaintNodesByCondition bool
+	Priority              bool
 	// DefaultNotReadyTolerationSeconds is --default-not-ready-toleration-seconds. Nil: 300.
 	DefaultNotReadyTolerationSeconds *int64
 	// DefaultUnreachableTolerationSeconds is --default-unreachable-toleration-seconds. Nil: 300.

@@ -78,6 +78,8 @@ type Store struct {
 	onCommit           func(kind model.Kind, old, new model.Object)
 	notReadySeconds    int64
 	unreachableSeconds int64
+	// skipNodeTaint is set during CreateRunningNode.
+	skipNodeTaint bool
 
 	// validateUpdate is validateUpdate (admission.go). It is a field so that a benchmark can
 	// measure the store's own cost apart from the model's validation; nothing else changes it.
@@ -328,6 +330,12 @@ func (s *Store) create(ks *kindStore, obj model.Object) (model.Object, error) {
 	if err := s.admitNamespace(ks, meta.Namespace, meta.Name, true); err != nil {
 		return nil, err
 	}
+	// The mutating plugins in upstream's order (AllOrderedPlugins): TaintNodesByCondition,
+	// Priority, DefaultTolerationSeconds.
+	s.admitNodeTaints(obj)
+	if err := s.admitPriority(obj, nil); err != nil {
+		return nil, err
+	}
 	s.admitDefaultTolerations(obj)
 	// rest.BeforeCreate.
 	meta.DeletionTimestamp = nil
@@ -433,6 +441,9 @@ func (s *Store) update(ks *kindStore, obj model.Object, status bool, action stri
 		return nil, err
 	}
 	if !status {
+		if err := s.admitPriority(obj, old); err != nil {
+			return nil, err
+		}
 		s.admitDefaultTolerations(obj)
 	}
 	oldMeta := old.Meta()

@@ -36,11 +36,14 @@ func (w *world) createObjects() error {
 		pos model.Position
 	}
 	var services []settledService
-	// CustomResourceDefinitions first, wherever they are written, so that the custom
-	// resources they define can be created (as `helm install` installs CRDs before the rest).
+	// CustomResourceDefinitions and PriorityClasses first, wherever they are written: the
+	// custom resources a CRD defines can only be created once it exists (as `helm install`
+	// installs CRDs before the rest), and the Priority admission plugin resolves the pods'
+	// classes when they are created, while a scenario's objects all exist from the start
+	// whatever their order.
 	for _, src := range w.scn.Objects {
 		for _, obj := range src.Objects {
-			if obj.GetKind() != model.KindCustomResourceDefinition {
+			if !createdFirst(obj) {
 				continue
 			}
 			if _, err := w.srv.Store().Create(obj.DeepCopyObject()); err != nil {
@@ -50,7 +53,7 @@ func (w *world) createObjects() error {
 	}
 	for _, src := range w.scn.Objects {
 		for _, obj := range src.Objects {
-			if obj.GetKind() == model.KindCustomResourceDefinition {
+			if createdFirst(obj) {
 				continue
 			}
 			var err error
@@ -650,4 +653,10 @@ func Check(scn *scenarios.Scenario) error {
 		return &InputError{Err: err}
 	}
 	return w.createObjects()
+}
+
+// createdFirst reports whether createObjects creates obj before the other objects.
+func createdFirst(obj model.Object) bool {
+	k := obj.GetKind()
+	return k == model.KindCustomResourceDefinition || k == model.KindPriorityClass
 }

@@ -222,13 +222,22 @@ func (w *world) whyShort(owner model.Object, pods []*model.Pod) (string, string)
 		reasons = append(reasons, msg)
 	}
 	var unscheduled, notReady []string
+	otherScheduler := map[string][]string{} // schedulerName -> its unscheduled pods
+	var otherNames []string
 	downNodes := map[string]bool{}
 	var crashLoop string
 	for _, p := range pods {
 		if p.DeletionTimestamp != nil {
 			continue
 		}
-		switch {
+		switch sn := p.Spec.SchedulerName; {
+		case p.Spec.NodeName == "" && sn != "" && sn != scheduler.DefaultSchedulerName:
+			// The default scheduler ignores pods for another scheduler (eventhandlers.go
+			// responsibleForPod): they stay Pending without a FailedScheduling event.
+			if len(otherScheduler[sn]) == 0 {
+				otherNames = append(otherNames, sn)
+			}
+			otherScheduler[sn] = append(otherScheduler[sn], model.Key(p))
 		case p.Spec.NodeName == "":
 			unscheduled = append(unscheduled, model.Key(p))
 		case !w.conv.nodeUp[p.Spec.NodeName]:
@@ -243,6 +252,11 @@ func (w *world) whyShort(owner model.Object, pods []*model.Pod) (string, string)
 				notReady = append(notReady, model.Key(p))
 			}
 		}
+	}
+	for _, sn := range otherNames {
+		pods := otherScheduler[sn]
+		note(scenarios.VerdictNoScheduler, fmt.Sprintf("%d pod(s) name schedulerName %q and only %q runs in the simulation: nothing schedules them (e.g. %s)",
+			len(pods), sn, scheduler.DefaultSchedulerName, pods[0]))
 	}
 	if len(unscheduled) > 0 {
 		msg := fmt.Sprintf("%d pod(s) cannot be scheduled", len(unscheduled))

@@ -416,3 +416,42 @@ func TestPendingPodVerdictsAreBounded(t *testing.T) {
 	assert.Equal(t, "NoScheduler", last.Reason)
 	assert.Equal(t, int32(30), last.Short)
 }
+
+// TestOtherSchedulerVerdict: the default scheduler ignores a Deployment's pods that name
+// another schedulerName (pkg/scheduler/eventhandlers.go responsibleForPod, addPodToSchedulingQueue
+// only for this scheduler's profiles): they stay Pending with no FailedScheduling event, and
+// the run ends with a verdict on the Deployment that names the scheduler.
+func TestOtherSchedulerVerdict(t *testing.T) {
+	res := runYAML(t, "other-scheduler", `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: other-scheduler
+seed: 1
+duration: 2m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
+objects:
+- manifest:
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: batch, namespace: default}
+    spec:
+      replicas: 2
+      selector: {matchLabels: {app: batch}}
+      template:
+        metadata: {labels: {app: batch}}
+        spec:
+          schedulerName: volcano
+          containers: [{name: app, image: app:1.0}]
+`)
+	require.Len(t, res.Verdicts, 2, "%+v", res.Verdicts) // the Deployment's and its ReplicaSet's
+	assert.Equal(t, "Deployment", res.Verdicts[0].Kind)
+	assert.Equal(t, "NoScheduler", res.Verdicts[0].Reason, "the Deployment takes its ReplicaSet's reason")
+	assert.Equal(t, "ReplicaSet", res.Verdicts[1].Kind)
+	assert.Equal(t, "NoScheduler", res.Verdicts[1].Reason)
+	assert.Contains(t, res.Verdicts[1].Message, `2 pod(s) name schedulerName "volcano" and only "default-scheduler" runs in the simulation`)
+	for _, e := range res.Events {
+		assert.NotEqual(t, "FailedScheduling", e.Reason, "the default scheduler says nothing about pods it does not own")
+	}
+	assert.False(t, res.Passed)
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +32,7 @@ import (
 	"github.com/reconsim/reconsim/sim/controllers/tainteviction"
 	"github.com/reconsim/reconsim/sim/controllers/ttlafterfinished"
 	"github.com/reconsim/reconsim/sim/drain"
+	"github.com/reconsim/reconsim/sim/features"
 	"github.com/reconsim/reconsim/sim/gitops"
 	"github.com/reconsim/reconsim/sim/metrics"
 	"github.com/reconsim/reconsim/sim/node"
@@ -43,6 +43,8 @@ import (
 type world struct {
 	scn   *scenarios.Scenario
 	comps *scenarios.Components
+	// gates are the feature gates of the declared upstream version (gates.go).
+	gates features.Set
 	k     *sim.Kernel
 	srv   *apiserver.Server
 
@@ -148,7 +150,7 @@ func build(scn *scenarios.Scenario, seed uint64, extra []Controller) (*world, er
 	comps := &scn.Components
 	k := sim.New(seed)
 	w := &world{scn: scn, comps: comps, k: k, kubelet: map[string]*node.Kubelet{}, conv: newConvergence(),
-		extra: extra, componentsOf: map[string][]string{}, writes: map[string]int{}}
+		extra: extra, componentsOf: map[string][]string{}, writes: map[string]int{}, gates: comps.FeatureGates()}
 	w.obs = newObserver(w)
 	w.inv = newInvariants(w)
 	w.conv.onServing = func(t *rsTrack) {
@@ -162,6 +164,7 @@ func build(scn *scenarios.Scenario, seed uint64, extra []Controller) (*world, er
 	unreachable := int64(comps.Int(scenarios.ComponentAPIServer, "default-unreachable-toleration-seconds"))
 	cfg.Store.DefaultNotReadyTolerationSeconds = &notReady
 	cfg.Store.DefaultUnreachableTolerationSeconds = &unreachable
+	admissionPlugins(comps, &cfg.Store)
 	cfg.Store.WatchDelay = comps.Dist(scenarios.ComponentSimulator, "watch-delay")
 	cfg.ServiceTime[model.VerbGet] = comps.Dist(scenarios.ComponentSimulator, "api-service-time-get")
 	cfg.ServiceTime[model.VerbList] = comps.Dist(scenarios.ComponentSimulator, "api-service-time-list")
@@ -270,6 +273,7 @@ func (w *world) controllerSpecs() []controllerSpec {
 		{"statefulset-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := statefulset.DefaultConfig()
 			scenarios.Configure(comps, statefulset.Flags, &cfg)
+			gateStatefulSet(w.gates, &cfg)
 			c, rec := w.component("statefulset-controller", qps, burst)
 			ctrl, err := statefulset.New(w.k, c, f, rec, cfg)
 			w.sts = ctrl
@@ -284,6 +288,7 @@ func (w *world) controllerSpecs() []controllerSpec {
 		{"horizontal-pod-autoscaler-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := hpa.DefaultConfig()
 			scenarios.Configure(comps, hpa.Flags, &cfg)
+			gateHPA(w.gates, &cfg)
 			c, rec := w.component(hpa.Component, qps, burst)
 			ctrl, err := hpa.New(w.k, c, f, rec, w.metrics, cfg)
 			w.hpa = ctrl
@@ -298,8 +303,9 @@ func (w *world) controllerSpecs() []controllerSpec {
 			return endpointslice.New(w.k, c, f, record.New(w.k, eventSink{w}, endpointslice.EventSourceComponent, ""), endpointslice.DefaultConfig())
 		}},
 		{job.Component, func(f *client.SharedInformerFactory) (runnable, error) {
-			cfg := job.ConfigFor(upstreamMinor(comps.UpstreamVersion()))
+			cfg := job.DefaultConfig()
 			scenarios.Configure(comps, job.Flags, &cfg)
+			gateJob(w.gates, &cfg)
 			c, rec := w.component(job.Component, qps, burst)
 			return job.New(w.k, c, f, rec, cfg)
 		}},
@@ -389,6 +395,7 @@ func (w *world) buildScheduler() (*running, error) {
 	ks := scenarios.ComponentScheduler
 	cfg := scheduler.DefaultConfig()
 	scenarios.Configure(w.comps, scheduler.Flags, &cfg)
+	gateScheduler(w.gates, &cfg)
 	w.building = ks
 	c, rec := w.component(cfg.SchedulerName, cfg.KubeAPIQPS, cfg.KubeAPIBurst)
 	w.building = ""
@@ -461,6 +468,7 @@ func (w *world) kubeletConfig() node.Config {
 	scenarios.Configure(w.comps, node.Flags, &cfg)
 	cfg.ImagePull = w.comps.Dist(kl, "image-pull")
 	cfg.ContainerStart = w.comps.Dist(kl, "container-start")
+	gateKubelet(w.gates, &cfg)
 	return cfg
 }
 
@@ -491,7 +499,7 @@ func (w *world) buildNodes() error {
 		if n.StartupTime == 0 {
 			ready := obj.DeepCopy()
 			ready.Status.Conditions = readyConditions(0)
-			if _, err := w.srv.Store().Create(ready); err != nil {
+			if _, err := w.srv.Store().CreateRunningNode(ready); err != nil {
 				return fmt.Errorf("registering node %s: %w", n.Name, err)
 			}
 		}
@@ -564,14 +572,4 @@ func (w *world) start() {
 			w.k.Emit("cluster", "node-join", "Node "+n.Name, 0, "")
 		})
 	}
-}
-
-// upstreamMinor returns the minor number of a "1.NN" upstream version (the scenario loader has
-// checked it), for the controllers' version gates.
-func upstreamMinor(v string) int {
-	n, err := strconv.Atoi(strings.TrimPrefix(v, "1."))
-	if err != nil {
-		panic(fmt.Sprintf("cluster: upstream version %q is not 1.NN", v))
-	}
-	return n
 }

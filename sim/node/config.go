@@ -62,6 +62,11 @@ type Config struct {
 	// (syncFrequency, default 1m; pod_workers.go completeWork clamps its back-off to the
 	// resync interval; docs/upstream.md#kubelet).
 	SyncFrequency time.Duration
+	// RetryAtBackOffExpiry is the simulator's gate KubeletPodWorkerRetryAtBackOff
+	// (sim/features; on since v1.35, #133066): a pod worker whose sync failed on a crash-loop
+	// back-off retries when the back-off expires (x [1, 1.5], at most SyncFrequency later);
+	// off, it retries after backOffPeriod 10s x [1, 1.5], as releases up to v1.34 did.
+	RetryAtBackOffExpiry bool
 	// PLEGRelistPeriod is how often the generic PLEG relists containers, so how late the
 	// kubelet notices that a container started or exited (plegRelistPeriod = 1s,
 	// pkg/kubelet/kubelet.go; docs/upstream.md#kubelet). This is the kubelet's status update
@@ -115,6 +120,7 @@ func DefaultConfig() Config {
 		ContainerBackOffPeriod:         10 * time.Second,
 		MaxContainerBackOff:            300 * time.Second,
 		SyncFrequency:                  time.Minute,
+		RetryAtBackOffExpiry:           true,
 		PLEGRelistPeriod:               time.Second,
 		StatusSyncPeriod:               10 * time.Second,
 		SerializeImagePulls:            true,

@@ -17,6 +17,10 @@ const minimumGracePeriodInSeconds = 2
 // (pkg/kubelet/pod_workers.go).
 const workerBackOffPeriodJitterFactor = 0.5
 
+// workerBackOffPeriod is the pod worker's retry after a failed sync before v1.35, whatever
+// the error (pkg/kubelet/kubelet.go backOffPeriod = 10s, passed to newPodWorkers).
+const workerBackOffPeriod = 10 * time.Second
+
 // Kubelet event reasons (pkg/kubelet/events/event.go).
 const (
 	eventPulling   = "Pulling"
@@ -398,11 +402,7 @@ func (w *podWorker) syncContainers(p *sim.Proc) {
 		w.startContainer(p, i)
 	}
 	if backoffUntil != vtime.Never {
-		// pod_workers.go completeWork: retry when the earliest back-off expires, jittered and
-		// bounded by the resync interval.
-		wait := max(backoffUntil.Sub(kl.k.Now()), 0)
-		wait = min(wait, kl.cfg.SyncFrequency)
-		w.requeueTimer.Reset(kl.jitter(wait, workerBackOffPeriodJitterFactor))
+		w.requeueTimer.Reset(kl.jitter(kl.backOffRetryAfter(backoffUntil), workerBackOffPeriodJitterFactor))
 	}
 	if reasonsChanged {
 		// The waiting reason reaches the API with the status generated from the new reason
@@ -808,4 +808,17 @@ func (w *podWorker) readinessChanged(i int) {
 	}
 	w.lastStatus = &s
 	w.kl.status.setPodStatus(w, s, false)
+}
+
+// backOffRetryAfter is how long a pod worker whose sync failed on a crash-loop back-off
+// expiring at until waits before it retries, before the jitter (pod_workers.go completeWork).
+// Since v1.35 (#133066, "Propagate backoff duration for crashloop backoff";
+// Config.RetryAtBackOffExpiry) the error carries the expiry and the worker retries then,
+// bounded by the resync interval; before, every failed sync retried after backOffPeriod.
+func (kl *Kubelet) backOffRetryAfter(until vtime.Time) time.Duration {
+	if !kl.cfg.RetryAtBackOffExpiry {
+		return workerBackOffPeriod
+	}
+	wait := max(until.Sub(kl.k.Now()), 0)
+	return min(wait, kl.cfg.SyncFrequency)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim/features"
 )
 
 func main() {
@@ -31,6 +32,18 @@ func main() {
 		fail(fmt.Errorf("%s: %w", docPath, err))
 	}
 	write(docPath, doc, []byte(updated))
+	const upstreamPath = "docs/upstream.md"
+	if len(os.Args) == 1 {
+		up, err := os.ReadFile(upstreamPath)
+		if err != nil {
+			fail(err)
+		}
+		updatedUp, err := features.ReplaceMarkdownSection(string(up))
+		if err != nil {
+			fail(fmt.Errorf("%s: %w", upstreamPath, err))
+		}
+		write(upstreamPath, up, []byte(updatedUp))
+	}
 	old, err := os.ReadFile(schemaPath)
 	if err != nil && !os.IsNotExist(err) {
 		fail(err)

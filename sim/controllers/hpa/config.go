@@ -33,6 +33,11 @@ type Config struct {
 	// ConcurrentHorizontalPodAutoscalerSyncs is --concurrent-horizontal-pod-autoscaler-syncs:
 	// the number of workers.
 	ConcurrentHorizontalPodAutoscalerSyncs int
+	// ConfigurableTolerance is the HPAConfigurableTolerance feature gate (KEP-4951; alpha in
+	// 1.33, beta and on since 1.35, GA in 1.37): spec.behavior.scaleUp/scaleDown.tolerance
+	// overrides HorizontalPodAutoscalerTolerance. Off, the API server drops the field, so the
+	// controller never sees it; here the controller ignores it.
+	ConfigurableTolerance bool
 }
 
 // Limits of the configuration.
@@ -56,6 +61,7 @@ func DefaultConfig() Config {
 		HorizontalPodAutoscalerCPUInitializationPeriod:      5 * time.Minute,
 		HorizontalPodAutoscalerInitialReadinessDelay:        30 * time.Second,
 		ConcurrentHorizontalPodAutoscalerSyncs:              5,
+		ConfigurableTolerance:                               true,
 	}
 }
 

@@ -483,12 +483,12 @@ func (a *Controller) hpasControllingPods(pods []*model.Pod) []string {
 }
 
 // tolerancesForHpa returns the controller's tolerance in both directions, overridden by the
-// behavior's per-direction tolerance where set (HPAConfigurableTolerance: alpha in 1.33, beta
-// and on by default since 1.35, [k8s] pkg/features/kube_features.go; with the gate off the API
-// server drops the field, so a stored tolerance is always honoured here).
+// behavior's per-direction tolerance where set and the HPAConfigurableTolerance gate is on
+// (Config.ConfigurableTolerance: alpha in 1.33, beta and on by default since 1.35,
+// [k8s] pkg/features/kube_features.go; upstream tolerancesForHpa).
 func (a *Controller) tolerancesForHpa(hpa *model.HorizontalPodAutoscaler) Tolerances {
 	t := Tolerances{ScaleDown: a.cfg.HorizontalPodAutoscalerTolerance, ScaleUp: a.cfg.HorizontalPodAutoscalerTolerance}
-	if b := hpa.Spec.Behavior; b != nil {
+	if b := hpa.Spec.Behavior; b != nil && a.cfg.ConfigurableTolerance {
 		if b.ScaleDown != nil && b.ScaleDown.Tolerance != nil {
 			t.ScaleDown = b.ScaleDown.Tolerance.AsApproximateFloat64()
 		}

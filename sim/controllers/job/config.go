@@ -44,7 +44,8 @@ const (
 // back-off at MaxJobPodFailureBackOff (10m) instead of LegacyMaxJobBackOff (6m): the release
 // that moved the back-off to backoff_utils.go's in-memory store. The stored upstream sources
 // show both constants but not the release of the change; 1.28 is the simulator's reading of it,
-// and both supported versions (1.31, 1.32) are on the 10m side.
+// and every supported release (1.32-1.37) is on the 10m side; the integrator switches the cap
+// with the gate JobPodFailureBackOffMax10m (sim/features).
 const backOffCapSinceMinor = 28
 
 // managedBySinceMinor is the first minor release where spec.managedBy is honoured by default:

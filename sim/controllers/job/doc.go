@@ -39,7 +39,8 @@
 //     SuccessfulCreate, FailedCreate, SuccessfulDelete, FailedDelete, Completed, Suspended,
 //     Resumed and a Warning with the failure reason.
 //   - spec.managedBy other than kubernetes.io/job-controller is skipped from 1.32 (JobManagedBy
-//     beta); in 1.31 the gate is off and the field is ignored.
+//     beta; GA and locked from 1.35); with the gate off (simulator.feature-gates, before 1.35)
+//     the field is ignored.
 //
 // Orphan pods (their Job gone) lose the tracking finalizer through the same queue (upstream's
 // second queue "job_orphan_pod" and its worker are folded into it).

@@ -44,6 +44,14 @@ type Config struct {
 	// flush ticks on whole seconds, and when activeQ is empty Pop takes the head of the
 	// (non-error) backoffQ instead of idling.
 	PopFromBackoffQ bool
+	// FitErrorSinglePeriod is the simulator's gate SchedulerFitErrorSinglePeriod (sim/features;
+	// on since v1.34): the FailedScheduling message's preemption sentence ends in one period,
+	// where releases up to v1.33 printed two (framework/types.go FitError.Error).
+	FitErrorSinglePeriod bool
+	// TaintMessageWithoutKey is the simulator's gate TaintTolerationGenericMessage (sim/features;
+	// on since v1.35, #134740): the TaintToleration filter reason is "node(s) had untolerated
+	// taint(s)"; off, it names the first untolerated taint as releases up to v1.34 did.
+	TaintMessageWithoutKey bool
 	// PercentageOfNodesToScore is percentageOfNodesToScore: 0 means the adaptive formula of
 	// numFeasibleNodesToFind (50 - nodes/125 percent, at least 5%). Default 0
 	// ([kube-scheduler-cfg@HEAD] config/v1/types.go).
@@ -72,7 +80,8 @@ type Config struct {
 	BindRetries int
 }
 
-// DefaultConfig returns the upstream defaults (see each field).
+// DefaultConfig returns the upstream defaults of the newest supported release (see each field;
+// the integrator sets the gated fields from sim/features for the declared release).
 func DefaultConfig() Config {
 	return Config{
 		SchedulerName:                     DefaultSchedulerName,
@@ -82,6 +91,8 @@ func DefaultConfig() Config {
 		UnschedulableFlushPeriod:          30 * time.Second,
 		BackoffFlushPeriod:                time.Second,
 		PopFromBackoffQ:                   true,
+		FitErrorSinglePeriod:              true,
+		TaintMessageWithoutKey:            true,
 		PercentageOfNodesToScore:          0,
 		KubeAPIQPS:                        50,
 		KubeAPIBurst:                      100,

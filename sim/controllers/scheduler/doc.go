@@ -35,8 +35,8 @@
 //     ("Successfully assigned ns/name to node"); failure forgets the pod and requeues it after
 //     backoff.
 //   - A pod that fits nowhere gets the event FailedScheduling with upstream's message, for
-//     example "0/3 nodes are available: 1 node(s) had untolerated taint
-//     {node.kubernetes.io/unreachable: }, 2 Insufficient cpu. preemption: 0/3 nodes are
+//     example "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient
+//     cpu. preemption: 0/3 nodes are
 //     available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for
 //     incoming pod." (reasons counted per node and sorted as strings), and the condition
 //     PodScheduled=False, reason Unschedulable, with the same message, written only when it
@@ -57,9 +57,9 @@
 //     preempt, its message has no "preemption:" sentence, and neither has ours; the pod just
 //     stays pending. With one priority for all pods, as in most scenarios, the messages are
 //     exactly upstream's. Releases up to v1.33 printed the preemption sentence with a doubled
-//     final period; this package prints one, as newer releases do.
-//   - The taint reason is v1.33's "node(s) had untolerated taint {key: value}"; newer
-//     releases print "node(s) had untolerated taint(s)".
+//     final period, newer ones one (Config.FitErrorSinglePeriod); up to v1.34 the taint reason
+//     named the taint ("node(s) had untolerated taint {key: value}"), since v1.35 it is
+//     "node(s) had untolerated taint(s)" (Config.TaintMessageWithoutKey).
 //   - Plugins outside the list above: PodTopologySpread's default constraints and
 //     InterPodAffinity (weights 2), ImageLocality, NodePorts, volume plugins, DRA, scheduling
 //     gates, nominated nodes, extenders, multiple profiles, pod overhead, sidecar containers.

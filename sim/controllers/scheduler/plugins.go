@@ -15,8 +15,10 @@ const (
 	ErrReasonNodeName = "node(s) didn't match the requested node name"
 	// ErrReasonAffinity is nodeaffinity.ErrReasonPod.
 	ErrReasonAffinity = "node(s) didn't match Pod's node affinity/selector"
-	// errReasonTaintFormat is the TaintToleration Filter message (v1.33 form; newer releases
-	// print "node(s) had untolerated taint(s)" without the key).
+	// ErrReasonUntoleratedTaints is the TaintToleration Filter message since v1.35 (#134740).
+	ErrReasonUntoleratedTaints = "node(s) had untolerated taint(s)"
+	// errReasonTaintFormat is the message of releases up to v1.34, naming the first untolerated
+	// taint (Config.TaintMessageWithoutKey off).
 	errReasonTaintFormat = "node(s) had untolerated taint {%s: %s}"
 	// ErrReasonTooManyPods is the NodeResourcesFit reason when the pod count is at allocatable.
 	ErrReasonTooManyPods = "Too many pods"
@@ -46,6 +48,9 @@ type cycleState struct {
 	preferred  []preferredTerm
 	// tolerationsPreferNoSchedule is TaintToleration's PreScore state.
 	tolerationsPreferNoSchedule []model.Toleration
+	// taintWithKey selects the TaintToleration message of releases up to v1.34, which names
+	// the taint (Config.TaintMessageWithoutKey off).
+	taintWithKey bool
 	// skipBalanced is BalancedAllocation's PreScore Skip for best-effort pods
 	// (kubernetes#129138: they would otherwise all pile onto one node).
 	skipBalanced bool
@@ -95,14 +100,22 @@ func filterNodeName(s *cycleState, ni *NodeInfo) *Status {
 }
 
 // filterTaintToleration is the TaintToleration Filter: every NoSchedule and NoExecute taint
-// must be tolerated; the first one that is not is named in the reason.
+// must be tolerated (tainttoleration.Filter); up to v1.34 the first one that is not is named in
+// the reason.
 func filterTaintToleration(s *cycleState, ni *NodeInfo) *Status {
 	i := untoleratedTaintIndex(ni.taints, s.pod.Spec.Tolerations, doNotScheduleTaint)
 	if i < 0 {
 		return nil
 	}
+	if !s.taintWithKey {
+		return statusUntoleratedTaints
+	}
 	return ni.untoleratedTaintStatus(i)
 }
+
+// statusUntoleratedTaints is the TaintToleration rejection since v1.35; it names no taint, so
+// one status serves every node.
+var statusUntoleratedTaints = newStatus(UnschedulableAndUnresolvable, PluginTaintToleration, ErrReasonUntoleratedTaints)
 
 // filterNodeAffinity is the NodeAffinity Filter: spec.nodeSelector and the required node
 // affinity must match.

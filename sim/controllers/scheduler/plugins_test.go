@@ -35,6 +35,10 @@ func TestToleratesTaint(t *testing.T) {
 	}
 }
 
+// TestFilterTaintToleration follows tainttoleration.Filter
+// (pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go): wantReason is the
+// message up to v1.34, which names the first untolerated taint; from v1.35 (#134740, gate
+// TaintTolerationGenericMessage) every rejection reads "node(s) had untolerated taint(s)".
 func TestFilterTaintToleration(t *testing.T) {
 	unreachable := model.Taint{Key: TaintNodeUnreachable, Effect: model.TaintEffectNoExecute}
 	notReady := model.Taint{Key: TaintNodeNotReady, Effect: model.TaintEffectNoSchedule}
@@ -59,15 +63,23 @@ func TestFilterTaintToleration(t *testing.T) {
 			node.Spec.Taints = tt.taints
 			pod := testPod("p")
 			pod.Spec.Tolerations = tt.tolerations
-			st := filterTaintToleration(newCycleState(pod), nodeInfoWith(node))
-			if tt.wantReason == "" {
-				assert.True(t, st.IsSuccess())
-				return
+			for _, withKey := range []bool{true, false} {
+				s := newCycleState(pod)
+				s.taintWithKey = withKey
+				st := filterTaintToleration(s, nodeInfoWith(node))
+				if tt.wantReason == "" {
+					assert.True(t, st.IsSuccess())
+					continue
+				}
+				want := tt.wantReason
+				if !withKey {
+					want = ErrReasonUntoleratedTaints
+				}
+				require.False(t, st.IsSuccess())
+				assert.Equal(t, UnschedulableAndUnresolvable, st.Code())
+				assert.Equal(t, []string{want}, st.Reasons())
+				assert.Equal(t, PluginTaintToleration, st.Plugin())
 			}
-			require.False(t, st.IsSuccess())
-			assert.Equal(t, UnschedulableAndUnresolvable, st.Code())
-			assert.Equal(t, []string{tt.wantReason}, st.Reasons())
-			assert.Equal(t, PluginTaintToleration, st.Plugin())
 		})
 	}
 }

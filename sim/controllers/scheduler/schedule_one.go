@@ -58,6 +58,9 @@ type FitError struct {
 	NumAllNodes   int
 	NodeToStatus  map[string]*Status
 	PostFilterMsg string
+	// DoublePeriod renders the PostFilter sentence as releases up to 1.33 did, ending in its own
+	// period and the separator's ("...for incoming pod.."); Config.FitErrorSinglePeriod off.
+	DoublePeriod bool
 }
 
 // Error renders the upstream message: "0/N nodes are available: " then a histogram of the
@@ -82,8 +85,13 @@ func (f *FitError) Error() string {
 	}
 	if f.PostFilterMsg != "" {
 		// The preemption message is itself a FitError sentence ending in "."; v1.27-v1.33
-		// printed it with a doubled "..", newer releases with one.
-		msg += fmt.Sprintf(separatorFormat, strings.TrimSuffix(f.PostFilterMsg, "."))
+		// printed it with a doubled "..", newer releases with one (features
+		// SchedulerFitErrorSinglePeriod).
+		post := f.PostFilterMsg
+		if !f.DoublePeriod {
+			post = strings.TrimSuffix(post, ".")
+		}
+		msg += fmt.Sprintf(separatorFormat, post)
 	}
 	return msg
 }

@@ -91,16 +91,49 @@ func TestFitErrorMessage(t *testing.T) {
 	}
 }
 
-// fitErrorFor runs the whole failure path of a cycle: filters, then the preemption message.
+// fitErrorFor runs the whole failure path of a cycle: filters, then the preemption message,
+// with the messages of v1.34 (the taint named, one period; gates SchedulerFitErrorSinglePeriod
+// on, TaintTolerationGenericMessage off).
 func fitErrorFor(t *testing.T, pod *model.Pod, nodes ...*NodeInfo) string {
 	t.Helper()
+	return fitErrorWith(t, pod, true, false, nodes...)
+}
+
+func fitErrorWith(t *testing.T, pod *model.Pod, taintWithKey, doublePeriod bool, nodes ...*NodeInfo) string {
+	t.Helper()
 	s := newCycleState(pod)
+	s.taintWithKey = taintWithKey
 	next := 0
 	_, fitErr, _, err := schedulePod(s, nodes, 0, &next, sim.NewRand(1, "test"))
 	require.NoError(t, err)
 	require.NotNil(t, fitErr, "the pod should fit nowhere")
 	fitErr.PostFilterMsg = preemptionMessage(s, nodes, fitErr.NodeToStatus)
+	fitErr.DoublePeriod = doublePeriod
 	return fitErr.Error()
+}
+
+// TestFailedSchedulingMessageByRelease follows FitError.Error (pkg/scheduler/framework/types.go)
+// and tainttoleration.Filter in the releases the gates separate: v1.32-v1.33 print the
+// preemption sentence with a doubled period and name the taint; v1.34 one period; v1.35 and
+// later (#134740) no taint.
+func TestFailedSchedulingMessageByRelease(t *testing.T) {
+	unreachable := testNode("n1", "4", "8Gi", 110)
+	unreachable.Spec.Taints = []model.Taint{{Key: TaintNodeUnreachable, Effect: model.TaintEffectNoExecute}}
+	pod := testPod("p", "cpu", "1")
+	tests := []struct {
+		release                    string
+		taintWithKey, doublePeriod bool
+		want                       string
+	}{
+		{"1.33", true, true, "0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.."},
+		{"1.34", true, false, "0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."},
+		{"1.35", false, false, "0/1 nodes are available: 1 node(s) had untolerated taint(s). preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.release, func(t *testing.T) {
+			assert.Equal(t, tt.want, fitErrorWith(t, pod, tt.taintWithKey, tt.doublePeriod, nodeInfoWith(unreachable)))
+		})
+	}
 }
 
 func TestFailedSchedulingMessageWithPreemption(t *testing.T) {

@@ -453,6 +453,7 @@ func (s *Scheduler) scheduleOne(p *sim.Proc, pInfo *queuedPodInfo) {
 	s.stats.Attempts++
 	s.podAttempts[key]++
 	state := newCycleState(pod)
+	state.taintWithKey = !s.cfg.TaintMessageWithoutKey
 	nodes := s.cache.nodeList()
 	result, fitErr, diag, err := schedulePod(state, nodes, s.cfg.PercentageOfNodesToScore, &s.nextStartNodeIndex, s.rnd)
 
@@ -464,6 +465,7 @@ func (s *Scheduler) scheduleOne(p *sim.Proc, pInfo *queuedPodInfo) {
 		f = &failure{message: err.Error(), reason: model.PodReasonUnschedulable}
 	case fitErr != nil:
 		fitErr.PostFilterMsg = preemptionMessage(state, nodes, fitErr.NodeToStatus)
+		fitErr.DoublePeriod = !s.cfg.FitErrorSinglePeriod
 		f = &failure{message: fitErr.Error(), reason: model.PodReasonUnschedulable, plugins: diag.unschedulablePlugins}
 	}
 	s.k.Emit(component, "attempt", "Pod "+key, pod.ResourceVersion,

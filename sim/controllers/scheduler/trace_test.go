@@ -50,6 +50,9 @@ func testServerConfig() apiserver.Config {
 
 func newWorld(t *testing.T, d *datadriven.TestData) *world {
 	cfg := DefaultConfig()
+	// The scripts were written with the v1.34 TaintToleration message, which names the taint;
+	// TestFailedSchedulingMessageByRelease covers the later one.
+	cfg.TaintMessageWithoutKey = false
 	seed := uint64(1)
 	var cycle, perNode string
 	d.MaybeScanArgs(t, "seed", &seed)
