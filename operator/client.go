@@ -3,7 +3,6 @@ package operator
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -54,7 +53,7 @@ func (c *simClient) IsObjectNamespaced(obj runtime.Object) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ki, ok := kindFor(gvk)
+	ki, ok := c.m.kindFor(gvk)
 	if !ok {
 		return false, noKind(gvk)
 	}
@@ -67,7 +66,7 @@ func (c *simClient) target(obj runtime.Object) (schema.GroupVersionKind, model.K
 	if err != nil {
 		return gvk, model.KindInfo{}, err
 	}
-	ki, ok := kindFor(gvk)
+	ki, ok := c.m.kindFor(gvk)
 	if !ok {
 		return gvk, ki, noKind(gvk)
 	}
@@ -169,7 +168,7 @@ func (c *simClient) List(ctx context.Context, list client.ObjectList, opts ...cl
 		return fmt.Errorf("operator: %T is not a list type (its kind %q does not end in List)", list, gvk.Kind)
 	}
 	gvk.Kind = gvk.Kind[:len(gvk.Kind)-len("List")]
-	ki, ok := kindFor(gvk)
+	ki, ok := c.m.kindFor(gvk)
 	if !ok {
 		return noKind(gvk)
 	}
@@ -624,20 +623,13 @@ var builtinKinds = map[model.Kind]bool{
 
 // toModel converts a user's object (typed, unstructured, or a custom type) to the model.
 func (m *manager) toModel(obj client.Object, gvk schema.GroupVersionKind) (model.Object, error) {
-	ki, ok := kindFor(gvk)
+	ki, ok := m.kindFor(gvk)
 	if !ok {
 		return nil, noKind(gvk)
 	}
 	mo := ki.New()
 	if !builtin(ki) {
-		data, err := json.Marshal(obj)
-		if err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(data, mo); err != nil {
-			return nil, err
-		}
-		return mo, nil
+		return customToModel(obj, mo)
 	}
 	src := runtime.Object(obj)
 	if u, ok := obj.(*unstructured.Unstructured); ok {
@@ -660,17 +652,12 @@ func (m *manager) toModel(obj client.Object, gvk schema.GroupVersionKind) (model
 // model holds come from mo, the others from the object last written under the same UID (the
 // shadow), so unmodelled fields survive the round trip.
 func (m *manager) fromModel(mo model.Object, obj client.Object, gvk schema.GroupVersionKind) error {
-	ki, ok := kindFor(gvk)
+	ki, ok := m.kindFor(gvk)
 	if !ok {
 		return noKind(gvk)
 	}
 	if !builtin(ki) {
-		data, err := json.Marshal(mo)
-		if err != nil {
-			return err
-		}
-		zero(obj)
-		return json.Unmarshal(data, obj)
+		return customFromModel(mo, obj)
 	}
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		typed, err := m.scheme.New(gvk)
@@ -714,7 +701,7 @@ func (m *manager) fromModel(mo model.Object, obj client.Object, gvk schema.Group
 // already holds the unmodelled fields, so only the modelled ones are written (no copy of the
 // remembered object is needed).
 func (m *manager) intoSent(mo model.Object, obj client.Object, gvk schema.GroupVersionKind) error {
-	ki, ok := kindFor(gvk)
+	ki, ok := m.kindFor(gvk)
 	if !ok {
 		return noKind(gvk)
 	}
@@ -722,6 +709,75 @@ func (m *manager) intoSent(mo model.Object, obj client.Object, gvk schema.GroupV
 		return m.fromModel(mo, obj, gvk)
 	}
 	if err := convertValue(obj, mo); err != nil {
+		return err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	return nil
+}
+
+// customToModel converts a custom resource (a typed Go struct, or unstructured) into mo, a
+// *model.Unstructured: the metadata through the typed metadata conversion (the model's
+// ObjectMeta is not shaped as metav1's JSON: resourceVersion is a number, times are
+// virtual), the rest as JSON values.
+func customToModel(obj client.Object, mo model.Object) (model.Object, error) {
+	u, ok := mo.(*model.Unstructured)
+	if !ok {
+		return nil, fmt.Errorf("operator: custom kind %s is stored as %T, not unstructured", mo.GetKind(), mo)
+	}
+	var content map[string]any
+	if uo, ok := obj.(*unstructured.Unstructured); ok {
+		content = runtime.DeepCopyJSON(uo.Object)
+	} else {
+		c, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return nil, err
+		}
+		content = c
+	}
+	var om metav1.ObjectMeta
+	if md, ok := content["metadata"].(map[string]any); ok {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(md, &om); err != nil {
+			return nil, fmt.Errorf("operator: metadata: %w", err)
+		}
+	}
+	if err := convertValue(&u.ObjectMeta, &om); err != nil {
+		return nil, err
+	}
+	delete(content, "apiVersion")
+	delete(content, "kind")
+	delete(content, "metadata")
+	u.Content = content
+	return u, nil
+}
+
+// customFromModel converts mo, a *model.Unstructured, into obj (typed or unstructured),
+// replacing its content.
+func customFromModel(mo model.Object, obj client.Object) error {
+	u, ok := mo.(*model.Unstructured)
+	if !ok {
+		return fmt.Errorf("operator: custom kind %s is stored as %T, not unstructured", mo.GetKind(), mo)
+	}
+	var om metav1.ObjectMeta
+	if err := convertValue(&om, &u.ObjectMeta); err != nil {
+		return err
+	}
+	md, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&om)
+	if err != nil {
+		return err
+	}
+	content := map[string]any{}
+	if u.Content != nil {
+		content = model.DeepCopyJSON(u.Content).(map[string]any)
+	}
+	content["apiVersion"] = u.APIVersion
+	content["kind"] = string(u.Kind)
+	content["metadata"] = md
+	if uo, ok := obj.(*unstructured.Unstructured); ok {
+		uo.Object = content
+		return nil
+	}
+	zero(obj)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(content, obj); err != nil {
 		return err
 	}
 	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoworkqueue "k8s.io/client-go/util/workqueue"
@@ -38,6 +39,10 @@ type ctrl struct {
 	m    *manager
 	name string
 	rc   *simreconcile.Controller
+	// pending are watches of kinds the API server did not serve when setup ran: a kind of the
+	// scenario's CustomResourceDefinitions, which are created after the controllers are
+	// built. start registers them, as controller-runtime's sources start with the manager.
+	pending []watchInput
 }
 
 func newController(m *manager, name string, r reconcile.Reconciler, opts controller.Options, watches []watchInput) (*ctrl, error) {
@@ -66,7 +71,10 @@ func newController(m *manager, name string, r reconcile.Reconciler, opts control
 	}), limiter)
 	for _, w := range watches {
 		if err := c.watch(w); err != nil {
-			return nil, err
+			if !meta.IsNoMatchError(err) {
+				return nil, err
+			}
+			c.pending = append(c.pending, w)
 		}
 	}
 	return c, nil
@@ -74,6 +82,14 @@ func newController(m *manager, name string, r reconcile.Reconciler, opts control
 
 func (c *ctrl) start() {
 	c.rc.Name = c.m.queueName(c)
+	for _, w := range c.pending {
+		if err := c.watch(w); err != nil {
+			// controller-runtime fails the manager's start the same way ("if kind is a CRD,
+			// it should be installed before calling Start").
+			c.m.env.Kernel.Emit(c.rc.Name, "error", "watch", 0, err.Error())
+		}
+	}
+	c.pending = nil
 	c.rc.Start(c.m.env.Kernel)
 }
 
@@ -83,7 +99,7 @@ func (c *ctrl) watch(w watchInput) error {
 	if err != nil {
 		return err
 	}
-	ki, ok := kindFor(gvk)
+	ki, ok := c.m.kindFor(gvk)
 	if !ok {
 		return fmt.Errorf("watch of %s: %w", gvk, noKind(gvk))
 	}

@@ -79,6 +79,9 @@ type shadowKey struct{}
 func newManager(name string, env cluster.ControllerEnv) *manager {
 	s := NewScheme()
 	m := &manager{name: name, env: env, scheme: s, mapper: newRESTMapper(s), log: logr.Discard()}
+	if env.Client != nil {
+		m.mapper.custom = env.Client.LookupKind
+	}
 	m.shadow = env.Local(shadowKey{}, func() any { return newShadow() }).(*shadow)
 	m.client = &simClient{m: m, cached: true}
 	m.api = &simClient{m: m}

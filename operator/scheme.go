@@ -28,7 +28,21 @@ func NewScheme() *runtime.Scheme {
 // group/version. Only one version of each kind is modelled (the one KindInfo.APIVersion
 // names); another version is not served.
 func kindFor(gvk schema.GroupVersionKind) (model.KindInfo, bool) {
-	ki, ok := model.LookupKind(model.Kind(gvk.Kind))
+	return servedAs(gvk, model.LookupKind)
+}
+
+// kindFor is the package's kindFor, and then the kinds the scenario's
+// CustomResourceDefinitions define (registered per run, in the API server's store).
+func (m *manager) kindFor(gvk schema.GroupVersionKind) (model.KindInfo, bool) {
+	if ki, ok := kindFor(gvk); ok || m.env.Client == nil {
+		return ki, ok
+	}
+	return servedAs(gvk, m.env.Client.LookupKind)
+}
+
+// servedAs returns lookup's kind of gvk's name if it is served at gvk's group/version.
+func servedAs(gvk schema.GroupVersionKind, lookup func(model.Kind) (model.KindInfo, bool)) (model.KindInfo, bool) {
+	ki, ok := lookup(model.Kind(gvk.Kind))
 	if !ok || ki.APIVersion != gvk.GroupVersion().String() {
 		return model.KindInfo{}, false
 	}
@@ -53,6 +67,9 @@ type restMapper struct {
 	scheme *runtime.Scheme
 	meta.RESTMapper
 	known int
+	// custom looks up the kinds of the scenario's CustomResourceDefinitions, which the
+	// registry does not hold; nil when there is no API server.
+	custom func(model.Kind) (model.KindInfo, bool)
 }
 
 func newRESTMapper(s *runtime.Scheme) *restMapper {
@@ -90,7 +107,18 @@ func (m *restMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta
 	if len(model.Kinds()) != m.known {
 		m.rebuild()
 	}
-	return m.RESTMapper.RESTMapping(gk, versions...)
+	mapping, err := m.RESTMapper.RESTMapping(gk, versions...)
+	if err != nil && meta.IsNoMatchError(err) && m.custom != nil {
+		if ki, ok := m.custom(model.Kind(gk.Kind)); ok && gvkOf(ki).Group == gk.Group {
+			scope := meta.RESTScopeRoot
+			if ki.Namespaced {
+				scope = meta.RESTScopeNamespace
+			}
+			gvk := gvkOf(ki)
+			return &meta.RESTMapping{Resource: gvk.GroupVersion().WithResource(ki.Resource), GroupVersionKind: gvk, Scope: scope}, nil
+		}
+	}
+	return mapping, err
 }
 
 // gvkForObject is apiutil.GVKForObject on the manager's scheme.

@@ -278,7 +278,8 @@ func (l *loader) checkClientPatterns(patterns []string, path string, nodes []Clu
 	if l.nodesUnknown {
 		return // kubelet/<node> names depend on the nodes
 	}
-	names := clientNames(nodes)
+	// The caller's controllers (ParseOptions.Controllers) each have a client of their name.
+	names := append(clientNames(nodes), l.opts.Controllers...)
 	for k, pat := range patterns {
 		pp := indexPath(path, k)
 		if pat == "" {

@@ -169,6 +169,9 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 		o.sample("nodes.ready", "nodes", float64(o.nodesReady))
 		o.sample("nodes.notready", "nodes", float64(o.nodesTotal-o.nodesReady))
 	default:
+		if _, ok := pick(old, new).(*model.Unstructured); ok {
+			break // a custom resource: field-equals conditions read it, so it is a change
+		}
 		return
 	}
 	o.changed()
