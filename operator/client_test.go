@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -307,6 +308,33 @@ func TestClientVerbs(t *testing.T) {
 			n, _, _ := unstructured.NestedInt64(u.Object, "spec", "replicas")
 			return expect(n == 2, "replicas %d", n)
 		}, noError},
+		// apiextensions-apiserver pkg/registry/customresource/validator.go: a custom resource
+		// that violates its CRD's openAPIV3Schema is 422 Invalid, with the field path.
+		{"create of a custom resource that violates its schema is Invalid", func(ctx context.Context, h *harness, c client.Client) error {
+			crds, _, err := model.DecodeManifests("crd.yaml", []byte(backupCRD))
+			if err != nil {
+				return err
+			}
+			if _, err := h.srv.Store().Create(crds[0]); err != nil {
+				return err
+			}
+			u := &unstructured.Unstructured{}
+			u.SetAPIVersion("example.com/v1")
+			u.SetKind("Backup")
+			u.SetNamespace("default")
+			u.SetName("nightly")
+			if err := unstructured.SetNestedField(u.Object, "often", "spec", "retainDays"); err != nil {
+				return err
+			}
+			err = c.Create(ctx, u)
+			if !apierrors.IsInvalid(err) {
+				return err
+			}
+			if !strings.Contains(err.Error(), "spec.retainDays") {
+				return fmt.Errorf("the error does not name the field: %w", err)
+			}
+			return err
+		}, isErr(apierrors.IsInvalid)},
 		{"status update changes status only", func(ctx context.Context, h *harness, c client.Client) error {
 			var d appsv1.Deployment
 			if err := h.m.GetAPIReader().Get(ctx, types.NamespacedName{Namespace: "default", Name: "web"}, &d); err != nil {
@@ -421,3 +449,25 @@ func TestRecorderAndVirtualTime(t *testing.T) {
 	assert.Equal(t, []string{"Normal Scaled"}, sink.Reasons())
 	assert.True(t, Now(context.Background()).Time.IsZero(), "outside a simulated process there is no virtual time")
 }
+
+// backupCRD defines Backup (example.com/v1) whose spec.retainDays must be an integer.
+const backupCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: backups.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Backup, plural: backups, singular: backup, listKind: BackupList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              retainDays: {type: integer, minimum: 1}
+`
