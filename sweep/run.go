@@ -105,6 +105,10 @@ type Options struct {
 	// RunScenario runs one scenario; nil means cluster.Run. It is a test seam (tests
 	// substitute a fake simulator to check the sweep's bookkeeping without real runs).
 	RunScenario func(ctx context.Context, scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error)
+	// Controllers are the caller's own controllers (reconsim.WithController), started in
+	// every run as in `sim run`. The spec must have been parsed with their names
+	// (scenarios.ParseOptions.Controllers) for fault filters to name them.
+	Controllers []cluster.Controller
 }
 
 // RunRecord is what a sweep keeps of one run: its point, seed, metric values and outcome.
@@ -378,7 +382,7 @@ func runOne(ctx context.Context, spec *Spec, pt Point, r PlannedRun, opts Option
 	if err := scn.Apply(ovs); err != nil {
 		return nil, fmt.Errorf("applying the overrides: %w", err)
 	}
-	copts := cluster.Options{Seed: r.Seed, SeedSet: true, Overrides: ovs}
+	copts := cluster.Options{Seed: r.Seed, SeedSet: true, Overrides: ovs, Controllers: opts.Controllers}
 	run := opts.RunScenario
 	if run == nil {
 		run = cluster.Run

@@ -39,7 +39,7 @@ const defaultGCPercent = 200
 func Main() { MainWith(nil) }
 
 // MainWith is Main with the caller's own controllers built into every run (run, validate,
-// explore): they start with kube-controller-manager's, and controller-restart and
+// sweep, explore): they start with kube-controller-manager's, and controller-restart and
 // explore address them by name (reconsim.Main(reconsim.WithController(...))).
 func MainWith(controllers []cluster.Controller) {
 	if os.Getenv("GOGC") == "" {

@@ -97,7 +97,7 @@ func (c *cli) cmdSweep(args []string) int {
 		}
 		shard = s
 	}
-	spec, ok := c.loadSweep(fs.Arg(0), scenarios.ParseOptions{AllowOutsidePaths: *allowOutside})
+	spec, ok := c.loadSweep(fs.Arg(0), scenarios.ParseOptions{AllowOutsidePaths: *allowOutside, Controllers: c.controllerNames()})
 	if !ok {
 		return exitUsage
 	}
@@ -126,7 +126,7 @@ func (c *cli) cmdSweep(args []string) int {
 
 	opts := sweep.Options{
 		Jobs: *jobs, Shard: shard, OutDir: dir, Resume: *resume, KeepResults: *keep,
-		RunScenario: c.runScenario,
+		RunScenario: c.runScenario, Controllers: c.controllers,
 	}
 	if !*quiet {
 		opts.Progress, opts.ProgressStyle = c.stderr, c.progressStyle()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -147,5 +148,41 @@ func TestShippedSweepsParse(t *testing.T) {
 		spec, _, err := sweep.Load(filepath.Join("..", "..", "scenarios", "sweeps", name))
 		require.NoError(t, err, name)
 		assert.NotEmpty(t, spec.Plan().Runs, name)
+	}
+}
+
+// TestSweepStartsTheCallersControllers: a custom sim (MainWith) starts its controllers in
+// every run of a sweep, as in sim run, and its sweeps may name them in fault filters.
+func TestSweepStartsTheCallersControllers(t *testing.T) {
+	s := newSweepCLI()
+	s.cli.controllers = []cluster.Controller{{Name: "webapp"}}
+	var got [][]string
+	var mu sync.Mutex
+	s.cli.runScenario = func(_ context.Context, scn *scenarios.Scenario, opts cluster.Options) (*report.Result, error) {
+		var names []string
+		for _, c := range opts.Controllers {
+			names = append(names, c.Name)
+		}
+		mu.Lock()
+		got = append(got, names)
+		mu.Unlock()
+		secs := float64(opts.Seed)
+		return &report.Result{Passed: true, StopReason: "quiescent", Convergence: []report.Convergence{{Name: "crash", Seconds: &secs}}}, nil
+	}
+	dir := t.TempDir()
+	// The scenario's fault names the caller's controller: it parses only if the sweep knows it.
+	scn, err := os.ReadFile(filepath.Join("..", "..", "scenarios", "builtin", "node-failure.yaml"))
+	require.NoError(t, err)
+	scn = []byte(strings.Replace(string(scn), "\ntimeline:\n",
+		"\ntimeline:\n- {at: 10s, action: api-errors, verbs: [update], clients: [webapp], code: 409, fraction: 1, for: 1m}\n", 1))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "webapp.yaml"), scn, 0o644))
+	path := filepath.Join(dir, "sweep.yaml")
+	src := strings.Replace(strings.Replace(cliSweep, "MAX", "5s", 1), "scenario: node-failure\n", "scenario: webapp.yaml\n", 1)
+	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+	code := s.cli.main([]string{"sweep", path, "--out", t.TempDir(), "--jobs", "2"})
+	require.Equal(t, exitOK, code, s.stderr.String())
+	require.Len(t, got, 4)
+	for _, names := range got {
+		assert.Equal(t, []string{"webapp"}, names)
 	}
 }
