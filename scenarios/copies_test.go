@@ -28,11 +28,11 @@ func copiesRS(copies string, name string) string {
 func TestCopiesExpand(t *testing.T) {
 	data := copiesHead + copiesRS("3", "rs-{{ .Index }}") +
 		"- manifest: {apiVersion: v1, kind: Service, metadata: {name: \"{{ .Index }}\"}, spec: {ports: [{port: 80}]}}\n"
-	s, _, err := Parse("s.yaml", []byte(data), "")
+	_, _, err := Parse("s.yaml", []byte(data), "")
 	require.Error(t, err, "{{ .Index }} outside copies is not replaced: not a valid name")
 
 	data = copiesHead + copiesRS("3", "rs-{{ .Index }}")
-	s, _, err = Parse("s.yaml", []byte(data), "")
+	s, _, err := Parse("s.yaml", []byte(data), "")
 	require.NoError(t, err)
 	require.Len(t, s.Objects, 1)
 	assert.Equal(t, 3, s.Objects[0].Copies)
