@@ -56,11 +56,12 @@ lint: ## gofmt, go vet, staticcheck, the determinism lint and the import rules.
 	$(GO) test ./internal/detlint -run 'TestSimulationPathIsDeterministic|TestImportRules' -count=1
 
 .PHONY: bench
-bench: ## Run the benchmarks (kernel, API round trip, workqueue, scenarios, controller-runtime client vs native).
-	$(GO) test ./... -run '^$$' -bench . -benchmem -benchtime 1s
+bench: ## Run the benchmarks (kernel, API round trip, workqueue, scenarios, controller-runtime client vs native), then scale-5k, scale-10k and the growth series once each (minutes, GBs).
+	$(GO) test ./... -run '^$$' -bench . -skip '^Benchmark(Scale|Growth)' -benchmem -benchtime 1s
+	$(GO) test ./sim/cluster -run '^$$' -bench '^Benchmark(Scale5k|Scale10k|Growth)$$' -benchmem -benchtime 1x -timeout 2h
 
 .PHONY: check-determinism
-check-determinism: ## Run every built-in scenario twice and compare trace hashes and outputs.
+check-determinism: ## Run every built-in scenario but the slow ones (scenarios.SlowBuiltins) twice and compare trace hashes and outputs.
 	$(GO) test ./sim/cluster -run 'TestBuiltinScenariosAreDeterministic' -count=1 -v -determinism-all
 
 .PHONY: clean

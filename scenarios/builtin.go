@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -41,6 +42,16 @@ func BuiltinNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+// SlowBuiltins are the built-in scenarios too slow for the tests that run every built-in
+// (sim/cluster's TestEveryBuiltinRunsToItsExpectations and make check-determinism): each takes
+// minutes of wall time and gigabytes of memory. make bench runs them (BenchmarkScale5k,
+// BenchmarkScale10k); each file's header comment says SLOW. A test checks the list against
+// the files.
+var SlowBuiltins = []string{"scale-10k", "scale-5k"}
+
+// IsSlowBuiltin reports whether name is in SlowBuiltins.
+func IsSlowBuiltin(name string) bool { return slices.Contains(SlowBuiltins, name) }
 
 // BuiltinFile is the file name a built-in scenario's errors and results refer to.
 func BuiltinFile(name string) string { return "builtin/" + name + ".yaml" }

@@ -86,6 +86,8 @@ var keyDocs = map[string]keyDoc{
 		Example: "file: manifests/app.yaml"},
 	"objects.settled": {Doc: "Start the objects as if their controllers had already reconciled them: a workload's pods (Pod, ReplicaSet, Deployment, StatefulSet, DaemonSet) exist, scheduled and running, and a Service's EndpointSlices exist, at time 0. Other kinds cannot start settled: settled: true on them is an error.",
 		Default: "false", Example: "settled: true"},
+	"objects.copies": {Doc: "Make the entry N objects, 1 to 100000 (counted with the scenario's other objects against its limit of 100000, before anything is copied): copy i (0 to N-1) is the inline manifest with every " + IndexToken + " in a string, anywhere in it (names, labels, selectors, annotations, keys too), replaced by i in decimal, unpadded. It is an exact text substitution, not a template: any other {{ in a copied manifest is an error, a substituted value stays a string, and a value holding the token is best quoted (\"svc-{{ .Index }}\"): YAML reads an unquoted { at the start of a value, or anywhere inside a flow mapping {...}, as flow syntax. With N above 1 the name must hold " + IndexToken + ". Each copy is checked as if written out; errors point at the entry. Only with manifest:, not file:.",
+		Default: "1", Example: "copies: 300\nmanifest:\n  apiVersion: apps/v1\n  kind: ReplicaSet\n  metadata: {name: \"svc-{{ .Index }}\"}\n  spec:\n    replicas: 500\n    selector: {matchLabels: {app: \"svc-{{ .Index }}\"}}\n    template:\n      metadata: {labels: {app: \"svc-{{ .Index }}\"}}\n      spec: {containers: [{name: app, image: app:1.0}]}"},
 
 	// ---- timeline ----
 	"timeline": {Doc: "Actions at given times: workload changes, node failures, control-plane faults and load.",

@@ -110,6 +110,7 @@ func parse(file string, data []byte, baseDir string, opts ParseOptions, list *ob
 	l.applyDefaults()
 	l.validate()
 	if len(l.errs) > 0 {
+		l.errs = l.foldCopies(l.errs)
 		return nil, l.warns, l.errs.sorted(), true
 	}
 	return l.s, l.warns, nil, true
@@ -528,7 +529,7 @@ func (l *loader) flagValue(f Flag, n *yaml.Node, path string) (flagValue, bool) 
 
 // ---- objects ----
 
-var objectSourceKeys = []string{"manifest", "file", "settled"}
+var objectSourceKeys = []string{"manifest", "file", "settled", "copies"}
 
 func (l *loader) decodeObjects(n *yaml.Node) {
 	if l.list != nil && n == l.list.seq {
@@ -574,11 +575,15 @@ func (l *loader) decodeObject(i int, item *yaml.Node) {
 		return
 	}
 	src := ObjectSource{Pos: posOf(l.file, resolve(item))}
-	var manifest, file *yaml.Node
+	var manifest, file, copies *yaml.Node
+	copiesBad := false
 	for _, p := range pairs {
 		switch p.key.Value {
 		case "manifest":
 			manifest = p.value
+		case "copies":
+			copies = p.value
+			copiesBad = !l.decodeInto(p.value, childPath(path, "copies"), &src.Copies)
 		case "file":
 			file = p.value
 			l.decodeInto(p.value, childPath(path, "file"), &src.File)
@@ -591,6 +596,11 @@ func (l *loader) decodeObject(i int, item *yaml.Node) {
 	switch {
 	case manifest != nil && file != nil:
 		l.errAt(resolve(item), path, "an object source has manifest or file, not both", "write two entries")
+	case copiesBad: // reported
+	case copies != nil && manifest != nil:
+		src.Objects = l.decodeCopies(manifest, resolve(copies), path, src.Copies)
+	case copies != nil && file != nil:
+		l.errAt(resolve(copies), childPath(path, "copies"), "copies applies to an inline manifest, not to a file", "inline the manifest with manifest:")
 	case manifest != nil:
 		src.Objects = l.decodeManifest(manifest, childPath(path, "manifest"), true)
 	case file != nil:

@@ -157,6 +157,18 @@ func TestBuiltinScenarios(t *testing.T) {
 		})
 	}
 
+	t.Run("slow ones are listed", func(t *testing.T) {
+		for _, name := range names {
+			data, _ := Builtin(name)
+			head, _, _ := strings.Cut(string(data), "\napiVersion:")
+			assert.Equal(t, IsSlowBuiltin(name), strings.Contains(head, "\n# SLOW:"),
+				"%s: a scenario in SlowBuiltins says SLOW: in its header comment, and only those", name)
+		}
+		for _, name := range SlowBuiltins {
+			assert.Contains(t, names, name)
+		}
+	})
+
 	t.Run("node-failure", func(t *testing.T) {
 		data, _ := Builtin("node-failure")
 		s, _, err := Parse(BuiltinFile("node-failure"), data, "")

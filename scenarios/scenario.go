@@ -201,6 +201,9 @@ type ObjectSource struct {
 	// pods exist, scheduled and running; a Service's EndpointSlices exist) instead of being
 	// created at time 0. Only SettledKinds can be settled.
 	Settled bool `json:"settled,omitempty"`
+	// Copies makes the entry N manifests: the inline manifest with IndexToken replaced by
+	// 0..N-1 in its strings (copies.go). 0 when unset, which is one manifest, as written.
+	Copies int `json:"copies,omitempty"`
 
 	// Objects are the decoded manifests, in document order; filled by the loader.
 	Objects []model.Object `json:"-"`

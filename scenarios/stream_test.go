@@ -63,7 +63,11 @@ var streamSeeds = map[string]string{
 	"block scalar":              "apiVersion: reconsim.dev/v1alpha1\nkind: Scenario\nname: x\nduration: 1m\nobjects:\n- manifest:\n    apiVersion: v1\n    kind: Namespace\n    metadata:\n      name: a\n      annotations:\n        note: |+\n          - not an item\n          # not a comment\n\n- manifest: {apiVersion: v1, kind: Namespace, metadata: {name: b}}\nexpect:\n- {name: e, verdict: none}\n",
 	"deep":                      "apiVersion: reconsim.dev/v1alpha1\nkind: Scenario\nname: x\nduration: 1m\nobjects:\n- manifest: " + strings.Repeat("[", 250) + strings.Repeat("]", 250) + "\n",
 	"tab":                       "apiVersion: reconsim.dev/v1alpha1\nkind: Scenario\nname: x\nduration: 1m\nobjects:\n-\tmanifest: {apiVersion: v1, kind: Namespace, metadata: {name: a}}\n",
-	"document marker":           "apiVersion: reconsim.dev/v1alpha1\nkind: Scenario\nname: x\nduration: 1m\nobjects:\n- manifest: {apiVersion: v1, kind: Namespace, metadata: {name: a}}\n---\n- 1\n",
+	"copies": copiesHead + copiesRS("3", "rs-{{ .Index }}") + strings.Repeat("- copies: 2\n  manifest: {apiVersion: v1, kind: Namespace, metadata: {name: \"ns-{{ .Index }}\"}}\n", 1) +
+		strings.Repeat("- manifest: {apiVersion: v1, kind: Namespace, metadata: {name: a}}\n", streamChunkItems) + copiesRS("2", "rs2-{{ .Index }}"),
+	"copies problems": copiesHead + copiesRS("0", "rs-{{ .Index }}") + copiesRS("2", "rs") + copiesRS("2", "rs-{{ .index }}") + copiesRS("3", "RS-{{ .Index }}") +
+		copiesRS("2", "a-{{ .Index }}") + copiesRS("3", "a-{{ .Index }}") + "- copies: x\n  file: f.yaml\n" + copiesRS("100000", "b-{{ .Index }}"),
+	"document marker": "apiVersion: reconsim.dev/v1alpha1\nkind: Scenario\nname: x\nduration: 1m\nobjects:\n- manifest: {apiVersion: v1, kind: Namespace, metadata: {name: a}}\n---\n- 1\n",
 }
 
 // TestStreamedObjectsLoadAsTheWholeDocument checks that every scenario under testdata, every
@@ -98,7 +102,7 @@ func TestStreamedObjectsLoadAsTheWholeDocument(t *testing.T) {
 	t.Logf("%d of %d files streamed", streamed, len(inputs))
 	assert.Greater(t, streamed, len(inputs)/3, "most files with objects stream")
 
-	for _, name := range []string{"indented list", "bad object fields", "block scalar", "crlf", "anchor in one chunk", "errors in many chunks"} {
+	for _, name := range []string{"indented list", "bad object fields", "block scalar", "crlf", "anchor in one chunk", "errors in many chunks", "copies", "copies problems"} {
 		_, _, ok := parseBothWays(t, []byte(streamSeeds[name]))
 		assert.True(t, ok, "%s streams", name)
 	}

@@ -13,7 +13,8 @@ import (
 // resolve, parse, validate and build the world at time 0 (cluster.Check creates every object,
 // placing settled pods). Bad input must exit 2 with a message on stderr; exit 3 (an internal
 // error) or a panic fails. Seeds: testdata/fuzz/FuzzValidate (the hostile inputs of issue 14
-// among them), every scenario under scenarios/testdata, and the built-ins.
+// among them), every scenario under scenarios/testdata (copies.yaml covers copies:), and the built-ins but
+// the slow ones (scenarios.SlowBuiltins).
 func FuzzValidate(f *testing.F) {
 	files, _ := filepath.Glob("../../scenarios/testdata/*/*.yaml")
 	for _, file := range files {
@@ -22,6 +23,9 @@ func FuzzValidate(f *testing.F) {
 		}
 	}
 	for _, name := range scenarios.BuiltinNames() {
+		if scenarios.IsSlowBuiltin(name) {
+			continue // validating one builds 150,000 settled pods or more: seconds per input
+		}
 		data, _ := scenarios.Builtin(name)
 		f.Add(data)
 	}

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -45,4 +46,38 @@ func BenchmarkIdleThunderingHerdCluster(b *testing.B) {
 	scn.Duration = 10 * time.Minute
 	scn.Stop.Quiescence = 0
 	benchmarkLoaded(b, scn)
+}
+
+// The scale benchmarks run the slow built-ins (scenarios.SlowBuiltins) whole: minutes and
+// gigabytes each, so make bench runs them once (-benchtime 1x); peak memory is read with
+// /usr/bin/time -v sim run scale-5k.
+func BenchmarkScale5k(b *testing.B)  { benchmarkScenario(b, "scale-5k") }
+func BenchmarkScale10k(b *testing.B) { benchmarkScenario(b, "scale-10k") }
+
+// BenchmarkGrowth runs scale-5k's shape (five zones of 16-CPU nodes, 30 settled pods per node
+// as ReplicaSets of 500, zone-a crashing at 60s, 10 virtual minutes) at 1,000, 2,000 and
+// 5,000 nodes and reports the wall time per kernel event (ns/event): per-event cost at 5k
+// over that at 1k is how far the simulator is from scaling linearly in events.
+func BenchmarkGrowth(b *testing.B) {
+	for _, nodes := range []int{1000, 2000, 5000} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			scn := loadBuiltin(&testing.T{}, "scale-5k")
+			for i := range scn.Cluster.NodeGroups {
+				scn.Cluster.NodeGroups[i].Count = nodes / len(scn.Cluster.NodeGroups)
+			}
+			// 30 pods per node, 500 per ReplicaSet: the first nodes*30/500 copies.
+			src := &scn.Objects[0]
+			src.Objects = src.Objects[:nodes*30/500]
+			var events uint64
+			for i := 0; i < b.N; i++ {
+				res, err := checkedRun(b, scn, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += res.EventsProcessed
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+			b.ReportMetric(float64(events)/float64(b.N), "events/run")
+		})
+	}
 }

@@ -111,11 +111,12 @@ func TestNodeFailureFasterWithShortGraceAndToleration(t *testing.T) {
 
 // TestBuiltinScenariosAreDeterministic runs scenarios twice with the same seed and compares
 // the trace hash and every recorded byte; a different seed must give a different trace.
-// By default it checks node-failure; -determinism-all (make check-determinism) checks all.
+// By default it checks node-failure; -determinism-all (make check-determinism) checks all but
+// the slow ones (fastBuiltins).
 func TestBuiltinScenariosAreDeterministic(t *testing.T) {
 	names := []string{"node-failure"}
 	if *determinismAll {
-		names = scenarios.BuiltinNames()
+		names = fastBuiltins()
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
@@ -249,11 +250,23 @@ func TestFlappingNodeEvictsNothing(t *testing.T) {
 // reported as a verdict and exits 1.
 var expectedToFail = map[string]bool{"impossible-spec": true}
 
-// TestEveryBuiltinRunsToItsExpectations runs every built-in scenario (in parallel, one per
-// core) and checks that it ends as its file says: every expectation held, or, for the
+// fastBuiltins are the built-in scenarios without the slow ones (scenarios.SlowBuiltins,
+// which take minutes each and run in make bench instead).
+func fastBuiltins() []string {
+	var names []string
+	for _, name := range scenarios.BuiltinNames() {
+		if !scenarios.IsSlowBuiltin(name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// TestEveryBuiltinRunsToItsExpectations runs every built-in scenario but the slow ones
+// (fastBuiltins; in parallel, one per core) and checks that it ends as its file says: every expectation held, or, for the
 // scenarios whose finding is a failure, failed with a verdict.
 func TestEveryBuiltinRunsToItsExpectations(t *testing.T) {
-	for _, name := range scenarios.BuiltinNames() {
+	for _, name := range fastBuiltins() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			res := runBuiltin(t, name, nil)
