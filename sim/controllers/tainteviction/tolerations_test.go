@@ -20,7 +20,6 @@ const (
 
 var (
 	unreachable = model.Taint{Key: keyUnreachable, Effect: model.TaintEffectNoExecute}
-	notReady    = model.Taint{Key: keyNotReady, Effect: model.TaintEffectNoExecute}
 	dedicated   = model.Taint{Key: "dedicated", Value: "gpu", Effect: model.TaintEffectNoExecute}
 )
 
