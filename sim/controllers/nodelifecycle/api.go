@@ -22,20 +22,7 @@ func newCaches(f *client.SharedInformerFactory, nc *Controller) (controllerutil.
 	nodes := f.For(model.KindNode)
 	leases := f.For(model.KindLease)
 	pods := f.For(model.KindPod)
-	pods.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc: func(obj model.Object, _ bool) {
-			if p, ok := client.ObjectAs[*model.Pod](obj); ok {
-				nc.podUpdated(nil, p)
-			}
-		},
-		UpdateFunc: func(oldObj, newObj model.Object) {
-			o, ok1 := client.ObjectAs[*model.Pod](oldObj)
-			n, ok2 := client.ObjectAs[*model.Pod](newObj)
-			if ok1 && ok2 {
-				nc.podUpdated(o, n)
-			}
-		},
-	})
+	pods.AddEventHandler(controllerutil.ChangeHandlers[*model.Pod]{Changed: nc.podUpdated, IgnoreDeletes: true}.Funcs())
 	nodes.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc: func(obj model.Object, _ bool) {
 			if n, ok := client.ObjectAs[*model.Node](obj); ok && nc.running {

@@ -15,48 +15,8 @@ import (
 func newCaches(f *client.SharedInformerFactory, tc *Controller) (controllerutil.Lister[*model.Pod], controllerutil.Lister[*model.Node]) {
 	pods := f.For(model.KindPod)
 	nodes := f.For(model.KindNode)
-	pods.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc: func(obj model.Object, _ bool) {
-			if p, ok := client.ObjectAs[*model.Pod](obj); ok {
-				tc.podUpdated(nil, p)
-			}
-		},
-		UpdateFunc: func(oldObj, newObj model.Object) {
-			o, ok1 := client.ObjectAs[*model.Pod](oldObj)
-			n, ok2 := client.ObjectAs[*model.Pod](newObj)
-			if ok1 && ok2 {
-				tc.podUpdated(o, n)
-			}
-		},
-		DeleteFunc: func(obj any) {
-			if o, ok := client.ObjectOf(obj); ok {
-				if p, ok := client.ObjectAs[*model.Pod](o); ok {
-					tc.podUpdated(p, nil)
-				}
-			}
-		},
-	})
-	nodes.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc: func(obj model.Object, _ bool) {
-			if n, ok := client.ObjectAs[*model.Node](obj); ok {
-				tc.nodeUpdated(nil, n)
-			}
-		},
-		UpdateFunc: func(oldObj, newObj model.Object) {
-			o, ok1 := client.ObjectAs[*model.Node](oldObj)
-			n, ok2 := client.ObjectAs[*model.Node](newObj)
-			if ok1 && ok2 {
-				tc.nodeUpdated(o, n)
-			}
-		},
-		DeleteFunc: func(obj any) {
-			if o, ok := client.ObjectOf(obj); ok {
-				if n, ok := client.ObjectAs[*model.Node](o); ok {
-					tc.nodeUpdated(n, nil)
-				}
-			}
-		},
-	})
+	pods.AddEventHandler(controllerutil.ChangeHandlers[*model.Pod]{Changed: tc.podUpdated}.Funcs())
+	nodes.AddEventHandler(controllerutil.ChangeHandlers[*model.Node]{Changed: tc.nodeUpdated}.Funcs())
 	return controllerutil.Lister[*model.Pod]{Informer: pods}, controllerutil.Lister[*model.Node]{Informer: nodes}
 }
 

@@ -207,3 +207,42 @@ func (h OwnerHandlers[O]) OnDelete(obj any) {
 	}
 	h.Enqueue(t)
 }
+
+// ChangeHandlers are informer event handlers that report every change of a T as one
+// Changed(oldObj, curObj) call, the shape of upstream's node lifecycle and taint eviction
+// controllers (podUpdated, nodeUpdated): an add is (nil, obj), an update (old, cur) and, unless
+// IgnoreDeletes, a delete (obj, nil), obj unwrapped from a tombstone. Objects that are not a T
+// are ignored.
+type ChangeHandlers[T model.Object] struct {
+	Changed       func(oldObj, curObj T)
+	IgnoreDeletes bool
+}
+
+// Funcs returns the handlers, to pass to Informer.AddEventHandler.
+func (h ChangeHandlers[T]) Funcs() client.EventHandlerFuncs {
+	var zero T
+	f := client.EventHandlerFuncs{
+		AddFunc: func(obj model.Object, _ bool) {
+			if t, ok := client.ObjectAs[T](obj); ok {
+				h.Changed(zero, t)
+			}
+		},
+		UpdateFunc: func(oldObj, curObj model.Object) {
+			o, ok1 := client.ObjectAs[T](oldObj)
+			c, ok2 := client.ObjectAs[T](curObj)
+			if ok1 && ok2 {
+				h.Changed(o, c)
+			}
+		},
+	}
+	if !h.IgnoreDeletes {
+		f.DeleteFunc = func(obj any) {
+			if o, ok := client.ObjectOf(obj); ok {
+				if t, ok := client.ObjectAs[T](o); ok {
+					h.Changed(t, zero)
+				}
+			}
+		}
+	}
+	return f
+}

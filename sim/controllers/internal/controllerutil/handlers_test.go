@@ -99,3 +99,30 @@ func TestOwnerHandlersUIDChange(t *testing.T) {
 	h.OnUpdate(cur, cur)
 	assert.Equal(t, []string{"forget:1", "enqueue:1", "enqueue:2", "enqueue:2"}, log)
 }
+
+func TestChangeHandlers(t *testing.T) {
+	a := &model.Node{ObjectMeta: model.ObjectMeta{Name: "a"}}
+	b := &model.Node{ObjectMeta: model.ObjectMeta{Name: "b"}}
+	name := func(n *model.Node) string {
+		if n == nil {
+			return "nil"
+		}
+		return n.Name
+	}
+	for _, ignoreDeletes := range []bool{false, true} {
+		var log []string
+		f := ChangeHandlers[*model.Node]{
+			Changed:       func(o, c *model.Node) { log = append(log, name(o)+">"+name(c)) },
+			IgnoreDeletes: ignoreDeletes,
+		}.Funcs()
+		f.OnAdd(a, false)
+		f.OnUpdate(a, b)
+		f.OnAdd(&model.Pod{}, false) // not a Node: ignored
+		f.OnDelete(client.DeletedFinalStateUnknown{Key: "b", Obj: b})
+		want := []string{"nil>a", "a>b", "b>nil"}
+		if ignoreDeletes {
+			want = want[:2]
+		}
+		assert.Equal(t, want, log, "IgnoreDeletes=%v", ignoreDeletes)
+	}
+}
