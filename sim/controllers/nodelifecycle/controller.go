@@ -958,7 +958,7 @@ func (nc *Controller) markPodsNotReady(p *sim.Proc, pods []*model.Pod, nodeName 
 			// its own is enough; the rest stays shared with the cache, read-only.
 			status := cached.Status
 			status.Conditions = slices.Clone(cached.Status.Conditions)
-			if !updatePodCondition(&status, cond, nc.k.Now()) {
+			if !model.UpdatePodCondition(&status, cond, nc.k.Now()) {
 				break
 			}
 			podValue := *cached
@@ -980,26 +980,6 @@ func (nc *Controller) markPodsNotReady(p *sim.Proc, pods []*model.Pod, nodeName 
 		}
 	}
 	return firstErr
-}
-
-// updatePodCondition is upstream pkg/api/v1/pod UpdatePodCondition.
-func updatePodCondition(status *model.PodStatus, condition model.PodCondition, now vtime.Time) bool {
-	condition.LastTransitionTime = now
-	for i := range status.Conditions {
-		old := &status.Conditions[i]
-		if old.Type != condition.Type {
-			continue
-		}
-		if condition.Status == old.Status {
-			condition.LastTransitionTime = old.LastTransitionTime
-		}
-		equal := condition.Status == old.Status && condition.Reason == old.Reason && condition.Message == old.Message &&
-			condition.LastProbeTime == old.LastProbeTime && condition.LastTransitionTime == old.LastTransitionTime
-		status.Conditions[i] = condition
-		return !equal
-	}
-	status.Conditions = append(status.Conditions, condition)
-	return true
 }
 
 // recordNodeEvent is upstream RecordNodeEvent ("Node %s event: %s").

@@ -456,7 +456,7 @@ func (tc *Controller) addConditionAndDeletePod(p *sim.Proc, namespace, name stri
 	// The client's copy is private and the write sends a copy of it: edit it in place. Only
 	// its name and resourceVersion are read afterwards, which the edit leaves alone.
 	updated := pod
-	if updatePodCondition(&updated.Status, model.PodCondition{
+	if model.UpdatePodCondition(&updated.Status, model.PodCondition{
 		Type:    model.PodDisruptionTarget,
 		Status:  model.ConditionTrue,
 		Reason:  ReasonDeletionByTaintManager,
@@ -467,28 +467,6 @@ func (tc *Controller) addConditionAndDeletePod(p *sim.Proc, namespace, name stri
 		}
 	}
 	return tc.deletePod(p, pod)
-}
-
-// updatePodCondition is upstream pkg/api/v1/pod UpdatePodCondition: it sets condition in
-// status (LastTransitionTime = now unless the status is unchanged) and reports whether
-// anything changed.
-func updatePodCondition(status *model.PodStatus, condition model.PodCondition, now vtime.Time) bool {
-	condition.LastTransitionTime = now
-	for i := range status.Conditions {
-		old := &status.Conditions[i]
-		if old.Type != condition.Type {
-			continue
-		}
-		if condition.Status == old.Status {
-			condition.LastTransitionTime = old.LastTransitionTime
-		}
-		equal := condition.Status == old.Status && condition.Reason == old.Reason && condition.Message == old.Message &&
-			condition.LastProbeTime == old.LastProbeTime && condition.LastTransitionTime == old.LastTransitionTime
-		status.Conditions[i] = condition
-		return !equal
-	}
-	status.Conditions = append(status.Conditions, condition)
-	return true
 }
 
 func sortProcs(ps []*sim.Proc) {

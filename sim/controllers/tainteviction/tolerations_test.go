@@ -143,10 +143,10 @@ func TestNoExecuteTaintsAndEquality(t *testing.T) {
 func TestUpdatePodCondition(t *testing.T) {
 	status := model.PodStatus{Conditions: []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue, LastTransitionTime: 1}}}
 	cond := model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: ReasonDeletionByTaintManager}
-	assert.True(t, updatePodCondition(&status, cond, 10))
+	assert.True(t, model.UpdatePodCondition(&status, cond, 10))
 	assert.Len(t, status.Conditions, 2)
 	assert.Equal(t, vtime.Time(10), status.Conditions[1].LastTransitionTime)
-	assert.False(t, updatePodCondition(&status, cond, 20), "same condition again: no change")
+	assert.False(t, model.UpdatePodCondition(&status, cond, 20), "same condition again: no change")
 	assert.Equal(t, vtime.Time(10), status.Conditions[1].LastTransitionTime)
 }
 
