@@ -68,3 +68,26 @@ func IsPodActive(pod *Pod) bool {
 func IsPodTerminal(pod *Pod) bool {
 	return pod.Status.Phase == PodSucceeded || pod.Status.Phase == PodFailed
 }
+
+// UpdatePodCondition sets condition in status, replacing the condition of its type or
+// appending it, and reports whether the status changed in any field (upstream
+// pkg/api/v1/pod/util.go UpdatePodCondition, release 1.33). LastTransitionTime is now, unless
+// the condition's status is unchanged, when the old transition time is kept.
+func UpdatePodCondition(status *PodStatus, condition PodCondition, now vtime.Time) bool {
+	condition.LastTransitionTime = now
+	for i := range status.Conditions {
+		old := &status.Conditions[i]
+		if old.Type != condition.Type {
+			continue
+		}
+		if condition.Status == old.Status {
+			condition.LastTransitionTime = old.LastTransitionTime
+		}
+		equal := condition.Status == old.Status && condition.Reason == old.Reason && condition.Message == old.Message &&
+			condition.LastProbeTime == old.LastProbeTime && condition.LastTransitionTime == old.LastTransitionTime
+		status.Conditions[i] = condition
+		return !equal
+	}
+	status.Conditions = append(status.Conditions, condition)
+	return true
+}

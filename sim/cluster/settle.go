@@ -16,7 +16,6 @@ import (
 	"github.com/reconsim/reconsim/sim/controllers/daemonset"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
-	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 	"github.com/reconsim/reconsim/sim/controllers/statefulset"
 )
 
@@ -469,7 +468,7 @@ func (pl *placer) place(pod *model.Pod) (string, error) {
 		if c.unscheduled || !sel.Matches(c.labels) {
 			continue
 		}
-		if _, bad := scheduler.FindMatchingUntoleratedTaint(c.node.Spec.Taints, pod.Spec.Tolerations, noScheduleOrExecute); bad {
+		if _, bad := model.FindMatchingUntoleratedTaint(c.node.Spec.Taints, pod.Spec.Tolerations, noScheduleOrExecute); bad {
 			continue
 		}
 		top := c.nodes[0]
@@ -537,7 +536,7 @@ func (pl *placer) placeByScan(pod *model.Pod, nodes []*placerNode) (string, erro
 			why.cordoned++
 			continue
 		}
-		if _, bad := scheduler.FindMatchingUntoleratedTaint(pn.node.Spec.Taints, pod.Spec.Tolerations, noScheduleOrExecute); bad {
+		if _, bad := model.FindMatchingUntoleratedTaint(pn.node.Spec.Taints, pod.Spec.Tolerations, noScheduleOrExecute); bad {
 			why.taint++
 			continue
 		}

@@ -3,7 +3,6 @@ package daemonset
 import (
 	"context"
 	"fmt"
-	"maps"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -93,21 +92,26 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 	if err := dsc.podInformer.AddIndexers(client.Indexers{indexClaimCandidates: claimCandidatesIndexFunc}); err != nil {
 		return nil, err
 	}
-	dsc.dsInformer.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc:    func(obj model.Object, _ bool) { dsc.enqueue(obj) },
-		UpdateFunc: dsc.updateDaemonset,
-		DeleteFunc: dsc.deleteDaemonset,
-	})
-	dsc.historyInformer.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc:    func(obj model.Object, _ bool) { dsc.addHistory(obj) },
-		UpdateFunc: dsc.updateHistory,
-		DeleteFunc: dsc.deleteHistory,
-	})
-	dsc.podInformer.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc:    func(obj model.Object, _ bool) { dsc.addPod(obj) },
-		UpdateFunc: dsc.updatePod,
-		DeleteFunc: dsc.deletePod,
-	})
+	dsc.dsInformer.AddEventHandler(controllerutil.OwnerHandlers[*model.DaemonSet]{
+		Enqueue: dsc.enqueue,
+		// A deleted DaemonSet's expectations are forgotten, so that a new one of the same name
+		// starts clean.
+		Forget: func(ds *model.DaemonSet) {
+			dsc.expectations.DeleteExpectations(model.Key(ds))
+			delete(dsc.placement, ds.UID)
+		},
+	}.Funcs())
+	// ControllerRevisions: an owned revision needs nothing when added; an orphan wakes every
+	// DaemonSet that selects it; a changed or deleted one wakes its controllers.
+	dsc.historyInformer.AddEventHandler(controllerutil.OwnedHandlers[*model.ControllerRevision, *model.DaemonSet]{
+		Resolve: dsc.resolveControllerRef,
+		Selecting: func(h *model.ControllerRevision) []*model.DaemonSet {
+			return dsc.getDaemonSetsForLabels(h.Namespace, h.Labels)
+		},
+		Enqueue: dsc.enqueue,
+		Created: func(*model.DaemonSet) {},
+	}.Funcs())
+	dsc.podInformer.AddEventHandler(dsc.podHandlers().Funcs())
 	dsc.nodeInformer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc:    func(obj model.Object, _ bool) { dsc.addNode(obj) },
 		UpdateFunc: dsc.updateNode,
@@ -153,42 +157,7 @@ func (dsc *Controller) Stats() Stats {
 
 // ---- event handlers (upstream daemon_controller.go) ----
 
-func (dsc *Controller) enqueue(obj model.Object) {
-	if ds, ok := client.ObjectAs[*model.DaemonSet](obj); ok {
-		dsc.queue.Add(model.Key(ds))
-	}
-}
-
-// updateDaemonset enqueues the DaemonSet; a changed UID means it was deleted and recreated
-// between two observations, so the old one is handled as deleted first.
-func (dsc *Controller) updateDaemonset(oldObj, curObj model.Object) {
-	oldDS, ok1 := client.ObjectAs[*model.DaemonSet](oldObj)
-	curDS, ok2 := client.ObjectAs[*model.DaemonSet](curObj)
-	if !ok1 || !ok2 {
-		return
-	}
-	if curDS.UID != oldDS.UID {
-		dsc.deleteDaemonset(client.DeletedFinalStateUnknown{Key: model.Key(oldDS), Obj: oldDS})
-	}
-	dsc.enqueue(curDS)
-}
-
-// deleteDaemonset forgets the DaemonSet's expectations, so that a new one of the same name
-// starts clean, and enqueues it.
-func (dsc *Controller) deleteDaemonset(obj any) {
-	o, ok := client.ObjectOf(obj)
-	if !ok {
-		return
-	}
-	ds, ok := client.ObjectAs[*model.DaemonSet](o)
-	if !ok {
-		return
-	}
-	key := model.Key(ds)
-	dsc.expectations.DeleteExpectations(key)
-	delete(dsc.placement, ds.UID)
-	dsc.queue.Add(key)
-}
+func (dsc *Controller) enqueue(ds *model.DaemonSet) { dsc.queue.Add(model.Key(ds)) }
 
 type placementEntry struct {
 	generation int64
@@ -219,153 +188,32 @@ func (dsc *Controller) shouldRun(node *model.Node, ds *model.DaemonSet) (shouldR
 	return nodeShouldRunWithSpec(node, ds, dsc.daemonPodSpec(ds))
 }
 
-// addHistory: an owned revision needs nothing; an orphan wakes every DaemonSet that selects it;
-// one being deleted is handled as deleted.
-func (dsc *Controller) addHistory(obj model.Object) {
-	h, ok := client.ObjectAs[*model.ControllerRevision](obj)
-	if !ok {
-		return
+// podHandlers are the pod event handlers (upstream addPod, updatePod, deletePod): a pod's
+// creation or deletion is observed for its DaemonSet, an orphan wakes every DaemonSet that
+// selects it. A pod that gains a deletionTimestamp counts as deleted at once. A pod turning
+// Ready under a DaemonSet with minReadySeconds also wakes it minReadySeconds+1s later.
+func (dsc *Controller) podHandlers() controllerutil.OwnedHandlers[*model.Pod, *model.DaemonSet] {
+	return controllerutil.OwnedHandlers[*model.Pod, *model.DaemonSet]{
+		Resolve:   dsc.resolveControllerRef,
+		Selecting: func(pod *model.Pod) []*model.DaemonSet { return dsc.getDaemonSetsForLabels(pod.Namespace, pod.Labels) },
+		Enqueue:   dsc.enqueue,
+		Created: func(ds *model.DaemonSet) {
+			key := model.Key(ds)
+			dsc.expectations.CreationObserved(key)
+			dsc.queue.Add(key)
+		},
+		Deleted: func(ds *model.DaemonSet, _ *model.Pod) {
+			key := model.Key(ds)
+			dsc.expectations.DeletionObserved(key)
+			dsc.queue.Add(key)
+		},
+		Updated: func(ds *model.DaemonSet, oldPod, curPod *model.Pod) {
+			if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && ds.Spec.MinReadySeconds > 0 {
+				dsc.queue.AddAfter(model.Key(ds), time.Duration(ds.Spec.MinReadySeconds)*time.Second+time.Second)
+			}
+		},
+		DeletingIsDeleted: true,
 	}
-	if h.DeletionTimestamp != nil {
-		dsc.deleteHistory(h)
-		return
-	}
-	if ref := model.ControllerOf(h); ref != nil {
-		return
-	}
-	for _, ds := range dsc.getDaemonSetsForLabels(h.Namespace, h.Labels) {
-		dsc.enqueue(ds)
-	}
-}
-
-// updateHistory wakes the old and new controller of a changed revision, or, for an orphan
-// whose labels or reference changed, every DaemonSet that selects it.
-func (dsc *Controller) updateHistory(oldObj, curObj model.Object) {
-	oldH, ok1 := client.ObjectAs[*model.ControllerRevision](oldObj)
-	curH, ok2 := client.ObjectAs[*model.ControllerRevision](curObj)
-	if !ok1 || !ok2 || curH.ResourceVersion == oldH.ResourceVersion {
-		return
-	}
-	curRef, oldRef := model.ControllerOf(curH), model.ControllerOf(oldH)
-	refChanged := !model.EqualControllerRef(curRef, oldRef)
-	if refChanged && oldRef != nil {
-		if ds := dsc.resolveControllerRef(oldH.Namespace, oldRef); ds != nil {
-			dsc.enqueue(ds)
-		}
-	}
-	if curRef != nil {
-		if ds := dsc.resolveControllerRef(curH.Namespace, curRef); ds != nil {
-			dsc.enqueue(ds)
-		}
-		return
-	}
-	if refChanged || !maps.Equal(curH.Labels, oldH.Labels) {
-		for _, ds := range dsc.getDaemonSetsForLabels(curH.Namespace, curH.Labels) {
-			dsc.enqueue(ds)
-		}
-	}
-}
-
-// deleteHistory wakes the controller of a deleted revision (obj may be a tombstone).
-func (dsc *Controller) deleteHistory(obj any) {
-	o, ok := client.ObjectOf(obj)
-	if !ok {
-		return
-	}
-	ref := model.ControllerOf(o)
-	if ref == nil {
-		return
-	}
-	if ds := dsc.resolveControllerRef(o.Meta().Namespace, ref); ds != nil {
-		dsc.enqueue(ds)
-	}
-}
-
-// addPod observes a creation for the pod's DaemonSet, or, for an orphan, wakes every DaemonSet
-// that selects it. A pod that already has a deletionTimestamp counts as deleted.
-func (dsc *Controller) addPod(obj model.Object) {
-	pod, ok := client.ObjectAs[*model.Pod](obj)
-	if !ok {
-		return
-	}
-	if pod.DeletionTimestamp != nil {
-		dsc.deletePod(pod)
-		return
-	}
-	if ref := model.ControllerOf(pod); ref != nil {
-		ds := dsc.resolveControllerRef(pod.Namespace, ref)
-		if ds == nil {
-			return
-		}
-		key := model.Key(ds)
-		dsc.expectations.CreationObserved(key)
-		dsc.queue.Add(key)
-		return
-	}
-	for _, ds := range dsc.getDaemonSetsForLabels(pod.Namespace, pod.Labels) {
-		dsc.enqueue(ds)
-	}
-}
-
-// updatePod wakes the DaemonSets a pod change concerns; a resync is ignored. A pod that gains
-// a deletionTimestamp counts as deleted at once. A pod turning Ready under a DaemonSet with
-// minReadySeconds also wakes it minReadySeconds+1s later.
-func (dsc *Controller) updatePod(oldObj, curObj model.Object) {
-	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
-	curPod, ok2 := client.ObjectAs[*model.Pod](curObj)
-	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
-		return
-	}
-	if curPod.DeletionTimestamp != nil {
-		dsc.deletePod(curPod)
-		return
-	}
-	curRef, oldRef := model.ControllerOf(curPod), model.ControllerOf(oldPod)
-	refChanged := !model.EqualControllerRef(curRef, oldRef)
-	if refChanged && oldRef != nil {
-		if ds := dsc.resolveControllerRef(oldPod.Namespace, oldRef); ds != nil {
-			dsc.enqueue(ds)
-		}
-	}
-	if curRef != nil {
-		ds := dsc.resolveControllerRef(curPod.Namespace, curRef)
-		if ds == nil {
-			return
-		}
-		dsc.enqueue(ds)
-		if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && ds.Spec.MinReadySeconds > 0 {
-			dsc.queue.AddAfter(model.Key(ds), time.Duration(ds.Spec.MinReadySeconds)*time.Second+time.Second)
-		}
-		return
-	}
-	if refChanged || !maps.Equal(curPod.Labels, oldPod.Labels) {
-		for _, ds := range dsc.getDaemonSetsForLabels(curPod.Namespace, curPod.Labels) {
-			dsc.enqueue(ds)
-		}
-	}
-}
-
-// deletePod observes a deletion for the pod's DaemonSet (obj may be a tombstone).
-func (dsc *Controller) deletePod(obj any) {
-	o, ok := client.ObjectOf(obj)
-	if !ok {
-		return
-	}
-	pod, ok := client.ObjectAs[*model.Pod](o)
-	if !ok {
-		return
-	}
-	ref := model.ControllerOf(pod)
-	if ref == nil {
-		return
-	}
-	ds := dsc.resolveControllerRef(pod.Namespace, ref)
-	if ds == nil {
-		return
-	}
-	key := model.Key(ds)
-	dsc.expectations.DeletionObserved(key)
-	dsc.queue.Add(key)
 }
 
 // addNode wakes every DaemonSet that should run a pod on the new node.
@@ -440,11 +288,10 @@ func shouldIgnoreNodeUpdate(oldNode, curNode *model.Node) bool {
 	return equality.Semantic.DeepEqual(o, curNode)
 }
 
-// resolveControllerRef returns the cached DaemonSet a controller reference points to, or nil
-// when the kind differs or the DaemonSet with that name has another UID.
-func (dsc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.DaemonSet {
-	o, _ := client.ResolveControllerRef[*model.DaemonSet](dsc.dsInformer, model.KindDaemonSet, namespace, ref)
-	return o
+// resolveControllerRef returns the cached DaemonSet a controller reference points to, and
+// false when the kind differs or the DaemonSet with that name has another UID.
+func (dsc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) (*model.DaemonSet, bool) {
+	return client.ResolveControllerRef[*model.DaemonSet](dsc.dsInformer, model.KindDaemonSet, namespace, ref)
 }
 
 // getDaemonSetsForLabels returns the cached DaemonSets of namespace whose selector matches set

@@ -42,50 +42,11 @@ const (
 	nodeFieldSelectorKeyNodeName = "metadata.name"
 )
 
-// Toleration operators (core/v1 TolerationOperator).
+// Toleration operators (model.TolerationOpExists, model.TolerationOpEqual).
 const (
-	TolerationOpExists = "Exists"
-	TolerationOpEqual  = "Equal"
+	TolerationOpExists = model.TolerationOpExists
+	TolerationOpEqual  = model.TolerationOpEqual
 )
-
-// toleratesTaint is core/v1 Toleration.ToleratesTaint: the effect (if set) and key (if set)
-// must equal the taint's; Exists matches any value, Equal (or empty) needs the same value.
-func toleratesTaint(t *model.Toleration, taint *model.Taint) bool {
-	if t.Effect != "" && t.Effect != taint.Effect {
-		return false
-	}
-	if t.Key != "" && t.Key != taint.Key {
-		return false
-	}
-	switch t.Operator {
-	case "", TolerationOpEqual:
-		return t.Value == taint.Value
-	case TolerationOpExists:
-		return true
-	}
-	return false
-}
-
-// findMatchingUntoleratedTaint returns the first taint that filter accepts and no toleration
-// tolerates (core/v1 helper FindMatchingUntoleratedTaint).
-func findMatchingUntoleratedTaint(taints []model.Taint, tolerations []model.Toleration, filter func(*model.Taint) bool) (model.Taint, bool) {
-	for i := range taints {
-		if !filter(&taints[i]) {
-			continue
-		}
-		tolerated := false
-		for j := range tolerations {
-			if toleratesTaint(&tolerations[j], &taints[i]) {
-				tolerated = true
-				break
-			}
-		}
-		if !tolerated {
-			return taints[i], true
-		}
-	}
-	return model.Taint{}, false
-}
 
 // matchToleration reports whether two tolerations are the same rule: same key, operator,
 // value and effect (core/v1 Toleration.MatchToleration; tolerationSeconds is not compared).
@@ -275,11 +236,11 @@ func nodeShouldRunWithSpec(node *model.Node, ds *model.DaemonSet, spec *model.Po
 	if fits, _ := matchesRequiredNodeAffinity(spec, node); !fits {
 		return false, false
 	}
-	_, untolerated := findMatchingUntoleratedTaint(node.Spec.Taints, spec.Tolerations, func(t *model.Taint) bool {
+	_, untolerated := model.FindMatchingUntoleratedTaint(node.Spec.Taints, spec.Tolerations, func(t *model.Taint) bool {
 		return t.Effect == model.TaintEffectNoExecute || t.Effect == model.TaintEffectNoSchedule
 	})
 	if untolerated {
-		_, untoleratedNoExecute := findMatchingUntoleratedTaint(node.Spec.Taints, spec.Tolerations, func(t *model.Taint) bool {
+		_, untoleratedNoExecute := model.FindMatchingUntoleratedTaint(node.Spec.Taints, spec.Tolerations, func(t *model.Taint) bool {
 			return t.Effect == model.TaintEffectNoExecute
 		})
 		return false, !untoleratedNoExecute

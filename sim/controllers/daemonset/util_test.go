@@ -52,29 +52,6 @@ func TestAddOrUpdateDaemonPodTolerations(t *testing.T) {
 	})
 }
 
-func TestToleratesTaint(t *testing.T) {
-	taint := model.Taint{Key: "k", Value: "v", Effect: model.TaintEffectNoSchedule}
-	tests := []struct {
-		name string
-		tol  model.Toleration
-		want bool
-	}{
-		{"equal key value effect", model.Toleration{Key: "k", Operator: "Equal", Value: "v", Effect: model.TaintEffectNoSchedule}, true},
-		{"empty operator is Equal", model.Toleration{Key: "k", Value: "v"}, true},
-		{"wrong value", model.Toleration{Key: "k", Value: "w"}, false},
-		{"exists any value", model.Toleration{Key: "k", Operator: "Exists"}, true},
-		{"exists wrong effect", model.Toleration{Key: "k", Operator: "Exists", Effect: model.TaintEffectNoExecute}, false},
-		{"empty key exists tolerates everything", model.Toleration{Operator: "Exists"}, true},
-		{"other key", model.Toleration{Key: "x", Operator: "Exists"}, false},
-		{"unknown operator", model.Toleration{Key: "k", Operator: "Gt", Value: "v"}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, toleratesTaint(&tt.tol, &taint))
-		})
-	}
-}
-
 func TestNodeShouldRunDaemonPod(t *testing.T) {
 	node := func(lbls map[string]string, taints ...model.Taint) *model.Node {
 		return testworld.ReadyNode("n1", lbls, taints)

@@ -114,7 +114,7 @@ func (w *world) place(p *model.Pod) (string, string) {
 	if ok, _ := matchesRequiredNodeAffinity(&p.Spec, node); !ok {
 		return "", "node affinity does not match " + target
 	}
-	if taint, bad := findMatchingUntoleratedTaint(node.Spec.Taints, p.Spec.Tolerations, func(t *model.Taint) bool {
+	if taint, bad := model.FindMatchingUntoleratedTaint(node.Spec.Taints, p.Spec.Tolerations, func(t *model.Taint) bool {
 		return t.Effect == model.TaintEffectNoSchedule || t.Effect == model.TaintEffectNoExecute
 	}); bad {
 		return "", "untolerated taint " + taint.Key

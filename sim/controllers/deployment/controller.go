@@ -104,11 +104,16 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		UpdateFunc: dc.updateDeployment,
 		DeleteFunc: dc.deleteDeployment,
 	})
-	dc.rsInformer.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc:    func(obj model.Object, _ bool) { dc.addReplicaSet(obj) },
-		UpdateFunc: dc.updateReplicaSet,
-		DeleteFunc: dc.deleteReplicaSet,
-	})
+	// ReplicaSets (upstream addReplicaSet, updateReplicaSet, deleteReplicaSet): a change wakes
+	// the Deployment that controls the ReplicaSet (the old and the new one when the reference
+	// changed), an orphan every Deployment whose selector matches it, so that one may adopt it.
+	// A ReplicaSet already being deleted (seen after a restart) counts as deleted; orphans'
+	// deletions concern no one.
+	dc.rsInformer.AddEventHandler(controllerutil.OwnedHandlers[*model.ReplicaSet, *model.Deployment]{
+		Resolve:   dc.resolveControllerRef,
+		Selecting: dc.getDeploymentsForReplicaSet,
+		Enqueue:   dc.enqueue,
+	}.Funcs())
 	dc.podInformer.AddEventHandler(client.EventHandlerFuncs{DeleteFunc: dc.deletePod})
 	return dc, nil
 }
@@ -235,78 +240,6 @@ func (dc *Controller) deleteDeployment(obj any) {
 	}
 }
 
-// addReplicaSet wakes the Deployment that controls a new ReplicaSet, or for an orphan every
-// Deployment whose selector matches it, so that one may adopt it. A ReplicaSet already being
-// deleted (seen after a restart) counts as deleted.
-func (dc *Controller) addReplicaSet(obj model.Object) {
-	rs, ok := client.ObjectAs[*model.ReplicaSet](obj)
-	if !ok {
-		return
-	}
-	if rs.DeletionTimestamp != nil {
-		dc.deleteReplicaSet(rs)
-		return
-	}
-	if ref := model.ControllerOf(rs); ref != nil {
-		if d := dc.resolveControllerRef(rs.Namespace, ref); d != nil {
-			dc.enqueue(d)
-		}
-		return
-	}
-	for _, d := range dc.getDeploymentsForReplicaSet(rs) {
-		dc.enqueue(d)
-	}
-}
-
-// updateReplicaSet wakes the old and the new controller when the controller reference changed,
-// the controller otherwise, and for an orphan whose labels or reference changed every
-// Deployment that matches it. Resyncs (same resourceVersion) are ignored.
-func (dc *Controller) updateReplicaSet(oldObj, curObj model.Object) {
-	oldRS, ok1 := client.ObjectAs[*model.ReplicaSet](oldObj)
-	curRS, ok2 := client.ObjectAs[*model.ReplicaSet](curObj)
-	if !ok1 || !ok2 || curRS.ResourceVersion == oldRS.ResourceVersion {
-		return
-	}
-	curRef, oldRef := model.ControllerOf(curRS), model.ControllerOf(oldRS)
-	refChanged := !model.EqualControllerRef(curRef, oldRef)
-	if refChanged && oldRef != nil {
-		if d := dc.resolveControllerRef(oldRS.Namespace, oldRef); d != nil {
-			dc.enqueue(d)
-		}
-	}
-	if curRef != nil {
-		if d := dc.resolveControllerRef(curRS.Namespace, curRef); d != nil {
-			dc.enqueue(d)
-		}
-		return
-	}
-	if refChanged || !maps.Equal(curRS.Labels, oldRS.Labels) {
-		for _, d := range dc.getDeploymentsForReplicaSet(curRS) {
-			dc.enqueue(d)
-		}
-	}
-}
-
-// deleteReplicaSet wakes the Deployment that controlled the ReplicaSet (obj may be a
-// tombstone). Orphans concern no one.
-func (dc *Controller) deleteReplicaSet(obj any) {
-	o, ok := client.ObjectOf(obj)
-	if !ok {
-		return
-	}
-	rs, ok := client.ObjectAs[*model.ReplicaSet](o)
-	if !ok {
-		return
-	}
-	ref := model.ControllerOf(rs)
-	if ref == nil {
-		return
-	}
-	if d := dc.resolveControllerRef(rs.Namespace, ref); d != nil {
-		dc.enqueue(d)
-	}
-}
-
 // deletePod wakes a Recreate Deployment once the last of its pods is gone, so that it can
 // create the new ReplicaSet. Upstream lists the ReplicaSets with an API call from the
 // handler; handlers here run on the kernel and cannot block, so the cache is read instead.
@@ -338,12 +271,11 @@ func (dc *Controller) deletePod(obj any) {
 	}
 }
 
-// resolveControllerRef returns the cached Deployment a controller reference points to, or nil
-// when the kind is not Deployment, no Deployment has that name, or the one that has it has
-// another UID.
-func (dc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.Deployment {
-	o, _ := client.ResolveControllerRef[*model.Deployment](dc.dInformer, model.KindDeployment, namespace, ref)
-	return o
+// resolveControllerRef returns the cached Deployment a controller reference points to, and
+// false when the kind is not Deployment, no Deployment has that name, or the one that has it
+// has another UID.
+func (dc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) (*model.Deployment, bool) {
+	return client.ResolveControllerRef[*model.Deployment](dc.dInformer, model.KindDeployment, namespace, ref)
 }
 
 // getDeploymentsForReplicaSet returns the cached Deployments of the ReplicaSet's namespace
@@ -377,7 +309,8 @@ func (dc *Controller) getDeploymentForPod(pod *model.Pod) *model.Deployment {
 	if rsRef == nil {
 		return nil
 	}
-	return dc.resolveControllerRef(rs.Namespace, rsRef)
+	d, _ := dc.resolveControllerRef(rs.Namespace, rsRef)
+	return d
 }
 
 // ---- syncDeployment (upstream deployment_controller.go) ----

@@ -145,11 +145,11 @@ func TestDisruptionAllowedCondition(t *testing.T) {
 
 func TestUpdatePodCondition(t *testing.T) {
 	var st model.PodStatus
-	assert.True(t, updatePodCondition(&st, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: "EvictionByEvictionAPI"}, 1))
-	assert.False(t, updatePodCondition(&st, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: "EvictionByEvictionAPI"}, 2),
+	assert.True(t, model.UpdatePodCondition(&st, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: "EvictionByEvictionAPI"}, 1))
+	assert.False(t, model.UpdatePodCondition(&st, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: "EvictionByEvictionAPI"}, 2),
 		"the same condition again is no change, and keeps its transition time")
 	assert.Equal(t, vtime.Time(1), st.Conditions[0].LastTransitionTime)
-	assert.True(t, updatePodCondition(&st, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionFalse}, 3))
+	assert.True(t, model.UpdatePodCondition(&st, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionFalse}, 3))
 	assert.Equal(t, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionFalse, LastTransitionTime: 3}, st.Conditions[0])
 	require.Len(t, st.Conditions, 1)
 }

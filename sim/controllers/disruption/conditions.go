@@ -79,25 +79,3 @@ func conditionsAreUpToDate(pdb *model.PodDisruptionBudget) bool {
 	}
 	return c.Status == model.ConditionFalse && c.Reason == model.InsufficientPodsReason
 }
-
-// updatePodCondition is upstream podutil.UpdatePodCondition: it sets the condition (transition
-// time now, unless the status is unchanged) and reports whether the status changed in any
-// field.
-func updatePodCondition(status *model.PodStatus, c model.PodCondition, now vtime.Time) bool {
-	c.LastTransitionTime = now
-	for i := range status.Conditions {
-		old := status.Conditions[i]
-		if old.Type != c.Type {
-			continue
-		}
-		if c.Status == old.Status {
-			c.LastTransitionTime = old.LastTransitionTime
-		}
-		equal := c.Status == old.Status && c.Reason == old.Reason && c.Message == old.Message &&
-			c.LastProbeTime == old.LastProbeTime && c.LastTransitionTime == old.LastTransitionTime
-		status.Conditions[i] = c
-		return !equal
-	}
-	status.Conditions = append(status.Conditions, c)
-	return true
-}

@@ -534,7 +534,7 @@ func (dc *Controller) syncStalePodDisruption(ctx context.Context, key string) er
 	podValue := *pod
 	podValue.Status.Conditions = slices.Clone(pod.Status.Conditions)
 	newPod := &podValue
-	if !updatePodCondition(&newPod.Status, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionFalse}, dc.k.Now()) {
+	if !model.UpdatePodCondition(&newPod.Status, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionFalse}, dc.k.Now()) {
 		return nil
 	}
 	got, err := dc.client.UpdateStatus(ctx, newPod)

@@ -3,6 +3,8 @@ package nodelifecycle
 import (
 	"time"
 
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/reconsim/reconsim/model"
@@ -10,98 +12,17 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 )
 
-// The controller's view of the API: informer caches to read, the client to write. Everything
-// the controller reads from a cache is shared and treated as read-only.
-
-type nodeCache struct{ inf *client.Informer }
-
-func (c nodeCache) get(name string) (*model.Node, bool) {
-	obj, ok := c.inf.Get("", name)
-	if !ok {
-		return nil, false
-	}
-	n, ok := client.ObjectAs[*model.Node](obj)
-	return n, ok
-}
-
-// list returns every cached node, sorted by name.
-func (c nodeCache) list() []*model.Node {
-	objs := c.inf.List(nil)
-	out := make([]*model.Node, 0, len(objs))
-	for _, obj := range objs {
-		if n, ok := client.ObjectAs[*model.Node](obj); ok {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-type leaseCache struct{ inf *client.Informer }
-
-// getByKey returns the cached Lease with key (built with model.KeyOf).
-func (c leaseCache) getByKey(key string) (*model.Lease, bool) {
-	obj, ok := c.inf.GetByKey(key)
-	if !ok {
-		return nil, false
-	}
-	l, ok := client.ObjectAs[*model.Lease](obj)
-	return l, ok
-}
-
-type podCache struct{ inf *client.Informer }
-
-func (c podCache) get(namespace, name string) (*model.Pod, bool) {
-	obj, ok := c.inf.Get(namespace, name)
-	if !ok {
-		return nil, false
-	}
-	p, ok := client.ObjectAs[*model.Pod](obj)
-	return p, ok
-}
-
-// onNode is upstream getPodsAssignedToNode (the spec.nodeName index), sorted by key.
-func (c podCache) onNode(nodeName string) []*model.Pod {
-	objs := c.inf.ByIndex(client.IndexNodeName, nodeName)
-	out := make([]*model.Pod, 0, len(objs))
-	for _, obj := range objs {
-		if p, ok := client.ObjectAs[*model.Pod](obj); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func (c podCache) list() []*model.Pod {
-	objs := c.inf.List(nil)
-	out := make([]*model.Pod, 0, len(objs))
-	for _, obj := range objs {
-		if p, ok := client.ObjectAs[*model.Pod](obj); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+// The controller's view of the API: informer caches to read (controllerutil.Lister), the
+// client to write. Everything the controller reads from a cache is shared and treated as
+// read-only.
 
 // newCaches takes the Node, Lease and Pod informers from f and registers the controller's
 // handlers (upstream NewNodeLifecycleController).
-func newCaches(f *client.SharedInformerFactory, nc *Controller) (nodeCache, leaseCache, podCache) {
+func newCaches(f *client.SharedInformerFactory, nc *Controller) (controllerutil.Lister[*model.Node], controllerutil.Lister[*model.Lease], controllerutil.Lister[*model.Pod]) {
 	nodes := f.For(model.KindNode)
 	leases := f.For(model.KindLease)
 	pods := f.For(model.KindPod)
-	pods.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc: func(obj model.Object, _ bool) {
-			if p, ok := client.ObjectAs[*model.Pod](obj); ok {
-				nc.podUpdated(nil, p)
-			}
-		},
-		UpdateFunc: func(oldObj, newObj model.Object) {
-			o, ok1 := client.ObjectAs[*model.Pod](oldObj)
-			n, ok2 := client.ObjectAs[*model.Pod](newObj)
-			if ok1 && ok2 {
-				nc.podUpdated(o, n)
-			}
-		},
-	})
+	pods.AddEventHandler(controllerutil.ChangeHandlers[*model.Pod]{Changed: nc.podUpdated, IgnoreDeletes: true}.Funcs())
 	nodes.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc: func(obj model.Object, _ bool) {
 			if n, ok := client.ObjectAs[*model.Node](obj); ok && nc.running {
@@ -119,15 +40,15 @@ func newCaches(f *client.SharedInformerFactory, nc *Controller) (nodeCache, leas
 			}
 		},
 	})
-	return nodeCache{nodes}, leaseCache{leases}, podCache{pods}
+	return controllerutil.Lister[*model.Node]{Informer: nodes}, controllerutil.Lister[*model.Lease]{Informer: leases}, controllerutil.Lister[*model.Pod]{Informer: pods}
 }
 
 // waitForCacheSync parks p until the three informers have synced (upstream
 // WaitForNamedCacheSync in Run).
 func (nc *Controller) waitForCacheSync(p *sim.Proc) {
-	nc.nodes.inf.WaitForSync(p)
-	nc.leases.inf.WaitForSync(p)
-	nc.pods.inf.WaitForSync(p)
+	nc.nodes.Informer.WaitForSync(p)
+	nc.leases.Informer.WaitForSync(p)
+	nc.pods.Informer.WaitForSync(p)
 }
 
 func (nc *Controller) getNode(p *sim.Proc, name string) (*model.Node, error) {

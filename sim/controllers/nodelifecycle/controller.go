@@ -12,6 +12,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -152,9 +153,9 @@ type Controller struct {
 	cfg Config
 	rnd *rand.Rand
 
-	nodes  nodeCache
-	leases leaseCache
-	pods   podCache
+	nodes  controllerutil.Lister[*model.Node]
+	leases controllerutil.Lister[*model.Lease]
+	pods   controllerutil.Lister[*model.Pod]
 
 	knownNodeSet map[string]*model.Node
 	nodeHealth   map[string]*nodeHealthData
@@ -239,10 +240,10 @@ func (nc *Controller) Start() {
 	nc.procs = append(nc.procs, nc.tainter, nc.monitor)
 	// A fresh informer would deliver every node and pod as an Add; replay the cache so that a
 	// restart with long-lived informers sees them too.
-	for _, n := range nc.nodes.list() {
+	for _, n := range nc.nodes.List() {
 		nc.nodeUpdateQueue.Add(n.Name)
 	}
-	for _, p := range nc.pods.list() {
+	for _, p := range nc.pods.List() {
 		nc.podUpdated(nil, p)
 	}
 }
@@ -340,7 +341,7 @@ func (nc *Controller) runMonitor(p *sim.Proc) {
 
 // monitorNodeHealth is upstream monitorNodeHealth.
 func (nc *Controller) monitorNodeHealth(p *sim.Proc) {
-	nodes := nc.nodes.list()
+	nodes := nc.nodes.List()
 	added, deleted, newZoneRepresentatives := nc.classifyNodes(nodes)
 	for _, n := range newZoneRepresentatives {
 		nc.addPodEvictorForNewZone(n)
@@ -410,7 +411,7 @@ func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, zoneToNodeCond
 	transitioned := current.Status != model.ConditionTrue && observed.Status == model.ConditionTrue
 	var pods []*model.Pod
 	if _, retrying := nc.nodesToRetry[node.Name]; transitioned || (retrying && observed.Status != model.ConditionTrue) {
-		pods = nc.pods.onNode(node.Name)
+		pods = nc.pods.ByIndex(client.IndexNodeName, node.Name)
 	}
 	nc.processTaintBaseEviction(p, node, &observed)
 
@@ -520,7 +521,7 @@ func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, node *model.Node) (observ
 		h = nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: transition}
 	}
 	// A renewed Lease always refreshes the probe time, even if the kubelet never posted status.
-	observedLease, _ := nc.leases.getByKey(nc.memo(name).leaseKey)
+	observedLease, _ := nc.leases.GetByKey(nc.memo(name).leaseKey)
 	if observedLease != nil && (savedLease == nil || renewedBefore(savedLease, observedLease)) {
 		h.lease = observedLease
 		h.probeTimestamp = now
@@ -878,7 +879,7 @@ func (nc *Controller) doNodeProcessingPassWorker(p *sim.Proc) {
 // doNoScheduleTaintingPass is upstream doNoScheduleTaintingPass: make the node's NoSchedule
 // condition taints (and the unschedulable taint) match its conditions and spec.
 func (nc *Controller) doNoScheduleTaintingPass(p *sim.Proc, nodeName string) {
-	node, ok := nc.nodes.get(nodeName)
+	node, ok := nc.nodes.Get("", nodeName)
 	if !ok {
 		return
 	}
@@ -918,7 +919,7 @@ func (nc *Controller) doPodProcessingWorker(p *sim.Proc) {
 // processPod is upstream processPod: a pod bound to a node that is not Ready is marked not
 // ready at once rather than at the next monitor pass.
 func (nc *Controller) processPod(p *sim.Proc, item podItem) {
-	pod, ok := nc.pods.get(item.namespace, item.name)
+	pod, ok := nc.pods.Get(item.namespace, item.name)
 	if !ok {
 		return
 	}
@@ -926,7 +927,7 @@ func (nc *Controller) processPod(p *sim.Proc, item podItem) {
 	if health == nil {
 		return
 	}
-	if _, ok := nc.nodes.get(pod.Spec.NodeName); !ok {
+	if _, ok := nc.nodes.Get("", pod.Spec.NodeName); !ok {
 		nc.podUpdateQueue.AddRateLimited(item)
 		return
 	}
@@ -957,7 +958,7 @@ func (nc *Controller) markPodsNotReady(p *sim.Proc, pods []*model.Pod, nodeName 
 			// its own is enough; the rest stays shared with the cache, read-only.
 			status := cached.Status
 			status.Conditions = slices.Clone(cached.Status.Conditions)
-			if !updatePodCondition(&status, cond, nc.k.Now()) {
+			if !model.UpdatePodCondition(&status, cond, nc.k.Now()) {
 				break
 			}
 			podValue := *cached
@@ -979,26 +980,6 @@ func (nc *Controller) markPodsNotReady(p *sim.Proc, pods []*model.Pod, nodeName 
 		}
 	}
 	return firstErr
-}
-
-// updatePodCondition is upstream pkg/api/v1/pod UpdatePodCondition.
-func updatePodCondition(status *model.PodStatus, condition model.PodCondition, now vtime.Time) bool {
-	condition.LastTransitionTime = now
-	for i := range status.Conditions {
-		old := &status.Conditions[i]
-		if old.Type != condition.Type {
-			continue
-		}
-		if condition.Status == old.Status {
-			condition.LastTransitionTime = old.LastTransitionTime
-		}
-		equal := condition.Status == old.Status && condition.Reason == old.Reason && condition.Message == old.Message &&
-			condition.LastProbeTime == old.LastProbeTime && condition.LastTransitionTime == old.LastTransitionTime
-		status.Conditions[i] = condition
-		return !equal
-	}
-	status.Conditions = append(status.Conditions, condition)
-	return true
 }
 
 // recordNodeEvent is upstream RecordNodeEvent ("Node %s event: %s").

@@ -115,7 +115,7 @@ func (nc *Controller) doNoExecuteTaintingPass(p *sim.Proc) {
 	for _, key := range sortedKeys(nc.zoneTainter) {
 		q := nc.zoneTainter[key]
 		q.Try(func(v TimedValue) (bool, time.Duration) {
-			node, ok := nc.nodes.get(v.Value)
+			node, ok := nc.nodes.Get("", v.Value)
 			if !ok {
 				nc.k.Emit(traceComponent, "taint-skipped", "Node "+v.Value, 0, "no longer in the cache")
 				delete(nc.queuedSince, v.Value)

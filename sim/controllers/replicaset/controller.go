@@ -3,7 +3,6 @@ package replicaset
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	"time"
 
@@ -92,16 +91,13 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		func(ctx context.Context, key string) error { return rsc.syncHandler(ctx, key) })
 	rsc.pods = newPodTable()
 	rsc.podInformer.AddEventHandler(rsc.pods)
-	rsc.rsInformer.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc:    func(obj model.Object, _ bool) { rsc.addRS(obj) },
-		UpdateFunc: rsc.updateRS,
-		DeleteFunc: rsc.deleteRS,
-	})
-	rsc.podInformer.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc:    func(obj model.Object, _ bool) { rsc.addPod(obj) },
-		UpdateFunc: rsc.updatePod,
-		DeleteFunc: rsc.deletePod,
-	})
+	rsc.rsInformer.AddEventHandler(controllerutil.OwnerHandlers[*model.ReplicaSet]{
+		Enqueue: rsc.enqueue,
+		// A deleted ReplicaSet's expectations are forgotten, so that a new one with the same
+		// name starts clean; the sync then finds it gone.
+		Forget: func(rs *model.ReplicaSet) { rsc.expectations.DeleteExpectations(model.Key(rs)) },
+	}.Funcs())
+	rsc.podInformer.AddEventHandler(rsc.podHandlers().Funcs())
 	return rsc, nil
 }
 
@@ -136,145 +132,43 @@ func (rsc *Controller) Stats() Stats {
 
 func (rsc *Controller) enqueue(rs *model.ReplicaSet) { rsc.queue.Add(model.Key(rs)) }
 
-func (rsc *Controller) addRS(obj model.Object) {
-	if rs, ok := client.ObjectAs[*model.ReplicaSet](obj); ok {
-		rsc.enqueue(rs)
+// podHandlers are the pod event handlers (upstream addPod, updatePod, deletePod): a pod's
+// creation or deletion is observed for the owning ReplicaSet, an orphan wakes every ReplicaSet
+// whose selector matches so that one may adopt it. A pod that gains a deletionTimestamp counts
+// as deleted at once, so that its replacement is created without waiting for the grace
+// period. A pod that becomes Ready under a ReplicaSet with minReadySeconds also gets a sync
+// minReadySeconds+1s later, when it turns available (the extra second absorbs clock
+// granularity, upstream issue 39785).
+func (rsc *Controller) podHandlers() controllerutil.OwnedHandlers[*model.Pod, *model.ReplicaSet] {
+	return controllerutil.OwnedHandlers[*model.Pod, *model.ReplicaSet]{
+		Resolve:   rsc.resolveControllerRef,
+		Selecting: rsc.getPodReplicaSets,
+		Enqueue:   rsc.enqueue,
+		Created: func(rs *model.ReplicaSet) {
+			key := model.Key(rs)
+			rsc.expectations.CreationObserved(key)
+			rsc.queue.Add(key)
+		},
+		Deleted: func(rs *model.ReplicaSet, pod *model.Pod) {
+			key := model.Key(rs)
+			rsc.expectations.DeletionObserved(key, podKey(pod))
+			rsc.queue.Add(key)
+		},
+		Updated: func(rs *model.ReplicaSet, oldPod, curPod *model.Pod) {
+			if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && rs.Spec.MinReadySeconds > 0 {
+				rsc.queue.AddAfter(model.Key(rs), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
+			}
+		},
+		DeletingIsDeleted:      true,
+		DeleteOldOnLabelChange: true,
 	}
 }
 
-// updateRS always enqueues: a resync then retries ReplicaSets whose creations failed, and a
-// status write's own event costs only a cheap sync. A changed UID means the object was
-// deleted and recreated between two observations: the old one is handled as deleted first.
-func (rsc *Controller) updateRS(oldObj, curObj model.Object) {
-	oldRS, ok1 := client.ObjectAs[*model.ReplicaSet](oldObj)
-	curRS, ok2 := client.ObjectAs[*model.ReplicaSet](curObj)
-	if !ok1 || !ok2 {
-		return
-	}
-	if curRS.UID != oldRS.UID {
-		rsc.deleteRS(client.DeletedFinalStateUnknown{Key: model.Key(oldRS), Obj: oldRS})
-	}
-	rsc.enqueue(curRS)
-}
-
-// deleteRS forgets the ReplicaSet's expectations, so that a new one with the same name starts
-// clean, and enqueues the key (the sync then finds it gone).
-func (rsc *Controller) deleteRS(obj any) {
-	o, ok := client.ObjectOf(obj)
-	if !ok {
-		return
-	}
-	rs, ok := client.ObjectAs[*model.ReplicaSet](o)
-	if !ok {
-		return
-	}
-	key := model.Key(rs)
-	rsc.expectations.DeleteExpectations(key)
-	rsc.queue.Add(key)
-}
-
-// addPod observes a creation for the owning ReplicaSet, or, for an orphan, wakes every
-// ReplicaSet whose selector matches so that one may adopt it. A pod that already has a
-// deletionTimestamp (seen after a restart) counts as a deletion instead.
-func (rsc *Controller) addPod(obj model.Object) {
-	pod, ok := client.ObjectAs[*model.Pod](obj)
-	if !ok {
-		return
-	}
-	if pod.DeletionTimestamp != nil {
-		rsc.deletePod(pod)
-		return
-	}
-	if ref := model.ControllerOf(pod); ref != nil {
-		rs := rsc.resolveControllerRef(pod.Namespace, ref)
-		if rs == nil {
-			return
-		}
-		key := model.Key(rs)
-		rsc.expectations.CreationObserved(key)
-		rsc.queue.Add(key)
-		return
-	}
-	// An orphan: no controller is waiting for it, so no creation is observed.
-	for _, rs := range rsc.getPodReplicaSets(pod) {
-		rsc.enqueue(rs)
-	}
-}
-
-// updatePod wakes the ReplicaSets a pod change concerns. A resync (same resourceVersion) is
-// ignored. A pod that gains a deletionTimestamp counts as deleted at once, so that its
-// replacement is created without waiting for the grace period. A pod that becomes Ready under
-// a ReplicaSet with minReadySeconds also gets a sync minReadySeconds+1s later, when it turns
-// available (the extra second absorbs clock granularity, upstream issue 39785).
-func (rsc *Controller) updatePod(oldObj, curObj model.Object) {
-	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
-	curPod, ok2 := client.ObjectAs[*model.Pod](curObj)
-	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
-		return
-	}
-	labelChanged := !maps.Equal(curPod.Labels, oldPod.Labels)
-	if curPod.DeletionTimestamp != nil {
-		rsc.deletePod(curPod)
-		if labelChanged {
-			rsc.deletePod(oldPod)
-		}
-		return
-	}
-	curRef, oldRef := model.ControllerOf(curPod), model.ControllerOf(oldPod)
-	refChanged := !model.EqualControllerRef(curRef, oldRef)
-	if refChanged && oldRef != nil {
-		if rs := rsc.resolveControllerRef(oldPod.Namespace, oldRef); rs != nil {
-			rsc.enqueue(rs)
-		}
-	}
-	if curRef != nil {
-		rs := rsc.resolveControllerRef(curPod.Namespace, curRef)
-		if rs == nil {
-			return
-		}
-		rsc.enqueue(rs)
-		if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && rs.Spec.MinReadySeconds > 0 {
-			rsc.queue.AddAfter(model.Key(rs), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
-		}
-		return
-	}
-	if labelChanged || refChanged {
-		for _, rs := range rsc.getPodReplicaSets(curPod) {
-			rsc.enqueue(rs)
-		}
-	}
-}
-
-// deletePod observes a deletion for the owning ReplicaSet (obj may be a tombstone, whose pod
-// may be stale). Orphans concern no one.
-func (rsc *Controller) deletePod(obj any) {
-	o, ok := client.ObjectOf(obj)
-	if !ok {
-		return
-	}
-	pod, ok := client.ObjectAs[*model.Pod](o)
-	if !ok {
-		return
-	}
-	ref := model.ControllerOf(pod)
-	if ref == nil {
-		return
-	}
-	rs := rsc.resolveControllerRef(pod.Namespace, ref)
-	if rs == nil {
-		return
-	}
-	key := model.Key(rs)
-	rsc.expectations.DeletionObserved(key, podKey(pod))
-	rsc.queue.Add(key)
-}
-
-// resolveControllerRef returns the cached ReplicaSet a controller reference points to, or nil
+// resolveControllerRef returns the cached ReplicaSet a controller reference points to, and false
 // when the kind is not ReplicaSet, no ReplicaSet has that name, or the one that has it has
 // another UID (a different object with the same name).
-func (rsc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.ReplicaSet {
-	o, _ := client.ResolveControllerRef[*model.ReplicaSet](rsc.rsInformer, model.KindReplicaSet, namespace, ref)
-	return o
+func (rsc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) (*model.ReplicaSet, bool) {
+	return client.ResolveControllerRef[*model.ReplicaSet](rsc.rsInformer, model.KindReplicaSet, namespace, ref)
 }
 
 // getPodReplicaSets returns the cached ReplicaSets in the pod's namespace whose selector

@@ -199,7 +199,7 @@ func queueingHintFor(plugin string, pod *model.Pod, e *clusterEvent) queueingHin
 	switch plugin {
 	case PluginNodeUnschedulable:
 		unschedulableTaint := model.Taint{Key: TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule}
-		tolerates := TolerationsTolerateTaint(pod.Spec.Tolerations, &unschedulableTaint)
+		tolerates := model.TolerationsTolerateTaint(pod.Spec.Tolerations, &unschedulableTaint)
 		if e.newNode.Spec.Unschedulable && !tolerates {
 			return queueSkipHint
 		}
@@ -214,13 +214,13 @@ func queueingHintFor(plugin string, pod *model.Pod, e *clusterEvent) queueingHin
 			// isSchedulableAfterPodTolerationChange: the pod's own tolerations changed.
 			return queueHint
 		}
-		if _, untolerated := FindMatchingUntoleratedTaint(e.newNode.Spec.Taints, pod.Spec.Tolerations, doNotScheduleTaint); untolerated {
+		if _, untolerated := model.FindMatchingUntoleratedTaint(e.newNode.Spec.Taints, pod.Spec.Tolerations, doNotScheduleTaint); untolerated {
 			return queueSkipHint
 		}
 		if e.oldNode == nil {
 			return queueHint
 		}
-		_, wasUntolerated := FindMatchingUntoleratedTaint(e.oldNode.Spec.Taints, pod.Spec.Tolerations, doNotScheduleTaint)
+		_, wasUntolerated := model.FindMatchingUntoleratedTaint(e.oldNode.Spec.Taints, pod.Spec.Tolerations, doNotScheduleTaint)
 		return queueingHint(wasUntolerated)
 	case PluginNodeAffinity:
 		req := getRequiredNodeAffinity(pod)

@@ -85,7 +85,7 @@ func filterNodeUnschedulable(s *cycleState, ni *NodeInfo) *Status {
 		return nil
 	}
 	taint := model.Taint{Key: TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule}
-	if TolerationsTolerateTaint(s.pod.Spec.Tolerations, &taint) {
+	if model.TolerationsTolerateTaint(s.pod.Spec.Tolerations, &taint) {
 		return nil
 	}
 	return statusUnschedulable

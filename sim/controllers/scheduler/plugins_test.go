@@ -30,7 +30,7 @@ func TestToleratesTaint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, ToleratesTaint(&tt.tol, &taint))
+			assert.Equal(t, tt.want, tt.tol.ToleratesTaint(&taint))
 		})
 	}
 }

@@ -13,46 +13,11 @@ const (
 	TaintNodeNetworkUnavailable = "node.kubernetes.io/network-unavailable"
 )
 
-// Toleration operators (core/v1 TolerationOperator). An empty operator means Equal.
+// Toleration operators (model.TolerationOpExists, model.TolerationOpEqual).
 const (
-	TolerationOpExists = "Exists"
-	TolerationOpEqual  = "Equal"
+	TolerationOpExists = model.TolerationOpExists
+	TolerationOpEqual  = model.TolerationOpEqual
 )
-
-// ToleratesTaint reports whether toleration t tolerates taint, as upstream
-// Toleration.ToleratesTaint ([api@HEAD] core/v1/toleration.go):
-//   - an empty effect matches every effect, otherwise the effects must be equal;
-//   - an empty key matches every key (validation only allows it with Exists), otherwise the
-//     keys must be equal;
-//   - operator Exists matches any value; Equal (or empty) needs equal values; any other
-//     operator matches nothing.
-func ToleratesTaint(t *model.Toleration, taint *model.Taint) bool {
-	if t.Effect != "" && t.Effect != taint.Effect {
-		return false
-	}
-	if t.Key != "" && t.Key != taint.Key {
-		return false
-	}
-	switch t.Operator {
-	case "", TolerationOpEqual:
-		return t.Value == taint.Value
-	case TolerationOpExists:
-		return true
-	default:
-		return false
-	}
-}
-
-// TolerationsTolerateTaint reports whether any of tolerations tolerates taint
-// (component-helpers corev1 TolerationsTolerateTaint).
-func TolerationsTolerateTaint(tolerations []model.Toleration, taint *model.Taint) bool {
-	for i := range tolerations {
-		if ToleratesTaint(&tolerations[i], taint) {
-			return true
-		}
-	}
-	return false
-}
 
 // doNotScheduleTaint is helper.DoNotScheduleTaintsFilterFunc: the effects a pod must tolerate
 // to be placed on a node.
@@ -60,24 +25,14 @@ func doNotScheduleTaint(t *model.Taint) bool {
 	return t.Effect == model.TaintEffectNoSchedule || t.Effect == model.TaintEffectNoExecute
 }
 
-// FindMatchingUntoleratedTaint returns the first of taints, in the node's order, that passes
-// inclusionFilter and is tolerated by none of tolerations (component-helpers corev1
-// FindMatchingUntoleratedTaint).
-func FindMatchingUntoleratedTaint(taints []model.Taint, tolerations []model.Toleration, inclusionFilter func(*model.Taint) bool) (model.Taint, bool) {
-	if i := untoleratedTaintIndex(taints, tolerations, inclusionFilter); i >= 0 {
-		return taints[i], true
-	}
-	return model.Taint{}, false
-}
-
-// untoleratedTaintIndex is FindMatchingUntoleratedTaint returning the taint's index, -1 for
+// untoleratedTaintIndex is model.FindMatchingUntoleratedTaint returning the taint's index, -1 for
 // none.
 func untoleratedTaintIndex(taints []model.Taint, tolerations []model.Toleration, inclusionFilter func(*model.Taint) bool) int {
 	for i := range taints {
 		if inclusionFilter != nil && !inclusionFilter(&taints[i]) {
 			continue
 		}
-		if !TolerationsTolerateTaint(tolerations, &taints[i]) {
+		if !model.TolerationsTolerateTaint(tolerations, &taints[i]) {
 			return i
 		}
 	}
@@ -104,7 +59,7 @@ func countIntolerableTaintsPreferNoSchedule(taints []model.Taint, tolerations []
 		if taints[i].Effect != model.TaintEffectPreferNoSchedule {
 			continue
 		}
-		if !TolerationsTolerateTaint(tolerations, &taints[i]) {
+		if !model.TolerationsTolerateTaint(tolerations, &taints[i]) {
 			n++
 		}
 	}

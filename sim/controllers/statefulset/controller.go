@@ -112,11 +112,20 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 			}
 		},
 	})
-	ssc.podInformer.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc:    func(obj model.Object, _ bool) { ssc.addPod(obj) },
-		UpdateFunc: ssc.updatePod,
-		DeleteFunc: ssc.deletePod,
-	})
+	// Pods (upstream addPod, updatePod, deletePod): a change wakes the pod's StatefulSet, or,
+	// for an orphan, every set whose selector matches. A pod that already has a
+	// deletionTimestamp when added (seen after a restart) is handled as deleted. A pod that
+	// turns Ready under a set with minReadySeconds also wakes it that much later.
+	ssc.podInformer.AddEventHandler(controllerutil.OwnedHandlers[*model.Pod, *model.StatefulSet]{
+		Resolve:   ssc.resolveControllerRef,
+		Selecting: ssc.getStatefulSetsForPod,
+		Enqueue:   func(set *model.StatefulSet) { ssc.queue.Add(model.Key(set)) },
+		Updated: func(set *model.StatefulSet, oldPod, curPod *model.Pod) {
+			if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && set.Spec.MinReadySeconds > 0 {
+				ssc.queue.AddAfter(model.Key(set), time.Duration(set.Spec.MinReadySeconds)*time.Second)
+			}
+		},
+	}.Funcs())
 	return ssc, nil
 }
 
@@ -248,86 +257,10 @@ func (ssc *Controller) enqueueObject(obj model.Object) {
 	}
 }
 
-// addPod wakes the pod's StatefulSet, or, for an orphan, every set whose selector matches. A
-// pod that already has a deletionTimestamp (seen after a restart) is handled as deleted.
-func (ssc *Controller) addPod(obj model.Object) {
-	pod, ok := client.ObjectAs[*model.Pod](obj)
-	if !ok {
-		return
-	}
-	if pod.DeletionTimestamp != nil {
-		ssc.deletePod(pod)
-		return
-	}
-	if ref := model.ControllerOf(pod); ref != nil {
-		if set := ssc.resolveControllerRef(pod.Namespace, ref); set != nil {
-			ssc.queue.Add(model.Key(set))
-		}
-		return
-	}
-	for _, set := range ssc.getStatefulSetsForPod(pod) {
-		ssc.queue.Add(model.Key(set))
-	}
-}
-
-// updatePod wakes the sets a pod change concerns; a resync (same resourceVersion) is ignored.
-// A pod that turns Ready under a set with minReadySeconds also wakes it that much later.
-func (ssc *Controller) updatePod(oldObj, curObj model.Object) {
-	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
-	curPod, ok2 := client.ObjectAs[*model.Pod](curObj)
-	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
-		return
-	}
-	labelChanged := !labelsEqual(curPod.Labels, oldPod.Labels)
-	curRef, oldRef := model.ControllerOf(curPod), model.ControllerOf(oldPod)
-	refChanged := !model.EqualControllerRef(curRef, oldRef)
-	if refChanged && oldRef != nil {
-		if set := ssc.resolveControllerRef(oldPod.Namespace, oldRef); set != nil {
-			ssc.queue.Add(model.Key(set))
-		}
-	}
-	if curRef != nil {
-		set := ssc.resolveControllerRef(curPod.Namespace, curRef)
-		if set == nil {
-			return
-		}
-		ssc.queue.Add(model.Key(set))
-		if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && set.Spec.MinReadySeconds > 0 {
-			ssc.queue.AddAfter(model.Key(set), time.Duration(set.Spec.MinReadySeconds)*time.Second)
-		}
-		return
-	}
-	if labelChanged || refChanged {
-		for _, set := range ssc.getStatefulSetsForPod(curPod) {
-			ssc.queue.Add(model.Key(set))
-		}
-	}
-}
-
-// deletePod wakes the set that controlled the pod (obj may be a tombstone).
-func (ssc *Controller) deletePod(obj any) {
-	o, ok := client.ObjectOf(obj)
-	if !ok {
-		return
-	}
-	pod, ok := client.ObjectAs[*model.Pod](o)
-	if !ok {
-		return
-	}
-	ref := model.ControllerOf(pod)
-	if ref == nil {
-		return
-	}
-	if set := ssc.resolveControllerRef(pod.Namespace, ref); set != nil {
-		ssc.queue.Add(model.Key(set))
-	}
-}
-
-// resolveControllerRef returns the cached StatefulSet a controller reference points to, or nil
-// when the kind differs or the set with that name has another UID.
-func (ssc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.StatefulSet {
-	o, _ := client.ResolveControllerRef[*model.StatefulSet](ssc.setInformer, model.KindStatefulSet, namespace, ref)
-	return o
+// resolveControllerRef returns the cached StatefulSet a controller reference points to, and
+// false when the kind differs or the set with that name has another UID.
+func (ssc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) (*model.StatefulSet, bool) {
+	return client.ResolveControllerRef[*model.StatefulSet](ssc.setInformer, model.KindStatefulSet, namespace, ref)
 }
 
 // getStatefulSetsForPod returns the cached sets in the pod's namespace whose selector matches

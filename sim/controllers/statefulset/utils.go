@@ -2,7 +2,6 @@ package statefulset
 
 import (
 	"cmp"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -265,9 +264,6 @@ func podState(pod *model.Pod) string {
 }
 
 func podKeyOf(pod *model.Pod) string { return model.KeyOf(pod.Namespace, pod.Name) }
-
-// labelsEqual reports whether two label maps hold the same pairs.
-func labelsEqual(a, b map[string]string) bool { return maps.Equal(a, b) }
 
 func setRef(set *model.StatefulSet) string { return "StatefulSet " + model.Key(set) }
 

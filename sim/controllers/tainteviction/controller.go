@@ -8,6 +8,7 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -85,8 +86,8 @@ type Controller struct {
 	rec record.Recorder
 	cfg Config
 
-	pods  podCache
-	nodes nodeCache
+	pods  controllerutil.Lister[*model.Pod]
+	nodes controllerutil.Lister[*model.Node]
 
 	// taintedNodes maps a node name to its NoExecute taints, for nodes that have some.
 	taintedNodes map[string][]model.Taint
@@ -136,10 +137,10 @@ func (tc *Controller) Start() {
 	// A fresh informer would deliver every node and pod as an Add; replay the caches so that a
 	// restart with long-lived informers sees them too (duplicates are harmless: an existing
 	// schedule is kept).
-	for _, n := range tc.nodes.list() {
+	for _, n := range tc.nodes.List() {
 		tc.nodeUpdated(nil, n)
 	}
-	for _, p := range tc.pods.list() {
+	for _, p := range tc.pods.List() {
 		tc.podUpdated(nil, p)
 	}
 }
@@ -284,7 +285,7 @@ func (tc *Controller) worker(p *sim.Proc, s *shard) {
 // handlePodUpdate is upstream handlePodUpdate.
 func (tc *Controller) handlePodUpdate(item podUpdateItem) {
 	key := model.KeyOf(item.namespace, item.name)
-	pod, ok := tc.pods.get(item.namespace, item.name)
+	pod, ok := tc.pods.Get(item.namespace, item.name)
 	if !ok {
 		tc.cancelWorkWithEvent(key, item.namespace, item.name, nil)
 		return
@@ -302,7 +303,7 @@ func (tc *Controller) handlePodUpdate(item podUpdateItem) {
 
 // handleNodeUpdate is upstream handleNodeUpdate.
 func (tc *Controller) handleNodeUpdate(nodeName string) {
-	node, ok := tc.nodes.get(nodeName)
+	node, ok := tc.nodes.Get("", nodeName)
 	if !ok {
 		delete(tc.taintedNodes, nodeName)
 		return
@@ -313,7 +314,7 @@ func (tc *Controller) handleNodeUpdate(nodeName string) {
 	} else {
 		tc.taintedNodes[nodeName] = taints
 	}
-	pods := tc.pods.onNode(nodeName)
+	pods := tc.pods.ByIndex(client.IndexNodeName, nodeName)
 	if len(pods) == 0 {
 		return
 	}
@@ -426,7 +427,7 @@ func (tc *Controller) runDeletion(w *timedWorker) {
 // attempts, deleteRetryInterval apart, to mark the pod DisruptionTarget and delete it. key is
 // the pod's cache key.
 func (tc *Controller) deletePodHandler(p *sim.Proc, w *timedWorker, key string) {
-	cached, _ := tc.pods.getByKey(key)
+	cached, _ := tc.pods.GetByKey(key)
 	tc.event(cached, w.namespace, w.name, messageMarkingForDeletion, key)
 	var err error
 	for i := 0; i < deleteRetries; i++ {
@@ -455,7 +456,7 @@ func (tc *Controller) addConditionAndDeletePod(p *sim.Proc, namespace, name stri
 	// The client's copy is private and the write sends a copy of it: edit it in place. Only
 	// its name and resourceVersion are read afterwards, which the edit leaves alone.
 	updated := pod
-	if updatePodCondition(&updated.Status, model.PodCondition{
+	if model.UpdatePodCondition(&updated.Status, model.PodCondition{
 		Type:    model.PodDisruptionTarget,
 		Status:  model.ConditionTrue,
 		Reason:  ReasonDeletionByTaintManager,
@@ -466,28 +467,6 @@ func (tc *Controller) addConditionAndDeletePod(p *sim.Proc, namespace, name stri
 		}
 	}
 	return tc.deletePod(p, pod)
-}
-
-// updatePodCondition is upstream pkg/api/v1/pod UpdatePodCondition: it sets condition in
-// status (LastTransitionTime = now unless the status is unchanged) and reports whether
-// anything changed.
-func updatePodCondition(status *model.PodStatus, condition model.PodCondition, now vtime.Time) bool {
-	condition.LastTransitionTime = now
-	for i := range status.Conditions {
-		old := &status.Conditions[i]
-		if old.Type != condition.Type {
-			continue
-		}
-		if condition.Status == old.Status {
-			condition.LastTransitionTime = old.LastTransitionTime
-		}
-		equal := condition.Status == old.Status && condition.Reason == old.Reason && condition.Message == old.Message &&
-			condition.LastProbeTime == old.LastProbeTime && condition.LastTransitionTime == old.LastTransitionTime
-		status.Conditions[i] = condition
-		return !equal
-	}
-	status.Conditions = append(status.Conditions, condition)
-	return true
 }
 
 func sortProcs(ps []*sim.Proc) {

@@ -55,7 +55,7 @@ func TestDataDriven(t *testing.T) {
 				return "ok\n"
 			case "scheduled":
 				var b strings.Builder
-				for _, pod := range tc.pods.list() {
+				for _, pod := range tc.pods.List() {
 					if at, ok := tc.ScheduledEviction(pod.Namespace, pod.Name); ok {
 						fmt.Fprintf(&b, "%s/%s at=%.3f\n", pod.Namespace, pod.Name, at.Seconds())
 					}

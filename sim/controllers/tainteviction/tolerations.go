@@ -7,31 +7,11 @@ import (
 	"github.com/reconsim/reconsim/model"
 )
 
-// Toleration operators ([api@HEAD] core/v1 TolerationOperator); the empty operator means Equal.
+// Toleration operators (model.TolerationOpExists, model.TolerationOpEqual).
 const (
-	TolerationOpExists = "Exists"
-	TolerationOpEqual  = "Equal"
+	TolerationOpExists = model.TolerationOpExists
+	TolerationOpEqual  = model.TolerationOpEqual
 )
-
-// ToleratesTaint is upstream core/v1 Toleration.ToleratesTaint: an empty effect matches every
-// effect, an empty key (only valid with Exists) matches every key, Exists ignores the value and
-// Equal (or empty) requires the same value. Any other operator tolerates nothing.
-func ToleratesTaint(t *model.Toleration, taint *model.Taint) bool {
-	if t.Effect != "" && t.Effect != taint.Effect {
-		return false
-	}
-	if t.Key != "" && t.Key != taint.Key {
-		return false
-	}
-	switch t.Operator {
-	case "", TolerationOpEqual:
-		return t.Value == taint.Value
-	case TolerationOpExists:
-		return true
-	default:
-		return false
-	}
-}
 
 // GetMatchingTolerations is upstream v1helper.GetMatchingTolerations: allTolerated is true when
 // every taint is tolerated, and used then lists, per taint in order, the first toleration that
@@ -48,7 +28,7 @@ func GetMatchingTolerations(taints []model.Taint, tolerations []model.Toleration
 	for i := range taints {
 		found := false
 		for j := range tolerations {
-			if ToleratesTaint(&tolerations[j], &taints[i]) {
+			if tolerations[j].ToleratesTaint(&taints[i]) {
 				used = append(used, tolerations[j])
 				found = true
 				break

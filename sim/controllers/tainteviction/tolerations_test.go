@@ -20,37 +20,10 @@ const (
 
 var (
 	unreachable = model.Taint{Key: keyUnreachable, Effect: model.TaintEffectNoExecute}
-	notReady    = model.Taint{Key: keyNotReady, Effect: model.TaintEffectNoExecute}
 	dedicated   = model.Taint{Key: "dedicated", Value: "gpu", Effect: model.TaintEffectNoExecute}
 )
 
 func secs(n int64) *int64 { return &n }
-
-func TestToleratesTaint(t *testing.T) {
-	tests := []struct {
-		name string
-		tol  model.Toleration
-		t    model.Taint
-		want bool
-	}{
-		{"exists with key", model.Toleration{Key: keyUnreachable, Operator: TolerationOpExists}, unreachable, true},
-		{"exists with key, other key", model.Toleration{Key: keyUnreachable, Operator: TolerationOpExists}, notReady, false},
-		{"exists without key tolerates everything", model.Toleration{Operator: TolerationOpExists}, dedicated, true},
-		{"effect must match when set", model.Toleration{Key: keyUnreachable, Operator: TolerationOpExists, Effect: model.TaintEffectNoSchedule}, unreachable, false},
-		{"empty effect matches any", model.Toleration{Key: keyUnreachable, Operator: TolerationOpExists}, unreachable, true},
-		{"equal with value", model.Toleration{Key: "dedicated", Operator: TolerationOpEqual, Value: "gpu"}, dedicated, true},
-		{"equal with other value", model.Toleration{Key: "dedicated", Operator: TolerationOpEqual, Value: "cpu"}, dedicated, false},
-		{"empty operator is equal", model.Toleration{Key: "dedicated", Value: "gpu"}, dedicated, true},
-		{"empty operator, empty value vs valued taint", model.Toleration{Key: "dedicated"}, dedicated, false},
-		{"empty operator, empty value vs empty taint value", model.Toleration{Key: keyUnreachable}, unreachable, true},
-		{"unknown operator", model.Toleration{Key: keyUnreachable, Operator: "Gt"}, unreachable, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, ToleratesTaint(&tt.tol, &tt.t))
-		})
-	}
-}
 
 func TestMinTolerationTimeOverMatchingTolerations(t *testing.T) {
 	defaultTolerations := []model.Toleration{
@@ -170,10 +143,10 @@ func TestNoExecuteTaintsAndEquality(t *testing.T) {
 func TestUpdatePodCondition(t *testing.T) {
 	status := model.PodStatus{Conditions: []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue, LastTransitionTime: 1}}}
 	cond := model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: ReasonDeletionByTaintManager}
-	assert.True(t, updatePodCondition(&status, cond, 10))
+	assert.True(t, model.UpdatePodCondition(&status, cond, 10))
 	assert.Len(t, status.Conditions, 2)
 	assert.Equal(t, vtime.Time(10), status.Conditions[1].LastTransitionTime)
-	assert.False(t, updatePodCondition(&status, cond, 20), "same condition again: no change")
+	assert.False(t, model.UpdatePodCondition(&status, cond, 20), "same condition again: no change")
 	assert.Equal(t, vtime.Time(10), status.Conditions[1].LastTransitionTime)
 }
 

@@ -11,14 +11,7 @@ import (
 // ListNamespaceAs is inf.ListNamespace typed: the cached objects of namespace that sel
 // matches (nil: all) and that are a T, in the cache's order.
 func ListNamespaceAs[T model.Object](inf *client.Informer, namespace string, sel labels.Selector) []T {
-	objs := inf.ListNamespace(namespace, sel)
-	out := make([]T, 0, len(objs))
-	for _, obj := range objs {
-		if t, ok := client.ObjectAs[T](obj); ok {
-			out = append(out, t)
-		}
-	}
-	return out
+	return typed[T](inf.ListNamespace(namespace, sel))
 }
 
 // SelectingObjects returns the cached objects of namespace whose label selector (selectorOf)
@@ -41,6 +34,50 @@ func SelectingObjects[T model.Object](inf *client.Informer, namespace string, lb
 			continue
 		}
 		out = append(out, t)
+	}
+	return out
+}
+
+// Lister is a typed, read-only view of an informer's cache (client-go's generated listers, as
+// the node lifecycle and taint eviction controllers read Nodes, Pods and Leases). Objects it
+// returns are the cache's own and must not be modified.
+type Lister[T model.Object] struct{ Informer *client.Informer }
+
+// Get returns the cached object namespace/name, and false when there is none or it is not a T.
+func (l Lister[T]) Get(namespace, name string) (T, bool) {
+	obj, ok := l.Informer.Get(namespace, name)
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	return client.ObjectAs[T](obj)
+}
+
+// GetByKey is Get for a key built with model.KeyOf.
+func (l Lister[T]) GetByKey(key string) (T, bool) {
+	obj, ok := l.Informer.GetByKey(key)
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	return client.ObjectAs[T](obj)
+}
+
+// List returns every cached T, sorted by key.
+func (l Lister[T]) List() []T { return typed[T](l.Informer.List(nil)) }
+
+// ByIndex returns the cached Ts whose index indexName holds value, sorted by key (for Pods and
+// client.IndexNodeName, upstream getPodsAssignedToNode).
+func (l Lister[T]) ByIndex(indexName, value string) []T {
+	return typed[T](l.Informer.ByIndex(indexName, value))
+}
+
+func typed[T model.Object](objs []model.Object) []T {
+	out := make([]T, 0, len(objs))
+	for _, obj := range objs {
+		if t, ok := client.ObjectAs[T](obj); ok {
+			out = append(out, t)
+		}
 	}
 	return out
 }
