@@ -14,6 +14,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/spf13/pflag"
@@ -309,20 +310,7 @@ func (c *cli) cmdRun(args []string) int {
 	}
 	opts.Trace = io.MultiWriter(sinks...)
 
-	ctx, interrupt := context.WithCancel(context.Background())
-	defer interrupt()
-	signals := make(chan os.Signal, 1)
-	stopSignals := c.notify(signals)
-	finished := make(chan struct{})
-	go func() {
-		select {
-		case <-signals:
-			interrupt()
-			// A second Ctrl-C now ends the process at once.
-			stopSignals()
-		case <-finished:
-		}
-	}()
+	ctx, stopWatching := c.interruptContext()
 
 	stopProfile, err := startCPUProfile(*cpuProfile)
 	if err != nil {
@@ -335,8 +323,7 @@ func (c *cli) cmdRun(args []string) int {
 	if err := stopProfile(); err != nil {
 		fmt.Fprintf(c.stderr, "sim run: --cpuprofile: %v\n", err)
 	}
-	close(finished)
-	stopSignals()
+	stopWatching()
 	if traceOut != nil {
 		if err := traceOut.Flush(); err != nil {
 			fmt.Fprintf(c.stderr, "sim run: writing the trace: %v\n", err)
@@ -646,4 +633,31 @@ func (c *cli) controllerNames() []string {
 		out = append(out, x.Name)
 	}
 	return out
+}
+
+// interruptContext is a context that a Ctrl-C (SIGINT or SIGTERM, through c.notify) cancels,
+// so that run, sweep and explore stop and write what they recorded; a second Ctrl-C ends the
+// process at once, as the signal handling is then back to Go's default. stopWatching ends the
+// watch (call it when the work is done, before writing outputs); the context stays as it is,
+// so the caller can still ask whether it was interrupted.
+func (c *cli) interruptContext() (ctx context.Context, stopWatching func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	signals := make(chan os.Signal, 1)
+	stopSignals := c.notify(signals)
+	finished := make(chan struct{})
+	go func() {
+		select {
+		case <-signals:
+			cancel()
+			stopSignals()
+		case <-finished:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			close(finished)
+			stopSignals()
+		})
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -88,20 +87,8 @@ func (c *cli) cmdExplore(args []string) int {
 	if !*quiet {
 		opts.Progress, opts.ProgressStyle = c.stderr, c.progressStyle()
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	signals := make(chan os.Signal, 1)
-	stopSignals := c.notify(signals)
-	defer stopSignals()
-	finished := make(chan struct{})
-	defer close(finished)
-	go func() {
-		select {
-		case <-signals:
-			cancel()
-		case <-finished:
-		}
-	}()
+	ctx, stopWatching := c.interruptContext()
+	defer stopWatching()
 
 	s, err := explore.Prepare(ctx, file, data, baseDir, opts)
 	if code, done := c.exploreError(err); done {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -109,20 +108,7 @@ func (c *cli) cmdSweep(args []string) int {
 		dir = filepath.Join("out", "sweep-"+spec.Name)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	signals := make(chan os.Signal, 1)
-	stopSignals := c.notify(signals)
-	finished := make(chan struct{})
-	go func() {
-		select {
-		case <-signals:
-			cancel()
-			// A second Ctrl-C now ends the process at once.
-			stopSignals()
-		case <-finished:
-		}
-	}()
+	ctx, stopWatching := c.interruptContext()
 
 	opts := sweep.Options{
 		Jobs: *jobs, Shard: shard, OutDir: dir, Resume: *resume, KeepResults: *keep,
@@ -134,8 +120,7 @@ func (c *cli) cmdSweep(args []string) int {
 	start := c.now()
 	outcome, err := sweep.Run(ctx, spec, opts)
 	wall := c.now().Sub(start)
-	close(finished)
-	stopSignals()
+	stopWatching()
 	if errors.Is(err, sweep.ErrInterrupted) {
 		fmt.Fprintf(c.stderr, "sim sweep: %v\n", err)
 		return exitFailed
