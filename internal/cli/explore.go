@@ -9,7 +9,6 @@ import (
 
 	"github.com/reconsim/reconsim/explore"
 	"github.com/reconsim/reconsim/scenarios"
-	"github.com/reconsim/reconsim/sweep"
 )
 
 const exploreUsage = `Usage:
@@ -66,13 +65,9 @@ func (c *cli) cmdExplore(args []string) int {
 	if *maxShrink < 1 {
 		return c.usageError("explore", "--max-shrink must be at least 1, got %d", *maxShrink)
 	}
-	var shard sweep.Shard
-	if fs.Changed("shard") {
-		s, err := sweep.ParseShard(*shardText)
-		if err != nil {
-			return c.usageError("explore", "--shard: %v", err)
-		}
-		shard = s
+	shard, ok := c.shardFlag("explore", fs, *shardText)
+	if !ok {
+		return exitUsage
 	}
 	arg := fs.Arg(0)
 	file, data, baseDir, err := scenarios.Resolve(arg)

@@ -11,6 +11,7 @@ import (
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sweep"
+	"github.com/spf13/pflag"
 )
 
 const sweepUsage = `Usage:
@@ -88,13 +89,9 @@ func (c *cli) cmdSweep(args []string) int {
 	if *jobs < 0 {
 		return c.usageError("sweep", "--jobs must not be negative, got %d", *jobs)
 	}
-	var shard sweep.Shard
-	if fs.Changed("shard") {
-		s, err := sweep.ParseShard(*shardText)
-		if err != nil {
-			return c.usageError("sweep", "--shard: %v", err)
-		}
-		shard = s
+	shard, ok := c.shardFlag("sweep", fs, *shardText)
+	if !ok {
+		return exitUsage
 	}
 	spec, ok := c.loadSweep(fs.Arg(0), scenarios.ParseOptions{AllowOutsidePaths: *allowOutside, Controllers: c.controllerNames()})
 	if !ok {
@@ -304,4 +301,18 @@ func sweepExit(o *sweep.Outcome, shard sweep.Shard) int {
 		return exitOK
 	}
 	return exitFailed
+}
+
+// shardFlag parses --shard for cmd (sweep, explore); the zero Shard when it was not given. A
+// bad value has been reported as a usage error when ok is false.
+func (c *cli) shardFlag(cmd string, fs *pflag.FlagSet, text string) (shard sweep.Shard, ok bool) {
+	if !fs.Changed("shard") {
+		return sweep.Shard{}, true
+	}
+	shard, err := sweep.ParseShard(text)
+	if err != nil {
+		c.usageError(cmd, "--shard: %v", err)
+		return sweep.Shard{}, false
+	}
+	return shard, true
 }
