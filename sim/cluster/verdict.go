@@ -25,20 +25,14 @@ func (w *world) verdicts() []report.Verdict {
 	store := w.srv.Store()
 	// Pod owners first: a Deployment's verdict takes its reason from its ReplicaSet's.
 	byOwner := map[string]string{} // "namespace/name" of a ReplicaSet -> its verdict reason
+	podsOf := w.podsByController()
 	for _, key := range w.conv.unsatisfied() {
 		t := w.conv.rs[key]
 		obj, err := store.Get(t.kind, t.namespace, t.name)
 		if err != nil {
 			continue
 		}
-		pods, _, _ := store.List(model.KindPod, model.ListOptions{Namespace: t.namespace})
-		var owned []*model.Pod
-		for _, o := range pods {
-			p := o.(*model.Pod)
-			if ref := model.ControllerOf(p); ref != nil && ref.UID == t.uid {
-				owned = append(owned, p)
-			}
-		}
+		owned := podsOf[t.uid]
 		v := report.Verdict{
 			Workload: key, Kind: string(t.kind), Namespace: t.namespace, Name: t.name,
 			Desired: t.desired, Ready: t.good,
@@ -73,12 +67,9 @@ func (w *world) verdicts() []report.Verdict {
 			// What keeps its active pods from finishing, when the pods say (unschedulable,
 			// on a node that is down, crash looping): that is the reason then.
 			var owned []*model.Pod
-			pods, _, _ := store.List(model.KindPod, model.ListOptions{Namespace: ns})
-			for _, po := range pods {
-				if p := po.(*model.Pod); p.Status.Phase != model.PodSucceeded && p.Status.Phase != model.PodFailed {
-					if ref := model.ControllerOf(p); ref != nil && ref.UID == o.UID {
-						owned = append(owned, p)
-					}
+			for _, p := range podsOf[o.UID] {
+				if p.Status.Phase != model.PodSucceeded && p.Status.Phase != model.PodFailed {
+					owned = append(owned, p)
 				}
 			}
 			if code, why := w.whyShort(o, owned); code != scenarios.VerdictInProgress && code != scenarios.VerdictNotReady && code != "" {
@@ -112,6 +103,32 @@ func (w *world) verdicts() []report.Verdict {
 			Message: fmt.Sprintf("not converged: %d workload(s) unsettled, %d pod(s) Pending, and no object says why", w.conv.unsettled, w.conv.pending)})
 	}
 	return out
+}
+
+// podsByController indexes the stored pods by their controller's UID, in the store's order, so
+// that the verdicts of many short workloads cost one pass over the pods, not one each.
+func (w *world) podsByController() map[string][]*model.Pod {
+	out := map[string][]*model.Pod{}
+	pods, _, _ := w.srv.Store().List(model.KindPod, model.ListOptions{})
+	for _, o := range pods {
+		p := o.(*model.Pod)
+		if ref := model.ControllerOf(p); ref != nil {
+			out[ref.UID] = append(out[ref.UID], p)
+		}
+	}
+	return out
+}
+
+// maxNamesInVerdict bounds the names one verdict message lists (the nodes that are down): a
+// zone outage at scale would otherwise print thousands of names per workload.
+const maxNamesInVerdict = 10
+
+// listNames joins sorted names, the first maxNamesInVerdict of them and a count of the rest.
+func listNames(names []string) string {
+	if len(names) <= maxNamesInVerdict {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamesInVerdict], ", "), len(names)-maxNamesInVerdict)
 }
 
 // maxPodVerdicts bounds the Pending pods named one verdict each; past it, the rest are counted
@@ -276,7 +293,7 @@ func (w *world) whyShort(owner model.Object, pods []*model.Pod) (string, string)
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		note(scenarios.VerdictNodeDown, fmt.Sprintf("pods on node(s) that are down (%s) are not replaced yet", strings.Join(names, ", ")))
+		note(scenarios.VerdictNodeDown, fmt.Sprintf("pods on node(s) that are down (%s) are not replaced yet", listNames(names)))
 	}
 	if len(notReady) > 0 && crashLoop == "" {
 		note(scenarios.VerdictNotReady, fmt.Sprintf("%d pod(s) running but not Ready (e.g. %s)", len(notReady), notReady[0]))

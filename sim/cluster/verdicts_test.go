@@ -455,3 +455,28 @@ objects:
 	}
 	assert.False(t, res.Passed)
 }
+
+// TestListNamesIsBounded: a verdict names at most maxNamesInVerdict nodes and counts the rest,
+// so that a zone outage at scale-5k does not print a thousand names per workload.
+func TestListNamesIsBounded(t *testing.T) {
+	names := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("n%02d", i)
+		}
+		return out
+	}
+	tests := []struct {
+		n    int
+		want string
+	}{
+		{0, ""},
+		{1, "n00"},
+		{maxNamesInVerdict, strings.Join(names(maxNamesInVerdict), ", ")},
+		{maxNamesInVerdict + 1, strings.Join(names(maxNamesInVerdict), ", ") + " and 1 more"},
+		{1000, strings.Join(names(maxNamesInVerdict), ", ") + " and 990 more"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, listNames(names(tt.n)), "n=%d", tt.n)
+	}
+}
