@@ -127,6 +127,12 @@ type StoreConfig struct {
 	// old is nil for a create, new is nil for a final removal. Nil: DefaultSignificantWrite.
 	IsSignificantWrite func(kind model.Kind, old, new model.Object) bool
 
+	// CheckMutations turns on the ownership check (mutationCheck): the store keeps a private
+	// copy of every object it stores and reports, in Store.MutationViolations, any stored
+	// object that a reader modified. A test mode, like client-go's cache mutation detector: it
+	// doubles the store's allocations.
+	CheckMutations bool
+
 	// OnCommit, when set, is called synchronously after every committed write, in revision
 	// order, with the object before and after (old nil for a create, new nil for a final
 	// removal). It sees what watchers will see, but at once and without filtering: the

@@ -85,6 +85,9 @@ type Store struct {
 	// measure the store's own cost apart from the model's validation; nothing else changes it.
 	validateUpdate func(old, obj model.Object, oldStored bool) field.ErrorList
 
+	// mutations is the ownership check (StoreConfig.CheckMutations); nil when it is off.
+	mutations *mutationCheck
+
 	stalls         []stallRule
 	closingWatches []*Watch // closed by the server, close notice not yet delivered
 	watchers       int
@@ -117,6 +120,9 @@ func NewStore(k *sim.Kernel, cfg StoreConfig) *Store {
 	}
 	if s.significant == nil {
 		s.significant = DefaultSignificantWrite
+	}
+	if cfg.CheckMutations {
+		s.mutations = newMutationCheck()
 	}
 	if f := cfg.bookmarkFrequency(); f > 0 {
 		s.bookmarkEvery = f
@@ -523,6 +529,9 @@ func (s *Store) putIfChanged(ks *kindStore, key objKey, old, obj model.Object, a
 func (s *Store) commitPut(ks *kindStore, key objKey, old, obj model.Object, action, detail string) {
 	s.rev++
 	obj.Meta().ResourceVersion = s.rev
+	if s.mutations != nil {
+		s.mutations.replaced(ks, key, old, obj, s.rev)
+	}
 	ks.objects[key] = obj
 	if ks.byTrigger != nil {
 		ks.reindex(key, old, obj)
@@ -544,6 +553,9 @@ func (s *Store) commitPut(ks *kindStore, key objKey, old, obj model.Object, acti
 // deletion's revision; the caller gets last as it was stored.
 func (s *Store) commitDelete(ks *kindStore, key objKey, last model.Object, detail string) model.Object {
 	s.rev++
+	if s.mutations != nil {
+		s.mutations.replaced(ks, key, last, nil, s.rev)
+	}
 	delete(ks.objects, key)
 	if ks.byTrigger != nil {
 		ks.unindex(ks.triggerValue(last), key)

@@ -20,6 +20,10 @@ import (
 // "invariant pod-bound-once".
 const InvariantPrefix = "invariant "
 
+// StoredObjectsUnmodified names the ownership check's result (Options.CheckMutations): no
+// component modified an object the API server stored and shares with its readers.
+const StoredObjectsUnmodified = "stored-objects-unmodified"
+
 // invariants checks the built-in invariants a scenario's explore: section names (docs/explore.md).
 // Safety invariants are checked on every committed write (the observer's commit hook) and on
 // every acknowledged eviction; no-lost-update and converges at the end. The first violation

@@ -208,7 +208,7 @@ func TestNoLostUpdateChecksTheStore(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, invariantResult(t, res, scenarios.InvariantNoLostUpdate).Passed)
 
-	w, err := build(scn, 1, nil)
+	w, err := build(scn, 1, Options{})
 	require.NoError(t, err)
 	require.NoError(t, w.createObjects())
 	w.inv.written["ReplicaSet/default/web"] = 1 // an acknowledged write the store does not hold

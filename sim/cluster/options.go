@@ -26,6 +26,14 @@ type Options struct {
 	// them, kube-scheduler): `sim explore`'s targeted strategies enumerate these writes.
 	Writes func(counts map[string]int)
 
+	// CheckMutations turns on the API server's ownership check (apiserver.StoreConfig
+	// CheckMutations): every stored object is shared with its readers and immutable, and a run
+	// in which a component modified one fails with the invariant stored-objects-unmodified,
+	// naming the object and the first changed field. A test mode (it doubles the store's
+	// allocations), on for every run of this package's tests and of the built-in scenarios in
+	// `make test`, the way client-go's KUBE_CACHE_MUTATION_DETECTOR is on in upstream's e2e.
+	CheckMutations bool
+
 	// invariantViolations, when set, receives the world's invariant violations at the end of
 	// the run (this package's tests fail a test whose run broke one; see checkedRun).
 	invariantViolations func([]string)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
@@ -22,7 +23,7 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	if opts.SeedSet {
 		seed = opts.Seed
 	}
-	w, err := build(scn, seed, opts.Controllers)
+	w, err := build(scn, seed, opts)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
@@ -90,6 +91,14 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	res.Expectations = ex.results(res.Verdicts, res.Series, w.k.Now())
 	stop := res.StopReason
 	res.Expectations = append(res.Expectations, w.inv.finish(tl, stop)...)
+	mutations := w.srv.Store().MutationViolations()
+	if opts.CheckMutations {
+		r := report.ExpectationResult{Name: InvariantPrefix + StoredObjectsUnmodified, Passed: len(mutations) == 0, Message: "held"}
+		if !r.Passed {
+			r.Message = strings.Join(mutations, "; ")
+		}
+		res.Expectations = append(res.Expectations, r)
+	}
 	if opts.Writes != nil {
 		opts.Writes(w.writes)
 	}
@@ -99,7 +108,7 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	}
 	res.Events = w.events
 	if opts.invariantViolations != nil {
-		opts.invariantViolations(w.obs.violations)
+		opts.invariantViolations(append(w.obs.violations, mutations...))
 	}
 	if out.Reason == sim.StopError {
 		return res, out.Err

@@ -647,7 +647,7 @@ func noScheduleOrExecute(t *model.Taint) bool {
 // server refuses or settled workloads that do not fit on the nodes. It runs nothing. `sim
 // validate` calls it so that these problems are found without a run.
 func Check(scn *scenarios.Scenario) error {
-	w, err := build(scn, scn.Seed, nil)
+	w, err := build(scn, scn.Seed, Options{})
 	if err != nil {
 		return &InputError{Err: err}
 	}

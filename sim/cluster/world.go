@@ -146,7 +146,8 @@ func (s eventSink) Record(ev *model.Event) {
 
 // build creates the world at virtual time 0: the API server with its system namespaces, the
 // scenario's extra namespaces, every component (not yet started) and the kubelets.
-func build(scn *scenarios.Scenario, seed uint64, extra []Controller) (*world, error) {
+func build(scn *scenarios.Scenario, seed uint64, opts Options) (*world, error) {
+	extra := opts.Controllers
 	comps := &scn.Components
 	k := sim.New(seed)
 	w := &world{scn: scn, comps: comps, k: k, kubelet: map[string]*node.Kubelet{}, conv: newConvergence(),
@@ -173,6 +174,8 @@ func build(scn *scenarios.Scenario, seed uint64, extra []Controller) (*world, er
 		cfg.ServiceTime[v] = mutating
 	}
 	cfg.Store.OnCommit = w.obs.commit
+	// The ownership check is on for this package's tests (checkedRun) as well as on request.
+	cfg.Store.CheckMutations = opts.CheckMutations || opts.invariantViolations != nil
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("kube-apiserver configuration: %w", err)
 	}
