@@ -30,6 +30,9 @@ type Stats struct {
 	GraphNodes, VirtualNodes int
 	// GraphChanges counts events the graph builder processed.
 	GraphChanges uint64
+	// UnchangedUpdates counts informer updates not queued because they change nothing the
+	// graph keeps (graphMetaUnchanged).
+	UnchangedUpdates uint64
 	// Deletes counts dependents (or owners) deleted; DeleteErrors failed delete calls.
 	Deletes, DeleteErrors uint64
 	// OwnerRefPatches counts dependents whose ownerReferences were patched (orphaning, or

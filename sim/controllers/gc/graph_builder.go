@@ -91,9 +91,28 @@ func (h *monitorHandler) OnAdd(obj model.Object, _ bool) {
 	h.gc.graphChanges.Add(&event{eventType: addEvent, obj: obj, identity: h.identity(obj)})
 }
 
-// OnUpdate queues an update event.
+// OnUpdate queues an update event, unless the update changes nothing the graph keeps.
+// Upstream queues every update (GraphBuilder.controllerFor's UpdateFunc, whose TODO says to
+// ignore updates that change no owner references, finalizers or deletionTimestamp); processing
+// such an update finds no owner reference added, removed or changed and no deletion starting
+// (processGraphChanges, processTransitions), so it changes nothing. Skipping it keeps every
+// Lease renewal and status write from waking the graph builder.
 func (h *monitorHandler) OnUpdate(oldObj, newObj model.Object) {
+	if graphMetaUnchanged(oldObj.Meta(), newObj.Meta()) {
+		h.gc.stats.UnchangedUpdates++
+		return
+	}
 	h.gc.graphChanges.Add(&event{eventType: updateEvent, obj: newObj, oldObj: oldObj, identity: h.identity(newObj)})
+}
+
+// graphMetaUnchanged reports whether an update from old to cur keeps everything
+// processGraphChanges reads: the UID, the owner references, the finalizers and whether a
+// deletion is under way.
+func graphMetaUnchanged(old, cur *model.ObjectMeta) bool {
+	return old.UID == cur.UID &&
+		(old.DeletionTimestamp == nil) == (cur.DeletionTimestamp == nil) &&
+		slices.Equal(old.Finalizers, cur.Finalizers) &&
+		slices.EqualFunc(old.OwnerReferences, cur.OwnerReferences, model.EqualOwnerReference)
 }
 
 // OnDelete queues a delete event for the object or the last state a tombstone holds.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func ref(uid, name string, block bool) model.OwnerReference {
@@ -160,4 +161,45 @@ func TestReferencesDiffsShortcut(t *testing.T) {
 		require.Equal(t, wc, c, "case %d changed", i)
 	}
 	assert.Greater(t, shortcuts, 100, "the shortcut was taken")
+}
+
+// TestGraphMetaUnchanged: an update is queued for the graph builder only when it changes what
+// processGraphChanges reads (owner references, finalizers, whether a deletion is under way);
+// a Lease renewal or a status write is not.
+func TestGraphMetaUnchanged(t *testing.T) {
+	now := vtime.Time(100)
+	base := model.ObjectMeta{Name: "x", UID: "u1", Finalizers: []string{"f"},
+		OwnerReferences: []model.OwnerReference{ref("o1", "owner", true)}}
+	tests := []struct {
+		name string
+		edit func(m *model.ObjectMeta)
+		want bool
+	}{
+		{"labels, annotations and resourceVersion only", func(m *model.ObjectMeta) {
+			m.Labels = map[string]string{"a": "b"}
+			m.Annotations = map[string]string{"c": "d"}
+			m.ResourceVersion++
+		}, true},
+		{"owner reference added", func(m *model.ObjectMeta) {
+			m.OwnerReferences = append(m.OwnerReferences, ref("o2", "other", false))
+		}, false},
+		{"blockOwnerDeletion changed", func(m *model.ObjectMeta) { m.OwnerReferences[0].BlockOwnerDeletion = model.Ptr(false) }, false},
+		{"controller cleared", func(m *model.ObjectMeta) { m.OwnerReferences[0].Controller = nil }, false},
+		{"finalizer added", func(m *model.ObjectMeta) { m.Finalizers = append(m.Finalizers, model.FinalizerOrphanDependents) }, false},
+		{"finalizers emptied", func(m *model.ObjectMeta) { m.Finalizers = nil }, false},
+		{"deletion started", func(m *model.ObjectMeta) { m.DeletionTimestamp = &now }, false},
+		{"recreated under the same name", func(m *model.ObjectMeta) { m.UID = "u2" }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old := base
+			old.Finalizers = slices.Clone(base.Finalizers)
+			old.OwnerReferences = slices.Clone(base.OwnerReferences)
+			cur := old
+			cur.Finalizers = slices.Clone(old.Finalizers)
+			cur.OwnerReferences = slices.Clone(old.OwnerReferences)
+			tt.edit(&cur)
+			assert.Equal(t, tt.want, graphMetaUnchanged(&old, &cur))
+		})
+	}
 }
