@@ -94,6 +94,9 @@ type Server struct {
 	nodeList []string // sorted
 
 	nodeReachable func(node string) bool
+	// sampleIdleEagerly makes the housekeeping sample idle pods too, as upstream's kubelet
+	// does (a test seam: TestIdlePodsSampleAsEagerly compares both ways).
+	sampleIdleEagerly bool
 
 	proc    *sim.Proc
 	started bool
@@ -169,6 +172,11 @@ type podState struct {
 
 	sample    kubeletSample
 	hasSample bool
+	// loadedInstance is set once a load targeted the pod during its current container
+	// instance (see idle); caughtUpTicks is its node's housekeeping tick count when sample and
+	// hasSample were last brought up to date for an idle pod (catchUp).
+	loadedInstance bool
+	caughtUpTicks  uint64
 
 	last, prev       point
 	hasLast, hasPrev bool
@@ -200,6 +208,9 @@ type nodeState struct {
 	name  string
 	pods  []*podState
 	timer *sim.Timer
+	// ticks counts the housekeeping ticks so far, the last at lastTick (catchUp).
+	ticks    uint64
+	lastTick vtime.Time
 }
 
 // New builds the pipeline for loads (copied and defaulted with SetDefaults) on the informers of
@@ -403,20 +414,27 @@ func (s *Server) apply(ps *podState) {
 	l := s.loadFor(pod)
 	running, start := containersRunning(pod)
 	ready := running && pod.DeletionTimestamp == nil && model.IsPodReady(pod)
+	// The housekeeping ticks since the pod's last change saw it as it was until now.
+	s.catchUp(ps)
 	if running != ps.running || (running && start != ps.start) {
 		// A new container instance (or none): its counters start from zero.
 		s.setServing(ps, false, now)
 		ps.running, ps.start = running, start
 		ps.unitsAcc = 0
 		ps.hasSample = false
+		ps.loadedInstance = false
 	}
 	if l != ps.load {
 		s.setServing(ps, false, now)
 		ps.load = l
 	}
+	ps.loadedInstance = ps.loadedInstance || l != nil
 	s.setServing(ps, ready, now)
 	if pod.Spec.NodeName != ps.node {
 		s.moveNode(ps, pod.Spec.NodeName)
+	}
+	if ps.node != "" {
+		ps.caughtUpTicks = s.nodes[ps.node].ticks
 	}
 	ps.containers, ps.cpuLimitCores, ps.memLimitBytes, ps.cpuRequestMill = containerShares(pod)
 }
@@ -490,8 +508,12 @@ func (s *Server) startHousekeeping(n *nodeState) {
 	n.timer = s.k.NewIdleTimer(func() {
 		n.timer.Reset(interval)
 		now := s.k.Now()
+		n.ticks++
+		n.lastTick = now
 		for _, ps := range n.pods {
-			s.takeSample(ps, now)
+			if !s.idle(ps) {
+				s.takeSample(ps, now)
+			}
 		}
 	})
 	n.timer.Reset(time.Duration(rng.Int64N(int64(interval))))
@@ -594,6 +616,35 @@ func (s *Server) units(ps *podState, now vtime.Time) float64 {
 	return ps.unitsAcc + ps.load.share - ps.shareMark
 }
 
+// idle reports whether the pod's current container instance has never had a load: its usage
+// is zero, so its samples depend only on when they are taken, and the housekeeping leaves it
+// alone (catchUp derives its latest sample when it is read). Upstream's kubelet samples every
+// container alike; the samples are the same, only cheaper to produce.
+func (s *Server) idle(ps *podState) bool {
+	return ps.load == nil && !ps.loadedInstance && !s.sampleIdleEagerly
+}
+
+// catchUp brings an idle pod's sample up to its node's latest housekeeping tick: exactly what
+// takeSample at that tick would have left, since an idle pod's state (running, start) has not
+// changed since its last catch-up (apply catches up before it changes anything).
+func (s *Server) catchUp(ps *podState) {
+	if !s.idle(ps) || ps.node == "" {
+		return
+	}
+	n := s.nodes[ps.node]
+	if n.ticks == ps.caughtUpTicks {
+		return
+	}
+	ps.caughtUpTicks = n.ticks
+	if !ps.running || ps.start > n.lastTick {
+		ps.hasSample = false
+		return
+	}
+	s.stats.Samples++
+	ps.sample = kubeletSample{at: n.lastTick, start: ps.start, units: ps.unitsAcc}
+	ps.hasSample = true
+}
+
 // takeSample is the kubelet's cAdvisor sampling the pod's containers now. A pod whose
 // containers do not all run has no sample.
 func (s *Server) takeSample(ps *podState, now vtime.Time) {
@@ -655,6 +706,7 @@ func (s *Server) scrape(now vtime.Time) {
 			if reachable && s.cfg.HousekeepingInterval <= 0 {
 				s.takeSample(ps, now)
 			}
+			s.catchUp(ps)
 			if !reachable || !ps.hasSample || !ps.running || ps.sample.start != ps.start {
 				ps.hasLast, ps.hasPrev = false, false
 				continue

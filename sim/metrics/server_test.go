@@ -3,6 +3,8 @@ package metrics
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -318,4 +320,64 @@ func TestNewRejectsBadInput(t *testing.T) {
 	assert.EqualError(t, err, "metric-resolution must be from 10s to 1h0m0s, got 5s")
 	_, err = New(k, f, []LoadSpec{{Target: WorkloadRef{Kind: "Deployment", Name: "web"}}}, DefaultConfig())
 	assert.EqualError(t, err, "invalid loads (1 problems), first: loads[0].shape: needs one of constant, steps, ramp, sine, spikes or series")
+}
+
+// TestIdlePodsSampleAsEagerly: idle pods (no load in their current container instance) are
+// not visited by the housekeeping; their samples are derived when read (catchUp). A seeded
+// script of pods starting, restarting, being relabelled into and out of the load's target and
+// deleted, on three nodes, gives the same pod metrics and the same trace as sampling every pod
+// at every tick.
+func TestIdlePodsSampleAsEagerly(t *testing.T) {
+	for seed := uint64(1); seed <= 8; seed++ {
+		play := func(eager bool) ([]string, uint64) {
+			w := newMWorld(t, seed, DefaultConfig(), webLoad())
+			w.s.sampleIdleEagerly = eager
+			var trace strings.Builder
+			w.k.Trace().SetWriter(&trace)
+			rng := rand.New(rand.NewPCG(seed, 99))
+			var out []string
+			live := map[string]bool{}
+			for step := 1; step <= 60; step++ {
+				at := time.Duration(step)*5*time.Second + time.Duration(rng.IntN(5000))*time.Millisecond
+				w.runTo(at)
+				name := fmt.Sprintf("p%d", rng.IntN(6))
+				switch op := rng.IntN(4); {
+				case !live[name]:
+					w.runningPod(name, fmt.Sprintf("node-%d", rng.IntN(3)), at-time.Duration(rng.IntN(3))*time.Second, rng.IntN(2) == 0, "")
+					if rng.IntN(2) == 0 { // most pods are idle: not the load's target
+						p := w.pod(name).DeepCopy()
+						p.Labels = map[string]string{"app": "idle"}
+						_, err := w.store.Update(p)
+						require.NoError(t, err)
+					}
+					live[name] = true
+				case op == 0: // restart
+					w.setStatus(w.pod(name), at, true)
+				case op == 1: // relabel into or out of the load's target
+					p := w.pod(name).DeepCopy()
+					if p.Labels["app"] == "web" {
+						p.Labels = map[string]string{"app": "idle"}
+					} else {
+						p.Labels = map[string]string{"app": "web"}
+					}
+					_, err := w.store.Update(p)
+					require.NoError(t, err)
+				case op == 2:
+					_, err := w.store.Delete(model.KindPod, "default", name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+					require.NoError(t, err)
+					live[name] = false
+				}
+				for _, pm := range w.s.ListPodMetrics("default", nil) {
+					q := pm.Containers[0].Usage[model.ResourceCPU]
+					out = append(out, fmt.Sprintf("%s %s %s %s %dm", at, pm.Name, pm.Timestamp, pm.Window, q.MilliValue()))
+				}
+			}
+			out = append(out, trace.String())
+			return out, w.s.Stats().Samples
+		}
+		lazy, lazySamples := play(false)
+		eager, eagerSamples := play(true)
+		require.Equal(t, eager, lazy, "seed %d", seed)
+		assert.Less(t, lazySamples, eagerSamples, "seed %d: idle pods are sampled only when read", seed)
+	}
 }
