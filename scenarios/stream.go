@@ -227,6 +227,12 @@ func (list *objectList) parseChunk(c int) *yaml.Node {
 	if b < len(list.items) {
 		end = int(list.items[b].start)
 	}
+	if seq := fastParseItems(list.data[list.items[a].start:end], int(list.items[a].line)); seq != nil {
+		if len(seq.Content) != b-a {
+			return nil
+		}
+		return seq
+	}
 	var doc yaml.Node
 	if err := unmarshalNode(list.data[list.items[a].start:end], &doc); err != nil {
 		return nil
