@@ -48,13 +48,27 @@ type fastParser struct {
 	nodes   []yaml.Node
 	ptrs    []*yaml.Node
 	stack   []*yaml.Node
-	keys    map[string]string
+	scalars fastScalars
 }
+
+// fastScalars holds the plain scalars met so far with their resolved tags, so that the
+// values that repeat in every item (keys, apiVersion, kind, ...) are neither allocated nor
+// resolved again; it is shared by the chunks of one list. Only short scalars are kept, and
+// at most fastMaxScalars of them.
+type fastScalars map[string]fastScalar
+
+type fastScalar struct{ value, tag string }
+
+const (
+	fastMaxScalars     = 4096
+	fastMaxScalarBytes = 32
+)
 
 // fastParseItems parses data, the text of consecutive items of a block sequence whose first
 // line is line firstLine of the file, and returns the sequence node as yaml.v3 would build it
 // with the file's line numbers, or nil when data is not in the part of YAML it handles.
-func fastParseItems(data []byte, firstLine int) *yaml.Node {
+// scalars (nil for none) caches plain scalars across calls.
+func fastParseItems(data []byte, firstLine int, scalars fastScalars) *yaml.Node {
 	if !fastItemsEnabled || len(data) == 0 {
 		return nil
 	}
@@ -62,7 +76,10 @@ func fastParseItems(data []byte, firstLine int) *yaml.Node {
 	if !ok {
 		return nil
 	}
-	p := &fastParser{data: data, line0: firstLine - 1, ascii: ascii, keys: map[string]string{}}
+	if scalars == nil {
+		scalars = fastScalars{}
+	}
+	p := &fastParser{data: data, line0: firstLine - 1, ascii: ascii, scalars: scalars}
 	p.setLine(0, 1)
 	if !p.skipToContent() {
 		return nil
@@ -93,7 +110,7 @@ func fastCharsOK(data []byte) (ascii, ok bool) {
 		}
 		ascii = false
 		r, size := utf8.DecodeRune(data[i:])
-		if !(r >= 0xa0 && r <= 0xd7ff && r != 0x2028 && r != 0x2029 || r >= 0xe000 && r <= 0xfffd && r != 0xfeff) {
+		if r == utf8.RuneError && size == 1 || !(r >= 0xa0 && r <= 0xd7ff && r != 0x2028 && r != 0x2029 || r >= 0xe000 && r <= 0xfffd && r != 0xfeff) {
 			return false, false
 		}
 		i += size
@@ -304,7 +321,7 @@ func (p *fastParser) blockMap(key *yaml.Node, i, colon int) *yaml.Node {
 		if value == nil {
 			return p.fail()
 		}
-		p.stack = append(p.stack, p.intern(key), value)
+		p.stack = append(p.stack, key, value)
 		if p.eof {
 			break
 		}
@@ -328,19 +345,6 @@ func (p *fastParser) blockMap(key *yaml.Node, i, colon int) *yaml.Node {
 	}
 	m.Content = p.collect(mark)
 	return m
-}
-
-// intern shares the value of plain mapping keys, which repeat in every item.
-func (p *fastParser) intern(key *yaml.Node) *yaml.Node {
-	if key.Style != 0 {
-		return key
-	}
-	if s, ok := p.keys[key.Value]; ok {
-		key.Value = s
-	} else if len(p.keys) < 4096 {
-		p.keys[key.Value] = key.Value
-	}
-	return key
 }
 
 // inline parses a scalar or a flow collection at byte i of the current line, in flow
@@ -394,13 +398,22 @@ func (p *fastParser) plain(i int, flow bool) (*yaml.Node, int) {
 	for end > i && p.data[end-1] == ' ' {
 		end--
 	}
-	v := string(p.data[i:end])
-	if v == "<<" || (i == p.ls && (len(v) >= 3 && (v[:3] == "---" || v[:3] == "..."))) {
+	text := p.data[i:end]
+	if string(text) == "<<" || (i == p.ls && len(text) >= 3 && (string(text[:3]) == "---" || string(text[:3]) == "...")) {
 		return nil, 0
 	}
+	if c, ok := p.scalars[string(text)]; ok {
+		n := p.node(yaml.ScalarNode, c.tag, i)
+		n.Value = c.value
+		return n, end
+	}
+	v := string(text)
 	n := p.node(yaml.ScalarNode, "", i)
 	n.Value = v
 	n.Tag = n.ShortTag() // yaml.v3's resolution of a plain scalar
+	if len(v) <= fastMaxScalarBytes && len(p.scalars) < fastMaxScalars {
+		p.scalars[v] = fastScalar{v, n.Tag}
+	}
 	return n, end
 }
 
@@ -604,7 +617,7 @@ func (p *fastParser) flowMap(i int) (*yaml.Node, int) {
 		if value == nil {
 			return nil, 0
 		}
-		p.stack = append(p.stack, p.intern(key), value)
+		p.stack = append(p.stack, key, value)
 		j = p.skipSpaces(end)
 		if j == p.eol {
 			return nil, 0

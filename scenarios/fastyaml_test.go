@@ -41,7 +41,7 @@ func sameNodes(want, got *yaml.Node, path string) string {
 func checkFastAgainstYAMLv3(t *testing.T, data []byte) bool {
 	t.Helper()
 	const firstLine = 7
-	seq := fastParseItems(data, firstLine)
+	seq := fastParseItems(data, firstLine, nil)
 	if seq == nil {
 		return false
 	}
@@ -150,7 +150,7 @@ func TestFastItemsFallBack(t *testing.T) {
 		"empty":                   "",
 	} {
 		t.Run(name, func(t *testing.T) {
-			assert.Nil(t, fastParseItems([]byte(text), 1), "the fast parser leaves %q to yaml.v3", text)
+			assert.Nil(t, fastParseItems([]byte(text), 1, nil), "the fast parser leaves %q to yaml.v3", text)
 		})
 	}
 }

@@ -48,6 +48,8 @@ type objectList struct {
 	items []itemSpan
 	// seq is the empty sequence node that stands for the list in the skeleton.
 	seq *yaml.Node
+	// scalars caches the plain scalars of the items (fastyaml.go).
+	scalars fastScalars
 
 	// The chunk parsed last for positions (itemIndex), and the index of one item of it.
 	chunk     int
@@ -102,7 +104,7 @@ func splitObjects(data []byte) *objectList {
 		switch state {
 		case searching:
 			if indent == 0 && isObjectsKey(rest) {
-				list = &objectList{data: data, keyLine: line, start: next, chunk: -1, item: -1}
+				list = &objectList{data: data, keyLine: line, start: next, chunk: -1, item: -1, scalars: fastScalars{}}
 				state = inList
 			}
 		case inList:
@@ -227,7 +229,7 @@ func (list *objectList) parseChunk(c int) *yaml.Node {
 	if b < len(list.items) {
 		end = int(list.items[b].start)
 	}
-	if seq := fastParseItems(list.data[list.items[a].start:end], int(list.items[a].line)); seq != nil {
+	if seq := fastParseItems(list.data[list.items[a].start:end], int(list.items[a].line), list.scalars); seq != nil {
 		if len(seq.Content) != b-a {
 			return nil
 		}
