@@ -49,7 +49,51 @@ type fastParser struct {
 	ptrs    []*yaml.Node
 	stack   []*yaml.Node
 	scalars fastScalars
+	arena   *fastArena
 }
+
+// fastArena holds the memory of the nodes of one chunk of items. When the loader is done
+// with a chunk and nothing it decoded keeps a node of it (streamObjects), reset lets the
+// next chunk reuse the memory: a 100,000-item list is then built in the memory of one chunk
+// instead of hundreds of megabytes of nodes for the garbage collector. A nil arena
+// allocates as usual.
+type fastArena struct {
+	nodes [][]yaml.Node
+	ptrs  [][]*yaml.Node
+	// usedNodes and usedPtrs count the slabs handed out since reset.
+	usedNodes, usedPtrs int
+}
+
+const (
+	fastNodeSlab = 256
+	fastPtrSlab  = 1024
+)
+
+func (a *fastArena) nodeSlab() []yaml.Node {
+	if a == nil {
+		return make([]yaml.Node, 0, fastNodeSlab)
+	}
+	if a.usedNodes == len(a.nodes) {
+		a.nodes = append(a.nodes, make([]yaml.Node, 0, fastNodeSlab))
+	}
+	a.usedNodes++
+	return a.nodes[a.usedNodes-1][:0]
+}
+
+func (a *fastArena) ptrSlab(n int) []*yaml.Node {
+	if a == nil || n > fastPtrSlab {
+		return make([]*yaml.Node, 0, max(fastPtrSlab, n))
+	}
+	if a.usedPtrs == len(a.ptrs) {
+		a.ptrs = append(a.ptrs, make([]*yaml.Node, 0, fastPtrSlab))
+	}
+	a.usedPtrs++
+	return a.ptrs[a.usedPtrs-1][:0]
+}
+
+// reset makes the memory handed out so far available again: every node built from the
+// arena since the last reset must be unreachable for the caller.
+func (a *fastArena) reset() { a.usedNodes, a.usedPtrs = 0, 0 }
 
 // fastScalars holds the plain scalars met so far with their resolved tags, so that the
 // values that repeat in every item (keys, apiVersion, kind, ...) are neither allocated nor
@@ -67,8 +111,9 @@ const (
 // fastParseItems parses data, the text of consecutive items of a block sequence whose first
 // line is line firstLine of the file, and returns the sequence node as yaml.v3 would build it
 // with the file's line numbers, or nil when data is not in the part of YAML it handles.
-// scalars (nil for none) caches plain scalars across calls.
-func fastParseItems(data []byte, firstLine int, scalars fastScalars) *yaml.Node {
+// scalars (nil for none) caches plain scalars across calls; the nodes are made in arena
+// (nil: allocated).
+func fastParseItems(data []byte, firstLine int, scalars fastScalars, arena *fastArena) *yaml.Node {
 	if !fastItemsEnabled || len(data) == 0 {
 		return nil
 	}
@@ -79,7 +124,7 @@ func fastParseItems(data []byte, firstLine int, scalars fastScalars) *yaml.Node 
 	if scalars == nil {
 		scalars = fastScalars{}
 	}
-	p := &fastParser{data: data, line0: firstLine - 1, ascii: ascii, scalars: scalars}
+	p := &fastParser{data: data, line0: firstLine - 1, ascii: ascii, scalars: scalars, arena: arena}
 	p.setLine(0, 1)
 	if !p.skipToContent() {
 		return nil
@@ -195,7 +240,7 @@ func (p *fastParser) fail() *yaml.Node {
 // node returns a new node at byte i of the current line.
 func (p *fastParser) node(kind yaml.Kind, tag string, i int) *yaml.Node {
 	if len(p.nodes) == cap(p.nodes) {
-		p.nodes = make([]yaml.Node, 0, 256)
+		p.nodes = p.arena.nodeSlab()
 	}
 	p.nodes = append(p.nodes, yaml.Node{Kind: kind, Tag: tag, Line: p.line0 + p.no, Column: p.column(i)})
 	return &p.nodes[len(p.nodes)-1]
@@ -216,7 +261,7 @@ func (p *fastParser) collect(mark int) []*yaml.Node {
 		return nil
 	}
 	if cap(p.ptrs)-len(p.ptrs) < n {
-		p.ptrs = make([]*yaml.Node, 0, max(1024, n))
+		p.ptrs = p.arena.ptrSlab(n)
 	}
 	start := len(p.ptrs)
 	p.ptrs = append(p.ptrs, p.stack[mark:]...)

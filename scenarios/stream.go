@@ -221,15 +221,16 @@ func (list *objectList) chunks() int {
 }
 
 // parseChunk parses chunk c of the list: the sequence node of its items, with the lines of
-// the whole file; nil if the chunk is not a sequence of exactly its items.
-func (list *objectList) parseChunk(c int) *yaml.Node {
+// the whole file; nil if the chunk is not a sequence of exactly its items. The fast parser
+// (fastyaml.go) makes the nodes in arena (nil: allocated).
+func (list *objectList) parseChunk(c int, arena *fastArena) *yaml.Node {
 	a := c * streamChunkItems
 	b := min(a+streamChunkItems, len(list.items))
 	end := list.end
 	if b < len(list.items) {
 		end = int(list.items[b].start)
 	}
-	if seq := fastParseItems(list.data[list.items[a].start:end], int(list.items[a].line), list.scalars); seq != nil {
+	if seq := fastParseItems(list.data[list.items[a].start:end], int(list.items[a].line), list.scalars, arena); seq != nil {
 		if len(seq.Content) != b-a {
 			return nil
 		}
@@ -289,7 +290,7 @@ func (list *objectList) itemIndex(file, path string) *nodeIndex {
 	}
 	c := i / streamChunkItems
 	if list.chunk != c {
-		list.chunk, list.chunkSeq = c, list.parseChunk(c)
+		list.chunk, list.chunkSeq = c, list.parseChunk(c, nil)
 	}
 	if list.chunkSeq == nil {
 		return nil // it parsed when the items were decoded; this is not reached
