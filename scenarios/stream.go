@@ -22,7 +22,9 @@ import (
 // the whole file: a chunk's lines are shifted by the line it starts on, and columns do not
 // change because the text is cut at line boundaries. A check after decoding that needs the
 // position of a field inside one object (validation messages) parses that object's chunk
-// again (objectList.itemIndex).
+// again (objectList.itemIndex). A chunk is parsed by the fast parser of fastyaml.go when it
+// is written in the common part of YAML that parser handles (it builds the nodes yaml.v3
+// builds), else by yaml.v3.
 //
 // The cut is made only where it cannot change what the document means: a block sequence
 // under a plain `objects:` key at column 1, in a file without document markers, directives,
