@@ -548,12 +548,14 @@ func (l *loader) streamObjects() {
 	l.s.Objects = make([]ObjectSource, 0, len(l.list.items))
 	l.declared = slices.Grow(l.declared, len(l.list.items))
 	stack := map[*yaml.Node]bool{}
+	arena := &fastArena{}
 	for c := 0; c < l.list.chunks(); c++ {
-		seq := l.list.parseChunk(c)
+		seq := l.list.parseChunk(c, arena)
 		if seq == nil {
 			l.streamFailed = true
 			return
 		}
+		first := len(l.s.Objects)
 		for j, item := range seq.Content {
 			l.ix.checkOnly = true
 			l.ix.walk(item, "", 2, stack)
@@ -564,7 +566,30 @@ func (l *loader) streamObjects() {
 			}
 			l.decodeObject(c*streamChunkItems+j, item)
 		}
+		if keepsNodes(l.s.Objects[first:]) {
+			arena = &fastArena{} // the chunk's nodes stay with what was decoded from them
+		} else {
+			arena.reset()
+		}
 	}
+}
+
+// keepsNodes reports whether objects decoded from a chunk of the objects list may keep its
+// YAML nodes: a custom resource keeps the node it was decoded from, to place errors found
+// later (model.Unstructured), and copies are built from copied nodes. Other objects and
+// every problem and warning keep values only.
+func keepsNodes(srcs []ObjectSource) bool {
+	for _, src := range srcs {
+		if src.Copies != 0 {
+			return true
+		}
+		for _, obj := range src.Objects {
+			if _, ok := obj.(*model.Unstructured); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // decodeObject decodes objects[i].

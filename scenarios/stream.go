@@ -22,7 +22,9 @@ import (
 // the whole file: a chunk's lines are shifted by the line it starts on, and columns do not
 // change because the text is cut at line boundaries. A check after decoding that needs the
 // position of a field inside one object (validation messages) parses that object's chunk
-// again (objectList.itemIndex).
+// again (objectList.itemIndex). A chunk is parsed by the fast parser of fastyaml.go when it
+// is written in the common part of YAML that parser handles (it builds the nodes yaml.v3
+// builds), else by yaml.v3.
 //
 // The cut is made only where it cannot change what the document means: a block sequence
 // under a plain `objects:` key at column 1, in a file without document markers, directives,
@@ -48,6 +50,8 @@ type objectList struct {
 	items []itemSpan
 	// seq is the empty sequence node that stands for the list in the skeleton.
 	seq *yaml.Node
+	// scalars caches the plain scalars of the items (fastyaml.go).
+	scalars fastScalars
 
 	// The chunk parsed last for positions (itemIndex), and the index of one item of it.
 	chunk     int
@@ -102,7 +106,7 @@ func splitObjects(data []byte) *objectList {
 		switch state {
 		case searching:
 			if indent == 0 && isObjectsKey(rest) {
-				list = &objectList{data: data, keyLine: line, start: next, chunk: -1, item: -1}
+				list = &objectList{data: data, keyLine: line, start: next, chunk: -1, item: -1, scalars: fastScalars{}}
 				state = inList
 			}
 		case inList:
@@ -219,13 +223,20 @@ func (list *objectList) chunks() int {
 }
 
 // parseChunk parses chunk c of the list: the sequence node of its items, with the lines of
-// the whole file; nil if the chunk is not a sequence of exactly its items.
-func (list *objectList) parseChunk(c int) *yaml.Node {
+// the whole file; nil if the chunk is not a sequence of exactly its items. The fast parser
+// (fastyaml.go) makes the nodes in arena (nil: allocated).
+func (list *objectList) parseChunk(c int, arena *fastArena) *yaml.Node {
 	a := c * streamChunkItems
 	b := min(a+streamChunkItems, len(list.items))
 	end := list.end
 	if b < len(list.items) {
 		end = int(list.items[b].start)
+	}
+	if seq := fastParseItems(list.data[list.items[a].start:end], int(list.items[a].line), list.scalars, arena); seq != nil {
+		if len(seq.Content) != b-a {
+			return nil
+		}
+		return seq
 	}
 	var doc yaml.Node
 	if err := unmarshalNode(list.data[list.items[a].start:end], &doc); err != nil {
@@ -281,7 +292,7 @@ func (list *objectList) itemIndex(file, path string) *nodeIndex {
 	}
 	c := i / streamChunkItems
 	if list.chunk != c {
-		list.chunk, list.chunkSeq = c, list.parseChunk(c)
+		list.chunk, list.chunkSeq = c, list.parseChunk(c, nil)
 	}
 	if list.chunkSeq == nil {
 		return nil // it parsed when the items were decoded; this is not reached

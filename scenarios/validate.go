@@ -511,12 +511,19 @@ func (l *loader) errObject(d declaredObject, field, msg, hint string) {
 }
 
 func (l *loader) checkObjects(namespaces map[string]bool, nodes []ClusterNode) {
-	first := map[string]declaredObject{}
+	// first maps each object declared under objects: to the index in l.declared of its
+	// first declaration.
+	type objectKey struct {
+		kind            model.Kind
+		namespace, name string
+	}
+	first := make(map[objectKey]int, len(l.declared))
+	var namespaceNames []string // sorted, for hints; made at the first missing namespace
 	groupOf := make(map[string]string, len(nodes))
 	for _, n := range nodes {
 		groupOf[n.Name] = n.Group
 	}
-	for _, d := range l.declared {
+	for i, d := range l.declared {
 		if d.obj == nil {
 			continue
 		}
@@ -543,7 +550,16 @@ func (l *loader) checkObjects(namespaces map[string]bool, nodes []ClusterNode) {
 		case !ki.Namespaced && m.Namespace != "":
 			l.errObject(d, "metadata.namespace", fmt.Sprintf("%s is cluster-scoped; it has no namespace", ki.Kind), "remove metadata.namespace")
 		case ki.Namespaced && !namespaces[m.Namespace]:
-			hint := didYouMean(m.Namespace, sortedKeys(namespaces))
+			hint := ""
+			// Each hint compares the name with every namespace: bounded all together, as
+			// the hints for undeclared objects are (maxSuggestComparisons).
+			if l.suggestComparisons+len(namespaces) <= maxSuggestComparisons {
+				if namespaceNames == nil {
+					namespaceNames = sortedKeys(namespaces)
+				}
+				l.suggestComparisons += len(namespaceNames)
+				hint = didYouMean(m.Namespace, namespaceNames)
+			}
 			if hint == "" {
 				hint = "add it to cluster.namespaces"
 			} else {
@@ -559,12 +575,12 @@ func (l *loader) checkObjects(namespaces map[string]bool, nodes []ClusterNode) {
 		if !d.inObjects {
 			continue
 		}
-		key := string(d.obj.GetKind()) + " " + model.Key(d.obj)
+		key := objectKey{d.obj.GetKind(), m.Namespace, m.Name}
 		if prev, dup := first[key]; dup {
-			l.errObject(d, "metadata.name", fmt.Sprintf("%s is declared twice (first at %s)", key, prev.pos), "")
+			l.errObject(d, "metadata.name", fmt.Sprintf("%s %s is declared twice (first at %s)", key.kind, model.Key(d.obj), l.declared[prev].pos), "")
 			continue
 		}
-		first[key] = d
+		first[key] = i
 	}
 }
 
