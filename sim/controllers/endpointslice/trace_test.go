@@ -25,11 +25,7 @@ type world struct {
 func newWorld(t testing.TB, cfg Config) *world {
 	w := &world{}
 	w.World = testworld.New(t, testworld.Options{AfterRun: w.checkInvariants})
-	c, f := w.Client(Component)
-	ec, err := New(w.K, c, f, w.Recorder(EventSourceComponent), cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	ec, f := testworld.NewController(w.World, Component, EventSourceComponent, New, cfg)
 	w.ec = ec
 	w.Show = func(d *datadriven.TestData, f []string) bool {
 		if len(f) < 4 {

@@ -27,11 +27,7 @@ type world struct {
 
 func newWorld(t testing.TB, cfg Config) *world {
 	w := &world{World: testworld.New(t, testworld.Options{})}
-	c, f := w.Client(Component)
-	rsc, err := New(w.K, c, f, w.Recorder(Component), cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	rsc, f := testworld.NewController(w.World, Component, Component, New, cfg)
 	w.rsc = rsc
 	f.Start(w.K)
 	rsc.Start()

@@ -2,13 +2,11 @@ package statefulset
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cockroachdb/datadriven"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
@@ -29,20 +27,11 @@ type world struct {
 func newWorld(t testing.TB, cfg Config) *world {
 	w := &world{inv: invariants{pods: map[string]*model.Pod{}, policy: map[string]string{}}}
 	w.World = testworld.New(t, testworld.Options{Check: w.inv.commit})
-	c, f := w.Client(Component)
-	ssc, err := New(w.K, c, f, w.Recorder(Component), cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	ssc, f := testworld.NewController(w.World, Component, Component, New, cfg)
 	w.ssc = ssc
 	w.StartFakeNodes().StartDetail = testworld.StartedDetail
 	w.PodLine = func(_ int, p *model.Pod) string { return podLine(p) }
-	w.Show = func(d *datadriven.TestData, f []string) bool {
-		if f[1] == Component && strings.HasPrefix(f[2], "update-status") {
-			return d.HasArg("show")
-		}
-		return f[1] == Component || f[1] == "test"
-	}
+	w.Show = testworld.StatusOnRequest(Component, testworld.Sources(Component, "test"))
 	f.Start(w.K)
 	ssc.Start()
 	w.Settle(100 * time.Millisecond)
