@@ -62,22 +62,11 @@ func podLine(p *model.Pod) string {
 	if err != nil {
 		target = "?"
 	}
-	bound := p.Spec.NodeName
-	if bound == "" {
-		bound = "<none>"
-	}
-	state := p.Status.Phase
-	if testworld.IsReady(p) {
-		state += ",Ready"
-	}
-	if p.DeletionTimestamp != nil {
-		state += ",Terminating"
-	}
 	img := "-"
 	if len(p.Spec.Containers) > 0 {
 		img = p.Spec.Containers[0].Image
 	}
-	return fmt.Sprintf("%s for=%s node=%s %s hash=%s image=%s", p.Name, target, bound, state, p.Labels[DefaultDaemonSetUniqueLabelKey], img)
+	return fmt.Sprintf("%s for=%s node=%s %s hash=%s image=%s", p.Name, target, testworld.PodNode(p), testworld.PodState(p), p.Labels[DefaultDaemonSetUniqueLabelKey], img)
 }
 
 // newDaemonSet builds a DaemonSet with one container.

@@ -49,23 +49,8 @@ func (w *world) revisions() []*model.ControllerRevision {
 }
 
 func podLine(p *model.Pod) string {
-	node := p.Spec.NodeName
-	if node == "" {
-		node = "<none>"
-	}
-	state := p.Status.Phase
-	if testworld.IsReady(p) {
-		state += ",Ready"
-	}
-	if p.DeletionTimestamp != nil {
-		state += ",Terminating"
-	}
-	owner := "-"
-	if ref := model.ControllerOf(p); ref != nil {
-		owner = string(ref.Kind) + "/" + ref.Name
-	}
-	return fmt.Sprintf("%s node=%s %s rev=%s index=%s owner=%s image=%s", p.Name, node, state,
-		p.Labels[StatefulSetRevisionLabel], p.Labels[PodIndexLabel], owner, image(p))
+	return fmt.Sprintf("%s node=%s %s rev=%s index=%s owner=%s image=%s", p.Name, testworld.PodNode(p), testworld.PodState(p),
+		p.Labels[StatefulSetRevisionLabel], p.Labels[PodIndexLabel], testworld.OwnerText(p), image(p))
 }
 
 func image(p *model.Pod) string {
