@@ -261,15 +261,8 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"relabel": func(d *datadriven.TestData) string {
-					var name, lbl string
-					d.ScanArgs(t, "pod", &name)
-					d.ScanArgs(t, "labels", &lbl)
-					p := w.Pod(name).DeepCopy()
-					p.Labels = testworld.ParseLabels(t, lbl)
-					if _, err := w.Store.Update(p); err != nil {
-						t.Fatalf("relabel: %v", err)
-					}
-					w.Emit("relabel", "Pod "+model.KeyOf(testNS, name), lbl)
+					p, lbl := w.Relabel(d)
+					w.Emit("relabel", "Pod "+model.KeyOf(testNS, p.Name), lbl)
 					return ""
 				},
 				"delete-service": func(d *datadriven.TestData) string {
