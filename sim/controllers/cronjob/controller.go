@@ -14,6 +14,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the controller's name in traces and its event source (upstream
@@ -35,10 +36,7 @@ func DefaultConfig() Config { return Config{ConcurrentCronJobSyncs: DefaultConcu
 
 // Validate reports a configuration that is out of range.
 func (c Config) Validate() error {
-	if c.ConcurrentCronJobSyncs < 1 || c.ConcurrentCronJobSyncs > 1000 {
-		return fmt.Errorf("cronjob: concurrent-cron-job-syncs must be in [1, 1000], got %d", c.ConcurrentCronJobSyncs)
-	}
-	return nil
+	return controllerutil.CheckWorkers("cronjob", "concurrent-cron-job-syncs", c.ConcurrentCronJobSyncs)
 }
 
 // Controller is the CronJob controller v2 (upstream ControllerV2, cronjob_controllerv2.go).

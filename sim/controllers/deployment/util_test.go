@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
 
 	"github.com/stretchr/testify/assert"
@@ -507,6 +508,6 @@ func TestConfigValidate(t *testing.T) {
 	testworld.CheckConfig(t, DefaultConfig, []testworld.ConfigCase[Config]{
 		{Name: "no workers", Edit: func(c *Config) { c.ConcurrentDeploymentSyncs = 0 }, Want: "concurrent-deployment-syncs"},
 		{Name: "negative workers", Edit: func(c *Config) { c.ConcurrentDeploymentSyncs = -1 }, Want: "concurrent-deployment-syncs"},
-		{Name: "too many workers", Edit: func(c *Config) { c.ConcurrentDeploymentSyncs = maxWorkers + 1 }, Want: "concurrent-deployment-syncs"},
+		{Name: "too many workers", Edit: func(c *Config) { c.ConcurrentDeploymentSyncs = controllerutil.MaxWorkers + 1 }, Want: "concurrent-deployment-syncs"},
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
 
 	"github.com/stretchr/testify/assert"
@@ -23,7 +24,7 @@ func TestDefaultConfigIsUpstream(t *testing.T) {
 func TestConfigValidate(t *testing.T) {
 	testworld.CheckConfig(t, DefaultConfig, []testworld.ConfigCase[Config]{
 		{Name: "no workers", Edit: func(c *Config) { c.ConcurrentReplicaSetSyncs = 0 }, Want: "concurrent-replicaset-syncs"},
-		{Name: "too many workers", Edit: func(c *Config) { c.ConcurrentReplicaSetSyncs = maxWorkers + 1 }, Want: "concurrent-replicaset-syncs"},
+		{Name: "too many workers", Edit: func(c *Config) { c.ConcurrentReplicaSetSyncs = controllerutil.MaxWorkers + 1 }, Want: "concurrent-replicaset-syncs"},
 		{Name: "no burst", Edit: func(c *Config) { c.BurstReplicas = 0 }, Want: "burstReplicas"},
 		{Name: "no expectations timeout", Edit: func(c *Config) { c.ExpectationsTimeout = 0 }, Want: "expectations timeout"},
 		{Name: "no slow start", Edit: func(c *Config) { c.SlowStartInitialBatchSize = 0 }, Want: "slow start"},

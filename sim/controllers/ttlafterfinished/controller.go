@@ -13,6 +13,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -35,10 +36,7 @@ func DefaultConfig() Config { return Config{ConcurrentTTLSyncs: DefaultConcurren
 
 // Validate reports a configuration that is out of range.
 func (c Config) Validate() error {
-	if c.ConcurrentTTLSyncs < 1 || c.ConcurrentTTLSyncs > 1000 {
-		return fmt.Errorf("ttlafterfinished: concurrent-ttl-after-finished-syncs must be in [1, 1000], got %d", c.ConcurrentTTLSyncs)
-	}
-	return nil
+	return controllerutil.CheckWorkers("ttlafterfinished", "concurrent-ttl-after-finished-syncs", c.ConcurrentTTLSyncs)
 }
 
 // Controller is the TTL-after-finished controller (upstream ttlafterfinished.Controller).
