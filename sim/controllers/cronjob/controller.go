@@ -14,30 +14,11 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
-	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the controller's name in traces and its event source (upstream
 // EventSource{Component: "cronjob-controller"}).
 const Component = "cronjob-controller"
-
-// DefaultConcurrentCronJobSyncs is --concurrent-cron-job-syncs
-// ([k8s] pkg/controller/cronjob/config/v1alpha1/defaults.go).
-const DefaultConcurrentCronJobSyncs = 5
-
-// Config is the controller's configuration.
-type Config struct {
-	// ConcurrentCronJobSyncs is --concurrent-cron-job-syncs.
-	ConcurrentCronJobSyncs int
-}
-
-// DefaultConfig returns the upstream defaults.
-func DefaultConfig() Config { return Config{ConcurrentCronJobSyncs: DefaultConcurrentCronJobSyncs} }
-
-// Validate reports a configuration that is out of range.
-func (c Config) Validate() error {
-	return controllerutil.CheckWorkers("cronjob", "concurrent-cron-job-syncs", c.ConcurrentCronJobSyncs)
-}
 
 // Controller is the CronJob controller v2 (upstream ControllerV2, cronjob_controllerv2.go).
 type Controller struct {

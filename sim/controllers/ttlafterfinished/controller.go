@@ -13,31 +13,12 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
-	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
 
 // Component is the controller's name in traces and its event source (upstream
 // "ttl-after-finished-controller").
 const Component = "ttl-after-finished-controller"
-
-// DefaultConcurrentTTLSyncs is --concurrent-ttl-after-finished-syncs
-// ([k8s] pkg/controller/ttlafterfinished/config/v1alpha1/defaults.go).
-const DefaultConcurrentTTLSyncs = 5
-
-// Config is the controller's configuration.
-type Config struct {
-	// ConcurrentTTLSyncs is --concurrent-ttl-after-finished-syncs.
-	ConcurrentTTLSyncs int
-}
-
-// DefaultConfig returns the upstream defaults.
-func DefaultConfig() Config { return Config{ConcurrentTTLSyncs: DefaultConcurrentTTLSyncs} }
-
-// Validate reports a configuration that is out of range.
-func (c Config) Validate() error {
-	return controllerutil.CheckWorkers("ttlafterfinished", "concurrent-ttl-after-finished-syncs", c.ConcurrentTTLSyncs)
-}
 
 // Controller is the TTL-after-finished controller (upstream ttlafterfinished.Controller).
 type Controller struct {
