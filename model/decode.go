@@ -785,3 +785,18 @@ func keyPath(path, key string) string {
 	}
 	return path + "[" + key + "]"
 }
+
+// ChildPath appends a field name to a field path (spec.template), as the decoder writes its
+// error paths; scenarios, sweep and the metrics shapes write theirs with it.
+func ChildPath(path, name string) string { return childPath(path, name) }
+
+// KeyPath appends a map key as the decoder does: a plain word as a field, anything else in
+// brackets (labels[app.kubernetes.io/name]).
+func KeyPath(path, key string) string { return keyPath(path, key) }
+
+// IndexPath appends a sequence index (containers[0]).
+func IndexPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// DescribeNode names what a YAML node holds, for "expected X, got Y" messages (a mapping, a
+// string "x", an integer (3), a text of N characters, ...).
+func DescribeNode(n *yaml.Node) string { return describe(n) }
