@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,16 +87,72 @@ func (e *DecodeError) Error() string {
 type DecodeErrors []error
 
 // Error joins the errors, one per line.
-func (es DecodeErrors) Error() string {
+func (es DecodeErrors) Error() string { return joinErrors(es) }
+
+// Unwrap returns the errors, for errors.Is and errors.As.
+func (es DecodeErrors) Unwrap() []error { return es }
+
+// ErrorList is every problem found in a document (a scenario, a sweep file), each with its
+// file:line:col, field path, message and, when there is one, a hint. scenarios.Errors and
+// sweep.Errors are this type.
+type ErrorList []*DecodeError
+
+// Error prints one problem per line: "file:line:col: path: message (hint)".
+func (es ErrorList) Error() string { return joinErrors(es) }
+
+// Unwrap returns the problems as errors, for errors.As.
+func (es ErrorList) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// Sorted returns es ordered by file (the files named in first, then the others in the order
+// they are first mentioned), line and column, without exact duplicates; problems at the same
+// place keep their order.
+func (es ErrorList) Sorted(first ...string) ErrorList {
+	fileOrder := map[string]int{}
+	for _, f := range first {
+		if _, ok := fileOrder[f]; !ok {
+			fileOrder[f] = len(fileOrder)
+		}
+	}
+	for _, e := range es {
+		if _, ok := fileOrder[e.Pos.File]; !ok {
+			fileOrder[e.Pos.File] = len(fileOrder)
+		}
+	}
+	out := make(ErrorList, 0, len(es))
+	seen := map[string]bool{}
+	for _, e := range es {
+		if k := e.Error(); !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		if fa, fb := fileOrder[a.File], fileOrder[b.File]; fa != fb {
+			return fa < fb
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+	return out
+}
+
+// joinErrors prints errors one per line.
+func joinErrors[E error](es []E) string {
 	lines := make([]string, len(es))
 	for i, e := range es {
 		lines[i] = e.Error()
 	}
 	return strings.Join(lines, "\n")
 }
-
-// Unwrap returns the errors, for errors.Is and errors.As.
-func (es DecodeErrors) Unwrap() []error { return es }
 
 // Warning is a problem that does not stop decoding, such as a field the simulator does not
 // model.
@@ -728,3 +785,18 @@ func keyPath(path, key string) string {
 	}
 	return path + "[" + key + "]"
 }
+
+// ChildPath appends a field name to a field path (spec.template), as the decoder writes its
+// error paths; scenarios, sweep and the metrics shapes write theirs with it.
+func ChildPath(path, name string) string { return childPath(path, name) }
+
+// KeyPath appends a map key as the decoder does: a plain word as a field, anything else in
+// brackets (labels[app.kubernetes.io/name]).
+func KeyPath(path, key string) string { return keyPath(path, key) }
+
+// IndexPath appends a sequence index (containers[0]).
+func IndexPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// DescribeNode names what a YAML node holds, for "expected X, got Y" messages (a mapping, a
+// string "x", an integer (3), a text of N characters, ...).
+func DescribeNode(n *yaml.Node) string { return describe(n) }

@@ -9,65 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-func validPod() *Pod {
-	p := &Pod{
-		ObjectMeta: ObjectMeta{Name: "web-1", Namespace: "default", Labels: map[string]string{"app": "web"}},
-		Spec: PodSpec{Containers: []Container{{
-			Name:  "web",
-			Image: "nginx",
-			Resources: ResourceRequirements{
-				Requests: ResourceList{"cpu": resource.MustParse("100m")},
-				Limits:   ResourceList{"cpu": resource.MustParse("1")},
-			},
-			LivenessProbe: &Probe{},
-		}}},
-	}
-	SetDefaults(p)
-	return p
-}
-
-func validReplicaSet() *ReplicaSet {
-	rs := &ReplicaSet{
-		ObjectMeta: ObjectMeta{Name: "web", Namespace: "default"},
-		Spec: ReplicaSetSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-			Template: PodTemplateSpec{
-				ObjectMeta: ObjectMeta{Labels: map[string]string{"app": "web", "tier": "front"}},
-				Spec:       PodSpec{Containers: []Container{{Name: "web", Image: "nginx"}}},
-			},
-		},
-	}
-	SetDefaults(rs)
-	return rs
-}
-
-func validNode() *Node {
-	n := &Node{
-		ObjectMeta: ObjectMeta{Name: "node-a"},
-		Spec:       NodeSpec{Taints: []Taint{{Key: "dedicated", Value: "db", Effect: TaintEffectNoSchedule}}},
-		Status:     NodeStatus{Capacity: ResourceList{"cpu": resource.MustParse("4")}},
-	}
-	SetDefaults(n)
-	return n
-}
-
-func validationStrings(errs field.ErrorList) []string {
-	out := make([]string, len(errs))
-	for i, e := range errs {
-		out[i] = e.Error()
-	}
-	return out
-}
-
 func TestValidate(t *testing.T) {
-	tests := []struct {
-		name string
-		obj  func() Object
-		want []string
-	}{
+	checkValidate(t, []validateCase{
 		{"valid pod", func() Object { return validPod() }, nil},
 		{"valid replicaset", func() Object { return validReplicaSet() }, nil},
 		{"valid node", func() Object { return validNode() }, nil},
@@ -315,17 +260,7 @@ func TestValidate(t *testing.T) {
 		{"event for cluster-scoped object in default", func() Object {
 			return &Event{ObjectMeta: ObjectMeta{Name: "e", Namespace: "default"}, InvolvedObject: ObjectReference{Kind: KindNode, Name: "node-a"}}
 		}, nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := Validate(tc.obj())
-			if tc.want == nil {
-				assert.Nil(t, got)
-				return
-			}
-			assert.Equal(t, tc.want, validationStrings(got))
-		})
-	}
+	})
 }
 
 func TestValidateIsDeterministic(t *testing.T) {
@@ -353,11 +288,7 @@ func TestValidateOtherKinds(t *testing.T) {
 }
 
 func TestValidateUpdate(t *testing.T) {
-	tests := []struct {
-		name     string
-		old, new func() Object
-		want     []string
-	}{
+	checkValidateUpdate(t, []updateCase{
 		{"pod image change allowed", func() Object { return validPod() }, func() Object {
 			p := validPod()
 			p.Spec.Containers[0].Image = "nginx:2"
@@ -455,16 +386,6 @@ func TestValidateUpdate(t *testing.T) {
 			rs.Spec.Replicas = Ptr(int32(-3))
 			return rs
 		}, []string{"spec.replicas: Invalid value: -3: must be greater than or equal to 0"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := ValidateUpdate(tc.old(), tc.new())
-			if tc.want == nil {
-				assert.Nil(t, got)
-				return
-			}
-			assert.Equal(t, tc.want, validationStrings(got))
-		})
-	}
+	})
 	assert.Equal(t, []string{"object: Required value", "object: Required value: old and new objects are required"}, validationStrings(ValidateUpdate(validPod(), nil)))
 }

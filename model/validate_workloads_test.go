@@ -9,87 +9,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-func webLabels() map[string]string { return map[string]string{"app": "web"} }
-
-func webPodTemplate() PodTemplateSpec {
-	return PodTemplateSpec{ObjectMeta: ObjectMeta{Labels: webLabels()}, Spec: PodSpec{Containers: []Container{{Name: "web", Image: "nginx"}}}}
-}
-
-func validDeployment() *Deployment {
-	d := &Deployment{
-		ObjectMeta: ObjectMeta{Name: "web", Namespace: "default"},
-		Spec:       DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: webLabels()}, Template: webPodTemplate()},
-	}
-	SetDefaults(d)
-	return d
-}
-
-func validStatefulSet() *StatefulSet {
-	s := &StatefulSet{
-		ObjectMeta: ObjectMeta{Name: "db", Namespace: "default"},
-		Spec:       StatefulSetSpec{Selector: &metav1.LabelSelector{MatchLabels: webLabels()}, Template: webPodTemplate(), ServiceName: "db"},
-	}
-	SetDefaults(s)
-	return s
-}
-
-func validDaemonSet() *DaemonSet {
-	d := &DaemonSet{
-		ObjectMeta: ObjectMeta{Name: "agent", Namespace: "kube-system"},
-		Spec:       DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: webLabels()}, Template: webPodTemplate()},
-	}
-	SetDefaults(d)
-	return d
-}
-
-func validPDB() *PodDisruptionBudget {
-	return &PodDisruptionBudget{
-		ObjectMeta: ObjectMeta{Name: "web", Namespace: "default"},
-		Spec:       PodDisruptionBudgetSpec{MinAvailable: Ptr(intstr.FromString("50%")), Selector: &metav1.LabelSelector{MatchLabels: webLabels()}},
-	}
-}
-
-func validHPA() *HorizontalPodAutoscaler {
-	h := &HorizontalPodAutoscaler{
-		ObjectMeta: ObjectMeta{Name: "web", Namespace: "default"},
-		Spec: HorizontalPodAutoscalerSpec{
-			ScaleTargetRef: CrossVersionObjectReference{Kind: "Deployment", Name: "web", APIVersion: "apps/v1"},
-			MaxReplicas:    10,
-			Behavior:       &HorizontalPodAutoscalerBehavior{},
-		},
-	}
-	SetDefaults(h)
-	return h
-}
-
-func validService() *Service {
-	s := &Service{
-		ObjectMeta: ObjectMeta{Name: "web", Namespace: "default"},
-		Spec:       ServiceSpec{Selector: webLabels(), Ports: []ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromString("http")}, {Name: "metrics", Port: 9090}}},
-	}
-	SetDefaults(s)
-	return s
-}
-
-func validEndpointSlice() *EndpointSlice {
-	e := &EndpointSlice{
-		ObjectMeta:  ObjectMeta{Name: "web-x1", Namespace: "default", Labels: map[string]string{LabelServiceName: "web"}},
-		AddressType: AddressTypeIPv4,
-		Endpoints:   []Endpoint{{Addresses: []string{"10.0.0.1"}, Conditions: EndpointConditions{Ready: Ptr(true)}, NodeName: Ptr("node-a")}},
-		Ports:       []EndpointPort{{Name: Ptr("http"), Port: Ptr(int32(8080))}},
-	}
-	SetDefaults(e)
-	return e
-}
-
 func TestValidateWorkloads(t *testing.T) {
 	pct := func(s string) *intstr.IntOrString { return Ptr(intstr.FromString(s)) }
 	num := func(n int32) *intstr.IntOrString { return Ptr(intstr.FromInt32(n)) }
-	tests := []struct {
-		name string
-		obj  func() Object
-		want []string
-	}{
+	checkValidate(t, []validateCase{
 		{"valid deployment", func() Object { return validDeployment() }, nil},
 		{"valid statefulset", func() Object { return validStatefulSet() }, nil},
 		{"valid daemonset", func() Object { return validDaemonSet() }, nil},
@@ -381,25 +304,11 @@ func TestValidateWorkloads(t *testing.T) {
 		{"controllerrevision negative revision", func() Object {
 			return &ControllerRevision{ObjectMeta: ObjectMeta{Name: "db-1", Namespace: "default"}, Revision: -1}
 		}, []string{"revision: Invalid value: -1: must be greater than or equal to 0"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := Validate(tc.obj())
-			if tc.want == nil {
-				assert.Nil(t, got)
-				return
-			}
-			assert.Equal(t, tc.want, validationStrings(got))
-		})
-	}
+	})
 }
 
 func TestValidateUpdateWorkloads(t *testing.T) {
-	tests := []struct {
-		name     string
-		old, new func() Object
-		want     []string
-	}{
+	checkValidateUpdate(t, []updateCase{
 		{"deployment replicas and template may change", func() Object { return validDeployment() }, func() Object {
 			d := validDeployment()
 			d.Spec.Replicas = Ptr(int32(7))
@@ -451,17 +360,7 @@ func TestValidateUpdateWorkloads(t *testing.T) {
 			p.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}
 			return p
 		}, nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := ValidateUpdate(tc.old(), tc.new())
-			if tc.want == nil {
-				assert.Nil(t, got)
-				return
-			}
-			assert.Equal(t, tc.want, validationStrings(got))
-		})
-	}
+	})
 }
 
 func TestValidateScale(t *testing.T) {

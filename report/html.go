@@ -235,14 +235,16 @@ func groupPhases(phases []Phase) []htmlInterval {
 // ReproduceCommand is the command line that reruns res: sim run SCENARIO --seed N, then one
 // --set KEY=VALUE per override in order, each word quoted for a POSIX shell when needed.
 func ReproduceCommand(res *Result) string {
-	parts := []string{"sim", "run", shellWord(res.Scenario), "--seed", strconv.FormatUint(res.Seed, 10)}
+	parts := []string{"sim", "run", ShellQuote(res.Scenario), "--seed", strconv.FormatUint(res.Seed, 10)}
 	for _, o := range res.Overrides {
-		parts = append(parts, "--set", shellWord(o.Key+"="+o.Value))
+		parts = append(parts, "--set", ShellQuote(o.Key+"="+o.Value))
 	}
 	return strings.Join(parts, " ")
 }
 
-func shellWord(s string) string {
+// ShellQuote quotes s for a POSIX shell when it holds anything but safe characters (the
+// reproduce commands in reports, `sim sweep` and `sim explore` output).
+func ShellQuote(s string) string {
 	safe := s != ""
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,+@%", r)) {

@@ -94,7 +94,7 @@ func parse(file string, data []byte, baseDir string, opts ParseOptions, list *ob
 		return nil, nil, nil, false
 	}
 	if root == nil {
-		return nil, nil, l.errs.sorted(), true
+		return nil, nil, l.errs.Sorted(), true
 	}
 	l.ix.walk(root, "", 0, map[*yaml.Node]bool{})
 	if l.ix.problem != nil {
@@ -111,7 +111,7 @@ func parse(file string, data []byte, baseDir string, opts ParseOptions, list *ob
 	l.validate()
 	if len(l.errs) > 0 {
 		l.errs = l.foldCopies(l.errs)
-		return nil, l.warns, l.errs.sorted(), true
+		return nil, l.warns, l.errs.Sorted(), true
 	}
 	return l.s, l.warns, nil, true
 }

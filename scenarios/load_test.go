@@ -325,16 +325,6 @@ func TestAtString(t *testing.T) {
 	assert.Equal(t, "converged +10s", At{Converged: true, Delay: 10 * time.Second}.String())
 }
 
-func TestErrorsAreSortedAndDeduplicated(t *testing.T) {
-	at := func(file string, line, col int, msg string) *model.DecodeError {
-		return &model.DecodeError{Pos: model.Position{File: file, Line: line, Column: col}, Msg: msg}
-	}
-	es := Errors{at("s.yaml", 9, 1, "c"), at("m.yaml", 1, 1, "x"), at("s.yaml", 2, 5, "b"), at("s.yaml", 2, 3, "a"), at("s.yaml", 9, 1, "c")}
-	got := es.sorted()
-	assert.Equal(t, "s.yaml:2:3: a\ns.yaml:2:5: b\ns.yaml:9:1: c\nm.yaml:1:1: x", got.Error())
-	assert.Len(t, got.Unwrap(), 4)
-}
-
 // aliasBomb returns YAML whose aliases expand to 10^7 values in a few hundred bytes.
 func aliasBomb() string {
 	var b strings.Builder

@@ -5,39 +5,20 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/reconsim/reconsim/model"
 )
 
-// childPath appends a field name to a path, the way model.DecodeNode writes paths.
-func childPath(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
-
-// keyPath appends a map key: as a field when it is a plain word, else in brackets
-// (labels[topology.kubernetes.io/zone]), as model.DecodeNode does.
-func keyPath(path, key string) string {
-	plain := key != ""
-	for _, r := range key {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return childPath(path, key)
-	}
-	return path + "[" + key + "]"
-}
-
-// indexPath appends a sequence index.
-func indexPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+// The decoder's path and node helpers (package model), under the short names this package's
+// validation has always used.
+var (
+	childPath = model.ChildPath
+	keyPath   = model.KeyPath
+	indexPath = model.IndexPath
+	describe  = model.DescribeNode
+)
 
 // nodeIndex maps field paths to the YAML nodes written there, so checks that run after
 // decoding can point at the exact key or value. Aliases are followed (a path inside an alias
@@ -239,38 +220,6 @@ func resolve(n *yaml.Node) *yaml.Node {
 
 func isNull(n *yaml.Node) bool {
 	return n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
-}
-
-// describe names what a node holds, for "expected X, got Y" messages.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a sequence"
-	}
-	v := n.Value
-	if n.Kind == yaml.ScalarNode && n.Style == 0 && len(v) > 40 && n.ShortTag() == "!!str" {
-		// A long unquoted text is what a file that is not YAML (a password file, a log)
-		// parses as: say what it is without printing its content.
-		return fmt.Sprintf("a text of %d characters", utf8.RuneCountInString(v))
-	}
-	if len(v) > 40 {
-		v = v[:40] + "..."
-	}
-	switch n.ShortTag() {
-	case "!!str":
-		return fmt.Sprintf("a string %q", v)
-	case "!!int":
-		return "an integer (" + v + ")"
-	case "!!float":
-		return "a number (" + v + ")"
-	case "!!bool":
-		return "a boolean (" + v + ")"
-	case "!!null":
-		return "null"
-	}
-	return fmt.Sprintf("a %s value %q", n.ShortTag(), v)
 }
 
 // pair is one key/value entry of a mapping.

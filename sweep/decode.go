@@ -8,6 +8,9 @@ import (
 	"github.com/reconsim/reconsim/model"
 )
 
+// describe names what a YAML node holds (model's decoder's wording).
+var describe = model.DescribeNode
+
 // The raw form of a sweep file, as model.DecodeNode fills it (strict: unknown keys are
 // errors). Values that later checks must point at keep their YAML node.
 
@@ -319,33 +322,4 @@ func (p *rawPassRate) DecodeYAMLWith(d *model.Decoder, n *yaml.Node) {
 func (e *rawExpect) DecodeYAMLWith(d *model.Decoder, n *yaml.Node) {
 	e.node, e.path = n, d.Path()
 	d.Decode(n, &e.fields)
-}
-
-// describe names what a node holds, for "expected X, got Y" messages.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a sequence"
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	v := n.Value
-	if len(v) > 40 {
-		v = v[:40] + "..."
-	}
-	switch n.ShortTag() {
-	case "!!str":
-		return fmt.Sprintf("a string %q", v)
-	case "!!int":
-		return "an integer (" + v + ")"
-	case "!!float":
-		return "a number (" + v + ")"
-	case "!!bool":
-		return "a boolean (" + v + ")"
-	case "!!null":
-		return "null"
-	}
-	return fmt.Sprintf("a %s value %q", n.ShortTag(), v)
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -26,25 +25,7 @@ import (
 // Errors is every problem found in a sweep file (and in the scenario it names), each with its
 // file:line:col, field path, message and, when there is one, a hint, sorted by file and
 // position. Parse and Load return it, never empty, when the sweep is invalid.
-type Errors []*model.DecodeError
-
-// Error prints one problem per line: "file:line:col: path: message (hint)".
-func (es Errors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
-}
-
-// Unwrap returns the problems as errors, for errors.As.
-func (es Errors) Unwrap() []error {
-	out := make([]error, len(es))
-	for i, e := range es {
-		out[i] = e
-	}
-	return out
-}
+type Errors = model.ErrorList
 
 // Load reads and parses the sweep file at path; a scenario path inside it is relative to the
 // file's directory. It returns the read error if the file cannot be read, and otherwise what
@@ -98,7 +79,7 @@ func ParseWithOptions(file string, data []byte, baseDir string, opts scenarios.P
 	p.warns = append(p.warns, warns...)
 	p.check(root, &raw)
 	if len(p.errs) > 0 {
-		return nil, p.warns, p.sorted()
+		return nil, p.warns, p.errs.Sorted(p.file)
 	}
 	return p.spec, p.warns, nil
 }
@@ -122,36 +103,6 @@ func (p *parser) errAt(n *yaml.Node, path, msg, hint string) {
 		pos.Line, pos.Column = n.Line, n.Column
 	}
 	p.errs = append(p.errs, &model.DecodeError{Pos: pos, Path: path, Msg: msg, Hint: hint})
-}
-
-// sorted returns the errors ordered by file (the sweep file first, then in order of first
-// mention), line and column, without exact duplicates.
-func (p *parser) sorted() Errors {
-	order := map[string]int{p.file: 0}
-	for _, e := range p.errs {
-		if _, ok := order[e.Pos.File]; !ok {
-			order[e.Pos.File] = len(order)
-		}
-	}
-	seen := map[string]bool{}
-	var out Errors
-	for _, e := range p.errs {
-		if k := e.Error(); !seen[k] {
-			seen[k] = true
-			out = append(out, e)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Pos, out[j].Pos
-		if order[a.File] != order[b.File] {
-			return order[a.File] < order[b.File]
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Column < b.Column
-	})
-	return out
 }
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)

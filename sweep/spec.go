@@ -265,26 +265,11 @@ func sameSweep(a, b *Spec) bool {
 // runnable reports whether s holds the scenario source Run needs.
 func (s *Spec) runnable() bool { return s.scenarioData != nil }
 
-// shellQuote quotes s for a POSIX shell when it holds anything but safe characters.
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,+@%", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // reproduce is the `sim run` command line that reruns one run of the sweep exactly.
 func (s *Spec) reproduce(values []string, seed uint64) string {
-	parts := []string{"sim", "run", shellQuote(s.ScenarioPath), "--seed", fmt.Sprint(seed)}
+	parts := []string{"sim", "run", report.ShellQuote(s.ScenarioPath), "--seed", fmt.Sprint(seed)}
 	for i, p := range s.Parameters {
-		parts = append(parts, "--set", shellQuote(p.Key+"="+values[i]))
+		parts = append(parts, "--set", report.ShellQuote(p.Key+"="+values[i]))
 	}
 	return strings.Join(parts, " ")
 }

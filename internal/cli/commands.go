@@ -476,26 +476,11 @@ func checkOutDir(dir string) error {
 
 // reproduceCommand is the command line that reruns exactly this run.
 func reproduceCommand(arg string, seed uint64, overrides []scenarios.Override) string {
-	parts := []string{"sim", "run", shellQuote(arg), "--seed", strconv.FormatUint(seed, 10)}
+	parts := []string{"sim", "run", report.ShellQuote(arg), "--seed", strconv.FormatUint(seed, 10)}
 	for _, o := range overrides {
-		parts = append(parts, "--set", shellQuote(o.String()))
+		parts = append(parts, "--set", report.ShellQuote(o.String()))
 	}
 	return strings.Join(parts, " ")
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but safe characters.
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,+@%", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func (c *cli) cmdValidate(args []string) int {

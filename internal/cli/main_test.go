@@ -330,14 +330,6 @@ func TestHelp(t *testing.T) {
 	assert.Contains(t, h.stdout.String(), "Examples:")
 }
 
-func TestShellQuote(t *testing.T) {
-	assert.Equal(t, "node-failure", shellQuote("node-failure"))
-	assert.Equal(t, "'my scenario.yaml'", shellQuote("my scenario.yaml"))
-	assert.Equal(t, `'simulator.watch-delay=lognormal(median=1ms,p99=2ms)'`, shellQuote("simulator.watch-delay=lognormal(median=1ms,p99=2ms)"))
-	assert.Equal(t, `'it'\''s'`, shellQuote("it's"))
-	assert.Equal(t, "''", shellQuote(""))
-}
-
 // TestRunNodeFailureEndToEnd runs the built-in scenario through the real simulator.
 func TestRunNodeFailureEndToEnd(t *testing.T) {
 	var stdout, stderr bytes.Buffer

@@ -183,22 +183,7 @@ func (w *world) startDrain(nodeName string, opts Options) {
 }
 
 func podLine(p *model.Pod) string {
-	nodeName := p.Spec.NodeName
-	if nodeName == "" {
-		nodeName = "<none>"
-	}
-	state := p.Status.Phase
-	if testworld.IsReady(p) {
-		state += ",Ready"
-	}
-	if p.DeletionTimestamp != nil {
-		state += ",Terminating"
-	}
-	owner := "-"
-	if ref := model.ControllerOf(p); ref != nil {
-		owner = string(ref.Kind) + "/" + ref.Name
-	}
-	return fmt.Sprintf("%s node=%s %s owner=%s", p.Name, nodeName, state, owner)
+	return fmt.Sprintf("%s node=%s %s owner=%s", p.Name, testworld.PodNode(p), testworld.PodState(p), testworld.OwnerText(p))
 }
 
 func (w *world) statusText(st Status) string {

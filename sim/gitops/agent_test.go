@@ -57,7 +57,7 @@ func newWorld(t testing.TB, cfg Config) *world {
 	w := &world{World: testworld.New(t, testworld.Options{Server: func(c *apiserver.Config) {
 		c.Store.WatchDelay = sim.Constant(10 * time.Millisecond)
 	}})}
-	w.Show = func(_ *datadriven.TestData, f []string) bool { return f[1] == Component || f[1] == "test" }
+	w.Show = testworld.Sources(Component, "test")
 	if cfg.IgnoreHPAReplicas {
 		// An HPA that is not part of the source scales web.
 		h := &model.HorizontalPodAutoscaler{ObjectMeta: model.ObjectMeta{Name: "web", Namespace: "default"}}

@@ -47,7 +47,7 @@ func (f *cutFault) Intercept(_ vtime.Time, req *apiserver.Request) (time.Duratio
 
 func newWorld(t testing.TB, seed uint64, n int, release bool) *world {
 	w := &world{World: testworld.New(t, testworld.Options{Seed: seed})}
-	w.Show = func(_ *datadriven.TestData, f []string) bool { return f[1] == "leaderelection" || f[1] == "test" }
+	w.Show = testworld.Sources("leaderelection", "test")
 	for i := 0; i < n; i++ {
 		cfg := Config{Namespace: "kube-system", Name: "test", Identity: fmt.Sprintf("cand-%d", i),
 			LeaseDuration: DefaultLeaseDuration, RenewDeadline: DefaultRenewDeadline, RetryPeriod: DefaultRetryPeriod,

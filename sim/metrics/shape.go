@@ -4,8 +4,15 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"time"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// Field paths are written as the manifest decoder writes them (package model).
+var (
+	childPath = model.ChildPath
+	indexPath = model.IndexPath
 )
 
 // Limits of a load shape, checked by Validate, so that evaluating a valid shape is cheap and
@@ -34,15 +41,6 @@ func (e *FieldError) Error() string { return e.Path + ": " + e.Message }
 func fieldErr(path, format string, args ...any) *FieldError {
 	return &FieldError{Path: path, Message: fmt.Sprintf(format, args...)}
 }
-
-func childPath(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
-
-func indexPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
 // Shape is offered load over virtual time, in units per second (requests per second, queue
 // messages per second, ...): a tagged union of which exactly one member is set. Times are

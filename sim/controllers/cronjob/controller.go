@@ -20,27 +20,6 @@ import (
 // EventSource{Component: "cronjob-controller"}).
 const Component = "cronjob-controller"
 
-// DefaultConcurrentCronJobSyncs is --concurrent-cron-job-syncs
-// ([k8s] pkg/controller/cronjob/config/v1alpha1/defaults.go).
-const DefaultConcurrentCronJobSyncs = 5
-
-// Config is the controller's configuration.
-type Config struct {
-	// ConcurrentCronJobSyncs is --concurrent-cron-job-syncs.
-	ConcurrentCronJobSyncs int
-}
-
-// DefaultConfig returns the upstream defaults.
-func DefaultConfig() Config { return Config{ConcurrentCronJobSyncs: DefaultConcurrentCronJobSyncs} }
-
-// Validate reports a configuration that is out of range.
-func (c Config) Validate() error {
-	if c.ConcurrentCronJobSyncs < 1 || c.ConcurrentCronJobSyncs > 1000 {
-		return fmt.Errorf("cronjob: concurrent-cron-job-syncs must be in [1, 1000], got %d", c.ConcurrentCronJobSyncs)
-	}
-	return nil
-}
-
 // Controller is the CronJob controller v2 (upstream ControllerV2, cronjob_controllerv2.go).
 type Controller struct {
 	k        *sim.Kernel

@@ -138,12 +138,8 @@ type world struct {
 
 func newWorld(t testing.TB) *world {
 	w := &world{World: testworld.New(t, testworld.Options{})}
-	c, f := w.Client(Component)
-	cc, err := New(w.K, c, f, w.Recorder(Component), DefaultConfig())
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	w.Show = func(_ *datadriven.TestData, f []string) bool { return f[1] == Component || f[1] == "test" }
+	cc, f := testworld.NewController(w.World, Component, Component, New, DefaultConfig())
+	w.Show = testworld.Sources(Component, "test")
 	w.EventLine = func(ev *model.Event) string {
 		return fmt.Sprintf("%s %s %s: %s", wall(ev.FirstTimestamp).Format("15:04:05"), ev.Type, ev.Reason, ev.Message)
 	}

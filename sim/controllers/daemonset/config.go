@@ -40,7 +40,6 @@ const (
 // Limits on configuration values, so that a bad scenario gets an error instead of a run that
 // spawns millions of processes.
 const (
-	maxWorkers = 1000
 	maxBurst   = 100000
 	maxRetries = 100
 )
@@ -82,9 +81,10 @@ func DefaultConfig() Config {
 // Validate returns an error naming the first field (by its upstream flag or constant) that is
 // out of range; nil if the configuration is usable.
 func (c Config) Validate() error {
+	if err := controllerutil.CheckWorkers("daemonset", "concurrent-daemonset-syncs", c.ConcurrentDaemonSetSyncs); err != nil {
+		return err
+	}
 	switch {
-	case c.ConcurrentDaemonSetSyncs < 1 || c.ConcurrentDaemonSetSyncs > maxWorkers:
-		return fmt.Errorf("daemonset: concurrent-daemonset-syncs must be in [1, %d], got %d", maxWorkers, c.ConcurrentDaemonSetSyncs)
 	case c.BurstReplicas < 1 || c.BurstReplicas > maxBurst:
 		return fmt.Errorf("daemonset: burstReplicas must be in [1, %d], got %d", maxBurst, c.BurstReplicas)
 	case c.SlowStartInitialBatchSize < 1 || c.SlowStartInitialBatchSize > maxBurst:

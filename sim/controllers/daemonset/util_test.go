@@ -322,25 +322,11 @@ func TestSortByCreationTimestampAndPhase(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	require.NoError(t, DefaultConfig().Validate())
-	tests := []struct {
-		name   string
-		mutate func(c *Config)
-		want   string
-	}{
-		{"no workers", func(c *Config) { c.ConcurrentDaemonSetSyncs = 0 }, "concurrent-daemonset-syncs"},
-		{"burst", func(c *Config) { c.BurstReplicas = 0 }, "burstReplicas"},
-		{"expectations", func(c *Config) { c.ExpectationsTimeout = 0 }, "expectations timeout"},
-		{"backoff", func(c *Config) { c.FailedPodsBackoffMax = time.Millisecond }, "back-off"},
-		{"retries", func(c *Config) { c.StatusUpdateRetries = -1 }, "status update retries"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := DefaultConfig()
-			tt.mutate(&c)
-			err := c.Validate()
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tt.want)
-		})
-	}
+	testworld.CheckConfig(t, DefaultConfig, []testworld.ConfigCase[Config]{
+		{Name: "no workers", Edit: func(c *Config) { c.ConcurrentDaemonSetSyncs = 0 }, Want: "concurrent-daemonset-syncs"},
+		{Name: "burst", Edit: func(c *Config) { c.BurstReplicas = 0 }, Want: "burstReplicas"},
+		{Name: "expectations", Edit: func(c *Config) { c.ExpectationsTimeout = 0 }, Want: "expectations timeout"},
+		{Name: "backoff", Edit: func(c *Config) { c.FailedPodsBackoffMax = time.Millisecond }, Want: "back-off"},
+		{Name: "retries", Edit: func(c *Config) { c.StatusUpdateRetries = -1 }, Want: "status update retries"},
+	})
 }

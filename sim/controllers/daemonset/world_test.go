@@ -8,7 +8,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cockroachdb/datadriven"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
@@ -31,21 +30,12 @@ func newWorld(t testing.TB, cfg Config) *world {
 	w := &world{}
 	w.inv = invariants{pods: map[string]*model.Pod{}, surge: map[string]bool{}}
 	w.World = testworld.New(t, testworld.Options{Check: w.inv.commit})
-	c, f := w.Client(Component)
-	dsc, err := New(w.K, c, f, w.Recorder(Component), cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	dsc, f := testworld.NewController(w.World, Component, Component, New, cfg)
 	w.dsc = dsc
 	w.StartFakeNodes().Place = w.place
 	w.PodOrder = byTargetNode
 	w.PodLine = func(_ int, p *model.Pod) string { return podLine(p) }
-	w.Show = func(d *datadriven.TestData, f []string) bool {
-		if f[1] == Component && strings.HasPrefix(f[2], "update-status") {
-			return d.HasArg("show")
-		}
-		return f[1] == Component || f[1] == "test"
-	}
+	w.Show = testworld.StatusOnRequest(Component, testworld.Sources(Component, "test"))
 	f.Start(w.K)
 	dsc.Start()
 	w.Settle(100 * time.Millisecond)
@@ -72,22 +62,11 @@ func podLine(p *model.Pod) string {
 	if err != nil {
 		target = "?"
 	}
-	bound := p.Spec.NodeName
-	if bound == "" {
-		bound = "<none>"
-	}
-	state := p.Status.Phase
-	if testworld.IsReady(p) {
-		state += ",Ready"
-	}
-	if p.DeletionTimestamp != nil {
-		state += ",Terminating"
-	}
 	img := "-"
 	if len(p.Spec.Containers) > 0 {
 		img = p.Spec.Containers[0].Image
 	}
-	return fmt.Sprintf("%s for=%s node=%s %s hash=%s image=%s", p.Name, target, bound, state, p.Labels[DefaultDaemonSetUniqueLabelKey], img)
+	return fmt.Sprintf("%s for=%s node=%s %s hash=%s image=%s", p.Name, target, testworld.PodNode(p), testworld.PodState(p), p.Labels[DefaultDaemonSetUniqueLabelKey], img)
 }
 
 // newDaemonSet builds a DaemonSet with one container.

@@ -1,6 +1,6 @@
 package deployment
 
-import "fmt"
+import "github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 
 // Upstream defaults, each named after where it comes from.
 const (
@@ -12,10 +12,6 @@ const (
 	// limiter the waits are 5ms, 10ms, ... 82s (upstream deployment_controller.go maxRetries).
 	MaxRetries = 15
 )
-
-// maxWorkers bounds ConcurrentDeploymentSyncs, so that a bad scenario gets an error instead of
-// a run with millions of processes.
-const maxWorkers = 1000
 
 // Config is the controller's configuration: the upstream flags it models.
 type Config struct {
@@ -31,8 +27,5 @@ func DefaultConfig() Config {
 
 // Validate returns an error naming the flag that is out of range, or nil.
 func (c Config) Validate() error {
-	if c.ConcurrentDeploymentSyncs < 1 || c.ConcurrentDeploymentSyncs > maxWorkers {
-		return fmt.Errorf("deployment: concurrent-deployment-syncs must be in [1, %d], got %d", maxWorkers, c.ConcurrentDeploymentSyncs)
-	}
-	return nil
+	return controllerutil.CheckWorkers("deployment", "concurrent-deployment-syncs", c.ConcurrentDeploymentSyncs)
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -501,11 +504,10 @@ func TestCloneSelectorAndAddLabel(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	require.NoError(t, DefaultConfig().Validate())
 	assert.Equal(t, 5, DefaultConfig().ConcurrentDeploymentSyncs)
-	for _, n := range []int{0, -1, maxWorkers + 1} {
-		err := Config{ConcurrentDeploymentSyncs: n}.Validate()
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), "concurrent-deployment-syncs")
-	}
+	testworld.CheckConfig(t, DefaultConfig, []testworld.ConfigCase[Config]{
+		{Name: "no workers", Edit: func(c *Config) { c.ConcurrentDeploymentSyncs = 0 }, Want: "concurrent-deployment-syncs"},
+		{Name: "negative workers", Edit: func(c *Config) { c.ConcurrentDeploymentSyncs = -1 }, Want: "concurrent-deployment-syncs"},
+		{Name: "too many workers", Edit: func(c *Config) { c.ConcurrentDeploymentSyncs = controllerutil.MaxWorkers + 1 }, Want: "concurrent-deployment-syncs"},
+	})
 }

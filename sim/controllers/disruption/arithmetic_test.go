@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/sim/internal/testworld"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -175,12 +177,9 @@ func TestVerifyGroupKind(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	require.NoError(t, DefaultConfig().Validate())
 	assert.Equal(t, 2*time.Minute, DefaultConfig().DeletionTimeout)
-	bad := DefaultConfig()
-	bad.DeletionTimeout = 0
-	assert.ErrorContains(t, bad.Validate(), "DeletionTimeout")
-	bad = DefaultConfig()
-	bad.StalePodDisruptionTimeout = 48 * time.Hour
-	assert.ErrorContains(t, bad.Validate(), "stalePodDisruptionTimeout")
+	testworld.CheckConfig(t, DefaultConfig, []testworld.ConfigCase[Config]{
+		{Name: "no deletion timeout", Edit: func(c *Config) { c.DeletionTimeout = 0 }, Want: "DeletionTimeout"},
+		{Name: "stale timeout too long", Edit: func(c *Config) { c.StalePodDisruptionTimeout = 48 * time.Hour }, Want: "stalePodDisruptionTimeout"},
+	})
 }

@@ -28,19 +28,9 @@ type world struct {
 
 func newWorld(t testing.TB, cfg Config) *world {
 	w := &world{World: testworld.New(t, testworld.Options{Check: checkBudget})}
-	c, f := w.Client(Component)
-	dc, err := New(w.K, c, f, w.Recorder(EventSourceComponent), cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	dc, f := testworld.NewController(w.World, Component, EventSourceComponent, New, cfg)
 	w.dc = dc
-	w.Show = func(_ *datadriven.TestData, f []string) bool {
-		switch f[1] {
-		case Component, "test", EventSourceComponent:
-			return true
-		}
-		return false
-	}
+	w.Show = testworld.Sources(Component, "test", EventSourceComponent)
 	w.EventLine = func(ev *model.Event) string {
 		return fmt.Sprintf("%s %s %s %s: %s", ev.FirstTimestamp, ev.InvolvedObject.Kind, ev.Type, ev.Reason, ev.Message)
 	}

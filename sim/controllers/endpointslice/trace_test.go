@@ -25,11 +25,7 @@ type world struct {
 func newWorld(t testing.TB, cfg Config) *world {
 	w := &world{}
 	w.World = testworld.New(t, testworld.Options{AfterRun: w.checkInvariants})
-	c, f := w.Client(Component)
-	ec, err := New(w.K, c, f, w.Recorder(EventSourceComponent), cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	ec, f := testworld.NewController(w.World, Component, EventSourceComponent, New, cfg)
 	w.ec = ec
 	w.Show = func(d *datadriven.TestData, f []string) bool {
 		if len(f) < 4 {
@@ -265,15 +261,8 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"relabel": func(d *datadriven.TestData) string {
-					var name, lbl string
-					d.ScanArgs(t, "pod", &name)
-					d.ScanArgs(t, "labels", &lbl)
-					p := w.Pod(name).DeepCopy()
-					p.Labels = testworld.ParseLabels(t, lbl)
-					if _, err := w.Store.Update(p); err != nil {
-						t.Fatalf("relabel: %v", err)
-					}
-					w.Emit("relabel", "Pod "+model.KeyOf(testNS, name), lbl)
+					p, lbl := w.Relabel(d)
+					w.Emit("relabel", "Pod "+model.KeyOf(testNS, p.Name), lbl)
 					return ""
 				},
 				"delete-service": func(d *datadriven.TestData) string {

@@ -1,9 +1,10 @@
 package endpointslice
 
 import (
-	"fmt"
 	"testing"
 	"time"
+
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -275,22 +276,13 @@ func TestTracker(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	require.NoError(t, DefaultConfig().Validate())
-	tests := []struct {
-		mutate func(c *Config)
-		want   string
-	}{
-		{func(c *Config) { c.ConcurrentServiceEndpointSyncs = 0 }, "concurrent-service-endpoint-syncs must not be less than 1"},
-		{func(c *Config) { c.ConcurrentServiceEndpointSyncs = 51 }, "concurrent-service-endpoint-syncs must not be more than 50"},
-		{func(c *Config) { c.MaxEndpointsPerSlice = 0 }, "max-endpoints-per-slice must not be less than 1"},
-		{func(c *Config) { c.MaxEndpointsPerSlice = 1001 }, "max-endpoints-per-slice must not be more than 1000"},
-		{func(c *Config) { c.EndpointUpdatesBatchPeriod = -time.Second }, "endpointslice-updates-batch-period"},
-	}
-	for i, tc := range tests {
-		c := DefaultConfig()
-		tc.mutate(&c)
-		assert.ErrorContains(t, c.Validate(), tc.want, fmt.Sprint(i))
-	}
+	testworld.CheckConfig(t, DefaultConfig, []testworld.ConfigCase[Config]{
+		{Name: "no workers", Edit: func(c *Config) { c.ConcurrentServiceEndpointSyncs = 0 }, Want: "concurrent-service-endpoint-syncs must not be less than 1"},
+		{Name: "too many workers", Edit: func(c *Config) { c.ConcurrentServiceEndpointSyncs = 51 }, Want: "concurrent-service-endpoint-syncs must not be more than 50"},
+		{Name: "empty slices", Edit: func(c *Config) { c.MaxEndpointsPerSlice = 0 }, Want: "max-endpoints-per-slice must not be less than 1"},
+		{Name: "huge slices", Edit: func(c *Config) { c.MaxEndpointsPerSlice = 1001 }, Want: "max-endpoints-per-slice must not be more than 1000"},
+		{Name: "negative batch period", Edit: func(c *Config) { c.EndpointUpdatesBatchPeriod = -time.Second }, Want: "endpointslice-updates-batch-period"},
+	})
 }
 
 func TestServiceControllerKey(t *testing.T) {

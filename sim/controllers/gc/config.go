@@ -3,6 +3,8 @@ package gc
 import (
 	"fmt"
 	"time"
+
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Upstream defaults, each named after where it comes from.
@@ -26,7 +28,6 @@ const (
 )
 
 const (
-	maxWorkers        = 1000
 	maxAbsentCacheLen = 1 << 20
 )
 
@@ -49,8 +50,8 @@ func DefaultConfig() Config {
 // Validate returns an error naming the first field (by its upstream flag) that is out of
 // range; nil if the configuration is usable.
 func (c Config) Validate() error {
-	if c.ConcurrentGCSyncs < 1 || c.ConcurrentGCSyncs > maxWorkers {
-		return fmt.Errorf("gc: concurrent-gc-syncs must be in [1, %d], got %d", maxWorkers, c.ConcurrentGCSyncs)
+	if err := controllerutil.CheckWorkers("gc", "concurrent-gc-syncs", c.ConcurrentGCSyncs); err != nil {
+		return err
 	}
 	if c.AbsentOwnerCacheSize < 1 || c.AbsentOwnerCacheSize > maxAbsentCacheLen {
 		return fmt.Errorf("gc: absent owner cache size must be in [1, %d], got %d", maxAbsentCacheLen, c.AbsentOwnerCacheSize)

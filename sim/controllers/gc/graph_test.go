@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/reconsim/reconsim/sim/internal/testworld"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -108,15 +110,12 @@ func TestBlockingDependents(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	c := DefaultConfig()
-	require.NoError(t, c.Validate())
-	assert.Equal(t, 20, c.ConcurrentGCSyncs)
-	assert.True(t, c.EnableGarbageCollector)
-	c.ConcurrentGCSyncs = 0
-	assert.ErrorContains(t, c.Validate(), "concurrent-gc-syncs")
-	c = DefaultConfig()
-	c.AbsentOwnerCacheSize = 0
-	assert.ErrorContains(t, c.Validate(), "absent owner cache")
+	assert.Equal(t, 20, DefaultConfig().ConcurrentGCSyncs)
+	assert.True(t, DefaultConfig().EnableGarbageCollector)
+	testworld.CheckConfig(t, DefaultConfig, []testworld.ConfigCase[Config]{
+		{Name: "no workers", Edit: func(c *Config) { c.ConcurrentGCSyncs = 0 }, Want: "concurrent-gc-syncs"},
+		{Name: "no absent owner cache", Edit: func(c *Config) { c.AbsentOwnerCacheSize = 0 }, Want: "absent owner cache"},
+	})
 }
 
 func TestApiResource(t *testing.T) {

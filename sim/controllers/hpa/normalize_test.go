@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/sim/internal/testworld"
+
 	"github.com/stretchr/testify/assert"
 
 	"github.com/reconsim/reconsim/model"
@@ -251,14 +253,12 @@ func TestStoreScaleEvent(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	assert.NoError(t, DefaultConfig().Validate())
-	c := DefaultConfig()
-	c.HorizontalPodAutoscalerTolerance = 2
-	assert.EqualError(t, c.Validate(), "horizontal-pod-autoscaler-tolerance must be from 0 to 1, got 2")
-	c = DefaultConfig()
-	c.ConcurrentHorizontalPodAutoscalerSyncs = 0
-	assert.EqualError(t, c.Validate(), "concurrent-horizontal-pod-autoscaler-syncs must be from 1 to 1000, got 0")
-	c = DefaultConfig()
-	c.HorizontalPodAutoscalerDownscaleStabilizationWindow = -time.Second
-	assert.EqualError(t, c.Validate(), "horizontal-pod-autoscaler-downscale-stabilization must be from 0s to 24h0m0s, got -1s")
+	testworld.CheckConfig(t, DefaultConfig, []testworld.ConfigCase[Config]{
+		{Name: "tolerance above 1", Edit: func(c *Config) { c.HorizontalPodAutoscalerTolerance = 2 },
+			Want: "horizontal-pod-autoscaler-tolerance must be from 0 to 1, got 2"},
+		{Name: "no workers", Edit: func(c *Config) { c.ConcurrentHorizontalPodAutoscalerSyncs = 0 },
+			Want: "concurrent-horizontal-pod-autoscaler-syncs must be from 1 to 1000, got 0"},
+		{Name: "negative stabilization", Edit: func(c *Config) { c.HorizontalPodAutoscalerDownscaleStabilizationWindow = -time.Second },
+			Want: "horizontal-pod-autoscaler-downscale-stabilization must be from 0s to 24h0m0s, got -1s"},
+	})
 }

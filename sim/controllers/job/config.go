@@ -52,9 +52,6 @@ const backOffCapSinceMinor = 28
 // JobManagedBy is alpha (off) in 1.30-1.31 and beta (on) from 1.32 (pkg/features/kube_features.go).
 const managedBySinceMinor = 32
 
-// Limits on configuration values.
-const maxWorkers = 1000
-
 // Config is the controller's configuration: the upstream flags and constants it models, and
 // the feature gates that depend on the upstream version.
 type Config struct {
@@ -91,9 +88,10 @@ func ConfigFor(minor int) Config {
 
 // Validate returns an error naming the first field that is out of range.
 func (c Config) Validate() error {
+	if err := controllerutil.CheckWorkers("job", "concurrent-job-syncs", c.ConcurrentJobSyncs); err != nil {
+		return err
+	}
 	switch {
-	case c.ConcurrentJobSyncs < 1 || c.ConcurrentJobSyncs > maxWorkers:
-		return fmt.Errorf("job: concurrent-job-syncs must be in [1, %d], got %d", maxWorkers, c.ConcurrentJobSyncs)
 	case c.PodFailureBackOff <= 0 || c.MaxPodFailureBackOff < c.PodFailureBackOff:
 		return fmt.Errorf("job: pod failure back-off must be positive and not above its cap, got %s and %s", c.PodFailureBackOff, c.MaxPodFailureBackOff)
 	case c.ExpectationsTimeout <= 0:

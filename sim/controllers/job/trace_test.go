@@ -134,15 +134,11 @@ func newWorld(t testing.TB, cfg Config) *world {
 			}
 		}
 	}})
-	c, f := w.Client(Component)
-	jm, err := New(w.K, c, f, w.Recorder(Component), cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	jm, f := testworld.NewController(w.World, Component, Component, New, cfg)
 	w.jm = jm
 	w.PodOrder = byIndexThenCreation
 	w.PodLine = func(i int, p *model.Pod) string { return fmt.Sprintf("%d %s", i, podLine(p)) }
-	w.Show = func(_ *datadriven.TestData, f []string) bool { return f[1] == Component || f[1] == "test" }
+	w.Show = testworld.Sources(Component, "test")
 	f.Start(w.K)
 	jm.Start()
 	w.K.After(100*time.Millisecond, w.kubeletTick)

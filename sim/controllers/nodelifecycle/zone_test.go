@@ -3,6 +3,8 @@ package nodelifecycle
 import (
 	"testing"
 
+	"github.com/reconsim/reconsim/sim/internal/testworld"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -207,30 +209,16 @@ func TestGetZoneKey(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	require.NoError(t, DefaultConfig().Validate())
-	tests := []struct {
-		name   string
-		mutate func(*Config)
-		flag   string
-	}{
-		{"zero period", func(c *Config) { c.NodeMonitorPeriod = 0 }, "node-monitor-period"},
-		{"negative grace", func(c *Config) { c.NodeMonitorGracePeriod = -1 }, "node-monitor-grace-period"},
-		{"huge startup grace", func(c *Config) { c.NodeStartupGracePeriod = 25 * 3600e9 }, "node-startup-grace-period"},
-		{"negative rate", func(c *Config) { c.NodeEvictionRate = -0.1 }, "node-eviction-rate"},
-		{"NaN secondary rate", func(c *Config) { c.SecondaryNodeEvictionRate = float32(nan()) }, "secondary-node-eviction-rate"},
-		{"negative threshold size", func(c *Config) { c.LargeClusterSizeThreshold = -1 }, "large-cluster-size-threshold"},
-		{"zero unhealthy threshold", func(c *Config) { c.UnhealthyZoneThreshold = 0 }, "unhealthy-zone-threshold"},
-		{"unhealthy threshold above 1", func(c *Config) { c.UnhealthyZoneThreshold = 1.5 }, "unhealthy-zone-threshold"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := DefaultConfig()
-			tt.mutate(&c)
-			err := c.Validate()
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), "--"+tt.flag)
-		})
-	}
+	testworld.CheckConfig(t, DefaultConfig, []testworld.ConfigCase[Config]{
+		{Name: "zero period", Edit: func(c *Config) { c.NodeMonitorPeriod = 0 }, Want: "--node-monitor-period"},
+		{Name: "negative grace", Edit: func(c *Config) { c.NodeMonitorGracePeriod = -1 }, Want: "--node-monitor-grace-period"},
+		{Name: "huge startup grace", Edit: func(c *Config) { c.NodeStartupGracePeriod = 25 * 3600e9 }, Want: "--node-startup-grace-period"},
+		{Name: "negative rate", Edit: func(c *Config) { c.NodeEvictionRate = -0.1 }, Want: "--node-eviction-rate"},
+		{Name: "NaN secondary rate", Edit: func(c *Config) { c.SecondaryNodeEvictionRate = float32(nan()) }, Want: "--secondary-node-eviction-rate"},
+		{Name: "negative threshold size", Edit: func(c *Config) { c.LargeClusterSizeThreshold = -1 }, Want: "--large-cluster-size-threshold"},
+		{Name: "zero unhealthy threshold", Edit: func(c *Config) { c.UnhealthyZoneThreshold = 0 }, Want: "--unhealthy-zone-threshold"},
+		{Name: "unhealthy threshold above 1", Edit: func(c *Config) { c.UnhealthyZoneThreshold = 1.5 }, Want: "--unhealthy-zone-threshold"},
+	})
 }
 
 func nan() float64 {

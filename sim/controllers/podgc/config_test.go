@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/sim/internal/testworld"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -21,15 +23,11 @@ func TestDefaultConfigIsUpstream(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	c := DefaultConfig()
-	c.GCCheckPeriod = 0
-	assert.ErrorContains(t, c.Validate(), "gc check period")
-	c = DefaultConfig()
-	c.QuarantineTime = -time.Second
-	assert.ErrorContains(t, c.Validate(), "quarantine")
-	c = DefaultConfig()
-	c.TerminatedPodGCThreshold = 0 // disables gcTerminated; valid
-	assert.NoError(t, c.Validate())
+	testworld.CheckConfig(t, DefaultConfig, []testworld.ConfigCase[Config]{
+		{Name: "no check period", Edit: func(c *Config) { c.GCCheckPeriod = 0 }, Want: "gc check period"},
+		{Name: "negative quarantine", Edit: func(c *Config) { c.QuarantineTime = -time.Second }, Want: "quarantine"},
+		{Name: "zero threshold disables gcTerminated", Edit: func(c *Config) { c.TerminatedPodGCThreshold = 0 }, Want: ""},
+	})
 }
 
 func TestByEvictionAndCreationTimestamp(t *testing.T) {

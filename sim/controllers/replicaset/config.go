@@ -26,7 +26,6 @@ const (
 // Limits on configuration values, so that a bad scenario gets an error instead of a run that
 // spawns millions of processes.
 const (
-	maxWorkers   = 1000
 	maxBurst     = 100000
 	maxRetries   = 100
 	maxBatchSize = 100000
@@ -64,9 +63,10 @@ func DefaultConfig() Config {
 // Validate returns an error naming the first field (by its upstream flag or constant) that is
 // out of range; nil if the configuration is usable.
 func (c Config) Validate() error {
+	if err := controllerutil.CheckWorkers("replicaset", "concurrent-replicaset-syncs", c.ConcurrentReplicaSetSyncs); err != nil {
+		return err
+	}
 	switch {
-	case c.ConcurrentReplicaSetSyncs < 1 || c.ConcurrentReplicaSetSyncs > maxWorkers:
-		return fmt.Errorf("replicaset: concurrent-replicaset-syncs must be in [1, %d], got %d", maxWorkers, c.ConcurrentReplicaSetSyncs)
 	case c.BurstReplicas < 1 || c.BurstReplicas > maxBurst:
 		return fmt.Errorf("replicaset: burstReplicas must be in [1, %d], got %d", maxBurst, c.BurstReplicas)
 	case c.ExpectationsTimeout <= 0:

@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,30 +22,13 @@ func TestDefaultConfigIsUpstream(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	tests := []struct {
-		name    string
-		edit    func(*Config)
-		wantErr string
-	}{
-		{"no workers", func(c *Config) { c.ConcurrentReplicaSetSyncs = 0 }, "concurrent-replicaset-syncs"},
-		{"too many workers", func(c *Config) { c.ConcurrentReplicaSetSyncs = maxWorkers + 1 }, "concurrent-replicaset-syncs"},
-		{"no burst", func(c *Config) { c.BurstReplicas = 0 }, "burstReplicas"},
-		{"no expectations timeout", func(c *Config) { c.ExpectationsTimeout = 0 }, "expectations timeout"},
-		{"no slow start", func(c *Config) { c.SlowStartInitialBatchSize = 0 }, "slow start"},
-		{"negative retries", func(c *Config) { c.StatusUpdateRetries = -1 }, "status update retries"},
-		{"zero retries is fine", func(c *Config) { c.StatusUpdateRetries = 0 }, ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c := DefaultConfig()
-			tc.edit(&c)
-			err := c.Validate()
-			if tc.wantErr == "" {
-				assert.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.wantErr)
-		})
-	}
+	testworld.CheckConfig(t, DefaultConfig, []testworld.ConfigCase[Config]{
+		{Name: "no workers", Edit: func(c *Config) { c.ConcurrentReplicaSetSyncs = 0 }, Want: "concurrent-replicaset-syncs"},
+		{Name: "too many workers", Edit: func(c *Config) { c.ConcurrentReplicaSetSyncs = controllerutil.MaxWorkers + 1 }, Want: "concurrent-replicaset-syncs"},
+		{Name: "no burst", Edit: func(c *Config) { c.BurstReplicas = 0 }, Want: "burstReplicas"},
+		{Name: "no expectations timeout", Edit: func(c *Config) { c.ExpectationsTimeout = 0 }, Want: "expectations timeout"},
+		{Name: "no slow start", Edit: func(c *Config) { c.SlowStartInitialBatchSize = 0 }, Want: "slow start"},
+		{Name: "negative retries", Edit: func(c *Config) { c.StatusUpdateRetries = -1 }, Want: "status update retries"},
+		{Name: "zero retries is fine", Edit: func(c *Config) { c.StatusUpdateRetries = 0 }, Want: ""},
+	})
 }

@@ -115,26 +115,11 @@ func TestTraces(t *testing.T) {
 					return podLine(w.PodArg(d))
 				},
 				"create-pod": func(d *datadriven.TestData) string {
-					var name, lbl string
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "labels", &lbl)
-					p := &model.Pod{}
-					p.Name, p.Namespace = name, testNS
-					p.Labels = testworld.ParseLabels(t, lbl)
-					p.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/app:1"}}
-					if _, err := w.Store.Create(p); err != nil {
-						t.Fatalf("create pod: %v", err)
-					}
+					w.CreatePod(d, "registry.example/app:1")
 					return ""
 				},
 				"relabel": func(d *datadriven.TestData) string {
-					var lbl string
-					d.ScanArgs(t, "labels", &lbl)
-					p := w.PodArg(d).DeepCopy()
-					p.Labels = testworld.ParseLabels(t, lbl)
-					if _, err := w.Store.Update(p); err != nil {
-						t.Fatalf("relabel: %v", err)
-					}
+					w.Relabel(d)
 					return podLine(w.PodArg(d))
 				},
 				"delete-pod": func(d *datadriven.TestData) string {

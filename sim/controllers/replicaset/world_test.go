@@ -27,11 +27,7 @@ type world struct {
 
 func newWorld(t testing.TB, cfg Config) *world {
 	w := &world{World: testworld.New(t, testworld.Options{})}
-	c, f := w.Client(Component)
-	rsc, err := New(w.K, c, f, w.Recorder(Component), cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	rsc, f := testworld.NewController(w.World, Component, Component, New, cfg)
 	w.rsc = rsc
 	f.Start(w.K)
 	rsc.Start()
@@ -52,22 +48,7 @@ func template(name string) model.PodTemplateSpec {
 }
 
 func podLine(p *model.Pod) string {
-	owner := "-"
-	if ref := model.ControllerOf(p); ref != nil {
-		owner = string(ref.Kind) + "/" + ref.Name
-	}
-	node := p.Spec.NodeName
-	if node == "" {
-		node = "<none>"
-	}
-	state := p.Status.Phase
-	if testworld.IsReady(p) {
-		state += ",Ready"
-	}
-	if p.DeletionTimestamp != nil {
-		state += ",Terminating"
-	}
-	return fmt.Sprintf("%s node=%s %s owner=%s labels=%s", p.Name, node, state, owner, testworld.LabelString(p.Labels))
+	return fmt.Sprintf("%s node=%s %s owner=%s labels=%s", p.Name, testworld.PodNode(p), testworld.PodState(p), testworld.OwnerText(p), testworld.LabelString(p.Labels))
 }
 
 // createFault fails pod creations: the (after+1)-th to (after+count)-th create attempts are

@@ -3,6 +3,8 @@ package statefulset
 import (
 	"fmt"
 	"time"
+
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Upstream defaults, each named after where it comes from.
@@ -24,7 +26,6 @@ const (
 // Limits on configuration values, so that a bad scenario gets an error instead of a run that
 // spawns millions of processes.
 const (
-	maxWorkers    = 1000
 	maxBatchSize  = 100000
 	maxRetrySteps = 100
 )
@@ -79,9 +80,10 @@ func DefaultConfig() Config {
 // Validate returns an error naming the first field (by its upstream flag or constant) that is
 // out of range; nil if the configuration is usable.
 func (c Config) Validate() error {
+	if err := controllerutil.CheckWorkers("statefulset", "concurrent-statefulset-syncs", c.ConcurrentStatefulSetSyncs); err != nil {
+		return err
+	}
 	switch {
-	case c.ConcurrentStatefulSetSyncs < 1 || c.ConcurrentStatefulSetSyncs > maxWorkers:
-		return fmt.Errorf("statefulset: concurrent-statefulset-syncs must be in [1, %d], got %d", maxWorkers, c.ConcurrentStatefulSetSyncs)
 	case c.MaxBatchSize < 1 || c.MaxBatchSize > maxBatchSize:
 		return fmt.Errorf("statefulset: MaxBatchSize must be in [1, %d], got %d", maxBatchSize, c.MaxBatchSize)
 	}

@@ -179,28 +179,12 @@ func TestTraces(t *testing.T) {
 				"evict":        func(d *datadriven.TestData) string { return w.DeletePod(d, false) },
 				"force-delete": func(d *datadriven.TestData) string { return w.DeletePod(d, true) },
 				"create-pod": func(d *datadriven.TestData) string {
-					var name, lbl string
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "labels", &lbl)
-					p := &model.Pod{}
-					p.Name, p.Namespace = name, testNS
-					p.Labels = testworld.ParseLabels(t, lbl)
-					p.Spec.Containers = []model.Container{{Name: "app", Image: "app:v1"}}
-					if _, err := w.Store.Create(p); err != nil {
-						t.Fatalf("create pod: %v", err)
-					}
+					p, lbl := w.CreatePod(d, "app:v1")
 					w.Emit("create-pod", podRef(p), "labels="+lbl)
 					return ""
 				},
 				"relabel": func(d *datadriven.TestData) string {
-					var name, lbl string
-					d.ScanArgs(t, "pod", &name)
-					d.ScanArgs(t, "labels", &lbl)
-					p := w.Pod(name).DeepCopy()
-					p.Labels = testworld.ParseLabels(t, lbl)
-					if _, err := w.Store.Update(p); err != nil {
-						t.Fatalf("relabel: %v", err)
-					}
+					p, lbl := w.Relabel(d)
 					w.Emit("relabel", podRef(p), "labels="+lbl)
 					return ""
 				},

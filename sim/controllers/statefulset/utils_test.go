@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/sim/internal/testworld"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -296,25 +298,11 @@ func TestCompleteRollingUpdateAndInconsistentStatus(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	require.NoError(t, DefaultConfig().Validate())
-	tests := []struct {
-		name   string
-		mutate func(c *Config)
-		want   string
-	}{
-		{"no workers", func(c *Config) { c.ConcurrentStatefulSetSyncs = 0 }, "concurrent-statefulset-syncs"},
-		{"too many workers", func(c *Config) { c.ConcurrentStatefulSetSyncs = 1001 }, "concurrent-statefulset-syncs"},
-		{"batch", func(c *Config) { c.MaxBatchSize = 0 }, "MaxBatchSize"},
-		{"retry steps", func(c *Config) { c.StatusRetry.Steps = 0 }, "status retry steps"},
-		{"negative duration", func(c *Config) { c.UpdateRetry.Duration = -1 }, "update retry duration"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := DefaultConfig()
-			tt.mutate(&c)
-			err := c.Validate()
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tt.want)
-		})
-	}
+	testworld.CheckConfig(t, DefaultConfig, []testworld.ConfigCase[Config]{
+		{Name: "no workers", Edit: func(c *Config) { c.ConcurrentStatefulSetSyncs = 0 }, Want: "concurrent-statefulset-syncs"},
+		{Name: "too many workers", Edit: func(c *Config) { c.ConcurrentStatefulSetSyncs = 1001 }, Want: "concurrent-statefulset-syncs"},
+		{Name: "batch", Edit: func(c *Config) { c.MaxBatchSize = 0 }, Want: "MaxBatchSize"},
+		{Name: "retry steps", Edit: func(c *Config) { c.StatusRetry.Steps = 0 }, Want: "status retry steps"},
+		{Name: "negative duration", Edit: func(c *Config) { c.UpdateRetry.Duration = -1 }, Want: "update retry duration"},
+	})
 }

@@ -2,13 +2,11 @@ package statefulset
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cockroachdb/datadriven"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
@@ -29,20 +27,11 @@ type world struct {
 func newWorld(t testing.TB, cfg Config) *world {
 	w := &world{inv: invariants{pods: map[string]*model.Pod{}, policy: map[string]string{}}}
 	w.World = testworld.New(t, testworld.Options{Check: w.inv.commit})
-	c, f := w.Client(Component)
-	ssc, err := New(w.K, c, f, w.Recorder(Component), cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	ssc, f := testworld.NewController(w.World, Component, Component, New, cfg)
 	w.ssc = ssc
 	w.StartFakeNodes().StartDetail = testworld.StartedDetail
 	w.PodLine = func(_ int, p *model.Pod) string { return podLine(p) }
-	w.Show = func(d *datadriven.TestData, f []string) bool {
-		if f[1] == Component && strings.HasPrefix(f[2], "update-status") {
-			return d.HasArg("show")
-		}
-		return f[1] == Component || f[1] == "test"
-	}
+	w.Show = testworld.StatusOnRequest(Component, testworld.Sources(Component, "test"))
 	f.Start(w.K)
 	ssc.Start()
 	w.Settle(100 * time.Millisecond)
@@ -60,23 +49,8 @@ func (w *world) revisions() []*model.ControllerRevision {
 }
 
 func podLine(p *model.Pod) string {
-	node := p.Spec.NodeName
-	if node == "" {
-		node = "<none>"
-	}
-	state := p.Status.Phase
-	if testworld.IsReady(p) {
-		state += ",Ready"
-	}
-	if p.DeletionTimestamp != nil {
-		state += ",Terminating"
-	}
-	owner := "-"
-	if ref := model.ControllerOf(p); ref != nil {
-		owner = string(ref.Kind) + "/" + ref.Name
-	}
-	return fmt.Sprintf("%s node=%s %s rev=%s index=%s owner=%s image=%s", p.Name, node, state,
-		p.Labels[StatefulSetRevisionLabel], p.Labels[PodIndexLabel], owner, image(p))
+	return fmt.Sprintf("%s node=%s %s rev=%s index=%s owner=%s image=%s", p.Name, testworld.PodNode(p), testworld.PodState(p),
+		p.Labels[StatefulSetRevisionLabel], p.Labels[PodIndexLabel], testworld.OwnerText(p), image(p))
 }
 
 func image(p *model.Pod) string {

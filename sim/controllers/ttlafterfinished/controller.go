@@ -20,27 +20,6 @@ import (
 // "ttl-after-finished-controller").
 const Component = "ttl-after-finished-controller"
 
-// DefaultConcurrentTTLSyncs is --concurrent-ttl-after-finished-syncs
-// ([k8s] pkg/controller/ttlafterfinished/config/v1alpha1/defaults.go).
-const DefaultConcurrentTTLSyncs = 5
-
-// Config is the controller's configuration.
-type Config struct {
-	// ConcurrentTTLSyncs is --concurrent-ttl-after-finished-syncs.
-	ConcurrentTTLSyncs int
-}
-
-// DefaultConfig returns the upstream defaults.
-func DefaultConfig() Config { return Config{ConcurrentTTLSyncs: DefaultConcurrentTTLSyncs} }
-
-// Validate reports a configuration that is out of range.
-func (c Config) Validate() error {
-	if c.ConcurrentTTLSyncs < 1 || c.ConcurrentTTLSyncs > 1000 {
-		return fmt.Errorf("ttlafterfinished: concurrent-ttl-after-finished-syncs must be in [1, 1000], got %d", c.ConcurrentTTLSyncs)
-	}
-	return nil
-}
-
 // Controller is the TTL-after-finished controller (upstream ttlafterfinished.Controller).
 type Controller struct {
 	k        *sim.Kernel

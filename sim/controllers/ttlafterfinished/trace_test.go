@@ -29,14 +29,9 @@ func TestTraces(t *testing.T) {
 		return testworld.Script{
 			Init: func(*datadriven.TestData) (*testworld.World, string) {
 				w = testworld.New(t, testworld.Options{})
-				c, f := w.Client(Component)
-				tc, err := New(w.K, c, f, w.Recorder(Component), DefaultConfig())
-				if err != nil {
-					t.Fatal(err)
-				}
-				w.Show = func(_ *datadriven.TestData, f []string) bool {
-					return (f[1] == Component || f[1] == "test") && f[2] != "started"
-				}
+				tc, f := testworld.NewController(w, Component, Component, New, DefaultConfig())
+				sources := testworld.Sources(Component, "test")
+				w.Show = func(d *datadriven.TestData, f []string) bool { return sources(d, f) && f[2] != "started" }
 				f.Start(w.K)
 				tc.Start()
 				return w, ""

@@ -211,3 +211,36 @@ func PDBArgs(t testing.TB, d *datadriven.TestData, ns string) *model.PodDisrupti
 	}
 	return pdb
 }
+
+// Relabel is the body of "relabel pod=P labels=k=v,...": it replaces the pod's labels (P is
+// an index into Pods or a name, see PodArg) and returns the updated pod and the labels text.
+func (w *World) Relabel(d *datadriven.TestData) (*model.Pod, string) {
+	w.T.Helper()
+	var lbl string
+	d.ScanArgs(w.T, "labels", &lbl)
+	p := w.PodArg(d).DeepCopy()
+	p.Labels = ParseLabels(w.T, lbl)
+	obj, err := w.Store.Update(p)
+	if err != nil {
+		w.T.Fatalf("relabel: %v", err)
+	}
+	return obj.(*model.Pod), lbl
+}
+
+// CreatePod is the body of "create-pod name=P labels=k=v,...": it creates a pod with no owner
+// and one container "app" running image, and returns it and the labels text.
+func (w *World) CreatePod(d *datadriven.TestData, image string) (*model.Pod, string) {
+	w.T.Helper()
+	var name, lbl string
+	d.ScanArgs(w.T, "name", &name)
+	d.ScanArgs(w.T, "labels", &lbl)
+	p := &model.Pod{}
+	p.Name, p.Namespace = name, w.NS
+	p.Labels = ParseLabels(w.T, lbl)
+	p.Spec.Containers = []model.Container{{Name: "app", Image: image}}
+	obj, err := w.Store.Create(p)
+	if err != nil {
+		w.T.Fatalf("create pod: %v", err)
+	}
+	return obj.(*model.Pod), lbl
+}

@@ -15,6 +15,8 @@
 //     come first, then the world's common ones (run, pods, events, add-node, kill-node,
 //     delete-pod); an unknown command fails the test.
 //
-// It wires in no controller: each package builds its controller on the World's client and
-// registers only its own commands and output formats.
+// It wires in no controller: each package builds its controller on its own client and informers
+// (NewController), picks the trace lines a run prints (Sources, StatusOnRequest), and registers
+// only its own commands and output formats. CheckConfig is every component's configuration
+// table test.
 package testworld

@@ -114,3 +114,32 @@ func OrDash(s string) string {
 	}
 	return s
 }
+
+// PodState is the state column of the pod listings: the pod's phase, then ",Ready" while its
+// Ready condition is True and ",Terminating" once it is being deleted.
+func PodState(p *model.Pod) string {
+	state := string(p.Status.Phase)
+	if IsReady(p) {
+		state += ",Ready"
+	}
+	if p.DeletionTimestamp != nil {
+		state += ",Terminating"
+	}
+	return state
+}
+
+// PodNode is the node p is bound to, or "<none>".
+func PodNode(p *model.Pod) string {
+	if p.Spec.NodeName == "" {
+		return "<none>"
+	}
+	return p.Spec.NodeName
+}
+
+// OwnerText is o's controller as Kind/Name, or "-" when it has none.
+func OwnerText(o model.Object) string {
+	if ref := model.ControllerOf(o); ref != nil {
+		return string(ref.Kind) + "/" + ref.Name
+	}
+	return "-"
+}
