@@ -103,10 +103,13 @@ type Kubelet struct {
 	images     map[string]vtime.Time // image -> when it is (or will be) on the node
 	pullFreeAt vtime.Time            // when the serial image puller is next free
 	backoff    *Backoff
-	status     *statusManager
-	nextID     uint64 // container instance IDs, unique per kubelet
-	nextIP     int
-	ipPrefix   string
+	// imageBackoff is the image pull back-off, keyed <pod uid>_<image> (image_manager.go
+	// EnsureImageExists).
+	imageBackoff *Backoff
+	status       *statusManager
+	nextID       uint64 // container instance IDs, unique per kubelet
+	nextIP       int
+	ipPrefix     string
 }
 
 // New returns a kubelet for node (which it copies: the name, labels, taints, capacity and
@@ -234,6 +237,7 @@ func (kl *Kubelet) start(adopt bool) {
 	kl.registered, kl.hasReported, kl.latestLease = false, false, nil
 	kl.workers = map[string]*podWorker{}
 	kl.backoff = NewBackoff(kl.cfg.ContainerBackOffPeriod, kl.cfg.MaxContainerBackOff)
+	kl.imageBackoff = NewBackoff(kl.cfg.ImageBackOffPeriod, kl.cfg.MaxImageBackOff)
 	kl.status = newStatusManager(kl)
 	kl.emit("start", kl.nodeObject(), 0, fmt.Sprintf("incarnation=%d", kl.incarnation))
 	kl.rec.Eventf(kl.node, model.EventTypeNormal, "Starting", "Starting kubelet.")
