@@ -48,7 +48,7 @@ var annotationDocs = []AnnotationDoc{
 	{
 		Key: "sim.reconsim.dev/exit-after", Value: `a duration such as "30s", a range such as "20s..40s", or a distribution such as "lognormal(median=30s,p99=2m,max=5m)" (at most 720h)`,
 		Default: "none: containers run until stopped",
-		Meaning: "Each container instance exits this long after it started, with the code in sim.reconsim.dev/exit-code (a batch-like container that runs to completion). " +
+		Meaning: "Each container instance exits this long after it started, with the code in sim.reconsim.dev/exit-code (a batch-like container that runs to completion; sidecars run until stopped and ignore it). " +
 			"A range or a distribution (constant, uniform, exponential, lognormal, as the latency flags take them) draws each instance's run time from the kubelet's random stream.",
 		Example: "20s..40s",
 	},

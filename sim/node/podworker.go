@@ -535,6 +535,7 @@ func (w *podWorker) setReason(i int, r waitReason, sc *syncCycle) {
 // pod initialized then.
 func (w *podWorker) syncInit(p *sim.Proc, sc *syncCycle) bool {
 	rt := w.rt
+	relist := w.kl.lastRelist()
 	for i := 0; i < rt.nInit; i++ {
 		if w.aborted() {
 			return false
@@ -544,6 +545,10 @@ func (w *podWorker) syncInit(p *sim.Proc, sc *syncCycle) bool {
 		switch {
 		case !ran:
 			w.startContainer(p, cr.idx)
+			return false
+		case cr.changedAt > relist:
+			// The kubelet acts on the runtime state its last PLEG relist saw: a start or exit
+			// since then is not known yet.
 			return false
 		case cr.running && cr.sidecar:
 			if !w.containerStartedNow(cr) {
@@ -773,6 +778,11 @@ func (kl *Kubelet) armExit(rt *podRuntime, cr *containerRecord, beh behaviour, n
 	if cr.init && !cr.sidecar {
 		cr.scheduleExit(max(cr.startedAt.Add(beh.initDuration), now), beh.initExitCode)
 		return
+	}
+	if cr.sidecar {
+		// A sidecar runs until stopped: exit-after (a workload running to completion) is the
+		// app's; crash-after still applies.
+		beh.exits, beh.exitDist = false, nil
 	}
 	if after, code, ok := beh.exitAfterStart(kl.runRand); ok {
 		cr.scheduleExit(max(cr.startedAt.Add(after), now), code)
