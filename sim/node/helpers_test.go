@@ -57,22 +57,22 @@ func (w *world) addNode(name string, capacity model.ResourceList, cfg Config, se
 
 // podSpec describes a test pod.
 type podSpec struct {
-	name, node    string
-	containers    int
-	image         string
-	cpu, memory   string
-	annotations   map[string]string
-	readiness     *model.Probe
-	liveness      *model.Probe
-	startup       *model.Probe
+	name, node  string
+	containers  int
+	image       string
+	cpu, memory string
+	annotations map[string]string
+	readiness   *model.Probe
+	liveness    *model.Probe
+	startup     *model.Probe
 	// inits are the init containers, in order: "name" for a plain one, "name:sidecar" for a
 	// restartable one (restartPolicy Always), which gets sidecarStartup as its startup probe
 	// and the pod's liveness probe.
 	inits          []string
 	sidecarStartup *model.Probe
-	restartPolicy string
-	graceSeconds  *int64
-	running       bool // settled: created with a Running status
+	restartPolicy  string
+	graceSeconds   *int64
+	running        bool // settled: created with a Running status
 }
 
 func (w *world) createPod(ps podSpec) *model.Pod {

@@ -19,8 +19,8 @@ const (
 	// images.ErrImagePullBackOff (pkg/kubelet/images/types.go).
 	reasonErrImagePull     = "ErrImagePull"
 	reasonImagePullBackOff = "ImagePullBackOff"
-	reasonCompleted         = "Completed"
-	reasonError             = "Error"
+	reasonCompleted        = "Completed"
+	reasonError            = "Error"
 	// reasonUnknown is what a runtime reports for a container that died with its machine;
 	// the exit code is then 255.
 	reasonUnknown   = "Unknown"
@@ -34,7 +34,7 @@ const (
 	reasonContainersNotReady = "ContainersNotReady"
 	// reasonContainersNotInitialized: an init container has not completed.
 	reasonContainersNotInitialized = "ContainersNotInitialized"
-	reasonPodCompleted       = "PodCompleted"
+	reasonPodCompleted             = "PodCompleted"
 )
 
 // isKubeletCondition reports whether the kubelet owns a pod condition type (pkg/kubelet/types

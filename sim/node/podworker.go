@@ -716,6 +716,7 @@ func (w *podWorker) killOrdered(graceSeconds int64) bool {
 	}
 	return !w.rt.anyRunning()
 }
+
 // aborted reports whether the current sync should stop early: the pod is being deleted or the
 // worker is going away (upstream cancels the sync's context).
 func (w *podWorker) aborted() bool {
