@@ -219,18 +219,21 @@ func adoptRuntime(kl *Kubelet, pod *model.Pod) *podRuntime {
 			kl.images[cr.image] = now
 		}
 		cs := statusOf(&pod.Status, cr)
-		if cs == nil && cr.init {
+		if cr.init && (cs == nil || (!cr.sidecar && cs.State.Running == nil)) {
+			// A Running pod's init containers are done: a plain one completed, a sidecar runs.
 			started := now
 			if pod.Status.StartTime != nil {
 				started = min(*pod.Status.StartTime, now)
 			}
 			cr.id = kl.newContainerID()
-			cr.startedAt = started
+			cr.startedAt, cr.finishedAt, cr.reason = started, started, reasonCompleted
+			if t := cs; t != nil && t.State.Terminated != nil {
+				cr.startedAt, cr.finishedAt = t.State.Terminated.StartedAt, t.State.Terminated.FinishedAt
+				cr.exitCode, cr.reason = t.State.Terminated.ExitCode, t.State.Terminated.Reason
+			}
 			if cr.sidecar {
-				cr.running = true
+				cr.running, cr.finishedAt, cr.reason = true, 0, ""
 				kl.armExit(rt, cr, beh, now)
-			} else {
-				cr.finishedAt, cr.reason = started, reasonCompleted
 			}
 			continue
 		}
