@@ -19,9 +19,10 @@ import (
 //
 // Commands:
 //
-//	node name=<n> [cpu=<q>] [memory=<q>] [pods=<n>] [settled] [constant-latency] [nostart]
+//	node name=<n> [cpu=<q>] [memory=<q>] [pods=<n>] [settled] [constant-latency] [nostart] [no-sidecars]
 //	    make and start a kubelet (constant-latency: image pull 2s, sandbox 300ms, container
-//	    start 200ms, for readable timelines; settled: the Node exists already)
+//	    start 200ms, for readable timelines; settled: the Node exists already; no-sidecars: the
+//	    SidecarContainers gate off)
 //	start node=<n>                       start a kubelet made with nostart
 //	pod name=<p> node=<n> [containers=<n>] [cpu=<q>] [memory=<q>] [image=<i>]
 //	    [restart=<policy>] [grace=<s>] [readiness=<probe>] [startup=<probe>] [liveness=<probe>]
@@ -77,6 +78,9 @@ func (w *world) command(t *testing.T, d *datadriven.TestData) string {
 	switch d.Cmd {
 	case "node":
 		cfg := DefaultConfig()
+		if arg("no-sidecars") != "" {
+			cfg.SidecarContainers = false
+		}
 		if arg("constant-latency") != "" {
 			cfg.ImagePull = sim.Constant(2 * time.Second)
 			cfg.SandboxStart = sim.Constant(300 * time.Millisecond)
