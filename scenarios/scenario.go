@@ -686,8 +686,11 @@ const (
 	VerdictNoScheduler = "NoScheduler"
 	// VerdictPending: a pod is Pending and no component said why (the run ended first).
 	VerdictPending = "Pending"
-	// VerdictCrashLoopBackOff: a container keeps crashing.
+	// VerdictCrashLoopBackOff: a container (or an init container) keeps crashing.
 	VerdictCrashLoopBackOff = "CrashLoopBackOff"
+	// VerdictImagePullBackOff: a container's image cannot be pulled (ErrImagePull,
+	// ImagePullBackOff).
+	VerdictImagePullBackOff = "ImagePullBackOff"
 	// VerdictNodeDown: pods on nodes that are down have not been replaced yet.
 	VerdictNodeDown = "NodeDown"
 	// VerdictNotReady: pods run but are not Ready.
@@ -727,7 +730,7 @@ const (
 
 // VerdictReasons lists every verdict reason, in the order the docs show them.
 var VerdictReasons = []string{
-	VerdictUnschedulable, VerdictNoScheduler, VerdictPending, VerdictCrashLoopBackOff, VerdictNodeDown,
+	VerdictUnschedulable, VerdictNoScheduler, VerdictPending, VerdictCrashLoopBackOff, VerdictImagePullBackOff, VerdictNodeDown,
 	VerdictNotReady, VerdictFailedCreate, VerdictWaitingForPod, VerdictProgressDeadlineExceeded,
 	VerdictPaused, VerdictRolloutIncomplete, VerdictDrainBlocked, VerdictDrainIncomplete, VerdictActionFailed, VerdictInProgress,
 	VerdictOutOfSync,
