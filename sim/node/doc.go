@@ -79,7 +79,8 @@
 // upstream's do (worker.go stops only liveness and startup probes of a pod being deleted).
 //
 // Simulated containers. A pod's annotations script what its containers do; this is a
-// simulator extension, not Kubernetes API, and every container of the pod behaves alike.
+// simulator extension, not Kubernetes API, and every container of the pod behaves alike
+// (init containers and sidecars apart, see below).
 // Readiness annotations act through probes: a container without a readiness probe is ready
 // once it runs, whatever they say.
 //
