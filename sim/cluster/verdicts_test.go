@@ -529,3 +529,48 @@ objects:
 	assert.Contains(t, got["Deployment badinit"], "CrashLoopBackOff: ")
 	assert.Regexp(t, `^CrashLoopBackOff: pod default/badinit-\S+: init container migrate is in CrashLoopBackOff`, got["ReplicaSet badinit"])
 }
+
+// TestImagePullFailureAction: the image-pull-failure timeline action makes a node's pulls fail
+// for a while (Kubelet.FailImagePulls); a pod created meanwhile waits in ErrImagePull and
+// ImagePullBackOff and starts at its first pull after the fault, when the image back-off
+// (image_manager.go EnsureImageExists: 10s, 20s, 40s, ...) lets it try again.
+func TestImagePullFailureAction(t *testing.T) {
+	const scenario = `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: registry-down
+seed: 1
+duration: 3m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 1, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
+objects:
+- manifest:
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: app, namespace: default}
+    spec:
+      containers: [{name: app, image: "app:1.0"}]
+timeline:
+- name: registry-down
+  at: 0s
+  action: image-pull-failure
+  nodes: {names: [worker-0]}
+  for: 45s
+`
+	res := runYAML(t, "registry-down", scenario)
+	var failed []float64
+	for _, e := range eventsOf(res, "Failed") {
+		if strings.HasPrefix(e.Message, "Failed to pull image") {
+			assert.Contains(t, e.Message, "image-pull-failure on node worker-0")
+			failed = append(failed, e.Time)
+		}
+	}
+	require.NotEmpty(t, failed)
+	assert.Less(t, failed[len(failed)-1], 45.0, "pulls started after the fault succeed")
+	started := eventsOf(res, "Started")
+	require.Len(t, started, 1)
+	assert.Greater(t, started[0].Time, 45.0)
+	assert.Less(t, started[0].Time, 45.0+40+15+5, "within a back-off step and a worker retry of the fault's end")
+	assert.Empty(t, res.Verdicts)
+	assert.NotEmpty(t, eventsOf(res, "BackOff"), "ImagePullBackOff between the pulls")
+}

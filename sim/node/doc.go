@@ -114,6 +114,8 @@
 //     needs the server (SetServer).
 //   - Stall(d): the kubelet hangs for d: no lease, node status, pod status or pod sync, and
 //     no probes; containers go on.
+//   - FailImagePulls(d): every image pull the node starts during d fails (a registry it
+//     cannot reach), as the image-pull-fail annotation makes a pod's pulls fail.
 //   - Recover: after a crash the kubelet starts afresh like a rebooted node: it registers
 //     again, relists its pods, finishes the deletion of pods that were being deleted and
 //     restarts the containers of the others (restart count plus one, from a new sandbox);
@@ -133,7 +135,7 @@
 // Not modelled: probe handlers (outcomes come from the annotations), a probe's own
 // terminationGracePeriodSeconds, sidecars in the resource requests (admission counts init
 // containers as before KEP-753: the largest init request or the sum of the containers'),
-// imagePullPolicy (IfNotPresent always), a per-node registry fault, volumes, node-level eviction,
+// imagePullPolicy (IfNotPresent always), volumes, node-level eviction,
 // static pods, admission other than resources (node selector, taints, ports), the pod
 // worker's periodic resync (the simulated runtime reports every change, so it would find
 // nothing). Events go to the Recorder as they happen, also while the kubelet is partitioned.

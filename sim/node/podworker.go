@@ -848,7 +848,8 @@ func (w *podWorker) ensureImage(p *sim.Proc, i int, image string) bool {
 	kl.rec.Eventf(w.pod, model.EventTypeNormal, eventPulling, "Pulling image %q", image)
 	var pullDuration time.Duration
 	end, inFlight := kl.images[image]
-	fails := w.beh.imagePullFails
+	registryDown := now < kl.pullFailUntil
+	fails := w.beh.imagePullFails || registryDown
 	if inFlight && !fails {
 		pullDuration = end.Sub(now)
 	} else {
@@ -873,6 +874,9 @@ func (w *podWorker) ensureImage(p *sim.Proc, i int, image string) bool {
 	if fails {
 		// The runtime's error, as the kubelet passes it on (evalCRIPullErr).
 		cause := fmt.Sprintf("simulated pull failure (%s)", AnnotationImagePullFail)
+		if registryDown {
+			cause = fmt.Sprintf("simulated pull failure (image-pull-failure on node %s)", kl.nodeName)
+		}
 		kl.rec.Eventf(w.pod, model.EventTypeWarning, eventFailed, "Failed to pull image %q: %s", image, cause)
 		kl.imageBackoff.Next(key, kl.k.Now(), kl.k.Now())
 		w.pullFailed(i, waitReason{reasonErrImagePull, cause})
