@@ -17,7 +17,8 @@ type AnnotationDoc struct {
 	Example string
 }
 
-// annotationDocs are in the order a reader meets them: readiness, exits, termination.
+// annotationDocs are in the order a reader meets them: readiness, hangs, exits, termination,
+// init containers, image pulls.
 var annotationDocs = []AnnotationDoc{
 	{
 		Key: "sim.reconsim.dev/ready-after", Value: `a duration such as "20s" (at most 720h)`, Default: "0s",
@@ -32,6 +33,13 @@ var annotationDocs = []AnnotationDoc{
 		Example: "true",
 	},
 	{
+		Key: "sim.reconsim.dev/hang-after", Value: `a duration such as "60s" (at most 720h)`, Default: "none: containers never hang",
+		Meaning: "Each container instance hangs this long after it started (a deadlock): it keeps running, but its liveness, readiness and startup probes fail from then on. " +
+			"A liveness probe then restarts it (about failureThreshold x periodSeconds later) with the CrashLoopBackOff back-off measured from the previous exit, so an instance that ran longer than its back-off restarts at once; a readiness probe takes it out of its Services' endpoints meanwhile. " +
+			"Without probes nothing notices.",
+		Example: "60s",
+	},
+	{
 		Key: "sim.reconsim.dev/crash-after", Value: `a duration such as "30s" (at most 720h)`, Default: "none: containers run until stopped",
 		Meaning: "Each container instance exits with code 1 this long after it started; restartPolicy and " +
 			"CrashLoopBackOff decide what happens next. With exit-after too, the earlier one wins.",
@@ -40,7 +48,7 @@ var annotationDocs = []AnnotationDoc{
 	{
 		Key: "sim.reconsim.dev/exit-after", Value: `a duration such as "30s", a range such as "20s..40s", or a distribution such as "lognormal(median=30s,p99=2m,max=5m)" (at most 720h)`,
 		Default: "none: containers run until stopped",
-		Meaning: "Each container instance exits this long after it started, with the code in sim.reconsim.dev/exit-code (a batch-like container that runs to completion). " +
+		Meaning: "Each container instance exits this long after it started, with the code in sim.reconsim.dev/exit-code (a batch-like container that runs to completion; sidecars run until stopped and ignore it). " +
 			"A range or a distribution (constant, uniform, exponential, lognormal, as the latency flags take them) draws each instance's run time from the kubelet's random stream.",
 		Example: "20s..40s",
 	},
@@ -59,6 +67,23 @@ var annotationDocs = []AnnotationDoc{
 		Meaning: "How long a container takes to exit after SIGTERM. The grace period caps it: at the deadline " +
 			"the container is killed (SIGKILL, exit code 137).",
 		Example: "5s",
+	},
+	{
+		Key: "sim.reconsim.dev/init-duration", Value: `a duration such as "5s" (at most 720h)`, Default: "1s",
+		Meaning: "How long each run of an init container takes before it exits with sim.reconsim.dev/init-exit-code. Init containers run one after the other before the app containers start. " +
+			"The app annotations (ready-after, crash-after, exit-after, hang-after) do not apply to init containers; sidecars (init containers with restartPolicy: Always) follow them like the app.",
+		Example: "5s",
+	},
+	{
+		Key: "sim.reconsim.dev/init-exit-code", Value: "an integer in [0, 255]", Default: "0",
+		Meaning: "The exit code of every init container run. Non-zero fails it: under restartPolicy Always or OnFailure it is restarted with the CrashLoopBackOff back-off (the pod shows Init:CrashLoopBackOff), under Never the pod fails.",
+		Example: "1",
+	},
+	{
+		Key: "sim.reconsim.dev/image-pull-fail", Value: `"true" or "false"`, Default: "false",
+		Meaning: "Every pull of the pod's images fails (a tag that does not exist): the container waits in ErrImagePull, then ImagePullBackOff, and the kubelet retries the pull with the image back-off (10s doubling to 300s), " +
+			"with the Failed and BackOff events. An image already on the node is not pulled, so a pod whose image another pod pulled still starts.",
+		Example: "true",
 	},
 }
 

@@ -156,6 +156,10 @@ type PodSpec struct {
 
 // Restart policies.
 const (
+	// ContainerRestartPolicyAlways is the only container-level restartPolicy (core/v1
+	// ContainerRestartPolicyAlways).
+	ContainerRestartPolicyAlways = "Always"
+
 	RestartPolicyAlways    = "Always"
 	RestartPolicyOnFailure = "OnFailure"
 	RestartPolicyNever     = "Never"
@@ -169,6 +173,10 @@ type Container struct {
 	ReadinessProbe *Probe               `json:"readinessProbe,omitempty"`
 	LivenessProbe  *Probe               `json:"livenessProbe,omitempty"`
 	StartupProbe   *Probe               `json:"startupProbe,omitempty"`
+	// RestartPolicy is the container-level restart policy: only "Always", and only on an init
+	// container, which makes it a sidecar (a restartable init container, KEP-753): it starts
+	// before the regular containers, keeps running beside them and stops after them.
+	RestartPolicy *string `json:"restartPolicy,omitempty"`
 	// Env holds literal environment variables (no valueFrom); the Job controller adds
 	// JOB_COMPLETION_INDEX to an Indexed Job's containers.
 	Env []EnvVar `json:"env,omitempty"`
@@ -271,6 +279,9 @@ type PodStatus struct {
 	PodIP             string            `json:"podIP,omitempty"`
 	StartTime         *vtime.Time       `json:"startTime,omitempty"`
 	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty"`
+	// InitContainerStatuses are the init containers' statuses, in spec order (kubectl's
+	// Init:N/M is read from them).
+	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
 }
 
 // PodCondition is core/v1 PodCondition.
@@ -399,4 +410,10 @@ type EventSource struct {
 // both unset or both set to the same time.
 func EqualTaint(a, b *Taint) bool {
 	return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect && equalPtr(a.TimeAdded, b.TimeAdded)
+}
+
+// IsRestartableInitContainer reports whether an init container is a sidecar: its
+// restartPolicy is Always (k8s.io/kubernetes pkg/api/v1/pod/util.go IsRestartableInitContainer).
+func IsRestartableInitContainer(c *Container) bool {
+	return c.RestartPolicy != nil && *c.RestartPolicy == ContainerRestartPolicyAlways
 }

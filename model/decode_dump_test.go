@@ -69,7 +69,6 @@ func TestDecodeKindsAndFields(t *testing.T) {
 		{name: "behaviour notes are one per note", src: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: a, image: i, readinessProbe: {exec: {}}, livenessProbe: {httpGet: {}}}\n  initContainers: [{name: b, image: i}]\n  priorityClassName: high\n  schedulerName: default-scheduler\n  affinity: {podAntiAffinity: {}, podAffinity: {}}\n  volumes: []\n",
 			warnings: []string{
 				"m.yaml:6:42: spec.containers[0].readinessProbe.exec: not modelled (ignored): probe handlers are not run: probes succeed unless the pod's sim.reconsim.dev/* annotations say otherwise (`sim explain sim.reconsim.dev/ready-after`) (and 1 more place)",
-				"m.yaml:7:3: spec.initContainers: only partly modelled: init containers are not run: the pod's containers start at once (the init containers' requests still count for scheduling)",
 				"m.yaml:10:14: spec.affinity.podAntiAffinity: not modelled (ignored): the scheduler ignores inter-pod affinity and anti-affinity: pods it would keep apart may share a node or zone, and pods it would keep together may not (and 1 more place)",
 				"m.yaml:11:3: spec.volumes: not modelled (ignored): volumes are not modelled: pods start with no attach, mount or provisioning delay, and the scheduler checks no volume limits or zones",
 			}},

@@ -55,12 +55,6 @@ const (
 // partlyModelled says, for a field the simulator decodes but does not fully act on, what the
 // simulation does differently with the value written; "" when that value changes nothing.
 var partlyModelled = map[string]func(value *yaml.Node) string{
-	"PodSpec.initContainers": func(v *yaml.Node) string {
-		if v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
-			return "init containers are not run: the pod's containers start at once (the init containers' requests still count for scheduling)"
-		}
-		return ""
-	},
 	"PodSpec.schedulerName": func(v *yaml.Node) string {
 		// The scheduler's profile is default-scheduler, as upstream's default
 		// (v1.DefaultSchedulerName, k8s.io/api core/v1/types.go).

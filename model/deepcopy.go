@@ -247,6 +247,7 @@ func copyContainers(cs []Container) []Container {
 		c.ReadinessProbe = copyPtr(c.ReadinessProbe)
 		c.LivenessProbe = copyPtr(c.LivenessProbe)
 		c.StartupProbe = copyPtr(c.StartupProbe)
+		c.RestartPolicy = copyPtr(c.RestartPolicy)
 		c.Env = copySlice(c.Env)
 		out[i] = c
 	}
@@ -258,15 +259,22 @@ func (s *PodStatus) DeepCopyInto(out *PodStatus) {
 	*out = *s
 	out.Conditions = copySlice(s.Conditions)
 	out.StartTime = copyPtr(s.StartTime)
-	if s.ContainerStatuses != nil {
-		out.ContainerStatuses = make([]ContainerStatus, len(s.ContainerStatuses))
-		for i, c := range s.ContainerStatuses {
-			c.State = c.State.deepCopy()
-			c.LastState = c.LastState.deepCopy()
-			c.Started = copyPtr(c.Started)
-			out.ContainerStatuses[i] = c
-		}
+	out.ContainerStatuses = copyContainerStatuses(s.ContainerStatuses)
+	out.InitContainerStatuses = copyContainerStatuses(s.InitContainerStatuses)
+}
+
+func copyContainerStatuses(cs []ContainerStatus) []ContainerStatus {
+	if cs == nil {
+		return nil
 	}
+	out := make([]ContainerStatus, len(cs))
+	for i, c := range cs {
+		c.State = c.State.deepCopy()
+		c.LastState = c.LastState.deepCopy()
+		c.Started = copyPtr(c.Started)
+		out[i] = c
+	}
+	return out
 }
 
 func (s ContainerState) deepCopy() ContainerState {

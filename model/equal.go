@@ -110,6 +110,7 @@ func equalContainer(a, b *Container) bool {
 		equalPtr(a.ReadinessProbe, b.ReadinessProbe) &&
 		equalPtr(a.LivenessProbe, b.LivenessProbe) &&
 		equalPtr(a.StartupProbe, b.StartupProbe) &&
+		equalPtr(a.RestartPolicy, b.RestartPolicy) &&
 		equalSlice(a.Env, b.Env, func(x, y *EnvVar) bool { return *x == *y })
 }
 

@@ -428,6 +428,21 @@ func validateContainer(c *Container, path *field.Path, names map[string]bool, in
 		errs = append(errs, field.Required(path.Child("image"), ""))
 	}
 	errs = append(errs, validateResources(&c.Resources, path.Child("resources"))...)
+	// validateInitContainers / validateContainers (pkg/apis/core/validation/validation.go,
+	// k/k v1.33): only an init container may set restartPolicy, and only to Always; such a
+	// sidecar may have probes (readiness included).
+	restartable := false
+	if c.RestartPolicy != nil {
+		rp := path.Child("restartPolicy")
+		switch {
+		case !init:
+			errs = append(errs, field.Forbidden(rp, "may not be set for non-init containers"))
+		case *c.RestartPolicy != ContainerRestartPolicyAlways:
+			errs = append(errs, field.NotSupported(rp, *c.RestartPolicy, []string{ContainerRestartPolicyAlways}))
+		default:
+			restartable = true
+		}
+	}
 	probes := []struct {
 		name         string
 		probe        *Probe
@@ -442,7 +457,7 @@ func validateContainer(c *Container, path *field.Path, names map[string]bool, in
 			continue
 		}
 		pp := path.Child(p.name)
-		if init {
+		if init && !restartable {
 			errs = append(errs, field.Forbidden(pp, "may not be set for init containers without restartPolicy=Always"))
 			continue
 		}

@@ -96,6 +96,18 @@ func TestValidate(t *testing.T) {
 			`spec.initContainers[0].name: Duplicate value: "web"`,
 			"spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without restartPolicy=Always",
 		}},
+		{"container restartPolicy: sidecars only", func() Object {
+			p := validPod()
+			p.Spec.Containers[0].RestartPolicy = Ptr(ContainerRestartPolicyAlways)
+			p.Spec.InitContainers = []Container{
+				{Name: "proxy", Image: "x", RestartPolicy: Ptr(ContainerRestartPolicyAlways), ReadinessProbe: &Probe{}, StartupProbe: &Probe{SuccessThreshold: 1}},
+				{Name: "once", Image: "x", RestartPolicy: Ptr("OnFailure")},
+			}
+			return p
+		}, []string{
+			"spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers",
+			`spec.initContainers[1].restartPolicy: Unsupported value: "OnFailure": supported values: "Always"`,
+		}},
 		{"image required", func() Object {
 			p := validPod()
 			p.Spec.Containers[0].Image = ""

@@ -44,7 +44,7 @@ func annotationKeys() []string {
 func explainAnnotation(d model.AnnotationDoc) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (pod annotation, a simulator extension)\n", d.Key)
-	writeWrapped(&b, "  ", d.Meaning+" Set it on a pod, or on a workload's pod template; every container of the pod behaves alike. "+
+	writeWrapped(&b, "  ", d.Meaning+" Set it on a pod, or on a workload's pod template; every container of the pod behaves alike (init containers follow only init-duration and init-exit-code; sidecars ignore exit-after). "+
 		"An invalid value is ignored, and a Warning event with reason InvalidSimulatorAnnotation says so.", 92)
 	fmt.Fprintf(&b, "  value      %s\n", d.Value)
 	fmt.Fprintf(&b, "  default    %s\n", d.Default)

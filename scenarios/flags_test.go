@@ -117,7 +117,7 @@ func TestComponentsVersionAndSet(t *testing.T) {
 		{ComponentSimulator, "feature-gates", "SchedulerPopFromBackofQ=true", `unrecognized feature gate: SchedulerPopFromBackofQ; did you mean "SchedulerPopFromBackoffQ"?`},
 		{ComponentSimulator, "feature-gates", "SchedulerPopFromBackoffQ=maybe", "invalid value of SchedulerPopFromBackoffQ=maybe"},
 		{ComponentSimulator, "feature-gates", "SchedulerPopFromBackoffQ", "missing bool value"},
-		{ComponentSimulator, "feature-gates", "SidecarContainers=false", "not modelled"},
+		{ComponentSimulator, "feature-gates", "BalancedAllocationScoresChange=false", "not modelled"},
 		{ComponentAPIServer, "disable-admission-plugins", "Priorty", `did you mean "Priority"?`},
 		{ComponentAPIServer, "disable-admission-plugins", "NamespaceLifecycle", "cannot be disabled"},
 		{ComponentKubelet, "max-pods", "0", "must be greater than 0"},

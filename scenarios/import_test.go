@@ -86,7 +86,6 @@ func TestImportKubectlDump(t *testing.T) {
 		"dropped what the API server set in 31 objects",
 		"podAntiAffinity: not modelled (ignored): the scheduler ignores inter-pod affinity",
 		"topologySpreadConstraints: not modelled (ignored)",
-		"initContainers: only partly modelled: init containers are not run",
 	} {
 		assert.Contains(t, text, want)
 		assert.Contains(t, string(out), want)

@@ -215,7 +215,7 @@ func TestExplainKeys(t *testing.T) {
 	}
 	_, err := Explain("for")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `several keys are called "for": timeline.kubelet-stall.for, timeline.api-latency.for`)
+	assert.Contains(t, err.Error(), `several keys are called "for": timeline.kubelet-stall.for, timeline.image-pull-failure.for, timeline.api-latency.for`)
 	_, err = Explain("timeline.node-crsh")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `did you mean "timeline.node-crash"?`)

@@ -289,9 +289,11 @@ type Action struct {
 	NodeCrash     *NodeCrashArgs     `json:"node-crash,omitempty"`
 	NodePartition *NodePartitionArgs `json:"node-partition,omitempty"`
 	KubeletStall  *KubeletStallArgs  `json:"kubelet-stall,omitempty"`
-	NodeRecover   *NodeRecoverArgs   `json:"node-recover,omitempty"`
-	NodeDelete    *NodeDeleteArgs    `json:"node-delete,omitempty"`
-	ZoneOutage    *ZoneOutageArgs    `json:"zone-outage,omitempty"`
+	// ImagePullFailure is a per-node registry fault: the nodes' image pulls fail for a while.
+	ImagePullFailure *ImagePullFailureArgs `json:"image-pull-failure,omitempty"`
+	NodeRecover      *NodeRecoverArgs      `json:"node-recover,omitempty"`
+	NodeDelete       *NodeDeleteArgs       `json:"node-delete,omitempty"`
+	ZoneOutage       *ZoneOutageArgs       `json:"zone-outage,omitempty"`
 
 	APILatency        *APILatencyArgs        `json:"api-latency,omitempty"`
 	APIErrors         *APIErrorsArgs         `json:"api-errors,omitempty"`
@@ -313,7 +315,8 @@ func ActionNames() []string { return unionNames(reflect.TypeFor[Action]()) }
 func (a Action) Name() string { return unionName(reflect.ValueOf(a)) }
 
 // Nodes returns the node target of a node action (cordon, uncordon, drain, node-crash,
-// node-partition, kubelet-stall, node-recover, node-delete), or nil for other actions.
+// node-partition, kubelet-stall, image-pull-failure, node-recover, node-delete), or nil for
+// other actions.
 func (a Action) Nodes() *NodeTarget {
 	switch {
 	case a.NodeCrash != nil:
@@ -322,6 +325,8 @@ func (a Action) Nodes() *NodeTarget {
 		return &a.NodePartition.Nodes
 	case a.KubeletStall != nil:
 		return &a.KubeletStall.Nodes
+	case a.ImagePullFailure != nil:
+		return &a.ImagePullFailure.Nodes
 	case a.NodeRecover != nil:
 		return &a.NodeRecover.Nodes
 	case a.NodeDelete != nil:
@@ -406,6 +411,14 @@ type NodePartitionArgs struct {
 // KubeletStallArgs freezes the nodes' kubelets for a while (no heartbeats, no pod syncs);
 // running containers keep running.
 type KubeletStallArgs struct {
+	Nodes NodeTarget    `json:"nodes"`
+	For   time.Duration `json:"for"`
+}
+
+// ImagePullFailureArgs makes every image pull on the nodes fail for a while (a registry the
+// nodes cannot reach): containers whose image is not on the node wait in ErrImagePull and
+// ImagePullBackOff; images already there still start.
+type ImagePullFailureArgs struct {
 	Nodes NodeTarget    `json:"nodes"`
 	For   time.Duration `json:"for"`
 }
@@ -686,8 +699,11 @@ const (
 	VerdictNoScheduler = "NoScheduler"
 	// VerdictPending: a pod is Pending and no component said why (the run ended first).
 	VerdictPending = "Pending"
-	// VerdictCrashLoopBackOff: a container keeps crashing.
+	// VerdictCrashLoopBackOff: a container (or an init container) keeps crashing.
 	VerdictCrashLoopBackOff = "CrashLoopBackOff"
+	// VerdictImagePullBackOff: a container's image cannot be pulled (ErrImagePull,
+	// ImagePullBackOff).
+	VerdictImagePullBackOff = "ImagePullBackOff"
 	// VerdictNodeDown: pods on nodes that are down have not been replaced yet.
 	VerdictNodeDown = "NodeDown"
 	// VerdictNotReady: pods run but are not Ready.
@@ -727,7 +743,7 @@ const (
 
 // VerdictReasons lists every verdict reason, in the order the docs show them.
 var VerdictReasons = []string{
-	VerdictUnschedulable, VerdictNoScheduler, VerdictPending, VerdictCrashLoopBackOff, VerdictNodeDown,
+	VerdictUnschedulable, VerdictNoScheduler, VerdictPending, VerdictCrashLoopBackOff, VerdictImagePullBackOff, VerdictNodeDown,
 	VerdictNotReady, VerdictFailedCreate, VerdictWaitingForPod, VerdictProgressDeadlineExceeded,
 	VerdictPaused, VerdictRolloutIncomplete, VerdictDrainBlocked, VerdictDrainIncomplete, VerdictActionFailed, VerdictInProgress,
 	VerdictOutOfSync,

@@ -824,6 +824,9 @@ func (l *loader) checkAction(a Action, i int, p string, nodes []ClusterNode) {
 	case a.KubeletStall != nil:
 		l.checkNodes(a.KubeletStall.Nodes, p, nodes)
 		l.checkPositive(a.KubeletStall.For, childPath(p, "for"))
+	case a.ImagePullFailure != nil:
+		l.checkNodes(a.ImagePullFailure.Nodes, p, nodes)
+		l.checkPositive(a.ImagePullFailure.For, childPath(p, "for"))
 	case a.Drain != nil:
 		l.checkDrain(a.Drain, p, nodes)
 	case a.ZoneOutage != nil:

@@ -24,6 +24,7 @@ func gateScheduler(g features.Set, cfg *scheduler.Config) {
 
 func gateKubelet(g features.Set, cfg *node.Config) {
 	cfg.RetryAtBackOffExpiry = g.Enabled(features.KubeletPodWorkerRetryAtBackOff)
+	cfg.SidecarContainers = g.Enabled(features.SidecarContainers)
 }
 
 func gateStatefulSet(g features.Set, cfg *statefulset.Config) {

@@ -50,8 +50,11 @@ func TestEveryGateHasAnEffect(t *testing.T) {
 		}
 		t.Run(string(g.Name), func(t *testing.T) {
 			minor := features.DefaultMinor
-			if g.Name == features.JobManagedBy {
+			switch g.Name {
+			case features.JobManagedBy:
 				minor = 34 // locked from 1.35
+			case features.SidecarContainers:
+				minor = 32 // GA and locked from 1.33
 			}
 			base, err := features.For(minor, nil)
 			require.NoError(t, err)

@@ -325,6 +325,18 @@ func (w *world) createRunningPod(pod *model.Pod, pl *placer) error {
 			State: model.ContainerState{Running: &model.ContainerStateRunning{StartedAt: now}},
 		})
 	}
+	// Init containers of a running pod are done: the plain ones completed, sidecars run.
+	p.Status.InitContainerStatuses = nil
+	for i := range p.Spec.InitContainers {
+		c := &p.Spec.InitContainers[i]
+		cs := model.ContainerStatus{Name: c.Name, Image: c.Image, Ready: true, Started: model.Ptr(false),
+			State: model.ContainerState{Terminated: &model.ContainerStateTerminated{Reason: "Completed", StartedAt: now, FinishedAt: now}}}
+		if model.IsRestartableInitContainer(c) {
+			cs.Started = model.Ptr(true)
+			cs.State = model.ContainerState{Running: &model.ContainerStateRunning{StartedAt: now}}
+		}
+		p.Status.InitContainerStatuses = append(p.Status.InitContainerStatuses, cs)
+	}
 	_, err = store.UpdateStatus(p)
 	return err
 }

@@ -209,6 +209,9 @@ func (tl *timeline) run(i int) {
 	case a.KubeletStall != nil:
 		tl.forNodes(a.KubeletStall.Nodes, func(name string) { w.kubelet[name].Stall(a.KubeletStall.For) })
 		finish()
+	case a.ImagePullFailure != nil:
+		tl.forNodes(a.ImagePullFailure.Nodes, func(name string) { w.kubelet[name].FailImagePulls(a.ImagePullFailure.For) })
+		finish()
 	case a.NodeRecover != nil:
 		tl.forNodes(a.NodeRecover.Nodes, func(name string) { w.kubelet[name].Recover(); w.conv.setNodeUp(name, true) })
 		finish()

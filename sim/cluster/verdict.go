@@ -242,7 +242,7 @@ func (w *world) whyShort(owner model.Object, pods []*model.Pod) (string, string)
 	otherScheduler := map[string][]string{} // schedulerName -> its unscheduled pods
 	var otherNames []string
 	downNodes := map[string]bool{}
-	var crashLoop string
+	var crashLoop, imagePull string
 	for _, p := range pods {
 		if p.DeletionTimestamp != nil {
 			continue
@@ -260,9 +260,21 @@ func (w *world) whyShort(owner model.Object, pods []*model.Pod) (string, string)
 		case !w.conv.nodeUp[p.Spec.NodeName]:
 			downNodes[p.Spec.NodeName] = true
 		default:
-			for _, cs := range p.Status.ContainerStatuses {
-				if cs.State.Waiting != nil && cs.State.Waiting.Reason == "CrashLoopBackOff" && crashLoop == "" {
-					crashLoop = fmt.Sprintf("pod %s: container %s is in CrashLoopBackOff (%d restarts)", model.Key(p), cs.Name, cs.RestartCount)
+			for i, statuses := range [][]model.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+				what := "container"
+				if i == 0 {
+					what = "init container"
+				}
+				for _, cs := range statuses {
+					if cs.State.Waiting == nil {
+						continue
+					}
+					switch reason := cs.State.Waiting.Reason; {
+					case reason == "CrashLoopBackOff" && crashLoop == "":
+						crashLoop = fmt.Sprintf("pod %s: %s %s is in CrashLoopBackOff (%d restarts)", model.Key(p), what, cs.Name, cs.RestartCount)
+					case (reason == "ImagePullBackOff" || reason == "ErrImagePull") && imagePull == "":
+						imagePull = fmt.Sprintf("pod %s: %s %s is in %s (image %s): %s", model.Key(p), what, cs.Name, reason, cs.Image, cs.State.Waiting.Message)
+					}
 				}
 			}
 			if !model.IsPodReady(p) {
@@ -286,6 +298,9 @@ func (w *world) whyShort(owner model.Object, pods []*model.Pod) (string, string)
 	}
 	if crashLoop != "" {
 		note(scenarios.VerdictCrashLoopBackOff, crashLoop)
+	}
+	if imagePull != "" {
+		note(scenarios.VerdictImagePullBackOff, imagePull)
 	}
 	if len(downNodes) > 0 {
 		names := make([]string, 0, len(downNodes))

@@ -480,3 +480,97 @@ func TestListNamesIsBounded(t *testing.T) {
 		assert.Equal(t, tt.want, listNames(names(tt.n)), "n=%d", tt.n)
 	}
 }
+
+// TestKubeletVerdicts: a Deployment whose image cannot be pulled ends with an ImagePullBackOff
+// verdict, one whose init container keeps failing with a CrashLoopBackOff verdict naming the
+// init container (sim/node: image_manager.go EnsureImageExists, computeInitContainerActions).
+func TestKubeletVerdicts(t *testing.T) {
+	const scenario = `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: kubelet-verdicts
+seed: 1
+duration: 3m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
+objects:
+- manifest:
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: badtag, namespace: default}
+    spec:
+      replicas: 1
+      selector: {matchLabels: {app: badtag}}
+      template:
+        metadata: {labels: {app: badtag}, annotations: {sim.reconsim.dev/image-pull-fail: "true"}}
+        spec:
+          containers: [{name: app, image: "app:nope"}]
+- manifest:
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: badinit, namespace: default}
+    spec:
+      replicas: 1
+      selector: {matchLabels: {app: badinit}}
+      template:
+        metadata: {labels: {app: badinit}, annotations: {sim.reconsim.dev/init-exit-code: "1"}}
+        spec:
+          initContainers: [{name: migrate, image: "migrate:1.0"}]
+          containers: [{name: app, image: "app:1.0"}]
+`
+	res := runYAML(t, "kubelet-verdicts", scenario)
+	got := map[string]string{} // "Deployment badtag", "ReplicaSet badtag"
+	for _, v := range res.Verdicts {
+		name, _, _ := strings.Cut(v.Name, "-")
+		got[v.Kind+" "+name] = v.Reason + ": " + v.Message
+	}
+	assert.Contains(t, got["Deployment badtag"], "ImagePullBackOff: ")
+	assert.Regexp(t, `^ImagePullBackOff: pod default/badtag-\S+: container app is in (ErrImagePull|ImagePullBackOff) \(image app:nope\)`, got["ReplicaSet badtag"])
+	assert.Contains(t, got["Deployment badinit"], "CrashLoopBackOff: ")
+	assert.Regexp(t, `^CrashLoopBackOff: pod default/badinit-\S+: init container migrate is in CrashLoopBackOff`, got["ReplicaSet badinit"])
+}
+
+// TestImagePullFailureAction: the image-pull-failure timeline action makes a node's pulls fail
+// for a while (Kubelet.FailImagePulls); a pod created meanwhile waits in ErrImagePull and
+// ImagePullBackOff and starts at its first pull after the fault, when the image back-off
+// (image_manager.go EnsureImageExists: 10s, 20s, 40s, ...) lets it try again.
+func TestImagePullFailureAction(t *testing.T) {
+	const scenario = `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: registry-down
+seed: 1
+duration: 3m
+cluster:
+  nodeGroups:
+  - {name: worker, count: 1, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
+objects:
+- manifest:
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: app, namespace: default}
+    spec:
+      containers: [{name: app, image: "app:1.0"}]
+timeline:
+- name: registry-down
+  at: 0s
+  action: image-pull-failure
+  nodes: {names: [worker-0]}
+  for: 45s
+`
+	res := runYAML(t, "registry-down", scenario)
+	var failed []float64
+	for _, e := range eventsOf(res, "Failed") {
+		if strings.HasPrefix(e.Message, "Failed to pull image") {
+			assert.Contains(t, e.Message, "image-pull-failure on node worker-0")
+			failed = append(failed, e.Time)
+		}
+	}
+	require.NotEmpty(t, failed)
+	assert.Less(t, failed[len(failed)-1], 45.0, "pulls started after the fault succeed")
+	started := eventsOf(res, "Started")
+	require.Len(t, started, 1)
+	assert.Greater(t, started[0].Time, 45.0)
+	assert.Less(t, started[0].Time, 45.0+40+15+5, "within a back-off step and a worker retry of the fault's end")
+	assert.Empty(t, res.Verdicts)
+	assert.NotEmpty(t, eventsOf(res, "BackOff"), "ImagePullBackOff between the pulls")
+}

@@ -68,7 +68,7 @@ const (
 	// JobPodFailureBackOffMax10m: the Job controller's pod-failure back-off is capped at 10m
 	// (before: 6m, MaxJobBackOff).
 	JobPodFailureBackOffMax10m Name = "JobPodFailureBackOffMax10m"
-	// SidecarContainers: restartable init containers (not modelled).
+	// SidecarContainers: restartable init containers (sidecars).
 	SidecarContainers Name = "SidecarContainers"
 	// BalancedAllocationScoresChange: NodeResourcesBalancedAllocation scores the change in
 	// balance the pod makes (not modelled).
@@ -170,10 +170,11 @@ var table = []Gate{
 		Stages:   []Stage{{Minor: 28, On: true, Note: "pkg/controller/job/backoff_utils.go MaxJobPodFailureBackOff"}},
 		Ref:      "pkg/controller/job/job_controller.go MaxJobBackOff (360s) against backoff_utils.go MaxJobPodFailureBackOff (10m)",
 		Switches: "job.Config.MaxPodFailureBackOff: the pod-failure back-off caps at 10m (off: 6m, the cap the Job documentation still gives)"},
-	{Name: SidecarContainers, Component: "kubelet", Upstream: true,
-		Stages:   []Stage{{Minor: 28, On: false, Note: "alpha"}, {Minor: 29, On: true, Note: "beta"}, {Minor: 33, On: true, Note: "GA, #129731"}, {Minor: 37, On: true, Note: "gate removed, #137755"}},
+	{Name: SidecarContainers, Component: "kubelet", Upstream: true, Modelled: true,
+		Stages: []Stage{{Minor: 28, On: false, Note: "alpha"}, {Minor: 29, On: true, Note: "beta"}, {Minor: 33, On: true, Note: "GA, locked, #129731", Locked: true},
+			{Minor: 37, On: true, Note: "gate removed, #137755", Locked: true}},
 		Ref:      "KEP-753",
-		Switches: "nothing: init containers, restartable or not, are not run by the simulated kubelet (sim/node)"},
+		Switches: "node.Config.SidecarContainers: an init container with restartPolicy Always is a sidecar, started before the app containers and stopped after them (off: it runs as a plain init container)"},
 	{Name: BalancedAllocationScoresChange, Component: "kube-scheduler",
 		Stages:   []Stage{{Minor: 36, On: true, Note: "#135573"}},
 		Ref:      "#135573",

@@ -73,12 +73,18 @@ func TestOverrides(t *testing.T) {
 	assert.EqualError(t, err, "cannot set feature gate JobManagedBy to false, feature is locked to true in 1.35")
 	_, err = For(34, off)
 	assert.NoError(t, err, "beta in 1.34: not locked")
+	sidecarsOff, err := ParseOverrides("SidecarContainers=false")
+	require.NoError(t, err)
+	_, err = For(33, sidecarsOff)
+	assert.EqualError(t, err, "cannot set feature gate SidecarContainers to false, feature is locked to true in 1.33")
+	s, err = For(32, sidecarsOff)
+	require.NoError(t, err, "beta in 1.32: not locked")
+	assert.False(t, s.Enabled(SidecarContainers))
 
 	for in, want := range map[string]string{
 		"Nope=true":                        "unrecognized feature gate: Nope",
 		"JobManagedBy":                     "missing bool value for JobManagedBy",
 		"JobManagedBy=yes":                 "invalid value of JobManagedBy=yes, want true or false",
-		"SidecarContainers=true":           "feature gate SidecarContainers is not modelled",
 		"BalancedAllocationScoresChange=1": "feature gate BalancedAllocationScoresChange is not modelled",
 	} {
 		_, err := ParseOverrides(in)

@@ -40,11 +40,28 @@ const (
 	// Go duration ("5s") or a number of seconds ("5"). Default 1s. The grace period caps it:
 	// at the deadline the container is killed (SIGKILL, exit code 137).
 	AnnotationTerminationSeconds = "sim.reconsim.dev/termination-seconds"
+	// AnnotationHangAfter makes each container instance hang this long after it started: it
+	// keeps running, but from then on its liveness, readiness and startup probes fail, so a
+	// liveness probe restarts it (a deadlocked application). Default: never.
+	AnnotationHangAfter = "sim.reconsim.dev/hang-after"
+	// AnnotationImagePullFail set to "true" makes every pull of the pod's images fail
+	// (ErrImagePull, then ImagePullBackOff): a tag that does not exist, or a registry that
+	// refuses the node. An image already on the node is not pulled, so it still starts.
+	AnnotationImagePullFail = "sim.reconsim.dev/image-pull-fail"
+	// AnnotationInitDuration is how long each run of a (non-restartable) init container takes
+	// before it exits, as a Go duration. Default 1s. The other behaviour annotations are about
+	// the app and do not apply to init containers; sidecars follow them like the app.
+	AnnotationInitDuration = "sim.reconsim.dev/init-duration"
+	// AnnotationInitExitCode is the exit code of every init container run, an integer in
+	// [0, 255]. Default 0; anything else fails the init container, which is restarted with
+	// back-off (restartPolicy Always or OnFailure) or fails the pod (Never).
+	AnnotationInitExitCode = "sim.reconsim.dev/init-exit-code"
 )
 
 // Defaults and limits for the behaviour annotations.
 const (
 	defaultTerminationDelay = time.Second
+	defaultInitDuration     = time.Second
 	// maxAnnotationDuration bounds every duration annotation (30 days), so that a typo
 	// cannot schedule an event past any sensible run.
 	maxAnnotationDuration = 30 * 24 * time.Hour
@@ -63,6 +80,11 @@ type behaviour struct {
 	exitCode         int32
 	exitCodeProb     float64 // probability of exitCode rather than 0
 	terminationDelay time.Duration
+	hangAfter        time.Duration
+	hangs            bool // hangAfter is set
+	imagePullFails   bool
+	initDuration     time.Duration
+	initExitCode     int32
 }
 
 // annotationError is one annotation that was ignored, and why.
@@ -77,7 +99,7 @@ func (e annotationError) Error() string {
 // parseBehaviour reads the behaviour annotations. An invalid value is treated as absent and
 // reported in the returned errors (sorted by key); parseBehaviour never fails as a whole.
 func parseBehaviour(annotations map[string]string) (behaviour, []annotationError) {
-	b := behaviour{terminationDelay: defaultTerminationDelay, exitCodeProb: 1}
+	b := behaviour{terminationDelay: defaultTerminationDelay, exitCodeProb: 1, initDuration: defaultInitDuration}
 	var errs []annotationError
 	bad := func(key, reason string) {
 		errs = append(errs, annotationError{key: key, value: annotations[key], reason: reason})
@@ -97,13 +119,20 @@ func parseBehaviour(annotations map[string]string) (behaviour, []annotationError
 	if d, ok := duration(AnnotationReadyAfter, false); ok {
 		b.readyAfter = d
 	}
-	if v, ok := annotations[AnnotationNeverReady]; ok {
-		nr, err := strconv.ParseBool(strings.TrimSpace(v))
-		if err != nil {
-			bad(AnnotationNeverReady, `want "true" or "false"`)
-		} else {
-			b.neverReady = nr
+	boolean := func(key string, dst *bool) {
+		if v, ok := annotations[key]; ok {
+			on, err := strconv.ParseBool(strings.TrimSpace(v))
+			if err != nil {
+				bad(key, `want "true" or "false"`)
+			} else {
+				*dst = on
+			}
 		}
+	}
+	boolean(AnnotationNeverReady, &b.neverReady)
+	boolean(AnnotationImagePullFail, &b.imagePullFails)
+	if d, ok := duration(AnnotationHangAfter, false); ok {
+		b.hangAfter, b.hangs = d, true
 	}
 	if d, ok := duration(AnnotationCrashAfter, false); ok {
 		b.crashAfter, b.crashes = d, true
@@ -139,16 +168,23 @@ func parseBehaviour(annotations map[string]string) (behaviour, []annotationError
 			b.exitCodeProb = p
 		}
 	}
-	if v, ok := annotations[AnnotationExitCode]; ok {
-		code, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
-		switch {
-		case err != nil:
-			bad(AnnotationExitCode, "want an integer")
-		case code < 0 || code > 255:
-			bad(AnnotationExitCode, "exit codes are in [0, 255]")
-		default:
-			b.exitCode = int32(code)
+	exitCode := func(key string, dst *int32) {
+		if v, ok := annotations[key]; ok {
+			code, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+			switch {
+			case err != nil:
+				bad(key, "want an integer")
+			case code < 0 || code > 255:
+				bad(key, "exit codes are in [0, 255]")
+			default:
+				*dst = int32(code)
+			}
 		}
+	}
+	exitCode(AnnotationExitCode, &b.exitCode)
+	exitCode(AnnotationInitExitCode, &b.initExitCode)
+	if d, ok := duration(AnnotationInitDuration, false); ok {
+		b.initDuration = d
 	}
 	if d, ok := duration(AnnotationTerminationSeconds, true); ok {
 		b.terminationDelay = d
@@ -210,5 +246,11 @@ func (b behaviour) exitAfterStart(r *rand.Rand) (after time.Duration, code int32
 // healthy reports whether a readiness or startup probe succeeds sinceStart after the
 // container started.
 func (b behaviour) healthy(sinceStart time.Duration) bool {
-	return !b.neverReady && sinceStart >= b.readyAfter
+	return !b.neverReady && sinceStart >= b.readyAfter && !b.hung(sinceStart)
+}
+
+// hung reports whether the application hangs sinceStart after the container started: every
+// probe fails from then on.
+func (b behaviour) hung(sinceStart time.Duration) bool {
+	return b.hangs && sinceStart >= b.hangAfter
 }

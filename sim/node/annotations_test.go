@@ -11,7 +11,7 @@ import (
 )
 
 func TestParseBehaviour(t *testing.T) {
-	def := behaviour{terminationDelay: time.Second, exitCodeProb: 1}
+	def := behaviour{terminationDelay: time.Second, exitCodeProb: 1, initDuration: time.Second}
 	cases := []struct {
 		name    string
 		ann     map[string]string
@@ -23,20 +23,20 @@ func TestParseBehaviour(t *testing.T) {
 			AnnotationReadyAfter: "20s", AnnotationNeverReady: "false", AnnotationCrashAfter: "30s",
 			AnnotationExitAfter: "1m", AnnotationExitCode: "3", AnnotationTerminationSeconds: "5s",
 		}, behaviour{readyAfter: 20 * time.Second, crashAfter: 30 * time.Second, crashes: true,
-			exitAfter: time.Minute, exitAfterMax: time.Minute, exits: true, exitCode: 3, terminationDelay: 5 * time.Second, exitCodeProb: 1}, nil},
+			exitAfter: time.Minute, exitAfterMax: time.Minute, exits: true, exitCode: 3, terminationDelay: 5 * time.Second, exitCodeProb: 1, initDuration: time.Second}, nil},
 		{"exit-after range and probability", map[string]string{AnnotationExitAfter: "20s..40s", AnnotationExitCode: "1", AnnotationExitCodeProbability: "0.25"},
-			behaviour{exitAfter: 20 * time.Second, exitAfterMax: 40 * time.Second, exits: true, exitCode: 1, exitCodeProb: 0.25, terminationDelay: time.Second}, nil},
+			behaviour{exitAfter: 20 * time.Second, exitAfterMax: 40 * time.Second, exits: true, exitCode: 1, exitCodeProb: 0.25, terminationDelay: time.Second, initDuration: time.Second}, nil},
 		{"exit-after distribution", map[string]string{AnnotationExitAfter: "lognormal(median=30s,p99=2m,max=5m)"},
-			behaviour{exitDist: &sim.Dist{Kind: sim.DistLogNormal, Median: 30 * time.Second, P99: 2 * time.Minute, Max: 5 * time.Minute}, exits: true, terminationDelay: time.Second, exitCodeProb: 1}, nil},
+			behaviour{exitDist: &sim.Dist{Kind: sim.DistLogNormal, Median: 30 * time.Second, P99: 2 * time.Minute, Max: 5 * time.Minute}, exits: true, terminationDelay: time.Second, exitCodeProb: 1, initDuration: time.Second}, nil},
 		{"bad distribution", map[string]string{AnnotationExitAfter: "lognormal(median=30s)"}, def, []string{AnnotationExitAfter}},
 		{"empty range and bad probability", map[string]string{AnnotationExitAfter: "40s..20s", AnnotationExitCodeProbability: "1.5"}, def,
 			[]string{AnnotationExitAfter, AnnotationExitCodeProbability}},
 		{"termination seconds as a number", map[string]string{AnnotationTerminationSeconds: "2.5"},
-			behaviour{terminationDelay: 2500 * time.Millisecond, exitCodeProb: 1}, nil},
+			behaviour{terminationDelay: 2500 * time.Millisecond, exitCodeProb: 1, initDuration: time.Second}, nil},
 		{"crash-after zero crashes at once", map[string]string{AnnotationCrashAfter: "0s"},
-			behaviour{crashes: true, terminationDelay: time.Second, exitCodeProb: 1}, nil},
+			behaviour{crashes: true, terminationDelay: time.Second, exitCodeProb: 1, initDuration: time.Second}, nil},
 		{"never-ready", map[string]string{AnnotationNeverReady: "true"},
-			behaviour{neverReady: true, terminationDelay: time.Second, exitCodeProb: 1}, nil},
+			behaviour{neverReady: true, terminationDelay: time.Second, exitCodeProb: 1, initDuration: time.Second}, nil},
 		{"invalid values are ignored and reported sorted", map[string]string{
 			AnnotationReadyAfter: "soon", AnnotationNeverReady: "maybe", AnnotationCrashAfter: "-5s",
 			AnnotationExitCode: "256", AnnotationTerminationSeconds: "forever", AnnotationExitAfter: "1000h",
@@ -44,6 +44,13 @@ func TestParseBehaviour(t *testing.T) {
 			AnnotationReadyAfter, AnnotationTerminationSeconds}},
 		{"a bare number is not a duration for ready-after", map[string]string{AnnotationReadyAfter: "20"}, def,
 			[]string{AnnotationReadyAfter}},
+		{"hangs, pull failures and init containers", map[string]string{
+			AnnotationHangAfter: "60s", AnnotationImagePullFail: "true", AnnotationInitDuration: "5s", AnnotationInitExitCode: "2",
+		}, behaviour{hangAfter: time.Minute, hangs: true, imagePullFails: true, initDuration: 5 * time.Second, initExitCode: 2,
+			terminationDelay: time.Second, exitCodeProb: 1}, nil},
+		{"bad hang, pull and init values", map[string]string{
+			AnnotationHangAfter: "never", AnnotationImagePullFail: "yes please", AnnotationInitDuration: "-1s", AnnotationInitExitCode: "300",
+		}, def, []string{AnnotationHangAfter, AnnotationImagePullFail, AnnotationInitDuration, AnnotationInitExitCode}},
 		{"other annotations are none of our business", map[string]string{"example.com/x": "y"}, def, nil},
 	}
 	for _, tc := range cases {

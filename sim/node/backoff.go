@@ -65,6 +65,17 @@ func (b *Backoff) IsInBackOffSince(id string, eventTime, now vtime.Time) bool {
 	return now.Sub(eventTime) < e.backoff
 }
 
+// IsInBackOffSinceUpdate reports whether id is still backing off at now, measured from the
+// entry's last update (flowcontrol Backoff.IsInBackOffSinceUpdate, which the image manager
+// uses).
+func (b *Backoff) IsInBackOffSinceUpdate(id string, now vtime.Time) bool {
+	e, ok := b.entries[id]
+	if !ok || b.hasExpired(now, e.lastUpdate) {
+		return false
+	}
+	return now.Sub(e.lastUpdate) < e.backoff
+}
+
 // Reset forgets id.
 func (b *Backoff) Reset(id string) { delete(b.entries, id) }
 

@@ -160,3 +160,31 @@ func TestBackOffRetryAfter(t *testing.T) {
 		})
 	}
 }
+
+// TestImageBackoffSinceUpdate: the image pull back-off (image_manager.go
+// IsInBackOffSinceUpdate) is measured from the entry's last update: after failed pulls at the
+// given times, a pull attempt at "at" backs off or goes ahead.
+func TestImageBackoffSinceUpdate(t *testing.T) {
+	cases := []struct {
+		name    string
+		fails   []time.Duration // failed pulls (Next at each)
+		at      time.Duration
+		backoff bool
+	}{
+		{"no failure", nil, 0, false},
+		{"within the first 10s", []time.Duration{0}, 9 * time.Second, true},
+		{"after the first 10s", []time.Duration{0}, 10 * time.Second, false},
+		{"second failure doubles", []time.Duration{0, 12 * time.Second}, 31 * time.Second, true},
+		{"second failure, 20s later", []time.Duration{0, 12 * time.Second}, 32 * time.Second, false},
+		{"expired after 2x max", []time.Duration{0, 12 * time.Second}, 12*time.Second + 601*time.Second, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBackoff(10*time.Second, 300*time.Second)
+			for _, f := range tc.fails {
+				b.Next("p_img", at(f), at(f))
+			}
+			assert.Equal(t, tc.backoff, b.IsInBackOffSinceUpdate("p_img", at(tc.at)))
+		})
+	}
+}

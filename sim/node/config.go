@@ -67,6 +67,17 @@ type Config struct {
 	// back-off retries when the back-off expires (x [1, 1.5], at most SyncFrequency later);
 	// off, it retries after backOffPeriod 10s x [1, 1.5], as releases up to v1.34 did.
 	RetryAtBackOffExpiry bool
+	// SidecarContainers is the SidecarContainers gate (sim/features; KEP-753, beta and on
+	// since v1.29, GA in v1.33): an init container with restartPolicy Always is a sidecar,
+	// started before the regular containers and stopped after them. Off, it is run as a plain
+	// init container (the API server drops the field when the gate is off).
+	SidecarContainers bool
+	// ImageBackOffPeriod is the first image pull back-off and MaxImageBackOff its cap
+	// (imageBackOffPeriod = 10s and MaxImageBackOff = 300s in pkg/kubelet/kubelet.go, k/k
+	// v1.33; flowcontrol.NewBackOff(imageBackOffPeriod, MaxImageBackOff) in NewMainKubelet):
+	// after a failed pull the next one waits 10s, 20s, 40s, ... up to 300s.
+	ImageBackOffPeriod time.Duration
+	MaxImageBackOff    time.Duration
 	// PLEGRelistPeriod is how often the generic PLEG relists containers, so how late the
 	// kubelet notices that a container started or exited (plegRelistPeriod = 1s,
 	// pkg/kubelet/kubelet.go; docs/upstream.md#kubelet). This is the kubelet's status update
@@ -121,6 +132,9 @@ func DefaultConfig() Config {
 		MaxContainerBackOff:            300 * time.Second,
 		SyncFrequency:                  time.Minute,
 		RetryAtBackOffExpiry:           true,
+		SidecarContainers:              true,
+		ImageBackOffPeriod:             10 * time.Second,
+		MaxImageBackOff:                300 * time.Second,
 		PLEGRelistPeriod:               time.Second,
 		StatusSyncPeriod:               10 * time.Second,
 		SerializeImagePulls:            true,
@@ -148,6 +162,8 @@ func (c Config) Validate() error {
 		{"LeaseRetryBackoffMax", c.LeaseRetryBackoffMax},
 		{"ContainerBackOffPeriod", c.ContainerBackOffPeriod},
 		{"MaxContainerBackOff", c.MaxContainerBackOff},
+		{"ImageBackOffPeriod", c.ImageBackOffPeriod},
+		{"MaxImageBackOff", c.MaxImageBackOff},
 		{"SyncFrequency", c.SyncFrequency},
 		{"PLEGRelistPeriod", c.PLEGRelistPeriod},
 		{"StatusSyncPeriod", c.StatusSyncPeriod},
@@ -177,6 +193,9 @@ func (c Config) Validate() error {
 	}
 	if c.ContainerBackOffPeriod > c.MaxContainerBackOff {
 		return fmt.Errorf("node config: ContainerBackOffPeriod (%s) exceeds MaxContainerBackOff (%s)", c.ContainerBackOffPeriod, c.MaxContainerBackOff)
+	}
+	if c.ImageBackOffPeriod > c.MaxImageBackOff {
+		return fmt.Errorf("node config: ImageBackOffPeriod (%s) exceeds MaxImageBackOff (%s)", c.ImageBackOffPeriod, c.MaxImageBackOff)
 	}
 	if c.MaxPods <= 0 || c.MaxPods > maxPodsLimit {
 		return fmt.Errorf("node config: MaxPods must be in [1, %d], got %d", maxPodsLimit, c.MaxPods)

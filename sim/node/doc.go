@@ -37,8 +37,26 @@
 // period if the kubelet started less than a period ago, plus an immediate run when a
 // not-yet-ready container's status is generated) flips it after successThreshold successes
 // or failureThreshold failures (pkg/kubelet/prober/worker.go). Startup probes gate readiness
-// and restart a container that fails them. Liveness probes always succeed (simulated
-// applications never hang) and are not run.
+// and liveness. A container whose liveness or startup probe failed is killed ("Container app
+// failed liveness probe, will be restarted") and, as SyncPod does, started again in the same
+// pass once it stopped, through doBackOff: the CrashLoopBackOff back-off measured from the
+// previous instance's exit (kuberuntime_manager.go computePodActions). A simulated app fails
+// its liveness probe only when it hangs (sim.reconsim.dev/hang-after).
+//
+// Init containers run one at a time in spec order before the regular containers, each once
+// the previous one exited with 0 (computeInitContainerActions); a failed one is restarted with
+// the CrashLoopBackOff back-off, or fails the pod under restartPolicy Never. The pod is Pending
+// with Initialized=False meanwhile, its containers waiting in PodInitializing, and the status
+// carries initContainerStatuses. Sidecars (init containers with restartPolicy Always, with the
+// SidecarContainers gate) start in that order, let the next one start once they run and their
+// startup probe passed, keep running (restarted whatever the pod's restartPolicy), count for
+// readiness, are stopped once no regular container runs or will run again, and on termination
+// get SIGTERM only after the regular containers and later sidecars exited.
+//
+// Image pulls can fail (sim.reconsim.dev/image-pull-fail): the container waits in
+// ErrImagePull, the pull backs off 10s doubling to 300s per pod and image (ImagePullBackOff in
+// between), with the Failed and BackOff events of image_manager.go EnsureImageExists; the pod
+// worker retries after backOffPeriod (10s, jittered). A failing pull takes as long as a pull.
 //
 // Restarts follow restartPolicy (Always, OnFailure, Never) with CrashLoopBackOff
 // (flowcontrol.Backoff as the kubelet uses it): the first restart after an exit is
@@ -61,7 +79,8 @@
 // upstream's do (worker.go stops only liveness and startup probes of a pod being deleted).
 //
 // Simulated containers. A pod's annotations script what its containers do; this is a
-// simulator extension, not Kubernetes API, and every container of the pod behaves alike.
+// simulator extension, not Kubernetes API, and every container of the pod behaves alike
+// (init containers and sidecars apart, see below).
 // Readiness annotations act through probes: a container without a readiness probe is ready
 // once it runs, whatever they say.
 //
@@ -74,6 +93,13 @@
 //	sim.reconsim.dev/exit-code: "0"            ... with this code (default 0; crash-after wins if earlier)
 //	sim.reconsim.dev/exit-code-probability: "0.3"  ... with that code only this often, else 0 (default 1)
 //	sim.reconsim.dev/termination-seconds: 5s   time to exit after SIGTERM (default 1s; a bare number is seconds)
+//	sim.reconsim.dev/hang-after: 60s           each instance hangs 60s after it started: every probe fails from then on
+//	sim.reconsim.dev/init-duration: 5s         each init container run takes 5s (default 1s) ...
+//	sim.reconsim.dev/init-exit-code: "1"       ... and exits with this code (default 0)
+//	sim.reconsim.dev/image-pull-fail: "true"   every pull of the pod's images fails
+//
+// Init containers follow only init-duration and init-exit-code; sidecars follow the app's
+// annotations but exit-after (they run until stopped).
 //
 // An invalid value is ignored (treated as absent) and reported by a Warning event with reason
 // InvalidSimulatorAnnotation on the pod; it never fails the pod or the run.
@@ -88,6 +114,8 @@
 //     needs the server (SetServer).
 //   - Stall(d): the kubelet hangs for d: no lease, node status, pod status or pod sync, and
 //     no probes; containers go on.
+//   - FailImagePulls(d): every image pull the node starts during d fails (a registry it
+//     cannot reach), as the image-pull-fail annotation makes a pod's pulls fail.
 //   - Recover: after a crash the kubelet starts afresh like a rebooted node: it registers
 //     again, relists its pods, finishes the deletion of pods that were being deleted and
 //     restarts the containers of the others (restart count plus one, from a new sandbox);
@@ -104,8 +132,10 @@
 // ready as their status says, with no pull or start latency and no status write until
 // something changes.
 //
-// Not modelled: init containers (a pod is Initialized at once; their requests still count
-// for admission), liveness failures, image pull failures, volumes, node-level eviction,
+// Not modelled: probe handlers (outcomes come from the annotations), a probe's own
+// terminationGracePeriodSeconds, sidecars in the resource requests (admission counts init
+// containers as before KEP-753: the largest init request or the sum of the containers'),
+// imagePullPolicy (IfNotPresent always), volumes, node-level eviction,
 // static pods, admission other than resources (node selector, taints, ports), the pod
 // worker's periodic resync (the simulated runtime reports every change, so it would find
 // nothing). Events go to the Recorder as they happen, also while the kubelet is partitioned.

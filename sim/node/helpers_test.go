@@ -57,16 +57,22 @@ func (w *world) addNode(name string, capacity model.ResourceList, cfg Config, se
 
 // podSpec describes a test pod.
 type podSpec struct {
-	name, node    string
-	containers    int
-	image         string
-	cpu, memory   string
-	annotations   map[string]string
-	readiness     *model.Probe
-	startup       *model.Probe
-	restartPolicy string
-	graceSeconds  *int64
-	running       bool // settled: created with a Running status
+	name, node  string
+	containers  int
+	image       string
+	cpu, memory string
+	annotations map[string]string
+	readiness   *model.Probe
+	liveness    *model.Probe
+	startup     *model.Probe
+	// inits are the init containers, in order: "name" for a plain one, "name:sidecar" for a
+	// restartable one (restartPolicy Always), which gets sidecarStartup as its startup probe
+	// and the pod's liveness probe.
+	inits          []string
+	sidecarStartup *model.Probe
+	restartPolicy  string
+	graceSeconds   *int64
+	running        bool // settled: created with a Running status
 }
 
 func (w *world) createPod(ps podSpec) *model.Pod {
@@ -102,7 +108,27 @@ func (w *world) createPod(ps podSpec) *model.Pod {
 			p := *ps.startup
 			c.StartupProbe = &p
 		}
+		if ps.liveness != nil {
+			p := *ps.liveness
+			c.LivenessProbe = &p
+		}
 		pod.Spec.Containers = append(pod.Spec.Containers, c)
+	}
+	for _, ic := range ps.inits {
+		name, kind, _ := strings.Cut(ic, ":")
+		c := model.Container{Name: name, Image: "registry.example/" + name + ":1.0"}
+		if kind == "sidecar" {
+			c.RestartPolicy = model.Ptr(model.ContainerRestartPolicyAlways)
+			if ps.sidecarStartup != nil {
+				p := *ps.sidecarStartup
+				c.StartupProbe = &p
+			}
+			if ps.liveness != nil {
+				p := *ps.liveness
+				c.LivenessProbe = &p
+			}
+		}
+		pod.Spec.InitContainers = append(pod.Spec.InitContainers, c)
 	}
 	model.SetDefaults(pod)
 	created, err := w.Store.Create(pod)

@@ -34,10 +34,10 @@ func (kl *Kubelet) KillContainer(namespace, name, container string, exitCode int
 		return fmt.Errorf("pod %s is not running on node %s", key, kl.nodeName)
 	}
 	w := kl.workers[uids[0]]
-	if w.rt == nil || len(w.rt.containers) == 0 {
+	if w.rt == nil || len(w.rt.regular()) == 0 {
 		return fmt.Errorf("pod %s has no containers yet", key)
 	}
-	cr := w.rt.containers[0]
+	cr := w.rt.regular()[0]
 	if container != "" {
 		cr = nil
 		for _, c := range w.rt.containers {
@@ -58,6 +58,10 @@ func (kl *Kubelet) KillContainer(namespace, name, container string, exitCode int
 	}
 	cr.exit(kl.k.Now(), exitCode, reason)
 	kl.emit("container-exit", w.object(), 0, fmt.Sprintf("container=%s code=%d reason=%s killed", cr.name, exitCode, reason))
+	if w.killWait == cr {
+		w.proc.Unpark()
+		return nil
+	}
 	if w.terminating {
 		w.wake()
 	} else {

@@ -102,11 +102,16 @@ type Kubelet struct {
 	runtime    map[string]*podRuntime
 	images     map[string]vtime.Time // image -> when it is (or will be) on the node
 	pullFreeAt vtime.Time            // when the serial image puller is next free
-	backoff    *Backoff
-	status     *statusManager
-	nextID     uint64 // container instance IDs, unique per kubelet
-	nextIP     int
-	ipPrefix   string
+	// pullFailUntil: image pulls started before it fail (FailImagePulls, a registry fault).
+	pullFailUntil vtime.Time
+	backoff       *Backoff
+	// imageBackoff is the image pull back-off, keyed <pod uid>_<image> (image_manager.go
+	// EnsureImageExists).
+	imageBackoff *Backoff
+	status       *statusManager
+	nextID       uint64 // container instance IDs, unique per kubelet
+	nextIP       int
+	ipPrefix     string
 }
 
 // New returns a kubelet for node (which it copies: the name, labels, taints, capacity and
@@ -150,6 +155,15 @@ func podIPPrefix(nodeName string) string {
 		h *= 16777619
 	}
 	return fmt.Sprintf("10.%d.%d", 64+(h>>8)%64, h%256)
+}
+
+// FailImagePulls makes every image pull the node starts during the next d fail, as a
+// registry the node cannot reach would (a per-node fault; it leaves a trace line). Containers
+// whose image is not on the node wait in ErrImagePull and ImagePullBackOff; the pull back-off
+// (10s doubling to 300s per pod and image) decides when they try again after the fault ends.
+func (kl *Kubelet) FailImagePulls(d time.Duration) {
+	kl.pullFailUntil = max(kl.pullFailUntil, kl.k.Now().Add(d))
+	kl.emit("fault", kl.nodeObject(), 0, fmt.Sprintf("image-pull-failure for=%s", d))
 }
 
 // NodeName returns the name of the kubelet's node.
@@ -234,6 +248,7 @@ func (kl *Kubelet) start(adopt bool) {
 	kl.registered, kl.hasReported, kl.latestLease = false, false, nil
 	kl.workers = map[string]*podWorker{}
 	kl.backoff = NewBackoff(kl.cfg.ContainerBackOffPeriod, kl.cfg.MaxContainerBackOff)
+	kl.imageBackoff = NewBackoff(kl.cfg.ImageBackOffPeriod, kl.cfg.MaxImageBackOff)
 	kl.status = newStatusManager(kl)
 	kl.emit("start", kl.nodeObject(), 0, fmt.Sprintf("incarnation=%d", kl.incarnation))
 	kl.rec.Eventf(kl.node, model.EventTypeNormal, "Starting", "Starting kubelet.")

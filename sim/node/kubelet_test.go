@@ -19,14 +19,17 @@ import (
 //
 // Commands:
 //
-//	node name=<n> [cpu=<q>] [memory=<q>] [pods=<n>] [settled] [constant-latency] [nostart]
+//	node name=<n> [cpu=<q>] [memory=<q>] [pods=<n>] [settled] [constant-latency] [nostart] [no-sidecars]
 //	    make and start a kubelet (constant-latency: image pull 2s, sandbox 300ms, container
-//	    start 200ms, for readable timelines; settled: the Node exists already)
+//	    start 200ms, for readable timelines; settled: the Node exists already; no-sidecars: the
+//	    SidecarContainers gate off)
 //	start node=<n>                       start a kubelet made with nostart
 //	pod name=<p> node=<n> [containers=<n>] [cpu=<q>] [memory=<q>] [image=<i>]
-//	    [restart=<policy>] [grace=<s>] [readiness=<probe>] [startup=<probe>] [running]
-//	    [ann=<key>=<value>,...]
-//	    create a pod bound to a node (probe: period/initial/success/failure as 5/0/1/3)
+//	    [restart=<policy>] [grace=<s>] [readiness=<probe>] [startup=<probe>] [liveness=<probe>]
+//	    [init=<name>[:sidecar],...] [sidecar-startup=<probe>] [running] [ann=<key>=<value>,...]
+//	    create a pod bound to a node (probe: period/initial/success/failure as 5/0/1/3; init
+//	    containers in order, ":sidecar" making one restartable, with sidecar-startup as its
+//	    startup probe and the liveness probe)
 //	delete name=<p> [grace=<s>]         graceful delete through the store
 //	delete-node name=<n>                delete a Node through the store
 //	run for=<d> [show=<actions>]         run and print the kubelet's trace lines (and events)
@@ -75,6 +78,9 @@ func (w *world) command(t *testing.T, d *datadriven.TestData) string {
 	switch d.Cmd {
 	case "node":
 		cfg := DefaultConfig()
+		if arg("no-sidecars") != "" {
+			cfg.SidecarContainers = false
+		}
 		if arg("constant-latency") != "" {
 			cfg.ImagePull = sim.Constant(2 * time.Second)
 			cfg.SandboxStart = sim.Constant(300 * time.Millisecond)
@@ -109,6 +115,11 @@ func (w *world) command(t *testing.T, d *datadriven.TestData) string {
 		}
 		ps.readiness = parseProbe(t, arg("readiness"))
 		ps.startup = parseProbe(t, arg("startup"))
+		ps.liveness = parseProbe(t, arg("liveness"))
+		ps.sidecarStartup = parseProbe(t, arg("sidecar-startup"))
+		if v := arg("init"); v != "" {
+			ps.inits = strings.Split(v, ",")
+		}
 		if v := arg("ann"); v != "" {
 			ps.annotations = map[string]string{}
 			for _, kv := range strings.Split(v, ",") {
@@ -284,6 +295,25 @@ func describePod(pod *model.Pod) string {
 		}
 		b.WriteString("\n")
 	}
+	if len(s.InitContainerStatuses) > 0 {
+		fmt.Fprintf(&b, "  kubectl status: %s\n", kubectlStatus(pod))
+		for _, c := range s.Conditions {
+			if c.Message != "" && c.Type == model.PodInitialized {
+				fmt.Fprintf(&b, "  %s message: %s\n", c.Type, c.Message)
+			}
+		}
+	}
+	for _, cs := range s.InitContainerStatuses {
+		fmt.Fprintf(&b, "  init %s restarts=%d ready=%t", cs.Name, cs.RestartCount, cs.Ready)
+		if cs.Started != nil {
+			fmt.Fprintf(&b, " started=%t", *cs.Started)
+		}
+		fmt.Fprintf(&b, " state=%s", describeState(cs.State))
+		if cs.LastState.Terminated != nil {
+			fmt.Fprintf(&b, " last=%s", describeState(cs.LastState))
+		}
+		b.WriteString("\n")
+	}
 	for _, cs := range s.ContainerStatuses {
 		fmt.Fprintf(&b, "  container %s restarts=%d ready=%t", cs.Name, cs.RestartCount, cs.Ready)
 		if cs.Started != nil {
@@ -312,4 +342,49 @@ func describeState(s model.ContainerState) string {
 		return fmt.Sprintf("terminated(%s code=%d %s..%s)", t.Reason, t.ExitCode, t.StartedAt, t.FinishedAt)
 	}
 	return "none"
+}
+
+// kubectlStatus is the STATUS column `kubectl get pods` prints for a pod with init containers
+// (k8s.io/kubernetes pkg/printers/internalversion/printers.go printPod, reduced): Init:N/M while
+// the plain init containers run, Init:<reason> when one waits or failed, else the first
+// container's waiting or terminated reason, or the phase.
+func kubectlStatus(pod *model.Pod) string {
+	reason := pod.Status.Phase
+	initializing := false
+	for i := range pod.Status.InitContainerStatuses {
+		if initializing {
+			break
+		}
+		cs := &pod.Status.InitContainerStatuses[i]
+		sidecar := i < len(pod.Spec.InitContainers) && model.IsRestartableInitContainer(&pod.Spec.InitContainers[i])
+		switch {
+		case cs.State.Terminated != nil && cs.State.Terminated.ExitCode == 0:
+			continue
+		case sidecar && cs.Started != nil && *cs.Started:
+			continue
+		case cs.State.Terminated != nil:
+			if cs.State.Terminated.Reason != "" {
+				reason = "Init:" + cs.State.Terminated.Reason
+			} else {
+				reason = fmt.Sprintf("Init:ExitCode:%d", cs.State.Terminated.ExitCode)
+			}
+		case cs.State.Waiting != nil && cs.State.Waiting.Reason != "" && cs.State.Waiting.Reason != "PodInitializing":
+			reason = "Init:" + cs.State.Waiting.Reason
+		default:
+			reason = fmt.Sprintf("Init:%d/%d", i, len(pod.Spec.InitContainers))
+		}
+		initializing = true
+	}
+	if initializing {
+		return reason
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		switch {
+		case cs.State.Waiting != nil && cs.State.Waiting.Reason != "":
+			return cs.State.Waiting.Reason
+		case cs.State.Terminated != nil && cs.State.Terminated.Reason != "":
+			return cs.State.Terminated.Reason
+		}
+	}
+	return reason
 }

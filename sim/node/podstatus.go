@@ -14,8 +14,13 @@ import (
 const (
 	reasonContainerCreating = "ContainerCreating"
 	reasonCrashLoopBackOff  = "CrashLoopBackOff"
-	reasonCompleted         = "Completed"
-	reasonError             = "Error"
+	reasonPodInitializing   = "PodInitializing"
+	// reasonErrImagePull and reasonImagePullBackOff are images.ErrImagePull and
+	// images.ErrImagePullBackOff (pkg/kubelet/images/types.go).
+	reasonErrImagePull     = "ErrImagePull"
+	reasonImagePullBackOff = "ImagePullBackOff"
+	reasonCompleted        = "Completed"
+	reasonError            = "Error"
 	// reasonUnknown is what a runtime reports for a container that died with its machine;
 	// the exit code is then 255.
 	reasonUnknown   = "Unknown"
@@ -27,7 +32,9 @@ const (
 // Pod condition reasons (pkg/kubelet/status/generate.go).
 const (
 	reasonContainersNotReady = "ContainersNotReady"
-	reasonPodCompleted       = "PodCompleted"
+	// reasonContainersNotInitialized: an init container has not completed.
+	reasonContainersNotInitialized = "ContainersNotInitialized"
+	reasonPodCompleted             = "PodCompleted"
 )
 
 // isKubeletCondition reports whether the kubelet owns a pod condition type (pkg/kubelet/types
@@ -173,6 +180,9 @@ func mergePodStatus(apiStatus, kubeletStatus *model.PodStatus) model.PodStatus {
 		}
 	}
 	merged.ContainerStatuses = append([]model.ContainerStatus(nil), kubeletStatus.ContainerStatuses...)
+	if kubeletStatus.InitContainerStatuses != nil {
+		merged.InitContainerStatuses = append([]model.ContainerStatus(nil), kubeletStatus.InitContainerStatuses...)
+	}
 	return merged
 }
 
@@ -182,11 +192,19 @@ func mergePodStatus(apiStatus, kubeletStatus *model.PodStatus) model.PodStatus {
 func statusEqual(a, b *model.PodStatus) bool {
 	if a.Phase != b.Phase || a.Message != b.Message || a.Reason != b.Reason ||
 		a.HostIP != b.HostIP || a.PodIP != b.PodIP || !ptrEqual(a.StartTime, b.StartTime) ||
-		!slices.Equal(a.Conditions, b.Conditions) || len(a.ContainerStatuses) != len(b.ContainerStatuses) {
+		!slices.Equal(a.Conditions, b.Conditions) {
 		return false
 	}
-	for i := range a.ContainerStatuses {
-		if !containerStatusEqual(&a.ContainerStatuses[i], &b.ContainerStatuses[i]) {
+	return containerStatusesEqual(a.ContainerStatuses, b.ContainerStatuses) &&
+		containerStatusesEqual(a.InitContainerStatuses, b.InitContainerStatuses)
+}
+
+func containerStatusesEqual(a, b []model.ContainerStatus) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !containerStatusEqual(&a[i], &b[i]) {
 			return false
 		}
 	}

@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/reconsim/reconsim/model"
@@ -30,6 +31,9 @@ const (
 	eventKilling   = "Killing"
 	eventBackOff   = "BackOff"
 	eventUnhealthy = "Unhealthy"
+	// eventFailed is events.FailedToPullImage and events.FailedToCreateContainer, both
+	// "Failed".
+	eventFailed = "Failed"
 	// eventInvalidAnnotation is the simulator's own reason for an ignored behaviour annotation.
 	eventInvalidAnnotation = "InvalidSimulatorAnnotation"
 )
@@ -83,6 +87,16 @@ type podWorker struct {
 	plegTimer    *sim.Timer
 	requeueTimer *sim.Timer
 
+	// initialized is set once every init container completed (sidecars: started) in the
+	// current sandbox; the regular containers start from then on (computeInitContainerActions).
+	initialized bool
+	// killWait is the container a sync waits for after killing it for a failed probe: SyncPod
+	// kills synchronously and starts the container again in the same pass.
+	killWait *containerRecord
+	// killDeadline is the SIGKILL deadline of the pod's termination, shared by the containers
+	// stopped in order (sidecars after the regular containers).
+	killDeadline vtime.Time
+
 	// requestsOf is the pod version requestCPU and requestMem were computed from.
 	requestsOf             *model.Pod
 	requestCPU, requestMem int64
@@ -112,21 +126,28 @@ func newPodWorker(kl *Kubelet, pod *model.Pod, adopt bool) *podWorker {
 	rt := kl.runtime[pod.UID]
 	switch {
 	case rt != nil:
-		rt.syncContainers(pod)
+		rt.syncContainers(pod, kl.cfg.SidecarContainers)
+		w.initialized = rt.sandboxReady && anyRegularCreated(rt)
 	case adopt && pod.Status.Phase == model.PodRunning:
 		rt = adoptRuntime(kl, pod)
 		w.adopted = true
 		w.admitted = true
+		w.initialized = true
 	default:
-		rt = newPodRuntime(pod)
+		rt = newPodRuntime(pod, kl.cfg.SidecarContainers)
 	}
 	kl.runtime[pod.UID] = rt
 	w.rt = rt
 	w.reasons = make([]waitReason, len(rt.containers))
 	w.view = make([]containerView, len(rt.containers))
 	w.probes = make([]*containerProbes, len(rt.containers))
-	for i := range pod.Spec.Containers {
-		w.probes[i] = newContainerProbes(w, i, &pod.Spec.Containers[i])
+	for i, cr := range rt.containers {
+		if cr.init && !cr.sidecar {
+			// Plain init containers have no probes (the API server refuses them).
+			w.probes[i] = &containerProbes{}
+			continue
+		}
+		w.probes[i] = newContainerProbes(w, i, w.spec(i))
 	}
 	if w.adopted {
 		// A settled pod keeps the status it has: the status manager starts from it and the
@@ -150,11 +171,40 @@ func newPodWorker(kl *Kubelet, pod *model.Pod, adopt bool) *podWorker {
 	return w
 }
 
+// spec returns the spec of container i (init containers first, then regular ones).
+func (w *podWorker) spec(i int) *model.Container { return containerSpec(w.pod, w.rt.nInit, i) }
+
+// statusOf finds the container's status in a pod status (init or regular).
+func statusOf(st *model.PodStatus, cr *containerRecord) *model.ContainerStatus {
+	list := st.ContainerStatuses
+	if cr.init {
+		list = st.InitContainerStatuses
+	}
+	for i := range list {
+		if list[i].Name == cr.name {
+			return &list[i]
+		}
+	}
+	return nil
+}
+
+// anyRegularCreated reports whether a regular container was ever started: the pod was
+// initialized (hasAnyRegularContainerCreated).
+func anyRegularCreated(rt *podRuntime) bool {
+	for _, cr := range rt.regular() {
+		if cr.id != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // adoptRuntime builds runtime state from a Running pod's status, for a settled start: the
 // containers the status shows running are running since their startedAt, with their restart
-// counts; their scripted exits are scheduled from that start.
+// counts; their scripted exits are scheduled from that start. Init containers the status does
+// not show completed when the pod started, and sidecars it does not show run since then.
 func adoptRuntime(kl *Kubelet, pod *model.Pod) *podRuntime {
-	rt := newPodRuntime(pod)
+	rt := newPodRuntime(pod, kl.cfg.SidecarContainers)
 	rt.setSandbox(true, kl.k.Now())
 	rt.sandboxes = 1
 	rt.podIP = pod.Status.PodIP
@@ -168,11 +218,24 @@ func adoptRuntime(kl *Kubelet, pod *model.Pod) *podRuntime {
 			// A running container's image is on the node.
 			kl.images[cr.image] = now
 		}
-		var cs *model.ContainerStatus
-		for i := range pod.Status.ContainerStatuses {
-			if pod.Status.ContainerStatuses[i].Name == cr.name {
-				cs = &pod.Status.ContainerStatuses[i]
+		cs := statusOf(&pod.Status, cr)
+		if cr.init && (cs == nil || (!cr.sidecar && cs.State.Running == nil)) {
+			// A Running pod's init containers are done: a plain one completed, a sidecar runs.
+			started := now
+			if pod.Status.StartTime != nil {
+				started = min(*pod.Status.StartTime, now)
 			}
+			cr.id = kl.newContainerID()
+			cr.startedAt, cr.finishedAt, cr.reason = started, started, reasonCompleted
+			if t := cs; t != nil && t.State.Terminated != nil {
+				cr.startedAt, cr.finishedAt = t.State.Terminated.StartedAt, t.State.Terminated.FinishedAt
+				cr.exitCode, cr.reason = t.State.Terminated.ExitCode, t.State.Terminated.Reason
+			}
+			if cr.sidecar {
+				cr.running, cr.finishedAt, cr.reason = true, 0, ""
+				kl.armExit(rt, cr, beh, now)
+			}
+			continue
 		}
 		if cs == nil || cs.State.Running == nil {
 			continue
@@ -267,8 +330,9 @@ func (w *podWorker) remove() {
 	}
 	w.rt.stopAll(kl)
 	w.stop()
-	for _, c := range w.pod.Spec.Containers {
-		kl.backoff.Reset(w.backoffKey(c.Name))
+	for _, cr := range w.rt.containers {
+		kl.backoff.Reset(w.backoffKey(cr.name))
+		kl.imageBackoff.Reset(w.imageBackoffKey(cr.image))
 	}
 	delete(kl.runtime, w.uid)
 	kl.emit("pod-removed", w.objectName, w.pod.ResourceVersion, "")
@@ -279,6 +343,10 @@ func (w *podWorker) remove() {
 func (w *podWorker) backoffKey(container string) string {
 	return w.pod.Namespace + "_" + w.pod.Name + "_" + w.uid + "_" + container
 }
+
+// imageBackoffKey is the image's key in the image pull back-off table (image_manager.go
+// EnsureImageExists: "<pod uid>_<image>").
+func (w *podWorker) imageBackoffKey(image string) string { return w.uid + "_" + image }
 
 func (w *podWorker) object() string { return w.objectName }
 
@@ -341,9 +409,14 @@ func (w *podWorker) admit() bool {
 }
 
 // syncContainers is the runtime part of SyncPod (kuberuntime_manager.go computePodActions
-// and SyncPod, reduced): create the sandbox if there is none, then start every container that
-// never ran and restart every exited one the restart policy wants back, unless it is backing
-// off.
+// and SyncPod, k/k v1.33, reduced): create the sandbox if there is none; kill a running
+// container whose liveness or startup probe failed and start it again in the same pass;
+// run the init containers in order (kuberuntime_container.go computeInitContainerActions:
+// the next one starts when the previous one exited with 0, or, for a sidecar, once it runs
+// and its startup probe passed); once they are done, start every regular container that
+// never ran and restart every exited one the restart policy wants back, and keep the
+// sidecars running, each restart unless it is backing off. When no regular container runs or
+// will run again, the sidecars are stopped (computePodActions' KillPod with keepCount 0).
 func (w *podWorker) syncContainers(p *sim.Proc) {
 	kl := w.kl
 	pod := w.pod
@@ -361,55 +434,290 @@ func (w *podWorker) syncContainers(p *sim.Proc) {
 		}
 		rt.setSandbox(true, kl.k.Now())
 		rt.sandboxes++
+		// A new sandbox starts from the initial state: init containers run again.
+		w.initialized = false
 		if rt.podIP == "" {
 			rt.podIP = kl.allocIP()
 		}
 		kl.emit("sandbox", w.object(), 0, fmt.Sprintf("ip=%s took=%s", rt.podIP, d))
 		w.wakeAtRelist()
 	}
-	backoffUntil := vtime.Never
-	reasonsChanged := false
-	for i := range pod.Spec.Containers {
+	sc := syncCycle{backoffUntil: vtime.Never}
+	var handled []*containerRecord
+	for _, cr := range rt.containers {
 		if w.aborted() {
 			return
 		}
-		c := &pod.Spec.Containers[i]
-		cr := rt.containers[i]
-		switch {
-		case cr.running:
-			w.killIfStartupFailed(cr)
-			continue
-		case cr.id != 0:
-			if !shouldRestart(pod.Spec.RestartPolicy, cr.exitCode) {
-				continue
-			}
-			key := w.backoffKey(c.Name)
-			now := kl.k.Now()
-			if kl.backoff.IsInBackOffSince(key, cr.finishedAt, now) {
-				d := kl.backoff.Get(key)
-				msg := fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", d, c.Name, formatPod(pod))
-				if w.reasons[i] != (waitReason{reasonCrashLoopBackOff, msg}) {
-					w.reasons[i] = waitReason{reasonCrashLoopBackOff, msg}
-					reasonsChanged = true
-				}
-				kl.rec.Eventf(pod, model.EventTypeWarning, eventBackOff, "Back-off restarting failed container %s in pod %s", c.Name, formatPod(pod))
-				backoffUntil = min(backoffUntil, cr.finishedAt.Add(d))
-				kl.emit("backoff", w.object(), 0, fmt.Sprintf("container=%s delay=%s until=%s", c.Name, d, cr.finishedAt.Add(d)))
-				continue
-			}
-			kl.backoff.Next(key, cr.finishedAt, now)
+		if cr.running && (!cr.init || cr.sidecar) && w.restartIfProbeFailed(p, cr, &sc) {
+			handled = append(handled, cr)
 		}
-		w.startContainer(p, i)
 	}
-	if backoffUntil != vtime.Never {
-		w.requeueTimer.Reset(kl.jitter(kl.backOffRetryAfter(backoffUntil), workerBackOffPeriodJitterFactor))
+	if !w.initialized && !w.syncInit(p, &sc) {
+		w.finishCycle(&sc)
+		return
 	}
-	if reasonsChanged {
+	keep := false
+	for _, cr := range rt.containers {
+		if w.aborted() {
+			return
+		}
+		switch {
+		case cr.init && !cr.sidecar, slices.Contains(handled, cr):
+			continue
+		case cr.running:
+			keep = keep || !cr.init
+			continue
+		case cr.id != 0 && !cr.sidecar && !shouldRestart(pod.Spec.RestartPolicy, cr.exitCode):
+			continue
+		}
+		if !cr.init {
+			keep = true
+		} else if !anyRegularWanted(w) {
+			// No regular container runs or will run again: sidecars are not restarted.
+			continue
+		}
+		w.startWithBackOff(p, cr, &sc)
+	}
+	if !keep && rt.nInit > 0 && !w.aborted() {
+		w.stopSidecars()
+	}
+	w.finishCycle(&sc)
+}
+
+// anyRegularWanted reports whether a regular container runs or the restart policy wants one
+// back (computePodActions' keepCount or ContainersToStart).
+func anyRegularWanted(w *podWorker) bool {
+	for _, cr := range w.rt.regular() {
+		if cr.running || cr.id == 0 || shouldRestart(w.pod.Spec.RestartPolicy, cr.exitCode) {
+			return true
+		}
+	}
+	return false
+}
+
+// syncCycle collects what one pass of syncContainers found: the earliest back-off expiry, a
+// pod-worker retry after a failed image pull, and whether a waiting reason changed.
+type syncCycle struct {
+	backoffUntil   vtime.Time
+	retryAfterPull bool
+	reasonsChanged bool
+}
+
+// finishCycle arranges the pod worker's retry after a sync that failed (pod_workers.go
+// completeWork) and publishes a changed waiting reason.
+func (w *podWorker) finishCycle(sc *syncCycle) {
+	kl := w.kl
+	switch {
+	case sc.backoffUntil != vtime.Never:
+		w.requeueTimer.Reset(kl.jitter(kl.backOffRetryAfter(sc.backoffUntil), workerBackOffPeriodJitterFactor))
+	case sc.retryAfterPull:
+		// An image pull error carries no back-off expiry (#133066 propagates only the
+		// crash-loop one): the worker retries after backOffPeriod, jittered.
+		w.requeueTimer.Reset(kl.jitter(workerBackOffPeriod, workerBackOffPeriodJitterFactor))
+	}
+	if sc.reasonsChanged {
 		// The waiting reason reaches the API with the status generated from the new reason
 		// cache entry. Upstream shows it at the next sync; publishing it now is what
 		// `kubectl get pods` shows on a real node within a second or two of the BackOff event.
 		w.kl.status.setPodStatus(w, w.generateStatus(w.kl.lastRelist(), false), false)
 	}
+}
+
+// setReason records a waiting reason for container i (the reason cache) and notes a change.
+func (w *podWorker) setReason(i int, r waitReason, sc *syncCycle) {
+	if w.reasons[i] != r {
+		w.reasons[i] = r
+		sc.reasonsChanged = true
+	}
+}
+
+// syncInit runs the init containers in order (computeInitContainerActions): it starts the
+// first one that has not completed in this sandbox, restarts a failed one the restart policy
+// wants back (with back-off), and waits for a running one. It reports whether every init
+// container is done (plain ones exited with 0, sidecars running and started), and marks the
+// pod initialized then.
+func (w *podWorker) syncInit(p *sim.Proc, sc *syncCycle) bool {
+	rt := w.rt
+	relist := w.kl.lastRelist()
+	for i := 0; i < rt.nInit; i++ {
+		if w.aborted() {
+			return false
+		}
+		cr := rt.containers[i]
+		ran := cr.id != 0 && cr.startedAt >= rt.sandboxChangedAt
+		switch {
+		case !ran:
+			w.startContainer(p, cr.idx)
+			return false
+		case cr.changedAt > relist:
+			// The kubelet acts on the runtime state its last PLEG relist saw: a start or exit
+			// since then is not known yet.
+			return false
+		case cr.running && cr.sidecar:
+			if !w.containerStartedNow(cr) {
+				return false
+			}
+			continue
+		case cr.running:
+			return false
+		case cr.sidecar:
+			w.startWithBackOff(p, cr, sc)
+			return false
+		case cr.exitCode == 0:
+			continue
+		case w.pod.Spec.RestartPolicy == model.RestartPolicyNever:
+			// The pod fails (getPhase: failed initialization under Never).
+			return false
+		default:
+			w.startWithBackOff(p, cr, sc)
+			return false
+		}
+	}
+	w.initialized = true
+	return true
+}
+
+// containerStartedNow reports whether a running container counts as started for the next
+// init container: its startup probe passed, or it has none.
+func (w *podWorker) containerStartedNow(cr *containerRecord) bool {
+	cp := w.probes[cr.idx]
+	if cp.startup == nil {
+		return true
+	}
+	r, ok := cp.startup.st.get(cr.id)
+	return ok && r == resultSuccess
+}
+
+// startWithBackOff restarts an exited container unless it is backing off
+// (kuberuntime_container.go doBackOff: the back-off is measured from the exit).
+func (w *podWorker) startWithBackOff(p *sim.Proc, cr *containerRecord, sc *syncCycle) {
+	if cr.id == 0 {
+		w.startContainer(p, cr.idx)
+		return
+	}
+	if w.inCrashLoopBackOff(cr, cr.finishedAt, sc) {
+		return
+	}
+	w.startContainer(p, cr.idx)
+}
+
+// inCrashLoopBackOff is doBackOff for a container whose last exit was at finished: if the
+// container's back-off has not passed it records CrashLoopBackOff (reason, BackOff event,
+// retry time) and reports true; otherwise it advances the back-off.
+func (w *podWorker) inCrashLoopBackOff(cr *containerRecord, finished vtime.Time, sc *syncCycle) bool {
+	kl := w.kl
+	pod := w.pod
+	key := w.backoffKey(cr.name)
+	now := kl.k.Now()
+	if kl.backoff.IsInBackOffSince(key, finished, now) {
+		d := kl.backoff.Get(key)
+		msg := fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", d, cr.name, formatPod(pod))
+		w.setReason(cr.idx, waitReason{reasonCrashLoopBackOff, msg}, sc)
+		kl.rec.Eventf(pod, model.EventTypeWarning, eventBackOff, "Back-off restarting failed container %s in pod %s", cr.name, formatPod(pod))
+		sc.backoffUntil = min(sc.backoffUntil, finished.Add(d))
+		kl.emit("backoff", w.object(), 0, fmt.Sprintf("container=%s delay=%s until=%s", cr.name, d, finished.Add(d)))
+		return true
+	}
+	kl.backoff.Next(key, finished, now)
+	return false
+}
+
+// restartIfProbeFailed kills a running container whose liveness or startup probe failed
+// (computePodActions: "Container %s failed liveness probe, will be restarted"; a sidecar's
+// is computeInitContainerActions' "Init container %s failed liveness probe") and, as SyncPod
+// does, waits for it to stop and starts it again in the same pass, unless the restart policy
+// says Never (then the pod goes on without it). The back-off is doBackOff's: measured from
+// the exit of the instance before the killed one, so a container that ran longer than its
+// back-off is restarted at once, and the back-off grows by one step.
+// It reports whether it killed the container.
+func (w *podWorker) restartIfProbeFailed(p *sim.Proc, cr *containerRecord, sc *syncCycle) bool {
+	if cr.stopping {
+		return false
+	}
+	cp := w.probes[cr.idx]
+	what := ""
+	if cp.liveness != nil {
+		if r, ok := cp.liveness.st.get(cr.id); ok && r == resultFailure {
+			what = "liveness"
+		}
+	}
+	if what == "" && cp.startup != nil {
+		if r, ok := cp.startup.st.get(cr.id); ok && r == resultFailure {
+			what = "startup"
+		}
+	}
+	if what == "" {
+		return false
+	}
+	restart := cr.sidecar || w.pod.Spec.RestartPolicy != model.RestartPolicyNever
+	msg := fmt.Sprintf("Container %s failed %s probe", cr.name, what)
+	if cr.sidecar {
+		msg = fmt.Sprintf("Init container %s failed %s probe", cr.name, what)
+	} else if restart {
+		msg += ", will be restarted"
+	}
+	var prevExit vtime.Time
+	hadExit := cr.last != nil
+	if hadExit {
+		prevExit = cr.last.FinishedAt
+	}
+	w.kill(cr, msg, w.specGraceSeconds())
+	if !restart {
+		return true
+	}
+	// killContainer returns once the runtime stopped the container.
+	for cr.running && !w.aborted() {
+		w.killWait = cr
+		p.Park()
+	}
+	w.killWait = nil
+	if w.aborted() || (hadExit && w.inCrashLoopBackOff(cr, prevExit, sc)) {
+		return true
+	}
+	w.startContainer(p, cr.idx)
+	return true
+}
+
+// stopSidecars stops the running sidecars once no regular container runs or will run
+// (computePodActions' KillPod, killPodWithSyncResult), last one first.
+func (w *podWorker) stopSidecars() {
+	w.killOrdered(w.specGraceSeconds())
+}
+
+// killOrdered stops every running container with a grace period of graceSeconds
+// (killContainersWithSyncResult with its terminationOrdering, kuberuntime_container.go and
+// kuberuntime_termination_order.go, k/k v1.33): every container gets its Killing event at
+// once; the regular (and plain init) containers get SIGTERM at once; a sidecar gets it only
+// when the regular containers and the sidecars after it have exited, with what is left of
+// the pod's grace period (at least minimumGracePeriodInSeconds). It is called again whenever
+// a container exits. It reports whether no container runs any more.
+func (w *podWorker) killOrdered(graceSeconds int64) bool {
+	kl := w.kl
+	now := kl.k.Now()
+	if d := now.Add(time.Duration(graceSeconds) * time.Second); w.killDeadline == 0 || d < w.killDeadline {
+		w.killDeadline = d
+	}
+	waiting := false
+	for _, cr := range w.rt.containers {
+		if cr.running && !cr.sidecar {
+			w.kill(cr, fmt.Sprintf("Stopping container %s", cr.name), graceSeconds)
+			waiting = true
+		}
+	}
+	for i := w.rt.nInit - 1; i >= 0; i-- {
+		cr := w.rt.containers[i]
+		if !cr.running || !cr.sidecar {
+			continue
+		}
+		if waiting {
+			w.announceKill(cr, fmt.Sprintf("Stopping container %s", cr.name))
+			continue
+		}
+		left := int64(w.killDeadline.Sub(now) / time.Second)
+		w.kill(cr, fmt.Sprintf("Stopping container %s", cr.name), left)
+		waiting = true
+	}
+	return !w.rt.anyRunning()
 }
 
 // aborted reports whether the current sync should stop early: the pod is being deleted or the
@@ -440,12 +748,13 @@ func shouldRestart(policy string, exitCode int32) bool {
 }
 
 // startContainer pulls the image if needed, then creates and starts container i
-// (kuberuntime_container.go startContainer), with the upstream events.
+// (kuberuntime_container.go startContainer), with the upstream events. A failed pull leaves
+// the container waiting in ErrImagePull or ImagePullBackOff and the worker retrying.
 func (w *podWorker) startContainer(p *sim.Proc, i int) {
 	kl := w.kl
-	c := &w.pod.Spec.Containers[i]
+	c := w.spec(i)
 	cr := w.rt.containers[i]
-	if !w.ensureImage(p, c.Image) {
+	if !w.ensureImage(p, i, c.Image) {
 		return
 	}
 	d := kl.cfg.ContainerStart.Sample(kl.runRand)
@@ -464,10 +773,20 @@ func (w *podWorker) startContainer(p *sim.Proc, i int) {
 }
 
 // armExit schedules the scripted exit of a running container instance, if its pod's
-// behaviour has one, measured from the instance's start (not before now).
+// behaviour has one, measured from the instance's start (not before now). A plain init
+// container exits after the init duration with the init exit code.
 func (kl *Kubelet) armExit(rt *podRuntime, cr *containerRecord, beh behaviour, now vtime.Time) {
 	if cr.exitTimer == nil {
 		cr.exitTimer = kl.k.NewTimer(func() { kl.containerExitFired(rt, cr) })
+	}
+	if cr.init && !cr.sidecar {
+		cr.scheduleExit(max(cr.startedAt.Add(beh.initDuration), now), beh.initExitCode)
+		return
+	}
+	if cr.sidecar {
+		// A sidecar runs until stopped: exit-after (a workload running to completion) is the
+		// app's; crash-after still applies.
+		beh.exits, beh.exitDist = false, nil
 	}
 	if after, code, ok := beh.exitAfterStart(kl.runRand); ok {
 		cr.scheduleExit(max(cr.startedAt.Add(after), now), code)
@@ -488,6 +807,11 @@ func (kl *Kubelet) containerExitFired(rt *podRuntime, cr *containerRecord) {
 	if !ok || w.rt != rt {
 		return
 	}
+	if w.killWait == cr {
+		// The sync that killed it goes on (restartIfProbeFailed).
+		w.proc.Unpark()
+		return
+	}
 	if w.terminating {
 		w.wake()
 		return
@@ -495,11 +819,16 @@ func (kl *Kubelet) containerExitFired(rt *podRuntime, cr *containerRecord) {
 	w.wakeAtRelist()
 }
 
-// ensureImage makes sure image is on the node (image_manager.go EnsureImageExists with
-// imagePullPolicy IfNotPresent): an image already present costs nothing; otherwise it is
-// pulled, one pull at a time when pulls are serialised, and a pull of the same image already
-// under way is waited for. It reports false if the sync was aborted meanwhile.
-func (w *podWorker) ensureImage(p *sim.Proc, image string) bool {
+// ensureImage makes sure image is on the node for container i (image_manager.go
+// EnsureImageExists with imagePullPolicy IfNotPresent, k/k v1.33): an image already present
+// costs nothing; otherwise, unless the pod's pulls of it are backing off, it is pulled, one
+// pull at a time when pulls are serialised, and a pull of the same image already under way is
+// waited for. A pull that fails (the image-pull-fail annotation) records the Failed events,
+// advances the image back-off (10s doubling to 300s, keyed by pod and image) and leaves the
+// container waiting in ErrImagePull; while the back-off lasts the next attempts record
+// BackOff and ImagePullBackOff instead of pulling (the pod worker retries after its
+// backOffPeriod). It reports false if the image is not there or the sync was aborted.
+func (w *podWorker) ensureImage(p *sim.Proc, i int, image string) bool {
 	kl := w.kl
 	now := kl.k.Now()
 	if image == "" {
@@ -509,10 +838,19 @@ func (w *podWorker) ensureImage(p *sim.Proc, image string) bool {
 		kl.rec.Eventf(w.pod, model.EventTypeNormal, eventPulled, "Container image %q already present on machine", image)
 		return true
 	}
+	key := w.imageBackoffKey(image)
+	if kl.imageBackoff.IsInBackOffSinceUpdate(key, now) {
+		msg := fmt.Sprintf("Back-off pulling image %q", image)
+		kl.rec.Eventf(w.pod, model.EventTypeNormal, eventBackOff, "%s", msg)
+		w.pullFailed(i, waitReason{reasonImagePullBackOff, msg})
+		return false
+	}
 	kl.rec.Eventf(w.pod, model.EventTypeNormal, eventPulling, "Pulling image %q", image)
 	var pullDuration time.Duration
 	end, inFlight := kl.images[image]
-	if inFlight {
+	registryDown := now < kl.pullFailUntil
+	fails := w.beh.imagePullFails || registryDown
+	if inFlight && !fails {
 		pullDuration = end.Sub(now)
 	} else {
 		begin := now
@@ -521,7 +859,9 @@ func (w *podWorker) ensureImage(p *sim.Proc, image string) bool {
 		}
 		pullDuration = kl.cfg.ImagePull.Sample(kl.pullRand)
 		end = begin.Add(pullDuration)
-		kl.images[image] = end
+		if !fails {
+			kl.images[image] = end
+		}
 		if kl.cfg.SerializeImagePulls {
 			kl.pullFreeAt = end
 		}
@@ -531,27 +871,32 @@ func (w *podWorker) ensureImage(p *sim.Proc, image string) bool {
 		return false
 	}
 	total := kl.k.Now().Sub(now)
+	if fails {
+		// The runtime's error, as the kubelet passes it on (evalCRIPullErr).
+		cause := fmt.Sprintf("simulated pull failure (%s)", AnnotationImagePullFail)
+		if registryDown {
+			cause = fmt.Sprintf("simulated pull failure (image-pull-failure on node %s)", kl.nodeName)
+		}
+		kl.rec.Eventf(w.pod, model.EventTypeWarning, eventFailed, "Failed to pull image %q: %s", image, cause)
+		kl.imageBackoff.Next(key, kl.k.Now(), kl.k.Now())
+		w.pullFailed(i, waitReason{reasonErrImagePull, cause})
+		kl.emit("image-pull-failed", w.object(), 0, fmt.Sprintf("image=%s took=%s backoff=%s", image, pullDuration, kl.imageBackoff.Get(key)))
+		return false
+	}
 	kl.rec.Eventf(w.pod, model.EventTypeNormal, eventPulled, "Successfully pulled image %q in %s (%s including waiting)",
 		image, pullDuration.Truncate(time.Millisecond), total.Truncate(time.Millisecond))
 	kl.emit("image-pulled", w.object(), 0, fmt.Sprintf("image=%s took=%s waited=%s", image, pullDuration, total))
 	return true
 }
 
-// killIfStartupFailed stops a running container whose startup probe failed, so that it is
-// restarted (computePodActions: "Container %s failed startup probe, will be restarted").
-func (w *podWorker) killIfStartupFailed(cr *containerRecord) {
-	cp := w.probes[cr.idx]
-	if cp.startup == nil || cr.stopping {
-		return
-	}
-	if r, ok := cp.startup.st.get(cr.id); !ok || r != resultFailure {
-		return
-	}
-	msg := fmt.Sprintf("Container %s failed startup probe", cr.name)
-	if shouldRestart(w.pod.Spec.RestartPolicy, 1) {
-		msg += ", will be restarted"
-	}
-	w.kill(cr, msg, w.specGraceSeconds())
+// pullFailed is startContainer's error path for a failed EnsureImageExists: the Failed event
+// "Error: <reason>", the reason cache entry, the status, and the worker's retry.
+func (w *podWorker) pullFailed(i int, r waitReason) {
+	kl := w.kl
+	kl.rec.Eventf(w.pod, model.EventTypeWarning, eventFailed, "Error: %s", r.reason)
+	sc := syncCycle{backoffUntil: vtime.Never, retryAfterPull: true}
+	w.setReason(i, r, &sc)
+	w.finishCycle(&sc)
 }
 
 // kill sends SIGTERM to a running container with a grace period of graceSeconds (at least
@@ -562,10 +907,18 @@ func (w *podWorker) kill(cr *containerRecord, message string, graceSeconds int64
 	graceSeconds = max(graceSeconds, minimumGracePeriodInSeconds)
 	deadline := now.Add(time.Duration(graceSeconds) * time.Second)
 	if !cr.stopping {
-		kl.rec.Eventf(w.pod, model.EventTypeNormal, eventKilling, "%s", message)
+		w.announceKill(cr, message)
 		kl.emit("container-kill", w.object(), 0, fmt.Sprintf("container=%s grace=%ds", cr.name, graceSeconds))
 	}
 	cr.signalTerm(now, deadline, w.beh.terminationDelay)
+}
+
+// announceKill records the Killing event for a container instance, once.
+func (w *podWorker) announceKill(cr *containerRecord, message string) {
+	if !cr.killAnnounced {
+		cr.killAnnounced = true
+		w.kl.rec.Eventf(w.pod, model.EventTypeNormal, eventKilling, "%s", message)
+	}
 }
 
 // specGraceSeconds is the pod's terminationGracePeriodSeconds (default 30).
@@ -596,13 +949,7 @@ func (w *podWorker) syncTerminating() {
 		kl.status.setPodStatus(w, w.generateStatus(w.kl.lastRelist(), false), false)
 	}
 	w.requeueTimer.Stop()
-	grace := w.deletionGraceSeconds()
-	for _, cr := range w.rt.containers {
-		if cr.running {
-			w.kill(cr, fmt.Sprintf("Stopping container %s", cr.name), grace)
-		}
-	}
-	if w.rt.anyRunning() {
+	if !w.killOrdered(w.deletionGraceSeconds()) {
 		return
 	}
 	for _, cp := range w.probes {
@@ -624,19 +971,26 @@ func (w *podWorker) syncTerminating() {
 // generateStatus is generateAPIPodStatus: the pod status from the runtime state as the
 // kubelet saw it at time relist (its last PLEG relist, or now where upstream asks the runtime
 // directly), the reason cache and the probe results. It also refreshes the view the probe
-// workers read.
+// workers read. A pod with init containers gets their statuses in initContainerStatuses; its
+// containers wait with reason PodInitializing until they start (convertToAPIContainerStatuses).
 func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) model.PodStatus {
 	pod := w.pod
 	rt := w.rt
 	s := model.PodStatus{ContainerStatuses: make([]model.ContainerStatus, len(pod.Spec.Containers))}
-	for i := range pod.Spec.Containers {
-		c := &pod.Spec.Containers[i]
-		cr := rt.containers[i]
+	if rt.nInit > 0 {
+		s.InitContainerStatuses = make([]model.ContainerStatus, rt.nInit)
+	}
+	defaultWaiting := reasonContainerCreating
+	if rt.nInit > 0 {
+		defaultWaiting = reasonPodInitializing
+	}
+	for i, cr := range rt.containers {
+		c := w.spec(i)
 		seen := seenAt(cr, relist)
 		cs := model.ContainerStatus{Name: c.Name, Image: c.Image, RestartCount: seen.restartCount}
 		switch {
 		case seen.id == 0:
-			cs.State.Waiting = &model.ContainerStateWaiting{Reason: reasonContainerCreating}
+			cs.State.Waiting = &model.ContainerStateWaiting{Reason: defaultWaiting}
 		case seen.running:
 			cs.State.Running = &model.ContainerStateRunning{StartedAt: seen.startedAt}
 		default:
@@ -652,10 +1006,24 @@ func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) model.
 		w.view[i] = containerView{id: seen.id, running: seen.running, terminated: !seen.running && seen.id != 0, startedAt: seen.startedAt}
 		started := seen.running && w.containerStarted(i)
 		cs.Started = model.Ptr(started)
+		if cr.init && !cr.sidecar {
+			// prober_manager.go UpdatePodStatus: a plain init container is ready once it
+			// completed.
+			cs.Ready = cs.State.Terminated != nil && cs.State.Terminated.ExitCode == 0
+			s.InitContainerStatuses[i] = cs
+			continue
+		}
 		cs.Ready = started && w.containerReady(i)
-		s.ContainerStatuses[i] = cs
+		if cr.init {
+			s.InitContainerStatuses[i] = cs
+		} else {
+			s.ContainerStatuses[i-rt.nInit] = cs
+		}
 	}
 	s.Phase = getPhase(pod.Spec.RestartPolicy, s.ContainerStatuses, podIsTerminal)
+	if rt.nInit > 0 {
+		s.Phase = w.phaseWithInit(&s, podIsTerminal)
+	}
 	sandboxReady := rt.sandboxReady
 	if rt.sandboxChangedAt > relist {
 		sandboxReady = !sandboxReady
@@ -664,10 +1032,10 @@ func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) model.
 	if sandboxReady {
 		sandbox.Status = model.ConditionTrue
 	}
-	containersReady, ready := readyConditions(s.ContainerStatuses, s.Phase)
+	containersReady, ready := readyConditions(w.readinessStatuses(&s), s.Phase)
 	s.Conditions = []model.PodCondition{
 		sandbox,
-		{Type: model.PodInitialized, Status: model.ConditionTrue},
+		w.initializedCondition(&s),
 		ready,
 		containersReady,
 		{Type: model.PodScheduled, Status: model.ConditionTrue},
@@ -678,6 +1046,122 @@ func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) model.
 	}
 	w.lastStatus = &s
 	return s
+}
+
+// readinessStatuses are the statuses the Ready conditions are computed from: the sidecars'
+// first, then the regular containers' (GenerateContainersReadyCondition).
+func (w *podWorker) readinessStatuses(s *model.PodStatus) []model.ContainerStatus {
+	if w.rt.nInit == 0 {
+		return s.ContainerStatuses
+	}
+	var out []model.ContainerStatus
+	for i, cr := range w.rt.containers[:w.rt.nInit] {
+		if cr.sidecar && i < len(s.InitContainerStatuses) {
+			out = append(out, s.InitContainerStatuses[i])
+		}
+	}
+	return append(out, s.ContainerStatuses...)
+}
+
+// initializedCondition is status/generate.go GeneratePodInitializedCondition (k/k v1.33):
+// True without init containers, once a regular container started, or when every plain init
+// container completed with 0 and every sidecar started; otherwise False with reason
+// ContainersNotInitialized naming the incomplete ones.
+func (w *podWorker) initializedCondition(s *model.PodStatus) model.PodCondition {
+	cond := model.PodCondition{Type: model.PodInitialized, Status: model.ConditionTrue}
+	if w.rt.nInit == 0 {
+		return cond
+	}
+	var incomplete []string
+	for i, cr := range w.rt.containers[:w.rt.nInit] {
+		cs := &s.InitContainerStatuses[i]
+		if cr.sidecar {
+			if cs.Started == nil || !*cs.Started {
+				incomplete = append(incomplete, cr.name)
+			}
+			continue
+		}
+		if cs.State.Terminated == nil || cs.State.Terminated.ExitCode != 0 {
+			incomplete = append(incomplete, cr.name)
+		}
+	}
+	if s.Phase == model.PodSucceeded {
+		cond.Reason = reasonPodCompleted
+		return cond
+	}
+	for i := range s.ContainerStatuses {
+		if st := s.ContainerStatuses[i].Started; st != nil && *st {
+			return cond // initialized before (HasAnyRegularContainerStarted)
+		}
+	}
+	if len(incomplete) > 0 {
+		cond.Status, cond.Reason = model.ConditionFalse, reasonContainersNotInitialized
+		cond.Message = fmt.Sprintf("containers with incomplete status: %v", incomplete)
+	}
+	return cond
+}
+
+// phaseWithInit is kubelet_pods.go getPhase for a pod with init containers (k/k v1.33): a
+// plain init container that is not done keeps the pod Pending (Failed under restartPolicy
+// Never once one failed); sidecars count as running containers, except that one not started
+// yet keeps a pod that was never initialized Pending, and a stopped one is ignored.
+func (w *podWorker) phaseWithInit(s *model.PodStatus, podIsTerminal bool) string {
+	pendingInit, failedInit := 0, 0
+	sidecarRunning, sidecarPending := 0, 0
+	for i, cr := range w.rt.containers[:w.rt.nInit] {
+		cs := &s.InitContainerStatuses[i]
+		if cr.sidecar {
+			switch {
+			case cs.State.Running != nil:
+				sidecarRunning++
+				if cs.Started == nil || !*cs.Started {
+					sidecarPending++
+				}
+			case cs.State.Waiting != nil && cs.LastState.Terminated == nil:
+				sidecarPending++
+			}
+			continue
+		}
+		switch {
+		case cs.State.Terminated != nil:
+			if cs.State.Terminated.ExitCode != 0 {
+				failedInit++
+			}
+		case cs.State.Waiting != nil && cs.LastState.Terminated != nil:
+			if cs.LastState.Terminated.ExitCode != 0 {
+				failedInit++
+			}
+		default:
+			pendingInit++
+		}
+	}
+	if failedInit > 0 && w.pod.Spec.RestartPolicy == model.RestartPolicyNever {
+		return model.PodFailed
+	}
+	initialized := false
+	for i := range s.ContainerStatuses {
+		if s.ContainerStatuses[i].State.Waiting == nil || s.ContainerStatuses[i].LastState.Terminated != nil {
+			initialized = true
+		}
+	}
+	if pendingInit > 0 || (sidecarPending > 0 && !initialized) {
+		return model.PodPending
+	}
+	phase := s.Phase
+	if sidecarRunning > 0 && phase != model.PodPending {
+		// getPhase counts running sidecars with the running containers: the pod stays
+		// Running while they run, until the kubelet stops them.
+		var running int
+		for i := range s.ContainerStatuses {
+			if s.ContainerStatuses[i].State.Running != nil {
+				running++
+			}
+		}
+		if running == 0 {
+			phase = model.PodRunning
+		}
+	}
+	return phase
 }
 
 // seenContainer is a container as a relist at some time saw it.
@@ -756,12 +1240,7 @@ func (w *podWorker) adoptReadiness(i int) {
 	if cp == nil {
 		return
 	}
-	var cs *model.ContainerStatus
-	for j := range w.pod.Status.ContainerStatuses {
-		if w.pod.Status.ContainerStatuses[j].Name == w.rt.containers[i].name {
-			cs = &w.pod.Status.ContainerStatuses[j]
-		}
-	}
+	cs := statusOf(&w.pod.Status, w.rt.containers[i])
 	if cs == nil || w.view[i].id == 0 {
 		return
 	}
@@ -773,6 +1252,9 @@ func (w *podWorker) adoptReadiness(i int) {
 		cp.readiness.st.follow(w.view[i].id)
 		cp.readiness.st.set(resultSuccess)
 	}
+	if cp.liveness != nil {
+		cp.liveness.st.follow(w.view[i].id)
+	}
 }
 
 // readinessChanged is SetContainerReadiness: the cached status gets the container's new
@@ -783,21 +1265,16 @@ func (w *podWorker) readinessChanged(i int) {
 	}
 	s := *w.lastStatus
 	s.ContainerStatuses = append([]model.ContainerStatus(nil), w.lastStatus.ContainerStatuses...)
-	s.Conditions = append([]model.PodCondition(nil), w.lastStatus.Conditions...)
-	name := w.rt.containers[i].name
-	found := false
-	for j := range s.ContainerStatuses {
-		cs := &s.ContainerStatuses[j]
-		if cs.Name != name {
-			continue
-		}
-		found = true
-		cs.Ready = w.view[i].running && cs.Started != nil && *cs.Started && w.containerReady(i)
+	if s.InitContainerStatuses != nil {
+		s.InitContainerStatuses = append([]model.ContainerStatus(nil), w.lastStatus.InitContainerStatuses...)
 	}
-	if !found {
+	s.Conditions = append([]model.PodCondition(nil), w.lastStatus.Conditions...)
+	cs := statusOf(&s, w.rt.containers[i])
+	if cs == nil {
 		return
 	}
-	containersReady, ready := readyConditions(s.ContainerStatuses, s.Phase)
+	cs.Ready = w.view[i].running && cs.Started != nil && *cs.Started && w.containerReady(i)
+	containersReady, ready := readyConditions(w.readinessStatuses(&s), s.Phase)
 	for j := range s.Conditions {
 		switch s.Conditions[j].Type {
 		case model.PodContainersReady:

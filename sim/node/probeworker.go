@@ -8,18 +8,25 @@ import (
 	"github.com/reconsim/reconsim/vtime"
 )
 
-// containerProbes are the probe workers of one container. Liveness probes are not run: the
-// simulated containers never hang, so a liveness probe always succeeds and could change
-// nothing.
+// containerProbes are the probe workers of one container (prober_manager.go AddPod: one
+// worker per probe the container declares).
 type containerProbes struct {
 	readiness *probeRunner
+	liveness  *probeRunner
 	startup   *probeRunner
+}
+
+func (cp *containerProbes) all() [3]*probeRunner {
+	return [3]*probeRunner{cp.readiness, cp.liveness, cp.startup}
 }
 
 func newContainerProbes(w *podWorker, idx int, c *model.Container) *containerProbes {
 	cp := &containerProbes{}
 	if c.ReadinessProbe != nil {
 		cp.readiness = &probeRunner{w: w, idx: idx, st: newProbeState(probeReadiness, c.ReadinessProbe)}
+	}
+	if c.LivenessProbe != nil {
+		cp.liveness = &probeRunner{w: w, idx: idx, st: newProbeState(probeLiveness, c.LivenessProbe)}
 	}
 	if c.StartupProbe != nil {
 		cp.startup = &probeRunner{w: w, idx: idx, st: newProbeState(probeStartup, c.StartupProbe)}
@@ -28,20 +35,18 @@ func newContainerProbes(w *podWorker, idx int, c *model.Container) *containerPro
 }
 
 func (cp *containerProbes) start() {
-	if cp.readiness != nil {
-		cp.readiness.start()
-	}
-	if cp.startup != nil {
-		cp.startup.start()
+	for _, r := range cp.all() {
+		if r != nil {
+			r.start()
+		}
 	}
 }
 
 func (cp *containerProbes) stop() {
-	if cp.readiness != nil {
-		cp.readiness.stop()
-	}
-	if cp.startup != nil {
-		cp.startup.stop()
+	for _, r := range cp.all() {
+		if r != nil {
+			r.stop()
+		}
 	}
 }
 
@@ -105,7 +110,8 @@ func (r *probeRunner) trigger() {
 
 // mayChange reports whether a probe could still change the published result: the container
 // runs, the result is not yet Success, and the behaviour lets the probe succeed one day (or,
-// for a startup probe, fail it into a restart).
+// for a startup probe, fail it into a restart); or the application will hang, which fails a
+// liveness probe and a ready container's readiness probe.
 func (r *probeRunner) mayChange() bool {
 	w := r.w
 	v := w.view[r.idx]
@@ -113,8 +119,11 @@ func (r *probeRunner) mayChange() bool {
 		return false
 	}
 	res, ok := r.st.get(v.id)
+	if r.st.typ == probeLiveness {
+		return w.beh.hangs && !(ok && res == resultFailure)
+	}
 	if ok && res == resultSuccess {
-		return false
+		return w.beh.hangs
 	}
 	return r.st.typ == probeStartup || !w.beh.neverReady
 }
@@ -169,7 +178,9 @@ func (r *probeRunner) doProbe() bool {
 		}
 		return !v.terminated || w.pod.Spec.RestartPolicy != model.RestartPolicyNever
 	}
-	if w.pod.DeletionTimestamp != nil && r.st.typ == probeStartup {
+	if w.pod.DeletionTimestamp != nil && r.st.typ != probeReadiness {
+		// worker.go doProbe: a pod being deleted stops its liveness and startup probes,
+		// leaving Success.
 		if r.st.set(resultSuccess) {
 			r.published()
 		}
@@ -195,7 +206,9 @@ func (r *probeRunner) doProbe() bool {
 }
 
 // outcome is the simulated probe: it succeeds once the behaviour says the application is
-// healthy, on the container instance the kubelet believes is running.
+// healthy, on the container instance the kubelet believes is running. A liveness probe
+// fails only when the application hangs (hang-after); ready-after and never-ready are about
+// readiness and startup.
 func (r *probeRunner) outcome(now vtime.Time) (probeResult, string) {
 	w := r.w
 	cr := w.rt.containers[r.idx]
@@ -203,6 +216,10 @@ func (r *probeRunner) outcome(now vtime.Time) (probeResult, string) {
 	switch {
 	case !cr.running || cr.id != v.id:
 		return resultFailure, "container is not running"
+	case w.beh.hung(now.Sub(cr.startedAt)):
+		return resultFailure, fmt.Sprintf("simulated failure (%s %s passed)", AnnotationHangAfter, w.beh.hangAfter)
+	case r.st.typ == probeLiveness:
+		return resultSuccess, ""
 	case w.beh.neverReady:
 		return resultFailure, fmt.Sprintf("simulated failure (%s)", AnnotationNeverReady)
 	case !w.beh.healthy(now.Sub(cr.startedAt)):
@@ -211,9 +228,10 @@ func (r *probeRunner) outcome(now vtime.Time) (probeResult, string) {
 	return resultSuccess, ""
 }
 
-// published reacts to a change of the published result: readiness goes into the pod status
-// (SetContainerReadiness); a startup change makes the pod worker sync (it restarts a container
-// that failed its startup probe, and reports started).
+// published reacts to a change of the published result (kubelet.go syncLoopIteration):
+// readiness goes into the pod status (SetContainerReadiness); a startup change, and a liveness
+// failure, make the pod worker sync (it restarts a container that failed its liveness or
+// startup probe, and reports started).
 func (r *probeRunner) published() {
 	w := r.w
 	res, _ := r.st.get(w.view[r.idx].id)
@@ -223,5 +241,9 @@ func (r *probeRunner) published() {
 		w.readinessChanged(r.idx)
 	case probeStartup:
 		w.wake()
+	case probeLiveness:
+		if res == resultFailure {
+			w.wake()
+		}
 	}
 }

@@ -19,17 +19,24 @@ type podRuntime struct {
 	// sandboxChangedAt is when sandboxReady last changed.
 	sandboxChangedAt vtime.Time
 	// sandboxes counts sandboxes created for the pod (upstream's sandbox attempt).
-	sandboxes  int
-	podIP      string
-	containers []*containerRecord // in spec order
+	sandboxes int
+	podIP     string
+	// containers are the init containers in spec order, then the regular ones in spec order.
+	containers []*containerRecord
+	// nInit is how many of containers are init containers.
+	nInit int
 }
 
 // containerRecord is the current instance of one container, and the termination of the one
 // before it.
 type containerRecord struct {
+	// idx is the record's index in podRuntime.containers.
 	idx   int
 	name  string
 	image string
+	// init is true for an init container, sidecar for a restartable one (restartPolicy
+	// Always, with the SidecarContainers gate on).
+	init, sidecar bool
 
 	// id identifies the instance (upstream's container ID); 0 means none was ever created.
 	id uint64
@@ -50,19 +57,24 @@ type containerRecord struct {
 	exitTimer       *sim.Timer
 	pendingExitCode int32
 	stopping        bool       // SIGTERM was sent
+	killAnnounced   bool       // the Killing event was recorded for this instance
 	killAt          vtime.Time // SIGKILL deadline while stopping
 }
 
-func newPodRuntime(pod *model.Pod) *podRuntime {
+func newPodRuntime(pod *model.Pod, sidecars bool) *podRuntime {
 	rt := &podRuntime{uid: pod.UID, key: model.Key(pod)}
-	rt.syncContainers(pod)
+	rt.syncContainers(pod, sidecars)
 	return rt
 }
 
-// syncContainers makes the records follow the pod's container list (by name, in spec order).
-func (rt *podRuntime) syncContainers(pod *model.Pod) {
-	out := make([]*containerRecord, len(pod.Spec.Containers))
-	for i, c := range pod.Spec.Containers {
+// syncContainers makes the records follow the pod's init and regular container lists (by
+// name, in spec order). With sidecars (the SidecarContainers gate), an init container with
+// restartPolicy Always is a sidecar.
+func (rt *podRuntime) syncContainers(pod *model.Pod, sidecars bool) {
+	n := len(pod.Spec.InitContainers)
+	out := make([]*containerRecord, n+len(pod.Spec.Containers))
+	for i := range out {
+		c := containerSpec(pod, n, i)
 		var cr *containerRecord
 		for _, old := range rt.containers {
 			if old != nil && old.name == c.Name {
@@ -75,10 +87,25 @@ func (rt *podRuntime) syncContainers(pod *model.Pod) {
 		}
 		cr.idx = i
 		cr.image = c.Image
+		cr.init = i < n
+		cr.sidecar = cr.init && sidecars && model.IsRestartableInitContainer(c)
 		out[i] = cr
 	}
 	rt.containers = out
+	rt.nInit = n
 }
+
+// containerSpec is the spec of container i in the runtime's order: the nInit init
+// containers first, then the regular ones.
+func containerSpec(pod *model.Pod, nInit, i int) *model.Container {
+	if i < nInit {
+		return &pod.Spec.InitContainers[i]
+	}
+	return &pod.Spec.Containers[i-nInit]
+}
+
+// regular returns the regular containers' records.
+func (rt *podRuntime) regular() []*containerRecord { return rt.containers[rt.nInit:] }
 
 func (rt *podRuntime) anyRunning() bool {
 	for _, cr := range rt.containers {
@@ -137,6 +164,7 @@ func (cr *containerRecord) begin(id uint64, now vtime.Time) {
 	cr.exitCode = 0
 	cr.reason = ""
 	cr.stopping = false
+	cr.killAnnounced = false
 	cr.killAt = 0
 }
 

@@ -21,6 +21,9 @@ func deepEqualStatus(a, b *model.PodStatus) bool {
 		if len(c.ContainerStatuses) == 0 {
 			c.ContainerStatuses = nil
 		}
+		if len(c.InitContainerStatuses) == 0 {
+			c.InitContainerStatuses = nil
+		}
 		return c
 	}
 	return reflect.DeepEqual(norm(a), norm(b))
