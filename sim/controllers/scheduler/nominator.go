@@ -69,12 +69,6 @@ func (n *nominator) update(oldPod, newPod *model.Pod) {
 	n.add(newPod, node)
 }
 
-// nominatedNode returns the node the pod with key is nominated to, if any.
-func (n *nominator) nominatedNode(key string) (string, bool) {
-	node, ok := n.podToNode[key]
-	return node, ok
-}
-
 // podsForNode is NominatedPodsForNode (the slice is the nominator's; callers do not modify it).
 func (n *nominator) podsForNode(node string) []*model.Pod { return n.byNode[node] }
 
