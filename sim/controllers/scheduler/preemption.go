@@ -313,6 +313,10 @@ func (s *Scheduler) podDisruptionBudgets(p *sim.Proc) []*model.PodDisruptionBudg
 	if s.pdbInformer == nil {
 		s.pdbInformer = s.factory.For(model.KindPodDisruptionBudget)
 	}
+	if !s.pdbInformer.Running() {
+		// The factory was stopped (a restart) and has not started it again.
+		s.pdbInformer.Run(s.k)
+	}
 	if !s.pdbInformer.HasSynced() {
 		s.pdbInformer.WaitForSync(p)
 	}
