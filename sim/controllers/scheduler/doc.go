@@ -69,9 +69,9 @@
 //   - Preemption details. The victims' API calls are made in the scheduling cycle, as upstream
 //     before SchedulerAsyncPreemption (beta and on since v1.33, where a goroutine makes them
 //     while the preemptor waits): the next cycles start a few requests later. The dry run takes
-//     no virtual time of its own. nominatedNodeName is never cleared once the pod is bound or
-//     its binding fails; the releases differ there (CHANGELOG-1.34 #133276, CHANGELOG-1.35
-//     #135007) and neither variant is modelled. Waiting (Permit)
+//     no virtual time of its own. nominatedNodeName stays on a bound pod; an error or a failed
+//     binding clears it (schedule_one.go clearNominatedNode). How the releases differ there
+//     (CHANGELOG-1.34 #133276, CHANGELOG-1.35 #135007) is not modelled. Waiting (Permit)
 //     pods, extenders and the victims' affinity are not modelled (upstream ignores the latter
 //     too). Releases up to v1.33 printed the preemption sentence with a doubled
 //     final period, newer ones one (Config.FitErrorSinglePeriod); up to v1.34 the taint reason
