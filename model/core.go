@@ -267,6 +267,9 @@ const (
 	PodDisruptionTarget           = "DisruptionTarget"
 	PodReasonUnschedulable        = "Unschedulable"
 	PodReasonTerminationByKubelet = "TerminationByKubelet"
+	// PodReasonPreemptionByScheduler is the DisruptionTarget reason kube-scheduler gives the
+	// victims of a preemption (core/v1 types.go).
+	PodReasonPreemptionByScheduler = "PreemptionByScheduler"
 )
 
 // PodStatus is the part of core/v1 PodStatus the simulator models.
@@ -282,6 +285,9 @@ type PodStatus struct {
 	// InitContainerStatuses are the init containers' statuses, in spec order (kubectl's
 	// Init:N/M is read from them).
 	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
+	// NominatedNodeName is set by kube-scheduler on a pod that preempted others: the node it
+	// is expected to run on once the victims are gone.
+	NominatedNodeName string `json:"nominatedNodeName,omitempty"`
 }
 
 // PodCondition is core/v1 PodCondition.

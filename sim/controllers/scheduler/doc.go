@@ -34,6 +34,21 @@
 //     pod again and retry while it is still unbound. Success records the event Scheduled
 //     ("Successfully assigned ns/name to node"); failure forgets the pod and requeues it after
 //     backoff.
+//   - A pod that fits nowhere goes to DefaultPreemption (preemption.go): unless its
+//     preemptionPolicy is Never, or victims of its earlier preemption are still terminating on
+//     its nominated node, the nodes rejected only by NodeResourcesFit are dry-run from a random
+//     offset (stream "kube-scheduler/preemption") without their lower-priority pods, adding
+//     back the most important ones that still fit (PDB-violating ones first), until
+//     max(10% of them, 100) candidates are found; pickOneNodeForPreemption chooses (fewest PDB
+//     violations, lowest top victim priority, smallest priority sum, fewest victims, latest
+//     start). At the end of the cycle each victim gets DisruptionTarget=True (reason
+//     PreemptionByScheduler), is deleted with its own grace period and gets the event Preempted
+//     ("Preempted by pod <uid> on node <node>"); the preemptor's status.nominatedNodeName is set
+//     with its PodScheduled condition. The queue's nominator keeps the nominated pods: the
+//     filters count a node's nominated pods of equal or higher priority, and a pod with a
+//     nominated node tries that node first. The PodDisruptionBudget informer starts the first
+//     time a node has possible victims (upstream starts it with the others), so runs without
+//     preemption make the same API requests as before.
 //   - A pod that fits nowhere gets the event FailedScheduling with upstream's message, for
 //     example "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient
 //     cpu. preemption: 0/3 nodes are
@@ -51,18 +66,20 @@
 //
 // Not modelled, and why it matters:
 //
-//   - Preemption. DefaultPreemption's message is computed as upstream's dry run would compute
-//     it (nodes rejected as unresolvable are "not helpful"; elsewhere the pods of lower priority
-//     are the would-be victims), but nobody is evicted. Where upstream would find victims and
-//     preempt, its message has no "preemption:" sentence, and neither has ours; the pod just
-//     stays pending. With one priority for all pods, as in most scenarios, the messages are
-//     exactly upstream's. Releases up to v1.33 printed the preemption sentence with a doubled
+//   - Preemption details. The victims' API calls are made in the scheduling cycle, as upstream
+//     before SchedulerAsyncPreemption (beta and on since v1.33, where a goroutine makes them
+//     while the preemptor waits): the next cycles start a few requests later. The dry run takes
+//     no virtual time of its own. nominatedNodeName stays on a bound pod; an error or a failed
+//     binding clears it (schedule_one.go clearNominatedNode). How the releases differ there
+//     (CHANGELOG-1.34 #133276, CHANGELOG-1.35 #135007) is not modelled. Waiting (Permit)
+//     pods, extenders and the victims' affinity are not modelled (upstream ignores the latter
+//     too). Releases up to v1.33 printed the preemption sentence with a doubled
 //     final period, newer ones one (Config.FitErrorSinglePeriod); up to v1.34 the taint reason
 //     named the taint ("node(s) had untolerated taint {key: value}"), since v1.35 it is
 //     "node(s) had untolerated taint(s)" (Config.TaintMessageWithoutKey).
 //   - Plugins outside the list above: PodTopologySpread's default constraints and
 //     InterPodAffinity (weights 2), ImageLocality, NodePorts, volume plugins, DRA, scheduling
-//     gates, nominated nodes, extenders, multiple profiles, pod overhead, sidecar containers.
+//     gates, extenders, multiple profiles, pod overhead, sidecar containers.
 //   - Upstream's snapshot interleaves zones (nodeTree); here the node list is sorted by name.
 //   - The status write after a failure is skipped for a pod already gone or bound (upstream
 //     would send it and fail or be overruled). Status writes are synchronous in the cycle, as

@@ -54,6 +54,8 @@ type cycleState struct {
 	// skipBalanced is BalancedAllocation's PreScore Skip for best-effort pods
 	// (kubernetes#129138: they would otherwise all pile onto one node).
 	skipBalanced bool
+	// nominated are the nominated pods the filters count, per node (preemption.go).
+	nominated map[string][]*model.Pod
 }
 
 func newCycleState(pod *model.Pod) *cycleState {

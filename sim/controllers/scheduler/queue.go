@@ -96,10 +96,12 @@ type priorityQueue struct {
 
 	// onMove, when set, is told about every move between parts (for the trace).
 	onMove func(key string, from, to queueName, event string)
+	// nominator records the nominated pods (nominator.go); Add, Update and Delete keep it.
+	nominator *nominator
 }
 
 func newPriorityQueue(k *sim.Kernel, cfg Config) *priorityQueue {
-	q := &priorityQueue{k: k, cfg: cfg, unschedulable: map[string]*queuedPodInfo{}, pods: map[string]*queuedPodInfo{}}
+	q := &priorityQueue{k: k, cfg: cfg, unschedulable: map[string]*queuedPodInfo{}, pods: map[string]*queuedPodInfo{}, nominator: newNominator()}
 	q.activeQ.less = lessPrioritySort
 	q.errorBackoffQ.less = q.lessBackoffCompleted
 	if cfg.PopFromBackoffQ {
@@ -291,6 +293,7 @@ func (q *priorityQueue) Add(pod *model.Pod) {
 		delete(q.pods, key)
 	}
 	q.toActiveQ(q.newQueuedPodInfo(pod), "PodAdd")
+	q.nominator.add(pod, "")
 }
 
 // Update applies a change of an unscheduled pod (upstream PriorityQueue.Update). An in-flight pod only
@@ -298,6 +301,11 @@ func (q *priorityQueue) Add(pod *model.Pod) {
 // unschedulablePods gets the new object and is requeued if its rejecting plugins say the
 // change may help; an unknown pod is added to activeQ.
 func (q *priorityQueue) Update(oldPod, newPod *model.Pod) {
+	if oldPod != nil {
+		q.nominator.update(oldPod, newPod)
+	} else {
+		q.nominator.add(newPod, "")
+	}
 	e := &clusterEvent{kind: eventUnscheduledPodUpdate, oldPod: oldPod, newPod: newPod,
 		tolerationsChanged: oldPod != nil && !tolerationsEqual(oldPod.Spec.Tolerations, newPod.Spec.Tolerations)}
 	p, ok := q.pods[model.Key(newPod)]
@@ -324,6 +332,7 @@ func (q *priorityQueue) Update(oldPod, newPod *model.Pod) {
 
 // Delete forgets a pod that was deleted or bound. An in-flight pod stays known until Done.
 func (q *priorityQueue) Delete(pod *model.Pod) {
+	q.nominator.delete(pod)
 	p, ok := q.pods[model.Key(pod)]
 	if !ok || p.where == inFlight {
 		return

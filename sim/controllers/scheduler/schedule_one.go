@@ -121,7 +121,7 @@ func findNodesThatPassFilters(s *cycleState, nodes []*NodeInfo, percentage int32
 	for i := 0; i < numAll && len(feasible) < toFind; i++ {
 		ni := nodes[(*nextStart+i)%numAll]
 		processed++
-		st := runFilterPlugins(s, ni)
+		st := runFilterPluginsWithNominatedPods(s, ni)
 		if st.IsSuccess() {
 			feasible = append(feasible, ni)
 			continue
@@ -166,6 +166,9 @@ func schedulePod(s *cycleState, nodes []*NodeInfo, percentage int32, nextStart *
 	if len(nodes) == 0 {
 		return scheduleResult{}, nil, diag, errNoNodesAvailable
 	}
+	if ni := evaluateNominatedNode(s, nodes, percentage, nextStart, &diag); ni != nil {
+		return scheduleResult{host: ni.node.Name, evaluated: 1, feasible: 1}, nil, diag, nil
+	}
 	feasible := findNodesThatPassFilters(s, nodes, percentage, nextStart, &diag)
 	evaluated := len(feasible) + len(diag.nodeToStatus)
 	if len(feasible) == 0 {
@@ -176,41 +179,6 @@ func schedulePod(s *cycleState, nodes []*NodeInfo, percentage int32, nextStart *
 	}
 	host := selectHost(prioritizeNodes(s, feasible), r)
 	return scheduleResult{host: host.node.Name, evaluated: evaluated, feasible: len(feasible)}, nil, diag, nil
-}
-
-// preemptionMessage is the message of DefaultPreemption's PostFilter for a pod that fits no
-// node, computed by upstream's dry run but without evicting anyone (preemption is not
-// modelled): nodes rejected as unresolvable are "not helpful"; on the others the pods of lower
-// priority are the would-be victims: none gives "No preemption victims found for incoming
-// pod", and if removing them all still does not make room, the filter's reasons are reported.
-// If removing them would make room somewhere, upstream would preempt and its PostFilter
-// message would be empty, so "" is returned.
-func preemptionMessage(s *cycleState, nodes []*NodeInfo, nodeToStatus map[string]*Status) string {
-	statuses := make(map[string]*Status, len(nodes))
-	for _, ni := range nodes {
-		name := ni.node.Name
-		st, rejected := nodeToStatus[name]
-		if rejected && st.Code() == UnschedulableAndUnresolvable {
-			statuses[name] = newStatus(UnschedulableAndUnresolvable, PluginDefaultPreemption, ErrReasonPreemptionNotHelpful)
-			continue
-		}
-		victims := ni.podsBelowPriority(s.priority)
-		if len(victims) == 0 {
-			statuses[name] = newStatus(UnschedulableAndUnresolvable, PluginDefaultPreemption, ErrReasonNoVictims)
-			continue
-		}
-		requested := ni.requested.clone()
-		for _, v := range victims {
-			requested.subResource(v.req)
-		}
-		reasons := fitsRequest(s.podReq, len(ni.pods)-len(victims), ni.allocatable, requested)
-		if len(reasons) == 0 {
-			return ""
-		}
-		statuses[name] = newStatus(Unschedulable, PluginNodeResourcesFit, reasons...)
-	}
-	inner := FitError{NumAllNodes: len(nodes), NodeToStatus: statuses}
-	return "preemption: " + inner.Error()
 }
 
 // eventMessageLimit is the longest FailedScheduling event message (schedule_one.go

@@ -107,7 +107,7 @@ func fitErrorWith(t *testing.T, pod *model.Pod, taintWithKey, doublePeriod bool,
 	_, fitErr, _, err := schedulePod(s, nodes, 0, &next, sim.NewRand(1, "test"))
 	require.NoError(t, err)
 	require.NotNil(t, fitErr, "the pod should fit nowhere")
-	fitErr.PostFilterMsg = preemptionMessage(s, nodes, fitErr.NodeToStatus)
+	fitErr.PostFilterMsg = preempt(s, nodes, fitErr.NodeToStatus, func(int32) int32 { return 0 }, nil, 0).msg
 	fitErr.DoublePeriod = doublePeriod
 	return fitErr.Error()
 }

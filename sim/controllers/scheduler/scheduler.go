@@ -56,6 +56,9 @@ type Stats struct {
 	BindConflicts uint64
 	// ConditionWrites counts PodScheduled=False status writes (each only when it changed).
 	ConditionWrites uint64
+	// Preemptions counts preemptions decided (a node nominated and its victims preempted);
+	// PreemptionVictims the victims deleted.
+	Preemptions, PreemptionVictims uint64
 }
 
 // QueueLengths are the sizes of the scheduling queue's parts (the pending_pods metric by
@@ -75,10 +78,15 @@ type Scheduler struct {
 	cfg Config
 
 	podInformer, nodeInformer *client.Informer
+	// factory makes pdbInformer when preemption first needs the budgets (preemption.go).
+	factory     *client.SharedInformerFactory
+	pdbInformer *client.Informer
 
 	// rnd breaks score ties (selectHost); cycleRnd samples CycleBase. Separate streams, so
 	// that changing the cycle-time distribution does not change placements.
 	rnd, cycleRnd *rand.Rand
+	// preemptRnd draws the dry run's random offset (GetOffsetAndNumCandidates).
+	preemptRnd *rand.Rand
 
 	queue *priorityQueue
 	cache *schedulerCache
@@ -110,8 +118,10 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		k: k, c: c, rec: rec, cfg: cfg,
 		podInformer:  f.ForOptions(model.KindPod, model.ListOptions{FieldSelector: nonTerminalPods}),
 		nodeInformer: f.For(model.KindNode),
+		factory:      f,
 		rnd:          k.Rand(component),
 		cycleRnd:     k.Rand(component + "/cycle"),
+		preemptRnd:   k.Rand(component + "/preemption"),
 		binders:      map[string]*sim.Proc{},
 		lastFailure:  map[string]string{},
 		podAttempts:  map[string]int{},
@@ -436,6 +446,11 @@ type failure struct {
 	// written then, although the informer may not show it yet (upstream would write
 	// PodScheduled=False over the other binding's True).
 	settled bool
+	// nominate and nominatedNode are the NominatingInfo: with nominate (ModeOverride) the
+	// pod's status.nominatedNodeName becomes nominatedNode ("" clears it); without it
+	// (ModeNoop) it stays.
+	nominate      bool
+	nominatedNode string
 }
 
 // scheduleOne is one scheduling cycle. The filters and scores see the cache as it is when the
@@ -454,19 +469,25 @@ func (s *Scheduler) scheduleOne(p *sim.Proc, pInfo *queuedPodInfo) {
 	s.podAttempts[key]++
 	state := newCycleState(pod)
 	state.taintWithKey = !s.cfg.TaintMessageWithoutKey
+	state.nominated = s.queue.nominator.nominatedPodsFor(pod)
 	nodes := s.cache.nodeList()
 	result, fitErr, diag, err := schedulePod(state, nodes, s.cfg.PercentageOfNodesToScore, &s.nextStartNodeIndex, s.rnd)
 
 	var f *failure
+	var preempt *candidate
 	switch {
 	case err != nil:
 		// ErrNoNodesAvailable: UnschedulableAndUnresolvable with no plugin, so the pod waits in
-		// the error backoff queue.
-		f = &failure{message: err.Error(), reason: model.PodReasonUnschedulable}
+		// the error backoff queue; its nomination is cleared (clearNominatedNode).
+		f = &failure{message: err.Error(), reason: model.PodReasonUnschedulable, nominate: true}
 	case fitErr != nil:
-		fitErr.PostFilterMsg = preemptionMessage(state, nodes, fitErr.NodeToStatus)
+		// RunPostFilterPlugins: DefaultPreemption.
+		post := s.postFilter(p, state, nodes, fitErr.NodeToStatus)
+		fitErr.PostFilterMsg = post.msg
 		fitErr.DoublePeriod = !s.cfg.FitErrorSinglePeriod
-		f = &failure{message: fitErr.Error(), reason: model.PodReasonUnschedulable, plugins: diag.unschedulablePlugins}
+		f = &failure{message: fitErr.Error(), reason: model.PodReasonUnschedulable, plugins: diag.unschedulablePlugins,
+			nominate: post.nominate, nominatedNode: post.node}
+		preempt = post.cand
 	}
 	s.k.Emit(component, "attempt", "Pod "+key, pod.ResourceVersion,
 		fmt.Sprintf("attempt=%d nodes=%d evaluated=%d feasible=%d", pInfo.attempts, len(nodes), result.evaluated, result.feasible))
@@ -479,6 +500,11 @@ func (s *Scheduler) scheduleOne(p *sim.Proc, pInfo *queuedPodInfo) {
 	}
 	if f != nil {
 		s.stats.Unschedulable++
+		if preempt != nil {
+			if err := s.prepareCandidate(p, preempt, pod); err != nil {
+				f = &failure{message: err.Error(), reason: podReasonSchedulerError}
+			}
+		}
 		s.handleSchedulingFailure(p, pInfo, f)
 		return
 	}
@@ -490,9 +516,11 @@ func (s *Scheduler) scheduleOne(p *sim.Proc, pInfo *queuedPodInfo) {
 	assumed := &assumedValue
 	if err := s.cache.assumePod(assumed); err != nil {
 		s.stats.Errors++
-		s.handleSchedulingFailure(p, pInfo, &failure{message: err.Error(), reason: podReasonSchedulerError})
+		s.handleSchedulingFailure(p, pInfo, &failure{message: err.Error(), reason: podReasonSchedulerError, nominate: true})
 		return
 	}
+	// assume: DeleteNominatedPodIfExists.
+	s.queue.nominator.delete(assumed)
 	s.k.Emit(component, "assume", "Pod "+key, pod.ResourceVersion, "node="+result.host)
 	var binder *sim.Proc
 	binder = s.k.Spawn(component+"/bind/"+key, func(bp *sim.Proc) {
@@ -528,7 +556,7 @@ func (s *Scheduler) bindingCycle(bp *sim.Proc, pInfo *queuedPodInfo, assumed *mo
 	if s.cache.forgetPod(assumed) == nil {
 		s.queue.MoveAllToActiveOrBackoffQueue(&clusterEvent{kind: eventAssignedPodDelete, oldPod: assumed})
 	}
-	s.handleSchedulingFailure(bp, pInfo, &failure{message: fmt.Sprintf(bindErrorFormat, PluginDefaultBinder, err.Error()), reason: podReasonSchedulerError, settled: settled})
+	s.handleSchedulingFailure(bp, pInfo, &failure{message: fmt.Sprintf(bindErrorFormat, PluginDefaultBinder, err.Error()), reason: podReasonSchedulerError, settled: settled, nominate: true})
 }
 
 // bind stands in for the binding subresource: an update of the pod setting spec.nodeName (the
@@ -588,6 +616,10 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, pInfo *queuedPo
 	dest := inNoQueue
 	if exists && latest != nil && latest.Spec.NodeName == "" && latest.UID == pInfo.pod.UID {
 		dest, _ = s.queue.AddUnschedulableIfNotPresent(pInfo, latest)
+		if f.nominate {
+			// AddNominatedPod with the NominatingInfo.
+			s.queue.nominator.override(latest, f.nominatedNode)
+		}
 	} else {
 		latest = nil
 	}
@@ -604,11 +636,14 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, pInfo *queuedPo
 	}
 }
 
-// updatePodScheduledCondition writes PodScheduled=False (reason, message) through a merge patch
-// of the status subresource, only when the pod's condition differs (podutil.UpdatePodCondition
+// updatePodScheduledCondition writes PodScheduled=False (reason, message), and the nominated
+// node of a preemption, through a merge patch of the status subresource, only when the pod's
+// condition or nominatedNodeName differs (schedule_one.go updatePod: podutil.UpdatePodCondition
 // then util.PatchPodStatus). lastTransitionTime moves only when the status changes.
 func (s *Scheduler) updatePodScheduledCondition(ctx context.Context, pod *model.Pod, f *failure) {
 	now := s.k.Now()
+	nnnNeedsUpdate := f.nominate && pod.Status.NominatedNodeName != f.nominatedNode
+	unchanged := false
 	want := model.PodCondition{Type: model.PodScheduled, Status: model.ConditionFalse, Reason: f.reason, Message: f.message, LastTransitionTime: now}
 	conds := make([]model.PodCondition, 0, len(pod.Status.Conditions)+1)
 	found := false
@@ -620,7 +655,8 @@ func (s *Scheduler) updatePodScheduledCondition(ctx context.Context, pod *model.
 		found = true
 		if c.Status == want.Status {
 			want.LastTransitionTime = c.LastTransitionTime
-			if c.Reason == want.Reason && c.Message == want.Message && c.LastProbeTime == 0 {
+			unchanged = c.Reason == want.Reason && c.Message == want.Message && c.LastProbeTime == 0
+			if unchanged && !nnnNeedsUpdate {
 				return
 			}
 		}
@@ -629,12 +665,24 @@ func (s *Scheduler) updatePodScheduledCondition(ctx context.Context, pod *model.
 	if !found {
 		conds = append(conds, want)
 	}
-	patch, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
+	status := map[string]any{}
+	if !unchanged {
+		status["conditions"] = conds
+	}
+	if nnnNeedsUpdate {
+		status["nominatedNodeName"] = f.nominatedNode
+		if f.nominatedNode == "" {
+			status["nominatedNodeName"] = nil
+		}
+	}
+	patch, err := json.Marshal(map[string]any{"status": status})
 	if err != nil {
 		s.k.Emit(component, "status-error", "Pod "+model.Key(pod), pod.ResourceVersion, err.Error())
 		return
 	}
-	s.stats.ConditionWrites++
+	if !unchanged {
+		s.stats.ConditionWrites++
+	}
 	if _, err := s.c.PatchStatus(ctx, model.KindPod, pod.Namespace, pod.Name, patch); err != nil {
 		s.k.Emit(component, "status-error", "Pod "+model.Key(pod), pod.ResourceVersion, err.Error())
 	}

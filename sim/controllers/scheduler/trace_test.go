@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
@@ -22,7 +23,7 @@ import (
 // schedulerActions are the trace actions this package emits (the client, which shares the
 // component name, emits others).
 var schedulerActions = map[string]bool{"attempt": true, "assume": true, "bound": true, "bind-conflict": true,
-	"failed": true, "queue": true, "skip": true, "status-error": true}
+	"failed": true, "queue": true, "skip": true, "status-error": true, "preempt": true, "victim": true}
 
 // world is the shared test world with the scheduler on its client, informers and recorder.
 // The test plays every other actor through the store. A run prints the trace lines of the
@@ -199,10 +200,20 @@ func (w *world) updateNode(d *datadriven.TestData) {
 }
 
 func (w *world) pod(d *datadriven.TestData) {
-	var name, tolerations, selector, schedulerName string
+	var name, tolerations, selector, schedulerName, labels, policy, node string
 	var priority int
 	d.ScanArgs(w.T, "name", &name)
 	p := &model.Pod{ObjectMeta: model.ObjectMeta{Name: name, Namespace: "default"}}
+	if d.MaybeScanArgs(w.T, "labels", &labels) {
+		p.Labels = parseLabels(labels)
+	}
+	if d.MaybeScanArgs(w.T, "preemption-policy", &policy) {
+		p.Spec.PreemptionPolicy = &policy
+	}
+	// node= creates the pod bound, as if another scheduler had placed it earlier.
+	if d.MaybeScanArgs(w.T, "node", &node) {
+		p.Spec.NodeName = node
+	}
 	p.Spec.Containers = []model.Container{{Name: "c", Image: "app"}}
 	req := model.ResourceList{}
 	for _, r := range []string{"cpu", "memory"} {
@@ -259,6 +270,24 @@ func (w *world) bindPod(d *datadriven.TestData) {
 	p := obj.DeepCopyObject().(*model.Pod)
 	p.Spec.NodeName = node
 	_, err = w.Store.Update(p)
+	require.NoError(w.T, err)
+}
+
+// pdb creates a PodDisruptionBudget selecting labels, with status.disruptionsAllowed set as
+// the disruption controller would have computed it.
+func (w *world) pdb(d *datadriven.TestData) {
+	var name, selector string
+	var allowed int
+	d.ScanArgs(w.T, "name", &name)
+	d.ScanArgs(w.T, "selector", &selector)
+	d.ScanArgs(w.T, "allowed", &allowed)
+	pdb := &model.PodDisruptionBudget{ObjectMeta: model.ObjectMeta{Name: name, Namespace: "default"}}
+	pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: parseLabels(selector)}
+	created, err := w.Store.Create(pdb)
+	require.NoError(w.T, err)
+	pdb = created.DeepCopyObject().(*model.PodDisruptionBudget)
+	pdb.Status.DisruptionsAllowed = int32(allowed)
+	_, err = w.Store.UpdateStatus(pdb)
 	require.NoError(w.T, err)
 }
 
@@ -335,7 +364,14 @@ func (w *world) placement() string {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "%s node=%s PodScheduled=%s\n", model.Key(p), node, cond)
+		extra := ""
+		if p.Status.NominatedNodeName != "" {
+			extra += " nominated=" + p.Status.NominatedNodeName
+		}
+		if podTerminatingByPreemption(p) {
+			extra += " terminating(PreemptionByScheduler)"
+		}
+		fmt.Fprintf(&b, "%s node=%s PodScheduled=%s%s\n", model.Key(p), node, cond, extra)
 	}
 	names := make([]string, 0, len(perNode))
 	for n := range perNode { //detlint:ordered sorted below
@@ -375,6 +411,7 @@ func TestSchedulerTraces(t *testing.T) {
 				"touch-pod":   do(func(d *datadriven.TestData) { w.touchPod(d) }),
 				"bind-pod":    do(func(d *datadriven.TestData) { w.bindPod(d) }),
 				"delete-pod":  do(func(d *datadriven.TestData) { w.deletePod(d) }),
+				"pdb":         do(func(d *datadriven.TestData) { w.pdb(d) }),
 				"stop":        do(func(*datadriven.TestData) { w.s.Stop() }),
 				"start":       do(func(*datadriven.TestData) { w.s.Start() }),
 				"placement":   func(*datadriven.TestData) string { return w.placement() },
