@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 
 	"github.com/reconsim/reconsim/model"
@@ -12,6 +13,8 @@ type podOnNode struct {
 	pod     *model.Pod
 	req     Resource // effective requests, what NodeResourcesFit filters on
 	nonZero Resource // requests with the scoring defaults (cpu and memory only)
+	// aff is the pod's parsed inter-pod affinity, nil when it has none.
+	aff *podAffinityInfo
 }
 
 // NodeInfo is the scheduler's aggregate view of one node (upstream framework.NodeInfo): the
@@ -25,6 +28,10 @@ type NodeInfo struct {
 	requested        Resource
 	nonZeroRequested Resource
 	allocatable      Resource
+	// numWithAffinity and numRequiredAnti count the pods with inter-pod affinity of any kind,
+	// and with required anti-affinity (upstream NodeInfo.PodsWithAffinity and
+	// PodsWithRequiredAntiAffinity), so that InterPodAffinity looks only at those nodes.
+	numWithAffinity, numRequiredAnti int
 
 	// What the filters read of the node, kept here so that a cycle over hundreds of nodes
 	// reads each NodeInfo without following it to its node object: spec.unschedulable and
@@ -76,11 +83,23 @@ func (ni *NodeInfo) untoleratedTaintStatus(i int) *Status {
 }
 
 func (ni *NodeInfo) addPod(key string, pod *model.Pod) {
-	p := &podOnNode{pod: pod, req: PodRequests(pod, false), nonZero: PodRequests(pod, true)}
+	p := &podOnNode{pod: pod, req: PodRequests(pod, false), nonZero: PodRequests(pod, true), aff: newPodAffinityInfo(pod)}
 	ni.pods[key] = p
 	ni.requested.addResource(p.req)
 	ni.nonZeroRequested.MilliCPU += p.nonZero.MilliCPU
 	ni.nonZeroRequested.Memory += p.nonZero.Memory
+	ni.countAffinity(p, 1)
+}
+
+// countAffinity adds delta to the affinity counters for p.
+func (ni *NodeInfo) countAffinity(p *podOnNode, delta int) {
+	if p.aff == nil {
+		return
+	}
+	ni.numWithAffinity += delta
+	if len(p.aff.requiredAnti) > 0 {
+		ni.numRequiredAnti += delta
+	}
 }
 
 // replacePod puts a new version of a pod in the place of the one p holds.
@@ -88,10 +107,18 @@ func (ni *NodeInfo) replacePod(p *podOnNode, pod *model.Pod) {
 	ni.requested.subResource(p.req)
 	ni.nonZeroRequested.MilliCPU -= p.nonZero.MilliCPU
 	ni.nonZeroRequested.Memory -= p.nonZero.Memory
+	ni.countAffinity(p, -1)
+	old := p.pod
 	p.pod, p.req, p.nonZero = pod, PodRequests(pod, false), PodRequests(pod, true)
+	// The affinity terms depend on the spec (immutable) and, through matchLabelKeys, on the
+	// labels: parse them again only when those may have changed.
+	if pod.Spec.Affinity != old.Spec.Affinity || !maps.Equal(pod.Labels, old.Labels) {
+		p.aff = newPodAffinityInfo(pod)
+	}
 	ni.requested.addResource(p.req)
 	ni.nonZeroRequested.MilliCPU += p.nonZero.MilliCPU
 	ni.nonZeroRequested.Memory += p.nonZero.Memory
+	ni.countAffinity(p, 1)
 }
 
 func (ni *NodeInfo) removePod(key string) bool {
@@ -100,6 +127,7 @@ func (ni *NodeInfo) removePod(key string) bool {
 		return false
 	}
 	delete(ni.pods, key)
+	ni.countAffinity(p, -1)
 	ni.requested.subResource(p.req)
 	ni.nonZeroRequested.MilliCPU -= p.nonZero.MilliCPU
 	ni.nonZeroRequested.Memory -= p.nonZero.Memory

@@ -27,7 +27,9 @@ const (
 // MaxNodeScore is framework.MaxNodeScore: every score plugin's normalized range is [0, 100].
 const MaxNodeScore int64 = 100
 
-// Score plugin weights of the default profile ([k8s:pkg/scheduler/apis/config/v1/default_plugins.go@01db4ae9]).
+// Score plugin weights of the default profile ([k8s:pkg/scheduler/apis/config/v1/default_plugins.go@01db4ae9]);
+// PodTopologySpread and InterPodAffinity (2 each) are weightPodTopologySpread and
+// weightInterPodAffinity.
 const (
 	weightTaintToleration    int64 = 3
 	weightNodeAffinity       int64 = 2
@@ -54,6 +56,36 @@ type cycleState struct {
 	// skipBalanced is BalancedAllocation's PreScore Skip for best-effort pods
 	// (kubernetes#129138: they would otherwise all pile onto one node).
 	skipBalanced bool
+
+	// listers give PodTopologySpread the pod's Services and controller and InterPodAffinity
+	// the namespaces (nil in unit tests: no default spreading, no namespace labels).
+	listers *listers
+	// allNodes is the cycle's node list (the snapshot's NodeInfos().List()), set by preFilter.
+	allNodes []*NodeInfo
+	// affinityInfo is the pod's parsed inter-pod affinity (nil: none), its namespace
+	// selectors merged into namespaces by preFilter.
+	affinityInfo *podAffinityInfo
+	// spread and affinity are the PreFilter states of PodTopologySpread and InterPodAffinity;
+	// nil is their Skip.
+	spread   *spreadFilterState
+	affinity *affinityFilterState
+}
+
+// preFilter runs the PreFilter steps that look at the whole cluster (PodTopologySpread and
+// InterPodAffinity, in profile order) over the cycle's node list.
+func (s *cycleState) preFilter(nodes []*NodeInfo) {
+	s.allNodes = nodes
+	if s.affinityInfo != nil {
+		mergeNamespaces(s.listers, s.affinityInfo.requiredAffinity)
+		mergeNamespaces(s.listers, s.affinityInfo.requiredAnti)
+		for _, terms := range [][]weightedTerm{s.affinityInfo.preferredAffinity, s.affinityInfo.preferredAnti} {
+			for i := range terms {
+				mergeTermNamespaces(s.listers, &terms[i].affinityTerm)
+			}
+		}
+	}
+	s.spreadPreFilter(nodes)
+	s.affinityPreFilter(nodes)
 }
 
 func newCycleState(pod *model.Pod) *cycleState {
@@ -65,6 +97,7 @@ func newCycleState(pod *model.Pod) *cycleState {
 		required:                    getRequiredNodeAffinity(pod),
 		preferred:                   getPreferredTerms(pod),
 		tolerationsPreferNoSchedule: preferNoScheduleTolerations(pod.Spec.Tolerations),
+		affinityInfo:                newPodAffinityInfo(pod),
 	}
 	s.skipBalanced = s.podReq.MilliCPU == 0 && s.podReq.Memory == 0
 	return s
@@ -179,6 +212,8 @@ var filterPlugins = []func(*cycleState, *NodeInfo) *Status{
 	filterTaintToleration,
 	filterNodeAffinity,
 	filterNodeResourcesFit,
+	filterPodTopologySpread,
+	filterInterPodAffinity,
 }
 
 // runFilterPlugins runs the filters in order and returns the first rejection (nil: fits).
@@ -322,6 +357,26 @@ func prioritizeNodes(s *cycleState, feasible []*NodeInfo) []nodeScore {
 	}
 	for i := range out {
 		out[i].total += weightTaintToleration*taint[i] + weightNodeAffinity*affinity[i]
+	}
+	if st := s.spreadPreScore(feasible); st != nil {
+		spread := make([]int64, n)
+		for i, ni := range feasible {
+			spread[i] = st.score(s, i, ni)
+		}
+		st.normalize(spread)
+		for i := range out {
+			out[i].total += weightPodTopologySpread * spread[i]
+		}
+	}
+	if m := s.affinityPreScore(); m != nil {
+		scores := make([]int64, n)
+		for i, ni := range feasible {
+			scores[i] = m.score(ni.node)
+		}
+		normalizeAffinityScores(scores)
+		for i := range out {
+			out[i].total += weightInterPodAffinity * scores[i]
+		}
 	}
 	return out
 }

@@ -166,6 +166,7 @@ func schedulePod(s *cycleState, nodes []*NodeInfo, percentage int32, nextStart *
 	if len(nodes) == 0 {
 		return scheduleResult{}, nil, diag, errNoNodesAvailable
 	}
+	s.preFilter(nodes)
 	feasible := findNodesThatPassFilters(s, nodes, percentage, nextStart, &diag)
 	evaluated := len(feasible) + len(diag.nodeToStatus)
 	if len(feasible) == 0 {

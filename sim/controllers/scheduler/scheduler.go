@@ -75,6 +75,9 @@ type Scheduler struct {
 	cfg Config
 
 	podInformer, nodeInformer *client.Informer
+	// listers are the other informers the plugins read (Services, ReplicaSets, StatefulSets,
+	// Namespaces), as kube-scheduler's shared informer factory has them.
+	listers *listers
 
 	// rnd breaks score ties (selectHost); cycleRnd samples CycleBase. Separate streams, so
 	// that changing the cycle-time distribution does not change placements.
@@ -110,6 +113,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		k: k, c: c, rec: rec, cfg: cfg,
 		podInformer:  f.ForOptions(model.KindPod, model.ListOptions{FieldSelector: nonTerminalPods}),
 		nodeInformer: f.For(model.KindNode),
+		listers:      newListers(f),
 		rnd:          k.Rand(component),
 		cycleRnd:     k.Rand(component + "/cycle"),
 		binders:      map[string]*sim.Proc{},
@@ -370,12 +374,15 @@ func (s *Scheduler) onPodDelete(obj any) {
 	}
 }
 
-// addAssignedPodToCache records a bound pod; an assumed one is confirmed.
+// addAssignedPodToCache records a bound pod; an assumed one is confirmed. The AssignedPodAdd
+// event may let pods waiting for inter-pod affinity or a spread domain in (upstream
+// addPodToCache: MoveAllToActiveOrBackoffQueue with AssignedPodAdd).
 func (s *Scheduler) addAssignedPodToCache(pod *model.Pod) {
 	key := model.Key(pod)
 	if err := s.cache.addPod(pod); err != nil {
 		_ = s.cache.updatePod(pod, pod)
 	}
+	s.queue.MoveAllToActiveOrBackoffQueue(&clusterEvent{kind: eventAssignedPodAdd, newPod: pod})
 	delete(s.lastFailure, key)
 	delete(s.podAttempts, key)
 }
@@ -416,6 +423,9 @@ func (s *Scheduler) handleAssumedPodDeletion(key string) {
 func (s *Scheduler) run(p *sim.Proc) {
 	s.nodeInformer.WaitForSync(p)
 	s.podInformer.WaitForSync(p)
+	for _, inf := range []*client.Informer{s.listers.services, s.listers.replicaSets, s.listers.statefulSets, s.listers.namespaces} {
+		inf.WaitForSync(p)
+	}
 	q := s.queue
 	for {
 		pInfo := q.Pop(p)
@@ -454,6 +464,7 @@ func (s *Scheduler) scheduleOne(p *sim.Proc, pInfo *queuedPodInfo) {
 	s.podAttempts[key]++
 	state := newCycleState(pod)
 	state.taintWithKey = !s.cfg.TaintMessageWithoutKey
+	state.listers = s.listers
 	nodes := s.cache.nodeList()
 	result, fitErr, diag, err := schedulePod(state, nodes, s.cfg.PercentageOfNodesToScore, &s.nextStartNodeIndex, s.rnd)
 
