@@ -32,6 +32,12 @@ type NodeInfo struct {
 	// and with required anti-affinity (upstream NodeInfo.PodsWithAffinity and
 	// PodsWithRequiredAntiAffinity), so that InterPodAffinity looks only at those nodes.
 	numWithAffinity, numRequiredAnti int
+	// podsGen changes with every change of the node's pods; matchCounts memoizes
+	// countPodsMatchSelector per (namespace, selector) at a podsGen, so that PodTopologySpread,
+	// which counts a workload's pods on every node in every cycle, recounts only the nodes
+	// whose pods changed (a simulator shortcut: the counts are upstream's).
+	podsGen     uint64
+	matchCounts map[string]memoCount
 
 	// What the filters read of the node, kept here so that a cycle over hundreds of nodes
 	// reads each NodeInfo without following it to its node object: spec.unschedulable and
@@ -83,6 +89,7 @@ func (ni *NodeInfo) untoleratedTaintStatus(i int) *Status {
 }
 
 func (ni *NodeInfo) addPod(key string, pod *model.Pod) {
+	ni.podsGen++
 	p := &podOnNode{pod: pod, req: PodRequests(pod, false), nonZero: PodRequests(pod, true), aff: newPodAffinityInfo(pod)}
 	ni.pods[key] = p
 	ni.requested.addResource(p.req)
@@ -104,6 +111,10 @@ func (ni *NodeInfo) countAffinity(p *podOnNode, delta int) {
 
 // replacePod puts a new version of a pod in the place of the one p holds.
 func (ni *NodeInfo) replacePod(p *podOnNode, pod *model.Pod) {
+	// Only labels and the deletion mark change what countPodsMatchSelector counts.
+	if !maps.Equal(pod.Labels, p.pod.Labels) || (pod.DeletionTimestamp == nil) != (p.pod.DeletionTimestamp == nil) {
+		ni.podsGen++
+	}
 	ni.requested.subResource(p.req)
 	ni.nonZeroRequested.MilliCPU -= p.nonZero.MilliCPU
 	ni.nonZeroRequested.Memory -= p.nonZero.Memory
@@ -127,6 +138,7 @@ func (ni *NodeInfo) removePod(key string) bool {
 		return false
 	}
 	delete(ni.pods, key)
+	ni.podsGen++
 	ni.countAffinity(p, -1)
 	ni.requested.subResource(p.req)
 	ni.nonZeroRequested.MilliCPU -= p.nonZero.MilliCPU

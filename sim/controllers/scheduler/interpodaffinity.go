@@ -207,9 +207,12 @@ func (s *cycleState) affinityPreFilter(nodes []*NodeInfo) {
 	if info != nil {
 		reqAff, reqAnti = info.requiredAffinity, info.requiredAnti
 	}
+	if len(s.nodesWithAffinity) == 0 && len(reqAff) == 0 && len(reqAnti) == 0 {
+		return
+	}
 	existing := topologyCounts{}
 	var nsLabels labels.Set
-	for _, ni := range nodes {
+	for _, ni := range s.nodesWithAffinity {
 		if ni.numRequiredAnti == 0 {
 			continue
 		}
@@ -312,12 +315,17 @@ func (s *cycleState) affinityPreScore() scoreMap {
 	if hasConstraints {
 		prefAff, prefAnti = info.preferredAffinity, info.preferredAnti
 	}
+	// Unless the pod has preferred terms, only the nodes with pods with affinity matter.
+	nodes := s.nodesWithAffinity
+	if hasConstraints {
+		nodes = s.allNodes
+	}
+	if len(nodes) == 0 {
+		return nil
+	}
 	m := scoreMap{}
 	var nsLabels labels.Set
-	for _, ni := range s.allNodes {
-		if !hasConstraints && ni.numWithAffinity == 0 {
-			continue
-		}
+	for _, ni := range nodes {
 		node := ni.node
 		if len(node.Labels) == 0 {
 			continue

@@ -60,8 +60,10 @@ type cycleState struct {
 	// listers give PodTopologySpread the pod's Services and controller and InterPodAffinity
 	// the namespaces (nil in unit tests: no default spreading, no namespace labels).
 	listers *listers
-	// allNodes is the cycle's node list (the snapshot's NodeInfos().List()), set by preFilter.
-	allNodes []*NodeInfo
+	// allNodes is the cycle's node list (the snapshot's NodeInfos().List()), set by preFilter;
+	// nodesWithAffinity are those with a pod that has inter-pod affinity terms
+	// (HavePodsWithAffinityList), nil when there are none.
+	allNodes, nodesWithAffinity []*NodeInfo
 	// affinityInfo is the pod's parsed inter-pod affinity (nil: none), its namespace
 	// selectors merged into namespaces by preFilter.
 	affinityInfo *podAffinityInfo
@@ -69,6 +71,9 @@ type cycleState struct {
 	// nil is their Skip.
 	spread   *spreadFilterState
 	affinity *affinityFilterState
+	// filters are the Filter plugins to run, without those whose PreFilter returned Skip (nil:
+	// all of filterPlugins).
+	filters []func(*cycleState, *NodeInfo) *Status
 }
 
 // preFilter runs the PreFilter steps that look at the whole cluster (PodTopologySpread and
@@ -84,8 +89,18 @@ func (s *cycleState) preFilter(nodes []*NodeInfo) {
 			}
 		}
 	}
+	s.nodesWithAffinity = nil
+	for _, ni := range nodes {
+		if ni.numWithAffinity > 0 {
+			s.nodesWithAffinity = append(s.nodesWithAffinity, ni)
+		}
+	}
 	s.spreadPreFilter(nodes)
 	s.affinityPreFilter(nodes)
+	s.filters = filterPlugins
+	if s.spread == nil && s.affinity == nil {
+		s.filters = filterPlugins[:len(filterPlugins)-numPreFilterSkippable]
+	}
 }
 
 func newCycleState(pod *model.Pod) *cycleState {
@@ -216,9 +231,17 @@ var filterPlugins = []func(*cycleState, *NodeInfo) *Status{
 	filterInterPodAffinity,
 }
 
+// numPreFilterSkippable is how many plugins at the end of filterPlugins have a PreFilter that
+// may return Skip (PodTopologySpread, InterPodAffinity): a skipped plugin's Filter is not run.
+const numPreFilterSkippable = 2
+
 // runFilterPlugins runs the filters in order and returns the first rejection (nil: fits).
 func runFilterPlugins(s *cycleState, ni *NodeInfo) *Status {
-	for _, f := range filterPlugins {
+	filters := s.filters
+	if filters == nil {
+		filters = filterPlugins
+	}
+	for _, f := range filters {
 		if st := f(s, ni); !st.IsSuccess() {
 			return st
 		}

@@ -55,6 +55,16 @@ type spreadConstraint struct {
 	// nodeTaintsPolicy=Honor (default Ignore).
 	honorNodeAffinity bool
 	honorTaints       bool
+	// key is selectorKey of the incoming pod's namespace and selector, set by withKeys.
+	key string
+}
+
+// withKeys sets the constraints' memo keys for pods of namespace ns.
+func withKeys(constraints []spreadConstraint, ns string) []spreadConstraint {
+	for i := range constraints {
+		constraints[i].key = selectorKey(ns, constraints[i].selector)
+	}
+	return constraints
 }
 
 // matchNodeInclusionPolicies is topologySpreadConstraint.matchNodeInclusionPolicies: whether
@@ -122,14 +132,14 @@ func filterTopologySpreadConstraints(constraints []model.TopologySpreadConstrain
 // constraints for action, with the selector from the pod's Services and controller
 // (defaultSelector); none when that selector is empty.
 func buildDefaultConstraints(s *cycleState, action string) []spreadConstraint {
-	constraints := filterTopologySpreadConstraints(systemDefaultConstraints, s.pod.Labels, action)
-	if len(constraints) == 0 {
-		return nil
+	if s.listers == nil {
+		return nil // no Service or controller can select the pod
 	}
 	sel := s.listers.defaultSelector(s.pod)
 	if sel.Empty() {
 		return nil
 	}
+	constraints := filterTopologySpreadConstraints(systemDefaultConstraints, s.pod.Labels, action)
 	for i := range constraints {
 		constraints[i].selector = sel
 	}
@@ -144,6 +154,37 @@ func nodeLabelsMatchSpreadConstraints(nodeLabels map[string]string, constraints 
 		}
 	}
 	return true
+}
+
+// memoCount is a memoized countPodsMatchSelector result and the podsGen it was counted at.
+type memoCount struct {
+	gen   uint64
+	count int
+}
+
+// maxMatchCounts bounds the memoized counts per node; past it the memo starts over.
+const maxMatchCounts = 64
+
+// selectorKey names a (namespace, selector) pair for the memo; Everything and Nothing, which
+// both print as "", are told apart.
+func selectorKey(ns string, sel labels.Selector) string {
+	if sel.Empty() {
+		return ns + "\x00*"
+	}
+	return ns + "\x00=" + sel.String()
+}
+
+// countPodsMatching is countPodsMatchSelector memoized under key (selectorKey(ns, selector)).
+func countPodsMatching(ni *NodeInfo, key string, selector labels.Selector, ns string) int {
+	if m, ok := ni.matchCounts[key]; ok && m.gen == ni.podsGen {
+		return m.count
+	}
+	n := countPodsMatchSelector(ni, selector, ns)
+	if ni.matchCounts == nil || len(ni.matchCounts) >= maxMatchCounts {
+		ni.matchCounts = map[string]memoCount{}
+	}
+	ni.matchCounts[key] = memoCount{gen: ni.podsGen, count: n}
+	return n
 }
 
 // countPodsMatchSelector is common.go countPodsMatchSelector: the node's pods in namespace ns,
@@ -177,6 +218,7 @@ func (s *cycleState) spreadPreFilter(nodes []*NodeInfo) {
 	if len(constraints) == 0 {
 		return
 	}
+	withKeys(constraints, s.pod.Namespace)
 	st := &spreadFilterState{
 		constraints:       constraints,
 		tpValueToMatchNum: make([]map[string]int, len(constraints)),
@@ -194,7 +236,7 @@ func (s *cycleState) spreadPreFilter(nodes []*NodeInfo) {
 			if !c.matchNodeInclusionPolicies(s, ni) {
 				continue
 			}
-			st.tpValueToMatchNum[i][ni.node.Labels[c.topologyKey]] += countPodsMatchSelector(ni, c.selector, s.pod.Namespace)
+			st.tpValueToMatchNum[i][ni.node.Labels[c.topologyKey]] += countPodsMatching(ni, c.key, c.selector, s.pod.Namespace)
 		}
 	}
 	for i, m := range st.tpValueToMatchNum {
@@ -284,6 +326,7 @@ func (s *cycleState) spreadPreScore(feasible []*NodeInfo) *spreadScoreState {
 	if len(constraints) == 0 {
 		return nil
 	}
+	withKeys(constraints, pod.Namespace)
 	// Only the pod's own constraints require every topology key (systemDefaulted).
 	requireAll := len(pod.Spec.TopologySpreadConstraints) > 0
 	st := &spreadScoreState{
@@ -334,7 +377,7 @@ func (s *cycleState) spreadPreScore(feasible []*NodeInfo) *spreadScoreState {
 			if _, ok := st.podCounts[i][value]; !ok {
 				continue
 			}
-			st.podCounts[i][value] += int64(countPodsMatchSelector(ni, c.selector, pod.Namespace))
+			st.podCounts[i][value] += int64(countPodsMatching(ni, c.key, c.selector, pod.Namespace))
 		}
 	}
 	return st
@@ -355,7 +398,7 @@ func (st *spreadScoreState) score(s *cycleState, j int, ni *NodeInfo) int64 {
 		}
 		var cnt int64
 		if c.topologyKey == LabelHostname {
-			cnt = int64(countPodsMatchSelector(ni, c.selector, s.pod.Namespace))
+			cnt = int64(countPodsMatching(ni, c.key, c.selector, s.pod.Namespace))
 		} else {
 			cnt = st.podCounts[i][tpVal]
 		}
