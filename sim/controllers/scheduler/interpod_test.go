@@ -252,3 +252,40 @@ func TestInterPodAffinityScore(t *testing.T) {
 	// min −5, max 10: 100×15/15, 0, 100×6/15 = 40.
 	assert.Equal(t, []int64{100, 0, 40}, scores)
 }
+
+// TestSpreadAndAffinityQueueingHints follows the plugins' isSchedulableAfterPodChange and
+// isSchedulableAfterNodeChange: which cluster events may make a pod they rejected schedulable.
+func TestSpreadAndAffinityQueueingHints(t *testing.T) {
+	bound := func(p *model.Pod) *model.Pod { p.Spec.NodeName = "n1"; return p }
+	spreadPod := withSpread(labelled("p", "default", "app", "web"),
+		model.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: LabelTopologyZone, WhenUnsatisfiable: model.DoNotSchedule, LabelSelector: sel("app", "web")})
+	antiPod := withAffinity(labelled("p", "default", "app", "web"), nil,
+		&model.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: required(model.PodAffinityTerm{LabelSelector: sel("app", "web"), TopologyKey: LabelHostname})})
+	affPod := withAffinity(labelled("p", "default", "app", "api"),
+		&model.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: required(model.PodAffinityTerm{LabelSelector: sel("app", "db"), TopologyKey: LabelTopologyZone})}, nil)
+	relabelled := zoneNode("a1", "b")
+	tests := []struct {
+		name   string
+		plugin string
+		pod    *model.Pod
+		e      *clusterEvent
+		want   queueingHint
+	}{
+		{"spread: a matching pod deleted", PluginPodTopologySpread, spreadPod, &clusterEvent{kind: eventAssignedPodDelete, oldPod: bound(labelled("x", "default", "app", "web"))}, queueHint},
+		{"spread: another app's pod deleted", PluginPodTopologySpread, spreadPod, &clusterEvent{kind: eventAssignedPodDelete, oldPod: bound(labelled("x", "default", "app", "db"))}, queueSkipHint},
+		{"spread: a matching pod of another namespace added", PluginPodTopologySpread, spreadPod, &clusterEvent{kind: eventAssignedPodAdd, newPod: bound(labelled("x", "other", "app", "web"))}, queueSkipHint},
+		{"spread: a node with the zone label added", PluginPodTopologySpread, spreadPod, &clusterEvent{kind: eventNodeAdd, newNode: zoneNode("a3", "a")}, queueHint},
+		{"spread: a node without it added", PluginPodTopologySpread, spreadPod, &clusterEvent{kind: eventNodeAdd, newNode: zoneNode("x", "")}, queueSkipHint},
+		{"spread: a node moved zone", PluginPodTopologySpread, spreadPod, &clusterEvent{kind: eventNodeUpdate, nodeChanges: nodeChangeLabel, oldNode: zoneNode("a1", "a"), newNode: relabelled}, queueHint},
+		{"anti-affinity: the pod it avoids deleted", PluginInterPodAffinity, antiPod, &clusterEvent{kind: eventAssignedPodDelete, oldPod: bound(labelled("x", "default", "app", "web"))}, queueHint},
+		{"anti-affinity: another pod deleted", PluginInterPodAffinity, antiPod, &clusterEvent{kind: eventAssignedPodDelete, oldPod: bound(labelled("x", "default", "app", "db"))}, queueSkipHint},
+		{"affinity: the pod it wants added", PluginInterPodAffinity, affPod, &clusterEvent{kind: eventAssignedPodAdd, newPod: bound(labelled("x", "default", "app", "db"))}, queueHint},
+		{"affinity: another pod added", PluginInterPodAffinity, affPod, &clusterEvent{kind: eventAssignedPodAdd, newPod: bound(labelled("x", "default", "app", "web"))}, queueSkipHint},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.True(t, interestedIn(tt.plugin, tt.e))
+			assert.Equal(t, tt.want, queueingHintFor(tt.plugin, tt.pod, tt.e))
+		})
+	}
+}
