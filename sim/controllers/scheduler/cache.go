@@ -38,6 +38,9 @@ type NodeInfo struct {
 	// whose pods changed (a simulator shortcut: the counts are upstream's).
 	podsGen     uint64
 	matchCounts map[string]memoCount
+	// labelCounts counts the node's pods that are not being deleted by namespace and label
+	// (labelPairKey), so that a selector requiring a label no such pod has counts 0 at once.
+	labelCounts map[string]int
 
 	// What the filters read of the node, kept here so that a cycle over hundreds of nodes
 	// reads each NodeInfo without following it to its node object: spec.unschedulable and
@@ -88,8 +91,27 @@ func (ni *NodeInfo) untoleratedTaintStatus(i int) *Status {
 	return ni.taintStatuses[i]
 }
 
+// countLabels adds delta to labelCounts for pod's labels (pods being deleted are not counted).
+func (ni *NodeInfo) countLabels(pod *model.Pod, delta int) {
+	if pod.DeletionTimestamp != nil || len(pod.Labels) == 0 {
+		return
+	}
+	if ni.labelCounts == nil {
+		ni.labelCounts = map[string]int{}
+	}
+	for k, v := range pod.Labels { //detlint:ordered counting; order does not matter
+		key := labelPairKey(pod.Namespace, k, v)
+		if n := ni.labelCounts[key] + delta; n != 0 {
+			ni.labelCounts[key] = n
+		} else {
+			delete(ni.labelCounts, key)
+		}
+	}
+}
+
 func (ni *NodeInfo) addPod(key string, pod *model.Pod) {
 	ni.podsGen++
+	ni.countLabels(pod, 1)
 	p := &podOnNode{pod: pod, req: PodRequests(pod, false), nonZero: PodRequests(pod, true), aff: newPodAffinityInfo(pod)}
 	ni.pods[key] = p
 	ni.requested.addResource(p.req)
@@ -114,6 +136,8 @@ func (ni *NodeInfo) replacePod(p *podOnNode, pod *model.Pod) {
 	// Only labels and the deletion mark change what countPodsMatchSelector counts.
 	if !maps.Equal(pod.Labels, p.pod.Labels) || (pod.DeletionTimestamp == nil) != (p.pod.DeletionTimestamp == nil) {
 		ni.podsGen++
+		ni.countLabels(p.pod, -1)
+		ni.countLabels(pod, 1)
 	}
 	ni.requested.subResource(p.req)
 	ni.nonZeroRequested.MilliCPU -= p.nonZero.MilliCPU
@@ -139,6 +163,7 @@ func (ni *NodeInfo) removePod(key string) bool {
 	}
 	delete(ni.pods, key)
 	ni.podsGen++
+	ni.countLabels(p.pod, -1)
 	ni.countAffinity(p, -1)
 	ni.requested.subResource(p.req)
 	ni.nonZeroRequested.MilliCPU -= p.nonZero.MilliCPU

@@ -5,8 +5,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // zoneNode is a node with hostname and (unless zone is "") zone labels.
@@ -288,4 +290,40 @@ func TestSpreadAndAffinityQueueingHints(t *testing.T) {
 			assert.Equal(t, tt.want, queueingHintFor(tt.plugin, tt.pod, tt.e))
 		})
 	}
+}
+
+// TestCountPodsMatchingAgreesWithScan: the label index and the memo give
+// countPodsMatchSelector's count through adds, label changes, deletion marks and removals.
+func TestCountPodsMatchingAgreesWithScan(t *testing.T) {
+	ni := newNodeInfo(zoneNode("n1", "a"))
+	web := metav1.LabelSelector{MatchLabels: map[string]string{"app": "web", "tier": "front"}}
+	sels := []labels.Selector{selectorOf(&web), selectorOf(sel("app", "db")), labels.Everything(), labels.Nothing(),
+		selectorOf(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"db"}}}})}
+	check := func(step string) {
+		for _, s := range sels {
+			for _, ns := range []string{"default", "other"} {
+				want := countPodsMatchSelector(ni, s, ns)
+				got := countPodsMatching(ni, selectorKey(ns, s), requiredPairs(ns, s), s, ns)
+				assert.Equal(t, want, got, "%s: selector %q in %s", step, s.String(), ns)
+			}
+		}
+	}
+	check("empty")
+	a := labelled("a", "default", "app", "web", "tier", "front")
+	ni.addPod("default/a", a)
+	ni.addPod("default/b", labelled("b", "default", "app", "db"))
+	ni.addPod("other/c", labelled("c", "other", "app", "web", "tier", "front"))
+	check("added")
+	relabelled := a.DeepCopy()
+	relabelled.Labels["tier"] = "back"
+	ni.replacePod(ni.pods["default/a"], relabelled)
+	check("relabelled")
+	deleting := relabelled.DeepCopy()
+	deleting.Labels["tier"] = "front"
+	deleting.DeletionTimestamp = model.Ptr(vtime.Time(5))
+	ni.replacePod(ni.pods["default/a"], deleting)
+	check("being deleted")
+	ni.removePod("default/b")
+	ni.removePod("default/a")
+	check("removed")
 }

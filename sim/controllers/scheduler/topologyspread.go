@@ -55,14 +55,17 @@ type spreadConstraint struct {
 	// nodeTaintsPolicy=Honor (default Ignore).
 	honorNodeAffinity bool
 	honorTaints       bool
-	// key is selectorKey of the incoming pod's namespace and selector, set by withKeys.
-	key string
+	// key is selectorKey of the incoming pod's namespace and selector, and pairs its
+	// requiredPairs, set by withKeys.
+	key   string
+	pairs []string
 }
 
 // withKeys sets the constraints' memo keys for pods of namespace ns.
 func withKeys(constraints []spreadConstraint, ns string) []spreadConstraint {
 	for i := range constraints {
 		constraints[i].key = selectorKey(ns, constraints[i].selector)
+		constraints[i].pairs = requiredPairs(ns, constraints[i].selector)
 	}
 	return constraints
 }
@@ -174,8 +177,36 @@ func selectorKey(ns string, sel labels.Selector) string {
 	return ns + "\x00=" + sel.String()
 }
 
-// countPodsMatching is countPodsMatchSelector memoized under key (selectorKey(ns, selector)).
-func countPodsMatching(ni *NodeInfo, key string, selector labels.Selector, ns string) int {
+// labelPairKey names a namespace and label in NodeInfo.labelCounts.
+func labelPairKey(ns, key, value string) string { return ns + "\x00" + key + "\x00" + value }
+
+// requiredPairs returns the labelPairKeys of the requirements of selector that need one label
+// value (key=value, key==value, key in (value)): a pod without one of them cannot match.
+func requiredPairs(ns string, selector labels.Selector) []string {
+	reqs, ok := selector.Requirements()
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, r := range reqs {
+		switch r.Operator() {
+		case selection.Equals, selection.DoubleEquals, selection.In:
+			if vals := r.ValuesUnsorted(); len(vals) == 1 {
+				out = append(out, labelPairKey(ns, r.Key(), vals[0]))
+			}
+		}
+	}
+	return out
+}
+
+// countPodsMatching is countPodsMatchSelector, 0 at once when the node has no pod with one of
+// the labels pairs requires, and memoized under key (selectorKey(ns, selector)) otherwise.
+func countPodsMatching(ni *NodeInfo, key string, pairs []string, selector labels.Selector, ns string) int {
+	for _, pair := range pairs {
+		if ni.labelCounts[pair] == 0 {
+			return 0
+		}
+	}
 	if m, ok := ni.matchCounts[key]; ok && m.gen == ni.podsGen {
 		return m.count
 	}
@@ -236,7 +267,7 @@ func (s *cycleState) spreadPreFilter(nodes []*NodeInfo) {
 			if !c.matchNodeInclusionPolicies(s, ni) {
 				continue
 			}
-			st.tpValueToMatchNum[i][ni.node.Labels[c.topologyKey]] += countPodsMatching(ni, c.key, c.selector, s.pod.Namespace)
+			st.tpValueToMatchNum[i][ni.node.Labels[c.topologyKey]] += countPodsMatching(ni, c.key, c.pairs, c.selector, s.pod.Namespace)
 		}
 	}
 	for i, m := range st.tpValueToMatchNum {
@@ -377,7 +408,7 @@ func (s *cycleState) spreadPreScore(feasible []*NodeInfo) *spreadScoreState {
 			if _, ok := st.podCounts[i][value]; !ok {
 				continue
 			}
-			st.podCounts[i][value] += int64(countPodsMatching(ni, c.key, c.selector, pod.Namespace))
+			st.podCounts[i][value] += int64(countPodsMatching(ni, c.key, c.pairs, c.selector, pod.Namespace))
 		}
 	}
 	return st
@@ -398,7 +429,7 @@ func (st *spreadScoreState) score(s *cycleState, j int, ni *NodeInfo) int64 {
 		}
 		var cnt int64
 		if c.topologyKey == LabelHostname {
-			cnt = int64(countPodsMatching(ni, c.key, c.selector, s.pod.Namespace))
+			cnt = int64(countPodsMatching(ni, c.key, c.pairs, c.selector, s.pod.Namespace))
 		} else {
 			cnt = st.podCounts[i][tpVal]
 		}
