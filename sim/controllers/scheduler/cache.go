@@ -5,6 +5,8 @@ import (
 	"maps"
 	"sort"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/reconsim/reconsim/model"
 )
 
@@ -32,12 +34,11 @@ type NodeInfo struct {
 	// and with required anti-affinity (upstream NodeInfo.PodsWithAffinity and
 	// PodsWithRequiredAntiAffinity), so that InterPodAffinity looks only at those nodes.
 	numWithAffinity, numRequiredAnti int
-	// podsGen changes with every change of the node's pods; matchCounts memoizes
-	// countPodsMatchSelector per (namespace, selector) at a podsGen, so that PodTopologySpread,
-	// which counts a workload's pods on every node in every cycle, recounts only the nodes
-	// whose pods changed (a simulator shortcut: the counts are upstream's).
-	podsGen     uint64
-	matchCounts map[string]memoCount
+	// matchCounts keeps countPodsMatchSelector for the (namespace, selector) pairs asked
+	// for, up to date as pods come and go, so that PodTopologySpread, which counts a workload's
+	// pods on every node in every cycle, does not scan the node's pods each time (a simulator
+	// shortcut: the counts are upstream's).
+	matchCounts map[string]*liveCount
 	// labelCounts counts the node's pods that are not being deleted by namespace and label
 	// (labelPairKey), so that a selector requiring a label no such pod has counts 0 at once.
 	labelCounts map[string]int
@@ -91,9 +92,19 @@ func (ni *NodeInfo) untoleratedTaintStatus(i int) *Status {
 	return ni.taintStatuses[i]
 }
 
-// countLabels adds delta to labelCounts for pod's labels (pods being deleted are not counted).
+// countLabels adds delta to labelCounts for pod's labels and to the live selector counts it
+// matches (pods being deleted are not counted).
 func (ni *NodeInfo) countLabels(pod *model.Pod, delta int) {
-	if pod.DeletionTimestamp != nil || len(pod.Labels) == 0 {
+	if pod.DeletionTimestamp != nil {
+		return
+	}
+	podLabels := labels.Set(pod.Labels)
+	for _, c := range ni.matchCounts { //detlint:ordered each count is updated on its own
+		if c.ns == pod.Namespace && c.sel.Matches(podLabels) {
+			c.count += delta
+		}
+	}
+	if len(pod.Labels) == 0 {
 		return
 	}
 	if ni.labelCounts == nil {
@@ -110,7 +121,6 @@ func (ni *NodeInfo) countLabels(pod *model.Pod, delta int) {
 }
 
 func (ni *NodeInfo) addPod(key string, pod *model.Pod) {
-	ni.podsGen++
 	ni.countLabels(pod, 1)
 	p := &podOnNode{pod: pod, req: PodRequests(pod, false), nonZero: PodRequests(pod, true), aff: newPodAffinityInfo(pod)}
 	ni.pods[key] = p
@@ -135,7 +145,6 @@ func (ni *NodeInfo) countAffinity(p *podOnNode, delta int) {
 func (ni *NodeInfo) replacePod(p *podOnNode, pod *model.Pod) {
 	// Only labels and the deletion mark change what countPodsMatchSelector counts.
 	if !maps.Equal(pod.Labels, p.pod.Labels) || (pod.DeletionTimestamp == nil) != (p.pod.DeletionTimestamp == nil) {
-		ni.podsGen++
 		ni.countLabels(p.pod, -1)
 		ni.countLabels(pod, 1)
 	}
@@ -162,7 +171,6 @@ func (ni *NodeInfo) removePod(key string) bool {
 		return false
 	}
 	delete(ni.pods, key)
-	ni.podsGen++
 	ni.countLabels(p.pod, -1)
 	ni.countAffinity(p, -1)
 	ni.requested.subResource(p.req)

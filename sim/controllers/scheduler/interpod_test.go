@@ -292,7 +292,7 @@ func TestSpreadAndAffinityQueueingHints(t *testing.T) {
 	}
 }
 
-// TestCountPodsMatchingAgreesWithScan: the label index and the memo give
+// TestCountPodsMatchingAgreesWithScan: the label index and the live counts give
 // countPodsMatchSelector's count through adds, label changes, deletion marks and removals.
 func TestCountPodsMatchingAgreesWithScan(t *testing.T) {
 	ni := newNodeInfo(zoneNode("n1", "a"))

@@ -159,13 +159,15 @@ func nodeLabelsMatchSpreadConstraints(nodeLabels map[string]string, constraints 
 	return true
 }
 
-// memoCount is a memoized countPodsMatchSelector result and the podsGen it was counted at.
-type memoCount struct {
-	gen   uint64
+// liveCount is a count of the node's pods in namespace ns, not being deleted, that sel
+// matches, kept up to date by NodeInfo.countLabels.
+type liveCount struct {
+	ns    string
+	sel   labels.Selector
 	count int
 }
 
-// maxMatchCounts bounds the memoized counts per node; past it the memo starts over.
+// maxMatchCounts bounds the live counts per node; past it they start over.
 const maxMatchCounts = 64
 
 // selectorKey names a (namespace, selector) pair for the memo; Everything and Nothing, which
@@ -199,22 +201,23 @@ func requiredPairs(ns string, selector labels.Selector) []string {
 	return out
 }
 
-// countPodsMatching is countPodsMatchSelector, 0 at once when the node has no pod with one of
-// the labels pairs requires, and memoized under key (selectorKey(ns, selector)) otherwise.
+// countPodsMatching is countPodsMatchSelector: 0 at once when the node has no pod with one of
+// the labels pairs requires, else the live count under key (selectorKey(ns, selector)),
+// counted by a scan the first time.
 func countPodsMatching(ni *NodeInfo, key string, pairs []string, selector labels.Selector, ns string) int {
 	for _, pair := range pairs {
 		if ni.labelCounts[pair] == 0 {
 			return 0
 		}
 	}
-	if m, ok := ni.matchCounts[key]; ok && m.gen == ni.podsGen {
-		return m.count
+	if c, ok := ni.matchCounts[key]; ok {
+		return c.count
 	}
 	n := countPodsMatchSelector(ni, selector, ns)
 	if ni.matchCounts == nil || len(ni.matchCounts) >= maxMatchCounts {
-		ni.matchCounts = map[string]memoCount{}
+		ni.matchCounts = map[string]*liveCount{}
 	}
-	ni.matchCounts[key] = memoCount{gen: ni.podsGen, count: n}
+	ni.matchCounts[key] = &liveCount{ns: ns, sel: selector, count: n}
 	return n
 }
 
