@@ -144,8 +144,10 @@ type PodSpec struct {
 	SchedulerName                 string            `json:"schedulerName,omitempty"`
 	Affinity                      *Affinity         `json:"affinity,omitempty"`
 	Tolerations                   []Toleration      `json:"tolerations,omitempty"`
-	Priority                      *int32            `json:"priority,omitempty"`
-	PriorityClassName             string            `json:"priorityClassName,omitempty"`
+	// TopologySpreadConstraints are read by the scheduler's PodTopologySpread plugin.
+	TopologySpreadConstraints []TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+	Priority                  *int32                     `json:"priority,omitempty"`
+	PriorityClassName         string                     `json:"priorityClassName,omitempty"`
 	// PreemptionPolicy is set by the Priority admission plugin from the pod's class
 	// (PreemptLowerPriority or Never).
 	PreemptionPolicy *string `json:"preemptionPolicy,omitempty"`
@@ -203,10 +205,68 @@ type Probe struct {
 	FailureThreshold    int32 `json:"failureThreshold,omitempty"`
 }
 
-// Affinity is core/v1 Affinity, node affinity only.
+// Affinity is core/v1 Affinity.
 type Affinity struct {
-	NodeAffinity *NodeAffinity `json:"nodeAffinity,omitempty"`
+	NodeAffinity    *NodeAffinity    `json:"nodeAffinity,omitempty"`
+	PodAffinity     *PodAffinity     `json:"podAffinity,omitempty"`
+	PodAntiAffinity *PodAntiAffinity `json:"podAntiAffinity,omitempty"`
 }
+
+// PodAffinity is core/v1 PodAffinity: the pod wants to share a topology domain with the pods
+// its terms select.
+type PodAffinity struct {
+	RequiredDuringSchedulingIgnoredDuringExecution  []PodAffinityTerm         `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
+	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty"`
+}
+
+// PodAntiAffinity is core/v1 PodAntiAffinity: the pod wants to stay out of the topology
+// domains of the pods its terms select.
+type PodAntiAffinity struct {
+	RequiredDuringSchedulingIgnoredDuringExecution  []PodAffinityTerm         `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
+	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty"`
+}
+
+// PodAffinityTerm is core/v1 PodAffinityTerm. Empty namespaces and a nil namespaceSelector
+// mean the pod's own namespace; an empty namespaceSelector ({}) means every namespace.
+type PodAffinityTerm struct {
+	LabelSelector     *metav1.LabelSelector `json:"labelSelector,omitempty"`
+	Namespaces        []string              `json:"namespaces,omitempty"`
+	TopologyKey       string                `json:"topologyKey"`
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+	// MatchLabelKeys and MismatchLabelKeys add "key in (pod's value)" and "key notin (pod's
+	// value)" to the label selector (KEP-3633, on by default since v1.33).
+	MatchLabelKeys    []string `json:"matchLabelKeys,omitempty"`
+	MismatchLabelKeys []string `json:"mismatchLabelKeys,omitempty"`
+}
+
+// WeightedPodAffinityTerm is core/v1 WeightedPodAffinityTerm (weight 1-100).
+type WeightedPodAffinityTerm struct {
+	Weight          int32           `json:"weight"`
+	PodAffinityTerm PodAffinityTerm `json:"podAffinityTerm"`
+}
+
+// TopologySpreadConstraint is core/v1 TopologySpreadConstraint.
+type TopologySpreadConstraint struct {
+	MaxSkew           int32                 `json:"maxSkew"`
+	TopologyKey       string                `json:"topologyKey"`
+	WhenUnsatisfiable string                `json:"whenUnsatisfiable"`
+	LabelSelector     *metav1.LabelSelector `json:"labelSelector,omitempty"`
+	MinDomains        *int32                `json:"minDomains,omitempty"`
+	// NodeAffinityPolicy and NodeTaintsPolicy are Honor or Ignore; unset they mean Honor and
+	// Ignore.
+	NodeAffinityPolicy *string  `json:"nodeAffinityPolicy,omitempty"`
+	NodeTaintsPolicy   *string  `json:"nodeTaintsPolicy,omitempty"`
+	MatchLabelKeys     []string `json:"matchLabelKeys,omitempty"`
+}
+
+// Topology spread constraint values (core/v1 UnsatisfiableConstraintAction and
+// NodeInclusionPolicy).
+const (
+	DoNotSchedule             = "DoNotSchedule"
+	ScheduleAnyway            = "ScheduleAnyway"
+	NodeInclusionPolicyHonor  = "Honor"
+	NodeInclusionPolicyIgnore = "Ignore"
+)
 
 // NodeAffinity is core/v1 NodeAffinity.
 type NodeAffinity struct {

@@ -24,7 +24,6 @@ func TestDecodeKubectlDump(t *testing.T) {
 	assert.Zero(t, d.Status.Replicas, "status is dropped")
 	assert.Equal(t, []string{
 		"dump.yaml:13:90: items[0].spec.template.spec.containers[0].readinessProbe.httpGet: not modelled (ignored): probe handlers are not run: probes succeed unless the pod's sim.reconsim.dev/* annotations say otherwise (`sim explain sim.reconsim.dev/ready-after`)",
-		"dump.yaml:14:9: items[0].spec.template.spec.topologySpreadConstraints: not modelled (ignored): the scheduler does not spread pods by topology: it may put them in one zone or on few nodes",
 		"dump.yaml:13:48: items[0].spec.template.spec.containers[0].imagePullPolicy: not modelled (ignored)",
 		"dump.yaml:16:3: skipped 1 object: ReplicaSet objects of a cluster dump owned by a Deployment: the simulated cluster's controllers make their own",
 		"dump.yaml:19:3: skipped 1 object: the simulator does not model ConfigMap",
@@ -69,7 +68,6 @@ func TestDecodeKindsAndFields(t *testing.T) {
 		{name: "behaviour notes are one per note", src: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: a, image: i, readinessProbe: {exec: {}}, livenessProbe: {httpGet: {}}}\n  initContainers: [{name: b, image: i}]\n  priorityClassName: high\n  schedulerName: default-scheduler\n  affinity: {podAntiAffinity: {}, podAffinity: {}}\n  volumes: []\n",
 			warnings: []string{
 				"m.yaml:6:42: spec.containers[0].readinessProbe.exec: not modelled (ignored): probe handlers are not run: probes succeed unless the pod's sim.reconsim.dev/* annotations say otherwise (`sim explain sim.reconsim.dev/ready-after`) (and 1 more place)",
-				"m.yaml:10:14: spec.affinity.podAntiAffinity: not modelled (ignored): the scheduler ignores inter-pod affinity and anti-affinity: pods it would keep apart may share a node or zone, and pods it would keep together may not (and 1 more place)",
 				"m.yaml:11:3: spec.volumes: not modelled (ignored): volumes are not modelled: pods start with no attach, mount or provisioning delay, and the scheduler checks no volume limits or zones",
 			}},
 	}

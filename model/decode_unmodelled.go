@@ -27,9 +27,6 @@ const maxListedUnmodelled = 12
 // behaviourNotes says, for a field the simulator does not model that changes scheduling or a
 // pod's lifecycle (upstream type "Type.field"), what the simulation does instead.
 var behaviourNotes = map[string]string{
-	"PodSpec.topologySpreadConstraints":    "the scheduler does not spread pods by topology: it may put them in one zone or on few nodes",
-	"Affinity.podAffinity":                 podAffinityNote,
-	"Affinity.podAntiAffinity":             podAffinityNote,
 	"PodSpec.volumes":                      "volumes are not modelled: pods start with no attach, mount or provisioning delay, and the scheduler checks no volume limits or zones",
 	"StatefulSetSpec.volumeClaimTemplates": "no PersistentVolumeClaims are made: pods start without waiting for storage",
 	"StatefulSetSpec.ordinals":             "pods are numbered from 0 whatever ordinals.start says",
@@ -48,8 +45,7 @@ var behaviourNotes = map[string]string{
 }
 
 const (
-	podAffinityNote = "the scheduler ignores inter-pod affinity and anti-affinity: pods it would keep apart may share a node or zone, and pods it would keep together may not"
-	probeNote       = "probe handlers are not run: probes succeed unless the pod's sim.reconsim.dev/* annotations say otherwise (`sim explain sim.reconsim.dev/ready-after`)"
+	probeNote = "probe handlers are not run: probes succeed unless the pod's sim.reconsim.dev/* annotations say otherwise (`sim explain sim.reconsim.dev/ready-after`)"
 )
 
 // partlyModelled says, for a field the simulator decodes but does not fully act on, what the

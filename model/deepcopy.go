@@ -192,7 +192,20 @@ func (s *PodSpec) DeepCopyInto(out *PodSpec) {
 				}
 			}
 		}
+		a.PodAffinity = copyPodAffinity(s.Affinity.PodAffinity)
+		a.PodAntiAffinity = (*PodAntiAffinity)(copyPodAffinity((*PodAffinity)(s.Affinity.PodAntiAffinity)))
 		out.Affinity = a
+	}
+	if s.TopologySpreadConstraints != nil {
+		out.TopologySpreadConstraints = make([]TopologySpreadConstraint, len(s.TopologySpreadConstraints))
+		for i, c := range s.TopologySpreadConstraints {
+			c.LabelSelector = copyLabelSelector(c.LabelSelector)
+			c.MinDomains = copyPtr(c.MinDomains)
+			c.NodeAffinityPolicy = copyPtr(c.NodeAffinityPolicy)
+			c.NodeTaintsPolicy = copyPtr(c.NodeTaintsPolicy)
+			c.MatchLabelKeys = copySlice(c.MatchLabelKeys)
+			out.TopologySpreadConstraints[i] = c
+		}
 	}
 	if s.Tolerations != nil {
 		out.Tolerations = make([]Toleration, len(s.Tolerations))
@@ -298,6 +311,40 @@ func (o *ReplicaSet) DeepCopy() *ReplicaSet {
 func (t *PodTemplateSpec) DeepCopyInto(out *PodTemplateSpec) {
 	t.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	t.Spec.DeepCopyInto(&out.Spec)
+}
+
+// copyPodAffinity deep-copies pod affinity terms (PodAntiAffinity has the same shape and is
+// copied through a conversion).
+func copyPodAffinity(pa *PodAffinity) *PodAffinity {
+	if pa == nil {
+		return nil
+	}
+	out := &PodAffinity{}
+	if pa.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		out.RequiredDuringSchedulingIgnoredDuringExecution = make([]PodAffinityTerm, len(pa.RequiredDuringSchedulingIgnoredDuringExecution))
+		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+			out.RequiredDuringSchedulingIgnoredDuringExecution[i] = copyPodAffinityTerm(&pa.RequiredDuringSchedulingIgnoredDuringExecution[i])
+		}
+	}
+	if pa.PreferredDuringSchedulingIgnoredDuringExecution != nil {
+		out.PreferredDuringSchedulingIgnoredDuringExecution = make([]WeightedPodAffinityTerm, len(pa.PreferredDuringSchedulingIgnoredDuringExecution))
+		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+			w := &pa.PreferredDuringSchedulingIgnoredDuringExecution[i]
+			out.PreferredDuringSchedulingIgnoredDuringExecution[i] = WeightedPodAffinityTerm{Weight: w.Weight, PodAffinityTerm: copyPodAffinityTerm(&w.PodAffinityTerm)}
+		}
+	}
+	return out
+}
+
+func copyPodAffinityTerm(t *PodAffinityTerm) PodAffinityTerm {
+	return PodAffinityTerm{
+		LabelSelector:     copyLabelSelector(t.LabelSelector),
+		Namespaces:        copySlice(t.Namespaces),
+		TopologyKey:       t.TopologyKey,
+		NamespaceSelector: copyLabelSelector(t.NamespaceSelector),
+		MatchLabelKeys:    copySlice(t.MatchLabelKeys),
+		MismatchLabelKeys: copySlice(t.MismatchLabelKeys),
+	}
 }
 
 func copyLabelSelector(s *metav1.LabelSelector) *metav1.LabelSelector {

@@ -64,7 +64,8 @@ func equalPodSpec(a, b *PodSpec) bool {
 		equalSlice(a.Containers, b.Containers, equalContainer) &&
 		equalSlice(a.InitContainers, b.InitContainers, equalContainer) &&
 		equalSlice(a.Tolerations, b.Tolerations, equalToleration) &&
-		equalAffinity(a.Affinity, b.Affinity)
+		equalAffinity(a.Affinity, b.Affinity) &&
+		equalRare(a.TopologySpreadConstraints, b.TopologySpreadConstraints)
 }
 
 // equalSlice reports whether a and b are both nil, or both non-nil with equal elements.
@@ -123,7 +124,17 @@ func equalAffinity(a, b *Affinity) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	na, nb := a.NodeAffinity, b.NodeAffinity
+	return equalNodeAffinity(a.NodeAffinity, b.NodeAffinity) &&
+		equalRare(a.PodAffinity, b.PodAffinity) && equalRare(a.PodAntiAffinity, b.PodAntiAffinity)
+}
+
+// equalRare compares values that few objects carry (inter-pod affinity, topology spread
+// constraints): both nil or empty is the common case and costs no reflection.
+func equalRare[T any](a, b T) bool {
+	return reflect.DeepEqual(a, b)
+}
+
+func equalNodeAffinity(na, nb *NodeAffinity) bool {
 	if na == nil || nb == nil {
 		return na == nb
 	}

@@ -406,6 +406,10 @@ func validatePodSpec(spec *PodSpec, path *field.Path) field.ErrorList {
 	if spec.Affinity != nil && spec.Affinity.NodeAffinity != nil {
 		errs = append(errs, validateNodeAffinity(spec.Affinity.NodeAffinity, path.Child("affinity", "nodeAffinity"))...)
 	}
+	if spec.Affinity != nil {
+		errs = append(errs, validatePodAffinities(spec.Affinity, path.Child("affinity"))...)
+	}
+	errs = append(errs, validateTopologySpreadConstraints(spec.TopologySpreadConstraints, path.Child("topologySpreadConstraints"))...)
 	errs = append(errs, validateTolerations(spec.Tolerations, path.Child("tolerations"))...)
 	return errs
 }

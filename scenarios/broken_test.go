@@ -101,6 +101,14 @@ func TestBrokenScenarios(t *testing.T) {
 			{"11:17", "objects[0].manifest.spec.replicas: Invalid value: -1: must be greater than or equal to 0 (the API server would reject it)"},
 			{"14:28", "objects[0].manifest.spec.template.metadata.labels: Invalid value: {\"app\":\"other\"}: `selector` does not match template `labels`"},
 		},
+		// core/v1 validation of topology spread constraints and inter-pod affinity terms
+		// (pkg/apis/core/validation validateTopologySpreadConstraints, validatePodAffinityTerm).
+		"pod-scheduling-invalid": {
+			{"18:23", "objects[0].manifest.spec.template.spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero (the API server would reject it)"},
+			{"19:82", `objects[0].manifest.spec.template.spec.topologySpreadConstraints[1].whenUnsatisfiable: Unsupported value: "Sometimes": supported values: "DoNotSchedule", "ScheduleAnyway"`},
+			{"23:52", "objects[0].manifest.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"},
+			{"24:30", "objects[0].manifest.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required value: can not be empty"},
+		},
 		"missing-namespace":                 {{"15:38", `objects[0].manifest.metadata.namespace: namespace "prod" does not exist (add it to cluster.namespaces)`}},
 		"missing-manifest-file":             {{"12:9", "objects[0].file: cannot read the manifest file"}},
 		"bad-quantity":                      {{"10:21", `cluster.nodeGroups[0].capacity.cpu: invalid quantity "4 cores"`}},

@@ -41,7 +41,6 @@ func TestDumpAsObjectFile(t *testing.T) {
 		"kubectl-dump.yaml:1872:3: items[43]: the simulator does not model ConfigMap; --strict refuses to skip it (remove it from the file, or run without --strict)",
 		"kubectl-dump.yaml:801:3: items[15]: ReplicaSet objects of a cluster dump owned by a Deployment: the simulated cluster's controllers make their own; --strict refuses to skip it",
 		"kubectl-dump.yaml:440:11: items[10].spec.template.spec.containers[0].imagePullPolicy: not modelled (--strict refuses fields the simulator ignores; remove it, or run without --strict)",
-		"kubectl-dump.yaml:476:9: items[10].spec.template.spec.topologySpreadConstraints: not modelled: the scheduler does not spread pods by topology",
 	} {
 		assert.True(t, strings.Contains(msgs, want), "missing %q", want)
 	}

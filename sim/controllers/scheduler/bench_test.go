@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/reconsim/reconsim/model"
 )
 
@@ -94,5 +96,35 @@ func BenchmarkNodeUpdateThenList(b *testing.B) {
 			b.Fatal("lost a node")
 		}
 		i++
+	}
+}
+
+// BenchmarkSchedulePod500Spread is BenchmarkSchedulePod500 for a pod scored as a ReplicaSet's
+// pods are, with the system default spreading constraints (hostname maxSkew 3, zone maxSkew 5,
+// ScheduleAnyway) over a selector that matches all 15,000 bound pods: PodTopologySpread's
+// PreScore counts them over every node.
+func BenchmarkSchedulePod500Spread(b *testing.B) {
+	c := benchCache()
+	for _, ni := range c.nodeList() {
+		for _, p := range ni.pods {
+			p.pod.Labels = map[string]string{"app": "web"}
+		}
+	}
+	pod := testPod("new", "cpu", "100m", "memory", "128Mi")
+	pod.Labels = map[string]string{"app": "web"}
+	pod.Spec.Tolerations = defaultTolerations
+	for _, dc := range systemDefaultConstraints {
+		dc.LabelSelector = &metav1.LabelSelector{MatchLabels: pod.Labels}
+		pod.Spec.TopologySpreadConstraints = append(pod.Spec.TopologySpreadConstraints, dc)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	next := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		s := newCycleState(pod)
+		res, fitErr, _, err := schedulePod(s, c.nodeList(), 0, &next, r)
+		if err != nil || fitErr != nil || res.host == "" {
+			b.Fatalf("result %+v, %v, %v", res, fitErr, err)
+		}
 	}
 }

@@ -2,7 +2,10 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 	"sort"
+
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
 )
@@ -12,6 +15,8 @@ type podOnNode struct {
 	pod     *model.Pod
 	req     Resource // effective requests, what NodeResourcesFit filters on
 	nonZero Resource // requests with the scoring defaults (cpu and memory only)
+	// aff is the pod's parsed inter-pod affinity, nil when it has none.
+	aff *podAffinityInfo
 }
 
 // NodeInfo is the scheduler's aggregate view of one node (upstream framework.NodeInfo): the
@@ -25,6 +30,18 @@ type NodeInfo struct {
 	requested        Resource
 	nonZeroRequested Resource
 	allocatable      Resource
+	// numWithAffinity and numRequiredAnti count the pods with inter-pod affinity of any kind,
+	// and with required anti-affinity (upstream NodeInfo.PodsWithAffinity and
+	// PodsWithRequiredAntiAffinity), so that InterPodAffinity looks only at those nodes.
+	numWithAffinity, numRequiredAnti int
+	// matchCounts keeps countPodsMatchSelector for the (namespace, selector) pairs asked
+	// for, up to date as pods come and go, so that PodTopologySpread, which counts a workload's
+	// pods on every node in every cycle, does not scan the node's pods each time (a simulator
+	// shortcut: the counts are upstream's).
+	matchCounts map[string]*liveCount
+	// labelCounts counts the node's pods that are not being deleted by namespace and label
+	// (labelPairKey), so that a selector requiring a label no such pod has counts 0 at once.
+	labelCounts map[string]int
 
 	// What the filters read of the node, kept here so that a cycle over hundreds of nodes
 	// reads each NodeInfo without following it to its node object: spec.unschedulable and
@@ -75,23 +92,77 @@ func (ni *NodeInfo) untoleratedTaintStatus(i int) *Status {
 	return ni.taintStatuses[i]
 }
 
+// countLabels adds delta to labelCounts for pod's labels and to the live selector counts it
+// matches (pods being deleted are not counted).
+func (ni *NodeInfo) countLabels(pod *model.Pod, delta int) {
+	if pod.DeletionTimestamp != nil {
+		return
+	}
+	podLabels := labels.Set(pod.Labels)
+	for _, c := range ni.matchCounts { //detlint:ordered each count is updated on its own
+		if c.ns == pod.Namespace && c.sel.Matches(podLabels) {
+			c.count += delta
+		}
+	}
+	if len(pod.Labels) == 0 {
+		return
+	}
+	if ni.labelCounts == nil {
+		ni.labelCounts = map[string]int{}
+	}
+	for k, v := range pod.Labels { //detlint:ordered counting; order does not matter
+		key := labelPairKey(pod.Namespace, k, v)
+		if n := ni.labelCounts[key] + delta; n != 0 {
+			ni.labelCounts[key] = n
+		} else {
+			delete(ni.labelCounts, key)
+		}
+	}
+}
+
 func (ni *NodeInfo) addPod(key string, pod *model.Pod) {
-	p := &podOnNode{pod: pod, req: PodRequests(pod, false), nonZero: PodRequests(pod, true)}
+	ni.countLabels(pod, 1)
+	p := &podOnNode{pod: pod, req: PodRequests(pod, false), nonZero: PodRequests(pod, true), aff: newPodAffinityInfo(pod)}
 	ni.pods[key] = p
 	ni.requested.addResource(p.req)
 	ni.nonZeroRequested.MilliCPU += p.nonZero.MilliCPU
 	ni.nonZeroRequested.Memory += p.nonZero.Memory
+	ni.countAffinity(p, 1)
+}
+
+// countAffinity adds delta to the affinity counters for p.
+func (ni *NodeInfo) countAffinity(p *podOnNode, delta int) {
+	if p.aff == nil {
+		return
+	}
+	ni.numWithAffinity += delta
+	if len(p.aff.requiredAnti) > 0 {
+		ni.numRequiredAnti += delta
+	}
 }
 
 // replacePod puts a new version of a pod in the place of the one p holds.
 func (ni *NodeInfo) replacePod(p *podOnNode, pod *model.Pod) {
+	// Only labels and the deletion mark change what countPodsMatchSelector counts.
+	if !maps.Equal(pod.Labels, p.pod.Labels) || (pod.DeletionTimestamp == nil) != (p.pod.DeletionTimestamp == nil) {
+		ni.countLabels(p.pod, -1)
+		ni.countLabels(pod, 1)
+	}
 	ni.requested.subResource(p.req)
 	ni.nonZeroRequested.MilliCPU -= p.nonZero.MilliCPU
 	ni.nonZeroRequested.Memory -= p.nonZero.Memory
+	ni.countAffinity(p, -1)
+	old := p.pod
 	p.pod, p.req, p.nonZero = pod, PodRequests(pod, false), PodRequests(pod, true)
+	// The affinity terms depend on the spec (immutable) and, through matchLabelKeys, on the
+	// labels: parse them again only when those may have changed.
+	if pod.Spec.Affinity != old.Spec.Affinity || !maps.Equal(pod.Labels, old.Labels) {
+		p.aff = newPodAffinityInfo(pod)
+	}
 	ni.requested.addResource(p.req)
 	ni.nonZeroRequested.MilliCPU += p.nonZero.MilliCPU
 	ni.nonZeroRequested.Memory += p.nonZero.Memory
+	ni.countAffinity(p, 1)
 }
 
 func (ni *NodeInfo) removePod(key string) bool {
@@ -100,6 +171,8 @@ func (ni *NodeInfo) removePod(key string) bool {
 		return false
 	}
 	delete(ni.pods, key)
+	ni.countLabels(p.pod, -1)
+	ni.countAffinity(p, -1)
 	ni.requested.subResource(p.req)
 	ni.nonZeroRequested.MilliCPU -= p.nonZero.MilliCPU
 	ni.nonZeroRequested.Memory -= p.nonZero.Memory

@@ -21,11 +21,25 @@
 //     SchedulerPopFromBackoffQ gate (Config.PopFromBackoffQ, on by default as upstream since
 //     v1.33) expiries fall on whole-second windows and an idle scheduler pops backoffQ early.
 //   - One process runs the scheduling cycle: it pops activeQ (parking when it is empty), runs
-//     the filters NodeUnschedulable, NodeName, TaintToleration, NodeAffinity and
-//     NodeResourcesFit over a node list sorted by name, from a rotating start index, until
-//     numFeasibleNodesToFind nodes fit; scores them with NodeResourcesFit (LeastAllocated,
-//     weight 1), NodeResourcesBalancedAllocation (1), TaintToleration (3) and NodeAffinity (2);
+//     the PreFilter steps that look at the whole cluster (PodTopologySpread, InterPodAffinity),
+//     then the filters NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
+//     NodeResourcesFit, PodTopologySpread and InterPodAffinity over a node list sorted by name,
+//     from a rotating start index, until numFeasibleNodesToFind nodes fit; scores them with
+//     NodeResourcesFit (LeastAllocated, weight 1), NodeResourcesBalancedAllocation (1),
+//     TaintToleration (3), NodeAffinity (2), PodTopologySpread (2) and InterPodAffinity (2);
 //     and picks the best total, ties broken uniformly with the stream k.Rand("kube-scheduler").
+//   - PodTopologySpread (topologyspread.go) filters on the pod's DoNotSchedule constraints and
+//     scores its ScheduleAnyway ones, with maxSkew, minDomains, nodeAffinityPolicy,
+//     nodeTaintsPolicy and matchLabelKeys; a pod without constraints that a Service,
+//     ReplicaSet or StatefulSet selects or controls is scored with the system defaults
+//     (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway) over their selectors. InterPodAffinity
+//     (interpodaffinity.go) filters on the pod's required affinity and anti-affinity and the
+//     existing pods' required anti-affinity, and scores the preferred terms of both sides and
+//     the existing pods' required affinity (hardPodAffinityWeight 1), with namespaces,
+//     namespaceSelector and matchLabelKeys/mismatchLabelKeys. Both read Services, ReplicaSets,
+//     StatefulSets and Namespaces through informers of their own (listers.go), as upstream's
+//     do. Their queueing hints requeue a pod they rejected on an assigned pod's add or delete
+//     and on node adds and label (or, for spreading, taint) changes.
 //     The cycle decides on the cache as it is when it starts and takes Config.CycleBase plus
 //     Config.CyclePerNode per node evaluated; its outcome lands at its end.
 //   - A placement is assumed in the cache and bound by its own process: an update of the pod
@@ -77,9 +91,12 @@
 //     final period, newer ones one (Config.FitErrorSinglePeriod); up to v1.34 the taint reason
 //     named the taint ("node(s) had untolerated taint {key: value}"), since v1.35 it is
 //     "node(s) had untolerated taint(s)" (Config.TaintMessageWithoutKey).
-//   - Plugins outside the list above: PodTopologySpread's default constraints and
-//     InterPodAffinity (weights 2), ImageLocality, NodePorts, volume plugins, DRA, scheduling
-//     gates, extenders, multiple profiles, pod overhead, sidecar containers.
+//   - Plugins outside the list above: ImageLocality, NodePorts, volume plugins, DRA,
+//     scheduling gates, extenders, multiple profiles, pod overhead, sidecar
+//     containers. ReplicationControllers (a source of PodTopologySpread's default selector)
+//     are not modelled. Upstream's PodTopologySpread preemption state keeps two critical paths
+//     and InterPodAffinity's AddPod/RemovePod update its counts; here the PreFilter state is
+//     computed once per cycle, and the preemption message looks at resources only.
 //   - Upstream's snapshot interleaves zones (nodeTree); here the node list is sorted by name.
 //   - The status write after a failure is skipped for a pod already gone or bound (upstream
 //     would send it and fail or be overruled). Status writes are synchronous in the cycle, as

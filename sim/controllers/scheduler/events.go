@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/reconsim/reconsim/model"
 )
 
@@ -12,7 +14,8 @@ type pluginSet uint8
 
 // filterPluginNames gives each plugin that can reject a pod its bit in a pluginSet, in the
 // default profile's order.
-var filterPluginNames = []string{PluginNodeUnschedulable, PluginNodeName, PluginTaintToleration, PluginNodeAffinity, PluginNodeResourcesFit}
+var filterPluginNames = []string{PluginNodeUnschedulable, PluginNodeName, PluginTaintToleration, PluginNodeAffinity, PluginNodeResourcesFit,
+	PluginPodTopologySpread, PluginInterPodAffinity}
 
 func pluginBit(name string) pluginSet {
 	for i, n := range filterPluginNames {
@@ -41,6 +44,7 @@ const (
 	eventNodeAdd eventKind = iota
 	eventNodeUpdate
 	eventAssignedPodDelete
+	eventAssignedPodAdd
 	eventUnscheduledPodUpdate
 	// eventUnschedulableTimeout is the wildcard event of flushUnschedulablePodsLeftover: it
 	// requeues every pod it is applied to, after its backoff.
@@ -79,6 +83,8 @@ func (e *clusterEvent) label() string {
 		return "NodeUpdate"
 	case eventAssignedPodDelete:
 		return "AssignedPodDelete"
+	case eventAssignedPodAdd:
+		return "AssignedPodAdd"
 	case eventUnscheduledPodUpdate:
 		return "UnscheduledPodUpdate"
 	default:
@@ -188,6 +194,19 @@ func interestedIn(plugin string, e *clusterEvent) bool {
 		case eventNodeUpdate:
 			return e.nodeChanges&nodeChangeAllocatable != 0
 		}
+	case PluginPodTopologySpread, PluginInterPodAffinity:
+		// Pod Add | UpdatePodLabel | Delete; Node Add | UpdateNodeLabel (PodTopologySpread also
+		// UpdateNodeTaint and Delete, the latter not modelled here as no plugin moves pods on it).
+		switch e.kind {
+		case eventNodeAdd, eventAssignedPodDelete, eventAssignedPodAdd:
+			return true
+		case eventNodeUpdate:
+			changes := nodeChangeLabel
+			if plugin == PluginPodTopologySpread {
+				changes |= nodeChangeTaint
+			}
+			return e.nodeChanges&changes != 0
+		}
 	}
 	return false
 }
@@ -231,6 +250,10 @@ func queueingHintFor(plugin string, pod *model.Pod, e *clusterEvent) queueingHin
 			return queueHint
 		}
 		return queueingHint(!req.Match(e.oldNode))
+	case PluginPodTopologySpread:
+		return spreadHint(pod, e)
+	case PluginInterPodAffinity:
+		return affinityHint(pod, e)
 	case PluginNodeResourcesFit:
 		if e.kind == eventAssignedPodDelete {
 			// Any deletion of a scheduled pod may free room.
@@ -312,4 +335,93 @@ func eventOfInterest(e *clusterEvent) bool {
 		}
 	}
 	return false
+}
+
+// spreadHint is PodTopologySpread's QueueingHintFn (isSchedulableAfterPodChange,
+// isSchedulableAfterNodeChange) for a pod its Filter rejected, so for its DoNotSchedule
+// constraints: an assigned pod in the pod's namespace that a constraint selects was added or
+// deleted; a node with every topology key was added; a node's topology labels changed, or its
+// taints when a constraint honours them.
+func spreadHint(pod *model.Pod, e *clusterEvent) queueingHint {
+	constraints := filterTopologySpreadConstraints(pod.Spec.TopologySpreadConstraints, pod.Labels, model.DoNotSchedule)
+	switch e.kind {
+	case eventAssignedPodAdd, eventAssignedPodDelete:
+		other := e.newPod
+		if e.kind == eventAssignedPodDelete {
+			other = e.oldPod
+		}
+		if other == nil || other.Spec.NodeName == "" || other.Namespace != pod.Namespace {
+			return queueSkipHint
+		}
+		for i := range constraints {
+			if constraints[i].selector.Matches(labels.Set(other.Labels)) {
+				return queueHint
+			}
+		}
+		return queueSkipHint
+	case eventNodeAdd:
+		return queueingHint(nodeLabelsMatchSpreadConstraints(e.newNode.Labels, constraints))
+	case eventNodeUpdate:
+		if !nodeLabelsMatchSpreadConstraints(e.newNode.Labels, constraints) {
+			return queueSkipHint
+		}
+		for i := range constraints {
+			key := constraints[i].topologyKey
+			if e.oldNode.Labels[key] != e.newNode.Labels[key] {
+				return queueHint
+			}
+			if constraints[i].honorTaints && e.nodeChanges&nodeChangeTaint != 0 {
+				return queueHint
+			}
+		}
+		return queueingHint(!nodeLabelsMatchSpreadConstraints(e.oldNode.Labels, constraints))
+	}
+	return queueSkipHint
+}
+
+// affinityHint is InterPodAffinity's QueueingHintFn: an added assigned pod that matches all
+// the pod's required affinity terms; a deleted one that matched one of its anti-affinity terms
+// or had required anti-affinity of its own (reconsim requeues on the latter without checking
+// that it selected the pod); a new node, or changed node labels under one of the terms'
+// topology keys.
+func affinityHint(pod *model.Pod, e *clusterEvent) queueingHint {
+	info := newPodAffinityInfo(pod)
+	switch e.kind {
+	case eventAssignedPodAdd:
+		if info == nil || e.newPod == nil {
+			return queueSkipHint
+		}
+		return queueingHint(podMatchesAllAffinityTerms(e.newPod, info.requiredAffinity))
+	case eventAssignedPodDelete:
+		if e.oldPod == nil {
+			return queueSkipHint
+		}
+		if other := newPodAffinityInfo(e.oldPod); other != nil && len(other.requiredAnti) > 0 {
+			return queueHint
+		}
+		if info == nil {
+			return queueSkipHint
+		}
+		for i := range info.requiredAnti {
+			if info.requiredAnti[i].matches(e.oldPod, nil) {
+				return queueHint
+			}
+		}
+		return queueSkipHint
+	case eventNodeAdd:
+		return queueHint
+	case eventNodeUpdate:
+		if info == nil {
+			return queueHint
+		}
+		for _, terms := range [][]affinityTerm{info.requiredAffinity, info.requiredAnti} {
+			for i := range terms {
+				key := terms[i].topologyKey
+				if e.oldNode.Labels[key] != e.newNode.Labels[key] {
+					return queueHint
+				}
+			}
+		}
+	}
+	return queueSkipHint
 }

@@ -27,7 +27,9 @@ const (
 // MaxNodeScore is framework.MaxNodeScore: every score plugin's normalized range is [0, 100].
 const MaxNodeScore int64 = 100
 
-// Score plugin weights of the default profile ([k8s:pkg/scheduler/apis/config/v1/default_plugins.go@01db4ae9]).
+// Score plugin weights of the default profile ([k8s:pkg/scheduler/apis/config/v1/default_plugins.go@01db4ae9]);
+// PodTopologySpread and InterPodAffinity (2 each) are weightPodTopologySpread and
+// weightInterPodAffinity.
 const (
 	weightTaintToleration    int64 = 3
 	weightNodeAffinity       int64 = 2
@@ -56,6 +58,51 @@ type cycleState struct {
 	skipBalanced bool
 	// nominated are the nominated pods the filters count, per node (preemption.go).
 	nominated map[string][]*model.Pod
+
+	// listers give PodTopologySpread the pod's Services and controller and InterPodAffinity
+	// the namespaces (nil in unit tests: no default spreading, no namespace labels).
+	listers *listers
+	// allNodes is the cycle's node list (the snapshot's NodeInfos().List()), set by preFilter;
+	// nodesWithAffinity are those with a pod that has inter-pod affinity terms
+	// (HavePodsWithAffinityList), nil when there are none.
+	allNodes, nodesWithAffinity []*NodeInfo
+	// affinityInfo is the pod's parsed inter-pod affinity (nil: none), its namespace
+	// selectors merged into namespaces by preFilter.
+	affinityInfo *podAffinityInfo
+	// spread and affinity are the PreFilter states of PodTopologySpread and InterPodAffinity;
+	// nil is their Skip.
+	spread   *spreadFilterState
+	affinity *affinityFilterState
+	// filters are the Filter plugins to run, without those whose PreFilter returned Skip (nil:
+	// all of filterPlugins).
+	filters []func(*cycleState, *NodeInfo) *Status
+}
+
+// preFilter runs the PreFilter steps that look at the whole cluster (PodTopologySpread and
+// InterPodAffinity, in profile order) over the cycle's node list.
+func (s *cycleState) preFilter(nodes []*NodeInfo) {
+	s.allNodes = nodes
+	if s.affinityInfo != nil {
+		mergeNamespaces(s.listers, s.affinityInfo.requiredAffinity)
+		mergeNamespaces(s.listers, s.affinityInfo.requiredAnti)
+		for _, terms := range [][]weightedTerm{s.affinityInfo.preferredAffinity, s.affinityInfo.preferredAnti} {
+			for i := range terms {
+				mergeTermNamespaces(s.listers, &terms[i].affinityTerm)
+			}
+		}
+	}
+	s.nodesWithAffinity = nil
+	for _, ni := range nodes {
+		if ni.numWithAffinity > 0 {
+			s.nodesWithAffinity = append(s.nodesWithAffinity, ni)
+		}
+	}
+	s.spreadPreFilter(nodes)
+	s.affinityPreFilter(nodes)
+	s.filters = filterPlugins
+	if s.spread == nil && s.affinity == nil {
+		s.filters = filterPlugins[:len(filterPlugins)-numPreFilterSkippable]
+	}
 }
 
 func newCycleState(pod *model.Pod) *cycleState {
@@ -67,6 +114,7 @@ func newCycleState(pod *model.Pod) *cycleState {
 		required:                    getRequiredNodeAffinity(pod),
 		preferred:                   getPreferredTerms(pod),
 		tolerationsPreferNoSchedule: preferNoScheduleTolerations(pod.Spec.Tolerations),
+		affinityInfo:                newPodAffinityInfo(pod),
 	}
 	s.skipBalanced = s.podReq.MilliCPU == 0 && s.podReq.Memory == 0
 	return s
@@ -181,11 +229,21 @@ var filterPlugins = []func(*cycleState, *NodeInfo) *Status{
 	filterTaintToleration,
 	filterNodeAffinity,
 	filterNodeResourcesFit,
+	filterPodTopologySpread,
+	filterInterPodAffinity,
 }
+
+// numPreFilterSkippable is how many plugins at the end of filterPlugins have a PreFilter that
+// may return Skip (PodTopologySpread, InterPodAffinity): a skipped plugin's Filter is not run.
+const numPreFilterSkippable = 2
 
 // runFilterPlugins runs the filters in order and returns the first rejection (nil: fits).
 func runFilterPlugins(s *cycleState, ni *NodeInfo) *Status {
-	for _, f := range filterPlugins {
+	filters := s.filters
+	if filters == nil {
+		filters = filterPlugins
+	}
+	for _, f := range filters {
 		if st := f(s, ni); !st.IsSuccess() {
 			return st
 		}
@@ -324,6 +382,26 @@ func prioritizeNodes(s *cycleState, feasible []*NodeInfo) []nodeScore {
 	}
 	for i := range out {
 		out[i].total += weightTaintToleration*taint[i] + weightNodeAffinity*affinity[i]
+	}
+	if st := s.spreadPreScore(feasible); st != nil {
+		spread := make([]int64, n)
+		for i, ni := range feasible {
+			spread[i] = st.score(s, i, ni)
+		}
+		st.normalize(spread)
+		for i := range out {
+			out[i].total += weightPodTopologySpread * spread[i]
+		}
+	}
+	if m := s.affinityPreScore(); m != nil {
+		scores := make([]int64, n)
+		for i, ni := range feasible {
+			scores[i] = m.score(ni.node)
+		}
+		normalizeAffinityScores(scores)
+		for i := range out {
+			out[i].total += weightInterPodAffinity * scores[i]
+		}
 	}
 	return out
 }

@@ -166,6 +166,7 @@ func schedulePod(s *cycleState, nodes []*NodeInfo, percentage int32, nextStart *
 	if len(nodes) == 0 {
 		return scheduleResult{}, nil, diag, errNoNodesAvailable
 	}
+	s.preFilter(nodes)
 	if ni := evaluateNominatedNode(s, nodes, percentage, nextStart, &diag); ni != nil {
 		return scheduleResult{host: ni.node.Name, evaluated: 1, feasible: 1}, nil, diag, nil
 	}

@@ -81,6 +81,9 @@ type Scheduler struct {
 	// factory makes pdbInformer when preemption first needs the budgets (preemption.go).
 	factory     *client.SharedInformerFactory
 	pdbInformer *client.Informer
+	// listers are the other informers the plugins read (Services, ReplicaSets, StatefulSets,
+	// Namespaces), as kube-scheduler's shared informer factory has them.
+	listers *listers
 
 	// rnd breaks score ties (selectHost); cycleRnd samples CycleBase. Separate streams, so
 	// that changing the cycle-time distribution does not change placements.
@@ -119,6 +122,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		podInformer:  f.ForOptions(model.KindPod, model.ListOptions{FieldSelector: nonTerminalPods}),
 		nodeInformer: f.For(model.KindNode),
 		factory:      f,
+		listers:      newListers(f),
 		rnd:          k.Rand(component),
 		cycleRnd:     k.Rand(component + "/cycle"),
 		preemptRnd:   k.Rand(component + "/preemption"),
@@ -380,12 +384,15 @@ func (s *Scheduler) onPodDelete(obj any) {
 	}
 }
 
-// addAssignedPodToCache records a bound pod; an assumed one is confirmed.
+// addAssignedPodToCache records a bound pod; an assumed one is confirmed. The AssignedPodAdd
+// event may let pods waiting for inter-pod affinity or a spread domain in (upstream
+// addPodToCache: MoveAllToActiveOrBackoffQueue with AssignedPodAdd).
 func (s *Scheduler) addAssignedPodToCache(pod *model.Pod) {
 	key := model.Key(pod)
 	if err := s.cache.addPod(pod); err != nil {
 		_ = s.cache.updatePod(pod, pod)
 	}
+	s.queue.MoveAllToActiveOrBackoffQueue(&clusterEvent{kind: eventAssignedPodAdd, newPod: pod})
 	delete(s.lastFailure, key)
 	delete(s.podAttempts, key)
 }
@@ -426,6 +433,9 @@ func (s *Scheduler) handleAssumedPodDeletion(key string) {
 func (s *Scheduler) run(p *sim.Proc) {
 	s.nodeInformer.WaitForSync(p)
 	s.podInformer.WaitForSync(p)
+	for _, inf := range []*client.Informer{s.listers.services, s.listers.replicaSets, s.listers.statefulSets, s.listers.namespaces} {
+		inf.WaitForSync(p)
+	}
 	q := s.queue
 	for {
 		pInfo := q.Pop(p)
@@ -470,6 +480,7 @@ func (s *Scheduler) scheduleOne(p *sim.Proc, pInfo *queuedPodInfo) {
 	state := newCycleState(pod)
 	state.taintWithKey = !s.cfg.TaintMessageWithoutKey
 	state.nominated = s.queue.nominator.nominatedPodsFor(pod)
+	state.listers = s.listers
 	nodes := s.cache.nodeList()
 	result, fitErr, diag, err := schedulePod(state, nodes, s.cfg.PercentageOfNodesToScore, &s.nextStartNodeIndex, s.rnd)
 

@@ -241,7 +241,64 @@ func (w *world) pod(d *datadriven.TestData) {
 	if d.MaybeScanArgs(w.T, "finalizer", &finalizer) {
 		p.Finalizers = []string{finalizer}
 	}
+	w.podScheduling(d, p)
 	_, err := w.Store.Create(p)
+	require.NoError(w.T, err)
+}
+
+// podScheduling reads the pod's labels, controller and inter-pod scheduling constraints:
+// labels=k=v,...; owner=ReplicaSet/name (the controller reference); spread=key:maxSkew:action
+// (one topology spread constraint selecting the pod's own labels); anti-affinity=key and
+// affinity=key (a required term on that topology key selecting the pod's own labels, or
+// affinity-selector=k=v when given).
+func (w *world) podScheduling(d *datadriven.TestData, p *model.Pod) {
+	var podLabels, owner, spread, anti, aff, affSel string
+	if d.MaybeScanArgs(w.T, "labels", &podLabels) {
+		p.Labels = parseLabels(podLabels)
+	}
+	if d.MaybeScanArgs(w.T, "owner", &owner) {
+		kind, name, _ := strings.Cut(owner, "/")
+		p.OwnerReferences = []model.OwnerReference{{APIVersion: "apps/v1", Kind: model.Kind(kind), Name: name, UID: "uid-" + name, Controller: model.Ptr(true)}}
+	}
+	own := &metav1.LabelSelector{MatchLabels: p.Labels}
+	if d.MaybeScanArgs(w.T, "spread", &spread) {
+		parts := strings.Split(spread, ":")
+		require.Len(w.T, parts, 3, "spread=key:maxSkew:action")
+		skew, err := strconv.Atoi(parts[1])
+		require.NoError(w.T, err)
+		p.Spec.TopologySpreadConstraints = []model.TopologySpreadConstraint{{TopologyKey: parts[0], MaxSkew: int32(skew), WhenUnsatisfiable: parts[2], LabelSelector: own}}
+	}
+	if d.MaybeScanArgs(w.T, "anti-affinity", &anti) {
+		if p.Spec.Affinity == nil {
+			p.Spec.Affinity = &model.Affinity{}
+		}
+		p.Spec.Affinity.PodAntiAffinity = &model.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []model.PodAffinityTerm{{LabelSelector: own, TopologyKey: anti}}}
+	}
+	if d.MaybeScanArgs(w.T, "affinity", &aff) {
+		sel := own
+		if d.MaybeScanArgs(w.T, "affinity-selector", &affSel) {
+			sel = &metav1.LabelSelector{MatchLabels: parseLabels(affSel)}
+		}
+		if p.Spec.Affinity == nil {
+			p.Spec.Affinity = &model.Affinity{}
+		}
+		p.Spec.Affinity.PodAffinity = &model.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []model.PodAffinityTerm{{LabelSelector: sel, TopologyKey: aff}}}
+	}
+}
+
+// replicaSet creates a ReplicaSet selecting selector=k=v (no controller runs it here: it is
+// only what PodTopologySpread's default selector reads).
+func (w *world) replicaSet(d *datadriven.TestData) {
+	var name, sel string
+	d.ScanArgs(w.T, "name", &name)
+	d.ScanArgs(w.T, "selector", &sel)
+	rs := &model.ReplicaSet{ObjectMeta: model.ObjectMeta{Name: name, Namespace: "default"}}
+	rs.Spec.Replicas = model.Ptr(int32(0))
+	rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: parseLabels(sel)}
+	rs.Spec.Template.Labels = parseLabels(sel)
+	rs.Spec.Template.Spec.Containers = []model.Container{{Name: "c", Image: "app"}}
+	rs.Spec.Template.Spec.RestartPolicy = model.RestartPolicyAlways
+	_, err := w.Store.Create(rs)
 	require.NoError(w.T, err)
 }
 
@@ -408,6 +465,7 @@ func TestSchedulerTraces(t *testing.T) {
 				"node":        do(func(d *datadriven.TestData) { w.node(d) }),
 				"update-node": do(func(d *datadriven.TestData) { w.updateNode(d) }),
 				"pod":         do(func(d *datadriven.TestData) { w.pod(d) }),
+				"replicaset":  do(func(d *datadriven.TestData) { w.replicaSet(d) }),
 				"touch-pod":   do(func(d *datadriven.TestData) { w.touchPod(d) }),
 				"bind-pod":    do(func(d *datadriven.TestData) { w.bindPod(d) }),
 				"delete-pod":  do(func(d *datadriven.TestData) { w.deletePod(d) }),

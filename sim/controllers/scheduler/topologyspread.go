@@ -1,0 +1,482 @@
+package scheduler
+
+import (
+	"math"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/reconsim/reconsim/model"
+)
+
+// The PodTopologySpread plugin (pkg/scheduler/framework/plugins/podtopologyspread in
+// kubernetes/kubernetes, k/k v1.37.2: plugin.go, common.go, filtering.go, scoring.go). Its
+// Filter enforces the pod's DoNotSchedule constraints; its Score prefers the domains with the
+// fewest matching pods under the ScheduleAnyway constraints, or under the system default
+// constraints for a pod that has none. The NodeInclusionPolicy, MinDomains and
+// MatchLabelKeys features are GA or on by default in every supported release.
+
+const (
+	// PluginPodTopologySpread is names.PodTopologySpread.
+	PluginPodTopologySpread = "PodTopologySpread"
+	// ErrReasonConstraintsNotMatch is podtopologyspread.ErrReasonConstraintsNotMatch.
+	ErrReasonConstraintsNotMatch = "node(s) didn't match pod topology spread constraints"
+	// ErrReasonNodeLabelNotMatch is podtopologyspread.ErrReasonNodeLabelNotMatch: the node lacks
+	// a constraint's topology key.
+	ErrReasonNodeLabelNotMatch = ErrReasonConstraintsNotMatch + " (missing required label)"
+
+	// LabelHostname and LabelTopologyZone are v1.LabelHostname and v1.LabelTopologyZone
+	// ([api@HEAD] core/v1/well_known_labels.go).
+	LabelHostname     = "kubernetes.io/hostname"
+	LabelTopologyZone = "topology.kubernetes.io/zone"
+
+	// weightPodTopologySpread is the plugin's score weight in the default profile
+	// ([k8s:pkg/scheduler/apis/config/v1/default_plugins.go@01db4ae9]).
+	weightPodTopologySpread int64 = 2
+)
+
+// systemDefaultConstraints is podtopologyspread.systemDefaultConstraints (plugin.go), used with
+// the default defaultingType System: hostname maxSkew 3 and zone maxSkew 5, both
+// ScheduleAnyway, so they only ever score.
+var systemDefaultConstraints = []model.TopologySpreadConstraint{
+	{TopologyKey: LabelHostname, WhenUnsatisfiable: model.ScheduleAnyway, MaxSkew: 3},
+	{TopologyKey: LabelTopologyZone, WhenUnsatisfiable: model.ScheduleAnyway, MaxSkew: 5},
+}
+
+// spreadConstraint is podtopologyspread.topologySpreadConstraint: a constraint with its
+// selector parsed and its optional fields defaulted.
+type spreadConstraint struct {
+	maxSkew     int32
+	topologyKey string
+	selector    labels.Selector
+	minDomains  int32
+	// honorNodeAffinity and honorTaints are nodeAffinityPolicy=Honor (the default) and
+	// nodeTaintsPolicy=Honor (default Ignore).
+	honorNodeAffinity bool
+	honorTaints       bool
+	// key is selectorKey of the incoming pod's namespace and selector, and pairs its
+	// requiredPairs, set by withKeys.
+	key   string
+	pairs []string
+}
+
+// withKeys sets the constraints' memo keys for pods of namespace ns.
+func withKeys(constraints []spreadConstraint, ns string) []spreadConstraint {
+	for i := range constraints {
+		constraints[i].key = selectorKey(ns, constraints[i].selector)
+		constraints[i].pairs = requiredPairs(ns, constraints[i].selector)
+	}
+	return constraints
+}
+
+// matchNodeInclusionPolicies is topologySpreadConstraint.matchNodeInclusionPolicies: whether
+// the node counts as a domain for the incoming pod.
+func (c *spreadConstraint) matchNodeInclusionPolicies(s *cycleState, ni *NodeInfo) bool {
+	if c.honorNodeAffinity && !s.required.Match(ni.node) {
+		return false
+	}
+	if c.honorTaints && untoleratedTaintIndex(ni.taints, s.pod.Spec.Tolerations, doNotScheduleTaint) >= 0 {
+		return false
+	}
+	return true
+}
+
+// selectorOf is metav1.LabelSelectorAsSelector. A selector that does not parse (the API
+// server's validation rejects it) selects nothing, where upstream fails the cycle with an error.
+func selectorOf(ls *metav1.LabelSelector) labels.Selector {
+	sel, err := metav1.LabelSelectorAsSelector(ls)
+	if err != nil {
+		return labels.Nothing()
+	}
+	return sel
+}
+
+// filterTopologySpreadConstraints is PodTopologySpread.filterTopologySpreadConstraints: the
+// constraints with whenUnsatisfiable == action, with matchLabelKeys merged into the selector as
+// "key in (the pod's value)" (mergeLabelSetWithSelector).
+func filterTopologySpreadConstraints(constraints []model.TopologySpreadConstraint, podLabels map[string]string, action string) []spreadConstraint {
+	var out []spreadConstraint
+	for i := range constraints {
+		c := &constraints[i]
+		if c.WhenUnsatisfiable != action {
+			continue
+		}
+		sel := selectorOf(c.LabelSelector)
+		if len(c.MatchLabelKeys) > 0 {
+			matchLabels := labels.Set{}
+			for _, key := range c.MatchLabelKeys {
+				if v, ok := podLabels[key]; ok {
+					matchLabels[key] = v
+				}
+			}
+			if len(matchLabels) > 0 {
+				merged := labels.SelectorFromSet(matchLabels)
+				if reqs, ok := sel.Requirements(); ok {
+					merged = merged.Add(reqs...)
+				}
+				sel = merged
+			}
+		}
+		sc := spreadConstraint{
+			maxSkew: c.MaxSkew, topologyKey: c.TopologyKey, selector: sel, minDomains: 1,
+			honorNodeAffinity: c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == model.NodeInclusionPolicyHonor,
+			honorTaints:       c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == model.NodeInclusionPolicyHonor,
+		}
+		if c.MinDomains != nil {
+			sc.minDomains = *c.MinDomains
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+// buildDefaultConstraints is PodTopologySpread.buildDefaultConstraints: the system default
+// constraints for action, with the selector from the pod's Services and controller
+// (defaultSelector); none when that selector is empty.
+func buildDefaultConstraints(s *cycleState, action string) []spreadConstraint {
+	if s.listers == nil {
+		return nil // no Service or controller can select the pod
+	}
+	sel := s.listers.defaultSelector(s.pod)
+	if sel.Empty() {
+		return nil
+	}
+	constraints := filterTopologySpreadConstraints(systemDefaultConstraints, s.pod.Labels, action)
+	for i := range constraints {
+		constraints[i].selector = sel
+	}
+	return constraints
+}
+
+// nodeLabelsMatchSpreadConstraints reports whether the node has every constraint's topology key.
+func nodeLabelsMatchSpreadConstraints(nodeLabels map[string]string, constraints []spreadConstraint) bool {
+	for i := range constraints {
+		if _, ok := nodeLabels[constraints[i].topologyKey]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// liveCount is a count of the node's pods in namespace ns, not being deleted, that sel
+// matches, kept up to date by NodeInfo.countLabels.
+type liveCount struct {
+	ns    string
+	sel   labels.Selector
+	count int
+}
+
+// maxMatchCounts bounds the live counts per node; past it they start over.
+const maxMatchCounts = 64
+
+// selectorKey names a (namespace, selector) pair for the memo; Everything and Nothing, which
+// both print as "", are told apart.
+func selectorKey(ns string, sel labels.Selector) string {
+	if sel.Empty() {
+		return ns + "\x00*"
+	}
+	return ns + "\x00=" + sel.String()
+}
+
+// labelPairKey names a namespace and label in NodeInfo.labelCounts.
+func labelPairKey(ns, key, value string) string { return ns + "\x00" + key + "\x00" + value }
+
+// requiredPairs returns the labelPairKeys of the requirements of selector that need one label
+// value (key=value, key==value, key in (value)): a pod without one of them cannot match.
+func requiredPairs(ns string, selector labels.Selector) []string {
+	reqs, ok := selector.Requirements()
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, r := range reqs {
+		switch r.Operator() {
+		case selection.Equals, selection.DoubleEquals, selection.In:
+			if vals := r.ValuesUnsorted(); len(vals) == 1 {
+				out = append(out, labelPairKey(ns, r.Key(), vals[0]))
+			}
+		}
+	}
+	return out
+}
+
+// countPodsMatching is countPodsMatchSelector: 0 at once when the node has no pod with one of
+// the labels pairs requires, else the live count under key (selectorKey(ns, selector)),
+// counted by a scan the first time.
+func countPodsMatching(ni *NodeInfo, key string, pairs []string, selector labels.Selector, ns string) int {
+	for _, pair := range pairs {
+		if ni.labelCounts[pair] == 0 {
+			return 0
+		}
+	}
+	if c, ok := ni.matchCounts[key]; ok {
+		return c.count
+	}
+	n := countPodsMatchSelector(ni, selector, ns)
+	if ni.matchCounts == nil || len(ni.matchCounts) >= maxMatchCounts {
+		ni.matchCounts = map[string]*liveCount{}
+	}
+	ni.matchCounts[key] = &liveCount{ns: ns, sel: selector, count: n}
+	return n
+}
+
+// countPodsMatchSelector is common.go countPodsMatchSelector: the node's pods in namespace ns,
+// not being deleted, that selector matches.
+func countPodsMatchSelector(ni *NodeInfo, selector labels.Selector, ns string) int {
+	n := 0
+	for _, p := range ni.pods { //detlint:ordered a count; order does not matter
+		if p.pod.DeletionTimestamp != nil || p.pod.Namespace != ns {
+			continue
+		}
+		if selector.Matches(labels.Set(p.pod.Labels)) {
+			n++
+		}
+	}
+	return n
+}
+
+// spreadFilterState is the PreFilter state (filtering.go preFilterState): per hard constraint,
+// the matching pods per topology value over the nodes that count, and the smallest of them (the
+// first critical path).
+type spreadFilterState struct {
+	constraints       []spreadConstraint
+	tpValueToMatchNum []map[string]int
+	minMatch          []int
+}
+
+// spreadPreFilter is PodTopologySpread.PreFilter (calPreFilterState); it leaves s.spread nil
+// (Skip) when the pod has no DoNotSchedule constraint.
+func (s *cycleState) spreadPreFilter(nodes []*NodeInfo) {
+	constraints := filterTopologySpreadConstraints(s.pod.Spec.TopologySpreadConstraints, s.pod.Labels, model.DoNotSchedule)
+	if len(constraints) == 0 {
+		return
+	}
+	withKeys(constraints, s.pod.Namespace)
+	st := &spreadFilterState{
+		constraints:       constraints,
+		tpValueToMatchNum: make([]map[string]int, len(constraints)),
+		minMatch:          make([]int, len(constraints)),
+	}
+	for i := range constraints {
+		st.tpValueToMatchNum[i] = map[string]int{}
+	}
+	for _, ni := range nodes {
+		if !nodeLabelsMatchSpreadConstraints(ni.node.Labels, constraints) {
+			continue
+		}
+		for i := range constraints {
+			c := &constraints[i]
+			if !c.matchNodeInclusionPolicies(s, ni) {
+				continue
+			}
+			st.tpValueToMatchNum[i][ni.node.Labels[c.topologyKey]] += countPodsMatching(ni, c.key, c.pairs, c.selector, s.pod.Namespace)
+		}
+	}
+	for i, m := range st.tpValueToMatchNum {
+		minNum := math.MaxInt32
+		for _, n := range m { //detlint:ordered a minimum; order does not matter
+			minNum = min(minNum, n)
+		}
+		st.minMatch[i] = minNum
+	}
+	s.spread = st
+}
+
+// minMatchNum is preFilterState.minMatchNum: the global minimum, taken as 0 while fewer
+// domains than minDomains exist.
+func (st *spreadFilterState) minMatchNum(i int) int {
+	if len(st.tpValueToMatchNum[i]) < int(st.constraints[i].minDomains) {
+		return 0
+	}
+	return st.minMatch[i]
+}
+
+var (
+	statusSpreadNotMatch   = newStatus(Unschedulable, PluginPodTopologySpread, ErrReasonConstraintsNotMatch)
+	statusSpreadNoLabel    = newStatus(UnschedulableAndUnresolvable, PluginPodTopologySpread, ErrReasonNodeLabelNotMatch)
+	statusAffinityNotMatch = newStatus(UnschedulableAndUnresolvable, PluginInterPodAffinity, ErrReasonAffinityRulesNotMatch)
+	statusAntiNotMatch     = newStatus(Unschedulable, PluginInterPodAffinity, ErrReasonAntiAffinityRulesNotMatch)
+	statusExistingAnti     = newStatus(Unschedulable, PluginInterPodAffinity, ErrReasonExistingAntiAffinityRulesNotMatch)
+)
+
+// filterPodTopologySpread is PodTopologySpread.Filter: for every hard constraint, the node
+// must have the topology key, and matching pods in its domain + 1 if the pod itself matches -
+// the global minimum must not exceed maxSkew.
+func filterPodTopologySpread(s *cycleState, ni *NodeInfo) *Status {
+	st := s.spread
+	if st == nil {
+		return nil
+	}
+	podLabels := labels.Set(s.pod.Labels)
+	for i := range st.constraints {
+		c := &st.constraints[i]
+		tpVal, ok := ni.node.Labels[c.topologyKey]
+		if !ok {
+			return statusSpreadNoLabel
+		}
+		self := 0
+		if c.selector.Matches(podLabels) {
+			self = 1
+		}
+		if st.tpValueToMatchNum[i][tpVal]+self-st.minMatchNum(i) > int(c.maxSkew) {
+			return statusSpreadNotMatch
+		}
+	}
+	return nil
+}
+
+// spreadScoreState is the PreScore state (scoring.go preScoreState).
+type spreadScoreState struct {
+	constraints []spreadConstraint
+	// ignored[i] is set for feasible[i] when it lacks a topology key (with the pod's own
+	// constraints; the system defaults require none).
+	ignored []bool
+	// podCounts[c][value] counts the matching pods per topology value (not for hostname).
+	podCounts []map[string]int64
+	weights   []float64
+}
+
+// topologyNormalizingWeight is scoring.go topologyNormalizingWeight: log(size + 2).
+func topologyNormalizingWeight(size int) float64 { return math.Log(float64(size + 2)) }
+
+// scoreForCount is scoring.go scoreForCount: cnt × weight + (maxSkew − 1).
+func scoreForCount(cnt int64, maxSkew int32, tpWeight float64) float64 {
+	return float64(cnt)*tpWeight + float64(maxSkew-1)
+}
+
+// spreadPreScore is PodTopologySpread.PreScore (with initPreScoreState); nil means Skip.
+func (s *cycleState) spreadPreScore(feasible []*NodeInfo) *spreadScoreState {
+	if len(s.allNodes) == 0 {
+		return nil
+	}
+	pod := s.pod
+	var constraints []spreadConstraint
+	if len(pod.Spec.TopologySpreadConstraints) > 0 {
+		constraints = filterTopologySpreadConstraints(pod.Spec.TopologySpreadConstraints, pod.Labels, model.ScheduleAnyway)
+	} else {
+		constraints = buildDefaultConstraints(s, model.ScheduleAnyway)
+	}
+	if len(constraints) == 0 {
+		return nil
+	}
+	withKeys(constraints, pod.Namespace)
+	// Only the pod's own constraints require every topology key (systemDefaulted).
+	requireAll := len(pod.Spec.TopologySpreadConstraints) > 0
+	st := &spreadScoreState{
+		constraints: constraints,
+		ignored:     make([]bool, len(feasible)),
+		podCounts:   make([]map[string]int64, len(constraints)),
+		weights:     make([]float64, len(constraints)),
+	}
+	for i := range constraints {
+		st.podCounts[i] = map[string]int64{}
+	}
+	topoSize := make([]int, len(constraints))
+	numIgnored := 0
+	for j, ni := range feasible {
+		if requireAll && !nodeLabelsMatchSpreadConstraints(ni.node.Labels, constraints) {
+			st.ignored[j] = true
+			numIgnored++
+			continue
+		}
+		for i := range constraints {
+			if constraints[i].topologyKey == LabelHostname {
+				continue // counted per node in Score
+			}
+			value := ni.node.Labels[constraints[i].topologyKey]
+			if _, ok := st.podCounts[i][value]; !ok {
+				st.podCounts[i][value] = 0
+				topoSize[i]++
+			}
+		}
+	}
+	for i := range constraints {
+		size := topoSize[i]
+		if constraints[i].topologyKey == LabelHostname {
+			size = len(feasible) - numIgnored
+		}
+		st.weights[i] = topologyNormalizingWeight(size)
+	}
+	for _, ni := range s.allNodes {
+		if requireAll && !nodeLabelsMatchSpreadConstraints(ni.node.Labels, constraints) {
+			continue
+		}
+		for i := range constraints {
+			c := &constraints[i]
+			if !c.matchNodeInclusionPolicies(s, ni) {
+				continue
+			}
+			value := ni.node.Labels[c.topologyKey]
+			if _, ok := st.podCounts[i][value]; !ok {
+				continue
+			}
+			st.podCounts[i][value] += int64(countPodsMatching(ni, c.key, c.pairs, c.selector, pod.Namespace))
+		}
+	}
+	return st
+}
+
+// spreadScore is PodTopologySpread.Score for feasible[j]: the rounded sum over the
+// constraints whose key the node has of scoreForCount.
+func (st *spreadScoreState) score(s *cycleState, j int, ni *NodeInfo) int64 {
+	if st.ignored[j] {
+		return 0
+	}
+	var score float64
+	for i := range st.constraints {
+		c := &st.constraints[i]
+		tpVal, ok := ni.node.Labels[c.topologyKey]
+		if !ok {
+			continue
+		}
+		var cnt int64
+		if c.topologyKey == LabelHostname {
+			cnt = int64(countPodsMatching(ni, c.key, c.pairs, c.selector, s.pod.Namespace))
+		} else {
+			cnt = st.podCounts[i][tpVal]
+		}
+		score += scoreForCount(cnt, c.maxSkew, st.weights[i])
+	}
+	return int64(math.Round(score))
+}
+
+// normalize is PodTopologySpread.NormalizeScore: ignored nodes get 0; the others
+// MaxNodeScore × (max + min − score) / max, or MaxNodeScore when max is 0.
+func (st *spreadScoreState) normalize(scores []int64) {
+	minScore, maxScore := int64(math.MaxInt64), int64(0)
+	for j, sc := range scores {
+		if st.ignored[j] {
+			continue
+		}
+		minScore = min(minScore, sc)
+		maxScore = max(maxScore, sc)
+	}
+	for j, sc := range scores {
+		switch {
+		case st.ignored[j]:
+			scores[j] = 0
+		case maxScore == 0:
+			scores[j] = MaxNodeScore
+		default:
+			scores[j] = MaxNodeScore * (maxScore + minScore - sc) / maxScore
+		}
+	}
+}
+
+// requirementsOf returns the requirements of a selector built from a LabelSelector (nil for
+// everything or nothing).
+func requirementsOf(sel labels.Selector) []labels.Requirement {
+	reqs, _ := sel.Requirements()
+	return reqs
+}
+
+// labelRequirement is labels.NewRequirement for a key and one value that come from valid
+// labels; nil if they do not parse.
+func labelRequirement(key string, op selection.Operator, value string) *labels.Requirement {
+	r, err := labels.NewRequirement(key, op, []string{value})
+	if err != nil {
+		return nil
+	}
+	return r
+}
