@@ -413,7 +413,7 @@ var flags = withTables([]Flag{
 		Help:   "API server service time of a create, update, patch or delete."},
 	{Component: ComponentSimulator, Name: "events-through-api", Type: TypeBool, Default: "true", Simulator: true,
 		Source: "simulator setting; true is upstream: client-go tools/record StartRecordingToSink writes through the component's clientset",
-		Help: "Whether components' Kubernetes Events go through their own API clients (costing their QPS, correlated, aggregated and spam-filtered as client-go's EventCorrelator does; events.jsonl records what the API server stored) or straight to events.jsonl at no cost, every call one Event with count 1 (for comparisons)."},
+		Help:   "Whether components' Kubernetes Events go through their own API clients (costing their QPS, correlated, aggregated and spam-filtered as client-go's EventCorrelator does; events.jsonl records what the API server stored) or straight to events.jsonl at no cost, every call one Event with count 1 (for comparisons)."},
 	{Component: ComponentSimulator, Name: "metric-resolution", check: positive, Simulator: true,
 		Help: "How often the metrics-server model scrapes the kubelets; the HPA sees usage this stale."},
 	{Component: ComponentSimulator, Name: "housekeeping-interval", check: nonNegative, Simulator: true,

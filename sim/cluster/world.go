@@ -88,9 +88,9 @@ type world struct {
 	// names unique across recorders.
 	eventsAPI  bool
 	eventNames *record.Names
-	conv   *convergence
-	obs    *observer
-	rand   *rand.Rand
+	conv       *convergence
+	obs        *observer
+	rand       *rand.Rand
 
 	// extra are the caller's own controllers (Options.Controllers), run in
 	// kube-controller-manager beside the built-in ones.

@@ -41,8 +41,8 @@ func eventArgs(t *testing.T, td *datadriven.TestData, names *Names, now vtime.Ti
 		ObjectMeta:     model.ObjectMeta{Name: names.name(obj, now), Namespace: "default"},
 		InvolvedObject: model.ObjectReference{Kind: model.Kind(kind), Namespace: ns, Name: obj, UID: "uid-" + obj, APIVersion: "v1"},
 		Reason:         reason, Message: message, Type: typ,
-		Source:              model.EventSource{Component: source, Host: host},
-		FirstTimestamp:      now, LastTimestamp: now, Count: 1,
+		Source:         model.EventSource{Component: source, Host: host},
+		FirstTimestamp: now, LastTimestamp: now, Count: 1,
 		ReportingController: source, ReportingInstance: host,
 	}
 }
