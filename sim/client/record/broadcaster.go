@@ -74,8 +74,8 @@ type BroadcasterStats struct {
 // process takes them in order, correlates them and writes them through the client, so they
 // cost the client's QPS and wait behind its other requests. Upstream's two goroutines (the
 // watch.Broadcaster loop and the sink watcher) and its channels become one FIFO of
-// MaxQueuedEvents and one process, spawned when an event arrives at an idle broadcaster and
-// ending when the queue is empty. Deterministic: the only random draw (the first retry
+// MaxQueuedEvents and one process, spawned at the first event and parked while the queue is
+// empty. Deterministic: the only random draw (the first retry
 // wait) comes from a stream named after the broadcaster.
 type Broadcaster struct {
 	k     *sim.Kernel
@@ -122,22 +122,28 @@ func (b *Broadcaster) action(ev *model.Event) {
 	b.queue = append(b.queue, ev)
 	b.stats.Queued++
 	b.stats.MaxQueueLength = max(b.stats.MaxQueueLength, b.QueueLength())
-	if b.proc == nil {
+	switch {
+	case b.proc == nil:
 		b.proc = b.k.Spawn("event-broadcaster/"+b.name, b.run)
+	case b.proc.Parked():
+		b.proc.Unpark()
 	}
 }
 
-// run sends queued events one at a time until the queue is empty (the sink watcher's loop,
-// StartEventWatcher).
+// run sends queued events one at a time, and parks while the queue is empty (the sink
+// watcher's loop, StartEventWatcher). A parked process is not pending work.
 func (b *Broadcaster) run(p *sim.Proc) {
 	defer func() { b.proc = nil }()
-	for b.QueueLength() > 0 {
-		ev := b.queue[b.head]
-		b.queue[b.head] = nil
-		b.head++
-		b.recordToSink(p, ev)
+	for {
+		for b.QueueLength() > 0 {
+			ev := b.queue[b.head]
+			b.queue[b.head] = nil
+			b.head++
+			b.recordToSink(p, ev)
+		}
+		b.queue, b.head = b.queue[:0], 0
+		p.Park()
 	}
-	b.queue, b.head = b.queue[:0], 0
 }
 
 // recordToSink is eventBroadcasterImpl.recordToSink: correlate, then try up to MaxTries
