@@ -257,6 +257,9 @@ var flags = withTables([]Flag{
 	{Component: ComponentAPIServer, Name: "max-mutating-requests-inflight", Type: TypeInt, Default: "200", check: positive,
 		Source: "[apiserver@HEAD] pkg/server/config.go L451-454",
 		Help:   "Maximum number of mutating requests in flight; past it the API server answers 429."},
+	{Component: ComponentAPIServer, Name: "event-ttl", Type: TypeDuration, Default: "1h", check: positive,
+		Source: "[k8s:pkg/controlplane/apiserver/options/options.go] EventTTL",
+		Help:   "How long the API server keeps an Event after its last write."},
 	{Component: ComponentAPIServer, Name: "enable-admission-plugins", Type: TypeString, Default: "", check: admissionPluginList(false),
 		Source: "[k8s] pkg/kubeapiserver/options/plugins.go (DefaultOffAdmissionPlugins; AllOrderedPlugins gives the order)",
 		Help: "Admission plugins to enable in addition to the default-on ones (comma-separated). The modelled plugins, all on by default as upstream's, in upstream's order: " +

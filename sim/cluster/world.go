@@ -193,6 +193,7 @@ func build(scn *scenarios.Scenario, seed uint64, opts Options) (*world, error) {
 	cfg.MaxMutatingRequestsInflight = comps.Int(scenarios.ComponentAPIServer, "max-mutating-requests-inflight")
 	notReady := int64(comps.Int(scenarios.ComponentAPIServer, "default-not-ready-toleration-seconds"))
 	unreachable := int64(comps.Int(scenarios.ComponentAPIServer, "default-unreachable-toleration-seconds"))
+	cfg.Store.EventTTL = comps.Duration(scenarios.ComponentAPIServer, "event-ttl")
 	cfg.Store.DefaultNotReadyTolerationSeconds = &notReady
 	cfg.Store.DefaultUnreachableTolerationSeconds = &unreachable
 	admissionPlugins(comps, &cfg.Store)
