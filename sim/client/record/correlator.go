@@ -264,8 +264,6 @@ func newLRU[V any](max int) *lru[V] {
 	return &lru[V]{max: max, entries: map[string]*lruEntry[V]{}}
 }
 
-func (l *lru[V]) len() int { return len(l.entries) }
-
 func (l *lru[V]) get(key string) (V, bool) {
 	e, ok := l.entries[key]
 	if !ok {
