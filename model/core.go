@@ -448,6 +448,11 @@ type Event struct {
 	LastTimestamp  vtime.Time      `json:"lastTimestamp,omitempty"`
 	Count          int32           `json:"count,omitempty"`
 	Type           string          `json:"type,omitempty"`
+	// ReportingController and ReportingInstance are core/v1 reportingComponent and
+	// reportingInstance; client-go's recorder sets them to the source's component and host
+	// (tools/record/event.go generateEvent).
+	ReportingController string `json:"reportingComponent,omitempty"`
+	ReportingInstance   string `json:"reportingInstance,omitempty"`
 }
 
 // Event types.

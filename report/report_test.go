@@ -171,9 +171,11 @@ func TestEvents(t *testing.T) {
 	dir := t.TempDir()
 	events := []EventRecord{
 		{Time: 115.25, Type: model.EventTypeNormal, Reason: "NodeNotReady", Kind: "Node", Name: "worker-0",
-			Message: "Node worker-0 status is now: NodeNotReady", Source: "node-controller", Count: 1},
+			Message: "Node worker-0 status is now: NodeNotReady", Source: "node-controller", Count: 1,
+			EventName: "worker-0.1ad608d980", FirstTimestamp: 115.25, LastTimestamp: 115.25, Stored: 115.3},
 		{Time: 415.5, Type: model.EventTypeNormal, Reason: "TaintManagerEviction", Kind: "Pod", Namespace: "default",
-			Name: "web-abc12", Message: "Marking for deletion Pod default/web-abc12", Source: "taint-eviction-controller", Count: 1},
+			Name: "web-abc12", Message: "Marking for deletion Pod default/web-abc12", Source: "taint-eviction-controller", Count: 2,
+			EventName: "web-abc12.60bd2e9180", FirstTimestamp: 410, LastTimestamp: 415.5, Stored: 416.25},
 	}
 	require.NoError(t, WriteEvents(dir, events))
 	data, err := os.ReadFile(filepath.Join(dir, EventsFile))
@@ -199,15 +201,17 @@ func TestEvents(t *testing.T) {
 
 func TestEventRecordFrom(t *testing.T) {
 	e := &model.Event{
+		ObjectMeta:     model.ObjectMeta{Name: "web-1.2540be400", Namespace: "default"},
 		InvolvedObject: model.ObjectReference{Kind: model.KindPod, Namespace: "default", Name: "web-1"},
 		Reason:         "Killing", Message: "Stopping container web", Type: model.EventTypeNormal,
 		Source:         model.EventSource{Component: "kubelet", Host: "worker-1"},
 		FirstTimestamp: vtime.Time(10e9), LastTimestamp: vtime.Time(12_500_000_000), Count: 3,
 	}
 	assert.Equal(t, EventRecord{Time: 12.5, Type: "Normal", Reason: "Killing", Kind: "Pod", Namespace: "default", Name: "web-1",
-		Message: "Stopping container web", Source: "kubelet", Host: "worker-1", Count: 3}, EventRecordFrom(e))
+		Message: "Stopping container web", Source: "kubelet", Host: "worker-1", Count: 3,
+		EventName: "web-1.2540be400", FirstTimestamp: 10, LastTimestamp: 12.5, Stored: 14}, EventRecordFrom(e, vtime.Time(14e9)))
 	e.LastTimestamp, e.Count = 0, 0
-	got := EventRecordFrom(e)
+	got := EventRecordFrom(e, vtime.Time(14e9))
 	assert.Equal(t, 10.0, got.Time, "without a last timestamp the first one is used")
 	assert.Equal(t, int32(1), got.Count, "an event happened at least once")
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // SimulatorVersion is the version of reconsim recorded in every result.
@@ -18,7 +19,10 @@ const SimulatorVersion = "0.1.0-dev"
 const ResultSchemaVersion = "reconsim.dev/result/v2"
 
 // EventsSchemaVersion names the events.jsonl format described in docs/results.md.
-const EventsSchemaVersion = "reconsim.dev/events/v1"
+// v2: a line is one write of an Event as the API server stored it (a create, or a PATCH of
+// a repeat's count), with the Event's name, first and last timestamps and the time it was
+// stored; v1 had one line per recorded call.
+const EventsSchemaVersion = "reconsim.dev/events/v2"
 
 // StopInterrupted is the StopReason of a run that was interrupted by the user (Ctrl-C); the
 // result then holds what was recorded up to that point.
@@ -247,9 +251,10 @@ func (r *Result) normalized() (*Result, error) {
 	return &c, nil
 }
 
-// EventRecord is one line of events.jsonl: a Kubernetes Event as `kubectl get events` shows
-// it, at virtual time Time (seconds).
+// EventRecord is one line of events.jsonl: a Kubernetes Event as the API server stored it,
+// as `kubectl get events` shows it. Times are virtual seconds.
 type EventRecord struct {
+	// Time is when the Event last happened: its lastTimestamp.
 	Time      float64 `json:"time"`
 	Type      string  `json:"type"`
 	Reason    string  `json:"reason"`
@@ -260,14 +265,25 @@ type EventRecord struct {
 	// Source is the reporting component (kubelet, default-scheduler, node-controller, ...).
 	Source string `json:"source"`
 	// Host is the node the source runs on, for kubelet events; empty otherwise.
-	Host  string `json:"host"`
-	Count int32  `json:"count"`
+	Host string `json:"host"`
+	// Count is how many times the Event had happened when stored (at least 1).
+	Count int32 `json:"count"`
+	// EventName is the Event object's own name ("<object>.<hex time>"); a repeat stored as a
+	// PATCH has the name of the Event it updates.
+	EventName string `json:"eventName"`
+	// FirstTimestamp is when the Event first happened; LastTimestamp (= Time) when last.
+	FirstTimestamp float64 `json:"firstTimestamp"`
+	LastTimestamp  float64 `json:"lastTimestamp"`
+	// Stored is when the API server stored this version: later than LastTimestamp when the
+	// write waited in the component's queue or behind its client's rate limit.
+	Stored float64 `json:"stored"`
 }
 
-// EventRecordFrom converts a recorded Event into an EventRecord. The time is the Event's
-// LastTimestamp (when it last happened), or FirstTimestamp if LastTimestamp is zero; a zero
-// Count is recorded as 1, since an Event that exists happened at least once.
-func EventRecordFrom(e *model.Event) EventRecord {
+// EventRecordFrom converts an Event stored at virtual time stored into an EventRecord. The
+// time is the Event's LastTimestamp (when it last happened), or FirstTimestamp if
+// LastTimestamp is zero; a zero Count is recorded as 1, since an Event that exists happened
+// at least once.
+func EventRecordFrom(e *model.Event, stored vtime.Time) EventRecord {
 	t := e.LastTimestamp
 	if t == 0 {
 		t = e.FirstTimestamp
@@ -277,15 +293,19 @@ func EventRecordFrom(e *model.Event) EventRecord {
 		count = 1
 	}
 	return EventRecord{
-		Time:      t.Seconds(),
-		Type:      e.Type,
-		Reason:    e.Reason,
-		Kind:      string(e.InvolvedObject.Kind),
-		Namespace: e.InvolvedObject.Namespace,
-		Name:      e.InvolvedObject.Name,
-		Message:   e.Message,
-		Source:    e.Source.Component,
-		Host:      e.Source.Host,
-		Count:     count,
+		Time:           t.Seconds(),
+		Type:           e.Type,
+		Reason:         e.Reason,
+		Kind:           string(e.InvolvedObject.Kind),
+		Namespace:      e.InvolvedObject.Namespace,
+		Name:           e.InvolvedObject.Name,
+		Message:        e.Message,
+		Source:         e.Source.Component,
+		Host:           e.Source.Host,
+		Count:          count,
+		EventName:      e.Name,
+		FirstTimestamp: e.FirstTimestamp.Seconds(),
+		LastTimestamp:  t.Seconds(),
+		Stored:         stored.Seconds(),
 	}
 }

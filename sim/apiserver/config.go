@@ -133,6 +133,12 @@ type StoreConfig struct {
 	// doubles the store's allocations.
 	CheckMutations bool
 
+	// EventTTL is kube-apiserver --event-ttl: an Event is removed this long after its last
+	// write (upstream attaches an etcd lease of this TTL at every create and update of an
+	// Event; pkg/registry/core/event/storage/storage.go, default 1h in
+	// pkg/controlplane/apiserver/options/options.go). Zero: Events never expire.
+	EventTTL time.Duration
+
 	// OnCommit, when set, is called synchronously after every committed write, in revision
 	// order, with the object before and after (old nil for a create, new nil for a final
 	// removal). It sees what watchers will see, but at once and without filtering: the
@@ -152,8 +158,13 @@ func DefaultStoreConfig() StoreConfig {
 		EventFreshDuration: DefaultEventFreshDuration,
 		BookmarkFrequency:  DefaultBookmarkFrequency,
 		SystemNamespaces:   append([]string(nil), SystemNamespaces...),
+		EventTTL:           DefaultEventTTL,
 	}
 }
+
+// DefaultEventTTL is kube-apiserver's --event-ttl default (pkg/controlplane/apiserver/options/
+// options.go: EventTTL: 1 * time.Hour).
+const DefaultEventTTL = time.Hour
 
 // Validate reports the first unusable field, naming it; nil if the configuration is usable.
 func (c StoreConfig) Validate() error {

@@ -541,6 +541,9 @@ func (s *Store) commitPut(ks *kindStore, key objKey, old, obj model.Object, acti
 		typ = Added
 	}
 	s.record(ks, histEvent{rv: s.rev, typ: typ, obj: obj, prev: old, at: s.k.Now()}, action, detail)
+	if ks.info.Kind == model.KindEvent && s.cfg.EventTTL > 0 {
+		s.expireEvent(ks, key, s.rev)
+	}
 	if s.significant(ks.info.Kind, old, obj) {
 		s.k.MarkActivity()
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
-	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 	"github.com/reconsim/reconsim/sim/leaderelection"
 	"github.com/reconsim/reconsim/vtime"
@@ -175,7 +174,7 @@ func (c *candidate) start() {
 	cl, _ := w.component(c.electorClient(), qps, burst)
 	cfg := el.cfg
 	cfg.Identity = c.identity
-	rec := record.New(w.k, eventSink{w}, el.component, "")
+	rec := w.recorder(cl, el.component, "")
 	e, err := leaderelection.New(w.k, cl, rec, cfg, leaderelection.Callbacks{
 		OnStartedLeading: func() { el.startedLeading(c) },
 		OnStoppedLeading: func() { el.stoppedLeading(c) },

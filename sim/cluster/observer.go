@@ -67,6 +67,12 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 		o.w.inv.commit(kind, old, new)
 	}
 	switch kind {
+	case model.KindEvent:
+		// events.jsonl: every Event write as the API server stored it (simulator.
+		// events-through-api); a TTL deletion is not a new Event.
+		if ev, ok := new.(*model.Event); ok {
+			o.w.events = append(o.w.events, report.EventRecordFrom(ev, o.w.k.Now()))
+		}
 	case model.KindPod:
 		o.pod(old, -1)
 		o.pod(new, +1)

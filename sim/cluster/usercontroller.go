@@ -39,7 +39,7 @@ func (w *world) buildUser(x Controller, f *client.SharedInformerFactory, qps flo
 		Client:  c,
 		Factory: f,
 		Recorder: func(component string) record.Recorder {
-			return record.New(w.k, eventSink{w}, component, "")
+			return w.recorder(c, component, "")
 		},
 		Local: w.local,
 	})

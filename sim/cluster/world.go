@@ -83,9 +83,14 @@ type world struct {
 	failedJobs []failedJob // every Job seen failing, in order (verdicts)
 
 	events []report.EventRecord
-	conv   *convergence
-	obs    *observer
-	rand   *rand.Rand
+	// eventsAPI is simulator.events-through-api: components' Events go through their clients
+	// to the API server (and events.jsonl records what it stored); eventNames keeps their
+	// names unique across recorders.
+	eventsAPI  bool
+	eventNames *record.Names
+	conv       *convergence
+	obs        *observer
+	rand       *rand.Rand
 
 	// extra are the caller's own controllers (Options.Controllers), run in
 	// kube-controller-manager beside the built-in ones.
@@ -116,8 +121,13 @@ type Controller struct {
 // kills its processes and work queues.
 type Runnable = runnable
 
-// countWrite counts an acknowledged write of the client's components.
+// countWrite counts an acknowledged write of the client's components. Event writes are not
+// counted: a write-triggered fault or perturbation is about the objects a component manages,
+// not the Events it records about them.
 func (w *world) countWrite(req *apiserver.Request) {
+	if req.Kind == model.KindEvent {
+		return
+	}
 	if req.Subresource == apiserver.SubresourceEviction && w.inv != nil {
 		w.inv.eviction(req)
 	}
@@ -137,11 +147,30 @@ func (w *world) resyncRand() *rand.Rand {
 	return w.resyncRng
 }
 
-// eventSink turns recorded Kubernetes Events into events.jsonl records.
+// eventSink turns recorded Kubernetes Events into events.jsonl records directly, when
+// simulator.events-through-api is false.
 type eventSink struct{ w *world }
 
 func (s eventSink) Record(ev *model.Event) {
-	s.w.events = append(s.w.events, report.EventRecordFrom(ev))
+	s.w.events = append(s.w.events, report.EventRecordFrom(ev, s.w.k.Now()))
+}
+
+// recorder returns the event recorder of a component whose Events carry source {component,
+// host}. Through the API (the default) it is client-go's broadcaster writing through c, the
+// component's own client, as upstream components hand their clientset to
+// StartRecordingToSink (kube-controller-manager's controllers their own client, the kubelet
+// its event client, kube-scheduler its event client); events.jsonl then records each Event
+// as the API server stored it (observer.commit). Otherwise the Events go straight to
+// events.jsonl, costing nothing.
+func (w *world) recorder(c *client.Client, component, host string) record.Recorder {
+	if !w.eventsAPI {
+		return record.New(w.k, eventSink{w}, component, host)
+	}
+	name := c.Name()
+	if component != name {
+		name += "/" + component
+	}
+	return record.NewBroadcaster(w.k, c, name, record.Config{Names: w.eventNames}).NewRecorder(component, host)
 }
 
 // build creates the world at virtual time 0: the API server with its system namespaces, the
@@ -151,7 +180,8 @@ func build(scn *scenarios.Scenario, seed uint64, opts Options) (*world, error) {
 	comps := &scn.Components
 	k := sim.New(seed)
 	w := &world{scn: scn, comps: comps, k: k, kubelet: map[string]*node.Kubelet{}, conv: newConvergence(),
-		extra: extra, componentsOf: map[string][]string{}, writes: map[string]int{}, gates: comps.FeatureGates()}
+		extra: extra, componentsOf: map[string][]string{}, writes: map[string]int{}, gates: comps.FeatureGates(),
+		eventsAPI: comps.Bool(scenarios.ComponentSimulator, "events-through-api"), eventNames: record.NewNames()}
 	w.obs = newObserver(w)
 	w.inv = newInvariants(w)
 	w.conv.onServing = func(t *rsTrack) {
@@ -163,6 +193,7 @@ func build(scn *scenarios.Scenario, seed uint64, opts Options) (*world, error) {
 	cfg.MaxMutatingRequestsInflight = comps.Int(scenarios.ComponentAPIServer, "max-mutating-requests-inflight")
 	notReady := int64(comps.Int(scenarios.ComponentAPIServer, "default-not-ready-toleration-seconds"))
 	unreachable := int64(comps.Int(scenarios.ComponentAPIServer, "default-unreachable-toleration-seconds"))
+	cfg.Store.EventTTL = comps.Duration(scenarios.ComponentAPIServer, "event-ttl")
 	cfg.Store.DefaultNotReadyTolerationSeconds = &notReady
 	cfg.Store.DefaultUnreachableTolerationSeconds = &unreachable
 	admissionPlugins(comps, &cfg.Store)
@@ -223,7 +254,7 @@ func (w *world) component(name string, qps float64, burst int) (*client.Client, 
 		}
 		w.kcmClients[name] = true
 	}
-	return c, record.New(w.k, eventSink{w}, name, "")
+	return c, w.recorder(c, name, "")
 }
 
 // runnable is what every controller and the scheduler provide: Start after their informer
@@ -299,11 +330,11 @@ func (w *world) controllerSpecs() []controllerSpec {
 		}},
 		{disruption.Component, func(f *client.SharedInformerFactory) (runnable, error) {
 			c, _ := w.component(disruption.Component, qps, burst)
-			return disruption.New(w.k, c, f, record.New(w.k, eventSink{w}, disruption.EventSourceComponent, ""), disruption.DefaultConfig())
+			return disruption.New(w.k, c, f, w.recorder(c, disruption.EventSourceComponent, ""), disruption.DefaultConfig())
 		}},
 		{endpointslice.Component, func(f *client.SharedInformerFactory) (runnable, error) {
 			c, _ := w.component(endpointslice.Component, qps, burst)
-			return endpointslice.New(w.k, c, f, record.New(w.k, eventSink{w}, endpointslice.EventSourceComponent, ""), endpointslice.DefaultConfig())
+			return endpointslice.New(w.k, c, f, w.recorder(c, endpointslice.EventSourceComponent, ""), endpointslice.DefaultConfig())
 		}},
 		{job.Component, func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := job.DefaultConfig()
@@ -400,8 +431,12 @@ func (w *world) buildScheduler() (*running, error) {
 	scenarios.Configure(w.comps, scheduler.Flags, &cfg)
 	gateScheduler(w.gates, &cfg)
 	w.building = ks
-	c, rec := w.component(cfg.SchedulerName, cfg.KubeAPIQPS, cfg.KubeAPIBurst)
+	c, _ := w.component(cfg.SchedulerName, cfg.KubeAPIQPS, cfg.KubeAPIBurst)
 	w.building = ""
+	// kube-scheduler records Events through a separate eventClient built from the same
+	// kubeconfig, so with its own token bucket of the same QPS and burst
+	// (cmd/kube-scheduler/app/options/options.go createClients).
+	rec := w.recorder(client.New(w.srv, c.Name(), client.Config{QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst}), cfg.SchedulerName, "")
 	spec := controllerSpec{name: ks, build: func(f *client.SharedInformerFactory) (runnable, error) {
 		sched, err := scheduler.New(w.k, c, f, rec, cfg)
 		w.sched = sched
@@ -487,11 +522,21 @@ func (w *world) buildNodes() error {
 		groups[g.Name] = g
 	}
 	w.nodes = w.scn.Nodes()
+	eventClient := client.Config{
+		QPS:   w.comps.Float(scenarios.ComponentKubelet, "event-qps"),
+		Burst: w.comps.Int(scenarios.ComponentKubelet, "event-burst"),
+	}
+	if eventClient.QPS == 0 {
+		eventClient.QPS = -1
+	}
 	for _, n := range w.nodes {
 		g := groups[n.Group]
 		obj := nodeObject(n, g, cfg.MaxPods)
 		c := client.New(w.srv, "kubelet/"+n.Name, client.Config{QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst})
-		rec := record.New(w.k, eventSink{w}, "kubelet", n.Name)
+		// The kubelet's events go through kubeDeps.EventClient, a clientset of its own with
+		// QPS eventRecordQPS and burst eventBurst (cmd/kubelet/app/server.go; 0 QPS means
+		// unlimited). It has the kubelet's name, so a partition cuts it off too.
+		rec := w.recorder(client.New(w.srv, c.Name(), eventClient), "kubelet", n.Name)
 		kl, err := node.New(w.k, c, rec, obj, cfg)
 		if err != nil {
 			return fmt.Errorf("kubelet %s: %w", n.Name, err)

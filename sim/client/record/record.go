@@ -25,25 +25,57 @@ type Sink interface {
 // (client-go tools/record/event.go makeEvent).
 const namespaceDefault = "default"
 
+// Names hands out Event names: "<object name>.<virtual nanoseconds in hex>", as client-go's
+// util.GenerateEventName does with the wall clock (tools/record/util/util.go). A real clock
+// almost never repeats a nanosecond, but two events about one object at one virtual instant
+// are common here, so a repeat gets a "-<n>" suffix. Recorders that write to one API server
+// share one Names, so that two components never pick the same name (which the server would
+// refuse with AlreadyExists). The zero value is not usable; call NewNames.
+type Names struct {
+	lastAt  vtime.Time
+	atLast  map[string]int
+	started bool
+}
+
+// NewNames returns an empty name registry.
+func NewNames() *Names { return &Names{atLast: map[string]int{}} }
+
+// name returns a name for an event about objName at now, unique among the names this
+// registry gave at now.
+func (n *Names) name(objName string, now vtime.Time) string {
+	if !n.started || now != n.lastAt {
+		n.started = true
+		n.lastAt = now
+		clear(n.atLast)
+	}
+	name := objName + "." + strconv.FormatInt(int64(now), 16)
+	c := n.atLast[name]
+	n.atLast[name] = c + 1
+	if c > 0 {
+		name += "-" + strconv.Itoa(c)
+	}
+	return name
+}
+
 type recorder struct {
 	k         *sim.Kernel
-	sink      Sink
+	sink      Sink         // direct delivery (New), or nil
+	b         *Broadcaster // delivery through the API (Broadcaster.NewRecorder), or nil
 	component string
 	host      string
-
-	// lastAt and namesAtLastAt make names unique: upstream names events "<name>.<unix nanos
-	// in hex>", which a real clock almost never repeats, but two events about one object at
-	// one virtual instant are common here. A repeat gets a "-<n>" suffix.
-	lastAt        vtime.Time
-	namesAtLastAt map[string]int
+	names     *Names
 }
 
-// New returns a recorder whose events carry source {component, host} and go to sink.
+// New returns a recorder whose events carry source {component, host} and go straight to
+// sink, synchronously and uncorrelated: no API request, no client QPS. The simulator uses it
+// when simulator.events-through-api is false, and tests use it with a FakeSink.
 func New(k *sim.Kernel, sink Sink, component, host string) Recorder {
-	return &recorder{k: k, sink: sink, component: component, host: host, namesAtLastAt: map[string]int{}}
+	return &recorder{k: k, sink: sink, component: component, host: host, names: NewNames()}
 }
 
-// Eventf builds the event and hands it to the sink. Events with an invalid type are dropped.
+// Eventf builds the event (client-go recorderImpl.generateEvent and makeEvent) and hands it
+// to the sink or the broadcaster's queue. Events with an invalid type are dropped
+// (util.ValidateEventType).
 func (r *recorder) Eventf(obj model.Object, eventType, reason, messageFmt string, args ...any) {
 	if eventType != model.EventTypeNormal && eventType != model.EventTypeWarning {
 		r.k.Emit(r.component, "event-dropped", model.Ref(obj), 0, "invalid type "+strconv.Quote(eventType))
@@ -62,7 +94,7 @@ func (r *recorder) Eventf(obj model.Object, eventType, reason, messageFmt string
 	message := fmt.Sprintf(messageFmt, args...)
 	ev := &model.Event{
 		ObjectMeta: model.ObjectMeta{
-			Name:      r.uniqueName(m.Name, now),
+			Name:      r.names.name(m.Name, now),
 			Namespace: namespace,
 		},
 		InvolvedObject: model.ObjectReference{
@@ -73,32 +105,23 @@ func (r *recorder) Eventf(obj model.Object, eventType, reason, messageFmt string
 			APIVersion:      apiVersion,
 			ResourceVersion: m.ResourceVersion,
 		},
-		Reason:         reason,
-		Message:        message,
-		Source:         model.EventSource{Component: r.component, Host: r.host},
-		FirstTimestamp: now,
-		LastTimestamp:  now,
-		Count:          1,
-		Type:           eventType,
+		Reason:              reason,
+		Message:             message,
+		Source:              model.EventSource{Component: r.component, Host: r.host},
+		FirstTimestamp:      now,
+		LastTimestamp:       now,
+		Count:               1,
+		Type:                eventType,
+		ReportingController: r.component,
+		ReportingInstance:   r.host,
 	}
 	r.k.Emit(r.component, "event", model.Ref(obj), 0, eventType+" "+reason+": "+message)
-	if r.sink != nil {
+	switch {
+	case r.b != nil:
+		r.b.action(ev)
+	case r.sink != nil:
 		r.sink.Record(ev)
 	}
-}
-
-func (r *recorder) uniqueName(objName string, now vtime.Time) string {
-	if now != r.lastAt {
-		r.lastAt = now
-		clear(r.namesAtLastAt)
-	}
-	name := objName + "." + strconv.FormatInt(int64(now), 16)
-	n := r.namesAtLastAt[name]
-	r.namesAtLastAt[name] = n + 1
-	if n > 0 {
-		name += "-" + strconv.Itoa(n)
-	}
-	return name
 }
 
 // FakeSink keeps every event in order, for tests.

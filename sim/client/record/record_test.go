@@ -36,13 +36,14 @@ func TestEventfBuildsUpstreamShapedEvent(t *testing.T) {
 		InvolvedObject: model.ObjectReference{
 			Kind: model.KindReplicaSet, Namespace: "prod", Name: "web", UID: "uid-1", APIVersion: "apps/v1", ResourceVersion: 7,
 		},
-		Reason:         "SuccessfulCreate",
-		Message:        "Created pod: web-abc",
-		Source:         model.EventSource{Component: "replicaset-controller"},
-		FirstTimestamp: vtime.FromDuration(1500 * time.Millisecond),
-		LastTimestamp:  vtime.FromDuration(1500 * time.Millisecond),
-		Count:          1,
-		Type:           model.EventTypeNormal,
+		Reason:              "SuccessfulCreate",
+		Message:             "Created pod: web-abc",
+		Source:              model.EventSource{Component: "replicaset-controller"},
+		FirstTimestamp:      vtime.FromDuration(1500 * time.Millisecond),
+		LastTimestamp:       vtime.FromDuration(1500 * time.Millisecond),
+		Count:               1,
+		Type:                model.EventTypeNormal,
+		ReportingController: "replicaset-controller",
 	}, first)
 	assert.Equal(t, "web.59682f00-1", sink.Events[1].Name, "same object, same instant: unique name")
 	assert.Equal(t, "default", sink.Events[2].Namespace, "cluster-scoped objects' events go to default")

@@ -1,0 +1,324 @@
+package record
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/client/rate"
+	"github.com/reconsim/reconsim/vtime"
+)
+
+// The EventCorrelator's defaults (client-go v0.37.2 tools/record/events_cache.go).
+const (
+	// DefaultLRUCacheSize is maxLruCacheEntries: the size of each of the correlator's three
+	// caches (spam filter, aggregator, event logger).
+	DefaultLRUCacheSize = 4096
+	// DefaultAggregateMaxEvents is defaultAggregateMaxEvents: the number of distinct messages
+	// for one aggregate key (same source, object, type and reason) after which events are
+	// combined.
+	DefaultAggregateMaxEvents = 10
+	// DefaultAggregateIntervalInSeconds is defaultAggregateIntervalInSeconds: how long after
+	// the last similar event the aggregation record starts afresh.
+	DefaultAggregateIntervalInSeconds = 600
+	// DefaultSpamBurst is defaultSpamBurst: the events a source may send about one object
+	// (and type) at once.
+	DefaultSpamBurst = 25
+	// DefaultSpamQPS is defaultSpamQPS: the spam filter's refill, one event every 5 minutes.
+	DefaultSpamQPS = 1. / 300.
+)
+
+// aggregatePrefix is what EventAggregatorByReasonMessageFunc puts before the message of a
+// combined event.
+const aggregatePrefix = "(combined from similar events): "
+
+// CorrelatorOptions are client-go's CorrelatorOptions (tools/record/event.go) that reconsim
+// models; a zero field takes its default (populateDefaults).
+type CorrelatorOptions struct {
+	LRUCacheSize         int
+	BurstSize            int
+	QPS                  float32
+	MaxEvents            int
+	MaxIntervalInSeconds int
+}
+
+func (o CorrelatorOptions) withDefaults() CorrelatorOptions {
+	if o.LRUCacheSize == 0 {
+		o.LRUCacheSize = DefaultLRUCacheSize
+	}
+	if o.BurstSize == 0 {
+		o.BurstSize = DefaultSpamBurst
+	}
+	if o.QPS == 0 {
+		o.QPS = DefaultSpamQPS
+	}
+	if o.MaxEvents == 0 {
+		o.MaxEvents = DefaultAggregateMaxEvents
+	}
+	if o.MaxIntervalInSeconds == 0 {
+		o.MaxIntervalInSeconds = DefaultAggregateIntervalInSeconds
+	}
+	return o
+}
+
+// CorrelateResult is client-go's EventCorrelateResult.
+type CorrelateResult struct {
+	// Event is the event after correlation: a new event, or a repeat carrying the name, first
+	// timestamp and count of the one it updates (Count > 1 means: send Patch).
+	Event *model.Event
+	// Patch is the strategic merge patch for a repeat (count, lastTimestamp, message).
+	Patch []byte
+	// Skip is set when the spam filter dropped the event: nothing is sent.
+	Skip bool
+}
+
+// Correlator is client-go's EventCorrelator (tools/record/events_cache.go): an aggregator,
+// an event logger that turns repeats into count updates, and a per-object spam filter, each
+// over an LRU cache. It runs on virtual time and is deterministic.
+type Correlator struct {
+	clock      rate.Clock
+	opts       CorrelatorOptions
+	names      *Names
+	spam       *lru[*rate.Limiter]
+	aggregates *lru[*aggregateRecord]
+	logs       *lru[eventLog]
+}
+
+// NewCorrelator returns a correlator with opts (zero fields take the defaults) reading time
+// from clock; names gives the names of combined events.
+func NewCorrelator(clock rate.Clock, opts CorrelatorOptions, names *Names) *Correlator {
+	opts = opts.withDefaults()
+	return &Correlator{
+		clock:      clock,
+		opts:       opts,
+		names:      names,
+		spam:       newLRU[*rate.Limiter](opts.LRUCacheSize),
+		aggregates: newLRU[*aggregateRecord](opts.LRUCacheSize),
+		logs:       newLRU[eventLog](opts.LRUCacheSize),
+	}
+}
+
+// EventCorrelate aggregates, counts and filters ev, in upstream's order
+// (EventCorrelator.EventCorrelate): EventAggregate, then eventObserve, then the spam filter.
+// An event the filter skips has still been counted by the logger, as upstream.
+func (c *Correlator) EventCorrelate(ev *model.Event) CorrelateResult {
+	aggregated, key := c.aggregate(ev)
+	observed, patch := c.observe(aggregated, key)
+	if c.filter(observed) {
+		return CorrelateResult{Skip: true}
+	}
+	return CorrelateResult{Event: observed, Patch: patch}
+}
+
+// UpdateState records the server's copy of an event after a successful write
+// (EventCorrelator.UpdateState, eventLogger.updateState).
+func (c *Correlator) UpdateState(ev *model.Event) {
+	c.logs.add(eventKey(ev), eventLog{count: ev.Count, firstTimestamp: ev.FirstTimestamp, name: ev.Name})
+}
+
+// eventKey is getEventKey: source, involved object, type, reason and message, joined
+// without a separator as upstream joins them.
+func eventKey(ev *model.Event) string {
+	o := &ev.InvolvedObject
+	return strings.Join([]string{
+		ev.Source.Component, ev.Source.Host,
+		string(o.Kind), o.Namespace, o.Name, "" /* fieldPath */, o.UID, o.APIVersion,
+		ev.Type, ev.Reason, ev.Message,
+	}, "")
+}
+
+// spamKey is getSpamKey: source, involved object and type (not reason nor message).
+func spamKey(ev *model.Event) string {
+	o := &ev.InvolvedObject
+	return strings.Join([]string{
+		ev.Source.Component, ev.Source.Host,
+		string(o.Kind), o.Namespace, o.Name, o.UID, o.APIVersion,
+		ev.Type,
+	}, "")
+}
+
+// aggregateKeys is EventAggregatorByReasonFunc: the aggregate key (source, involved object,
+// type, reason, reporting controller and instance) and the local key (the message).
+func aggregateKeys(ev *model.Event) (aggregateKey, localKey string) {
+	o := &ev.InvolvedObject
+	return strings.Join([]string{
+		ev.Source.Component, ev.Source.Host,
+		string(o.Kind), o.Namespace, o.Name, o.UID, o.APIVersion,
+		ev.Type, ev.Reason, ev.ReportingController, ev.ReportingInstance,
+	}, ""), ev.Message
+}
+
+// filter is EventSourceObjectSpamFilter.Filter: a token bucket per spam key (burst 25,
+// refill 1/300 s; flowcontrol.NewTokenBucketPassiveRateLimiterWithClock, which is
+// x/time/rate with the float32 qps widened); true means skip.
+func (c *Correlator) filter(ev *model.Event) bool {
+	key := spamKey(ev)
+	lim, ok := c.spam.get(key)
+	if !ok {
+		lim = rate.NewLimiter(c.clock, rate.Limit(c.opts.QPS), c.opts.BurstSize)
+	}
+	skip := !lim.Allow()
+	c.spam.add(key, lim)
+	return skip
+}
+
+// aggregateRecord is upstream's aggregateRecord: the distinct messages seen for one
+// aggregate key (kept sorted) and when the last one was seen.
+type aggregateRecord struct {
+	localKeys     []string
+	lastTimestamp vtime.Time
+}
+
+// aggregate is EventAggregator.EventAggregate. Once MaxEvents distinct messages were seen
+// within MaxIntervalInSeconds of each other, the event is replaced by a combined one (count
+// 1, message "(combined from similar events): <message>", a new name) keyed by the aggregate
+// key, so that later occurrences update it. Upstream then drops an arbitrary message from
+// the set (sets.Set.PopAny, Go map order); reconsim drops the smallest, so that runs repeat.
+func (c *Correlator) aggregate(ev *model.Event) (*model.Event, string) {
+	now := c.clock.Now()
+	aggKey, localKey := aggregateKeys(ev)
+	rec, found := c.aggregates.get(aggKey)
+	maxInterval := time.Duration(c.opts.MaxIntervalInSeconds) * time.Second
+	// Upstream compares against a zero time.Time when nothing was found, which is always
+	// older than the interval; virtual time starts at 0, so "not found" is explicit here.
+	if !found || now.Sub(rec.lastTimestamp) > maxInterval {
+		rec = &aggregateRecord{}
+	}
+	if i, ok := slices.BinarySearch(rec.localKeys, localKey); !ok {
+		rec.localKeys = slices.Insert(rec.localKeys, i, localKey)
+	}
+	rec.lastTimestamp = now
+	c.aggregates.add(aggKey, rec)
+	if len(rec.localKeys) < c.opts.MaxEvents {
+		return ev, eventKey(ev)
+	}
+	rec.localKeys = slices.Delete(rec.localKeys, 0, 1)
+	combined := &model.Event{
+		ObjectMeta:          model.ObjectMeta{Name: c.names.name(ev.InvolvedObject.Name, now), Namespace: ev.Namespace},
+		Count:               1,
+		FirstTimestamp:      now,
+		InvolvedObject:      ev.InvolvedObject,
+		LastTimestamp:       now,
+		Message:             aggregatePrefix + ev.Message,
+		Type:                ev.Type,
+		Reason:              ev.Reason,
+		Source:              ev.Source,
+		ReportingController: ev.ReportingController,
+		ReportingInstance:   ev.ReportingInstance,
+	}
+	return combined, aggKey
+}
+
+// eventLog is upstream's eventLog: what the logger remembers of an event it saw.
+type eventLog struct {
+	count          int32
+	firstTimestamp vtime.Time
+	name           string
+}
+
+// countPatch is the strategic merge patch eventObserve computes between the repeat and a
+// copy of it with count 0, lastTimestamp at the epoch and no message
+// (strategicpatch.CreateTwoWayMergePatch): exactly these three fields, in JSON key order.
+type countPatch struct {
+	Count         int32      `json:"count"`
+	LastTimestamp vtime.Time `json:"lastTimestamp"`
+	Message       string     `json:"message"`
+}
+
+// observe is eventLogger.eventObserve: on a cache hit for key the event takes the earlier
+// one's name and first timestamp, its count goes up by one, and a patch is prepared; either
+// way the observation is cached.
+func (c *Correlator) observe(ev *model.Event, key string) (*model.Event, []byte) {
+	var patch []byte
+	out := ev
+	if last, ok := c.logs.get(key); ok && last.count > 0 {
+		cp := *ev
+		cp.Name = last.name
+		cp.FirstTimestamp = last.firstTimestamp
+		cp.Count = last.count + 1
+		out = &cp
+		patch, _ = json.Marshal(countPatch{Count: cp.Count, LastTimestamp: cp.LastTimestamp, Message: cp.Message})
+	}
+	c.logs.add(key, eventLog{count: out.Count, firstTimestamp: out.FirstTimestamp, name: out.Name})
+	return out, patch
+}
+
+// lru is the least-recently-used cache of github.com/golang/groupcache/lru, as client-go's
+// correlator uses it: get and add make an entry the most recent; adding past the capacity
+// evicts the least recent.
+type lru[V any] struct {
+	max        int
+	entries    map[string]*lruEntry[V]
+	head, tail *lruEntry[V] // head is the most recent
+}
+
+type lruEntry[V any] struct {
+	key        string
+	value      V
+	prev, next *lruEntry[V]
+}
+
+func newLRU[V any](max int) *lru[V] {
+	return &lru[V]{max: max, entries: map[string]*lruEntry[V]{}}
+}
+
+func (l *lru[V]) get(key string) (V, bool) {
+	e, ok := l.entries[key]
+	if !ok {
+		var zero V
+		return zero, false
+	}
+	l.toFront(e)
+	return e.value, true
+}
+
+func (l *lru[V]) add(key string, value V) {
+	if e, ok := l.entries[key]; ok {
+		e.value = value
+		l.toFront(e)
+		return
+	}
+	e := &lruEntry[V]{key: key, value: value}
+	l.entries[key] = e
+	l.pushFront(e)
+	if l.max > 0 && len(l.entries) > l.max {
+		oldest := l.tail
+		l.unlink(oldest)
+		delete(l.entries, oldest.key)
+	}
+}
+
+func (l *lru[V]) toFront(e *lruEntry[V]) {
+	if l.head == e {
+		return
+	}
+	l.unlink(e)
+	l.pushFront(e)
+}
+
+func (l *lru[V]) pushFront(e *lruEntry[V]) {
+	e.prev, e.next = nil, l.head
+	if l.head != nil {
+		l.head.prev = e
+	}
+	l.head = e
+	if l.tail == nil {
+		l.tail = e
+	}
+}
+
+func (l *lru[V]) unlink(e *lruEntry[V]) {
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		l.head = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		l.tail = e.prev
+	}
+	e.prev, e.next = nil, nil
+}
