@@ -352,11 +352,11 @@ func (a *apf) classify(req *Request) *classification {
 	if kind == "" && req.Object != nil {
 		kind = req.Object.GetKind()
 	}
-	ns := a.requestNamespace(kind, req)
-	key := classKey{client: req.Client, kind: kind, sub: req.Subresource, verb: req.Verb, namespace: ns}
+	key := classKey{client: req.Client, kind: kind, sub: req.Subresource, verb: req.Verb, namespace: rawNamespace(req)}
 	if c := a.classes[key]; c != nil {
 		return c
 	}
+	ns := a.requestNamespace(kind, req)
 	user := a.user(req.Client)
 	group, resource := a.groupResource(kind)
 	if req.Subresource != "" {
@@ -413,6 +413,22 @@ func (a *apf) user(client string) UserInfo {
 	return UserInfo{Name: client, Groups: []string{GroupAuthenticated}}
 }
 
+// rawNamespace is the namespace a request names, before the kind says whether it has one:
+// what the classification cache is keyed by (requestNamespace is a function of it and the
+// kind).
+func rawNamespace(req *Request) string {
+	if req.Verb == model.VerbList {
+		if req.List.Namespace != "" {
+			return req.List.Namespace
+		}
+		return req.Namespace
+	}
+	if req.Namespace != "" || req.Object == nil {
+		return req.Namespace
+	}
+	return req.Object.Meta().Namespace
+}
+
 // requestNamespace is RequestInfo.Namespace: "" for cluster-scoped kinds and for lists and
 // watches across all namespaces.
 func (a *apf) requestNamespace(kind model.Kind, req *Request) string {
@@ -420,16 +436,7 @@ func (a *apf) requestNamespace(kind model.Kind, req *Request) string {
 	if ok && !info.Namespaced {
 		return ""
 	}
-	if req.Verb == model.VerbList && req.List.Namespace != "" {
-		return req.List.Namespace
-	}
-	if req.Namespace != "" {
-		return req.Namespace
-	}
-	if req.Object != nil && req.Verb != model.VerbList {
-		return req.Object.Meta().Namespace
-	}
-	return ""
+	return rawNamespace(req)
 }
 
 func (a *apf) kindInfo(kind model.Kind) (model.KindInfo, bool) {

@@ -162,6 +162,7 @@ type queueSet struct {
 	totRequestsExecuting int
 	totSeatsInUse        int
 	totSeatsWaiting      int
+	activeQueues         int
 
 	hand [15]int
 	// onDemand is told the seat demand (seats in use plus seats waiting) whenever it changes
@@ -198,19 +199,29 @@ func (qs *queueSet) syncTime() {
 }
 
 // virtualTimeRatio is getVirtualTimeRatioLocked: min(seats requested, concurrency limit)
-// divided by the number of active queues.
+// divided by the number of active queues. Upstream sums over the queues; the sums are kept
+// here as the queues change: the seats requested are the queued requests' seats in use plus
+// the waiting requests' seats (every request of a queuing level is in a queue), and
+// activeQueues counts the queues with a request waiting or executing.
 func (qs *queueSet) virtualTimeRatio() float64 {
-	active, seats := 0, 0
-	for _, q := range qs.queues {
-		seats += q.seatsInUse + q.maxSeatsSum
-		if q.length() > 0 || q.executing > 0 {
-			active++
-		}
-	}
-	if active == 0 {
+	if qs.activeQueues == 0 {
 		return 0
 	}
-	return math.Min(float64(seats), float64(qs.concurrencyLimit)) / float64(active)
+	seats := qs.totSeatsInUse + qs.totSeatsWaiting
+	return math.Min(float64(seats), float64(qs.concurrencyLimit)) / float64(qs.activeQueues)
+}
+
+func (q *fqQueue) active() bool { return q.length() > 0 || q.executing > 0 }
+
+// noteActive updates activeQueues after a change to q that made it active (was false) or may
+// have made it idle (was true).
+func (qs *queueSet) noteActive(q *fqQueue, was bool) {
+	switch now := q.active(); {
+	case now && !was:
+		qs.activeQueues++
+	case !now && was:
+		qs.activeQueues--
+	}
 }
 
 // canAccommodateSeats is canAccommodateSeatsLocked.
@@ -276,10 +287,12 @@ func (qs *queueSet) startRequest(p *sim.Proc, fsName string, est workEstimate, h
 		return nil, rejectQueueFull
 	}
 	// enqueueToBoundLocked
-	if queue.length() == 0 && queue.executing == 0 {
+	wasActive := queue.active()
+	if !wasActive {
 		queue.nextDispatchR = qs.currentR
 	}
 	queue.enqueue(r)
+	qs.noteActive(queue, wasActive)
 	qs.totRequestsWaiting++
 	qs.totSeatsWaiting += r.maxSeats()
 	qs.noteDemand()
@@ -378,6 +391,7 @@ func (qs *queueSet) timeOut(r *apfRequest) bool {
 	r.decision = decisionReject
 	q := r.queue
 	if q.remove(r) {
+		qs.noteActive(q, true)
 		qs.totRequestsWaiting--
 		qs.totSeatsWaiting -= r.maxSeats()
 		qs.noteDemand()
@@ -394,6 +408,7 @@ func (qs *queueSet) finish(r *apfRequest) {
 	actual := qs.k.Now().Sub(r.start)
 	if q := r.queue; q != nil {
 		q.executing--
+		qs.noteActive(q, true)
 		// "the queue's start R is decremented by (G - S) × width", in signed arithmetic
 		// (upstream converts a negative product to its unsigned SeatSeconds).
 		adj := int64(r.initialSeats) * int64(actual-estimatedServiceDuration) / (1e9 / ssScale)

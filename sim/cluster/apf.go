@@ -1,0 +1,72 @@
+package cluster
+
+import (
+	"strings"
+
+	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/features"
+	"github.com/reconsim/reconsim/sim/metrics"
+)
+
+// apfConfig is kube-apiserver's API Priority and Fairness as the scenario sets it: on unless
+// kube-apiserver.enable-priority-and-fairness=false, with the bootstrap configuration, the
+// request timeout's queue wait, the SizeBasedListCostEstimate gate of the declared release,
+// and each component's identity (identity).
+func (w *world) apfConfig() apiserver.APFConfig {
+	a := scenarios.ComponentAPIServer
+	if !w.comps.Bool(a, "enable-priority-and-fairness") {
+		return apiserver.APFConfig{}
+	}
+	return apiserver.APFConfig{
+		Enabled:           true,
+		RequestTimeout:    w.comps.Duration(a, "request-timeout"),
+		SizeBasedListCost: w.gates.Enabled(features.SizeBasedListCostEstimate),
+		Users:             w.identity,
+	}
+}
+
+// identity is the user a component's client authenticates as, as a kubeadm cluster sets
+// them up (what the flow schemas match):
+//   - kubelet/<node>: system:node:<node> in system:nodes (kubelet client certificates);
+//   - kube-controller-manager's controllers: the service account kube-system/<controller>
+//     (--use-service-account-credentials=true, kubeadm's default); its shared informers and
+//     its leader election: system:kube-controller-manager;
+//   - kube-scheduler, including its leader election: system:kube-scheduler;
+//   - metrics-server: the service account kube-system/metrics-server;
+//   - the GitOps agent and controllers added with WithController: a service account in their
+//     own namespace (argocd, flux-system, default);
+//   - kubectl (the scenario's hand): kubeadm's admin.conf user kubernetes-admin in
+//     kubeadm:cluster-admins (not system:masters since kubeadm 1.29);
+//   - anything else (a synthetic load client): a user of its own name.
+func (w *world) identity(client string) apiserver.UserInfo {
+	authenticated := apiserver.GroupAuthenticated
+	switch {
+	case strings.HasPrefix(client, "kubelet/"):
+		return apiserver.NodeUser(strings.TrimPrefix(client, "kubelet/"))
+	case client == "kubectl":
+		return apiserver.UserInfo{Name: "kubernetes-admin", Groups: []string{"kubeadm:cluster-admins", authenticated}}
+	case client == metrics.Component:
+		return apiserver.ServiceAccountUser("kube-system", client)
+	case client == "argocd-application-controller":
+		return apiserver.ServiceAccountUser("argocd", client)
+	case client == "kustomize-controller":
+		return apiserver.ServiceAccountUser("flux-system", client)
+	case strings.HasPrefix(client, scenarios.ComponentControllerManager+"/"):
+		return apiserver.UserInfo{Name: apiserver.UserKubeControllerManager, Groups: []string{authenticated}}
+	case strings.HasPrefix(client, scenarios.ComponentScheduler+"/"):
+		return apiserver.UserInfo{Name: apiserver.UserKubeScheduler, Groups: []string{authenticated}}
+	}
+	for _, x := range w.extra {
+		if x.Name == client {
+			return apiserver.ServiceAccountUser("default", client)
+		}
+	}
+	if owners := w.componentsOf[client]; len(owners) > 0 {
+		if owners[0] == scenarios.ComponentScheduler {
+			return apiserver.UserInfo{Name: apiserver.UserKubeScheduler, Groups: []string{authenticated}}
+		}
+		return apiserver.ServiceAccountUser("kube-system", client)
+	}
+	return apiserver.UserInfo{Name: client, Groups: []string{authenticated}}
+}
