@@ -307,7 +307,21 @@ func (a *apf) serve(p *sim.Proc, req *Request, vi int) Response {
 	l.stats.Dispatched++
 	l.stats.WaitSum += wait
 	l.stats.WaitMax = max(l.stats.WaitMax, wait)
-	defer l.qs.finish(r)
+	// The in-flight gauges keep counting executing requests (upstream's APF filter updates
+	// apiserver_current_inflight_requests by read-only and mutating too), with no limit.
+	st := a.srv.stats
+	mutating := isMutating(req.Verb)
+	if mutating {
+		st.inflightMutating++
+		st.peakInflightMutating = max(st.peakInflightMutating, st.inflightMutating)
+	} else {
+		st.inflightReadonly++
+		st.peakInflightReadonly = max(st.peakInflightReadonly, st.inflightReadonly)
+	}
+	defer func() {
+		a.srv.release(mutating)
+		l.qs.finish(r)
+	}()
 	return a.srv.execute(p, req, vi)
 }
 
