@@ -1,10 +1,15 @@
 package cluster
 
 import (
+	"fmt"
 	"strings"
+	"time"
 
+	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/features"
 	"github.com/reconsim/reconsim/sim/metrics"
 )
@@ -69,4 +74,58 @@ func (w *world) identity(client string) apiserver.UserInfo {
 		return apiserver.ServiceAccountUser("kube-system", client)
 	}
 	return apiserver.UserInfo{Name: client, Groups: []string{authenticated}}
+}
+
+// startAPILoad runs an api-load action: a client of the given name (its own user, see
+// identity) and Workers processes, each sending the request and, once answered, the next,
+// until For has passed. A request that fails without taking any time (a 404, say) is followed
+// by a one-second pause, so that a broken load cannot spin at one instant.
+func (w *world) startAPILoad(a *scenarios.APILoadArgs) error {
+	name := a.Client
+	if name == "" {
+		name = scenarios.DefaultAPILoadClient
+	}
+	resource := a.Resource
+	if resource == "" {
+		resource = scenarios.DefaultAPILoadResource
+	}
+	var kind model.Kind
+	for _, info := range w.srv.Store().ServedKinds() {
+		if info.Resource == resource {
+			kind = info.Kind
+		}
+	}
+	if kind == "" {
+		return fmt.Errorf("api-load: the API server does not serve %q", resource)
+	}
+	workers := a.Workers
+	if workers == 0 {
+		workers = scenarios.DefaultAPILoadWorkers
+	}
+	cfg := client.Config{QPS: -1}
+	if a.QPS > 0 {
+		cfg = client.Config{QPS: a.QPS, Burst: max(1, int(a.QPS))}
+	}
+	c := client.New(w.srv, name, cfg)
+	end := w.k.Now().Add(a.For)
+	for i := range workers {
+		w.k.Spawn(fmt.Sprintf("api-load/%s/%d", name, i), func(p *sim.Proc) {
+			for p.Now() < end {
+				start := p.Now()
+				var err error
+				switch a.Verb {
+				case "get":
+					_, err = c.Get(p, kind, a.Namespace, a.Object)
+				case "patch":
+					_, err = c.Patch(p, kind, a.Namespace, a.Object, []byte("{}"))
+				default:
+					_, _, err = c.List(p, kind, model.ListOptions{Namespace: a.Namespace})
+				}
+				if err != nil && p.Now() == start {
+					p.Sleep(time.Second)
+				}
+			}
+		})
+	}
+	return nil
 }
