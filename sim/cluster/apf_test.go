@@ -14,7 +14,7 @@ import (
 // schemas ([apiserver@v0.37] pkg/apis/flowcontrol/bootstrap/default.go) into the priority
 // level upstream gives it, from the identity a kubeadm cluster gives it (identity).
 func TestAPFClassifiesComponents(t *testing.T) {
-	w, err := build(loadBuiltin(t, "node-failure"), 1, nil)
+	w, err := build(loadBuiltin(t, "node-failure"), 1, Options{})
 	require.NoError(t, err)
 	require.True(t, w.srv.APFEnabled())
 	for _, tc := range []struct {
@@ -45,7 +45,7 @@ func TestAPFClassifiesComponents(t *testing.T) {
 func TestAPFOffKeepsMaxInflight(t *testing.T) {
 	scn := loadBuiltin(t, "node-failure")
 	require.NoError(t, scn.Components.Set("kube-apiserver", "enable-priority-and-fairness", "false"))
-	w, err := build(scn, 1, nil)
+	w, err := build(scn, 1, Options{})
 	require.NoError(t, err)
 	assert.False(t, w.srv.APFEnabled())
 	assert.Nil(t, w.srv.APFLevels())
