@@ -10,7 +10,6 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
-	"github.com/reconsim/reconsim/sim/features"
 	"github.com/reconsim/reconsim/sim/metrics"
 )
 
@@ -23,12 +22,13 @@ func (w *world) apfConfig() apiserver.APFConfig {
 	if !w.comps.Bool(a, "enable-priority-and-fairness") {
 		return apiserver.APFConfig{}
 	}
-	return apiserver.APFConfig{
-		Enabled:           true,
-		RequestTimeout:    w.comps.Duration(a, "request-timeout"),
-		SizeBasedListCost: w.gates.Enabled(features.SizeBasedListCostEstimate),
-		Users:             w.identity,
+	c := apiserver.APFConfig{
+		Enabled:        true,
+		RequestTimeout: w.comps.Duration(a, "request-timeout"),
+		Users:          w.identity,
 	}
+	gateAPIServer(w.gates, &c)
+	return c
 }
 
 // identity is the user a component's client authenticates as, as a kubeadm cluster sets
