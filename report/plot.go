@@ -145,6 +145,7 @@ func Plots(res *Result) []Plot {
 	add(podsPlot(idx))
 	add(nodesPlot(idx))
 	add(apiserverPlot(idx))
+	add(apfPlot(idx))
 	add(workqueuePlot(idx))
 	add(hpaPlot(idx))
 	add(endpointsPlot(idx))
@@ -652,6 +653,70 @@ func apiserverPlot(idx seriesIndex) (Plot, bool) {
 		return Plot{}, false
 	}
 	return Plot{Name: "apiserver", Title: "API server load", panels: panels}, true
+}
+
+// apfLevelColours keeps the bootstrap priority levels' colours fixed from run to run.
+var apfLevelColours = map[string]color.RGBA{
+	"exempt": colGrey, "catch-all": colBrown, "system": colTeal, "node-high": colGreen, "leader-election": colPurple,
+	"workload-high": colBlue, "workload-low": colGold, "global-default": colRed,
+}
+
+// apfPlot is API Priority and Fairness per priority level (the apf.<level>.<metric> series):
+// seats executing against the level's current limit (dashed), requests in queue, 429s per
+// second and the mean queue wait, one panel each.
+func apfPlot(idx seriesIndex) (Plot, bool) {
+	const prefix = "apf."
+	names := idx.withPrefix(prefix)
+	var levels []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		rest := strings.TrimPrefix(n, prefix)
+		i := strings.LastIndexByte(rest, '.')
+		if i < 0 || seen[rest[:i]] {
+			continue
+		}
+		seen[rest[:i]] = true
+		levels = append(levels, rest[:i])
+	}
+	colour := func(i int, level string) color.RGBA {
+		if c, ok := apfLevelColours[level]; ok {
+			return c
+		}
+		return palette[i%len(palette)]
+	}
+	type group struct {
+		metric, yLabel string
+		integer        bool
+	}
+	var panels []panel
+	for _, g := range []group{{"executing_seats", "seats executing (dashed: limit)", true}, {"inqueue", "requests in queue", true},
+		{"rejected_per_second", "429/s", false}, {"wait_seconds", "mean queue wait (s)", false}} {
+		p := panel{yLabel: g.yLabel, integer: g.integer}
+		var metricNames []string
+		for _, l := range levels {
+			if _, ok := idx.get(prefix + l + "." + g.metric); ok {
+				metricNames = append(metricNames, prefix+l+"."+g.metric)
+			}
+		}
+		kept, _ := topByPeak(idx, metricNames, maxLinesPerPanel)
+		for i, n := range kept {
+			l := strings.TrimSuffix(strings.TrimPrefix(n, prefix), "."+g.metric)
+			p.lines = append(p.lines, line{label: l, points: cleanPoints(idx.byName[n].Points), style: solid(colour(i, l))})
+			if g.metric == "executing_seats" {
+				if lim, ok := idx.get(prefix + l + ".current_limit_seats"); ok {
+					p.lines = append(p.lines, line{label: l + " limit", points: cleanPoints(lim.Points),
+						style: lineStyle{color: colour(i, l), widthPx: 1, dashPx: []float64{6, 4}}})
+				}
+			}
+		}
+		if len(p.lines) > 0 {
+			panels = append(panels, p)
+		}
+	}
+	if len(panels) == 0 {
+		return Plot{}, false
+	}
+	return Plot{Name: "apf", Title: "API Priority and Fairness per priority level", panels: panels}, true
 }
 
 func workqueuePlot(idx seriesIndex) (Plot, bool) {

@@ -68,6 +68,13 @@ func plotFixture() *Result {
 			steps("apiserver.inflight_readonly", "requests", 0, 0, 415, 2, 416, 0),
 			steps("apiserver.inflight_mutating", "requests", 0, 0, 415, 4, 416, 0),
 			steps("apiserver.latency_p99_seconds", "seconds", 0, 0.2, 10, 0.02, 415, 0.05, 420, 0.02),
+			steps("apf.node-high.executing_seats", "seats", 0, 1, 110, 0, 415, 3, 420, 1),
+			steps("apf.node-high.current_limit_seats", "seats", 0, 4, 420, 5),
+			steps("apf.workload-high.executing_seats", "seats", 0, 2, 415, 5, 430, 2),
+			steps("apf.workload-high.current_limit_seats", "seats", 0, 5, 420, 4),
+			steps("apf.workload-high.inqueue", "requests", 0, 0, 415, 12, 440, 0),
+			steps("apf.workload-high.rejected_per_second", "requests/s", 0, 0, 416, 3, 418, 0),
+			steps("apf.workload-high.wait_seconds", "seconds", 0, 0, 415, 1.5, 440, 0),
 			steps("workqueue.replicaset-controller.depth", "items", 0, 0, 415, 2, 415.2, 0),
 			steps("workqueue.kube-scheduler.depth", "items", 0, 0, 415.1, 2, 415.3, 0),
 			steps("service.default/web.ready_endpoints", "endpoints", 0, 6, 110, 4, 416, 6),
@@ -121,7 +128,7 @@ func TestPlotsGolden(t *testing.T) {
 	}
 	require.Equal(t, []string{
 		"convergence-deployment-default-api", "convergence-replicaset-default-web",
-		"pods", "nodes", "apiserver", "workqueue", "hpa", "endpoints",
+		"pods", "nodes", "apiserver", "apf", "workqueue", "hpa", "endpoints",
 	}, names)
 	dir := filepath.Join("testdata", "plots")
 	for _, f := range figs {

@@ -255,6 +255,42 @@ type APIErrorsArgs struct {
 	For time.Duration `json:"for"`
 }
 
+// APILoadArgs starts a synthetic API client for a while: Workers processes that send the same
+// request back to back, each waiting for its answer (and honouring 429 Retry-After, as
+// client-go does) before the next — a misbehaving operator's LIST storm, or its hot loop of
+// patches that change nothing. The client
+// authenticates as the user Client, an ordinary authenticated user, so API Priority and
+// Fairness classifies it by the global-default flow schema.
+type APILoadArgs struct {
+	// Client is the client's name and user; default load-generator.
+	Client string `json:"client,omitempty"`
+	// Verb is list (default), get, or patch: an empty JSON merge patch ({}), which costs the
+	// server a mutating request and changes nothing.
+	Verb string `json:"verb,omitempty"`
+	// Resource is the resource as in RBAC rules; default pods.
+	Resource string `json:"resource,omitempty"`
+	// Namespace scopes the request; empty: all namespaces (a get or patch of a namespaced
+	// resource needs one, and Object).
+	Namespace string `json:"namespace,omitempty"`
+	// Object is the name of the object a get reads or a patch patches.
+	Object string `json:"object,omitempty"`
+	// Workers is the number of concurrent request loops; default 10, at most MaxAPILoadWorkers.
+	Workers int `json:"workers,omitempty"`
+	// QPS is the client-side rate limit shared by the workers (client-go's token bucket,
+	// burst the same); 0: none.
+	QPS float64 `json:"qps,omitempty"`
+	// For is how long the load lasts.
+	For time.Duration `json:"for"`
+}
+
+// Defaults and limits of api-load.
+const (
+	DefaultAPILoadClient   = "load-generator"
+	DefaultAPILoadWorkers  = 10
+	MaxAPILoadWorkers      = 1000
+	DefaultAPILoadResource = "pods"
+)
+
 // APIErrorCodes are the status codes api-errors accepts.
 var APIErrorCodes = []int{409, 429, 500, 503, 504}
 

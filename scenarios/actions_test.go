@@ -247,7 +247,7 @@ func TestRequestFilterMatches(t *testing.T) {
 func TestUnionNames(t *testing.T) {
 	assert.Equal(t, []string{"apply", "delete", "scale", "rollout", "rollback", "pause", "resume", "patch", "edit", "kill-container", "cordon", "uncordon", "drain",
 		"node-crash", "node-partition", "kubelet-stall", "image-pull-failure", "node-recover", "node-delete", "zone-outage",
-		"api-latency", "api-errors", "controller-restart", "watch-stall", "watch-coalesce", "leader-crash", "leader-partition", "leader-release", "load"}, ActionNames())
+		"api-latency", "api-errors", "api-load", "controller-restart", "watch-stall", "watch-coalesce", "leader-crash", "leader-partition", "leader-release", "load"}, ActionNames())
 	assert.Equal(t, []string{"no-pending-pods", "ready-replicas", "node-overcommitted", "pods-at-most", "replicas-at-most",
 		"available-at-least", "ready-endpoints-at-least", "field-equals"}, ConditionNames())
 	assert.Equal(t, []string{"converged", "event", "eventually", "always", "never", "metric", "verdict"}, ExpectationKinds())

@@ -137,6 +137,8 @@ func TestBrokenScenarios(t *testing.T) {
 		"filter-kind-as-resource":           {{"26:15", `timeline[0].resources[0]: unknown resource "Pod" (resources are named as in RBAC rules: pods)`}},
 		"filter-unknown-client":             {{"26:13", `timeline[0].clients[0]: no client of this scenario matches "replicaset-controler" (did you mean "replicaset-controller"?)`}},
 		"api-latency-missing-for":           {{"24:3", "timeline[0]: missing for (e.g. for: 3m)"}},
+		"api-load-bad": {{"26:9", `timeline[0].verb: unknown verb "watch"`}, {"27:13", `timeline[0].resource: unknown resource "pod" (resources are named as in RBAC rules: pods)`},
+			{"28:12", "timeline[0].workers: workers must be between 1 and 1000, got 0"}, {"30:3", "timeline[1]: an api-load patch needs the name of its object"}},
 		"api-latency-bad-extra":             {{"26:10", "timeline[0].extra: lognormal needs median > 0 and p99 >= median (got median 50ms, p99 5ms)"}},
 		"restart-unknown-component":         {{"26:14", `timeline[0].component: unknown component "replicaset" (did you mean "replicaset-controller"?)`}},
 		"watch-stall-both":                  {{"27:3", "timeline[0].clients: component and clients exclude each other"}},

@@ -297,6 +297,7 @@ type Action struct {
 
 	APILatency        *APILatencyArgs        `json:"api-latency,omitempty"`
 	APIErrors         *APIErrorsArgs         `json:"api-errors,omitempty"`
+	APILoad           *APILoadArgs           `json:"api-load,omitempty"`
 	ControllerRestart *ControllerRestartArgs `json:"controller-restart,omitempty"`
 	WatchStall        *WatchStallArgs        `json:"watch-stall,omitempty"`
 	WatchCoalesce     *WatchCoalesceArgs     `json:"watch-coalesce,omitempty"`

@@ -842,6 +842,8 @@ func (l *loader) checkAction(a Action, i int, p string, nodes []ClusterNode) {
 		l.checkPositive(a.APILatency.For, childPath(p, "for"))
 	case a.APIErrors != nil:
 		l.checkAPIErrors(a.APIErrors, p, nodes)
+	case a.APILoad != nil:
+		l.checkAPILoad(a.APILoad, p)
 	case a.ControllerRestart != nil:
 		l.checkComponentName(a.ControllerRestart.Component, childPath(p, "component"), l.restartable())
 		l.checkNonNegative(a.ControllerRestart.Downtime, childPath(p, "downtime"))

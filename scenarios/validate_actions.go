@@ -634,3 +634,31 @@ func (l *loader) checkCommit(commit bool, p string) {
 			"components: {gitops-agent: {mode: argocd}}")
 	}
 }
+
+// checkAPILoad checks an api-load action: a known verb (list, get or patch) and resource, a
+// get's or patch's object, workers within bounds, a non-negative qps and a positive for.
+func (l *loader) checkAPILoad(a *APILoadArgs, p string) {
+	if vp := childPath(p, "verb"); a.Verb != "" && a.Verb != "list" && a.Verb != "get" && a.Verb != "patch" {
+		l.errPath(vp, fmt.Sprintf("unknown verb %q", a.Verb), "api-load sends list, get or patch")
+	}
+	if a.Resource != "" {
+		all := append(resourceNames(), l.customResourceNames()...)
+		if !contains(all, a.Resource) {
+			hint := didYouMean(a.Resource, all)
+			if ki, ok := lookupKindFold(a.Resource); ok {
+				hint = fmt.Sprintf("resources are named as in RBAC rules: %s", ki.Resource)
+			}
+			l.errPath(childPath(p, "resource"), fmt.Sprintf("unknown resource %q", a.Resource), hintOr(hint, "resources: "+strings.Join(all, ", ")))
+		}
+	}
+	if (a.Verb == "get" || a.Verb == "patch") && a.Object == "" {
+		l.errPath(p, fmt.Sprintf("an api-load %s needs the name of its object", a.Verb), "object: <name>")
+	}
+	if wp := childPath(p, "workers"); l.ix.has(wp) && (a.Workers < 1 || a.Workers > MaxAPILoadWorkers) {
+		l.errPath(wp, fmt.Sprintf("workers must be between 1 and %d, got %d", MaxAPILoadWorkers, a.Workers), "")
+	}
+	if qp := childPath(p, "qps"); l.ix.has(qp) && (a.QPS < 0 || a.QPS > 1e6) {
+		l.errPath(qp, fmt.Sprintf("qps must be between 0 and 1000000, got %g", a.QPS), "0 means no client-side limit")
+	}
+	l.checkPositive(a.For, childPath(p, "for"))
+}

@@ -257,6 +257,11 @@ type Config struct {
 	RetryAfterSeconds int
 	// Store configures the store the server serves from.
 	Store StoreConfig
+	// APF configures API Priority and Fairness. Off in DefaultConfig (upstream has it on by
+	// default, and sim/cluster turns it on unless a scenario sets
+	// kube-apiserver.enable-priority-and-fairness=false): tests of a single component keep
+	// the simpler max-in-flight filter.
+	APF APFConfig
 }
 
 // DefaultConfig returns the upstream in-flight limits (400 read-only, 200 mutating,
@@ -310,6 +315,14 @@ func (c Config) Validate() error {
 	}
 	if err := c.Store.Validate(); err != nil {
 		return fmt.Errorf("store: %v", err)
+	}
+	if c.APF.Enabled {
+		if c.MaxRequestsInflight+c.MaxMutatingRequestsInflight <= 0 {
+			return fmt.Errorf("priority and fairness needs max-requests-inflight plus max-mutating-requests-inflight to be positive")
+		}
+		if err := c.APF.Validate(); err != nil {
+			return fmt.Errorf("priority and fairness: %v", err)
+		}
 	}
 	return nil
 }

@@ -31,9 +31,13 @@
 //   - Every write emits one trace line (component kube-apiserver) and, unless it is a
 //     heartbeat, marks activity for quiescence detection.
 //
-// Server wraps the store in the request path: fault hooks, the max-in-flight filter (429
-// with Retry-After past the limit), a per-verb service time slept by the calling process,
-// and statistics.
+// Server wraps the store in the request path: fault hooks, then either API Priority and
+// Fairness (Config.APF: the bootstrap or given FlowSchemas and PriorityLevelConfigurations,
+// seats from max-requests-inflight + max-mutating-requests-inflight shared by shares with
+// borrowing every 10s, shuffle-sharded fair queuing per flow, the work estimator's seats, 429
+// with a dynamic Retry-After only for a full queue or a wait past a quarter of the request
+// timeout; apf*.go) or the max-in-flight filter (429 with Retry-After past the limit), then a
+// per-verb service time slept by the calling process, and statistics.
 //
 // Errors are k8s.io/apimachinery StatusErrors with upstream's reasons and messages, so
 // apierrors.IsConflict, IsNotFound, IsResourceExpired and the rest work on them. Every

@@ -77,6 +77,8 @@ type Server struct {
 	faults      []Fault
 	stats       *Stats
 	onWrite     func(req *Request)
+	// apf is API Priority and Fairness, nil when it is off (the max-in-flight filter runs).
+	apf *apf
 }
 
 // OnWrite sets the hook called after every acknowledged write: a create, update, patch or
@@ -103,6 +105,13 @@ func NewServer(k *sim.Kernel, cfg Config) *Server {
 		}
 	}
 	s.stats = newStats(s.store)
+	if cfg.APF.Enabled {
+		a, err := newAPF(s, cfg.APF)
+		if err != nil {
+			panic("apiserver: invalid configuration: " + err.Error())
+		}
+		s.apf = a
+	}
 	return s
 }
 
@@ -135,7 +144,12 @@ func (s *Server) RemoveFault(f Fault) {
 // sim.ProcFromContext — calling Do outside a process panics). In order:
 //
 //  1. Fault hooks: their extra latency is slept; an error from one fails the request.
-//  2. The max-in-flight filter ([apiserver@HEAD] pkg/server/filters/maxinflight.go): get and
+//  2. With Config.APF.Enabled, API Priority and Fairness (apf.go): the request is classified
+//     by the flow schemas into a priority level, costed in seats by the work estimator, and
+//     queued fairly among its level's flows until seats are free; a full queue, a level
+//     without queues at its limit, or a wait past a quarter of the request timeout is 429
+//     with the level's Retry-After. Otherwise the max-in-flight filter
+//     ([apiserver@HEAD] pkg/server/filters/maxinflight.go): get and
 //     list take a read-only slot (MaxRequestsInflight), create, update, patch and delete a
 //     mutating one (MaxMutatingRequestsInflight). With no slot free the answer is at once
 //     429 TooManyRequests "Too many requests, please try again later." with Retry-After
@@ -144,9 +158,8 @@ func (s *Server) RemoveFault(f Fault) {
 //     serves the request; a list then sleeps ListItemCost per returned item; the slot is
 //     released.
 //
-// API Priority and Fairness is not modelled: this is kube-apiserver with
-// --enable-priority-and-fairness=false. Watches go through Watch, not Do (a watch request
-// here is 400).
+// Watches go through Watch, not Do (a watch request here is 400); they are long-running and
+// skip both filters.
 func (s *Server) Do(ctx context.Context, req *Request) Response {
 	p := sim.ProcFromContext(ctx)
 	if req == nil {
@@ -175,11 +188,20 @@ func (s *Server) do(p *sim.Proc, req *Request, vi int) Response {
 			return Response{Err: err}
 		}
 	}
+	if s.apf != nil {
+		return s.apf.serve(p, req, vi)
+	}
 	mutating := isMutating(req.Verb)
 	if !s.acquire(mutating) {
 		return Response{Err: apierrors.NewTooManyRequests(tooManyRequestsMsg, s.retryAfter)}
 	}
 	defer s.release(mutating)
+	return s.execute(p, req, vi)
+}
+
+// execute is what a request does once admitted: the verb's service time, the store, and a
+// list's per-item cost.
+func (s *Server) execute(p *sim.Proc, req *Request, vi int) Response {
 	if d := s.serviceTime[vi].Sample(s.rand); d > 0 {
 		p.Sleep(d)
 	}

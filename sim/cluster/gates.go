@@ -50,3 +50,9 @@ func admissionPlugins(comps *scenarios.Components, cfg *apiserver.StoreConfig) {
 	cfg.Priority = comps.AdmissionPluginEnabled(apiserver.PluginPriority)
 	cfg.DisableDefaultTolerationSeconds = !comps.AdmissionPluginEnabled(apiserver.PluginDefaultTolerationSeconds)
 }
+
+// gateAPIServer applies kube-apiserver's gates to API Priority and Fairness: the work
+// estimator's LIST cost (SizeBasedListCostEstimate).
+func gateAPIServer(g features.Set, c *apiserver.APFConfig) {
+	c.SizeBasedListCost = g.Enabled(features.SizeBasedListCostEstimate)
+}

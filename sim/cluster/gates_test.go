@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/report"
+	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/controllers/hpa"
 	"github.com/reconsim/reconsim/sim/controllers/job"
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
@@ -24,15 +25,17 @@ type gatedConfigs struct {
 	sts     statefulset.Config
 	hpa     hpa.Config
 	job     job.Config
+	apf     apiserver.APFConfig
 }
 
 func configsFor(g features.Set) gatedConfigs {
-	c := gatedConfigs{scheduler.DefaultConfig(), node.DefaultConfig(), statefulset.DefaultConfig(), hpa.DefaultConfig(), job.DefaultConfig()}
+	c := gatedConfigs{scheduler.DefaultConfig(), node.DefaultConfig(), statefulset.DefaultConfig(), hpa.DefaultConfig(), job.DefaultConfig(), apiserver.APFConfig{}}
 	gateScheduler(g, &c.sched)
 	gateKubelet(g, &c.kubelet)
 	gateStatefulSet(g, &c.sts)
 	gateHPA(g, &c.hpa)
 	gateJob(g, &c.job)
+	gateAPIServer(g, &c.apf)
 	return c
 }
 
@@ -41,8 +44,9 @@ func configsFor(g features.Set) gatedConfigs {
 // defaults of the newest release are the components' own DefaultConfig.
 func TestEveryGateHasAnEffect(t *testing.T) {
 	def := configsFor(features.Default())
-	own := gatedConfigs{scheduler.DefaultConfig(), node.DefaultConfig(), statefulset.DefaultConfig(), hpa.DefaultConfig(), job.DefaultConfig()}
+	own := gatedConfigs{scheduler.DefaultConfig(), node.DefaultConfig(), statefulset.DefaultConfig(), hpa.DefaultConfig(), job.DefaultConfig(), apiserver.APFConfig{}}
 	own.job.MaxPodFailureBackOff = job.MaxJobPodFailureBackOff
+	own.apf.SizeBasedListCost = true
 	assert.True(t, reflect.DeepEqual(own, def), "DefaultConfig is the newest release's: %+v", def)
 	for _, g := range features.Table() {
 		if !g.Modelled {

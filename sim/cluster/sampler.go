@@ -20,6 +20,8 @@ type sampler struct {
 	last429      uint64
 	lastLatency  map[model.Verb]apiserver.LatencyHistogram
 	hasLoads     bool
+	// lastAPF is each priority level's statistics at the previous sample.
+	lastAPF []apiserver.APFLevelStats
 }
 
 func (w *world) startSampler() {
@@ -41,6 +43,8 @@ func (s *sampler) sample() {
 	o.sample("apiserver.inflight_readonly", "requests", float64(ro))
 	o.sample("apiserver.inflight_mutating", "requests", float64(mut))
 	o.sample("apiserver.latency_p99_seconds", "seconds", s.mutatingP99(st))
+
+	s.sampleAPF()
 
 	o.sample("workqueue.replicaset-controller.depth", "items", float64(s.w.rs.Stats().Queue.Depth))
 	s.sampleUserQueues()
@@ -102,4 +106,40 @@ func (s *sampler) mutatingP99(st *apiserver.Stats) float64 {
 		}
 	}
 	return 0
+}
+
+// sampleAPF records, per API Priority and Fairness priority level that has seen a request:
+// apf.<level>.inqueue (requests waiting), apf.<level>.executing_seats (seats in use, lingering
+// watch fan-out seats included), apf.<level>.current_limit_seats (its concurrency limit after
+// borrowing), apf.<level>.rejected_per_second (429s) and apf.<level>.wait_seconds (the mean
+// queue wait of the requests that left the queue during the interval) — upstream's
+// apiserver_flowcontrol_current_inqueue_requests, request_concurrency_in_use,
+// current_limit_seats, rejected_requests_total and request_wait_duration_seconds.
+func (s *sampler) sampleAPF() {
+	levels := s.w.srv.APFLevels()
+	if levels == nil {
+		return
+	}
+	o := s.w.obs
+	secs := sampleInterval.Seconds()
+	for i, l := range levels {
+		var prev apiserver.APFLevelStats
+		if i < len(s.lastAPF) {
+			prev = s.lastAPF[i]
+		}
+		if l.Dispatched == 0 && l.Rejected() == 0 {
+			continue
+		}
+		p := "apf." + l.Name + "."
+		o.sample(p+"inqueue", "requests", float64(l.InQueue))
+		o.sample(p+"executing_seats", "seats", float64(l.ExecutingSeats))
+		o.sample(p+"current_limit_seats", "seats", float64(l.CurrentCL))
+		o.sample(p+"rejected_per_second", "requests/s", float64(l.Rejected()-prev.Rejected())/secs)
+		wait := 0.0
+		if left := (l.Dispatched + l.RejectedTimeOut) - (prev.Dispatched + prev.RejectedTimeOut); left > 0 {
+			wait = (l.WaitSum - prev.WaitSum).Seconds() / float64(left)
+		}
+		o.sample(p+"wait_seconds", "seconds", wait)
+	}
+	s.lastAPF = levels
 }

@@ -327,6 +327,11 @@ func (tl *timeline) run(i int) {
 	case a.APIErrors != nil:
 		w.installFault(&apiFault{filter: a.APIErrors.RequestFilter, errs: a.APIErrors, rand: w.k.Rand("fault/" + entryLabel(e))}, a.APIErrors.For)
 		finish()
+	case a.APILoad != nil:
+		if err := w.startAPILoad(a.APILoad); err != nil {
+			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
+		}
+		finish()
 	case a.ControllerRestart != nil && w.electionOf(a.ControllerRestart.Component) != nil:
 		// A replicated component restarts as a process: its leader shuts down gracefully.
 		if err := w.leaderRelease(a.ControllerRestart.Component, a.ControllerRestart.Downtime); err != nil {

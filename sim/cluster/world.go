@@ -207,6 +207,7 @@ func build(scn *scenarios.Scenario, seed uint64, opts Options) (*world, error) {
 	cfg.Store.OnCommit = w.obs.commit
 	// The ownership check is on for this package's tests (checkedRun) as well as on request.
 	cfg.Store.CheckMutations = opts.CheckMutations || opts.invariantViolations != nil
+	cfg.APF = w.apfConfig()
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("kube-apiserver configuration: %w", err)
 	}

@@ -73,6 +73,10 @@ const (
 	// BalancedAllocationScoresChange: NodeResourcesBalancedAllocation scores the change in
 	// balance the pod makes (not modelled).
 	BalancedAllocationScoresChange Name = "BalancedAllocationScoresChange"
+	// SizeBasedListCostEstimate: API Priority and Fairness costs a LIST by the bytes it loads
+	// (a seat per 100 kB, at most 100 seats) instead of by its objects (a seat per 100, at
+	// most 10).
+	SizeBasedListCostEstimate Name = "SizeBasedListCostEstimate"
 )
 
 // Stage is a gate's default from release 1.<Minor> on (until the next stage).
@@ -179,6 +183,10 @@ var table = []Gate{
 		Stages:   []Stage{{Minor: 36, On: true, Note: "#135573"}},
 		Ref:      "#135573",
 		Switches: "nothing: NodeResourcesBalancedAllocation scores (1 - std(fractions)) x 100 of the node with the pod, the formula up to 1.35, in every release"},
+	{Name: SizeBasedListCostEstimate, Component: "kube-apiserver", Upstream: true, Modelled: true,
+		Stages:   []Stage{{Minor: 34, On: true, Note: "beta"}},
+		Ref:      "k8s.io/apiserver pkg/features/kube_features.go v0.34.0",
+		Switches: "apiserver.APFConfig.SizeBasedListCost: the APF work estimator costs a LIST at a seat per 100 kB loaded (capped at 1 MB, 10 seats, from the watch cache; MaximumListSeatsLimit 100) instead of a seat per 100 objects (MaximumListSeatsLimit 10) (request/list_work_estimator.go)"},
 }
 
 // Table returns the gate table, in display order. The slice is a copy.

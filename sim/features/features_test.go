@@ -46,6 +46,7 @@ func TestDefaults(t *testing.T) {
 		JobPodFailureBackOffMax10m:     {true, true, true, true, true, true},
 		SidecarContainers:              {true, true, true, true, true, true},
 		BalancedAllocationScoresChange: {false, false, false, false, true, true},
+		SizeBasedListCostEstimate:      {false, false, true, true, true, true},
 	}
 	require.Len(t, want, len(Table()), "every gate is listed here")
 	for name, byRelease := range want {

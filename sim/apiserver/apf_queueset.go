@@ -1,0 +1,437 @@
+package apiserver
+
+import (
+	"math"
+	"time"
+
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
+)
+
+// This file is upstream's fair queuing for server requests, one queueSet per priority level
+// ([apiserver@v0.37] pkg/util/flowcontrol/fairqueuing/queueset/queueset.go, the shuffle
+// sharding dealer of pkg/util/shufflesharding/shufflesharding.go and the seat-second
+// arithmetic of pkg/util/flowcontrol/request/seat_seconds.go). It is single-threaded: the
+// kernel runs one process at a time, so upstream's lock has no counterpart, and upstream's
+// promise becomes a parked process that dispatch unparks.
+
+// seatSeconds is upstream's SeatSeconds: fixed point, 1e8 units per seat-second
+// (request/seat_seconds.go ssScale).
+type seatSeconds uint64
+
+const (
+	ssScale        = 1e8
+	maxSeatSeconds = seatSeconds(math.MaxUint64)
+)
+
+// seatsTimesDuration is request.SeatsTimesDuration: seats × d, rounded to the unit.
+func seatsTimesDuration(seats float64, d time.Duration) seatSeconds {
+	return seatSeconds(math.Round(seats * float64(d/time.Nanosecond) / (1e9 / ssScale)))
+}
+
+// durationPerSeat is SeatSeconds.DurationPerSeat.
+func (ss seatSeconds) durationPerSeat(seats float64) time.Duration {
+	return time.Duration(float64(ss) / seats * (float64(time.Second) / ssScale))
+}
+
+// estimatedServiceDuration is the service time queueset.go assumes for every request when it
+// computes work (queueSetCompleter.Complete: estimatedServiceDuration: 3 * time.Millisecond).
+const estimatedServiceDuration = 3 * time.Millisecond
+
+// dealer is shufflesharding.Dealer: it deals a hand of handSize distinct queue indices out of
+// deckSize from a hash value.
+type dealer struct{ deckSize, handSize int }
+
+// deal is Dealer.DealIntoHand.
+func (d dealer) deal(hashValue uint64, hand []int) []int {
+	var remainders [15]int // 15 is the largest hand (shufflesharding.go)
+	for i := 0; i < d.handSize; i++ {
+		next := hashValue / uint64(d.deckSize-i)
+		remainders[i] = int(hashValue - uint64(d.deckSize-i)*next)
+		hashValue = next
+	}
+	hand = hand[:0]
+	for i := 0; i < d.handSize; i++ {
+		card := remainders[i]
+		for j := i; j > 0; j-- {
+			if card >= remainders[j-1] {
+				card++
+			}
+		}
+		hand = append(hand, card)
+	}
+	return hand
+}
+
+// apfRequest is one request in a queueSet (queueset/types.go request).
+type apfRequest struct {
+	qs     *queueSet
+	queue  *fqQueue // nil when dispatched without queuing
+	proc   *sim.Proc
+	fsName string
+
+	arrival  vtime.Time
+	arrivalR seatSeconds
+	start    vtime.Time
+
+	initialSeats, finalSeats int
+	additionalLatency        time.Duration
+	totalWork, finalWork     seatSeconds
+
+	// decision: 0 waiting, decisionExecute or decisionReject.
+	decision int
+	timeout  *sim.Timer
+}
+
+const (
+	decisionExecute = 1
+	decisionReject  = 2
+)
+
+func (r *apfRequest) maxSeats() int { return max(r.initialSeats, r.finalSeats) }
+
+// fqQueue is one queue of a queueSet (queueset/types.go queue with its requestFIFO's sums).
+type fqQueue struct {
+	index   int
+	waiting []*apfRequest
+	head    int
+	// sums over waiting requests (queueSum): total work and max seats.
+	workSum     seatSeconds
+	maxSeatsSum int
+
+	nextDispatchR seatSeconds
+	executing     int
+	seatsInUse    int
+}
+
+func (q *fqQueue) length() int { return len(q.waiting) - q.head }
+
+func (q *fqQueue) peek() *apfRequest {
+	if q.head < len(q.waiting) {
+		return q.waiting[q.head]
+	}
+	return nil
+}
+
+func (q *fqQueue) enqueue(r *apfRequest) {
+	q.waiting = append(q.waiting, r)
+	q.workSum += r.totalWork
+	q.maxSeatsSum += r.maxSeats()
+}
+
+// remove takes r out of the queue (the head, usually; a timed-out request may be anywhere).
+func (q *fqQueue) remove(r *apfRequest) bool {
+	for i := q.head; i < len(q.waiting); i++ {
+		if q.waiting[i] != r {
+			continue
+		}
+		if i == q.head {
+			q.waiting[i] = nil
+			q.head++
+			if q.head == len(q.waiting) {
+				q.waiting, q.head = q.waiting[:0], 0
+			}
+		} else {
+			copy(q.waiting[i:], q.waiting[i+1:])
+			q.waiting[len(q.waiting)-1] = nil
+			q.waiting = q.waiting[:len(q.waiting)-1]
+		}
+		q.workSum -= r.totalWork
+		q.maxSeatsSum -= r.maxSeats()
+		return true
+	}
+	return false
+}
+
+// queueSet is the queues and dispatch state of one priority level (queueset.go queueSet).
+type queueSet struct {
+	k *sim.Kernel
+	// queues: 0 for a level without queuing (Reject), -1 for exempt (DesiredNumQueues < 0).
+	numQueues        int
+	queueLengthLimit int
+	dealer           dealer
+	concurrencyLimit int
+
+	queues       []*fqQueue
+	currentR     seatSeconds
+	lastRealTime vtime.Time
+	robinIndex   int
+	enqueues     int
+
+	totRequestsWaiting   int
+	totRequestsExecuting int
+	totSeatsInUse        int
+	totSeatsWaiting      int
+	activeQueues         int
+
+	hand [15]int
+	// onDemand is told the seat demand (seats in use plus seats waiting) whenever it changes
+	// (upstream's seatDemandIntegrator.Set).
+	onDemand func(float64)
+}
+
+func newQueueSet(k *sim.Kernel, numQueues, handSize, queueLengthLimit int, onDemand func(float64)) *queueSet {
+	qs := &queueSet{k: k, numQueues: numQueues, queueLengthLimit: queueLengthLimit, lastRealTime: k.Now(), onDemand: onDemand, robinIndex: -1}
+	if numQueues > 0 {
+		qs.dealer = dealer{deckSize: numQueues, handSize: handSize}
+		qs.queues = make([]*fqQueue, numQueues)
+		for i := range qs.queues {
+			qs.queues[i] = &fqQueue{index: i}
+		}
+	}
+	return qs
+}
+
+func (qs *queueSet) noteDemand() {
+	if qs.onDemand != nil {
+		qs.onDemand(float64(qs.totSeatsInUse + qs.totSeatsWaiting))
+	}
+}
+
+// syncTime is syncTimeLocked: R advances at getVirtualTimeRatioLocked seats per queue.
+func (qs *queueSet) syncTime() {
+	now := qs.k.Now()
+	since := now.Sub(qs.lastRealTime)
+	qs.lastRealTime = now
+	if since > 0 && qs.numQueues > 0 {
+		qs.currentR += seatsTimesDuration(qs.virtualTimeRatio(), since)
+	}
+}
+
+// virtualTimeRatio is getVirtualTimeRatioLocked: min(seats requested, concurrency limit)
+// divided by the number of active queues. Upstream sums over the queues; the sums are kept
+// here as the queues change: the seats requested are the queued requests' seats in use plus
+// the waiting requests' seats (every request of a queuing level is in a queue), and
+// activeQueues counts the queues with a request waiting or executing.
+func (qs *queueSet) virtualTimeRatio() float64 {
+	if qs.activeQueues == 0 {
+		return 0
+	}
+	seats := qs.totSeatsInUse + qs.totSeatsWaiting
+	return math.Min(float64(seats), float64(qs.concurrencyLimit)) / float64(qs.activeQueues)
+}
+
+func (q *fqQueue) active() bool { return q.length() > 0 || q.executing > 0 }
+
+// noteActive updates activeQueues after a change to q that made it active (was false) or may
+// have made it idle (was true).
+func (qs *queueSet) noteActive(q *fqQueue, was bool) {
+	switch now := q.active(); {
+	case now && !was:
+		qs.activeQueues++
+	case !now && was:
+		qs.activeQueues--
+	}
+}
+
+// canAccommodateSeats is canAccommodateSeatsLocked.
+func (qs *queueSet) canAccommodateSeats(seats int) bool {
+	switch {
+	case qs.numQueues < 0:
+		return true
+	case seats > qs.concurrencyLimit:
+		return qs.totRequestsExecuting == 0
+	case qs.totSeatsInUse+seats > qs.concurrencyLimit:
+		return false
+	}
+	return true
+}
+
+// setConcurrencyLimit is Complete(DispatchingConfig{ConcurrencyLimit}) after borrowing:
+// the new limit applies at once and dispatch runs.
+func (qs *queueSet) setConcurrencyLimit(cl int) {
+	qs.syncTime()
+	qs.concurrencyLimit = cl
+	qs.dispatchAsMuchAsPossible()
+}
+
+// newRequest builds a request with its completed work estimate (completeWorkEstimate).
+func (qs *queueSet) newRequest(p *sim.Proc, fsName string, est workEstimate) *apfRequest {
+	r := &apfRequest{qs: qs, proc: p, fsName: fsName, arrival: qs.k.Now(), arrivalR: qs.currentR,
+		initialSeats: est.initialSeats, finalSeats: est.finalSeats, additionalLatency: est.additionalLatency}
+	r.finalWork = seatsTimesDuration(float64(est.finalSeats), est.additionalLatency)
+	r.totalWork = seatsTimesDuration(float64(est.initialSeats), estimatedServiceDuration) + r.finalWork
+	return r
+}
+
+// Reject reasons, as upstream's apiserver_flowcontrol_rejected_requests_total labels them.
+const (
+	rejectConcurrencyLimit = "concurrency-limit"
+	rejectQueueFull        = "queue-full"
+	rejectTimeOut          = "time-out"
+)
+
+// startRequest is StartRequest: an exempt level or a level without queues dispatches at once
+// (or rejects with concurrency-limit); a queuing level shuffle-shards the request into a
+// queue (or rejects it with queue-full) and dispatches as much as possible. It returns the
+// request and "" or nil and the reject reason.
+func (qs *queueSet) startRequest(p *sim.Proc, fsName string, est workEstimate, hashValue uint64) (*apfRequest, string) {
+	qs.syncTime()
+	if qs.numQueues < 1 {
+		r := qs.newRequest(p, fsName, est)
+		if !qs.canAccommodateSeats(r.maxSeats()) {
+			return nil, rejectConcurrencyLimit
+		}
+		r.start = qs.k.Now()
+		r.decision = decisionExecute
+		qs.totRequestsExecuting++
+		qs.totSeatsInUse += r.maxSeats()
+		qs.noteDemand()
+		return r, ""
+	}
+	queue := qs.queues[qs.shuffleShard(hashValue)]
+	r := qs.newRequest(p, fsName, est)
+	r.queue = queue
+	// rejectOrEnqueueToBoundLocked
+	if qs.totSeatsInUse >= qs.concurrencyLimit && queue.length() >= qs.queueLengthLimit {
+		return nil, rejectQueueFull
+	}
+	// enqueueToBoundLocked
+	wasActive := queue.active()
+	if !wasActive {
+		queue.nextDispatchR = qs.currentR
+	}
+	queue.enqueue(r)
+	qs.noteActive(queue, wasActive)
+	qs.totRequestsWaiting++
+	qs.totSeatsWaiting += r.maxSeats()
+	qs.noteDemand()
+	qs.boundNextDispatch(queue)
+	qs.dispatchAsMuchAsPossible()
+	return r, ""
+}
+
+// shuffleShard is shuffleShardLocked: of the hand dealt from the flow's hash, the queue with
+// the least waiting work, scanning from a rotating offset.
+func (qs *queueSet) shuffleShard(hashValue uint64) int {
+	hand := qs.dealer.deal(hashValue, qs.hand[:0])
+	offset := qs.enqueues % len(hand)
+	qs.enqueues++
+	best, least := -1, maxSeatSeconds
+	for i := range hand {
+		idx := hand[(offset+i)%len(hand)]
+		if w := qs.queues[idx].workSum; w < least {
+			least, best = w, idx
+		}
+	}
+	return best
+}
+
+// dispatchAsMuchAsPossible is dispatchAsMuchAsPossibleLocked.
+func (qs *queueSet) dispatchAsMuchAsPossible() {
+	for qs.totRequestsWaiting != 0 && qs.totSeatsInUse < qs.concurrencyLimit && qs.dispatch() {
+	}
+}
+
+// dispatch is dispatchLocked with findDispatchQueueToBoundLocked: the queue whose oldest
+// request has the least virtual finish time, scanned round robin, dispatches that request if
+// its seats fit.
+func (qs *queueSet) dispatch() bool {
+	var minQueue *fqQueue
+	minFinish, minIndex := maxSeatSeconds, 0
+	nq := len(qs.queues)
+	for range qs.queues {
+		qs.robinIndex = (qs.robinIndex + 1) % nq
+		q := qs.queues[qs.robinIndex]
+		if oldest := q.peek(); oldest != nil {
+			if f := q.nextDispatchR + oldest.totalWork; f < minFinish {
+				minFinish, minQueue, minIndex = f, q, qs.robinIndex
+			}
+		}
+	}
+	if minQueue == nil {
+		return false
+	}
+	r := minQueue.peek()
+	if !qs.canAccommodateSeats(r.maxSeats()) {
+		return false
+	}
+	minQueue.remove(r)
+	if r.finalSeats > qs.concurrencyLimit {
+		// Final seats beyond the limit shrink to it, the latency stretching to keep the work.
+		r.finalSeats = qs.concurrencyLimit
+		r.additionalLatency = r.finalWork.durationPerSeat(float64(r.finalSeats))
+	}
+	qs.robinIndex = minIndex
+	qs.totRequestsWaiting--
+	qs.totSeatsWaiting -= r.maxSeats()
+	r.start = qs.k.Now()
+	r.decision = decisionExecute
+	qs.totRequestsExecuting++
+	qs.totSeatsInUse += r.maxSeats()
+	minQueue.executing++
+	minQueue.seatsInUse += r.maxSeats()
+	qs.noteDemand()
+	minQueue.nextDispatchR += r.totalWork
+	qs.boundNextDispatch(minQueue)
+	if r.timeout != nil {
+		r.timeout.Stop()
+	}
+	if r.proc != nil {
+		r.proc.Unpark()
+	}
+	return true
+}
+
+// boundNextDispatch is boundNextDispatchLocked, the anti-windup hack: dispatch in the
+// virtual world does not precede the arrival of the queue's oldest request.
+func (qs *queueSet) boundNextDispatch(q *fqQueue) {
+	if oldest := q.peek(); oldest != nil && q.nextDispatchR < oldest.arrivalR {
+		q.nextDispatchR = oldest.arrivalR
+	}
+}
+
+// timeOut rejects a request still waiting in its queue (the request context's deadline, set
+// by the filter's getRequestWaitContext, passed: reject reason time-out).
+func (qs *queueSet) timeOut(r *apfRequest) bool {
+	if r.decision != 0 {
+		return false
+	}
+	qs.syncTime()
+	r.decision = decisionReject
+	q := r.queue
+	if q.remove(r) {
+		qs.noteActive(q, true)
+		qs.totRequestsWaiting--
+		qs.totSeatsWaiting -= r.maxSeats()
+		qs.noteDemand()
+		qs.boundNextDispatch(q)
+	}
+	return true
+}
+
+// finish is finishRequestLocked and the dispatch after it: the request's initial seats go
+// now; its final seats (watch fan-out) linger for its additional latency.
+func (qs *queueSet) finish(r *apfRequest) {
+	qs.syncTime()
+	qs.totRequestsExecuting--
+	actual := qs.k.Now().Sub(r.start)
+	if q := r.queue; q != nil {
+		q.executing--
+		qs.noteActive(q, true)
+		// "the queue's start R is decremented by (G - S) × width", in signed arithmetic
+		// (upstream converts a negative product to its unsigned SeatSeconds).
+		adj := int64(r.initialSeats) * int64(actual-estimatedServiceDuration) / (1e9 / ssScale)
+		q.nextDispatchR = seatSeconds(max(0, int64(q.nextDispatchR)+adj))
+		qs.boundNextDispatch(q)
+	}
+	if r.additionalLatency <= 0 {
+		qs.releaseSeats(r)
+		qs.dispatchAsMuchAsPossible()
+		return
+	}
+	qs.k.After(r.additionalLatency, func() {
+		qs.syncTime()
+		qs.releaseSeats(r)
+		qs.dispatchAsMuchAsPossible()
+	})
+	qs.dispatchAsMuchAsPossible()
+}
+
+func (qs *queueSet) releaseSeats(r *apfRequest) {
+	qs.totSeatsInUse -= r.maxSeats()
+	if r.queue != nil {
+		r.queue.seatsInUse -= r.maxSeats()
+	}
+	qs.noteDemand()
+}
