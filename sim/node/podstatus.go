@@ -179,6 +179,8 @@ func mergePodStatus(apiStatus, kubeletStatus *model.PodStatus) model.PodStatus {
 			merged.Conditions = append(merged.Conditions, c)
 		}
 	}
+	// nominatedNodeName is kube-scheduler's (preemption), not the kubelet's: keep the API's.
+	merged.NominatedNodeName = apiStatus.NominatedNodeName
 	merged.ContainerStatuses = append([]model.ContainerStatus(nil), kubeletStatus.ContainerStatuses...)
 	if kubeletStatus.InitContainerStatuses != nil {
 		merged.InitContainerStatuses = append([]model.ContainerStatus(nil), kubeletStatus.InitContainerStatuses...)
@@ -192,6 +194,7 @@ func mergePodStatus(apiStatus, kubeletStatus *model.PodStatus) model.PodStatus {
 func statusEqual(a, b *model.PodStatus) bool {
 	if a.Phase != b.Phase || a.Message != b.Message || a.Reason != b.Reason ||
 		a.HostIP != b.HostIP || a.PodIP != b.PodIP || !ptrEqual(a.StartTime, b.StartTime) ||
+		a.NominatedNodeName != b.NominatedNodeName ||
 		!slices.Equal(a.Conditions, b.Conditions) {
 		return false
 	}

@@ -105,7 +105,8 @@ func TestNormalizeStatus(t *testing.T) {
 
 func TestMergePodStatus(t *testing.T) {
 	api := &model.PodStatus{
-		Phase: model.PodRunning,
+		Phase:             model.PodRunning,
+		NominatedNodeName: "node-a",
 		Conditions: []model.PodCondition{
 			{Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: "DeletionByTaintManager"},
 			{Type: model.PodReady, Status: model.ConditionFalse},
@@ -126,6 +127,7 @@ func TestMergePodStatus(t *testing.T) {
 	}
 	assert.Equal(t, []string{"DisruptionTarget=True", "Ready=True", "PodScheduled=True"}, types)
 	assert.Equal(t, kubelet.ContainerStatuses, merged.ContainerStatuses)
+	assert.Equal(t, "node-a", merged.NominatedNodeName, "the scheduler's nomination is not the kubelet's to clear")
 	merged.ContainerStatuses[0].Ready = false
 	assert.True(t, kubelet.ContainerStatuses[0].Ready, "the merge does not share container statuses")
 	assert.True(t, statusEqual(&model.PodStatus{}, &model.PodStatus{Conditions: []model.PodCondition{}}), "nil and empty are equal")
