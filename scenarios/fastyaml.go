@@ -603,31 +603,51 @@ func (p *fastParser) flowSeq(i int) (*yaml.Node, int) {
 	seq := p.node(yaml.SequenceNode, "!!seq", i)
 	seq.Style = yaml.FlowStyle
 	mark := len(p.stack)
-	j := p.skipSpaces(i + 1)
-	if j < p.eol && p.data[j] == ']' {
-		return seq, j + 1
-	}
-	for {
+	end, empty := p.flowEntries(i, ']', func(j int) int {
 		item, end := p.inline(j, true)
 		if item == nil {
-			return nil, 0
+			return -1
 		}
 		p.stack = append(p.stack, item)
+		return end
+	})
+	if end < 0 {
+		return nil, 0
+	}
+	if !empty {
+		seq.Content = p.collect(mark)
+	}
+	return seq, end
+}
+
+// flowEntries parses the entries of the one-line flow collection that opens at i and that
+// closer ends: entry parses one entry at j (pushing its nodes on the stack) and returns where it
+// ends, or -1. It returns the position after closer (-1 when the line is not such a
+// collection) and whether the collection is empty.
+func (p *fastParser) flowEntries(i int, closer byte, entry func(j int) int) (int, bool) {
+	j := p.skipSpaces(i + 1)
+	if j < p.eol && p.data[j] == closer {
+		return j + 1, true
+	}
+	for {
+		end := entry(j)
+		if end < 0 {
+			return -1, false
+		}
 		j = p.skipSpaces(end)
 		if j == p.eol {
-			return nil, 0
+			return -1, false
 		}
 		switch p.data[j] {
 		case ',':
 			j = p.skipSpaces(j + 1)
-			if j == p.eol || p.data[j] == ']' {
-				return nil, 0
+			if j == p.eol || p.data[j] == closer {
+				return -1, false
 			}
-		case ']':
-			seq.Content = p.collect(mark)
-			return seq, j + 1
+		case closer:
+			return j + 1, false
 		default:
-			return nil, 0
+			return -1, false
 		}
 	}
 }
@@ -641,43 +661,31 @@ func (p *fastParser) flowMap(i int) (*yaml.Node, int) {
 	m := p.node(yaml.MappingNode, "!!map", i)
 	m.Style = yaml.FlowStyle
 	mark := len(p.stack)
-	j := p.skipSpaces(i + 1)
-	if j < p.eol && p.data[j] == '}' {
-		return m, j + 1
-	}
-	for {
+	end, empty := p.flowEntries(i, '}', func(j int) int {
 		key, end := p.inline(j, true)
 		if key == nil || key.Kind != yaml.ScalarNode || end-j > fastMaxKeyBytes {
-			return nil, 0
+			return -1
 		}
 		j = p.skipSpaces(end)
 		if j+1 >= p.eol || p.data[j] != ':' || p.data[j+1] != ' ' {
-			return nil, 0
+			return -1
 		}
 		j = p.skipSpaces(j + 1)
 		if j == p.eol || p.data[j] == ',' || p.data[j] == '}' {
-			return nil, 0 // an empty value
+			return -1 // an empty value
 		}
 		value, end := p.inline(j, true)
 		if value == nil {
-			return nil, 0
+			return -1
 		}
 		p.stack = append(p.stack, key, value)
-		j = p.skipSpaces(end)
-		if j == p.eol {
-			return nil, 0
-		}
-		switch p.data[j] {
-		case ',':
-			j = p.skipSpaces(j + 1)
-			if j == p.eol || p.data[j] == '}' {
-				return nil, 0
-			}
-		case '}':
-			m.Content = p.collect(mark)
-			return m, j + 1
-		default:
-			return nil, 0
-		}
+		return end
+	})
+	if end < 0 {
+		return nil, 0
 	}
+	if !empty {
+		m.Content = p.collect(mark)
+	}
+	return m, end
 }
