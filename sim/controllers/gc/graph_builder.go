@@ -92,7 +92,7 @@ func (h *monitorHandler) OnAdd(obj model.Object, _ bool) {
 }
 
 // OnUpdate queues an update event, unless the update changes nothing the graph keeps.
-// Upstream queues every update (GraphBuilder.controllerFor's UpdateFunc, whose TODO says to
+// Upstream queues every update (GraphBuilder.controllerFor's UpdateFunc, whose comment proposes to
 // ignore updates that change no owner references, finalizers or deletionTimestamp); processing
 // such an update finds no owner reference added, removed or changed and no deletion starting
 // (processGraphChanges, processTransitions), so it changes nothing. Skipping it keeps every
