@@ -205,13 +205,15 @@ func requiredPairs(ns string, selector labels.Selector) []string {
 // the labels pairs requires, else the live count under key (selectorKey(ns, selector)),
 // counted by a scan the first time.
 func countPodsMatching(ni *NodeInfo, key string, pairs []string, selector labels.Selector, ns string) int {
+	// A live count, when there is one, is exact; the pairs only spare creating one for a node
+	// none of whose pods can match.
+	if c, ok := ni.matchCounts[key]; ok {
+		return c.count
+	}
 	for _, pair := range pairs {
 		if ni.labelCounts[pair] == 0 {
 			return 0
 		}
-	}
-	if c, ok := ni.matchCounts[key]; ok {
-		return c.count
 	}
 	n := countPodsMatchSelector(ni, selector, ns)
 	if ni.matchCounts == nil || len(ni.matchCounts) >= maxMatchCounts {
@@ -404,6 +406,9 @@ func (s *cycleState) spreadPreScore(feasible []*NodeInfo) *spreadScoreState {
 		}
 		for i := range constraints {
 			c := &constraints[i]
+			if c.topologyKey == LabelHostname {
+				continue // counted per node in Score: podCounts[i] has no domain to add to
+			}
 			if !c.matchNodeInclusionPolicies(s, ni) {
 				continue
 			}
