@@ -52,10 +52,10 @@ type Controller struct {
 
 	rsInformer  *client.Informer
 	podInformer *client.Informer
-	// pods mirrors podInformer as the facts a sync reads; factsBuffers are reusable buffers
-	// for one sync's copy of them.
-	pods         *podTable
-	factsBuffers []*[]podFacts
+	// pods mirrors podInformer as the facts a sync reads; syncBuffers are reusable buffers
+	// for one sync's copy of them (getSyncBuffers).
+	pods        *podTable
+	syncBuffers []*syncBuffers
 
 	queue        *workqueue.RateLimiting[string]
 	loop         *client.SyncLoop
