@@ -211,6 +211,17 @@ type nodeState struct {
 	// ticks counts the housekeeping ticks so far, the last at lastTick (catchUp).
 	ticks    uint64
 	lastTick vtime.Time
+	// loadedPods counts the pods that have had a load in their current container instance
+	// (loaded): with none, a housekeeping tick has nothing to sample and skips the pods.
+	loadedPods int
+}
+
+func (n *nodeState) countLoaded(isLoaded bool) {
+	if isLoaded {
+		n.loadedPods++
+	} else {
+		n.loadedPods--
+	}
 }
 
 // New builds the pipeline for loads (copied and defaulted with SetDefaults) on the informers of
@@ -416,6 +427,7 @@ func (s *Server) apply(ps *podState) {
 	ready := running && pod.DeletionTimestamp == nil && model.IsPodReady(pod)
 	// The housekeeping ticks since the pod's last change saw it as it was until now.
 	s.catchUp(ps)
+	wasLoaded := loaded(ps)
 	if running != ps.running || (running && start != ps.start) {
 		// A new container instance (or none): its counters start from zero.
 		s.setServing(ps, false, now)
@@ -429,6 +441,9 @@ func (s *Server) apply(ps *podState) {
 		ps.load = l
 	}
 	ps.loadedInstance = ps.loadedInstance || l != nil
+	if isLoaded := loaded(ps); isLoaded != wasLoaded && ps.node != "" {
+		s.nodes[ps.node].countLoaded(isLoaded)
+	}
 	s.setServing(ps, ready, now)
 	if pod.Spec.NodeName != ps.node {
 		s.moveNode(ps, pod.Spec.NodeName)
@@ -471,6 +486,9 @@ func (s *Server) forget(key string) {
 func (s *Server) moveNode(ps *podState, node string) {
 	if ps.node != "" {
 		n := s.nodes[ps.node]
+		if loaded(ps) {
+			n.loadedPods--
+		}
 		last := len(n.pods) - 1
 		moved := n.pods[last]
 		n.pods[ps.nodeIndex] = moved
@@ -495,6 +513,9 @@ func (s *Server) moveNode(ps *podState, node string) {
 	}
 	ps.nodeIndex = len(n.pods)
 	n.pods = append(n.pods, ps)
+	if loaded(ps) {
+		n.loadedPods++
+	}
 }
 
 // startHousekeeping arms the node's cAdvisor sampling at a phase drawn from the node's own
@@ -510,6 +531,9 @@ func (s *Server) startHousekeeping(n *nodeState) {
 		now := s.k.Now()
 		n.ticks++
 		n.lastTick = now
+		if n.loadedPods == 0 && !s.sampleIdleEagerly {
+			return // every pod is idle: catchUp derives their samples when they are read
+		}
 		for _, ps := range n.pods {
 			if !s.idle(ps) {
 				s.takeSample(ps, now)
@@ -621,8 +645,11 @@ func (s *Server) units(ps *podState, now vtime.Time) float64 {
 // alone (catchUp derives its latest sample when it is read). Upstream's kubelet samples every
 // container alike; the samples are the same, only cheaper to produce.
 func (s *Server) idle(ps *podState) bool {
-	return ps.load == nil && !ps.loadedInstance && !s.sampleIdleEagerly
+	return !loaded(ps) && !s.sampleIdleEagerly
 }
+
+// loaded reports whether the pod's current container instance has a load or had one.
+func loaded(ps *podState) bool { return ps.load != nil || ps.loadedInstance }
 
 // catchUp brings an idle pod's sample up to its node's latest housekeeping tick: exactly what
 // takeSample at that tick would have left, since an idle pod's state (running, start) has not

@@ -371,6 +371,16 @@ func TestIdlePodsSampleAsEagerly(t *testing.T) {
 					q := pm.Containers[0].Usage[model.ResourceCPU]
 					out = append(out, fmt.Sprintf("%s %s %s %s %dm", at, pm.Name, pm.Timestamp, pm.Window, q.MilliValue()))
 				}
+				// The housekeeping skips a node by its count of loaded pods: it must be exact.
+				for name, n := range w.s.nodes {
+					want := 0
+					for _, ps := range n.pods {
+						if loaded(ps) {
+							want++
+						}
+					}
+					require.Equal(t, want, n.loadedPods, "seed %d step %d: loaded pods on %s", seed, step, name)
+				}
 			}
 			out = append(out, trace.String())
 			return out, w.s.Stats().Samples
