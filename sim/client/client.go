@@ -283,19 +283,53 @@ func (c *Client) UpdateStatus(ctx context.Context, obj model.Object) (model.Obje
 	return c.write(ctx, VerbUpdate, "status", obj)
 }
 
+// CreateShared, UpdateShared and UpdateStatusShared are Create, Update and UpdateStatus for a
+// caller that hands obj over, in the spirit of GetShared: the caller must not touch obj (or
+// anything it reaches) again, and gets back the server's stored object, shared and immutable.
+// The request is the same; what they spare is the two deep copies, of the request and of the
+// answer, that the plain methods make so that the caller may keep editing its object. They are
+// for writers that build a fresh object for each write and only read the answer, as the
+// kubelet's status manager and lease renewal do (docs/architecture.md, "Object ownership").
+func (c *Client) CreateShared(ctx context.Context, obj model.Object) (model.Object, error) {
+	return c.writeShared(ctx, VerbCreate, "", obj)
+}
+
+// UpdateShared is Update with obj handed over and the stored object returned (CreateShared).
+func (c *Client) UpdateShared(ctx context.Context, obj model.Object) (model.Object, error) {
+	return c.writeShared(ctx, VerbUpdate, "", obj)
+}
+
+// UpdateStatusShared is UpdateStatus with obj handed over and the stored object returned
+// (CreateShared).
+func (c *Client) UpdateStatusShared(ctx context.Context, obj model.Object) (model.Object, error) {
+	return c.writeShared(ctx, VerbUpdate, "status", obj)
+}
+
 func (c *Client) write(ctx context.Context, verb model.Verb, subresource string, obj model.Object) (model.Object, error) {
+	if obj == nil {
+		return nil, fmt.Errorf("client %s: %s with a nil object", c.name, verb)
+	}
+	stored, err := c.writeShared(ctx, verb, subresource, obj.DeepCopyObject())
+	if err != nil {
+		return nil, err
+	}
+	return copyOut(stored), nil
+}
+
+// writeShared sends obj itself, which the server may keep, and returns the stored object.
+func (c *Client) writeShared(ctx context.Context, verb model.Verb, subresource string, obj model.Object) (model.Object, error) {
 	if obj == nil {
 		return nil, fmt.Errorf("client %s: %s with a nil object", c.name, verb)
 	}
 	m := obj.Meta()
 	resp := c.do(ctx, &apiserver.Request{
 		Verb: verb, Kind: obj.GetKind(), Subresource: subresource,
-		Namespace: m.Namespace, Name: m.Name, Object: obj.DeepCopyObject(),
+		Namespace: m.Namespace, Name: m.Name, Object: obj,
 	})
 	if resp.Err != nil {
 		return nil, resp.Err
 	}
-	return copyOut(resp.Object), nil
+	return resp.Object, nil
 }
 
 // Patch applies patch (a JSON merge patch) to the named object and returns a private copy of

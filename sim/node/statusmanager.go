@@ -246,7 +246,9 @@ func (sm *statusManager) syncPod(p *sim.Proc, uid string) {
 	if !ok {
 		return
 	}
-	obj, err := kl.c.Get(ctx(p), model.KindPod, e.namespace, e.name)
+	// The stored pod is shared: the write below sends a shallow copy with a new status, and
+	// the server's answer is shared too (UpdateStatusShared), so a status write copies no pod.
+	obj, err := kl.c.GetShared(ctx(p), model.KindPod, e.namespace, e.name)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			delete(sm.entries, uid)
@@ -262,8 +264,9 @@ func (sm *statusManager) syncPod(p *sim.Proc, uid string) {
 	version := e.version
 	merged := mergePodStatus(&pod.Status, &e.status)
 	if !statusEqual(&merged, &pod.Status) {
-		pod.Status = merged
-		updated, err := kl.c.UpdateStatus(ctx(p), pod)
+		write := *pod
+		write.Status = merged
+		updated, err := kl.c.UpdateStatusShared(ctx(p), &write)
 		if err != nil {
 			if apierrors.IsConflict(err) {
 				sm.enqueue(uid)

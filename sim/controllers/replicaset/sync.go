@@ -286,7 +286,7 @@ func (rsc *Controller) createPod(ctx context.Context, rs *model.ReplicaSet) erro
 	if len(pod.Labels) == 0 {
 		return fmt.Errorf("unable to create pods, no labels")
 	}
-	created, err := rsc.client.Create(ctx, pod)
+	created, err := rsc.client.CreateShared(ctx, pod) // pod is new and not kept
 	if err != nil {
 		rsc.stats.CreateErrors++
 		if !apierrors.HasStatusCause(err, namespaceTerminatingCause) {
