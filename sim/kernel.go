@@ -67,6 +67,8 @@ type Kernel struct {
 
 	trace Trace
 	procs int
+	// coroutines are idle coroutines for new processes (takeCoroutine).
+	coroutines []*coroutine
 }
 
 // New returns a kernel at time 0 whose random streams derive from seed.

@@ -176,6 +176,51 @@ func TestKillUnwindsRunningDefers(t *testing.T) {
 	assert.Equal(t, vtime.FromDuration(time.Hour), k.Now(), "its stale wake-up still fires, harmlessly")
 }
 
+// TestCoroutinesAreReused checks the kernel's coroutine pool: a process that returns leaves
+// its coroutine to the next one, which runs from the start with its own state; a killed
+// process whose deferred call blocks unwinds anyway and frees its coroutine; and the pool
+// keeps at most maxPooledCoroutines idle coroutines.
+func TestCoroutinesAreReused(t *testing.T) {
+	k := New(1)
+	var order []string
+	first := k.Spawn("first", func(p *Proc) {
+		p.Sleep(time.Second)
+		order = append(order, "first")
+	})
+	victim := k.Spawn("victim", func(p *Proc) {
+		defer func() {
+			order = append(order, "victim unwinds")
+			p.Sleep(time.Second) // a blocking call while unwinding unwinds on
+			order = append(order, "victim slept while unwinding")
+		}()
+		p.Sleep(time.Hour)
+	})
+	k.Spawn("spawner", func(p *Proc) {
+		p.Sleep(2 * time.Second)
+		victim.Kill()
+		require.Len(t, k.coroutines, 1, "first's coroutine is pooled; victim unwinds after this")
+		for i := range 3 {
+			k.Spawn(fmt.Sprintf("second-%d", i), func(p *Proc) {
+				p.Sleep(time.Duration(i) * time.Second)
+				order = append(order, p.Name())
+			})
+		}
+	})
+	out := k.Run(Limits{})
+	require.Equal(t, StopDrained, out.Reason, "%v", out.Err)
+	assert.Equal(t, []string{"first", "victim unwinds", "second-0", "second-1", "second-2"}, order)
+	assert.True(t, first.Finished())
+	assert.True(t, victim.Finished())
+	assert.Equal(t, 3, len(k.coroutines), "three coroutines served six processes")
+
+	burst := New(1)
+	for i := range maxPooledCoroutines + 10 {
+		burst.Spawn(fmt.Sprintf("p%d", i), func(p *Proc) { p.Sleep(time.Second) })
+	}
+	burst.Run(Limits{})
+	assert.Equal(t, maxPooledCoroutines, len(burst.coroutines), "the pool is bounded")
+}
+
 func TestKillSelf(t *testing.T) {
 	k := New(1)
 	after := false

@@ -18,18 +18,20 @@ import (
 // and find the process it runs in with ProcFromContext. Its Done channel is nil: cancellation
 // in the simulator is Kill, not a channel.
 type Proc struct {
-	k       *Kernel
-	name    string
-	body    func(p *Proc)
-	next    func() (struct{}, bool)
-	stop    func()
-	yield   func(struct{}) bool
+	k    *Kernel
+	name string
+	body func(p *Proc)
+	// co is the coroutine that runs the body, from the kernel's pool, from the first resume
+	// until the body returns.
+	co      *coroutine
 	gen     uint64 // incremented at every block; wake-up events carry it to detect staleness
 	parked  bool
 	holding bool // the current block is pending work: one kernel hold is ours to release
 	started bool
 	done    bool
 	killed  bool
+	// returned is set by the coroutine when the body has returned (or unwound).
+	returned bool
 
 	panicValue any
 	panicStack []byte
@@ -97,24 +99,77 @@ func (p *Proc) resume() {
 	}
 	if !p.started {
 		p.started = true
-		p.next, p.stop = iter.Pull(p.run)
+		p.co = k.takeCoroutine()
+		p.co.proc = p
 	}
 	k.running = p
-	_, ok := p.next()
+	p.co.next()
 	k.running = nil
-	if !ok {
+	if p.returned {
 		p.done = true
 		p.k.procs--
+		k.putCoroutine(p.co)
+		p.co = nil
 	}
 	if p.panicValue != nil {
 		k.fail(&ProcPanic{Proc: p.name, At: k.now, Seed: k.seed, Value: p.panicValue, Stack: string(p.panicStack)})
 	}
 }
 
-// run is the coroutine body: it calls the user's body and turns panics into a recorded
-// failure so that the kernel can report which process failed, where and when.
-func (p *Proc) run(yield func(struct{}) bool) {
-	p.yield = yield
+// coroutine is an iter.Pull coroutine that runs one process body after another. A fresh
+// coroutine starts on a small stack that grows, by copying, the first time a body calls
+// something deep (formatting an Event, serving an API request); with a process per pod worker,
+// eviction and request fan-out that growth was 6% of a large run's CPU. A body that returns
+// leaves its coroutine, stack and all, to the kernel's pool for the next process.
+type coroutine struct {
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+	proc  *Proc // the process it runs now; nil while pooled
+}
+
+// maxPooledCoroutines bounds the idle coroutines a kernel keeps (each holds a goroutine and
+// its stack): enough for the bursts of short processes a large run spawns at one instant.
+const maxPooledCoroutines = 1024
+
+func (k *Kernel) takeCoroutine() *coroutine {
+	if n := len(k.coroutines); n > 0 {
+		c := k.coroutines[n-1]
+		k.coroutines[n-1] = nil
+		k.coroutines = k.coroutines[:n-1]
+		return c
+	}
+	c := &coroutine{}
+	c.next, c.stop = iter.Pull(c.loop)
+	return c
+}
+
+func (k *Kernel) putCoroutine(c *coroutine) {
+	c.proc = nil
+	if len(k.coroutines) >= maxPooledCoroutines {
+		c.stop()
+		return
+	}
+	k.coroutines = append(k.coroutines, c)
+}
+
+// loop runs the body of each process the coroutine is given, yielding to the kernel in
+// between; it ends when the kernel stops it (the pool is full).
+func (c *coroutine) loop(yield func(struct{}) bool) {
+	c.yield = yield
+	for {
+		p := c.proc
+		p.run()
+		p.returned = true
+		if !yield(struct{}{}) {
+			return
+		}
+	}
+}
+
+// run calls the user's body and turns panics into a recorded failure so that the kernel can
+// report which process failed, where and when. A kill unwinds the body with killSignal.
+func (p *Proc) run() {
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(killSignal); ok {
@@ -132,7 +187,11 @@ func (p *Proc) block() {
 	if p.k.running != p {
 		panic(fmt.Sprintf("sim: process %q blocked while not running", p.name))
 	}
-	if !p.yield(struct{}{}) {
+	if p.killed {
+		// Unwinding after a kill: a deferred call that blocks unwinds on instead.
+		panic(killSignal{})
+	}
+	if !p.co.yield(struct{}{}) {
 		panic(killSignal{})
 	}
 	if p.killed {
@@ -228,14 +287,11 @@ func (p *Proc) finishKill() {
 		p.k.procs--
 		return
 	}
-	k := p.k
-	k.running = p
-	p.stop()
-	k.running = nil
-	p.done = true
-	p.k.procs--
-	if p.panicValue != nil {
-		k.fail(&ProcPanic{Proc: p.name, At: k.now, Seed: k.seed, Value: p.panicValue, Stack: string(p.panicStack)})
+	// Resumed with killed set, the body unwinds from the block it is in (deferred calls run,
+	// on the kernel as before) and its coroutine goes back to the pool.
+	p.resume()
+	if !p.done {
+		panic(fmt.Sprintf("sim: killed process %q did not unwind", p.name))
 	}
 }
 
