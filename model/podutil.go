@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"time"
 
 	"github.com/reconsim/reconsim/vtime"
@@ -90,4 +91,58 @@ func UpdatePodCondition(status *PodStatus, condition PodCondition, now vtime.Tim
 	}
 	status.Conditions = append(status.Conditions, condition)
 	return true
+}
+
+// AggregateContainers folds a per-container value (requests, in whatever representation the
+// caller keeps them) over a pod the way k8s.io/component-helpers resource
+// aggregateContainerResourcesByFn does since sidecar containers (KEP-753, "Resources
+// calculation for scheduling and pod admission"): the app containers add up; a restartable init
+// container (sidecar) adds to that sum, since it keeps running beside them; and while the i-th
+// plain init container runs, the pod needs it plus the sidecars started before it, so the pod
+// needs at least the largest such step. add and larger must be elementwise sum and maximum, and
+// the zero T must be the empty value. The scheduler, the kubelet's admission and the settled
+// placement all read a pod's requests through it.
+func AggregateContainers[T any](pod *Pod, value func(*Container) T, add func(a, b T) T, larger func(a, b T) T) T {
+	var result, sidecars, initStep T
+	for i := range pod.Spec.Containers {
+		result = add(result, value(&pod.Spec.Containers[i]))
+	}
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		v := value(c)
+		if IsRestartableInitContainer(c) {
+			result = add(result, v)
+			sidecars = add(sidecars, v)
+			v = sidecars
+		} else {
+			v = add(v, sidecars)
+		}
+		initStep = larger(initStep, v)
+	}
+	return larger(result, initStep)
+}
+
+// PodCPUMemoryRequests returns the pod's CPU (millicores) and memory (bytes) requests as
+// AggregateContainers sums them, saturating at math.MaxInt64 and ignoring negative values
+// (validation rejects them; a settled-placement estimate must not wrap).
+func PodCPUMemoryRequests(pod *Pod) (milliCPU, memoryBytes int64) {
+	type cpuMem struct{ cpu, mem int64 }
+	sum := AggregateContainers(pod, func(c *Container) cpuMem {
+		cpu := c.Resources.Requests[ResourceCPU]
+		mem := c.Resources.Requests[ResourceMemory]
+		return cpuMem{max(cpu.MilliValue(), 0), max(mem.Value(), 0)}
+	}, func(a, b cpuMem) cpuMem {
+		return cpuMem{saturatingAdd(a.cpu, b.cpu), saturatingAdd(a.mem, b.mem)}
+	}, func(a, b cpuMem) cpuMem {
+		return cpuMem{max(a.cpu, b.cpu), max(a.mem, b.mem)}
+	})
+	return sum.cpu, sum.mem
+}
+
+// saturatingAdd adds two non-negative values, stopping at math.MaxInt64.
+func saturatingAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

@@ -355,23 +355,9 @@ func (o *observer) overcommittedNodes() []string {
 	return out
 }
 
-// podRequests sums the containers' requests (milli-CPU, bytes), taking the larger of that and
-// the largest init container, as the scheduler does.
-func podRequests(p *model.Pod) (cpu, mem int64) {
-	for _, c := range p.Spec.Containers {
-		q := c.Resources.Requests[model.ResourceCPU]
-		cpu = satAdd(cpu, max(q.MilliValue(), 0))
-		q = c.Resources.Requests[model.ResourceMemory]
-		mem = satAdd(mem, max(q.Value(), 0))
-	}
-	for _, c := range p.Spec.InitContainers {
-		q := c.Resources.Requests[model.ResourceCPU]
-		cpu = max(cpu, q.MilliValue())
-		q = c.Resources.Requests[model.ResourceMemory]
-		mem = max(mem, q.Value())
-	}
-	return cpu, mem
-}
+// podRequests is the pod's CPU (millicores) and memory (bytes) requests, as the scheduler
+// counts them (model.PodCPUMemoryRequests).
+func podRequests(p *model.Pod) (cpu, mem int64) { return model.PodCPUMemoryRequests(p) }
 
 // sample records value v of series name at the current virtual time, if it changed. A series
 // starts at its first observed value: callers sample a status field only once its controller

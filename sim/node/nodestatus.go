@@ -319,25 +319,6 @@ func (kl *Kubelet) canAdmitPod(w *podWorker) (bool, string, string) {
 	return true, "", ""
 }
 
-// podRequests returns a pod's cpu (millicores) and memory (bytes) requests: the sum over its
-// containers, or the largest init container's if that is more (resource helpers
-// PodRequests).
-func podRequests(pod *model.Pod) (cpu, mem int64) {
-	for _, c := range pod.Spec.Containers {
-		if q, ok := c.Resources.Requests[model.ResourceCPU]; ok {
-			cpu += q.MilliValue()
-		}
-		if q, ok := c.Resources.Requests[model.ResourceMemory]; ok {
-			mem += q.Value()
-		}
-	}
-	for _, c := range pod.Spec.InitContainers {
-		if q, ok := c.Resources.Requests[model.ResourceCPU]; ok {
-			cpu = max(cpu, q.MilliValue())
-		}
-		if q, ok := c.Resources.Requests[model.ResourceMemory]; ok {
-			mem = max(mem, q.Value())
-		}
-	}
-	return cpu, mem
-}
+// podRequests returns a pod's cpu (millicores) and memory (bytes) requests as the resource
+// helpers' PodRequests sums them, sidecars included (model.PodCPUMemoryRequests).
+func podRequests(pod *model.Pod) (cpu, mem int64) { return model.PodCPUMemoryRequests(pod) }

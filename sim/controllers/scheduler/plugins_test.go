@@ -147,6 +147,21 @@ func TestPodRequests(t *testing.T) {
 	}
 }
 
+// TestPodRequestsWithSidecars: a restartable init container's requests add to the app
+// containers' (aggregateContainerResourcesByFn), and the scoring defaults apply to it as to any
+// container (applyNonMissing runs for init containers too).
+func TestPodRequestsWithSidecars(t *testing.T) {
+	sidecar := model.Container{RestartPolicy: model.Ptr(model.ContainerRestartPolicyAlways), Resources: model.ResourceRequirements{Requests: resources("cpu", "500m")}}
+	pod := &model.Pod{}
+	pod.Spec.InitContainers = []model.Container{sidecar, {Resources: model.ResourceRequirements{Requests: resources("cpu", "2")}}}
+	pod.Spec.Containers = []model.Container{{Resources: model.ResourceRequirements{Requests: resources("cpu", "1", "memory", "1Gi")}}}
+	got := PodRequests(pod, false)
+	assert.Equal(t, int64(2500), got.MilliCPU, "the init container runs beside the sidecar: 2 + 0.5 > 1 + 0.5")
+	assert.Equal(t, int64(1<<30), got.Memory)
+	got = PodRequests(pod, true)
+	assert.Equal(t, int64(1<<30)+defaultMemoryRequest, got.Memory, "the sidecar's missing memory request counts the default")
+}
+
 func TestFilterNodeResourcesFit(t *testing.T) {
 	tests := []struct {
 		name        string

@@ -162,21 +162,21 @@ func containerRequests(c *model.Container, nonMissing bool) Resource {
 }
 
 // PodRequests computes a pod's effective requests as upstream resourcehelper.PodRequests
-// (k8s.io/component-helpers/resource): the sum over the app containers, then raised to the
-// largest single init container in each dimension. With nonMissing, absent cpu/memory requests
-// count as 100m/200Mi per container, which is what the scoring plugins use (NonZeroRequested).
-// Pod overhead and restartable (sidecar) init containers are not modelled. The pods dimension
-// (AllowedPodNumber) is always 0: a pod's "pods" request is implicit.
+// (k8s.io/component-helpers/resource), sidecars included (model.AggregateContainers). With
+// nonMissing, absent cpu/memory requests count as 100m/200Mi per container, which is what the
+// scoring plugins use (NonZeroRequested). Pod overhead and pod-level resources are not
+// modelled. The pods dimension (AllowedPodNumber) is always 0: a pod's "pods" request is
+// implicit.
 func PodRequests(pod *model.Pod, nonMissing bool) Resource {
-	var reqs Resource
-	for i := range pod.Spec.Containers {
-		reqs.addResource(containerRequests(&pod.Spec.Containers[i], nonMissing))
-	}
-	var initMax Resource
-	for i := range pod.Spec.InitContainers {
-		initMax.setMax(containerRequests(&pod.Spec.InitContainers[i], nonMissing))
-	}
-	reqs.setMax(initMax)
+	reqs := model.AggregateContainers(pod, func(c *model.Container) Resource {
+		return containerRequests(c, nonMissing)
+	}, func(a, b Resource) Resource {
+		a.addResource(b)
+		return a
+	}, func(a, b Resource) Resource {
+		a.setMax(b)
+		return a
+	})
 	reqs.AllowedPodNumber = 0
 	return reqs
 }
