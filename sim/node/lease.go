@@ -99,7 +99,7 @@ func (kl *Kubelet) retryUpdateLease(p *sim.Proc, base *model.Lease) error {
 	for i := 0; i < kl.cfg.LeaseMaxUpdateRetries; i++ {
 		kl.gate(p)
 		lease, _ := kl.newLease(p, base)
-		updated, err := kl.c.Update(ctx(p), lease)
+		updated, err := kl.c.UpdateShared(ctx(p), lease) // lease is new and not kept
 		if err == nil {
 			l := updated.(*model.Lease)
 			kl.latestLease = l
@@ -122,14 +122,15 @@ func (kl *Kubelet) retryUpdateLease(p *sim.Proc, base *model.Lease) error {
 // setNodeOwnerFunc): until the lease has an owner reference, each renewal GETs the Node to
 // set one; if that fails the error is returned, which stops a create but not an update.
 //
-// A base that already has its owner reference is renewed in place rather than copied: every
-// base is the kubelet's private copy from the client, only its renew time changes, and each
-// renewal sets that afresh.
+// A base that already has its owner reference is renewed as a shallow copy: base may be the
+// stored object itself (UpdateShared's answer, kept as latestLease), which nobody may change,
+// and only the renew time differs, which the copy gets afresh.
 func (kl *Kubelet) newLease(p *sim.Proc, base *model.Lease) (*model.Lease, error) {
 	var lease *model.Lease
 	if base != nil && len(base.OwnerReferences) > 0 {
-		base.Spec.RenewTime = model.Ptr(kl.k.Now())
-		return base, nil
+		renewed := *base
+		renewed.Spec.RenewTime = model.Ptr(kl.k.Now())
+		return &renewed, nil
 	}
 	if base == nil {
 		lease = &model.Lease{

@@ -42,6 +42,13 @@ type NodeInfo struct {
 	// labelCounts counts the node's pods that are not being deleted by namespace and label
 	// (labelPairKey), so that a selector requiring a label no such pod has counts 0 at once.
 	labelCounts map[string]int
+	// countsGeneration changes whenever the node object or what countPodsMatchSelector counts
+	// on the node may change (setNode, countLabels), so that spreadMemo can tell which nodes it
+	// must count again.
+	countsGeneration uint64
+	// labelKey and labelValue remember the node label read last (label): PodTopologySpread
+	// reads one topology key of every node in every cycle.
+	labelKey, labelValue string
 
 	// What the filters read of the node, kept here so that a cycle over hundreds of nodes
 	// reads each NodeInfo without following it to its node object: spec.unschedulable and
@@ -73,11 +80,21 @@ func (ni *NodeInfo) Allocatable() Resource { return ni.allocatable.clone() }
 
 func (ni *NodeInfo) setNode(node *model.Node) {
 	ni.node = node
+	ni.countsGeneration++
+	ni.labelKey, ni.labelValue = "", ""
 	ni.allocatable = nodeAllocatable(node)
 	ni.unschedulable, ni.taints, ni.taintStatuses = false, nil, nil
 	if node != nil {
 		ni.unschedulable, ni.taints = node.Spec.Unschedulable, node.Spec.Taints
 	}
+}
+
+// label returns the node's label key ("" when it has none), as node.Labels[key].
+func (ni *NodeInfo) label(key string) string {
+	if key != ni.labelKey || key == "" {
+		ni.labelKey, ni.labelValue = key, ni.node.Labels[key]
+	}
+	return ni.labelValue
 }
 
 // untoleratedTaintStatus returns the TaintToleration rejection naming taints[i].
@@ -98,6 +115,7 @@ func (ni *NodeInfo) countLabels(pod *model.Pod, delta int) {
 	if pod.DeletionTimestamp != nil {
 		return
 	}
+	ni.countsGeneration++
 	podLabels := labels.Set(pod.Labels)
 	for _, c := range ni.matchCounts { //detlint:ordered each count is updated on its own
 		if c.ns == pod.Namespace && c.sel.Matches(podLabels) {

@@ -148,6 +148,10 @@ func getRequiredNodeAffinity(pod *model.Pod) requiredNodeAffinity {
 	return r
 }
 
+// matchesAll reports whether Match is true for every node: the pod has neither a nodeSelector
+// nor a required node affinity.
+func (r *requiredNodeAffinity) matchesAll() bool { return r.nodeSelector == nil && !r.hasAffinity }
+
 // Match reports whether node satisfies both the nodeSelector and the required affinity.
 // Parse errors make a term match nothing, which upstream also does (it ignores the error for
 // backwards compatibility).

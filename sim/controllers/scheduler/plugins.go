@@ -62,6 +62,9 @@ type cycleState struct {
 	// listers give PodTopologySpread the pod's Services and controller and InterPodAffinity
 	// the namespaces (nil in unit tests: no default spreading, no namespace labels).
 	listers *listers
+	// spreadMemos are the scheduler's PodTopologySpread PreScore memos (nil: count every node,
+	// as unit tests do).
+	spreadMemos *spreadMemos
 	// allNodes is the cycle's node list (the snapshot's NodeInfos().List()), set by preFilter;
 	// nodesWithAffinity are those with a pod that has inter-pod affinity terms
 	// (HavePodsWithAffinityList), nil when there are none.

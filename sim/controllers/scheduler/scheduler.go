@@ -84,6 +84,8 @@ type Scheduler struct {
 	// listers are the other informers the plugins read (Services, ReplicaSets, StatefulSets,
 	// Namespaces), as kube-scheduler's shared informer factory has them.
 	listers *listers
+	// spreadMemos are PodTopologySpread's PreScore sums across cycles (spreadmemo.go).
+	spreadMemos *spreadMemos
 
 	// rnd breaks score ties (selectHost); cycleRnd samples CycleBase. Separate streams, so
 	// that changing the cycle-time distribution does not change placements.
@@ -123,6 +125,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		nodeInformer: f.For(model.KindNode),
 		factory:      f,
 		listers:      newListers(f),
+		spreadMemos:  newSpreadMemos(),
 		rnd:          k.Rand(component),
 		cycleRnd:     k.Rand(component + "/cycle"),
 		preemptRnd:   k.Rand(component + "/preemption"),
@@ -481,6 +484,7 @@ func (s *Scheduler) scheduleOne(p *sim.Proc, pInfo *queuedPodInfo) {
 	state.taintWithKey = !s.cfg.TaintMessageWithoutKey
 	state.nominated = s.queue.nominator.nominatedPodsFor(pod)
 	state.listers = s.listers
+	state.spreadMemos = s.spreadMemos
 	nodes := s.cache.nodeList()
 	result, fitErr, diag, err := schedulePod(state, nodes, s.cfg.PercentageOfNodesToScore, &s.nextStartNodeIndex, s.rnd)
 
@@ -580,11 +584,11 @@ func (s *Scheduler) bindingCycle(bp *sim.Proc, pInfo *queuedPodInfo, assumed *mo
 func (s *Scheduler) bind(bp *sim.Proc, pod *model.Pod, host string) (settled bool, err error) {
 	cur := pod
 	for attempt := 0; ; attempt++ {
-		// The client sends a deep copy of b: a shallow copy of cur with the new nodeName is
-		// enough.
+		// A shallow copy of cur with the new nodeName, handed over: the server stores it as
+		// the new version and changes neither it nor what it shares with cur.
 		b := *cur
 		b.Spec.NodeName = host
-		_, err := s.c.Update(bp, &b)
+		_, err := s.c.UpdateShared(bp, &b)
 		switch {
 		case err == nil:
 			return false, nil

@@ -386,7 +386,7 @@ func (s *cycleState) spreadPreScore(feasible []*NodeInfo) *spreadScoreState {
 			if constraints[i].topologyKey == LabelHostname {
 				continue // counted per node in Score
 			}
-			value := ni.node.Labels[constraints[i].topologyKey]
+			value := ni.label(constraints[i].topologyKey)
 			if _, ok := st.podCounts[i][value]; !ok {
 				st.podCounts[i][value] = 0
 				topoSize[i]++
@@ -400,14 +400,33 @@ func (s *cycleState) spreadPreScore(feasible []*NodeInfo) *spreadScoreState {
 		}
 		st.weights[i] = topologyNormalizingWeight(size)
 	}
+	memoized := make([]bool, len(constraints))
+	for i := range constraints {
+		c := &constraints[i]
+		if c.topologyKey == LabelHostname || s.spreadMemos == nil || c.honorTaints || (c.honorNodeAffinity && !s.required.matchesAll()) {
+			continue
+		}
+		memoized[i] = true
+		sums := s.spreadMemos.memoFor(c, requireAll, constraints).sums(s.allNodes,
+			func(ni *NodeInfo) bool {
+				return !requireAll || nodeLabelsMatchSpreadConstraints(ni.node.Labels, constraints)
+			},
+			func(ni *NodeInfo) string { return ni.label(c.topologyKey) },
+			func(ni *NodeInfo) int64 {
+				return int64(countPodsMatching(ni, c.key, c.pairs, c.selector, pod.Namespace))
+			})
+		for value := range st.podCounts[i] { //detlint:ordered each domain is set on its own
+			st.podCounts[i][value] = sums[value]
+		}
+	}
 	for _, ni := range s.allNodes {
 		if requireAll && !nodeLabelsMatchSpreadConstraints(ni.node.Labels, constraints) {
 			continue
 		}
 		for i := range constraints {
 			c := &constraints[i]
-			if c.topologyKey == LabelHostname {
-				continue // counted per node in Score: podCounts[i] has no domain to add to
+			if c.topologyKey == LabelHostname || memoized[i] {
+				continue // counted per node in Score, or summed by the memo
 			}
 			if !c.matchNodeInclusionPolicies(s, ni) {
 				continue
