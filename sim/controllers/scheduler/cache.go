@@ -46,9 +46,10 @@ type NodeInfo struct {
 	// on the node may change (setNode, countLabels), so that spreadMemo can tell which nodes it
 	// must count again.
 	countsGeneration uint64
-	// labelKey and labelValue remember the node label read last (label): PodTopologySpread
-	// reads one topology key of every node in every cycle.
-	labelKey, labelValue string
+	// labels remember the two node labels read last (label): PodTopologySpread reads one or
+	// two topology keys of every node in every cycle. nextLabel is the slot to replace.
+	labels    [2]cachedLabel
+	nextLabel int
 
 	// What the filters read of the node, kept here so that a cycle over hundreds of nodes
 	// reads each NodeInfo without following it to its node object: spec.unschedulable and
@@ -81,7 +82,7 @@ func (ni *NodeInfo) Allocatable() Resource { return ni.allocatable.clone() }
 func (ni *NodeInfo) setNode(node *model.Node) {
 	ni.node = node
 	ni.countsGeneration++
-	ni.labelKey, ni.labelValue = "", ""
+	ni.labels = [2]cachedLabel{}
 	ni.allocatable = nodeAllocatable(node)
 	ni.unschedulable, ni.taints, ni.taintStatuses = false, nil, nil
 	if node != nil {
@@ -89,12 +90,23 @@ func (ni *NodeInfo) setNode(node *model.Node) {
 	}
 }
 
-// label returns the node's label key ("" when it has none), as node.Labels[key].
-func (ni *NodeInfo) label(key string) string {
-	if key != ni.labelKey || key == "" {
-		ni.labelKey, ni.labelValue = key, ni.node.Labels[key]
+// cachedLabel is one node label lookup: key's value, and whether the node has it.
+type cachedLabel struct {
+	key, value string
+	ok         bool
+}
+
+// label returns the node's label key and whether it has one, as node.Labels[key].
+func (ni *NodeInfo) label(key string) (string, bool) {
+	for i := range ni.labels {
+		if l := &ni.labels[i]; l.key == key && key != "" {
+			return l.value, l.ok
+		}
 	}
-	return ni.labelValue
+	v, ok := ni.node.Labels[key]
+	ni.labels[ni.nextLabel] = cachedLabel{key: key, value: v, ok: ok}
+	ni.nextLabel = 1 - ni.nextLabel
+	return v, ok
 }
 
 // untoleratedTaintStatus returns the TaintToleration rejection naming taints[i].

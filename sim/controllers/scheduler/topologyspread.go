@@ -386,7 +386,7 @@ func (s *cycleState) spreadPreScore(feasible []*NodeInfo) *spreadScoreState {
 			if constraints[i].topologyKey == LabelHostname {
 				continue // counted per node in Score
 			}
-			value := ni.label(constraints[i].topologyKey)
+			value, _ := ni.label(constraints[i].topologyKey)
 			if _, ok := st.podCounts[i][value]; !ok {
 				st.podCounts[i][value] = 0
 				topoSize[i]++
@@ -411,7 +411,7 @@ func (s *cycleState) spreadPreScore(feasible []*NodeInfo) *spreadScoreState {
 			func(ni *NodeInfo) bool {
 				return !requireAll || nodeLabelsMatchSpreadConstraints(ni.node.Labels, constraints)
 			},
-			func(ni *NodeInfo) string { return ni.label(c.topologyKey) },
+			func(ni *NodeInfo) string { v, _ := ni.label(c.topologyKey); return v },
 			func(ni *NodeInfo) int64 {
 				return int64(countPodsMatching(ni, c.key, c.pairs, c.selector, pod.Namespace))
 			})
@@ -450,7 +450,7 @@ func (st *spreadScoreState) score(s *cycleState, j int, ni *NodeInfo) int64 {
 	var score float64
 	for i := range st.constraints {
 		c := &st.constraints[i]
-		tpVal, ok := ni.node.Labels[c.topologyKey]
+		tpVal, ok := ni.label(c.topologyKey)
 		if !ok {
 			continue
 		}
