@@ -195,9 +195,10 @@ func (b *Broadcaster) recordEvent(p *sim.Proc, ev *model.Event, patch []byte, up
 		}
 	}
 	if !update || apierrors.IsNotFound(err) {
+		// A shallow copy, handed over: the stored Event is only read afterwards (UpdateState).
 		cp := *ev
 		cp.ResourceVersion = 0
-		obj, err = b.c.Create(p, &cp)
+		obj, err = b.c.CreateShared(p, &cp)
 		if err == nil {
 			b.stats.Created++
 		}

@@ -122,12 +122,21 @@ func (t *podTable) upsert(obj model.Object) {
 		return
 	}
 	key := model.Key(pod)
-	if old, ok := t.find(key); ok && old.pod == pod {
+	old, found := t.find(key)
+	if found && old.pod == pod {
 		return // a resync: the same object
 	}
-	t.remove(key)
 	f := factsOf(pod, t.internLabels(pod.Labels))
 	g := groupKey(&f)
+	if found && t.groupOf[key] == g {
+		// Same group, same name, so the same place in the sorted group: replace the facts
+		// in place rather than shift the group's array out and back in (most updates are
+		// status changes of a pod that keeps its controller).
+		t.releaseLabels(old.labels)
+		*old = f
+		return
+	}
+	t.remove(key)
 	facts := t.groups[g]
 	i, _ := slices.BinarySearchFunc(facts, f, compareFacts)
 	t.groups[g] = slices.Insert(facts, i, f)
