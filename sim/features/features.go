@@ -178,7 +178,7 @@ var table = []Gate{
 		Stages: []Stage{{Minor: 28, On: false, Note: "alpha"}, {Minor: 29, On: true, Note: "beta"}, {Minor: 33, On: true, Note: "GA, locked, #129731", Locked: true},
 			{Minor: 37, On: true, Note: "gate removed, #137755", Locked: true}},
 		Ref:      "KEP-753",
-		Switches: "node.Config.SidecarContainers: an init container with restartPolicy Always is a sidecar, started before the app containers and stopped after them (off: it runs as a plain init container)"},
+		Switches: "node.Config.SidecarContainers: an init container with restartPolicy Always is a sidecar, started before the app containers and stopped after them (off: it runs as a plain init container). The scheduler, the kubelet's admission and the settled placement count a sidecar's requests beside the app containers' (k8s.io/component-helpers resource PodRequests, model.AggregateContainers)"},
 	{Name: BalancedAllocationScoresChange, Component: "kube-scheduler",
 		Stages:   []Stage{{Minor: 36, On: true, Note: "#135573"}},
 		Ref:      "#135573",
