@@ -95,7 +95,7 @@ objects:
 `
 	_, _, err := Parse("s.yaml", []byte(src), "")
 	require.Error(t, err)
-	assert.Equal(t, `s.yaml:9:36: objects[1].manifest.kind: unknown kind "ConfgMap" (did you mean "ConfigMap"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet)`, err.Error())
+	assert.Equal(t, `s.yaml:9:36: objects[1].manifest.kind: unknown kind "ConfgMap" (did you mean "ConfigMap"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, FlowSchema, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, PriorityLevelConfiguration, ReplicaSet, Service, StatefulSet)`, err.Error())
 
 	src = strings.Replace(src, "- manifest: {apiVersion: v1, kind: ConfgMap, metadata: {name: c}}\n", "", 1)
 	s, warns, err := Parse("s.yaml", []byte(src), "")

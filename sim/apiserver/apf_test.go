@@ -291,23 +291,3 @@ func TestComputeConcurrencyAllocation(t *testing.T) {
 		})
 	}
 }
-
-// TestAPFValidation: invalid objects are refused with kube-apiserver's field paths.
-func TestAPFValidation(t *testing.T) {
-	pl := BootstrapPriorityLevels()[2]
-	pl.Spec.Limited.LimitResponse.Queuing.HandSize = 100
-	errs := ValidatePriorityLevelConfiguration(pl)
-	require.Len(t, errs, 1)
-	assert.Equal(t, "spec.limited.limitResponse.queuing.handSize", errs[0].Field)
-	fs := BootstrapFlowSchemas()[7]
-	fs.Spec.MatchingPrecedence = 0
-	errs = ValidateFlowSchema(fs)
-	require.Len(t, errs, 1)
-	assert.Equal(t, "spec.matchingPrecedence", errs[0].Field)
-	for _, pl := range BootstrapPriorityLevels() {
-		assert.Empty(t, ValidatePriorityLevelConfiguration(pl), pl.Name)
-	}
-	for _, fs := range BootstrapFlowSchemas() {
-		assert.Empty(t, ValidateFlowSchema(fs), fs.Name)
-	}
-}
