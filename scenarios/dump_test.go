@@ -131,3 +131,40 @@ func warnStrings(ws []model.Warning) []string {
 	}
 	return out
 }
+
+// TestAPFDumpAsObjectFile: a kubectl dump of FlowSchemas and PriorityLevelConfigurations
+// loads as it comes (server-set metadata and the status conditions dropped), and the
+// objects keep the bootstrap ensurer's annotation, which decides whether they replace the
+// bootstrap configuration (sim/apiserver effectiveConfig).
+func TestAPFDumpAsObjectFile(t *testing.T) {
+	src := `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: apf-dump
+duration: 1m
+cluster:
+  nodeGroups: [{name: w, count: 1, capacity: {cpu: "4", memory: 8Gi}}]
+objects:
+- file: apf-dump.yaml
+`
+	s, warns, err := Parse("apf-dump.scenario.yaml", []byte(src), "testdata/import")
+	require.NoError(t, err)
+	var got []string
+	for _, o := range s.Objects[0].Objects {
+		got = append(got, string(o.GetKind())+"/"+o.Meta().Name+" autoupdate="+o.Meta().Annotations[model.AutoUpdateAnnotationKey])
+	}
+	assert.Equal(t, []string{
+		"FlowSchema/global-default autoupdate=true",
+		"FlowSchema/batch-runner autoupdate=",
+		"PriorityLevelConfiguration/workload-low autoupdate=true",
+		"PriorityLevelConfiguration/batch autoupdate=",
+	}, got)
+	text := warnText(warns)
+	assert.NotContains(t, text, "unknown field")
+	assert.Contains(t, text, "status of 4")
+	fs := s.Objects[0].Objects[1].(*model.FlowSchema)
+	assert.Equal(t, model.FlowDistinguisherMethodByNamespaceType, fs.Spec.DistinguisherMethod.Type)
+	assert.Equal(t, "runner", fs.Spec.Rules[0].Subjects[0].ServiceAccount.Name)
+	pl := s.Objects[0].Objects[3].(*model.PriorityLevelConfiguration)
+	assert.Equal(t, int32(20), *pl.Spec.Limited.NominalConcurrencyShares)
+	assert.Equal(t, int32(16), pl.Spec.Limited.LimitResponse.Queuing.Queues)
+}
