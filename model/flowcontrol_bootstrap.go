@@ -1,6 +1,11 @@
 package model
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+)
 
 // Well-known user and group names the bootstrap flow schemas match ([apiserver@HEAD]
 // pkg/authentication/user/user.go).
@@ -192,4 +197,63 @@ func APFAutoUpdateSpec(meta *ObjectMeta) bool {
 		}
 	}
 	return meta.Generation == 1
+}
+
+// APFEnsurerKeeps reports whether kube-apiserver's bootstrap ensurer leaves a stored
+// FlowSchema or PriorityLevelConfiguration as it is ([k8s] pkg/registry/flowcontrol/ensurer):
+// one named like a bootstrap object (bootstrap true) when it is not mandatory and
+// APFAutoUpdateSpec is false (strategy.go ShouldUpdate); one of another name unless its
+// autoupdate annotation parses as true (getRemoveCandidate and removeConfiguration delete it).
+func APFEnsurerKeeps(meta *ObjectMeta, bootstrap bool) bool {
+	if bootstrap {
+		return !IsMandatoryAPFObject(meta.Name) && !APFAutoUpdateSpec(meta)
+	}
+	if v, ok := meta.Annotations[AutoUpdateAnnotationKey]; ok {
+		if auto, err := strconv.ParseBool(v); err == nil && auto {
+			return false
+		}
+	}
+	return true
+}
+
+// APFEnsurerIgnores says why kube-apiserver's bootstrap ensurer would keep obj, a FlowSchema
+// or PriorityLevelConfiguration about to be created (generation 1), from configuring API
+// Priority and Fairness, or returns "" when it would not (or obj is of another kind): a
+// mandatory object's spec is always reset, a suggested object's unless shouldUpdateSpec says
+// otherwise (APFAutoUpdateSpec), and an object of another name annotated "true" is deleted
+// ([k8s] pkg/registry/flowcontrol/ensurer/strategy.go). An object whose spec equals the
+// bootstrap one is used either way.
+func APFEnsurerIgnores(obj Object) string {
+	var spec, bootSpec any
+	switch o := obj.(type) {
+	case *FlowSchema:
+		for _, b := range BootstrapFlowSchemas() {
+			if b.Name == o.Name {
+				spec, bootSpec = o.Spec, b.Spec
+			}
+		}
+	case *PriorityLevelConfiguration:
+		for _, b := range BootstrapPriorityLevels() {
+			if b.Name == o.Name {
+				spec, bootSpec = o.Spec, b.Spec
+			}
+		}
+	default:
+		return ""
+	}
+	m := obj.Meta()
+	created := *m
+	created.Generation = 1
+	switch {
+	case bootSpec == nil:
+		if !APFEnsurerKeeps(&created, false) {
+			return fmt.Sprintf("it is annotated %s: \"true\" but is not a bootstrap object, so kube-apiserver's bootstrap ensurer deletes it", AutoUpdateAnnotationKey)
+		}
+	case equality.Semantic.DeepEqual(spec, bootSpec):
+	case IsMandatoryAPFObject(m.Name):
+		return "it is a mandatory configuration object, whose spec kube-apiserver's bootstrap ensurer always resets to the built-in one"
+	case !APFEnsurerKeeps(&created, true):
+		return fmt.Sprintf("it has the name of a suggested configuration object, whose spec kube-apiserver's bootstrap ensurer resets to the built-in one unless it is annotated %s: \"false\"", AutoUpdateAnnotationKey)
+	}
+	return ""
 }

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -198,12 +197,11 @@ func (a *apf) baseConfig() ([]*model.PriorityLevelConfiguration, []*model.FlowSc
 // every minute, and pkg/registry/flowcontrol/ensurer/strategy.go) has acted on the stored
 // objects: the base objects (baseConfig) stand in for the bootstrap objects upstream stores,
 // and a stored object of the same name takes a base object's place unless it is mandatory
-// (exempt, catch-all: always reset) or the ensurer would reset its spec
-// (model.APFAutoUpdateSpec); a stored object of another name is used unless it carries the
-// autoupdate annotation set to true (getRemoveCandidate, removeConfiguration: the ensurer
-// deletes it). Here the ensurer's effect is immediate, where upstream it may come up to a
-// minute after a write; the stored objects are not rewritten. With no stored object the
-// result is the base configuration itself.
+// (exempt, catch-all: always reset) or the ensurer would reset its spec; a stored object of
+// another name is used unless the ensurer deletes it (model.APFEnsurerKeeps). Here the
+// ensurer's effect is immediate, where upstream it may come up to a minute after a write; the
+// stored objects are not rewritten. With no stored object the result is the base
+// configuration itself.
 func (a *apf) effectiveConfig() ([]*model.PriorityLevelConfiguration, []*model.FlowSchema) {
 	basePL, baseFS := a.baseConfig()
 	return ensured(basePL, storedAPF[*model.PriorityLevelConfiguration](a.srv.store, model.KindPriorityLevelConfiguration)),
@@ -239,23 +237,16 @@ func ensured[T model.Object](base, stored []T) []T {
 	for _, b := range base {
 		name := b.Meta().Name
 		inBase[name] = true
-		if s, ok := byName[name]; ok && !model.IsMandatoryAPFObject(name) && !model.APFAutoUpdateSpec(s.Meta()) {
+		if s, ok := byName[name]; ok && model.APFEnsurerKeeps(s.Meta(), true) {
 			out = append(out, s)
 			continue
 		}
 		out = append(out, b)
 	}
 	for _, s := range stored {
-		m := s.Meta()
-		if inBase[m.Name] {
-			continue
+		if m := s.Meta(); !inBase[m.Name] && model.APFEnsurerKeeps(m, false) {
+			out = append(out, s)
 		}
-		if v, ok := m.Annotations[model.AutoUpdateAnnotationKey]; ok {
-			if auto, err := strconv.ParseBool(v); err == nil && auto {
-				continue
-			}
-		}
-		out = append(out, s)
 	}
 	return out
 }
