@@ -257,3 +257,21 @@ func APFEnsurerIgnores(obj Object) string {
 	}
 	return ""
 }
+
+// isBootstrapAPFName reports whether a bootstrap object of kind has that name.
+func isBootstrapAPFName(kind Kind, name string) bool {
+	if kind == KindFlowSchema {
+		for _, fs := range BootstrapFlowSchemas() {
+			if fs.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, pl := range BootstrapPriorityLevels() {
+		if pl.Name == name {
+			return true
+		}
+	}
+	return false
+}

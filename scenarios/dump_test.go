@@ -133,9 +133,9 @@ func warnStrings(ws []model.Warning) []string {
 }
 
 // TestAPFDumpAsObjectFile: a kubectl dump of FlowSchemas and PriorityLevelConfigurations
-// loads as it comes (server-set metadata and the status conditions dropped), and the
-// objects keep the bootstrap ensurer's annotation, which decides whether they replace the
-// bootstrap configuration (sim/apiserver effectiveConfig).
+// loads as it comes (server-set metadata and the status conditions dropped); the bootstrap
+// objects kube-apiserver keeps (annotated apf.kubernetes.io/autoupdate-spec: "true") are
+// skipped, as the simulated API server has its own, and a user's objects are kept.
 func TestAPFDumpAsObjectFile(t *testing.T) {
 	src := `apiVersion: reconsim.dev/v1alpha1
 kind: Scenario
@@ -150,21 +150,18 @@ objects:
 	require.NoError(t, err)
 	var got []string
 	for _, o := range s.Objects[0].Objects {
-		got = append(got, string(o.GetKind())+"/"+o.Meta().Name+" autoupdate="+o.Meta().Annotations[model.AutoUpdateAnnotationKey])
+		got = append(got, string(o.GetKind())+"/"+o.Meta().Name)
 	}
-	assert.Equal(t, []string{
-		"FlowSchema/global-default autoupdate=true",
-		"FlowSchema/batch-runner autoupdate=",
-		"PriorityLevelConfiguration/workload-low autoupdate=true",
-		"PriorityLevelConfiguration/batch autoupdate=",
-	}, got)
+	assert.Equal(t, []string{"FlowSchema/batch-runner", "PriorityLevelConfiguration/batch"}, got)
 	text := warnText(warns)
 	assert.NotContains(t, text, "unknown field")
-	assert.Contains(t, text, "status of 4")
-	fs := s.Objects[0].Objects[1].(*model.FlowSchema)
+	assert.Contains(t, text, "status of 2")
+	assert.Contains(t, text, `skipped 1 object: the bootstrap FlowSchemas of a cluster dump (annotated apf.kubernetes.io/autoupdate-spec: "true"): the simulated API server has its own`)
+	assert.Contains(t, text, `skipped 1 object: the bootstrap PriorityLevelConfigurations of a cluster dump`)
+	fs := s.Objects[0].Objects[0].(*model.FlowSchema)
 	assert.Equal(t, model.FlowDistinguisherMethodByNamespaceType, fs.Spec.DistinguisherMethod.Type)
 	assert.Equal(t, "runner", fs.Spec.Rules[0].Subjects[0].ServiceAccount.Name)
-	pl := s.Objects[0].Objects[3].(*model.PriorityLevelConfiguration)
+	pl := s.Objects[0].Objects[1].(*model.PriorityLevelConfiguration)
 	assert.Equal(t, int32(20), *pl.Spec.Limited.NominalConcurrencyShares)
 	assert.Equal(t, int32(16), pl.Spec.Limited.LimitResponse.Queuing.Queues)
 }

@@ -99,7 +99,8 @@ bootstrap ensurer of pkg/registry/flowcontrol/ensurer):
   autoupdate-spec "true"       on an object with another name: the ensurer deletes it, so it
                                is ignored
   dangling schema              a FlowSchema naming a missing level is ignored
-A scenario's object the ensurer would reset or delete loads with a warning at its name.
+A scenario's object the ensurer would reset or delete loads with a warning at its name. In a
+kubectl dump, the bootstrap objects (annotated "true") are skipped.
 Requests of a level that is removed or changed finish under its old limit.
 Not modelled: the status conditions (Dangling), non-resource requests.
 Series: apf.<level>.inqueue, executing_seats, current_limit_seats, rejected_per_second,
