@@ -26,9 +26,11 @@ import (
 // the priority levels.
 type APFConfig struct {
 	Enabled bool
-	// PriorityLevels and FlowSchemas configure the filter. Nil: the bootstrap objects
-	// (BootstrapPriorityLevels, BootstrapFlowSchemas). The mandatory exempt and catch-all
-	// objects are added when missing, as the config controller does.
+	// PriorityLevels and FlowSchemas are the configuration kube-apiserver's bootstrap
+	// ensurer maintains. Nil: the bootstrap objects (model.BootstrapPriorityLevels,
+	// model.BootstrapFlowSchemas). The stored FlowSchemas and PriorityLevelConfigurations
+	// are layered on them (effectiveConfig), and the mandatory exempt and catch-all objects
+	// are added when missing, as the config controller does.
 	PriorityLevels []*model.PriorityLevelConfiguration
 	FlowSchemas    []*model.FlowSchema
 	// RequestTimeout is --request-timeout; a request waits in its queue at most a quarter of
