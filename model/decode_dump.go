@@ -158,6 +158,18 @@ func (d *Decoder) skipDumpObject(n *yaml.Node, kind Kind, meta *yaml.Node, path 
 	case KindLease:
 		d.skip(n, path, "dump Lease", "Leases of a cluster dump are held by the real cluster's processes")
 		return true
+	case KindFlowSchema, KindPriorityLevelConfiguration:
+		// The bootstrap configuration kube-apiserver keeps (the ensurer marks what it
+		// maintains with apf.kubernetes.io/autoupdate-spec: "true" and resets it), which the
+		// simulated API server has of its own.
+		m := resolveQuiet(meta)
+		name := mappingValue(m, "name")
+		auto := mappingValue(resolveQuiet(mappingValue(m, "annotations")), AutoUpdateAnnotationKey)
+		if name != nil && auto != nil && auto.Value == "true" && isBootstrapAPFName(kind, name.Value) {
+			d.skip(n, path, "dump bootstrap "+string(kind),
+				fmt.Sprintf("the bootstrap %ss of a cluster dump (annotated %s: \"true\"): the simulated API server has its own", kind, AutoUpdateAnnotationKey))
+			return true
+		}
 	case KindNamespace:
 		if name := mappingValue(resolveQuiet(meta), "name"); name != nil && d.manifest.ExistingNamespaces[name.Value] {
 			d.noteDump(n)

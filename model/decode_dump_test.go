@@ -56,7 +56,7 @@ func TestDecodeKindsAndFields(t *testing.T) {
 		{name: "built-in kind under the wrong apiVersion", src: "apiVersion: v1\nkind: Ingress\nmetadata: {name: r}\n",
 			errs: []string{`m.yaml:1:13: apiVersion: apiVersion "v1" does not serve kind Ingress (Kubernetes serves it as apiVersion: extensions/v1beta1, networking.k8s.io/v1, networking.k8s.io/v1beta1)`}},
 		{name: "kind typo", src: "apiVersion: v1\nkind: Secrett\nmetadata: {name: r}\n",
-			errs: []string{`m.yaml:2:7: kind: unknown kind "Secrett" (did you mean "Secret"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet)`}},
+			errs: []string{`m.yaml:2:7: kind: unknown kind "Secrett" (did you mean "Secret"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, FlowSchema, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, PriorityLevelConfiguration, ReplicaSet, Service, StatefulSet)`}},
 		{name: "field typo suggests the upstream name", src: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}], tolerationz: []}\n",
 			errs: []string{`m.yaml:4:43: spec.tolerationz: unknown field "tolerationz" (did you mean "tolerations"?)`}},
 		{name: "field Kubernetes has", src: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}], hostNetwork: true}\n",

@@ -77,7 +77,7 @@ func TestDecodeManifestsCollectsAllErrors(t *testing.T) {
 	require.ErrorAs(t, err, &list)
 	assert.Equal(t, []string{
 		`broken.yaml:1:13: apiVersion: apiVersion "apps/v1" does not serve kind Pod (use apiVersion: v1)`,
-		`broken.yaml:6:7: kind: unknown kind "Deploymnet" (did you mean "Deployment"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet)`,
+		`broken.yaml:6:7: kind: unknown kind "Deploymnet" (did you mean "Deployment"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, FlowSchema, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, PriorityLevelConfiguration, ReplicaSet, Service, StatefulSet)`,
 		`broken.yaml:13:13: spec.replicas: expected an integer, got a string "three"`,
 		`broken.yaml:19:29: spec.template.spec.containers[0].resources.requests.cpu: invalid quantity "lots" (a quantity is a number with an optional suffix, e.g. "100m", "0.5", "128Mi", "2Gi")`,
 		`broken.yaml:21:1: missing apiVersion (kind Node is served by apiVersion: v1)`,
@@ -96,7 +96,7 @@ func TestDecodeManifestsErrors(t *testing.T) {
 		{"syntax error on first line", "kind: a: b\n", []string{`m.yaml:1:1: invalid YAML: mapping values are not allowed in this context`}},
 		{"unknown anchor located", "apiVersion: v1\nkind: Pod\nmetadata: *nope\n", []string{`m.yaml:3:11: invalid YAML: unknown anchor 'nope' referenced`}},
 		{"control character located", "apiVersion: v1\nkind: \x01Pod\n", []string{`m.yaml:2:7: invalid YAML: control characters are not allowed`}},
-		{"kind suggestion", "apiVersion: apps/v1\nkind: Replicaset\nmetadata: {name: x}\n", []string{`m.yaml:2:7: kind: unknown kind "Replicaset" (did you mean "ReplicaSet"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet)`}},
+		{"kind suggestion", "apiVersion: apps/v1\nkind: Replicaset\nmetadata: {name: x}\n", []string{`m.yaml:2:7: kind: unknown kind "Replicaset" (did you mean "ReplicaSet"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, FlowSchema, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, PriorityLevelConfiguration, ReplicaSet, Service, StatefulSet)`}},
 		{"kind not a string", "apiVersion: v1\nkind: {a: b}\nmetadata: {name: x}\n", []string{`m.yaml:2:7: kind: expected a string, got a mapping`}},
 		{"empty kind", "apiVersion: v1\nkind: ''\nmetadata: {name: x}\n", []string{`m.yaml:2:7: kind: must not be empty`}},
 		{"missing metadata", "apiVersion: v1\nkind: Pod\n", []string{`m.yaml:1:1: missing metadata (a manifest needs metadata with at least a name)`}},

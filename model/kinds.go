@@ -31,6 +31,10 @@ var kinds = []KindInfo{
 	{Kind: KindCronJob, APIVersion: "batch/v1", Resource: "cronjobs", Namespaced: true, HasStatus: true, New: func() Object { return &CronJob{} }},
 	{Kind: KindCustomResourceDefinition, APIVersion: "apiextensions.k8s.io/v1", Resource: "customresourcedefinitions", Namespaced: false, HasStatus: true, New: func() Object { return &CustomResourceDefinition{} }},
 	{Kind: KindPriorityClass, APIVersion: "scheduling.k8s.io/v1", Resource: "priorityclasses", Namespaced: false, HasStatus: false, New: func() Object { return &PriorityClass{} }},
+	// The status of the two flowcontrol kinds (conditions the config controller writes) is
+	// not modelled, so they are served without a status subresource.
+	{Kind: KindFlowSchema, APIVersion: "flowcontrol.apiserver.k8s.io/v1", Resource: "flowschemas", Namespaced: false, HasStatus: false, New: func() Object { return &FlowSchema{} }},
+	{Kind: KindPriorityLevelConfiguration, APIVersion: "flowcontrol.apiserver.k8s.io/v1", Resource: "prioritylevelconfigurations", Namespaced: false, HasStatus: false, New: func() Object { return &PriorityLevelConfiguration{} }},
 }
 
 // Kinds returns every registered kind, in a fixed order.

@@ -29,6 +29,9 @@ const (
 	KindJob                     Kind = "Job"
 	KindCronJob                 Kind = "CronJob"
 	KindPriorityClass           Kind = "PriorityClass"
+	// KindFlowSchema and KindPriorityLevelConfiguration configure API Priority and Fairness.
+	KindFlowSchema                 Kind = "FlowSchema"
+	KindPriorityLevelConfiguration Kind = "PriorityLevelConfiguration"
 
 	// KindEviction and KindScale are the bodies of the pods/eviction and scale subresources;
 	// they are not stored and not in the kind registry.

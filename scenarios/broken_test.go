@@ -91,6 +91,22 @@ func TestBrokenScenarios(t *testing.T) {
 			{"15:23", `objects[0].manifest.preemptionPolicy: Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never"`},
 			{"19:22", "objects[1].manifest.metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class"},
 		},
+		// flowcontrol.apiserver.k8s.io/v1 validation (pkg/apis/flowcontrol/validation
+		// ValidateFlowSchema, ValidatePriorityLevelConfiguration).
+		"flowschema-invalid": {
+			{"15:27", "objects[0].manifest.spec.matchingPrecedence: Invalid value: 1: only the schema named 'exempt' may have matchingPrecedence 1"},
+			{"17:35", `objects[0].manifest.spec.distinguisherMethod.type: Unsupported value: "ByPod": supported values: "ByNamespace", "ByUser"`},
+			{"21:27", "objects[0].manifest.spec.rules[0].subjects[0].serviceAccount.namespace: Required value: must specify namespace for service account"},
+			{"23:18", `objects[0].manifest.spec.rules[0].resourceRules[0].verbs: Invalid value: ["*","get"]: if '*' is present, must not specify other verbs`},
+			{"32:7", "objects[1].manifest.spec: Invalid value: spec of 'catch-all' must equal the fixed value"},
+		},
+		"prioritylevel-invalid": {
+			{"17:35", "objects[0].manifest.spec.limited.nominalConcurrencyShares: Invalid value: -1: must be a non-negative integer"},
+			{"18:26", "objects[0].manifest.spec.limited.lendablePercent: Invalid value: 150: must be between 0 and 100, inclusive"},
+			{"21:43", "objects[0].manifest.spec.limited.limitResponse.queuing.handSize: Invalid value: 32: should not be greater than queues (16)"},
+			{"27:13", `objects[1].manifest.spec.type: Invalid value: "Exempt": type must be 'Exempt' if and only if name is 'exempt'`},
+			{"35:31", `objects[2].manifest.spec.limited.limitResponse.type: Unsupported value: "Drop": supported values: "Queue", "Reject"`},
+		},
 		"unknown-feature-gate":     {{"11:20", `components.simulator.feature-gates: unrecognized feature gate: MaxUnavailableStatefulset; did you mean "MaxUnavailableStatefulSet"?`}},
 		"cronjob-invalid-schedule": {{"11:17", `objects[0].manifest.spec.schedule: Invalid value: "*/5 * * *": expected exactly 5 fields, found 4`}},
 		"job-pod-failure-policy-restart": {

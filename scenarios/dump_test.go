@@ -95,7 +95,7 @@ objects:
 `
 	_, _, err := Parse("s.yaml", []byte(src), "")
 	require.Error(t, err)
-	assert.Equal(t, `s.yaml:9:36: objects[1].manifest.kind: unknown kind "ConfgMap" (did you mean "ConfigMap"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet)`, err.Error())
+	assert.Equal(t, `s.yaml:9:36: objects[1].manifest.kind: unknown kind "ConfgMap" (did you mean "ConfigMap"? supported kinds: ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment, EndpointSlice, Event, FlowSchema, HorizontalPodAutoscaler, Job, Lease, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, PriorityLevelConfiguration, ReplicaSet, Service, StatefulSet)`, err.Error())
 
 	src = strings.Replace(src, "- manifest: {apiVersion: v1, kind: ConfgMap, metadata: {name: c}}\n", "", 1)
 	s, warns, err := Parse("s.yaml", []byte(src), "")
@@ -130,4 +130,38 @@ func warnStrings(ws []model.Warning) []string {
 		out = append(out, w.String())
 	}
 	return out
+}
+
+// TestAPFDumpAsObjectFile: a kubectl dump of FlowSchemas and PriorityLevelConfigurations
+// loads as it comes (server-set metadata and the status conditions dropped); the bootstrap
+// objects kube-apiserver keeps (annotated apf.kubernetes.io/autoupdate-spec: "true") are
+// skipped, as the simulated API server has its own, and a user's objects are kept.
+func TestAPFDumpAsObjectFile(t *testing.T) {
+	src := `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: apf-dump
+duration: 1m
+cluster:
+  nodeGroups: [{name: w, count: 1, capacity: {cpu: "4", memory: 8Gi}}]
+objects:
+- file: apf-dump.yaml
+`
+	s, warns, err := Parse("apf-dump.scenario.yaml", []byte(src), "testdata/import")
+	require.NoError(t, err)
+	var got []string
+	for _, o := range s.Objects[0].Objects {
+		got = append(got, string(o.GetKind())+"/"+o.Meta().Name)
+	}
+	assert.Equal(t, []string{"FlowSchema/batch-runner", "PriorityLevelConfiguration/batch"}, got)
+	text := warnText(warns)
+	assert.NotContains(t, text, "unknown field")
+	assert.Contains(t, text, "status of 2")
+	assert.Contains(t, text, `skipped 1 object: the bootstrap FlowSchemas of a cluster dump (annotated apf.kubernetes.io/autoupdate-spec: "true"): the simulated API server has its own`)
+	assert.Contains(t, text, `skipped 1 object: the bootstrap PriorityLevelConfigurations of a cluster dump`)
+	fs := s.Objects[0].Objects[0].(*model.FlowSchema)
+	assert.Equal(t, model.FlowDistinguisherMethodByNamespaceType, fs.Spec.DistinguisherMethod.Type)
+	assert.Equal(t, "runner", fs.Spec.Rules[0].Subjects[0].ServiceAccount.Name)
+	pl := s.Objects[0].Objects[1].(*model.PriorityLevelConfiguration)
+	assert.Equal(t, int32(20), *pl.Spec.Limited.NominalConcurrencyShares)
+	assert.Equal(t, int32(16), pl.Spec.Limited.LimitResponse.Queuing.Queues)
 }

@@ -263,7 +263,8 @@ var flags = withTables([]Flag{
 	{Component: ComponentAPIServer, Name: "enable-priority-and-fairness", Type: TypeBool, Default: "true",
 		Source: "[apiserver@HEAD] pkg/server/options/feature.go NewFeatureOptions (EnablePriorityAndFairness: true; GA in 1.29, KEP-1040)",
 		Help: "API Priority and Fairness: requests are classified by FlowSchemas into priority levels that share max-requests-inflight + max-mutating-requests-inflight seats (with borrowing), queued fairly per flow, " +
-			"costed in seats by the work estimator, and answered 429 only when their queue is full or they waited a quarter of request-timeout. false: the max-in-flight filter (429 at once past either limit)."},
+			"costed in seats by the work estimator, and answered 429 only when their queue is full or they waited a quarter of request-timeout. " +
+			"The bootstrap configuration, with the scenario's own FlowSchema and PriorityLevelConfiguration objects (sim explain FlowSchema). false: the max-in-flight filter (429 at once past either limit)."},
 	{Component: ComponentAPIServer, Name: "request-timeout", Type: TypeDuration, Default: "60s", check: positive,
 		Source: "[apiserver@HEAD] pkg/server/config.go NewConfig (RequestTimeout: 60s); the APF queue wait is a quarter of it, at most 1m (pkg/server/filters/priority-and-fairness.go getRequestWaitContext)",
 		Help:   "Request timeout; with priority and fairness a request waits in its queue at most a quarter of it (and at most 1m) before a 429."},

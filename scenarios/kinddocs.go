@@ -62,7 +62,50 @@ more than 100 missed times warn TooManyMissedTimes and still start the latest. J
 <cronjob>-<scheduled time in minutes since 1970>. The name may have at most 52 characters.
 Flag: kube-controller-manager.concurrent-cron-job-syncs (5).
 `,
+	"FlowSchema":                 apfKindDoc,
+	"PriorityLevelConfiguration": apfKindDoc,
 }
+
+// apfKindDoc documents the two kinds that configure API Priority and Fairness.
+const apfKindDoc = `FlowSchema and PriorityLevelConfiguration (flowcontrol.apiserver.k8s.io/v1): the
+configuration of API Priority and Fairness (kube-apiserver.enable-priority-and-fairness, on by
+default). A FlowSchema sends the requests it matches (by user, group or service account, verb,
+API group, resource and namespace; the lowest matchingPrecedence wins) to a priority level; a
+PriorityLevelConfiguration gives a level its share of the server's seats
+(max-requests-inflight + max-mutating-requests-inflight) and its queues.
+
+Defaults (pkg/apis/flowcontrol/v1/defaults.go):
+  matchingPrecedence           1000
+  nominalConcurrencyShares     30 (limited), 0 (exempt)
+  lendablePercent              0
+  borrowingLimitPercent        unset: no limit
+  queuing                      queues 64, handSize 8, queueLengthLimit 50
+Validation is kube-apiserver's (pkg/apis/flowcontrol/validation): a bad field is an error at
+its line and column, with the API server's field path and message.
+
+The configuration the dispatcher uses (apf_controller.go digestConfigObjects, and the
+bootstrap ensurer of pkg/registry/flowcontrol/ensurer):
+  bootstrap objects            the suggested and mandatory objects of
+                               k8s.io/apiserver pkg/apis/flowcontrol/bootstrap are in force; they
+                               are not stored, so kubectl-style lists show only your objects
+  your objects                 a scenario's objects are the configuration the run starts with;
+                               objects applied or deleted by the timeline take effect one watch
+                               delay later (the config controller's informer)
+  same name as a suggested one replaces it only with apf.kubernetes.io/autoupdate-spec: "false"
+                               (or, unannotated, once updated to generation 2 or more): the
+                               ensurer resets the others (shouldUpdateSpec)
+  exempt, catch-all            mandatory: always the bootstrap spec; a FlowSchema of either
+                               name must equal it (validation)
+  autoupdate-spec "true"       on an object with another name: the ensurer deletes it, so it
+                               is ignored
+  dangling schema              a FlowSchema naming a missing level is ignored
+A scenario's object the ensurer would reset or delete loads with a warning at its name. In a
+kubectl dump, the bootstrap objects (annotated "true") are skipped.
+Requests of a level that is removed or changed finish under its old limit.
+Not modelled: the status conditions (Dangling), non-resource requests.
+Series: apf.<level>.inqueue, executing_seats, current_limit_seats, rejected_per_second,
+wait_seconds. Identities of the simulated components: docs/upstream.md.
+`
 
 // explainKind returns the documentation of a kind topic, matched without regard to case.
 func explainKind(key string) (string, bool) {

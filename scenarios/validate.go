@@ -541,6 +541,13 @@ func (l *loader) checkObjects(namespaces map[string]bool, nodes []ClusterNode) {
 			for _, fe := range model.Validate(probe) {
 				l.errObject(d, fe.Field, fe.ErrorBody(), "the API server would reject it")
 			}
+			if d.inObjects {
+				if why := model.APFEnsurerIgnores(probe); why != "" {
+					pos, path := l.objectField(d, "metadata.name")
+					l.warns = append(l.warns, model.Warning{Pos: pos, Path: path,
+						Msg: fmt.Sprintf("%s %s does not configure API Priority and Fairness: %s (sim explain FlowSchema)", d.obj.GetKind(), d.obj.Meta().Name, why)})
+				}
+			}
 		}
 		l.checkRequests(d)
 		if m.Name == "" {

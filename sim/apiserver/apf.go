@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/reconsim/reconsim/model"
@@ -25,11 +26,13 @@ import (
 // the priority levels.
 type APFConfig struct {
 	Enabled bool
-	// PriorityLevels and FlowSchemas configure the filter. Nil: the bootstrap objects
-	// (BootstrapPriorityLevels, BootstrapFlowSchemas). The mandatory exempt and catch-all
-	// objects are added when missing, as the config controller does.
-	PriorityLevels []*flowcontrolv1.PriorityLevelConfiguration
-	FlowSchemas    []*flowcontrolv1.FlowSchema
+	// PriorityLevels and FlowSchemas are the configuration kube-apiserver's bootstrap
+	// ensurer maintains. Nil: the bootstrap objects (model.BootstrapPriorityLevels,
+	// model.BootstrapFlowSchemas). The stored FlowSchemas and PriorityLevelConfigurations
+	// are layered on them (effectiveConfig), and the mandatory exempt and catch-all objects
+	// are added when missing, as the config controller does.
+	PriorityLevels []*model.PriorityLevelConfiguration
+	FlowSchemas    []*model.FlowSchema
 	// RequestTimeout is --request-timeout; a request waits in its queue at most a quarter of
 	// it, and never more than a minute. Zero: 60s.
 	RequestTimeout time.Duration
@@ -74,19 +77,22 @@ func (c APFConfig) Validate() error {
 		return fmt.Errorf("at most %d priority levels and %d flow schemas", maxAPFObjects, maxAPFObjects)
 	}
 	for _, pl := range c.PriorityLevels {
-		if errs := ValidatePriorityLevelConfiguration(pl); len(errs) > 0 {
+		if errs := model.Validate(pl); len(errs) > 0 {
 			return fmt.Errorf("PriorityLevelConfiguration %s: %v", pl.Name, errs.ToAggregate())
 		}
 	}
 	for _, fs := range c.FlowSchemas {
-		if errs := ValidateFlowSchema(fs); len(errs) > 0 {
+		if errs := model.Validate(fs); len(errs) > 0 {
 			return fmt.Errorf("FlowSchema %s: %v", fs.Name, errs.ToAggregate())
 		}
 	}
 	return nil
 }
 
-// maxAPFObjects bounds the configuration objects (a sanity limit, not upstream's).
+// maxAPFObjects bounds the configuration objects (a sanity limit, not upstream's): the
+// configuration given in APFConfig, and the stored FlowSchemas and
+// PriorityLevelConfigurations the config controller digests (past it, the first
+// maxAPFObjects by name).
 const maxAPFObjects = 1000
 
 // apf is the priority-and-fairness filter and its config controller
@@ -100,17 +106,29 @@ type apf struct {
 
 	levels  []*priorityLevel // configuration order
 	byName  map[string]*priorityLevel
-	schemas []*flowcontrolv1.FlowSchema // matching order
+	schemas []*model.FlowSchema // matching order
 	classes map[classKey]*classification
 	// nominalCLSum is the sum of the levels' nominal limits, the pool borrowing divides.
 	nominalCLSum int
 	borrowTimer  *sim.Timer
+
+	// resync is the config controller's next digest of the stored objects, armed by a
+	// write of a FlowSchema or PriorityLevelConfiguration (configChanged); resyncRand draws
+	// the informer's delay, created at the first such write.
+	resync     *sim.Timer
+	resyncRand *rand.Rand
+	// digestedStored is whether the last digest saw stored configuration objects.
+	digestedStored bool
+	// draining are levels a reconfiguration removed or replaced that still hold requests
+	// (upstream's quiescing priority levels): their requests finish under the old
+	// configuration, and new requests go to the new one.
+	draining []*priorityLevel
 }
 
 // priorityLevel is apf_controller.go's priorityLevelState.
 type priorityLevel struct {
 	a         *apf
-	pl        *flowcontrolv1.PriorityLevelConfiguration
+	pl        *model.PriorityLevelConfiguration
 	name      string
 	exempt    bool
 	nominalCL int
@@ -124,7 +142,9 @@ type priorityLevel struct {
 	demandStats seatDemandStats
 	retry       droppedRequests
 
-	stats APFLevelStats
+	// stats are shared by the levels of one name across reconfigurations, so the counters
+	// of a replaced level go on.
+	stats *APFLevelStats
 }
 
 type classKey struct {
@@ -154,25 +174,134 @@ func newAPF(s *Server, cfg APFConfig) (*apf, error) {
 	}
 	// getRequestWaitContext: a quarter of the request's deadline, at most a minute.
 	a.waitLimit = min(timeout/4, maxRequestWaitLimit)
-	pls, fss := cfg.PriorityLevels, cfg.FlowSchemas
-	if pls == nil {
-		pls = BootstrapPriorityLevels()
-	}
-	if fss == nil {
-		fss = BootstrapFlowSchemas()
-	}
-	a.digest(pls, fss)
+	a.digest(a.effectiveConfig())
 	a.borrowTimer = a.k.Every(borrowingAdjustmentPeriod, a.updateBorrowing)
+	a.resync = a.k.NewTimer(a.sync)
+	s.store.onAPFConfig = a.configChanged
 	return a, nil
 }
 
-// digest is lockAndDigestConfigObjects for a fresh controller: levels from the objects
-// (the mandatory ones imagined when missing), flow schemas sorted by precedence then name
-// with the mandatory ones added, and the limits of finishQueueSetReconfigsLocked.
-func (a *apf) digest(pls []*flowcontrolv1.PriorityLevelConfiguration, fss []*flowcontrolv1.FlowSchema) {
-	boot := BootstrapPriorityLevels()
+// baseConfig is the configuration kube-apiserver's bootstrap ensurer maintains: APFConfig's
+// objects, or the bootstrap ones.
+func (a *apf) baseConfig() ([]*model.PriorityLevelConfiguration, []*model.FlowSchema) {
+	pls, fss := a.cfg.PriorityLevels, a.cfg.FlowSchemas
+	if pls == nil {
+		pls = model.BootstrapPriorityLevels()
+	}
+	if fss == nil {
+		fss = model.BootstrapFlowSchemas()
+	}
+	return pls, fss
+}
+
+// effectiveConfig is what the config controller's informers hold once the bootstrap ensurer
+// ([k8s] pkg/registry/flowcontrol/rest/storage_flowcontrol.go ensure, which runs at start and
+// every minute, and pkg/registry/flowcontrol/ensurer/strategy.go) has acted on the stored
+// objects: the base objects (baseConfig) stand in for the bootstrap objects upstream stores,
+// and a stored object of the same name takes a base object's place unless it is mandatory
+// (exempt, catch-all: always reset) or the ensurer would reset its spec; a stored object of
+// another name is used unless the ensurer deletes it (model.APFEnsurerKeeps). Here the
+// ensurer's effect is immediate, where upstream it may come up to a minute after a write; the
+// stored objects are not rewritten. With no stored object the result is the base
+// configuration itself.
+func (a *apf) effectiveConfig() ([]*model.PriorityLevelConfiguration, []*model.FlowSchema) {
+	basePL, baseFS := a.baseConfig()
+	return ensured(basePL, storedAPF[*model.PriorityLevelConfiguration](a.srv.store, model.KindPriorityLevelConfiguration)),
+		ensured(baseFS, storedAPF[*model.FlowSchema](a.srv.store, model.KindFlowSchema))
+}
+
+// storedAPF lists the stored objects of kind, sorted by name, at most maxAPFObjects.
+func storedAPF[T model.Object](s *Store, kind model.Kind) []T {
+	objs, _, err := s.List(kind, model.ListOptions{})
+	if err != nil {
+		return nil
+	}
+	out := make([]T, 0, min(len(objs), maxAPFObjects))
+	for _, o := range objs[:min(len(objs), maxAPFObjects)] {
+		out = append(out, o.(T))
+	}
+	return out
+}
+
+// ensured is effectiveConfig for one kind: base in its order, each entry replaced by the
+// stored object of its name when the ensurer leaves that one alone, then the other stored
+// objects the ensurer keeps, by name.
+func ensured[T model.Object](base, stored []T) []T {
+	if len(stored) == 0 {
+		return base
+	}
+	byName := make(map[string]T, len(stored))
+	for _, s := range stored {
+		byName[s.Meta().Name] = s
+	}
+	inBase := make(map[string]bool, len(base))
+	out := make([]T, 0, len(base)+len(stored))
+	for _, b := range base {
+		name := b.Meta().Name
+		inBase[name] = true
+		if s, ok := byName[name]; ok && model.APFEnsurerKeeps(s.Meta(), true) {
+			out = append(out, s)
+			continue
+		}
+		out = append(out, b)
+	}
+	for _, s := range stored {
+		if m := s.Meta(); !inBase[m.Name] && model.APFEnsurerKeeps(m, false) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// configChanged is the config controller's informers seeing a write of a FlowSchema or
+// PriorityLevelConfiguration: a digest follows after the watch delay (the informer's), once
+// for every write before it.
+func (a *apf) configChanged() {
+	if _, armed := a.resync.When(); armed {
+		return
+	}
+	if a.resyncRand == nil {
+		a.resyncRand = a.k.Rand(component + "/apf-config-controller")
+	}
+	a.resync.Reset(a.srv.cfg.Store.WatchDelay.Sample(a.resyncRand))
+}
+
+// sync is the config controller's syncOne: digest the stored objects now. While no
+// FlowSchema or PriorityLevelConfiguration is stored, or has been, the configuration is the
+// base one newAPF digested, and nothing is done.
+func (a *apf) sync() {
+	a.resync.Stop()
+	stored := a.srv.store.count(model.KindFlowSchema)+a.srv.store.count(model.KindPriorityLevelConfiguration) > 0
+	if !stored && !a.digestedStored {
+		return
+	}
+	a.digestedStored = stored
+	a.digest(a.effectiveConfig())
+}
+
+// SyncAPFConfig makes API Priority and Fairness digest the stored FlowSchemas and
+// PriorityLevelConfigurations now, as the config controller's first sync does before the
+// server serves (its informers' initial list). The simulator calls it once the scenario's
+// objects are stored at time 0, so that those are the configuration the dispatcher starts
+// with. Nothing happens when API Priority and Fairness is off.
+func (s *Server) SyncAPFConfig() {
+	if s.apf != nil {
+		s.apf.sync()
+	}
+}
+
+// digest is lockAndDigestConfigObjects: levels from the objects (the mandatory ones
+// imagined when missing), flow schemas sorted by precedence then name with the mandatory ones
+// added, and the limits of finishQueueSetReconfigsLocked. A level whose name and spec are
+// unchanged keeps its state (queues, requests, seat demand, borrowed seats); a new or changed
+// level starts afresh, and the level it replaces, or one no longer configured, drains: its
+// queued and executing requests finish under its old limit (upstream keeps one queue set per
+// name and reconfigures it; the old limit stays until the level is empty), and new requests
+// go to the new configuration.
+func (a *apf) digest(pls []*model.PriorityLevelConfiguration, fss []*model.FlowSchema) {
+	boot := model.BootstrapPriorityLevels()
 	have := map[string]bool{}
-	var all []*flowcontrolv1.PriorityLevelConfiguration
+	var all []*model.PriorityLevelConfiguration
 	for _, pl := range pls {
 		if have[pl.Name] {
 			continue
@@ -189,9 +318,22 @@ func (a *apf) digest(pls []*flowcontrolv1.PriorityLevelConfiguration, fss []*flo
 	for _, pl := range all {
 		shareSum += float64(shares(pl))
 	}
+	old := a.byName
+	a.levels, a.byName, a.nominalCLSum = nil, map[string]*priorityLevel{}, 0
 	for _, pl := range all {
-		l := &priorityLevel{a: a, pl: pl, name: pl.Name, exempt: pl.Spec.Type == flowcontrolv1.PriorityLevelEnablementExempt}
-		l.stats.Name = pl.Name
+		prev := old[pl.Name]
+		delete(old, pl.Name)
+		kept := prev != nil && equality.Semantic.DeepEqual(prev.pl.Spec, pl.Spec)
+		l := prev
+		if !kept {
+			l = &priorityLevel{a: a, pl: pl, name: pl.Name, exempt: pl.Spec.Type == model.PriorityLevelEnablementExempt}
+			if prev != nil {
+				l.stats = prev.stats
+				a.retire(prev)
+			} else {
+				l.stats = &APFLevelStats{Name: pl.Name}
+			}
+		}
 		s := shares(pl)
 		// finishQueueSetReconfigsLocked
 		l.nominalCL = int(math.Ceil(float64(a.serverCL) * float64(s) / shareSum))
@@ -205,26 +347,41 @@ func (a *apf) digest(pls []*flowcontrolv1.PriorityLevelConfiguration, fss []*flo
 		}
 		l.minCL = l.nominalCL - lendableCL
 		l.maxCL = l.nominalCL + borrowingCL
-		l.currentCL = l.nominalCL - lendableCL/2
-		numQueues, handSize, qll := 0, 0, 0
-		switch {
-		case l.exempt:
-			numQueues = -1
-		case pl.Spec.Limited.LimitResponse.Queuing != nil:
-			q := pl.Spec.Limited.LimitResponse.Queuing
-			numQueues, handSize, qll = int(q.Queues), int(q.HandSize), int(q.QueueLengthLimit)
+		handSize := 0
+		if !l.exempt && pl.Spec.Limited.LimitResponse.Queuing != nil {
+			handSize = int(pl.Spec.Limited.LimitResponse.Queuing.HandSize)
 			l.maxSeats = int(math.Max(1, math.Min(math.Ceil(float64(l.nominalCL)*priorityLevelMaxSeatsPercent), float64(l.nominalCL/handSize))))
 		}
-		l.demand.reset(a.k.Now(), 0)
-		l.qs = newQueueSet(a.k, numQueues, handSize, qll, func(v float64) { l.demand.set(a.k.Now(), v) })
-		l.qs.concurrencyLimit = l.currentCL
-		l.retry.retryAfter = 1
+		if kept {
+			// A kept level keeps its borrowed limit within its new bounds until the next
+			// borrowing adjustment.
+			l.currentCL = max(l.minCL, min(l.maxCL, l.currentCL))
+			l.qs.setConcurrencyLimit(l.currentCL)
+		} else {
+			l.currentCL = l.nominalCL - lendableCL/2
+			numQueues, qll := 0, 0
+			switch {
+			case l.exempt:
+				numQueues = -1
+			case pl.Spec.Limited.LimitResponse.Queuing != nil:
+				q := pl.Spec.Limited.LimitResponse.Queuing
+				numQueues, qll = int(q.Queues), int(q.QueueLengthLimit)
+			}
+			l.demand.reset(a.k.Now(), 0)
+			l.qs = newQueueSet(a.k, numQueues, handSize, qll, func(v float64) { l.demand.set(a.k.Now(), v) })
+			l.qs.concurrencyLimit = l.currentCL
+			l.retry.retryAfter = 1
+		}
 		a.nominalCLSum += l.nominalCL
 		a.levels = append(a.levels, l)
 		a.byName[l.name] = l
 	}
+	for _, l := range old { //detlint:ordered retire only appends to a list that is sorted below
+		a.retire(l)
+	}
+	slices.SortStableFunc(a.draining, func(x, y *priorityLevel) int { return strings.Compare(x.name, y.name) })
 	// digestFlowSchemasLocked: schemas naming a missing level are ignored.
-	var seq []*flowcontrolv1.FlowSchema
+	var seq []*model.FlowSchema
 	haveFS := map[string]bool{}
 	for _, fs := range fss {
 		if a.byName[fs.Spec.PriorityLevelConfiguration.Name] == nil || haveFS[fs.Name] {
@@ -240,18 +397,33 @@ func (a *apf) digest(pls []*flowcontrolv1.PriorityLevelConfiguration, fss []*flo
 		}
 		return seq[i].Name < seq[j].Name
 	})
-	bootFS := BootstrapFlowSchemas()
+	bootFS := model.BootstrapFlowSchemas()
 	if !haveFS["exempt"] {
-		seq = append([]*flowcontrolv1.FlowSchema{bootFS[0]}, seq...)
+		seq = append([]*model.FlowSchema{bootFS[0]}, seq...)
 	}
 	if !haveFS["catch-all"] {
 		seq = append(seq, bootFS[len(bootFS)-1])
 	}
 	a.schemas = seq
 	clear(a.classes)
+	a.dropDrained()
 }
 
-func shares(pl *flowcontrolv1.PriorityLevelConfiguration) int32 {
+// retire moves a level out of the configuration: it drains if it still holds requests.
+func (a *apf) retire(l *priorityLevel) {
+	if l.qs.totRequestsWaiting > 0 || l.qs.totRequestsExecuting > 0 || l.qs.totSeatsInUse > 0 {
+		a.draining = append(a.draining, l)
+	}
+}
+
+// dropDrained forgets draining levels that have emptied.
+func (a *apf) dropDrained() {
+	a.draining = slices.DeleteFunc(a.draining, func(l *priorityLevel) bool {
+		return l.qs.totRequestsWaiting == 0 && l.qs.totRequestsExecuting == 0 && l.qs.totSeatsInUse == 0
+	})
+}
+
+func shares(pl *model.PriorityLevelConfiguration) int32 {
 	var p *int32
 	if pl.Spec.Limited != nil {
 		p = pl.Spec.Limited.NominalConcurrencyShares
@@ -270,7 +442,7 @@ func shares(pl *flowcontrolv1.PriorityLevelConfiguration) int32 {
 
 // limits is plSpecCommons's lendablePercent and borrowingLimitPercent (exempt levels have no
 // borrowing limit).
-func limits(pl *flowcontrolv1.PriorityLevelConfiguration) (lendable, borrowing *int32) {
+func limits(pl *model.PriorityLevelConfiguration) (lendable, borrowing *int32) {
 	if pl.Spec.Limited != nil {
 		return pl.Spec.Limited.LendablePercent, pl.Spec.Limited.BorrowingLimitPercent
 	}
@@ -376,7 +548,7 @@ func (a *apf) classify(req *Request) *classification {
 	if req.Subresource != "" {
 		resource += "/" + req.Subresource
 	}
-	var chosen *flowcontrolv1.FlowSchema
+	var chosen *model.FlowSchema
 	for _, fs := range a.schemas {
 		if matchesFlowSchema(fs, user, string(req.Verb), group, resource, ns) {
 			chosen = fs
@@ -392,9 +564,9 @@ func (a *apf) classify(req *Request) *classification {
 		dist := ""
 		if dm := chosen.Spec.DistinguisherMethod; dm != nil {
 			switch dm.Type {
-			case flowcontrolv1.FlowDistinguisherMethodByUserType:
+			case model.FlowDistinguisherMethodByUserType:
 				dist = user.Name
-			case flowcontrolv1.FlowDistinguisherMethodByNamespaceType:
+			case model.FlowDistinguisherMethodByNamespaceType:
 				dist = ns
 			}
 		}
@@ -473,7 +645,7 @@ func (a *apf) groupResource(kind model.Kind) (group, resource string) {
 
 // matchesFlowSchema is apf_controller.go's matchesFlowSchema / matchesPolicyRule for a
 // resource request.
-func matchesFlowSchema(fs *flowcontrolv1.FlowSchema, user UserInfo, verb, group, resource, ns string) bool {
+func matchesFlowSchema(fs *model.FlowSchema, user UserInfo, verb, group, resource, ns string) bool {
 	for _, rule := range fs.Spec.Rules {
 		if !matchesSubjects(rule.Subjects, user) {
 			continue
@@ -487,20 +659,20 @@ func matchesFlowSchema(fs *flowcontrolv1.FlowSchema, user UserInfo, verb, group,
 	return false
 }
 
-func matchesSubjects(subjects []flowcontrolv1.Subject, user UserInfo) bool {
+func matchesSubjects(subjects []model.Subject, user UserInfo) bool {
 	for _, s := range subjects {
 		switch s.Kind {
-		case flowcontrolv1.SubjectKindUser:
-			if s.User != nil && (s.User.Name == flowcontrolv1.NameAll || s.User.Name == user.Name) {
+		case model.SubjectKindUser:
+			if s.User != nil && (s.User.Name == model.NameAll || s.User.Name == user.Name) {
 				return true
 			}
-		case flowcontrolv1.SubjectKindGroup:
-			if s.Group != nil && (s.Group.Name == flowcontrolv1.NameAll || slices.Contains(user.Groups, s.Group.Name)) {
+		case model.SubjectKindGroup:
+			if s.Group != nil && (s.Group.Name == model.NameAll || slices.Contains(user.Groups, s.Group.Name)) {
 				return true
 			}
-		case flowcontrolv1.SubjectKindServiceAccount:
+		case model.SubjectKindServiceAccount:
 			if sa := s.ServiceAccount; sa != nil {
-				if sa.Name == flowcontrolv1.NameAll {
+				if sa.Name == model.NameAll {
 					if strings.HasPrefix(user.Name, ServiceAccountUserPrefix+sa.Namespace+":") {
 						return true
 					}
@@ -513,15 +685,15 @@ func matchesSubjects(subjects []flowcontrolv1.Subject, user UserInfo) bool {
 	return false
 }
 
-func matchesResourceRule(rr flowcontrolv1.ResourcePolicyRule, verb, group, resource, ns string) bool {
-	if !containsOrAll(rr.Verbs, verb, flowcontrolv1.VerbAll) || !containsOrAll(rr.APIGroups, group, flowcontrolv1.APIGroupAll) ||
-		!containsOrAll(rr.Resources, resource, flowcontrolv1.ResourceAll) {
+func matchesResourceRule(rr model.ResourcePolicyRule, verb, group, resource, ns string) bool {
+	if !containsOrAll(rr.Verbs, verb, model.VerbAll) || !containsOrAll(rr.APIGroups, group, model.APIGroupAll) ||
+		!containsOrAll(rr.Resources, resource, model.ResourceAll) {
 		return false
 	}
 	if ns == "" {
 		return rr.ClusterScope
 	}
-	return containsOrAll(rr.Namespaces, ns, flowcontrolv1.NamespaceEvery)
+	return containsOrAll(rr.Namespaces, ns, model.NamespaceEvery)
 }
 
 func containsOrAll(list []string, v, all string) bool {

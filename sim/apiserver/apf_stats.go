@@ -32,18 +32,28 @@ func (s *Server) APFEnabled() bool { return s.apf != nil }
 
 // APFLevels returns the priority levels' statistics, in configuration order (bootstrap
 // order: exempt, catch-all, system, node-high, leader-election, workload-high, workload-low,
-// global-default), or nil when API Priority and Fairness is off.
+// global-default; then the levels of stored PriorityLevelConfigurations, by name), or nil
+// when API Priority and Fairness is off. A level a reconfiguration removed is no longer
+// listed.
 func (s *Server) APFLevels() []APFLevelStats {
 	if s.apf == nil {
 		return nil
 	}
 	out := make([]APFLevelStats, 0, len(s.apf.levels))
 	for _, l := range s.apf.levels {
-		st := l.stats
+		st := *l.stats
 		st.NominalCL, st.MinCL, st.MaxCL, st.CurrentCL = l.nominalCL, l.minCL, l.maxCL, l.currentCL
 		st.InQueue = l.qs.totRequestsWaiting
 		st.ExecutingSeats = l.qs.totSeatsInUse
 		st.Executing = l.qs.totRequestsExecuting
+		// The requests a replaced level of the same name still drains count here too.
+		for _, d := range s.apf.draining {
+			if d.name == l.name {
+				st.InQueue += d.qs.totRequestsWaiting
+				st.ExecutingSeats += d.qs.totSeatsInUse
+				st.Executing += d.qs.totRequestsExecuting
+			}
+		}
 		out = append(out, st)
 	}
 	return out

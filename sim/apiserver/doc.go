@@ -33,7 +33,9 @@
 //
 // Server wraps the store in the request path: fault hooks, then either API Priority and
 // Fairness (Config.APF: the bootstrap or given FlowSchemas and PriorityLevelConfigurations,
-// seats from max-requests-inflight + max-mutating-requests-inflight shared by shares with
+// with the stored ones as kube-apiserver's bootstrap ensurer leaves them, digested again one
+// watch delay after each write of one, as the config controller does; SyncAPFConfig digests
+// at once; seats from max-requests-inflight + max-mutating-requests-inflight shared by shares with
 // borrowing every 10s, shuffle-sharded fair queuing per flow, the work estimator's seats, 429
 // with a dynamic Retry-After only for a full queue or a wait past a quarter of the request
 // timeout; apf*.go) or the max-in-flight filter (429 with Retry-After past the limit), then a

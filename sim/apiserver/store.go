@@ -74,8 +74,11 @@ type Store struct {
 	nameRand  *rand.Rand
 	watchRand *rand.Rand
 
-	significant        func(kind model.Kind, old, new model.Object) bool
-	onCommit           func(kind model.Kind, old, new model.Object)
+	significant func(kind model.Kind, old, new model.Object) bool
+	onCommit    func(kind model.Kind, old, new model.Object)
+	// onAPFConfig is API Priority and Fairness's config controller, told of every committed
+	// write of a FlowSchema or PriorityLevelConfiguration (nil when APF is off).
+	onAPFConfig        func()
 	notReadySeconds    int64
 	unreachableSeconds int64
 	// skipNodeTaint is set during CreateRunningNode.
@@ -547,6 +550,9 @@ func (s *Store) commitPut(ks *kindStore, key objKey, old, obj model.Object, acti
 	if s.significant(ks.info.Kind, old, obj) {
 		s.k.MarkActivity()
 	}
+	if s.onAPFConfig != nil && isAPFConfigKind(ks.info.Kind) {
+		s.onAPFConfig()
+	}
 	if s.onCommit != nil {
 		s.onCommit(ks.info.Kind, old, obj)
 	}
@@ -567,6 +573,9 @@ func (s *Store) commitDelete(ks *kindStore, key objKey, last model.Object, detai
 	s.record(ks, histEvent{rv: s.rev, typ: Deleted, obj: tomb, prev: last, at: s.k.Now()}, "deleted", detail)
 	if s.significant(ks.info.Kind, last, nil) {
 		s.k.MarkActivity()
+	}
+	if s.onAPFConfig != nil && isAPFConfigKind(ks.info.Kind) {
+		s.onAPFConfig()
 	}
 	if s.onCommit != nil {
 		s.onCommit(ks.info.Kind, last, nil)
@@ -751,4 +760,17 @@ func formatUID(n uint64) string {
 	b[23] = '-'
 	put(24, n, 12)
 	return string(b[:])
+}
+
+// isAPFConfigKind reports whether kind configures API Priority and Fairness.
+func isAPFConfigKind(kind model.Kind) bool {
+	return kind == model.KindFlowSchema || kind == model.KindPriorityLevelConfiguration
+}
+
+// count is the number of stored objects of kind (0 for a kind the store does not serve).
+func (s *Store) count(kind model.Kind) int {
+	if ks := s.kinds[kind]; ks != nil {
+		return len(ks.objects)
+	}
+	return 0
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/sim/apiserver"
 )
 
@@ -49,4 +50,104 @@ func TestAPFOffKeepsMaxInflight(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, w.srv.APFEnabled())
 	assert.Nil(t, w.srv.APFLevels())
+}
+
+// userAPFScenario: a rogue client's LIST storm, confined by the scenario's own FlowSchema to
+// the scenario's own priority level (5 shares of 250: ceil(600 × 5 / 250) = 12 seats, no
+// lending or borrowing, one short queue); at 25s the timeline widens the level to 50 shares
+// (ceil(600 × 50 / 295) = 102 seats), and at 40s deletes the schema, and the storm falls back
+// to global-default.
+const userAPFScenario = `apiVersion: reconsim.dev/v1alpha1
+kind: Scenario
+name: user-apf
+seed: 1
+duration: 70s
+cluster:
+  nodeGroups:
+  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "8", memory: 16Gi}}
+objects:
+- manifest:
+    apiVersion: flowcontrol.apiserver.k8s.io/v1
+    kind: PriorityLevelConfiguration
+    metadata: {name: rogue}
+    spec:
+      type: Limited
+      limited:
+        nominalConcurrencyShares: 5
+        lendablePercent: 0
+        borrowingLimitPercent: 0
+        limitResponse:
+          type: Queue
+          queuing: {queues: 1, handSize: 1, queueLengthLimit: 5}
+- manifest:
+    apiVersion: flowcontrol.apiserver.k8s.io/v1
+    kind: FlowSchema
+    metadata: {name: rogue-operator}
+    spec:
+      matchingPrecedence: 1000
+      priorityLevelConfiguration: {name: rogue}
+      rules:
+      - subjects: [{kind: User, user: {name: rogue-operator}}]
+        resourceRules: [{verbs: [list], apiGroups: ["*"], resources: ["*"], clusterScope: true, namespaces: ["*"]}]
+timeline:
+- at: 10s
+  name: storm
+  action: api-load
+  client: rogue-operator
+  verb: list
+  resource: pods
+  workers: 40
+  for: 50s
+- at: 25s
+  name: widen
+  action: apply
+  manifest:
+    apiVersion: flowcontrol.apiserver.k8s.io/v1
+    kind: PriorityLevelConfiguration
+    metadata: {name: rogue}
+    spec:
+      type: Limited
+      limited:
+        nominalConcurrencyShares: 50
+        lendablePercent: 0
+        borrowingLimitPercent: 0
+        limitResponse:
+          type: Queue
+          queuing: {queues: 1, handSize: 1, queueLengthLimit: 5}
+- at: 40s
+  name: unconfine
+  action: delete
+  target: {kind: FlowSchema, name: rogue-operator}
+`
+
+// TestAPFUserConfiguration: a scenario's FlowSchema and PriorityLevelConfiguration are the
+// configuration API Priority and Fairness starts with (the user level is in the APF series
+// with its own limit, the storm never takes more seats than it and is rejected when its
+// queue is full), and an apply and a delete through the timeline reconfigure it once the
+// config controller sees them ([apiserver@v0.37] pkg/util/flowcontrol/apf_controller.go).
+func TestAPFUserConfiguration(t *testing.T) {
+	res := runYAMLWith(t, "user-apf", userAPFScenario)
+	series := map[string][]report.Point{}
+	for _, s := range res.Series {
+		series[s.Name] = s.Points
+	}
+	maxIn := func(name string, from, to float64) float64 {
+		m := -1.0
+		for _, p := range series[name] {
+			if p.T >= from && p.T < to {
+				m = max(m, p.V)
+			}
+		}
+		return m
+	}
+	require.Contains(t, series, "apf.rogue.executing_seats")
+	assert.Equal(t, 12.0, maxIn("apf.rogue.current_limit_seats", 0, 25), "the level's own limit: no lending, no borrowing")
+	assert.Equal(t, 12.0, maxIn("apf.rogue.executing_seats", 10, 25), "the storm fills exactly its own seats")
+	assert.Positive(t, maxIn("apf.rogue.rejected_per_second", 10, 25), "its short queue overflows")
+	assert.Equal(t, 102.0, maxIn("apf.rogue.current_limit_seats", 25, 40), "the applied update is the level's new configuration")
+	assert.Greater(t, maxIn("apf.rogue.executing_seats", 25, 40), 12.0, "the storm takes the wider level's seats")
+	assert.LessOrEqual(t, maxIn("apf.global-default.executing_seats", 10, 40), 1.0, "the storm stays out of global-default while the schema exists")
+	assert.Greater(t, maxIn("apf.global-default.executing_seats", 41, 60), 12.0, "once the schema is deleted the storm runs in global-default, which borrows")
+	// A series records a point when its value changes (and one at the end).
+	assert.Equal(t, 0.0, maxIn("apf.rogue.executing_seats", 40, 70), "the user level is idle after the reroute")
 }

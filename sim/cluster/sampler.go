@@ -123,9 +123,17 @@ func (s *sampler) sampleAPF() {
 	o := s.w.obs
 	secs := sampleInterval.Seconds()
 	for i, l := range levels {
+		// A scenario's PriorityLevelConfigurations can add and remove levels as the run
+		// goes, so the previous sample is found by name (at the same index when none did).
 		var prev apiserver.APFLevelStats
-		if i < len(s.lastAPF) {
+		if i < len(s.lastAPF) && s.lastAPF[i].Name == l.Name {
 			prev = s.lastAPF[i]
+		} else {
+			for _, p := range s.lastAPF {
+				if p.Name == l.Name {
+					prev = p
+				}
+			}
 		}
 		if l.Dispatched == 0 && l.Rejected() == 0 {
 			continue

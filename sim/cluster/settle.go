@@ -77,6 +77,9 @@ func (w *world) createObjects() error {
 			return &InputError{Err: fmt.Errorf("%s: creating the EndpointSlices of %s: %w", s.pos, model.Ref(s.svc), err)}
 		}
 	}
+	// The scenario's FlowSchemas and PriorityLevelConfigurations are the configuration API
+	// Priority and Fairness starts with.
+	w.srv.SyncAPFConfig()
 	return nil
 }
 

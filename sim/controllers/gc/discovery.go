@@ -65,8 +65,8 @@ func (gc *Controller) syncMonitors() {
 		return
 	}
 	for _, ki := range kinds {
-		if ki.Kind == model.KindEvent || gc.monitorByKind[ki.Kind] != nil {
-			continue
+		if ki.Kind == model.KindEvent || ki.Kind == model.KindFlowSchema || ki.Kind == model.KindPriorityLevelConfiguration || gc.monitorByKind[ki.Kind] != nil {
+			continue // as monitoredKinds
 		}
 		gc.served[ki.Kind] = ki
 		inf := gc.factory.For(ki.Kind)

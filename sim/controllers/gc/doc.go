@@ -4,7 +4,8 @@
 // owners are all gone, and carries out foreground and orphan deletion.
 //
 // The graph builder watches every registered kind (model.Kinds(), Events excepted, as
-// upstream's default ignored resources) through shared informers and keeps a graph of owners
+// upstream's default ignored resources, and FlowSchemas and PriorityLevelConfigurations,
+// which no controller owns and which upstream does watch: see monitoredKinds) through shared informers and keeps a graph of owners
 // and dependents keyed by UID; one process applies the informers' events in order. From the
 // graph it queues work for two pools of ConcurrentGCSyncs (--concurrent-gc-syncs, 20) workers
 // each:

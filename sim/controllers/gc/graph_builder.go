@@ -42,10 +42,16 @@ func apiVersionOf(kind model.Kind) string {
 
 // monitoredKinds are the kinds the graph builder watches: every registered kind except
 // events, which upstream ignores (garbagecollector config DefaultIgnoredResources:
-// events in the core and events.k8s.io groups).
+// events in the core and events.k8s.io groups), and FlowSchemas and
+// PriorityLevelConfigurations. Upstream monitors those two (they are deletable resources),
+// but no controller owns them, and watching them would add two lists and watches to every
+// run; so here an owner reference on one of them is not followed.
 func monitoredKinds() []model.Kind {
 	var out []model.Kind
 	for _, ki := range model.Kinds() {
+		if ki.Kind == model.KindFlowSchema || ki.Kind == model.KindPriorityLevelConfiguration {
+			continue
+		}
 		if ki.Kind == model.KindEvent || ki.Kind == model.KindCustomResourceDefinition {
 			// CustomResourceDefinitions, and the kinds they define, are monitored once
 			// discovery shows them (syncMonitors), as upstream's resync of deletable resources
