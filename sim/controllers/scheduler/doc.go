@@ -50,17 +50,21 @@
 //     backoff.
 //   - A pod that fits nowhere goes to DefaultPreemption (preemption.go): unless its
 //     preemptionPolicy is Never, or victims of its earlier preemption are still terminating on
-//     its nominated node, the nodes rejected only by NodeResourcesFit are dry-run from a random
-//     offset (stream "kube-scheduler/preemption") without their lower-priority pods, adding
-//     back the most important ones that still fit (PDB-violating ones first), until
+//     its nominated node, the nodes whose rejection was Unschedulable (not unresolvable) are
+//     dry-run from a random offset (stream "kube-scheduler/preemption"), each on its own copy
+//     of the NodeInfo and of the cycle state, without their lower-priority pods (removed from
+//     PodTopologySpread's and InterPodAffinity's PreFilter counts too, their RemovePod),
+//     adding back (AddPod) the most important ones that still fit (PDB-violating ones first),
+//     until
 //     max(10% of them, 100) candidates are found; pickOneNodeForPreemption chooses (fewest PDB
 //     violations, lowest top victim priority, smallest priority sum, fewest victims, latest
 //     start). At the end of the cycle each victim gets DisruptionTarget=True (reason
 //     PreemptionByScheduler), is deleted with its own grace period and gets the event Preempted
 //     ("Preempted by pod <uid> on node <node>"); the preemptor's status.nominatedNodeName is set
 //     with its PodScheduled condition. The queue's nominator keeps the nominated pods: the
-//     filters count a node's nominated pods of equal or higher priority, and a pod with a
-//     nominated node tries that node first. The PodDisruptionBudget informer starts the first
+//     filters count a node's nominated pods of equal or higher priority (in copies of the
+//     NodeInfo and of the PreFilter states, addGENominatedPods), and a pod with a nominated
+//     node tries that node first. The PodDisruptionBudget informer starts the first
 //     time a node has possible victims (upstream starts it with the others), so runs without
 //     preemption make the same API requests as before.
 //   - A pod that fits nowhere gets the event FailedScheduling with upstream's message, for
@@ -94,9 +98,7 @@
 //   - Plugins outside the list above: ImageLocality, NodePorts, volume plugins, DRA,
 //     scheduling gates, extenders, multiple profiles, pod overhead, sidecar
 //     containers. ReplicationControllers (a source of PodTopologySpread's default selector)
-//     are not modelled. Upstream's PodTopologySpread preemption state keeps two critical paths
-//     and InterPodAffinity's AddPod/RemovePod update its counts; here the PreFilter state is
-//     computed once per cycle, and the preemption message looks at resources only.
+//     are not modelled.
 //   - Upstream's snapshot interleaves zones (nodeTree); here the node list is sorted by name.
 //   - The status write after a failure is skipped for a pod already gone or bound (upstream
 //     would send it and fail or be overruled). Status writes are synchronous in the cycle, as

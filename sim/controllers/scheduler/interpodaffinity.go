@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"maps"
 	"math"
 	"slices"
 
@@ -152,27 +153,37 @@ type topologyPair struct{ key, value string }
 // topologyCounts is topologyToMatchedTermCount.
 type topologyCounts map[topologyPair]int64
 
-// updateWithAffinityTerms adds 1 for each term's domain of node when target matches all terms.
-func (m topologyCounts) updateWithAffinityTerms(target *model.Pod, node *model.Node, terms []affinityTerm) {
+// updateWithAffinityTerms adds value for each term's domain of node when target matches all
+// terms; a count that reaches 0 is deleted (satisfyPodAffinity tells an empty map apart).
+func (m topologyCounts) updateWithAffinityTerms(target *model.Pod, node *model.Node, terms []affinityTerm, value int64) {
 	if !podMatchesAllAffinityTerms(target, terms) {
 		return
 	}
 	for i := range terms {
 		if v, ok := node.Labels[terms[i].topologyKey]; ok {
-			m[topologyPair{terms[i].topologyKey, v}]++
+			m.add(topologyPair{terms[i].topologyKey, v}, value)
 		}
 	}
 }
 
-// updateWithAntiAffinityTerms adds 1 for the domain of node of each term target matches.
-func (m topologyCounts) updateWithAntiAffinityTerms(target *model.Pod, nsLabels labels.Set, node *model.Node, terms []affinityTerm) {
+// updateWithAntiAffinityTerms adds value for the domain of node of each term target matches.
+func (m topologyCounts) updateWithAntiAffinityTerms(target *model.Pod, nsLabels labels.Set, node *model.Node, terms []affinityTerm, value int64) {
 	for i := range terms {
 		if !terms[i].matches(target, nsLabels) {
 			continue
 		}
 		if v, ok := node.Labels[terms[i].topologyKey]; ok {
-			m[topologyPair{terms[i].topologyKey, v}]++
+			m.add(topologyPair{terms[i].topologyKey, v}, value)
 		}
+	}
+}
+
+// add adds value to pair's count, deleting it at 0 (topologyToMatchedTermCount.update).
+func (m topologyCounts) add(pair topologyPair, value int64) {
+	if n := m[pair] + value; n != 0 {
+		m[pair] = n
+	} else {
+		delete(m, pair)
 	}
 }
 
@@ -196,6 +207,9 @@ type affinityFilterState struct {
 	// match the incoming pod; affinity and anti the existing pods matching the incoming pod's
 	// required affinity (all terms) and anti-affinity terms.
 	existingAnti, affinity, anti topologyCounts
+	// nsLabels are the labels of the incoming pod's namespace, which existing pods'
+	// namespace selectors match (nil until needed).
+	nsLabels labels.Set
 }
 
 // affinityPreFilter is InterPodAffinity.PreFilter (getExistingAntiAffinityCounts,
@@ -221,23 +235,54 @@ func (s *cycleState) affinityPreFilter(nodes []*NodeInfo) {
 		}
 		for _, p := range ni.pods { //detlint:ordered counts; order does not matter
 			if p.aff != nil && len(p.aff.requiredAnti) > 0 {
-				existing.updateWithAntiAffinityTerms(s.pod, nsLabels, ni.node, p.aff.requiredAnti)
+				existing.updateWithAntiAffinityTerms(s.pod, nsLabels, ni.node, p.aff.requiredAnti, 1)
 			}
 		}
 	}
 	if len(existing) == 0 && len(reqAff) == 0 && len(reqAnti) == 0 {
 		return
 	}
-	st := &affinityFilterState{info: info, existingAnti: existing, affinity: topologyCounts{}, anti: topologyCounts{}}
+	st := &affinityFilterState{info: info, existingAnti: existing, affinity: topologyCounts{}, anti: topologyCounts{}, nsLabels: nsLabels}
 	if len(reqAff)+len(reqAnti) > 0 {
 		for _, ni := range nodes {
 			for _, p := range ni.pods { //detlint:ordered counts; order does not matter
-				st.affinity.updateWithAffinityTerms(p.pod, ni.node, reqAff)
-				st.anti.updateWithAntiAffinityTerms(p.pod, nil, ni.node, reqAnti)
+				st.affinity.updateWithAffinityTerms(p.pod, ni.node, reqAff, 1)
+				st.anti.updateWithAntiAffinityTerms(p.pod, nil, ni.node, reqAnti, 1)
 			}
 		}
 	}
 	s.affinity = st
+}
+
+// clone is preFilterState.Clone: the counts are copied, the pod's terms shared.
+func (st *affinityFilterState) clone() *affinityFilterState {
+	if st == nil {
+		return nil
+	}
+	c := *st
+	c.existingAnti, c.affinity, c.anti = maps.Clone(st.existingAnti), maps.Clone(st.affinity), maps.Clone(st.anti)
+	return &c
+}
+
+// updateWithPod is preFilterState.updateWithPod, the body of InterPodAffinity's AddPod
+// (value 1) and RemovePod (value -1): pod, whose parsed terms are aff (nil: none), on node,
+// changes the counts of the existing pods' anti-affinity matching the incoming pod, and of
+// the pods matching the incoming pod's required affinity and anti-affinity.
+func (st *affinityFilterState) updateWithPod(s *cycleState, pod *model.Pod, aff *podAffinityInfo, node *model.Node, value int64) {
+	if st == nil || node == nil {
+		return
+	}
+	if aff != nil && len(aff.requiredAnti) > 0 {
+		if st.nsLabels == nil {
+			st.nsLabels = s.listers.namespaceLabels(s.pod.Namespace)
+		}
+		st.existingAnti.updateWithAntiAffinityTerms(s.pod, st.nsLabels, node, aff.requiredAnti, value)
+	}
+	if st.info != nil {
+		// The incoming pod's namespace selectors are merged into its namespaces: no labels.
+		st.affinity.updateWithAffinityTerms(pod, node, st.info.requiredAffinity, value)
+		st.anti.updateWithAntiAffinityTerms(pod, nil, node, st.info.requiredAnti, value)
+	}
 }
 
 // filterInterPodAffinity is InterPodAffinity.Filter: satisfyPodAffinity, then

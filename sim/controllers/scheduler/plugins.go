@@ -108,6 +108,33 @@ func (s *cycleState) preFilter(nodes []*NodeInfo) {
 	}
 }
 
+// clone is CycleState.Clone: a copy whose PreFilter states can be changed by addPod and
+// removePod without changing s (the rest is read-only during filtering and shared).
+func (s *cycleState) clone() *cycleState {
+	c := *s
+	c.spread = s.spread.clone()
+	c.affinity = s.affinity.clone()
+	return &c
+}
+
+// hasPreFilterExtensions reports whether addPod and removePod change anything: some plugin
+// with PreFilterExtensions (PodTopologySpread, InterPodAffinity) did not return Skip.
+func (s *cycleState) hasPreFilterExtensions() bool { return s.spread != nil || s.affinity != nil }
+
+// addPod is framework RunPreFilterExtensionAddPod: pod, whose parsed affinity is aff, was
+// added to ni; the PreFilter states that did not Skip count it (PodTopologySpread.AddPod,
+// InterPodAffinity.AddPod).
+func (s *cycleState) addPod(pod *model.Pod, aff *podAffinityInfo, ni *NodeInfo) {
+	s.spread.updateWithPod(s, pod, ni, 1)
+	s.affinity.updateWithPod(s, pod, aff, ni.node, 1)
+}
+
+// removePod is framework RunPreFilterExtensionRemovePod, the reverse of addPod.
+func (s *cycleState) removePod(pod *model.Pod, aff *podAffinityInfo, ni *NodeInfo) {
+	s.spread.updateWithPod(s, pod, ni, -1)
+	s.affinity.updateWithPod(s, pod, aff, ni.node, -1)
+}
+
 func newCycleState(pod *model.Pod) *cycleState {
 	s := &cycleState{
 		pod:                         pod,

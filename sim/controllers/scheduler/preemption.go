@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -100,24 +101,54 @@ func (n *nominator) nominatedPodsFor(pod *model.Pod) map[string][]*model.Pod {
 // runFilterPluginsWithNominatedPods is framework RunFilterPluginsWithNominatedPods: on a node
 // with nominated pods of equal or higher priority the filters run twice, first as if those
 // pods ran there, then without them (a pod's affinity must hold either way); both must pass.
-// Elsewhere it is runFilterPlugins.
+// Elsewhere it is runFilterPlugins. The first pass adds the pods to copies of the NodeInfo
+// and of the cycle state (addGENominatedPods with RunPreFilterExtensionAddPod), so that
+// PodTopologySpread and InterPodAffinity count them too.
 func runFilterPluginsWithNominatedPods(s *cycleState, ni *NodeInfo) *Status {
 	pods := s.nominated[ni.node.Name]
 	if len(pods) == 0 {
 		return runFilterPlugins(s, ni)
 	}
-	with := ni.clone()
-	for _, p := range pods {
-		with.addPod(model.Key(p), p)
+	with, withState := ni.clone(), s
+	if s.hasPreFilterExtensions() {
+		withState = s.clone()
 	}
-	if st := runFilterPlugins(s, with); !st.IsSuccess() {
+	for _, p := range pods {
+		addPodWithState(withState, with, p)
+	}
+	if st := runFilterPlugins(withState, with); !st.IsSuccess() {
 		return st
 	}
 	return runFilterPlugins(s, ni)
 }
 
+// addPodWithState adds pod to ni and then to the PreFilter states of s (NodeInfo.AddPodInfo
+// followed by RunPreFilterExtensionAddPod).
+func addPodWithState(s *cycleState, ni *NodeInfo, pod *model.Pod) {
+	key := model.Key(pod)
+	ni.addPod(key, pod)
+	if s.hasPreFilterExtensions() {
+		s.addPod(pod, ni.pods[key].aff, ni)
+	}
+}
+
+// removePodWithState removes the pod with key from ni and then from the PreFilter states of
+// s (NodeInfo.RemovePod followed by RunPreFilterExtensionRemovePod).
+func removePodWithState(s *cycleState, ni *NodeInfo, key string) {
+	p, ok := ni.pods[key]
+	if !ok {
+		return
+	}
+	ni.removePod(key)
+	if s.hasPreFilterExtensions() {
+		s.removePod(p.pod, p.aff, ni)
+	}
+}
+
 // clone returns a copy of ni whose pods and sums can change without changing ni
-// (NodeInfo.Snapshot). The node object, taints and statuses are shared, read-only as always.
+// (NodeInfo.Snapshot). The node object, taints and statuses are shared, read-only as always;
+// the label counts are copied, and the live selector counts start afresh on the copy (they
+// are pointers that ni's pods keep up to date).
 func (ni *NodeInfo) clone() *NodeInfo {
 	c := *ni
 	c.pods = make(map[string]*podOnNode, len(ni.pods))
@@ -126,6 +157,8 @@ func (ni *NodeInfo) clone() *NodeInfo {
 	}
 	c.requested = ni.requested.clone()
 	c.nonZeroRequested = ni.nonZeroRequested.clone()
+	c.labelCounts = maps.Clone(ni.labelCounts)
+	c.matchCounts = nil
 	return &c
 }
 
@@ -274,7 +307,9 @@ func dryRunPreemption(state *cycleState, potential []*NodeInfo, offset, numCandi
 			// without preemption never start the informer.
 			pdbs, pdbsListed = listPDBs(), true
 		}
-		victims, numViolations, st := selectVictimsOnNode(state, ni, pdbs, now)
+		// Each node is dry-run on its own copy of the cycle state (DryRunPreemption's
+		// state.Clone), which SelectVictimsOnNode changes as it removes and adds pods.
+		victims, numViolations, st := selectVictimsOnNode(state.clone(), ni, pdbs, now)
 		if st.IsSuccess() && len(victims) == 0 {
 			st = newStatus(Unschedulable, PluginDefaultPreemption, fmt.Sprintf("expected at least one victim pod on node %q", ni.node.Name))
 		}
@@ -331,13 +366,15 @@ func (s *Scheduler) podDisruptionBudgets(p *sim.Proc) []*model.PodDisruptionBudg
 	return out
 }
 
-// selectVictimsOnNode is DefaultPreemption.SelectVictimsOnNode on a copy of ni: remove every
-// pod of lower priority; if the pod then fails the filters, the node is no candidate (that
-// status is returned; affinity to the victims is not considered, as upstream). Otherwise the
-// potential victims, most important first, are added back one by one while the pod still
-// fits: first those whose eviction would violate a PDB, then the others. Those that cannot be
-// added back are the victims, returned most important first, with the number that violate a
-// PDB.
+// selectVictimsOnNode is DefaultPreemption.SelectVictimsOnNode on a copy of ni and on state,
+// which the caller gives it to change: remove every pod of lower priority, from the NodeInfo
+// and from the PreFilter states (RunPreFilterExtensionRemovePod, so that PodTopologySpread's
+// counts and InterPodAffinity's see them gone); if the pod then fails the filters, the node
+// is no candidate (that status is returned; affinity to the victims is not considered, as
+// upstream). Otherwise the potential victims, most important first, are added back one by one
+// (RunPreFilterExtensionAddPod) while the pod still fits: first those whose eviction would
+// violate a PDB, then the others. Those that cannot be added back are the victims, returned
+// most important first, with the number that violate a PDB.
 func selectVictimsOnNode(state *cycleState, ni *NodeInfo, pdbs []*model.PodDisruptionBudget, now vtime.Time) ([]*model.Pod, int, *Status) {
 	potential := ni.podsBelowPriority(state.priority)
 	if len(potential) == 0 {
@@ -345,7 +382,7 @@ func selectVictimsOnNode(state *cycleState, ni *NodeInfo, pdbs []*model.PodDisru
 	}
 	c := ni.clone()
 	for _, v := range potential {
-		c.removePod(model.Key(v.pod))
+		removePodWithState(state, c, model.Key(v.pod))
 	}
 	if st := runFilterPluginsWithNominatedPods(state, c); !st.IsSuccess() {
 		return nil, 0, st
@@ -361,12 +398,11 @@ func selectVictimsOnNode(state *cycleState, ni *NodeInfo, pdbs []*model.PodDisru
 	var victims []*model.Pod
 	numViolating := 0
 	reprieve := func(pod *model.Pod) bool {
-		key := model.Key(pod)
-		c.addPod(key, pod)
+		addPodWithState(state, c, pod)
 		if runFilterPluginsWithNominatedPods(state, c).IsSuccess() {
 			return true
 		}
-		c.removePod(key)
+		removePodWithState(state, c, model.Key(pod))
 		victims = append(victims, pod)
 		return false
 	}

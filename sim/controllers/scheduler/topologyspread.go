@@ -1,7 +1,9 @@
 package scheduler
 
 import (
+	"maps"
 	"math"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -239,12 +241,70 @@ func countPodsMatchSelector(ni *NodeInfo, selector labels.Selector, ns string) i
 }
 
 // spreadFilterState is the PreFilter state (filtering.go preFilterState): per hard constraint,
-// the matching pods per topology value over the nodes that count, and the smallest of them (the
-// first critical path).
+// the matching pods per topology value over the nodes that count, and the two critical paths
+// (criticalPaths: the first holds the smallest count).
 type spreadFilterState struct {
 	constraints       []spreadConstraint
 	tpValueToMatchNum []map[string]int
-	minMatch          []int
+	criticalPaths     []criticalPaths
+}
+
+// criticalPaths is podtopologyspread.criticalPaths: two (topology value, count) pairs, the
+// first always the smaller; after PreFilter the first is the minimum. As upstream, AddPod and
+// RemovePod keep only these two up to date, so after additions the second may not be the
+// second smallest (filtering.go's CAVEAT: each node of a preemption dry run gets its own copy).
+type criticalPaths [2]criticalPath
+
+// criticalPath is one entry of criticalPaths.
+type criticalPath struct {
+	value    string
+	matchNum int
+}
+
+func newCriticalPaths() criticalPaths {
+	return criticalPaths{{matchNum: math.MaxInt32}, {matchNum: math.MaxInt32}}
+}
+
+// update is criticalPaths.update: value's count is now num.
+func (p *criticalPaths) update(value string, num int) {
+	i := -1
+	if value == p[0].value {
+		i = 0
+	} else if value == p[1].value {
+		i = 1
+	}
+	if i >= 0 {
+		p[i].matchNum = num
+		if p[0].matchNum > p[1].matchNum {
+			p[0], p[1] = p[1], p[0]
+		}
+		return
+	}
+	if num < p[0].matchNum {
+		p[1] = p[0]
+		p[0] = criticalPath{value, num}
+	} else if num < p[1].matchNum {
+		p[1] = criticalPath{value, num}
+	}
+}
+
+// buildCriticalPaths is the loop at the end of calPreFilterState, which feeds every value to
+// update in map order. Fed in the order of (count, value) the result is the same pairs for
+// any order with distinct counts; among equal counts the smaller value comes first, where
+// upstream's map order picks any.
+func buildCriticalPaths(m map[string]int) criticalPaths {
+	p := newCriticalPaths()
+	less := func(n int, v string, q criticalPath) bool { return n < q.matchNum || (n == q.matchNum && v < q.value) }
+	for v, n := range m { //detlint:ordered the two smallest by (count, value): a total order
+		switch {
+		case less(n, v, p[0]):
+			p[1] = p[0]
+			p[0] = criticalPath{v, n}
+		case less(n, v, p[1]):
+			p[1] = criticalPath{v, n}
+		}
+	}
+	return p
 }
 
 // spreadPreFilter is PodTopologySpread.PreFilter (calPreFilterState); it leaves s.spread nil
@@ -258,7 +318,7 @@ func (s *cycleState) spreadPreFilter(nodes []*NodeInfo) {
 	st := &spreadFilterState{
 		constraints:       constraints,
 		tpValueToMatchNum: make([]map[string]int, len(constraints)),
-		minMatch:          make([]int, len(constraints)),
+		criticalPaths:     make([]criticalPaths, len(constraints)),
 	}
 	for i := range constraints {
 		st.tpValueToMatchNum[i] = map[string]int{}
@@ -276,22 +336,57 @@ func (s *cycleState) spreadPreFilter(nodes []*NodeInfo) {
 		}
 	}
 	for i, m := range st.tpValueToMatchNum {
-		minNum := math.MaxInt32
-		for _, n := range m { //detlint:ordered a minimum; order does not matter
-			minNum = min(minNum, n)
-		}
-		st.minMatch[i] = minNum
+		st.criticalPaths[i] = buildCriticalPaths(m)
 	}
 	s.spread = st
 }
 
-// minMatchNum is preFilterState.minMatchNum: the global minimum, taken as 0 while fewer
-// domains than minDomains exist.
+// clone is preFilterState.Clone: the constraints are shared, the counts copied.
+func (st *spreadFilterState) clone() *spreadFilterState {
+	if st == nil {
+		return nil
+	}
+	c := &spreadFilterState{
+		constraints:       st.constraints,
+		tpValueToMatchNum: make([]map[string]int, len(st.tpValueToMatchNum)),
+		criticalPaths:     slices.Clone(st.criticalPaths),
+	}
+	for i, m := range st.tpValueToMatchNum {
+		c.tpValueToMatchNum[i] = maps.Clone(m)
+	}
+	return c
+}
+
+// updateWithPod is PodTopologySpread.updateWithPod, the body of its AddPod (delta 1) and
+// RemovePod (delta -1): pod, of the incoming pod's namespace, on node ni, counts delta in
+// the domain of each constraint whose selector matches it, where ni counts as a domain. As
+// upstream, a pod being deleted counts too (PreFilter's countPodsMatchSelector skips it).
+func (st *spreadFilterState) updateWithPod(s *cycleState, pod *model.Pod, ni *NodeInfo, delta int) {
+	if st == nil || pod.Namespace != s.pod.Namespace || ni.node == nil {
+		return
+	}
+	if !nodeLabelsMatchSpreadConstraints(ni.node.Labels, st.constraints) {
+		return
+	}
+	podLabels := labels.Set(pod.Labels)
+	for i := range st.constraints {
+		c := &st.constraints[i]
+		if !c.selector.Matches(podLabels) || !c.matchNodeInclusionPolicies(s, ni) {
+			continue
+		}
+		v := ni.node.Labels[c.topologyKey]
+		st.tpValueToMatchNum[i][v] += delta
+		st.criticalPaths[i].update(v, st.tpValueToMatchNum[i][v])
+	}
+}
+
+// minMatchNum is preFilterState.minMatchNum: the first critical path's count, taken as 0
+// while fewer domains than minDomains exist.
 func (st *spreadFilterState) minMatchNum(i int) int {
 	if len(st.tpValueToMatchNum[i]) < int(st.constraints[i].minDomains) {
 		return 0
 	}
-	return st.minMatch[i]
+	return st.criticalPaths[i][0].matchNum
 }
 
 var (
