@@ -28,8 +28,8 @@ func ExampleRun() {
 	}
 	// Output:
 	// passed: true
-	// recovered true: converged 5m56.028s after crash (within 7m0s)
-	// eviction-event true: 2 TaintManagerEviction event(s), the first at 415.154s
+	// recovered true: converged 5m56.046s after crash (within 7m0s)
+	// eviction-event true: 2 TaintManagerEviction event(s), the first at 415.158s
 	// start: converged 0s after it
 	// crash: converged 356s after it
 }

@@ -64,9 +64,9 @@
 //     with its PodScheduled condition. The queue's nominator keeps the nominated pods: the
 //     filters count a node's nominated pods of equal or higher priority (in copies of the
 //     NodeInfo and of the PreFilter states, addGENominatedPods), and a pod with a nominated
-//     node tries that node first. The PodDisruptionBudget informer starts the first
-//     time a node has possible victims (upstream starts it with the others), so runs without
-//     preemption make the same API requests as before.
+//     node tries that node first. The PodDisruptionBudget informer starts and syncs with
+//     the others, before the first cycle (cmd/kube-scheduler/app/server.go Run:
+//     InformerFactory.Start, WaitForCacheSync).
 //   - A pod that fits nowhere gets the event FailedScheduling with upstream's message, for
 //     example "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient
 //     cpu. preemption: 0/3 nodes are

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -186,9 +185,8 @@ func evaluateNominatedNode(s *cycleState, nodes []*NodeInfo, percentage int32, n
 
 // postFilter is DefaultPreemption.PostFilter (Evaluator.Preempt) for a pod that fits none of
 // nodes, on the cycle's view of the cache. It decides; prepareCandidate, at the end of the
-// cycle, acts. It may park p once, to sync the PodDisruptionBudget informer the first time a
-// node has possible victims.
-func (s *Scheduler) postFilter(p *sim.Proc, state *cycleState, nodes []*NodeInfo, nodeToStatus map[string]*Status) postFilterResult {
+// cycle, acts.
+func (s *Scheduler) postFilter(state *cycleState, nodes []*NodeInfo, nodeToStatus map[string]*Status) postFilterResult {
 	// 0) The latest version of the pod (its nominatedNodeName may be newer than the queue's).
 	pod := state.pod
 	if obj, ok := s.podInformer.Get(pod.Namespace, pod.Name); ok {
@@ -205,14 +203,14 @@ func (s *Scheduler) postFilter(p *sim.Proc, state *cycleState, nodes []*NodeInfo
 	if ok, msg := s.podEligibleToPreemptOthers(pod, nominatedCode); !ok {
 		return postFilterResult{msg: "preemption: " + msg}
 	}
-	return preempt(state, nodes, nodeToStatus, s.preemptRnd.Int32N, func() []*model.PodDisruptionBudget { return s.podDisruptionBudgets(p) }, s.k.Now())
+	return preempt(state, nodes, nodeToStatus, s.preemptRnd.Int32N, s.podDisruptionBudgets, s.k.Now())
 }
 
 // preempt is the rest of Evaluator.Preempt for an eligible pod: findCandidates (the nodes
 // whose rejection removing pods might resolve, dry-run from offset(n)), then SelectCandidate.
 // With no candidate, the message is a FitError over every node, the nodes not dry-run being
-// "not helpful", and the pod's nomination is cleared. pdbs is called at most once, when the
-// first node with possible victims is dry-run.
+// "not helpful", and the pod's nomination is cleared. pdbs lists the PodDisruptionBudgets
+// (getPodDisruptionBudgets), called once when there are nodes to dry-run.
 func preempt(state *cycleState, nodes []*NodeInfo, nodeToStatus map[string]*Status, offset func(n int32) int32,
 	pdbs func() []*model.PodDisruptionBudget, now vtime.Time) postFilterResult {
 	var potential []*NodeInfo
@@ -225,7 +223,11 @@ func preempt(state *cycleState, nodes []*NodeInfo, nodeToStatus map[string]*Stat
 	var candidates []*candidate
 	if len(potential) > 0 {
 		n := int32(len(potential))
-		candidates = dryRunPreemption(state, potential, offset(n), calculateNumCandidates(n), pdbs, now, statuses)
+		var budgets []*model.PodDisruptionBudget
+		if pdbs != nil {
+			budgets = pdbs()
+		}
+		candidates = dryRunPreemption(state, potential, offset(n), calculateNumCandidates(n), budgets, now, statuses)
 	}
 	if len(candidates) == 0 {
 		for _, ni := range nodes {
@@ -296,17 +298,10 @@ func calculateNumCandidates(numNodes int32) int32 {
 // that varies). Each list keeps at most numCandidates. The nodes without victims get their
 // status in statuses. The candidates violating no PDB come first.
 func dryRunPreemption(state *cycleState, potential []*NodeInfo, offset, numCandidates int32,
-	listPDBs func() []*model.PodDisruptionBudget, now vtime.Time, statuses map[string]*Status) []*candidate {
+	pdbs []*model.PodDisruptionBudget, now vtime.Time, statuses map[string]*Status) []*candidate {
 	var nonViolating, violating []*candidate
-	var pdbs []*model.PodDisruptionBudget
-	pdbsListed := false
 	for i := range potential {
 		ni := potential[(int(offset)+i)%len(potential)]
-		if !pdbsListed && listPDBs != nil && ni.hasPodBelowPriority(state.priority) {
-			// The budgets matter only where there are victims, so they are listed then: runs
-			// without preemption never start the informer.
-			pdbs, pdbsListed = listPDBs(), true
-		}
 		// Each node is dry-run on its own copy of the cycle state (DryRunPreemption's
 		// state.Clone), which SelectVictimsOnNode changes as it removes and adds pods.
 		victims, numViolations, st := selectVictimsOnNode(state.clone(), ni, pdbs, now)
@@ -331,30 +326,9 @@ func dryRunPreemption(state *cycleState, potential []*NodeInfo, offset, numCandi
 	return append(nonViolating, violating...)
 }
 
-// hasPodBelowPriority reports whether a pod of lower priority than priority runs on the node.
-func (ni *NodeInfo) hasPodBelowPriority(priority int32) bool {
-	for _, p := range ni.pods { //detlint:ordered an existence check
-		if podPriority(p.pod) < priority {
-			return true
-		}
-	}
-	return false
-}
-
 // podDisruptionBudgets lists the PodDisruptionBudgets (getPodDisruptionBudgets) from the
-// scheduler's informer, which is created, started and synced the first time (parking p until
-// then); upstream starts it with the others. Sorted by key.
-func (s *Scheduler) podDisruptionBudgets(p *sim.Proc) []*model.PodDisruptionBudget {
-	if s.pdbInformer == nil {
-		s.pdbInformer = s.factory.For(model.KindPodDisruptionBudget)
-	}
-	if !s.pdbInformer.Running() {
-		// The factory was stopped (a restart) and has not started it again.
-		s.pdbInformer.Run(s.k)
-	}
-	if !s.pdbInformer.HasSynced() {
-		s.pdbInformer.WaitForSync(p)
-	}
+// scheduler's informer, synced before the first cycle. Sorted by key.
+func (s *Scheduler) podDisruptionBudgets() []*model.PodDisruptionBudget {
 	objs := s.pdbInformer.List(nil)
 	out := make([]*model.PodDisruptionBudget, 0, len(objs))
 	for _, o := range objs {

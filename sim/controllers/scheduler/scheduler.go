@@ -78,8 +78,10 @@ type Scheduler struct {
 	cfg Config
 
 	podInformer, nodeInformer *client.Informer
-	// factory makes pdbInformer when preemption first needs the budgets (preemption.go).
-	factory     *client.SharedInformerFactory
+	// pdbInformer gives DefaultPreemption the PodDisruptionBudgets (preemption.go). It is
+	// made with the others, so the factory starts and syncs it at startup, as
+	// kube-scheduler's InformerFactory.Start and WaitForCacheSync do
+	// (cmd/kube-scheduler/app/server.go Run).
 	pdbInformer *client.Informer
 	// listers are the other informers the plugins read (Services, ReplicaSets, StatefulSets,
 	// Namespaces), as kube-scheduler's shared informer factory has them.
@@ -123,8 +125,8 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		k: k, c: c, rec: rec, cfg: cfg,
 		podInformer:  f.ForOptions(model.KindPod, model.ListOptions{FieldSelector: nonTerminalPods}),
 		nodeInformer: f.For(model.KindNode),
-		factory:      f,
 		listers:      newListers(f),
+		pdbInformer:  f.For(model.KindPodDisruptionBudget),
 		spreadMemos:  newSpreadMemos(),
 		rnd:          k.Rand(component),
 		cycleRnd:     k.Rand(component + "/cycle"),
@@ -436,7 +438,7 @@ func (s *Scheduler) handleAssumedPodDeletion(key string) {
 func (s *Scheduler) run(p *sim.Proc) {
 	s.nodeInformer.WaitForSync(p)
 	s.podInformer.WaitForSync(p)
-	for _, inf := range []*client.Informer{s.listers.services, s.listers.replicaSets, s.listers.statefulSets, s.listers.namespaces} {
+	for _, inf := range []*client.Informer{s.listers.services, s.listers.replicaSets, s.listers.statefulSets, s.listers.namespaces, s.pdbInformer} {
 		inf.WaitForSync(p)
 	}
 	q := s.queue
@@ -497,7 +499,7 @@ func (s *Scheduler) scheduleOne(p *sim.Proc, pInfo *queuedPodInfo) {
 		f = &failure{message: err.Error(), reason: model.PodReasonUnschedulable, nominate: true}
 	case fitErr != nil:
 		// RunPostFilterPlugins: DefaultPreemption.
-		post := s.postFilter(p, state, nodes, fitErr.NodeToStatus)
+		post := s.postFilter(state, nodes, fitErr.NodeToStatus)
 		fitErr.PostFilterMsg = post.msg
 		fitErr.DoublePeriod = !s.cfg.FitErrorSinglePeriod
 		f = &failure{message: fitErr.Error(), reason: model.PodReasonUnschedulable, plugins: diag.unschedulablePlugins,
