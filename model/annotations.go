@@ -35,7 +35,7 @@ var annotationDocs = []AnnotationDoc{
 	{
 		Key: "sim.reconsim.dev/hang-after", Value: `a duration such as "60s" (at most 720h)`, Default: "none: containers never hang",
 		Meaning: "Each container instance hangs this long after it started (a deadlock): it keeps running, but its liveness, readiness and startup probes fail from then on. " +
-			"A liveness probe then restarts it (about failureThreshold x periodSeconds later) with the CrashLoopBackOff back-off measured from the previous exit, so an instance that ran longer than its back-off restarts at once; a readiness probe takes it out of its Services' endpoints meanwhile. " +
+			"A liveness probe then kills it (about failureThreshold x periodSeconds later); hung, it ignores SIGTERM, so it is killed at the end of its grace period (exit code 137, reason Error: under restartPolicy Never the pod fails) and restarted with the CrashLoopBackOff back-off measured from the previous exit, so an instance that ran longer than its back-off restarts at once; a readiness probe takes it out of its Services' endpoints meanwhile. " +
 			"Without probes nothing notices.",
 		Example: "60s",
 	},

@@ -42,7 +42,8 @@ const (
 	AnnotationTerminationSeconds = "sim.reconsim.dev/termination-seconds"
 	// AnnotationHangAfter makes each container instance hang this long after it started: it
 	// keeps running, but from then on its liveness, readiness and startup probes fail, so a
-	// liveness probe restarts it (a deadlocked application). Default: never.
+	// liveness probe restarts it (a deadlocked application). It ignores SIGTERM: a kill ends
+	// at the grace period's SIGKILL (exit code 137). Default: never.
 	AnnotationHangAfter = "sim.reconsim.dev/hang-after"
 	// AnnotationImagePullFail set to "true" makes every pull of the pod's images fail
 	// (ErrImagePull, then ImagePullBackOff): a tag that does not exist, or a registry that

@@ -41,7 +41,10 @@
 // failed liveness probe, will be restarted") and, as SyncPod does, started again in the same
 // pass once it stopped, through doBackOff: the CrashLoopBackOff back-off measured from the
 // previous instance's exit (kuberuntime_manager.go computePodActions). A simulated app fails
-// its liveness probe only when it hangs (sim.reconsim.dev/hang-after).
+// its liveness probe only when it hangs (sim.reconsim.dev/hang-after); hung, it does not act
+// on SIGTERM, so the kill takes the whole grace period and ends in SIGKILL: exit code 137,
+// reason Error (kuberuntime_container.go killContainer), and under restartPolicy Never the
+// pod fails.
 //
 // Init containers run one at a time in spec order before the regular containers, each once
 // the previous one exited with 0 (computeInitContainerActions); a failed one is restarted with

@@ -900,7 +900,9 @@ func (w *podWorker) pullFailed(i int, r waitReason) {
 }
 
 // kill sends SIGTERM to a running container with a grace period of graceSeconds (at least
-// minimumGracePeriodInSeconds), recording the Killing event with message.
+// minimumGracePeriodInSeconds), recording the Killing event with message. The container exits
+// with 0 after its termination delay, or is killed with 137 at the deadline if it has not;
+// a hung one always is.
 func (w *podWorker) kill(cr *containerRecord, message string, graceSeconds int64) {
 	kl := w.kl
 	now := kl.k.Now()
@@ -910,7 +912,16 @@ func (w *podWorker) kill(cr *containerRecord, message string, graceSeconds int64
 		w.announceKill(cr, message)
 		kl.emit("container-kill", w.object(), 0, fmt.Sprintf("container=%s grace=%ds", cr.name, graceSeconds))
 	}
-	cr.signalTerm(now, deadline, w.beh.terminationDelay)
+	termDelay := w.beh.terminationDelay
+	if (!cr.init || cr.sidecar) && w.beh.hung(now.Sub(cr.startedAt)) {
+		// A hung application (hang-after, a deadlocked process: the reason its liveness probe
+		// fails) does not act on SIGTERM; the runtime kills it at the end of the grace period
+		// (StopContainer's timeout, then SIGKILL): exit code 137, reason Error
+		// (kuberuntime_container.go killContainer). Under restartPolicy Never the pod then
+		// fails (pkg/kubelet/kubelet_pods.go getPhase: a container that exited non-zero).
+		termDelay = deadline.Sub(now)
+	}
+	cr.signalTerm(now, deadline, termDelay)
 }
 
 // announceKill records the Killing event for a container instance, once.
