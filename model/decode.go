@@ -255,19 +255,41 @@ type Decoder struct {
 	manifest ManifestOptions
 	// objPos is where each decoded manifest starts, in order.
 	objPos []Position
+	// rest and restUsed are the nodes of manifestRest and how many are in use.
+	rest     []*yaml.Node
+	restUsed int
 }
 
 func newDecoder(opts DecodeOptions) *Decoder {
-	maxNodes := opts.MaxNodes
+	d := &Decoder{opts: opts}
+	d.reset()
+	return d
+}
+
+// reset puts d in the state of a new decoder with its options (and manifest options),
+// keeping the memory of its maps. What an earlier run returned (warnings, errors) is not
+// touched.
+func (d *Decoder) reset() {
+	maxNodes := d.opts.MaxNodes
 	if maxNodes <= 0 {
 		maxNodes = DefaultMaxDecodeNodes
 	}
-	return &Decoder{
-		opts:      opts,
+	expanding, warned, errSeen := d.expanding, d.warned, d.errSeen
+	if expanding == nil {
+		expanding, warned, errSeen = map[*yaml.Node]bool{}, map[string]bool{}, map[string]bool{}
+	}
+	clear(expanding)
+	clear(warned)
+	clear(errSeen)
+	*d = Decoder{
+		opts:      d.opts,
+		manifest:  d.manifest,
 		maxNodes:  maxNodes,
-		expanding: map[*yaml.Node]bool{},
-		warned:    map[string]bool{},
-		errSeen:   map[string]bool{},
+		expanding: expanding,
+		warned:    warned,
+		errSeen:   errSeen,
+		objPos:    d.objPos[:0],
+		rest:      d.rest,
 	}
 }
 
@@ -599,11 +621,12 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			d.unknownField(e.key, childPath(path, name), name, info.names, upstreamNames(v.Type()))
 			continue
 		}
-		d.decodeValue(e.value, v.FieldByIndex(idx), childPath(path, name))
+		p := childPath(path, name)
+		d.decodeValue(e.value, v.FieldByIndex(idx), p)
 		if d.aborted {
 			return
 		}
-		d.notePartlyModelled(e.key, e.value, childPath(path, name), v.Type(), name)
+		d.notePartlyModelled(e.key, e.value, p, v.Type(), name)
 	}
 }
 
@@ -632,7 +655,8 @@ type mapEntry struct{ key, value *yaml.Node }
 // explicit keys win over merged ones, and among merged mappings the earlier one wins (the
 // YAML merge-key rules). Non-scalar keys and duplicate explicit keys are errors.
 func (d *Decoder) mappingEntries(n *yaml.Node, path string, depth int) []mapEntry {
-	var explicit, merged []mapEntry
+	var merged []mapEntry
+	explicit := make([]mapEntry, 0, len(n.Content)/2)
 	first := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]

@@ -333,28 +333,36 @@ func (d *Decoder) flattenMerges(n *yaml.Node) *yaml.Node {
 	return &out
 }
 
-// withoutKeys returns a copy of mapping n (n itself when it is not a mapping) whose entries
-// are those keep returns true for, with the value keep returns. The input is not changed:
-// an anchored node may be used elsewhere.
+// withoutKeys returns mapping n (n itself when it is not a mapping) with only the entries
+// keep returns true for, with the value keep returns: n resolved when that is every entry as
+// it is (the common case, which then costs no memory), else a copy. The input is not
+// changed: an anchored node may be used elsewhere.
 func withoutKeys(n *yaml.Node, keep func(key string, v *yaml.Node) (*yaml.Node, bool)) *yaml.Node {
 	r := resolveQuiet(n)
 	if r == nil || r.Kind != yaml.MappingNode {
 		return n
 	}
-	out := *r
-	out.Content = make([]*yaml.Node, 0, len(r.Content))
+	var out *yaml.Node // the copy, made at the first entry that changes
 	for i := 0; i+1 < len(r.Content); i += 2 {
 		k, v := r.Content[i], r.Content[i+1]
+		nv, ok := v, true
 		if k.Kind == yaml.ScalarNode && k.ShortTag() != "!!merge" {
-			nv, ok := keep(k.Value, v)
-			if !ok {
-				continue
-			}
-			v = nv
+			nv, ok = keep(k.Value, v)
 		}
-		out.Content = append(out.Content, k, v)
+		if out == nil && (!ok || nv != v) {
+			c := *r
+			out = &c
+			out.Content = make([]*yaml.Node, i, len(r.Content))
+			copy(out.Content, r.Content[:i])
+		}
+		if out != nil && ok {
+			out.Content = append(out.Content, k, nv)
+		}
 	}
-	return &out
+	if out == nil {
+		return r
+	}
+	return out
 }
 
 // mappingValue returns the value under key in mapping m, resolved, or nil.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -121,6 +122,9 @@ func (d *Decoder) decodeBool(n *yaml.Node, v reflect.Value, path string) {
 // parseInteger reads an !!int scalar as a signed value, or, when it does not fit int64, as an
 // unsigned one (big is then true).
 func parseInteger(n *yaml.Node) (i int64, u uint64, big bool, err error) {
+	if i, ok := decimalInt(n.Value); ok {
+		return i, 0, false, nil
+	}
 	if err = n.Decode(&i); err == nil {
 		return i, 0, false, nil
 	}
@@ -128,6 +132,28 @@ func parseInteger(n *yaml.Node) (i int64, u uint64, big bool, err error) {
 		return 0, u, true, nil
 	}
 	return 0, 0, false, err
+}
+
+// decimalInt reads the integers nearly every manifest has (0, 80, -1: a decimal of at most 18
+// digits without a sign other than '-', leading zeros or underscores) the way yaml.v3 reads
+// them (resolve.go, strconv.ParseInt), without the decoder yaml.v3 allocates for Node.Decode.
+// ok is false for any other text, which is then left to yaml.v3.
+func decimalInt(s string) (i int64, ok bool) {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || len(digits) > 18 || (digits[0] == '0' && len(s) > 1) {
+		return 0, false
+	}
+	for j := 0; j < len(digits); j++ {
+		c := digits[j]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		i = i*10 + int64(c-'0')
+	}
+	if len(digits) < len(s) {
+		i = -i
+	}
+	return i, true
 }
 
 func (d *Decoder) decodeInt(n *yaml.Node, v reflect.Value, path string) {

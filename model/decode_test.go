@@ -526,3 +526,30 @@ func TestDecodeNodeOtherCustomDecoders(t *testing.T) {
 		"c.yaml:2:4: t: third",
 	}, errStrings(errs))
 }
+
+// TestDecimalIntMatchesYAMLv3 checks the integer fast path against yaml.v3's decoding of the
+// same !!int scalar: equal where it reads the text, and the rest left to yaml.v3.
+func TestDecimalIntMatchesYAMLv3(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		fast bool
+	}{
+		{"0", true}, {"7", true}, {"80", true}, {"-1", true},
+		{"123456789012345678", true}, {"-123456789012345678", true},
+		{"1234567890123456789", false}, {"9223372036854775807", false},
+		{"-0", false}, {"00", false}, {"010", false}, {"+5", false}, {"0x1f", false},
+		{"0o17", false}, {"1_000", false}, {"", false}, {"-", false}, {"1e3", false}, {"12a", false},
+	} {
+		i, ok := decimalInt(tc.text)
+		if ok != tc.fast {
+			t.Errorf("decimalInt(%q) ok = %v, want %v", tc.text, ok, tc.fast)
+		}
+		if !ok {
+			continue
+		}
+		var want int64
+		if err := (&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: tc.text}).Decode(&want); err != nil || i != want {
+			t.Errorf("decimalInt(%q) = %d, yaml.v3 reads %d (%v)", tc.text, i, want, err)
+		}
+	}
+}

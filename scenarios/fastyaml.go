@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -455,11 +456,32 @@ func (p *fastParser) plain(i int, flow bool) (*yaml.Node, int) {
 	v := string(text)
 	n := p.node(yaml.ScalarNode, "", i)
 	n.Value = v
-	n.Tag = n.ShortTag() // yaml.v3's resolution of a plain scalar
+	n.Tag = plainTag(n)
 	if len(v) <= fastMaxScalarBytes && len(p.scalars) < fastMaxScalars {
 		p.scalars[v] = fastScalar{v, n.Tag}
 	}
 	return n, end
+}
+
+// plainTag is yaml.v3's resolution of plain scalar n (Node.ShortTag), without the memory
+// yaml.v3's resolve allocates for the value it also returns. resolve.go looks at the first
+// character: one that cannot start a number, a boolean or a null (its resolveTable has no
+// hint for it) makes a string, and so does one of yYnNtTfFoO~ in a word longer than the
+// booleans and nulls (at most five characters) its resolveMap holds. Anything else is left
+// to ShortTag.
+func plainTag(n *yaml.Node) string {
+	if v := n.Value; v != "" {
+		switch c := v[0]; {
+		case c == '+' || c == '-' || c == '.' || c >= '0' && c <= '9':
+		case strings.IndexByte("yYnNtTfFoO~", c) >= 0:
+			if len(v) > 5 {
+				return "!!str"
+			}
+		default:
+			return "!!str"
+		}
+	}
+	return n.ShortTag()
 }
 
 func isFlowOrSpace(c byte) bool {

@@ -170,6 +170,8 @@ type loader struct {
 	// item of it did not parse or index cleanly, and the file must be parsed as one document.
 	list         *objectList
 	streamFailed bool
+	// manifests decodes the inline manifests (manifestDecoder).
+	manifests *model.ManifestDecoder
 }
 
 // declaredObject is an object from `objects:` or an apply action, with where it was written.
@@ -326,7 +328,13 @@ func (l *loader) mapping(n *yaml.Node, path, what string) (pairs []pair, ok bool
 			continue
 		}
 		first[k.Value] = k
+		if pairs == nil {
+			pairs = make([]pair, 0, len(r.Content)/2)
+		}
 		pairs = append(pairs, pair{k, v})
+	}
+	if len(merged) == 0 {
+		return pairs, true
 	}
 	var out []pair
 	for _, p := range merged {
@@ -606,14 +614,22 @@ func (l *loader) decodeObject(i int, item *yaml.Node) {
 		switch p.key.Value {
 		case "manifest":
 			manifest = p.value
+		// Each value is decoded into a variable of its own, so that src is not moved to the
+		// heap for every entry.
 		case "copies":
 			copies = p.value
-			copiesBad = !l.decodeInto(p.value, childPath(path, "copies"), &src.Copies)
+			var n int
+			copiesBad = !l.decodeInto(p.value, childPath(path, "copies"), &n)
+			src.Copies = n
 		case "file":
 			file = p.value
-			l.decodeInto(p.value, childPath(path, "file"), &src.File)
+			var name string
+			l.decodeInto(p.value, childPath(path, "file"), &name)
+			src.File = name
 		case "settled":
-			l.decodeInto(p.value, childPath(path, "settled"), &src.Settled)
+			var settled bool
+			l.decodeInto(p.value, childPath(path, "settled"), &settled)
+			src.Settled = settled
 		default:
 			l.unknownKey(p.key, path, "an object source", objectSourceKeys)
 		}
@@ -638,7 +654,7 @@ func (l *loader) decodeObject(i int, item *yaml.Node) {
 
 // decodeManifest decodes an inline manifest at path and records it as declared.
 func (l *loader) decodeManifest(n *yaml.Node, path string, inObjects bool) []model.Object {
-	obj, warns, err := model.DecodeManifestNodeWith(l.file, n, l.manifestOptions())
+	obj, warns, err := l.manifestDecoder().Decode(n)
 	for _, w := range warns {
 		w.Path = joinPath(path, w.Path)
 		l.warns = append(l.warns, w)
@@ -708,6 +724,14 @@ func (l *loader) refPath(name string, n *yaml.Node, path string) (full string, o
 		return rel, true
 	}
 	return filepath.Join(l.baseDir, rel), true
+}
+
+// manifestDecoder returns the decoder of the inline manifests, one for all of them.
+func (l *loader) manifestDecoder() *model.ManifestDecoder {
+	if l.manifests == nil {
+		l.manifests = model.NewManifestDecoder(l.file, l.manifestOptions())
+	}
+	return l.manifests
 }
 
 // manifestOptions are the options manifests are decoded with.

@@ -420,3 +420,37 @@ func TestDeprecatedConditionName(t *testing.T) {
 		assert.Contains(t, warns[0].String(), tt.warn)
 	}
 }
+
+// TestObjectIndexFindsFirstDeclaration checks the duplicate-object index with its hash and
+// with every key colliding: both must find the first declaration of each repeated object,
+// and nothing else.
+func TestObjectIndexFindsFirstDeclaration(t *testing.T) {
+	svc := func(ns, name string) declaredObject {
+		return declaredObject{obj: &model.Service{ObjectMeta: model.ObjectMeta{Namespace: ns, Name: name}}}
+	}
+	nsObj := func(name string) declaredObject {
+		return declaredObject{obj: &model.Namespace{ObjectMeta: model.ObjectMeta{Name: name}}}
+	}
+	declared := []declaredObject{svc("a", "web"), svc("b", "web"), nsObj("web"), svc("a", "web"), nsObj("a"), svc("b", "web"), svc("a", "web"), svc("ab", ""), svc("a", "b")}
+	want := map[int]int{3: 0, 5: 1, 6: 0} // a repeated declaration -> its first
+	for _, tc := range []struct {
+		name string
+		hash func(objectKey) uint64
+	}{
+		{"fnv", hashKey},
+		{"every key collides", func(objectKey) uint64 { return 7 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := newObjectIndex(len(declared))
+			x.hash = tc.hash
+			for i := range declared {
+				prev, dup := x.add(declared, i)
+				first, wantDup := want[i]
+				assert.Equal(t, wantDup, dup, "declaration %d", i)
+				if wantDup {
+					assert.Equal(t, first, prev, "declaration %d", i)
+				}
+			}
+		})
+	}
+}
