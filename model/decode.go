@@ -258,6 +258,10 @@ type Decoder struct {
 	// rest and restUsed are the nodes of manifestRest and how many are in use.
 	rest     []*yaml.Node
 	restUsed int
+	// entries is the stack of mapping entries (pushEntries).
+	entries []mapEntry
+	// paths caches field paths (cachedPath).
+	paths map[pathKey]string
 }
 
 func newDecoder(opts DecodeOptions) *Decoder {
@@ -290,6 +294,8 @@ func (d *Decoder) reset() {
 		errSeen:   errSeen,
 		objPos:    d.objPos[:0],
 		rest:      d.rest,
+		entries:   d.entries[:0],
+		paths:     d.paths,
 	}
 }
 
@@ -572,7 +578,7 @@ func (d *Decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string) {
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, c := range n.Content {
-		d.decodeValue(c, s.Index(i), path+"["+strconv.Itoa(i)+"]")
+		d.decodeValue(c, s.Index(i), d.cachedPath(pathKey{path, "", i}))
 		if d.aborted {
 			return
 		}
@@ -590,13 +596,14 @@ func (d *Decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 		d.typeError(n, path, "a mapping", "")
 		return
 	}
-	entries := d.mappingEntries(n, path, 0)
+	entries, mark := d.pushEntries(n, path)
+	defer d.popEntries(mark)
 	if v.IsNil() {
 		v.Set(reflect.MakeMapWithSize(t, len(entries)))
 	}
 	for _, e := range entries {
 		elem := reflect.New(t.Elem()).Elem()
-		d.decodeValue(e.value, elem, keyPath(path, e.key.Value))
+		d.decodeValue(e.value, elem, d.cachedPath(pathKey{path, e.key.Value, keyElem}))
 		if d.aborted {
 			return
 		}
@@ -610,7 +617,9 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		return
 	}
 	info := structInfoOf(v.Type())
-	for _, e := range d.mappingEntries(n, path, 0) {
+	entries, mark := d.pushEntries(n, path)
+	defer d.popEntries(mark)
+	for _, e := range entries {
 		name := e.key.Value
 		idx, ok := info.fields[name]
 		if !ok {
@@ -621,7 +630,7 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			d.unknownField(e.key, childPath(path, name), name, info.names, upstreamNames(v.Type()))
 			continue
 		}
-		p := childPath(path, name)
+		p := d.cachedPath(pathKey{path, name, fieldElem})
 		d.decodeValue(e.value, v.FieldByIndex(idx), p)
 		if d.aborted {
 			return
@@ -655,8 +664,14 @@ type mapEntry struct{ key, value *yaml.Node }
 // explicit keys win over merged ones, and among merged mappings the earlier one wins (the
 // YAML merge-key rules). Non-scalar keys and duplicate explicit keys are errors.
 func (d *Decoder) mappingEntries(n *yaml.Node, path string, depth int) []mapEntry {
+	return d.appendMappingEntries(nil, n, path, depth)
+}
+
+// appendMappingEntries appends the entries of mapping n (see mappingEntries) to dst.
+func (d *Decoder) appendMappingEntries(dst []mapEntry, n *yaml.Node, path string, depth int) []mapEntry {
 	var merged []mapEntry
-	explicit := make([]mapEntry, 0, len(n.Content)/2)
+	start := len(dst)
+	dst = slices.Grow(dst, len(n.Content)/2)
 	first := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
@@ -676,12 +691,13 @@ func (d *Decoder) mappingEntries(n *yaml.Node, path string, depth int) []mapEntr
 			continue
 		}
 		first[k.Value] = k
-		explicit = append(explicit, mapEntry{k, val})
+		dst = append(dst, mapEntry{k, val})
 	}
 	if len(merged) == 0 {
-		return explicit
+		return dst
 	}
-	out := make([]mapEntry, 0, len(merged)+len(explicit))
+	explicit := slices.Clone(dst[start:])
+	out := dst[:start]
 	taken := map[string]bool{}
 	for _, e := range merged {
 		if first[e.key.Value] != nil || taken[e.key.Value] {
@@ -691,6 +707,60 @@ func (d *Decoder) mappingEntries(n *yaml.Node, path string, depth int) []mapEntr
 		out = append(out, e)
 	}
 	return append(out, explicit...)
+}
+
+// pushEntries puts the entries of mapping n (see mappingEntries) on the decoder's stack of
+// entries and returns them; popEntries(mark), with mark the stack's length before, takes
+// them off. The entries of the mappings being decoded, one inside the other, then share
+// memory that is kept from one manifest to the next instead of a slice for each mapping.
+func (d *Decoder) pushEntries(n *yaml.Node, path string) (entries []mapEntry, mark int) {
+	mark = len(d.entries)
+	d.entries = d.appendMappingEntries(d.entries, n, path, 0)
+	return d.entries[mark:], mark
+}
+
+func (d *Decoder) popEntries(mark int) {
+	clear(d.entries[mark:])
+	d.entries = d.entries[:mark]
+}
+
+// pathKey names a path made from a parent path and an element: a field name (index
+// fieldElem), a map key (keyElem) or an index (index >= 0).
+type pathKey struct {
+	parent, elem string
+	index        int
+}
+
+const (
+	fieldElem = -1
+	keyElem   = -2
+	// maxCachedPaths bounds the paths a decoder keeps (cachedPath).
+	maxCachedPaths = 4096
+)
+
+// cachedPath returns the path k names, from the paths the decoder made before: the paths of
+// one manifest (metadata.name, spec.ports[0].port) are those of the next, and a loader
+// decodes 100,000 manifests with one decoder.
+func (d *Decoder) cachedPath(k pathKey) string {
+	if p, ok := d.paths[k]; ok {
+		return p
+	}
+	var p string
+	switch k.index {
+	case fieldElem:
+		p = childPath(k.parent, k.elem)
+	case keyElem:
+		p = keyPath(k.parent, k.elem)
+	default:
+		p = IndexPath(k.parent, k.index)
+	}
+	if len(d.paths) < maxCachedPaths {
+		if d.paths == nil {
+			d.paths = map[pathKey]string{}
+		}
+		d.paths[k] = p
+	}
+	return p
 }
 
 // mergeEntries returns the entries a merge key's value contributes: one mapping, or a
