@@ -220,7 +220,7 @@ func (l *loader) skipDumpedCustomResources() {
 		drop[d.obj] = true
 		if !warned[u.Kind] {
 			warned[u.Kind] = true
-			l.warns = append(l.warns, model.Warning{Pos: d.pos, Path: d.path,
+			l.warns = append(l.warns, model.Warning{Pos: l.pos(d), Path: d.path,
 				Msg: fmt.Sprintf("%s %s is a custom resource and the scenario declares no CustomResourceDefinition for it: its objects are left out (declare the CRD in objects: to create them)", u.APIVersion, u.Kind)})
 		}
 	}

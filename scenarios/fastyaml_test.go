@@ -210,3 +210,18 @@ func FuzzFastItemsMatchYAMLv3(f *testing.F) {
 		checkFastAgainstYAMLv3(t, data)
 	})
 }
+
+// TestPlainTagMatchesYAMLv3 checks the tag of plain scalars without yaml.v3's resolve against
+// yaml.v3's own: the words that start like a boolean, a null or a number, and those that
+// do not.
+func TestPlainTagMatchesYAMLv3(t *testing.T) {
+	for _, v := range []string{
+		"", "~", "null", "Null", "NULL", "nulls", "true", "True", "TRUE", "truest", "false", "FALSE",
+		"falsey", "yes", "no", "on", "off", "y", "n", "Namespace", "nginx", "tcp", "o", "O",
+		"0", "12", "-1", "+1", "0x1f", "1.5", ".5", ".inf", "-.inf", ".nan", "1e3", "2001-12-14",
+		"-", "--x", "+", ".", "web", "app", "v1", "<<", "é", "ns-12345", "t", "f", "F", "Fals",
+	} {
+		n := &yaml.Node{Kind: yaml.ScalarNode, Value: v}
+		assert.Equal(t, n.ShortTag(), plainTag(n), "plain scalar %q", v)
+	}
+}

@@ -179,12 +179,19 @@ type declaredObject struct {
 	obj model.Object
 	// path is the field path of the manifest (objects[0].manifest) or of the file reference.
 	path string
-	// pos is where the object is written (its manifest, or the file: value).
-	pos model.Position
+	// line and column are where the object is written in the scenario file (its manifest,
+	// or the file: value): see pos. (Not a model.Position, which repeats the file's name:
+	// a scenario declares up to 100,000 objects.)
+	line, column int32
 	// inObjects is true for objects from `objects:`, false for applies.
 	inObjects bool
 	// fromFile is the manifest file the object was read from; "" for inline manifests.
 	fromFile string
+}
+
+// pos is where d is written in the scenario file.
+func (l *loader) pos(d declaredObject) model.Position {
+	return model.Position{File: l.file, Line: int(d.line), Column: int(d.column)}
 }
 
 func (l *loader) errAt(n *yaml.Node, path, msg, hint string) {
@@ -774,7 +781,7 @@ func (l *loader) declare(obj model.Object, path string, pos model.Position, inOb
 		}
 		return true
 	}
-	l.declared = append(l.declared, declaredObject{obj: obj, path: path, pos: pos, inObjects: inObjects, fromFile: fromFile})
+	l.declared = append(l.declared, declaredObject{obj: obj, path: path, line: int32(pos.Line), column: int32(pos.Column), inObjects: inObjects, fromFile: fromFile})
 	return true
 }
 

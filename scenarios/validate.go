@@ -502,7 +502,7 @@ func (l *loader) knownNamespaces() map[string]bool {
 // manifest when it is inline, else the file reference.
 func (l *loader) objectField(d declaredObject, field string) (pos model.Position, path string) {
 	if d.fromFile != "" {
-		return d.pos, d.path
+		return l.pos(d), d.path
 	}
 	p := joinPath(d.path, field)
 	return posOf(l.file, l.ix.nearest(p)), p
@@ -585,7 +585,7 @@ func (l *loader) checkObjects(namespaces map[string]bool, nodes []ClusterNode) {
 			continue
 		}
 		if prev, dup := first.add(l.declared, i); dup {
-			l.errObject(d, "metadata.name", fmt.Sprintf("%s %s is declared twice (first at %s)", d.obj.GetKind(), model.Key(d.obj), l.declared[prev].pos), "")
+			l.errObject(d, "metadata.name", fmt.Sprintf("%s %s is declared twice (first at %s)", d.obj.GetKind(), model.Key(d.obj), l.pos(l.declared[prev])), "")
 		}
 	}
 }
