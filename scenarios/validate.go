@@ -537,14 +537,13 @@ func (l *loader) checkObjects(namespaces map[string]bool, nodes []ClusterNode) {
 			}
 		} else {
 			// The API server would reject an invalid object when the run creates it; say so
-			// now, at the manifest, with upstream's validation messages.
-			probe := d.obj.DeepCopyObject()
-			model.SetDefaults(probe)
-			for _, fe := range model.Validate(probe) {
+			// now, at the manifest, with upstream's validation messages (checkAsCreated).
+			created := l.asCreated[d.obj]
+			for _, fe := range created.rejected {
 				l.errObject(d, fe.Field, fe.ErrorBody(), "the API server would reject it")
 			}
 			if d.inObjects {
-				if why := model.APFEnsurerIgnores(probe); why != "" {
+				if why := created.apfIgnored; why != "" {
 					pos, path := l.objectField(d, "metadata.name")
 					l.warns = append(l.warns, model.Warning{Pos: pos, Path: path,
 						Msg: fmt.Sprintf("%s %s does not configure API Priority and Fairness: %s (sim explain FlowSchema)", d.obj.GetKind(), d.obj.Meta().Name, why)})
