@@ -584,18 +584,19 @@ func (p *fastParser) double(i int) (*yaml.Node, int) {
 				if j+width >= p.eol {
 					return nil, 0
 				}
-				r := rune(0)
+				// Eight hex digits do not fit a rune (an int32): \U80000000 would be negative.
+				r := uint32(0)
 				for _, h := range p.data[j+1 : j+1+width] {
 					d, ok := hexDigit(h)
 					if !ok {
 						return nil, 0
 					}
-					r = r<<4 | rune(d)
+					r = r<<4 | uint32(d)
 				}
 				if r >= 0xd800 && r <= 0xdfff || r > 0x10ffff {
 					return nil, 0
 				}
-				buf = utf8.AppendRune(buf, r)
+				buf = utf8.AppendRune(buf, rune(r))
 				j += width
 			}
 			from = j + 1
