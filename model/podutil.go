@@ -132,15 +132,16 @@ func PodCPUMemoryRequests(pod *Pod) (milliCPU, memoryBytes int64) {
 		mem := c.Resources.Requests[ResourceMemory]
 		return cpuMem{max(cpu.MilliValue(), 0), max(mem.Value(), 0)}
 	}, func(a, b cpuMem) cpuMem {
-		return cpuMem{saturatingAdd(a.cpu, b.cpu), saturatingAdd(a.mem, b.mem)}
+		return cpuMem{SaturatingAdd(a.cpu, b.cpu), SaturatingAdd(a.mem, b.mem)}
 	}, func(a, b cpuMem) cpuMem {
 		return cpuMem{max(a.cpu, b.cpu), max(a.mem, b.mem)}
 	})
 	return sum.cpu, sum.mem
 }
 
-// saturatingAdd adds two non-negative values, stopping at math.MaxInt64.
-func saturatingAdd(a, b int64) int64 {
+// SaturatingAdd adds two non-negative values, stopping at math.MaxInt64 (request and capacity
+// sums from user input must not wrap).
+func SaturatingAdd(a, b int64) int64 {
 	if a > math.MaxInt64-b {
 		return math.MaxInt64
 	}

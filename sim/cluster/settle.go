@@ -611,8 +611,8 @@ func (pl *placer) describe(why placeFailures) string {
 	}
 	var allocCPU, allocMem, allocPods, usedCPU, usedMem, usedPods int64
 	for _, pn := range pl.nodes {
-		allocCPU, allocMem, allocPods = satAdd(allocCPU, pn.allocCPU), satAdd(allocMem, pn.allocMem), satAdd(allocPods, pn.allocPods)
-		usedCPU, usedMem, usedPods = satAdd(usedCPU, pn.cpu), satAdd(usedMem, pn.mem), satAdd(usedPods, pn.pods)
+		allocCPU, allocMem, allocPods = model.SaturatingAdd(allocCPU, pn.allocCPU), model.SaturatingAdd(allocMem, pn.allocMem), model.SaturatingAdd(allocPods, pn.allocPods)
+		usedCPU, usedMem, usedPods = model.SaturatingAdd(usedCPU, pn.cpu), model.SaturatingAdd(usedMem, pn.mem), model.SaturatingAdd(usedPods, pn.pods)
 	}
 	return fmt.Sprintf("of the %d nodes, %s; together they have cpu %s, memory %s and %d pods allocatable, of which settled pods already use cpu %s, memory %s and %d pods",
 		len(pl.nodes), strings.Join(reasons, ", "),
@@ -643,14 +643,6 @@ func satMul(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a * b
-}
-
-// satAdd adds two non-negative int64s, saturating at math.MaxInt64.
-func satAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }
 
 func noScheduleOrExecute(t *model.Taint) bool {
