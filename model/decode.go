@@ -601,13 +601,18 @@ func (d *Decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 	if v.IsNil() {
 		v.Set(reflect.MakeMapWithSize(t, len(entries)))
 	}
+	// One key and one value serve every entry: SetMapIndex copies them into the map, and the
+	// value is zeroed before the next is decoded into it. Boxing each key and allocating each
+	// value were three allocations per entry of every label and selector.
+	key, elem := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
 	for _, e := range entries {
-		elem := reflect.New(t.Elem()).Elem()
 		d.decodeValue(e.value, elem, d.cachedPath(pathKey{path, e.key.Value, keyElem}))
 		if d.aborted {
 			return
 		}
-		v.SetMapIndex(reflect.ValueOf(e.key.Value).Convert(t.Key()), elem)
+		key.SetString(e.key.Value)
+		v.SetMapIndex(key, elem)
+		elem.SetZero()
 	}
 }
 
@@ -889,7 +894,10 @@ func ChildPath(path, name string) string { return childPath(path, name) }
 func KeyPath(path, key string) string { return keyPath(path, key) }
 
 // IndexPath appends a sequence index (containers[0]).
-func IndexPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+func IndexPath(path string, i int) string {
+	var digits [20]byte // formatted here: strconv.Itoa allocates for every index above 99
+	return path + "[" + string(strconv.AppendInt(digits[:0], int64(i), 10)) + "]"
+}
 
 // DescribeNode names what a YAML node holds, for "expected X, got Y" messages (a mapping, a
 // string "x", an integer (3), a text of N characters, ...).

@@ -125,6 +125,13 @@ func parseInteger(n *yaml.Node) (i int64, u uint64, big bool, err error) {
 	if i, ok := decimalInt(n.Value); ok {
 		return i, 0, false, nil
 	}
+	return parseIntegerYAML(n)
+}
+
+// parseIntegerYAML is parseInteger for what decimalInt does not read. It is a function of its
+// own so that the values yaml.v3 decodes into move to the heap here only, not on every integer
+// (two allocations for each of a large scenario's port numbers).
+func parseIntegerYAML(n *yaml.Node) (i int64, u uint64, big bool, err error) {
 	if err = n.Decode(&i); err == nil {
 		return i, 0, false, nil
 	}

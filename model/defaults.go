@@ -400,3 +400,48 @@ func setDefaultsService(s *Service) {
 		}
 	}
 }
+
+// DefaultedViews makes read-only views of objects as SetDefaults leaves them, for checking
+// what the API server will make of an object without keeping a defaulted copy of it. For
+// the kinds a large scenario holds by the thousand and whose defaulting writes only fields
+// of the object itself or a slice of its own (Namespace, Service), a view is the object
+// copied into a buffer that the next View reuses, sharing every map and pointer with the
+// original: checking 50,000 Services this way allocates nothing per object, where a deep
+// copy each allocated 30 MB (scenarios' TestLoad100kPeakMemory). Other kinds get a deep
+// copy. TestDefaultedViewsLeaveTheOriginal fails if defaulting starts writing something a
+// view shares.
+//
+// A view is valid until the next call of View and must not be written or kept: anything
+// taken from it (an error's value) must be copied first.
+type DefaultedViews struct {
+	namespace    Namespace
+	service      Service
+	servicePorts []ServicePort
+}
+
+// View returns obj as SetDefaults leaves it, after setNamespace (which may be nil) has had
+// the chance to write the view's metadata (the loader gives a namespaced object the
+// namespace the run will give it). obj is not changed.
+func (v *DefaultedViews) View(obj Object, setNamespace func(*ObjectMeta)) Object {
+	var view Object
+	switch o := obj.(type) {
+	case *Namespace:
+		v.namespace = *o
+		view = &v.namespace
+	case *Service:
+		ports := v.servicePorts[:0]
+		v.service = *o
+		if len(o.Spec.Ports) > 0 { // defaulting writes each port
+			v.servicePorts = append(ports, o.Spec.Ports...)
+			v.service.Spec.Ports = v.servicePorts
+		}
+		view = &v.service
+	default:
+		view = obj.DeepCopyObject()
+	}
+	if setNamespace != nil {
+		setNamespace(view.Meta())
+	}
+	SetDefaults(view)
+	return view
+}

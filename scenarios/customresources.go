@@ -179,10 +179,10 @@ func (l *loader) crdInObjects(k model.Kind) bool {
 // manifest (inline in the scenario, or in the manifest file), and the scenario path to
 // report.
 func (l *loader) customField(d declaredObject, u *model.Unstructured, fieldPath string) (model.Position, string) {
-	path := joinPath(d.path, fieldPath)
+	path := joinPath(l.declPath(d), fieldPath)
 	if pos, ok := u.FieldPosition(fieldPath); ok {
-		if d.fromFile != "" {
-			return pos, d.path
+		if l.declFile(d) != "" {
+			return pos, l.declPath(d)
 		}
 		return pos, path
 	}
@@ -192,8 +192,8 @@ func (l *loader) customField(d declaredObject, u *model.Unstructured, fieldPath 
 // errCustom reports a problem of a custom resource at fieldPath.
 func (l *loader) errCustom(d declaredObject, u *model.Unstructured, fieldPath, msg, hint string) {
 	pos, path := l.customField(d, u, fieldPath)
-	if d.fromFile != "" {
-		msg = fmt.Sprintf("%s %s in %s: %s", u.Kind, model.Key(u), d.fromFile, msg)
+	if l.declFile(d) != "" {
+		msg = fmt.Sprintf("%s %s in %s: %s", u.Kind, model.Key(u), l.declFile(d), msg)
 	}
 	l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: msg, Hint: hint})
 }
@@ -220,7 +220,7 @@ func (l *loader) skipDumpedCustomResources() {
 		drop[d.obj] = true
 		if !warned[u.Kind] {
 			warned[u.Kind] = true
-			l.warns = append(l.warns, model.Warning{Pos: l.pos(d), Path: d.path,
+			l.warns = append(l.warns, model.Warning{Pos: l.pos(d), Path: l.declPath(d),
 				Msg: fmt.Sprintf("%s %s is a custom resource and the scenario declares no CustomResourceDefinition for it: its objects are left out (declare the CRD in objects: to create them)", u.APIVersion, u.Kind)})
 		}
 	}

@@ -501,17 +501,17 @@ func (l *loader) knownNamespaces() map[string]bool {
 // objectPos returns the position and path of a field of a declared object: inside the
 // manifest when it is inline, else the file reference.
 func (l *loader) objectField(d declaredObject, field string) (pos model.Position, path string) {
-	if d.fromFile != "" {
-		return l.pos(d), d.path
+	if l.declFile(d) != "" {
+		return l.pos(d), l.declPath(d)
 	}
-	p := joinPath(d.path, field)
+	p := joinPath(l.declPath(d), field)
 	return posOf(l.file, l.ix.nearest(p)), p
 }
 
 func (l *loader) errObject(d declaredObject, field, msg, hint string) {
 	pos, path := l.objectField(d, field)
-	if d.fromFile != "" {
-		msg = fmt.Sprintf("%s %s in %s: %s", d.obj.GetKind(), model.Key(d.obj), d.fromFile, msg)
+	if l.declFile(d) != "" {
+		msg = fmt.Sprintf("%s %s in %s: %s", d.obj.GetKind(), model.Key(d.obj), l.declFile(d), msg)
 	}
 	l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: msg, Hint: hint})
 }
