@@ -20,25 +20,24 @@ import (
 const load100kChild = "RECONSIM_TEST_LOAD100K_CHILD"
 
 // load100kPeakRSS bounds the peak resident memory of a process that builds the scenario of
-// BenchmarkLoad100k (100,000 objects, 10.6 MB of YAML) and parses it. The scenario it
-// returns holds about 44 MB (the model objects with their maps, and the list of object
-// sources), the file 10.6 MB, the test binary starts at 17 MB, and with GOGC=100 the garbage
-// collector lets the heap grow to up to twice what was live at its last cycle, so the peak
-// depends on how much garbage is made after the loader holds most of the objects. Parsing
-// the file as one document and indexing every path of it peaked at 852 MB (before
-// stream.go); streaming it with the fast parser (fastyaml.go) at 164 to 188 MB run alone;
-// with one manifest decoder for all objects and the validation copies made as objects are
-// declared, at 125 to 128 MB; with validation on views instead of copies
-// (model.DefaultedViews), no paths kept per declared object (declSite) and no paths made for
-// valid Services, at 99 to 101 MB run alone (this test's log). The collector lags when the
-// machine is loaded: in `go test ./scenarios` at load average 14 the peak was 166 MB (167 to
-// 183 MB at 125 MB run alone). The bound leaves room for that.
+// BenchmarkLoad100k (100,000 objects, 10.6 MB of YAML) and parses it. The scenario it returns
+// holds about 44 MB (the model objects with their maps, and the list of object sources), the
+// file 10.6 MB, the test binary starts at 17 MB, and with GOGC=100 the garbage collector lets
+// the heap grow to up to twice what was live at its last cycle, so the peak depends on how
+// much garbage is made after the loader holds most of the objects. Parsing the file as one
+// document and indexing every path of it peaked at 852 MB (before stream.go); streaming it
+// with the fast parser (fastyaml.go) at 164 to 188 MB run alone; with one manifest decoder for
+// all objects and the validation copies made as objects are declared, at 125 to 128 MB; with
+// validation on views instead of copies (model.DefaultedViews), no paths kept per declared
+// object (declSite) and no paths made for valid Services or object sources, at 98 to 100 MB
+// run alone (this test's log). The collector lags when the machine is loaded: in `go test
+// ./scenarios` at load average 14 the peak was 166 MB (167 to 183 MB at 125 MB run alone). The
+// bound leaves room for that.
 const load100kPeakRSS = 220 << 20
 
 // load100kAllocated bounds the bytes one parse of BenchmarkLoad100k's scenario allocates,
 // which unlike the peak does not depend on the load of the machine: 333 MB when each
-// manifest had a decoder of its own, 135 MB with one, 77 MB now (this test's log; the
-// benchmark's B/op is 81 MB with the benchmark's own allocations).
+// manifest had a decoder of its own, 135 MB with one, 75 MB now (this test's log).
 const load100kAllocated = 100 << 20
 
 // TestLoad100kPeakMemory parses 100,000 objects in a child process and checks its peak

@@ -373,19 +373,20 @@ func safeDecode(dec *yaml.Decoder, doc *yaml.Node) (err error) {
 // explicit key wins over a merged one). It reports a non-mapping (describing what was
 // wanted), duplicate keys and non-scalar keys; ok is false when n is not a mapping.
 func (l *loader) mapping(n *yaml.Node, path, what string) (pairs []pair, ok bool) {
-	return l.appendMapping(nil, n, path, what)
+	return l.appendMapping(nil, n, func() string { return path }, what)
 }
 
 // appendMapping is mapping, appending the pairs to dst (which must have no elements), so
-// that a caller that decodes a mapping at a time can reuse one slice.
-func (l *loader) appendMapping(dst []pair, n *yaml.Node, path, what string) (pairs []pair, ok bool) {
+// that a caller that decodes a mapping at a time can reuse one slice, and making the path
+// only for a message (decodeObject runs for each of up to 100,000 objects).
+func (l *loader) appendMapping(dst []pair, n *yaml.Node, pathOf func() string, what string) (pairs []pair, ok bool) {
 	pairs = dst
 	r := resolve(n)
 	if isNull(r) {
 		return nil, true
 	}
 	if r.Kind != yaml.MappingNode {
-		l.errAt(r, path, fmt.Sprintf("expected %s (a mapping), got %s", what, describe(r)), "")
+		l.errAt(r, pathOf(), fmt.Sprintf("expected %s (a mapping), got %s", what, describe(r)), "")
 		return nil, false
 	}
 	var merged []pair
@@ -393,17 +394,17 @@ func (l *loader) appendMapping(dst []pair, n *yaml.Node, path, what string) (pai
 	for i := 0; i+1 < len(r.Content); i += 2 {
 		k, v := r.Content[i], r.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
-			merged = append(merged, l.mergePairs(v, path, 0)...)
+			merged = append(merged, l.mergePairs(v, pathOf(), 0)...)
 			continue
 		}
 		if rk := resolve(k); rk == nil || rk.Kind != yaml.ScalarNode {
-			l.errAt(k, path, "mapping keys must be strings, got "+describe(k), "")
+			l.errAt(k, pathOf(), "mapping keys must be strings, got "+describe(k), "")
 			continue
 		} else {
 			k = rk
 		}
 		if prev, dup := first[k.Value]; dup {
-			l.errAt(k, keyPath(path, k.Value), fmt.Sprintf("duplicate key %q (first at line %d, column %d)", k.Value, prev.Line, prev.Column), "")
+			l.errAt(k, keyPath(pathOf(), k.Value), fmt.Sprintf("duplicate key %q (first at line %d, column %d)", k.Value, prev.Line, prev.Column), "")
 			continue
 		}
 		first[k.Value] = k
@@ -681,8 +682,14 @@ func keepsNodes(srcs []ObjectSource) bool {
 
 // decodeObject decodes objects[i].
 func (l *loader) decodeObject(i int, item *yaml.Node) {
-	path := indexPath("objects", i)
-	pairs, ok := l.appendMapping(l.sourcePairs[:0], item, path, "an object source ({manifest: ...} or {file: ...})")
+	path := "" // objects[i], made when a message or a file reference needs it
+	pathOf := func() string {
+		if path == "" {
+			path = indexPath("objects", i)
+		}
+		return path
+	}
+	pairs, ok := l.appendMapping(l.sourcePairs[:0], item, pathOf, "an object source ({manifest: ...} or {file: ...})")
 	if !ok {
 		return
 	}
@@ -699,35 +706,35 @@ func (l *loader) decodeObject(i int, item *yaml.Node) {
 		case "copies":
 			copies = p.value
 			var n int
-			copiesBad = !l.decodeInto(p.value, childPath(path, "copies"), &n)
+			copiesBad = !l.decodeInto(p.value, childPath(pathOf(), "copies"), &n)
 			src.Copies = n
 		case "file":
 			file = p.value
 			var name string
-			l.decodeInto(p.value, childPath(path, "file"), &name)
+			l.decodeInto(p.value, childPath(pathOf(), "file"), &name)
 			src.File = name
 		case "settled":
 			var settled bool
-			l.decodeInto(p.value, childPath(path, "settled"), &settled)
+			l.decodeInto(p.value, childPath(pathOf(), "settled"), &settled)
 			src.Settled = settled
 		default:
-			l.unknownKey(p.key, path, "an object source", objectSourceKeys)
+			l.unknownKey(p.key, pathOf(), "an object source", objectSourceKeys)
 		}
 	}
 	switch {
 	case manifest != nil && file != nil:
-		l.errAt(resolve(item), path, "an object source has manifest or file, not both", "write two entries")
+		l.errAt(resolve(item), pathOf(), "an object source has manifest or file, not both", "write two entries")
 	case copiesBad: // reported
 	case copies != nil && manifest != nil:
-		src.Objects = l.decodeCopies(manifest, resolve(copies), path, src.Copies)
+		src.Objects = l.decodeCopies(manifest, resolve(copies), pathOf(), src.Copies)
 	case copies != nil && file != nil:
-		l.errAt(resolve(copies), childPath(path, "copies"), "copies applies to an inline manifest, not to a file", "inline the manifest with manifest:")
+		l.errAt(resolve(copies), childPath(pathOf(), "copies"), "copies applies to an inline manifest, not to a file", "inline the manifest with manifest:")
 	case manifest != nil:
 		src.Objects = l.decodeManifest(manifest, inlineSite(i), true)
 	case file != nil:
-		src.Objects = l.decodeManifestFile(src.File, file, childPath(path, "file"), true)
+		src.Objects = l.decodeManifestFile(src.File, file, childPath(pathOf(), "file"), true)
 	default:
-		l.errAt(resolve(item), path, "an object source needs manifest: (inline) or file: (a path)", "")
+		l.errAt(resolve(item), pathOf(), "an object source needs manifest: (inline) or file: (a path)", "")
 	}
 	l.s.Objects = append(l.s.Objects, src)
 }
