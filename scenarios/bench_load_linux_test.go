@@ -37,7 +37,7 @@ const load100kPeakRSS = 220 << 20
 
 // load100kAllocated bounds the bytes one parse of BenchmarkLoad100k's scenario allocates,
 // which unlike the peak does not depend on the load of the machine: 333 MB when each
-// manifest had a decoder of its own, 135 MB with one, 75 MB now (this test's log).
+// manifest had a decoder of its own, 135 MB with one, 74 MB now (this test's log).
 const load100kAllocated = 100 << 20
 
 // TestLoad100kPeakMemory parses 100,000 objects in a child process and checks its peak

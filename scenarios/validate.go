@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -88,6 +89,12 @@ func (l *loader) defaultNamespace(r *ObjectRef) {
 	if ki, ok := l.lookupKind(r.Kind); ok && ki.Namespaced && r.Namespace == "" {
 		r.Namespace = "default"
 	}
+}
+
+// sortedContains reports whether sorted, a sorted slice, holds s.
+func sortedContains(sorted []string, s string) bool {
+	_, found := slices.BinarySearch(sorted, s)
+	return found
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -474,28 +481,27 @@ func (l *loader) checkNamespaceList() {
 	s.Cluster.Namespaces = extra
 }
 
-// knownNamespaces returns every namespace that will exist: the system ones, the listed ones
-// and the Namespace objects the scenario creates.
-func (l *loader) knownNamespaces() map[string]bool {
+// knownNamespaces returns every namespace that will exist, sorted and without repeats: the
+// system ones, the listed ones and the Namespace objects the scenario creates. A sorted slice
+// rather than a set: for 50,000 Namespace objects it is 0.8 MB where a map was 3 MB, made
+// when the loader holds every object, so at the peak of loading (TestLoad100kPeakMemory).
+func (l *loader) knownNamespaces() []string {
 	n := len(systemNamespaces) + len(l.s.Cluster.Namespaces)
 	for _, d := range l.declared {
 		if d.obj != nil && d.obj.GetKind() == model.KindNamespace {
 			n++
 		}
 	}
-	ns := make(map[string]bool, n)
-	for _, n := range systemNamespaces {
-		ns[n] = true
-	}
-	for _, n := range l.s.Cluster.Namespaces {
-		ns[n] = true
-	}
+	ns := make([]string, 0, n)
+	ns = append(ns, systemNamespaces...)
+	ns = append(ns, l.s.Cluster.Namespaces...)
 	for _, d := range l.declared {
 		if d.obj != nil && d.obj.GetKind() == model.KindNamespace {
-			ns[d.obj.Meta().Name] = true
+			ns = append(ns, d.obj.Meta().Name)
 		}
 	}
-	return ns
+	slices.Sort(ns)
+	return slices.Compact(ns)
 }
 
 // objectPos returns the position and path of a field of a declared object: inside the
@@ -516,11 +522,10 @@ func (l *loader) errObject(d declaredObject, field, msg, hint string) {
 	l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: msg, Hint: hint})
 }
 
-func (l *loader) checkObjects(namespaces map[string]bool, nodes []ClusterNode) {
+func (l *loader) checkObjects(namespaces []string, nodes []ClusterNode) {
 	// first maps each object declared under objects: to the index in l.declared of its
 	// first declaration.
 	first := newObjectIndex(len(l.declared))
-	var namespaceNames []string // sorted, for hints; made at the first missing namespace
 	groupOf := make(map[string]string, len(nodes))
 	for _, n := range nodes {
 		groupOf[n.Name] = n.Group
@@ -557,16 +562,13 @@ func (l *loader) checkObjects(namespaces map[string]bool, nodes []ClusterNode) {
 		switch {
 		case !ki.Namespaced && m.Namespace != "":
 			l.errObject(d, "metadata.namespace", fmt.Sprintf("%s is cluster-scoped; it has no namespace", ki.Kind), "remove metadata.namespace")
-		case ki.Namespaced && !namespaces[m.Namespace]:
+		case ki.Namespaced && !sortedContains(namespaces, m.Namespace):
 			hint := ""
 			// Each hint compares the name with every namespace: bounded all together, as
 			// the hints for undeclared objects are (maxSuggestComparisons).
 			if l.suggestComparisons+len(namespaces) <= maxSuggestComparisons {
-				if namespaceNames == nil {
-					namespaceNames = sortedKeys(namespaces)
-				}
-				l.suggestComparisons += len(namespaceNames)
-				hint = didYouMean(m.Namespace, namespaceNames)
+				l.suggestComparisons += len(namespaces)
+				hint = didYouMean(m.Namespace, namespaces)
 			}
 			if hint == "" {
 				hint = "add it to cluster.namespaces"
