@@ -4,13 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 	"github.com/reconsim/reconsim/sim/features"
+	"github.com/reconsim/reconsim/sim/gitops"
+	"github.com/reconsim/reconsim/sim/kubeapiserver"
+	"github.com/reconsim/reconsim/sim/leaderelection"
 )
 
 // FlagType is the type of a component flag's value.
@@ -177,7 +182,14 @@ func admissionPluginList(disabling bool) func(v flagValue) error {
 // (one of AdmissionPlugins): every one is on unless kube-apiserver.disable-admission-plugins
 // names it.
 func (c *Components) AdmissionPluginEnabled(name string) bool {
-	return !contains(splitList(c.String(ComponentAPIServer, "disable-admission-plugins")), name)
+	return !contains(splitList(c.apiServerOptions().DisableAdmissionPlugins), name)
+}
+
+// apiServerOptions are kube-apiserver's flags as the scenario sets them.
+func (c *Components) apiServerOptions() kubeapiserver.Options {
+	o := kubeapiserver.DefaultOptions()
+	Configure(c, kubeapiserver.Flags, &o)
+	return o
 }
 
 // oneOf returns a check that the value is one of values.
@@ -192,24 +204,10 @@ func oneOf(values ...string) func(v flagValue) error {
 
 // argocdVersion checks an Argo CD "MAJOR.MINOR" version.
 func argocdVersion(v flagValue) error {
-	if _, _, ok := ArgoCDVersion(v.s); !ok {
+	if _, _, ok := gitops.ParseArgoCDVersion(v.s); !ok {
 		return fmt.Errorf("want an Argo CD version such as 2.13, 2.14 or 3.0, got %q", v.s)
 	}
 	return nil
-}
-
-// ArgoCDVersion parses "MAJOR.MINOR" (2 or 3 major).
-func ArgoCDVersion(s string) (major, minor int, ok bool) {
-	a, b, found := strings.Cut(s, ".")
-	if !found {
-		return 0, 0, false
-	}
-	maj, err1 := strconv.Atoi(a)
-	min, err2 := strconv.Atoi(b)
-	if err1 != nil || err2 != nil || maj < 2 || maj > 3 || min < 0 || min > 99 {
-		return 0, 0, false
-	}
-	return maj, min, true
 }
 
 // GitOpsAgent reports whether the scenario runs the GitOps agent: enabled is true, or it is
@@ -249,48 +247,37 @@ const maxFlagDuration = 365 * 24 * time.Hour
 // flags is the registry. Sources use the tags of docs/upstream.md#sources
 // (copied into docs/scenario.md by the generator). An entry without a Type takes its type,
 // default and source from the component's flag table (componentTables).
-var flags = withTables([]Flag{
+var flags = withTables(slices.Concat([]Flag{
 	// kube-apiserver
-	{Component: ComponentAPIServer, Name: "max-requests-inflight", Type: TypeInt, Default: "400", check: positive,
-		Source: "[apiserver@HEAD] pkg/server/config.go L451-454",
-		Help:   "Maximum number of non-mutating requests in flight; past it the API server answers 429."},
-	{Component: ComponentAPIServer, Name: "max-mutating-requests-inflight", Type: TypeInt, Default: "200", check: positive,
-		Source: "[apiserver@HEAD] pkg/server/config.go L451-454",
-		Help:   "Maximum number of mutating requests in flight; past it the API server answers 429."},
-	{Component: ComponentAPIServer, Name: "event-ttl", Type: TypeDuration, Default: "1h", check: positive,
-		Source: "[k8s:pkg/controlplane/apiserver/options/options.go] EventTTL",
-		Help:   "How long the API server keeps an Event after its last write."},
-	{Component: ComponentAPIServer, Name: "enable-priority-and-fairness", Type: TypeBool, Default: "true",
-		Source: "[apiserver@HEAD] pkg/server/options/feature.go NewFeatureOptions (EnablePriorityAndFairness: true; GA in 1.29, KEP-1040)",
+	{Component: ComponentAPIServer, Name: "max-requests-inflight", check: positive,
+		Help: "Maximum number of non-mutating requests in flight; past it the API server answers 429."},
+	{Component: ComponentAPIServer, Name: "max-mutating-requests-inflight", check: positive,
+		Help: "Maximum number of mutating requests in flight; past it the API server answers 429."},
+	{Component: ComponentAPIServer, Name: "event-ttl", check: positive,
+		Help: "How long the API server keeps an Event after its last write."},
+	{Component: ComponentAPIServer, Name: "enable-priority-and-fairness",
 		Help: "API Priority and Fairness: requests are classified by FlowSchemas into priority levels that share max-requests-inflight + max-mutating-requests-inflight seats (with borrowing), queued fairly per flow, " +
 			"costed in seats by the work estimator, and answered 429 only when their queue is full or they waited a quarter of request-timeout. " +
 			"The bootstrap configuration, with the scenario's own FlowSchema and PriorityLevelConfiguration objects (sim explain FlowSchema). false: the max-in-flight filter (429 at once past either limit)."},
-	{Component: ComponentAPIServer, Name: "request-timeout", Type: TypeDuration, Default: "60s", check: positive,
-		Source: "[apiserver@HEAD] pkg/server/config.go NewConfig (RequestTimeout: 60s); the APF queue wait is a quarter of it, at most 1m (pkg/server/filters/priority-and-fairness.go getRequestWaitContext)",
-		Help:   "Request timeout; with priority and fairness a request waits in its queue at most a quarter of it (and at most 1m) before a 429."},
-	{Component: ComponentAPIServer, Name: "enable-admission-plugins", Type: TypeString, Default: "", check: admissionPluginList(false),
-		Source: "[k8s] pkg/kubeapiserver/options/plugins.go (DefaultOffAdmissionPlugins; AllOrderedPlugins gives the order)",
+	{Component: ComponentAPIServer, Name: "request-timeout", check: positive,
+		Help: "Request timeout; with priority and fairness a request waits in its queue at most a quarter of it (and at most 1m) before a 429."},
+	{Component: ComponentAPIServer, Name: "enable-admission-plugins", check: admissionPluginList(false),
 		Help: "Admission plugins to enable in addition to the default-on ones (comma-separated). The modelled plugins, all on by default as upstream's, in upstream's order: " +
 			"NamespaceLifecycle (objects only in existing, non-terminating namespaces), TaintNodesByCondition (a new Node gets node.kubernetes.io/not-ready:NoSchedule, which the node lifecycle controller removes once it is Ready), " +
 			"Priority (pods get spec.priority and preemptionPolicy from their PriorityClass, the global default, or 0; an unknown class is Forbidden; system-cluster-critical and system-node-critical always exist), " +
 			"DefaultTolerationSeconds (pods tolerate not-ready and unreachable NoExecute for 300s). Other upstream plugins are not modelled."},
-	{Component: ComponentAPIServer, Name: "disable-admission-plugins", Type: TypeString, Default: "", check: admissionPluginList(true),
-		Source: "[k8s] pkg/kubeapiserver/options/plugins.go",
-		Help:   "Default-on admission plugins to turn off (comma-separated): TaintNodesByCondition, Priority or DefaultTolerationSeconds (NamespaceLifecycle cannot be turned off here)."},
-	{Component: ComponentAPIServer, Name: "default-not-ready-toleration-seconds", Type: TypeInt, Default: "300", check: nonNegative,
-		Source: "[k8s:plugin/pkg/admission/defaulttolerationseconds/admission.go@012b085a]",
-		Help:   "tolerationSeconds of the node.kubernetes.io/not-ready:NoExecute toleration the DefaultTolerationSeconds admission plugin adds to pods that lack one."},
-	{Component: ComponentAPIServer, Name: "default-unreachable-toleration-seconds", Type: TypeInt, Default: "300", check: nonNegative,
-		Source: "[k8s:plugin/pkg/admission/defaulttolerationseconds/admission.go@012b085a]",
-		Help:   "tolerationSeconds of the node.kubernetes.io/unreachable:NoExecute toleration the DefaultTolerationSeconds admission plugin adds to pods that lack one."},
+	{Component: ComponentAPIServer, Name: "disable-admission-plugins", check: admissionPluginList(true),
+		Help: "Default-on admission plugins to turn off (comma-separated): TaintNodesByCondition, Priority or DefaultTolerationSeconds (NamespaceLifecycle cannot be turned off here)."},
+	{Component: ComponentAPIServer, Name: "default-not-ready-toleration-seconds", check: nonNegative,
+		Help: "tolerationSeconds of the node.kubernetes.io/not-ready:NoExecute toleration the DefaultTolerationSeconds admission plugin adds to pods that lack one."},
+	{Component: ComponentAPIServer, Name: "default-unreachable-toleration-seconds", check: nonNegative,
+		Help: "tolerationSeconds of the node.kubernetes.io/unreachable:NoExecute toleration the DefaultTolerationSeconds admission plugin adds to pods that lack one."},
 
 	// kube-controller-manager
-	{Component: ComponentControllerManager, Name: "kube-api-qps", Type: TypeFloat, Default: "20", check: positive,
-		Source: "[k8s:pkg/controller/apis/config/v1alpha1/defaults.go@025959b7]; flag in [controller-manager@HEAD] options/generic.go L62-63",
-		Help:   "Client-side rate limit (token bucket refill, requests per second) of the controller manager's API client."},
-	{Component: ComponentControllerManager, Name: "kube-api-burst", Type: TypeInt, Default: "30", check: positive,
-		Source: "[k8s:pkg/controller/apis/config/v1alpha1/defaults.go@025959b7]; flag in [controller-manager@HEAD] options/generic.go L62-63",
-		Help:   "Client-side burst (token bucket size) of the controller manager's API client."},
+	{Component: ComponentControllerManager, Name: "kube-api-qps", check: positive,
+		Help: "Client-side rate limit (token bucket refill, requests per second) of the controller manager's API client."},
+	{Component: ComponentControllerManager, Name: "kube-api-burst", check: positive,
+		Help: "Client-side burst (token bucket size) of the controller manager's API client."},
 	{Component: ComponentControllerManager, Name: "node-monitor-period", check: positive,
 		Help: "How often the node lifecycle controller checks node health (monitorNodeHealth)."},
 	{Component: ComponentControllerManager, Name: "node-monitor-grace-period", check: positive,
@@ -336,26 +323,9 @@ var flags = withTables([]Flag{
 		Help: "Number of garbage collector workers."},
 	{Component: ComponentControllerManager, Name: "terminated-pod-gc-threshold", check: nonNegative,
 		Help: "Number of terminated pods that may exist before the pod garbage collector deletes the oldest; 0 disables that part of pod GC."},
-	{Component: ComponentControllerManager, Name: "min-resync-period", Type: TypeDuration, Default: "12h", check: positive,
-		Source: "[controller-manager@HEAD] config/v1alpha1/defaults.go; [k8s:pkg/controller/apis/config/v1alpha1/defaults.go@025959b7]",
-		Help:   "Informer resync period base: each informer resyncs at a random period in [min-resync-period, 2*min-resync-period)."},
-
-	{Component: ComponentControllerManager, Name: "leader-elect", Type: TypeBool, Default: "true",
-		Source: "k8s.io/component-base config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration (LeaderElect true)",
-		Help:   "Run leader election (client-go tools/leaderelection over the Lease kube-system/kube-controller-manager) before doing any work. The simulator runs the election when replicas is more than 1 or this flag is set explicitly; a single replica left at the default leads from the start without Lease traffic, which changes nothing but the trace."},
-	{Component: ComponentControllerManager, Name: "leader-elect-lease-duration", check: positive,
-		Help: "How long a standby waits, from when it last saw the Lease renewed, before it takes the Lease over."},
-	{Component: ComponentControllerManager, Name: "leader-elect-renew-deadline", check: positive,
-		Help: "How long the leader keeps retrying a renewal before it gives up leadership and exits (client-go LeaderElector.renew). Must be less than the lease duration and more than 1.2 times the retry period."},
-	{Component: ComponentControllerManager, Name: "leader-elect-retry-period", check: positive,
-		Help: "The wait between election attempts: a standby tries every retry-period*[1, 2.2) (wait.JitterUntil with JitterFactor 1.2), the leader renews every retry-period."},
-	{Component: ComponentControllerManager, Name: "replicas", Type: TypeInt, Default: "1", check: replicaCount, Simulator: true,
-		Source: "simulator setting (an HA control plane runs one replica per control-plane node, usually 3)",
-		Help:   "Number of kube-controller-manager processes, each a leader-election candidate with its own clients and informers; only the leader works. Standbys are cold, as upstream's: informers start only once a replica leads (cmd/kube-controller-manager/app/controllermanager.go Run)."},
-	{Component: ComponentControllerManager, Name: "restart-delay", Type: TypeDuration, Default: "10s", check: nonNegative, Simulator: true,
-		Source: "kubelet containerBackOffPeriod 10s, the first back-off of a restarted static pod (pkg/kubelet/kubelet.go)",
-		Help:   "How long a replica that lost its lease (and exited, as upstream's process does) takes to come back as a standby."},
-
+	{Component: ComponentControllerManager, Name: "min-resync-period", check: positive,
+		Help: "Informer resync period base: each informer resyncs at a random period in [min-resync-period, 2*min-resync-period)."},
+}, electedComponentFlags(ComponentControllerManager, "cold, as upstream's: informers start only once a replica leads (cmd/kube-controller-manager/app/controllermanager.go Run)"), []Flag{
 	// kube-scheduler
 	{Component: ComponentScheduler, Name: "kube-api-qps", check: positive, ConfigField: "clientConnection.qps",
 		Help: "Client-side rate limit (requests per second) of the scheduler's API client."},
@@ -365,34 +335,16 @@ var flags = withTables([]Flag{
 		Help: "Initial backoff of an unschedulable pod; it doubles per attempt up to pod-max-backoff-seconds."},
 	{Component: ComponentScheduler, Name: "pod-max-backoff-seconds", check: positive, ConfigField: "podMaxBackoffSeconds",
 		Help: "Maximum backoff of an unschedulable pod; must not be less than pod-initial-backoff-seconds."},
-
-	{Component: ComponentScheduler, Name: "leader-elect", Type: TypeBool, Default: "true",
-		Source: "k8s.io/component-base config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration (LeaderElect true)",
-		Help:   "Run leader election (client-go tools/leaderelection over the Lease kube-system/kube-scheduler) before doing any work. The simulator runs the election when replicas is more than 1 or this flag is set explicitly; a single replica left at the default leads from the start without Lease traffic, which changes nothing but the trace."},
-	{Component: ComponentScheduler, Name: "leader-elect-lease-duration", check: positive,
-		Help: "How long a standby waits, from when it last saw the Lease renewed, before it takes the Lease over."},
-	{Component: ComponentScheduler, Name: "leader-elect-renew-deadline", check: positive,
-		Help: "How long the leader keeps retrying a renewal before it gives up leadership and exits (client-go LeaderElector.renew). Must be less than the lease duration and more than 1.2 times the retry period."},
-	{Component: ComponentScheduler, Name: "leader-elect-retry-period", check: positive,
-		Help: "The wait between election attempts: a standby tries every retry-period*[1, 2.2) (wait.JitterUntil with JitterFactor 1.2), the leader renews every retry-period."},
-	{Component: ComponentScheduler, Name: "replicas", Type: TypeInt, Default: "1", check: replicaCount, Simulator: true,
-		Source: "simulator setting (an HA control plane runs one replica per control-plane node, usually 3)",
-		Help:   "Number of kube-scheduler processes, each a leader-election candidate with its own clients and informers; only the leader works. Standbys are hot, as upstream's: informers start and sync before the election (cmd/kube-scheduler/app/server.go Run)."},
-	{Component: ComponentScheduler, Name: "restart-delay", Type: TypeDuration, Default: "10s", check: nonNegative, Simulator: true,
-		Source: "kubelet containerBackOffPeriod 10s, the first back-off of a restarted static pod (pkg/kubelet/kubelet.go)",
-		Help:   "How long a replica that lost its lease (and exited, as upstream's process does) takes to come back as a standby."},
-
+}, electedComponentFlags(ComponentScheduler, "hot, as upstream's: informers start and sync before the election (cmd/kube-scheduler/app/server.go Run)"), []Flag{
 	// kubelet
 	{Component: ComponentKubelet, Name: "kube-api-qps", check: positive, ConfigField: "kubeAPIQPS",
 		Help: "Client-side rate limit (requests per second) of each kubelet's API client."},
 	{Component: ComponentKubelet, Name: "kube-api-burst", check: positive, ConfigField: "kubeAPIBurst",
 		Help: "Client-side burst of each kubelet's API client."},
-	{Component: ComponentKubelet, Name: "event-qps", Type: TypeFloat, Default: "50", check: nonNegative, ConfigField: "eventRecordQPS",
-		Source: "[kubelet-cfg@HEAD] config/v1beta1/types.go",
-		Help:   "Client-side rate limit (requests per second) of each kubelet's event client (kubeDeps.EventClient), through which its Events go; 0 means unlimited (cmd/kubelet/app/server.go)."},
-	{Component: ComponentKubelet, Name: "event-burst", Type: TypeInt, Default: "100", check: positive, ConfigField: "eventBurst",
-		Source: "[kubelet-cfg@HEAD] config/v1beta1/types.go",
-		Help:   "Client-side burst of each kubelet's event client."},
+	{Component: ComponentKubelet, Name: "event-qps", check: nonNegative, ConfigField: "eventRecordQPS",
+		Help: "Client-side rate limit (requests per second) of each kubelet's event client (kubeDeps.EventClient), through which its Events go; 0 means unlimited (cmd/kubelet/app/server.go)."},
+	{Component: ComponentKubelet, Name: "event-burst", check: positive, ConfigField: "eventBurst",
+		Help: "Client-side burst of each kubelet's event client."},
 	{Component: ComponentKubelet, Name: "node-status-update-frequency", check: positive, ConfigField: "nodeStatusUpdateFrequency",
 		Help: "How often the kubelet computes node status; it posts it only when it changed or node-status-report-frequency has passed."},
 	{Component: ComponentKubelet, Name: "node-status-report-frequency", check: positive, ConfigField: "nodeStatusReportFrequency",
@@ -402,29 +354,22 @@ var flags = withTables([]Flag{
 		Help: "Duration of the node's Lease; the kubelet renews it every quarter of it (nodeLeaseRenewIntervalFraction 0.25)."},
 	{Component: ComponentKubelet, Name: "max-pods", check: positive, ConfigField: "maxPods",
 		Help: "Pods a node accepts; also the node's pods capacity when the node group does not set one."},
-	{Component: ComponentKubelet, Name: "image-pull", Type: TypeDist, Default: "lognormal(median=1s,p99=5s,max=60s)", Simulator: true,
-		Source: "simulator default (not upstream; image pulls are outside the pod startup SLO, docs/upstream.md#slos)",
-		Help:   "Time to pull a pod's images when the node does not have them yet."},
-	{Component: ComponentKubelet, Name: "container-start", Type: TypeDist, Default: "lognormal(median=300ms,p99=1500ms,max=10s)", Simulator: true,
-		Source: "simulator default (not upstream; chosen inside the 5s pod startup SLO, docs/upstream.md#slos)",
-		Help:   "Time from sandbox creation to a started container."},
+	{Component: ComponentKubelet, Name: "image-pull", Simulator: true,
+		Help: "Time to pull a pod's images when the node does not have them yet."},
+	{Component: ComponentKubelet, Name: "container-start", Simulator: true,
+		Help: "Time from sandbox creation to a started container."},
 
 	// simulator
-	{Component: ComponentSimulator, Name: "watch-delay", Type: TypeDist, Default: "lognormal(median=2ms,p99=20ms,max=1s)", Simulator: true,
-		Source: "simulator default (not upstream)",
-		Help:   "Delay between a committed write and its delivery to each watcher."},
-	{Component: ComponentSimulator, Name: "api-service-time-get", Type: TypeDist, Default: "lognormal(median=1ms,p99=10ms,max=1s)", Simulator: true,
-		Source: "simulator default (not upstream; well inside the 1s read SLO, docs/upstream.md#slos)",
-		Help:   "API server service time of a GET, during which the request holds an in-flight slot."},
-	{Component: ComponentSimulator, Name: "api-service-time-list", Type: TypeDist, Default: "lognormal(median=10ms,p99=100ms,max=5s)", Simulator: true,
-		Source: "simulator default (not upstream; well inside the 30s list SLO, docs/upstream.md#slos)",
-		Help:   "API server service time of a LIST."},
-	{Component: ComponentSimulator, Name: "api-service-time-mutating", Type: TypeDist, Default: "lognormal(median=5ms,p99=50ms,max=1s)", Simulator: true,
-		Source: "simulator default (not upstream; well inside the 1s mutating SLO, docs/upstream.md#slos)",
-		Help:   "API server service time of a create, update, patch or delete."},
-	{Component: ComponentSimulator, Name: "events-through-api", Type: TypeBool, Default: "true", Simulator: true,
-		Source: "simulator setting; true is upstream: client-go tools/record StartRecordingToSink writes through the component's clientset",
-		Help:   "Whether components' Kubernetes Events go through their own API clients (costing their QPS, correlated, aggregated and spam-filtered as client-go's EventCorrelator does; events.jsonl records what the API server stored) or straight to events.jsonl at no cost, every call one Event with count 1 (for comparisons)."},
+	{Component: ComponentSimulator, Name: "watch-delay", Simulator: true,
+		Help: "Delay between a committed write and its delivery to each watcher."},
+	{Component: ComponentSimulator, Name: "api-service-time-get", Simulator: true,
+		Help: "API server service time of a GET, during which the request holds an in-flight slot."},
+	{Component: ComponentSimulator, Name: "api-service-time-list", Simulator: true,
+		Help: "API server service time of a LIST."},
+	{Component: ComponentSimulator, Name: "api-service-time-mutating", Simulator: true,
+		Help: "API server service time of a create, update, patch or delete."},
+	{Component: ComponentSimulator, Name: "events-through-api", Simulator: true,
+		Help: "Whether components' Kubernetes Events go through their own API clients (costing their QPS, correlated, aggregated and spam-filtered as client-go's EventCorrelator does; events.jsonl records what the API server stored) or straight to events.jsonl at no cost, every call one Event with count 1 (for comparisons)."},
 	{Component: ComponentSimulator, Name: "metric-resolution", check: positive, Simulator: true,
 		Help: "How often the metrics-server model scrapes the kubelets; the HPA sees usage this stale."},
 	{Component: ComponentSimulator, Name: "housekeeping-interval", check: nonNegative, Simulator: true,
@@ -441,58 +386,61 @@ var flags = withTables([]Flag{
 	{Component: ComponentGitOpsAgent, Name: "enabled", Type: TypeBool, Default: "false", Simulator: true,
 		Source: "simulator setting",
 		Help:   "Run the GitOps agent. It also runs when any other gitops-agent flag is set, unless this one is set to false."},
-	{Component: ComponentGitOpsAgent, Name: "mode", Type: TypeString, Default: "argocd", Simulator: true, check: oneOf("argocd", "flux"),
-		Source: "simulator setting",
-		Help:   "argocd: Argo CD's application controller (refresh on every change of a managed object and every app-resync, automated sync with self-heal back-off); flux: Flux's kustomize-controller (a server-side apply of the whole source every interval, which reverts drift)."},
-	{Component: ComponentGitOpsAgent, Name: "argocd-version", Type: TypeString, Default: "3.5", Simulator: true, check: argocdVersion,
-		Source: "argoproj/argo-cd releases (latest v3.5)",
-		Help:   "Argo CD minor version whose defaults apply to app-resync, app-resync-jitter and the self-heal timing: before 3.0 app-resync is 180s without jitter (commit fe598a831e, #22342); before 2.14 self-heal waits a fixed self-heal-timeout-seconds of 5 instead of the back-off (#20275)."},
-	{Component: ComponentGitOpsAgent, Name: "app-resync", Type: TypeDuration, Default: "120s", check: nonNegative,
-		Source: "argoproj/argo-cd cmd/argocd-application-controller/commands/argocd_application_controller.go defaultAppResyncPeriod = 120 (180 before v3.0)",
-		Help:   "timeout.reconciliation: how often an Application is refreshed (its source compared with the cluster) without any other trigger; 0 disables the periodic refresh."},
-	{Component: ComponentGitOpsAgent, Name: "app-resync-jitter", Type: TypeDuration, Default: "60s", check: nonNegative,
-		Source: "argoproj/argo-cd cmd/argocd-application-controller/commands/argocd_application_controller.go defaultAppResyncPeriodJitter = 60 (0 before v3.0); controller/appcontroller.go newApplicationInformerAndLister",
-		Help:   "timeout.reconciliation.jitter: each periodic refresh comes up to this much later (uniform)."},
-	{Component: ComponentGitOpsAgent, Name: "automated", Type: TypeBool, Default: "false",
-		Source: "Argo CD Application spec.syncPolicy.automated (unset by default: manual sync); docs/user-guide/auto_sync.md",
-		Help:   "Automated sync: sync when the Application is OutOfSync with a revision not yet synced. Without self-heal, drift in the cluster is only reported (OutOfSync)."},
-	{Component: ComponentGitOpsAgent, Name: "self-heal", Type: TypeBool, Default: "false",
-		Source: "Argo CD spec.syncPolicy.automated.selfHeal (false by default); docs/user-guide/auto_sync.md",
-		Help:   "With automated sync, also sync when the cluster drifted from an already synced revision, after the self-heal back-off."},
-	{Component: ComponentGitOpsAgent, Name: "prune", Type: TypeBool, Default: "false",
-		Source: "Argo CD spec.syncPolicy.automated.prune (false by default); flux spec.prune",
-		Help:   "Delete managed objects that are no longer in the source (a delete with commit: true). Without it they stay, and the Application stays OutOfSync."},
-	{Component: ComponentGitOpsAgent, Name: "self-heal-backoff-timeout-seconds", Type: TypeInt, Default: "2", check: nonNegative,
-		Source: "argoproj/argo-cd cmd/argocd-application-controller/commands/argocd_application_controller.go --self-heal-backoff-timeout-seconds (since v2.14, #20275)",
-		Help:   "The first delay of the self-heal back-off: self-heal attempt n (n >= 1) waits timeout*factor^(n-1), capped, after the previous operation finished; the first attempt is immediate (controller/appcontroller.go selfHealRemainingBackoff). 0 disables the back-off and uses self-heal-timeout-seconds."},
-	{Component: ComponentGitOpsAgent, Name: "self-heal-backoff-factor", Type: TypeInt, Default: "3", check: positive,
-		Source: "argoproj/argo-cd cmd/argocd-application-controller/commands/argocd_application_controller.go --self-heal-backoff-factor",
-		Help:   "The factor of the self-heal back-off."},
-	{Component: ComponentGitOpsAgent, Name: "self-heal-backoff-cap-seconds", Type: TypeInt, Default: "300", check: positive,
-		Source: "argoproj/argo-cd cmd/argocd-application-controller/commands/argocd_application_controller.go --self-heal-backoff-cap-seconds",
-		Help:   "The longest self-heal back-off delay."},
-	{Component: ComponentGitOpsAgent, Name: "self-heal-timeout-seconds", Type: TypeInt, Default: "0", check: nonNegative,
-		Source: "argoproj/argo-cd cmd/argocd-application-controller/commands/argocd_application_controller.go --self-heal-timeout-seconds (5 before v2.14)",
-		Help:   "Fixed wait after the previous operation before a self-heal, used when the back-off is disabled (self-heal-backoff-timeout-seconds 0, or argocd-version before 2.14)."},
-	{Component: ComponentGitOpsAgent, Name: "ignore-hpa-replicas", Type: TypeBool, Default: "false",
-		Source: "Argo CD spec.ignoreDifferences (docs/user-guide/diffing.md: an HPA changes replicas)",
-		Help:   "Ignore spec.replicas of objects an HorizontalPodAutoscaler targets when diffing, as an ignoreDifferences entry for /spec/replicas does. Without it an autoscaled Deployment whose manifest sets replicas is OutOfSync whenever the HPA scaled it."},
-	{Component: ComponentGitOpsAgent, Name: "kube-api-qps", Type: TypeFloat, Default: "50", check: positive,
-		Source: "Argo CD ARGOCD_K8S_CLIENT_QPS default 50 (docs/operator-manual/high_availability.md)",
-		Help:   "Client-side rate limit of the agent's API client: a large drifting application costs what it costs."},
-	{Component: ComponentGitOpsAgent, Name: "kube-api-burst", Type: TypeInt, Default: "100", check: positive,
-		Source: "Argo CD ARGOCD_K8S_CLIENT_BURST default 2 x QPS (docs/operator-manual/high_availability.md)",
-		Help:   "Client-side burst of the agent's API client."},
-	{Component: ComponentGitOpsAgent, Name: "compare-time", Type: TypeDist, Default: "lognormal(median=500ms,p99=3s,max=30s)", Simulator: true,
-		Source: "simulator default (not upstream): manifest generation (cached by the repo-server) and diff",
-		Help:   "How long one refresh (compare) of the Application takes before its status and any sync."},
-	{Component: ComponentGitOpsAgent, Name: "interval", Type: TypeDuration, Default: "10m", check: positive,
-		Source: "fluxcd/kustomize-controller docs/spec/v1/kustomizations.md .spec.interval (required; its examples use 10m, the minimum recommended is 60s)",
-		Help:   "flux mode: how often the Kustomization is applied (server-side apply of the whole source), which reverts drift."},
-	{Component: ComponentGitOpsAgent, Name: "interval-jitter-percentage", Type: TypeInt, Default: "5", check: nonNegative,
-		Source: "fluxcd/kustomize-controller main.go --interval-jitter-percentage default 5",
-		Help:   "flux mode: each interval is jittered by up to this percentage either way."},
-}, componentTables)
+	{Component: ComponentGitOpsAgent, Name: "mode", Simulator: true, check: oneOf("argocd", "flux"),
+		Help: "argocd: Argo CD's application controller (refresh on every change of a managed object and every app-resync, automated sync with self-heal back-off); flux: Flux's kustomize-controller (a server-side apply of the whole source every interval, which reverts drift)."},
+	{Component: ComponentGitOpsAgent, Name: "argocd-version", Simulator: true, check: argocdVersion,
+		Help: "Argo CD minor version whose defaults apply to app-resync, app-resync-jitter and the self-heal timing: before 3.0 app-resync is 180s without jitter (commit fe598a831e, #22342); before 2.14 self-heal waits a fixed self-heal-timeout-seconds of 5 instead of the back-off (#20275)."},
+	{Component: ComponentGitOpsAgent, Name: "app-resync", check: nonNegative,
+		Help: "timeout.reconciliation: how often an Application is refreshed (its source compared with the cluster) without any other trigger; 0 disables the periodic refresh."},
+	{Component: ComponentGitOpsAgent, Name: "app-resync-jitter", check: nonNegative,
+		Help: "timeout.reconciliation.jitter: each periodic refresh comes up to this much later (uniform)."},
+	{Component: ComponentGitOpsAgent, Name: "automated",
+		Help: "Automated sync: sync when the Application is OutOfSync with a revision not yet synced. Without self-heal, drift in the cluster is only reported (OutOfSync)."},
+	{Component: ComponentGitOpsAgent, Name: "self-heal",
+		Help: "With automated sync, also sync when the cluster drifted from an already synced revision, after the self-heal back-off."},
+	{Component: ComponentGitOpsAgent, Name: "prune",
+		Help: "Delete managed objects that are no longer in the source (a delete with commit: true). Without it they stay, and the Application stays OutOfSync."},
+	{Component: ComponentGitOpsAgent, Name: "self-heal-backoff-timeout-seconds", check: nonNegative,
+		Help: "The first delay of the self-heal back-off: self-heal attempt n (n >= 1) waits timeout*factor^(n-1), capped, after the previous operation finished; the first attempt is immediate (controller/appcontroller.go selfHealRemainingBackoff). 0 disables the back-off and uses self-heal-timeout-seconds."},
+	{Component: ComponentGitOpsAgent, Name: "self-heal-backoff-factor", check: positive,
+		Help: "The factor of the self-heal back-off."},
+	{Component: ComponentGitOpsAgent, Name: "self-heal-backoff-cap-seconds", check: positive,
+		Help: "The longest self-heal back-off delay."},
+	{Component: ComponentGitOpsAgent, Name: "self-heal-timeout-seconds", check: nonNegative,
+		Help: "Fixed wait after the previous operation before a self-heal, used when the back-off is disabled (self-heal-backoff-timeout-seconds 0, or argocd-version before 2.14)."},
+	{Component: ComponentGitOpsAgent, Name: "ignore-hpa-replicas",
+		Help: "Ignore spec.replicas of objects an HorizontalPodAutoscaler targets when diffing, as an ignoreDifferences entry for /spec/replicas does. Without it an autoscaled Deployment whose manifest sets replicas is OutOfSync whenever the HPA scaled it."},
+	{Component: ComponentGitOpsAgent, Name: "kube-api-qps", check: positive,
+		Help: "Client-side rate limit of the agent's API client: a large drifting application costs what it costs."},
+	{Component: ComponentGitOpsAgent, Name: "kube-api-burst", check: positive,
+		Help: "Client-side burst of the agent's API client."},
+	{Component: ComponentGitOpsAgent, Name: "compare-time", Simulator: true,
+		Help: "How long one refresh (compare) of the Application takes before its status and any sync."},
+	{Component: ComponentGitOpsAgent, Name: "interval", check: positive,
+		Help: "flux mode: how often the Kustomization is applied (server-side apply of the whole source), which reverts drift."},
+	{Component: ComponentGitOpsAgent, Name: "interval-jitter-percentage", check: nonNegative,
+		Help: "flux mode: each interval is jittered by up to this percentage either way."},
+}), componentTables)
+
+// electedComponentFlags are the process and leader-election flags of kube-controller-manager
+// and kube-scheduler (component-base's --leader-elect*, the simulator's replicas and
+// restart-delay); standby says how a standby replica waits.
+func electedComponentFlags(component, standby string) []Flag {
+	return []Flag{
+		{Component: component, Name: "leader-elect",
+			Help: "Run leader election (client-go tools/leaderelection over the Lease kube-system/" + component + ") before doing any work. The simulator runs the election when replicas is more than 1 or this flag is set explicitly; a single replica left at the default leads from the start without Lease traffic, which changes nothing but the trace."},
+		{Component: component, Name: "leader-elect-lease-duration", check: positive,
+			Help: "How long a standby waits, from when it last saw the Lease renewed, before it takes the Lease over."},
+		{Component: component, Name: "leader-elect-renew-deadline", check: positive,
+			Help: "How long the leader keeps retrying a renewal before it gives up leadership and exits (client-go LeaderElector.renew). Must be less than the lease duration and more than 1.2 times the retry period."},
+		{Component: component, Name: "leader-elect-retry-period", check: positive,
+			Help: "The wait between election attempts: a standby tries every retry-period*[1, 2.2) (wait.JitterUntil with JitterFactor 1.2), the leader renews every retry-period."},
+		{Component: component, Name: "replicas", check: replicaCount, Simulator: true,
+			Help: "Number of " + component + " processes, each a leader-election candidate with its own clients and informers; only the leader works. Standbys are " + standby + "."},
+		{Component: component, Name: "restart-delay", check: nonNegative, Simulator: true,
+			Help: "How long a replica that lost its lease (and exited, as upstream's process does) takes to come back as a standby."},
+	}
+}
 
 // Flags returns every supported flag, grouped by component in the order kube-apiserver,
 // kube-controller-manager, kube-scheduler, kubelet, simulator. The slice is a copy.
@@ -661,7 +609,10 @@ func parseFlagText(f Flag, text string) (flagValue, error) {
 // without a unit.
 func parseDuration(text string) (time.Duration, error) { return sim.ParseDuration(text) }
 
-// formatDuration writes a duration compactly: 50s, 5m, 1h30m, 1.5s, 300ms.
+// FormatDuration writes a duration as flag values are written: 50s, 5m, 1h30m, 1.5s, 300ms.
+func FormatDuration(d time.Duration) string { return formatDuration(d) }
+
+// formatDuration is FormatDuration.
 func formatDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
@@ -931,15 +882,16 @@ func (c *Components) crossCheck() []string {
 	}
 	// kube-apiserver's admission options Validate: a plugin may not be both enabled and
 	// disabled.
-	enabled := splitList(c.String(ComponentAPIServer, "enable-admission-plugins"))
-	for _, d := range splitList(c.String(ComponentAPIServer, "disable-admission-plugins")) {
+	api := c.apiServerOptions()
+	enabled := splitList(api.EnableAdmissionPlugins)
+	for _, d := range splitList(api.DisableAdmissionPlugins) {
 		if contains(enabled, d) {
 			problems = append(problems, fmt.Sprintf("kube-apiserver: %s is both in enable-admission-plugins and disable-admission-plugins", d))
 		}
 	}
-	initial := c.Int(ComponentScheduler, "pod-initial-backoff-seconds")
-	max := c.Int(ComponentScheduler, "pod-max-backoff-seconds")
-	if max < initial {
+	sched := scheduler.DefaultConfig()
+	Configure(c, scheduler.Flags, &sched)
+	if initial, max := sched.PodInitialBackoffSeconds, sched.PodMaxBackoffSeconds; max < initial {
 		problems = append(problems, fmt.Sprintf("kube-scheduler.pod-max-backoff-seconds (%d) is less than pod-initial-backoff-seconds (%d)", max, initial))
 	}
 	for _, comp := range []string{ComponentControllerManager, ComponentScheduler} {
@@ -953,9 +905,9 @@ func (c *Components) crossCheck() []string {
 // renew deadline, renew deadline greater than JitterFactor (1.2) times the retry period.
 func (c *Components) electionProblems(comp string) []string {
 	var problems []string
-	lease := c.Duration(comp, "leader-elect-lease-duration")
-	renew := c.Duration(comp, "leader-elect-renew-deadline")
-	retry := c.Duration(comp, "leader-elect-retry-period")
+	cfg := leaderelection.DefaultConfig()
+	Configure(c, leaderelection.Flags(comp), &cfg)
+	lease, renew, retry := cfg.LeaseDuration, cfg.RenewDeadline, cfg.RetryPeriod
 	if lease <= renew {
 		problems = append(problems, fmt.Sprintf("%s.leader-elect-lease-duration (%s) must be greater than leader-elect-renew-deadline (%s)", comp, formatDuration(lease), formatDuration(renew)))
 	}
@@ -969,10 +921,12 @@ func (c *Components) electionProblems(comp string) []string {
 // (kube-controller-manager or kube-scheduler): leader-elect is true and either replicas is
 // more than 1 or leader-elect was set explicitly.
 func (c *Components) Elections(component string) bool {
-	if !c.Bool(component, "leader-elect") {
+	p := leaderelection.DefaultProcess()
+	Configure(c, leaderelection.ProcessFlags(component), &p)
+	if !p.LeaderElect {
 		return false
 	}
-	return c.Int(component, "replicas") > 1 || c.IsSet(component, "leader-elect")
+	return p.Replicas > 1 || c.IsSet(component, "leader-elect")
 }
 
 // sortedFlagKeys returns every flag key ("component.name"), sorted.

@@ -59,38 +59,44 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// TestUpstreamDefaults pins the defaults to the reference values, so a registry edit that
+// TestUpstreamDefaults pins the defaults to the reference values, so a table edit that
 // changes one is noticed.
 func TestUpstreamDefaults(t *testing.T) {
 	var c *Components // nil: every flag at its default
-	assert.Equal(t, 400, c.Int(ComponentAPIServer, "max-requests-inflight"))
-	assert.Equal(t, 200, c.Int(ComponentAPIServer, "max-mutating-requests-inflight"))
-	assert.Equal(t, 300, c.Int(ComponentAPIServer, "default-unreachable-toleration-seconds"))
-	assert.Equal(t, 20.0, c.Float(ComponentControllerManager, "kube-api-qps"))
-	assert.Equal(t, 30, c.Int(ComponentControllerManager, "kube-api-burst"))
-	assert.Equal(t, 5*time.Second, c.Duration(ComponentControllerManager, "node-monitor-period"))
-	assert.Equal(t, 50*time.Second, c.Duration(ComponentControllerManager, "node-monitor-grace-period"))
-	assert.Equal(t, 60*time.Second, c.Duration(ComponentControllerManager, "node-startup-grace-period"))
-	assert.Equal(t, 0.1, c.Float(ComponentControllerManager, "node-eviction-rate"))
-	assert.Equal(t, 0.01, c.Float(ComponentControllerManager, "secondary-node-eviction-rate"))
-	assert.Equal(t, 50, c.Int(ComponentControllerManager, "large-cluster-size-threshold"))
-	assert.Equal(t, 0.55, c.Float(ComponentControllerManager, "unhealthy-zone-threshold"))
-	assert.Equal(t, 5, c.Int(ComponentControllerManager, "concurrent-replicaset-syncs"))
-	assert.Equal(t, 20, c.Int(ComponentControllerManager, "concurrent-gc-syncs"))
-	assert.Equal(t, 12500, c.Int(ComponentControllerManager, "terminated-pod-gc-threshold"))
+	for _, tc := range []struct{ component, flag, want string }{
+		{ComponentAPIServer, "max-requests-inflight", "400"},
+		{ComponentAPIServer, "max-mutating-requests-inflight", "200"},
+		{ComponentAPIServer, "default-unreachable-toleration-seconds", "300"},
+		{ComponentControllerManager, "kube-api-qps", "20"},
+		{ComponentControllerManager, "kube-api-burst", "30"},
+		{ComponentControllerManager, "node-monitor-period", "5s"},
+		{ComponentControllerManager, "node-monitor-grace-period", "50s"},
+		{ComponentControllerManager, "node-startup-grace-period", "1m"},
+		{ComponentControllerManager, "node-eviction-rate", "0.1"},
+		{ComponentControllerManager, "secondary-node-eviction-rate", "0.01"},
+		{ComponentControllerManager, "large-cluster-size-threshold", "50"},
+		{ComponentControllerManager, "unhealthy-zone-threshold", "0.55"},
+		{ComponentControllerManager, "concurrent-replicaset-syncs", "5"},
+		{ComponentControllerManager, "concurrent-gc-syncs", "20"},
+		{ComponentControllerManager, "terminated-pod-gc-threshold", "12500"},
+		{ComponentControllerManager, "min-resync-period", "12h"},
+		{ComponentScheduler, "kube-api-qps", "50"},
+		{ComponentScheduler, "kube-api-burst", "100"},
+		{ComponentScheduler, "pod-initial-backoff-seconds", "1"},
+		{ComponentScheduler, "pod-max-backoff-seconds", "10"},
+		{ComponentKubelet, "kube-api-qps", "50"},
+		{ComponentKubelet, "kube-api-burst", "100"},
+		{ComponentKubelet, "node-status-update-frequency", "10s"},
+		{ComponentKubelet, "node-status-report-frequency", "5m"},
+		{ComponentKubelet, "node-lease-duration-seconds", "40"},
+		{ComponentKubelet, "max-pods", "110"},
+		{ComponentSimulator, "upstream-version", "1.37"},
+		{ComponentSimulator, "watch-delay", "lognormal(median=2ms,p99=20ms,max=1s)"},
+	} {
+		assert.Equal(t, tc.want, c.Text(tc.component, tc.flag), "%s.%s", tc.component, tc.flag)
+	}
+	assert.Equal(t, 20.0, c.Float(ComponentControllerManager, "kube-api-qps"), "the typed getters read the same values")
 	assert.Equal(t, 12*time.Hour, c.Duration(ComponentControllerManager, "min-resync-period"))
-	assert.Equal(t, 50.0, c.Float(ComponentScheduler, "kube-api-qps"))
-	assert.Equal(t, 100, c.Int(ComponentScheduler, "kube-api-burst"))
-	assert.Equal(t, 1, c.Int(ComponentScheduler, "pod-initial-backoff-seconds"))
-	assert.Equal(t, 10, c.Int(ComponentScheduler, "pod-max-backoff-seconds"))
-	assert.Equal(t, 50.0, c.Float(ComponentKubelet, "kube-api-qps"))
-	assert.Equal(t, 100, c.Int(ComponentKubelet, "kube-api-burst"))
-	assert.Equal(t, 10*time.Second, c.Duration(ComponentKubelet, "node-status-update-frequency"))
-	assert.Equal(t, 5*time.Minute, c.Duration(ComponentKubelet, "node-status-report-frequency"))
-	assert.Equal(t, 40, c.Int(ComponentKubelet, "node-lease-duration-seconds"))
-	assert.Equal(t, 110, c.Int(ComponentKubelet, "max-pods"))
-	assert.Equal(t, "1.37", c.UpstreamVersion())
-	assert.Equal(t, sim.DistLogNormal, c.Dist(ComponentSimulator, "watch-delay").Kind)
 	assert.False(t, c.IsSet(ComponentKubelet, "max-pods"))
 	assert.Empty(t, c.Settings())
 }

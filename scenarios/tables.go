@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/internal/flagtab"
+	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/controllers/cronjob"
 	"github.com/reconsim/reconsim/sim/controllers/daemonset"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
@@ -17,6 +18,9 @@ import (
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 	"github.com/reconsim/reconsim/sim/controllers/statefulset"
 	"github.com/reconsim/reconsim/sim/controllers/ttlafterfinished"
+	"github.com/reconsim/reconsim/sim/gitops"
+	"github.com/reconsim/reconsim/sim/kubeapiserver"
+	"github.com/reconsim/reconsim/sim/kubecontrollermanager"
 	"github.com/reconsim/reconsim/sim/leaderelection"
 	"github.com/reconsim/reconsim/sim/metrics"
 	"github.com/reconsim/reconsim/sim/node"
@@ -26,8 +30,12 @@ import (
 // takes each of their flags' type, default and upstream source from them, so a default is
 // written once, beside the component's DefaultConfig, and TestDocumentedDefaultsAreDefaultConfigs
 // checks the two agree. scenarios imports the component packages only for these tables (see
-// docs/architecture.md#layers).
+// docs/architecture.md#layers); the API server's flags come from sim/kubeapiserver, its options
+// package, since scenarios does not import the server.
 var componentTables = []flagtab.Described{
+	kubeapiserver.Flags,
+	kubeapiserver.SimulatorFlags,
+	kubecontrollermanager.Flags,
 	nodelifecycle.Flags,
 	replicaset.Flags,
 	deployment.Flags,
@@ -44,6 +52,10 @@ var componentTables = []flagtab.Described{
 	metrics.Flags,
 	leaderelection.Flags(ComponentControllerManager),
 	leaderelection.Flags(ComponentScheduler),
+	leaderelection.ProcessFlags(ComponentControllerManager),
+	leaderelection.ProcessFlags(ComponentScheduler),
+	record.Flags,
+	gitops.Flags,
 }
 
 // withTables fills each registry entry that has no Type from the component tables (type,
@@ -85,6 +97,18 @@ func withTables(entries []Flag, tables []flagtab.Described) []Flag {
 func Configure[C any](c *Components, t flagtab.Table[C], cfg *C) {
 	t.Apply(cfg, func(in flagtab.Info) flagtab.Value {
 		return c.value(in.Component, in.Name, FlagType(in.Type))
+	})
+}
+
+// ConfigureExplicit sets only the fields of cfg whose flags the scenario set explicitly,
+// leaving the others as the caller's defaults have them (the defaults of another version than
+// the scenario's upstream version: gitops.DefaultOptionsFor an Argo CD release).
+func ConfigureExplicit[C any](c *Components, t flagtab.Table[C], cfg *C) {
+	t.ApplySome(cfg, func(in flagtab.Info) (flagtab.Value, bool) {
+		if !c.IsSet(in.Component, in.Name) {
+			return nil, false
+		}
+		return c.value(in.Component, in.Name, FlagType(in.Type)), true
 	})
 }
 

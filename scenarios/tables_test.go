@@ -7,6 +7,7 @@ import (
 	"github.com/reconsim/reconsim/internal/flagtab"
 	"github.com/reconsim/reconsim/sim/controllers/nodelifecycle"
 	"github.com/reconsim/reconsim/sim/controllers/replicaset"
+	"github.com/reconsim/reconsim/sim/gitops"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -27,7 +28,7 @@ func TestDocumentedDefaultsAreDefaultConfigs(t *testing.T) {
 			return v
 		}))
 	}
-	assert.Equal(t, 40, n, "flags with a table")
+	assert.Equal(t, 84, n, "flags with a table")
 }
 
 // TestDefaultsMismatchIsReported shows the check above can fail: a table whose documented
@@ -63,4 +64,16 @@ func TestConfigureSetsTheTableFields(t *testing.T) {
 	Configure(&c, nodelifecycle.Flags, &nl)
 	assert.Equal(t, 50*time.Second, nl.NodeMonitorGracePeriod, "the 1.32 default (40s only before 1.32, outside the supported releases)")
 	assert.Equal(t, float32(0.55), nl.UnhealthyZoneThreshold)
+}
+
+// TestConfigureExplicitSetsOnlyExplicitFlags: ConfigureExplicit keeps the caller's defaults
+// (here Argo CD 2.13's) for every flag the scenario did not set.
+func TestConfigureExplicitSetsOnlyExplicitFlags(t *testing.T) {
+	var c Components
+	require.NoError(t, c.Set(ComponentGitOpsAgent, "app-resync-jitter", "30s"))
+	o := gitops.DefaultOptionsFor("2.13")
+	ConfigureExplicit(&c, gitops.Flags, &o)
+	assert.Equal(t, 180*time.Second, o.AppResync, "2.13's default, not the documented 3.5 one")
+	assert.Equal(t, 30*time.Second, o.AppResyncJitter)
+	assert.Equal(t, 5, o.SelfHealTimeoutSeconds)
 }

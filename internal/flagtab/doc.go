@@ -10,7 +10,8 @@
 //
 // Promises:
 //   - Apply sets exactly the fields the table names, each from the value the caller gives for
-//     that flag, and nothing else.
+//     that flag, and nothing else; ApplySome sets only the flags the caller gives a value for
+//     (a scenario's explicit settings over defaults of the caller's choosing).
 //   - Mismatches reports every flag whose documented default differs from the field's value in
 //     the component's DefaultConfig; a test of scenarios requires it to be empty.
 //   - A table whose Ptr does not point to a field of the flag's type panics in Apply and

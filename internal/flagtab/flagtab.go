@@ -87,8 +87,16 @@ func (t Table[C]) info(f Flag[C]) Info {
 
 // Apply sets every field the table names on cfg, from value.
 func (t Table[C]) Apply(cfg *C, value func(Info) Value) {
+	t.ApplySome(cfg, func(in Info) (Value, bool) { return value(in), true })
+}
+
+// ApplySome sets the fields of the flags for which value reports true (the flags a scenario
+// set explicitly, say) and leaves the others as they are.
+func (t Table[C]) ApplySome(cfg *C, value func(Info) (Value, bool)) {
 	for _, f := range t.Flags {
-		set(f, f.Ptr(cfg), value(t.info(f)))
+		if v, ok := value(t.info(f)); ok {
+			set(f, f.Ptr(cfg), v)
+		}
 	}
 }
 

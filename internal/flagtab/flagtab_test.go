@@ -62,6 +62,15 @@ func TestApplySetsExactlyTheTableFields(t *testing.T) {
 	assert.Equal(t, config{Workers: 7, Limit: 7, Rate: 0.25, Period: time.Minute, On: true, Mode: "mode", Latency: dist{time.Millisecond}, Other: 9}, cfg)
 }
 
+func TestApplySomeSetsOnlyTheGivenFlags(t *testing.T) {
+	tab := table()
+	cfg := tab.Defaults()
+	tab.ApplySome(&cfg, func(in Info) (Value, bool) { return value{i: 7}, in.Name == "limit" })
+	want := tab.Defaults()
+	want.Limit = 7
+	assert.Equal(t, want, cfg)
+}
+
 func TestMismatches(t *testing.T) {
 	defaults := map[string]value{
 		"workers": {i: 5}, "limit": {i: 50}, "rate": {f: 0.1}, "period": {d: time.Second},

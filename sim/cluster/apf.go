@@ -18,13 +18,12 @@ import (
 // request timeout's queue wait, the SizeBasedListCostEstimate gate of the declared release,
 // and each component's identity (identity).
 func (w *world) apfConfig() apiserver.APFConfig {
-	a := scenarios.ComponentAPIServer
-	if !w.comps.Bool(a, "enable-priority-and-fairness") {
+	if !w.apiOpts.EnablePriorityAndFairness {
 		return apiserver.APFConfig{}
 	}
 	c := apiserver.APFConfig{
 		Enabled:        true,
-		RequestTimeout: w.comps.Duration(a, "request-timeout"),
+		RequestTimeout: w.apiOpts.RequestTimeout,
 		Users:          w.identity,
 	}
 	gateAPIServer(w.gates, &c)

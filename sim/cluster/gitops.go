@@ -1,8 +1,6 @@
 package cluster
 
 import (
-	"time"
-
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
@@ -14,41 +12,14 @@ import (
 // (gitops.app.synced).
 const gitopsAppName = "app"
 
-// gitopsConfig reads the gitops-agent flags, with the defaults of the Argo CD version the
-// scenario names where a flag is not set.
-func (w *world) gitopsConfig() gitops.Config {
-	c, g := w.comps, scenarios.ComponentGitOpsAgent
-	cfg := gitops.Config{
-		Mode: gitops.Mode(c.String(g, "mode")), Name: gitopsAppName,
-		Resync: c.Duration(g, "app-resync"), ResyncJitter: c.Duration(g, "app-resync-jitter"),
-		Automated: c.Bool(g, "automated"), SelfHeal: c.Bool(g, "self-heal"), Prune: c.Bool(g, "prune"),
-		IgnoreHPAReplicas: c.Bool(g, "ignore-hpa-replicas"),
-		SelfHealTimeout:   secs(c.Int(g, "self-heal-timeout-seconds")),
-		CompareTime:       c.Dist(g, "compare-time"),
-		Interval:          c.Duration(g, "interval"), JitterPercent: c.Int(g, "interval-jitter-percentage"),
-	}
-	major, minor, _ := scenarios.ArgoCDVersion(c.String(g, "argocd-version"))
-	before := func(maj, min int) bool { return major < maj || (major == maj && minor < min) }
-	// v3.0 (commit fe598a831e, argoproj/argo-cd#22342): 120s + 60s jitter; before, 180s, none.
-	if before(3, 0) {
-		if !c.IsSet(g, "app-resync") {
-			cfg.Resync = 180 * secs(1)
-		}
-		if !c.IsSet(g, "app-resync-jitter") {
-			cfg.ResyncJitter = 0
-		}
-	}
-	// v2.14 (argoproj/argo-cd#20275): the exponential self-heal back-off; before, a fixed
-	// --self-heal-timeout-seconds of 5.
-	if before(2, 14) {
-		if !c.IsSet(g, "self-heal-timeout-seconds") {
-			cfg.SelfHealTimeout = 5 * secs(1)
-		}
-	} else if t := c.Int(g, "self-heal-backoff-timeout-seconds"); t > 0 {
-		cfg.SelfHealBackoff = &gitops.Backoff{Duration: secs(t), Factor: float64(c.Int(g, "self-heal-backoff-factor")),
-			Cap: secs(c.Int(g, "self-heal-backoff-cap-seconds"))}
-	}
-	return cfg
+// gitopsOptions are the gitops-agent flags: the defaults of the Argo CD version the scenario
+// names, with the flags it set explicitly over them.
+func (w *world) gitopsOptions() gitops.Options {
+	o := gitops.DefaultOptions()
+	scenarios.Configure(w.comps, gitops.Flags, &o)
+	o = gitops.DefaultOptionsFor(o.ArgoCDVersion)
+	scenarios.ConfigureExplicit(w.comps, gitops.Flags, &o)
+	return o
 }
 
 // buildGitOps builds the agent on the scenario's objects (its source at revision 1); it
@@ -57,13 +28,13 @@ func (w *world) buildGitOps() error {
 	if !w.comps.GitOpsAgent() {
 		return nil
 	}
-	cfg := w.gitopsConfig()
+	opts := w.gitopsOptions()
+	cfg := opts.Config(gitopsAppName)
 	name, kind := "argocd-application-controller", "Application"
 	if cfg.Mode == gitops.ModeFlux {
 		name, kind = "kustomize-controller", "Kustomization"
 	}
-	g := scenarios.ComponentGitOpsAgent
-	c := client.New(w.srv, name, client.Config{QPS: w.comps.Float(g, "kube-api-qps"), Burst: w.comps.Int(g, "kube-api-burst")})
+	c := client.New(w.srv, name, client.Config{QPS: opts.KubeAPIQPS, Burst: opts.KubeAPIBurst})
 	f := client.NewSharedInformerFactory(c, 0)
 	var objs []model.Object
 	for _, src := range w.scn.Objects {
@@ -112,10 +83,10 @@ func (w *world) gitopsVerdict() []report.Verdict {
 		return nil
 	}
 	msg := "OutOfSync: " + joinLimited(out, 5)
-	cfg := w.gitopsConfig()
+	cfg := w.gitopsOptions().Config(gitopsAppName)
 	switch {
 	case cfg.Mode == gitops.ModeFlux:
-		msg += "; Flux corrects drift at its next interval (" + w.comps.Text(scenarios.ComponentGitOpsAgent, "interval") + ")"
+		msg += "; Flux corrects drift at its next interval (" + scenarios.FormatDuration(cfg.Interval) + ")"
 	case !cfg.Automated:
 		msg += "; automated sync is off, so the agent only reports the drift"
 	case !cfg.SelfHeal:
@@ -143,5 +114,3 @@ func joinLimited(items []string, n int) string {
 	}
 	return out
 }
-
-func secs(n int) time.Duration { return time.Duration(n) * time.Second }

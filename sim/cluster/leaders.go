@@ -25,9 +25,14 @@ type election struct {
 	w         *world
 	component string
 	cfg       leaderelection.Config // without Identity
-	cands     []*candidate
-	leader    *candidate
-	rand      *rand.Rand
+	// proc is the component's replicas and restart-delay; qps and burst its client settings
+	// (each replica's leader-election client has its own token bucket).
+	proc   leaderelection.Process
+	qps    float64
+	burst  int
+	cands  []*candidate
+	leader *candidate
+	rand   *rand.Rand
 	// noLeaderSince is when the last term ended (valid while leader is nil after a term).
 	noLeaderSince vtime.Time
 	hadLeader     bool
@@ -71,7 +76,8 @@ func (w *world) buildElections() error {
 		if !w.comps.Elections(comp) {
 			continue
 		}
-		el := &election{w: w, component: comp, rand: w.k.Rand("leader-election/" + comp)}
+		el := &election{w: w, component: comp, rand: w.k.Rand("leader-election/" + comp), proc: w.process(comp)}
+		el.qps, el.burst = w.clientSettings(comp)
 		el.cfg = leaderelection.DefaultConfig()
 		scenarios.Configure(w.comps, leaderelection.Flags(comp), &el.cfg)
 		el.cfg.Namespace, el.cfg.Name = "kube-system", comp
@@ -86,7 +92,7 @@ func (w *world) buildElections() error {
 				el.prebuilt = append(el.prebuilt, r)
 			}
 		}
-		for i := 0; i < w.comps.Int(comp, "replicas"); i++ {
+		for i := 0; i < el.proc.Replicas; i++ {
 			el.cands = append(el.cands, &candidate{el: el, index: i})
 		}
 		w.elections = append(w.elections, el)
@@ -153,7 +159,7 @@ func (c *candidate) start() {
 		c.newIdentity()
 	}
 	c.named = false
-	c.up, c.downtime = true, w.comps.Duration(el.component, "restart-delay")
+	c.up, c.downtime = true, el.proc.RestartDelay
 	if el.component == scenarios.ComponentScheduler {
 		if c.index == 0 && c.incarnation == 1 && len(el.prebuilt) == 1 {
 			c.standby, c.sched = el.prebuilt[0], w.sched
@@ -169,9 +175,7 @@ func (c *candidate) start() {
 		}
 		c.standby.factory.Start(w.k)
 	}
-	qps := w.comps.Float(el.component, "kube-api-qps")
-	burst := w.comps.Int(el.component, "kube-api-burst")
-	cl, _ := w.component(c.electorClient(), qps, burst)
+	cl, _ := w.component(c.electorClient(), el.qps, el.burst)
 	cfg := el.cfg
 	cfg.Identity = c.identity
 	rec := w.recorder(cl, el.component, "")
@@ -403,5 +407,24 @@ func (w *world) downtime(component string, d *time.Duration) time.Duration {
 	if d != nil {
 		return *d
 	}
-	return w.comps.Duration(component, "restart-delay")
+	return w.process(component).RestartDelay
+}
+
+// process is a leader-elected component's process flags (leader-elect, replicas,
+// restart-delay), from its flag table.
+func (w *world) process(component string) leaderelection.Process {
+	p := leaderelection.DefaultProcess()
+	scenarios.Configure(w.comps, leaderelection.ProcessFlags(component), &p)
+	return p
+}
+
+// clientSettings are the --kube-api-qps and --kube-api-burst of kube-controller-manager or
+// kube-scheduler, from their flag tables.
+func (w *world) clientSettings(component string) (qps float64, burst int) {
+	if component == scenarios.ComponentScheduler {
+		cfg := scheduler.DefaultConfig()
+		scenarios.Configure(w.comps, scheduler.Flags, &cfg)
+		return cfg.KubeAPIQPS, cfg.KubeAPIBurst
+	}
+	return w.kcmOpts.KubeAPIQPS, w.kcmOpts.KubeAPIBurst
 }

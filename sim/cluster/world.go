@@ -34,6 +34,8 @@ import (
 	"github.com/reconsim/reconsim/sim/drain"
 	"github.com/reconsim/reconsim/sim/features"
 	"github.com/reconsim/reconsim/sim/gitops"
+	"github.com/reconsim/reconsim/sim/kubeapiserver"
+	"github.com/reconsim/reconsim/sim/kubecontrollermanager"
 	"github.com/reconsim/reconsim/sim/metrics"
 	"github.com/reconsim/reconsim/sim/node"
 	"github.com/reconsim/reconsim/vtime"
@@ -47,6 +49,10 @@ type world struct {
 	gates features.Set
 	k     *sim.Kernel
 	srv   *apiserver.Server
+	// apiOpts are kube-apiserver's flags and the API server's latency knobs; kcmOpts
+	// kube-controller-manager's client and resync flags (both from their flag tables).
+	apiOpts kubeapiserver.Options
+	kcmOpts kubecontrollermanager.Options
 
 	// The scenario's hand (timeline actions, object creation at t=0): it acts through the API
 	// like kubectl, unthrottled, as client "kubectl".
@@ -179,31 +185,23 @@ func build(scn *scenarios.Scenario, seed uint64, opts Options) (*world, error) {
 	extra := opts.Controllers
 	comps := &scn.Components
 	k := sim.New(seed)
+	routing := record.DefaultRouting()
+	scenarios.Configure(comps, record.Flags, &routing)
 	w := &world{scn: scn, comps: comps, k: k, kubelet: map[string]*node.Kubelet{}, conv: newConvergence(),
 		extra: extra, componentsOf: map[string][]string{}, writes: map[string]int{}, gates: comps.FeatureGates(),
-		eventsAPI: comps.Bool(scenarios.ComponentSimulator, "events-through-api"), eventNames: record.NewNames()}
+		eventsAPI: routing.ThroughAPI, eventNames: record.NewNames(),
+		apiOpts: kubeapiserver.DefaultOptions(), kcmOpts: kubecontrollermanager.DefaultOptions()}
+	scenarios.Configure(comps, kubeapiserver.Flags, &w.apiOpts)
+	scenarios.Configure(comps, kubeapiserver.SimulatorFlags, &w.apiOpts)
+	scenarios.Configure(comps, kubecontrollermanager.Flags, &w.kcmOpts)
 	w.obs = newObserver(w)
 	w.inv = newInvariants(w)
 	w.conv.onServing = func(t *rsTrack) {
 		w.obs.sample(strings.ToLower(string(t.kind))+"."+model.KeyOf(t.namespace, t.name)+".serving", "pods", float64(t.good))
 	}
 
-	cfg := apiserver.DefaultConfig()
-	cfg.MaxRequestsInflight = comps.Int(scenarios.ComponentAPIServer, "max-requests-inflight")
-	cfg.MaxMutatingRequestsInflight = comps.Int(scenarios.ComponentAPIServer, "max-mutating-requests-inflight")
-	notReady := int64(comps.Int(scenarios.ComponentAPIServer, "default-not-ready-toleration-seconds"))
-	unreachable := int64(comps.Int(scenarios.ComponentAPIServer, "default-unreachable-toleration-seconds"))
-	cfg.Store.EventTTL = comps.Duration(scenarios.ComponentAPIServer, "event-ttl")
-	cfg.Store.DefaultNotReadyTolerationSeconds = &notReady
-	cfg.Store.DefaultUnreachableTolerationSeconds = &unreachable
+	cfg := apiServerConfig(w.apiOpts)
 	admissionPlugins(comps, &cfg.Store)
-	cfg.Store.WatchDelay = comps.Dist(scenarios.ComponentSimulator, "watch-delay")
-	cfg.ServiceTime[model.VerbGet] = comps.Dist(scenarios.ComponentSimulator, "api-service-time-get")
-	cfg.ServiceTime[model.VerbList] = comps.Dist(scenarios.ComponentSimulator, "api-service-time-list")
-	mutating := comps.Dist(scenarios.ComponentSimulator, "api-service-time-mutating")
-	for _, v := range []model.Verb{model.VerbCreate, model.VerbUpdate, model.VerbPatch, model.VerbDelete} {
-		cfg.ServiceTime[v] = mutating
-	}
 	cfg.Store.OnCommit = w.obs.commit
 	// The ownership check is on for this package's tests (checkedRun) as well as on request.
 	cfg.Store.CheckMutations = opts.CheckMutations || opts.invariantViolations != nil
@@ -234,6 +232,26 @@ func build(scn *scenarios.Scenario, seed uint64, opts Options) (*world, error) {
 		return nil, fmt.Errorf("gitops-agent: %w", err)
 	}
 	return w, nil
+}
+
+// apiServerConfig is sim/apiserver's Config for kube-apiserver's options o (upstream's
+// options ApplyTo): the in-flight limits, Event TTL, default toleration seconds, watch delay and
+// service times. Admission plugins (admissionPlugins) and APF (apfConfig) are set apart.
+func apiServerConfig(o kubeapiserver.Options) apiserver.Config {
+	cfg := apiserver.DefaultConfig()
+	cfg.MaxRequestsInflight = o.MaxRequestsInflight
+	cfg.MaxMutatingRequestsInflight = o.MaxMutatingRequestsInflight
+	notReady, unreachable := o.DefaultNotReadyTolerationSeconds, o.DefaultUnreachableTolerationSeconds
+	cfg.Store.EventTTL = o.EventTTL
+	cfg.Store.DefaultNotReadyTolerationSeconds = &notReady
+	cfg.Store.DefaultUnreachableTolerationSeconds = &unreachable
+	cfg.Store.WatchDelay = o.WatchDelay
+	cfg.ServiceTime[model.VerbGet] = o.ServiceTimeGet
+	cfg.ServiceTime[model.VerbList] = o.ServiceTimeList
+	for _, v := range []model.Verb{model.VerbCreate, model.VerbUpdate, model.VerbPatch, model.VerbDelete} {
+		cfg.ServiceTime[v] = o.ServiceTimeMutating
+	}
+	return cfg
 }
 
 // component returns a client and recorder for one control-plane component. Upstream
@@ -285,9 +303,7 @@ type running struct {
 // per controller).
 func (w *world) controllerSpecs() []controllerSpec {
 	comps := w.comps
-	kcm := scenarios.ComponentControllerManager
-	qps := comps.Float(kcm, "kube-api-qps")
-	burst := comps.Int(kcm, "kube-api-burst")
+	qps, burst := w.kcmOpts.KubeAPIQPS, w.kcmOpts.KubeAPIBurst
 	specs := []controllerSpec{
 		{"replicaset-controller", func(f *client.SharedInformerFactory) (runnable, error) {
 			cfg := replicaset.DefaultConfig()
@@ -399,12 +415,11 @@ func (w *world) buildSpec(spec controllerSpec, f *client.SharedInformerFactory) 
 
 // newKCMFactory returns a fresh kube-controller-manager informer factory (empty caches).
 func (w *world) newKCMFactory() *client.SharedInformerFactory {
-	kcm := scenarios.ComponentControllerManager
 	// --min-resync-period: the informers' resync is uniform in [min, 2*min) upstream
 	// (cmd/kube-controller-manager/app/controllermanager.go ResyncPeriod).
-	minResync := w.comps.Duration(kcm, "min-resync-period")
+	minResync := w.kcmOpts.MinResyncPeriod
 	resync := minResync + time.Duration(w.resyncRand().Int64N(int64(minResync)))
-	c, _ := w.component("kube-controller-manager/shared-informers", w.comps.Float(kcm, "kube-api-qps"), w.comps.Int(kcm, "kube-api-burst"))
+	c, _ := w.component("kube-controller-manager/shared-informers", w.kcmOpts.KubeAPIQPS, w.kcmOpts.KubeAPIBurst)
 	return client.NewSharedInformerFactory(c, resync)
 }
 
@@ -502,11 +517,8 @@ func startRunning(k *sim.Kernel, rs []*running) {
 }
 
 func (w *world) kubeletConfig() node.Config {
-	kl := scenarios.ComponentKubelet
 	cfg := node.DefaultConfig()
 	scenarios.Configure(w.comps, node.Flags, &cfg)
-	cfg.ImagePull = w.comps.Dist(kl, "image-pull")
-	cfg.ContainerStart = w.comps.Dist(kl, "container-start")
 	gateKubelet(w.gates, &cfg)
 	return cfg
 }
@@ -523,10 +535,7 @@ func (w *world) buildNodes() error {
 		groups[g.Name] = g
 	}
 	w.nodes = w.scn.Nodes()
-	eventClient := client.Config{
-		QPS:   w.comps.Float(scenarios.ComponentKubelet, "event-qps"),
-		Burst: w.comps.Int(scenarios.ComponentKubelet, "event-burst"),
-	}
+	eventClient := client.Config{QPS: cfg.EventRecordQPS, Burst: cfg.EventBurst}
 	if eventClient.QPS == 0 {
 		eventClient.QPS = -1
 	}

@@ -90,19 +90,28 @@ type Config struct {
 	// (serializeImagePulls, default true; [kubelet-cfg@HEAD] config/v1beta1/types.go).
 	SerializeImagePulls bool
 
-	// ImagePull is the time to pull an image that is not on the node yet. Default:
-	// lognormal, median 2s, p99 10s, capped at 60s: a small image from a registry near the
-	// cluster. The pod startup SLO excludes image pulls (docs/upstream.md#slos), so a
-	// scenario checking that SLO should look at startup minus the Pulled durations.
+	// ImagePull is the time to pull an image that is not on the node yet (kubelet.image-pull,
+	// a simulator setting: upstream has no such default). Default: lognormal, median 1s, p99
+	// 5s, capped at 60s: a small image from a registry near the cluster. The pod startup SLO
+	// excludes image pulls (docs/upstream.md#slos), so a scenario checking that SLO should look
+	// at startup minus the Pulled durations.
 	ImagePull sim.Dist
 	// SandboxStart is the time to create a pod sandbox with its network (CRI RunPodSandbox
 	// plus CNI ADD). Default: lognormal, median 300ms, p99 1.5s, capped at 10s.
 	SandboxStart sim.Dist
 	// ContainerStart is the time to create and start one container (CRI CreateContainer plus
-	// StartContainer). Default: lognormal, median 200ms, p99 1s, capped at 10s. The defaults
-	// keep a pod's startup without image pull well inside the 5s p99 SLO, as on a healthy
-	// cluster.
+	// StartContainer; kubelet.container-start, a simulator setting). Default: lognormal, median
+	// 300ms, p99 1.5s, capped at 10s. The defaults keep a pod's startup without image pull
+	// inside the 5s p99 SLO, as on a healthy cluster.
 	ContainerStart sim.Dist
+
+	// EventRecordQPS and EventBurst are the kubelet's event client throttling (eventRecordQPS
+	// 50, eventBurst 100; [kubelet-cfg@HEAD] config/v1beta1/types.go): its Events go through
+	// kubeDeps.EventClient, a clientset of its own (cmd/kubelet/app/server.go). QPS 0 means
+	// unlimited. The kubelet does not build that client: the integrator passes these to
+	// client.New.
+	EventRecordQPS float64
+	EventBurst     int
 }
 
 // Upper bounds Validate enforces, so that a typo cannot make a run take forever or allocate
@@ -138,9 +147,11 @@ func DefaultConfig() Config {
 		PLEGRelistPeriod:               time.Second,
 		StatusSyncPeriod:               10 * time.Second,
 		SerializeImagePulls:            true,
-		ImagePull:                      sim.Dist{Kind: sim.DistLogNormal, Median: 2 * time.Second, P99: 10 * time.Second, Max: time.Minute},
+		ImagePull:                      sim.Dist{Kind: sim.DistLogNormal, Median: time.Second, P99: 5 * time.Second, Max: time.Minute},
 		SandboxStart:                   sim.Dist{Kind: sim.DistLogNormal, Median: 300 * time.Millisecond, P99: 1500 * time.Millisecond, Max: 10 * time.Second},
-		ContainerStart:                 sim.Dist{Kind: sim.DistLogNormal, Median: 200 * time.Millisecond, P99: time.Second, Max: 10 * time.Second},
+		ContainerStart:                 sim.Dist{Kind: sim.DistLogNormal, Median: 300 * time.Millisecond, P99: 1500 * time.Millisecond, Max: 10 * time.Second},
+		EventRecordQPS:                 50,
+		EventBurst:                     100,
 	}
 }
 

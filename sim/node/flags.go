@@ -2,10 +2,11 @@ package node
 
 import "github.com/reconsim/reconsim/internal/flagtab"
 
-// Flags is this component's flag table (kubelet flags): each upstream flag it
-// honours, its default (equal to DefaultConfig's; a test of scenarios checks), the upstream
-// source of that default and the Config field it sets. scenarios documents and validates the
-// flags from it; sim/cluster configures the component through it (internal/flagtab).
+// Flags is this component's flag table (kubelet flags): each upstream flag it honours, and
+// the simulator's kubelet latency knobs (image-pull, container-start), with its default (equal
+// to DefaultConfig's; a test of scenarios checks), the source of that default and the Config
+// field it sets. scenarios documents and validates the flags from it; sim/cluster configures
+// the component through it (internal/flagtab).
 var Flags = flagtab.Table[Config]{
 	Component: "kubelet",
 	Defaults:  DefaultConfig,
@@ -28,5 +29,17 @@ var Flags = flagtab.Table[Config]{
 		{Name: "max-pods", Type: flagtab.Int, Default: "110", Field: "MaxPods",
 			Source: "[kubelet-cfg@HEAD] config/v1beta1/types.go",
 			Ptr:    func(c *Config) any { return &c.MaxPods }},
+		{Name: "event-qps", Type: flagtab.Float, Default: "50", Field: "EventRecordQPS",
+			Source: "[kubelet-cfg@HEAD] config/v1beta1/types.go",
+			Ptr:    func(c *Config) any { return &c.EventRecordQPS }},
+		{Name: "event-burst", Type: flagtab.Int, Default: "100", Field: "EventBurst",
+			Source: "[kubelet-cfg@HEAD] config/v1beta1/types.go",
+			Ptr:    func(c *Config) any { return &c.EventBurst }},
+		{Name: "image-pull", Type: flagtab.Dist, Default: "lognormal(median=1s,p99=5s,max=60s)", Field: "ImagePull",
+			Source: "simulator default (not upstream; image pulls are outside the pod startup SLO, docs/upstream.md#slos)",
+			Ptr:    func(c *Config) any { return &c.ImagePull }},
+		{Name: "container-start", Type: flagtab.Dist, Default: "lognormal(median=300ms,p99=1500ms,max=10s)", Field: "ContainerStart",
+			Source: "simulator default (not upstream; chosen inside the 5s pod startup SLO, docs/upstream.md#slos)",
+			Ptr:    func(c *Config) any { return &c.ContainerStart }},
 	},
 }
