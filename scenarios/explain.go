@@ -144,6 +144,9 @@ func explainFlag(f Flag) string {
 	if f.ConfigField != "" {
 		fmt.Fprintf(&b, "  config     %s (the component's configuration file field)\n", f.ConfigField)
 	}
+	if f.Field != "" {
+		fmt.Fprintf(&b, "  sets       %s\n", f.Field)
+	}
 	if f.Simulator {
 		b.WriteString("  note       a simulator setting, not an upstream one\n")
 	}

@@ -79,6 +79,10 @@ type Flag struct {
 	Source string
 	// Help says what the setting does in the simulator.
 	Help string
+	// Field is the Go field the flag sets, from the component's flag table ("node.Config.MaxPods");
+	// empty for the scenario's own settings (simulator.upstream-version, feature-gates,
+	// gitops-agent.enabled).
+	Field string
 
 	check func(v flagValue) error
 }

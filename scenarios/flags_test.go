@@ -36,25 +36,10 @@ func TestRegistry(t *testing.T) {
 			assert.Equal(t, f.Type, other.Type, "%s follows a flag of another type", key)
 		}
 	}
-	// The flags the simulator's components read; a missing one would make a getter panic.
-	for _, key := range []string{
-		"kube-apiserver.max-requests-inflight", "kube-apiserver.max-mutating-requests-inflight",
-		"kube-apiserver.default-not-ready-toleration-seconds", "kube-apiserver.default-unreachable-toleration-seconds",
-		"kube-controller-manager.kube-api-qps", "kube-controller-manager.kube-api-burst",
-		"kube-controller-manager.node-monitor-period", "kube-controller-manager.node-monitor-grace-period",
-		"kube-controller-manager.node-startup-grace-period", "kube-controller-manager.node-eviction-rate",
-		"kube-controller-manager.secondary-node-eviction-rate", "kube-controller-manager.large-cluster-size-threshold",
-		"kube-controller-manager.unhealthy-zone-threshold", "kube-controller-manager.concurrent-replicaset-syncs",
-		"kube-controller-manager.concurrent-gc-syncs", "kube-controller-manager.terminated-pod-gc-threshold",
-		"kube-controller-manager.min-resync-period",
-		"kube-scheduler.kube-api-qps", "kube-scheduler.kube-api-burst",
-		"kube-scheduler.pod-initial-backoff-seconds", "kube-scheduler.pod-max-backoff-seconds",
-		"kubelet.kube-api-qps", "kubelet.kube-api-burst", "kubelet.node-status-update-frequency",
-		"kubelet.node-status-report-frequency", "kubelet.node-lease-duration-seconds", "kubelet.max-pods",
-		"kubelet.image-pull", "kubelet.container-start", "kubelet.event-qps", "kubelet.event-burst",
-		"simulator.watch-delay", "simulator.api-service-time-get", "simulator.api-service-time-list",
-		"simulator.api-service-time-mutating", "simulator.upstream-version",
-	} {
+	// The scenario-level settings scenarios itself reads by name (the components' flags come
+	// from their tables: TestDocumentedDefaultsAreDefaultConfigs).
+	for _, key := range []string{"simulator.upstream-version", "simulator.feature-gates", "gitops-agent.enabled",
+		"kube-apiserver.enable-admission-plugins", "kube-apiserver.disable-admission-plugins"} {
 		assert.True(t, seen[key], "%s is not registered", key)
 	}
 }
@@ -228,15 +213,9 @@ func TestOverrides(t *testing.T) {
 
 	t.Run("apply", func(t *testing.T) {
 		s := load()
-		overrides := []Override{
-			{Key: "kube-controller-manager.node-monitor-grace-period", Value: "20s"},
-			{Key: "seed", Value: "7"},
-			{Key: "duration", Value: "30m"},
-			{Key: "stop.maxEvents", Value: "1000"},
-			{Key: "stop.quiescence", Value: "0s"},
-			{Key: "simulator.upstream-version", Value: "1.33"},
-			{Key: "kube-controller-manager.node-monitor-grace-period", Value: "25s"},
-		}
+		overrides := overridesOf("kube-controller-manager.node-monitor-grace-period=20s", "seed=7", "duration=30m",
+			"stop.maxEvents=1000", "stop.quiescence=0s", "simulator.upstream-version=1.33",
+			"kube-controller-manager.node-monitor-grace-period=25s")
 		require.NoError(t, s.Apply(overrides))
 		assert.Equal(t, 25*time.Second, s.Components.Duration(ComponentControllerManager, "node-monitor-grace-period"), "the later override wins")
 		assert.Equal(t, uint64(7), s.Seed)
@@ -249,15 +228,8 @@ func TestOverrides(t *testing.T) {
 
 	t.Run("atomic", func(t *testing.T) {
 		s := load()
-		err := s.Apply([]Override{
-			{Key: "kube-controller-manager.node-monitor-grace-period", Value: "20s"},
-			{Key: "seed", Value: "-1"},
-			{Key: "kubelet.max-pods", Value: "lots"},
-			{Key: "duration", Value: "30s"},
-			{Key: "kube-scheduler.pod-max-backoff-seconds", Value: "0"},
-			{Key: "kube-scheduler.pod-initial-backoff-seconds", Value: "20"},
-			{Key: "bogus", Value: "1"},
-		})
+		err := s.Apply(overridesOf("kube-controller-manager.node-monitor-grace-period=20s", "seed=-1", "kubelet.max-pods=lots",
+			"duration=30s", "kube-scheduler.pod-max-backoff-seconds=0", "kube-scheduler.pod-initial-backoff-seconds=20", "bogus=1"))
 		require.Error(t, err)
 		lines := strings.Split(err.Error(), "\n")
 		require.Len(t, lines, 6, err.Error())
@@ -273,11 +245,20 @@ func TestOverrides(t *testing.T) {
 	})
 }
 
+// overridesOf returns KEY=VALUE settings as Overrides, unchecked (as Apply gets them).
+func overridesOf(settings ...string) []Override {
+	out := make([]Override, len(settings))
+	for i, kv := range settings {
+		out[i].Key, out[i].Value, _ = strings.Cut(kv, "=")
+	}
+	return out
+}
+
 func TestExplain(t *testing.T) {
 	text, err := Explain("kube-controller-manager.node-monitor-grace-period")
 	require.NoError(t, err)
 	for _, want := range []string{"(duration)", "default    50s (Kubernetes 1.37)", "40s before 1.32", "PR #126287",
-		"--set kube-controller-manager.node-monitor-grace-period=50s"} {
+		"--set kube-controller-manager.node-monitor-grace-period=50s", "sets       nodelifecycle.Config.NodeMonitorGracePeriod"} {
 		assert.Contains(t, text, want)
 	}
 

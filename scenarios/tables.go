@@ -81,6 +81,7 @@ func withTables(entries []Flag, tables []flagtab.Described) []Flag {
 			panic(fmt.Sprintf("scenarios: %s has a flag table entry; its registry entry must not repeat type, default and source", f.Key()))
 		case ok:
 			entries[i].Type, entries[i].Default, entries[i].Source = FlagType(in.Type), in.Default, in.Source
+			entries[i].Field = in.Config + "." + in.Field
 			used++
 		case f.Type == "":
 			panic(fmt.Sprintf("scenarios: %s has no type and no flag table entry", f.Key()))

@@ -144,16 +144,7 @@ func (s *Spec) paramValues(values []string) []ParamValue {
 func formatNumber(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // formatDuration writes a duration compactly, as scenarios do: 50s, 5m, 1h30m, 1.5s, 300ms.
-func formatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+var formatDuration = scenarios.FormatDuration
 
 // formatIn writes a value in a unit for people: seconds as a duration rounded to the
 // millisecond, other numbers with up to 4 significant digits.

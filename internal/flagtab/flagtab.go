@@ -51,6 +51,8 @@ type Info struct {
 	Type            Type
 	Default, Source string
 	Field           string
+	// Config is the Go type whose Field the flag sets ("node.Config").
+	Config string
 }
 
 // Value is a flag's effective value, read with the accessor of its Type.
@@ -82,7 +84,8 @@ func (t Table[C]) Infos() []Info {
 }
 
 func (t Table[C]) info(f Flag[C]) Info {
-	return Info{Component: t.Component, Name: f.Name, Type: f.Type, Default: f.Default, Source: f.Source, Field: f.Field}
+	return Info{Component: t.Component, Name: f.Name, Type: f.Type, Default: f.Default, Source: f.Source, Field: f.Field,
+		Config: reflect.TypeFor[C]().String()}
 }
 
 // Apply sets every field the table names on cfg, from value.

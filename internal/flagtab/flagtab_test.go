@@ -83,6 +83,11 @@ func TestMismatches(t *testing.T) {
 		tab.Mismatches(func(in Info) Value { return defaults[in.Name] }))
 }
 
+func TestInfosNameTheConfigType(t *testing.T) {
+	in := table().Infos()[0]
+	assert.Equal(t, Info{Component: "c", Name: "workers", Type: Int, Default: "5", Field: "Workers", Config: "flagtab.config"}, in)
+}
+
 func TestWrongFieldTypePanics(t *testing.T) {
 	tab := Table[config]{Component: "c", Defaults: func() config { return config{} },
 		Flags: []Flag[config]{{Name: "mode", Type: Int, Field: "Mode", Ptr: func(c *config) any { return &c.Mode }}}}
