@@ -32,7 +32,9 @@
 //   - Component flags by their upstream names: Components answers typed questions
 //     (Duration, Int, Float, Bool, String, Dist) for any registered flag, returning the value
 //     the scenario or an override set, or the default of the chosen upstream version; every
-//     default cites its upstream source (Flags, Explain).
+//     default cites its upstream source (Flags, Explain). Each flag's type, default, source
+//     and the field it sets come from its component's flag table (internal/flagtab), and
+//     Configure sets a component's Config through that table.
 //   - No panics on input: Parse never panics, whatever the bytes (a fuzz test checks it).
 //     The typed flag getters panic only on programming errors (an unregistered flag name).
 //

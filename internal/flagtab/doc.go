@@ -1,5 +1,6 @@
 // Package flagtab is the shape of a component's flag table: each simulated component
-// (kube-controller-manager's controllers, kube-scheduler, the kubelet) exports a Table that
+// (kube-apiserver, kube-controller-manager and its controllers, kube-scheduler, the kubelet,
+// leader election, the metrics pipeline, the GitOps agent, Event routing) exports a Table that
 // names, for every upstream flag it honours, the flag's type, its documented default, the
 // upstream source of that default, and the field of the component's Config it sets.
 //

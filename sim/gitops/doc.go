@@ -31,4 +31,8 @@
 // out of sync) and its events through OnEvent (Argo CD's OperationStarted,
 // OperationCompleted and ResourceUpdated; Flux's Progressing and ReconciliationSucceeded),
 // and traces every refresh, diff and sync as component "gitops-agent".
+//
+// Options are the agent's flags (gitops-agent in a scenario), with their table Flags
+// (internal/flagtab); DefaultOptionsFor gives the defaults of an Argo CD release, and
+// Options.Config turns them into a Config.
 package gitops

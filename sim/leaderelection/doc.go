@@ -30,4 +30,8 @@
 // An Elector has no goroutines and no clock of its own: it runs in one sim.Proc and draws its
 // jitter from the random stream it is given. Killing that process is a crash: nothing is
 // released and no callback runs.
+//
+// Flags and ProcessFlags are the flag tables (internal/flagtab) of an elected component's
+// --leader-elect* flags (Config) and of how the simulator runs its processes (Process:
+// leader-elect, replicas, restart-delay).
 package leaderelection
