@@ -74,6 +74,13 @@ type Described interface {
 	Mismatches(value func(Info) Value) []string
 }
 
+// For returns the table as component's: for flags that several components take alike
+// (component-base's --leader-elect* of kube-controller-manager and kube-scheduler).
+func (t Table[C]) For(component string) Table[C] {
+	t.Component = component
+	return t
+}
+
 // Infos returns the table's flags, in table order.
 func (t Table[C]) Infos() []Info {
 	out := make([]Info, len(t.Flags))

@@ -88,6 +88,13 @@ func TestInfosNameTheConfigType(t *testing.T) {
 	assert.Equal(t, Info{Component: "c", Name: "workers", Type: Int, Default: "5", Field: "Workers", Config: "flagtab.config"}, in)
 }
 
+func TestForNamesAnotherComponent(t *testing.T) {
+	tab := table()
+	other := tab.For("d")
+	assert.Equal(t, "d", other.Infos()[0].Component)
+	assert.Equal(t, "c", tab.Component, "the original table is unchanged")
+}
+
 func TestWrongFieldTypePanics(t *testing.T) {
 	tab := Table[config]{Component: "c", Defaults: func() config { return config{} },
 		Flags: []Flag[config]{{Name: "mode", Type: Int, Field: "Mode", Ptr: func(c *config) any { return &c.Mode }}}}
