@@ -77,3 +77,15 @@ func TestConfigureExplicitSetsOnlyExplicitFlags(t *testing.T) {
 	assert.Equal(t, 30*time.Second, o.AppResyncJitter)
 	assert.Equal(t, 5, o.SelfHealTimeoutSeconds)
 }
+
+// TestEveryComponentFlagHasATable: the only flags the registry describes itself (with no
+// component table, so no Field) are the scenario format's own settings.
+func TestEveryComponentFlagHasATable(t *testing.T) {
+	var own []string
+	for _, f := range Flags() {
+		if f.Field == "" {
+			own = append(own, f.Key())
+		}
+	}
+	assert.Equal(t, []string{"simulator.upstream-version", "simulator.feature-gates", "gitops-agent.enabled"}, own)
+}
