@@ -1,59 +1,17 @@
 package cluster
 
 import (
+	_ "embed"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/report"
-	"github.com/reconsim/reconsim/scenarios"
 )
 
-const settledDeploymentScenario = `
-apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: deployment-node-failure
-duration: 20m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 3, zone: zone-a, region: region-1, capacity: {cpu: "4", memory: 16Gi}}
-objects:
-- settled: true
-  manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: api, namespace: default}
-    spec:
-      replicas: 6
-      selector: {matchLabels: {app: api}}
-      template:
-        metadata: {labels: {app: api}}
-        spec:
-          containers:
-          - {name: api, image: api:1, resources: {requests: {cpu: 500m, memory: 256Mi}}}
-- manifest:
-    apiVersion: v1
-    kind: Service
-    metadata: {name: api, namespace: default}
-    spec:
-      selector: {app: api}
-      ports: [{port: 80}]
-timeline:
-- {at: 60s, name: crash, action: node-crash, nodes: {names: [worker-0]}}
-expect:
-- name: recovered
-  converged: {after: crash, within: 7m}
-`
-
-func runYAML(t *testing.T, name, text string) *report.Result {
-	t.Helper()
-	scn, _, err := scenarios.Parse(name+".yaml", []byte(text), ".")
-	require.NoError(t, err)
-	res, err := checkedRun(t, scn, Options{})
-	require.NoError(t, err)
-	return res
-}
+//go:embed testdata/settled-deployment.yaml
+var settledDeploymentScenario string
 
 func TestSettledDeploymentStartsConvergedAndRecovers(t *testing.T) {
 	res := runYAML(t, "deployment-node-failure", settledDeploymentScenario)

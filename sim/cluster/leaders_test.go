@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	_ "embed"
 	"fmt"
 	"testing"
 
@@ -58,32 +59,13 @@ func pointValues(s *report.Series) []float64 {
 	return out
 }
 
-const electionScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: election
-duration: 3m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 1, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
-components:
-  %s:
-    replicas: 2
-timeline:
-- at: 60s
-  name: fault
-  action: %s
-  component: %s
-%s
-`
+//go:embed testdata/election.yaml
+var electionScenario string
 
 func runElection(t *testing.T, component, action, extra string) *report.Result {
 	t.Helper()
 	src := fmt.Sprintf(electionScenario, component, action, component, extra)
-	scn, _, err := scenarios.Parse("election.yaml", []byte(src), "")
-	require.NoError(t, err)
-	res, err := checkedRun(t, scn, Options{})
-	require.NoError(t, err)
-	return res
+	return runYAML(t, "election", src)
 }
 
 // TestLeaderFaults: the failover after each fault, per component, against client-go's

@@ -18,15 +18,6 @@ import (
 
 var determinismAll = flag.Bool("determinism-all", false, "run every built-in scenario twice (make check-determinism)")
 
-func loadBuiltin(t *testing.T, name string) *scenarios.Scenario {
-	t.Helper()
-	file, data, dir, err := scenarios.Resolve(name)
-	require.NoError(t, err)
-	scn, _, err := scenarios.Parse(file, data, dir)
-	require.NoError(t, err)
-	return scn
-}
-
 func eventTime(t *testing.T, res *report.Result, reason, kind, name string) float64 {
 	t.Helper()
 	for _, e := range res.Events {
