@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cockroachdb/datadriven"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -138,17 +137,11 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"drain": func(d *datadriven.TestData) string {
-					var nodeName, timeout string
+					var nodeName string
 					d.ScanArgs(t, "node", &nodeName)
 					opts := DefaultOptions()
 					d.MaybeScanArgs(t, "grace", &opts.GracePeriodSeconds)
-					if d.MaybeScanArgs(t, "timeout", &timeout); timeout != "" {
-						dur, err := time.ParseDuration(timeout)
-						if err != nil {
-							t.Fatal(err)
-						}
-						opts.Timeout = dur
-					}
+					testworld.MaybeDurationArg(t, d, "timeout", &opts.Timeout)
 					d.MaybeScanArgs(t, "ignore-daemonsets", &opts.IgnoreAllDaemonSets)
 					d.MaybeScanArgs(t, "force", &opts.Force)
 					d.MaybeScanArgs(t, "disable-eviction", &opts.DisableEviction)

@@ -64,13 +64,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"jobs": func(d *datadriven.TestData) string {
-					var run string
-					d.ScanArgs(t, "run", &run)
-					du, err := time.ParseDuration(run)
-					if err != nil {
-						t.Fatalf("run: %v", err)
-					}
-					w.jobRun = du
+					w.jobRun = testworld.DurationArg(t, d, "run")
 					w.result = model.JobComplete
 					d.MaybeScanArgs(t, "result", &w.result)
 					return ""

@@ -49,9 +49,9 @@ func TestTraces(t *testing.T) {
 			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				cfg := DefaultConfig()
 				d.MaybeScanArgs(t, "workers", &cfg.ConcurrentDeploymentSyncs)
-				readyAfter := "2s"
-				d.MaybeScanArgs(t, "ready-after", &readyAfter)
-				w = newWorld(t, cfg, mustDuration(t, readyAfter))
+				readyAfter := 2 * time.Second
+				testworld.MaybeDurationArg(t, d, "ready-after", &readyAfter)
+				w = newWorld(t, cfg, readyAfter)
 				return w.World, ""
 			},
 			Commands: testworld.Commands{
@@ -185,11 +185,9 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"run": func(d *datadriven.TestData) string {
-					var dur string
-					d.ScanArgs(t, "for", &dur)
 					show := "steps"
 					d.MaybeScanArgs(t, "show", &show)
-					w.Run(mustDuration(t, dur))
+					w.Run(testworld.DurationArg(t, d, "for"))
 					var b strings.Builder
 					parts := strings.Split(show, ",")
 					trace := w.NewTrace(func(f []string) bool {
@@ -238,14 +236,6 @@ func TestTraces(t *testing.T) {
 
 func (w *world) emit(action, name, detail string) {
 	w.K.Emit("test", action, "Deployment "+model.KeyOf(testNS, name), 0, detail)
-}
-
-func mustDuration(t *testing.T, s string) time.Duration {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatalf("bad duration %q: %v", s, err)
-	}
-	return d
 }
 
 // nameArg returns the optional name=X argument ("" when absent).

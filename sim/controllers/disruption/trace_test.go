@@ -185,15 +185,7 @@ func TestTraces(t *testing.T) {
 		return testworld.Script{
 			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				cfg := DefaultConfig()
-				if d.HasArg("deletion-timeout") {
-					var s string
-					d.ScanArgs(t, "deletion-timeout", &s)
-					dur, err := time.ParseDuration(s)
-					if err != nil {
-						t.Fatal(err)
-					}
-					cfg.DeletionTimeout = dur
-				}
+				testworld.MaybeDurationArg(t, d, "deletion-timeout", &cfg.DeletionTimeout)
 				w = newWorld(t, cfg)
 				return w.World, ""
 			},

@@ -156,15 +156,7 @@ func TestTraces(t *testing.T) {
 					d.ScanArgs(t, "max-endpoints", &maxEP)
 					cfg.MaxEndpointsPerSlice = int32(maxEP)
 				}
-				if d.HasArg("batch") {
-					var s string
-					d.ScanArgs(t, "batch", &s)
-					dur, err := time.ParseDuration(s)
-					if err != nil {
-						t.Fatal(err)
-					}
-					cfg.EndpointUpdatesBatchPeriod = dur
-				}
+				testworld.MaybeDurationArg(t, d, "batch", &cfg.EndpointUpdatesBatchPeriod)
 				d.MaybeScanArgs(t, "fallback", &cfg.PodNameAddressFallback)
 				w = newWorld(t, cfg)
 				return w.World, ""

@@ -77,15 +77,9 @@ func TestTraces(t *testing.T) {
 			},
 			Commands: testworld.Commands{
 				"run": func(d *datadriven.TestData) string {
-					var until, every time.Duration
-					var s string
-					d.ScanArgs(t, "until", &s)
-					until = mustDuration(t, s)
-					every = 15 * time.Second
-					if d.HasArg("every") {
-						d.ScanArgs(t, "every", &s)
-						every = mustDuration(t, s)
-					}
+					until := testworld.DurationArg(t, d, "until")
+					every := 15 * time.Second
+					testworld.MaybeDurationArg(t, d, "every", &every)
 					var b strings.Builder
 					for next := w.K.Now().Add(every); next <= vtime.FromDuration(until); next = next.Add(every) {
 						w.runTo(next)
@@ -110,14 +104,6 @@ func TestTraces(t *testing.T) {
 			},
 		}
 	})
-}
-
-func mustDuration(t *testing.T, s string) time.Duration {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatalf("bad duration %q: %v", s, err)
-	}
-	return d
 }
 
 // TestSpikeIsDeterministic runs the spike world twice with the same seed and compares the

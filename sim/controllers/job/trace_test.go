@@ -57,13 +57,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"kubelet": func(d *datadriven.TestData) string {
-					var run string
-					d.ScanArgs(t, "run", &run)
-					du, err := time.ParseDuration(run)
-					if err != nil {
-						t.Fatalf("run: %v", err)
-					}
-					w.runFor = du
+					w.runFor = testworld.DurationArg(t, d, "run")
 					w.codes = nil
 					w.failIndex = -1
 					d.MaybeScanArgs(t, "fail-index", &w.failIndex)

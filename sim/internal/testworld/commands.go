@@ -163,6 +163,23 @@ func DurationArg(t testing.TB, d *datadriven.TestData, key string) time.Duration
 	t.Helper()
 	var s string
 	d.ScanArgs(t, key, &s)
+	return parseDuration(t, d, key, s)
+}
+
+// MaybeDurationArg parses the optional duration argument key into dst and reports whether it
+// was given (dst is left alone when it was not).
+func MaybeDurationArg(t testing.TB, d *datadriven.TestData, key string, dst *time.Duration) bool {
+	t.Helper()
+	var s string
+	if !d.MaybeScanArgs(t, key, &s) {
+		return false
+	}
+	*dst = parseDuration(t, d, key, s)
+	return true
+}
+
+func parseDuration(t testing.TB, d *datadriven.TestData, key, s string) time.Duration {
+	t.Helper()
 	du, err := time.ParseDuration(s)
 	if err != nil {
 		t.Fatalf("%s: %s=%s: %v", d.Pos, key, s, err)
