@@ -141,7 +141,7 @@ func TestTraces(t *testing.T) {
 					d.ScanArgs(t, "node", &nodeName)
 					opts := DefaultOptions()
 					d.MaybeScanArgs(t, "grace", &opts.GracePeriodSeconds)
-					testworld.MaybeDurationArg(t, d, "timeout", &opts.Timeout)
+					d.MaybeScanArgs(t, "timeout", &opts.Timeout)
 					d.MaybeScanArgs(t, "ignore-daemonsets", &opts.IgnoreAllDaemonSets)
 					d.MaybeScanArgs(t, "force", &opts.Force)
 					d.MaybeScanArgs(t, "disable-eviction", &opts.DisableEviction)

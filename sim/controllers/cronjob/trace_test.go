@@ -43,16 +43,8 @@ func TestTraces(t *testing.T) {
 					d.ScanArgs(t, "schedule", &cj.Spec.Schedule)
 					cj.Spec.Schedule = strings.ReplaceAll(cj.Spec.Schedule, "_", " ")
 					d.MaybeScanArgs(t, "policy", &cj.Spec.ConcurrencyPolicy)
-					if d.HasArg("sds") {
-						var v int
-						d.ScanArgs(t, "sds", &v)
-						cj.Spec.StartingDeadlineSeconds = model.Ptr(int64(v))
-					}
-					if d.HasArg("tz") {
-						var tz string
-						d.ScanArgs(t, "tz", &tz)
-						cj.Spec.TimeZone = &tz
-					}
+					testworld.MaybePtrArg(t, d, "sds", &cj.Spec.StartingDeadlineSeconds)
+					testworld.MaybePtrArg(t, d, "tz", &cj.Spec.TimeZone)
 					if d.HasArg("suspend") {
 						cj.Spec.Suspend = model.Ptr(true)
 					}

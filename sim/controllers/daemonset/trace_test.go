@@ -94,26 +94,16 @@ func TestTraces(t *testing.T) {
 							ds.Spec.UpdateStrategy.RollingUpdate = nil
 						}
 					}
-					if d.HasArg("node-selector") {
-						var s string
-						d.ScanArgs(t, "node-selector", &s)
-						ds.Spec.Template.Spec.NodeSelector = testworld.ParseLabels(t, s)
+					if sel := testworld.LabelsArg(t, d, "node-selector"); sel != nil {
+						ds.Spec.Template.Spec.NodeSelector = sel
 					}
 					if d.HasArg("tolerate") {
 						var key string
 						d.ScanArgs(t, "tolerate", &key)
 						ds.Spec.Template.Spec.Tolerations = append(ds.Spec.Template.Spec.Tolerations, model.Toleration{Key: key, Operator: TolerationOpExists})
 					}
-					if d.HasArg("min-ready") {
-						var s int
-						d.ScanArgs(t, "min-ready", &s)
-						ds.Spec.MinReadySeconds = int32(s)
-					}
-					if d.HasArg("history-limit") {
-						var h int
-						d.ScanArgs(t, "history-limit", &h)
-						ds.Spec.RevisionHistoryLimit = model.Ptr(int32(h))
-					}
+					d.MaybeScanArgs(t, "min-ready", &ds.Spec.MinReadySeconds)
+					testworld.MaybePtrArg(t, d, "history-limit", &ds.Spec.RevisionHistoryLimit)
 					if _, err := w.Store.Create(ds); err != nil {
 						t.Fatalf("create daemonset: %v", err)
 					}

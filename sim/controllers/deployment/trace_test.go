@@ -50,7 +50,7 @@ func TestTraces(t *testing.T) {
 				cfg := DefaultConfig()
 				d.MaybeScanArgs(t, "workers", &cfg.ConcurrentDeploymentSyncs)
 				readyAfter := 2 * time.Second
-				testworld.MaybeDurationArg(t, d, "ready-after", &readyAfter)
+				d.MaybeScanArgs(t, "ready-after", &readyAfter)
 				w = newWorld(t, cfg, readyAfter)
 				return w.World, ""
 			},

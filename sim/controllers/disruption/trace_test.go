@@ -185,7 +185,7 @@ func TestTraces(t *testing.T) {
 		return testworld.Script{
 			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				cfg := DefaultConfig()
-				testworld.MaybeDurationArg(t, d, "deletion-timeout", &cfg.DeletionTimeout)
+				d.MaybeScanArgs(t, "deletion-timeout", &cfg.DeletionTimeout)
 				w = newWorld(t, cfg)
 				return w.World, ""
 			},

@@ -156,7 +156,7 @@ func TestTraces(t *testing.T) {
 					d.ScanArgs(t, "max-endpoints", &maxEP)
 					cfg.MaxEndpointsPerSlice = int32(maxEP)
 				}
-				testworld.MaybeDurationArg(t, d, "batch", &cfg.EndpointUpdatesBatchPeriod)
+				d.MaybeScanArgs(t, "batch", &cfg.EndpointUpdatesBatchPeriod)
 				d.MaybeScanArgs(t, "fallback", &cfg.PodNameAddressFallback)
 				w = newWorld(t, cfg)
 				return w.World, ""
@@ -179,11 +179,7 @@ func TestTraces(t *testing.T) {
 					svc := &model.Service{}
 					svc.Name, svc.Namespace = name, testNS
 					svc.Spec.Selector = testworld.ParseLabels(t, sel)
-					if d.HasArg("labels") {
-						var l string
-						d.ScanArgs(t, "labels", &l)
-						svc.Labels = testworld.ParseLabels(t, l)
-					}
+					svc.Labels = testworld.LabelsArg(t, d, "labels")
 					ports := "http:80/TCP"
 					d.MaybeScanArgs(t, "ports", &ports)
 					for _, p := range strings.Split(ports, ",") {

@@ -79,7 +79,7 @@ func TestTraces(t *testing.T) {
 				"run": func(d *datadriven.TestData) string {
 					until := testworld.DurationArg(t, d, "until")
 					every := 15 * time.Second
-					testworld.MaybeDurationArg(t, d, "every", &every)
+					d.MaybeScanArgs(t, "every", &every)
 					var b strings.Builder
 					for next := w.K.Now().Add(every); next <= vtime.FromDuration(until); next = next.Add(every) {
 						w.runTo(next)

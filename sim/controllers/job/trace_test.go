@@ -224,34 +224,19 @@ func (w *world) createJob(d *datadriven.TestData) {
 	j.Name, j.Namespace = name, testNS
 	j.Spec.Template.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/batch:1"}}
 	j.Spec.Template.Spec.RestartPolicy = model.RestartPolicyNever
-	intArg := func(key string, dst **int32) {
-		if d.HasArg(key) {
-			var v int
-			d.ScanArgs(t, key, &v)
-			*dst = model.Ptr(int32(v))
-		}
-	}
-	intArg("completions", &j.Spec.Completions)
-	intArg("parallelism", &j.Spec.Parallelism)
-	intArg("backoff-limit", &j.Spec.BackoffLimit)
-	intArg("backoff-limit-per-index", &j.Spec.BackoffLimitPerIndex)
-	intArg("max-failed-indexes", &j.Spec.MaxFailedIndexes)
-	if d.HasArg("deadline") {
-		var v int
-		d.ScanArgs(t, "deadline", &v)
-		j.Spec.ActiveDeadlineSeconds = model.Ptr(int64(v))
-	}
+	testworld.MaybePtrArg(t, d, "completions", &j.Spec.Completions)
+	testworld.MaybePtrArg(t, d, "parallelism", &j.Spec.Parallelism)
+	testworld.MaybePtrArg(t, d, "backoff-limit", &j.Spec.BackoffLimit)
+	testworld.MaybePtrArg(t, d, "backoff-limit-per-index", &j.Spec.BackoffLimitPerIndex)
+	testworld.MaybePtrArg(t, d, "max-failed-indexes", &j.Spec.MaxFailedIndexes)
+	testworld.MaybePtrArg(t, d, "deadline", &j.Spec.ActiveDeadlineSeconds)
 	if d.HasArg("indexed") {
 		j.Spec.CompletionMode = model.Ptr(model.IndexedCompletion)
 	}
 	if d.HasArg("suspend") {
 		j.Spec.Suspend = model.Ptr(true)
 	}
-	if d.HasArg("managed-by") {
-		var v string
-		d.ScanArgs(t, "managed-by", &v)
-		j.Spec.ManagedBy = &v
-	}
+	testworld.MaybePtrArg(t, d, "managed-by", &j.Spec.ManagedBy)
 	if d.HasArg("success-indexes") {
 		var v string
 		d.ScanArgs(t, "success-indexes", &v)

@@ -59,10 +59,10 @@ func newWorld(t *testing.T, d *datadriven.TestData) *world {
 	d.MaybeScanArgs(t, "pop-from-backoffq", &cfg.PopFromBackoffQ)
 	d.MaybeScanArgs(t, "bind-retries", &cfg.BindRetries)
 	var cycle time.Duration
-	if testworld.MaybeDurationArg(t, d, "cycle", &cycle) {
+	if d.MaybeScanArgs(t, "cycle", &cycle) {
 		cfg.CycleBase = sim.Constant(cycle)
 	}
-	testworld.MaybeDurationArg(t, d, "per-node", &cfg.CyclePerNode)
+	d.MaybeScanArgs(t, "per-node", &cfg.CyclePerNode)
 	return newWorldConfig(t, seed, cfg)
 }
 

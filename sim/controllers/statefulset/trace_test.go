@@ -97,11 +97,7 @@ func TestTraces(t *testing.T) {
 					set := newSet(name, int32(replicas), policy, img)
 					set.Spec.UpdateStrategy.Type = model.RollingUpdateStatefulSetStrategyType
 					set.Spec.UpdateStrategy.RollingUpdate = &model.RollingUpdateStatefulSetStrategy{Partition: model.Ptr(int32(0))}
-					if d.HasArg("partition") {
-						var p int
-						d.ScanArgs(t, "partition", &p)
-						set.Spec.UpdateStrategy.RollingUpdate.Partition = model.Ptr(int32(p))
-					}
+					testworld.MaybePtrArg(t, d, "partition", &set.Spec.UpdateStrategy.RollingUpdate.Partition)
 					if d.HasArg("max-unavailable") {
 						var m int
 						d.ScanArgs(t, "max-unavailable", &m)
@@ -113,16 +109,8 @@ func TestTraces(t *testing.T) {
 							set.Spec.UpdateStrategy.RollingUpdate = nil
 						}
 					}
-					if d.HasArg("min-ready") {
-						var s int
-						d.ScanArgs(t, "min-ready", &s)
-						set.Spec.MinReadySeconds = int32(s)
-					}
-					if d.HasArg("history-limit") {
-						var h int
-						d.ScanArgs(t, "history-limit", &h)
-						set.Spec.RevisionHistoryLimit = model.Ptr(int32(h))
-					}
+					d.MaybeScanArgs(t, "min-ready", &set.Spec.MinReadySeconds)
+					testworld.MaybePtrArg(t, d, "history-limit", &set.Spec.RevisionHistoryLimit)
 					if _, err := w.Store.Create(set); err != nil {
 						t.Fatalf("create statefulset: %v", err)
 					}

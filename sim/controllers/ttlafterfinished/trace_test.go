@@ -41,11 +41,7 @@ func TestTraces(t *testing.T) {
 					j := &model.Job{}
 					d.ScanArgs(t, "name", &j.Name)
 					j.Namespace = w.NS
-					if d.HasArg("ttl") {
-						var v int
-						d.ScanArgs(t, "ttl", &v)
-						j.Spec.TTLSecondsAfterFinished = model.Ptr(int32(v))
-					}
+					testworld.MaybePtrArg(t, d, "ttl", &j.Spec.TTLSecondsAfterFinished)
 					j.Spec.Template.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/batch:1"}}
 					j.Spec.Template.Spec.RestartPolicy = model.RestartPolicyNever
 					if _, err := w.Store.Create(j); err != nil {

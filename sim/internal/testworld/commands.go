@@ -158,33 +158,24 @@ func EventLine(ev *model.Event) string {
 	return fmt.Sprintf("%s %s %s: %s", ev.FirstTimestamp, ev.Type, ev.Reason, ev.Message)
 }
 
-// DurationArg parses the required duration argument key (e.g. for=10s).
+// DurationArg parses the required duration argument key (e.g. for=10s). An optional one is
+// d.MaybeScanArgs(t, key, &dur): datadriven scans a *time.Duration with time.ParseDuration.
 func DurationArg(t testing.TB, d *datadriven.TestData, key string) time.Duration {
 	t.Helper()
-	var s string
-	d.ScanArgs(t, key, &s)
-	return parseDuration(t, d, key, s)
-}
-
-// MaybeDurationArg parses the optional duration argument key into dst and reports whether it
-// was given (dst is left alone when it was not).
-func MaybeDurationArg(t testing.TB, d *datadriven.TestData, key string, dst *time.Duration) bool {
-	t.Helper()
-	var s string
-	if !d.MaybeScanArgs(t, key, &s) {
-		return false
-	}
-	*dst = parseDuration(t, d, key, s)
-	return true
-}
-
-func parseDuration(t testing.TB, d *datadriven.TestData, key, s string) time.Duration {
-	t.Helper()
-	du, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatalf("%s: %s=%s: %v", d.Pos, key, s, err)
-	}
+	var du time.Duration
+	d.ScanArgs(t, key, &du)
 	return du
+}
+
+// MaybePtrArg sets *dst to a new T scanned from the optional argument key (datadriven scans
+// strings, bools, numbers and durations), and leaves it alone when the argument is absent.
+func MaybePtrArg[T any](t testing.TB, d *datadriven.TestData, key string, dst **T) {
+	t.Helper()
+	if d.HasArg(key) {
+		v := new(T)
+		d.ScanArgs(t, key, v)
+		*dst = v
+	}
 }
 
 // LabelsArg parses the optional argument key=k=v,... (nil when absent).
