@@ -56,16 +56,14 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"jobs": func(d *datadriven.TestData) string {
-					w.jobRun = testworld.DurationArg(t, d, "run")
+					w.jobRun = testworld.Arg[time.Duration](t, d, "run")
 					w.result = model.JobComplete
 					d.MaybeScanArgs(t, "result", &w.result)
 					return ""
 				},
 				"suspend": func(d *datadriven.TestData) string {
-					var name string
-					var v bool
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "value", &v)
+					name := testworld.Arg[string](t, d, "name")
+					v := testworld.Arg[bool](t, d, "value")
 					o, err := w.Store.Get(model.KindCronJob, testNS, name)
 					if err != nil {
 						t.Fatalf("get: %v", err)
@@ -79,8 +77,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"status": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					o, err := w.Store.Get(model.KindCronJob, testNS, name)
 					if err != nil {
 						t.Fatalf("get: %v", err)

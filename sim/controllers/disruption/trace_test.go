@@ -219,9 +219,8 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"orphan": func(d *datadriven.TestData) string {
-					var name, lbl string
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "labels", &lbl)
+					name := testworld.Arg[string](t, d, "name")
+					lbl := testworld.Arg[string](t, d, "labels")
 					w.createPod(name, testworld.ParseLabels(t, lbl), nil, true)
 					return ""
 				},
@@ -233,11 +232,9 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"scale": func(d *datadriven.TestData) string {
-					var kind, name string
-					var replicas int
-					d.ScanArgs(t, "kind", &kind)
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "replicas", &replicas)
+					kind := testworld.Arg[string](t, d, "kind")
+					name := testworld.Arg[string](t, d, "name")
+					replicas := testworld.Arg[int](t, d, "replicas")
 					obj := w.workload(kind, name).DeepCopyObject()
 					r := model.Ptr(int32(replicas))
 					switch o := obj.(type) {
@@ -264,8 +261,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"evict": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "pod", &name)
+					name := testworld.Arg[string](t, d, "pod")
 					ev := &model.Eviction{}
 					ev.Name, ev.Namespace = name, testNS
 					_, err := w.Store.Evict(testNS, name, ev)
@@ -287,9 +283,8 @@ func TestTraces(t *testing.T) {
 					return out
 				},
 				"mark-disrupted": func(d *datadriven.TestData) string {
-					var name, pod string
-					d.ScanArgs(t, "pdb", &name)
-					d.ScanArgs(t, "pod", &pod)
+					name := testworld.Arg[string](t, d, "pdb")
+					pod := testworld.Arg[string](t, d, "pod")
 					obj, err := w.Store.Get(model.KindPodDisruptionBudget, testNS, name)
 					if err != nil {
 						t.Fatal(err)
@@ -307,8 +302,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"disruption-target": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "pod", &name)
+					name := testworld.Arg[string](t, d, "pod")
 					p := w.Pod(name).DeepCopy()
 					p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: model.PodDisruptionTarget,
 						Status: model.ConditionTrue, Reason: "EvictionByEvictionAPI", LastTransitionTime: w.K.Now()})
@@ -319,8 +313,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"pod-conditions": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "pod", &name)
+					name := testworld.Arg[string](t, d, "pod")
 					var b strings.Builder
 					for _, c := range w.Pod(name).Status.Conditions {
 						fmt.Fprintf(&b, "%s=%s reason=%s since %s\n", c.Type, c.Status, c.Reason, c.LastTransitionTime)
@@ -328,8 +321,7 @@ func TestTraces(t *testing.T) {
 					return b.String()
 				},
 				"status": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					return w.statusLine(name)
 				},
 			},

@@ -163,8 +163,7 @@ func TestTraces(t *testing.T) {
 			},
 			Commands: testworld.Commands{
 				"node": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					n := &model.Node{}
 					n.Name = name
 					if _, err := w.Store.Create(n); err != nil {
@@ -173,9 +172,8 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"service": func(d *datadriven.TestData) string {
-					var name, sel string
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "selector", &sel)
+					name := testworld.Arg[string](t, d, "name")
+					sel := testworld.Arg[string](t, d, "selector")
 					svc := &model.Service{}
 					svc.Name, svc.Namespace = name, testNS
 					svc.Spec.Selector = testworld.ParseLabels(t, sel)
@@ -198,10 +196,10 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"pod": func(d *datadriven.TestData) string {
-					var name, lbl, node, ip string
+					var node, ip string
 					var ready bool
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "labels", &lbl)
+					name := testworld.Arg[string](t, d, "name")
+					lbl := testworld.Arg[string](t, d, "labels")
 					d.MaybeScanArgs(t, "node", &node)
 					d.MaybeScanArgs(t, "ip", &ip)
 					d.MaybeScanArgs(t, "ready", &ready)
@@ -237,9 +235,8 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"set-ip": func(d *datadriven.TestData) string {
-					var name, ip string
-					d.ScanArgs(t, "pod", &name)
-					d.ScanArgs(t, "ip", &ip)
+					name := testworld.Arg[string](t, d, "pod")
+					ip := testworld.Arg[string](t, d, "ip")
 					p := w.Pod(name).DeepCopy()
 					p.Status.PodIP = ip
 					if _, err := w.Store.UpdateStatus(p); err != nil {
@@ -254,8 +251,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"delete-service": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					if _, err := w.Store.Delete(model.KindService, testNS, name, model.DeleteOptions{}); err != nil {
 						t.Fatalf("delete service: %v", err)
 					}
@@ -263,13 +259,11 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"slices": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "service", &name)
+					name := testworld.Arg[string](t, d, "service")
 					return w.slicesText(name)
 				},
 				"ready-endpoints": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "service", &name)
+					name := testworld.Arg[string](t, d, "service")
 					return fmt.Sprintf("cache=%d store=%d\n", w.ec.ReadyEndpoints(model.KeyOf(testNS, name)), CountReady(w.slices(name)))
 				},
 			},

@@ -77,7 +77,7 @@ func TestTraces(t *testing.T) {
 			},
 			Commands: testworld.Commands{
 				"run": func(d *datadriven.TestData) string {
-					until := testworld.DurationArg(t, d, "until")
+					until := testworld.Arg[time.Duration](t, d, "until")
 					every := 15 * time.Second
 					d.MaybeScanArgs(t, "every", &every)
 					var b strings.Builder

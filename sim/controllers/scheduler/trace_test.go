@@ -467,8 +467,7 @@ func TestSchedulerTraces(t *testing.T) {
 				"placement":   func(*datadriven.TestData) string { return w.placement() },
 				"queues":      func(*datadriven.TestData) string { return w.queues() },
 				"last-failure": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					msg, ok := w.s.LastFailure("default/" + name)
 					return fmt.Sprintf("%v %q attempts=%d\n", ok, msg, w.s.Attempts("default/"+name))
 				},

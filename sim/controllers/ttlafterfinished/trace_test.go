@@ -50,8 +50,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"finish": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					typ := model.JobComplete
 					d.MaybeScanArgs(t, "type", &typ)
 					j := get(name)
@@ -63,10 +62,8 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"set-ttl": func(d *datadriven.TestData) string {
-					var name string
-					var v int
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "ttl", &v)
+					name := testworld.Arg[string](t, d, "name")
+					v := testworld.Arg[int](t, d, "ttl")
 					j := get(name)
 					j.Spec.TTLSecondsAfterFinished = model.Ptr(int32(v))
 					if _, err := w.Store.Update(j); err != nil {

@@ -68,7 +68,7 @@ func Walk(t *testing.T, dir string, newScript func(t *testing.T) Script) {
 func (w *World) CommonCommands() Commands {
 	return Commands{
 		"run": func(d *datadriven.TestData) string {
-			w.Run(DurationArg(w.T, d, "for"))
+			w.Run(Arg[time.Duration](w.T, d, "for"))
 			return w.NewTrace(func(f []string) bool { return w.Show != nil && w.Show(d, f) })
 		},
 		"pods": func(*datadriven.TestData) string {
@@ -158,13 +158,13 @@ func EventLine(ev *model.Event) string {
 	return fmt.Sprintf("%s %s %s: %s", ev.FirstTimestamp, ev.Type, ev.Reason, ev.Message)
 }
 
-// DurationArg parses the required duration argument key (e.g. for=10s). An optional one is
-// d.MaybeScanArgs(t, key, &dur): datadriven scans a *time.Duration with time.ParseDuration.
-func DurationArg(t testing.TB, d *datadriven.TestData, key string) time.Duration {
+// Arg scans the required argument key as a T: datadriven scans strings, bools, numbers and
+// durations (time.ParseDuration). An optional one is d.MaybeScanArgs(t, key, &v).
+func Arg[T any](t testing.TB, d *datadriven.TestData, key string) T {
 	t.Helper()
-	var du time.Duration
-	d.ScanArgs(t, key, &du)
-	return du
+	var v T
+	d.ScanArgs(t, key, &v)
+	return v
 }
 
 // MaybePtrArg sets *dst to a new T scanned from the optional argument key (datadriven scans
