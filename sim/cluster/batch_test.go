@@ -70,14 +70,7 @@ func TestJobNodeFailureScenario(t *testing.T) {
 	}
 	assert.Len(t, created, 6, "every index got a pod")
 	assert.Equal(t, 2, replaced, "the two indexes on worker-1 were recreated")
-	var js []float64
-	for _, s := range res.Series {
-		if s.Name == "job.default/nightly-render.failed" {
-			for _, p := range s.Points {
-				js = append(js, p.V)
-			}
-		}
-	}
+	js := pointValues(series(t, res, "job.default/nightly-render.failed"))
 	require.NotEmpty(t, js)
 	for _, v := range js {
 		assert.Zero(t, v, "ignored failures never count")

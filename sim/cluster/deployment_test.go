@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/reconsim/reconsim/report"
 )
 
 //go:embed testdata/settled-deployment.yaml
@@ -23,30 +21,9 @@ func TestSettledDeploymentStartsConvergedAndRecovers(t *testing.T) {
 		}
 	}
 	assert.InDelta(t, 356, convergenceOf(t, res, "crash"), 15)
-	var sawSeries bool
-	for _, s := range res.Series {
-		if s.Name == "deployment.default/api.available" {
-			sawSeries = true
-		}
-	}
-	assert.True(t, sawSeries, "the Deployment's replica series is recorded")
-
-	var endpoints *report.Series
-	for i := range res.Series {
-		if res.Series[i].Name == "service.default/api.ready_endpoints" {
-			endpoints = &res.Series[i]
-		}
-	}
-	require.NotNil(t, endpoints, "ready endpoints are recorded per Service")
-	at := func(sec float64) float64 {
-		v := -1.0
-		for _, p := range endpoints.Points {
-			if p.T <= sec {
-				v = p.V
-			}
-		}
-		return v
-	}
+	series(t, res, "deployment.default/api.available") // the Deployment's replica series is recorded
+	endpoints := series(t, res, "service.default/api.ready_endpoints")
+	at := func(sec float64) float64 { return valueAt(endpoints, sec, -1) }
 	assert.Equal(t, 6.0, at(50), "all six pods serve before the crash")
 	assert.Equal(t, 4.0, at(200), "the dead node's pods leave the endpoints when they are marked not ready")
 	assert.Equal(t, 6.0, at(600), "replacements are endpoints again")

@@ -37,26 +37,7 @@ func TestLeaderFailoverScenario(t *testing.T) {
 	base := runBuiltin(t, "node-failure", nil)
 	assert.Greater(t, convergenceOf(t, res, "crash")-convergenceOf(t, base, "crash"), 30.0,
 		"the failover delays the recovery")
-	lane := seriesNamed(res, "leader.kube-controller-manager")
-	require.NotNil(t, lane)
-	assert.Contains(t, pointValues(lane), -1.0, "the lane shows the leaderless gap")
-}
-
-func seriesNamed(res *report.Result, name string) *report.Series {
-	for i := range res.Series {
-		if res.Series[i].Name == name {
-			return &res.Series[i]
-		}
-	}
-	return nil
-}
-
-func pointValues(s *report.Series) []float64 {
-	var out []float64
-	for _, p := range s.Points {
-		out = append(out, p.V)
-	}
-	return out
+	assert.Contains(t, pointValues(series(t, res, "leader.kube-controller-manager")), -1.0, "the lane shows the leaderless gap")
 }
 
 //go:embed testdata/election.yaml

@@ -84,3 +84,36 @@ func loadBuiltin(t *testing.T, name string) *scenarios.Scenario {
 	require.NoError(t, err)
 	return scn
 }
+
+// series returns the points of the run's series name, failing the test when there is none.
+func series(t *testing.T, res *report.Result, name string) []report.Point {
+	t.Helper()
+	for _, s := range res.Series {
+		if s.Name == name {
+			return s.Points
+		}
+	}
+	t.Fatalf("no series %s", name)
+	return nil
+}
+
+// valueAt is the series' value at sec (the last point at or before it), or before when the
+// series starts later.
+func valueAt(points []report.Point, sec, before float64) float64 {
+	v := before
+	for _, p := range points {
+		if p.T <= sec {
+			v = p.V
+		}
+	}
+	return v
+}
+
+// pointValues lists the series' values in time order.
+func pointValues(points []report.Point) []float64 {
+	var out []float64
+	for _, p := range points {
+		out = append(out, p.V)
+	}
+	return out
+}

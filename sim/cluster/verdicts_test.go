@@ -163,16 +163,10 @@ var settledServiceScenario string
 func TestSettledServiceAndStatefulSet(t *testing.T) {
 	res := runYAML(t, "settled-service", settledServiceScenario)
 	assert.True(t, res.Passed, "%+v %+v", res.Expectations, res.Verdicts)
-	var series *report.Series
-	for i := range res.Series {
-		if res.Series[i].Name == "service.default/web.ready_endpoints" {
-			series = &res.Series[i]
-		}
-	}
-	require.NotNil(t, series)
-	require.NotEmpty(t, series.Points)
-	assert.Equal(t, report.Point{T: 0, V: 10}, series.Points[0], "the series starts at time 0 with the settled endpoints")
-	for _, p := range series.Points {
+	endpoints := series(t, res, "service.default/web.ready_endpoints")
+	require.NotEmpty(t, endpoints)
+	assert.Equal(t, report.Point{T: 0, V: 10}, endpoints[0], "the series starts at time 0 with the settled endpoints")
+	for _, p := range endpoints {
 		assert.Equal(t, 10.0, p.V)
 	}
 	for _, e := range res.Events {
@@ -180,11 +174,7 @@ func TestSettledServiceAndStatefulSet(t *testing.T) {
 			t.Errorf("a controller changed the pods of a settled StatefulSet or DaemonSet: %+v", e)
 		}
 	}
-	for _, s := range res.Series {
-		if s.Name == "daemonset.default/agent.available" {
-			assert.Equal(t, report.Point{T: 0, V: 3}, s.Points[0], "one daemon pod per node from time 0")
-		}
-	}
+	assert.Equal(t, report.Point{T: 0, V: 3}, series(t, res, "daemonset.default/agent.available")[0], "one daemon pod per node from time 0")
 }
 
 // TestUnsettledServiceSeriesStartsAtZero: without settled, the Service has no endpoints at
@@ -194,12 +184,9 @@ func TestUnsettledServiceSeriesStartsAtZero(t *testing.T) {
 	res := runYAML(t, "unsettled-service", text)
 	assert.False(t, res.Expectations[0].Passed)
 	assert.Contains(t, res.Expectations[0].Message, "first failed at 0.000s: Service default/web has 0 ready endpoints")
-	for _, s := range res.Series {
-		if s.Name == "service.default/web.ready_endpoints" {
-			assert.Equal(t, report.Point{T: 0, V: 0}, s.Points[0])
-			assert.Equal(t, 10.0, s.Points[len(s.Points)-1].V)
-		}
-	}
+	endpoints := series(t, res, "service.default/web.ready_endpoints")
+	assert.Equal(t, report.Point{T: 0, V: 0}, endpoints[0])
+	assert.Equal(t, 10.0, endpoints[len(endpoints)-1].V)
 }
 
 // TestSeriesStartAtTheirFirstObservedValue: the HPA's series start with its controller's first
