@@ -31,27 +31,11 @@ func TestTraces(t *testing.T) {
 			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				spec := defaultWorldSpec()
 				d.MaybeScanArgs(t, "behavior", &spec.behavior)
-				var replicas, minR, maxR, target, nodes int
-				if d.HasArg("replicas") {
-					d.ScanArgs(t, "replicas", &replicas)
-					spec.replicas = int32(replicas)
-				}
-				if d.HasArg("min") {
-					d.ScanArgs(t, "min", &minR)
-					spec.min = int32(minR)
-				}
-				if d.HasArg("max") {
-					d.ScanArgs(t, "max", &maxR)
-					spec.max = int32(maxR)
-				}
-				if d.HasArg("target") {
-					d.ScanArgs(t, "target", &target)
-					spec.target = int32(target)
-				}
-				if d.HasArg("nodes") {
-					d.ScanArgs(t, "nodes", &nodes)
-					spec.nodes = nodes
-				}
+				d.MaybeScanArgs(t, "replicas", &spec.replicas)
+				d.MaybeScanArgs(t, "min", &spec.min)
+				d.MaybeScanArgs(t, "max", &spec.max)
+				d.MaybeScanArgs(t, "target", &spec.target)
+				d.MaybeScanArgs(t, "nodes", &spec.nodes)
 				d.MaybeScanArgs(t, "node-cpu", &spec.nodeCPU)
 				d.MaybeScanArgs(t, "seed", &spec.seed)
 				load := "spike"
