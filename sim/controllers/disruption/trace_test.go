@@ -122,16 +122,7 @@ func (w *world) createPod(name string, labels map[string]string, owner model.Obj
 	if err != nil {
 		w.T.Fatalf("create pod: %v", err)
 	}
-	w.setReady(created.(*model.Pod), ready)
-}
-
-func (w *world) setReady(p *model.Pod, ready bool) {
-	p = p.DeepCopy()
-	p.Status.Phase = model.PodRunning
-	testworld.SetReady(p, ready, w.K.Now())
-	if _, err := w.Store.UpdateStatus(p); err != nil {
-		w.T.Fatalf("pod status: %v", err)
-	}
+	w.SetPodReady(created.(*model.Pod), ready)
 }
 
 func (w *world) workload(kind, name string) model.Object {
@@ -251,15 +242,7 @@ func TestTraces(t *testing.T) {
 					w.Emit("scale", kind+" "+model.KeyOf(testNS, name), fmt.Sprintf("replicas=%d", replicas))
 					return ""
 				},
-				"ready": func(d *datadriven.TestData) string {
-					var name string
-					ready := true
-					d.ScanArgs(t, "pod", &name)
-					d.MaybeScanArgs(t, "ready", &ready)
-					w.setReady(w.Pod(name), ready)
-					w.Emit("kubelet", "Pod "+model.KeyOf(testNS, name), fmt.Sprintf("ready=%t", ready))
-					return ""
-				},
+				"ready": func(d *datadriven.TestData) string { return w.Ready(d) },
 				"evict": func(d *datadriven.TestData) string {
 					name := testworld.Arg[string](t, d, "pod")
 					ev := &model.Eviction{}

@@ -76,27 +76,6 @@ func (w *world) slices(service string) []*model.EndpointSlice {
 	return out
 }
 
-func (w *world) setReady(name string, ready bool) {
-	p := w.Pod(name).DeepCopy()
-	st := model.ConditionFalse
-	if ready {
-		st = model.ConditionTrue
-	}
-	p.Status.Phase = model.PodRunning
-	found := false
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == model.PodReady {
-			p.Status.Conditions[i].Status, found = st, true
-		}
-	}
-	if !found {
-		p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: model.PodReady, Status: st, LastTransitionTime: w.K.Now()})
-	}
-	if _, err := w.Store.UpdateStatus(p); err != nil {
-		w.T.Fatalf("pod status: %v", err)
-	}
-}
-
 func (w *world) slicesText(service string) string {
 	var b strings.Builder
 	for _, s := range w.slices(service) {
@@ -225,15 +204,7 @@ func TestTraces(t *testing.T) {
 					w.Emit("create-pod", "Pod "+model.KeyOf(testNS, name), fmt.Sprintf("ip=%s ready=%t", ip, ready))
 					return ""
 				},
-				"ready": func(d *datadriven.TestData) string {
-					var name string
-					ready := true
-					d.ScanArgs(t, "pod", &name)
-					d.MaybeScanArgs(t, "ready", &ready)
-					w.setReady(name, ready)
-					w.Emit("kubelet", "Pod "+model.KeyOf(testNS, name), fmt.Sprintf("ready=%t", ready))
-					return ""
-				},
+				"ready": func(d *datadriven.TestData) string { return w.Ready(d) },
 				"set-ip": func(d *datadriven.TestData) string {
 					name := testworld.Arg[string](t, d, "pod")
 					ip := testworld.Arg[string](t, d, "ip")

@@ -252,3 +252,26 @@ func (w *World) CreatePod(d *datadriven.TestData, image string) (*model.Pod, str
 	}
 	return obj.(*model.Pod), lbl
 }
+
+// SetPodReady is the kubelet writing p's status: phase Running and the Ready condition ready
+// (see SetReady); a failed write fails the test.
+func (w *World) SetPodReady(p *model.Pod, ready bool) {
+	w.T.Helper()
+	p = p.DeepCopy()
+	p.Status.Phase = model.PodRunning
+	SetReady(p, ready, w.K.Now())
+	if _, err := w.Store.UpdateStatus(p); err != nil {
+		w.T.Fatalf("pod status: %v", err)
+	}
+}
+
+// Ready is the "ready pod=P [ready=false]" command: the kubelet reports pod P Running and
+// Ready (or not Ready), traced as a kubelet line.
+func (w *World) Ready(d *datadriven.TestData) string {
+	name := Arg[string](w.T, d, "pod")
+	ready := true
+	d.MaybeScanArgs(w.T, "ready", &ready)
+	w.SetPodReady(w.Pod(name), ready)
+	w.Emit("kubelet", "Pod "+model.KeyOf(w.NS, name), fmt.Sprintf("ready=%t", ready))
+	return ""
+}
