@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	_ "embed"
 	"strings"
 	"testing"
 	"time"
@@ -56,35 +57,8 @@ var plantedController = cluster.Controller{Name: "planted-controller", Build: fu
 	return &planted{k: k, c: c}, nil
 }}
 
-const plantedScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: planted
-seed: 1
-duration: 5m
-stop: {quiescence: 2m}
-cluster:
-  nodeGroups:
-  - {name: worker, count: 2, capacity: {cpu: "4", memory: 16Gi}}
-objects:
-- manifest:
-    apiVersion: apps/v1
-    kind: ReplicaSet
-    metadata: {name: web, namespace: default}
-    spec:
-      replicas: 2
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec:
-          containers:
-          - {name: web, image: "web:1", resources: {requests: {cpu: 100m, memory: 128Mi}}}
-explore:
-  window: {from: 0s, to: 2m}
-  actions:
-  - action: controller-restart
-    component: [planted-controller, replicaset-controller, kube-controller-manager]
-  invariants: [node-within-allocatable, pod-bound-once]
-`
+//go:embed testdata/planted.yaml
+var plantedScenario string
 
 func search(t *testing.T, opts Options) *Result {
 	t.Helper()

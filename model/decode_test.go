@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reconsim/reconsim/internal/suggest"
+	"github.com/reconsim/reconsim/internal/testsupport"
 	"github.com/reconsim/reconsim/vtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -394,24 +395,12 @@ func TestDecodeNodeRecursiveAlias(t *testing.T) {
 }
 
 func TestDecodeNodeAliasBomb(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
-	for i := 1; i <= 8; i++ {
-		fmt.Fprintf(&b, "a%d: &a%d [", i, i)
-		for j := 0; j < 10; j++ {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "*a%d", i-1)
-		}
-		b.WriteString("]\n")
-	}
-	b.WriteString("bomb: *a8\n")
+	src := testsupport.AliasBomb(8) + "bomb: *a8\n"
 	type bomb struct {
 		Bomb [][][][][][][][][]string `json:"bomb"`
 	}
 	var got bomb
-	warnings, errs := DecodeNode(parseNode(t, b.String()), &got, DecodeOptions{File: "bomb.yaml", MaxNodes: 100_000})
+	warnings, errs := DecodeNode(parseNode(t, src), &got, DecodeOptions{File: "bomb.yaml", MaxNodes: 100_000})
 	require.Len(t, errs, 1)
 	assert.Contains(t, errs[0].Error(), "document expands to more than 100000 values")
 	assert.Len(t, warnings, 9) // a0..a8 are unknown fields

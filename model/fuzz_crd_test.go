@@ -1,42 +1,13 @@
 package model
 
 import (
+	_ "embed"
 	"encoding/json"
 	"testing"
 )
 
-const fuzzCRDSeed = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: backups.example.com}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: backups, kind: Backup}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}, scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            required: [schedule]
-            properties:
-              schedule: {type: string, pattern: '^@(daily|hourly)$', maxLength: 8}
-              replicas: {type: integer, minimum: 0, default: 1}
-              tags: {type: array, items: {type: string, enum: [a, b]}, maxItems: 2}
-              extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
-              size: {x-kubernetes-int-or-string: true, nullable: true}
-              labels: {type: object, additionalProperties: {type: string}}
----
-apiVersion: example.com/v1
-kind: Backup
-metadata: {name: nightly, namespace: default}
-spec: {schedule: '@daily', replicas: 2, tags: [a], extra: {x: [1, 2.5, null, true]}, labels: {a: b}}
-`
+//go:embed testdata/crd/fuzz-seed.yaml
+var fuzzCRDSeed string
 
 // FuzzDecodeCustomResources: any stream decodes with custom resources on without panicking;
 // every CRD that comes back compiles its schemas, and every custom resource survives

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"strings"
 	"testing"
@@ -451,23 +452,6 @@ func TestRecorderAndVirtualTime(t *testing.T) {
 }
 
 // backupCRD defines Backup (example.com/v1) whose spec.retainDays must be an integer.
-const backupCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: backups.example.com}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {kind: Backup, plural: backups, singular: backup, listKind: BackupList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              retainDays: {type: integer, minimum: 1}
-`
+//
+//go:embed testdata/backup-crd.yaml
+var backupCRD string

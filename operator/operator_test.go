@@ -2,6 +2,7 @@ package operator_test
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"os"
 	"path/filepath"
@@ -104,33 +105,9 @@ func TestSameSeedSameEvents(t *testing.T) {
 }
 
 // restartScenario runs a Deployment and restarts the annotator at 30s for 10s.
-const restartScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: annotator-restart
-seed: 1
-duration: 3m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 2, zone: zone-a, region: region-1, capacity: {cpu: "4", memory: 16Gi}}
-objects:
-- manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: web, namespace: default}
-    spec:
-      replicas: 2
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec:
-          containers:
-          - {name: web, image: "web:1.0", resources: {requests: {cpu: 100m}}}
-timeline:
-- at: 30s
-  action: controller-restart
-  component: annotator
-  downtime: 10s
-`
+//
+//go:embed testdata/annotator-restart.yaml
+var restartScenario string
 
 // TestUserControllerRestarts: controller-restart of a user controller stops it and builds it
 // again after the downtime (setup runs twice); the new one relists and, since the env var it

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	_ "embed"
 	"strings"
 	"testing"
 
@@ -12,35 +13,11 @@ import (
 
 // crdScenario declares the Backup CRD inline and the custom resources given after it.
 func crdScenario(objects string) string {
-	return `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: backups
-duration: 1m
-objects:
-- manifest:
-    apiVersion: apiextensions.k8s.io/v1
-    kind: CustomResourceDefinition
-    metadata: {name: backups.example.com}
-    spec:
-      group: example.com
-      scope: Namespaced
-      names: {plural: backups, kind: Backup}
-      versions:
-      - name: v1
-        served: true
-        storage: true
-        schema:
-          openAPIV3Schema:
-            type: object
-            properties:
-              spec:
-                type: object
-                required: [schedule]
-                properties:
-                  schedule: {type: string, pattern: '^@(daily|hourly)$'}
-                  replicas: {type: integer, minimum: 0, maximum: 10}
-` + objects
+	return crdScenarioHead + objects
 }
+
+//go:embed testdata/crd-scenario-head.yaml
+var crdScenarioHead string
 
 // A custom resource is checked against the CRD the scenario declares, at load time, with the
 // field paths kube-apiserver prints, at the line and column of the offending field.

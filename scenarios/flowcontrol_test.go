@@ -1,46 +1,22 @@
 package scenarios
 
 import (
+	_ "embed"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
+//go:embed testdata/apf-ensurer.yaml
+var apfEnsurerScenario string
+
 // TestAPFObjectsTheEnsurerOverrides: a scenario's FlowSchema or PriorityLevelConfiguration
 // that kube-apiserver's bootstrap ensurer would reset or delete
 // (pkg/registry/flowcontrol/ensurer/strategy.go) loads with a warning at its name, so that a
 // user learns why it has no effect; one the ensurer leaves alone gets none.
 func TestAPFObjectsTheEnsurerOverrides(t *testing.T) {
-	const src = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: w
-duration: 1m
-cluster:
-  nodeGroups: [{name: a, count: 1, capacity: {cpu: "1", memory: 1Gi}}]
-objects:
-- manifest:
-    apiVersion: flowcontrol.apiserver.k8s.io/v1
-    kind: PriorityLevelConfiguration
-    metadata: {name: workload-low}
-    spec: {type: Limited, limited: {nominalConcurrencyShares: 10, limitResponse: {type: Reject}}}
-- manifest:
-    apiVersion: flowcontrol.apiserver.k8s.io/v1
-    kind: PriorityLevelConfiguration
-    metadata: {name: global-default, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}
-    spec: {type: Limited, limited: {nominalConcurrencyShares: 10, limitResponse: {type: Reject}}}
-- manifest:
-    apiVersion: flowcontrol.apiserver.k8s.io/v1
-    kind: PriorityLevelConfiguration
-    metadata: {name: catch-all}
-    spec: {type: Limited, limited: {nominalConcurrencyShares: 10, limitResponse: {type: Reject}}}
-- manifest:
-    apiVersion: flowcontrol.apiserver.k8s.io/v1
-    kind: PriorityLevelConfiguration
-    metadata: {name: mine, annotations: {apf.kubernetes.io/autoupdate-spec: "true"}}
-    spec: {type: Limited, limited: {nominalConcurrencyShares: 10, limitResponse: {type: Reject}}}
-`
-	_, warns, err := Parse("w.yaml", []byte(src), ".")
+	_, warns, err := Parse("w.yaml", []byte(apfEnsurerScenario), ".")
 	require.NoError(t, err)
 	var got []string
 	for _, w := range warns {

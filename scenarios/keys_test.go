@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,34 +84,9 @@ func TestKeyStructure(t *testing.T) {
 
 // exampleFixture is the scenario the examples of actions, shapes, expectation kinds and
 // conditions are checked in: the names they use exist here.
-const exampleFixture = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: examples
-duration: 1h
-cluster:
-  nodeGroups:
-  - {name: worker, count: 3, zone: zone-a, labels: {pool: default}, capacity: {cpu: "4", memory: 16Gi}}
-components:
-  kube-controller-manager: {replicas: 3}
-  kube-scheduler: {replicas: 2}
-objects:
-- manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: web}
-    spec:
-      replicas: 10
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec:
-          containers: [{name: web, image: nginx:1.27, resources: {requests: {cpu: 500m}}}]
-- manifest:
-    apiVersion: v1
-    kind: Service
-    metadata: {name: web}
-    spec: {selector: {app: web}, ports: [{port: 80}]}
-`
+//
+//go:embed testdata/example-fixture.yaml
+var exampleFixture string
 
 // exampleScenario builds a scenario from the examples of every action, load, load shape,
 // expectation kind and condition.

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reconsim/reconsim/internal/testsupport"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 )
@@ -226,7 +227,7 @@ func TestParseErrorsCarryPositions(t *testing.T) {
 		src  string
 		want string
 	}{
-		"alias bomb":      {src: minimal + aliasBomb(), want: "aliases (*name) expand to more than"},
+		"alias bomb":      {src: minimal + testsupport.AliasBomb(7), want: "aliases (*name) expand to more than"},
 		"recursive alias": {src: minimal + "x: &a [1, *a]\n", want: "refers to a value that contains it"},
 		"too large":       {src: minimal + "description: " + strings.Repeat("x", MaxFileBytes) + "\n", want: "more than the limit"},
 		"tab indentation": {src: minimal + "cluster:\n\tnodeGroups: []\n", want: "invalid YAML"},
@@ -323,23 +324,6 @@ func TestAtString(t *testing.T) {
 	assert.Equal(t, "1m30s", At{Offset: 90 * time.Second}.String())
 	assert.Equal(t, "after crash", At{After: "crash"}.String())
 	assert.Equal(t, "converged +10s", At{Converged: true, Delay: 10 * time.Second}.String())
-}
-
-// aliasBomb returns YAML whose aliases expand to 10^7 values in a few hundred bytes.
-func aliasBomb() string {
-	var b strings.Builder
-	b.WriteString("bomb0: &l0 [x, x, x, x, x, x, x, x, x, x]\n")
-	for i := 1; i <= 7; i++ {
-		fmt.Fprintf(&b, "bomb%d: &l%d [", i, i)
-		for j := 0; j < 10; j++ {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "*l%d", i-1)
-		}
-		b.WriteString("]\n")
-	}
-	return b.String()
 }
 
 func writeFile(t *testing.T, path, content string) {

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	_ "embed"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,20 +15,9 @@ import (
 
 // validSpec is a sweep every parse test starts from; line numbers in the tests below refer
 // to the variants built from it.
-const validSpec = `apiVersion: reconsim.dev/v1alpha1
-kind: Sweep
-name: test
-scenario: node-failure
-parameters:
-  kube-controller-manager.node-monitor-grace-period: [20s, 40s]
-  kube-apiserver.default-unreachable-toleration-seconds: {range: {from: 30, to: 90, step: 30}}
-seeds: 3
-metrics:
-  recovery: {convergence: crash}
-  peak: {series: {name: pods.pending, aggregate: max}}
-expect:
-- {metric: recovery, percentile: 95, max: 8m}
-`
+//
+//go:embed testdata/valid-spec.yaml
+var validSpec string
 
 func parseString(t *testing.T, src string) (*Spec, error) {
 	t.Helper()

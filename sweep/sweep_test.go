@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	_ "embed"
 	"encoding/xml"
 	"os"
 	"path/filepath"
@@ -24,21 +25,9 @@ import (
 
 // smallSweep is node-failure over 2 parameters × 2 values × 3 seeds: 12 real runs of about
 // 10ms each.
-const smallSweep = `apiVersion: reconsim.dev/v1alpha1
-kind: Sweep
-name: small
-scenario: node-failure
-parameters:
-  kube-controller-manager.node-monitor-grace-period: [20s, 40s]
-  kube-apiserver.default-unreachable-toleration-seconds: [30, 60]
-seeds: 3
-metrics:
-  recovery: {convergence: crash}
-  pending-peak: {series: {name: pods.pending, aggregate: max}}
-expect:
-- {metric: recovery, percentile: 95, max: 8m}
-- {passRate: {min: 0.9}, at: overall}
-`
+//
+//go:embed testdata/small-sweep.yaml
+var smallSweep string
 
 // panicAt runs the scenario with a test-only process that panics at virtual time at, planted
 // through cluster.Options.Controllers, when the run matches (seed and overrides as in its

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,57 +25,9 @@ import (
 // Deployment web of 10 replicas behind a Service web, a ReplicaSet web, workers in zone-a and
 // spot nodes in zone-b, a load on web), and the entry "crash" takes worker-0 down at 60s, as
 // the examples' windows assume. It expects nothing of its own.
-const docsWorld = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: docs-examples
-seed: 1
-duration: 20m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 5, zone: zone-a, region: region-1, labels: {pool: default, tier: a}, capacity: {cpu: "8", memory: 32Gi}}
-  - {name: spot, count: 2, zone: zone-b, region: region-1, labels: {pool: spot}, capacity: {cpu: "8", memory: 32Gi}, taints: [{key: spot, effect: NoSchedule}]}
-  namespaces: [prod, batch]
-loads:
-- target: {kind: Deployment, name: web}
-  shape: {constant: {value: 100}}
-  usage: {cpuPerUnit: 1m}
-objects:
-- settled: true
-  manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: web}
-    spec:
-      replicas: 10
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec:
-          containers: [{name: web, image: nginx:1.27, resources: {requests: {cpu: 500m, memory: 256Mi}}}]
-- settled: true
-  manifest:
-    apiVersion: v1
-    kind: Service
-    metadata: {name: web}
-    spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
-- settled: true
-  manifest:
-    apiVersion: apps/v1
-    kind: ReplicaSet
-    metadata: {name: web}
-    spec:
-      replicas: 2
-      selector: {matchLabels: {app: batch}}
-      template:
-        metadata: {labels: {app: batch}}
-        spec:
-          containers: [{name: batch, image: batch:1.0, resources: {requests: {cpu: 100m, memory: 128Mi}}}]
-timeline:
-- at: 60s
-  name: crash
-  action: node-crash
-  nodes: {names: [worker-0]}
-`
+//
+//go:embed testdata/docs-world.yaml
+var docsWorld string
 
 // needs lists what an example's world must hold besides docsWorld, by a word of the example:
 // the verdict example is about a pod that asks for a GPU no node has; the leader faults

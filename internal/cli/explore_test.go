@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -93,18 +94,8 @@ func TestExploreIsDeterministic(t *testing.T) {
 	assert.Equal(t, 8, res.Summary.ByStrategy[explore.StrategyRandom].Runs)
 }
 
-const badExploreBase = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: bad-explore
-duration: 10m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 2, capacity: {cpu: "4", memory: 16Gi}}
-expect:
-- name: settled
-  converged: {within: 2m}
-explore:
-`
+//go:embed testdata/bad-explore-base.yaml
+var badExploreBase string
 
 // TestExploreBadInput: each problem of an explore: section is exit 2 with file:line:col.
 func TestExploreBadInput(t *testing.T) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,18 +20,8 @@ import (
 	"github.com/reconsim/reconsim/sweep"
 )
 
-const cliSweep = `apiVersion: reconsim.dev/v1alpha1
-kind: Sweep
-name: cli
-scenario: node-failure
-parameters:
-  kube-controller-manager.node-monitor-grace-period: [20s, 40s]
-seeds: 2
-metrics:
-  recovery: {convergence: crash}
-expect:
-- {metric: recovery, stat: max, max: MAX}
-`
+//go:embed testdata/cli-sweep.yaml
+var cliSweep string
 
 // sweepCLI is a CLI whose simulator reports a recovery of seed seconds after "crash", with
 // a fixed clock and no signals.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,28 +17,8 @@ import (
 	"github.com/reconsim/reconsim/sim/cluster"
 )
 
-const oneDeployment = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: one-deployment
-seed: 3
-duration: 2m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 1, zone: zone-a, region: region-1, capacity: {cpu: "4", memory: 16Gi}}
-objects:
-- manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: web, namespace: default}
-    spec:
-      replicas: 1
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec:
-          containers:
-          - {name: web, image: "web:1.0"}
-`
+//go:embed testdata/one-deployment.yaml
+var oneDeployment string
 
 // TestUserControllerPanicExits3: `sim run` with a user controller whose Reconcile panics
 // exits 3 (an internal error, not the user's scenario) and names the controller's worker,

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	_ "embed"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,47 +13,9 @@ import (
 
 // backupCRD is a namespaced CRD with the status and scale subresources and a schema that
 // uses the common keywords.
-const backupCRD = `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: backups.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: backups, singular: backup, kind: Backup}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources:
-      status: {}
-      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            required: [schedule]
-            properties:
-              schedule: {type: string, pattern: '^@(daily|hourly)$'}
-              replicas: {type: integer, minimum: 0, maximum: 10, default: 1}
-              retention: {type: string, enum: [short, long]}
-              tags: {type: array, maxItems: 2, items: {type: string, maxLength: 5}}
-              extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
-              note: {type: string, nullable: true, minLength: 2}
-          status:
-            type: object
-            properties:
-              phase: {type: string}
-              replicas: {type: integer}
-  - name: v1beta1
-    served: true
-    storage: false
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`
+//
+//go:embed testdata/backup-crd.yaml
+var backupCRD string
 
 func decodeOne(t *testing.T, text string) model.Object {
 	t.Helper()

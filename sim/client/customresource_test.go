@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	_ "embed"
 	"testing"
 	"time"
 
@@ -14,21 +15,8 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 )
 
-const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: gadgets.example.com}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: gadgets, kind: Gadget}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`
+//go:embed testdata/gadget-crd.yaml
+var gadgetCRD string
 
 // Custom resources go through the client and informers like built-in kinds: discovery lists
 // the CRD's kind, an informer lists and watches it, and status goes through UpdateStatus.

@@ -68,14 +68,21 @@ func mustCreate(t *testing.T, ctx context.Context, c *Client, obj model.Object) 
 	return got
 }
 
+// podInformer returns a kernel seeded with seed, an unthrottled client of an instant API
+// server, and an informer of pods (resync period resync) whose events go to log.
+func podInformer(seed uint64, resync time.Duration) (*sim.Kernel, *Client, *Informer, *handlerLog) {
+	k := sim.New(seed)
+	c := New(instantServer(k, nil), "test", Config{QPS: -1})
+	inf := NewInformer(c, model.KindPod, model.ListOptions{}, resync)
+	log := &handlerLog{k: k}
+	inf.AddEventHandler(log)
+	return k, c, inf, log
+}
+
 // TestInformerListThenWatch: the initial list arrives as initial adds; later writes arrive in
 // order, one watch delay after each write.
 func TestInformerListThenWatch(t *testing.T) {
-	k := sim.New(1)
-	c := New(instantServer(k, nil), "test", Config{QPS: -1})
-	inf := NewInformer(c, model.KindPod, model.ListOptions{}, 0)
-	log := &handlerLog{k: k}
-	inf.AddEventHandler(log)
+	k, c, inf, log := podInformer(1, 0)
 	var synced vtime.Time
 	run(t, k, func(ctx context.Context) {
 		p := sim.ProcFromContext(ctx)
@@ -172,11 +179,7 @@ func TestInformerIndexes(t *testing.T) {
 // TestInformerResync: every resync period each cached object reaches the handlers as
 // OnUpdate(obj, obj); the resync timer does not keep the world from quiescence.
 func TestInformerResync(t *testing.T) {
-	k := sim.New(1)
-	c := New(instantServer(k, nil), "test", Config{QPS: -1})
-	inf := NewInformer(c, model.KindPod, model.ListOptions{}, 30*time.Second)
-	log := &handlerLog{k: k}
-	inf.AddEventHandler(log)
+	k, c, inf, log := podInformer(1, 30*time.Second)
 	k.Spawn("setup", func(p *sim.Proc) {
 		mustCreate(t, p, c, newPod("a", nil))
 		mustCreate(t, p, c, newPod("b", nil))
@@ -256,11 +259,7 @@ func TestInformerRelistAfterExpiredDeliversTombstones(t *testing.T) {
 // TestInformerWatchTimeoutRewatchesWithoutListing: watches end after 5 to 10 minutes and are
 // reopened from the last resourceVersion; no relist happens.
 func TestInformerWatchTimeoutRewatchesWithoutListing(t *testing.T) {
-	k := sim.New(3)
-	c := New(instantServer(k, nil), "test", Config{QPS: -1})
-	inf := NewInformer(c, model.KindPod, model.ListOptions{}, 0)
-	log := &handlerLog{k: k}
-	inf.AddEventHandler(log)
+	k, c, inf, log := podInformer(3, 0)
 	run(t, k, func(ctx context.Context) {
 		p := sim.ProcFromContext(ctx)
 		inf.Run(k)
@@ -283,11 +282,7 @@ func TestInformerWatchTimeoutRewatchesWithoutListing(t *testing.T) {
 // TestInformerStopAndRestart: Stop clears the cache; Run again relists and re-adds everything
 // as an initial list; a handler added late gets the cache replayed.
 func TestInformerStopAndRestart(t *testing.T) {
-	k := sim.New(1)
-	c := New(instantServer(k, nil), "test", Config{QPS: -1})
-	inf := NewInformer(c, model.KindPod, model.ListOptions{}, 0)
-	log := &handlerLog{k: k}
-	inf.AddEventHandler(log)
+	k, c, inf, log := podInformer(1, 0)
 	late := &handlerLog{k: k}
 	run(t, k, func(ctx context.Context) {
 		p := sim.ProcFromContext(ctx)

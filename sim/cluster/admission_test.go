@@ -1,7 +1,7 @@
 package cluster
 
 import (
-	"context"
+	_ "embed"
 	"strings"
 	"testing"
 
@@ -9,43 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/report"
-	"github.com/reconsim/reconsim/scenarios"
 )
 
 // lateNodeScenario: a pod that fits only on a node that joins at 60s.
-const lateNodeScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: late-node
-seed: 1
-duration: 3m
-cluster:
-  nodeGroups:
-  - {name: small, count: 1, zone: zone-a, capacity: {cpu: "1", memory: 4Gi}}
-  - {name: big, count: 1, zone: zone-a, capacity: {cpu: "8", memory: 16Gi}, startupTime: 60s}
-objects:
-- manifest:
-    apiVersion: v1
-    kind: Pod
-    metadata: {name: big-pod, namespace: default}
-    spec:
-      containers: [{name: app, image: app:1.0, resources: {requests: {cpu: "2"}}}]
-`
-
-func runYAMLWith(t *testing.T, name, text string, set ...string) *report.Result {
-	t.Helper()
-	scn, _, err := scenarios.Parse(name+".yaml", []byte(text), ".")
-	require.NoError(t, err)
-	var overrides []scenarios.Override
-	for _, s := range set {
-		o, err := scenarios.ParseOverride(s)
-		require.NoError(t, err)
-		overrides = append(overrides, o)
-	}
-	require.NoError(t, scn.Apply(overrides))
-	res, err := Run(context.Background(), scn, Options{})
-	require.NoError(t, err)
-	return res
-}
+//
+//go:embed testdata/late-node.yaml
+var lateNodeScenario string
 
 func eventsOf(res *report.Result, reason string) []report.EventRecord {
 	var out []report.EventRecord
@@ -63,7 +32,7 @@ func eventsOf(res *report.Result, reason string) []report.EventRecord {
 // controller's NoSchedule pass (node_lifecycle_controller.go doNoScheduleTaintingPass) lifts
 // the taint once the node is Ready. Without the plugin the node is a candidate at once.
 func TestNewNodeNotSchedulableBeforeReady(t *testing.T) {
-	res := runYAMLWith(t, "late-node", lateNodeScenario)
+	res := runYAML(t, "late-node", lateNodeScenario)
 	scheduled := eventsOf(res, "Scheduled")
 	require.Len(t, scheduled, 1)
 	assert.Contains(t, scheduled[0].Message, "big-0")
@@ -76,7 +45,7 @@ func TestNewNodeNotSchedulableBeforeReady(t *testing.T) {
 	}
 	assert.True(t, tainted, "the new node is rejected for its not-ready taint first: %+v", eventsOf(res, "FailedScheduling"))
 
-	off := runYAMLWith(t, "late-node", lateNodeScenario, "kube-apiserver.disable-admission-plugins=TaintNodesByCondition")
+	off := runYAML(t, "late-node", lateNodeScenario, "kube-apiserver.disable-admission-plugins=TaintNodesByCondition")
 	for _, e := range eventsOf(off, "FailedScheduling") {
 		assert.NotContains(t, e.Message, "untolerated taint", "without the plugin the new node carries no taint")
 	}
@@ -86,63 +55,9 @@ func TestNewNodeNotSchedulableBeforeReady(t *testing.T) {
 
 // priorityScenario: a PriorityClass that is the global default, one a Deployment names, and a
 // Deployment naming a class that does not exist.
-const priorityScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: priorities
-seed: 1
-duration: 1m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "8", memory: 16Gi}}
-objects:
-- manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: web, namespace: default}
-    spec:
-      replicas: 2
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec:
-          priorityClassName: high
-          containers: [{name: app, image: app:1.0}]
-- manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: batch, namespace: default}
-    spec:
-      replicas: 1
-      selector: {matchLabels: {app: batch}}
-      template:
-        metadata: {labels: {app: batch}}
-        spec:
-          containers: [{name: app, image: app:1.0}]
-- manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: typo, namespace: default}
-    spec:
-      replicas: 1
-      selector: {matchLabels: {app: typo}}
-      template:
-        metadata: {labels: {app: typo}}
-        spec:
-          priorityClassName: hihg
-          containers: [{name: app, image: app:1.0}]
-- manifest:
-    apiVersion: scheduling.k8s.io/v1
-    kind: PriorityClass
-    metadata: {name: high}
-    value: 100000
-- manifest:
-    apiVersion: scheduling.k8s.io/v1
-    kind: PriorityClass
-    metadata: {name: standard}
-    value: 1000
-    globalDefault: true
-    preemptionPolicy: Never
-`
+//
+//go:embed testdata/priority.yaml
+var priorityScenario string
 
 // TestPriorityClasses follows plugin/pkg/admission/priority/admission.go admitPod through a
 // whole run: PriorityClasses in a scenario (created before the workloads, whatever their
@@ -150,7 +65,7 @@ objects:
 // that does not exist, which the API server refuses (the ReplicaSet's FailedCreate and the
 // verdict say so).
 func TestPriorityClasses(t *testing.T) {
-	res := runYAMLWith(t, "priorities", priorityScenario)
+	res := runYAML(t, "priorities", priorityScenario)
 	var failed []string
 	for _, e := range eventsOf(res, "FailedCreate") {
 		failed = append(failed, e.Name)

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	_ "embed"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,68 +58,9 @@ func TestAPFOffKeepsMaxInflight(t *testing.T) {
 // lending or borrowing, one short queue); at 25s the timeline widens the level to 50 shares
 // (ceil(600 × 50 / 295) = 102 seats), and at 40s deletes the schema, and the storm falls back
 // to global-default.
-const userAPFScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: user-apf
-seed: 1
-duration: 70s
-cluster:
-  nodeGroups:
-  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "8", memory: 16Gi}}
-objects:
-- manifest:
-    apiVersion: flowcontrol.apiserver.k8s.io/v1
-    kind: PriorityLevelConfiguration
-    metadata: {name: rogue}
-    spec:
-      type: Limited
-      limited:
-        nominalConcurrencyShares: 5
-        lendablePercent: 0
-        borrowingLimitPercent: 0
-        limitResponse:
-          type: Queue
-          queuing: {queues: 1, handSize: 1, queueLengthLimit: 5}
-- manifest:
-    apiVersion: flowcontrol.apiserver.k8s.io/v1
-    kind: FlowSchema
-    metadata: {name: rogue-operator}
-    spec:
-      matchingPrecedence: 1000
-      priorityLevelConfiguration: {name: rogue}
-      rules:
-      - subjects: [{kind: User, user: {name: rogue-operator}}]
-        resourceRules: [{verbs: [list], apiGroups: ["*"], resources: ["*"], clusterScope: true, namespaces: ["*"]}]
-timeline:
-- at: 10s
-  name: storm
-  action: api-load
-  client: rogue-operator
-  verb: list
-  resource: pods
-  workers: 40
-  for: 50s
-- at: 25s
-  name: widen
-  action: apply
-  manifest:
-    apiVersion: flowcontrol.apiserver.k8s.io/v1
-    kind: PriorityLevelConfiguration
-    metadata: {name: rogue}
-    spec:
-      type: Limited
-      limited:
-        nominalConcurrencyShares: 50
-        lendablePercent: 0
-        borrowingLimitPercent: 0
-        limitResponse:
-          type: Queue
-          queuing: {queues: 1, handSize: 1, queueLengthLimit: 5}
-- at: 40s
-  name: unconfine
-  action: delete
-  target: {kind: FlowSchema, name: rogue-operator}
-`
+//
+//go:embed testdata/user-apf.yaml
+var userAPFScenario string
 
 // TestAPFUserConfiguration: a scenario's FlowSchema and PriorityLevelConfiguration are the
 // configuration API Priority and Fairness starts with (the user level is in the APF series
@@ -126,7 +68,7 @@ timeline:
 // queue is full), and an apply and a delete through the timeline reconfigure it once the
 // config controller sees them ([apiserver@v0.37] pkg/util/flowcontrol/apf_controller.go).
 func TestAPFUserConfiguration(t *testing.T) {
-	res := runYAMLWith(t, "user-apf", userAPFScenario)
+	res := runYAML(t, "user-apf", userAPFScenario)
 	series := map[string][]report.Point{}
 	for _, s := range res.Series {
 		series[s.Name] = s.Points

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	_ "embed"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/scenarios"
 )
 
 // job-backoff: each replacement pod is created 10s, 20s, 40s, 80s after the previous pod's
@@ -70,14 +70,7 @@ func TestJobNodeFailureScenario(t *testing.T) {
 	}
 	assert.Len(t, created, 6, "every index got a pod")
 	assert.Equal(t, 2, replaced, "the two indexes on worker-1 were recreated")
-	var js []float64
-	for _, s := range res.Series {
-		if s.Name == "job.default/nightly-render.failed" {
-			for _, p := range s.Points {
-				js = append(js, p.V)
-			}
-		}
-	}
+	js := pointValues(series(t, res, "job.default/nightly-render.failed"))
 	require.NotEmpty(t, js)
 	for _, v := range js {
 		assert.Zero(t, v, "ignored failures never count")
@@ -113,33 +106,8 @@ func TestCronJobForbidScenario(t *testing.T) {
 	}
 }
 
-const onFailureJobScenario = `
-apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: job-on-failure
-seed: 1
-duration: 20m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 1, zone: zone-a, region: region-1, capacity: {cpu: "4", memory: 16Gi}}
-objects:
-- manifest:
-    apiVersion: batch/v1
-    kind: Job
-    metadata: {name: retry-in-place, namespace: default}
-    spec:
-      backoffLimit: 2
-      ttlSecondsAfterFinished: 60
-      template:
-        metadata:
-          annotations: {sim.reconsim.dev/exit-after: 5s, sim.reconsim.dev/exit-code: "1"}
-        spec:
-          restartPolicy: OnFailure
-          containers: [{name: app, image: registry.example/app:1}]
-expect:
-- name: fails
-  verdict: any
-`
+//go:embed testdata/on-failure-job.yaml
+var onFailureJobScenario string
 
 // restartPolicy OnFailure: the kubelet restarts the failing container in place with its
 // CrashLoopBackOff, and the Job controller counts the restarts of the running pod
@@ -148,10 +116,7 @@ expect:
 // controller) a minute after it failed.
 func TestJobOnFailureCountsRestarts(t *testing.T) {
 	var trace bytes.Buffer
-	scn, _, err := scenarios.Parse("job-on-failure.yaml", []byte(onFailureJobScenario), ".")
-	require.NoError(t, err)
-	res, err := checkedRun(t, scn, Options{Trace: &trace})
-	require.NoError(t, err)
+	res := runParsed(t, parseYAML(t, "job-on-failure", onFailureJobScenario), Options{Trace: &trace})
 	require.Len(t, res.Verdicts, 1)
 	assert.Equal(t, "BackoffLimitExceeded", res.Verdicts[0].Reason)
 	assert.Contains(t, res.Verdicts[0].Message, "; the Job was deleted afterwards")

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	_ "embed"
 	"strings"
 	"testing"
 
@@ -12,74 +13,9 @@ import (
 // of its status (the CRD has no status subresource, so the main resource writes status and
 // bumps generation, as kube-apiserver's customresource strategy does), an apply of a new spec,
 // and field-equals expectations that read the custom resource with JSONPaths.
-const customResourceScenario = `
-apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: backup-crd
-seed: 1
-duration: 1m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 1, capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
-objects:
-- manifest:
-    apiVersion: example.com/v1
-    kind: Backup
-    metadata: {name: nightly}
-    spec: {schedule: '@daily'}
-- manifest:
-    apiVersion: apiextensions.k8s.io/v1
-    kind: CustomResourceDefinition
-    metadata: {name: backups.example.com}
-    spec:
-      group: example.com
-      scope: Namespaced
-      names: {plural: backups, kind: Backup}
-      versions:
-      - name: v1
-        served: true
-        storage: true
-        schema:
-          openAPIV3Schema:
-            type: object
-            properties:
-              spec:
-                type: object
-                required: [schedule]
-                properties:
-                  schedule: {type: string}
-                  replicas: {type: integer, default: 1}
-              status:
-                type: object
-                properties:
-                  phase: {type: string, enum: [Pending, Running, Succeeded]}
-timeline:
-- at: 10s
-  name: finish
-  action: patch
-  target: {kind: Backup, name: nightly}
-  type: merge
-  body: {status: {phase: Succeeded}}
-- at: 20s
-  name: reschedule
-  action: apply
-  manifest:
-    apiVersion: example.com/v1
-    kind: Backup
-    metadata: {name: nightly}
-    spec: {schedule: '@hourly'}
-expect:
-- name: done
-  eventually: {condition: field-equals, target: {kind: Backup, name: nightly}, path: .status.phase, value: Succeeded}
-- name: default-applied
-  always: {condition: field-equals, target: {kind: Backup, name: nightly}, path: .spec.replicas, value: 1}
-- name: rescheduled
-  eventually: {condition: field-equals, target: {kind: Backup, name: nightly}, path: '{.spec.schedule}', value: '@hourly', within: {after: reschedule, within: 5s}}
-- name: generation-moved-twice
-  eventually: {condition: field-equals, target: {kind: Backup, name: nightly}, path: .metadata.generation, value: 3}
-- name: never-failed
-  never: {condition: field-equals, target: {kind: Backup, name: nightly}, path: .status.phase, value: Failed}
-`
+//
+//go:embed testdata/custom-resource.yaml
+var customResourceScenario string
 
 func TestCustomResourceScenarioWithoutBuiltins(t *testing.T) {
 	res := runYAML(t, "backup-crd", customResourceScenario)

@@ -1,59 +1,15 @@
 package cluster
 
 import (
+	_ "embed"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/reconsim/reconsim/report"
-	"github.com/reconsim/reconsim/scenarios"
 )
 
-const settledDeploymentScenario = `
-apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: deployment-node-failure
-duration: 20m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 3, zone: zone-a, region: region-1, capacity: {cpu: "4", memory: 16Gi}}
-objects:
-- settled: true
-  manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: api, namespace: default}
-    spec:
-      replicas: 6
-      selector: {matchLabels: {app: api}}
-      template:
-        metadata: {labels: {app: api}}
-        spec:
-          containers:
-          - {name: api, image: api:1, resources: {requests: {cpu: 500m, memory: 256Mi}}}
-- manifest:
-    apiVersion: v1
-    kind: Service
-    metadata: {name: api, namespace: default}
-    spec:
-      selector: {app: api}
-      ports: [{port: 80}]
-timeline:
-- {at: 60s, name: crash, action: node-crash, nodes: {names: [worker-0]}}
-expect:
-- name: recovered
-  converged: {after: crash, within: 7m}
-`
-
-func runYAML(t *testing.T, name, text string) *report.Result {
-	t.Helper()
-	scn, _, err := scenarios.Parse(name+".yaml", []byte(text), ".")
-	require.NoError(t, err)
-	res, err := checkedRun(t, scn, Options{})
-	require.NoError(t, err)
-	return res
-}
+//go:embed testdata/settled-deployment.yaml
+var settledDeploymentScenario string
 
 func TestSettledDeploymentStartsConvergedAndRecovers(t *testing.T) {
 	res := runYAML(t, "deployment-node-failure", settledDeploymentScenario)
@@ -65,30 +21,9 @@ func TestSettledDeploymentStartsConvergedAndRecovers(t *testing.T) {
 		}
 	}
 	assert.InDelta(t, 356, convergenceOf(t, res, "crash"), 15)
-	var sawSeries bool
-	for _, s := range res.Series {
-		if s.Name == "deployment.default/api.available" {
-			sawSeries = true
-		}
-	}
-	assert.True(t, sawSeries, "the Deployment's replica series is recorded")
-
-	var endpoints *report.Series
-	for i := range res.Series {
-		if res.Series[i].Name == "service.default/api.ready_endpoints" {
-			endpoints = &res.Series[i]
-		}
-	}
-	require.NotNil(t, endpoints, "ready endpoints are recorded per Service")
-	at := func(sec float64) float64 {
-		v := -1.0
-		for _, p := range endpoints.Points {
-			if p.T <= sec {
-				v = p.V
-			}
-		}
-		return v
-	}
+	series(t, res, "deployment.default/api.available") // the Deployment's replica series is recorded
+	endpoints := series(t, res, "service.default/api.ready_endpoints")
+	at := func(sec float64) float64 { return valueAt(endpoints, sec, -1) }
 	assert.Equal(t, 6.0, at(50), "all six pods serve before the crash")
 	assert.Equal(t, 4.0, at(200), "the dead node's pods leave the endpoints when they are marked not ready")
 	assert.Equal(t, 6.0, at(600), "replacements are endpoints again")

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	_ "embed"
 	"strings"
 	"testing"
 
@@ -77,40 +78,14 @@ func findVerdict(res *report.Result, workload string) *report.Verdict {
 	return nil
 }
 
-const killScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: kill
-duration: 5m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
-objects:
-- settled: true
-  manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: web, namespace: default}
-    spec:
-      replicas: 2
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec:
-          containers: [{name: web, image: "nginx:1.27"}]
-timeline:
-- {at: 1m, name: oom, as: alice, action: kill-container, target: {kind: Deployment, name: web}, oomKilled: true}
-- {at: 1m5s, name: again, as: alice, action: kill-container, target: {kind: Deployment, name: web}, exitCode: 1}
-- {at: 2m, name: scale-json, as: bob, action: patch, type: json, target: {kind: Deployment, name: web}, body: [{op: replace, path: /spec/replicas, value: 3}]}
-`
+//go:embed testdata/kill.yaml
+var killScenario string
 
 // TestKillContainerAndPatch: kill-container ends a container that the kubelet restarts
 // (restartPolicy Always), a JSON patch scales the Deployment, and the trace names the actors.
 func TestKillContainerAndPatch(t *testing.T) {
-	scn, _, err := scenarios.Parse("kill.yaml", []byte(killScenario), "")
-	require.NoError(t, err)
 	var trace strings.Builder
-	res, err := checkedRun(t, scn, Options{Trace: &trace})
-	require.NoError(t, err)
+	res := runParsed(t, parseYAML(t, "kill", killScenario), Options{Trace: &trace})
 	text := trace.String()
 	assert.Contains(t, text, "timeline kill-container oom as=alice Deployment default/web")
 	assert.Contains(t, text, "reason=OOMKilled killed")

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	_ "embed"
 	"reflect"
 	"strings"
 	"testing"
@@ -73,64 +74,17 @@ func TestEveryGateHasAnEffect(t *testing.T) {
 // fits no node (the FailedScheduling message: the taint named or not, the doubled period), a
 // crash-looping pod (the pod worker's retries, seen in the kubelet's BackOff events), and a
 // StatefulSet rolled out with maxUnavailable 3 (three pods deleted at once or one at a time).
-const versionScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: versions
-seed: 1
-duration: 6m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 3, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
-  - name: tainted
-    count: 1
-    zone: zone-a
-    capacity: {cpu: "4", memory: 16Gi}
-    taints: [{key: dedicated, value: gpu, effect: NoSchedule}]
-objects:
-- manifest:
-    apiVersion: v1
-    kind: Pod
-    metadata: {name: too-big, namespace: default}
-    spec:
-      containers: [{name: app, image: app:1.0, resources: {requests: {cpu: "6"}}}]
-- manifest:
-    apiVersion: v1
-    kind: Pod
-    metadata:
-      name: crasher
-      namespace: default
-      annotations: {sim.reconsim.dev/exit-after: 1s, sim.reconsim.dev/exit-code: "1"}
-    spec:
-      containers: [{name: app, image: app:1.0}]
-- settled: true
-  manifest:
-    apiVersion: apps/v1
-    kind: StatefulSet
-    metadata: {name: db, namespace: default}
-    spec:
-      replicas: 3
-      serviceName: db
-      selector: {matchLabels: {app: db}}
-      updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 3}}
-      template:
-        metadata: {labels: {app: db}}
-        spec:
-          containers: [{name: db, image: db:1.0}]
-timeline:
-- name: roll
-  at: 30s
-  action: rollout
-  target: {kind: StatefulSet, name: db}
-  image: {container: db, image: "db:2.0"}
-`
+//
+//go:embed testdata/version.yaml
+var versionScenario string
 
 // TestUpstreamVersionDifferences runs the same scenario as 1.32 and as the default release
 // and checks each gated difference the scenario can show (the others are checked per
 // component: the scheduler's PopFromBackoffQ by its trace scripts, HPA tolerance by
 // hpa.TestTolerancesForHpa; the Job gates are the same in 1.32 and 1.37).
 func TestUpstreamVersionDifferences(t *testing.T) {
-	old := runYAMLWith(t, "versions", versionScenario, "simulator.upstream-version=1.32")
-	cur := runYAMLWith(t, "versions", versionScenario)
+	old := runYAML(t, "versions", versionScenario, "simulator.upstream-version=1.32")
+	cur := runYAML(t, "versions", versionScenario)
 
 	// FailedScheduling: TaintTolerationGenericMessage (1.35, #134740) and
 	// SchedulerFitErrorSinglePeriod (1.34).

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	_ "embed"
 	"strings"
 	"testing"
 	"time"
@@ -39,13 +40,6 @@ func oneShotController(name string, at time.Duration, act func(p *sim.Proc, c *c
 	}}
 }
 
-func parseScenario(t *testing.T, text string, extra ...string) *scenarios.Scenario {
-	t.Helper()
-	scn, _, err := scenarios.ParseWith("test.yaml", []byte(text), "", scenarios.ParseOptions{Controllers: extra})
-	require.NoError(t, err)
-	return scn
-}
-
 func invariantResult(t *testing.T, res *report.Result, name string) report.ExpectationResult {
 	t.Helper()
 	for _, e := range res.Expectations {
@@ -57,32 +51,8 @@ func invariantResult(t *testing.T, res *report.Result, name string) report.Expec
 	return report.ExpectationResult{}
 }
 
-const statefulSetScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: sts
-duration: 8m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 3, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
-objects:
-- manifest:
-    apiVersion: apps/v1
-    kind: StatefulSet
-    metadata: {name: db, namespace: default}
-    spec:
-      replicas: 3
-      serviceName: db
-      selector: {matchLabels: {app: db}}
-      template:
-        metadata: {labels: {app: db}}
-        spec:
-          containers:
-          - {name: db, image: "db:1.0", resources: {requests: {cpu: "1", memory: 2Gi}}}
-timeline:
-- {at: 1m, action: node-partition, nodes: {names: [worker-0, worker-1]}}
-explore:
-  invariants: [statefulset-ordinal-once]
-`
+//go:embed testdata/stateful-set.yaml
+var statefulSetScenario string
 
 // TestStatefulSetOrdinalOnce: a controller that force-deletes the StatefulSet's pods on
 // partitioned nodes makes the set run an ordinal twice (the partitioned kubelets keep their
@@ -110,39 +80,8 @@ func TestStatefulSetOrdinalOnce(t *testing.T) {
 	assert.False(t, res.Passed, "a broken invariant fails the run")
 }
 
-const pdbScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: pdb
-duration: 5m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
-objects:
-- settled: true
-  manifest:
-    apiVersion: apps/v1
-    kind: ReplicaSet
-    metadata: {name: web, namespace: default}
-    spec:
-      replicas: 3
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec:
-          containers:
-          - {name: web, image: "web:1", resources: {requests: {cpu: 100m, memory: 128Mi}}}
-- manifest:
-    apiVersion: policy/v1
-    kind: PodDisruptionBudget
-    metadata: {name: web, namespace: default}
-    spec:
-      minAvailable: 3
-      selector: {matchLabels: {app: web}}
-timeline:
-- {at: 50s, action: controller-restart, component: disruption-controller, downtime: 3m}
-explore:
-  invariants: [pdb-respected]
-`
+//go:embed testdata/pdb.yaml
+var pdbScenario string
 
 // TestPDBRespected: an eviction the API server allows because a controller wrote a wrong
 // disruptionsAllowed into the budget's status (while the disruption controller is down and
@@ -216,36 +155,15 @@ func TestNoLostUpdateChecksTheStore(t *testing.T) {
 	assert.Contains(t, w.inv.failed[scenarios.InvariantNoLostUpdate], "ReplicaSet default/web: the last acknowledged write has resourceVersion 1, a read returns")
 }
 
+//go:embed testdata/at-write.yaml
+var atWriteScenario string
+
 // TestAtWrite: an entry at {write: k, by: C} runs right after C's k-th acknowledged write,
 // and never when C writes fewer times.
 func TestAtWrite(t *testing.T) {
-	const text = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: at-write
-duration: 3m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 2, capacity: {cpu: "4", memory: 16Gi}}
-objects:
-- manifest:
-    apiVersion: apps/v1
-    kind: ReplicaSet
-    metadata: {name: web, namespace: default}
-    spec:
-      replicas: 3
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec:
-          containers:
-          - {name: web, image: "web:1", resources: {requests: {cpu: 100m, memory: 128Mi}}}
-timeline:
-- {name: second, at: {write: 2, by: replicaset-controller}, action: controller-restart, component: replicaset-controller}
-- {name: never, at: {write: 100000, by: replicaset-controller}, action: controller-restart, component: replicaset-controller}
-`
 	var trace strings.Builder
 	var writes map[string]int
-	res, err := checkedRun(t, parseScenario(t, text), Options{Trace: &trace, Writes: func(c map[string]int) { writes = c }})
+	res, err := checkedRun(t, parseScenario(t, atWriteScenario), Options{Trace: &trace, Writes: func(c map[string]int) { writes = c }})
 	require.NoError(t, err)
 	var ran []string
 	for _, c := range res.Convergence {

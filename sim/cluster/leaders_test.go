@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	_ "embed"
 	"fmt"
 	"testing"
 
@@ -36,54 +37,16 @@ func TestLeaderFailoverScenario(t *testing.T) {
 	base := runBuiltin(t, "node-failure", nil)
 	assert.Greater(t, convergenceOf(t, res, "crash")-convergenceOf(t, base, "crash"), 30.0,
 		"the failover delays the recovery")
-	lane := seriesNamed(res, "leader.kube-controller-manager")
-	require.NotNil(t, lane)
-	assert.Contains(t, pointValues(lane), -1.0, "the lane shows the leaderless gap")
+	assert.Contains(t, pointValues(series(t, res, "leader.kube-controller-manager")), -1.0, "the lane shows the leaderless gap")
 }
 
-func seriesNamed(res *report.Result, name string) *report.Series {
-	for i := range res.Series {
-		if res.Series[i].Name == name {
-			return &res.Series[i]
-		}
-	}
-	return nil
-}
-
-func pointValues(s *report.Series) []float64 {
-	var out []float64
-	for _, p := range s.Points {
-		out = append(out, p.V)
-	}
-	return out
-}
-
-const electionScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: election
-duration: 3m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 1, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
-components:
-  %s:
-    replicas: 2
-timeline:
-- at: 60s
-  name: fault
-  action: %s
-  component: %s
-%s
-`
+//go:embed testdata/election.yaml
+var electionScenario string
 
 func runElection(t *testing.T, component, action, extra string) *report.Result {
 	t.Helper()
 	src := fmt.Sprintf(electionScenario, component, action, component, extra)
-	scn, _, err := scenarios.Parse("election.yaml", []byte(src), "")
-	require.NoError(t, err)
-	res, err := checkedRun(t, scn, Options{})
-	require.NoError(t, err)
-	return res
+	return runYAML(t, "election", src)
 }
 
 // TestLeaderFaults: the failover after each fault, per component, against client-go's

@@ -18,15 +18,6 @@ import (
 
 var determinismAll = flag.Bool("determinism-all", false, "run every built-in scenario twice (make check-determinism)")
 
-func loadBuiltin(t *testing.T, name string) *scenarios.Scenario {
-	t.Helper()
-	file, data, dir, err := scenarios.Resolve(name)
-	require.NoError(t, err)
-	scn, _, err := scenarios.Parse(file, data, dir)
-	require.NoError(t, err)
-	return scn
-}
-
 func eventTime(t *testing.T, res *report.Result, reason, kind, name string) float64 {
 	t.Helper()
 	for _, e := range res.Events {
@@ -219,22 +210,8 @@ func TestImpossibleSpecEndsWithAVerdict(t *testing.T) {
 func TestPartitionedPodsStayTerminatingUntilTheHeal(t *testing.T) {
 	res := runBuiltin(t, "node-partition", nil)
 	require.True(t, res.Passed, "%+v", res.Expectations)
-	var terminating *report.Series
-	for i := range res.Series {
-		if res.Series[i].Name == "pods.terminating" {
-			terminating = &res.Series[i]
-		}
-	}
-	require.NotNil(t, terminating)
-	at := func(sec float64) float64 {
-		v := 0.0
-		for _, p := range terminating.Points {
-			if p.T <= sec {
-				v = p.V
-			}
-		}
-		return v
-	}
+	terminating := series(t, res, "pods.terminating")
+	at := func(sec float64) float64 { return valueAt(terminating, sec, 0) }
 	assert.Equal(t, 2.0, at(800), "the evicted pods are still Terminating while the node is cut off")
 	assert.Equal(t, 0.0, at(1000), "and gone after the heal")
 }

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	_ "embed"
 	"fmt"
 	"strings"
 	"testing"
@@ -70,45 +71,8 @@ func TestRecordFollowsDivergence(t *testing.T) {
 	}
 }
 
-const blockedDrainScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: blocked-drain
-seed: 1
-duration: 20m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "8", memory: 32Gi}}
-objects:
-- settled: true
-  manifest:
-    apiVersion: apps/v1
-    kind: ReplicaSet
-    metadata: {name: api, namespace: default}
-    spec:
-      replicas: 10
-      selector: {matchLabels: {app: api}}
-      template:
-        metadata: {labels: {app: api}}
-        spec:
-          containers:
-          - {name: api, image: "api:1.0", resources: {requests: {cpu: 100m, memory: 128Mi}}}
-- manifest:
-    apiVersion: policy/v1
-    kind: PodDisruptionBudget
-    metadata: {name: api, namespace: default}
-    spec:
-      minAvailable: 10
-      selector: {matchLabels: {app: api}}
-timeline:
-- at: 60s
-  name: drain-b0
-  action: drain
-  nodes: {names: [worker-0]}
-  timeout: 5m
-expect:
-- name: drained
-  converged: {after: drain-b0, within: 10m}
-`
+//go:embed testdata/blocked-drain.yaml
+var blockedDrainScenario string
 
 // TestBlockedDrainDoesNotConverge: a drain a PodDisruptionBudget blocks until its timeout
 // leaves the pods where they were (the world looks converged), but the drain did not happen:
@@ -132,35 +96,8 @@ func TestBlockedDrainDoesNotConverge(t *testing.T) {
 	assert.True(t, strings.HasPrefix(res.Verdicts[0].Workload, "Node worker-0"), "%+v", res.Verdicts[0])
 }
 
-const redivergingScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: rediverging
-seed: 1
-duration: 3m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "8", memory: 32Gi}}
-objects:
-- manifest:
-    apiVersion: apps/v1
-    kind: ReplicaSet
-    metadata: {name: api, namespace: default}
-    spec:
-      replicas: 1
-      selector: {matchLabels: {app: api}}
-      template:
-        metadata:
-          labels: {app: api}
-          annotations: {sim.reconsim.dev/crash-after: 90s}
-        spec:
-          containers:
-          - {name: api, image: "api:1.0", resources: {requests: {cpu: 100m, memory: 128Mi}}}
-expect:
-- name: settled
-  converged: {within: 1m}
-- name: crashed
-  verdict: any
-`
+//go:embed testdata/rediverging.yaml
+var redivergingScenario string
 
 // TestConvergenceReportsRedivergence: the pods converge within seconds, crash at 90 s and come
 // back after the restart backoff. The convergence is the last one, the first is kept apart,
@@ -179,35 +116,8 @@ func TestConvergenceReportsRedivergence(t *testing.T) {
 	assert.Contains(t, res.Expectations[0].Message, "then diverged 1 time(s)")
 }
 
-const pendingPodsScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: pending-pods
-seed: 1
-duration: 10m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "8", memory: 32Gi}}
-objects:
-- manifest:
-    apiVersion: v1
-    kind: Pod
-    metadata: {name: trainer, namespace: default}
-    spec:
-      containers:
-      - name: train
-        image: train:1.0
-        resources:
-          requests: {cpu: "1", nvidia.com/gpu: "1"}
-          limits: {nvidia.com/gpu: "1"}
-- manifest:
-    apiVersion: v1
-    kind: Pod
-    metadata: {name: custom, namespace: default}
-    spec:
-      schedulerName: my-scheduler
-      containers:
-      - {name: app, image: app:1.0}
-`
+//go:embed testdata/pending-pods.yaml
+var pendingPodsScenario string
 
 // TestPendingPodsAreVerdicts: a bare pod that never schedules (an extended resource no node
 // has) and one that names a scheduler that does not run are verdicts; without an expectation
@@ -243,67 +153,8 @@ func TestPendingPodsAreVerdicts(t *testing.T) {
 	}
 }
 
-const settledServiceScenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: settled-service
-seed: 1
-duration: 5m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 3, zone: zone-a, capacity: {cpu: "8", memory: 32Gi}}
-objects:
-- settled: true
-  manifest:
-    apiVersion: v1
-    kind: Service
-    metadata: {name: web, namespace: default}
-    spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
-- settled: true
-  manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: web, namespace: default}
-    spec:
-      replicas: 10
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec:
-          containers: [{name: web, image: nginx:1.27, resources: {requests: {cpu: 100m}}}]
-- settled: true
-  manifest:
-    apiVersion: apps/v1
-    kind: StatefulSet
-    metadata: {name: db, namespace: default}
-    spec:
-      replicas: 3
-      serviceName: db
-      selector: {matchLabels: {app: db}}
-      template:
-        metadata: {labels: {app: db}}
-        spec:
-          containers: [{name: db, image: db:1.0, resources: {requests: {cpu: 100m}}}]
-- settled: true
-  manifest:
-    apiVersion: apps/v1
-    kind: DaemonSet
-    metadata: {name: agent, namespace: default}
-    spec:
-      selector: {matchLabels: {app: agent}}
-      template:
-        metadata: {labels: {app: agent}}
-        spec:
-          containers: [{name: agent, image: agent:1.0, resources: {requests: {cpu: 50m}}}]
-expect:
-- name: endpoints
-  always: {condition: ready-endpoints-at-least, service: web, count: 8}
-- name: db-ready
-  always: {condition: ready-replicas, target: {kind: StatefulSet, name: db}, min: 3}
-- name: at-once
-  converged: {within: 1ms}
-- name: no-verdicts
-  verdict: none
-`
+//go:embed testdata/settled-service.yaml
+var settledServiceScenario string
 
 // TestSettledServiceAndStatefulSet: a settled Service has its endpoints at time 0, so the
 // ready-endpoints-at-least condition and the service's series read the same 10 from the start;
@@ -312,16 +163,10 @@ expect:
 func TestSettledServiceAndStatefulSet(t *testing.T) {
 	res := runYAML(t, "settled-service", settledServiceScenario)
 	assert.True(t, res.Passed, "%+v %+v", res.Expectations, res.Verdicts)
-	var series *report.Series
-	for i := range res.Series {
-		if res.Series[i].Name == "service.default/web.ready_endpoints" {
-			series = &res.Series[i]
-		}
-	}
-	require.NotNil(t, series)
-	require.NotEmpty(t, series.Points)
-	assert.Equal(t, report.Point{T: 0, V: 10}, series.Points[0], "the series starts at time 0 with the settled endpoints")
-	for _, p := range series.Points {
+	endpoints := series(t, res, "service.default/web.ready_endpoints")
+	require.NotEmpty(t, endpoints)
+	assert.Equal(t, report.Point{T: 0, V: 10}, endpoints[0], "the series starts at time 0 with the settled endpoints")
+	for _, p := range endpoints {
 		assert.Equal(t, 10.0, p.V)
 	}
 	for _, e := range res.Events {
@@ -329,11 +174,7 @@ func TestSettledServiceAndStatefulSet(t *testing.T) {
 			t.Errorf("a controller changed the pods of a settled StatefulSet or DaemonSet: %+v", e)
 		}
 	}
-	for _, s := range res.Series {
-		if s.Name == "daemonset.default/agent.available" {
-			assert.Equal(t, report.Point{T: 0, V: 3}, s.Points[0], "one daemon pod per node from time 0")
-		}
-	}
+	assert.Equal(t, report.Point{T: 0, V: 3}, series(t, res, "daemonset.default/agent.available")[0], "one daemon pod per node from time 0")
 }
 
 // TestUnsettledServiceSeriesStartsAtZero: without settled, the Service has no endpoints at
@@ -343,12 +184,9 @@ func TestUnsettledServiceSeriesStartsAtZero(t *testing.T) {
 	res := runYAML(t, "unsettled-service", text)
 	assert.False(t, res.Expectations[0].Passed)
 	assert.Contains(t, res.Expectations[0].Message, "first failed at 0.000s: Service default/web has 0 ready endpoints")
-	for _, s := range res.Series {
-		if s.Name == "service.default/web.ready_endpoints" {
-			assert.Equal(t, report.Point{T: 0, V: 0}, s.Points[0])
-			assert.Equal(t, 10.0, s.Points[len(s.Points)-1].V)
-		}
-	}
+	endpoints := series(t, res, "service.default/web.ready_endpoints")
+	assert.Equal(t, report.Point{T: 0, V: 0}, endpoints[0])
+	assert.Equal(t, 10.0, endpoints[len(endpoints)-1].V)
 }
 
 // TestSeriesStartAtTheirFirstObservedValue: the HPA's series start with its controller's first
@@ -417,33 +255,15 @@ func TestPendingPodVerdictsAreBounded(t *testing.T) {
 	assert.Equal(t, int32(30), last.Short)
 }
 
+//go:embed testdata/other-scheduler.yaml
+var otherSchedulerScenario string
+
 // TestOtherSchedulerVerdict: the default scheduler ignores a Deployment's pods that name
 // another schedulerName (pkg/scheduler/eventhandlers.go responsibleForPod, addPodToSchedulingQueue
 // only for this scheduler's profiles): they stay Pending with no FailedScheduling event, and
 // the run ends with a verdict on the Deployment that names the scheduler.
 func TestOtherSchedulerVerdict(t *testing.T) {
-	res := runYAML(t, "other-scheduler", `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: other-scheduler
-seed: 1
-duration: 2m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
-objects:
-- manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: batch, namespace: default}
-    spec:
-      replicas: 2
-      selector: {matchLabels: {app: batch}}
-      template:
-        metadata: {labels: {app: batch}}
-        spec:
-          schedulerName: volcano
-          containers: [{name: app, image: app:1.0}]
-`)
+	res := runYAML(t, "other-scheduler", otherSchedulerScenario)
 	require.Len(t, res.Verdicts, 2, "%+v", res.Verdicts) // the Deployment's and its ReplicaSet's
 	assert.Equal(t, "Deployment", res.Verdicts[0].Kind)
 	assert.Equal(t, "NoScheduler", res.Verdicts[0].Reason, "the Deployment takes its ReplicaSet's reason")
@@ -481,44 +301,14 @@ func TestListNamesIsBounded(t *testing.T) {
 	}
 }
 
+//go:embed testdata/kubelet-verdicts.yaml
+var kubeletVerdictsScenario string
+
 // TestKubeletVerdicts: a Deployment whose image cannot be pulled ends with an ImagePullBackOff
 // verdict, one whose init container keeps failing with a CrashLoopBackOff verdict naming the
 // init container (sim/node: image_manager.go EnsureImageExists, computeInitContainerActions).
 func TestKubeletVerdicts(t *testing.T) {
-	const scenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: kubelet-verdicts
-seed: 1
-duration: 3m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 2, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
-objects:
-- manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: badtag, namespace: default}
-    spec:
-      replicas: 1
-      selector: {matchLabels: {app: badtag}}
-      template:
-        metadata: {labels: {app: badtag}, annotations: {sim.reconsim.dev/image-pull-fail: "true"}}
-        spec:
-          containers: [{name: app, image: "app:nope"}]
-- manifest:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: badinit, namespace: default}
-    spec:
-      replicas: 1
-      selector: {matchLabels: {app: badinit}}
-      template:
-        metadata: {labels: {app: badinit}, annotations: {sim.reconsim.dev/init-exit-code: "1"}}
-        spec:
-          initContainers: [{name: migrate, image: "migrate:1.0"}]
-          containers: [{name: app, image: "app:1.0"}]
-`
-	res := runYAML(t, "kubelet-verdicts", scenario)
+	res := runYAML(t, "kubelet-verdicts", kubeletVerdictsScenario)
 	got := map[string]string{} // "Deployment badtag", "ReplicaSet badtag"
 	for _, v := range res.Verdicts {
 		name, _, _ := strings.Cut(v.Name, "-")
@@ -530,34 +320,15 @@ objects:
 	assert.Regexp(t, `^CrashLoopBackOff: pod default/badinit-\S+: init container migrate is in CrashLoopBackOff`, got["ReplicaSet badinit"])
 }
 
+//go:embed testdata/registry-down.yaml
+var registryDownScenario string
+
 // TestImagePullFailureAction: the image-pull-failure timeline action makes a node's pulls fail
 // for a while (Kubelet.FailImagePulls); a pod created meanwhile waits in ErrImagePull and
 // ImagePullBackOff and starts at its first pull after the fault, when the image back-off
 // (image_manager.go EnsureImageExists: 10s, 20s, 40s, ...) lets it try again.
 func TestImagePullFailureAction(t *testing.T) {
-	const scenario = `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: registry-down
-seed: 1
-duration: 3m
-cluster:
-  nodeGroups:
-  - {name: worker, count: 1, zone: zone-a, capacity: {cpu: "4", memory: 16Gi}}
-objects:
-- manifest:
-    apiVersion: v1
-    kind: Pod
-    metadata: {name: app, namespace: default}
-    spec:
-      containers: [{name: app, image: "app:1.0"}]
-timeline:
-- name: registry-down
-  at: 0s
-  action: image-pull-failure
-  nodes: {names: [worker-0]}
-  for: 45s
-`
-	res := runYAML(t, "registry-down", scenario)
+	res := runYAML(t, "registry-down", registryDownScenario)
 	var failed []float64
 	for _, e := range eventsOf(res, "Failed") {
 		if strings.HasPrefix(e.Message, "Failed to pull image") {

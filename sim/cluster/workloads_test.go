@@ -8,20 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/reconsim/reconsim/report"
 )
-
-func series(t *testing.T, res *report.Result, name string) []report.Point {
-	t.Helper()
-	for _, s := range res.Series {
-		if s.Name == name {
-			return s.Points
-		}
-	}
-	t.Fatalf("no series %s", name)
-	return nil
-}
 
 // TestRollingUpdateKeepsTheBudget: both invariants hold at every instant, as expectations of
 // the scenario (checked after every write), on several seeds.

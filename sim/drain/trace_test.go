@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cockroachdb/datadriven"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -53,10 +52,8 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"rs": func(d *datadriven.TestData) string {
-					var name string
-					var replicas int
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "replicas", &replicas)
+					name := testworld.Arg[string](t, d, "name")
+					replicas := testworld.Arg[int](t, d, "replicas")
 					rs := &model.ReplicaSet{}
 					rs.Name, rs.Namespace = name, testNS
 					rs.Spec.Replicas = model.Ptr(int32(replicas))
@@ -79,8 +76,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"daemonset": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					ds := &model.DaemonSet{}
 					ds.Name, ds.Namespace = name, testNS
 					ds.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
@@ -92,10 +88,10 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"pod": func(d *datadriven.TestData) string {
-					var name, nodeName, owner, phase, lbl string
+					var owner, phase, lbl string
 					var mirror bool
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "node", &nodeName)
+					name := testworld.Arg[string](t, d, "name")
+					nodeName := testworld.Arg[string](t, d, "node")
 					d.MaybeScanArgs(t, "owner", &owner)
 					d.MaybeScanArgs(t, "mirror", &mirror)
 					d.MaybeScanArgs(t, "labels", &lbl)
@@ -138,17 +134,10 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"drain": func(d *datadriven.TestData) string {
-					var nodeName, timeout string
-					d.ScanArgs(t, "node", &nodeName)
+					nodeName := testworld.Arg[string](t, d, "node")
 					opts := DefaultOptions()
 					d.MaybeScanArgs(t, "grace", &opts.GracePeriodSeconds)
-					if d.MaybeScanArgs(t, "timeout", &timeout); timeout != "" {
-						dur, err := time.ParseDuration(timeout)
-						if err != nil {
-							t.Fatal(err)
-						}
-						opts.Timeout = dur
-					}
+					d.MaybeScanArgs(t, "timeout", &opts.Timeout)
 					d.MaybeScanArgs(t, "ignore-daemonsets", &opts.IgnoreAllDaemonSets)
 					d.MaybeScanArgs(t, "force", &opts.Force)
 					d.MaybeScanArgs(t, "disable-eviction", &opts.DisableEviction)
@@ -158,8 +147,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"drain-status": func(d *datadriven.TestData) string {
-					var nodeName string
-					d.ScanArgs(t, "node", &nodeName)
+					nodeName := testworld.Arg[string](t, d, "node")
 					for _, dr := range slices.Backward(w.drainers) {
 						if dr.node == nodeName {
 							return w.statusText(dr.Status())

@@ -111,7 +111,7 @@ func TestTraces(t *testing.T) {
 					if !d.HasArg(key) {
 						return def
 					}
-					return testworld.DurationArg(t, d, key)
+					return testworld.Arg[time.Duration](t, d, key)
 				}
 				mode := "argocd"
 				d.MaybeScanArgs(t, "mode", &mode)
@@ -129,14 +129,12 @@ func TestTraces(t *testing.T) {
 			},
 			Commands: testworld.Commands{
 				"drift": func(d *datadriven.TestData) string {
-					var image string
-					d.ScanArgs(t, "image", &image)
+					image := testworld.Arg[string](t, d, "image")
 					w.setImage(image)
 					return ""
 				},
 				"scale": func(d *datadriven.TestData) string {
-					var n int
-					d.ScanArgs(t, "replicas", &n)
+					n := testworld.Arg[int](t, d, "replicas")
 					obj, err := w.Store.Get(model.KindDeployment, "default", "web")
 					require.NoError(t, err)
 					dep := obj.(*model.Deployment).DeepCopy()
@@ -153,8 +151,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"commit": func(d *datadriven.TestData) string {
-					var n int
-					d.ScanArgs(t, "replicas", &n)
+					n := testworld.Arg[int](t, d, "replicas")
 					require.NoError(t, w.agent.Commit([]model.Object{deployment(int32(n), "nginx:1.27")}))
 					return w.newTrace()
 				},

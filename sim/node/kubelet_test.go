@@ -304,28 +304,26 @@ func describePod(pod *model.Pod) string {
 		}
 	}
 	for _, cs := range s.InitContainerStatuses {
-		fmt.Fprintf(&b, "  init %s restarts=%d ready=%t", cs.Name, cs.RestartCount, cs.Ready)
-		if cs.Started != nil {
-			fmt.Fprintf(&b, " started=%t", *cs.Started)
-		}
-		fmt.Fprintf(&b, " state=%s", describeState(cs.State))
-		if cs.LastState.Terminated != nil {
-			fmt.Fprintf(&b, " last=%s", describeState(cs.LastState))
-		}
-		b.WriteString("\n")
+		writeContainerStatus(&b, "init", cs)
 	}
 	for _, cs := range s.ContainerStatuses {
-		fmt.Fprintf(&b, "  container %s restarts=%d ready=%t", cs.Name, cs.RestartCount, cs.Ready)
-		if cs.Started != nil {
-			fmt.Fprintf(&b, " started=%t", *cs.Started)
-		}
-		fmt.Fprintf(&b, " state=%s", describeState(cs.State))
-		if cs.LastState.Terminated != nil {
-			fmt.Fprintf(&b, " last=%s", describeState(cs.LastState))
-		}
-		b.WriteString("\n")
+		writeContainerStatus(&b, "container", cs)
 	}
 	return b.String()
+}
+
+// writeContainerStatus writes one line of a container's status, kind being "init" or
+// "container".
+func writeContainerStatus(b *strings.Builder, kind string, cs model.ContainerStatus) {
+	fmt.Fprintf(b, "  %s %s restarts=%d ready=%t", kind, cs.Name, cs.RestartCount, cs.Ready)
+	if cs.Started != nil {
+		fmt.Fprintf(b, " started=%t", *cs.Started)
+	}
+	fmt.Fprintf(b, " state=%s", describeState(cs.State))
+	if cs.LastState.Terminated != nil {
+		fmt.Fprintf(b, " last=%s", describeState(cs.LastState))
+	}
+	b.WriteString("\n")
 }
 
 func describeState(s model.ContainerState) string {

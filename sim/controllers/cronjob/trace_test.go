@@ -43,16 +43,8 @@ func TestTraces(t *testing.T) {
 					d.ScanArgs(t, "schedule", &cj.Spec.Schedule)
 					cj.Spec.Schedule = strings.ReplaceAll(cj.Spec.Schedule, "_", " ")
 					d.MaybeScanArgs(t, "policy", &cj.Spec.ConcurrencyPolicy)
-					if d.HasArg("sds") {
-						var v int
-						d.ScanArgs(t, "sds", &v)
-						cj.Spec.StartingDeadlineSeconds = model.Ptr(int64(v))
-					}
-					if d.HasArg("tz") {
-						var tz string
-						d.ScanArgs(t, "tz", &tz)
-						cj.Spec.TimeZone = &tz
-					}
+					testworld.MaybePtrArg(t, d, "sds", &cj.Spec.StartingDeadlineSeconds)
+					testworld.MaybePtrArg(t, d, "tz", &cj.Spec.TimeZone)
 					if d.HasArg("suspend") {
 						cj.Spec.Suspend = model.Ptr(true)
 					}
@@ -64,22 +56,14 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"jobs": func(d *datadriven.TestData) string {
-					var run string
-					d.ScanArgs(t, "run", &run)
-					du, err := time.ParseDuration(run)
-					if err != nil {
-						t.Fatalf("run: %v", err)
-					}
-					w.jobRun = du
+					w.jobRun = testworld.Arg[time.Duration](t, d, "run")
 					w.result = model.JobComplete
 					d.MaybeScanArgs(t, "result", &w.result)
 					return ""
 				},
 				"suspend": func(d *datadriven.TestData) string {
-					var name string
-					var v bool
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "value", &v)
+					name := testworld.Arg[string](t, d, "name")
+					v := testworld.Arg[bool](t, d, "value")
 					o, err := w.Store.Get(model.KindCronJob, testNS, name)
 					if err != nil {
 						t.Fatalf("get: %v", err)
@@ -93,8 +77,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"status": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					o, err := w.Store.Get(model.KindCronJob, testNS, name)
 					if err != nil {
 						t.Fatalf("get: %v", err)

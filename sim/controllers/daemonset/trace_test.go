@@ -38,8 +38,7 @@ func TestTraces(t *testing.T) {
 	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
 		editNode := func(d *datadriven.TestData) string {
-			var name string
-			d.ScanArgs(t, "name", &name)
+			name := testworld.Arg[string](t, d, "name")
 			n := w.Node(name).DeepCopy()
 			if d.Cmd == "taint-node" {
 				n.Spec.Taints = testworld.TaintsArg(t, d, "taints")
@@ -61,8 +60,7 @@ func TestTraces(t *testing.T) {
 				"taint-node": editNode,
 				"label-node": editNode,
 				"delete-node": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					if _, err := w.Store.Delete(model.KindNode, "", name, model.DeleteOptions{}); err != nil {
 						t.Fatalf("delete node: %v", err)
 					}
@@ -79,13 +77,11 @@ func TestTraces(t *testing.T) {
 					ds.Spec.UpdateStrategy.RollingUpdate = &model.RollingUpdateDaemonSet{
 						MaxUnavailable: model.Ptr(intstr.FromInt32(1)), MaxSurge: model.Ptr(intstr.FromInt32(0))}
 					if d.HasArg("max-unavailable") {
-						var s string
-						d.ScanArgs(t, "max-unavailable", &s)
+						s := testworld.Arg[string](t, d, "max-unavailable")
 						ds.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = model.Ptr(intstr.Parse(s))
 					}
 					if d.HasArg("max-surge") {
-						var s string
-						d.ScanArgs(t, "max-surge", &s)
+						s := testworld.Arg[string](t, d, "max-surge")
 						ds.Spec.UpdateStrategy.RollingUpdate.MaxSurge = model.Ptr(intstr.Parse(s))
 					}
 					if d.HasArg("strategy") {
@@ -94,26 +90,15 @@ func TestTraces(t *testing.T) {
 							ds.Spec.UpdateStrategy.RollingUpdate = nil
 						}
 					}
-					if d.HasArg("node-selector") {
-						var s string
-						d.ScanArgs(t, "node-selector", &s)
-						ds.Spec.Template.Spec.NodeSelector = testworld.ParseLabels(t, s)
+					if sel := testworld.LabelsArg(t, d, "node-selector"); sel != nil {
+						ds.Spec.Template.Spec.NodeSelector = sel
 					}
 					if d.HasArg("tolerate") {
-						var key string
-						d.ScanArgs(t, "tolerate", &key)
+						key := testworld.Arg[string](t, d, "tolerate")
 						ds.Spec.Template.Spec.Tolerations = append(ds.Spec.Template.Spec.Tolerations, model.Toleration{Key: key, Operator: TolerationOpExists})
 					}
-					if d.HasArg("min-ready") {
-						var s int
-						d.ScanArgs(t, "min-ready", &s)
-						ds.Spec.MinReadySeconds = int32(s)
-					}
-					if d.HasArg("history-limit") {
-						var h int
-						d.ScanArgs(t, "history-limit", &h)
-						ds.Spec.RevisionHistoryLimit = model.Ptr(int32(h))
-					}
+					d.MaybeScanArgs(t, "min-ready", &ds.Spec.MinReadySeconds)
+					testworld.MaybePtrArg(t, d, "history-limit", &ds.Spec.RevisionHistoryLimit)
 					if _, err := w.Store.Create(ds); err != nil {
 						t.Fatalf("create daemonset: %v", err)
 					}
@@ -121,9 +106,8 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"set-image": func(d *datadriven.TestData) string {
-					var name, img string
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "image", &img)
+					name := testworld.Arg[string](t, d, "name")
+					img := testworld.Arg[string](t, d, "image")
 					ds := w.ds(name).DeepCopy()
 					ds.Spec.Template.Spec.Containers[0].Image = img
 					if _, err := w.Store.Update(ds); err != nil {
@@ -133,8 +117,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"status": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					ds := w.ds(name)
 					return fmt.Sprintf("%s generation=%d collisionCount=%d\n", statusLine(ds.Status), ds.Generation, derefInt32(ds.Status.CollisionCount))
 				},
@@ -151,8 +134,7 @@ func TestTraces(t *testing.T) {
 					return b.String()
 				},
 				"describe": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "pod", &name)
+					name := testworld.Arg[string](t, d, "pod")
 					p := w.Pod(name)
 					var b strings.Builder
 					for _, tol := range p.Spec.Tolerations {
@@ -175,10 +157,9 @@ func TestTraces(t *testing.T) {
 					return b.String()
 				},
 				"create-pod": func(d *datadriven.TestData) string {
-					var name, node, lbl string
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "node", &node)
-					d.ScanArgs(t, "labels", &lbl)
+					name := testworld.Arg[string](t, d, "name")
+					node := testworld.Arg[string](t, d, "node")
+					lbl := testworld.Arg[string](t, d, "labels")
 					p := &model.Pod{}
 					p.Name, p.Namespace = name, testNS
 					p.Labels = testworld.ParseLabels(t, lbl)

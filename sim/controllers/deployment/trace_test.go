@@ -49,9 +49,9 @@ func TestTraces(t *testing.T) {
 			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				cfg := DefaultConfig()
 				d.MaybeScanArgs(t, "workers", &cfg.ConcurrentDeploymentSyncs)
-				readyAfter := "2s"
+				readyAfter := 2 * time.Second
 				d.MaybeScanArgs(t, "ready-after", &readyAfter)
-				w = newWorld(t, cfg, mustDuration(t, readyAfter))
+				w = newWorld(t, cfg, readyAfter)
 				return w.World, ""
 			},
 			Commands: testworld.Commands{
@@ -59,8 +59,7 @@ func TestTraces(t *testing.T) {
 					name := nameArg(t, d)
 					s := deploymentSpec{name: name, strategy: model.RollingUpdateDeploymentStrategyType, maxSurge: "25%", maxUnavailable: "25%",
 						image: "v1", progressDeadlineSeconds: 600, revisionHistoryLimit: 10}
-					var replicas int
-					d.ScanArgs(t, "replicas", &replicas)
+					replicas := testworld.Arg[int](t, d, "replicas")
 					s.replicas = int32(replicas)
 					d.MaybeScanArgs(t, "strategy", &s.strategy)
 					d.MaybeScanArgs(t, "surge", &s.maxSurge)
@@ -81,8 +80,7 @@ func TestTraces(t *testing.T) {
 				},
 				"rollout": func(d *datadriven.TestData) string {
 					name := nameArg(t, d)
-					var image string
-					d.ScanArgs(t, "image", &image)
+					image := testworld.Arg[string](t, d, "image")
 					neverReady := d.HasArg("never-ready")
 					w.updateDeployment(name, func(dep *model.Deployment) {
 						dep.Spec.Template = podTemplate(name, image, neverReady)
@@ -92,8 +90,7 @@ func TestTraces(t *testing.T) {
 				},
 				"scale": func(d *datadriven.TestData) string {
 					name := nameArg(t, d)
-					var replicas int
-					d.ScanArgs(t, "replicas", &replicas)
+					replicas := testworld.Arg[int](t, d, "replicas")
 					w.updateDeployment(name, func(dep *model.Deployment) { dep.Spec.Replicas = model.Ptr(int32(replicas)) })
 					w.emit("scale", name, fmt.Sprintf("replicas=%d", replicas))
 					return ""
@@ -122,8 +119,7 @@ func TestTraces(t *testing.T) {
 				},
 				"squat": func(d *datadriven.TestData) string {
 					name := nameArg(t, d)
-					var of string
-					d.ScanArgs(t, "hash-of", &of)
+					of := testworld.Arg[string](t, d, "hash-of")
 					target := w.mustDeployment(of).DeepCopy()
 					model.SetDefaults(target)
 					rs := &model.ReplicaSet{}
@@ -140,11 +136,9 @@ func TestTraces(t *testing.T) {
 				},
 				"orphan-rs": func(d *datadriven.TestData) string {
 					name := nameArg(t, d)
-					var app, image string
-					var replicas int
-					d.ScanArgs(t, "app", &app)
-					d.ScanArgs(t, "image", &image)
-					d.ScanArgs(t, "replicas", &replicas)
+					app := testworld.Arg[string](t, d, "app")
+					image := testworld.Arg[string](t, d, "image")
+					replicas := testworld.Arg[int](t, d, "replicas")
 					rs := &model.ReplicaSet{}
 					rs.Name, rs.Namespace = name, testNS
 					rs.Labels = map[string]string{"app": app}
@@ -158,8 +152,7 @@ func TestTraces(t *testing.T) {
 				},
 				"relabel-rs": func(d *datadriven.TestData) string {
 					name := nameArg(t, d)
-					var lbl string
-					d.ScanArgs(t, "labels", &lbl)
+					lbl := testworld.Arg[string](t, d, "labels")
 					obj, err := w.Store.Get(model.KindReplicaSet, testNS, name)
 					if err != nil {
 						t.Fatalf("relabel-rs: %v", err)
@@ -185,11 +178,9 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"run": func(d *datadriven.TestData) string {
-					var dur string
-					d.ScanArgs(t, "for", &dur)
 					show := "steps"
 					d.MaybeScanArgs(t, "show", &show)
-					w.Run(mustDuration(t, dur))
+					w.Run(testworld.Arg[time.Duration](t, d, "for"))
 					var b strings.Builder
 					parts := strings.Split(show, ",")
 					trace := w.NewTrace(func(f []string) bool {
@@ -238,14 +229,6 @@ func TestTraces(t *testing.T) {
 
 func (w *world) emit(action, name, detail string) {
 	w.K.Emit("test", action, "Deployment "+model.KeyOf(testNS, name), 0, detail)
-}
-
-func mustDuration(t *testing.T, s string) time.Duration {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatalf("bad duration %q: %v", s, err)
-	}
-	return d
 }
 
 // nameArg returns the optional name=X argument ("" when absent).

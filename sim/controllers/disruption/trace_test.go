@@ -122,16 +122,7 @@ func (w *world) createPod(name string, labels map[string]string, owner model.Obj
 	if err != nil {
 		w.T.Fatalf("create pod: %v", err)
 	}
-	w.setReady(created.(*model.Pod), ready)
-}
-
-func (w *world) setReady(p *model.Pod, ready bool) {
-	p = p.DeepCopy()
-	p.Status.Phase = model.PodRunning
-	testworld.SetReady(p, ready, w.K.Now())
-	if _, err := w.Store.UpdateStatus(p); err != nil {
-		w.T.Fatalf("pod status: %v", err)
-	}
+	w.SetPodReady(created.(*model.Pod), ready)
 }
 
 func (w *world) workload(kind, name string) model.Object {
@@ -185,15 +176,7 @@ func TestTraces(t *testing.T) {
 		return testworld.Script{
 			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				cfg := DefaultConfig()
-				if d.HasArg("deletion-timeout") {
-					var s string
-					d.ScanArgs(t, "deletion-timeout", &s)
-					dur, err := time.ParseDuration(s)
-					if err != nil {
-						t.Fatal(err)
-					}
-					cfg.DeletionTimeout = dur
-				}
+				d.MaybeScanArgs(t, "deletion-timeout", &cfg.DeletionTimeout)
 				w = newWorld(t, cfg)
 				return w.World, ""
 			},
@@ -227,9 +210,8 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"orphan": func(d *datadriven.TestData) string {
-					var name, lbl string
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "labels", &lbl)
+					name := testworld.Arg[string](t, d, "name")
+					lbl := testworld.Arg[string](t, d, "labels")
 					w.createPod(name, testworld.ParseLabels(t, lbl), nil, true)
 					return ""
 				},
@@ -241,11 +223,9 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"scale": func(d *datadriven.TestData) string {
-					var kind, name string
-					var replicas int
-					d.ScanArgs(t, "kind", &kind)
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "replicas", &replicas)
+					kind := testworld.Arg[string](t, d, "kind")
+					name := testworld.Arg[string](t, d, "name")
+					replicas := testworld.Arg[int](t, d, "replicas")
 					obj := w.workload(kind, name).DeepCopyObject()
 					r := model.Ptr(int32(replicas))
 					switch o := obj.(type) {
@@ -262,18 +242,9 @@ func TestTraces(t *testing.T) {
 					w.Emit("scale", kind+" "+model.KeyOf(testNS, name), fmt.Sprintf("replicas=%d", replicas))
 					return ""
 				},
-				"ready": func(d *datadriven.TestData) string {
-					var name string
-					ready := true
-					d.ScanArgs(t, "pod", &name)
-					d.MaybeScanArgs(t, "ready", &ready)
-					w.setReady(w.Pod(name), ready)
-					w.Emit("kubelet", "Pod "+model.KeyOf(testNS, name), fmt.Sprintf("ready=%t", ready))
-					return ""
-				},
+				"ready": func(d *datadriven.TestData) string { return w.Ready(d) },
 				"evict": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "pod", &name)
+					name := testworld.Arg[string](t, d, "pod")
 					ev := &model.Eviction{}
 					ev.Name, ev.Namespace = name, testNS
 					_, err := w.Store.Evict(testNS, name, ev)
@@ -295,9 +266,8 @@ func TestTraces(t *testing.T) {
 					return out
 				},
 				"mark-disrupted": func(d *datadriven.TestData) string {
-					var name, pod string
-					d.ScanArgs(t, "pdb", &name)
-					d.ScanArgs(t, "pod", &pod)
+					name := testworld.Arg[string](t, d, "pdb")
+					pod := testworld.Arg[string](t, d, "pod")
 					obj, err := w.Store.Get(model.KindPodDisruptionBudget, testNS, name)
 					if err != nil {
 						t.Fatal(err)
@@ -315,8 +285,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"disruption-target": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "pod", &name)
+					name := testworld.Arg[string](t, d, "pod")
 					p := w.Pod(name).DeepCopy()
 					p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: model.PodDisruptionTarget,
 						Status: model.ConditionTrue, Reason: "EvictionByEvictionAPI", LastTransitionTime: w.K.Now()})
@@ -327,8 +296,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"pod-conditions": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "pod", &name)
+					name := testworld.Arg[string](t, d, "pod")
 					var b strings.Builder
 					for _, c := range w.Pod(name).Status.Conditions {
 						fmt.Fprintf(&b, "%s=%s reason=%s since %s\n", c.Type, c.Status, c.Reason, c.LastTransitionTime)
@@ -336,8 +304,7 @@ func TestTraces(t *testing.T) {
 					return b.String()
 				},
 				"status": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					return w.statusLine(name)
 				},
 			},

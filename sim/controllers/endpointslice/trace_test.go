@@ -76,27 +76,6 @@ func (w *world) slices(service string) []*model.EndpointSlice {
 	return out
 }
 
-func (w *world) setReady(name string, ready bool) {
-	p := w.Pod(name).DeepCopy()
-	st := model.ConditionFalse
-	if ready {
-		st = model.ConditionTrue
-	}
-	p.Status.Phase = model.PodRunning
-	found := false
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == model.PodReady {
-			p.Status.Conditions[i].Status, found = st, true
-		}
-	}
-	if !found {
-		p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: model.PodReady, Status: st, LastTransitionTime: w.K.Now()})
-	}
-	if _, err := w.Store.UpdateStatus(p); err != nil {
-		w.T.Fatalf("pod status: %v", err)
-	}
-}
-
 func (w *world) slicesText(service string) string {
 	var b strings.Builder
 	for _, s := range w.slices(service) {
@@ -156,23 +135,14 @@ func TestTraces(t *testing.T) {
 					d.ScanArgs(t, "max-endpoints", &maxEP)
 					cfg.MaxEndpointsPerSlice = int32(maxEP)
 				}
-				if d.HasArg("batch") {
-					var s string
-					d.ScanArgs(t, "batch", &s)
-					dur, err := time.ParseDuration(s)
-					if err != nil {
-						t.Fatal(err)
-					}
-					cfg.EndpointUpdatesBatchPeriod = dur
-				}
+				d.MaybeScanArgs(t, "batch", &cfg.EndpointUpdatesBatchPeriod)
 				d.MaybeScanArgs(t, "fallback", &cfg.PodNameAddressFallback)
 				w = newWorld(t, cfg)
 				return w.World, ""
 			},
 			Commands: testworld.Commands{
 				"node": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					n := &model.Node{}
 					n.Name = name
 					if _, err := w.Store.Create(n); err != nil {
@@ -181,17 +151,12 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"service": func(d *datadriven.TestData) string {
-					var name, sel string
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "selector", &sel)
+					name := testworld.Arg[string](t, d, "name")
+					sel := testworld.Arg[string](t, d, "selector")
 					svc := &model.Service{}
 					svc.Name, svc.Namespace = name, testNS
 					svc.Spec.Selector = testworld.ParseLabels(t, sel)
-					if d.HasArg("labels") {
-						var l string
-						d.ScanArgs(t, "labels", &l)
-						svc.Labels = testworld.ParseLabels(t, l)
-					}
+					svc.Labels = testworld.LabelsArg(t, d, "labels")
 					ports := "http:80/TCP"
 					d.MaybeScanArgs(t, "ports", &ports)
 					for _, p := range strings.Split(ports, ",") {
@@ -210,10 +175,10 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"pod": func(d *datadriven.TestData) string {
-					var name, lbl, node, ip string
+					var node, ip string
 					var ready bool
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "labels", &lbl)
+					name := testworld.Arg[string](t, d, "name")
+					lbl := testworld.Arg[string](t, d, "labels")
 					d.MaybeScanArgs(t, "node", &node)
 					d.MaybeScanArgs(t, "ip", &ip)
 					d.MaybeScanArgs(t, "ready", &ready)
@@ -239,19 +204,10 @@ func TestTraces(t *testing.T) {
 					w.Emit("create-pod", "Pod "+model.KeyOf(testNS, name), fmt.Sprintf("ip=%s ready=%t", ip, ready))
 					return ""
 				},
-				"ready": func(d *datadriven.TestData) string {
-					var name string
-					ready := true
-					d.ScanArgs(t, "pod", &name)
-					d.MaybeScanArgs(t, "ready", &ready)
-					w.setReady(name, ready)
-					w.Emit("kubelet", "Pod "+model.KeyOf(testNS, name), fmt.Sprintf("ready=%t", ready))
-					return ""
-				},
+				"ready": func(d *datadriven.TestData) string { return w.Ready(d) },
 				"set-ip": func(d *datadriven.TestData) string {
-					var name, ip string
-					d.ScanArgs(t, "pod", &name)
-					d.ScanArgs(t, "ip", &ip)
+					name := testworld.Arg[string](t, d, "pod")
+					ip := testworld.Arg[string](t, d, "ip")
 					p := w.Pod(name).DeepCopy()
 					p.Status.PodIP = ip
 					if _, err := w.Store.UpdateStatus(p); err != nil {
@@ -266,8 +222,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"delete-service": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					if _, err := w.Store.Delete(model.KindService, testNS, name, model.DeleteOptions{}); err != nil {
 						t.Fatalf("delete service: %v", err)
 					}
@@ -275,13 +230,11 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"slices": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "service", &name)
+					name := testworld.Arg[string](t, d, "service")
 					return w.slicesText(name)
 				},
 				"ready-endpoints": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "service", &name)
+					name := testworld.Arg[string](t, d, "service")
 					return fmt.Sprintf("cache=%d store=%d\n", w.ec.ReadyEndpoints(model.KeyOf(testNS, name)), CountReady(w.slices(name)))
 				},
 			},

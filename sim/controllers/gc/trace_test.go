@@ -36,8 +36,7 @@ func TestTraces(t *testing.T) {
 			},
 			Commands: testworld.Commands{
 				"create-rs": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					w.createRS(name)
 					return ""
 				},
@@ -74,9 +73,9 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"delete": func(d *datadriven.TestData) string {
-					var kind, name, propagation string
-					d.ScanArgs(t, "kind", &kind)
-					d.ScanArgs(t, "name", &name)
+					var propagation string
+					kind := testworld.Arg[string](t, d, "kind")
+					name := testworld.Arg[string](t, d, "name")
 					opts := model.DeleteOptions{}
 					if d.MaybeScanArgs(t, "propagation", &propagation) {
 						p := model.DeletionPropagation(propagation)
@@ -89,8 +88,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"recreate-rs": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					if _, err := w.Store.Delete(model.KindReplicaSet, testNS, name, model.DeleteOptions{}); err != nil {
 						t.Fatalf("delete: %v", err)
 					}
@@ -99,8 +97,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"kubelet-finish": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "pod", &name)
+					name := testworld.Arg[string](t, d, "pod")
 					if _, err := w.Store.Delete(model.KindPod, testNS, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}); err != nil {
 						t.Fatalf("kubelet delete: %v", err)
 					}

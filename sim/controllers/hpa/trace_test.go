@@ -31,27 +31,11 @@ func TestTraces(t *testing.T) {
 			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				spec := defaultWorldSpec()
 				d.MaybeScanArgs(t, "behavior", &spec.behavior)
-				var replicas, minR, maxR, target, nodes int
-				if d.HasArg("replicas") {
-					d.ScanArgs(t, "replicas", &replicas)
-					spec.replicas = int32(replicas)
-				}
-				if d.HasArg("min") {
-					d.ScanArgs(t, "min", &minR)
-					spec.min = int32(minR)
-				}
-				if d.HasArg("max") {
-					d.ScanArgs(t, "max", &maxR)
-					spec.max = int32(maxR)
-				}
-				if d.HasArg("target") {
-					d.ScanArgs(t, "target", &target)
-					spec.target = int32(target)
-				}
-				if d.HasArg("nodes") {
-					d.ScanArgs(t, "nodes", &nodes)
-					spec.nodes = nodes
-				}
+				d.MaybeScanArgs(t, "replicas", &spec.replicas)
+				d.MaybeScanArgs(t, "min", &spec.min)
+				d.MaybeScanArgs(t, "max", &spec.max)
+				d.MaybeScanArgs(t, "target", &spec.target)
+				d.MaybeScanArgs(t, "nodes", &spec.nodes)
 				d.MaybeScanArgs(t, "node-cpu", &spec.nodeCPU)
 				d.MaybeScanArgs(t, "seed", &spec.seed)
 				load := "spike"
@@ -77,15 +61,9 @@ func TestTraces(t *testing.T) {
 			},
 			Commands: testworld.Commands{
 				"run": func(d *datadriven.TestData) string {
-					var until, every time.Duration
-					var s string
-					d.ScanArgs(t, "until", &s)
-					until = mustDuration(t, s)
-					every = 15 * time.Second
-					if d.HasArg("every") {
-						d.ScanArgs(t, "every", &s)
-						every = mustDuration(t, s)
-					}
+					until := testworld.Arg[time.Duration](t, d, "until")
+					every := 15 * time.Second
+					d.MaybeScanArgs(t, "every", &every)
 					var b strings.Builder
 					for next := w.K.Now().Add(every); next <= vtime.FromDuration(until); next = next.Add(every) {
 						w.runTo(next)
@@ -110,14 +88,6 @@ func TestTraces(t *testing.T) {
 			},
 		}
 	})
-}
-
-func mustDuration(t *testing.T, s string) time.Duration {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatalf("bad duration %q: %v", s, err)
-	}
-	return d
 }
 
 // TestSpikeIsDeterministic runs the spike world twice with the same seed and compares the

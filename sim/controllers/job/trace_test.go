@@ -40,8 +40,7 @@ func TestTraces(t *testing.T) {
 			Init: func(d *datadriven.TestData) (*testworld.World, string) {
 				minor := 32
 				if d.HasArg("version") {
-					var v string
-					d.ScanArgs(t, "version", &v)
+					v := testworld.Arg[string](t, d, "version")
 					m, err := strconv.Atoi(strings.TrimPrefix(v, "1."))
 					if err != nil {
 						t.Fatalf("version: %v", err)
@@ -57,24 +56,16 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"kubelet": func(d *datadriven.TestData) string {
-					var run string
-					d.ScanArgs(t, "run", &run)
-					du, err := time.ParseDuration(run)
-					if err != nil {
-						t.Fatalf("run: %v", err)
-					}
-					w.runFor = du
+					w.runFor = testworld.Arg[time.Duration](t, d, "run")
 					w.codes = nil
 					w.failIndex = -1
 					d.MaybeScanArgs(t, "fail-index", &w.failIndex)
 					if d.HasArg("code") {
-						var c int
-						d.ScanArgs(t, "code", &c)
+						c := testworld.Arg[int](t, d, "code")
 						w.codes = []int32{int32(c)}
 					}
 					if d.HasArg("codes") {
-						var cs string
-						d.ScanArgs(t, "codes", &cs)
+						cs := testworld.Arg[string](t, d, "codes")
 						for _, s := range strings.Split(cs, ",") {
 							c, err := strconv.Atoi(s)
 							if err != nil {
@@ -99,8 +90,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"status": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					return statusLines(w.job(name))
 				},
 			},
@@ -224,51 +214,33 @@ func (w *world) kubeletTick() {
 
 func (w *world) createJob(d *datadriven.TestData) {
 	t := w.T
-	var name string
-	d.ScanArgs(t, "name", &name)
+	name := testworld.Arg[string](t, d, "name")
 	j := &model.Job{}
 	j.Name, j.Namespace = name, testNS
 	j.Spec.Template.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/batch:1"}}
 	j.Spec.Template.Spec.RestartPolicy = model.RestartPolicyNever
-	intArg := func(key string, dst **int32) {
-		if d.HasArg(key) {
-			var v int
-			d.ScanArgs(t, key, &v)
-			*dst = model.Ptr(int32(v))
-		}
-	}
-	intArg("completions", &j.Spec.Completions)
-	intArg("parallelism", &j.Spec.Parallelism)
-	intArg("backoff-limit", &j.Spec.BackoffLimit)
-	intArg("backoff-limit-per-index", &j.Spec.BackoffLimitPerIndex)
-	intArg("max-failed-indexes", &j.Spec.MaxFailedIndexes)
-	if d.HasArg("deadline") {
-		var v int
-		d.ScanArgs(t, "deadline", &v)
-		j.Spec.ActiveDeadlineSeconds = model.Ptr(int64(v))
-	}
+	testworld.MaybePtrArg(t, d, "completions", &j.Spec.Completions)
+	testworld.MaybePtrArg(t, d, "parallelism", &j.Spec.Parallelism)
+	testworld.MaybePtrArg(t, d, "backoff-limit", &j.Spec.BackoffLimit)
+	testworld.MaybePtrArg(t, d, "backoff-limit-per-index", &j.Spec.BackoffLimitPerIndex)
+	testworld.MaybePtrArg(t, d, "max-failed-indexes", &j.Spec.MaxFailedIndexes)
+	testworld.MaybePtrArg(t, d, "deadline", &j.Spec.ActiveDeadlineSeconds)
 	if d.HasArg("indexed") {
 		j.Spec.CompletionMode = model.Ptr(model.IndexedCompletion)
 	}
 	if d.HasArg("suspend") {
 		j.Spec.Suspend = model.Ptr(true)
 	}
-	if d.HasArg("managed-by") {
-		var v string
-		d.ScanArgs(t, "managed-by", &v)
-		j.Spec.ManagedBy = &v
-	}
+	testworld.MaybePtrArg(t, d, "managed-by", &j.Spec.ManagedBy)
 	if d.HasArg("success-indexes") {
-		var v string
-		d.ScanArgs(t, "success-indexes", &v)
+		v := testworld.Arg[string](t, d, "success-indexes")
 		j.Spec.SuccessPolicy = &model.SuccessPolicy{Rules: []model.SuccessPolicyRule{{SucceededIndexes: &v}}}
 	}
 	if d.HasArg("ignore-disruption") || d.HasArg("fail-job-on-exit") {
 		j.Spec.PodFailurePolicy = &model.PodFailurePolicy{}
 	}
 	if d.HasArg("fail-job-on-exit") {
-		var c int
-		d.ScanArgs(t, "fail-job-on-exit", &c)
+		c := testworld.Arg[int](t, d, "fail-job-on-exit")
 		j.Spec.PodFailurePolicy.Rules = append(j.Spec.PodFailurePolicy.Rules, model.PodFailurePolicyRule{
 			Action: model.PodFailurePolicyActionFailJob, OnExitCodes: &model.PodFailurePolicyOnExitCodesRequirement{Operator: "In", Values: []int32{int32(c)}}})
 	}

@@ -98,16 +98,15 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"delete-node": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					if _, err := w.Store.Delete(model.KindNode, "", name, model.DeleteOptions{}); err != nil {
 						t.Fatalf("delete node: %v", err)
 					}
 					return ""
 				},
 				"create-pod": func(d *datadriven.TestData) string {
-					var name, node, phase, reason, finalizer string
-					d.ScanArgs(t, "name", &name)
+					var node, phase, reason, finalizer string
+					name := testworld.Arg[string](t, d, "name")
 					d.MaybeScanArgs(t, "finalizer", &finalizer)
 					d.MaybeScanArgs(t, "node", &node)
 					d.MaybeScanArgs(t, "phase", &phase)
@@ -141,8 +140,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"delete-pod": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					if _, err := w.Store.Delete(model.KindPod, testNS, name, model.DeleteOptions{}); err != nil {
 						t.Fatalf("delete pod: %v", err)
 					}

@@ -57,10 +57,9 @@ func TestTraces(t *testing.T) {
 			},
 			Commands: testworld.Commands{
 				"create-rs": func(d *datadriven.TestData) string {
-					var name string
-					var replicas, minReady int
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "replicas", &replicas)
+					var minReady int
+					name := testworld.Arg[string](t, d, "name")
+					replicas := testworld.Arg[int](t, d, "replicas")
 					d.MaybeScanArgs(t, "min-ready", &minReady)
 					rs := &model.ReplicaSet{}
 					rs.Name, rs.Namespace = name, testNS
@@ -69,8 +68,7 @@ func TestTraces(t *testing.T) {
 					rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
 					rs.Spec.Template = template(name)
 					if d.HasArg("controller-uid") {
-						var uid string
-						d.ScanArgs(t, "controller-uid", &uid)
+						uid := testworld.Arg[string](t, d, "controller-uid")
 						rs.OwnerReferences = []model.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: uid, Controller: model.Ptr(true)}}
 					}
 					if _, err := w.Store.Create(rs); err != nil {
@@ -79,10 +77,8 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"scale": func(d *datadriven.TestData) string {
-					var name string
-					var replicas int
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "replicas", &replicas)
+					name := testworld.Arg[string](t, d, "name")
+					replicas := testworld.Arg[int](t, d, "replicas")
 					rs := w.rs(name).DeepCopy()
 					rs.Spec.Replicas = model.Ptr(int32(replicas))
 					if _, err := w.Store.Update(rs); err != nil {
@@ -94,8 +90,7 @@ func TestTraces(t *testing.T) {
 				"kubelet": func(d *datadriven.TestData) string {
 					p := w.PodArg(d).DeepCopy()
 					if d.HasArg("node") && p.Spec.NodeName == "" {
-						var node string
-						d.ScanArgs(t, "node", &node)
+						node := testworld.Arg[string](t, d, "node")
 						p.Spec.NodeName = node
 						bound, err := w.Store.Update(p)
 						if err != nil {
@@ -137,8 +132,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"expectations": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					key := model.KeyOf(testNS, name)
 					e, ok := w.rsc.Expectations().GetExpectations(key)
 					if !ok {
@@ -148,8 +142,7 @@ func TestTraces(t *testing.T) {
 					return fmt.Sprintf("add=%d del=%d satisfied=%t tracked=%v\n", add, del, w.rsc.Expectations().SatisfiedExpectations(key), w.rsc.Expectations().GetUIDs(key))
 				},
 				"status": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					rs := w.rs(name)
 					s := rs.Status
 					out := fmt.Sprintf("replicas=%d fullyLabeled=%d ready=%d available=%d terminating=%d observedGeneration=%d generation=%d\n",

@@ -55,16 +55,14 @@ func newWorld(t *testing.T, d *datadriven.TestData) *world {
 	// TestFailedSchedulingMessageByRelease covers the later one.
 	cfg.TaintMessageWithoutKey = false
 	seed := uint64(1)
-	var cycle, perNode string
 	d.MaybeScanArgs(t, "seed", &seed)
 	d.MaybeScanArgs(t, "pop-from-backoffq", &cfg.PopFromBackoffQ)
 	d.MaybeScanArgs(t, "bind-retries", &cfg.BindRetries)
+	var cycle time.Duration
 	if d.MaybeScanArgs(t, "cycle", &cycle) {
-		cfg.CycleBase = sim.Constant(mustParseDuration(t, cycle))
+		cfg.CycleBase = sim.Constant(cycle)
 	}
-	if d.MaybeScanArgs(t, "per-node", &perNode) {
-		cfg.CyclePerNode = mustParseDuration(t, perNode)
-	}
+	d.MaybeScanArgs(t, "per-node", &cfg.CyclePerNode)
 	return newWorldConfig(t, seed, cfg)
 }
 
@@ -88,12 +86,6 @@ func newWorldConfig(t testing.TB, seed uint64, cfg Config) *world {
 	s.Start()
 	f.Start(w.K)
 	return w
-}
-
-func mustParseDuration(t testing.TB, s string) time.Duration {
-	d, err := time.ParseDuration(s)
-	require.NoError(t, err, "duration %q", s)
-	return d
 }
 
 // applyResources sets cpu, memory and pods arguments on a resource list.
@@ -475,8 +467,7 @@ func TestSchedulerTraces(t *testing.T) {
 				"placement":   func(*datadriven.TestData) string { return w.placement() },
 				"queues":      func(*datadriven.TestData) string { return w.queues() },
 				"last-failure": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					msg, ok := w.s.LastFailure("default/" + name)
 					return fmt.Sprintf("%v %q attempts=%d\n", ok, msg, w.s.Attempts("default/"+name))
 				},

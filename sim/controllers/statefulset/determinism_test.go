@@ -4,15 +4,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
 // runScenario drives a world through scale-ups of both policies, a rolling update and a node
 // failure, and returns the trace hash and the number of trace lines.
-func runScenario(t testing.TB, replicas int32) (uint64, uint64) {
+func runScenario(t testing.TB, replicas int32) *world {
 	w := newWorld(t, DefaultConfig())
 	w.Nodes.Names = []string{"worker-0", "worker-1", "worker-2"}
 	for _, s := range []*model.StatefulSet{
@@ -41,16 +40,12 @@ func runScenario(t testing.TB, replicas int32) (uint64, uint64) {
 		}
 	}
 	w.Run(time.Minute)
-	return w.K.Trace().Hash(), w.K.Trace().Lines()
+	return w
 }
 
 // TestDeterminism: the same calls give the same trace, byte for byte.
 func TestDeterminism(t *testing.T) {
-	h1, n1 := runScenario(t, 6)
-	h2, n2 := runScenario(t, 6)
-	require.Greater(t, n1, uint64(100))
-	assert.Equal(t, n1, n2)
-	assert.Equal(t, h1, h2)
+	testworld.CheckDeterminism(t, 100, func() *sim.Kernel { return runScenario(t, 6).K })
 }
 
 // BenchmarkParallelAndOrderedRollout measures a whole scenario of two 50-replica sets: scale-up,

@@ -43,24 +43,20 @@ func TestTraces(t *testing.T) {
 	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
 		var w *world
 		edit := func(d *datadriven.TestData) string {
-			var name string
-			d.ScanArgs(t, "name", &name)
+			name := testworld.Arg[string](t, d, "name")
 			set := w.set(name).DeepCopy()
 			var detail string
 			switch d.Cmd {
 			case "scale":
-				var n int
-				d.ScanArgs(t, "replicas", &n)
+				n := testworld.Arg[int](t, d, "replicas")
 				set.Spec.Replicas = model.Ptr(int32(n))
 				detail = fmt.Sprintf("replicas=%d", n)
 			case "set-image":
-				var img string
-				d.ScanArgs(t, "image", &img)
+				img := testworld.Arg[string](t, d, "image")
 				set.Spec.Template.Spec.Containers[0].Image = img
 				detail = "image=" + img
 			case "partition":
-				var p int
-				d.ScanArgs(t, "partition", &p)
+				p := testworld.Arg[int](t, d, "partition")
 				set.Spec.UpdateStrategy.RollingUpdate.Partition = model.Ptr(int32(p))
 				detail = fmt.Sprintf("partition=%d", p)
 			}
@@ -81,8 +77,7 @@ func TestTraces(t *testing.T) {
 			},
 			Commands: testworld.Commands{
 				"nodes": func(d *datadriven.TestData) string {
-					var names string
-					d.ScanArgs(t, "names", &names)
+					names := testworld.Arg[string](t, d, "names")
 					w.Nodes.Names = strings.Split(names, ",")
 					return ""
 				},
@@ -97,14 +92,9 @@ func TestTraces(t *testing.T) {
 					set := newSet(name, int32(replicas), policy, img)
 					set.Spec.UpdateStrategy.Type = model.RollingUpdateStatefulSetStrategyType
 					set.Spec.UpdateStrategy.RollingUpdate = &model.RollingUpdateStatefulSetStrategy{Partition: model.Ptr(int32(0))}
-					if d.HasArg("partition") {
-						var p int
-						d.ScanArgs(t, "partition", &p)
-						set.Spec.UpdateStrategy.RollingUpdate.Partition = model.Ptr(int32(p))
-					}
+					testworld.MaybePtrArg(t, d, "partition", &set.Spec.UpdateStrategy.RollingUpdate.Partition)
 					if d.HasArg("max-unavailable") {
-						var m int
-						d.ScanArgs(t, "max-unavailable", &m)
+						m := testworld.Arg[int](t, d, "max-unavailable")
 						set.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = model.Ptr(intstr.FromInt32(int32(m)))
 					}
 					if d.HasArg("strategy") {
@@ -113,16 +103,8 @@ func TestTraces(t *testing.T) {
 							set.Spec.UpdateStrategy.RollingUpdate = nil
 						}
 					}
-					if d.HasArg("min-ready") {
-						var s int
-						d.ScanArgs(t, "min-ready", &s)
-						set.Spec.MinReadySeconds = int32(s)
-					}
-					if d.HasArg("history-limit") {
-						var h int
-						d.ScanArgs(t, "history-limit", &h)
-						set.Spec.RevisionHistoryLimit = model.Ptr(int32(h))
-					}
+					d.MaybeScanArgs(t, "min-ready", &set.Spec.MinReadySeconds)
+					testworld.MaybePtrArg(t, d, "history-limit", &set.Spec.RevisionHistoryLimit)
 					if _, err := w.Store.Create(set); err != nil {
 						t.Fatalf("create statefulset: %v", err)
 					}
@@ -133,8 +115,7 @@ func TestTraces(t *testing.T) {
 				"set-image": edit,
 				"partition": edit,
 				"status": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					set := w.set(name)
 					return fmt.Sprintf("%s collisionCount=%d generation=%d\n", statusLine(set.Status), deref(set.Status.CollisionCount), set.Generation)
 				},
@@ -146,8 +127,7 @@ func TestTraces(t *testing.T) {
 					return b.String()
 				},
 				"waiting": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					pod, reason, ok := w.ssc.WaitingFor(model.KeyOf(testNS, name))
 					if !ok {
 						return "not blocked\n"
@@ -155,14 +135,12 @@ func TestTraces(t *testing.T) {
 					return fmt.Sprintf("pod=%s\nreason=%s\n", pod, reason)
 				},
 				"never-ready": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "pod", &name)
+					name := testworld.Arg[string](t, d, "pod")
 					w.Nodes.NeverReady[name] = true
 					return ""
 				},
 				"mark-not-ready": func(d *datadriven.TestData) string {
-					var node string
-					d.ScanArgs(t, "node", &node)
+					node := testworld.Arg[string](t, d, "node")
 					for _, p := range w.Pods() {
 						if p.Spec.NodeName != node {
 							continue
@@ -189,8 +167,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"delete-node": func(d *datadriven.TestData) string {
-					var node string
-					d.ScanArgs(t, "node", &node)
+					node := testworld.Arg[string](t, d, "node")
 					var keep []string
 					for _, n := range w.Nodes.Names {
 						if n != node {

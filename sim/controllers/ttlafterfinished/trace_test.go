@@ -41,11 +41,7 @@ func TestTraces(t *testing.T) {
 					j := &model.Job{}
 					d.ScanArgs(t, "name", &j.Name)
 					j.Namespace = w.NS
-					if d.HasArg("ttl") {
-						var v int
-						d.ScanArgs(t, "ttl", &v)
-						j.Spec.TTLSecondsAfterFinished = model.Ptr(int32(v))
-					}
+					testworld.MaybePtrArg(t, d, "ttl", &j.Spec.TTLSecondsAfterFinished)
 					j.Spec.Template.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/batch:1"}}
 					j.Spec.Template.Spec.RestartPolicy = model.RestartPolicyNever
 					if _, err := w.Store.Create(j); err != nil {
@@ -54,8 +50,7 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"finish": func(d *datadriven.TestData) string {
-					var name string
-					d.ScanArgs(t, "name", &name)
+					name := testworld.Arg[string](t, d, "name")
 					typ := model.JobComplete
 					d.MaybeScanArgs(t, "type", &typ)
 					j := get(name)
@@ -67,10 +62,8 @@ func TestTraces(t *testing.T) {
 					return ""
 				},
 				"set-ttl": func(d *datadriven.TestData) string {
-					var name string
-					var v int
-					d.ScanArgs(t, "name", &name)
-					d.ScanArgs(t, "ttl", &v)
+					name := testworld.Arg[string](t, d, "name")
+					v := testworld.Arg[int](t, d, "ttl")
 					j := get(name)
 					j.Spec.TTLSecondsAfterFinished = model.Ptr(int32(v))
 					if _, err := w.Store.Update(j); err != nil {

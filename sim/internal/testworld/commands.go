@@ -68,7 +68,7 @@ func Walk(t *testing.T, dir string, newScript func(t *testing.T) Script) {
 func (w *World) CommonCommands() Commands {
 	return Commands{
 		"run": func(d *datadriven.TestData) string {
-			w.Run(DurationArg(w.T, d, "for"))
+			w.Run(Arg[time.Duration](w.T, d, "for"))
 			return w.NewTrace(func(f []string) bool { return w.Show != nil && w.Show(d, f) })
 		},
 		"pods": func(*datadriven.TestData) string {
@@ -158,16 +158,24 @@ func EventLine(ev *model.Event) string {
 	return fmt.Sprintf("%s %s %s: %s", ev.FirstTimestamp, ev.Type, ev.Reason, ev.Message)
 }
 
-// DurationArg parses the required duration argument key (e.g. for=10s).
-func DurationArg(t testing.TB, d *datadriven.TestData, key string) time.Duration {
+// Arg scans the required argument key as a T: datadriven scans strings, bools, numbers and
+// durations (time.ParseDuration). An optional one is d.MaybeScanArgs(t, key, &v).
+func Arg[T any](t testing.TB, d *datadriven.TestData, key string) T {
 	t.Helper()
-	var s string
-	d.ScanArgs(t, key, &s)
-	du, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatalf("%s: %s=%s: %v", d.Pos, key, s, err)
+	var v T
+	d.ScanArgs(t, key, &v)
+	return v
+}
+
+// MaybePtrArg sets *dst to a new T scanned from the optional argument key (datadriven scans
+// strings, bools, numbers and durations), and leaves it alone when the argument is absent.
+func MaybePtrArg[T any](t testing.TB, d *datadriven.TestData, key string, dst **T) {
+	t.Helper()
+	if d.HasArg(key) {
+		v := new(T)
+		d.ScanArgs(t, key, v)
+		*dst = v
 	}
-	return du
 }
 
 // LabelsArg parses the optional argument key=k=v,... (nil when absent).
@@ -243,4 +251,27 @@ func (w *World) CreatePod(d *datadriven.TestData, image string) (*model.Pod, str
 		w.T.Fatalf("create pod: %v", err)
 	}
 	return obj.(*model.Pod), lbl
+}
+
+// SetPodReady is the kubelet writing p's status: phase Running and the Ready condition ready
+// (see SetReady); a failed write fails the test.
+func (w *World) SetPodReady(p *model.Pod, ready bool) {
+	w.T.Helper()
+	p = p.DeepCopy()
+	p.Status.Phase = model.PodRunning
+	SetReady(p, ready, w.K.Now())
+	if _, err := w.Store.UpdateStatus(p); err != nil {
+		w.T.Fatalf("pod status: %v", err)
+	}
+}
+
+// Ready is the "ready pod=P [ready=false]" command: the kubelet reports pod P Running and
+// Ready (or not Ready), traced as a kubelet line.
+func (w *World) Ready(d *datadriven.TestData) string {
+	name := Arg[string](w.T, d, "pod")
+	ready := true
+	d.MaybeScanArgs(w.T, "ready", &ready)
+	w.SetPodReady(w.Pod(name), ready)
+	w.Emit("kubelet", "Pod "+model.KeyOf(w.NS, name), fmt.Sprintf("ready=%t", ready))
+	return ""
 }

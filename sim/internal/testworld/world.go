@@ -168,6 +168,19 @@ func (w *World) Run(d time.Duration) sim.Outcome {
 	return out
 }
 
+// CheckDeterminism runs run twice and fails t unless both runs' kernels wrote the same trace,
+// byte for byte (the same line count and hash), of more than minLines lines.
+func CheckDeterminism(t testing.TB, minLines uint64, run func() *sim.Kernel) {
+	t.Helper()
+	a, b := run().Trace(), run().Trace()
+	if a.Lines() <= minLines {
+		t.Fatalf("the run wrote %d trace lines, want more than %d", a.Lines(), minLines)
+	}
+	if a.Lines() != b.Lines() || a.Hash() != b.Hash() {
+		t.Fatalf("two runs differ: %d lines (hash %x), then %d lines (hash %x)", a.Lines(), a.Hash(), b.Lines(), b.Hash())
+	}
+}
+
 // Violation returns the first invariant violation seen at a committed write ("" if none), for
 // callers that run the kernel themselves and report errors instead of failing the test.
 func (w *World) Violation() string { return w.inv.failure }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
 )
 
 // recorder is a testing.TB that records Fatalf instead of stopping the test, so the
@@ -186,5 +187,40 @@ func TestStripRV(t *testing.T) {
 		got := w.NewTrace(func(f []string) bool { return f[1] == "kube-apiserver" })
 		require.NotEmpty(t, got)
 		assert.Equal(t, !strip, strings.Contains(got, " rv="), "StripRV=%t: %s", strip, got)
+	}
+}
+
+// TestCheckDeterminism: two runs that write the same trace pass; runs that differ, or that
+// write too little to tell, fail.
+func TestCheckDeterminism(t *testing.T) {
+	run := func(lines int, seeds ...uint64) func() *sim.Kernel {
+		return func() *sim.Kernel {
+			k := sim.New(1)
+			k.Emit("test", "start", "World w", 0, fmt.Sprint(seeds[0]))
+			seeds = seeds[1:]
+			for i := 1; i < lines; i++ {
+				k.Emit("test", "step", "World w", 0, fmt.Sprint(i))
+			}
+			return k
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		run  func() *sim.Kernel
+		want string // "" = passes
+	}{
+		{"same trace", run(5, 1, 1), ""},
+		{"another trace", run(5, 1, 2), "two runs differ"},
+		{"too short to tell", run(3, 1, 1), "the run wrote 3 trace lines, want more than 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &recorder{TB: t}
+			CheckDeterminism(r, 3, tc.run)
+			if tc.want == "" {
+				assert.Empty(t, r.fatal)
+			} else {
+				assert.Contains(t, r.fatal, tc.want)
+			}
+		})
 	}
 }
