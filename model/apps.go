@@ -226,11 +226,6 @@ type ControllerRevisionData struct {
 
 // ---- Object methods and deep copies ----
 
-func (o *Deployment) Meta() *ObjectMeta         { return &o.ObjectMeta }
-func (o *StatefulSet) Meta() *ObjectMeta        { return &o.ObjectMeta }
-func (o *DaemonSet) Meta() *ObjectMeta          { return &o.ObjectMeta }
-func (o *ControllerRevision) Meta() *ObjectMeta { return &o.ObjectMeta }
-
 func (o *Deployment) GetKind() Kind         { return KindDeployment }
 func (o *StatefulSet) GetKind() Kind        { return KindStatefulSet }
 func (o *DaemonSet) GetKind() Kind          { return KindDaemonSet }

@@ -242,9 +242,6 @@ type ScaleStatus struct {
 
 // ---- Object methods and deep copies ----
 
-func (o *HorizontalPodAutoscaler) Meta() *ObjectMeta { return &o.ObjectMeta }
-func (o *Scale) Meta() *ObjectMeta                   { return &o.ObjectMeta }
-
 func (o *HorizontalPodAutoscaler) GetKind() Kind { return KindHorizontalPodAutoscaler }
 func (o *Scale) GetKind() Kind                   { return KindScale }
 

@@ -228,9 +228,6 @@ type CronJobStatus struct {
 
 // ---- Object methods and deep copies ----
 
-func (o *Job) Meta() *ObjectMeta     { return &o.ObjectMeta }
-func (o *CronJob) Meta() *ObjectMeta { return &o.ObjectMeta }
-
 func (o *Job) GetKind() Kind     { return KindJob }
 func (o *CronJob) GetKind() Kind { return KindCronJob }
 

@@ -7,21 +7,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Meta, GetKind and DeepCopyObject for every type. Deep copies are written out by hand: they
-// run on every write through the client (they stand in for serialisation) and reflection
-// would cost several times as much. deepcopy_test.go fills every field and checks that no
+// GetKind and DeepCopyObject for every type (Meta is ObjectMeta's, promoted). Deep copies are
+// written out by hand: they run on every write through the client (they stand in for
+// serialisation) and reflection would cost several times as much. deepcopy_test.go fills every field and checks that no
 // memory is shared, so a field added to a type without a copy here fails a test. Maps are
 // cloned whole (maps.Clone copies the table instead of inserting entry by entry), and the
 // small values that optional fields point to are allocated together where a type has several
 // (one array for the copies of a slice's pointers): fewer allocations, and each pointer still
 // has a value of its own.
-
-func (o *Namespace) Meta() *ObjectMeta  { return &o.ObjectMeta }
-func (o *Node) Meta() *ObjectMeta       { return &o.ObjectMeta }
-func (o *Lease) Meta() *ObjectMeta      { return &o.ObjectMeta }
-func (o *Pod) Meta() *ObjectMeta        { return &o.ObjectMeta }
-func (o *ReplicaSet) Meta() *ObjectMeta { return &o.ObjectMeta }
-func (o *Event) Meta() *ObjectMeta      { return &o.ObjectMeta }
 
 func (o *Namespace) GetKind() Kind  { return KindNamespace }
 func (o *Node) GetKind() Kind       { return KindNode }

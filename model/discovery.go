@@ -103,9 +103,6 @@ type EndpointPort struct {
 
 // ---- Object methods and deep copies ----
 
-func (o *Service) Meta() *ObjectMeta       { return &o.ObjectMeta }
-func (o *EndpointSlice) Meta() *ObjectMeta { return &o.ObjectMeta }
-
 func (o *Service) GetKind() Kind       { return KindService }
 func (o *EndpointSlice) GetKind() Kind { return KindEndpointSlice }
 

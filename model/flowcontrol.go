@@ -204,8 +204,6 @@ const (
 	PriorityLevelConfigurationDefaultNominalConcurrencyShares int32 = 30
 )
 
-func (o *FlowSchema) Meta() *ObjectMeta { return &o.ObjectMeta }
-
 // GetKind returns KindFlowSchema.
 func (o *FlowSchema) GetKind() Kind { return KindFlowSchema }
 
@@ -256,8 +254,6 @@ func (o *FlowSchema) SetDefaults() {
 		o.Spec.MatchingPrecedence = FlowSchemaDefaultMatchingPrecedence
 	}
 }
-
-func (o *PriorityLevelConfiguration) Meta() *ObjectMeta { return &o.ObjectMeta }
 
 // GetKind returns KindPriorityLevelConfiguration.
 func (o *PriorityLevelConfiguration) GetKind() Kind { return KindPriorityLevelConfiguration }

@@ -74,9 +74,6 @@ type Eviction struct {
 
 // ---- Object methods and deep copies ----
 
-func (o *PodDisruptionBudget) Meta() *ObjectMeta { return &o.ObjectMeta }
-func (o *Eviction) Meta() *ObjectMeta            { return &o.ObjectMeta }
-
 func (o *PodDisruptionBudget) GetKind() Kind { return KindPodDisruptionBudget }
 func (o *Eviction) GetKind() Kind            { return KindEviction }
 
