@@ -236,9 +236,7 @@ func (o *CronJob) DeepCopyObject() Object { return o.DeepCopy() }
 
 // DeepCopy returns a deep copy.
 func (o *Job) DeepCopy() *Job {
-	out := new(Job)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	o.Spec.DeepCopyInto(&out.Spec)
 	s := &o.Status
 	out.Status.Conditions = copySlice(s.Conditions)
@@ -298,9 +296,7 @@ func (s *JobSpec) DeepCopyInto(out *JobSpec) {
 
 // DeepCopy returns a deep copy.
 func (o *CronJob) DeepCopy() *CronJob {
-	out := new(CronJob)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.Spec.TimeZone = copyPtr(o.Spec.TimeZone)
 	out.Spec.StartingDeadlineSeconds = copyPtr(o.Spec.StartingDeadlineSeconds)
 	out.Spec.Suspend = copyPtr(o.Spec.Suspend)

@@ -30,6 +30,18 @@ func (o *Pod) DeepCopyObject() Object        { return o.DeepCopy() }
 func (o *ReplicaSet) DeepCopyObject() Object { return o.DeepCopy() }
 func (o *Event) DeepCopyObject() Object      { return o.DeepCopy() }
 
+// copyWithMeta returns a new shallow copy of *o whose metadata is copied deep: the first step
+// of a type's DeepCopy, which then copies the rest of what the copy still shares.
+func copyWithMeta[T any, P interface {
+	*T
+	Object
+}](o P) P {
+	out := P(new(T))
+	*out = *o
+	o.Meta().DeepCopyInto(out.Meta())
+	return out
+}
+
 func copyPtr[T any](p *T) *T {
 	if p == nil {
 		return nil
@@ -100,17 +112,13 @@ func (l ResourceList) DeepCopy() ResourceList {
 
 // DeepCopy returns a deep copy.
 func (o *Namespace) DeepCopy() *Namespace {
-	out := new(Namespace)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	return out
 }
 
 // DeepCopy returns a deep copy.
 func (o *Node) DeepCopy() *Node {
-	out := new(Node)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	if o.Spec.Taints != nil {
 		out.Spec.Taints = make([]Taint, len(o.Spec.Taints))
 		for i, t := range o.Spec.Taints {
@@ -156,9 +164,7 @@ func (o *Lease) DeepCopy() *Lease {
 
 // DeepCopy returns a deep copy.
 func (o *Pod) DeepCopy() *Pod {
-	out := new(Pod)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	o.Spec.DeepCopyInto(&out.Spec)
 	o.Status.DeepCopyInto(&out.Status)
 	return out
@@ -289,9 +295,7 @@ func (s ContainerState) deepCopy() ContainerState {
 
 // DeepCopy returns a deep copy.
 func (o *ReplicaSet) DeepCopy() *ReplicaSet {
-	out := new(ReplicaSet)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.Spec.Replicas = copyPtr(o.Spec.Replicas)
 	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
 	o.Spec.Template.DeepCopyInto(&out.Spec.Template)
@@ -349,8 +353,6 @@ func copyLabelSelector(s *metav1.LabelSelector) *metav1.LabelSelector {
 
 // DeepCopy returns a deep copy.
 func (o *Event) DeepCopy() *Event {
-	out := new(Event)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	return out
 }

@@ -82,9 +82,7 @@ func (o *Eviction) DeepCopyObject() Object            { return o.DeepCopy() }
 
 // DeepCopy returns a deep copy.
 func (o *PodDisruptionBudget) DeepCopy() *PodDisruptionBudget {
-	out := new(PodDisruptionBudget)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.Spec.MinAvailable = copyPtr(o.Spec.MinAvailable)
 	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
 	out.Spec.MaxUnavailable = copyPtr(o.Spec.MaxUnavailable)
@@ -96,9 +94,7 @@ func (o *PodDisruptionBudget) DeepCopy() *PodDisruptionBudget {
 
 // DeepCopy returns a deep copy.
 func (o *Eviction) DeepCopy() *Eviction {
-	out := new(Eviction)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.DeleteOptions = o.DeleteOptions.DeepCopy()
 	return out
 }
