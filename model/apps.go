@@ -226,11 +226,6 @@ type ControllerRevisionData struct {
 
 // ---- Object methods and deep copies ----
 
-func (o *Deployment) Meta() *ObjectMeta         { return &o.ObjectMeta }
-func (o *StatefulSet) Meta() *ObjectMeta        { return &o.ObjectMeta }
-func (o *DaemonSet) Meta() *ObjectMeta          { return &o.ObjectMeta }
-func (o *ControllerRevision) Meta() *ObjectMeta { return &o.ObjectMeta }
-
 func (o *Deployment) GetKind() Kind         { return KindDeployment }
 func (o *StatefulSet) GetKind() Kind        { return KindStatefulSet }
 func (o *DaemonSet) GetKind() Kind          { return KindDaemonSet }
@@ -243,9 +238,7 @@ func (o *ControllerRevision) DeepCopyObject() Object { return o.DeepCopy() }
 
 // DeepCopy returns a deep copy.
 func (o *Deployment) DeepCopy() *Deployment {
-	out := new(Deployment)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.Spec.Replicas = copyPtr(o.Spec.Replicas)
 	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
 	o.Spec.Template.DeepCopyInto(&out.Spec.Template)
@@ -262,9 +255,7 @@ func (o *Deployment) DeepCopy() *Deployment {
 
 // DeepCopy returns a deep copy.
 func (o *StatefulSet) DeepCopy() *StatefulSet {
-	out := new(StatefulSet)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.Spec.Replicas = copyPtr(o.Spec.Replicas)
 	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
 	o.Spec.Template.DeepCopyInto(&out.Spec.Template)
@@ -279,9 +270,7 @@ func (o *StatefulSet) DeepCopy() *StatefulSet {
 
 // DeepCopy returns a deep copy.
 func (o *DaemonSet) DeepCopy() *DaemonSet {
-	out := new(DaemonSet)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
 	o.Spec.Template.DeepCopyInto(&out.Spec.Template)
 	if ru := o.Spec.UpdateStrategy.RollingUpdate; ru != nil {
@@ -295,9 +284,7 @@ func (o *DaemonSet) DeepCopy() *DaemonSet {
 
 // DeepCopy returns a deep copy.
 func (o *ControllerRevision) DeepCopy() *ControllerRevision {
-	out := new(ControllerRevision)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	o.Data.Template.DeepCopyInto(&out.Data.Template)
 	return out
 }

@@ -242,9 +242,6 @@ type ScaleStatus struct {
 
 // ---- Object methods and deep copies ----
 
-func (o *HorizontalPodAutoscaler) Meta() *ObjectMeta { return &o.ObjectMeta }
-func (o *Scale) Meta() *ObjectMeta                   { return &o.ObjectMeta }
-
 func (o *HorizontalPodAutoscaler) GetKind() Kind { return KindHorizontalPodAutoscaler }
 func (o *Scale) GetKind() Kind                   { return KindScale }
 
@@ -253,9 +250,7 @@ func (o *Scale) DeepCopyObject() Object                   { return o.DeepCopy() 
 
 // DeepCopy returns a deep copy.
 func (o *HorizontalPodAutoscaler) DeepCopy() *HorizontalPodAutoscaler {
-	out := new(HorizontalPodAutoscaler)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.Spec.MinReplicas = copyPtr(o.Spec.MinReplicas)
 	if o.Spec.Metrics != nil {
 		out.Spec.Metrics = make([]MetricSpec, len(o.Spec.Metrics))
@@ -357,8 +352,6 @@ func copyQuantity(q *resource.Quantity) *resource.Quantity {
 
 // DeepCopy returns a deep copy.
 func (o *Scale) DeepCopy() *Scale {
-	out := new(Scale)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	return out
 }

@@ -228,9 +228,6 @@ type CronJobStatus struct {
 
 // ---- Object methods and deep copies ----
 
-func (o *Job) Meta() *ObjectMeta     { return &o.ObjectMeta }
-func (o *CronJob) Meta() *ObjectMeta { return &o.ObjectMeta }
-
 func (o *Job) GetKind() Kind     { return KindJob }
 func (o *CronJob) GetKind() Kind { return KindCronJob }
 
@@ -239,9 +236,7 @@ func (o *CronJob) DeepCopyObject() Object { return o.DeepCopy() }
 
 // DeepCopy returns a deep copy.
 func (o *Job) DeepCopy() *Job {
-	out := new(Job)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	o.Spec.DeepCopyInto(&out.Spec)
 	s := &o.Status
 	out.Status.Conditions = copySlice(s.Conditions)
@@ -301,9 +296,7 @@ func (s *JobSpec) DeepCopyInto(out *JobSpec) {
 
 // DeepCopy returns a deep copy.
 func (o *CronJob) DeepCopy() *CronJob {
-	out := new(CronJob)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.Spec.TimeZone = copyPtr(o.Spec.TimeZone)
 	out.Spec.StartingDeadlineSeconds = copyPtr(o.Spec.StartingDeadlineSeconds)
 	out.Spec.Suspend = copyPtr(o.Spec.Suspend)

@@ -210,9 +210,6 @@ func (s *JSONSchemaPropsOrBool) DecodeYAMLWith(d *Decoder, n *yaml.Node) {
 	*s = JSONSchemaPropsOrBool{Allows: true, Schema: sch}
 }
 
-// Meta returns the object's metadata.
-func (o *CustomResourceDefinition) Meta() *ObjectMeta { return &o.ObjectMeta }
-
 // GetKind returns KindCustomResourceDefinition.
 func (o *CustomResourceDefinition) GetKind() Kind { return KindCustomResourceDefinition }
 

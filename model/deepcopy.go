@@ -7,21 +7,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Meta, GetKind and DeepCopyObject for every type. Deep copies are written out by hand: they
-// run on every write through the client (they stand in for serialisation) and reflection
-// would cost several times as much. deepcopy_test.go fills every field and checks that no
+// GetKind and DeepCopyObject for every type (Meta is ObjectMeta's, promoted). Deep copies are
+// written out by hand: they run on every write through the client (they stand in for
+// serialisation) and reflection would cost several times as much. deepcopy_test.go fills every field and checks that no
 // memory is shared, so a field added to a type without a copy here fails a test. Maps are
 // cloned whole (maps.Clone copies the table instead of inserting entry by entry), and the
 // small values that optional fields point to are allocated together where a type has several
 // (one array for the copies of a slice's pointers): fewer allocations, and each pointer still
 // has a value of its own.
-
-func (o *Namespace) Meta() *ObjectMeta  { return &o.ObjectMeta }
-func (o *Node) Meta() *ObjectMeta       { return &o.ObjectMeta }
-func (o *Lease) Meta() *ObjectMeta      { return &o.ObjectMeta }
-func (o *Pod) Meta() *ObjectMeta        { return &o.ObjectMeta }
-func (o *ReplicaSet) Meta() *ObjectMeta { return &o.ObjectMeta }
-func (o *Event) Meta() *ObjectMeta      { return &o.ObjectMeta }
 
 func (o *Namespace) GetKind() Kind  { return KindNamespace }
 func (o *Node) GetKind() Kind       { return KindNode }
@@ -36,6 +29,18 @@ func (o *Lease) DeepCopyObject() Object      { return o.DeepCopy() }
 func (o *Pod) DeepCopyObject() Object        { return o.DeepCopy() }
 func (o *ReplicaSet) DeepCopyObject() Object { return o.DeepCopy() }
 func (o *Event) DeepCopyObject() Object      { return o.DeepCopy() }
+
+// copyWithMeta returns a new shallow copy of *o whose metadata is copied deep: the first step
+// of a type's DeepCopy, which then copies the rest of what the copy still shares.
+func copyWithMeta[T any, P interface {
+	*T
+	Object
+}](o P) P {
+	out := P(new(T))
+	*out = *o
+	o.Meta().DeepCopyInto(out.Meta())
+	return out
+}
 
 func copyPtr[T any](p *T) *T {
 	if p == nil {
@@ -107,17 +112,13 @@ func (l ResourceList) DeepCopy() ResourceList {
 
 // DeepCopy returns a deep copy.
 func (o *Namespace) DeepCopy() *Namespace {
-	out := new(Namespace)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	return out
 }
 
 // DeepCopy returns a deep copy.
 func (o *Node) DeepCopy() *Node {
-	out := new(Node)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	if o.Spec.Taints != nil {
 		out.Spec.Taints = make([]Taint, len(o.Spec.Taints))
 		for i, t := range o.Spec.Taints {
@@ -163,9 +164,7 @@ func (o *Lease) DeepCopy() *Lease {
 
 // DeepCopy returns a deep copy.
 func (o *Pod) DeepCopy() *Pod {
-	out := new(Pod)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	o.Spec.DeepCopyInto(&out.Spec)
 	o.Status.DeepCopyInto(&out.Status)
 	return out
@@ -296,9 +295,7 @@ func (s ContainerState) deepCopy() ContainerState {
 
 // DeepCopy returns a deep copy.
 func (o *ReplicaSet) DeepCopy() *ReplicaSet {
-	out := new(ReplicaSet)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.Spec.Replicas = copyPtr(o.Spec.Replicas)
 	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
 	o.Spec.Template.DeepCopyInto(&out.Spec.Template)
@@ -356,8 +353,6 @@ func copyLabelSelector(s *metav1.LabelSelector) *metav1.LabelSelector {
 
 // DeepCopy returns a deep copy.
 func (o *Event) DeepCopy() *Event {
-	out := new(Event)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	return out
 }

@@ -103,9 +103,6 @@ type EndpointPort struct {
 
 // ---- Object methods and deep copies ----
 
-func (o *Service) Meta() *ObjectMeta       { return &o.ObjectMeta }
-func (o *EndpointSlice) Meta() *ObjectMeta { return &o.ObjectMeta }
-
 func (o *Service) GetKind() Kind       { return KindService }
 func (o *EndpointSlice) GetKind() Kind { return KindEndpointSlice }
 
@@ -114,9 +111,7 @@ func (o *EndpointSlice) DeepCopyObject() Object { return o.DeepCopy() }
 
 // DeepCopy returns a deep copy.
 func (o *Service) DeepCopy() *Service {
-	out := new(Service)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.Spec.Ports = copySlice(o.Spec.Ports)
 	out.Spec.Selector = copyMap(o.Spec.Selector)
 	return out
@@ -124,9 +119,7 @@ func (o *Service) DeepCopy() *Service {
 
 // DeepCopy returns a deep copy.
 func (o *EndpointSlice) DeepCopy() *EndpointSlice {
-	out := new(EndpointSlice)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	if o.Endpoints != nil {
 		out.Endpoints = make([]Endpoint, len(o.Endpoints))
 		for i, e := range o.Endpoints {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -204,8 +205,6 @@ const (
 	PriorityLevelConfigurationDefaultNominalConcurrencyShares int32 = 30
 )
 
-func (o *FlowSchema) Meta() *ObjectMeta { return &o.ObjectMeta }
-
 // GetKind returns KindFlowSchema.
 func (o *FlowSchema) GetKind() Kind { return KindFlowSchema }
 
@@ -257,8 +256,6 @@ func (o *FlowSchema) SetDefaults() {
 	}
 }
 
-func (o *PriorityLevelConfiguration) Meta() *ObjectMeta { return &o.ObjectMeta }
-
 // GetKind returns KindPriorityLevelConfiguration.
 func (o *PriorityLevelConfiguration) GetKind() Kind { return KindPriorityLevelConfiguration }
 
@@ -307,15 +304,9 @@ func (o *PriorityLevelConfiguration) SetDefaults() {
 			l.LendablePercent = Ptr[int32](0)
 		}
 		if q := l.LimitResponse.Queuing; q != nil {
-			if q.HandSize == 0 {
-				q.HandSize = PriorityLevelConfigurationDefaultHandSize
-			}
-			if q.Queues == 0 {
-				q.Queues = PriorityLevelConfigurationDefaultQueues
-			}
-			if q.QueueLengthLimit == 0 {
-				q.QueueLengthLimit = PriorityLevelConfigurationDefaultQueueLengthLimit
-			}
+			q.HandSize = cmp.Or(q.HandSize, PriorityLevelConfigurationDefaultHandSize)
+			q.Queues = cmp.Or(q.Queues, PriorityLevelConfigurationDefaultQueues)
+			q.QueueLengthLimit = cmp.Or(q.QueueLengthLimit, PriorityLevelConfigurationDefaultQueueLengthLimit)
 		}
 	}
 }

@@ -136,6 +136,16 @@ func (d *Decoder) jsonScalar(n *yaml.Node, path string) any {
 // DecodeJSONValue decodes one JSON document into a JSON value (integers as int64, other
 // numbers as float64), as apimachinery's unstructured JSON decoding does.
 func DecodeJSONValue(data []byte) (any, error) {
+	v, err := DecodeJSONExact(data)
+	if err != nil {
+		return nil, err
+	}
+	return normalizeJSON(v, 0)
+}
+
+// DecodeJSONExact decodes one JSON document into a JSON value with its numbers kept exact, as
+// json.Number; anything after the document is an error.
+func DecodeJSONExact(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -145,7 +155,7 @@ func DecodeJSONValue(data []byte) (any, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("unexpected data after the JSON document")
 	}
-	return normalizeJSON(v, 0)
+	return v, nil
 }
 
 // normalizeJSON turns json.Number into int64 or float64.

@@ -56,6 +56,10 @@ type ObjectMeta struct {
 	Finalizers                 []string          `json:"finalizers,omitempty"`
 }
 
+// Meta returns m. Every API type embeds ObjectMeta, so this one method is its Meta (as
+// apimachinery's metav1.ObjectMeta.GetObjectMeta serves every type).
+func (m *ObjectMeta) Meta() *ObjectMeta { return m }
+
 // OwnerReference points from a dependent to its owner (upstream metav1.OwnerReference).
 type OwnerReference struct {
 	APIVersion         string `json:"apiVersion"`

@@ -64,6 +64,58 @@ type Condition struct {
 	Message            string          `json:"message"`
 }
 
+// SetStatusCondition is apimachinery's meta.SetStatusCondition: c replaces the condition of its
+// type in *conds (appended when there is none), and the transition time moves to now only when
+// the status changes. It reports whether anything changed.
+func SetStatusCondition(conds *[]Condition, c Condition, now vtime.Time) bool {
+	for i := range *conds {
+		existing := &(*conds)[i]
+		if existing.Type != c.Type {
+			continue
+		}
+		changed := false
+		if existing.Status != c.Status {
+			existing.Status = c.Status
+			existing.LastTransitionTime = now
+			changed = true
+		}
+		if existing.Reason != c.Reason {
+			existing.Reason = c.Reason
+			changed = true
+		}
+		if existing.Message != c.Message {
+			existing.Message = c.Message
+			changed = true
+		}
+		if existing.ObservedGeneration != c.ObservedGeneration {
+			existing.ObservedGeneration = c.ObservedGeneration
+			changed = true
+		}
+		return changed
+	}
+	c.LastTransitionTime = now
+	*conds = append(*conds, c)
+	return true
+}
+
+// UpdateDisruptionAllowedCondition sets pdb's DisruptionAllowed condition from
+// status.disruptionsAllowed: True/SufficientPods when positive, False/InsufficientPods
+// otherwise, with an empty message ([component-helpers@HEAD]
+// apps/poddisruptionbudget/helpers.go UpdateDisruptionAllowedCondition, which the eviction
+// subresource and the disruption controller both call).
+func UpdateDisruptionAllowedCondition(pdb *PodDisruptionBudget, now vtime.Time) {
+	c := Condition{
+		Type:               DisruptionAllowedCondition,
+		Status:             ConditionFalse,
+		Reason:             InsufficientPodsReason,
+		ObservedGeneration: pdb.Status.ObservedGeneration,
+	}
+	if pdb.Status.DisruptionsAllowed > 0 {
+		c.Status, c.Reason = ConditionTrue, SufficientPodsReason
+	}
+	SetStatusCondition(&pdb.Status.Conditions, c, now)
+}
+
 // Eviction is policy/v1 Eviction, the body of a create on the pods/eviction subresource:
 // metadata names the pod (namespace and name), DeleteOptions are used for the pod's deletion.
 // It is never stored, so it is not a registered kind.
@@ -74,9 +126,6 @@ type Eviction struct {
 
 // ---- Object methods and deep copies ----
 
-func (o *PodDisruptionBudget) Meta() *ObjectMeta { return &o.ObjectMeta }
-func (o *Eviction) Meta() *ObjectMeta            { return &o.ObjectMeta }
-
 func (o *PodDisruptionBudget) GetKind() Kind { return KindPodDisruptionBudget }
 func (o *Eviction) GetKind() Kind            { return KindEviction }
 
@@ -85,9 +134,7 @@ func (o *Eviction) DeepCopyObject() Object            { return o.DeepCopy() }
 
 // DeepCopy returns a deep copy.
 func (o *PodDisruptionBudget) DeepCopy() *PodDisruptionBudget {
-	out := new(PodDisruptionBudget)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.Spec.MinAvailable = copyPtr(o.Spec.MinAvailable)
 	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
 	out.Spec.MaxUnavailable = copyPtr(o.Spec.MaxUnavailable)
@@ -99,9 +146,7 @@ func (o *PodDisruptionBudget) DeepCopy() *PodDisruptionBudget {
 
 // DeepCopy returns a deep copy.
 func (o *Eviction) DeepCopy() *Eviction {
-	out := new(Eviction)
-	*out = *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.DeleteOptions = o.DeleteOptions.DeepCopy()
 	return out
 }

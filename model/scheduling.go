@@ -81,8 +81,6 @@ func isKnownSystemPriorityClass(name string, value int32, globalDefault bool) er
 	return fmt.Errorf("%v is not a known system priority class", name)
 }
 
-func (o *PriorityClass) Meta() *ObjectMeta { return &o.ObjectMeta }
-
 // GetKind returns KindPriorityClass.
 func (o *PriorityClass) GetKind() Kind { return KindPriorityClass }
 

@@ -35,9 +35,6 @@ type Unstructured struct {
 // no CustomResourceDefinition for it, as it skips other kinds it cannot create.
 func (u *Unstructured) FromClusterDump() bool { return u.dumped }
 
-// Meta returns the object's metadata.
-func (u *Unstructured) Meta() *ObjectMeta { return &u.ObjectMeta }
-
 // GetKind returns the kind the object says it is.
 func (u *Unstructured) GetKind() Kind { return u.Kind }
 

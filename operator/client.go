@@ -96,6 +96,29 @@ func (c *simClient) apiCall(ctx context.Context) error {
 	return nil
 }
 
+// begin starts a request about obj: a dry run (which the simulated API server does not
+// offer) is refused, obj's kind resolved, and the caller checked to be the running reconcile
+// process (apiCall).
+func (c *simClient) begin(ctx context.Context, obj runtime.Object, dryRun []string) (schema.GroupVersionKind, model.KindInfo, error) {
+	if err := unsupportedDryRun(dryRun); err != nil {
+		return schema.GroupVersionKind{}, model.KindInfo{}, err
+	}
+	gvk, ki, err := c.target(obj)
+	if err != nil {
+		return gvk, ki, err
+	}
+	return gvk, ki, c.apiCall(ctx)
+}
+
+// namespaceOf is the namespace a request about obj names: obj's, or none for a
+// cluster-scoped kind.
+func namespaceOf(obj client.Object, ki model.KindInfo) string {
+	if !ki.Namespaced {
+		return ""
+	}
+	return obj.GetNamespace()
+}
+
 // goroutineKey keys the id of the goroutine Reconcile was called on in its context.
 type goroutineKey struct{}
 
@@ -238,10 +261,7 @@ func filterFields(items []model.Object, sel fields.Selector) ([]model.Object, er
 // resourceVersion, defaults).
 func (c *simClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
 	co := (&client.CreateOptions{}).ApplyOptions(opts)
-	if err := unsupportedDryRun(co.DryRun); err != nil {
-		return err
-	}
-	return c.write(ctx, obj, func(mo model.Object) (model.Object, error) {
+	return c.write(ctx, obj, co.DryRun, func(mo model.Object) (model.Object, error) {
 		return c.m.env.Client.Create(ctx, mo)
 	})
 }
@@ -249,22 +269,16 @@ func (c *simClient) Create(ctx context.Context, obj client.Object, opts ...clien
 // Update replaces obj (a stale resourceVersion is a Conflict); status is not changed.
 func (c *simClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
 	uo := (&client.UpdateOptions{}).ApplyOptions(opts)
-	if err := unsupportedDryRun(uo.DryRun); err != nil {
-		return err
-	}
-	return c.write(ctx, obj, func(mo model.Object) (model.Object, error) {
+	return c.write(ctx, obj, uo.DryRun, func(mo model.Object) (model.Object, error) {
 		return c.m.env.Client.Update(ctx, mo)
 	})
 }
 
 // write converts obj, sends it with send, and converts the server's answer back into obj,
 // remembering obj's unmodelled fields for the reads that follow.
-func (c *simClient) write(ctx context.Context, obj client.Object, send func(model.Object) (model.Object, error)) error {
-	gvk, _, err := c.target(obj)
+func (c *simClient) write(ctx context.Context, obj client.Object, dryRun []string, send func(model.Object) (model.Object, error)) error {
+	gvk, _, err := c.begin(ctx, obj, dryRun)
 	if err != nil {
-		return err
-	}
-	if err := c.apiCall(ctx); err != nil {
 		return err
 	}
 	mo, err := c.m.toModel(obj, gvk)
@@ -296,22 +310,15 @@ func (c *simClient) patch(ctx context.Context, obj client.Object, subresource st
 	if patch.Type() == types.ApplyPatchType || patch.Type() == types.ApplyCBORPatchType {
 		return errServerSideApply
 	}
-	gvk, ki, err := c.target(obj)
+	gvk, ki, err := c.begin(ctx, obj, nil)
 	if err != nil {
-		return err
-	}
-	if err := c.apiCall(ctx); err != nil {
 		return err
 	}
 	data, err := patch.Data(obj)
 	if err != nil {
 		return err
 	}
-	ns := obj.GetNamespace()
-	if !ki.Namespaced {
-		ns = ""
-	}
-	out, err := c.m.env.Client.PatchSubresource(ctx, ki.Kind, ns, obj.GetName(), subresource, model.PatchType(patch.Type()), data)
+	out, err := c.m.env.Client.PatchSubresource(ctx, ki.Kind, namespaceOf(obj, ki), obj.GetName(), subresource, model.PatchType(patch.Type()), data)
 	if err != nil {
 		return err
 	}
@@ -339,25 +346,15 @@ func unsupportedDryRun(dryRun []string) error {
 // Delete deletes obj with the options' grace period, propagation policy and preconditions.
 func (c *simClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
 	do := (&client.DeleteOptions{}).ApplyOptions(opts)
-	if err := unsupportedDryRun(do.DryRun); err != nil {
-		return err
-	}
-	_, ki, err := c.target(obj)
+	_, ki, err := c.begin(ctx, obj, do.DryRun)
 	if err != nil {
-		return err
-	}
-	if err := c.apiCall(ctx); err != nil {
 		return err
 	}
 	mopts, err := deleteOptions(do)
 	if err != nil {
 		return err
 	}
-	ns := obj.GetNamespace()
-	if !ki.Namespaced {
-		ns = ""
-	}
-	return c.m.env.Client.Delete(ctx, ki.Kind, ns, obj.GetName(), mopts)
+	return c.m.env.Client.Delete(ctx, ki.Kind, namespaceOf(obj, ki), obj.GetName(), mopts)
 }
 
 func deleteOptions(do *client.DeleteOptions) (model.DeleteOptions, error) {
@@ -389,14 +386,8 @@ func deleteOptions(do *client.DeleteOptions) (model.DeleteOptions, error) {
 // client (upstream's is one request; the objects deleted are the same).
 func (c *simClient) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
 	dao := (&client.DeleteAllOfOptions{}).ApplyOptions(opts)
-	if err := unsupportedDryRun(dao.DryRun); err != nil {
-		return err
-	}
-	_, ki, err := c.target(obj)
+	_, ki, err := c.begin(ctx, obj, dao.DryRun)
 	if err != nil {
-		return err
-	}
-	if err := c.apiCall(ctx); err != nil {
 		return err
 	}
 	mopts := model.ListOptions{LabelSelector: dao.LabelSelector, FieldSelector: dao.FieldSelector}
@@ -486,19 +477,13 @@ func (s *subResourceClient) Update(ctx context.Context, obj client.Object, opts 
 		return err
 	}
 	uo := (&client.SubResourceUpdateOptions{}).ApplyOptions(opts)
-	if err := unsupportedDryRun(uo.DryRun); err != nil {
-		return err
-	}
 	if s.name == "status" {
-		return s.c.write(ctx, obj, func(mo model.Object) (model.Object, error) {
+		return s.c.write(ctx, obj, uo.DryRun, func(mo model.Object) (model.Object, error) {
 			return s.c.m.env.Client.UpdateStatus(ctx, mo)
 		})
 	}
-	_, ki, err := s.c.target(obj)
+	_, ki, err := s.c.begin(ctx, obj, uo.DryRun)
 	if err != nil {
-		return err
-	}
-	if err := s.c.apiCall(ctx); err != nil {
 		return err
 	}
 	body, ok := uo.SubResourceBody.(*autoscalingv1.Scale)

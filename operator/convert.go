@@ -101,39 +101,20 @@ func planFor(dst, src reflect.Type, depth int) (convertFunc, error) {
 
 func buildPlan(dst, src reflect.Type, depth int) (convertFunc, error) {
 	switch {
-	case dst == timeType && src == vtimeType:
+	case (dst == timeType || dst == microTimeType) && src == vtimeType:
+		// metav1.MicroTime has metav1.Time's underlying type: one conversion serves both.
 		return func(d, s reflect.Value) error {
 			v := vtime.Time(s.Int())
 			if v == 0 {
-				d.Set(reflect.Zero(timeType))
+				d.Set(reflect.Zero(dst))
 				return nil
 			}
-			d.Set(reflect.ValueOf(metav1.Time{Time: epoch.Add(v.Duration())}))
+			d.Set(reflect.ValueOf(metav1.Time{Time: epoch.Add(v.Duration())}).Convert(dst))
 			return nil
 		}, nil
-	case dst == vtimeType && src == timeType:
+	case dst == vtimeType && (src == timeType || src == microTimeType):
 		return func(d, s reflect.Value) error {
-			t := s.Interface().(metav1.Time)
-			v, err := toVirtual(t)
-			if err != nil {
-				return err
-			}
-			d.SetInt(int64(v))
-			return nil
-		}, nil
-	case dst == microTimeType && src == vtimeType:
-		return func(d, s reflect.Value) error {
-			v := vtime.Time(s.Int())
-			if v == 0 {
-				d.Set(reflect.Zero(microTimeType))
-				return nil
-			}
-			d.Set(reflect.ValueOf(metav1.MicroTime{Time: epoch.Add(v.Duration())}))
-			return nil
-		}, nil
-	case dst == vtimeType && src == microTimeType:
-		return func(d, s reflect.Value) error {
-			v, err := toVirtual(metav1.Time(s.Interface().(metav1.MicroTime)))
+			v, err := toVirtual(s.Convert(timeType).Interface().(metav1.Time))
 			if err != nil {
 				return err
 			}
@@ -185,17 +166,13 @@ func buildPlan(dst, src reflect.Type, depth int) (convertFunc, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(d, s reflect.Value) error {
-			if s.IsNil() {
-				d.Set(reflect.Zero(dst))
-				return nil
-			}
+		return zeroIfNil(dst, func(d, s reflect.Value) error {
 			if d.IsNil() || dst.Elem() == timeType || dst.Elem() == microTimeType {
 				// A time is replaced whole: a base's *metav1.Time may be shared.
 				d.Set(reflect.New(dst.Elem()))
 			}
 			return elem(d.Elem(), s.Elem())
-		}, nil
+		}), nil
 	case dk == reflect.Pointer:
 		elem, err := planFor(dst.Elem(), src, depth)
 		if err != nil {
@@ -217,23 +194,13 @@ func buildPlan(dst, src reflect.Type, depth int) (convertFunc, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(d, s reflect.Value) error {
-			if s.IsNil() {
-				d.Set(reflect.Zero(dst))
-				return nil
-			}
-			return elem(d, s.Elem())
-		}, nil
+		return zeroIfNil(dst, func(d, s reflect.Value) error { return elem(d, s.Elem()) }), nil
 	case dk == reflect.Slice && sk == reflect.Slice:
 		elem, err := planFor(dst.Elem(), src.Elem(), depth)
 		if err != nil {
 			return nil, err
 		}
-		return func(d, s reflect.Value) error {
-			if s.IsNil() {
-				d.Set(reflect.Zero(dst))
-				return nil
-			}
+		return zeroIfNil(dst, func(d, s reflect.Value) error {
 			n := s.Len()
 			out := d
 			if d.Len() != n || d.IsNil() {
@@ -251,7 +218,7 @@ func buildPlan(dst, src reflect.Type, depth int) (convertFunc, error) {
 			}
 			d.Set(out)
 			return nil
-		}, nil
+		}), nil
 	case dk == reflect.Map && sk == reflect.Map:
 		kf, err := planFor(dst.Key(), src.Key(), depth)
 		if err != nil {
@@ -261,11 +228,7 @@ func buildPlan(dst, src reflect.Type, depth int) (convertFunc, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(d, s reflect.Value) error {
-			if s.IsNil() {
-				d.Set(reflect.Zero(dst))
-				return nil
-			}
+		return zeroIfNil(dst, func(d, s reflect.Value) error {
 			out := reflect.MakeMapWithSize(dst, s.Len())
 			it := s.MapRange()
 			for it.Next() {
@@ -280,11 +243,23 @@ func buildPlan(dst, src reflect.Type, depth int) (convertFunc, error) {
 			}
 			d.Set(out)
 			return nil
-		}, nil
+		}), nil
 	case dk == reflect.Struct && sk == reflect.Struct:
 		return structPlan(dst, src, depth)
 	}
 	return nil, fmt.Errorf("convert: no conversion from %s to %s", src, dst)
+}
+
+// zeroIfNil wraps f, a conversion from a pointer, slice or map, so that a nil source sets
+// the zero value of dst (nil stays nil) and f sees only non-nil sources.
+func zeroIfNil(dst reflect.Type, f convertFunc) convertFunc {
+	return func(d, s reflect.Value) error {
+		if s.IsNil() {
+			d.Set(reflect.Zero(dst))
+			return nil
+		}
+		return f(d, s)
+	}
 }
 
 // fieldPair is one field both struct types have (by JSON name), with their index paths.

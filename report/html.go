@@ -104,10 +104,7 @@ func writeHTML(dir string, res *Result, trace []string, svgs [][]byte) error {
 	if err := encodeHTML(&buf, res, trace, svgs); err != nil {
 		return err
 	}
-	return writeAtomic(dir, HTMLFile, func(w io.Writer) error {
-		_, err := w.Write(buf.Bytes())
-		return err
-	})
+	return writeAtomicBytes(dir, HTMLFile, buf.Bytes())
 }
 
 // EncodeHTML writes the report page WriteHTML writes, with the why breakdown computed from

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"path/filepath"
 	"sort"
@@ -158,10 +157,7 @@ func Plots(res *Result) []Plot {
 // index of the replica that leads, -1 while none does.
 func leadersPlot(idx seriesIndex) (Plot, bool) {
 	p := familyPanel(idx, "leader.", "leading replica (-1: none)", true, nil, nil)
-	if len(p.lines) == 0 {
-		return Plot{}, false
-	}
-	return Plot{Name: "leaders", Title: "Leader per replicated component", panels: []panel{p}}, true
+	return singlePanel("leaders", "Leader per replicated component", p)
 }
 
 // gitopsPlot is the GitOps agent's Application: Synced (1) or not, and the resources out of
@@ -170,10 +166,15 @@ func gitopsPlot(idx seriesIndex) (Plot, bool) {
 	p := familyPanel(idx, "gitops.", "synced / resources out of sync", true,
 		[]string{"app.synced", "app.out_of_sync"},
 		map[string]lineStyle{"app.synced": solid(colGreen), "app.out_of_sync": solid(colRed)})
+	return singlePanel("gitops", "GitOps application sync status", p)
+}
+
+// singlePanel is the plot of the one panel p, or none when p has no lines.
+func singlePanel(name, title string, p panel) (Plot, bool) {
 	if len(p.lines) == 0 {
 		return Plot{}, false
 	}
-	return Plot{Name: "gitops", Title: "GitOps application sync status", panels: []panel{p}}, true
+	return Plot{Name: name, Title: title, panels: []panel{p}}, true
 }
 
 // WritePlots renders every figure of Plots(res) into dir/plots as <name>.png and <name>.svg,
@@ -205,10 +206,7 @@ func writePlotFiles(dir string, figs []Plot) (written []string, svgs [][]byte, _
 				svgs = append(svgs, data)
 			}
 			name := f.Name + "." + format
-			if err := writeAtomic(out, name, func(w io.Writer) error {
-				_, err := w.Write(data)
-				return err
-			}); err != nil {
+			if err := writeAtomicBytes(out, name, data); err != nil {
 				return written, svgs, err
 			}
 			written = append(written, filepath.Join(out, name))
@@ -571,25 +569,19 @@ func podsPlot(idx seriesIndex) (Plot, bool) {
 			"pending": solid(colOrange), "running": solid(colGreen), "terminating": solid(colRed),
 			"succeeded": solid(colBlue), "failed": solid(colBrown), "unknown": solid(colGrey),
 		})
-	if len(p.lines) == 0 {
-		return Plot{}, false
-	}
-	return Plot{Name: "pods", Title: "Pods by phase", panels: []panel{p}}, true
+	return singlePanel("pods", "Pods by phase", p)
 }
 
 func nodesPlot(idx seriesIndex) (Plot, bool) {
 	p := familyPanel(idx, "nodes.", "nodes", true,
 		[]string{"ready", "notready"},
 		map[string]lineStyle{"ready": solid(colGreen), "notready": solid(colRed)})
-	if len(p.lines) == 0 {
-		return Plot{}, false
-	}
 	for i := range p.lines {
 		if p.lines[i].label == "notready" {
 			p.lines[i].label = "not ready"
 		}
 	}
-	return Plot{Name: "nodes", Title: "Node readiness", panels: []panel{p}}, true
+	return singlePanel("nodes", "Node readiness", p)
 }
 
 // apiserverPlot stacks up to three panels, one per unit: request and rejection rates,
@@ -719,10 +711,23 @@ func apfPlot(idx seriesIndex) (Plot, bool) {
 	return Plot{Name: "apf", Title: "API Priority and Fairness per priority level", panels: panels}, true
 }
 
+// workqueuePlot is the depth of each controller's workqueue.
 func workqueuePlot(idx seriesIndex) (Plot, bool) {
+	return perObjectPlot(idx, "workqueue", "Workqueue depth per controller", "items queued", "workqueue.", ".depth", "deepest")
+}
+
+// endpointsPlot is the ready endpoints of each Service.
+func endpointsPlot(idx seriesIndex) (Plot, bool) {
+	return perObjectPlot(idx, "endpoints", "Service ready endpoints", "ready endpoints", "service.", ".ready_endpoints", "largest")
+}
+
+// perObjectPlot is a one-panel plot of an integer series per object, those named
+// prefix+OBJECT+suffix, a line each, labelled OBJECT: the maxLinesPerPanel of them with the
+// highest peaks, which the title then says in the word largest ("the 12 deepest of 30").
+func perObjectPlot(idx seriesIndex, name, title, yLabel, prefix, suffix, largest string) (Plot, bool) {
 	var names []string
-	for _, n := range idx.withPrefix("workqueue.") {
-		if strings.HasSuffix(n, ".depth") {
+	for _, n := range idx.withPrefix(prefix) {
+		if strings.HasSuffix(n, suffix) {
 			if _, ok := idx.get(n); ok {
 				names = append(names, n)
 			}
@@ -732,16 +737,15 @@ func workqueuePlot(idx seriesIndex) (Plot, bool) {
 		return Plot{}, false
 	}
 	kept, dropped := topByPeak(idx, names, maxLinesPerPanel)
-	p := panel{yLabel: "items queued", integer: true}
+	p := panel{yLabel: yLabel, integer: true}
 	for i, n := range kept {
-		ctrl := strings.TrimSuffix(strings.TrimPrefix(n, "workqueue."), ".depth")
-		p.lines = append(p.lines, line{label: ctrl, points: cleanPoints(idx.byName[n].Points), style: solid(palette[i%len(palette)])})
+		object := strings.TrimSuffix(strings.TrimPrefix(n, prefix), suffix)
+		p.lines = append(p.lines, line{label: object, points: cleanPoints(idx.byName[n].Points), style: solid(palette[i%len(palette)])})
 	}
-	title := "Workqueue depth per controller"
 	if dropped > 0 {
-		title += fmt.Sprintf(" (the %d deepest of %d)", len(kept), len(names))
+		title += fmt.Sprintf(" (the %d %s of %d)", len(kept), largest, len(names))
 	}
-	return Plot{Name: "workqueue", Title: title, panels: []panel{p}}, true
+	return Plot{Name: name, Title: title, panels: []panel{p}}, true
 }
 
 // hpaPlot stacks the offered and served load above the CPU utilization and the HPAs'
@@ -809,31 +813,6 @@ func hpaPlot(idx seriesIndex) (Plot, bool) {
 		return Plot{}, false
 	}
 	return Plot{Name: "hpa", Title: "Autoscaling: load, utilization and replicas", panels: panels}, true
-}
-
-func endpointsPlot(idx seriesIndex) (Plot, bool) {
-	var names []string
-	for _, n := range idx.withPrefix("service.") {
-		if strings.HasSuffix(n, ".ready_endpoints") {
-			if _, ok := idx.get(n); ok {
-				names = append(names, n)
-			}
-		}
-	}
-	if len(names) == 0 {
-		return Plot{}, false
-	}
-	kept, dropped := topByPeak(idx, names, maxLinesPerPanel)
-	p := panel{yLabel: "ready endpoints", integer: true}
-	for i, n := range kept {
-		svc := strings.TrimSuffix(strings.TrimPrefix(n, "service."), ".ready_endpoints")
-		p.lines = append(p.lines, line{label: svc, points: cleanPoints(idx.byName[n].Points), style: solid(palette[i%len(palette)])})
-	}
-	title := "Service ready endpoints"
-	if dropped > 0 {
-		title += fmt.Sprintf(" (the %d largest of %d)", len(kept), len(names))
-	}
-	return Plot{Name: "endpoints", Title: title, panels: []panel{p}}, true
 }
 
 // PNG renders the figure as a PNG image (96 dpi, 900 pixels wide). It returns an error if

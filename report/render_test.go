@@ -202,7 +202,7 @@ func TestRenderIsDeterministic(t *testing.T) {
 	require.Equal(t, len(a), len(b))
 	for _, n := range names {
 		assert.True(t, bytes.Equal(a[n], b[n]), "%s differs between two renders of the same result", n)
-		assert.False(t, strings.Contains(n, ".tmp-"), "temporary file %s left behind", n)
+		assert.False(t, strings.HasSuffix(n, ".tmp"), "temporary file %s left behind", n)
 	}
 }
 

@@ -46,47 +46,24 @@ func WriteSummary(w io.Writer, r *Result, opts SummaryOptions) error {
 	p("trace\t%s\n", r.TraceHash)
 	_ = tw.Flush()
 
-	fmt.Fprintln(ew)
-	if len(r.Convergence) == 0 {
-		fmt.Fprintln(ew, "convergence: no timeline actions")
-	} else {
-		fmt.Fprintln(ew, "convergence")
-		for _, c := range r.Convergence {
-			name := c.Name
-			if name == "" {
-				name = "-"
-			}
-			// The tab keeps "(… later)" in a column of its own, as it always was.
-			p("  %s\t%s at %s\t%s\n", name, c.Action, seconds(c.At), strings.Replace(ConvergenceText(c), " (", "\t(", 1))
+	writeSection(ew, tw, "convergence", "no timeline actions", r.Convergence, func(c Convergence) {
+		name := c.Name
+		if name == "" {
+			name = "-"
 		}
-		_ = tw.Flush()
-	}
-
-	fmt.Fprintln(ew)
-	if len(r.Expectations) == 0 {
-		fmt.Fprintln(ew, "expectations: none declared")
-	} else {
-		fmt.Fprintln(ew, "expectations")
-		for _, e := range r.Expectations {
-			mark := "✗"
-			if e.Passed {
-				mark = "✓"
-			}
-			p("  %s %s\t%s\n", mark, e.Name, e.Message)
+		// The tab keeps "(… later)" in a column of its own, as it always was.
+		p("  %s\t%s at %s\t%s\n", name, c.Action, seconds(c.At), strings.Replace(ConvergenceText(c), " (", "\t(", 1))
+	})
+	writeSection(ew, tw, "expectations", "none declared", r.Expectations, func(e ExpectationResult) {
+		mark := "✗"
+		if e.Passed {
+			mark = "✓"
 		}
-		_ = tw.Flush()
-	}
-
-	fmt.Fprintln(ew)
-	if len(r.Verdicts) == 0 {
-		fmt.Fprintln(ew, "verdicts: none (everything the run created converged)")
-	} else {
-		fmt.Fprintln(ew, "verdicts")
-		for _, v := range r.Verdicts {
-			p("  %s\tdesired %d, ready %d (short %d)\t%s: %s\n", v.Workload, v.Desired, v.Ready, v.Short, v.Reason, v.Message)
-		}
-		_ = tw.Flush()
-	}
+		p("  %s %s\t%s\n", mark, e.Name, e.Message)
+	})
+	writeSection(ew, tw, "verdicts", "none (everything the run created converged)", r.Verdicts, func(v Verdict) {
+		p("  %s\tdesired %d, ready %d (short %d)\t%s: %s\n", v.Workload, v.Desired, v.Ready, v.Short, v.Reason, v.Message)
+	})
 
 	fmt.Fprintln(ew)
 	if opts.ResultPath != "" {
@@ -110,6 +87,22 @@ func WriteSummary(w io.Writer, r *Result, opts SummaryOptions) error {
 	}
 	fmt.Fprintf(ew, "%s (%d/%d expectations held)\n", verdict, held, len(r.Expectations))
 	return ew.err
+}
+
+// writeSection writes one section of the summary after a blank line: the title, then a row
+// per item (row writes it to tw, which is flushed at the end), or "title: none" (none says
+// what none means) when there are no items.
+func writeSection[T any](w io.Writer, tw *tabwriter.Writer, title, none string, items []T, row func(T)) {
+	fmt.Fprintln(w)
+	if len(items) == 0 {
+		fmt.Fprintf(w, "%s: %s\n", title, none)
+		return
+	}
+	fmt.Fprintln(w, title)
+	for _, it := range items {
+		row(it)
+	}
+	_ = tw.Flush()
 }
 
 // ConvergenceText says in words when the world converged after c's action: when it last

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -10,10 +9,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/reconsim/reconsim/internal/atomicfile"
 )
 
 // File names inside an output directory.
@@ -52,10 +52,7 @@ func WriteResult(dir string, r *Result) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(dir, ResultFile, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
+	return writeAtomicBytes(dir, ResultFile, data)
 }
 
 // WriteEvents writes events to dir/events.jsonl, one JSON object per line in the given order,
@@ -120,49 +117,24 @@ func WriteSeriesCSV(dir string, series []Series) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(dir, SeriesFile, func(w io.Writer) error {
+	return writeAtomicBytes(dir, SeriesFile, data)
+}
+
+// writeAtomic writes dir/name through fill, atomically and synced (atomicfile.Write),
+// creating dir if needed.
+func writeAtomic(dir, name string, fill func(w io.Writer) error) error {
+	if err := atomicfile.Write(dir, name, true, fill); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// writeAtomicBytes writes data to dir/name as writeAtomic does.
+func writeAtomicBytes(dir, name string, data []byte) error {
+	return writeAtomic(dir, name, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
-}
-
-// writeAtomic creates dir, writes name's content through fill into a temporary file in dir,
-// syncs it and renames it to dir/name.
-func writeAtomic(dir, name string, fill func(w io.Writer) error) (err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("report: creating output directory: %w", err)
-	}
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("report: writing %s: %w", name, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err = fill(bw); err != nil {
-		return fmt.Errorf("report: writing %s: %w", name, err)
-	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("report: writing %s: %w", name, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("report: writing %s: %w", name, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("report: writing %s: %w", name, err)
-	}
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return fmt.Errorf("report: writing %s: %w", name, err)
-	}
-	if err = os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		return fmt.Errorf("report: writing %s: %w", name, err)
-	}
-	return nil
 }
 
 // ReadResult reads a result.json. It returns an error if the file cannot be read, is not

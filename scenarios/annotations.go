@@ -110,10 +110,5 @@ func AnnotationsMarkdown() string {
 // AnnotationsEnd replaced by the current AnnotationsMarkdown, or an error if a marker is
 // missing.
 func ReplaceAnnotationsSection(doc string) (string, error) {
-	begin := strings.Index(doc, AnnotationsBegin)
-	end := strings.Index(doc, AnnotationsEnd)
-	if begin < 0 || end < 0 || end < begin {
-		return "", fmt.Errorf("the annotation table markers %q and %q are missing or out of order", AnnotationsBegin, AnnotationsEnd)
-	}
-	return doc[:begin+len(AnnotationsBegin)] + "\n" + AnnotationsMarkdown() + doc[end:], nil
+	return replaceGeneratedSection(doc, "annotation table", AnnotationsBegin, AnnotationsEnd, AnnotationsMarkdown())
 }

@@ -541,40 +541,15 @@ func (p *fastParser) double(i int) (*yaml.Node, int) {
 				return nil, 0 // a line continuation
 			}
 			var width int
-			switch e := p.data[j+1]; e {
-			case '0':
-				buf = append(buf, 0)
-			case 'a':
-				buf = append(buf, '\a')
-			case 'b':
-				buf = append(buf, '\b')
-			case 't':
-				buf = append(buf, '\t')
-			case 'n':
-				buf = append(buf, '\n')
-			case 'v':
-				buf = append(buf, '\v')
-			case 'f':
-				buf = append(buf, '\f')
-			case 'r':
-				buf = append(buf, '\r')
-			case 'e':
-				buf = append(buf, 0x1b)
-			case ' ', '"', '\'', '\\': // yaml.v3 has no \/
-				buf = append(buf, e)
-			case 'N':
-				buf = utf8.AppendRune(buf, 0x85)
-			case '_':
-				buf = utf8.AppendRune(buf, 0xa0)
-			case 'L':
-				buf = utf8.AppendRune(buf, 0x2028)
-			case 'P':
-				buf = utf8.AppendRune(buf, 0x2029)
-			case 'x':
+			e := p.data[j+1]
+			switch r, ok := doubleQuotedEscapes[e]; {
+			case ok:
+				buf = utf8.AppendRune(buf, r)
+			case e == 'x':
 				width = 2
-			case 'u':
+			case e == 'u':
 				width = 4
-			case 'U':
+			case e == 'U':
 				width = 8
 			default:
 				return nil, 0
@@ -605,6 +580,15 @@ func (p *fastParser) double(i int) (*yaml.Node, int) {
 	return nil, 0
 }
 
+// doubleQuotedEscapes maps the character after a backslash in a double-quoted scalar to the
+// character it stands for (YAML 1.2 section 5.7, as yaml.v3 reads them; yaml.v3 has no \/).
+// \x, \u and \U, followed by hex digits, are read apart.
+var doubleQuotedEscapes = map[byte]rune{
+	'0': 0, 'a': '\a', 'b': '\b', 't': '\t', 'n': '\n', 'v': '\v', 'f': '\f', 'r': '\r', 'e': 0x1b,
+	' ': ' ', '"': '"', '\'': '\'', '\\': '\\',
+	'N': 0x85, '_': 0xa0, 'L': 0x2028, 'P': 0x2029,
+}
+
 func hexDigit(c byte) (byte, bool) {
 	switch {
 	case c >= '0' && c <= '9':
@@ -619,14 +603,7 @@ func hexDigit(c byte) (byte, bool) {
 
 // flowSeq parses a flow sequence on one line.
 func (p *fastParser) flowSeq(i int) (*yaml.Node, int) {
-	if p.depth++; p.depth > fastMaxDepth {
-		return nil, 0
-	}
-	defer func() { p.depth-- }()
-	seq := p.node(yaml.SequenceNode, "!!seq", i)
-	seq.Style = yaml.FlowStyle
-	mark := len(p.stack)
-	end, empty := p.flowEntries(i, ']', func(j int) int {
+	return p.flowCollection(i, yaml.SequenceNode, "!!seq", ']', func(j int) int {
 		item, end := p.inline(j, true)
 		if item == nil {
 			return -1
@@ -634,13 +611,52 @@ func (p *fastParser) flowSeq(i int) (*yaml.Node, int) {
 		p.stack = append(p.stack, item)
 		return end
 	})
+}
+
+// flowMap parses a flow mapping on one line.
+func (p *fastParser) flowMap(i int) (*yaml.Node, int) {
+	return p.flowCollection(i, yaml.MappingNode, "!!map", '}', func(j int) int {
+		key, end := p.inline(j, true)
+		if key == nil || key.Kind != yaml.ScalarNode || end-j > fastMaxKeyBytes {
+			return -1
+		}
+		j = p.skipSpaces(end)
+		if j+1 >= p.eol || p.data[j] != ':' || p.data[j+1] != ' ' {
+			return -1
+		}
+		j = p.skipSpaces(j + 1)
+		if j == p.eol || p.data[j] == ',' || p.data[j] == '}' {
+			return -1 // an empty value
+		}
+		value, end := p.inline(j, true)
+		if value == nil {
+			return -1
+		}
+		p.stack = append(p.stack, key, value)
+		return end
+	})
+}
+
+// flowCollection parses the one-line flow collection (a node of kind and tag) that opens at i
+// and that closer ends: entry parses one entry at j, pushing its nodes on the stack, and
+// returns where it ends, or -1. It returns the node and the position after closer, or nil when
+// the line is not such a collection.
+func (p *fastParser) flowCollection(i int, kind yaml.Kind, tag string, closer byte, entry func(j int) int) (*yaml.Node, int) {
+	if p.depth++; p.depth > fastMaxDepth {
+		return nil, 0
+	}
+	defer func() { p.depth-- }()
+	n := p.node(kind, tag, i)
+	n.Style = yaml.FlowStyle
+	mark := len(p.stack)
+	end, empty := p.flowEntries(i, closer, entry)
 	if end < 0 {
 		return nil, 0
 	}
 	if !empty {
-		seq.Content = p.collect(mark)
+		n.Content = p.collect(mark)
 	}
-	return seq, end
+	return n, end
 }
 
 // flowEntries parses the entries of the one-line flow collection that opens at i and that
@@ -673,42 +689,4 @@ func (p *fastParser) flowEntries(i int, closer byte, entry func(j int) int) (int
 			return -1, false
 		}
 	}
-}
-
-// flowMap parses a flow mapping on one line.
-func (p *fastParser) flowMap(i int) (*yaml.Node, int) {
-	if p.depth++; p.depth > fastMaxDepth {
-		return nil, 0
-	}
-	defer func() { p.depth-- }()
-	m := p.node(yaml.MappingNode, "!!map", i)
-	m.Style = yaml.FlowStyle
-	mark := len(p.stack)
-	end, empty := p.flowEntries(i, '}', func(j int) int {
-		key, end := p.inline(j, true)
-		if key == nil || key.Kind != yaml.ScalarNode || end-j > fastMaxKeyBytes {
-			return -1
-		}
-		j = p.skipSpaces(end)
-		if j+1 >= p.eol || p.data[j] != ':' || p.data[j+1] != ' ' {
-			return -1
-		}
-		j = p.skipSpaces(j + 1)
-		if j == p.eol || p.data[j] == ',' || p.data[j] == '}' {
-			return -1 // an empty value
-		}
-		value, end := p.inline(j, true)
-		if value == nil {
-			return -1
-		}
-		p.stack = append(p.stack, key, value)
-		return end
-	})
-	if end < 0 {
-		return nil, 0
-	}
-	if !empty {
-		m.Content = p.collect(mark)
-	}
-	return m, end
 }

@@ -100,10 +100,17 @@ func writeArgRow(b *strings.Builder, k Key, parent string) {
 // ReplaceReferenceSection returns doc with the text between ReferenceBegin and ReferenceEnd
 // replaced by ReferenceMarkdown, or an error if a marker is missing.
 func ReplaceReferenceSection(doc string) (string, error) {
-	begin := strings.Index(doc, ReferenceBegin)
-	end := strings.Index(doc, ReferenceEnd)
-	if begin < 0 || end < 0 || end < begin {
-		return "", fmt.Errorf("the reference markers %q and %q are missing or out of order", ReferenceBegin, ReferenceEnd)
+	return replaceGeneratedSection(doc, "reference", ReferenceBegin, ReferenceEnd, ReferenceMarkdown())
+}
+
+// replaceGeneratedSection returns doc with the text between the markers begin and end
+// replaced by content, or an error naming the section (what: "reference") if a marker is
+// missing or they are out of order.
+func replaceGeneratedSection(doc, what, begin, end, content string) (string, error) {
+	b := strings.Index(doc, begin)
+	e := strings.Index(doc, end)
+	if b < 0 || e < 0 || e < b {
+		return "", fmt.Errorf("the %s markers %q and %q are missing or out of order", what, begin, end)
 	}
-	return doc[:begin+len(ReferenceBegin)] + "\n" + ReferenceMarkdown() + doc[end:], nil
+	return doc[:b+len(begin)] + "\n" + content + doc[e:], nil
 }

@@ -16,15 +16,15 @@ func (p *parser) checkMetrics(raw *rawMetrics) {
 		return
 	}
 	for _, e := range raw.entries {
-		name := e.name.Value
+		name := e.key.Value
 		path := "metrics." + name
 		if !namePattern.MatchString(name) {
-			p.errAt(e.name, path, fmt.Sprintf("invalid metric name %q", name), "letters, digits, '.', '_' and '-', starting with a letter or digit")
+			p.errAt(e.key, path, fmt.Sprintf("invalid metric name %q", name), "letters, digits, '.', '_' and '-', starting with a letter or digit")
 			continue
 		}
-		f := e.metric.fields
-		if e.metric.node == nil {
-			p.errAt(e.name, path, "no metric given", "e.g. "+name+": {convergence: crash}")
+		f := e.value.fields
+		if e.value.node == nil {
+			p.errAt(e.key, path, "no metric given", "e.g. "+name+": {convergence: crash}")
 			continue
 		}
 		set := []bool{f.Convergence.set(), f.Expectation.set(), f.Series != nil, f.VirtualSeconds.set(), f.EventsProcessed.set(), f.Events.set()}
@@ -35,8 +35,8 @@ func (p *parser) checkMetrics(raw *rawMetrics) {
 			}
 		}
 		if n != 1 {
-			if e.metric.node.Kind == yaml.MappingNode {
-				p.errAt(e.metric.node, path, fmt.Sprintf("a metric has exactly one of %s; this one has %d", strings.Join(metricKinds, ", "), n), "")
+			if e.value.node.Kind == yaml.MappingNode {
+				p.errAt(e.value.node, path, fmt.Sprintf("a metric has exactly one of %s; this one has %d", strings.Join(metricKinds, ", "), n), "")
 			}
 			continue
 		}

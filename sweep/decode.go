@@ -61,20 +61,29 @@ func (s *scalarText) DecodeYAMLWith(d *model.Decoder, n *yaml.Node) {
 	*s = scalarText(n.Value)
 }
 
-// keyValue is one entry of a mapping whose keys are data (parameter keys, metric names).
-type keyValue struct {
-	key, value *yaml.Node
+// orderedMapping is a mapping whose keys are data (parameter keys, metric names), kept in
+// file order, each value decoded into a V. Merge keys are refused (the order they would give
+// is surprising), as are non-scalar and duplicate keys.
+type orderedMapping[V any] struct {
+	node    *yaml.Node
+	entries []mappingEntry[V]
 }
 
-// mappingEntries returns the entries of n in file order. Merge keys are refused (the order
-// they would give is surprising), as are non-scalar and duplicate keys.
-func mappingEntries(d *model.Decoder, n *yaml.Node, what, hint string) ([]keyValue, bool) {
+// mappingEntry is one entry of an orderedMapping.
+type mappingEntry[V any] struct {
+	key   *yaml.Node
+	value V
+}
+
+// decode decodes n, a mapping of what (the hint says how one is written), in file order.
+func (m *orderedMapping[V]) decode(d *model.Decoder, n *yaml.Node, what, hint string) {
+	m.node = n
 	if n.Kind != yaml.MappingNode {
 		d.Fail(n, fmt.Sprintf("expected %s (a mapping), got %s", what, describe(n)), hint)
-		return nil, false
+		return
 	}
-	var out []keyValue
 	first := map[string]*yaml.Node{}
+	var values []*yaml.Node // decoded once every key is checked, so key errors come first
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.AliasNode && k.Alias != nil {
@@ -93,34 +102,21 @@ func mappingEntries(d *model.Decoder, n *yaml.Node, what, hint string) ([]keyVal
 			continue
 		}
 		first[k.Value] = k
-		out = append(out, keyValue{k, v})
+		m.entries = append(m.entries, mappingEntry[V]{key: k})
+		values = append(values, v)
 	}
-	return out, true
+	for i, v := range values {
+		e := &m.entries[i]
+		d.DecodeField(v, e.key.Value, &e.value)
+	}
 }
 
-// rawParameters is `parameters:`, a mapping from --set keys to values, in file order.
-type rawParameters struct {
-	node    *yaml.Node
-	entries []rawParameter
-}
-
-type rawParameter struct {
-	key    *yaml.Node
-	values rawValues
-}
+// rawParameters is `parameters:`, a mapping from --set keys to their values, in file order.
+type rawParameters struct{ orderedMapping[rawValues] }
 
 // DecodeYAMLWith decodes the mapping, keeping its order.
 func (p *rawParameters) DecodeYAMLWith(d *model.Decoder, n *yaml.Node) {
-	p.node = n
-	entries, ok := mappingEntries(d, n, "parameters", "parameters: {KEY: [VALUE, ...], KEY: {range: {from: A, to: B, step: S}}}")
-	if !ok {
-		return
-	}
-	for _, e := range entries {
-		rp := rawParameter{key: e.key}
-		d.DecodeField(e.value, e.key.Value, &rp.values)
-		p.entries = append(p.entries, rp)
-	}
+	p.decode(d, n, "parameters", "parameters: {KEY: [VALUE, ...], KEY: {range: {from: A, to: B, step: S}}}")
 }
 
 // rawValues is one parameter's values: a list, {range: ...} or {logRange: ...}.
@@ -206,28 +202,11 @@ func (s *rawSample) DecodeYAMLWith(d *model.Decoder, n *yaml.Node) {
 }
 
 // rawMetrics is `metrics:`, a mapping from names to metric definitions, in file order.
-type rawMetrics struct {
-	node    *yaml.Node
-	entries []rawMetricEntry
-}
-
-type rawMetricEntry struct {
-	name   *yaml.Node
-	metric rawMetric
-}
+type rawMetrics struct{ orderedMapping[rawMetric] }
 
 // DecodeYAMLWith decodes the mapping, keeping its order.
 func (m *rawMetrics) DecodeYAMLWith(d *model.Decoder, n *yaml.Node) {
-	m.node = n
-	entries, ok := mappingEntries(d, n, "metrics", "metrics: {recovery: {convergence: crash}, ...}")
-	if !ok {
-		return
-	}
-	for _, e := range entries {
-		rm := rawMetricEntry{name: e.key}
-		d.DecodeField(e.value, e.key.Value, &rm.metric)
-		m.entries = append(m.entries, rm)
-	}
+	m.decode(d, n, "metrics", "metrics: {recovery: {convergence: crash}, ...}")
 }
 
 // rawMetric is one metric: a mapping with one kind key, or the bare words virtualSeconds or

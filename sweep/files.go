@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/reconsim/reconsim/internal/atomicfile"
 
 	"github.com/reconsim/reconsim/report"
 )
@@ -27,41 +28,13 @@ func encodeJSON(v any) ([]byte, error) {
 // dir if needed, so a reader never sees a partial file (synced before the rename).
 func WriteAtomic(dir, name string, data []byte) error { return writeAtomic(dir, name, data, true) }
 
-// writeAtomic writes data to dir/name through a temporary file in dir and a rename, creating
-// dir if needed, so a reader never sees a partial file. With durable the data is synced
-// before the rename; per-run files skip that (thousands of syncs cost seconds, and a run
-// file lost in a crash is only rerun by Resume, which refuses a file it cannot read).
-func writeAtomic(dir, name string, data []byte, durable bool) (err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("sweep: creating %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("sweep: writing %s: %w", name, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("sweep: writing %s: %w", name, err)
-	}
-	if durable {
-		if err = f.Sync(); err != nil {
-			return fmt.Errorf("sweep: writing %s: %w", name, err)
-		}
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("sweep: writing %s: %w", name, err)
-	}
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return fmt.Errorf("sweep: writing %s: %w", name, err)
-	}
-	if err = os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		return fmt.Errorf("sweep: writing %s: %w", name, err)
+// writeAtomic writes data to dir/name atomically (atomicfile.WriteBytes), creating dir if
+// needed. With durable the data is synced before the rename; per-run files skip that
+// (thousands of syncs cost seconds, and a run file lost in a crash is only rerun by Resume,
+// which refuses a file it cannot read).
+func writeAtomic(dir, name string, data []byte, durable bool) error {
+	if err := atomicfile.WriteBytes(dir, name, durable, data); err != nil {
+		return fmt.Errorf("sweep: %w", err)
 	}
 	return nil
 }

@@ -340,7 +340,7 @@ func (p *parser) checkParameters(raw *rawParameters) {
 		}
 		param := Parameter{Key: key, Type: typ}
 		var nodes []*yaml.Node
-		switch v := e.values; {
+		switch v := e.value; {
 		case v.list != nil:
 			seen := map[string]*yaml.Node{}
 			for i, x := range v.list {
@@ -364,16 +364,16 @@ func (p *parser) checkParameters(raw *rawParameters) {
 			continue // the decoder reported it
 		}
 		if len(param.Values) == 0 {
-			if e.values.list != nil || e.values.node != nil && e.values.node.Kind == yaml.SequenceNode {
-				p.errAt(e.values.node, path, "no values", valuesHint)
+			if e.value.list != nil || e.value.node != nil && e.value.node.Kind == yaml.SequenceNode {
+				p.errAt(e.value.node, path, "no values", valuesHint)
 			}
 			continue
 		}
 		if len(param.Values) > MaxValuesPerParameter {
-			p.errAt(e.values.node, path, fmt.Sprintf("%d values, more than the limit of %d", len(param.Values), MaxValuesPerParameter), "")
+			p.errAt(e.value.node, path, fmt.Sprintf("%d values, more than the limit of %d", len(param.Values), MaxValuesPerParameter), "")
 			continue
 		}
-		p.checkValues(path, param, nodes, e.values.node)
+		p.checkValues(path, param, nodes, e.value.node)
 		p.spec.Parameters = append(p.spec.Parameters, param)
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/reconsim/reconsim/internal/atomicfile"
+
 	"github.com/spf13/pflag"
 
 	"github.com/reconsim/reconsim/model"
@@ -292,12 +294,12 @@ func (c *cli) cmdRun(args []string) int {
 		fmt.Fprintf(c.stderr, "sim run: %v\n", err)
 		return exitUsage
 	}
-	traceFile, err := newAtomicFile(dir, report.TraceFile)
+	traceFile, err := atomicfile.Create(dir, report.TraceFile)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "sim run: output directory %s: %v\n", dir, err)
 		return exitUsage
 	}
-	defer traceFile.discard()
+	defer traceFile.Discard()
 	sinks := []io.Writer{traceFile}
 	var traceOut *bufio.Writer
 	if *trace {
@@ -329,8 +331,9 @@ func (c *cli) cmdRun(args []string) int {
 			fmt.Fprintf(c.stderr, "sim run: writing the trace: %v\n", err)
 		}
 	}
-	if err := traceFile.commit(); err != nil {
-		fmt.Fprintf(c.stderr, "sim run: writing %s: %v\n", report.TraceFile, err)
+	// Not synced: a trace is large and a rerun rewrites it.
+	if err := traceFile.Commit(false); err != nil {
+		fmt.Fprintf(c.stderr, "sim run: %v\n", err)
 	}
 	if res != nil {
 		res.WallSeconds = wall.Seconds()
@@ -397,53 +400,6 @@ func (c *cli) writeFiles(dir string, res *report.Result) error {
 		return err
 	}
 	return report.Render(dir, res)
-}
-
-// atomicFile is a buffered file written under a temporary name in its directory and renamed
-// to its final name by commit; discard removes it if commit never happened.
-type atomicFile struct {
-	f         *os.File
-	w         *bufio.Writer
-	final     string
-	committed bool
-}
-
-func newAtomicFile(dir, name string) (*atomicFile, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
-	if err != nil {
-		return nil, err
-	}
-	return &atomicFile{f: f, w: bufio.NewWriterSize(f, 1<<20), final: filepath.Join(dir, name)}, nil
-}
-
-func (a *atomicFile) Write(p []byte) (int, error) { return a.w.Write(p) }
-
-func (a *atomicFile) commit() error {
-	if err := a.w.Flush(); err != nil {
-		return err
-	}
-	if err := a.f.Close(); err != nil {
-		return err
-	}
-	// CreateTemp makes the file 0600; every output is 0644, as report's files are.
-	if err := os.Chmod(a.f.Name(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(a.f.Name(), a.final); err != nil {
-		return err
-	}
-	a.committed = true
-	return nil
-}
-
-func (a *atomicFile) discard() {
-	if !a.committed {
-		a.f.Close()
-		os.Remove(a.f.Name())
-	}
 }
 
 // checkOutDir checks that a run may write into dir. A run owns its output directory: it

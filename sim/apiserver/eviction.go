@@ -231,7 +231,7 @@ func (s *Store) checkAndDecrement(podName string, stored *model.PodDisruptionBud
 	pdb := stored.DeepCopy()
 	pdb.Status.DisruptionsAllowed--
 	if pdb.Status.DisruptionsAllowed == 0 {
-		s.updateDisruptionAllowedCondition(pdb)
+		model.UpdateDisruptionAllowedCondition(pdb, s.k.Now())
 	}
 	if pdb.Status.DisruptedPods == nil {
 		pdb.Status.DisruptedPods = make(map[string]vtime.Time)
@@ -239,33 +239,6 @@ func (s *Store) checkAndDecrement(podName string, stored *model.PodDisruptionBud
 	pdb.Status.DisruptedPods[podName] = s.k.Now()
 	_, err := s.UpdateStatus(pdb) // carries the read resourceVersion: a stale budget is 409
 	return err
-}
-
-// updateDisruptionAllowedCondition is upstream pdbhelper.UpdateDisruptionAllowedCondition
-// with apimeta.SetStatusCondition: the transition time moves only when the status changes.
-func (s *Store) updateDisruptionAllowedCondition(pdb *model.PodDisruptionBudget) {
-	want := model.Condition{
-		Type:               model.DisruptionAllowedCondition,
-		Status:             model.ConditionFalse,
-		Reason:             model.InsufficientPodsReason,
-		ObservedGeneration: pdb.Status.ObservedGeneration,
-	}
-	if pdb.Status.DisruptionsAllowed > 0 {
-		want.Status, want.Reason = model.ConditionTrue, model.SufficientPodsReason
-	}
-	conds := pdb.Status.Conditions
-	i := slices.IndexFunc(conds, func(c model.Condition) bool { return c.Type == want.Type })
-	if i < 0 {
-		want.LastTransitionTime = s.k.Now()
-		pdb.Status.Conditions = append(conds, want)
-		return
-	}
-	c := &conds[i]
-	if c.Status != want.Status {
-		c.Status = want.Status
-		c.LastTransitionTime = s.k.Now()
-	}
-	c.Reason, c.Message, c.ObservedGeneration = want.Reason, want.Message, want.ObservedGeneration
 }
 
 // addConditionAndDeletePod is upstream addConditionAndDeletePod: the latest pod (checked

@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -60,7 +59,7 @@ func (s *Store) patch(kind model.Kind, namespace, name string, pt model.PatchTyp
 	if len(patch) > maxPatchBytes {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("patch is %d bytes, more than the limit of %d", len(patch), maxPatchBytes))
 	}
-	patchDoc, err := decodeJSON(patch)
+	patchDoc, err := model.DecodeJSONExact(patch)
 	if err != nil {
 		return nil, apierrors.NewBadRequest("invalid JSON merge patch: " + err.Error())
 	}
@@ -71,7 +70,7 @@ func (s *Store) patch(kind model.Kind, namespace, name string, pt model.PatchTyp
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("encoding %s %q: %v", kind, name, err))
 	}
-	currentDoc, err := decodeJSON(current)
+	currentDoc, err := model.DecodeJSONExact(current)
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("decoding %s %q: %v", kind, name, err))
 	}
@@ -101,20 +100,6 @@ func (s *Store) patch(kind model.Kind, namespace, name string, pt model.PatchTyp
 		action = "patch-status"
 	}
 	return s.update(ks, obj, status, action)
-}
-
-// decodeJSON decodes one JSON document, keeping numbers exact.
-func decodeJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("unexpected data after the JSON document")
-	}
-	return v, nil
 }
 
 // mergePatch is RFC 7386 MergePatch: an object patch merges key by key (null deletes a key),

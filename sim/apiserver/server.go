@@ -403,18 +403,26 @@ func (s *Server) serveEviction(req *Request) Response {
 	if !ok {
 		return Response{Err: apierrors.NewBadRequest("pods/eviction needs an Eviction object")}
 	}
-	namespace, name := req.Namespace, req.Name
-	if namespace == "" {
-		namespace = ev.Namespace
-	}
-	if name == "" {
-		name = ev.Name
-	}
+	namespace, name := subresourceTarget(req, ev)
 	obj, err := s.store.Evict(namespace, name, ev)
 	if err != nil {
 		return Response{Err: err}
 	}
 	return Response{Object: obj, ResourceVersion: obj.Meta().ResourceVersion}
+}
+
+// subresourceTarget is the object a subresource write (an eviction, a scale update) is about:
+// the namespace and name of the request, each taken from the body's metadata when the request
+// leaves it out.
+func subresourceTarget(req *Request, body model.Object) (namespace, name string) {
+	namespace, name = req.Namespace, req.Name
+	if namespace == "" {
+		namespace = body.Meta().Namespace
+	}
+	if name == "" {
+		name = body.Meta().Name
+	}
+	return namespace, name
 }
 
 // serveScale serves a get or update on the scale subresource (Store.GetScale,
@@ -432,13 +440,7 @@ func (s *Server) serveScale(req *Request) Response {
 		if !ok {
 			return Response{Err: apierrors.NewBadRequest("the scale subresource needs a Scale object")}
 		}
-		namespace, name := req.Namespace, req.Name
-		if namespace == "" {
-			namespace = body.Namespace
-		}
-		if name == "" {
-			name = body.Name
-		}
+		namespace, name := subresourceTarget(req, body)
 		scale, err = s.store.UpdateScale(req.Kind, namespace, name, body)
 	default:
 		return Response{Err: apierrors.NewMethodNotSupported(schema.GroupResource{Resource: s.resourceName(req.Kind) + "/scale"}, string(req.Verb))}

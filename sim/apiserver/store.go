@@ -349,7 +349,9 @@ func (s *Store) create(ks *kindStore, obj model.Object) (model.Object, error) {
 	// rest.BeforeCreate.
 	meta.DeletionTimestamp = nil
 	meta.DeletionGracePeriodSeconds = nil
-	ks.strat.prepareForCreate(obj)
+	if ks.strat.prepareForCreate != nil {
+		ks.strat.prepareForCreate(obj)
+	}
 	generated := meta.Name == "" && meta.GenerateName != ""
 	if generated {
 		meta.Name = s.generateName(meta.GenerateName)
@@ -470,10 +472,12 @@ func (s *Store) update(ks *kindStore, obj model.Object, status bool, action stri
 	}
 	// rest.BeforeUpdate: requests cannot set generation, uid, creation or deletion times.
 	meta.Generation = oldMeta.Generation
+	prepare := ks.strat.prepareForUpdate
 	if status {
-		ks.strat.prepareForStatusUpdate(obj, old)
-	} else {
-		ks.strat.prepareForUpdate(obj, old)
+		prepare = ks.strat.prepareForStatusUpdate
+	}
+	if prepare != nil {
+		prepare(obj, old)
 	}
 	if meta.UID == "" {
 		meta.UID = oldMeta.UID

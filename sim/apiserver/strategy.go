@@ -30,15 +30,18 @@ type strategy struct {
 	// allowCreateOnUpdate: an update of a missing object creates it (PUT creates).
 	allowCreateOnUpdate bool
 	gc                  gcPolicy
-	// prepareForCreate resets what a client may not set on create (status, generation).
+	// prepareForCreate resets what a client may not set on create (status, generation); nil
+	// when the kind has nothing to reset.
 	prepareForCreate func(obj model.Object)
 	// beforeValidate, when set, completes a new object with the UID it is about to get, before
 	// validation (upstream fills the UID in rest.BeforeCreate before the strategy's Validate,
 	// where the Job strategy generates its selector).
 	beforeValidate func(obj model.Object, uid string)
-	// prepareForUpdate carries over what a main-resource update may not change (status).
+	// prepareForUpdate carries over what a main-resource update may not change (status); nil
+	// when nothing.
 	prepareForUpdate func(obj, old model.Object)
-	// prepareForStatusUpdate carries over what a status update may not change (spec, ...).
+	// prepareForStatusUpdate carries over what a status update may not change (spec, ...);
+	// nil when nothing.
 	prepareForStatusUpdate func(obj, old model.Object)
 	// specEqual compares specs; nil when the kind does not track metadata.generation.
 	specEqual func(a, b model.Object) bool
@@ -187,7 +190,6 @@ func nodeStrategy() *strategy {
 		allowUnconditionalUpdate: true,
 		allowCreateOnUpdate:      false,
 		gc:                       gcDeleteDependents,
-		prepareForCreate:         func(model.Object) {},
 		prepareForUpdate: func(obj, old model.Object) {
 			obj.(*model.Node).Status = old.(*model.Node).Status
 		},
@@ -213,7 +215,6 @@ func namespaceStrategy() *strategy {
 		prepareForUpdate: func(obj, old model.Object) {
 			obj.(*model.Namespace).Status = old.(*model.Namespace).Status
 		},
-		prepareForStatusUpdate: func(model.Object, model.Object) {},
 	}
 }
 
@@ -224,9 +225,6 @@ func leaseStrategy() *strategy {
 		allowUnconditionalUpdate: false,
 		allowCreateOnUpdate:      true,
 		gc:                       gcDeleteDependents,
-		prepareForCreate:         func(model.Object) {},
-		prepareForUpdate:         func(model.Object, model.Object) {},
-		prepareForStatusUpdate:   func(model.Object, model.Object) {},
 	}
 }
 
@@ -237,9 +235,6 @@ func eventStrategy() *strategy {
 		allowUnconditionalUpdate: true,
 		allowCreateOnUpdate:      true,
 		gc:                       gcUnsupported,
-		prepareForCreate:         func(model.Object) {},
-		prepareForUpdate:         func(model.Object, model.Object) {},
-		prepareForStatusUpdate:   func(model.Object, model.Object) {},
 	}
 }
 

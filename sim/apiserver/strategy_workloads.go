@@ -90,8 +90,6 @@ func endpointSliceStrategy() *strategy {
 		prepareForCreate: func(obj model.Object) {
 			obj.Meta().Generation = 1
 		},
-		prepareForUpdate:       func(model.Object, model.Object) {},
-		prepareForStatusUpdate: func(model.Object, model.Object) {},
 		specEqual: func(a, b model.Object) bool {
 			ea, eb := a.(*model.EndpointSlice), b.(*model.EndpointSlice)
 			return ea.AddressType == eb.AddressType &&

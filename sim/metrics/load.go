@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -99,15 +100,9 @@ type UsageModel struct {
 // SetDefaults fills the defaults: namespace "default", name the target's name, metric
 // DefaultMetricName, noise interval DefaultNoiseInterval.
 func (l *LoadSpec) SetDefaults() {
-	if l.Target.Namespace == "" {
-		l.Target.Namespace = DefaultNamespace
-	}
-	if l.Name == "" {
-		l.Name = l.Target.Name
-	}
-	if l.Metric == "" {
-		l.Metric = DefaultMetricName
-	}
+	l.Target.Namespace = cmp.Or(l.Target.Namespace, DefaultNamespace)
+	l.Name = cmp.Or(l.Name, l.Target.Name)
+	l.Metric = cmp.Or(l.Metric, DefaultMetricName)
 	if l.Noise != nil && l.Noise.Interval == 0 {
 		l.Noise.Interval = DefaultNoiseInterval
 	}

@@ -112,11 +112,9 @@ type SeriesShape struct {
 	Points []SeriesPoint `json:"points,omitempty"`
 }
 
-// SeriesPoint is one recorded value.
-type SeriesPoint struct {
-	At    time.Duration `json:"at"`
-	Value float64       `json:"value"`
-}
+// SeriesPoint is one recorded value: a Step's data, interpolated linearly to the next point
+// instead of held.
+type SeriesPoint = Step
 
 // Kind names the member that is set ("constant", "steps", "ramp", "sine", "spikes",
 // "series"), or "" when none or more than one is.
@@ -165,6 +163,38 @@ func checkTime(path string, d time.Duration) *FieldError {
 	return nil
 }
 
+// checkDuration checks the length of a ramp or spike: longer than 0s, at most MaxShapeTime.
+func checkDuration(path string, d time.Duration) *FieldError {
+	if d <= 0 || d > MaxShapeTime {
+		return fieldErr(path, "must be longer than 0s and at most %s, got %s", MaxShapeTime, d)
+	}
+	return nil
+}
+
+// tooMany is the error of a list at path that has n items (nouns: "steps"), more than max.
+func tooMany(path, nouns string, n, max int) *FieldError {
+	return fieldErr(path, "has %d %s; at most %d are allowed", n, nouns, max)
+}
+
+// checkPoints checks the steps or series points listed under path (noun names one, "step"):
+// at most max of them, each a value in [0, MaxLoadValue] at a time in [0, MaxShapeTime], in
+// strictly increasing time.
+func checkPoints(path, noun string, points []Step, max int) []*FieldError {
+	if len(points) > max {
+		return []*FieldError{tooMany(path, noun+"s", len(points), max)}
+	}
+	var errs []*FieldError
+	for i, pt := range points {
+		ip := indexPath(path, i)
+		errs = appendErr(errs, checkTime(childPath(ip, "at"), pt.At))
+		errs = appendErr(errs, checkValue(childPath(ip, "value"), pt.Value))
+		if i > 0 && pt.At <= points[i-1].At {
+			errs = append(errs, fieldErr(childPath(ip, "at"), "must be after the previous %s's at (%s), got %s", noun, points[i-1].At, pt.At))
+		}
+	}
+	return errs
+}
+
 func appendErr(errs []*FieldError, e *FieldError) []*FieldError {
 	if e != nil {
 		errs = append(errs, e)
@@ -193,26 +223,13 @@ func (s *Shape) Validate(path string) []*FieldError {
 	case s.Steps != nil:
 		p := childPath(path, "steps")
 		errs = appendErr(errs, checkValue(childPath(p, "initial"), s.Steps.Initial))
-		if len(s.Steps.Steps) > MaxSteps {
-			errs = append(errs, fieldErr(childPath(p, "steps"), "has %d steps; at most %d are allowed", len(s.Steps.Steps), MaxSteps))
-			break
-		}
-		for i, st := range s.Steps.Steps {
-			ip := indexPath(childPath(p, "steps"), i)
-			errs = appendErr(errs, checkTime(childPath(ip, "at"), st.At))
-			errs = appendErr(errs, checkValue(childPath(ip, "value"), st.Value))
-			if i > 0 && st.At <= s.Steps.Steps[i-1].At {
-				errs = append(errs, fieldErr(childPath(ip, "at"), "must be after the previous step's at (%s), got %s", s.Steps.Steps[i-1].At, st.At))
-			}
-		}
+		errs = append(errs, checkPoints(childPath(p, "steps"), "step", s.Steps.Steps, MaxSteps)...)
 	case s.Ramp != nil:
 		p := childPath(path, "ramp")
 		errs = appendErr(errs, checkValue(childPath(p, "from"), s.Ramp.From))
 		errs = appendErr(errs, checkValue(childPath(p, "to"), s.Ramp.To))
 		errs = appendErr(errs, checkTime(childPath(p, "start"), s.Ramp.Start))
-		if s.Ramp.Duration <= 0 || s.Ramp.Duration > MaxShapeTime {
-			errs = append(errs, fieldErr(childPath(p, "duration"), "must be longer than 0s and at most %s, got %s", MaxShapeTime, s.Ramp.Duration))
-		}
+		errs = appendErr(errs, checkDuration(childPath(p, "duration"), s.Ramp.Duration))
 	case s.Sine != nil:
 		p := childPath(path, "sine")
 		errs = appendErr(errs, checkValue(childPath(p, "base"), s.Sine.Base))
@@ -228,15 +245,13 @@ func (s *Shape) Validate(path string) []*FieldError {
 		p := childPath(path, "spikes")
 		errs = appendErr(errs, checkValue(childPath(p, "base"), s.Spikes.Base))
 		if len(s.Spikes.Spikes) > MaxSpikes {
-			errs = append(errs, fieldErr(childPath(p, "spikes"), "has %d spikes; at most %d are allowed", len(s.Spikes.Spikes), MaxSpikes))
+			errs = append(errs, tooMany(childPath(p, "spikes"), "spikes", len(s.Spikes.Spikes), MaxSpikes))
 			break
 		}
 		for i, sp := range s.Spikes.Spikes {
 			ip := indexPath(childPath(p, "spikes"), i)
 			errs = appendErr(errs, checkTime(childPath(ip, "at"), sp.At))
-			if sp.Duration <= 0 || sp.Duration > MaxShapeTime {
-				errs = append(errs, fieldErr(childPath(ip, "duration"), "must be longer than 0s and at most %s, got %s", MaxShapeTime, sp.Duration))
-			}
+			errs = appendErr(errs, checkDuration(childPath(ip, "duration"), sp.Duration))
 			switch {
 			case (sp.Factor == nil) == (sp.Value == nil):
 				errs = append(errs, fieldErr(ip, "needs exactly one of factor and value"))
@@ -265,18 +280,7 @@ func (s *Shape) Validate(path string) []*FieldError {
 			}
 			break
 		}
-		if len(s.Series.Points) > MaxSeriesPoints {
-			errs = append(errs, fieldErr(childPath(p, "points"), "has %d points; at most %d are allowed", len(s.Series.Points), MaxSeriesPoints))
-			break
-		}
-		for i, pt := range s.Series.Points {
-			ip := indexPath(childPath(p, "points"), i)
-			errs = appendErr(errs, checkTime(childPath(ip, "at"), pt.At))
-			errs = appendErr(errs, checkValue(childPath(ip, "value"), pt.Value))
-			if i > 0 && pt.At <= s.Series.Points[i-1].At {
-				errs = append(errs, fieldErr(childPath(ip, "at"), "must be after the previous point's at (%s), got %s", s.Series.Points[i-1].At, pt.At))
-			}
-		}
+		errs = append(errs, checkPoints(childPath(p, "points"), "point", s.Series.Points, MaxSeriesPoints)...)
 	}
 	return errs
 }

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -45,21 +46,11 @@ type CorrelatorOptions struct {
 }
 
 func (o CorrelatorOptions) withDefaults() CorrelatorOptions {
-	if o.LRUCacheSize == 0 {
-		o.LRUCacheSize = DefaultLRUCacheSize
-	}
-	if o.BurstSize == 0 {
-		o.BurstSize = DefaultSpamBurst
-	}
-	if o.QPS == 0 {
-		o.QPS = DefaultSpamQPS
-	}
-	if o.MaxEvents == 0 {
-		o.MaxEvents = DefaultAggregateMaxEvents
-	}
-	if o.MaxIntervalInSeconds == 0 {
-		o.MaxIntervalInSeconds = DefaultAggregateIntervalInSeconds
-	}
+	o.LRUCacheSize = cmp.Or(o.LRUCacheSize, DefaultLRUCacheSize)
+	o.BurstSize = cmp.Or(o.BurstSize, DefaultSpamBurst)
+	o.QPS = cmp.Or(o.QPS, DefaultSpamQPS)
+	o.MaxEvents = cmp.Or(o.MaxEvents, DefaultAggregateMaxEvents)
+	o.MaxIntervalInSeconds = cmp.Or(o.MaxIntervalInSeconds, DefaultAggregateIntervalInSeconds)
 	return o
 }
 
