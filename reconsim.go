@@ -1,7 +1,6 @@
 package reconsim
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/atomicfile"
 	"github.com/reconsim/reconsim/internal/cli"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/operator"
@@ -292,13 +292,15 @@ func Run(ctx context.Context, scenario Scenario, opts ...Option) (res *Result, e
 		return nil, inputError(scenario, err)
 	}
 	copts := cluster.Options{Seed: c.seed, SeedSet: c.seedSet, Overrides: c.overrides, Controllers: c.controllers}
-	var traceFile *traceFile
+	// trace.txt streams as the run goes, under a temporary name that Commit renames, so an
+	// interrupted run leaves no half file under the final name.
+	var traceFile *atomicfile.File
 	if c.out != "" {
-		traceFile, err = newTraceFile(c.out)
+		traceFile, err = atomicfile.Create(c.out, report.TraceFile)
 		if err != nil {
 			return nil, fmt.Errorf("reconsim: %w", err)
 		}
-		defer traceFile.discard()
+		defer traceFile.Discard()
 	}
 	switch {
 	case traceFile != nil && c.trace != nil:
@@ -319,8 +321,8 @@ func Run(ctx context.Context, scenario Scenario, opts ...Option) (res *Result, e
 		return nil, inputError(scenario, runErr)
 	}
 	if c.out != "" && res != nil {
-		if err := traceFile.commit(); err != nil {
-			return res, fmt.Errorf("reconsim: writing %s: %w", report.TraceFile, err)
+		if err := traceFile.Commit(false); err != nil {
+			return res, fmt.Errorf("reconsim: %w", err)
 		}
 		if err := writeFiles(c.out, res); err != nil {
 			return res, fmt.Errorf("reconsim: %w", err)
@@ -375,49 +377,6 @@ func writeFiles(dir string, res *Result) error {
 		return err
 	}
 	return report.Render(dir, res)
-}
-
-// traceFile is DIR/trace.txt written under a temporary name and renamed by commit, so an
-// interrupted write leaves no half file under the final name.
-type traceFile struct {
-	f         *os.File
-	w         *bufio.Writer
-	final     string
-	committed bool
-}
-
-func newTraceFile(dir string) (*traceFile, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(dir, "."+report.TraceFile+".*.tmp")
-	if err != nil {
-		return nil, err
-	}
-	return &traceFile{f: f, w: bufio.NewWriterSize(f, 1<<20), final: filepath.Join(dir, report.TraceFile)}, nil
-}
-
-func (t *traceFile) Write(p []byte) (int, error) { return t.w.Write(p) }
-
-func (t *traceFile) commit() error {
-	if err := t.w.Flush(); err != nil {
-		return err
-	}
-	if err := t.f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(t.f.Name(), t.final); err != nil {
-		return err
-	}
-	t.committed = true
-	return nil
-}
-
-func (t *traceFile) discard() {
-	if !t.committed {
-		t.f.Close()
-		os.Remove(t.f.Name())
-	}
 }
 
 // Main runs the whole `sim` command line (run, sweep, validate, explain, report, merge, ...)

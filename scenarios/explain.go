@@ -225,12 +225,7 @@ const (
 // ReplaceFlagsSection returns doc with the text between FlagsBegin and FlagsEnd replaced by
 // the current FlagsMarkdown, or an error if a marker is missing.
 func ReplaceFlagsSection(doc string) (string, error) {
-	begin := strings.Index(doc, FlagsBegin)
-	end := strings.Index(doc, FlagsEnd)
-	if begin < 0 || end < 0 || end < begin {
-		return "", fmt.Errorf("the flag table markers %q and %q are missing or out of order", FlagsBegin, FlagsEnd)
-	}
-	return doc[:begin+len(FlagsBegin)] + "\n" + FlagsMarkdown() + doc[end:], nil
+	return replaceGeneratedSection(doc, "flag table", FlagsBegin, FlagsEnd, FlagsMarkdown())
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
