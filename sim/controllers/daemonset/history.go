@@ -3,12 +3,10 @@ package daemonset
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
+	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,70 +14,17 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+	"github.com/reconsim/reconsim/sim/controllers/internal/history"
 )
-
-// safeEncodeAlphabet is the alphabet of upstream's rand.SafeEncodeString.
-const safeEncodeAlphabet = "bcdfghjklmnpqrstvwxz2456789"
-
-// safeEncodeString maps every byte of s to a letter of safeEncodeAlphabet (upstream
-// k8s.io/apimachinery/pkg/util/rand.SafeEncodeString).
-func safeEncodeString(s string) string {
-	out := make([]byte, len(s))
-	for i := 0; i < len(s); i++ {
-		out[i] = safeEncodeAlphabet[int(s[i])%len(safeEncodeAlphabet)]
-	}
-	return string(out)
-}
-
-// templateJSON is the canonical encoding of a template: encoding/json writes struct fields in
-// declaration order and map keys sorted, so equal templates encode to equal bytes in every
-// run.
-func templateJSON(t *model.PodTemplateSpec) ([]byte, error) { return json.Marshal(t) }
-
-// computeHash is upstream controller.ComputeHash: FNV-1a (32-bit) over the template, then, if
-// set, the collision count as 8 little-endian bytes (4 used), printed in decimal and
-// safe-encoded. Upstream feeds the template through hashutil.DeepHashObject (a spew dump); the
-// simulator feeds its canonical JSON instead, which is as deterministic and changes exactly
-// when the template does. Hash values therefore differ from a real cluster's.
-func computeHash(template *model.PodTemplateSpec, collisionCount *int32) (string, error) {
-	data, err := templateJSON(template)
-	if err != nil {
-		return "", err
-	}
-	h := fnv.New32a()
-	h.Write(data)
-	if collisionCount != nil {
-		b := make([]byte, 8)
-		binary.LittleEndian.PutUint32(b, uint32(*collisionCount))
-		h.Write(b)
-	}
-	return safeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10)), nil
-}
-
-// getPatch is the data upstream stores in a DaemonSet revision, {"spec":{"template":{...,
-// "$patch":"replace"}}}, built from template (upstream getPatch). The simulator stores the
-// template typed; these bytes are what revisions are compared by.
-func getPatch(template *model.PodTemplateSpec) ([]byte, error) {
-	raw, err := templateJSON(template)
-	if err != nil {
-		return nil, err
-	}
-	var tmpl map[string]any
-	if err := json.Unmarshal(raw, &tmpl); err != nil {
-		return nil, err
-	}
-	tmpl["$patch"] = "replace"
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
-}
 
 // match reports whether the revision records the DaemonSet's current template (upstream
 // Match).
-func match(ds *model.DaemonSet, history *model.ControllerRevision) (bool, error) {
-	a, err := getPatch(&ds.Spec.Template)
+func match(ds *model.DaemonSet, rev *model.ControllerRevision) (bool, error) {
+	a, err := history.TemplatePatch(&ds.Spec.Template)
 	if err != nil {
 		return false, err
 	}
-	b, err := getPatch(&history.Data.Template)
+	b, err := history.TemplatePatch(&rev.Data.Template)
 	if err != nil {
 		return false, err
 	}
@@ -95,6 +40,9 @@ func maxRevision(histories []*model.ControllerRevision) int64 {
 	return m
 }
 
+// sortByRevision sorts old revisions by number, then name, for cleanupHistory (upstream
+// historiesByRevision, which compares numbers only). It is not history.SortControllerRevisions:
+// upstream's DaemonSet controller does not break ties by creation time, and neither does this.
 func sortByRevision(histories []*model.ControllerRevision) {
 	slices.SortStableFunc(histories, func(a, b *model.ControllerRevision) int {
 		switch {
@@ -226,35 +174,26 @@ func (dsc *Controller) dedupCurHistories(ctx context.Context, ds *model.DaemonSe
 	return keep, nil
 }
 
-// snapshot creates the revision of ds's current template, named "<ds>-<hash>" with the
-// template's labels plus the hash label and ds's annotations (upstream snapshot). If the name
-// is taken by an equal revision, that one is returned; by a different one (a hash collision),
-// status.collisionCount is bumped after checking it is not stale, and the AlreadyExists error
-// is returned so that the sync is retried with the new count.
-func (dsc *Controller) snapshot(ctx context.Context, ds *model.DaemonSet, revision int64) (*model.ControllerRevision, error) {
-	hash, err := computeHash(&ds.Spec.Template, ds.Status.CollisionCount)
-	if err != nil {
-		return nil, err
-	}
-	name := ds.Name + "-" + hash
-	history := &model.ControllerRevision{Revision: revision}
-	history.Name = name
-	history.Namespace = ds.Namespace
-	history.Labels = make(map[string]string, len(ds.Spec.Template.Labels)+1)
-	for k, v := range ds.Spec.Template.Labels { //detlint:ordered copying entries into a map
-		history.Labels[k] = v
-	}
-	history.Labels[DefaultDaemonSetUniqueLabelKey] = hash
+// newRevision returns the revision of ds's current template with hash (ComputeHash of it) at
+// revision number revision, as upstream snapshot builds it: named "<ds>-<hash>", with the
+// template's labels plus the hash label and ds's annotations, controlled by ds.
+func newRevision(ds *model.DaemonSet, hash string, revision int64) *model.ControllerRevision {
+	cr := history.NewControllerRevision(ds, controllerRef(ds), &ds.Spec.Template, ds.Name+"-"+hash, hash, revision)
 	if len(ds.Annotations) > 0 {
-		history.Annotations = make(map[string]string, len(ds.Annotations))
-		for k, v := range ds.Annotations { //detlint:ordered copying entries into a map
-			history.Annotations[k] = v
-		}
+		cr.Annotations = maps.Clone(ds.Annotations)
 	}
-	history.OwnerReferences = []model.OwnerReference{controllerRef(ds)}
-	ds.Spec.Template.DeepCopyInto(&history.Data.Template)
+	return cr
+}
 
-	created, err := dsc.client.Create(ctx, history)
+// snapshot creates the revision of ds's current template (newRevision; upstream snapshot). If
+// the name is taken by an equal revision, that one is returned; by a different one (a hash
+// collision), status.collisionCount is bumped after checking it is not stale, and the
+// AlreadyExists error is returned so that the sync is retried with the new count.
+func (dsc *Controller) snapshot(ctx context.Context, ds *model.DaemonSet, revision int64) (*model.ControllerRevision, error) {
+	hash := controllerutil.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	rev := newRevision(ds, hash, revision)
+	name := rev.Name
+	created, err := dsc.client.Create(ctx, rev)
 	if err == nil {
 		cr := created.(*model.ControllerRevision)
 		dsc.stats.RevisionsCreated++

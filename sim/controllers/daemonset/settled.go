@@ -1,6 +1,9 @@
 package daemonset
 
-import "github.com/reconsim/reconsim/model"
+import (
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+)
 
 // Settled returns what the controller would have left behind for ds (as stored, with its UID)
 // on nodes after a complete rollout from nothing: the ControllerRevision of its template
@@ -12,26 +15,8 @@ import "github.com/reconsim/reconsim/model"
 // available and updated). A scenario's settled objects use it, so that a settled DaemonSet is
 // the one the controller would recognise as its own and leave alone.
 func Settled(ds *model.DaemonSet, nodes []*model.Node) (*model.ControllerRevision, []*model.Pod, model.DaemonSetStatus, error) {
-	hash, err := computeHash(&ds.Spec.Template, ds.Status.CollisionCount)
-	if err != nil {
-		return nil, nil, model.DaemonSetStatus{}, err
-	}
-	rev := &model.ControllerRevision{Revision: 1}
-	rev.Name = ds.Name + "-" + hash
-	rev.Namespace = ds.Namespace
-	rev.Labels = make(map[string]string, len(ds.Spec.Template.Labels)+1)
-	for k, v := range ds.Spec.Template.Labels { //detlint:ordered copying entries into a map
-		rev.Labels[k] = v
-	}
-	rev.Labels[DefaultDaemonSetUniqueLabelKey] = hash
-	if len(ds.Annotations) > 0 {
-		rev.Annotations = make(map[string]string, len(ds.Annotations))
-		for k, v := range ds.Annotations { //detlint:ordered copying entries into a map
-			rev.Annotations[k] = v
-		}
-	}
-	rev.OwnerReferences = []model.OwnerReference{controllerRef(ds)}
-	ds.Spec.Template.DeepCopyInto(&rev.Data.Template)
+	hash := controllerutil.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	rev := newRevision(ds, hash, 1)
 
 	generation, err := getTemplateGeneration(ds)
 	if err != nil {

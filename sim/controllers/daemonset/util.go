@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/history"
 )
 
 // Taint keys the daemon pod tolerations name ([api@HEAD] core/v1/well_known_taints.go).
@@ -30,8 +31,8 @@ const (
 const (
 	// DefaultDaemonSetUniqueLabelKey is the label carrying the hash of the revision a pod (or
 	// a ControllerRevision) belongs to (apps.DefaultDaemonSetUniqueLabelKey =
-	// ControllerRevisionHashLabelKey).
-	DefaultDaemonSetUniqueLabelKey = "controller-revision-hash"
+	// ControllerRevisionHashLabelKey), the label every ControllerRevision carries.
+	DefaultDaemonSetUniqueLabelKey = history.ControllerRevisionHashLabel
 	// DaemonSetTemplateGenerationKey is the legacy label with the template generation
 	// (apps.DaemonSetTemplateGenerationKey).
 	DaemonSetTemplateGenerationKey = "pod-template-generation"

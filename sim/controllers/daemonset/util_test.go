@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -193,25 +194,20 @@ func TestSurgeAndUnavailableCounts(t *testing.T) {
 
 func TestComputeHash(t *testing.T) {
 	d := newDaemonSet("agent", "agent:v1")
-	h1, err := computeHash(&d.Spec.Template, nil)
-	require.NoError(t, err)
-	again, err := computeHash(&d.DeepCopy().Spec.Template, nil)
-	require.NoError(t, err)
+	h1 := controllerutil.ComputeHash(&d.Spec.Template, nil)
+	again := controllerutil.ComputeHash(&d.DeepCopy().Spec.Template, nil)
 	assert.Equal(t, h1, again)
 	// Pinned: if this changes, so does every DaemonSet revision name and pod hash label.
 	assert.Equal(t, "f74d6bdd6", h1)
 
-	zero, err := computeHash(&d.Spec.Template, model.Ptr(int32(0)))
-	require.NoError(t, err)
-	one, err := computeHash(&d.Spec.Template, model.Ptr(int32(1)))
-	require.NoError(t, err)
+	zero := controllerutil.ComputeHash(&d.Spec.Template, model.Ptr(int32(0)))
+	one := controllerutil.ComputeHash(&d.Spec.Template, model.Ptr(int32(1)))
 	assert.NotEqual(t, h1, zero, "a nil and a zero collision count hash differently, as upstream")
 	assert.NotEqual(t, zero, one)
 
 	d2 := d.DeepCopy()
 	d2.Spec.Template.Spec.Containers[0].Image = "agent:v2"
-	h2, err := computeHash(&d2.Spec.Template, nil)
-	require.NoError(t, err)
+	h2 := controllerutil.ComputeHash(&d2.Spec.Template, nil)
 	assert.NotEqual(t, h1, h2)
 
 	// match compares templates, whatever else the DaemonSet or the revision carry.

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 func TestComputeHash(t *testing.T) {
@@ -32,7 +33,7 @@ func TestComputeHash(t *testing.T) {
 	})
 	t.Run("uses the safe alphabet", func(t *testing.T) {
 		for _, c := range h {
-			assert.True(t, strings.ContainsRune(safeEncodeAlphabet, c), "%q", c)
+			assert.True(t, strings.ContainsRune(controllerutil.SafeEncodeAlphabet, c), "%q", c)
 		}
 		assert.LessOrEqual(t, len(h), 10, "the decimal of a uint32 has at most 10 digits")
 	})
@@ -55,5 +56,5 @@ func TestComputeHash(t *testing.T) {
 
 func TestSafeEncodeString(t *testing.T) {
 	// Digit d maps to alphabet[(48+d) % 27]: 0->4 1->5 2->6 3->7 4->8 5->9 6->b 7->c 8->d 9->f.
-	assert.Equal(t, "456789bcdf", safeEncodeString("0123456789"))
+	assert.Equal(t, "456789bcdf", controllerutil.SafeEncodeString("0123456789"))
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/controllers/internal/history"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -58,7 +59,7 @@ func terminatingReason(pod *model.Pod) string {
 func (ssc *Controller) updateStatefulSet(ctx context.Context, set *model.StatefulSet, pods []*model.Pod, selector labels.Selector, st *syncState) (*model.StatefulSetStatus, error) {
 	set = set.DeepCopy()
 	revisions := ssc.listRevisions(set, selector)
-	sortControllerRevisions(revisions)
+	history.SortControllerRevisions(revisions)
 	current, update, status, err := ssc.performUpdate(ctx, set, pods, revisions, st)
 	truncErr := ssc.truncateHistory(ctx, set, pods, revisions, current, update)
 	if err != nil {

@@ -3,12 +3,8 @@ package statefulset
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"slices"
-	"strconv"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
@@ -16,80 +12,18 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+	"github.com/reconsim/reconsim/sim/controllers/internal/history"
 )
-
-// ControllerRevisionHashLabel is the label every ControllerRevision carries with its hash
-// (upstream history.ControllerRevisionHashLabel).
-const ControllerRevisionHashLabel = "controller-revision-hash"
-
-// maxRevisionNamePrefix is the longest parent-name prefix of a revision name (upstream
-// ControllerRevisionName truncates the prefix to 223 characters).
-const maxRevisionNamePrefix = 223
 
 // maxHashCollisions bounds CreateControllerRevision's probing; upstream loops until a free
 // name is found, which with a 32-bit hash takes a handful of tries at most.
 const maxHashCollisions = 1000
 
-// safeEncodeAlphabet is the alphabet of upstream's rand.SafeEncodeString (no vowels, no
-// characters that read alike), which turns a decimal hash into a name-safe string.
-const safeEncodeAlphabet = "bcdfghjklmnpqrstvwxz2456789"
-
-// safeEncodeString maps every byte of s to a letter of safeEncodeAlphabet (upstream
-// k8s.io/apimachinery/pkg/util/rand.SafeEncodeString).
-func safeEncodeString(s string) string {
-	out := make([]byte, len(s))
-	for i := 0; i < len(s); i++ {
-		out[i] = safeEncodeAlphabet[int(s[i])%len(safeEncodeAlphabet)]
-	}
-	return string(out)
-}
-
-// revisionPatch returns the bytes upstream stores as a StatefulSet revision's data (getPatch:
-// {"spec":{"template":{...,"$patch":"replace"}}}). The simulator keeps the template typed in
-// ControllerRevision.Data; these bytes are what its hash and equality are computed on. They
-// are deterministic: encoding/json writes struct fields in declaration order and map keys
-// sorted, and the template holds no floating-point values.
-func revisionPatch(template *model.PodTemplateSpec) ([]byte, error) {
-	raw, err := json.Marshal(template)
-	if err != nil {
-		return nil, err
-	}
-	var tmpl map[string]any
-	if err := json.Unmarshal(raw, &tmpl); err != nil {
-		return nil, err
-	}
-	tmpl["$patch"] = "replace"
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
-}
-
-// hashControllerRevision is upstream history.HashControllerRevision: FNV-1 (32-bit) over the
-// revision's data, then the decimal collision count if there is one, printed in decimal and
-// safe-encoded. The data is revisionPatch of the template, so equal templates hash alike in
-// every run; the value differs from a real cluster's only because upstream's JSON carries the
-// fields the model does not have.
-func hashControllerRevision(data []byte, collisionCount *int32) string {
-	h := fnv.New32()
-	h.Write(data)
-	if collisionCount != nil {
-		h.Write([]byte(strconv.FormatInt(int64(*collisionCount), 10)))
-	}
-	return safeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
-}
-
-// controllerRevisionName is "<prefix>-<hash>" with the prefix cut to 223 characters (upstream
-// ControllerRevisionName).
-func controllerRevisionName(prefix, hash string) string {
-	if len(prefix) > maxRevisionNamePrefix {
-		prefix = prefix[:maxRevisionNamePrefix]
-	}
-	return prefix + "-" + hash
-}
-
 // newRevision returns the ControllerRevision that records set's current template at revision
 // number revision (upstream newRevision with history.NewControllerRevision): labels are the
 // template's plus the hash label, the owner is set, the name is "<set>-<hash>".
 func newRevision(set *model.StatefulSet, revision int64, collisionCount *int32) (*model.ControllerRevision, error) {
-	data, err := revisionPatch(&set.Spec.Template)
+	data, err := history.TemplatePatch(&set.Spec.Template)
 	if err != nil {
 		return nil, err
 	}
@@ -98,23 +32,13 @@ func newRevision(set *model.StatefulSet, revision int64, collisionCount *int32) 
 
 // newRevisionWithData is newRevision for data already computed from set's template.
 func newRevisionWithData(set *model.StatefulSet, data []byte, revision int64, collisionCount *int32) *model.ControllerRevision {
-	cr := &model.ControllerRevision{Revision: revision}
-	cr.Namespace = set.Namespace
-	cr.Labels = make(map[string]string, len(set.Spec.Template.Labels)+1)
-	for k, v := range set.Spec.Template.Labels { //detlint:ordered copying entries into a map
-		cr.Labels[k] = v
-	}
-	cr.OwnerReferences = []model.OwnerReference{controllerRef(set)}
-	set.Spec.Template.DeepCopyInto(&cr.Data.Template)
-	hash := hashControllerRevision(data, collisionCount)
-	cr.Name = controllerRevisionName(set.Name, hash)
-	cr.Labels[ControllerRevisionHashLabel] = hash
-	return cr
+	hash := history.HashControllerRevision(data, collisionCount)
+	return history.NewControllerRevision(set, controllerRef(set), &set.Spec.Template, history.ControllerRevisionName(set.Name, hash), hash, revision)
 }
 
-// revisionData returns the revision's data bytes (see revisionPatch).
+// revisionData returns the revision's data bytes (see history.TemplatePatch).
 func revisionData(cr *model.ControllerRevision) []byte {
-	b, err := revisionPatch(&cr.Data.Template)
+	b, err := history.TemplatePatch(&cr.Data.Template)
 	if err != nil {
 		// A template that cannot be encoded equals nothing; encoding a model template cannot
 		// fail in practice (no channels, funcs or NaNs).
@@ -151,13 +75,13 @@ func (c *revisionDataCache) get(cr *model.ControllerRevision) []byte {
 
 func (c *revisionDataCache) forget(uid string) { delete(c.byUID, uid) }
 
-// templateData returns revisionPatch of set's template, remembered per set for its current
+// templateData returns history.TemplatePatch of set's template, remembered per set for its current
 // generation: the template is part of the spec, so it can only change with the generation.
 func (ssc *Controller) templateData(set *model.StatefulSet) ([]byte, error) {
 	if e, ok := ssc.tmplData[set.UID]; ok && e.generation == set.Generation && set.Generation != 0 {
 		return e.data, nil
 	}
-	data, err := revisionPatch(&set.Spec.Template)
+	data, err := history.TemplatePatch(&set.Spec.Template)
 	if err != nil {
 		return nil, err
 	}
@@ -171,53 +95,6 @@ func (ssc *Controller) templateData(set *model.StatefulSet) ([]byte, error) {
 type templateDataEntry struct {
 	generation int64
 	data       []byte
-}
-
-// equalRevision is upstream history.EqualRevision: two revisions with different hash labels
-// differ; otherwise they are equal when their data is.
-func equalRevision(lhs, rhs *model.ControllerRevision, data func(*model.ControllerRevision) []byte) bool {
-	if lhs == nil || rhs == nil {
-		return lhs == rhs
-	}
-	lh, lok := lhs.Labels[ControllerRevisionHashLabel]
-	rh, rok := rhs.Labels[ControllerRevisionHashLabel]
-	if lok && rok && lh != rh {
-		return false
-	}
-	l, r := data(lhs), data(rhs)
-	return l != nil && bytes.Equal(l, r)
-}
-
-// findEqualRevisions returns the revisions equal to needle, in the order given (upstream
-// history.FindEqualRevisions).
-func findEqualRevisions(revisions []*model.ControllerRevision, needle *model.ControllerRevision, data func(*model.ControllerRevision) []byte) []*model.ControllerRevision {
-	var out []*model.ControllerRevision
-	for _, r := range revisions {
-		if equalRevision(r, needle, data) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// sortControllerRevisions sorts by revision number, then creation time, then name (upstream
-// history.SortControllerRevisions).
-func sortControllerRevisions(revisions []*model.ControllerRevision) {
-	slices.SortStableFunc(revisions, func(a, b *model.ControllerRevision) int {
-		switch {
-		case a.Revision != b.Revision:
-			if a.Revision < b.Revision {
-				return -1
-			}
-			return 1
-		case a.CreationTimestamp != b.CreationTimestamp:
-			if a.CreationTimestamp < b.CreationTimestamp {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
 }
 
 // nextRevision is one more than the highest revision number, 1 for no revisions (upstream
@@ -268,8 +145,8 @@ func (ssc *Controller) createControllerRevision(ctx context.Context, set *model.
 	clone := revision.DeepCopy()
 	data := revisionData(revision)
 	for i := 0; i < maxHashCollisions; i++ {
-		hash := hashControllerRevision(data, collisionCount)
-		clone.Name = controllerRevisionName(set.Name, hash)
+		hash := history.HashControllerRevision(data, collisionCount)
+		clone.Name = history.ControllerRevisionName(set.Name, hash)
 		created, err := ssc.client.Create(ctx, clone)
 		if apierrors.IsAlreadyExists(err) {
 			obj, getErr := ssc.client.Get(ctx, model.KindControllerRevision, set.Namespace, clone.Name)
@@ -375,9 +252,9 @@ func (ssc *Controller) getStatefulSetRevisions(ctx context.Context, set *model.S
 		return nil, nil, collisionCount, err
 	}
 	update = newRevisionWithData(set, data, nextRevision(revisions), &collisionCount)
-	equal := findEqualRevisions(revisions, update, ssc.revData.get)
+	equal := history.FindEqualRevisions(revisions, update, ssc.revData.get)
 	switch {
-	case len(equal) > 0 && equalRevision(revisions[len(revisions)-1], equal[len(equal)-1], ssc.revData.get):
+	case len(equal) > 0 && history.EqualRevision(revisions[len(revisions)-1], equal[len(equal)-1], ssc.revData.get):
 		// The latest revision is the template: nothing changed.
 		update = revisions[len(revisions)-1]
 	case len(equal) > 0:

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/history"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
@@ -122,7 +123,7 @@ func TestTraces(t *testing.T) {
 				"revisions": func(d *datadriven.TestData) string {
 					var b strings.Builder
 					for _, r := range w.revisions() {
-						fmt.Fprintf(&b, "%s revision=%d hash=%s image=%s\n", r.Name, r.Revision, r.Labels[ControllerRevisionHashLabel], r.Data.Template.Spec.Containers[0].Image)
+						fmt.Fprintf(&b, "%s revision=%d hash=%s image=%s\n", r.Name, r.Revision, r.Labels[history.ControllerRevisionHashLabel], r.Data.Template.Spec.Containers[0].Image)
 					}
 					return b.String()
 				},

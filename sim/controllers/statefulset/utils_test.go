@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+	"github.com/reconsim/reconsim/sim/controllers/internal/history"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
 
 	"github.com/stretchr/testify/assert"
@@ -131,10 +133,10 @@ func TestRevisionHashing(t *testing.T) {
 	assert.Equal(t, r1.Name, r1again.Name, "the same template gives the same name")
 	assert.True(t, strings.HasPrefix(r1.Name, "db-"))
 	hash := strings.TrimPrefix(r1.Name, "db-")
-	assert.Equal(t, hash, r1.Labels[ControllerRevisionHashLabel])
+	assert.Equal(t, hash, r1.Labels[history.ControllerRevisionHashLabel])
 	assert.Equal(t, "db", r1.Labels["app"], "revisions carry the template labels")
 	for _, c := range hash {
-		assert.Contains(t, safeEncodeAlphabet, string(c))
+		assert.Contains(t, controllerutil.SafeEncodeAlphabet, string(c))
 	}
 
 	// Pinned: if this changes, so does every revision name in every trace. (The traces show
@@ -148,7 +150,7 @@ func TestRevisionHashing(t *testing.T) {
 	r2, err := newRevision(other, 7, model.Ptr(int32(0)))
 	require.NoError(t, err)
 	assert.Equal(t, r1.Name, r2.Name)
-	assert.True(t, equalRevision(r1, r2, revisionData))
+	assert.True(t, history.EqualRevision(r1, r2, revisionData))
 
 	// The template matters; so does the collision count.
 	changed := set.DeepCopy()
@@ -156,11 +158,11 @@ func TestRevisionHashing(t *testing.T) {
 	r3, err := newRevision(changed, 2, model.Ptr(int32(0)))
 	require.NoError(t, err)
 	assert.NotEqual(t, r1.Name, r3.Name)
-	assert.False(t, equalRevision(r1, r3, revisionData))
+	assert.False(t, history.EqualRevision(r1, r3, revisionData))
 	r4, err := newRevision(set, 1, model.Ptr(int32(1)))
 	require.NoError(t, err)
 	assert.NotEqual(t, r1.Name, r4.Name)
-	assert.False(t, equalRevision(r1, r4, revisionData), "different hash labels are different revisions")
+	assert.False(t, history.EqualRevision(r1, r4, revisionData), "different hash labels are different revisions")
 
 	// Map order cannot change the data: labels in any insertion order encode alike.
 	many := set.DeepCopy()
@@ -168,10 +170,10 @@ func TestRevisionHashing(t *testing.T) {
 	for _, k := range []string{"z", "a", "m", "b", "y"} {
 		many.Spec.Template.Labels[k] = k
 	}
-	a, err := revisionPatch(&many.Spec.Template)
+	a, err := history.TemplatePatch(&many.Spec.Template)
 	require.NoError(t, err)
 	for i := 0; i < 20; i++ {
-		b, err := revisionPatch(&many.DeepCopy().Spec.Template)
+		b, err := history.TemplatePatch(&many.DeepCopy().Spec.Template)
 		require.NoError(t, err)
 		assert.Equal(t, string(a), string(b))
 	}
@@ -180,10 +182,10 @@ func TestRevisionHashing(t *testing.T) {
 
 func TestControllerRevisionName(t *testing.T) {
 	long := strings.Repeat("a", 300)
-	assert.Equal(t, strings.Repeat("a", 223)+"-h", controllerRevisionName(long, "h"))
-	assert.Equal(t, "db-h", controllerRevisionName("db", "h"))
+	assert.Equal(t, strings.Repeat("a", 223)+"-h", history.ControllerRevisionName(long, "h"))
+	assert.Equal(t, "db-h", history.ControllerRevisionName("db", "h"))
 	// '0' is byte 48, 48 % 27 = 21: the 22nd letter of the alphabet, '4'.
-	assert.Equal(t, "456", safeEncodeString("012"))
+	assert.Equal(t, "456", controllerutil.SafeEncodeString("012"))
 }
 
 func TestSortControllerRevisionsAndNext(t *testing.T) {
@@ -194,7 +196,7 @@ func TestSortControllerRevisionsAndNext(t *testing.T) {
 		return r
 	}
 	revs := []*model.ControllerRevision{mk("c", 2, 5), mk("b", 1, 9), mk("a", 2, 5), mk("d", 2, 1)}
-	sortControllerRevisions(revs)
+	history.SortControllerRevisions(revs)
 	var names []string
 	for _, r := range revs {
 		names = append(names, r.Name)

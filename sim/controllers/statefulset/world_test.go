@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/history"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
@@ -44,7 +45,7 @@ func (w *world) set(name string) *model.StatefulSet {
 
 func (w *world) revisions() []*model.ControllerRevision {
 	out := testworld.List[*model.ControllerRevision](w.World, model.KindControllerRevision, testNS)
-	sortControllerRevisions(out)
+	history.SortControllerRevisions(out)
 	return out
 }
 

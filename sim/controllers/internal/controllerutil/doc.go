@@ -8,6 +8,11 @@
 //     controller_utils.go) on virtual time.
 //   - Key and reference helpers: SplitKey (client-go cache.SplitMetaNamespaceKey without the
 //     error) and NewControllerRef (metav1.NewControllerRef).
+//   - ComputeHash (upstream controller_utils.go ComputeHash) and SafeEncodeString: the pod
+//     template hash that names Deployments' ReplicaSets and DaemonSets' revisions.
+//
+// What the DaemonSet and StatefulSet controllers share about ControllerRevisions is in the
+// sibling package history, as upstream keeps it in pkg/controller/history.
 //
 // Pod readiness and availability (upstream pkg/api/v1/pod/util.go IsPodReady, IsPodAvailable,
 // GetPodReadyCondition) are not here but in package model (podutil.go), beside the API types
