@@ -6,20 +6,12 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
-// indexClaimCandidates indexes pods by the UID of their controller, or by "orphan/<namespace>"
-// for pods without one: the pods a DaemonSet can claim are its own and the orphans.
+// indexClaimCandidates names the controller's claim-candidates index of the pod informer
+// (controllerutil.AddClaimCandidatesIndex).
 const indexClaimCandidates = "daemonset-claim-candidates"
-
-func claimCandidatesIndexFunc(obj model.Object) []string {
-	if ref := model.ControllerOf(obj); ref != nil {
-		return []string{ref.UID}
-	}
-	return []string{"orphan/" + obj.Meta().Namespace}
-}
 
 // controllerRef is the reference a DaemonSet's pods and revisions carry (upstream
 // metav1.NewControllerRef(ds, controllerKind)).
@@ -32,17 +24,7 @@ func controllerRef(ds *model.DaemonSet) model.OwnerReference {
 // are shared with the cache (adopted ones are the patched copies). The error is the first
 // failed adoption or release, with no pods.
 func (dsc *Controller) getDaemonPods(ctx context.Context, ds *model.DaemonSet, selector labels.Selector) ([]*model.Pod, error) {
-	owned := dsc.podInformer.ByIndex(indexClaimCandidates, ds.UID)
-	orphans := dsc.podInformer.ByIndex(indexClaimCandidates, "orphan/"+ds.Namespace)
-	candidates := make([]*model.Pod, 0, len(owned)+len(orphans))
-	for _, objs := range [][]model.Object{owned, orphans} {
-		for _, o := range objs {
-			if p, ok := client.ObjectAs[*model.Pod](o); ok && p.Namespace == ds.Namespace {
-				candidates = append(candidates, p)
-			}
-		}
-	}
-	sortPodsByName(candidates)
+	candidates := controllerutil.ClaimCandidatePods(dsc.podInformer, indexClaimCandidates, ds)
 	m, adopted := dsc.refManager(ds, selector)
 	claimed, err := m.ClaimPods(ctx, candidates)
 	if err != nil {

@@ -89,7 +89,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 	dsc.syncHandler = dsc.syncDaemonSet
 	dsc.loop = client.NewSyncLoop(k, Component, "DaemonSet", dsc.queue,
 		func(ctx context.Context, key string) error { return dsc.syncHandler(ctx, key) })
-	if err := dsc.podInformer.AddIndexers(client.Indexers{indexClaimCandidates: claimCandidatesIndexFunc}); err != nil {
+	if err := controllerutil.AddClaimCandidatesIndex(dsc.podInformer, indexClaimCandidates); err != nil {
 		return nil, err
 	}
 	dsc.dsInformer.AddEventHandler(controllerutil.OwnerHandlers[*model.DaemonSet]{

@@ -512,7 +512,3 @@ func statusLine(s model.DaemonSetStatus) string {
 		s.DesiredNumberScheduled, s.CurrentNumberScheduled, s.NumberReady, s.NumberAvailable, s.NumberUnavailable,
 		s.UpdatedNumberScheduled, s.NumberMisscheduled, s.ObservedGeneration)
 }
-
-func sortPodsByName(pods []*model.Pod) {
-	slices.SortFunc(pods, func(a, b *model.Pod) int { return strings.Compare(a.Name, b.Name) })
-}

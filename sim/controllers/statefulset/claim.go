@@ -3,44 +3,16 @@ package statefulset
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
-// indexClaimCandidates indexes pods by the UID of their controller, or by "orphan/<namespace>"
-// for pods without one: the pods a StatefulSet can claim are its own and the orphans.
+// indexClaimCandidates names the controller's claim-candidates index of the pod informer
+// (controllerutil.AddClaimCandidatesIndex).
 const indexClaimCandidates = "statefulset-claim-candidates"
-
-func claimCandidatesIndexFunc(obj model.Object) []string {
-	if ref := model.ControllerOf(obj); ref != nil {
-		return []string{ref.UID}
-	}
-	return []string{"orphan/" + obj.Meta().Namespace}
-}
-
-// claimCandidates returns, sorted by name, the cached pods of set's namespace that set
-// controls and the orphans. Upstream lists every pod of the namespace and ignores those another
-// controller owns; the index gives the same claims without scanning them.
-func (ssc *Controller) claimCandidates(set *model.StatefulSet) []*model.Pod {
-	owned := ssc.podInformer.ByIndex(indexClaimCandidates, set.UID)
-	orphans := ssc.podInformer.ByIndex(indexClaimCandidates, "orphan/"+set.Namespace)
-	out := make([]*model.Pod, 0, len(owned)+len(orphans))
-	for _, objs := range [][]model.Object{owned, orphans} {
-		for _, o := range objs {
-			if p, ok := client.ObjectAs[*model.Pod](o); ok && p.Namespace == set.Namespace {
-				out = append(out, p)
-			}
-		}
-	}
-	slices.SortFunc(out, func(a, b *model.Pod) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
 
 // getPodsForStatefulSet returns the pods set manages, adopting matching orphans and releasing
 // owned pods that no longer match (upstream getPodsForStatefulSet with
@@ -55,7 +27,7 @@ func (ssc *Controller) getPodsForStatefulSet(ctx context.Context, set *model.Sta
 	m.OnRelease = func(obj, _ model.Object) {
 		ssc.k.Emit(Component, "release", "Pod "+model.Key(obj), 0, "from "+setRef(set))
 	}
-	return m.ClaimPods(ctx, ssc.claimCandidates(set), func(p *model.Pod) bool { return isMemberOf(set, p) })
+	return m.ClaimPods(ctx, controllerutil.ClaimCandidatePods(ssc.podInformer, indexClaimCandidates, set), func(p *model.Pod) bool { return isMemberOf(set, p) })
 }
 
 // adoptOrphanRevisions adopts the orphaned revisions set's selector matches, after checking

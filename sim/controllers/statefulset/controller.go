@@ -92,7 +92,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 	ssc.syncHandler = ssc.sync
 	ssc.loop = client.NewSyncLoop(k, Component, "StatefulSet", ssc.queue,
 		func(ctx context.Context, key string) error { return ssc.syncHandler(ctx, key) })
-	if err := ssc.podInformer.AddIndexers(client.Indexers{indexClaimCandidates: claimCandidatesIndexFunc}); err != nil {
+	if err := controllerutil.AddClaimCandidatesIndex(ssc.podInformer, indexClaimCandidates); err != nil {
 		return nil, err
 	}
 	ssc.setInformer.AddEventHandler(client.EventHandlerFuncs{

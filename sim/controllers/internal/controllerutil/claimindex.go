@@ -1,0 +1,49 @@
+package controllerutil
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/client"
+)
+
+// AddClaimCandidatesIndex adds to a Pod informer the index name that keys each pod by the UID
+// of its controller, or by "orphan/<namespace>" for a pod without one, so that
+// ClaimCandidatePods finds the pods an owner can claim without scanning its namespace. Each
+// controller names its own index (an informer's index names are unique). It returns
+// AddIndexers' error.
+func AddClaimCandidatesIndex(pods *client.Informer, name string) error {
+	return pods.AddIndexers(client.Indexers{name: claimCandidatesIndexFunc})
+}
+
+func claimCandidatesIndexFunc(obj model.Object) []string {
+	if ref := model.ControllerOf(obj); ref != nil {
+		return []string{ref.UID}
+	}
+	return []string{orphanIndexValue(obj.Meta().Namespace)}
+}
+
+func orphanIndexValue(namespace string) string { return "orphan/" + namespace }
+
+// ClaimCandidatePods returns, sorted by name, the cached pods of owner's namespace that owner
+// controls and the orphans, read from the index AddClaimCandidatesIndex added as name: the pods
+// a ControllerRefManager.ClaimPods for owner can claim. Upstream lists every pod of the
+// namespace and ignores those another controller owns (the DaemonSet controller's
+// getDaemonPods, the StatefulSet controller's getPodsForStatefulSet); the index gives the same
+// claims without scanning them. The pods are the cache's and must not be modified.
+func ClaimCandidatePods(pods *client.Informer, name string, owner model.Object) []*model.Pod {
+	namespace := owner.Meta().Namespace
+	owned := pods.ByIndex(name, owner.Meta().UID)
+	orphans := pods.ByIndex(name, orphanIndexValue(namespace))
+	out := make([]*model.Pod, 0, len(owned)+len(orphans))
+	for _, objs := range [][]model.Object{owned, orphans} {
+		for _, o := range objs {
+			if p, ok := client.ObjectAs[*model.Pod](o); ok && p.Namespace == namespace {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *model.Pod) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
