@@ -14,6 +14,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the controller's name in traces and its event source (upstream
@@ -22,15 +23,11 @@ const Component = "cronjob-controller"
 
 // Controller is the CronJob controller v2 (upstream ControllerV2, cronjob_controllerv2.go).
 type Controller struct {
-	k        *sim.Kernel
-	client   *client.Client
-	recorder record.Recorder
-	cfg      Config
+	controllerutil.Base
+	cfg Config
 
 	cjInformer  *client.Informer
 	jobInformer *client.Informer
-	queue       *workqueue.RateLimiting[string]
-	loop        *client.SyncLoop
 	// held requeues a CronJob for its next schedule time as pending work: a run with a
 	// CronJob is not quiescent while a schedule time is ahead.
 	held *client.HeldRequeue
@@ -42,21 +39,21 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		return nil, err
 	}
 	jm := &Controller{
-		k: k, client: c, recorder: rec, cfg: cfg,
+		cfg:         cfg,
 		cjInformer:  f.For(model.KindCronJob),
 		jobInformer: f.For(model.KindJob),
-		queue:       workqueue.NewRateLimiting[string](k, "cronjob", workqueue.DefaultControllerRateLimiter[string]()),
 	}
-	jm.loop = client.NewSyncLoop(k, Component, "CronJob", jm.queue, jm.syncKey)
-	jm.held = client.NewHeldRequeue(k, jm.queue.Add)
+	jm.Base = controllerutil.NewBase(k, c, rec, Component, "CronJob", "cronjob",
+		workqueue.DefaultControllerRateLimiter[string](), jm.syncKey)
+	jm.held = client.NewHeldRequeue(k, jm.Queue.Add)
 	// processNextWorkItem's own requeue: an error is rate limited, a requeueAfter forgets the
 	// key's back-off and adds it after that delay.
 	jm.cjInformer.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc:    func(obj model.Object, _ bool) { jm.queue.Add(model.Key(obj)) },
+		AddFunc:    func(obj model.Object, _ bool) { jm.Queue.Add(model.Key(obj)) },
 		UpdateFunc: jm.updateCronJob,
 		DeleteFunc: func(obj any) {
 			if o, ok := client.ObjectOf(obj); ok {
-				jm.queue.Add(model.Key(o))
+				jm.Queue.Add(model.Key(o))
 			}
 		},
 	})
@@ -67,7 +64,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		}
 		if ref := model.ControllerOf(o); ref != nil && ref.Kind == model.KindCronJob {
 			if cj, ok := client.ResolveControllerRef[*model.CronJob](jm.cjInformer, model.KindCronJob, o.Meta().Namespace, ref); ok {
-				jm.queue.Add(model.Key(cj))
+				jm.Queue.Add(model.Key(cj))
 			}
 		}
 	}
@@ -81,13 +78,13 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 
 // Start waits for the Job and CronJob caches and starts the workers (upstream Run).
 func (jm *Controller) Start() {
-	jm.loop.Start(jm.cfg.ConcurrentCronJobSyncs, jm.jobInformer, jm.cjInformer)
+	jm.Loop.Start(jm.cfg.ConcurrentCronJobSyncs, jm.jobInformer, jm.cjInformer)
 }
 
 // Stop kills the controller's processes.
 func (jm *Controller) Stop() {
 	jm.held.Stop()
-	jm.loop.Stop()
+	jm.Loop.Stop()
 }
 
 // updateCronJob is upstream updateCronJob: a changed schedule or time zone requeues for the
@@ -101,13 +98,13 @@ func (jm *Controller) updateCronJob(oldObj, curObj model.Object) {
 	if old.Spec.Schedule != cur.Spec.Schedule || !equalStringPtr(old.Spec.TimeZone, cur.Spec.TimeZone) {
 		sched, err := parseSchedule(cur)
 		if err != nil {
-			jm.recorder.Eventf(cur, model.EventTypeWarning, "UnParseableCronJobSchedule", "unparseable schedule for cronjob: %s", cur.Spec.Schedule)
+			jm.Recorder.Eventf(cur, model.EventTypeWarning, "UnParseableCronJobSchedule", "unparseable schedule for cronjob: %s", cur.Spec.Schedule)
 			return
 		}
-		jm.held.AddAfter(model.Key(cur), nextScheduleTimeDuration(cur, wall(jm.k.Now()), sched))
+		jm.held.AddAfter(model.Key(cur), nextScheduleTimeDuration(cur, wall(jm.Kernel.Now()), sched))
 		return
 	}
-	jm.queue.Add(model.Key(cur))
+	jm.Queue.Add(model.Key(cur))
 }
 
 func equalStringPtr(a, b *string) bool {
@@ -125,7 +122,7 @@ func (jm *Controller) syncKey(ctx context.Context, key string) error {
 		return err
 	}
 	if after != nil {
-		jm.queue.Forget(key)
+		jm.Queue.Forget(key)
 		jm.held.AddAfter(key, *after)
 	}
 	return nil
@@ -144,7 +141,7 @@ func (jm *Controller) sync(ctx context.Context, key string) (*time.Duration, err
 	updated := jm.cleanupFinishedJobs(ctx, cj, jobs)
 	after, updated2, err := jm.syncCronJob(ctx, cj, jobs)
 	if updated || updated2 {
-		if _, uerr := jm.client.UpdateStatus(ctx, cj); uerr != nil {
+		if _, uerr := jm.Client.UpdateStatus(ctx, cj); uerr != nil {
 			return nil, uerr
 		}
 	}
@@ -152,7 +149,7 @@ func (jm *Controller) sync(ctx context.Context, key string) (*time.Duration, err
 		return nil, err
 	}
 	if after != nil {
-		jm.k.Emit(Component, "requeue", "CronJob "+key, cj.ResourceVersion, fmt.Sprintf("after=%s", *after))
+		jm.Kernel.Emit(Component, "requeue", "CronJob "+key, cj.ResourceVersion, fmt.Sprintf("after=%s", *after))
 	}
 	return after, nil
 }
@@ -194,7 +191,7 @@ func deleteFromActiveList(cj *model.CronJob, uid string) {
 // Job of the most recent unmet schedule time if the deadline and concurrency policy allow it.
 // It returns when to sync again and whether the status changed.
 func (jm *Controller) syncCronJob(ctx context.Context, cj *model.CronJob, jobs []*model.Job) (*time.Duration, bool, error) {
-	now := wall(jm.k.Now())
+	now := wall(jm.Kernel.Now())
 	updated := false
 	children := map[string]bool{}
 	for _, j := range jobs {
@@ -204,7 +201,7 @@ func (jm *Controller) syncCronJob(ctx context.Context, cj *model.CronJob, jobs [
 		if !found && !finished {
 			// The cache may be older than the Job: ask the API server before calling the Job
 			// unexpected (upstream re-GETs the CronJob here).
-			fresh, err := jm.client.Get(ctx, model.KindCronJob, cj.Namespace, cj.Name)
+			fresh, err := jm.Client.Get(ctx, model.KindCronJob, cj.Namespace, cj.Name)
 			if err != nil {
 				return nil, updated, err
 			}
@@ -215,10 +212,10 @@ func (jm *Controller) syncCronJob(ctx context.Context, cj *model.CronJob, jobs [
 		}
 		switch {
 		case !found && !finished:
-			jm.recorder.Eventf(cj, model.EventTypeWarning, "UnexpectedJob", "Saw a job that the controller did not create or forgot: %s", j.Name)
+			jm.Recorder.Eventf(cj, model.EventTypeWarning, "UnexpectedJob", "Saw a job that the controller did not create or forgot: %s", j.Name)
 		case found && finished:
 			deleteFromActiveList(cj, j.UID)
-			jm.recorder.Eventf(cj, model.EventTypeNormal, "SawCompletedJob", "Saw completed job: %s, status: %s", j.Name, typ)
+			jm.Recorder.Eventf(cj, model.EventTypeNormal, "SawCompletedJob", "Saw completed job: %s, status: %s", j.Name, typ)
 			updated = true
 		}
 		if finished && typ == model.JobComplete && j.Status.CompletionTime != nil {
@@ -233,10 +230,10 @@ func (jm *Controller) syncCronJob(ctx context.Context, cj *model.CronJob, jobs [
 		if children[ref.UID] {
 			continue
 		}
-		_, err := jm.client.Get(ctx, model.KindJob, ref.Namespace, ref.Name)
+		_, err := jm.Client.Get(ctx, model.KindJob, ref.Namespace, ref.Name)
 		switch {
 		case apierrors.IsNotFound(err):
-			jm.recorder.Eventf(cj, model.EventTypeNormal, "MissingJob", "Active job went missing: %v", ref.Name)
+			jm.Recorder.Eventf(cj, model.EventTypeNormal, "MissingJob", "Active job went missing: %v", ref.Name)
 			deleteFromActiveList(cj, ref.UID)
 			updated = true
 		case err != nil:
@@ -248,7 +245,7 @@ func (jm *Controller) syncCronJob(ctx context.Context, cj *model.CronJob, jobs [
 	}
 	if cj.Spec.TimeZone != nil {
 		if _, err := time.LoadLocation(*cj.Spec.TimeZone); err != nil {
-			jm.recorder.Eventf(cj, model.EventTypeWarning, "UnknownTimeZone", "invalid timeZone: %q: %s", *cj.Spec.TimeZone, err)
+			jm.Recorder.Eventf(cj, model.EventTypeWarning, "UnknownTimeZone", "invalid timeZone: %q: %s", *cj.Spec.TimeZone, err)
 			return nil, updated, nil
 		}
 	}
@@ -257,16 +254,16 @@ func (jm *Controller) syncCronJob(ctx context.Context, cj *model.CronJob, jobs [
 	}
 	sched, err := parseSchedule(cj)
 	if err != nil {
-		jm.recorder.Eventf(cj, model.EventTypeWarning, "UnparseableSchedule", "unparseable schedule: %q : %s", cj.Spec.Schedule, err)
+		jm.Recorder.Eventf(cj, model.EventTypeWarning, "UnparseableSchedule", "unparseable schedule: %q : %s", cj.Spec.Schedule, err)
 		return nil, updated, nil
 	}
 	_, most, m, err := mostRecentScheduleTime(cj, now, sched, true)
 	if err != nil {
-		jm.recorder.Eventf(cj, model.EventTypeWarning, "InvalidSchedule", "invalid schedule: %s : %s", cj.Spec.Schedule, err)
+		jm.Recorder.Eventf(cj, model.EventTypeWarning, "InvalidSchedule", "invalid schedule: %s : %s", cj.Spec.Schedule, err)
 		return nil, updated, nil
 	}
 	if most != nil && m == manyMissed {
-		jm.recorder.Eventf(cj, model.EventTypeWarning, "TooManyMissedTimes", "too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew")
+		jm.Recorder.Eventf(cj, model.EventTypeWarning, "TooManyMissedTimes", "too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew")
 	}
 	next := nextScheduleTimeDuration(cj, now, sched)
 	if most == nil {
@@ -274,7 +271,7 @@ func (jm *Controller) syncCronJob(ctx context.Context, cj *model.CronJob, jobs [
 	}
 	scheduled := *most
 	if sds := cj.Spec.StartingDeadlineSeconds; sds != nil && scheduled.Add(time.Duration(*sds)*time.Second).Before(now) {
-		jm.recorder.Eventf(cj, model.EventTypeWarning, "MissSchedule", "Missed scheduled time to start a job: %s", scheduled.UTC().Format(time.RFC1123Z))
+		jm.Recorder.Eventf(cj, model.EventTypeWarning, "MissSchedule", "Missed scheduled time to start a job: %s", scheduled.UTC().Format(time.RFC1123Z))
 		return &next, updated, nil
 	}
 	name := getJobName(cj, scheduled)
@@ -282,8 +279,8 @@ func (jm *Controller) syncCronJob(ctx context.Context, cj *model.CronJob, jobs [
 		return &next, updated, nil
 	}
 	if cj.Spec.ConcurrencyPolicy == model.ForbidConcurrent && len(cj.Status.Active) > 0 {
-		jm.recorder.Eventf(cj, model.EventTypeNormal, "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid")
-		jm.k.Emit(Component, "forbid", "CronJob "+model.Key(cj), cj.ResourceVersion, "scheduled="+scheduled.UTC().Format(time.RFC3339))
+		jm.Recorder.Eventf(cj, model.EventTypeNormal, "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid")
+		jm.Kernel.Emit(Component, "forbid", "CronJob "+model.Key(cj), cj.ResourceVersion, "scheduled="+scheduled.UTC().Format(time.RFC3339))
 		return &next, updated, nil
 	}
 	if cj.Spec.ConcurrencyPolicy == model.ReplaceConcurrent {
@@ -296,10 +293,10 @@ func (jm *Controller) syncCronJob(ctx context.Context, cj *model.CronJob, jobs [
 		}
 	}
 	jobReq := getJobFromTemplate2(cj, scheduled)
-	created, err := jm.client.Create(ctx, jobReq)
+	created, err := jm.Client.Create(ctx, jobReq)
 	switch {
 	case apierrors.IsAlreadyExists(err):
-		existing, gerr := jm.client.Get(ctx, model.KindJob, jobReq.Namespace, jobReq.Name)
+		existing, gerr := jm.Client.Get(ctx, model.KindJob, jobReq.Namespace, jobReq.Name)
 		if gerr != nil {
 			return nil, updated, gerr
 		}
@@ -309,11 +306,11 @@ func (jm *Controller) syncCronJob(ctx context.Context, cj *model.CronJob, jobs [
 		}
 		return &next, updated, nil
 	case err != nil:
-		jm.recorder.Eventf(cj, model.EventTypeWarning, "FailedCreate", "Error creating job: %v", err)
+		jm.Recorder.Eventf(cj, model.EventTypeWarning, "FailedCreate", "Error creating job: %v", err)
 		return nil, updated, err
 	}
-	jm.recorder.Eventf(cj, model.EventTypeNormal, "SuccessfulCreate", "Created job %v", created.Meta().Name)
-	jm.k.Emit(Component, "create-job", "CronJob "+model.Key(cj), cj.ResourceVersion,
+	jm.Recorder.Eventf(cj, model.EventTypeNormal, "SuccessfulCreate", "Created job %v", created.Meta().Name)
+	jm.Kernel.Emit(Component, "create-job", "CronJob "+model.Key(cj), cj.ResourceVersion,
 		fmt.Sprintf("job=%s scheduled=%s skew=%s", created.Meta().Name, scheduled.UTC().Format(time.RFC3339), now.Sub(scheduled)))
 	cj.Status.Active = append(cj.Status.Active, objectRef(created))
 	st := virtual(scheduled)
@@ -329,12 +326,12 @@ func objectRef(o model.Object) model.ObjectReference {
 // deleteJob is upstream deleteJob: a background-propagated delete, with its events.
 func (jm *Controller) deleteJob(ctx context.Context, cj *model.CronJob, namespace, name string) error {
 	bg := model.DeletePropagationBackground
-	err := jm.client.Delete(ctx, model.KindJob, namespace, name, model.DeleteOptions{PropagationPolicy: &bg})
+	err := jm.Client.Delete(ctx, model.KindJob, namespace, name, model.DeleteOptions{PropagationPolicy: &bg})
 	if err != nil && !apierrors.IsNotFound(err) {
-		jm.recorder.Eventf(cj, model.EventTypeWarning, "FailedDelete", "Deleted job: %v", err)
+		jm.Recorder.Eventf(cj, model.EventTypeWarning, "FailedDelete", "Deleted job: %v", err)
 		return err
 	}
-	jm.recorder.Eventf(cj, model.EventTypeNormal, "SuccessfulDelete", "Deleted job %v", name)
+	jm.Recorder.Eventf(cj, model.EventTypeNormal, "SuccessfulDelete", "Deleted job %v", name)
 	return nil
 }
 

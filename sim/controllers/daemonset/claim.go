@@ -43,13 +43,13 @@ func (dsc *Controller) getDaemonPods(ctx context.Context, ds *model.DaemonSet, s
 // controller goes on with those rather than with the cached copies.
 func (dsc *Controller) refManager(ds *model.DaemonSet, selector labels.Selector) (*controllerutil.ControllerRefManager, map[string]model.Object) {
 	adopted := map[string]model.Object{}
-	m := controllerutil.NewControllerRefManager(dsc.client, ds, controllerRef(ds), selector)
+	m := controllerutil.NewControllerRefManager(dsc.Client, ds, controllerRef(ds), selector)
 	m.OnAdopt = func(obj, patched model.Object) {
 		adopted[obj.Meta().UID] = patched
-		dsc.k.Emit(Component, "adopt", string(obj.GetKind())+" "+model.Key(obj), patched.Meta().ResourceVersion, "by "+dsRef(ds))
+		dsc.Kernel.Emit(Component, "adopt", string(obj.GetKind())+" "+model.Key(obj), patched.Meta().ResourceVersion, "by "+dsRef(ds))
 	}
 	m.OnRelease = func(obj, _ model.Object) {
-		dsc.k.Emit(Component, "release", string(obj.GetKind())+" "+model.Key(obj), 0, "from "+dsRef(ds))
+		dsc.Kernel.Emit(Component, "release", string(obj.GetKind())+" "+model.Key(obj), 0, "from "+dsRef(ds))
 	}
 	return m, adopted
 }

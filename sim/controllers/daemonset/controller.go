@@ -38,17 +38,14 @@ type Stats struct {
 
 // Controller is the DaemonSet controller (upstream DaemonSetsController).
 type Controller struct {
-	k        *sim.Kernel
-	client   *client.Client
-	recorder record.Recorder
-	cfg      Config
+	controllerutil.Base
+	cfg Config
 
 	dsInformer      *client.Informer
 	historyInformer *client.Informer
 	podInformer     *client.Informer
 	nodeInformer    *client.Informer
 
-	queue             *workqueue.RateLimiting[string]
 	expectations      *controllerutil.ControllerExpectations
 	failedPodsBackoff *failedPodsBackoff
 	backoffGC         *sim.Timer
@@ -61,7 +58,6 @@ type Controller struct {
 	// upstream test seam of the same name).
 	syncHandler func(ctx context.Context, key string) error
 
-	loop  *client.SyncLoop
 	stats Stats
 }
 
@@ -73,21 +69,18 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		return nil, err
 	}
 	dsc := &Controller{
-		k:                 k,
-		client:            c,
-		recorder:          rec,
 		cfg:               cfg,
 		dsInformer:        f.For(model.KindDaemonSet),
 		historyInformer:   f.For(model.KindControllerRevision),
 		podInformer:       f.For(model.KindPod),
 		nodeInformer:      f.For(model.KindNode),
-		queue:             workqueue.NewRateLimiting[string](k, "daemonset", workqueue.DefaultControllerRateLimiter[string]()),
 		expectations:      controllerutil.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout),
 		failedPodsBackoff: newFailedPodsBackoff(k.Now, cfg.FailedPodsBackoffInitial, cfg.FailedPodsBackoffMax),
 		placement:         map[string]placementEntry{},
 	}
 	dsc.syncHandler = dsc.syncDaemonSet
-	dsc.loop = client.NewSyncLoop(k, Component, "DaemonSet", dsc.queue,
+	dsc.Base = controllerutil.NewBase(k, c, rec, Component, "DaemonSet", "daemonset",
+		workqueue.DefaultControllerRateLimiter[string](),
 		func(ctx context.Context, key string) error { return dsc.syncHandler(ctx, key) })
 	if err := controllerutil.AddClaimCandidatesIndex(dsc.podInformer, indexClaimCandidates); err != nil {
 		return nil, err
@@ -127,9 +120,9 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 func (dsc *Controller) Start() {
 	workers := dsc.cfg.ConcurrentDaemonSetSyncs
 	informers := []*client.Informer{dsc.podInformer, dsc.nodeInformer, dsc.historyInformer, dsc.dsInformer}
-	dsc.loop.StartFunc(informers, fmt.Sprintf("workers=%d", workers), func() {
-		dsc.loop.SpawnWorkers(workers)
-		dsc.backoffGC = dsc.k.Every(dsc.cfg.BackoffGCInterval, dsc.failedPodsBackoff.GC)
+	dsc.Loop.StartFunc(informers, fmt.Sprintf("workers=%d", workers), func() {
+		dsc.Loop.SpawnWorkers(workers)
+		dsc.backoffGC = dsc.Kernel.Every(dsc.cfg.BackoffGCInterval, dsc.failedPodsBackoff.GC)
 	})
 }
 
@@ -140,7 +133,7 @@ func (dsc *Controller) Stop() {
 	if dsc.backoffGC != nil {
 		dsc.backoffGC.Stop()
 	}
-	dsc.loop.Stop()
+	dsc.Loop.Stop()
 }
 
 // Expectations returns the controller's expectations, for tests and the recorder. It is the
@@ -150,14 +143,14 @@ func (dsc *Controller) Expectations() *controllerutil.ControllerExpectations { r
 // Stats returns the controller's counters now.
 func (dsc *Controller) Stats() Stats {
 	s := dsc.stats
-	ls := dsc.loop.Stats()
+	ls := dsc.Loop.Stats()
 	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
 	return s
 }
 
 // ---- event handlers (upstream daemon_controller.go) ----
 
-func (dsc *Controller) enqueue(ds *model.DaemonSet) { dsc.queue.Add(model.Key(ds)) }
+func (dsc *Controller) enqueue(ds *model.DaemonSet) { dsc.Queue.Add(model.Key(ds)) }
 
 type placementEntry struct {
 	generation int64
@@ -200,16 +193,16 @@ func (dsc *Controller) podHandlers() controllerutil.OwnedHandlers[*model.Pod, *m
 		Created: func(ds *model.DaemonSet) {
 			key := model.Key(ds)
 			dsc.expectations.CreationObserved(key)
-			dsc.queue.Add(key)
+			dsc.Queue.Add(key)
 		},
 		Deleted: func(ds *model.DaemonSet, _ *model.Pod) {
 			key := model.Key(ds)
 			dsc.expectations.DeletionObserved(key)
-			dsc.queue.Add(key)
+			dsc.Queue.Add(key)
 		},
 		Updated: func(ds *model.DaemonSet, oldPod, curPod *model.Pod) {
 			if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && ds.Spec.MinReadySeconds > 0 {
-				dsc.queue.AddAfter(model.Key(ds), time.Duration(ds.Spec.MinReadySeconds)*time.Second+time.Second)
+				dsc.Queue.AddAfter(model.Key(ds), time.Duration(ds.Spec.MinReadySeconds)*time.Second+time.Second)
 			}
 		},
 		DeletingIsDeleted: true,

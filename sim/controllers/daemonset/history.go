@@ -90,7 +90,7 @@ func (dsc *Controller) constructHistory(ctx context.Context, ds *model.DaemonSet
 				toUpdate.Labels = map[string]string{}
 			}
 			toUpdate.Labels[DefaultDaemonSetUniqueLabelKey] = toUpdate.Name
-			updated, err := dsc.client.Update(ctx, toUpdate)
+			updated, err := dsc.Client.Update(ctx, toUpdate)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -121,10 +121,10 @@ func (dsc *Controller) constructHistory(ctx context.Context, ds *model.DaemonSet
 		if cur.Revision < currRevision {
 			toUpdate := cur.DeepCopy()
 			toUpdate.Revision = currRevision
-			if _, err := dsc.client.Update(ctx, toUpdate); err != nil {
+			if _, err := dsc.Client.Update(ctx, toUpdate); err != nil {
 				return nil, nil, err
 			}
-			dsc.k.Emit(Component, "revision-renumber", "ControllerRevision "+model.Key(cur), 0, fmt.Sprintf("revision=%d", currRevision))
+			dsc.Kernel.Emit(Component, "revision-renumber", "ControllerRevision "+model.Key(cur), 0, fmt.Sprintf("revision=%d", currRevision))
 		}
 	}
 	return cur, old, nil
@@ -158,7 +158,7 @@ func (dsc *Controller) dedupCurHistories(ctx context.Context, ds *model.DaemonSe
 		if err != nil {
 			return nil, err
 		}
-		if _, err := dsc.client.Patch(ctx, model.KindPod, ds.Namespace, p.Name, patch); err != nil {
+		if _, err := dsc.Client.Patch(ctx, model.KindPod, ds.Namespace, p.Name, patch); err != nil {
 			return nil, err
 		}
 	}
@@ -166,10 +166,10 @@ func (dsc *Controller) dedupCurHistories(ctx context.Context, ds *model.DaemonSe
 		if c.Name == keep.Name {
 			continue
 		}
-		if err := dsc.client.Delete(ctx, model.KindControllerRevision, ds.Namespace, c.Name, model.DeleteOptions{}); err != nil {
+		if err := dsc.Client.Delete(ctx, model.KindControllerRevision, ds.Namespace, c.Name, model.DeleteOptions{}); err != nil {
 			return nil, err
 		}
-		dsc.k.Emit(Component, "revision-delete", "ControllerRevision "+model.KeyOf(ds.Namespace, c.Name), 0, "duplicate")
+		dsc.Kernel.Emit(Component, "revision-delete", "ControllerRevision "+model.KeyOf(ds.Namespace, c.Name), 0, "duplicate")
 	}
 	return keep, nil
 }
@@ -193,17 +193,17 @@ func (dsc *Controller) snapshot(ctx context.Context, ds *model.DaemonSet, revisi
 	hash := controllerutil.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 	rev := newRevision(ds, hash, revision)
 	name := rev.Name
-	created, err := dsc.client.Create(ctx, rev)
+	created, err := dsc.Client.Create(ctx, rev)
 	if err == nil {
 		cr := created.(*model.ControllerRevision)
 		dsc.stats.RevisionsCreated++
-		dsc.k.Emit(Component, "revision-create", "ControllerRevision "+model.Key(cr), cr.ResourceVersion, fmt.Sprintf("revision=%d", cr.Revision))
+		dsc.Kernel.Emit(Component, "revision-create", "ControllerRevision "+model.Key(cr), cr.ResourceVersion, fmt.Sprintf("revision=%d", cr.Revision))
 		return cr, nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
 		return nil, err
 	}
-	obj, getErr := dsc.client.Get(ctx, model.KindControllerRevision, ds.Namespace, name)
+	obj, getErr := dsc.Client.Get(ctx, model.KindControllerRevision, ds.Namespace, name)
 	if getErr != nil {
 		return nil, getErr
 	}
@@ -215,7 +215,7 @@ func (dsc *Controller) snapshot(ctx context.Context, ds *model.DaemonSet, revisi
 	if done {
 		return existing, nil
 	}
-	curObj, getErr := dsc.client.Get(ctx, model.KindDaemonSet, ds.Namespace, ds.Name)
+	curObj, getErr := dsc.Client.Get(ctx, model.KindDaemonSet, ds.Namespace, ds.Name)
 	if getErr != nil {
 		return nil, getErr
 	}
@@ -226,10 +226,10 @@ func (dsc *Controller) snapshot(ctx context.Context, ds *model.DaemonSet, revisi
 	}
 	next := derefInt32(currDS.Status.CollisionCount) + 1
 	currDS.Status.CollisionCount = &next
-	if _, err := dsc.client.UpdateStatus(ctx, currDS); err != nil {
+	if _, err := dsc.Client.UpdateStatus(ctx, currDS); err != nil {
 		return nil, err
 	}
-	dsc.k.Emit(Component, "revision-collision", dsRef(ds), 0, fmt.Sprintf("name=%s collisionCount=%d", name, next))
+	dsc.Kernel.Emit(Component, "revision-collision", dsRef(ds), 0, fmt.Sprintf("name=%s collisionCount=%d", name, next))
 	return nil, err
 }
 
@@ -261,11 +261,11 @@ func (dsc *Controller) cleanupHistory(ctx context.Context, ds *model.DaemonSet, 
 		if live[h.Labels[DefaultDaemonSetUniqueLabelKey]] {
 			continue
 		}
-		if err := dsc.client.Delete(ctx, model.KindControllerRevision, ds.Namespace, h.Name, model.DeleteOptions{}); err != nil {
+		if err := dsc.Client.Delete(ctx, model.KindControllerRevision, ds.Namespace, h.Name, model.DeleteOptions{}); err != nil {
 			return err
 		}
 		dsc.stats.RevisionsDeleted++
-		dsc.k.Emit(Component, "revision-delete", "ControllerRevision "+model.Key(h), 0, fmt.Sprintf("revision=%d", h.Revision))
+		dsc.Kernel.Emit(Component, "revision-delete", "ControllerRevision "+model.Key(h), 0, fmt.Sprintf("revision=%d", h.Revision))
 		toKill--
 	}
 	return nil

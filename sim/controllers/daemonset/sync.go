@@ -58,12 +58,12 @@ func (dsc *Controller) syncDaemonSet(ctx context.Context, key string) error {
 	}
 	nodeList := dsc.nodes()
 	if ds.Spec.Selector != nil && reflect.DeepEqual(*ds.Spec.Selector, metav1.LabelSelector{}) {
-		dsc.recorder.Eventf(ds, model.EventTypeWarning, SelectingAllReason, "This daemon set is selecting all pods. A non-empty selector is required.")
+		dsc.Recorder.Eventf(ds, model.EventTypeWarning, SelectingAllReason, "This daemon set is selecting all pods. A non-empty selector is required.")
 		return nil
 	}
 	selector, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
 	if err != nil {
-		dsc.k.Emit(Component, "invalid-selector", dsRef(ds), ds.ResourceVersion, err.Error())
+		dsc.Kernel.Emit(Component, "invalid-selector", dsRef(ds), ds.ResourceVersion, err.Error())
 		return nil
 	}
 	if ds.DeletionTimestamp != nil {
@@ -78,7 +78,7 @@ func (dsc *Controller) syncDaemonSet(ctx context.Context, key string) error {
 	if !dsc.expectations.SatisfiedExpectations(key) {
 		if e, ok := dsc.expectations.GetExpectations(key); ok {
 			add, del := e.GetExpectations()
-			dsc.k.Emit(Component, "expectations-pending", dsRef(ds), ds.ResourceVersion, fmt.Sprintf("add=%d del=%d", add, del))
+			dsc.Kernel.Emit(Component, "expectations-pending", dsRef(ds), ds.ResourceVersion, fmt.Sprintf("add=%d del=%d", add, del))
 		}
 		return dsc.updateDaemonSetStatus(ctx, ds, selector, nodeList, hash, false)
 	}
@@ -194,18 +194,18 @@ func (dsc *Controller) podsShouldBeOnNode(node *model.Node, nodeToPods map[strin
 			switch pod.Status.Phase {
 			case model.PodFailed:
 				backoffKey := failedPodsBackoffKey(ds, node.Name)
-				now := dsc.k.Now()
+				now := dsc.Kernel.Now()
 				if dsc.failedPodsBackoff.IsInBackOffSinceUpdate(backoffKey, now) {
 					delay := dsc.failedPodsBackoff.Get(backoffKey)
-					dsc.k.Emit(Component, "failed-pod-backoff", podRef(pod), 0, fmt.Sprintf("node=%s delay=%s", node.Name, delay))
-					dsc.queue.AddAfter(model.Key(ds), delay)
+					dsc.Kernel.Emit(Component, "failed-pod-backoff", podRef(pod), 0, fmt.Sprintf("node=%s delay=%s", node.Name, delay))
+					dsc.Queue.AddAfter(model.Key(ds), delay)
 					continue
 				}
 				dsc.failedPodsBackoff.Next(backoffKey, now)
-				dsc.recorder.Eventf(ds, model.EventTypeWarning, FailedDaemonPodReason, "Found failed daemon pod %s/%s on node %s, will try to kill it", pod.Namespace, pod.Name, node.Name)
+				dsc.Recorder.Eventf(ds, model.EventTypeWarning, FailedDaemonPodReason, "Found failed daemon pod %s/%s on node %s, will try to kill it", pod.Namespace, pod.Name, node.Name)
 				podsToDelete = append(podsToDelete, pod.Name)
 			case model.PodSucceeded:
-				dsc.recorder.Eventf(ds, model.EventTypeNormal, SucceededDaemonPodReason, "Found succeeded daemon pod %s/%s on node %s, will try to delete it", pod.Namespace, pod.Name, node.Name)
+				dsc.Recorder.Eventf(ds, model.EventTypeNormal, SucceededDaemonPodReason, "Found succeeded daemon pod %s/%s on node %s, will try to delete it", pod.Namespace, pod.Name, node.Name)
 				podsToDelete = append(podsToDelete, pod.Name)
 			default:
 				running = append(running, pod)
@@ -245,7 +245,7 @@ func (dsc *Controller) podsShouldBeOnNode(node *model.Node, nodeToPods map[strin
 			switch {
 			case !model.IsPodReady(oldestOld):
 				podsToDelete = append(podsToDelete, oldestOld.Name)
-			case model.IsPodAvailable(oldestNew, ds.Spec.MinReadySeconds, dsc.k.Now()):
+			case model.IsPodAvailable(oldestNew, ds.Spec.MinReadySeconds, dsc.Kernel.Now()):
 				podsToDelete = append(podsToDelete, oldestOld.Name)
 			}
 		}
@@ -299,7 +299,7 @@ func (dsc *Controller) syncNodes(ctx context.Context, ds *model.DaemonSet, podsT
 	if createDiff == 0 && deleteDiff == 0 {
 		return nil
 	}
-	dsc.k.Emit(Component, "sync-nodes", dsRef(ds), ds.ResourceVersion, fmt.Sprintf("create-on=%s delete=%s", list(nodesNeeding[:createDiff]), list(podsToDelete[:deleteDiff])))
+	dsc.Kernel.Emit(Component, "sync-nodes", dsRef(ds), ds.ResourceVersion, fmt.Sprintf("create-on=%s delete=%s", list(nodesNeeding[:createDiff]), list(podsToDelete[:deleteDiff])))
 
 	var errs []error
 	generation, err := getTemplateGeneration(ds)
@@ -309,7 +309,7 @@ func (dsc *Controller) syncNodes(ctx context.Context, ds *model.DaemonSet, podsT
 	template := createPodTemplate(&ds.Spec.Template, generation, hash)
 	pos := 0
 	for batch := min(createDiff, dsc.cfg.SlowStartInitialBatchSize); createDiff > pos; batch, pos = min(2*batch, createDiff-(pos+batch)), pos+batch {
-		dsc.k.Emit(Component, "slow-start-batch", dsRef(ds), 0, fmt.Sprintf("size=%d", batch))
+		dsc.Kernel.Emit(Component, "slow-start-batch", dsRef(ds), 0, fmt.Sprintf("size=%d", batch))
 		batchErrs := sim.RunConcurrently(ctx, Component+"/create", pos, batch, func(ctx context.Context, ix int) error {
 			var podTemplate model.PodTemplateSpec
 			template.DeepCopyInto(&podTemplate)
@@ -325,7 +325,7 @@ func (dsc *Controller) syncNodes(ctx context.Context, ds *model.DaemonSet, podsT
 		})
 		errs = append(errs, batchErrs...)
 		if skipped := createDiff - (batch + pos); len(batchErrs) > 0 && skipped > 0 {
-			dsc.k.Emit(Component, "slow-start-skipped", dsRef(ds), 0, fmt.Sprintf("skipped=%d", skipped))
+			dsc.Kernel.Emit(Component, "slow-start-skipped", dsRef(ds), 0, fmt.Sprintf("skipped=%d", skipped))
 			dsc.expectations.LowerExpectations(key, skipped, 0)
 			break
 		}
@@ -368,16 +368,16 @@ func (dsc *Controller) createPod(ctx context.Context, ds *model.DaemonSet, templ
 	if len(pod.Labels) == 0 {
 		return fmt.Errorf("unable to create pods, no labels")
 	}
-	created, err := dsc.client.Create(ctx, pod)
+	created, err := dsc.Client.Create(ctx, pod)
 	if err != nil {
 		dsc.stats.CreateErrors++
 		if !apierrors.HasStatusCause(err, namespaceTerminatingCause) {
-			dsc.recorder.Eventf(ds, model.EventTypeWarning, FailedCreatePodReason, "Error creating: %v", err)
+			dsc.Recorder.Eventf(ds, model.EventTypeWarning, FailedCreatePodReason, "Error creating: %v", err)
 		}
 		return err
 	}
 	dsc.stats.PodsCreated++
-	dsc.recorder.Eventf(ds, model.EventTypeNormal, SuccessfulCreatePodReason, "Created pod: %v", created.Meta().Name)
+	dsc.Recorder.Eventf(ds, model.EventTypeNormal, SuccessfulCreatePodReason, "Created pod: %v", created.Meta().Name)
 	return nil
 }
 
@@ -385,17 +385,17 @@ func (dsc *Controller) createPod(ctx context.Context, ds *model.DaemonSet, templ
 // returned as is without an event; other errors record FailedDelete and come back as "unable
 // to delete pods: ...".
 func (dsc *Controller) deleteDaemonPod(ctx context.Context, ds *model.DaemonSet, name string) error {
-	err := dsc.client.Delete(ctx, model.KindPod, ds.Namespace, name, model.DeleteOptions{})
+	err := dsc.Client.Delete(ctx, model.KindPod, ds.Namespace, name, model.DeleteOptions{})
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return err
 		}
 		dsc.stats.DeleteErrors++
-		dsc.recorder.Eventf(ds, model.EventTypeWarning, FailedDeletePodReason, "Error deleting: %v", err)
+		dsc.Recorder.Eventf(ds, model.EventTypeWarning, FailedDeletePodReason, "Error deleting: %v", err)
 		return fmt.Errorf("unable to delete pods: %v", err)
 	}
 	dsc.stats.PodsDeleted++
-	dsc.recorder.Eventf(ds, model.EventTypeNormal, SuccessfulDeletePodReason, "Deleted pod: %v", name)
+	dsc.Recorder.Eventf(ds, model.EventTypeNormal, SuccessfulDeletePodReason, "Deleted pod: %v", name)
 	return nil
 }
 
@@ -410,7 +410,7 @@ func (dsc *Controller) updateDaemonSetStatus(ctx context.Context, ds *model.Daem
 	if err != nil {
 		return fmt.Errorf("couldn't get node to daemon pod mapping for daemon set %q: %v", ds.Name, err)
 	}
-	now := dsc.k.Now()
+	now := dsc.Kernel.Now()
 	generation, err := getTemplateGeneration(ds)
 	if err != nil {
 		generation = nil
@@ -449,7 +449,7 @@ func (dsc *Controller) updateDaemonSetStatus(ctx context.Context, ds *model.Daem
 		return fmt.Errorf("error storing status for daemon set %s: %w", model.Key(ds), err)
 	}
 	if ds.Spec.MinReadySeconds > 0 && st.NumberReady != st.NumberAvailable {
-		dsc.queue.AddAfter(model.Key(ds), time.Duration(ds.Spec.MinReadySeconds)*time.Second)
+		dsc.Queue.AddAfter(model.Key(ds), time.Duration(ds.Spec.MinReadySeconds)*time.Second)
 	}
 	return nil
 }
@@ -481,18 +481,18 @@ func (dsc *Controller) storeDaemonSetStatus(ctx context.Context, ds *model.Daemo
 		toUpdate.Status.UpdatedNumberScheduled = st.UpdatedNumberScheduled
 		toUpdate.Status.NumberAvailable = st.NumberAvailable
 		toUpdate.Status.NumberUnavailable = st.NumberUnavailable
-		updated, err := dsc.client.UpdateStatus(ctx, toUpdate)
+		updated, err := dsc.Client.UpdateStatus(ctx, toUpdate)
 		if err == nil {
 			dsc.stats.StatusUpdates++
-			dsc.k.Emit(Component, "update-status", dsRef(ds), updated.Meta().ResourceVersion, statusLine(toUpdate.Status))
+			dsc.Kernel.Emit(Component, "update-status", dsRef(ds), updated.Meta().ResourceVersion, statusLine(toUpdate.Status))
 			return nil
 		}
 		updateErr = err
-		dsc.k.Emit(Component, "update-status-error", dsRef(ds), toUpdate.ResourceVersion, string(apierrors.ReasonForError(err)))
+		dsc.Kernel.Emit(Component, "update-status-error", dsRef(ds), toUpdate.ResourceVersion, string(apierrors.ReasonForError(err)))
 		if i >= dsc.cfg.StatusUpdateRetries {
 			break
 		}
-		obj, getErr := dsc.client.Get(ctx, model.KindDaemonSet, ds.Namespace, ds.Name)
+		obj, getErr := dsc.Client.Get(ctx, model.KindDaemonSet, ds.Namespace, ds.Name)
 		if getErr != nil {
 			dsc.stats.StatusUpdateErrors++
 			return getErr

@@ -31,7 +31,7 @@ func (dsc *Controller) rollingUpdate(ctx context.Context, ds *model.DaemonSet, s
 	if err != nil {
 		return fmt.Errorf("couldn't get unavailable numbers: %v", err)
 	}
-	now := dsc.k.Now()
+	now := dsc.Kernel.Now()
 	generation, err := getTemplateGeneration(ds)
 	if err != nil {
 		generation = nil
@@ -68,7 +68,7 @@ func (dsc *Controller) rollingUpdate(ctx context.Context, ds *model.DaemonSet, s
 		remaining := min(max(maxUnavailable-numUnavailable, 0), len(candidates))
 		oldPodsToDelete := append(allowedReplacements, candidates[:remaining]...)
 		if len(oldPodsToDelete) > 0 {
-			dsc.k.Emit(Component, "rolling-update", dsRef(ds), ds.ResourceVersion, fmt.Sprintf("maxUnavailable=%d unavailable=%d replacing=%s", maxUnavailable, numUnavailable, list(oldPodsToDelete)))
+			dsc.Kernel.Emit(Component, "rolling-update", dsRef(ds), ds.ResourceVersion, fmt.Sprintf("maxUnavailable=%d unavailable=%d replacing=%s", maxUnavailable, numUnavailable, list(oldPodsToDelete)))
 		}
 		return dsc.syncNodes(ctx, ds, oldPodsToDelete, nil, hash)
 	}
@@ -134,7 +134,7 @@ func (dsc *Controller) rollingUpdate(ctx context.Context, ds *model.DaemonSet, s
 	remainingSurge = min(max(remainingSurge, 0), len(candidateNewNodes))
 	newNodesToCreate := append(allowedNewNodes, candidateNewNodes[:remainingSurge]...)
 	if len(newNodesToCreate) > 0 || len(oldPodsToDelete) > 0 {
-		dsc.k.Emit(Component, "rolling-update", dsRef(ds), ds.ResourceVersion, fmt.Sprintf("maxSurge=%d surging=%d create-on=%s deleting=%s", maxSurge, numSurge, list(newNodesToCreate), list(oldPodsToDelete)))
+		dsc.Kernel.Emit(Component, "rolling-update", dsRef(ds), ds.ResourceVersion, fmt.Sprintf("maxSurge=%d surging=%d create-on=%s deleting=%s", maxSurge, numSurge, list(newNodesToCreate), list(oldPodsToDelete)))
 	}
 	return dsc.syncNodes(ctx, ds, oldPodsToDelete, newNodesToCreate, hash)
 }

@@ -21,14 +21,14 @@ func (dc *Controller) getReplicaSetsForDeployment(ctx context.Context, d *model.
 	if err != nil {
 		return nil, fmt.Errorf("deployment %s/%s has invalid label selector: %v", d.Namespace, d.Name, err)
 	}
-	m := controllerutil.NewControllerRefManager(dc.client, d, deploymentControllerRef(d), selector)
+	m := controllerutil.NewControllerRefManager(dc.Client, d, deploymentControllerRef(d), selector)
 	m.OnAdopt = func(obj, _ model.Object) {
 		dc.stats.Adoptions++
-		dc.k.Emit(Component, "adopt", "ReplicaSet "+model.Key(obj), 0, "by "+dRef(d))
+		dc.Kernel.Emit(Component, "adopt", "ReplicaSet "+model.Key(obj), 0, "by "+dRef(d))
 	}
 	m.OnRelease = func(obj, _ model.Object) {
 		dc.stats.Releases++
-		dc.k.Emit(Component, "release", "ReplicaSet "+model.Key(obj), 0, "from "+dRef(d))
+		dc.Kernel.Emit(Component, "release", "ReplicaSet "+model.Key(obj), 0, "from "+dRef(d))
 	}
 	sets := controllerutil.ListNamespaceAs[*model.ReplicaSet](dc.rsInformer, d.Namespace, nil)
 	claimed, err := m.ClaimReplicaSets(ctx, sets)

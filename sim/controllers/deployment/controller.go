@@ -55,16 +55,12 @@ type Stats struct {
 // through ReplicaSets and reports progress in the Deployment's status (upstream
 // DeploymentController).
 type Controller struct {
-	k        *sim.Kernel
-	client   *client.Client
-	recorder record.Recorder
-	cfg      Config
+	controllerutil.Base
+	cfg Config
 
 	dInformer   *client.Informer
 	rsInformer  *client.Informer
 	podInformer *client.Informer
-
-	queue *workqueue.RateLimiting[string]
 
 	// syncHandler is syncDeployment; it is a field so that tests can observe or replace the
 	// sync (the upstream test seam of the same name).
@@ -74,7 +70,6 @@ type Controller struct {
 	// enqueueAfter).
 	progressTimers map[string]*sim.Timer
 
-	loop  *client.SyncLoop
 	stats Stats
 }
 
@@ -86,19 +81,16 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		return nil, err
 	}
 	dc := &Controller{
-		k:              k,
-		client:         c,
-		recorder:       rec,
 		cfg:            cfg,
 		dInformer:      f.For(model.KindDeployment),
 		rsInformer:     f.For(model.KindReplicaSet),
 		podInformer:    f.For(model.KindPod),
-		queue:          workqueue.NewRateLimiting[string](k, "deployment", workqueue.DefaultControllerRateLimiter[string]()),
 		progressTimers: map[string]*sim.Timer{},
 	}
 	dc.syncHandler = dc.syncDeployment
-	dc.loop = client.NewSyncLoop(k, Component, "Deployment", dc.queue, dc.syncKey)
-	dc.loop.HandleError = dc.handleErr
+	dc.Base = controllerutil.NewBase(k, c, rec, Component, "Deployment", "deployment",
+		workqueue.DefaultControllerRateLimiter[string](), dc.syncKey)
+	dc.Loop.HandleError = dc.handleErr
 	dc.dInformer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc:    func(obj model.Object, _ bool) { dc.addDeployment(obj) },
 		UpdateFunc: dc.updateDeployment,
@@ -123,26 +115,26 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 // processNextWorkItem; client.SyncLoop, with syncKey and handleErr). Start after Stop does
 // nothing: a restarted controller is a new Controller.
 func (dc *Controller) Start() {
-	dc.loop.Start(dc.cfg.ConcurrentDeploymentSyncs, dc.dInformer, dc.rsInformer, dc.podInformer)
+	dc.Loop.Start(dc.cfg.ConcurrentDeploymentSyncs, dc.dInformer, dc.rsInformer, dc.podInformer)
 }
 
 // Stop cancels pending progress checks, shuts the queue down and kills the controller's
 // processes (a controller-manager restart); a sync in progress is abandoned where it blocks.
 func (dc *Controller) Stop() {
-	if dc.loop.Stopped() {
+	if dc.Loop.Stopped() {
 		return
 	}
 	for _, key := range slices.Sorted(maps.Keys(dc.progressTimers)) {
 		dc.progressTimers[key].Stop()
 		delete(dc.progressTimers, key)
 	}
-	dc.loop.Stop()
+	dc.Loop.Stop()
 }
 
 // Stats returns the controller's counters now.
 func (dc *Controller) Stats() Stats {
 	s := dc.stats
-	ls := dc.loop.Stats()
+	ls := dc.Loop.Stats()
 	s.Syncs, s.SyncErrors, s.SyncDurationTotal, s.Queue = ls.Syncs, ls.SyncErrors, ls.SyncDurationTotal, ls.Queue
 	return s
 }
@@ -162,14 +154,14 @@ func (dc *Controller) syncKey(ctx context.Context, key string) error {
 // rate-limited while it has failed fewer than MaxRetries times in a row, and drops it after
 // that.
 func (dc *Controller) handleErr(key string, err error) {
-	dc.k.Emit(Component, "sync-error", "Deployment "+key, 0, errorReason(err))
-	if dc.queue.NumRequeues(key) < MaxRetries {
-		dc.queue.AddRateLimited(key)
+	dc.Kernel.Emit(Component, "sync-error", "Deployment "+key, 0, errorReason(err))
+	if dc.Queue.NumRequeues(key) < MaxRetries {
+		dc.Queue.AddRateLimited(key)
 		return
 	}
 	dc.stats.Dropped++
-	dc.k.Emit(Component, "dropped", "Deployment "+key, 0, fmt.Sprintf("after %d retries: %v", MaxRetries, err))
-	dc.queue.Forget(key)
+	dc.Kernel.Emit(Component, "dropped", "Deployment "+key, 0, fmt.Sprintf("after %d retries: %v", MaxRetries, err))
+	dc.Queue.Forget(key)
 }
 
 // errorReason is the API reason of err (Conflict, AlreadyExists, ...), or its text.
@@ -182,9 +174,9 @@ func errorReason(err error) string {
 
 // ---- enqueueing ----
 
-func (dc *Controller) enqueue(d *model.Deployment) { dc.queue.Add(model.Key(d)) }
+func (dc *Controller) enqueue(d *model.Deployment) { dc.Queue.Add(model.Key(d)) }
 
-func (dc *Controller) enqueueRateLimited(d *model.Deployment) { dc.queue.AddRateLimited(model.Key(d)) }
+func (dc *Controller) enqueueRateLimited(d *model.Deployment) { dc.Queue.AddRateLimited(model.Key(d)) }
 
 // enqueueAfter adds the Deployment to the queue after delay, for a progress-deadline check.
 // Upstream uses the queue's AddAfter. Here a held sim.Timer adds the key instead, because the
@@ -194,10 +186,10 @@ func (dc *Controller) enqueueRateLimited(d *model.Deployment) { dc.queue.AddRate
 // AddAfter, an earlier pending check is kept.
 func (dc *Controller) enqueueAfter(d *model.Deployment, delay time.Duration) {
 	key := model.Key(d)
-	at := dc.k.Now().Add(delay)
+	at := dc.Kernel.Now().Add(delay)
 	t := dc.progressTimers[key]
 	if t == nil {
-		t = dc.k.NewTimer(func() { dc.queue.Add(key) })
+		t = dc.Kernel.NewTimer(func() { dc.Queue.Add(key) })
 		dc.progressTimers[key] = t
 	}
 	if when, armed := t.When(); armed && when <= at {
@@ -285,7 +277,7 @@ func (dc *Controller) getDeploymentsForReplicaSet(rs *model.ReplicaSet) []*model
 	out := controllerutil.SelectingObjects(dc.dInformer, rs.Namespace, rs.Labels, func(d *model.Deployment) *metav1.LabelSelector { return d.Spec.Selector })
 	if len(out) > 1 {
 		// Overlapping selectors are a user error; controller references keep it harmless.
-		dc.k.Emit(Component, "overlapping-selectors", "ReplicaSet "+model.Key(rs), 0, fmt.Sprintf("matches=%d", len(out)))
+		dc.Kernel.Emit(Component, "overlapping-selectors", "ReplicaSet "+model.Key(rs), 0, fmt.Sprintf("matches=%d", len(out)))
 	}
 	return out
 }
@@ -348,7 +340,7 @@ func (dc *Controller) syncDeployment(ctx context.Context, key string) error {
 	model.SetDefaults(d)
 
 	if sel := d.Spec.Selector; sel != nil && len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
-		dc.recorder.Eventf(d, model.EventTypeWarning, SelectingAllReason, "This deployment is selecting all pods. A non-empty selector is required.")
+		dc.Recorder.Eventf(d, model.EventTypeWarning, SelectingAllReason, "This deployment is selecting all pods. A non-empty selector is required.")
 		if d.Status.ObservedGeneration < d.Generation {
 			d.Status.ObservedGeneration = d.Generation
 			_ = dc.updateStatus(ctx, d)

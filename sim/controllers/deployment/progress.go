@@ -26,7 +26,7 @@ import (
 // a rollout that is neither complete nor timed out is requeued for its deadline check
 // (requeueStuckDeployment). It returns the status write's error.
 func (dc *Controller) syncRolloutStatus(ctx context.Context, allRSs []*model.ReplicaSet, newRS *model.ReplicaSet, d *model.Deployment) error {
-	now := dc.k.Now()
+	now := dc.Kernel.Now()
 	newStatus := calculateStatus(allRSs, newRS, d, now)
 	if !HasProgressDeadline(d) {
 		RemoveDeploymentCondition(&newStatus, model.DeploymentProgressing)
@@ -119,14 +119,14 @@ func (dc *Controller) requeueStuckDeployment(d *model.Deployment, newStatus mode
 		return -1
 	}
 	deadline := currentCond.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second)
-	after := deadline.Sub(dc.k.Now())
+	after := deadline.Sub(dc.Kernel.Now())
 	dc.stats.ProgressChecks++
 	if after < time.Second {
-		dc.k.Emit(Component, "progress-check", dRef(d), 0, "now")
+		dc.Kernel.Emit(Component, "progress-check", dRef(d), 0, "now")
 		dc.enqueueRateLimited(d)
 		return 0
 	}
-	dc.k.Emit(Component, "progress-check", dRef(d), 0, "after="+(after+time.Second).String())
+	dc.Kernel.Emit(Component, "progress-check", dRef(d), 0, "after="+(after+time.Second).String())
 	dc.enqueueAfter(d, after+time.Second)
 	return after
 }

@@ -85,13 +85,13 @@ func (dc *Controller) reconcileOldReplicaSets(ctx context.Context, allRSs, oldRS
 	}
 	oldRSs, cleanupCount, err := dc.cleanupUnhealthyReplicas(ctx, oldRSs, d, budget)
 	if err != nil {
-		dc.k.Emit(Component, "cleanup-unhealthy-error", dRef(d), 0, errorReason(err))
+		dc.Kernel.Emit(Component, "cleanup-unhealthy-error", dRef(d), 0, errorReason(err))
 		return false, nil
 	}
 	allRSs = append(slices.Clip(oldRSs), newRS)
 	scaledDownCount, err := dc.scaleDownOldReplicaSetsForRollingUpdate(ctx, allRSs, oldRSs, d)
 	if err != nil {
-		dc.k.Emit(Component, "scale-down-error", dRef(d), 0, errorReason(err))
+		dc.Kernel.Emit(Component, "scale-down-error", dRef(d), 0, errorReason(err))
 		return false, nil
 	}
 	return cleanupCount+scaledDownCount > 0, nil

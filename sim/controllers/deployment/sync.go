@@ -58,7 +58,7 @@ func (dc *Controller) checkPausedConditions(ctx context.Context, d *model.Deploy
 		return nil
 	}
 	pausedCondExists := cond != nil && cond.Reason == PausedDeployReason
-	now := dc.k.Now()
+	now := dc.Kernel.Now()
 	switch {
 	case d.Spec.Paused && !pausedCondExists:
 		SetDeploymentCondition(&d.Status, NewDeploymentCondition(model.DeploymentProgressing, model.ConditionUnknown, PausedDeployReason, "Deployment is paused", now))
@@ -99,7 +99,7 @@ func (dc *Controller) getAllReplicaSetsAndSyncRevision(ctx context.Context, d *m
 func (dc *Controller) getNewReplicaSet(ctx context.Context, d *model.Deployment, rsList, oldRSs []*model.ReplicaSet, createIfNotExisted bool) (*model.ReplicaSet, error) {
 	existingNewRS := FindNewReplicaSet(d, rsList)
 	newRevision := strconv.FormatInt(MaxRevision(oldRSs)+1, 10)
-	now := dc.k.Now()
+	now := dc.Kernel.Now()
 
 	if existingNewRS != nil {
 		rsCopy := existingNewRS.DeepCopy()
@@ -149,7 +149,7 @@ func (dc *Controller) getNewReplicaSet(ctx context.Context, d *model.Deployment,
 
 	alreadyExists := false
 	var createdRS *model.ReplicaSet
-	obj, err := dc.client.Create(ctx, newRS)
+	obj, err := dc.Client.Create(ctx, newRS)
 	switch {
 	case err == nil:
 		createdRS, _ = obj.(*model.ReplicaSet)
@@ -157,7 +157,7 @@ func (dc *Controller) getNewReplicaSet(ctx context.Context, d *model.Deployment,
 			return nil, fmt.Errorf("deployment: create ReplicaSet %s returned a %s", newRS.Name, obj.GetKind())
 		}
 		dc.stats.ReplicaSetsCreated++
-		dc.k.Emit(Component, "create-rs", "ReplicaSet "+model.Key(createdRS), createdRS.ResourceVersion, fmt.Sprintf("replicas=%d revision=%s for %s", newReplicasCount, newRevision, dRef(d)))
+		dc.Kernel.Emit(Component, "create-rs", "ReplicaSet "+model.Key(createdRS), createdRS.ResourceVersion, fmt.Sprintf("replicas=%d revision=%s for %s", newReplicasCount, newRevision, dRef(d)))
 	case apierrors.IsAlreadyExists(err):
 		// A slow cache or a fast resync, or a hash collision.
 		alreadyExists = true
@@ -178,7 +178,7 @@ func (dc *Controller) getNewReplicaSet(ctx context.Context, d *model.Deployment,
 			prev = *d.Status.CollisionCount
 		}
 		d.Status.CollisionCount = model.Ptr(prev + 1)
-		dc.k.Emit(Component, "collision", dRef(d), 0, fmt.Sprintf("replicaset=%s collisionCount=%d->%d", newRS.Name, prev, prev+1))
+		dc.Kernel.Emit(Component, "collision", dRef(d), 0, fmt.Sprintf("replicaset=%s collisionCount=%d->%d", newRS.Name, prev, prev+1))
 		_ = dc.updateStatus(ctx, d)
 		return nil, err
 	case apierrors.HasStatusCause(err, namespaceTerminatingCause):
@@ -191,12 +191,12 @@ func (dc *Controller) getNewReplicaSet(ctx context.Context, d *model.Deployment,
 			SetDeploymentCondition(&d.Status, NewDeploymentCondition(model.DeploymentProgressing, model.ConditionFalse, FailedRSCreateReason, msg, now))
 			_ = dc.updateStatus(ctx, d)
 		}
-		dc.recorder.Eventf(d, model.EventTypeWarning, FailedRSCreateReason, "%s", msg)
+		dc.Recorder.Eventf(d, model.EventTypeWarning, FailedRSCreateReason, "%s", msg)
 		return nil, err
 	}
 	if !alreadyExists && newReplicasCount > 0 {
 		dc.stats.ScaleUps++
-		dc.recorder.Eventf(d, model.EventTypeNormal, ScalingReplicaSetReason, "Scaled up replica set %s from 0 to %d", createdRS.Name, newReplicasCount)
+		dc.Recorder.Eventf(d, model.EventTypeNormal, ScalingReplicaSetReason, "Scaled up replica set %s from 0 to %d", createdRS.Name, newReplicasCount)
 	}
 	needsUpdate := SetDeploymentRevision(d, newRevision)
 	if !alreadyExists && HasProgressDeadline(d) {
@@ -303,8 +303,8 @@ func (dc *Controller) scaleReplicaSet(ctx context.Context, rs *model.ReplicaSet,
 	} else {
 		dc.stats.ScaleDowns++
 	}
-	dc.k.Emit(Component, "scale-rs", "ReplicaSet "+model.Key(updated), updated.ResourceVersion, fmt.Sprintf("%d->%d for %s", oldScale, newScale, dRef(d)))
-	dc.recorder.Eventf(d, model.EventTypeNormal, ScalingReplicaSetReason, "Scaled %s replica set %s from %d to %d", operation, updated.Name, oldScale, newScale)
+	dc.Kernel.Emit(Component, "scale-rs", "ReplicaSet "+model.Key(updated), updated.ResourceVersion, fmt.Sprintf("%d->%d for %s", oldScale, newScale, dRef(d)))
+	dc.Recorder.Eventf(d, model.EventTypeNormal, ScalingReplicaSetReason, "Scaled %s replica set %s from %d to %d", operation, updated.Name, oldScale, newScale)
 	return true, updated, nil
 }
 
@@ -313,9 +313,9 @@ var rsGroupResource = schema.GroupResource{Group: "apps", Resource: "replicasets
 
 // writeReplicaSet writes rs (main resource) and returns the stored copy.
 func (dc *Controller) writeReplicaSet(ctx context.Context, rs *model.ReplicaSet) (*model.ReplicaSet, error) {
-	obj, err := dc.client.Update(ctx, rs)
+	obj, err := dc.Client.Update(ctx, rs)
 	if err != nil {
-		dc.k.Emit(Component, "update-rs-error", "ReplicaSet "+model.Key(rs), rs.ResourceVersion, errorReason(err))
+		dc.Kernel.Emit(Component, "update-rs-error", "ReplicaSet "+model.Key(rs), rs.ResourceVersion, errorReason(err))
 		return nil, err
 	}
 	out, ok := client.ObjectAs[*model.ReplicaSet](obj)
@@ -333,13 +333,13 @@ func (dc *Controller) cleanupDeployment(ctx context.Context, oldRSs []*model.Rep
 		return nil
 	}
 	for _, rs := range replicaSetsToCleanUp(oldRSs, *d.Spec.RevisionHistoryLimit) {
-		err := dc.client.Delete(ctx, model.KindReplicaSet, rs.Namespace, rs.Name, model.DeleteOptions{})
+		err := dc.Client.Delete(ctx, model.KindReplicaSet, rs.Namespace, rs.Name, model.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 		if err == nil {
 			dc.stats.ReplicaSetsDeleted++
-			dc.k.Emit(Component, "cleanup-rs", "ReplicaSet "+model.Key(rs), 0, fmt.Sprintf("revision=%s for %s", rs.Annotations[RevisionAnnotation], dRef(d)))
+			dc.Kernel.Emit(Component, "cleanup-rs", "ReplicaSet "+model.Key(rs), 0, fmt.Sprintf("revision=%s for %s", rs.Annotations[RevisionAnnotation], dRef(d)))
 		}
 	}
 	return nil
@@ -372,7 +372,7 @@ func replicaSetsToCleanUp(oldRSs []*model.ReplicaSet, limit int32) []*model.Repl
 
 // syncDeploymentStatus writes calculateStatus if it differs from the current status.
 func (dc *Controller) syncDeploymentStatus(ctx context.Context, allRSs []*model.ReplicaSet, newRS *model.ReplicaSet, d *model.Deployment) error {
-	newStatus := calculateStatus(allRSs, newRS, d, dc.k.Now())
+	newStatus := calculateStatus(allRSs, newRS, d, dc.Kernel.Now())
 	if reflect.DeepEqual(d.Status, newStatus) {
 		return nil
 	}
@@ -427,15 +427,15 @@ func (dc *Controller) isScalingEvent(ctx context.Context, d *model.Deployment, r
 // updateStatus writes d's status. Like upstream it leaves d as it was (resourceVersion
 // included), so a second write in one sync conflicts and the sync is retried.
 func (dc *Controller) updateStatus(ctx context.Context, d *model.Deployment) error {
-	obj, err := dc.client.UpdateStatus(ctx, d)
+	obj, err := dc.Client.UpdateStatus(ctx, d)
 	if err != nil {
 		dc.stats.StatusUpdateErrors++
-		dc.k.Emit(Component, "update-status-error", dRef(d), d.ResourceVersion, errorReason(err))
+		dc.Kernel.Emit(Component, "update-status-error", dRef(d), d.ResourceVersion, errorReason(err))
 		return err
 	}
 	dc.stats.StatusUpdates++
 	if out, ok := client.ObjectAs[*model.Deployment](obj); ok {
-		dc.k.Emit(Component, "update-status", dRef(out), out.ResourceVersion, statusSummary(out))
+		dc.Kernel.Emit(Component, "update-status", dRef(out), out.ResourceVersion, statusSummary(out))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the name the controller uses in traces and process names (the controller's
@@ -49,10 +50,8 @@ type updater func(ctx context.Context, pdb *model.PodDisruptionBudget) error
 // DisruptionAllowed condition) in step with the pods its selector matches (upstream
 // DisruptionController).
 type Controller struct {
-	k        *sim.Kernel
-	client   *client.Client
-	recorder record.Recorder
-	cfg      Config
+	controllerutil.Base
+	cfg Config
 
 	pdbInformer *client.Informer
 	podInformer *client.Informer
@@ -60,10 +59,9 @@ type Controller struct {
 	dInformer   *client.Informer
 	ssInformer  *client.Informer
 
-	// queue holds PodDisruptionBudget keys to sync; recheckQueue holds keys whose
+	// Queue (in Base) holds PodDisruptionBudget keys to sync; recheckQueue holds keys whose
 	// disruptedPods entries expire later; stalePodDisruptionQueue holds pod keys whose
 	// DisruptionTarget condition may be stale (the three queues of upstream).
-	queue                   *workqueue.RateLimiting[string]
 	recheckQueue            *workqueue.Delaying[string]
 	stalePodDisruptionQueue *workqueue.RateLimiting[string]
 
@@ -74,7 +72,6 @@ type Controller struct {
 	// selectors holds the parsed selector of each cached budget (see selectorOf).
 	selectors map[budgetName]parsedSelector
 
-	loop  *client.SyncLoop
 	stats Stats
 }
 
@@ -117,23 +114,20 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		return nil, err
 	}
 	dc := &Controller{
-		k:            k,
-		client:       c,
-		recorder:     rec,
 		cfg:          cfg,
 		pdbInformer:  f.For(model.KindPodDisruptionBudget),
 		podInformer:  f.For(model.KindPod),
 		rsInformer:   f.For(model.KindReplicaSet),
 		dInformer:    f.For(model.KindDeployment),
 		ssInformer:   f.For(model.KindStatefulSet),
-		queue:        workqueue.NewRateLimiting[string](k, "disruption", workqueue.DefaultControllerRateLimiter[string]()),
 		recheckQueue: workqueue.NewDelaying[string](k, "disruption_recheck"),
 		stalePodDisruptionQueue: workqueue.NewRateLimiting[string](k, "stale_pod_disruption",
 			workqueue.DefaultControllerRateLimiter[string]()),
 		selectors: map[budgetName]parsedSelector{},
 	}
 	dc.getUpdater = func() updater { return dc.writePdbStatus }
-	dc.loop = client.NewSyncLoop(k, Component, "PodDisruptionBudget", dc.queue, dc.sync)
+	dc.Base = controllerutil.NewBase(k, c, rec, Component, "PodDisruptionBudget", "disruption",
+		workqueue.DefaultControllerRateLimiter[string](), dc.sync)
 	dc.podInformer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc:    func(obj model.Object, _ bool) { dc.addPod(obj) },
 		UpdateFunc: func(_, cur model.Object) { dc.updatePod(cur) },
@@ -159,28 +153,28 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 // after Stop does nothing: a restarted controller is a new Controller.
 func (dc *Controller) Start() {
 	informers := []*client.Informer{dc.podInformer, dc.pdbInformer, dc.rsInformer, dc.dInformer, dc.ssInformer}
-	dc.loop.StartFunc(informers, "", func() {
-		dc.loop.Spawn(Component+"/worker", dc.loop.Worker)
-		dc.loop.Spawn(Component+"/recheck-worker", dc.recheckWorker)
-		dc.loop.Spawn(Component+"/stale-pod-disruption-worker", dc.stalePodDisruptionWorker)
+	dc.Loop.StartFunc(informers, "", func() {
+		dc.Loop.Spawn(Component+"/worker", dc.Loop.Worker)
+		dc.Loop.Spawn(Component+"/recheck-worker", dc.recheckWorker)
+		dc.Loop.Spawn(Component+"/stale-pod-disruption-worker", dc.stalePodDisruptionWorker)
 	})
 }
 
 // Stop shuts the queues down and kills the controller's processes (a controller-manager
 // restart); a sync in progress is abandoned where it blocks.
 func (dc *Controller) Stop() {
-	if dc.loop.Stopped() {
+	if dc.Loop.Stopped() {
 		return
 	}
 	dc.recheckQueue.ShutDown()
 	dc.stalePodDisruptionQueue.ShutDown()
-	dc.loop.Stop() // shuts the main queue down, then kills
+	dc.Loop.Stop() // shuts the main queue down, then kills
 }
 
 // Stats returns the controller's counters now.
 func (dc *Controller) Stats() Stats {
 	s := dc.stats
-	ls := dc.loop.Stats()
+	ls := dc.Loop.Stats()
 	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
 	return s
 }
@@ -202,8 +196,8 @@ func (dc *Controller) processNextRecheckWorkItem(ctx context.Context) bool {
 	}
 	defer dc.recheckQueue.Done(key)
 	dc.stats.Rechecks++
-	dc.k.Emit(Component, "recheck", "PodDisruptionBudget "+key, 0, "")
-	dc.queue.AddRateLimited(key)
+	dc.Kernel.Emit(Component, "recheck", "PodDisruptionBudget "+key, 0, "")
+	dc.Queue.AddRateLimited(key)
 	return true
 }
 
@@ -219,7 +213,7 @@ func (dc *Controller) processNextStalePodDisruptionWorkItem(ctx context.Context)
 	}
 	defer dc.stalePodDisruptionQueue.Done(key)
 	if err := dc.syncStalePodDisruption(ctx, key); err != nil {
-		dc.k.Emit(Component, "stale-condition-error", "Pod "+key, 0, err.Error())
+		dc.Kernel.Emit(Component, "stale-condition-error", "Pod "+key, 0, err.Error())
 		dc.stalePodDisruptionQueue.AddRateLimited(key)
 		return true
 	}
@@ -231,7 +225,7 @@ func (dc *Controller) processNextStalePodDisruptionWorkItem(ctx context.Context)
 
 func (dc *Controller) enqueuePdbObject(obj model.Object) {
 	if pdb, ok := client.ObjectAs[*model.PodDisruptionBudget](obj); ok {
-		dc.queue.Add(model.Key(pdb))
+		dc.Queue.Add(model.Key(pdb))
 	}
 }
 
@@ -247,7 +241,7 @@ func (dc *Controller) addPod(obj model.Object) {
 		return
 	}
 	if pdb := dc.getPdbForPod(pod); pdb != nil {
-		dc.queue.Add(model.Key(pdb))
+		dc.Queue.Add(model.Key(pdb))
 	}
 	if has, cleanAfter := dc.nonTerminatingPodHasStaleDisruptionCondition(pod); has {
 		dc.stalePodDisruptionQueue.AddAfter(model.Key(pod), cleanAfter)
@@ -267,7 +261,7 @@ func (dc *Controller) deletePod(obj any) {
 		return
 	}
 	if pdb := dc.getPdbForPod(pod); pdb != nil {
-		dc.queue.Add(model.Key(pdb))
+		dc.Queue.Add(model.Key(pdb))
 	}
 }
 
@@ -283,7 +277,7 @@ func (dc *Controller) getPdbForPod(pod *model.Pod) *model.PodDisruptionBudget {
 	}
 	if len(pdbs) > 1 {
 		msg := fmt.Sprintf("Pod %q/%q matches multiple PodDisruptionBudgets.  Chose %q arbitrarily.", pod.Namespace, pod.Name, pdbs[0].Name)
-		dc.recorder.Eventf(pod, model.EventTypeWarning, "MultiplePodDisruptionBudgets", "%s", msg)
+		dc.Recorder.Eventf(pod, model.EventTypeWarning, "MultiplePodDisruptionBudgets", "%s", msg)
 	}
 	return pdbs[0]
 }

@@ -38,7 +38,7 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 	}
 	if err != nil {
 		dc.stats.FailSafes++
-		dc.k.Emit(Component, "fail-safe", "PodDisruptionBudget "+key, pdb.ResourceVersion, err.Error())
+		dc.Kernel.Emit(Component, "fail-safe", "PodDisruptionBudget "+key, pdb.ResourceVersion, err.Error())
 		return dc.failSafe(ctx, pdb, err)
 	}
 	return nil
@@ -49,26 +49,26 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 func (dc *Controller) trySync(ctx context.Context, pdb *model.PodDisruptionBudget) error {
 	pods, err := dc.getPodsForPdb(pdb)
 	if err != nil {
-		dc.recorder.Eventf(pdb, model.EventTypeWarning, "NoPods", "Failed to get pods: %v", err)
+		dc.Recorder.Eventf(pdb, model.EventTypeWarning, "NoPods", "Failed to get pods: %v", err)
 		return err
 	}
 	if len(pods) == 0 {
-		dc.recorder.Eventf(pdb, model.EventTypeNormal, "NoPods", "No matching pods found")
+		dc.Recorder.Eventf(pdb, model.EventTypeNormal, "NoPods", "No matching pods found")
 	}
 	expectedCount, desiredHealthy, unmanagedPods, err := getExpectedPodCount(pdb, len(pods), func() (int32, []string, error) {
 		return dc.getExpectedScale(ctx, pods)
 	})
 	if err != nil {
-		dc.recorder.Eventf(pdb, model.EventTypeWarning, "CalculateExpectedPodCountFailed", "Failed to calculate the number of expected pods: %v", err)
+		dc.Recorder.Eventf(pdb, model.EventTypeWarning, "CalculateExpectedPodCountFailed", "Failed to calculate the number of expected pods: %v", err)
 		return err
 	}
 	if len(unmanagedPods) > 0 {
-		dc.recorder.Eventf(pdb, model.EventTypeWarning, "UnmanagedPods", "Pods selected by this PodDisruptionBudget (selector: %v) were found "+
+		dc.Recorder.Eventf(pdb, model.EventTypeWarning, "UnmanagedPods", "Pods selected by this PodDisruptionBudget (selector: %v) were found "+
 			"to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. "+
 			"To account for these pods please set \".spec.minAvailable\" "+
 			"field of the PDB to an integer value.", pdb.Spec.Selector)
 	}
-	now := dc.k.Now()
+	now := dc.Kernel.Now()
 	disruptedPods, recheckTime, hasRecheck := dc.buildDisruptedPodMap(pods, pdb, now)
 	currentHealthy := countHealthyPods(pods, disruptedPods, now, dc.cfg.DeletionTimeout)
 	err = dc.updatePdbStatus(ctx, pdb, currentHealthy, desiredHealthy, expectedCount, disruptedPods)
@@ -329,7 +329,7 @@ func (dc *Controller) getScaleController(ctx context.Context, ref *model.OwnerRe
 	if !known || info.APIVersion != gv.String() {
 		return nil, fmt.Errorf("no matches for kind %q in version %q", ref.Kind, gv.String())
 	}
-	scale, err := dc.client.GetScale(ctx, ref.Kind, namespace, ref.Name)
+	scale, err := dc.Client.GetScale(ctx, ref.Kind, namespace, ref.Name)
 	if err != nil {
 		if !apierrors.IsNotFound(err) {
 			return nil, err
@@ -386,7 +386,7 @@ func (dc *Controller) buildDisruptedPodMap(pods []*model.Pod, pdb *model.PodDisr
 		expectedDeletion := at.Add(dc.cfg.DeletionTimeout)
 		if expectedDeletion.Before(now) {
 			// Upstream formats the budget's namespace twice in this message.
-			dc.recorder.Eventf(pod, model.EventTypeWarning, "NotDeleted", "Pod was expected by PDB %s/%s to be deleted but it wasn't",
+			dc.Recorder.Eventf(pod, model.EventTypeWarning, "NotDeleted", "Pod was expected by PDB %s/%s to be deleted but it wasn't",
 				pdb.Namespace, pdb.Namespace)
 			continue
 		}
@@ -410,7 +410,7 @@ func (dc *Controller) failSafe(ctx context.Context, pdb *model.PodDisruptionBudg
 		Reason:             model.SyncFailedReason,
 		Message:            cause.Error(),
 		ObservedGeneration: newPdb.Status.ObservedGeneration,
-	}, dc.k.Now())
+	}, dc.Kernel.Now())
 	return dc.getUpdater()(ctx, newPdb)
 }
 
@@ -436,22 +436,22 @@ func (dc *Controller) updatePdbStatus(ctx context.Context, pdb *model.PodDisrupt
 		ObservedGeneration: pdb.Generation,
 		Conditions:         newPdb.Status.Conditions,
 	}
-	updateDisruptionAllowedCondition(newPdb, dc.k.Now())
+	updateDisruptionAllowedCondition(newPdb, dc.Kernel.Now())
 	return dc.getUpdater()(ctx, newPdb)
 }
 
 // writePdbStatus is the default updater: one status update, not retried here (a failure is
 // retried through the queue, as upstream).
 func (dc *Controller) writePdbStatus(ctx context.Context, pdb *model.PodDisruptionBudget) error {
-	got, err := dc.client.UpdateStatus(ctx, pdb)
+	got, err := dc.Client.UpdateStatus(ctx, pdb)
 	st := pdb.Status
 	if err != nil {
 		dc.stats.StatusUpdateErrors++
-		dc.k.Emit(Component, "update-status-error", "PodDisruptionBudget "+model.Key(pdb), pdb.ResourceVersion, reasonOf(err))
+		dc.Kernel.Emit(Component, "update-status-error", "PodDisruptionBudget "+model.Key(pdb), pdb.ResourceVersion, reasonOf(err))
 		return err
 	}
 	dc.stats.StatusUpdates++
-	dc.k.Emit(Component, "update-status", "PodDisruptionBudget "+model.Key(pdb), got.Meta().ResourceVersion,
+	dc.Kernel.Emit(Component, "update-status", "PodDisruptionBudget "+model.Key(pdb), got.Meta().ResourceVersion,
 		fmt.Sprintf("expected=%d desired=%d healthy=%d allowed=%d disrupted=%d observedGeneration=%d %s",
 			st.ExpectedPods, st.DesiredHealthy, st.CurrentHealthy, st.DisruptionsAllowed, len(st.DisruptedPods),
 			st.ObservedGeneration, conditionSummary(st.Conditions)))
@@ -502,7 +502,7 @@ func (dc *Controller) nonTerminatingPodHasStaleDisruptionCondition(pod *model.Po
 		pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed {
 		return false, 0
 	}
-	waitFor := dc.cfg.StalePodDisruptionTimeout - dc.k.Now().Sub(cond.LastTransitionTime)
+	waitFor := dc.cfg.StalePodDisruptionTimeout - dc.Kernel.Now().Sub(cond.LastTransitionTime)
 	return true, max(waitFor, 0)
 }
 
@@ -534,14 +534,14 @@ func (dc *Controller) syncStalePodDisruption(ctx context.Context, key string) er
 	podValue := *pod
 	podValue.Status.Conditions = slices.Clone(pod.Status.Conditions)
 	newPod := &podValue
-	if !model.UpdatePodCondition(&newPod.Status, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionFalse}, dc.k.Now()) {
+	if !model.UpdatePodCondition(&newPod.Status, model.PodCondition{Type: model.PodDisruptionTarget, Status: model.ConditionFalse}, dc.Kernel.Now()) {
 		return nil
 	}
-	got, err := dc.client.UpdateStatus(ctx, newPod)
+	got, err := dc.Client.UpdateStatus(ctx, newPod)
 	if err != nil {
 		return err
 	}
 	dc.stats.StaleConditionResets++
-	dc.k.Emit(Component, "reset-stale-disruption-target", "Pod "+key, got.Meta().ResourceVersion, "")
+	dc.Kernel.Emit(Component, "reset-stale-disruption-target", "Pod "+key, got.Meta().ResourceVersion, "")
 	return nil
 }

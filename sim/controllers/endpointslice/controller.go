@@ -15,6 +15,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Component is the name the controller uses in traces and process names.
@@ -44,21 +45,17 @@ type Stats struct {
 // Controller is the EndpointSlice controller: for every Service with a selector it keeps
 // EndpointSlices listing one endpoint per matching pod (upstream endpointslice Controller).
 type Controller struct {
-	k        *sim.Kernel
-	client   *client.Client
-	recorder record.Recorder
-	cfg      Config
+	controllerutil.Base
+	cfg Config
 
 	serviceInformer *client.Informer
 	podInformer     *client.Informer
 	nodeInformer    *client.Informer
 	sliceInformer   *client.Informer
 
-	queue   *workqueue.RateLimiting[string]
 	tracker *endpointSliceTracker
 	rec     *reconciler
 
-	loop  *client.SyncLoop
 	stats Stats
 }
 
@@ -71,28 +68,25 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		return nil, err
 	}
 	ec := &Controller{
-		k:               k,
-		client:          c,
-		recorder:        rec,
 		cfg:             cfg,
 		serviceInformer: f.For(model.KindService),
 		podInformer:     f.For(model.KindPod),
 		nodeInformer:    f.For(model.KindNode),
 		sliceInformer:   f.For(model.KindEndpointSlice),
-		// Like the default controller limiter with a 1s instead of 5ms base: a Service sync
-		// can mean many slice writes, so retries back off harder.
-		queue: workqueue.NewRateLimiting[string](k, "endpoint_slice", workqueue.NewMaxOfRateLimiter[string](
+		tracker:         newEndpointSliceTracker(),
+	}
+	// The queue's limiter is like the default controller limiter with a 1s instead of 5ms
+	// base: a Service sync can mean many slice writes, so retries back off harder.
+	ec.Base = controllerutil.NewBase(k, c, rec, Component, "Service", "endpoint_slice",
+		workqueue.NewMaxOfRateLimiter[string](
 			workqueue.NewItemExponentialFailureRateLimiter[string](defaultSyncBackOff, maxSyncBackOff),
 			workqueue.NewBucketRateLimiter[string](retryBucketQPS, retryBucketBurst),
-		)),
-		tracker: newEndpointSliceTracker(),
-	}
+		), ec.syncService)
 	ec.rec = &reconciler{
 		k: k, client: c, nodeInformer: ec.nodeInformer, maxEndpointsPerSlice: int(cfg.MaxEndpointsPerSlice),
 		tracker: ec.tracker, podNameFallback: cfg.PodNameAddressFallback, stats: &ec.stats,
 	}
-	ec.loop = client.NewSyncLoop(k, Component, "Service", ec.queue, ec.syncService)
-	ec.loop.HandleError = ec.handleErr
+	ec.Loop.HandleError = ec.handleErr
 	ec.serviceInformer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc:    func(obj model.Object, _ bool) { ec.enqueueService(obj) },
 		UpdateFunc: func(_, cur model.Object) { ec.enqueueService(cur) },
@@ -124,17 +118,17 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 // processNextServiceWorkItem; client.SyncLoop, with handleErr). Start after Stop does nothing:
 // a restarted controller is a new Controller.
 func (ec *Controller) Start() {
-	ec.loop.Start(ec.cfg.ConcurrentServiceEndpointSyncs, ec.podInformer, ec.serviceInformer, ec.sliceInformer, ec.nodeInformer)
+	ec.Loop.Start(ec.cfg.ConcurrentServiceEndpointSyncs, ec.podInformer, ec.serviceInformer, ec.sliceInformer, ec.nodeInformer)
 }
 
 // Stop shuts the queue down and kills the controller's processes (a controller-manager
 // restart); a sync in progress is abandoned where it blocks.
-func (ec *Controller) Stop() { ec.loop.Stop() }
+func (ec *Controller) Stop() { ec.Loop.Stop() }
 
 // Stats returns the controller's counters now.
 func (ec *Controller) Stats() Stats {
 	s := ec.stats
-	ls := ec.loop.Stats()
+	ls := ec.Loop.Stats()
 	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
 	return s
 }
@@ -171,14 +165,14 @@ func (ec *Controller) handleErr(key string, err error) {
 	if errors.Is(err, errStaleInformerCache) {
 		ec.stats.StaleCache++
 	}
-	if ec.queue.NumRequeues(key) < maxRetries {
-		ec.k.Emit(Component, "sync-error", "Service "+key, 0, err.Error())
-		ec.queue.AddRateLimited(key)
+	if ec.Queue.NumRequeues(key) < maxRetries {
+		ec.Kernel.Emit(Component, "sync-error", "Service "+key, 0, err.Error())
+		ec.Queue.AddRateLimited(key)
 		return
 	}
 	ec.stats.Dropped++
-	ec.k.Emit(Component, "dropped", "Service "+key, 0, err.Error())
-	ec.queue.Forget(key)
+	ec.Kernel.Emit(Component, "dropped", "Service "+key, 0, err.Error())
+	ec.Queue.Forget(key)
 }
 
 // syncService brings the slices of one Service in line with its pods (upstream syncService).
@@ -213,7 +207,7 @@ func (ec *Controller) syncService(ctx context.Context, key string) error {
 		return errStaleInformerCache
 	}
 	if err := ec.rec.reconcile(ctx, service, pods, existing); err != nil {
-		ec.recorder.Eventf(service, model.EventTypeWarning, "FailedToUpdateEndpointSlices",
+		ec.Recorder.Eventf(service, model.EventTypeWarning, "FailedToUpdateEndpointSlices",
 			"Error updating Endpoint Slices for Service %s/%s: %v", service.Namespace, service.Name, err)
 		return err
 	}
@@ -224,7 +218,7 @@ func (ec *Controller) syncService(ctx context.Context, key string) error {
 
 func (ec *Controller) enqueueService(obj model.Object) {
 	if svc, ok := client.ObjectAs[*model.Service](obj); ok {
-		ec.queue.Add(model.Key(svc))
+		ec.Queue.Add(model.Key(svc))
 	}
 }
 
@@ -273,10 +267,10 @@ func (ec *Controller) onEndpointSliceDelete(obj any) {
 func (ec *Controller) queueServiceForEndpointSlice(s *model.EndpointSlice) {
 	key, err := ServiceControllerKey(s)
 	if err != nil {
-		ec.k.Emit(Component, "slice-without-service", "EndpointSlice "+model.Key(s), s.ResourceVersion, err.Error())
+		ec.Kernel.Emit(Component, "slice-without-service", "EndpointSlice "+model.Key(s), s.ResourceVersion, err.Error())
 		return
 	}
-	ec.queue.AddAfter(key, max(endpointSliceChangeMinSyncDelay, ec.cfg.EndpointUpdatesBatchPeriod))
+	ec.Queue.AddAfter(key, max(endpointSliceChangeMinSyncDelay, ec.cfg.EndpointUpdatesBatchPeriod))
 }
 
 func managedByController(s *model.EndpointSlice) bool {
@@ -291,7 +285,7 @@ func (ec *Controller) addPod(obj model.Object) {
 		return
 	}
 	for _, key := range ec.podServiceMemberships(pod) {
-		ec.queue.AddAfter(key, ec.cfg.EndpointUpdatesBatchPeriod)
+		ec.Queue.AddAfter(key, ec.cfg.EndpointUpdatesBatchPeriod)
 	}
 }
 
@@ -315,7 +309,7 @@ func (ec *Controller) updatePod(oldObj, curObj model.Object) {
 		services = determineNeededServiceUpdates(ec.podServiceMemberships(oldPod), services, podChanged)
 	}
 	for _, key := range services {
-		ec.queue.AddAfter(key, ec.cfg.EndpointUpdatesBatchPeriod)
+		ec.Queue.AddAfter(key, ec.cfg.EndpointUpdatesBatchPeriod)
 	}
 }
 

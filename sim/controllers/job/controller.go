@@ -32,19 +32,15 @@ type Stats struct {
 
 // Controller is the Job controller (upstream job.Controller).
 type Controller struct {
-	k        *sim.Kernel
-	client   *client.Client
-	recorder record.Recorder
-	cfg      Config
+	controllerutil.Base
+	cfg Config
 
 	jobInformer *client.Informer
 	podInformer *client.Informer
 
-	queue *workqueue.RateLimiting[string]
 	// held requeues a Job for its pod-failure back-off or active deadline as pending work, so
 	// a run is not declared quiescent while a Job waits to retry.
 	held         *client.HeldRequeue
-	loop         *client.SyncLoop
 	expectations *controllerutil.ControllerExpectations
 	// finalizerExpectations are the pod UIDs, per Job key, whose tracking finalizer this
 	// controller removed and whose removal the informer has not shown yet (upstream
@@ -65,23 +61,24 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		return nil, err
 	}
 	jm := &Controller{
-		k: k, client: c, recorder: rec, cfg: cfg,
-		jobInformer: f.For(model.KindJob),
-		podInformer: f.For(model.KindPod),
-		// newControllerWithClock: per-item exponential 1s..1m, no token bucket, queue "job".
-		queue:                 workqueue.NewRateLimiting[string](k, "job", workqueue.NewItemExponentialFailureRateLimiter[string](DefaultJobAPIBackOff, MaxJobAPIBackOff)),
+		cfg:                   cfg,
+		jobInformer:           f.For(model.KindJob),
+		podInformer:           f.For(model.KindPod),
 		expectations:          controllerutil.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout),
 		finalizerExpectations: map[string]map[string]bool{},
 		backoff:               newBackoffStore(),
 	}
 	jm.syncHandler = jm.syncJob
-	jm.held = client.NewHeldRequeue(k, jm.queue.Add)
-	jm.loop = client.NewSyncLoop(k, Component, "Job", jm.queue, func(ctx context.Context, key string) error {
-		if podKey, ok := strings.CutPrefix(key, orphanPodKeyPrefix); ok {
-			return jm.syncOrphanPod(ctx, podKey)
-		}
-		return jm.syncHandler(ctx, key)
-	})
+	// newControllerWithClock: per-item exponential 1s..1m, no token bucket, queue "job".
+	jm.Base = controllerutil.NewBase(k, c, rec, Component, "Job", "job",
+		workqueue.NewItemExponentialFailureRateLimiter[string](DefaultJobAPIBackOff, MaxJobAPIBackOff),
+		func(ctx context.Context, key string) error {
+			if podKey, ok := strings.CutPrefix(key, orphanPodKeyPrefix); ok {
+				return jm.syncOrphanPod(ctx, podKey)
+			}
+			return jm.syncHandler(ctx, key)
+		})
+	jm.held = client.NewHeldRequeue(k, jm.Queue.Add)
 	jm.jobInformer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc:    func(obj model.Object, _ bool) { jm.addJob(obj) },
 		UpdateFunc: jm.updateJob,
@@ -97,19 +94,19 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 
 // Start waits for the Pod and Job caches and starts ConcurrentJobSyncs workers (upstream Run).
 func (jm *Controller) Start() {
-	jm.loop.Start(jm.cfg.ConcurrentJobSyncs, jm.podInformer, jm.jobInformer)
+	jm.Loop.Start(jm.cfg.ConcurrentJobSyncs, jm.podInformer, jm.jobInformer)
 }
 
 // Stop kills the controller's processes.
 func (jm *Controller) Stop() {
 	jm.held.Stop()
-	jm.loop.Stop()
+	jm.Loop.Stop()
 }
 
 // Stats returns the controller's counters now.
 func (jm *Controller) Stats() Stats {
 	s := jm.stats
-	ls := jm.loop.Stats()
+	ls := jm.Loop.Stats()
 	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
 	return s
 }
@@ -117,7 +114,7 @@ func (jm *Controller) Stats() Stats {
 // ---- enqueueing (upstream enqueueSyncJobImmediately, enqueueSyncJobBatched,
 // enqueueSyncJobWithDelay) ----
 
-func (jm *Controller) enqueueImmediately(j *model.Job) { jm.queue.Add(model.Key(j)) }
+func (jm *Controller) enqueueImmediately(j *model.Job) { jm.Queue.Add(model.Key(j)) }
 
 func (jm *Controller) enqueueBatched(j *model.Job) {
 	jm.enqueueWithDelay(model.Key(j), SyncJobBatchPeriod)
@@ -159,7 +156,7 @@ func (jm *Controller) updateJob(oldObj, curObj model.Object) {
 	}
 	ads := curJ.Spec.ActiveDeadlineSeconds
 	if ads != nil && curJ.Status.StartTime != nil && (oldJ.Spec.ActiveDeadlineSeconds == nil || *oldJ.Spec.ActiveDeadlineSeconds != *ads) {
-		left := time.Duration(*ads)*time.Second - jm.k.Now().Sub(*curJ.Status.StartTime)
+		left := time.Duration(*ads)*time.Second - jm.Kernel.Now().Sub(*curJ.Status.StartTime)
 		jm.held.AddAfter(model.Key(curJ), left)
 	}
 }
@@ -169,7 +166,7 @@ func (jm *Controller) deleteJob(obj any) {
 	if !ok {
 		return
 	}
-	jm.queue.Add(model.Key(j))
+	jm.Queue.Add(model.Key(j))
 	// Upstream deleteJob: the Job's pods that still carry the tracking finalizer are orphans
 	// now; their finalizers are removed by syncOrphanPod.
 	for _, po := range jm.podInformer.ListNamespace(j.Namespace, nil) {
@@ -218,7 +215,7 @@ const orphanPodKeyPrefix = "orphan-pod:"
 // (upstream enqueueOrphanPod), so that the finalizer does not keep it forever.
 func (jm *Controller) enqueueOrphanPod(pod *model.Pod) {
 	if hasTrackingFinalizer(pod) {
-		jm.queue.Add(orphanPodKeyPrefix + model.Key(pod))
+		jm.Queue.Add(orphanPodKeyPrefix + model.Key(pod))
 	}
 }
 
@@ -242,7 +239,7 @@ func (jm *Controller) syncOrphanPod(ctx context.Context, key string) error {
 	if err := jm.removeTrackingFinalizer(ctx, pod); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	jm.k.Emit(Component, "orphan-finalizer-removed", "Pod "+key, pod.ResourceVersion, "")
+	jm.Kernel.Emit(Component, "orphan-finalizer-removed", "Pod "+key, pod.ResourceVersion, "")
 	return nil
 }
 

@@ -76,7 +76,7 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 	}
 	shared := obj.(*model.Job)
 	if jm.cfg.HonourManagedBy && shared.Spec.ManagedBy != nil && *shared.Spec.ManagedBy != ManagedByJobController {
-		jm.k.Emit(Component, "skip-managed-by", jobRef(shared), shared.ResourceVersion, *shared.Spec.ManagedBy)
+		jm.Kernel.Emit(Component, "skip-managed-by", jobRef(shared), shared.ResourceVersion, *shared.Spec.ManagedBy)
 		return nil
 	}
 	if model.IsJobFinished(shared) {
@@ -85,11 +85,11 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 		return nil
 	}
 	if mode := ptrOr(shared.Spec.CompletionMode, model.NonIndexedCompletion); mode != model.NonIndexedCompletion && mode != model.IndexedCompletion {
-		jm.recorder.Eventf(shared, model.EventTypeWarning, "UnknownCompletionMode", "Skipped Job sync because completion mode is unknown")
+		jm.Recorder.Eventf(shared, model.EventTypeWarning, "UnknownCompletionMode", "Skipped Job sync because completion mode is unknown")
 		return nil
 	}
 	job := shared.DeepCopy()
-	now := jm.k.Now()
+	now := jm.Kernel.Now()
 	satisfied := jm.expectations.SatisfiedExpectations(key)
 	pods := jm.getPodsForJob(job)
 	sc := &syncCtx{job: job, pods: pods, expectedRm: map[string]bool{}}
@@ -172,7 +172,7 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 		}
 		if completions != nil && sc.succeeded > *completions {
 			// More pods succeeded than asked for (a replacement raced a slow success).
-			jm.recorder.Eventf(job, model.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached")
+			jm.Recorder.Eventf(job, model.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached")
 		}
 		if complete {
 			sc.finishedCondition = newCondition(model.JobSuccessCriteriaMet, model.JobReasonCompletionsReached, msgCompletionsReached, now)
@@ -335,7 +335,7 @@ func (jm *Controller) pastActiveDeadline(j *model.Job) bool {
 	if j.Spec.ActiveDeadlineSeconds == nil || j.Status.StartTime == nil || ptrOr(j.Spec.Suspend, false) {
 		return false
 	}
-	return jm.k.Now().Sub(*j.Status.StartTime) >= time.Duration(*j.Spec.ActiveDeadlineSeconds)*time.Second
+	return jm.Kernel.Now().Sub(*j.Status.StartTime) >= time.Duration(*j.Spec.ActiveDeadlineSeconds)*time.Second
 }
 
 // newFailureCondition is upstream newFailureCondition with delayTerminalCondition() true (the
@@ -382,12 +382,12 @@ func (jm *Controller) syncSuspended(j *model.Job, suspended bool, now vtime.Time
 	case suspended && (c == nil || c.Status != model.ConditionTrue):
 		setCondition(j, model.JobCondition{Type: model.JobSuspended, Status: model.ConditionTrue, Reason: "JobSuspended", Message: "Job suspended", LastProbeTime: now, LastTransitionTime: now})
 		j.Status.StartTime = nil
-		jm.recorder.Eventf(j, model.EventTypeNormal, reasonSuspended, "Job suspended")
+		jm.Recorder.Eventf(j, model.EventTypeNormal, reasonSuspended, "Job suspended")
 	case !suspended && c != nil && c.Status == model.ConditionTrue:
 		setCondition(j, model.JobCondition{Type: model.JobSuspended, Status: model.ConditionFalse, Reason: "JobResumed", Message: "Job resumed", LastProbeTime: now, LastTransitionTime: now})
 		t := now
 		j.Status.StartTime = &t
-		jm.recorder.Eventf(j, model.EventTypeNormal, reasonResumed, "Job resumed")
+		jm.Recorder.Eventf(j, model.EventTypeNormal, reasonResumed, "Job resumed")
 	}
 }
 
@@ -465,7 +465,7 @@ func (jm *Controller) manageJob(ctx context.Context, sc *syncCtx) (int32, error)
 		rmAtLeast = min(rmAtLeast, MaxPodCreateDeletePerSync)
 		victims := activePodsForRemoval(sc.activePods, int(rmAtLeast))
 		jm.expectations.ExpectDeletions(key, len(victims))
-		jm.k.Emit(Component, "too-many", jobRef(j), j.ResourceVersion, fmt.Sprintf("active=%d want=%d deleting=%d", active, wantActive, len(victims)))
+		jm.Kernel.Emit(Component, "too-many", jobRef(j), j.ResourceVersion, fmt.Sprintf("active=%d want=%d deleting=%d", active, wantActive, len(victims)))
 		n, err := jm.deleteJobPods(ctx, j, victims)
 		sc.terminating += n
 		return active - n, err
@@ -481,8 +481,8 @@ func (jm *Controller) manageJob(ctx context.Context, sc *syncCtx) (int32, error)
 	if sc.perIndex {
 		return jm.createPerIndex(ctx, sc, active, wantActive, diff)
 	}
-	if rem := sc.newBackoffRecord.remainingTime(jm.k.Now(), jm.cfg.PodFailureBackOff, jm.cfg.MaxPodFailureBackOff); rem > 0 {
-		jm.k.Emit(Component, "backoff", jobRef(j), j.ResourceVersion, fmt.Sprintf("failures=%d wait=%s", sc.newBackoffRecord.failuresAfterLastSuccess, rem))
+	if rem := sc.newBackoffRecord.remainingTime(jm.Kernel.Now(), jm.cfg.PodFailureBackOff, jm.cfg.MaxPodFailureBackOff); rem > 0 {
+		jm.Kernel.Emit(Component, "backoff", jobRef(j), j.ResourceVersion, fmt.Sprintf("failures=%d wait=%s", sc.newBackoffRecord.failuresAfterLastSuccess, rem))
 		jm.enqueueWithDelay(key, rem)
 		return active, nil
 	}
@@ -496,7 +496,7 @@ func (jm *Controller) manageJob(ctx context.Context, sc *syncCtx) (int32, error)
 		}
 	}
 	jm.expectations.ExpectCreations(key, int(diff))
-	jm.k.Emit(Component, "creating", jobRef(j), j.ResourceVersion, fmt.Sprintf("active=%d want=%d creating=%d", active, wantActive, diff))
+	jm.Kernel.Emit(Component, "creating", jobRef(j), j.ResourceVersion, fmt.Sprintf("active=%d want=%d creating=%d", active, wantActive, diff))
 	created, err := jm.slowStartCreate(ctx, j, int(diff), indexes, nil)
 	if skipped := int(diff) - created; skipped > 0 {
 		for range skipped {
@@ -566,14 +566,14 @@ func (jm *Controller) createPod(ctx context.Context, j *model.Job, index int, fa
 			pod.Spec.Containers[i].Env = append(pod.Spec.Containers[i].Env, model.EnvVar{Name: model.JobCompletionIndexEnv, Value: s})
 		}
 	}
-	created, err := jm.client.Create(ctx, pod)
+	created, err := jm.Client.Create(ctx, pod)
 	if err != nil {
 		jm.stats.CreateErrors++
-		jm.recorder.Eventf(j, model.EventTypeWarning, reasonFailedCreate, "Error creating: %v", err)
+		jm.Recorder.Eventf(j, model.EventTypeWarning, reasonFailedCreate, "Error creating: %v", err)
 		return err
 	}
 	jm.stats.PodsCreated++
-	jm.recorder.Eventf(j, model.EventTypeNormal, reasonSuccessfulCreate, "Created pod: %s", created.Meta().Name)
+	jm.Recorder.Eventf(j, model.EventTypeNormal, reasonSuccessfulCreate, "Created pod: %s", created.Meta().Name)
 	return nil
 }
 
@@ -585,15 +585,15 @@ func (jm *Controller) deleteJobPods(ctx context.Context, j *model.Job, pods []*m
 	}
 	errs := sim.RunConcurrently(ctx, Component+"/delete", 0, len(pods), func(ctx context.Context, i int) error {
 		p := pods[i]
-		err := jm.client.Delete(ctx, model.KindPod, p.Namespace, p.Name, model.DeleteOptions{})
+		err := jm.Client.Delete(ctx, model.KindPod, p.Namespace, p.Name, model.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			jm.stats.DeleteErrors++
-			jm.recorder.Eventf(j, model.EventTypeWarning, reasonFailedDelete, "Error deleting: %v", err)
+			jm.Recorder.Eventf(j, model.EventTypeWarning, reasonFailedDelete, "Error deleting: %v", err)
 			return err
 		}
 		if err == nil {
 			jm.stats.PodsDeleted++
-			jm.recorder.Eventf(j, model.EventTypeNormal, reasonSuccessfulDelete, "Deleted pod: %s", p.Name)
+			jm.Recorder.Eventf(j, model.EventTypeNormal, reasonSuccessfulDelete, "Deleted pod: %s", p.Name)
 		}
 		return nil
 	})
@@ -746,7 +746,7 @@ func (jm *Controller) trackJobStatusAndRemoveFinalizers(ctx context.Context, sc 
 		jm.backoff.update(sc.newBackoffRecord)
 	}
 	// Step 4: the finish.
-	now := jm.k.Now()
+	now := jm.Kernel.Now()
 	var finishedNow *model.JobCondition
 	if fc := sc.finishedCondition; fc != nil {
 		switch fc.Type {
@@ -781,11 +781,11 @@ func (jm *Controller) trackJobStatusAndRemoveFinalizers(ctx context.Context, sc 
 	}
 	if finishedNow != nil {
 		jm.backoff.remove(key)
-		jm.k.Emit(Component, "finished", jobRef(j), j.ResourceVersion, fmt.Sprintf("%s reason=%s succeeded=%d failed=%d", finishedNow.Type, finishedNow.Reason, j.Status.Succeeded, j.Status.Failed))
+		jm.Kernel.Emit(Component, "finished", jobRef(j), j.ResourceVersion, fmt.Sprintf("%s reason=%s succeeded=%d failed=%d", finishedNow.Type, finishedNow.Reason, j.Status.Succeeded, j.Status.Failed))
 		if finishedNow.Type == model.JobComplete {
-			jm.recorder.Eventf(j, model.EventTypeNormal, reasonCompleted, "Job completed")
+			jm.Recorder.Eventf(j, model.EventTypeNormal, reasonCompleted, "Job completed")
 		} else {
-			jm.recorder.Eventf(j, model.EventTypeWarning, finishedNow.Reason, "%s", finishedNow.Message)
+			jm.Recorder.Eventf(j, model.EventTypeWarning, finishedNow.Reason, "%s", finishedNow.Message)
 		}
 	}
 	return nil
@@ -797,7 +797,7 @@ func (jm *Controller) writeStatus(ctx context.Context, j, shared *model.Job) err
 	if statusEqual(&j.Status, &shared.Status) {
 		return nil
 	}
-	out, err := jm.client.UpdateStatus(ctx, j)
+	out, err := jm.Client.UpdateStatus(ctx, j)
 	if err != nil {
 		return err
 	}
@@ -823,7 +823,7 @@ func (jm *Controller) removeTrackingFinalizer(ctx context.Context, p *model.Pod)
 		b, _ := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": rest}})
 		patch = b
 	}
-	_, err := jm.client.Patch(ctx, model.KindPod, p.Namespace, p.Name, patch)
+	_, err := jm.Client.Patch(ctx, model.KindPod, p.Namespace, p.Name, patch)
 	return err
 }
 
@@ -860,7 +860,7 @@ func jobRef(j *model.Job) string { return "Job " + model.Key(j) }
 func (jm *Controller) createPerIndex(ctx context.Context, sc *syncCtx, active, wantActive, diff int32) (int32, error) {
 	j := sc.job
 	key := model.Key(j)
-	now := jm.k.Now()
+	now := jm.Kernel.Now()
 	completions := int(ptrOr(j.Spec.Completions, 0))
 	done := append(append(orderedIntervals{}, sc.succeededIndexes...), sc.failedIndexes...).withIndexes(nil)
 	candidates := firstPendingIndexes(sc.activePods, done, completions, completions)
@@ -886,14 +886,14 @@ func (jm *Controller) createPerIndex(ctx context.Context, sc *syncCtx, active, w
 		counts[ix] = n
 	}
 	if wait > 0 {
-		jm.k.Emit(Component, "backoff", jobRef(j), j.ResourceVersion, fmt.Sprintf("per-index wait=%s", wait))
+		jm.Kernel.Emit(Component, "backoff", jobRef(j), j.ResourceVersion, fmt.Sprintf("per-index wait=%s", wait))
 		jm.enqueueWithDelay(key, wait)
 	}
 	if len(indexes) == 0 {
 		return active, nil
 	}
 	jm.expectations.ExpectCreations(key, len(indexes))
-	jm.k.Emit(Component, "creating", jobRef(j), j.ResourceVersion, fmt.Sprintf("active=%d want=%d creating=%d", active, wantActive, len(indexes)))
+	jm.Kernel.Emit(Component, "creating", jobRef(j), j.ResourceVersion, fmt.Sprintf("active=%d want=%d creating=%d", active, wantActive, len(indexes)))
 	created, err := jm.slowStartCreate(ctx, j, len(indexes), indexes, counts)
 	for range len(indexes) - created {
 		jm.expectations.CreationObserved(key)

@@ -44,11 +44,9 @@ type Stats struct {
 // ReplicaSet at spec.replicas and reports what it sees in the ReplicaSet's status (upstream
 // ReplicaSetController).
 type Controller struct {
-	k        *sim.Kernel
-	client   *client.Client
-	factory  *client.SharedInformerFactory
-	recorder record.Recorder
-	cfg      Config
+	controllerutil.Base
+	factory *client.SharedInformerFactory
+	cfg     Config
 
 	rsInformer  *client.Informer
 	podInformer *client.Informer
@@ -57,8 +55,6 @@ type Controller struct {
 	pods        *podTable
 	syncBuffers []*syncBuffers
 
-	queue        *workqueue.RateLimiting[string]
-	loop         *client.SyncLoop
 	expectations *controllerutil.UIDTrackingControllerExpectations
 
 	// syncHandler is syncReplicaSet; it is a field so that tests can observe or replace the
@@ -76,18 +72,15 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		return nil, err
 	}
 	rsc := &Controller{
-		k:            k,
-		client:       c,
 		factory:      f,
-		recorder:     rec,
 		cfg:          cfg,
 		rsInformer:   f.For(model.KindReplicaSet),
 		podInformer:  f.For(model.KindPod),
 		expectations: controllerutil.NewUIDTrackingControllerExpectations(controllerutil.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout)),
-		queue:        workqueue.NewRateLimiting[string](k, "replicaset", workqueue.DefaultControllerRateLimiter[string]()),
 	}
 	rsc.syncHandler = rsc.syncReplicaSet
-	rsc.loop = client.NewSyncLoop(k, Component, "ReplicaSet", rsc.queue,
+	rsc.Base = controllerutil.NewBase(k, c, rec, Component, "ReplicaSet", "replicaset",
+		workqueue.DefaultControllerRateLimiter[string](),
 		func(ctx context.Context, key string) error { return rsc.syncHandler(ctx, key) })
 	rsc.pods = newPodTable()
 	rsc.podInformer.AddEventHandler(rsc.pods)
@@ -106,13 +99,13 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 // requeues the key with the rate limiter's backoff, success forgets its backoff. Start after
 // Stop does nothing: a restarted controller is a new Controller.
 func (rsc *Controller) Start() {
-	rsc.loop.Start(rsc.cfg.ConcurrentReplicaSetSyncs, rsc.rsInformer, rsc.podInformer)
+	rsc.Loop.Start(rsc.cfg.ConcurrentReplicaSetSyncs, rsc.rsInformer, rsc.podInformer)
 }
 
 // Stop shuts the queue down and kills the controller's processes (a controller-manager
 // restart); a sync in progress is abandoned where it blocks, as a killed process would be.
 // Pod creations and deletions already handed to their own processes still complete.
-func (rsc *Controller) Stop() { rsc.loop.Stop() }
+func (rsc *Controller) Stop() { rsc.Loop.Stop() }
 
 // Expectations returns the controller's expectations, for tests and the recorder. It is the
 // live store: callers must only read it.
@@ -123,14 +116,14 @@ func (rsc *Controller) Expectations() *controllerutil.UIDTrackingControllerExpec
 // Stats returns the controller's counters now.
 func (rsc *Controller) Stats() Stats {
 	s := rsc.stats
-	ls := rsc.loop.Stats()
+	ls := rsc.Loop.Stats()
 	s.Syncs, s.SyncErrors, s.SyncDurationTotal, s.Queue = ls.Syncs, ls.SyncErrors, ls.SyncDurationTotal, ls.Queue
 	return s
 }
 
 // ---- event handlers (upstream replica_set.go) ----
 
-func (rsc *Controller) enqueue(rs *model.ReplicaSet) { rsc.queue.Add(model.Key(rs)) }
+func (rsc *Controller) enqueue(rs *model.ReplicaSet) { rsc.Queue.Add(model.Key(rs)) }
 
 // podHandlers are the pod event handlers (upstream addPod, updatePod, deletePod): a pod's
 // creation or deletion is observed for the owning ReplicaSet, an orphan wakes every ReplicaSet
@@ -147,16 +140,16 @@ func (rsc *Controller) podHandlers() controllerutil.OwnedHandlers[*model.Pod, *m
 		Created: func(rs *model.ReplicaSet) {
 			key := model.Key(rs)
 			rsc.expectations.CreationObserved(key)
-			rsc.queue.Add(key)
+			rsc.Queue.Add(key)
 		},
 		Deleted: func(rs *model.ReplicaSet, pod *model.Pod) {
 			key := model.Key(rs)
 			rsc.expectations.DeletionObserved(key, podKey(pod))
-			rsc.queue.Add(key)
+			rsc.Queue.Add(key)
 		},
 		Updated: func(rs *model.ReplicaSet, oldPod, curPod *model.Pod) {
 			if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && rs.Spec.MinReadySeconds > 0 {
-				rsc.queue.AddAfter(model.Key(rs), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
+				rsc.Queue.AddAfter(model.Key(rs), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
 			}
 		},
 		DeletingIsDeleted:      true,
@@ -178,7 +171,7 @@ func (rsc *Controller) getPodReplicaSets(pod *model.Pod) []*model.ReplicaSet {
 	out := controllerutil.SelectingObjects(rsc.rsInformer, pod.Namespace, pod.Labels, func(rs *model.ReplicaSet) *metav1.LabelSelector { return rs.Spec.Selector })
 	if len(out) > 1 {
 		// Overlapping selectors are a user error; controller references keep it harmless.
-		rsc.k.Emit(Component, "overlapping-selectors", "Pod "+podKey(pod), 0, fmt.Sprintf("matches=%d", len(out)))
+		rsc.Kernel.Emit(Component, "overlapping-selectors", "Pod "+podKey(pod), 0, fmt.Sprintf("matches=%d", len(out)))
 	}
 	return out
 }

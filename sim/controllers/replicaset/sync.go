@@ -52,7 +52,7 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 	rsNeedsSync := rsc.expectations.SatisfiedExpectations(key)
 	selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
 	if err != nil {
-		rsc.k.Emit(Component, "invalid-selector", rsRef(rs), rs.ResourceVersion, err.Error())
+		rsc.Kernel.Emit(Component, "invalid-selector", rsRef(rs), rs.ResourceVersion, err.Error())
 		return nil
 	}
 	matcher := newLabelMatcher(newPodSelector(rs.Spec.Selector, selector))
@@ -79,12 +79,12 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 		if e, ok := rsc.expectations.GetExpectations(key); ok {
 			add, del = e.GetExpectations()
 		}
-		rsc.k.Emit(Component, "expectations-pending", rsRef(rs), rs.ResourceVersion, fmt.Sprintf("add=%d del=%d", add, del))
+		rsc.Kernel.Emit(Component, "expectations-pending", rsRef(rs), rs.ResourceVersion, fmt.Sprintf("add=%d del=%d", add, del))
 	default:
 		manageReplicasErr = rsc.manageReplicas(ctx, activePods, rs)
 	}
 	rs = rs.DeepCopy()
-	newStatus := calculateStatus(rs, activeFacts, terminating, manageReplicasErr, rsc.k.Now())
+	newStatus := calculateStatus(rs, activeFacts, terminating, manageReplicasErr, rsc.Kernel.Now())
 	updatedRS, err := rsc.updateReplicaSetStatus(ctx, rs, newStatus)
 	if err != nil {
 		return err
@@ -92,7 +92,7 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 	if manageReplicasErr == nil && updatedRS.Spec.MinReadySeconds > 0 &&
 		updatedRS.Status.ReadyReplicas == specReplicas(updatedRS) &&
 		updatedRS.Status.AvailableReplicas != specReplicas(updatedRS) {
-		rsc.queue.AddAfter(key, time.Duration(updatedRS.Spec.MinReadySeconds)*time.Second)
+		rsc.Queue.AddAfter(key, time.Duration(updatedRS.Spec.MinReadySeconds)*time.Second)
 	}
 	return manageReplicasErr
 }
@@ -172,10 +172,10 @@ func (rsc *Controller) manageReplicas(ctx context.Context, activePods []*model.P
 		// Expect every creation before the first request goes out: the informer may observe
 		// a new pod before the create call returns.
 		rsc.expectations.ExpectCreations(key, diff)
-		rsc.k.Emit(Component, "too-few", rsRef(rs), rs.ResourceVersion, fmt.Sprintf("need=%d have=%d creating=%d", want, len(activePods), diff))
+		rsc.Kernel.Emit(Component, "too-few", rsRef(rs), rs.ResourceVersion, fmt.Sprintf("need=%d have=%d creating=%d", want, len(activePods), diff))
 		onBatch := func(size int) {
 			rsc.stats.SlowStartBatches++
-			rsc.k.Emit(Component, "slow-start-batch", rsRef(rs), 0, fmt.Sprintf("size=%d", size))
+			rsc.Kernel.Emit(Component, "slow-start-batch", rsRef(rs), 0, fmt.Sprintf("size=%d", size))
 		}
 		successful, err := slowStartBatch(ctx, Component+"/create", diff, rsc.cfg.SlowStartInitialBatchSize, onBatch, func(ctx context.Context) error {
 			err := rsc.createPod(ctx, rs)
@@ -186,7 +186,7 @@ func (rsc *Controller) manageReplicas(ctx context.Context, activePods []*model.P
 		})
 		// The pods never attempted (and the failed ones) will never be observed.
 		if skipped := diff - successful; skipped > 0 {
-			rsc.k.Emit(Component, "slow-start-skipped", rsRef(rs), 0, fmt.Sprintf("skipped=%d", skipped))
+			rsc.Kernel.Emit(Component, "slow-start-skipped", rsRef(rs), 0, fmt.Sprintf("skipped=%d", skipped))
 			for i := 0; i < skipped; i++ {
 				rsc.expectations.CreationObserved(key)
 			}
@@ -195,7 +195,7 @@ func (rsc *Controller) manageReplicas(ctx context.Context, activePods []*model.P
 	case diff > 0:
 		diff = min(diff, rsc.cfg.BurstReplicas)
 		relatedPods := rsc.getIndirectlyRelatedPods(rs)
-		podsToDelete := getPodsToDelete(activePods, relatedPods, diff, rsc.k.Now())
+		podsToDelete := getPodsToDelete(activePods, relatedPods, diff, rsc.Kernel.Now())
 		keys := make([]string, len(podsToDelete))
 		names := make([]string, len(podsToDelete))
 		for i, p := range podsToDelete {
@@ -205,7 +205,7 @@ func (rsc *Controller) manageReplicas(ctx context.Context, activePods []*model.P
 		// Track the exact pods, so that each is counted once whether it is seen first with a
 		// deletionTimestamp or only as deleted.
 		rsc.expectations.ExpectDeletions(key, keys)
-		rsc.k.Emit(Component, "too-many", rsRef(rs), rs.ResourceVersion, fmt.Sprintf("need=%d have=%d deleting=%s", want, len(activePods), strings.Join(names, ",")))
+		rsc.Kernel.Emit(Component, "too-many", rsRef(rs), rs.ResourceVersion, fmt.Sprintf("need=%d have=%d deleting=%s", want, len(activePods), strings.Join(names, ",")))
 		errs := sim.RunConcurrently(ctx, Component+"/delete", 0, len(podsToDelete), func(ctx context.Context, i int) error {
 			pod := podsToDelete[i]
 			if err := rsc.deletePodOf(ctx, rs, pod); err != nil {
@@ -286,16 +286,16 @@ func (rsc *Controller) createPod(ctx context.Context, rs *model.ReplicaSet) erro
 	if len(pod.Labels) == 0 {
 		return fmt.Errorf("unable to create pods, no labels")
 	}
-	created, err := rsc.client.CreateShared(ctx, pod) // pod is new and not kept
+	created, err := rsc.Client.CreateShared(ctx, pod) // pod is new and not kept
 	if err != nil {
 		rsc.stats.CreateErrors++
 		if !apierrors.HasStatusCause(err, namespaceTerminatingCause) {
-			rsc.recorder.Eventf(rs, model.EventTypeWarning, FailedCreatePodReason, "Error creating: %v", err)
+			rsc.Recorder.Eventf(rs, model.EventTypeWarning, FailedCreatePodReason, "Error creating: %v", err)
 		}
 		return err
 	}
 	rsc.stats.PodsCreated++
-	rsc.recorder.Eventf(rs, model.EventTypeNormal, SuccessfulCreatePodReason, "Created pod: %v", created.Meta().Name)
+	rsc.Recorder.Eventf(rs, model.EventTypeNormal, SuccessfulCreatePodReason, "Created pod: %v", created.Meta().Name)
 	return nil
 }
 
@@ -303,17 +303,17 @@ func (rsc *Controller) createPod(ctx context.Context, rs *model.ReplicaSet) erro
 // FailedDelete (upstream DeletePod). A NotFound error is returned as is, without an event;
 // other errors are wrapped as "unable to delete pods: ...".
 func (rsc *Controller) deletePodOf(ctx context.Context, rs *model.ReplicaSet, pod *model.Pod) error {
-	err := rsc.client.Delete(ctx, model.KindPod, pod.Namespace, pod.Name, model.DeleteOptions{})
+	err := rsc.Client.Delete(ctx, model.KindPod, pod.Namespace, pod.Name, model.DeleteOptions{})
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return err
 		}
 		rsc.stats.DeleteErrors++
-		rsc.recorder.Eventf(rs, model.EventTypeWarning, FailedDeletePodReason, "Error deleting: %v", err)
+		rsc.Recorder.Eventf(rs, model.EventTypeWarning, FailedDeletePodReason, "Error deleting: %v", err)
 		return fmt.Errorf("unable to delete pods: %v", err)
 	}
 	rsc.stats.PodsDeleted++
-	rsc.recorder.Eventf(rs, model.EventTypeNormal, SuccessfulDeletePodReason, "Deleted pod: %v", pod.Name)
+	rsc.Recorder.Eventf(rs, model.EventTypeNormal, SuccessfulDeletePodReason, "Deleted pod: %v", pod.Name)
 	return nil
 }
 
@@ -330,7 +330,7 @@ func (rsc *Controller) updateReplicaSetStatus(ctx context.Context, rs *model.Rep
 	var updateErr error
 	for i := 0; ; i++ {
 		cur.Status = newStatus
-		updated, err := rsc.client.UpdateStatus(ctx, cur)
+		updated, err := rsc.Client.UpdateStatus(ctx, cur)
 		if err == nil {
 			rsc.stats.StatusUpdates++
 			out, _ := client.ObjectAs[*model.ReplicaSet](updated)
@@ -338,16 +338,16 @@ func (rsc *Controller) updateReplicaSetStatus(ctx context.Context, rs *model.Rep
 				return cur, nil
 			}
 			s := out.Status
-			rsc.k.Emit(Component, "update-status", rsRef(out), out.ResourceVersion, fmt.Sprintf("replicas=%d ready=%d available=%d terminating=%d observedGeneration=%d%s",
+			rsc.Kernel.Emit(Component, "update-status", rsRef(out), out.ResourceVersion, fmt.Sprintf("replicas=%d ready=%d available=%d terminating=%d observedGeneration=%d%s",
 				s.Replicas, s.ReadyReplicas, s.AvailableReplicas, derefInt32(s.TerminatingReplicas), s.ObservedGeneration, conditionSuffix(s)))
 			return out, nil
 		}
 		updateErr = err
-		rsc.k.Emit(Component, "update-status-error", rsRef(cur), cur.ResourceVersion, string(apierrors.ReasonForError(err)))
+		rsc.Kernel.Emit(Component, "update-status-error", rsRef(cur), cur.ResourceVersion, string(apierrors.ReasonForError(err)))
 		if i >= rsc.cfg.StatusUpdateRetries {
 			break
 		}
-		obj, getErr := rsc.client.Get(ctx, model.KindReplicaSet, rs.Namespace, rs.Name)
+		obj, getErr := rsc.Client.Get(ctx, model.KindReplicaSet, rs.Namespace, rs.Name)
 		if getErr != nil {
 			rsc.stats.StatusUpdateErrors++
 			return nil, getErr
@@ -385,14 +385,14 @@ func conditionSuffix(s model.ReplicaSetStatus) string {
 // returned either way. It is ControllerRefManager.ClaimPods over the precomputed pod facts,
 // whose label matcher is faster than a labels.Selector.
 func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, matcher *labelMatcher, pods []*podFacts) ([]*podFacts, error) {
-	m := controllerutil.NewControllerRefManager(rsc.client, rs, controllerRef(rs), nil)
+	m := controllerutil.NewControllerRefManager(rsc.Client, rs, controllerRef(rs), nil)
 	m.OnAdopt = func(obj, _ model.Object) {
 		rsc.stats.Adoptions++
-		rsc.k.Emit(Component, "adopt", "Pod "+model.Key(obj), 0, "by "+rsRef(rs))
+		rsc.Kernel.Emit(Component, "adopt", "Pod "+model.Key(obj), 0, "by "+rsRef(rs))
 	}
 	m.OnRelease = func(obj, _ model.Object) {
 		rsc.stats.Releases++
-		rsc.k.Emit(Component, "release", "Pod "+model.Key(obj), 0, "from "+rsRef(rs))
+		rsc.Kernel.Emit(Component, "release", "Pod "+model.Key(obj), 0, "from "+rsRef(rs))
 	}
 	claimed := pods[:0]
 	var errs []error

@@ -20,12 +20,12 @@ const indexClaimCandidates = "statefulset-claim-candidates"
 // included: a terminating pod still holds its ordinal. The pods are shared with the cache. The
 // error joins every failed adoption or release; the pods claimed so far are still returned.
 func (ssc *Controller) getPodsForStatefulSet(ctx context.Context, set *model.StatefulSet, selector labels.Selector) ([]*model.Pod, error) {
-	m := controllerutil.NewControllerRefManager(ssc.client, set, controllerRef(set), selector)
+	m := controllerutil.NewControllerRefManager(ssc.Client, set, controllerRef(set), selector)
 	m.OnAdopt = func(obj, _ model.Object) {
-		ssc.k.Emit(Component, "adopt", "Pod "+model.Key(obj), 0, "by "+setRef(set))
+		ssc.Kernel.Emit(Component, "adopt", "Pod "+model.Key(obj), 0, "by "+setRef(set))
 	}
 	m.OnRelease = func(obj, _ model.Object) {
-		ssc.k.Emit(Component, "release", "Pod "+model.Key(obj), 0, "from "+setRef(set))
+		ssc.Kernel.Emit(Component, "release", "Pod "+model.Key(obj), 0, "from "+setRef(set))
 	}
 	return m.ClaimPods(ctx, controllerutil.ClaimCandidatePods(ssc.podInformer, indexClaimCandidates, set), func(p *model.Pod) bool { return isMemberOf(set, p) })
 }
@@ -44,7 +44,7 @@ func (ssc *Controller) adoptOrphanRevisions(ctx context.Context, set *model.Stat
 	if !hasOrphans {
 		return nil
 	}
-	fresh, err := ssc.client.Get(ctx, model.KindStatefulSet, set.Namespace, set.Name)
+	fresh, err := ssc.Client.Get(ctx, model.KindStatefulSet, set.Namespace, set.Name)
 	if err != nil {
 		return err
 	}

@@ -142,7 +142,7 @@ func updateStatus(status *model.StatefulSetStatus, minReadySeconds int32, curren
 // A pod being deleted keeps its slot: nothing is created for its ordinal until the object is
 // gone. The returned status is valid even with an error, except when it is nil.
 func (ssc *Controller) updatePods(ctx context.Context, set *model.StatefulSet, current, update *model.ControllerRevision, collisionCount int32, pods []*model.Pod, st *syncState) (*model.StatefulSetStatus, error) {
-	now := ssc.k.Now()
+	now := ssc.Kernel.Now()
 	minReady := set.Spec.MinReadySeconds
 	currentSet := applyRevision(set, current)
 	updateSet := applyRevision(set, update)
@@ -285,7 +285,7 @@ func (ssc *Controller) processReplica(ctx context.Context, set, updateSet *model
 		st.block(pod, "pod %s is not Running and Ready (%s); OrderedReady waits for it before the next ordinal", podKeyOf(pod), podState(pod))
 		return true, nil
 	}
-	if !isRunningAndAvailable(pod, minReady, ssc.k.Now()) && monotonic {
+	if !isRunningAndAvailable(pod, minReady, ssc.Kernel.Now()) && monotonic {
 		st.block(pod, "pod %s is Ready but not yet available (minReadySeconds %d)", podKeyOf(pod), minReady)
 		return true, nil
 	}
@@ -313,7 +313,7 @@ func (ssc *Controller) processCondemned(ctx context.Context, set *model.Stateful
 		st.block(firstUnhealthy, "scale-down waits for pod %s to be Running and Ready (%s)", podKeyOf(firstUnhealthy), podState(firstUnhealthy))
 		return true, nil
 	}
-	if !isRunningAndAvailable(pod, set.Spec.MinReadySeconds, ssc.k.Now()) && monotonic && pod != firstUnhealthy {
+	if !isRunningAndAvailable(pod, set.Spec.MinReadySeconds, ssc.Kernel.Now()) && monotonic && pod != firstUnhealthy {
 		st.block(firstUnhealthy, "scale-down waits for pod %s to be available", podKeyOf(firstUnhealthy))
 		return true, nil
 	}
@@ -457,14 +457,14 @@ func (ssc *Controller) writeStatus(ctx context.Context, set *model.StatefulSet, 
 	err := ssc.retryOnConflict(ctx, ssc.cfg.StatusRetry, func() error {
 		set.Status = *status
 		set.Status.Conditions = slices.Clone(status.Conditions)
-		updated, err := ssc.client.UpdateStatus(ctx, set)
+		updated, err := ssc.Client.UpdateStatus(ctx, set)
 		if err == nil {
 			ssc.stats.StatusUpdates++
 			s := set.Status
-			ssc.k.Emit(Component, "update-status", setRef(set), updated.Meta().ResourceVersion, statusLine(s))
+			ssc.Kernel.Emit(Component, "update-status", setRef(set), updated.Meta().ResourceVersion, statusLine(s))
 			return nil
 		}
-		ssc.k.Emit(Component, "update-status-error", setRef(set), set.ResourceVersion, string(apierrors.ReasonForError(err)))
+		ssc.Kernel.Emit(Component, "update-status-error", setRef(set), set.ResourceVersion, string(apierrors.ReasonForError(err)))
 		if obj, ok := ssc.setInformer.Get(set.Namespace, set.Name); ok {
 			if fresh, ok := client.ObjectAs[*model.StatefulSet](obj); ok {
 				*set = *fresh.DeepCopy()
@@ -501,18 +501,18 @@ const (
 func (ssc *Controller) recordPodEvent(verb string, set *model.StatefulSet, pod *model.Pod, err error) {
 	title := strings.ToUpper(verb[:1]) + verb[1:]
 	if err == nil {
-		ssc.recorder.Eventf(set, model.EventTypeNormal, "Successful"+title, "%s Pod %s in StatefulSet %s successful", verb, pod.Name, set.Name)
+		ssc.Recorder.Eventf(set, model.EventTypeNormal, "Successful"+title, "%s Pod %s in StatefulSet %s successful", verb, pod.Name, set.Name)
 		return
 	}
-	ssc.recorder.Eventf(set, model.EventTypeWarning, "Failed"+title, "%s Pod %s in StatefulSet %s failed error: %s", verb, pod.Name, set.Name, err)
+	ssc.Recorder.Eventf(set, model.EventTypeWarning, "Failed"+title, "%s Pod %s in StatefulSet %s failed error: %s", verb, pod.Name, set.Name, err)
 }
 
 // createStatefulPod creates the pod (upstream CreateStatefulPod). An AlreadyExists error is
 // returned without an event: the cache is behind and the next sync sees the pod.
 func (ssc *Controller) createStatefulPod(ctx context.Context, set *model.StatefulSet, pod *model.Pod) error {
-	_, err := ssc.client.Create(ctx, pod)
+	_, err := ssc.Client.Create(ctx, pod)
 	if apierrors.IsAlreadyExists(err) {
-		ssc.k.Emit(Component, "create-exists", podRef(pod), 0, "")
+		ssc.Kernel.Emit(Component, "create-exists", podRef(pod), 0, "")
 		return err
 	}
 	if err != nil {
@@ -527,8 +527,8 @@ func (ssc *Controller) createStatefulPod(ctx context.Context, set *model.Statefu
 // deleteStatefulPod deletes the pod gracefully (upstream DeleteStatefulPod); why goes to the
 // trace.
 func (ssc *Controller) deleteStatefulPod(ctx context.Context, set *model.StatefulSet, pod *model.Pod, why string) error {
-	ssc.k.Emit(Component, "delete-pod", podRef(pod), pod.ResourceVersion, why)
-	err := ssc.client.Delete(ctx, model.KindPod, pod.Namespace, pod.Name, deleteOptions())
+	ssc.Kernel.Emit(Component, "delete-pod", podRef(pod), pod.ResourceVersion, why)
+	err := ssc.Client.Delete(ctx, model.KindPod, pod.Namespace, pod.Name, deleteOptions())
 	if err != nil {
 		ssc.stats.DeleteErrors++
 	} else {
@@ -549,7 +549,7 @@ func (ssc *Controller) updateStatefulPod(ctx context.Context, set *model.Statefu
 		}
 		updateIdentity(set, pod)
 		attempted = true
-		_, err := ssc.client.Update(ctx, pod)
+		_, err := ssc.Client.Update(ctx, pod)
 		if err == nil {
 			return nil
 		}

@@ -42,17 +42,13 @@ type Stats struct {
 // Controller is the StatefulSet controller (upstream StatefulSetController with
 // defaultStatefulSetControl, StatefulPodControl and the status updater).
 type Controller struct {
-	k        *sim.Kernel
-	client   *client.Client
-	recorder record.Recorder
-	cfg      Config
-	rand     *rand.Rand // retry jitter
+	controllerutil.Base
+	cfg  Config
+	rand *rand.Rand // retry jitter
 
 	setInformer *client.Informer
 	podInformer *client.Informer
 	revInformer *client.Informer
-
-	queue *workqueue.RateLimiting[string]
 
 	// syncHandler is sync; a field so that tests can observe or replace the sync (the upstream
 	// test seam of the same name).
@@ -65,7 +61,6 @@ type Controller struct {
 	revData  revisionDataCache
 	tmplData map[string]templateDataEntry
 
-	loop  *client.SyncLoop
 	stats Stats
 }
 
@@ -77,20 +72,17 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		return nil, err
 	}
 	ssc := &Controller{
-		k:           k,
-		client:      c,
-		recorder:    rec,
 		cfg:         cfg,
 		rand:        k.Rand(Component),
 		setInformer: f.For(model.KindStatefulSet),
 		podInformer: f.For(model.KindPod),
 		revInformer: f.For(model.KindControllerRevision),
-		queue:       workqueue.NewRateLimiting[string](k, "statefulset", workqueue.DefaultControllerRateLimiter[string]()),
 		blocked:     map[string]Blockage{},
 		tmplData:    map[string]templateDataEntry{},
 	}
 	ssc.syncHandler = ssc.sync
-	ssc.loop = client.NewSyncLoop(k, Component, "StatefulSet", ssc.queue,
+	ssc.Base = controllerutil.NewBase(k, c, rec, Component, "StatefulSet", "statefulset",
+		workqueue.DefaultControllerRateLimiter[string](),
 		func(ctx context.Context, key string) error { return ssc.syncHandler(ctx, key) })
 	if err := controllerutil.AddClaimCandidatesIndex(ssc.podInformer, indexClaimCandidates); err != nil {
 		return nil, err
@@ -119,10 +111,10 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 	ssc.podInformer.AddEventHandler(controllerutil.OwnedHandlers[*model.Pod, *model.StatefulSet]{
 		Resolve:   ssc.resolveControllerRef,
 		Selecting: ssc.getStatefulSetsForPod,
-		Enqueue:   func(set *model.StatefulSet) { ssc.queue.Add(model.Key(set)) },
+		Enqueue:   func(set *model.StatefulSet) { ssc.Queue.Add(model.Key(set)) },
 		Updated: func(set *model.StatefulSet, oldPod, curPod *model.Pod) {
 			if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && set.Spec.MinReadySeconds > 0 {
-				ssc.queue.AddAfter(model.Key(set), time.Duration(set.Spec.MinReadySeconds)*time.Second)
+				ssc.Queue.AddAfter(model.Key(set), time.Duration(set.Spec.MinReadySeconds)*time.Second)
 			}
 		},
 	}.Funcs())
@@ -135,18 +127,18 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 // rate limiter's backoff, success forgets its backoff. Start after Stop does nothing: a
 // restarted controller is a new Controller.
 func (ssc *Controller) Start() {
-	ssc.loop.Start(ssc.cfg.ConcurrentStatefulSetSyncs, ssc.podInformer, ssc.setInformer, ssc.revInformer)
+	ssc.Loop.Start(ssc.cfg.ConcurrentStatefulSetSyncs, ssc.podInformer, ssc.setInformer, ssc.revInformer)
 }
 
 // Stop shuts the queue down and kills the controller's processes (a controller-manager
 // restart); a sync in progress is abandoned where it blocks. Requests already handed to their
 // own processes (a Parallel batch) still complete.
-func (ssc *Controller) Stop() { ssc.loop.Stop() }
+func (ssc *Controller) Stop() { ssc.Loop.Stop() }
 
 // Stats returns the controller's counters now.
 func (ssc *Controller) Stats() Stats {
 	s := ssc.stats
-	ls := ssc.loop.Stats()
+	ls := ssc.Loop.Stats()
 	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
 	return s
 }
@@ -198,7 +190,7 @@ func (ssc *Controller) sync(ctx context.Context, key string) error {
 	}
 	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
 	if err != nil {
-		ssc.k.Emit(Component, "invalid-selector", setRef(set), set.ResourceVersion, err.Error())
+		ssc.Kernel.Emit(Component, "invalid-selector", setRef(set), set.ResourceVersion, err.Error())
 		return nil
 	}
 	if err := ssc.adoptOrphanRevisions(ctx, set, selector); err != nil {
@@ -224,7 +216,7 @@ func (ssc *Controller) syncStatefulSet(ctx context.Context, key string, set *mod
 		return err
 	}
 	if set.Spec.MinReadySeconds > 0 && status != nil && int(status.AvailableReplicas) != specReplicas(set) {
-		ssc.queue.AddAfter(key, time.Duration(set.Spec.MinReadySeconds)*time.Second)
+		ssc.Queue.AddAfter(key, time.Duration(set.Spec.MinReadySeconds)*time.Second)
 	}
 	return nil
 }
@@ -236,7 +228,7 @@ func (ssc *Controller) recordBlockage(key string, set *model.StatefulSet, b *Blo
 	if b == nil {
 		if had {
 			delete(ssc.blocked, key)
-			ssc.k.Emit(Component, "unblocked", setRef(set), 0, "")
+			ssc.Kernel.Emit(Component, "unblocked", setRef(set), 0, "")
 		}
 		return
 	}
@@ -244,16 +236,16 @@ func (ssc *Controller) recordBlockage(key string, set *model.StatefulSet, b *Blo
 		return
 	}
 	nb := *b
-	nb.Since = ssc.k.Now()
+	nb.Since = ssc.Kernel.Now()
 	ssc.blocked[key] = nb
-	ssc.k.Emit(Component, "waiting", setRef(set), 0, nb.Reason)
+	ssc.Kernel.Emit(Component, "waiting", setRef(set), 0, nb.Reason)
 }
 
 // ---- event handlers (upstream stateful_set.go) ----
 
 func (ssc *Controller) enqueueObject(obj model.Object) {
 	if set, ok := client.ObjectAs[*model.StatefulSet](obj); ok {
-		ssc.queue.Add(model.Key(set))
+		ssc.Queue.Add(model.Key(set))
 	}
 }
 
@@ -268,7 +260,7 @@ func (ssc *Controller) resolveControllerRef(namespace string, ref *model.OwnerRe
 func (ssc *Controller) getStatefulSetsForPod(pod *model.Pod) []*model.StatefulSet {
 	out := controllerutil.SelectingObjects(ssc.setInformer, pod.Namespace, pod.Labels, func(set *model.StatefulSet) *metav1.LabelSelector { return set.Spec.Selector })
 	if len(out) > 1 {
-		ssc.k.Emit(Component, "overlapping-selectors", podRef(pod), 0, fmt.Sprintf("matches=%d", len(out)))
+		ssc.Kernel.Emit(Component, "overlapping-selectors", podRef(pod), 0, fmt.Sprintf("matches=%d", len(out)))
 	}
 	return out
 }

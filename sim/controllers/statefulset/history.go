@@ -147,9 +147,9 @@ func (ssc *Controller) createControllerRevision(ctx context.Context, set *model.
 	for i := 0; i < maxHashCollisions; i++ {
 		hash := history.HashControllerRevision(data, collisionCount)
 		clone.Name = history.ControllerRevisionName(set.Name, hash)
-		created, err := ssc.client.Create(ctx, clone)
+		created, err := ssc.Client.Create(ctx, clone)
 		if apierrors.IsAlreadyExists(err) {
-			obj, getErr := ssc.client.Get(ctx, model.KindControllerRevision, set.Namespace, clone.Name)
+			obj, getErr := ssc.Client.Get(ctx, model.KindControllerRevision, set.Namespace, clone.Name)
 			if getErr != nil {
 				return nil, getErr
 			}
@@ -158,7 +158,7 @@ func (ssc *Controller) createControllerRevision(ctx context.Context, set *model.
 				return exists, nil
 			}
 			*collisionCount++
-			ssc.k.Emit(Component, "revision-collision", setRef(set), 0, fmt.Sprintf("name=%s collisionCount=%d", clone.Name, *collisionCount))
+			ssc.Kernel.Emit(Component, "revision-collision", setRef(set), 0, fmt.Sprintf("name=%s collisionCount=%d", clone.Name, *collisionCount))
 			continue
 		}
 		if err != nil {
@@ -169,7 +169,7 @@ func (ssc *Controller) createControllerRevision(ctx context.Context, set *model.
 			return nil, fmt.Errorf("statefulset: create returned a %s", created.GetKind())
 		}
 		ssc.stats.RevisionsCreated++
-		ssc.k.Emit(Component, "revision-create", "ControllerRevision "+model.Key(cr), cr.ResourceVersion, fmt.Sprintf("revision=%d", cr.Revision))
+		ssc.Kernel.Emit(Component, "revision-create", "ControllerRevision "+model.Key(cr), cr.ResourceVersion, fmt.Sprintf("revision=%d", cr.Revision))
 		return cr, nil
 	}
 	return nil, fmt.Errorf("statefulset: no free ControllerRevision name for %s after %d hash collisions", model.Key(set), maxHashCollisions)
@@ -187,13 +187,13 @@ func (ssc *Controller) updateControllerRevision(ctx context.Context, revision *m
 			return nil
 		}
 		clone.Revision = newRevision
-		updated, err := ssc.client.Update(ctx, clone)
+		updated, err := ssc.Client.Update(ctx, clone)
 		if err == nil {
 			out, _ = updated.(*model.ControllerRevision)
 			if out == nil {
 				out = clone
 			}
-			ssc.k.Emit(Component, "revision-renumber", "ControllerRevision "+model.Key(out), out.ResourceVersion, fmt.Sprintf("revision=%d", newRevision))
+			ssc.Kernel.Emit(Component, "revision-renumber", "ControllerRevision "+model.Key(out), out.ResourceVersion, fmt.Sprintf("revision=%d", newRevision))
 			return nil
 		}
 		if obj, ok := ssc.revInformer.Get(clone.Namespace, clone.Name); ok {
@@ -208,10 +208,10 @@ func (ssc *Controller) updateControllerRevision(ctx context.Context, revision *m
 
 // deleteControllerRevision deletes one revision (upstream DeleteControllerRevision).
 func (ssc *Controller) deleteControllerRevision(ctx context.Context, revision *model.ControllerRevision) error {
-	err := ssc.client.Delete(ctx, model.KindControllerRevision, revision.Namespace, revision.Name, model.DeleteOptions{})
+	err := ssc.Client.Delete(ctx, model.KindControllerRevision, revision.Namespace, revision.Name, model.DeleteOptions{})
 	if err == nil {
 		ssc.stats.RevisionsDeleted++
-		ssc.k.Emit(Component, "revision-delete", "ControllerRevision "+model.Key(revision), 0, fmt.Sprintf("revision=%d", revision.Revision))
+		ssc.Kernel.Emit(Component, "revision-delete", "ControllerRevision "+model.Key(revision), 0, fmt.Sprintf("revision=%d", revision.Revision))
 	}
 	return err
 }
@@ -228,7 +228,7 @@ func (ssc *Controller) adoptControllerRevision(ctx context.Context, set *model.S
 	if err != nil {
 		return nil, err
 	}
-	obj, err := ssc.client.Patch(ctx, model.KindControllerRevision, revision.Namespace, revision.Name, patch)
+	obj, err := ssc.Client.Patch(ctx, model.KindControllerRevision, revision.Namespace, revision.Name, patch)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +236,7 @@ func (ssc *Controller) adoptControllerRevision(ctx context.Context, set *model.S
 	if !ok {
 		return nil, fmt.Errorf("statefulset: patch returned a %s", obj.GetKind())
 	}
-	ssc.k.Emit(Component, "adopt", "ControllerRevision "+model.Key(cr), cr.ResourceVersion, "by "+setRef(set))
+	ssc.Kernel.Emit(Component, "adopt", "ControllerRevision "+model.Key(cr), cr.ResourceVersion, "by "+setRef(set))
 	return cr, nil
 }
 

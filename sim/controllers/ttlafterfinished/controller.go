@@ -13,6 +13,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -22,14 +23,10 @@ const Component = "ttl-after-finished-controller"
 
 // Controller is the TTL-after-finished controller (upstream ttlafterfinished.Controller).
 type Controller struct {
-	k        *sim.Kernel
-	client   *client.Client
-	recorder record.Recorder
-	cfg      Config
+	controllerutil.Base
+	cfg Config
 
 	jobInformer *client.Informer
-	queue       *workqueue.RateLimiting[string]
-	loop        *client.SyncLoop
 
 	// Deleted counts the Jobs this controller deleted.
 	Deleted uint64
@@ -40,15 +37,12 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	tc := &Controller{
-		k: k, client: c, recorder: rec, cfg: cfg,
-		jobInformer: f.For(model.KindJob),
-		queue:       workqueue.NewRateLimiting[string](k, "ttl_jobs_to_delete", workqueue.DefaultControllerRateLimiter[string]()),
-	}
-	tc.loop = client.NewSyncLoop(k, Component, "Job", tc.queue, tc.processJob)
+	tc := &Controller{cfg: cfg, jobInformer: f.For(model.KindJob)}
+	tc.Base = controllerutil.NewBase(k, c, rec, Component, "Job", "ttl_jobs_to_delete",
+		workqueue.DefaultControllerRateLimiter[string](), tc.processJob)
 	enqueue := func(obj model.Object) {
 		if j, ok := client.ObjectAs[*model.Job](obj); ok && needsCleanup(j) {
-			tc.queue.Add(model.Key(j))
+			tc.Queue.Add(model.Key(j))
 		}
 	}
 	tc.jobInformer.AddEventHandler(client.EventHandlerFuncs{
@@ -59,10 +53,10 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 }
 
 // Start waits for the Job cache and starts the workers.
-func (tc *Controller) Start() { tc.loop.Start(tc.cfg.ConcurrentTTLSyncs, tc.jobInformer) }
+func (tc *Controller) Start() { tc.Loop.Start(tc.cfg.ConcurrentTTLSyncs, tc.jobInformer) }
 
 // Stop kills the controller's processes.
-func (tc *Controller) Stop() { tc.loop.Stop() }
+func (tc *Controller) Stop() { tc.Loop.Stop() }
 
 // needsCleanup is upstream needsCleanup: a finished Job with a TTL, not being deleted.
 func needsCleanup(j *model.Job) bool {
@@ -92,7 +86,7 @@ func (tc *Controller) processJob(ctx context.Context, key string) error {
 	if expired, err := tc.processTTL(obj.(*model.Job)); err != nil || !expired {
 		return err
 	}
-	fresh, err := tc.client.Get(ctx, model.KindJob, ns, name)
+	fresh, err := tc.Client.Get(ctx, model.KindJob, ns, name)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -105,7 +99,7 @@ func (tc *Controller) processJob(ctx context.Context, key string) error {
 	}
 	fg := model.DeletePropagationForeground
 	uid := fj.UID
-	err = tc.client.Delete(ctx, model.KindJob, ns, name, model.DeleteOptions{
+	err = tc.Client.Delete(ctx, model.KindJob, ns, name, model.DeleteOptions{
 		PropagationPolicy: &fg,
 		Preconditions:     &model.Preconditions{UID: &uid},
 	})
@@ -114,7 +108,7 @@ func (tc *Controller) processJob(ctx context.Context, key string) error {
 	}
 	if err == nil {
 		tc.Deleted++
-		tc.k.Emit(Component, "delete", "Job "+key, fj.ResourceVersion, fmt.Sprintf("ttl=%ds", *fj.Spec.TTLSecondsAfterFinished))
+		tc.Kernel.Emit(Component, "delete", "Job "+key, fj.ResourceVersion, fmt.Sprintf("ttl=%ds", *fj.Spec.TTLSecondsAfterFinished))
 	}
 	return nil
 }
@@ -124,12 +118,12 @@ func (tc *Controller) processTTL(j *model.Job) (bool, error) {
 	if !needsCleanup(j) {
 		return false, nil
 	}
-	left, _, ok := timeLeft(j, tc.k.Now())
+	left, _, ok := timeLeft(j, tc.Kernel.Now())
 	if !ok {
 		return false, nil
 	}
 	if left > 0 {
-		tc.queue.AddAfter(model.Key(j), left)
+		tc.Queue.AddAfter(model.Key(j), left)
 		return false, nil
 	}
 	return true, nil
