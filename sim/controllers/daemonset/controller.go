@@ -22,8 +22,9 @@ const Component = "daemonset-controller"
 
 // Stats are the controller's counters since New, plus its work queue's metrics.
 type Stats struct {
-	// Syncs counts finished syncs; SyncErrors those that returned an error.
-	Syncs, SyncErrors uint64
+	// SyncStats are the SyncLoop's counters (Syncs, SyncErrors, SyncDurationTotal) and its work
+	// queue's metrics (Queue).
+	client.SyncStats
 	// PodsCreated, PodsDeleted count successful pod writes; CreateErrors, DeleteErrors failed
 	// ones (a NotFound delete is not counted).
 	PodsCreated, CreateErrors, PodsDeleted, DeleteErrors uint64
@@ -32,8 +33,6 @@ type Stats struct {
 	// StatusUpdates counts status writes that succeeded; StatusUpdateErrors those that failed
 	// after the retries.
 	StatusUpdates, StatusUpdateErrors uint64
-	// Queue is the work queue's metrics.
-	Queue workqueue.Stats
 }
 
 // Controller is the DaemonSet controller (upstream DaemonSetsController).
@@ -143,8 +142,7 @@ func (dsc *Controller) Expectations() *controllerutil.ControllerExpectations { r
 // Stats returns the controller's counters now.
 func (dsc *Controller) Stats() Stats {
 	s := dsc.stats
-	ls := dsc.Loop.Stats()
-	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
+	s.SyncStats = dsc.Loop.Stats()
 	return s
 }
 

@@ -28,11 +28,11 @@ const namespaceTerminatingCause metav1.CauseType = "NamespaceTerminating"
 
 // Stats are the controller's counters since New, plus its work queue's metrics.
 type Stats struct {
-	// Syncs counts finished syncDeployment calls; SyncErrors those that returned an error;
-	// Dropped the keys given up after MaxRetries failures in a row.
-	Syncs, SyncErrors, Dropped uint64
-	// SyncDurationTotal is the virtual time spent in syncDeployment.
-	SyncDurationTotal time.Duration
+	// SyncStats are the SyncLoop's counters (Syncs, SyncErrors, SyncDurationTotal) and its work
+	// queue's metrics (Queue).
+	client.SyncStats
+	// Dropped counts the keys given up after MaxRetries failures in a row.
+	Dropped uint64
 	// ReplicaSetsCreated counts new ReplicaSets; CreateErrors failed creations (hash collisions
 	// included); Collisions the collisionCount bumps.
 	ReplicaSetsCreated, CreateErrors, Collisions uint64
@@ -47,8 +47,6 @@ type Stats struct {
 	Adoptions, Releases uint64
 	// ProgressChecks counts requeues for a progress-deadline check.
 	ProgressChecks uint64
-	// Queue is the work queue's metrics.
-	Queue workqueue.Stats
 }
 
 // Controller is the Deployment controller: it rolls each Deployment's pod template out
@@ -134,8 +132,7 @@ func (dc *Controller) Stop() {
 // Stats returns the controller's counters now.
 func (dc *Controller) Stats() Stats {
 	s := dc.stats
-	ls := dc.Loop.Stats()
-	s.Syncs, s.SyncErrors, s.SyncDurationTotal, s.Queue = ls.Syncs, ls.SyncErrors, ls.SyncDurationTotal, ls.Queue
+	s.SyncStats = dc.Loop.Stats()
 	return s
 }
 

@@ -27,9 +27,9 @@ const EventSourceComponent = "controllermanager"
 
 // Stats are the controller's counters since New, plus its main work queue's metrics.
 type Stats struct {
-	// Syncs counts finished syncs of a PodDisruptionBudget key; SyncErrors those that
-	// returned an error (and were requeued with backoff).
-	Syncs, SyncErrors uint64
+	// SyncStats are the SyncLoop's counters (Syncs, SyncErrors, SyncDurationTotal) and its work
+	// queue's metrics (Queue).
+	client.SyncStats
 	// StatusUpdates counts status writes that succeeded; StatusUpdateErrors those that failed.
 	StatusUpdates, StatusUpdateErrors uint64
 	// FailSafes counts syncs that failed and fell back to writing disruptionsAllowed=0.
@@ -38,8 +38,6 @@ type Stats struct {
 	Rechecks uint64
 	// StaleConditionResets counts DisruptionTarget conditions reset to False.
 	StaleConditionResets uint64
-	// Queue is the main work queue's metrics.
-	Queue workqueue.Stats
 }
 
 // updater writes a PodDisruptionBudget's status (upstream updater).
@@ -174,8 +172,7 @@ func (dc *Controller) Stop() {
 // Stats returns the controller's counters now.
 func (dc *Controller) Stats() Stats {
 	s := dc.stats
-	ls := dc.Loop.Stats()
-	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
+	s.SyncStats = dc.Loop.Stats()
 	return s
 }
 

@@ -32,14 +32,14 @@ var errStaleInformerCache = errors.New("EndpointSlice informer cache is out of d
 
 // Stats are the controller's counters since New, plus its work queue's metrics.
 type Stats struct {
-	// Syncs counts finished syncService calls; SyncErrors those that failed, StaleCache those
-	// of them that found the slice cache out of date, Dropped the Services given up after
-	// maxRetries failures.
-	Syncs, SyncErrors, StaleCache, Dropped uint64
+	// SyncStats are the SyncLoop's counters (Syncs, SyncErrors, SyncDurationTotal) and its work
+	// queue's metrics (Queue).
+	client.SyncStats
+	// StaleCache counts the failed syncs that found the slice cache out of date, Dropped the
+	// Services given up after maxRetries failures.
+	StaleCache, Dropped uint64
 	// SlicesCreated, SlicesUpdated and SlicesDeleted count successful writes.
 	SlicesCreated, SlicesUpdated, SlicesDeleted uint64
-	// Queue is the Service queue's metrics.
-	Queue workqueue.Stats
 }
 
 // Controller is the EndpointSlice controller: for every Service with a selector it keeps
@@ -128,8 +128,7 @@ func (ec *Controller) Stop() { ec.Loop.Stop() }
 // Stats returns the controller's counters now.
 func (ec *Controller) Stats() Stats {
 	s := ec.stats
-	ls := ec.Loop.Stats()
-	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
+	s.SyncStats = ec.Loop.Stats()
 	return s
 }
 

@@ -23,11 +23,12 @@ const Component = "job-controller"
 
 // Stats are the controller's counters.
 type Stats struct {
-	Syncs, SyncErrors                                    uint64
+	// SyncStats are the SyncLoop's counters (Syncs, SyncErrors, SyncDurationTotal) and its work
+	// queue's metrics (Queue).
+	client.SyncStats
 	PodsCreated, CreateErrors, PodsDeleted, DeleteErrors uint64
 	FinalizersRemoved                                    uint64
 	StatusUpdates                                        uint64
-	Queue                                                workqueue.Stats
 }
 
 // Controller is the Job controller (upstream job.Controller).
@@ -106,8 +107,7 @@ func (jm *Controller) Stop() {
 // Stats returns the controller's counters now.
 func (jm *Controller) Stats() Stats {
 	s := jm.stats
-	ls := jm.Loop.Stats()
-	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
+	s.SyncStats = jm.Loop.Stats()
 	return s
 }
 

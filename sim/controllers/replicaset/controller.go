@@ -22,10 +22,9 @@ const Component = "replicaset-controller"
 
 // Stats are the controller's counters since New, plus its work queue's metrics.
 type Stats struct {
-	// Syncs counts finished syncReplicaSet calls; SyncErrors those that returned an error.
-	Syncs, SyncErrors uint64
-	// SyncDurationTotal is the virtual time spent in syncReplicaSet.
-	SyncDurationTotal time.Duration
+	// SyncStats are the SyncLoop's counters (Syncs, SyncErrors, SyncDurationTotal) and its work
+	// queue's metrics (Queue).
+	client.SyncStats
 	// PodsCreated and PodsDeleted count successful API calls; CreateErrors and DeleteErrors
 	// failed ones (a NotFound delete is not counted as an error).
 	PodsCreated, CreateErrors, PodsDeleted, DeleteErrors uint64
@@ -36,8 +35,6 @@ type Stats struct {
 	// StatusUpdates counts status writes that succeeded; StatusUpdateErrors those that failed
 	// after the retries.
 	StatusUpdates, StatusUpdateErrors uint64
-	// Queue is the work queue's metrics.
-	Queue workqueue.Stats
 }
 
 // Controller is the ReplicaSet controller: it keeps the number of active pods owned by every
@@ -116,8 +113,7 @@ func (rsc *Controller) Expectations() *controllerutil.UIDTrackingControllerExpec
 // Stats returns the controller's counters now.
 func (rsc *Controller) Stats() Stats {
 	s := rsc.stats
-	ls := rsc.Loop.Stats()
-	s.Syncs, s.SyncErrors, s.SyncDurationTotal, s.Queue = ls.Syncs, ls.SyncErrors, ls.SyncDurationTotal, ls.Queue
+	s.SyncStats = rsc.Loop.Stats()
 	return s
 }
 

@@ -25,8 +25,9 @@ const Component = "statefulset-controller"
 
 // Stats are the controller's counters since New, plus its work queue's metrics.
 type Stats struct {
-	// Syncs counts finished syncs; SyncErrors those that returned an error.
-	Syncs, SyncErrors uint64
+	// SyncStats are the SyncLoop's counters (Syncs, SyncErrors, SyncDurationTotal) and its work
+	// queue's metrics (Queue).
+	client.SyncStats
 	// PodsCreated, PodsDeleted count successful pod writes; CreateErrors, DeleteErrors failed
 	// ones (AlreadyExists on create is not counted).
 	PodsCreated, CreateErrors, PodsDeleted, DeleteErrors uint64
@@ -35,8 +36,6 @@ type Stats struct {
 	// StatusUpdates counts status writes that succeeded; StatusUpdateErrors those that failed
 	// after the retries.
 	StatusUpdates, StatusUpdateErrors uint64
-	// Queue is the work queue's metrics.
-	Queue workqueue.Stats
 }
 
 // Controller is the StatefulSet controller (upstream StatefulSetController with
@@ -138,8 +137,7 @@ func (ssc *Controller) Stop() { ssc.Loop.Stop() }
 // Stats returns the controller's counters now.
 func (ssc *Controller) Stats() Stats {
 	s := ssc.stats
-	ls := ssc.Loop.Stats()
-	s.Syncs, s.SyncErrors, s.Queue = ls.Syncs, ls.SyncErrors, ls.Queue
+	s.SyncStats = ssc.Loop.Stats()
 	return s
 }
 
