@@ -130,13 +130,12 @@ func (jm *Controller) syncKey(ctx context.Context, key string) error {
 
 // sync is upstream sync: the CronJob's Jobs, history cleanup, syncCronJob, one status write.
 func (jm *Controller) sync(ctx context.Context, key string) (*time.Duration, error) {
-	ns, name, _ := strings.Cut(key, "/")
-	obj, ok := jm.cjInformer.Get(ns, name)
+	cached, ok := controllerutil.Lister[*model.CronJob]{Informer: jm.cjInformer}.GetByKey(key)
 	if !ok {
 		jm.held.Forget(key)
 		return nil, nil
 	}
-	cj := obj.(*model.CronJob).DeepCopy()
+	cj := cached.DeepCopy()
 	jobs := jm.jobsToBeReconciled(cj)
 	updated := jm.cleanupFinishedJobs(ctx, cj, jobs)
 	after, updated2, err := jm.syncCronJob(ctx, cj, jobs)

@@ -46,14 +46,9 @@ const namespaceTerminatingCause metav1.CauseType = "NamespaceTerminating"
 //  6. Otherwise manage (one pod per eligible node), the rolling update if the expectations
 //     allow, history cleanup, and the status with observedGeneration.
 func (dsc *Controller) syncDaemonSet(ctx context.Context, key string) error {
-	namespace, name := controllerutil.SplitKey(key)
-	obj, ok := dsc.dsInformer.Get(namespace, name)
+	ds, ok := controllerutil.Lister[*model.DaemonSet]{Informer: dsc.dsInformer}.GetByKey(key)
 	if !ok {
 		dsc.expectations.DeleteExpectations(key)
-		return nil
-	}
-	ds, ok := client.ObjectAs[*model.DaemonSet](obj)
-	if !ok {
 		return nil
 	}
 	nodeList := dsc.nodes()

@@ -321,14 +321,9 @@ func dRef(d *model.Deployment) string { return "Deployment " + model.Key(d) }
 //
 // It returns the first API error, after which the key is retried with backoff.
 func (dc *Controller) syncDeployment(ctx context.Context, key string) error {
-	namespace, name := controllerutil.SplitKey(key)
-	obj, ok := dc.dInformer.Get(namespace, name)
+	cached, ok := controllerutil.Lister[*model.Deployment]{Informer: dc.dInformer}.GetByKey(key)
 	if !ok {
 		dc.forgetProgressCheck(key)
-		return nil
-	}
-	cached, ok := client.ObjectAs[*model.Deployment](obj)
-	if !ok {
 		return nil
 	}
 	d := cached.DeepCopy()

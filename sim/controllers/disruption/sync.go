@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -20,17 +20,9 @@ import (
 // longer in the cache is done. A Conflict is returned as is (the key is retried); any other
 // failure falls back to failSafe, whose own result is returned.
 func (dc *Controller) sync(ctx context.Context, key string) error {
-	namespace, name, ok := strings.Cut(key, "/")
+	pdb, ok := controllerutil.Lister[*model.PodDisruptionBudget]{Informer: dc.pdbInformer}.GetByKey(key)
 	if !ok {
-		return fmt.Errorf("disruption: malformed key %q", key)
-	}
-	obj, found := dc.pdbInformer.Get(namespace, name)
-	if !found {
 		return nil
-	}
-	pdb, ok := client.ObjectAs[*model.PodDisruptionBudget](obj)
-	if !ok {
-		return fmt.Errorf("disruption: cache holds %T for %s", obj, key)
 	}
 	err := dc.trySync(ctx, pdb)
 	if apierrors.IsConflict(err) {
@@ -509,17 +501,9 @@ func (dc *Controller) nonTerminatingPodHasStaleDisruptionCondition(pod *model.Po
 // syncStalePodDisruption resets a stale DisruptionTarget condition to False with a status
 // update, or looks again later if it is not stale yet (upstream syncStalePodDisruption).
 func (dc *Controller) syncStalePodDisruption(ctx context.Context, key string) error {
-	namespace, name, ok := strings.Cut(key, "/")
+	pod, ok := controllerutil.Lister[*model.Pod]{Informer: dc.podInformer}.GetByKey(key)
 	if !ok {
-		return fmt.Errorf("disruption: malformed pod key %q", key)
-	}
-	obj, found := dc.podInformer.Get(namespace, name)
-	if !found {
 		return nil
-	}
-	pod, ok := client.ObjectAs[*model.Pod](obj)
-	if !ok {
-		return fmt.Errorf("disruption: cache holds %T for pod %s", obj, key)
 	}
 	hasCond, cleanAfter := dc.nonTerminatingPodHasStaleDisruptionCondition(pod)
 	if !hasCond {

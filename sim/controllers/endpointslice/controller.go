@@ -3,7 +3,6 @@ package endpointslice
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -179,29 +178,16 @@ func (ec *Controller) handleErr(key string, err error) {
 // selector gets nothing from this controller. The slice cache must have caught up with the
 // controller's own writes, else the sync fails with errStaleInformerCache and is retried.
 func (ec *Controller) syncService(ctx context.Context, key string) error {
-	namespace, name, ok := strings.Cut(key, "/")
+	service, ok := controllerutil.Lister[*model.Service]{Informer: ec.serviceInformer}.GetByKey(key)
 	if !ok {
-		return fmt.Errorf("endpointslice: malformed key %q", key)
-	}
-	obj, found := ec.serviceInformer.Get(namespace, name)
-	if !found {
 		ec.tracker.DeleteService(key)
 		return nil
-	}
-	service, ok := client.ObjectAs[*model.Service](obj)
-	if !ok {
-		return fmt.Errorf("endpointslice: cache holds %T for %s", obj, key)
 	}
 	if service.Spec.Type == model.ServiceTypeExternalName || len(service.Spec.Selector) == 0 {
 		return nil
 	}
-	var pods []*model.Pod
-	for _, o := range ec.podInformer.ListNamespace(namespace, labels.SelectorFromSet(service.Spec.Selector)) {
-		if pod, ok := client.ObjectAs[*model.Pod](o); ok {
-			pods = append(pods, pod)
-		}
-	}
-	existing := ec.cachedSlices(namespace, name)
+	pods := controllerutil.ListNamespaceAs[*model.Pod](ec.podInformer, service.Namespace, labels.SelectorFromSet(service.Spec.Selector))
+	existing := ec.cachedSlices(service.Namespace, service.Name)
 	if ec.tracker.StaleSlices(key, existing) {
 		return errStaleInformerCache
 	}

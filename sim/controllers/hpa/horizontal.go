@@ -19,6 +19,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/sim/metrics"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -226,17 +227,12 @@ func (a *Controller) processNextWorkItem(p *sim.Proc) bool {
 // reconcileKey reconciles the HPA named by key; a deleted HPA's recommendations and scale
 // events are dropped and deleted is true.
 func (a *Controller) reconcileKey(ctx context.Context, key string) (deleted bool, err error) {
-	namespace, name, _ := strings.Cut(key, "/")
-	obj, ok := a.hpaInformer.Get(namespace, name)
+	hpa, ok := controllerutil.Lister[*model.HorizontalPodAutoscaler]{Informer: a.hpaInformer}.GetByKey(key)
 	if !ok {
 		delete(a.recommendations, key)
 		delete(a.scaleUpEvents, key)
 		delete(a.scaleDownEvents, key)
 		return true, nil
-	}
-	hpa, ok := client.ObjectAs[*model.HorizontalPodAutoscaler](obj)
-	if !ok {
-		return true, fmt.Errorf("cache holds %T under %s", obj, key)
 	}
 	return false, a.reconcileAutoscaler(ctx, hpa, key)
 }

@@ -222,12 +222,10 @@ func (jm *Controller) enqueueOrphanPod(pod *model.Pod) {
 // syncOrphanPod is upstream syncOrphanPod: a pod whose controller Job no longer exists (or is
 // finished) loses the tracking finalizer.
 func (jm *Controller) syncOrphanPod(ctx context.Context, key string) error {
-	ns, name := controllerutil.SplitKey(key)
-	obj, ok := jm.podInformer.Get(ns, name)
+	pod, ok := controllerutil.Lister[*model.Pod]{Informer: jm.podInformer}.GetByKey(key)
 	if !ok {
 		return nil
 	}
-	pod := obj.(*model.Pod)
 	if !hasTrackingFinalizer(pod) {
 		return nil
 	}

@@ -65,8 +65,7 @@ type syncCtx struct {
 // or succeeded, otherwise create or delete pods (manageJob), and record the result through the
 // uncounted-pods protocol of the job-tracking finalizer.
 func (jm *Controller) syncJob(ctx context.Context, key string) error {
-	ns, name := controllerutil.SplitKey(key)
-	obj, ok := jm.jobInformer.Get(ns, name)
+	shared, ok := controllerutil.Lister[*model.Job]{Informer: jm.jobInformer}.GetByKey(key)
 	if !ok {
 		jm.held.Forget(key)
 		jm.expectations.DeleteExpectations(key)
@@ -74,7 +73,6 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 		jm.backoff.remove(key)
 		return nil
 	}
-	shared := obj.(*model.Job)
 	if jm.cfg.HonourManagedBy && shared.Spec.ManagedBy != nil && *shared.Spec.ManagedBy != ManagedByJobController {
 		jm.Kernel.Emit(Component, "skip-managed-by", jobRef(shared), shared.ResourceVersion, *shared.Spec.ManagedBy)
 		return nil

@@ -39,14 +39,9 @@ func rsRef(rs *model.ReplicaSet) string { return "ReplicaSet " + model.Key(rs) }
 // It returns manageReplicas' error (so the key is retried with backoff), or the error of the
 // claim or status update; a ReplicaSet with an invalid selector is skipped without error.
 func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
-	namespace, name := controllerutil.SplitKey(key)
-	obj, ok := rsc.rsInformer.Get(namespace, name)
+	rs, ok := controllerutil.Lister[*model.ReplicaSet]{Informer: rsc.rsInformer}.GetByKey(key)
 	if !ok {
 		rsc.expectations.DeleteExpectations(key)
-		return nil
-	}
-	rs, ok := client.ObjectAs[*model.ReplicaSet](obj)
-	if !ok {
 		return nil
 	}
 	rsNeedsSync := rsc.expectations.SatisfiedExpectations(key)

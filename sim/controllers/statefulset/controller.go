@@ -176,14 +176,9 @@ func (ssc *Controller) Blockages() []SetBlockage {
 // control loop. A set gone from the cache only has its blockage forgotten; a set with an
 // invalid selector is skipped without error (a non-transient error is not retried).
 func (ssc *Controller) sync(ctx context.Context, key string) error {
-	namespace, name := controllerutil.SplitKey(key)
-	obj, ok := ssc.setInformer.Get(namespace, name)
+	set, ok := controllerutil.Lister[*model.StatefulSet]{Informer: ssc.setInformer}.GetByKey(key)
 	if !ok {
 		delete(ssc.blocked, key)
-		return nil
-	}
-	set, ok := client.ObjectAs[*model.StatefulSet](obj)
-	if !ok {
 		return nil
 	}
 	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
