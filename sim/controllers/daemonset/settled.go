@@ -31,14 +31,7 @@ func Settled(ds *model.DaemonSet, nodes []*model.Node) (*model.ControllerRevisio
 		var t model.PodTemplateSpec
 		template.DeepCopyInto(&t)
 		t.Spec.Affinity = replaceDaemonSetPodNodeNameNodeAffinity(t.Spec.Affinity, node.Name)
-		pod := &model.Pod{}
-		pod.Namespace = ds.Namespace
-		pod.GenerateName = ds.Name + "-"
-		pod.Labels = t.Labels
-		pod.Annotations = t.Annotations
-		pod.Finalizers = t.Finalizers
-		pod.OwnerReferences = []model.OwnerReference{controllerRef(ds)}
-		pod.Spec = t.Spec
+		pod := controllerutil.PodFromTemplate(&t, ds, controllerRef(ds))
 		pod.Spec.NodeName = node.Name
 		pods = append(pods, pod)
 	}

@@ -352,14 +352,7 @@ func list(names []string) string {
 // FailedCreate "Error creating: <err>" unless the namespace is terminating. A template without
 // labels is refused with "unable to create pods, no labels".
 func (dsc *Controller) createPod(ctx context.Context, ds *model.DaemonSet, template *model.PodTemplateSpec) error {
-	pod := &model.Pod{}
-	pod.Namespace = ds.Namespace
-	pod.GenerateName = ds.Name + "-"
-	pod.Labels = template.Labels
-	pod.Annotations = template.Annotations
-	pod.Finalizers = template.Finalizers
-	pod.OwnerReferences = []model.OwnerReference{controllerRef(ds)}
-	pod.Spec = template.Spec
+	pod := controllerutil.PodFromTemplate(template, ds, controllerRef(ds))
 	if len(pod.Labels) == 0 {
 		return fmt.Errorf("unable to create pods, no labels")
 	}

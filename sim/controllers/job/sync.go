@@ -531,20 +531,8 @@ func (jm *Controller) slowStartCreate(ctx context.Context, j *model.Job, n int, 
 func (jm *Controller) createPod(ctx context.Context, j *model.Job, index int, failureCounts map[int]int) error {
 	tmpl := &model.PodTemplateSpec{}
 	j.Spec.Template.DeepCopyInto(tmpl)
-	pod := &model.Pod{
-		ObjectMeta: model.ObjectMeta{
-			Namespace:    j.Namespace,
-			GenerateName: j.Name + "-",
-			Labels:       tmpl.Labels,
-			Annotations:  tmpl.Annotations,
-			Finalizers:   append(tmpl.Finalizers, model.JobTrackingFinalizer),
-			OwnerReferences: []model.OwnerReference{{
-				APIVersion: "batch/v1", Kind: model.KindJob, Name: j.Name, UID: j.UID,
-				Controller: model.Ptr(true), BlockOwnerDeletion: model.Ptr(true),
-			}},
-		},
-		Spec: tmpl.Spec,
-	}
+	pod := controllerutil.PodFromTemplate(tmpl, j, controllerutil.NewControllerRef(j, model.KindJob, "batch/v1"))
+	pod.Finalizers = append(pod.Finalizers, model.JobTrackingFinalizer)
 	if index != unknownCompletionIndex {
 		s := strconv.Itoa(index)
 		if pod.Annotations == nil {

@@ -258,15 +258,7 @@ func (rsc *Controller) getIndirectlyRelatedPods(rs *model.ReplicaSet) []*model.P
 func podFromTemplate(rs *model.ReplicaSet) *model.Pod {
 	var t model.PodTemplateSpec
 	rs.Spec.Template.DeepCopyInto(&t)
-	pod := &model.Pod{}
-	pod.Namespace = rs.Namespace
-	pod.GenerateName = rs.Name + "-"
-	pod.Labels = t.Labels
-	pod.Annotations = t.Annotations
-	pod.Finalizers = t.Finalizers
-	pod.OwnerReferences = []model.OwnerReference{controllerRef(rs)}
-	pod.Spec = t.Spec
-	return pod
+	return controllerutil.PodFromTemplate(&t, rs, controllerRef(rs))
 }
 
 // controllerRef is metav1.NewControllerRef(rs, apps/v1 ReplicaSet).

@@ -110,13 +110,7 @@ func controllerRef(set *model.StatefulSet) model.OwnerReference {
 func newStatefulSetPod(set *model.StatefulSet, ordinal int) *model.Pod {
 	var t model.PodTemplateSpec
 	set.Spec.Template.DeepCopyInto(&t)
-	pod := &model.Pod{}
-	pod.GenerateName = set.Name + "-"
-	pod.Labels = t.Labels
-	pod.Annotations = t.Annotations
-	pod.Finalizers = t.Finalizers
-	pod.OwnerReferences = []model.OwnerReference{controllerRef(set)}
-	pod.Spec = t.Spec
+	pod := controllerutil.PodFromTemplate(&t, set, controllerRef(set))
 	pod.Name = podName(set.Name, ordinal)
 	updateIdentity(set, pod)
 	return pod
