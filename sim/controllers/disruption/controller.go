@@ -62,6 +62,9 @@ type Controller struct {
 	// DisruptionTarget condition may be stale (the three queues of upstream).
 	recheckQueue            *workqueue.Delaying[string]
 	stalePodDisruptionQueue *workqueue.RateLimiting[string]
+	// staleLoop drains stalePodDisruptionQueue with syncStalePodDisruption; its one worker is
+	// spawned by Start under the main loop, which stops it.
+	staleLoop *client.SyncLoop
 
 	// getUpdater returns the status writer; it is a field so that tests can make status
 	// writes fail and watch the fail-safe path (the upstream test seam of the same name).
@@ -126,6 +129,13 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 	dc.getUpdater = func() updater { return dc.writePdbStatus }
 	dc.Base = controllerutil.NewBase(k, c, rec, Component, "PodDisruptionBudget", "disruption",
 		workqueue.DefaultControllerRateLimiter[string](), dc.sync)
+	// Upstream processNextStalePodDisruptionWorkItem: a failed cleanup is traced and retried
+	// with backoff, a done one forgets its backoff.
+	dc.staleLoop = client.NewSyncLoop(k, Component, "Pod", dc.stalePodDisruptionQueue, dc.syncStalePodDisruption)
+	dc.staleLoop.HandleError = func(key string, err error) {
+		dc.Kernel.Emit(Component, "stale-condition-error", "Pod "+key, 0, err.Error())
+		dc.stalePodDisruptionQueue.AddRateLimited(key)
+	}
 	dc.podInformer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc:    func(obj model.Object, _ bool) { dc.addPod(obj) },
 		UpdateFunc: func(_, cur model.Object) { dc.updatePod(cur) },
@@ -147,14 +157,15 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 // Start spawns the controller process: it waits for its five caches to sync, then starts one
 // worker for each of its three queues, as upstream Run does. The worker of the main queue is
 // client.SyncLoop's (upstream worker and processNextWorkItem: success forgets the key's
-// backoff, an error requeues it through the rate limiter); the other two are below. Start
+// backoff, an error requeues it through the rate limiter), and so is the stale-condition
+// queue's (staleLoop); the recheck worker is below. Start
 // after Stop does nothing: a restarted controller is a new Controller.
 func (dc *Controller) Start() {
 	informers := []*client.Informer{dc.podInformer, dc.pdbInformer, dc.rsInformer, dc.dInformer, dc.ssInformer}
 	dc.Loop.StartFunc(informers, "", func() {
 		dc.Loop.Spawn(Component+"/worker", dc.Loop.Worker)
 		dc.Loop.Spawn(Component+"/recheck-worker", dc.recheckWorker)
-		dc.Loop.Spawn(Component+"/stale-pod-disruption-worker", dc.stalePodDisruptionWorker)
+		dc.Loop.Spawn(Component+"/stale-pod-disruption-worker", dc.staleLoop.Worker)
 	})
 }
 
@@ -176,8 +187,8 @@ func (dc *Controller) Stats() Stats {
 	return s
 }
 
-// ---- the recheck and stale-pod-disruption workers (upstream recheckWorker,
-// stalePodDisruptionWorker) ----
+// ---- the recheck worker (upstream recheckWorker; the stale-pod-disruption worker is
+// staleLoop's) ----
 
 func (dc *Controller) recheckWorker(p *sim.Proc) {
 	for dc.processNextRecheckWorkItem(p) {
@@ -195,26 +206,6 @@ func (dc *Controller) processNextRecheckWorkItem(ctx context.Context) bool {
 	dc.stats.Rechecks++
 	dc.Kernel.Emit(Component, "recheck", "PodDisruptionBudget "+key, 0, "")
 	dc.Queue.AddRateLimited(key)
-	return true
-}
-
-func (dc *Controller) stalePodDisruptionWorker(p *sim.Proc) {
-	for dc.processNextStalePodDisruptionWorkItem(p) {
-	}
-}
-
-func (dc *Controller) processNextStalePodDisruptionWorkItem(ctx context.Context) bool {
-	key, quit := dc.stalePodDisruptionQueue.Get(ctx)
-	if quit {
-		return false
-	}
-	defer dc.stalePodDisruptionQueue.Done(key)
-	if err := dc.syncStalePodDisruption(ctx, key); err != nil {
-		dc.Kernel.Emit(Component, "stale-condition-error", "Pod "+key, 0, err.Error())
-		dc.stalePodDisruptionQueue.AddRateLimited(key)
-		return true
-	}
-	dc.stalePodDisruptionQueue.Forget(key)
 	return true
 }
 
