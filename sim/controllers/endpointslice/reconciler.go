@@ -74,7 +74,6 @@ func (r *reconciler) reconcile(ctx context.Context, service *model.Service, pods
 // A pod whose node is not in the cache is skipped and reported as an error (so the Service is
 // retried), unless the Service publishes not-ready addresses.
 func (r *reconciler) reconcileByAddressType(ctx context.Context, service *model.Service, pods []*model.Pod, existing []*model.EndpointSlice, addressType string) error {
-	var errs []error
 	var toCreate, toUpdate, toDelete []*model.EndpointSlice
 
 	existingByPorts := map[string][]*model.EndpointSlice{}
@@ -87,27 +86,7 @@ func (r *reconciler) reconcileByAddressType(ctx context.Context, service *model.
 		}
 	}
 
-	desiredPorts := map[string][]model.EndpointPort{}
-	desiredByPorts := map[string]*endpointSet{}
-	for _, pod := range pods {
-		if !r.shouldPodBeInEndpoints(pod) {
-			continue
-		}
-		ports := getEndpointPorts(service)
-		key := portMapKey(ports)
-		if _, ok := desiredByPorts[key]; !ok {
-			desiredByPorts[key] = newEndpointSet()
-			desiredPorts[key] = ports
-		}
-		if _, found := r.nodeInformer.Get("", pod.Spec.NodeName); !found && !service.Spec.PublishNotReadyAddresses {
-			errs = append(errs, fmt.Errorf("skipping Pod %s for Service %s/%s: Node %s Not Found", pod.Name, service.Namespace, service.Name, pod.Spec.NodeName))
-			continue
-		}
-		ep := r.podToEndpoint(pod, service, addressType)
-		if len(ep.Addresses) > 0 {
-			desiredByPorts[key].Insert(&ep)
-		}
-	}
+	desiredPorts, desiredByPorts, errs := r.desiredEndpoints(service, pods, addressType, true)
 
 	for _, key := range sortedKeysOf(desiredByPorts) {
 		c, u, d := r.reconcileByPortMapping(service, existingByPorts[key], desiredByPorts[key], desiredPorts[key], addressType)
@@ -135,6 +114,39 @@ func (r *reconciler) reconcileByAddressType(ctx context.Context, service *model.
 		errs = append(errs, err)
 	}
 	return utilerrors.NewAggregate(errs)
+}
+
+// desiredEndpoints groups the endpoints of the pods that should be in service's endpoints by
+// their port set, keyed by portMapKey (the first loop of upstream reconcileByAddressType).
+// With checkNodes, a pod whose node is not in the cache is skipped and reported in errs,
+// unless the Service publishes not-ready addresses; its port set is wanted all the same, as
+// upstream creates the group before the node check.
+func (r *reconciler) desiredEndpoints(service *model.Service, pods []*model.Pod, addressType string, checkNodes bool) (map[string][]model.EndpointPort, map[string]*endpointSet, []error) {
+	var errs []error
+	desiredPorts := map[string][]model.EndpointPort{}
+	desiredByPorts := map[string]*endpointSet{}
+	for _, pod := range pods {
+		if !r.shouldPodBeInEndpoints(pod) {
+			continue
+		}
+		ports := getEndpointPorts(service)
+		key := portMapKey(ports)
+		if _, ok := desiredByPorts[key]; !ok {
+			desiredByPorts[key] = newEndpointSet()
+			desiredPorts[key] = ports
+		}
+		if checkNodes && !service.Spec.PublishNotReadyAddresses {
+			if _, found := r.nodeInformer.Get("", pod.Spec.NodeName); !found {
+				errs = append(errs, fmt.Errorf("skipping Pod %s for Service %s/%s: Node %s Not Found", pod.Name, service.Namespace, service.Name, pod.Spec.NodeName))
+				continue
+			}
+		}
+		ep := r.podToEndpoint(pod, service, addressType)
+		if len(ep.Addresses) > 0 {
+			desiredByPorts[key].Insert(&ep)
+		}
+	}
+	return desiredPorts, desiredByPorts, errs
 }
 
 func sortedKeysOf[V any](m map[string]V) []string {

@@ -17,23 +17,7 @@ func SettledSlices(service *model.Service, pods []*model.Pod, maxEndpointsPerSli
 	r := &reconciler{maxEndpointsPerSlice: maxEndpointsPerSlice}
 	var out []*model.EndpointSlice
 	for _, addressType := range addressTypesForService(service) {
-		desiredPorts := map[string][]model.EndpointPort{}
-		desiredByPorts := map[string]*endpointSet{}
-		for _, pod := range pods {
-			if !r.shouldPodBeInEndpoints(pod) {
-				continue
-			}
-			ports := getEndpointPorts(service)
-			key := portMapKey(ports)
-			if _, ok := desiredByPorts[key]; !ok {
-				desiredByPorts[key] = newEndpointSet()
-				desiredPorts[key] = ports
-			}
-			ep := r.podToEndpoint(pod, service, addressType)
-			if len(ep.Addresses) > 0 {
-				desiredByPorts[key].Insert(&ep)
-			}
-		}
+		desiredPorts, desiredByPorts, _ := r.desiredEndpoints(service, pods, addressType, false)
 		var created []*model.EndpointSlice
 		for _, key := range sortedKeysOf(desiredByPorts) {
 			c, _, _ := r.reconcileByPortMapping(service, nil, desiredByPorts[key], slices.Clone(desiredPorts[key]), addressType)
