@@ -260,15 +260,7 @@ func (nc *Controller) Stop() {
 	for _, p := range nc.procs {
 		p.Kill()
 	}
-	helpers := make([]*sim.Proc, 0, len(nc.helpers))
-	//detlint:ordered collected, then killed in name order below
-	for p := range nc.helpers {
-		helpers = append(helpers, p)
-	}
-	sort.Slice(helpers, func(i, j int) bool { return helpers[i].Name() < helpers[j].Name() })
-	for _, p := range helpers {
-		p.Kill()
-	}
+	controllerutil.KillInNameOrder(nc.helpers)
 	nc.procs, nc.monitor, nc.tainter = nil, nil, nil
 	clear(nc.helpers)
 	clear(nc.knownNodeSet)

@@ -158,15 +158,7 @@ func (tc *Controller) Stop() {
 	}
 	tc.shards = nil
 	tc.queue.cancelAll()
-	procs := make([]*sim.Proc, 0, len(tc.deleters))
-	//detlint:ordered collected, then killed in name order below
-	for p := range tc.deleters {
-		procs = append(procs, p)
-	}
-	sortProcs(procs)
-	for _, p := range procs {
-		p.Kill()
-	}
+	controllerutil.KillInNameOrder(tc.deleters)
 	clear(tc.deleters)
 	clear(tc.taintedNodes)
 }
@@ -467,12 +459,4 @@ func (tc *Controller) addConditionAndDeletePod(p *sim.Proc, namespace, name stri
 		}
 	}
 	return tc.deletePod(p, pod)
-}
-
-func sortProcs(ps []*sim.Proc) {
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && ps[j].Name() < ps[j-1].Name(); j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
 }

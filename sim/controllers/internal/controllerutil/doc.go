@@ -10,6 +10,15 @@
 //     error) and NewControllerRef (metav1.NewControllerRef).
 //   - ComputeHash (upstream controller_utils.go ComputeHash) and SafeEncodeString: the pod
 //     template hash that names Deployments' ReplicaSets and DaemonSets' revisions.
+//   - PodFromTemplate (upstream GetPodFromTemplate): the pod a controller creates from its
+//     template, before its own additions.
+//   - AddClaimCandidatesIndex and ClaimCandidatePods: the pods an owner can claim (its own and
+//     the orphans of its namespace), read from an informer index.
+//   - Typed listers (Lister, ListNamespaceAs, SelectingObjects) and the event handler shapes of
+//     owners and owned objects (OwnerHandlers, OwnedHandlers, ChangeHandlers).
+//   - Base: the kernel, client, recorder, work queue and client.SyncLoop that every
+//     queue-driven controller embeds, and KillInNameOrder for the helper processes a
+//     controller keeps in a map.
 //
 // What the DaemonSet and StatefulSet controllers share about ControllerRevisions is in the
 // sibling package history, as upstream keeps it in pkg/controller/history.
