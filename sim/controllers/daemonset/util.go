@@ -13,18 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/sim/controllers/internal/history"
-)
-
-// Taint keys the daemon pod tolerations name ([api@HEAD] core/v1/well_known_taints.go).
-const (
-	TaintNodeNotReady           = "node.kubernetes.io/not-ready"
-	TaintNodeUnreachable        = "node.kubernetes.io/unreachable"
-	TaintNodeDiskPressure       = "node.kubernetes.io/disk-pressure"
-	TaintNodeMemoryPressure     = "node.kubernetes.io/memory-pressure"
-	TaintNodePIDPressure        = "node.kubernetes.io/pid-pressure"
-	TaintNodeUnschedulable      = "node.kubernetes.io/unschedulable"
-	TaintNodeNetworkUnavailable = "node.kubernetes.io/network-unavailable"
 )
 
 // Labels and annotations ([api@HEAD] apps/v1/types.go).
@@ -98,14 +88,14 @@ func addOrUpdateDaemonPodTolerations(spec *model.PodSpec, hostNetwork bool) {
 	add := func(key string, effect model.TaintEffect) {
 		addOrUpdateTolerationInPodSpec(spec, model.Toleration{Key: key, Operator: TolerationOpExists, Effect: effect})
 	}
-	add(TaintNodeNotReady, model.TaintEffectNoExecute)
-	add(TaintNodeUnreachable, model.TaintEffectNoExecute)
-	add(TaintNodeDiskPressure, model.TaintEffectNoSchedule)
-	add(TaintNodeMemoryPressure, model.TaintEffectNoSchedule)
-	add(TaintNodePIDPressure, model.TaintEffectNoSchedule)
-	add(TaintNodeUnschedulable, model.TaintEffectNoSchedule)
+	add(controllerutil.TaintNodeNotReady, model.TaintEffectNoExecute)
+	add(controllerutil.TaintNodeUnreachable, model.TaintEffectNoExecute)
+	add(controllerutil.TaintNodeDiskPressure, model.TaintEffectNoSchedule)
+	add(controllerutil.TaintNodeMemoryPressure, model.TaintEffectNoSchedule)
+	add(controllerutil.TaintNodePIDPressure, model.TaintEffectNoSchedule)
+	add(controllerutil.TaintNodeUnschedulable, model.TaintEffectNoSchedule)
 	if hostNetwork {
-		add(TaintNodeNetworkUnavailable, model.TaintEffectNoSchedule)
+		add(controllerutil.TaintNodeNetworkUnavailable, model.TaintEffectNoSchedule)
 	}
 }
 

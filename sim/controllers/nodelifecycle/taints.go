@@ -2,18 +2,7 @@ package nodelifecycle
 
 import (
 	"github.com/reconsim/reconsim/model"
-)
-
-// Well-known taint keys the node lifecycle controller manages ([api@HEAD]
-// core/v1/well_known_taints.go).
-const (
-	TaintNodeNotReady           = "node.kubernetes.io/not-ready"
-	TaintNodeUnreachable        = "node.kubernetes.io/unreachable"
-	TaintNodeUnschedulable      = "node.kubernetes.io/unschedulable"
-	TaintNodeMemoryPressure     = "node.kubernetes.io/memory-pressure"
-	TaintNodeDiskPressure       = "node.kubernetes.io/disk-pressure"
-	TaintNodeNetworkUnavailable = "node.kubernetes.io/network-unavailable"
-	TaintNodePIDPressure        = "node.kubernetes.io/pid-pressure"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // LabelNodeExcludeDisruption excludes a node from the zone disruption bookkeeping
@@ -32,8 +21,8 @@ const (
 // unreachableTaintTemplate and notReadyTaintTemplate are the NoExecute taints that drive
 // taint-based eviction (upstream UnreachableTaintTemplate / NotReadyTaintTemplate).
 var (
-	unreachableTaintTemplate = model.Taint{Key: TaintNodeUnreachable, Effect: model.TaintEffectNoExecute}
-	notReadyTaintTemplate    = model.Taint{Key: TaintNodeNotReady, Effect: model.TaintEffectNoExecute}
+	unreachableTaintTemplate = model.Taint{Key: controllerutil.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute}
+	notReadyTaintTemplate    = model.Taint{Key: controllerutil.TaintNodeNotReady, Effect: model.TaintEffectNoExecute}
 )
 
 // conditionTaintKey is upstream nodeConditionToTaintKeyStatusMap: which NoSchedule taint a node
@@ -43,25 +32,25 @@ func conditionTaintKey(conditionType string, status model.ConditionStatus) (key 
 	case model.NodeReady:
 		switch status {
 		case model.ConditionFalse:
-			return TaintNodeNotReady, true
+			return controllerutil.TaintNodeNotReady, true
 		case model.ConditionUnknown:
-			return TaintNodeUnreachable, true
+			return controllerutil.TaintNodeUnreachable, true
 		}
 	case model.NodeMemoryPressure:
 		if status == model.ConditionTrue {
-			return TaintNodeMemoryPressure, true
+			return controllerutil.TaintNodeMemoryPressure, true
 		}
 	case model.NodeDiskPressure:
 		if status == model.ConditionTrue {
-			return TaintNodeDiskPressure, true
+			return controllerutil.TaintNodeDiskPressure, true
 		}
 	case model.NodeNetworkUnavailable:
 		if status == model.ConditionTrue {
-			return TaintNodeNetworkUnavailable, true
+			return controllerutil.TaintNodeNetworkUnavailable, true
 		}
 	case model.NodePIDPressure:
 		if status == model.ConditionTrue {
-			return TaintNodePIDPressure, true
+			return controllerutil.TaintNodePIDPressure, true
 		}
 	}
 	return "", false
@@ -70,8 +59,8 @@ func conditionTaintKey(conditionType string, status model.ConditionStatus) (key 
 // isConditionTaintKey is upstream taintKeyToNodeConditionMap membership.
 func isConditionTaintKey(key string) bool {
 	switch key {
-	case TaintNodeNotReady, TaintNodeUnreachable, TaintNodeNetworkUnavailable,
-		TaintNodeMemoryPressure, TaintNodeDiskPressure, TaintNodePIDPressure:
+	case controllerutil.TaintNodeNotReady, controllerutil.TaintNodeUnreachable, controllerutil.TaintNodeNetworkUnavailable,
+		controllerutil.TaintNodeMemoryPressure, controllerutil.TaintNodeDiskPressure, controllerutil.TaintNodePIDPressure:
 		return true
 	}
 	return false
@@ -88,7 +77,7 @@ func NoScheduleTaintsFor(node *model.Node) []model.Taint {
 		}
 	}
 	if node.Spec.Unschedulable {
-		taints = append(taints, model.Taint{Key: TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule})
+		taints = append(taints, model.Taint{Key: controllerutil.TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule})
 	}
 	return taints
 }
@@ -101,7 +90,7 @@ func managedNoScheduleTaints(taints []model.Taint) []model.Taint {
 		if t.Effect != model.TaintEffectNoSchedule {
 			continue
 		}
-		if t.Key == TaintNodeUnschedulable || isConditionTaintKey(t.Key) {
+		if t.Key == controllerutil.TaintNodeUnschedulable || isConditionTaintKey(t.Key) {
 			out = append(out, t)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Failure reasons, verbatim from the upstream plugins: they are what users read in
@@ -164,7 +165,7 @@ func filterNodeUnschedulable(s *cycleState, ni *NodeInfo) *Status {
 	if !ni.unschedulable {
 		return nil
 	}
-	taint := model.Taint{Key: TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule}
+	taint := model.Taint{Key: controllerutil.TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule}
 	if model.TolerationsTolerateTaint(s.pod.Spec.Tolerations, &taint) {
 		return nil
 	}

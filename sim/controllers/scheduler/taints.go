@@ -2,17 +2,6 @@ package scheduler
 
 import "github.com/reconsim/reconsim/model"
 
-// Well-known taint keys ([api@HEAD] core/v1/well_known_taints.go; docs/upstream.md#node-lifecycle).
-const (
-	TaintNodeNotReady           = "node.kubernetes.io/not-ready"
-	TaintNodeUnreachable        = "node.kubernetes.io/unreachable"
-	TaintNodeUnschedulable      = "node.kubernetes.io/unschedulable"
-	TaintNodeMemoryPressure     = "node.kubernetes.io/memory-pressure"
-	TaintNodeDiskPressure       = "node.kubernetes.io/disk-pressure"
-	TaintNodePIDPressure        = "node.kubernetes.io/pid-pressure"
-	TaintNodeNetworkUnavailable = "node.kubernetes.io/network-unavailable"
-)
-
 // Toleration operators (model.TolerationOpExists, model.TolerationOpEqual).
 const (
 	TolerationOpExists = model.TolerationOpExists
