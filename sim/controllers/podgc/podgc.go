@@ -15,6 +15,7 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/reconcile"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -200,17 +201,7 @@ func (gcc *Controller) podsForPass(existing map[string]bool) []*model.Pod {
 	if gcc.pods.total == gcc.podInformer.Len() && !gcc.pods.boundToMissingNode(existing) {
 		return gcc.pods.candidatePods()
 	}
-	return podsOf(gcc.podInformer.List(nil))
-}
-
-func podsOf(objs []model.Object) []*model.Pod {
-	out := make([]*model.Pod, 0, len(objs))
-	for _, o := range objs {
-		if p, ok := client.ObjectAs[*model.Pod](o); ok {
-			out = append(out, p)
-		}
-	}
-	return out
+	return controllerutil.Lister[*model.Pod]{Informer: gcc.podInformer}.List()
 }
 
 // isPodTerminated: any phase other than Pending, Running and Unknown (upstream

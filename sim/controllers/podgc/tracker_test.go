@@ -9,6 +9,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // checkTracker asserts that the tracker agrees with the pod cache it mirrors: the same number
@@ -16,7 +17,7 @@ import (
 // a pass's listing picks, for every step's predicate, what the whole cache would.
 func checkTracker(t *testing.T, gcc *Controller, step int) (candidates int, missingNode bool) {
 	t.Helper()
-	all := podsOf(gcc.podInformer.List(nil))
+	all := controllerutil.Lister[*model.Pod]{Informer: gcc.podInformer}.List()
 	require.Equal(t, len(all), gcc.pods.total, "step %d: pod count", step)
 	var want []*model.Pod
 	onNode := map[string]int{}

@@ -120,16 +120,6 @@ func (rsc *Controller) putSyncBuffers(b *syncBuffers) {
 	rsc.syncBuffers = append(rsc.syncBuffers, b)
 }
 
-func podsOf(objs []model.Object) []*model.Pod {
-	out := make([]*model.Pod, 0, len(objs))
-	for _, o := range objs {
-		if p, ok := client.ObjectAs[*model.Pod](o); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // filterActiveFacts is FilterActivePods over facts: it appends to out pointers into all, in
 // its order.
 func filterActiveFacts(out []*podFacts, all []podFacts) []*podFacts {
@@ -239,7 +229,7 @@ func (rsc *Controller) getIndirectlyRelatedPods(rs *model.ReplicaSet) []*model.P
 		if err != nil {
 			continue
 		}
-		for _, p := range podsOf(rsc.podInformer.ListNamespace(relatedRS.Namespace, selector)) {
+		for _, p := range controllerutil.ListNamespaceAs[*model.Pod](rsc.podInformer, relatedRS.Namespace, selector) {
 			if seen[p.UID] {
 				continue
 			}
