@@ -22,14 +22,7 @@ func (dc *Controller) getReplicaSetsForDeployment(ctx context.Context, d *model.
 		return nil, fmt.Errorf("deployment %s/%s has invalid label selector: %v", d.Namespace, d.Name, err)
 	}
 	m := controllerutil.NewControllerRefManager(dc.Client, d, deploymentControllerRef(d), selector)
-	m.OnAdopt = func(obj, _ model.Object) {
-		dc.stats.Adoptions++
-		dc.Kernel.Emit(Component, "adopt", "ReplicaSet "+model.Key(obj), 0, "by "+dRef(d))
-	}
-	m.OnRelease = func(obj, _ model.Object) {
-		dc.stats.Releases++
-		dc.Kernel.Emit(Component, "release", "ReplicaSet "+model.Key(obj), 0, "from "+dRef(d))
-	}
+	m.TraceClaims(dc.Kernel, Component, dRef(d), &dc.stats.Adoptions, &dc.stats.Releases)
 	sets := controllerutil.ListNamespaceAs[*model.ReplicaSet](dc.rsInformer, d.Namespace, nil)
 	claimed, err := m.ClaimReplicaSets(ctx, sets)
 	if err != nil {

@@ -363,14 +363,7 @@ func conditionSuffix(s model.ReplicaSetStatus) string {
 // whose label matcher is faster than a labels.Selector.
 func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, matcher *labelMatcher, pods []*podFacts) ([]*podFacts, error) {
 	m := controllerutil.NewControllerRefManager(rsc.Client, rs, controllerRef(rs), nil)
-	m.OnAdopt = func(obj, _ model.Object) {
-		rsc.stats.Adoptions++
-		rsc.Kernel.Emit(Component, "adopt", "Pod "+model.Key(obj), 0, "by "+rsRef(rs))
-	}
-	m.OnRelease = func(obj, _ model.Object) {
-		rsc.stats.Releases++
-		rsc.Kernel.Emit(Component, "release", "Pod "+model.Key(obj), 0, "from "+rsRef(rs))
-	}
+	m.TraceClaims(rsc.Kernel, Component, rsRef(rs), &rsc.stats.Adoptions, &rsc.stats.Releases)
 	claimed := pods[:0]
 	var errs []error
 	for _, f := range pods {

@@ -21,12 +21,7 @@ const indexClaimCandidates = "statefulset-claim-candidates"
 // error joins every failed adoption or release; the pods claimed so far are still returned.
 func (ssc *Controller) getPodsForStatefulSet(ctx context.Context, set *model.StatefulSet, selector labels.Selector) ([]*model.Pod, error) {
 	m := controllerutil.NewControllerRefManager(ssc.Client, set, controllerRef(set), selector)
-	m.OnAdopt = func(obj, _ model.Object) {
-		ssc.Kernel.Emit(Component, "adopt", "Pod "+model.Key(obj), 0, "by "+setRef(set))
-	}
-	m.OnRelease = func(obj, _ model.Object) {
-		ssc.Kernel.Emit(Component, "release", "Pod "+model.Key(obj), 0, "from "+setRef(set))
-	}
+	m.TraceClaims(ssc.Kernel, Component, setRef(set), nil, nil)
 	return m.ClaimPods(ctx, controllerutil.ClaimCandidatePods(ssc.podInformer, indexClaimCandidates, set), func(p *model.Pod) bool { return isMemberOf(set, p) })
 }
 

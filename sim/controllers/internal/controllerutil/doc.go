@@ -32,5 +32,6 @@
 // ControllerRefManager talks to the API server only through the *client.Client it is given,
 // one blocking request at a time, in the order of the objects it is handed. Callers own
 // tracing and statistics: the manager reports each adoption and release through hooks, and
-// never writes to the trace itself.
+// never writes to the trace itself unless the caller asks for the usual claim trace with
+// TraceClaims.
 package controllerutil

@@ -10,6 +10,7 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
 )
 
@@ -238,4 +239,26 @@ func claimAll[T model.Object](ctx context.Context, m *ControllerRefManager, objs
 		}
 	}
 	return claimed, utilerrors.NewAggregate(errs)
+}
+
+// TraceClaims sets m's hooks to the claim trace of the ReplicaSet, Deployment and StatefulSet
+// controllers: for each adoption an "adopt" line "<Kind> <namespace>/<name>" with detail
+// "by <owner>", for each release a "release" line with detail "from <owner>", both with
+// resourceVersion 0 and from component; adoptions and releases, when not nil, count them.
+// owner is how the controller names its object in its trace lines ("ReplicaSet default/web").
+// A controller that does more on an adoption (the DaemonSet controller goes on with the
+// patched objects) sets OnAdopt and OnRelease itself.
+func (m *ControllerRefManager) TraceClaims(k *sim.Kernel, component, owner string, adoptions, releases *uint64) {
+	m.OnAdopt = func(obj, _ model.Object) {
+		if adoptions != nil {
+			*adoptions++
+		}
+		k.Emit(component, "adopt", string(obj.GetKind())+" "+model.Key(obj), 0, "by "+owner)
+	}
+	m.OnRelease = func(obj, _ model.Object) {
+		if releases != nil {
+			*releases++
+		}
+		k.Emit(component, "release", string(obj.GetKind())+" "+model.Key(obj), 0, "from "+owner)
+	}
 }
