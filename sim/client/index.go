@@ -3,6 +3,7 @@ package client
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/reconsim/reconsim/model"
 )
@@ -232,15 +233,7 @@ func unindex(m map[string]*bucket, e *entry, values []string) {
 	}
 }
 
-func compareEntries(a, b *entry) int {
-	switch {
-	case a.key < b.key:
-		return -1
-	case a.key > b.key:
-		return 1
-	}
-	return 0
-}
+func compareEntries(a, b *entry) int { return strings.Compare(a.key, b.key) }
 
 // all returns every entry sorted by key. The slice is the store's own: callers must not
 // modify it, and it is only valid until the next put or remove.

@@ -2,6 +2,7 @@ package replicaset
 
 import (
 	"slices"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -35,15 +36,7 @@ func labelPairs(m map[string]string) []labelPair {
 	for k, v := range m { //detlint:ordered the pairs are sorted below
 		out = append(out, labelPair{k, v})
 	}
-	slices.SortFunc(out, func(a, b labelPair) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b labelPair) int { return strings.Compare(a.key, b.key) })
 	return out
 }
 
