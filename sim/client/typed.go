@@ -23,14 +23,18 @@ func as[T model.Object](obj model.Object) (T, error) {
 	return t, nil
 }
 
-// GetAs is Client.Get for the kind of T, returning a *model.Pod etc. directly.
-func GetAs[T model.Object](ctx context.Context, c *Client, namespace, name string) (T, error) {
-	obj, err := c.Get(ctx, kindOf[T](), namespace, name)
+// asResult is as for the result of a request: the request's error, if any, or obj as T.
+func asResult[T model.Object](obj model.Object, err error) (T, error) {
 	if err != nil {
 		var zero T
 		return zero, err
 	}
 	return as[T](obj)
+}
+
+// GetAs is Client.Get for the kind of T, returning a *model.Pod etc. directly.
+func GetAs[T model.Object](ctx context.Context, c *Client, namespace, name string) (T, error) {
+	return asResult[T](c.Get(ctx, kindOf[T](), namespace, name))
 }
 
 // ListAs is Client.List for the kind of T.
@@ -52,30 +56,15 @@ func ListAs[T model.Object](ctx context.Context, c *Client, opts model.ListOptio
 
 // CreateAs is Client.Create returning the stored object as T.
 func CreateAs[T model.Object](ctx context.Context, c *Client, obj T) (T, error) {
-	got, err := c.Create(ctx, obj)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return as[T](got)
+	return asResult[T](c.Create(ctx, obj))
 }
 
 // UpdateAs is Client.Update returning the stored object as T.
 func UpdateAs[T model.Object](ctx context.Context, c *Client, obj T) (T, error) {
-	got, err := c.Update(ctx, obj)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return as[T](got)
+	return asResult[T](c.Update(ctx, obj))
 }
 
 // UpdateStatusAs is Client.UpdateStatus returning the stored object as T.
 func UpdateStatusAs[T model.Object](ctx context.Context, c *Client, obj T) (T, error) {
-	got, err := c.UpdateStatus(ctx, obj)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return as[T](got)
+	return asResult[T](c.UpdateStatus(ctx, obj))
 }
