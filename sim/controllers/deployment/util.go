@@ -219,10 +219,16 @@ func maxScaledDown(allPodsCount, minAvailable, newRSUnavailable int32) int32 {
 
 // GetReplicaCountForReplicaSets sums spec.replicas.
 func GetReplicaCountForReplicaSets(rss []*model.ReplicaSet) int32 {
+	return sumReplicaSets(rss, rsReplicas)
+}
+
+// sumReplicaSets sums count over the ReplicaSets of rss, skipping nil ones (the loop of
+// upstream's Get*ReplicaCountForReplicaSets).
+func sumReplicaSets(rss []*model.ReplicaSet, count func(*model.ReplicaSet) int32) int32 {
 	var n int32
 	for _, rs := range rss {
 		if rs != nil {
-			n += rsReplicas(rs)
+			n += count(rs)
 		}
 	}
 	return n
@@ -230,35 +236,17 @@ func GetReplicaCountForReplicaSets(rss []*model.ReplicaSet) int32 {
 
 // GetActualReplicaCountForReplicaSets sums status.replicas.
 func GetActualReplicaCountForReplicaSets(rss []*model.ReplicaSet) int32 {
-	var n int32
-	for _, rs := range rss {
-		if rs != nil {
-			n += rs.Status.Replicas
-		}
-	}
-	return n
+	return sumReplicaSets(rss, func(rs *model.ReplicaSet) int32 { return rs.Status.Replicas })
 }
 
 // GetReadyReplicaCountForReplicaSets sums status.readyReplicas.
 func GetReadyReplicaCountForReplicaSets(rss []*model.ReplicaSet) int32 {
-	var n int32
-	for _, rs := range rss {
-		if rs != nil {
-			n += rs.Status.ReadyReplicas
-		}
-	}
-	return n
+	return sumReplicaSets(rss, func(rs *model.ReplicaSet) int32 { return rs.Status.ReadyReplicas })
 }
 
 // GetAvailableReplicaCountForReplicaSets sums status.availableReplicas.
 func GetAvailableReplicaCountForReplicaSets(rss []*model.ReplicaSet) int32 {
-	var n int32
-	for _, rs := range rss {
-		if rs != nil {
-			n += rs.Status.AvailableReplicas
-		}
-	}
-	return n
+	return sumReplicaSets(rss, func(rs *model.ReplicaSet) int32 { return rs.Status.AvailableReplicas })
 }
 
 // GetTerminatingReplicaCountForReplicaSets sums status.terminatingReplicas, or returns nil if
