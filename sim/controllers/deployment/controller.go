@@ -89,11 +89,9 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 	dc.Base = controllerutil.NewBase(k, c, rec, Component, "Deployment", "deployment",
 		workqueue.DefaultControllerRateLimiter[string](), dc.syncKey)
 	dc.Loop.HandleError = dc.handleErr
-	dc.dInformer.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc:    func(obj model.Object, _ bool) { dc.addDeployment(obj) },
-		UpdateFunc: dc.updateDeployment,
-		DeleteFunc: dc.deleteDeployment,
-	})
+	// Deployments (upstream addDeployment, updateDeployment, deleteDeployment): every change,
+	// resyncs included, wakes the Deployment; a deleted one is synced and found gone.
+	dc.dInformer.AddEventHandler(controllerutil.OwnerHandlers[*model.Deployment]{Enqueue: dc.enqueue}.Funcs())
 	// ReplicaSets (upstream addReplicaSet, updateReplicaSet, deleteReplicaSet): a change wakes
 	// the Deployment that controls the ReplicaSet (the old and the new one when the reference
 	// changed), an orphan every Deployment whose selector matches it, so that one may adopt it.
@@ -204,30 +202,6 @@ func (dc *Controller) forgetProgressCheck(key string) {
 }
 
 // ---- event handlers (upstream deployment_controller.go) ----
-
-func (dc *Controller) addDeployment(obj model.Object) {
-	if d, ok := client.ObjectAs[*model.Deployment](obj); ok {
-		dc.enqueue(d)
-	}
-}
-
-// updateDeployment enqueues on every change, resyncs included.
-func (dc *Controller) updateDeployment(_, cur model.Object) {
-	if d, ok := client.ObjectAs[*model.Deployment](cur); ok {
-		dc.enqueue(d)
-	}
-}
-
-// deleteDeployment enqueues the key (obj may be a tombstone); the sync finds it gone.
-func (dc *Controller) deleteDeployment(obj any) {
-	o, ok := client.ObjectOf(obj)
-	if !ok {
-		return
-	}
-	if d, ok := client.ObjectAs[*model.Deployment](o); ok {
-		dc.enqueue(d)
-	}
-}
 
 // deletePod wakes a Recreate Deployment once the last of its pods is gone, so that it can
 // create the new ReplicaSet. Upstream lists the ReplicaSets with an API call from the

@@ -100,10 +100,8 @@ func (dc *Controller) selectorOf(pdb *model.PodDisruptionBudget) (labels.Selecto
 }
 
 // forgetSelector drops the selector cached for a deleted budget.
-func (dc *Controller) forgetSelector(obj model.Object) {
-	if pdb, ok := client.ObjectAs[*model.PodDisruptionBudget](obj); ok {
-		delete(dc.selectors, budgetName{pdb.Namespace, pdb.Name})
-	}
+func (dc *Controller) forgetSelector(pdb *model.PodDisruptionBudget) {
+	delete(dc.selectors, budgetName{pdb.Namespace, pdb.Name})
 }
 
 // New builds the controller on the shared informers of f (PodDisruptionBudgets, Pods,
@@ -141,16 +139,10 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		UpdateFunc: func(_, cur model.Object) { dc.updatePod(cur) },
 		DeleteFunc: dc.deletePod,
 	})
-	dc.pdbInformer.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc:    func(obj model.Object, _ bool) { dc.enqueuePdbObject(obj) },
-		UpdateFunc: func(_, cur model.Object) { dc.enqueuePdbObject(cur) },
-		DeleteFunc: func(obj any) {
-			if o, ok := client.ObjectOf(obj); ok {
-				dc.forgetSelector(o)
-				dc.enqueuePdbObject(o)
-			}
-		},
-	})
+	dc.pdbInformer.AddEventHandler(controllerutil.OwnerHandlers[*model.PodDisruptionBudget]{
+		Enqueue: func(pdb *model.PodDisruptionBudget) { dc.Queue.Add(model.Key(pdb)) },
+		Forget:  dc.forgetSelector,
+	}.Funcs())
 	return dc, nil
 }
 
@@ -210,12 +202,6 @@ func (dc *Controller) processNextRecheckWorkItem(ctx context.Context) bool {
 }
 
 // ---- event handlers (upstream disruption.go) ----
-
-func (dc *Controller) enqueuePdbObject(obj model.Object) {
-	if pdb, ok := client.ObjectAs[*model.PodDisruptionBudget](obj); ok {
-		dc.Queue.Add(model.Key(pdb))
-	}
-}
 
 func (dc *Controller) enqueuePdbForRecheck(pdb *model.PodDisruptionBudget, delay time.Duration) {
 	dc.recheckQueue.AddAfter(model.Key(pdb), delay)

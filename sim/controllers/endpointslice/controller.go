@@ -86,15 +86,9 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		tracker: ec.tracker, podNameFallback: cfg.PodNameAddressFallback, stats: &ec.stats,
 	}
 	ec.Loop.HandleError = ec.handleErr
-	ec.serviceInformer.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc:    func(obj model.Object, _ bool) { ec.enqueueService(obj) },
-		UpdateFunc: func(_, cur model.Object) { ec.enqueueService(cur) },
-		DeleteFunc: func(obj any) {
-			if o, ok := client.ObjectOf(obj); ok {
-				ec.enqueueService(o)
-			}
-		},
-	})
+	ec.serviceInformer.AddEventHandler(controllerutil.OwnerHandlers[*model.Service]{
+		Enqueue: func(svc *model.Service) { ec.Queue.Add(model.Key(svc)) },
+	}.Funcs())
 	ec.podInformer.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc:    func(obj model.Object, _ bool) { ec.addPod(obj) },
 		UpdateFunc: ec.updatePod,
@@ -200,12 +194,6 @@ func (ec *Controller) syncService(ctx context.Context, key string) error {
 }
 
 // ---- event handlers (upstream endpointslice_controller.go) ----
-
-func (ec *Controller) enqueueService(obj model.Object) {
-	if svc, ok := client.ObjectAs[*model.Service](obj); ok {
-		ec.Queue.Add(model.Key(svc))
-	}
-}
 
 // onEndpointSliceAdd syncs the Service of a managed slice this controller did not just write.
 func (ec *Controller) onEndpointSliceAdd(obj model.Object) {

@@ -86,16 +86,10 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 	if err := controllerutil.AddClaimCandidatesIndex(ssc.podInformer, indexClaimCandidates); err != nil {
 		return nil, err
 	}
-	ssc.setInformer.AddEventHandler(client.EventHandlerFuncs{
-		AddFunc:    func(obj model.Object, _ bool) { ssc.enqueueObject(obj) },
-		UpdateFunc: func(_, cur model.Object) { ssc.enqueueObject(cur) },
-		DeleteFunc: func(obj any) {
-			if o, ok := client.ObjectOf(obj); ok {
-				ssc.enqueueObject(o)
-				delete(ssc.tmplData, o.Meta().UID)
-			}
-		},
-	})
+	ssc.setInformer.AddEventHandler(controllerutil.OwnerHandlers[*model.StatefulSet]{
+		Enqueue: func(set *model.StatefulSet) { ssc.Queue.Add(model.Key(set)) },
+		Forget:  func(set *model.StatefulSet) { delete(ssc.tmplData, set.UID) },
+	}.Funcs())
 	ssc.revInformer.AddEventHandler(client.EventHandlerFuncs{
 		DeleteFunc: func(obj any) {
 			if o, ok := client.ObjectOf(obj); ok {
@@ -235,12 +229,6 @@ func (ssc *Controller) recordBlockage(key string, set *model.StatefulSet, b *Blo
 }
 
 // ---- event handlers (upstream stateful_set.go) ----
-
-func (ssc *Controller) enqueueObject(obj model.Object) {
-	if set, ok := client.ObjectAs[*model.StatefulSet](obj); ok {
-		ssc.Queue.Add(model.Key(set))
-	}
-}
 
 // resolveControllerRef returns the cached StatefulSet a controller reference points to, and
 // false when the kind differs or the set with that name has another UID.
