@@ -84,12 +84,13 @@ func newPodTable() *podTable {
 	return &podTable{groups: map[string][]podFacts{}, groupOf: map[string]string{}, labelSets: map[string]*labelSet{}}
 }
 
-// groupKey is claimCandidatesIndexFunc for facts.
+// groupKey is the value controllerutil's claim-candidates index (AddClaimCandidatesIndex)
+// would give the pod of f.
 func groupKey(f *podFacts) string {
 	if f.hasController {
 		return f.controllerUID
 	}
-	return "orphan/" + f.namespace
+	return controllerutil.OrphanIndexValue(f.namespace)
 }
 
 // OnAdd implements client.EventHandler.
@@ -205,11 +206,11 @@ func (t *podTable) releaseLabels(ls *labelSet) {
 }
 
 // candidates appends to dst, sorted by name, the facts of the pods of namespace that rs with
-// uid can claim: the pods it controls and the orphans (claimCandidates). dst must not alias
-// the table: the sync keeps the copy while it blocks and the table changes.
+// uid can claim: the pods it controls and the orphans (controllerutil.ClaimCandidatePods).
+// dst must not alias the table: the sync keeps the copy while it blocks and the table changes.
 func (t *podTable) candidates(dst []podFacts, uid, namespace string) []podFacts {
 	owned := t.groups[uid]
-	orphans := t.groups["orphan/"+namespace]
+	orphans := t.groups[controllerutil.OrphanIndexValue(namespace)]
 	// Within a namespace both groups are sorted by name: merge them.
 	i, j := 0, 0
 	for {

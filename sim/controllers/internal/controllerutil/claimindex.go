@@ -21,10 +21,12 @@ func claimCandidatesIndexFunc(obj model.Object) []string {
 	if ref := model.ControllerOf(obj); ref != nil {
 		return []string{ref.UID}
 	}
-	return []string{orphanIndexValue(obj.Meta().Namespace)}
+	return []string{OrphanIndexValue(obj.Meta().Namespace)}
 }
 
-func orphanIndexValue(namespace string) string { return "orphan/" + namespace }
+// OrphanIndexValue is the claim-candidates index value of the objects of namespace that have
+// no controller; an owned object is indexed by its controller's UID.
+func OrphanIndexValue(namespace string) string { return "orphan/" + namespace }
 
 // ClaimCandidatePods returns, sorted by name, the cached pods of owner's namespace that owner
 // controls and the orphans, read from the index AddClaimCandidatesIndex added as name: the pods
@@ -35,7 +37,7 @@ func orphanIndexValue(namespace string) string { return "orphan/" + namespace }
 func ClaimCandidatePods(pods *client.Informer, name string, owner model.Object) []*model.Pod {
 	namespace := owner.Meta().Namespace
 	owned := pods.ByIndex(name, owner.Meta().UID)
-	orphans := pods.ByIndex(name, orphanIndexValue(namespace))
+	orphans := pods.ByIndex(name, OrphanIndexValue(namespace))
 	out := make([]*model.Pod, 0, len(owned)+len(orphans))
 	for _, objs := range [][]model.Object{owned, orphans} {
 		for _, o := range objs {
