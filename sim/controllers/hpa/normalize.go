@@ -242,33 +242,17 @@ func (a *Controller) convertDesiredReplicasWithBehaviorRate(arg normalizationArg
 // and plus what was removed within the period) plus Value pods, or times (1+Value/100) rounded
 // up; then the largest of those (selectPolicy Max), the smallest (Min), or current (Disabled).
 func calculateScaleUpLimitWithScalingRules(currentReplicas int32, scaleUpEvents, scaleDownEvents []timestampedScaleEvent, rules *model.HPAScalingRules, now vtime.Time) int32 {
-	var result int32
-	var selectPolicyFn func(int32, int32) int32
-	switch selectPolicy(rules) {
-	case model.DisabledPolicySelect:
-		return currentReplicas
-	case model.MinChangePolicySelect:
-		result = math.MaxInt32
-		selectPolicyFn = minInt32
-	default:
-		result = math.MinInt32
-		selectPolicyFn = maxInt32
-	}
-	for _, policy := range policiesOf(rules) {
-		added := getReplicasChangePerPeriod(policy.PeriodSeconds, scaleUpEvents, now)
-		deleted := getReplicasChangePerPeriod(policy.PeriodSeconds, scaleDownEvents, now)
-		periodStartReplicas := currentReplicas - added + deleted
-		var proposed int32
-		switch policy.Type {
-		case model.PodsScalingPolicy:
-			proposed = periodStartReplicas + policy.Value
-		case model.PercentScalingPolicy:
-			// Rounded up, or a small count could never grow.
-			proposed = int32(math.Ceil(float64(periodStartReplicas) * (1 + float64(policy.Value)/100)))
-		}
-		result = selectPolicyFn(result, proposed)
-	}
-	return result
+	return scaleLimitWithRules(currentReplicas, scaleUpEvents, scaleDownEvents, rules, now, true,
+		func(periodStartReplicas int32, policy model.HPAScalingPolicy) int32 {
+			switch policy.Type {
+			case model.PodsScalingPolicy:
+				return periodStartReplicas + policy.Value
+			case model.PercentScalingPolicy:
+				// Rounded up, or a small count could never grow.
+				return int32(math.Ceil(float64(periodStartReplicas) * (1 + float64(policy.Value)/100)))
+			}
+			return 0
+		})
 }
 
 // calculateScaleDownLimitWithBehaviors returns the fewest replicas the scale-down policies allow
@@ -276,30 +260,38 @@ func calculateScaleUpLimitWithScalingRules(currentReplicas int32, scaleUpEvents,
 // (1-Value/100) truncated; then the smallest of those (selectPolicy Max: the largest change),
 // the largest (Min), or current (Disabled).
 func calculateScaleDownLimitWithBehaviors(currentReplicas int32, scaleUpEvents, scaleDownEvents []timestampedScaleEvent, rules *model.HPAScalingRules, now vtime.Time) int32 {
-	var result int32
-	var selectPolicyFn func(int32, int32) int32
-	switch selectPolicy(rules) {
-	case model.DisabledPolicySelect:
+	return scaleLimitWithRules(currentReplicas, scaleUpEvents, scaleDownEvents, rules, now, false,
+		func(periodStartReplicas int32, policy model.HPAScalingPolicy) int32 {
+			switch policy.Type {
+			case model.PodsScalingPolicy:
+				return periodStartReplicas - policy.Value
+			case model.PercentScalingPolicy:
+				return int32(float64(periodStartReplicas) * (1 - float64(policy.Value)/100))
+			}
+			return 0
+		})
+}
+
+// scaleLimitWithRules is the loop the two limits above share (upstream writes it twice): each
+// policy of rules proposes a count from the replicas at the start of its period (current,
+// minus what was added and plus what was removed within the period), and the proposals are
+// folded towards the largest change (selectPolicy Max: the largest count when scaling up, the
+// smallest when scaling down) or the smallest (Min); Disabled allows no change.
+func scaleLimitWithRules(currentReplicas int32, scaleUpEvents, scaleDownEvents []timestampedScaleEvent, rules *model.HPAScalingRules, now vtime.Time, up bool, propose func(periodStartReplicas int32, policy model.HPAScalingPolicy) int32) int32 {
+	policy := selectPolicy(rules)
+	if policy == model.DisabledPolicySelect {
 		return currentReplicas
-	case model.MinChangePolicySelect:
-		result = math.MinInt32
-		selectPolicyFn = maxInt32
-	default:
-		result = math.MaxInt32
-		selectPolicyFn = minInt32
+	}
+	// Scaling up with Max, or down with Min, keeps the largest proposal.
+	keepLargest := up == (policy != model.MinChangePolicySelect)
+	result, pick := int32(math.MaxInt32), minInt32
+	if keepLargest {
+		result, pick = math.MinInt32, maxInt32
 	}
 	for _, policy := range policiesOf(rules) {
 		added := getReplicasChangePerPeriod(policy.PeriodSeconds, scaleUpEvents, now)
 		deleted := getReplicasChangePerPeriod(policy.PeriodSeconds, scaleDownEvents, now)
-		periodStartReplicas := currentReplicas - added + deleted
-		var proposed int32
-		switch policy.Type {
-		case model.PodsScalingPolicy:
-			proposed = periodStartReplicas - policy.Value
-		case model.PercentScalingPolicy:
-			proposed = int32(float64(periodStartReplicas) * (1 - float64(policy.Value)/100))
-		}
-		result = selectPolicyFn(result, proposed)
+		result = pick(result, propose(currentReplicas-added+deleted, policy))
 	}
 	return result
 }
