@@ -135,28 +135,11 @@ func (c *ReplicaCalculator) GetResourceReplicas(ctx context.Context, currentRepl
 		return int32(math.Ceil(usageRatio * float64(readyPodCount))), utilization, rawUtilization, timestamp, nil
 	}
 
-	if len(missingPods) > 0 {
-		if usageRatio < 1.0 {
-			// Scaling down: a pod without metrics counts as using its whole request, or the
-			// target when the target is above 100%, so that it cannot cause the scale-down.
-			fallbackUtilization := int64(max(100, targetUtilization))
-			for _, name := range missingPods {
-				podMetrics[name] = metrics.PodMetric{Value: requests[name] * fallbackUtilization / 100}
-			}
-		} else if usageRatio > 1.0 {
-			// Scaling up: a pod without metrics counts as idle, so that it cannot cause the
-			// scale-up.
-			for _, name := range missingPods {
-				podMetrics[name] = metrics.PodMetric{Value: 0}
-			}
-		}
-	}
-	if scaleUpWithUnready {
-		// Scaling up: an unready pod counts as idle.
-		for _, name := range unreadyPods {
-			podMetrics[name] = metrics.PodMetric{Value: 0}
-		}
-	}
+	// Scaling down, a pod without metrics counts as using its whole request, or the target
+	// when the target is above 100%.
+	fallbackUtilization := int64(max(100, targetUtilization))
+	assumeMissingMetrics(podMetrics, missingPods, unreadyPods, usageRatio, scaleUpWithUnready,
+		func(name string) int64 { return requests[name] * fallbackUtilization / 100 })
 
 	newUsageRatio, _, _, err := metrics.GetResourceUtilizationRatio(podMetrics, requests, targetUtilization)
 	if err != nil {
@@ -225,22 +208,9 @@ func (c *ReplicaCalculator) calcPlainMetricReplicas(podMetrics metrics.PodMetric
 		return int32(math.Ceil(usageRatio * float64(readyPodCount))), usage, nil
 	}
 
-	if len(missingPods) > 0 {
-		if usageRatio < 1.0 {
-			for _, name := range missingPods {
-				podMetrics[name] = metrics.PodMetric{Value: targetUsage}
-			}
-		} else if usageRatio > 1.0 {
-			for _, name := range missingPods {
-				podMetrics[name] = metrics.PodMetric{Value: 0}
-			}
-		}
-	}
-	if scaleUpWithUnready {
-		for _, name := range unreadyPods {
-			podMetrics[name] = metrics.PodMetric{Value: 0}
-		}
-	}
+	// Scaling down, a pod without metrics counts as using the target.
+	assumeMissingMetrics(podMetrics, missingPods, unreadyPods, usageRatio, scaleUpWithUnready,
+		func(string) int64 { return targetUsage })
 
 	newUsageRatio, _ := metrics.GetMetricUsageRatio(podMetrics, targetUsage)
 	if tolerances.isWithin(newUsageRatio) || (usageRatio < 1.0 && newUsageRatio > 1.0) || (usageRatio > 1.0 && newUsageRatio < 1.0) {
@@ -379,6 +349,29 @@ func sumCapped(values []int64) int64 {
 		sum += v
 	}
 	return sum
+}
+
+// assumeMissingMetrics fills in, in podMetrics, the usage of the pods the ratio could not
+// count, against the direction of the change so that they cannot cause it (upstream
+// GetResourceReplicas and GetMetricReplicas each do this): scaling down (usageRatio below 1),
+// a pod without metrics uses scaleDownUsage(name); scaling up (above 1), a pod without metrics
+// is idle, and so, with scaleUpWithUnready, is every unready pod.
+func assumeMissingMetrics(podMetrics metrics.PodMetricsInfo, missingPods, unreadyPods []string, usageRatio float64, scaleUpWithUnready bool, scaleDownUsage func(name string) int64) {
+	switch {
+	case usageRatio < 1.0:
+		for _, name := range missingPods {
+			podMetrics[name] = metrics.PodMetric{Value: scaleDownUsage(name)}
+		}
+	case usageRatio > 1.0:
+		for _, name := range missingPods {
+			podMetrics[name] = metrics.PodMetric{Value: 0}
+		}
+	}
+	if scaleUpWithUnready {
+		for _, name := range unreadyPods {
+			podMetrics[name] = metrics.PodMetric{Value: 0}
+		}
+	}
 }
 
 // groupPods sorts pods into ready (counted), unready, missing and ignored, each list in pod
