@@ -215,18 +215,26 @@ func (e *restMappingError) Error() string {
 }
 
 func (gc *Controller) runAttemptToDeleteWorker(p *sim.Proc) {
+	runNodeWorker(p, gc.attemptToDelete, gc.attemptToDeleteWorker)
+}
+
+// runNodeWorker is the loop of upstream runAttemptToDeleteWorker and runAttemptToOrphanWorker
+// (processAttemptToDeleteWorker, processAttemptToOrphanWorker): until queue shuts down, it
+// takes a node, runs work on it, and forgets the node's backoff or requeues it rate limited
+// as work answers, then marks it done.
+func runNodeWorker(p *sim.Proc, queue *workqueue.RateLimiting[*node], work func(context.Context, *node) workQueueItemAction) {
 	for {
-		item, quit := gc.attemptToDelete.Get(p)
+		item, quit := queue.Get(p)
 		if quit {
 			return
 		}
-		switch gc.attemptToDeleteWorker(p, item) {
+		switch work(p, item) {
 		case forgetItem:
-			gc.attemptToDelete.Forget(item)
+			queue.Forget(item)
 		case requeueItem:
-			gc.attemptToDelete.AddRateLimited(item)
+			queue.AddRateLimited(item)
 		}
-		gc.attemptToDelete.Done(item)
+		queue.Done(item)
 	}
 }
 
@@ -474,19 +482,7 @@ func (gc *Controller) processDeletingDependentsItem(ctx context.Context, item *n
 }
 
 func (gc *Controller) runAttemptToOrphanWorker(p *sim.Proc) {
-	for {
-		item, quit := gc.attemptToOrphan.Get(p)
-		if quit {
-			return
-		}
-		switch gc.attemptToOrphanWorker(p, item) {
-		case forgetItem:
-			gc.attemptToOrphan.Forget(item)
-		case requeueItem:
-			gc.attemptToOrphan.AddRateLimited(item)
-		}
-		gc.attemptToOrphan.Done(item)
-	}
+	runNodeWorker(p, gc.attemptToOrphan, gc.attemptToOrphanWorker)
 }
 
 // attemptToOrphanWorker strips the owner's reference from every dependent, then removes the
