@@ -857,14 +857,19 @@ func (nc *Controller) parallelize(p *sim.Proc, workers, pieces int, fn func(wp *
 // is not modelled: the simulator has no beta OS/arch labels).
 func (nc *Controller) doNodeProcessingPassWorker(p *sim.Proc) {
 	nc.waitForCacheSync(p)
-	q := nc.nodeUpdateQueue
+	processEach(p, nc.nodeUpdateQueue, nc.doNoScheduleTaintingPass)
+}
+
+// processEach is the loop of upstream's node and pod workers: until q shuts down, it takes an
+// item, hands it to process and marks it done.
+func processEach[T comparable](p *sim.Proc, q workqueue.TypedInterface[T], process func(*sim.Proc, T)) {
 	for {
-		name, shutdown := q.Get(p)
+		item, shutdown := q.Get(p)
 		if shutdown {
 			return
 		}
-		nc.doNoScheduleTaintingPass(p, name)
-		q.Done(name)
+		process(p, item)
+		q.Done(item)
 	}
 }
 
@@ -895,17 +900,10 @@ func (nc *Controller) podUpdated(oldPod, newPod *model.Pod) {
 	}
 }
 
+// doPodProcessingWorker is upstream doPodProcessingWorker.
 func (nc *Controller) doPodProcessingWorker(p *sim.Proc) {
 	nc.waitForCacheSync(p)
-	q := nc.podUpdateQueue
-	for {
-		item, shutdown := q.Get(p)
-		if shutdown {
-			return
-		}
-		nc.processPod(p, item)
-		q.Done(item)
-	}
+	processEach(p, nc.podUpdateQueue, nc.processPod)
 }
 
 // processPod is upstream processPod: a pod bound to a node that is not Ready is marked not
