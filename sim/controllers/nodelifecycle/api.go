@@ -94,21 +94,8 @@ func (nc *Controller) addOrUpdateTaintOnNode(p *sim.Proc, nodeName string, taint
 	if len(taints) == 0 {
 		return nil
 	}
-	return nc.retryOnConflict(p, func() error {
-		old, err := nc.getNode(p, nodeName)
-		if err != nil {
-			return err
-		}
-		newTaints, updated := old.Spec.Taints, false
-		for _, t := range taints {
-			var ok bool
-			newTaints, ok = addOrUpdateTaint(newTaints, t)
-			updated = updated || ok
-		}
-		if !updated {
-			return nil
-		}
-		return nc.patchNodeTaints(p, old, newTaints, "taint-add", taints)
+	return nc.editNodeTaints(p, nodeName, "taint-add", taints, func(ts []model.Taint, t *model.Taint) ([]model.Taint, bool) {
+		return addOrUpdateTaint(ts, *t)
 	})
 }
 
@@ -131,6 +118,14 @@ func (nc *Controller) removeTaintOffNode(p *sim.Proc, nodeName string, node *mod
 			return nil
 		}
 	}
+	return nc.editNodeTaints(p, nodeName, "taint-remove", taints, deleteTaint)
+}
+
+// editNodeTaints is the read-modify-write step that addOrUpdateTaintOnNode and
+// removeTaintOffNode share (upstream writes it in both): read the node, apply edit for each of
+// taints in turn, and write the result with patchNodeTaints (traced as action) if any edit
+// changed it; a conflict starts the step over (RetryOnConflict with UpdateTaintBackoff).
+func (nc *Controller) editNodeTaints(p *sim.Proc, nodeName, action string, taints []model.Taint, edit func([]model.Taint, *model.Taint) ([]model.Taint, bool)) error {
 	return nc.retryOnConflict(p, func() error {
 		old, err := nc.getNode(p, nodeName)
 		if err != nil {
@@ -139,13 +134,13 @@ func (nc *Controller) removeTaintOffNode(p *sim.Proc, nodeName string, node *mod
 		newTaints, updated := old.Spec.Taints, false
 		for i := range taints {
 			var ok bool
-			newTaints, ok = deleteTaint(newTaints, &taints[i])
+			newTaints, ok = edit(newTaints, &taints[i])
 			updated = updated || ok
 		}
 		if !updated {
 			return nil
 		}
-		return nc.patchNodeTaints(p, old, newTaints, "taint-remove", taints)
+		return nc.patchNodeTaints(p, old, newTaints, action, taints)
 	})
 }
 
