@@ -30,12 +30,7 @@ func (dsc *Controller) getDaemonPods(ctx context.Context, ds *model.DaemonSet, s
 	if err != nil {
 		return nil, err
 	}
-	for i, p := range claimed {
-		if fresh, ok := adopted[p.UID]; ok {
-			claimed[i] = fresh.(*model.Pod)
-		}
-	}
-	return claimed, nil
+	return withPatched(claimed, adopted), nil
 }
 
 // refManager is one sync's ControllerRefManager for ds's pods and revisions. The map it
@@ -52,4 +47,15 @@ func (dsc *Controller) refManager(ds *model.DaemonSet, selector labels.Selector)
 		dsc.Kernel.Emit(Component, "release", string(obj.GetKind())+" "+model.Key(obj), 0, "from "+dsRef(ds))
 	}
 	return m, adopted
+}
+
+// withPatched replaces in claimed every object that refManager's manager adopted by the copy
+// its adoption patch left (adopted, by UID), and returns claimed.
+func withPatched[T model.Object](claimed []T, adopted map[string]model.Object) []T {
+	for i, obj := range claimed {
+		if fresh, ok := adopted[obj.Meta().UID]; ok {
+			claimed[i] = fresh.(T)
+		}
+	}
+	return claimed
 }

@@ -65,12 +65,7 @@ func (dsc *Controller) controlledHistories(ctx context.Context, ds *model.Daemon
 	if err != nil {
 		return nil, err
 	}
-	for i, cr := range claimed {
-		if fresh, ok := adopted[cr.UID]; ok {
-			claimed[i] = fresh.(*model.ControllerRevision)
-		}
-	}
-	return claimed, nil
+	return withPatched(claimed, adopted), nil
 }
 
 // constructHistory finds the revision of ds's current template (cur) and the others (old),
