@@ -121,7 +121,7 @@ func TestDisruptionAllowedCondition(t *testing.T) {
 	pdb.Status.DisruptionsAllowed = 1
 	assert.False(t, conditionsAreUpToDate(pdb), "no condition yet")
 
-	updateDisruptionAllowedCondition(pdb, vtime.Time(5))
+	model.UpdateDisruptionAllowedCondition(pdb, vtime.Time(5))
 	require.Len(t, pdb.Status.Conditions, 1)
 	c := pdb.Status.Conditions[0]
 	assert.Equal(t, model.Condition{Type: model.DisruptionAllowedCondition, Status: model.ConditionTrue, Reason: model.SufficientPodsReason,
@@ -129,12 +129,12 @@ func TestDisruptionAllowedCondition(t *testing.T) {
 	assert.True(t, conditionsAreUpToDate(pdb))
 
 	// Same status later: the transition time stays.
-	updateDisruptionAllowedCondition(pdb, vtime.Time(9))
+	model.UpdateDisruptionAllowedCondition(pdb, vtime.Time(9))
 	assert.Equal(t, vtime.Time(5), pdb.Status.Conditions[0].LastTransitionTime)
 
 	pdb.Status.DisruptionsAllowed = 0
 	assert.False(t, conditionsAreUpToDate(pdb), "allowed dropped to 0 but the condition says True")
-	updateDisruptionAllowedCondition(pdb, vtime.Time(12))
+	model.UpdateDisruptionAllowedCondition(pdb, vtime.Time(12))
 	c = pdb.Status.Conditions[0]
 	assert.Equal(t, model.ConditionFalse, c.Status)
 	assert.Equal(t, model.InsufficientPodsReason, c.Reason)

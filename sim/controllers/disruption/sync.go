@@ -396,7 +396,7 @@ func (dc *Controller) buildDisruptedPodMap(pods []*model.Pod, pdb *model.PodDisr
 func (dc *Controller) failSafe(ctx context.Context, pdb *model.PodDisruptionBudget, cause error) error {
 	newPdb := pdb.DeepCopy()
 	newPdb.Status.DisruptionsAllowed = 0
-	setStatusCondition(&newPdb.Status.Conditions, model.Condition{
+	model.SetStatusCondition(&newPdb.Status.Conditions, model.Condition{
 		Type:               model.DisruptionAllowedCondition,
 		Status:             model.ConditionFalse,
 		Reason:             model.SyncFailedReason,
@@ -428,7 +428,7 @@ func (dc *Controller) updatePdbStatus(ctx context.Context, pdb *model.PodDisrupt
 		ObservedGeneration: pdb.Generation,
 		Conditions:         newPdb.Status.Conditions,
 	}
-	updateDisruptionAllowedCondition(newPdb, dc.Kernel.Now())
+	model.UpdateDisruptionAllowedCondition(newPdb, dc.Kernel.Now())
 	return dc.getUpdater()(ctx, newPdb)
 }
 
