@@ -1366,9 +1366,7 @@ func validateServiceSpec(spec *ServiceSpec) field.ErrorList {
 		} else if !slices.Contains(protocols, p.Protocol) {
 			errs = append(errs, field.NotSupported(at("protocol"), p.Protocol, protocols))
 		}
-		if !validPortNumOrName(p.TargetPort) {
-			errs = append(errs, validatePortNumOrName(p.TargetPort, at("targetPort"))...)
-		}
+		errs = append(errs, validatePortNumOrName(p.TargetPort, func() *field.Path { return at("targetPort") })...)
 	}
 	if len(spec.Selector) > 0 {
 		errs = append(errs, validateLabels(spec.Selector, serviceSelectorPath)...)
@@ -1382,32 +1380,21 @@ var (
 	serviceSelectorPath = specPath.Child("selector")
 )
 
-// validPortNumOrName reports whether validatePortNumOrName finds nothing in port, without
-// making the path it would report at.
-func validPortNumOrName(port intstr.IntOrString) bool {
-	switch port.Type {
-	case intstr.Int:
-		return len(validation.IsValidPortNum(port.IntValue())) == 0
-	case intstr.String:
-		return len(validation.IsValidPortName(port.StrVal)) == 0
-	}
-	return false
-}
-
-// validatePortNumOrName is upstream ValidatePortNumOrName.
-func validatePortNumOrName(port intstr.IntOrString, path *field.Path) field.ErrorList {
+// validatePortNumOrName is upstream ValidatePortNumOrName; path is called only for an error,
+// so that a valid port makes no path.
+func validatePortNumOrName(port intstr.IntOrString, path func() *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	switch port.Type {
 	case intstr.Int:
 		for _, msg := range validation.IsValidPortNum(port.IntValue()) {
-			errs = append(errs, field.Invalid(path, port.IntValue(), msg))
+			errs = append(errs, field.Invalid(path(), port.IntValue(), msg))
 		}
 	case intstr.String:
 		for _, msg := range validation.IsValidPortName(port.StrVal) {
-			errs = append(errs, field.Invalid(path, port.StrVal, msg))
+			errs = append(errs, field.Invalid(path(), port.StrVal, msg))
 		}
 	default:
-		errs = append(errs, field.InternalError(path, fmt.Errorf("unknown type: %v", port.Type)))
+		errs = append(errs, field.InternalError(path(), fmt.Errorf("unknown type: %v", port.Type)))
 	}
 	return errs
 }
