@@ -214,6 +214,9 @@ func (c Config) Validate() error {
 	if c.KubeAPIQPS == 0 || c.KubeAPIBurst < 0 {
 		return fmt.Errorf("node config: KubeAPIQPS must be non-zero (negative disables throttling) and KubeAPIBurst non-negative, got %g/%d", c.KubeAPIQPS, c.KubeAPIBurst)
 	}
+	if c.EventBurst < 0 {
+		return fmt.Errorf("node config: EventBurst must be non-negative, got %d", c.EventBurst)
+	}
 	for _, d := range []struct {
 		name string
 		v    sim.Dist

@@ -38,6 +38,7 @@ func TestConfigValidate(t *testing.T) {
 		{"crash back-off above its cap", func(c *Config) { c.ContainerBackOffPeriod = 10 * time.Minute }, "ContainerBackOffPeriod"},
 		{"no pods", func(c *Config) { c.MaxPods = 0 }, "MaxPods"},
 		{"zero qps", func(c *Config) { c.KubeAPIQPS = 0 }, "KubeAPIQPS"},
+		{"negative event burst", func(c *Config) { c.EventBurst = -1 }, "EventBurst"},
 		{"bad pull distribution", func(c *Config) { c.ImagePull = sim.Dist{Kind: "gaussian"} }, "ImagePull"},
 		{"bad start distribution", func(c *Config) { c.ContainerStart = sim.Dist{Kind: sim.DistLogNormal} }, "ContainerStart"},
 	}

@@ -302,9 +302,7 @@ func dryRunPreemption(state *cycleState, potential []*NodeInfo, offset, numCandi
 	var nonViolating, violating []*candidate
 	for i := range potential {
 		ni := potential[(int(offset)+i)%len(potential)]
-		// Each node is dry-run on its own copy of the cycle state (DryRunPreemption's
-		// state.Clone), which SelectVictimsOnNode changes as it removes and adds pods.
-		victims, numViolations, st := selectVictimsOnNode(state.clone(), ni, pdbs, now)
+		victims, numViolations, st := selectVictimsOnNode(state, ni, pdbs, now)
 		if st.IsSuccess() && len(victims) == 0 {
 			st = newStatus(Unschedulable, PluginDefaultPreemption, fmt.Sprintf("expected at least one victim pod on node %q", ni.node.Name))
 		}
@@ -340,8 +338,9 @@ func (s *Scheduler) podDisruptionBudgets() []*model.PodDisruptionBudget {
 	return out
 }
 
-// selectVictimsOnNode is DefaultPreemption.SelectVictimsOnNode on a copy of ni and on state,
-// which the caller gives it to change: remove every pod of lower priority, from the NodeInfo
+// selectVictimsOnNode is DefaultPreemption.SelectVictimsOnNode on copies of ni and of state
+// (DryRunPreemption's state.Clone, made only for a node with potential victims: a copy holds
+// every spread and affinity count, one per node for a hostname constraint): remove every pod of lower priority, from the NodeInfo
 // and from the PreFilter states (RunPreFilterExtensionRemovePod, so that PodTopologySpread's
 // counts and InterPodAffinity's see them gone); if the pod then fails the filters, the node
 // is no candidate (that status is returned; affinity to the victims is not considered, as
@@ -354,6 +353,7 @@ func selectVictimsOnNode(state *cycleState, ni *NodeInfo, pdbs []*model.PodDisru
 	if len(potential) == 0 {
 		return nil, 0, newStatus(UnschedulableAndUnresolvable, PluginDefaultPreemption, ErrReasonNoVictims)
 	}
+	state = state.clone() // changed below as pods are removed and added back
 	c := ni.clone()
 	for _, v := range potential {
 		removePodWithState(state, c, model.Key(v.pod))

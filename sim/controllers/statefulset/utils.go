@@ -10,6 +10,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+	"github.com/reconsim/reconsim/sim/controllers/internal/history"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -24,7 +25,7 @@ const (
 	// StatefulSetRevisionLabel names the ControllerRevision a pod was made from
 	// (apps.StatefulSetRevisionLabel = apps.ControllerRevisionHashLabelKey); for StatefulSet
 	// pods its value is the revision's full name.
-	StatefulSetRevisionLabel = "controller-revision-hash"
+	StatefulSetRevisionLabel = history.ControllerRevisionHashLabel
 )
 
 // parentNameAndOrdinal splits a pod name "<parent>-<ordinal>" the way upstream's
