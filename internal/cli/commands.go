@@ -332,8 +332,9 @@ func (c *cli) cmdRun(args []string) int {
 		}
 	}
 	// Not synced: a trace is large and a rerun rewrites it.
-	if err := traceFile.Commit(false); err != nil {
-		fmt.Fprintf(c.stderr, "sim run: %v\n", err)
+	traceErr := traceFile.Commit(false)
+	if traceErr != nil {
+		fmt.Fprintf(c.stderr, "sim run: %v\n", traceErr)
 	}
 	if res != nil {
 		res.WallSeconds = wall.Seconds()
@@ -360,6 +361,10 @@ func (c *cli) cmdRun(args []string) int {
 	case <-ctx.Done():
 		fmt.Fprintf(c.stderr, "sim run: interrupted at virtual time %s; writing what was recorded\n", strconv.FormatFloat(res.VirtualSeconds, 'f', 3, 64)+"s")
 	default:
+	}
+	// Without trace.txt the report would be rendered from no trace, or an earlier run's.
+	if traceErr != nil {
+		return exitUsage
 	}
 	if err := c.writeFiles(dir, res); err != nil {
 		fmt.Fprintf(c.stderr, "sim run: writing the results to %s: %v\n", dir, err)
