@@ -10,7 +10,10 @@
 //
 // Promises:
 //   - DefaultOptions holds the defaults the tables document (a test of scenarios checks), and
-//     its upstream flags equal sim/apiserver's DefaultConfig (a test of scenarios checks).
+//     its upstream flags equal sim/apiserver's DefaultConfig (sim/cluster's
+//     TestAPIServerOptionsAreTheServerDefaults checks), except enable-priority-and-fairness:
+//     upstream's default is true, while DefaultConfig leaves APF off for the server's own
+//     tests.
 //   - The package imports only the kernel (for sim.Dist), internal/flagtab and the standard
 //     library.
 package kubeapiserver
