@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/reconsim/reconsim/internal/atomicfile"
 	"github.com/reconsim/reconsim/sweep"
 )
 
@@ -145,7 +146,7 @@ func (s *Search) WriteShard(dir string, runs []Run) (string, error) {
 		return "", err
 	}
 	sd := filepath.Join(dir, s.opts.Shard.Dir())
-	return filepath.Join(sd, ShardFile), sweep.WriteAtomic(sd, ShardFile, data)
+	return filepath.Join(sd, ShardFile), atomicfile.WriteBytes(sd, ShardFile, true, data)
 }
 
 // maxShardBytes bounds a shard.json Merge reads.

@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/reconsim/reconsim/internal/atomicfile"
 	"github.com/reconsim/reconsim/report"
-	"github.com/reconsim/reconsim/sweep"
 )
 
 // SchemaVersion is the version of explore.json (docs/explore.md).
@@ -260,7 +260,7 @@ func (r *Result) Write(dir string) ([]string, error) {
 	}
 	var paths []string
 	for _, f := range files {
-		if err := sweep.WriteAtomic(dir, f.name, f.data); err != nil {
+		if err := atomicfile.WriteBytes(dir, f.name, true, f.data); err != nil {
 			return paths, err
 		}
 		paths = append(paths, filepath.Join(dir, f.name))

@@ -165,7 +165,7 @@ func (d *Decoder) skipDumpObject(n *yaml.Node, kind Kind, meta *yaml.Node, path 
 		m := resolveQuiet(meta)
 		name := mappingValue(m, "name")
 		auto := mappingValue(resolveQuiet(mappingValue(m, "annotations")), AutoUpdateAnnotationKey)
-		if name != nil && auto != nil && auto.Value == "true" && isBootstrapAPFName(kind, name.Value) {
+		if name != nil && auto != nil && autoUpdates(auto.Value) && isBootstrapAPFName(kind, name.Value) {
 			d.skip(n, path, "dump bootstrap "+string(kind),
 				fmt.Sprintf("the bootstrap %ss of a cluster dump (annotated %s: \"true\"): the simulated API server has its own", kind, AutoUpdateAnnotationKey))
 			return true

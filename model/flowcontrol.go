@@ -216,8 +216,7 @@ func (o *FlowSchema) DeepCopy() *FlowSchema {
 	if o == nil {
 		return nil
 	}
-	out := *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	out.Spec.DistinguisherMethod = copyPtr(o.Spec.DistinguisherMethod)
 	if o.Spec.Rules != nil {
 		out.Spec.Rules = make([]PolicyRulesWithSubjects, len(o.Spec.Rules))
@@ -245,7 +244,7 @@ func (o *FlowSchema) DeepCopy() *FlowSchema {
 			out.Spec.Rules[i] = c
 		}
 	}
-	return &out
+	return out
 }
 
 // SetDefaults is SetDefaults_FlowSchemaSpec ([k8s] pkg/apis/flowcontrol/v1/defaults.go):
@@ -267,8 +266,7 @@ func (o *PriorityLevelConfiguration) DeepCopy() *PriorityLevelConfiguration {
 	if o == nil {
 		return nil
 	}
-	out := *o
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := copyWithMeta(o)
 	if l := o.Spec.Limited; l != nil {
 		c := *l
 		c.NominalConcurrencyShares = copyPtr(l.NominalConcurrencyShares)
@@ -280,7 +278,7 @@ func (o *PriorityLevelConfiguration) DeepCopy() *PriorityLevelConfiguration {
 	if e := o.Spec.Exempt; e != nil {
 		out.Spec.Exempt = &ExemptPriorityLevelConfiguration{NominalConcurrencyShares: copyPtr(e.NominalConcurrencyShares), LendablePercent: copyPtr(e.LendablePercent)}
 	}
-	return &out
+	return out
 }
 
 // SetDefaults is [k8s] pkg/apis/flowcontrol/v1/defaults.go: an exempt level's shares and

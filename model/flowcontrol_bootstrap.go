@@ -191,12 +191,23 @@ func IsMandatoryAPFObject(name string) bool {
 // boolean (strconv.ParseBool), else true only while the object's spec was never changed
 // (generation 1).
 func APFAutoUpdateSpec(meta *ObjectMeta) bool {
-	if v, ok := meta.Annotations[AutoUpdateAnnotationKey]; ok {
-		if b, err := strconv.ParseBool(v); err == nil {
-			return b
-		}
+	if auto, ok := autoUpdateAnnotation(meta.Annotations[AutoUpdateAnnotationKey]); ok {
+		return auto
 	}
 	return meta.Generation == 1
+}
+
+// autoUpdateAnnotation reads the value of an apf.kubernetes.io/autoupdate-spec annotation
+// the way the ensurer does (strconv.ParseBool); ok is false when it is missing or no boolean.
+func autoUpdateAnnotation(value string) (auto, ok bool) {
+	auto, err := strconv.ParseBool(value)
+	return auto, err == nil
+}
+
+// autoUpdates reports whether an autoupdate-spec annotation's value reads as true.
+func autoUpdates(value string) bool {
+	auto, ok := autoUpdateAnnotation(value)
+	return ok && auto
 }
 
 // APFEnsurerKeeps reports whether kube-apiserver's bootstrap ensurer leaves a stored
@@ -208,12 +219,7 @@ func APFEnsurerKeeps(meta *ObjectMeta, bootstrap bool) bool {
 	if bootstrap {
 		return !IsMandatoryAPFObject(meta.Name) && !APFAutoUpdateSpec(meta)
 	}
-	if v, ok := meta.Annotations[AutoUpdateAnnotationKey]; ok {
-		if auto, err := strconv.ParseBool(v); err == nil && auto {
-			return false
-		}
-	}
-	return true
+	return !autoUpdates(meta.Annotations[AutoUpdateAnnotationKey])
 }
 
 // APFEnsurerIgnores says why kube-apiserver's bootstrap ensurer would keep obj, a FlowSchema

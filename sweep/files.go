@@ -24,10 +24,6 @@ func encodeJSON(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// WriteAtomic writes data to dir/name through a temporary file renamed into place, creating
-// dir if needed, so a reader never sees a partial file (synced before the rename).
-func WriteAtomic(dir, name string, data []byte) error { return writeAtomic(dir, name, data, true) }
-
 // writeAtomic writes data to dir/name atomically (atomicfile.WriteBytes), creating dir if
 // needed. With durable the data is synced before the rename; per-run files skip that
 // (thousands of syncs cost seconds, and a run file lost in a crash is only rerun by Resume,

@@ -61,13 +61,6 @@ func validateUpdate(old, obj model.Object, oldStored bool) field.ErrorList {
 	return model.ValidateUpdate(old, obj)
 }
 
-// Well-known taints the DefaultTolerationSeconds plugin tolerates
-// ([api@HEAD] core/v1/well_known_taints.go).
-const (
-	TaintNodeNotReady    = "node.kubernetes.io/not-ready"
-	TaintNodeUnreachable = "node.kubernetes.io/unreachable"
-)
-
 // admitNamespace is the NamespaceLifecycle admission plugin
 // ([k8s] plugin/pkg/admission/namespace/lifecycle/admission.go) for a namespaced object: the
 // namespace must exist (404 NotFound on namespaces), and nothing new may be created in a
@@ -114,10 +107,10 @@ func (s *Store) admitDefaultTolerations(obj model.Object) {
 	for i := range pod.Spec.Tolerations {
 		t := &pod.Spec.Tolerations[i]
 		noExecute := t.Effect == model.TaintEffectNoExecute || t.Effect == ""
-		if noExecute && (t.Key == TaintNodeNotReady || t.Key == "") {
+		if noExecute && (t.Key == model.TaintNodeNotReady || t.Key == "") {
 			notReady = true
 		}
-		if noExecute && (t.Key == TaintNodeUnreachable || t.Key == "") {
+		if noExecute && (t.Key == model.TaintNodeUnreachable || t.Key == "") {
 			unreachable = true
 		}
 	}
@@ -128,10 +121,10 @@ func (s *Store) admitDefaultTolerations(obj model.Object) {
 	tolerations := make([]model.Toleration, len(pod.Spec.Tolerations), len(pod.Spec.Tolerations)+2)
 	copy(tolerations, pod.Spec.Tolerations)
 	if !notReady {
-		tolerations = append(tolerations, model.Toleration{Key: TaintNodeNotReady, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(s.notReadySeconds)})
+		tolerations = append(tolerations, model.Toleration{Key: model.TaintNodeNotReady, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(s.notReadySeconds)})
 	}
 	if !unreachable {
-		tolerations = append(tolerations, model.Toleration{Key: TaintNodeUnreachable, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(s.unreachableSeconds)})
+		tolerations = append(tolerations, model.Toleration{Key: model.TaintNodeUnreachable, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(s.unreachableSeconds)})
 	}
 	pod.Spec.Tolerations = tolerations
 }

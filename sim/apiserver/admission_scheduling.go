@@ -29,14 +29,14 @@ func (s *Store) admitNodeTaints(obj model.Object) {
 		return
 	}
 	for _, t := range node.Spec.Taints {
-		if t.Key == TaintNodeNotReady && t.Effect == model.TaintEffectNoSchedule { // Taint.MatchTaint
+		if t.Key == model.TaintNodeNotReady && t.Effect == model.TaintEffectNoSchedule { // Taint.MatchTaint
 			return
 		}
 	}
 	// A new backing array: the caller's slice must not be appended to in place.
 	taints := make([]model.Taint, len(node.Spec.Taints), len(node.Spec.Taints)+1)
 	copy(taints, node.Spec.Taints)
-	node.Spec.Taints = append(taints, model.Taint{Key: TaintNodeNotReady, Effect: model.TaintEffectNoSchedule})
+	node.Spec.Taints = append(taints, model.Taint{Key: model.TaintNodeNotReady, Effect: model.TaintEffectNoSchedule})
 }
 
 // CreateRunningNode creates a Node as it stands on a cluster that has been running for a

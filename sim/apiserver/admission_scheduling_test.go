@@ -19,7 +19,7 @@ func admissionStore(t *testing.T) *Store {
 // addNotReadyTaint): a created Node gets node.kubernetes.io/not-ready:NoSchedule unless it has
 // a taint with that key and effect; updates are not admitted; CreateRunningNode skips it.
 func TestTaintNodesByCondition(t *testing.T) {
-	notReady := model.Taint{Key: TaintNodeNotReady, Effect: model.TaintEffectNoSchedule}
+	notReady := model.Taint{Key: model.TaintNodeNotReady, Effect: model.TaintEffectNoSchedule}
 	tests := []struct {
 		name   string
 		taints []model.Taint
@@ -28,8 +28,8 @@ func TestTaintNodesByCondition(t *testing.T) {
 		{"added to a node without taints", nil, []model.Taint{notReady}},
 		{"appended after the node's own", []model.Taint{{Key: "gpu", Effect: model.TaintEffectNoSchedule}}, []model.Taint{{Key: "gpu", Effect: model.TaintEffectNoSchedule}, notReady}},
 		{"not doubled", []model.Taint{notReady}, []model.Taint{notReady}},
-		{"the NoExecute taint of the same key is another taint", []model.Taint{{Key: TaintNodeNotReady, Effect: model.TaintEffectNoExecute}},
-			[]model.Taint{{Key: TaintNodeNotReady, Effect: model.TaintEffectNoExecute}, notReady}},
+		{"the NoExecute taint of the same key is another taint", []model.Taint{{Key: model.TaintNodeNotReady, Effect: model.TaintEffectNoExecute}},
+			[]model.Taint{{Key: model.TaintNodeNotReady, Effect: model.TaintEffectNoExecute}, notReady}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

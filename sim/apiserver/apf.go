@@ -271,7 +271,7 @@ func (a *apf) configChanged() {
 // base one newAPF digested, and nothing is done.
 func (a *apf) sync() {
 	a.resync.Stop()
-	stored := a.srv.store.count(model.KindFlowSchema)+a.srv.store.count(model.KindPriorityLevelConfiguration) > 0
+	stored := a.srv.store.Count(model.KindFlowSchema)+a.srv.store.Count(model.KindPriorityLevelConfiguration) > 0
 	if !stored && !a.digestedStored {
 		return
 	}

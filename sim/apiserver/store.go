@@ -770,11 +770,3 @@ func formatUID(n uint64) string {
 func isAPFConfigKind(kind model.Kind) bool {
 	return kind == model.KindFlowSchema || kind == model.KindPriorityLevelConfiguration
 }
-
-// count is the number of stored objects of kind (0 for a kind the store does not serve).
-func (s *Store) count(kind model.Kind) int {
-	if ks := s.kinds[kind]; ks != nil {
-		return len(ks.objects)
-	}
-	return 0
-}

@@ -590,11 +590,11 @@ func TestNamespaceLifecycle(t *testing.T) {
 }
 
 func TestDefaultTolerationSeconds(t *testing.T) {
-	notReady := model.Toleration{Key: TaintNodeNotReady, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(300))}
-	unreachable := model.Toleration{Key: TaintNodeUnreachable, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(300))}
-	own := model.Toleration{Key: TaintNodeNotReady, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(10))}
+	notReady := model.Toleration{Key: model.TaintNodeNotReady, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(300))}
+	unreachable := model.Toleration{Key: model.TaintNodeUnreachable, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(300))}
+	own := model.Toleration{Key: model.TaintNodeNotReady, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(10))}
 	wildcard := model.Toleration{Operator: "Exists"}
-	noEffect := model.Toleration{Key: TaintNodeUnreachable, Operator: "Exists"}
+	noEffect := model.Toleration{Key: model.TaintNodeUnreachable, Operator: "Exists"}
 	other := model.Toleration{Key: "example.com/gpu", Operator: "Exists", Effect: model.TaintEffectNoSchedule}
 	tests := []struct {
 		name   string
@@ -611,8 +611,8 @@ func TestDefaultTolerationSeconds(t *testing.T) {
 			c.DefaultNotReadyTolerationSeconds = model.Ptr(int64(60))
 			c.DefaultUnreachableTolerationSeconds = model.Ptr(int64(90))
 		}, nil, []model.Toleration{
-			{Key: TaintNodeNotReady, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(60))},
-			{Key: TaintNodeUnreachable, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(90))},
+			{Key: model.TaintNodeNotReady, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(60))},
+			{Key: model.TaintNodeUnreachable, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(90))},
 		}},
 		{"plugin disabled", func(c *StoreConfig) { c.DisableDefaultTolerationSeconds = true }, nil, nil},
 	}

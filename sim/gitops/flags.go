@@ -63,12 +63,10 @@ func DefaultOptions() Options {
 func DefaultOptionsFor(version string) Options {
 	o := DefaultOptions()
 	o.ArgoCDVersion = version
-	major, minor, _ := ParseArgoCDVersion(version)
-	before := func(maj, min int) bool { return major < maj || (major == maj && minor < min) }
-	if before(3, 0) {
+	if argoCDBefore(version, 3, 0) {
 		o.AppResync, o.AppResyncJitter = 180*time.Second, 0
 	}
-	if before(2, 14) {
+	if argoCDBefore(version, 2, 14) {
 		o.SelfHealTimeoutSeconds = 5
 	}
 	return o
@@ -88,6 +86,13 @@ func ParseArgoCDVersion(s string) (major, minor int, ok bool) {
 	return maj, min, true
 }
 
+// argoCDBefore reports whether Argo CD version (a valid ParseArgoCDVersion value) is older
+// than major.minor.
+func argoCDBefore(version string, major, minor int) bool {
+	maj, min, _ := ParseArgoCDVersion(version)
+	return maj < major || (maj == major && min < minor)
+}
+
 // Config returns the agent's Config for the Application (or Kustomization) called name:
 // before Argo CD v2.14 a self-heal waits the fixed SelfHealTimeoutSeconds; from v2.14 it backs
 // off unless SelfHealBackoffTimeoutSeconds is 0.
@@ -101,8 +106,7 @@ func (o Options) Config(name string) Config {
 		CompareTime:     o.CompareTime,
 		Interval:        o.Interval, JitterPercent: o.IntervalJitterPercentage,
 	}
-	major, minor, _ := ParseArgoCDVersion(o.ArgoCDVersion)
-	if (major > 2 || (major == 2 && minor >= 14)) && o.SelfHealBackoffTimeoutSeconds > 0 {
+	if !argoCDBefore(o.ArgoCDVersion, 2, 14) && o.SelfHealBackoffTimeoutSeconds > 0 {
 		cfg.SelfHealBackoff = &Backoff{Duration: secs(o.SelfHealBackoffTimeoutSeconds),
 			Factor: float64(o.SelfHealBackoffFactor), Cap: secs(o.SelfHealBackoffCapSeconds)}
 	}

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/sim/controllers/internal/history"
 )
 
@@ -88,14 +87,14 @@ func addOrUpdateDaemonPodTolerations(spec *model.PodSpec, hostNetwork bool) {
 	add := func(key string, effect model.TaintEffect) {
 		addOrUpdateTolerationInPodSpec(spec, model.Toleration{Key: key, Operator: TolerationOpExists, Effect: effect})
 	}
-	add(controllerutil.TaintNodeNotReady, model.TaintEffectNoExecute)
-	add(controllerutil.TaintNodeUnreachable, model.TaintEffectNoExecute)
-	add(controllerutil.TaintNodeDiskPressure, model.TaintEffectNoSchedule)
-	add(controllerutil.TaintNodeMemoryPressure, model.TaintEffectNoSchedule)
-	add(controllerutil.TaintNodePIDPressure, model.TaintEffectNoSchedule)
-	add(controllerutil.TaintNodeUnschedulable, model.TaintEffectNoSchedule)
+	add(model.TaintNodeNotReady, model.TaintEffectNoExecute)
+	add(model.TaintNodeUnreachable, model.TaintEffectNoExecute)
+	add(model.TaintNodeDiskPressure, model.TaintEffectNoSchedule)
+	add(model.TaintNodeMemoryPressure, model.TaintEffectNoSchedule)
+	add(model.TaintNodePIDPressure, model.TaintEffectNoSchedule)
+	add(model.TaintNodeUnschedulable, model.TaintEffectNoSchedule)
 	if hostNetwork {
-		add(controllerutil.TaintNodeNetworkUnavailable, model.TaintEffectNoSchedule)
+		add(model.TaintNodeNetworkUnavailable, model.TaintEffectNoSchedule)
 	}
 }
 

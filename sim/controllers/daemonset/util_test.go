@@ -16,12 +16,12 @@ import (
 
 func TestAddOrUpdateDaemonPodTolerations(t *testing.T) {
 	want := []model.Toleration{
-		{Key: controllerutil.TaintNodeNotReady, Operator: TolerationOpExists, Effect: model.TaintEffectNoExecute},
-		{Key: controllerutil.TaintNodeUnreachable, Operator: TolerationOpExists, Effect: model.TaintEffectNoExecute},
-		{Key: controllerutil.TaintNodeDiskPressure, Operator: TolerationOpExists, Effect: model.TaintEffectNoSchedule},
-		{Key: controllerutil.TaintNodeMemoryPressure, Operator: TolerationOpExists, Effect: model.TaintEffectNoSchedule},
-		{Key: controllerutil.TaintNodePIDPressure, Operator: TolerationOpExists, Effect: model.TaintEffectNoSchedule},
-		{Key: controllerutil.TaintNodeUnschedulable, Operator: TolerationOpExists, Effect: model.TaintEffectNoSchedule},
+		{Key: model.TaintNodeNotReady, Operator: TolerationOpExists, Effect: model.TaintEffectNoExecute},
+		{Key: model.TaintNodeUnreachable, Operator: TolerationOpExists, Effect: model.TaintEffectNoExecute},
+		{Key: model.TaintNodeDiskPressure, Operator: TolerationOpExists, Effect: model.TaintEffectNoSchedule},
+		{Key: model.TaintNodeMemoryPressure, Operator: TolerationOpExists, Effect: model.TaintEffectNoSchedule},
+		{Key: model.TaintNodePIDPressure, Operator: TolerationOpExists, Effect: model.TaintEffectNoSchedule},
+		{Key: model.TaintNodeUnschedulable, Operator: TolerationOpExists, Effect: model.TaintEffectNoSchedule},
 	}
 	t.Run("empty spec gets the six", func(t *testing.T) {
 		var spec model.PodSpec
@@ -32,7 +32,7 @@ func TestAddOrUpdateDaemonPodTolerations(t *testing.T) {
 		var spec model.PodSpec
 		addOrUpdateDaemonPodTolerations(&spec, true)
 		require.Len(t, spec.Tolerations, 7)
-		assert.Equal(t, model.Toleration{Key: controllerutil.TaintNodeNetworkUnavailable, Operator: TolerationOpExists, Effect: model.TaintEffectNoSchedule}, spec.Tolerations[6])
+		assert.Equal(t, model.Toleration{Key: model.TaintNodeNetworkUnavailable, Operator: TolerationOpExists, Effect: model.TaintEffectNoSchedule}, spec.Tolerations[6])
 	})
 	t.Run("idempotent", func(t *testing.T) {
 		var spec model.PodSpec
@@ -43,12 +43,12 @@ func TestAddOrUpdateDaemonPodTolerations(t *testing.T) {
 	t.Run("a bounded not-ready toleration becomes unbounded; others are kept in place", func(t *testing.T) {
 		spec := model.PodSpec{Tolerations: []model.Toleration{
 			{Key: "dedicated", Operator: TolerationOpEqual, Value: "gpu", Effect: model.TaintEffectNoSchedule},
-			{Key: controllerutil.TaintNodeNotReady, Operator: TolerationOpExists, Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(300))},
+			{Key: model.TaintNodeNotReady, Operator: TolerationOpExists, Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(300))},
 		}}
 		addOrUpdateDaemonPodTolerations(&spec, false)
 		require.Len(t, spec.Tolerations, 7)
 		assert.Equal(t, "dedicated", spec.Tolerations[0].Key)
-		assert.Equal(t, controllerutil.TaintNodeNotReady, spec.Tolerations[1].Key)
+		assert.Equal(t, model.TaintNodeNotReady, spec.Tolerations[1].Key)
 		assert.Nil(t, spec.Tolerations[1].TolerationSeconds, "daemon pods tolerate not-ready forever")
 	})
 }
@@ -98,11 +98,11 @@ func TestNodeShouldRunDaemonPod(t *testing.T) {
 		{"tolerated by the template", node(nil, noExecute("dedicated")), ds(func(d *model.DaemonSet) {
 			d.Spec.Template.Spec.Tolerations = []model.Toleration{{Key: "dedicated", Operator: "Exists"}}
 		}), true, true},
-		{"cordoned node: unschedulable tolerated by default", node(nil, noSchedule(controllerutil.TaintNodeUnschedulable)), ds(nil), true, true},
-		{"not-ready NoExecute tolerated by default", node(nil, noExecute(controllerutil.TaintNodeNotReady)), ds(nil), true, true},
-		{"unreachable NoExecute tolerated by default", node(nil, noExecute(controllerutil.TaintNodeUnreachable)), ds(nil), true, true},
-		{"memory pressure tolerated by default", node(nil, noSchedule(controllerutil.TaintNodeMemoryPressure)), ds(nil), true, true},
-		{"network-unavailable is not (no hostNetwork)", node(nil, noSchedule(controllerutil.TaintNodeNetworkUnavailable)), ds(nil), false, true},
+		{"cordoned node: unschedulable tolerated by default", node(nil, noSchedule(model.TaintNodeUnschedulable)), ds(nil), true, true},
+		{"not-ready NoExecute tolerated by default", node(nil, noExecute(model.TaintNodeNotReady)), ds(nil), true, true},
+		{"unreachable NoExecute tolerated by default", node(nil, noExecute(model.TaintNodeUnreachable)), ds(nil), true, true},
+		{"memory pressure tolerated by default", node(nil, noSchedule(model.TaintNodeMemoryPressure)), ds(nil), true, true},
+		{"network-unavailable is not (no hostNetwork)", node(nil, noSchedule(model.TaintNodeNetworkUnavailable)), ds(nil), false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

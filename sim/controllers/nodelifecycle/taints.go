@@ -2,7 +2,6 @@ package nodelifecycle
 
 import (
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // LabelNodeExcludeDisruption excludes a node from the zone disruption bookkeeping
@@ -21,8 +20,8 @@ const (
 // unreachableTaintTemplate and notReadyTaintTemplate are the NoExecute taints that drive
 // taint-based eviction (upstream UnreachableTaintTemplate / NotReadyTaintTemplate).
 var (
-	unreachableTaintTemplate = model.Taint{Key: controllerutil.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute}
-	notReadyTaintTemplate    = model.Taint{Key: controllerutil.TaintNodeNotReady, Effect: model.TaintEffectNoExecute}
+	unreachableTaintTemplate = model.Taint{Key: model.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute}
+	notReadyTaintTemplate    = model.Taint{Key: model.TaintNodeNotReady, Effect: model.TaintEffectNoExecute}
 )
 
 // conditionTaintKey is upstream nodeConditionToTaintKeyStatusMap: which NoSchedule taint a node
@@ -32,25 +31,25 @@ func conditionTaintKey(conditionType string, status model.ConditionStatus) (key 
 	case model.NodeReady:
 		switch status {
 		case model.ConditionFalse:
-			return controllerutil.TaintNodeNotReady, true
+			return model.TaintNodeNotReady, true
 		case model.ConditionUnknown:
-			return controllerutil.TaintNodeUnreachable, true
+			return model.TaintNodeUnreachable, true
 		}
 	case model.NodeMemoryPressure:
 		if status == model.ConditionTrue {
-			return controllerutil.TaintNodeMemoryPressure, true
+			return model.TaintNodeMemoryPressure, true
 		}
 	case model.NodeDiskPressure:
 		if status == model.ConditionTrue {
-			return controllerutil.TaintNodeDiskPressure, true
+			return model.TaintNodeDiskPressure, true
 		}
 	case model.NodeNetworkUnavailable:
 		if status == model.ConditionTrue {
-			return controllerutil.TaintNodeNetworkUnavailable, true
+			return model.TaintNodeNetworkUnavailable, true
 		}
 	case model.NodePIDPressure:
 		if status == model.ConditionTrue {
-			return controllerutil.TaintNodePIDPressure, true
+			return model.TaintNodePIDPressure, true
 		}
 	}
 	return "", false
@@ -59,8 +58,8 @@ func conditionTaintKey(conditionType string, status model.ConditionStatus) (key 
 // isConditionTaintKey is upstream taintKeyToNodeConditionMap membership.
 func isConditionTaintKey(key string) bool {
 	switch key {
-	case controllerutil.TaintNodeNotReady, controllerutil.TaintNodeUnreachable, controllerutil.TaintNodeNetworkUnavailable,
-		controllerutil.TaintNodeMemoryPressure, controllerutil.TaintNodeDiskPressure, controllerutil.TaintNodePIDPressure:
+	case model.TaintNodeNotReady, model.TaintNodeUnreachable, model.TaintNodeNetworkUnavailable,
+		model.TaintNodeMemoryPressure, model.TaintNodeDiskPressure, model.TaintNodePIDPressure:
 		return true
 	}
 	return false
@@ -77,7 +76,7 @@ func NoScheduleTaintsFor(node *model.Node) []model.Taint {
 		}
 	}
 	if node.Spec.Unschedulable {
-		taints = append(taints, model.Taint{Key: controllerutil.TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule})
+		taints = append(taints, model.Taint{Key: model.TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule})
 	}
 	return taints
 }
@@ -90,7 +89,7 @@ func managedNoScheduleTaints(taints []model.Taint) []model.Taint {
 		if t.Effect != model.TaintEffectNoSchedule {
 			continue
 		}
-		if t.Key == controllerutil.TaintNodeUnschedulable || isConditionTaintKey(t.Key) {
+		if t.Key == model.TaintNodeUnschedulable || isConditionTaintKey(t.Key) {
 			out = append(out, t)
 		}
 	}

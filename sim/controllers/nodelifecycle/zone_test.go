@@ -3,7 +3,6 @@ package nodelifecycle
 import (
 	"testing"
 
-	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
 
 	"github.com/stretchr/testify/assert"
@@ -92,8 +91,8 @@ func TestNoExecuteTaintFor(t *testing.T) {
 		wantTaint  bool
 		wantEffect model.TaintEffect
 	}{
-		{F, controllerutil.TaintNodeNotReady, controllerutil.TaintNodeUnreachable, true, model.TaintEffectNoExecute},
-		{U, controllerutil.TaintNodeUnreachable, controllerutil.TaintNodeNotReady, true, model.TaintEffectNoExecute},
+		{F, model.TaintNodeNotReady, model.TaintNodeUnreachable, true, model.TaintEffectNoExecute},
+		{U, model.TaintNodeUnreachable, model.TaintNodeNotReady, true, model.TaintEffectNoExecute},
 		{T, "", "", false, ""},
 		{"Bogus", "", "", false, ""},
 	}
@@ -125,13 +124,13 @@ func TestNoScheduleTaintsFor(t *testing.T) {
 		assert.Nil(t, tn.TimeAdded)
 		keys = append(keys, tn.Key)
 	}
-	assert.Equal(t, []string{controllerutil.TaintNodeUnreachable, controllerutil.TaintNodeMemoryPressure, controllerutil.TaintNodePIDPressure, controllerutil.TaintNodeNetworkUnavailable, controllerutil.TaintNodeUnschedulable}, keys)
+	assert.Equal(t, []string{model.TaintNodeUnreachable, model.TaintNodeMemoryPressure, model.TaintNodePIDPressure, model.TaintNodeNetworkUnavailable, model.TaintNodeUnschedulable}, keys)
 
 	node.Status.Conditions = []model.NodeCondition{{Type: model.NodeReady, Status: F}}
 	node.Spec.Unschedulable = false
 	got := NoScheduleTaintsFor(node)
 	require.Len(t, got, 1)
-	assert.Equal(t, controllerutil.TaintNodeNotReady, got[0].Key)
+	assert.Equal(t, model.TaintNodeNotReady, got[0].Key)
 
 	node.Status.Conditions = []model.NodeCondition{{Type: model.NodeReady, Status: T}}
 	assert.Empty(t, NoScheduleTaintsFor(node))
@@ -141,23 +140,23 @@ func TestTaintHelpers(t *testing.T) {
 	at := vtime.Time(5)
 	base := []model.Taint{
 		{Key: "a", Effect: model.TaintEffectNoSchedule},
-		{Key: controllerutil.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute, TimeAdded: &at},
+		{Key: model.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute, TimeAdded: &at},
 	}
 
 	// Same key and effect, different TimeAdded: replaced in place.
 	later := vtime.Time(9)
-	out, changed := addOrUpdateTaint(base, model.Taint{Key: controllerutil.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute, TimeAdded: &later})
+	out, changed := addOrUpdateTaint(base, model.Taint{Key: model.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute, TimeAdded: &later})
 	require.True(t, changed)
 	require.Len(t, out, 2)
 	assert.Equal(t, later, *out[1].TimeAdded)
 	assert.Equal(t, at, *base[1].TimeAdded, "input must not change")
 
 	// Semantically equal: no change.
-	_, changed = addOrUpdateTaint(base, model.Taint{Key: controllerutil.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute, TimeAdded: &at})
+	_, changed = addOrUpdateTaint(base, model.Taint{Key: model.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute, TimeAdded: &at})
 	assert.False(t, changed)
 
 	// Same key, other effect: appended.
-	out, changed = addOrUpdateTaint(base, model.Taint{Key: controllerutil.TaintNodeUnreachable, Effect: model.TaintEffectNoSchedule})
+	out, changed = addOrUpdateTaint(base, model.Taint{Key: model.TaintNodeUnreachable, Effect: model.TaintEffectNoSchedule})
 	assert.True(t, changed)
 	assert.Len(t, out, 3)
 
@@ -168,23 +167,23 @@ func TestTaintHelpers(t *testing.T) {
 	assert.False(t, changed)
 
 	toAdd, toDel := taintSetDiff(
-		[]model.Taint{{Key: controllerutil.TaintNodeNotReady, Effect: model.TaintEffectNoSchedule}, {Key: "a", Effect: model.TaintEffectNoSchedule}},
-		[]model.Taint{{Key: "a", Effect: model.TaintEffectNoSchedule}, {Key: controllerutil.TaintNodeUnreachable, Effect: model.TaintEffectNoSchedule}},
+		[]model.Taint{{Key: model.TaintNodeNotReady, Effect: model.TaintEffectNoSchedule}, {Key: "a", Effect: model.TaintEffectNoSchedule}},
+		[]model.Taint{{Key: "a", Effect: model.TaintEffectNoSchedule}, {Key: model.TaintNodeUnreachable, Effect: model.TaintEffectNoSchedule}},
 	)
 	require.Len(t, toAdd, 1)
 	require.Len(t, toDel, 1)
-	assert.Equal(t, controllerutil.TaintNodeNotReady, toAdd[0].Key)
-	assert.Equal(t, controllerutil.TaintNodeUnreachable, toDel[0].Key)
+	assert.Equal(t, model.TaintNodeNotReady, toAdd[0].Key)
+	assert.Equal(t, model.TaintNodeUnreachable, toDel[0].Key)
 
 	managed := managedNoScheduleTaints([]model.Taint{
 		{Key: "user", Effect: model.TaintEffectNoSchedule},
-		{Key: controllerutil.TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule},
-		{Key: controllerutil.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute},
-		{Key: controllerutil.TaintNodeDiskPressure, Effect: model.TaintEffectNoSchedule},
+		{Key: model.TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule},
+		{Key: model.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute},
+		{Key: model.TaintNodeDiskPressure, Effect: model.TaintEffectNoSchedule},
 	})
 	require.Len(t, managed, 2)
-	assert.Equal(t, controllerutil.TaintNodeUnschedulable, managed[0].Key)
-	assert.Equal(t, controllerutil.TaintNodeDiskPressure, managed[1].Key)
+	assert.Equal(t, model.TaintNodeUnschedulable, managed[0].Key)
+	assert.Equal(t, model.TaintNodeDiskPressure, managed[1].Key)
 }
 
 func TestGetZoneKey(t *testing.T) {

@@ -40,9 +40,6 @@ const (
 const (
 	DeletionByPodGCReason  = "DeletionByPodGC"
 	DeletionByPodGCMessage = "PodGC: node no longer exists"
-	// TaintNodeOutOfService is the taint that lets PodGC remove terminating pods from a
-	// NotReady node ([api@HEAD] core/v1/well_known_taints.go).
-	TaintNodeOutOfService = "node.kubernetes.io/out-of-service"
 	// podEvictedReason marks a pod the kubelet evicted (pkg/kubelet/eviction PodIsEvicted).
 	podEvictedReason = "Evicted"
 )
@@ -265,7 +262,7 @@ func (gcc *Controller) gcTerminating(ctx context.Context, pods []*model.Pod) {
 			continue
 		}
 		node, ok := client.ObjectAs[*model.Node](obj)
-		if ok && !isNodeReady(node) && hasTaintKey(node, TaintNodeOutOfService) {
+		if ok && !isNodeReady(node) && hasTaintKey(node, model.TaintNodeOutOfService) {
 			terminating = append(terminating, p)
 		}
 	}

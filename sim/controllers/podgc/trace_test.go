@@ -90,7 +90,7 @@ func TestTraces(t *testing.T) {
 					}
 					n.Status.Conditions = []model.NodeCondition{{Type: model.NodeReady, Status: st}}
 					if outOfService {
-						n.Spec.Taints = []model.Taint{{Key: TaintNodeOutOfService, Value: "nodeshutdown", Effect: model.TaintEffectNoExecute}}
+						n.Spec.Taints = []model.Taint{{Key: model.TaintNodeOutOfService, Value: "nodeshutdown", Effect: model.TaintEffectNoExecute}}
 					}
 					if _, err := w.Store.Create(n); err != nil {
 						t.Fatalf("create node: %v", err)

@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // benchCache builds the scheduler cache of the thundering-herd shape: 500 nodes (4 cpu, 16Gi,
@@ -24,8 +23,8 @@ func benchCache() *schedulerCache {
 		n.Labels = map[string]string{"topology.kubernetes.io/zone": fmt.Sprintf("z%d", i%3)}
 		if i < 200 {
 			n.Spec.Taints = []model.Taint{
-				{Key: controllerutil.TaintNodeUnreachable, Effect: model.TaintEffectNoSchedule},
-				{Key: controllerutil.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute},
+				{Key: model.TaintNodeUnreachable, Effect: model.TaintEffectNoSchedule},
+				{Key: model.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute},
 			}
 		}
 		c.addNode(n)
@@ -42,8 +41,8 @@ func benchCache() *schedulerCache {
 
 // defaultTolerations are what the DefaultTolerationSeconds admission plugin gives every pod.
 var defaultTolerations = []model.Toleration{
-	{Key: controllerutil.TaintNodeNotReady, Operator: TolerationOpExists, Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(300))},
-	{Key: controllerutil.TaintNodeUnreachable, Operator: TolerationOpExists, Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(300))},
+	{Key: model.TaintNodeNotReady, Operator: TolerationOpExists, Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(300))},
+	{Key: model.TaintNodeUnreachable, Operator: TolerationOpExists, Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(300))},
 }
 
 // benchSchedulePod measures scheduling pod over the cache's nodes, one scheduling cycle an

@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // pluginSet is a set of filter plugins, as the bits of filterPluginNames.
@@ -218,7 +217,7 @@ func interestedIn(plugin string, e *clusterEvent) bool {
 func queueingHintFor(plugin string, pod *model.Pod, e *clusterEvent) queueingHint {
 	switch plugin {
 	case PluginNodeUnschedulable:
-		unschedulableTaint := model.Taint{Key: controllerutil.TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule}
+		unschedulableTaint := model.Taint{Key: model.TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule}
 		tolerates := model.TolerationsTolerateTaint(pod.Spec.Tolerations, &unschedulableTaint)
 		if e.newNode.Spec.Unschedulable && !tolerates {
 			return queueSkipHint

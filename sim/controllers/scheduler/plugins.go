@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // Failure reasons, verbatim from the upstream plugins: they are what users read in
@@ -165,7 +164,7 @@ func filterNodeUnschedulable(s *cycleState, ni *NodeInfo) *Status {
 	if !ni.unschedulable {
 		return nil
 	}
-	taint := model.Taint{Key: controllerutil.TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule}
+	taint := model.Taint{Key: model.TaintNodeUnschedulable, Effect: model.TaintEffectNoSchedule}
 	if model.TolerationsTolerateTaint(s.pod.Spec.Tolerations, &taint) {
 		return nil
 	}

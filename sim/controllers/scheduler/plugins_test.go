@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
-	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 func TestToleratesTaint(t *testing.T) {
@@ -41,8 +40,8 @@ func TestToleratesTaint(t *testing.T) {
 // message up to v1.34, which names the first untolerated taint; from v1.35 (#134740, gate
 // TaintTolerationGenericMessage) every rejection reads "node(s) had untolerated taint(s)".
 func TestFilterTaintToleration(t *testing.T) {
-	unreachable := model.Taint{Key: controllerutil.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute}
-	notReady := model.Taint{Key: controllerutil.TaintNodeNotReady, Effect: model.TaintEffectNoSchedule}
+	unreachable := model.Taint{Key: model.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute}
+	notReady := model.Taint{Key: model.TaintNodeNotReady, Effect: model.TaintEffectNoSchedule}
 	prefer := model.Taint{Key: "spot", Value: "true", Effect: model.TaintEffectPreferNoSchedule}
 	tests := []struct {
 		name        string
@@ -53,7 +52,7 @@ func TestFilterTaintToleration(t *testing.T) {
 		{"no taints", nil, nil, ""},
 		{"PreferNoSchedule never filters", []model.Taint{prefer}, nil, ""},
 		{"NoExecute must be tolerated", []model.Taint{unreachable}, nil, "node(s) had untolerated taint {node.kubernetes.io/unreachable: }"},
-		{"NoExecute tolerated", []model.Taint{unreachable}, []model.Toleration{{Key: controllerutil.TaintNodeUnreachable, Operator: "Exists", Effect: model.TaintEffectNoExecute}}, ""},
+		{"NoExecute tolerated", []model.Taint{unreachable}, []model.Toleration{{Key: model.TaintNodeUnreachable, Operator: "Exists", Effect: model.TaintEffectNoExecute}}, ""},
 		{"first untolerated taint in node order is named", []model.Taint{prefer, notReady, unreachable}, nil, "node(s) had untolerated taint {node.kubernetes.io/not-ready: }"},
 		{"value shows in the reason", []model.Taint{{Key: "dedicated", Value: "gpu", Effect: model.TaintEffectNoSchedule}}, nil, "node(s) had untolerated taint {dedicated: gpu}"},
 		{"tolerate-all", []model.Taint{notReady, unreachable}, []model.Toleration{{Operator: "Exists"}}, ""},
@@ -94,8 +93,8 @@ func TestFilterNodeUnschedulable(t *testing.T) {
 	}{
 		{"schedulable node", false, nil, true},
 		{"cordoned node", true, nil, false},
-		{"cordoned, pod tolerates the unschedulable taint", true, []model.Toleration{{Key: controllerutil.TaintNodeUnschedulable, Operator: "Exists", Effect: model.TaintEffectNoSchedule}}, true},
-		{"cordoned, toleration for another effect", true, []model.Toleration{{Key: controllerutil.TaintNodeUnschedulable, Operator: "Exists", Effect: model.TaintEffectNoExecute}}, false},
+		{"cordoned, pod tolerates the unschedulable taint", true, []model.Toleration{{Key: model.TaintNodeUnschedulable, Operator: "Exists", Effect: model.TaintEffectNoSchedule}}, true},
+		{"cordoned, toleration for another effect", true, []model.Toleration{{Key: model.TaintNodeUnschedulable, Operator: "Exists", Effect: model.TaintEffectNoExecute}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 func TestNumFeasibleNodesToFind(t *testing.T) {
@@ -119,7 +118,7 @@ func fitErrorWith(t *testing.T, pod *model.Pod, taintWithKey, doublePeriod bool,
 // later (#134740) no taint.
 func TestFailedSchedulingMessageByRelease(t *testing.T) {
 	unreachable := testNode("n1", "4", "8Gi", 110)
-	unreachable.Spec.Taints = []model.Taint{{Key: controllerutil.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute}}
+	unreachable.Spec.Taints = []model.Taint{{Key: model.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute}}
 	pod := testPod("p", "cpu", "1")
 	tests := []struct {
 		release                    string
@@ -139,7 +138,7 @@ func TestFailedSchedulingMessageByRelease(t *testing.T) {
 
 func TestFailedSchedulingMessageWithPreemption(t *testing.T) {
 	unreachable := testNode("n1", "4", "8Gi", 110)
-	unreachable.Spec.Taints = []model.Taint{{Key: controllerutil.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute}}
+	unreachable.Spec.Taints = []model.Taint{{Key: model.TaintNodeUnreachable, Effect: model.TaintEffectNoExecute}}
 	full := func(name string) *NodeInfo {
 		return nodeInfoWith(testNode(name, "4", "8Gi", 110), testPod("filler-"+name, "cpu", "3500m"))
 	}

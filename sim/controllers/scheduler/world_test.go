@@ -12,7 +12,6 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
-	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -20,7 +19,7 @@ import (
 // created and deleted, nodes cordoned, tainted, resized and relabelled. It returns after
 // running the world for the given virtual time.
 func randomCluster(t testing.TB, w *world, r *rand.Rand, nodes, pods int, runFor time.Duration) {
-	taintKeys := []string{"dedicated", controllerutil.TaintNodeUnreachable, "spot"}
+	taintKeys := []string{"dedicated", model.TaintNodeUnreachable, "spot"}
 	effects := []model.TaintEffect{model.TaintEffectNoSchedule, model.TaintEffectNoExecute, model.TaintEffectPreferNoSchedule}
 	zones := []string{"a", "b", "c"}
 	randomTaints := func() []model.Taint {
