@@ -63,7 +63,8 @@ type Controller struct {
 	recheckQueue            *workqueue.Delaying[string]
 	stalePodDisruptionQueue *workqueue.RateLimiting[string]
 	// staleLoop drains stalePodDisruptionQueue with syncStalePodDisruption; its one worker is
-	// spawned by Start under the main loop, which stops it.
+	// spawned by Start under the main loop, which stops it. Its counters are not in Stats,
+	// which reports the PodDisruptionBudget syncs.
 	staleLoop *client.SyncLoop
 
 	// getUpdater returns the status writer; it is a field so that tests can make status
