@@ -125,10 +125,12 @@ func (es ErrorList) Sorted(first ...string) ErrorList {
 		}
 	}
 	out := make(ErrorList, 0, len(es))
-	seen := map[string]bool{}
+	// Problems are the same when every field is: comparing the values, not the printed
+	// lines, costs no string per problem (a file can have 100,000 of them).
+	seen := make(map[DecodeError]bool, len(es))
 	for _, e := range es {
-		if k := e.Error(); !seen[k] {
-			seen[k] = true
+		if !seen[*e] {
+			seen[*e] = true
 			out = append(out, e)
 		}
 	}
@@ -872,17 +874,22 @@ func childPath(path, name string) string {
 // keyPath appends a map key: as a field (requests.cpu) when it is a plain word, else in
 // brackets (labels[app.kubernetes.io/name]).
 func keyPath(path, key string) string {
-	plain := key != ""
-	for _, r := range key {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	if PlainKey(key) {
 		return childPath(path, key)
 	}
 	return path + "[" + key + "]"
+}
+
+// PlainKey reports whether a map key is written in a path as a field (requests.cpu), rather
+// than in brackets (labels[app.kubernetes.io/name]): a non-empty word of letters, digits, -
+// and _.
+func PlainKey(key string) bool {
+	for _, r := range key {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return key != ""
 }
 
 // ChildPath appends a field name to a field path (spec.template), as the decoder writes its

@@ -54,8 +54,15 @@ type objectList struct {
 	scalars fastScalars
 
 	// The chunk parsed last for positions (itemIndex), and the index of one item of it.
+	// posArena holds that chunk's nodes and is reset when another chunk is parsed, so a
+	// file with an error in every item parses each chunk once more without allocating
+	// again; a node itemIndex returns is valid until a path in another chunk is looked up
+	// (every caller turns it into a position at once). itemPaths indexes the way to the path
+	// looked up last (nodeIndex.target), and is reused from lookup to lookup for the same
+	// reason.
 	chunk     int
 	chunkSeq  *yaml.Node
+	posArena  fastArena
 	item      int
 	itemPaths *nodeIndex
 }
@@ -271,9 +278,10 @@ func shiftLines(n *yaml.Node, lines int) {
 	}
 }
 
-// itemIndex returns the node index of the paths inside objects[i] (path is one of them), or
-// nil when path is not inside a streamed item. The item's chunk is parsed again; the last
-// chunk and item are kept, as checks report the problems of one object together.
+// itemIndex returns a node index that holds path, inside objects[i], with its ancestors and
+// what lies below it, or nil when path is not inside a streamed item. The item's chunk is
+// parsed again; the last chunk and index are kept, as checks report the problems of one
+// object together.
 func (list *objectList) itemIndex(file, path string) *nodeIndex {
 	rest, ok := strings.CutPrefix(path, "objects[")
 	if !ok {
@@ -287,17 +295,26 @@ func (list *objectList) itemIndex(file, path string) *nodeIndex {
 	if n == 0 || n >= len(rest) || rest[n] != ']' || (n > 1 && rest[0] == '0') || i >= len(list.items) {
 		return nil
 	}
-	if list.item == i {
+	if list.item == i && list.itemPaths.onTheWay(path) {
 		return list.itemPaths
 	}
 	c := i / streamChunkItems
 	if list.chunk != c {
-		list.chunk, list.chunkSeq = c, list.parseChunk(c, nil)
+		list.posArena.reset()
+		list.chunk, list.chunkSeq = c, list.parseChunk(c, &list.posArena)
 	}
 	if list.chunkSeq == nil {
 		return nil // it parsed when the items were decoded; this is not reached
 	}
-	ix := newNodeIndex(file)
+	ix := list.itemPaths
+	if ix == nil {
+		ix = newNodeIndex(file)
+	} else {
+		clear(ix.values)
+		clear(ix.keys)
+		ix.aliased, ix.problem = 0, nil
+	}
+	ix.target = path
 	ix.walk(list.chunkSeq.Content[i%streamChunkItems], indexPath("objects", i), 2, map[*yaml.Node]bool{})
 	list.item, list.itemPaths = i, ix
 	return ix

@@ -67,6 +67,13 @@ var streamSeeds = map[string]string{
 		strings.Repeat("- manifest: {apiVersion: v1, kind: Namespace, metadata: {name: a}}\n", streamChunkItems) + copiesRS("2", "rs2-{{ .Index }}"),
 	"copies problems": copiesHead + copiesRS("0", "rs-{{ .Index }}") + copiesRS("2", "rs") + copiesRS("2", "rs-{{ .index }}") + copiesRS("3", "RS-{{ .Index }}") +
 		copiesRS("2", "a-{{ .Index }}") + copiesRS("3", "a-{{ .Index }}") + "- copies: x\n  file: f.yaml\n" + copiesRS("100000", "b-{{ .Index }}"),
+	// Problems at paths inside the second entry of a list, at a field that is not written
+	// (ports[1].targetPort points at its entry), in a map with a key in brackets, and an
+	// object declared twice, in the items of two chunks: the index of a streamed item is built
+	// for one path at a time (nodeIndex.target), and each problem must still point where the
+	// whole document's index does.
+	"look-alike paths": "apiVersion: reconsim.dev/v1alpha1\nkind: Scenario\nname: x\nduration: 1m\nobjects:\n- manifest: {apiVersion: v1, kind: Namespace, metadata: {name: a}}\n" +
+		strings.Repeat("- manifest:\n    apiVersion: v1\n    kind: Service\n    metadata: {name: s, namespace: a, labels: {a.b/c: \"bad value!\", a: \"-bad\"}}\n    spec: {selector: {app: x}, ports: [{port: 80, name: p}, {port: 99999, name: p}]}\n", streamChunkItems+3),
 	"document marker": "apiVersion: reconsim.dev/v1alpha1\nkind: Scenario\nname: x\nduration: 1m\nobjects:\n- manifest: {apiVersion: v1, kind: Namespace, metadata: {name: a}}\n---\n- 1\n",
 }
 
@@ -102,7 +109,7 @@ func TestStreamedObjectsLoadAsTheWholeDocument(t *testing.T) {
 	t.Logf("%d of %d files streamed", streamed, len(inputs))
 	assert.Greater(t, streamed, len(inputs)/3, "most files with objects stream")
 
-	for _, name := range []string{"indented list", "bad object fields", "block scalar", "crlf", "anchor in one chunk", "errors in many chunks", "copies", "copies problems"} {
+	for _, name := range []string{"indented list", "bad object fields", "block scalar", "crlf", "anchor in one chunk", "errors in many chunks", "copies", "copies problems", "look-alike paths"} {
 		_, _, ok := parseBothWays(t, []byte(streamSeeds[name]))
 		assert.True(t, ok, "%s streams", name)
 	}
@@ -133,4 +140,50 @@ func FuzzStreamedParse(f *testing.F) {
 			t.Fatalf("streaming the objects list changed the result:\n--- whole document\n%s\n--- streamed\n%s", whole, streamed)
 		}
 	})
+}
+
+// TestIndexOnTheWayToATarget checks which paths an index built for one target holds: the
+// target, its ancestors and what lies below it, and not a path that only shares its text.
+func TestIndexOnTheWayToATarget(t *testing.T) {
+	ix := newNodeIndex("s.yaml")
+	ix.target = "objects[3].manifest.spec.ports[1].port"
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"", true},
+		{"objects[3]", true},
+		{"objects[3].manifest.spec", true},
+		{"objects[3].manifest.spec.ports[1].port", true},
+		{"objects[3].manifest.spec.ports[1].port.x", true},
+		{"objects[3].manifest.spec.portsx", false},
+		{"objects[3].manifest.spec.ports[10]", false},
+		{"objects[3].manifest.spec.ports[0]", false},
+		{"objects[3].manifest.spec.selector", false},
+	} {
+		assert.Equal(t, tc.want, ix.onTheWay(tc.path), tc.path)
+	}
+	for _, tc := range []struct {
+		path, sep, name, closer string
+		want                    string
+		on                      bool
+	}{
+		{"objects[3].manifest", ".", "spec", "", "objects[3].manifest.spec", true},
+		{"objects[3].manifest.spec", ".", "port", "", "", false},
+		{"objects[3].manifest.spec", ".", "ports", "", "objects[3].manifest.spec.ports", true},
+		{"objects[3].manifest.spec.ports", "[", "1", "]", "objects[3].manifest.spec.ports[1]", true},
+		{"objects[3].manifest.spec.ports", "[", "10", "]", "", false},
+		{"objects[3].manifest.spec.ports[1].port", ".", "x", "", "objects[3].manifest.spec.ports[1].port.x", true},
+		{"objects[3].manifest.metadata", "[", "a.b/c", "]", "", false},
+	} {
+		got, on := ix.childOnTheWay(tc.path, tc.sep, tc.name, tc.closer)
+		assert.Equal(t, tc.on, on, "%s %s%s%s", tc.path, tc.sep, tc.name, tc.closer)
+		assert.Equal(t, tc.want, got, "%s %s%s%s", tc.path, tc.sep, tc.name, tc.closer)
+	}
+	whole := newNodeIndex("s.yaml")
+	got, on := whole.childOnTheWay("", ".", "metadata", "")
+	assert.True(t, on)
+	assert.Equal(t, "metadata", got, "without a target every child is indexed, a field at the root without a dot")
+	got, _ = whole.childOnTheWay("metadata.labels", "[", "a.b/c", "]")
+	assert.Equal(t, "metadata.labels[a.b/c]", got)
 }

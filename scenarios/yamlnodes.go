@@ -37,6 +37,9 @@ type nodeIndex struct {
 	list *objectList
 	// checkOnly makes walk look for problems only, recording no paths.
 	checkOnly bool
+	// target, when set, makes walk index only the nodes on the way to that path (and the
+	// path's own subtree): the index of a streamed item is built for one lookup at a time.
+	target string
 }
 
 func newNodeIndex(file string) *nodeIndex {
@@ -90,7 +93,11 @@ func (ix *nodeIndex) walk(n *yaml.Node, path string, depth int, stack map[*yaml.
 		for i, c := range n.Content {
 			p := ""
 			if !ix.checkOnly {
-				p = indexPath(path, i)
+				var digits [20]byte
+				var on bool
+				if p, on = ix.childOnTheWay(path, "[", string(strconv.AppendInt(digits[:0], int64(i), 10)), "]"); !on {
+					continue
+				}
 			}
 			ix.walk(c, p, depth+1, stack)
 		}
@@ -108,12 +115,54 @@ func (ix *nodeIndex) walk(n *yaml.Node, path string, depth int, stack map[*yaml.
 			}
 			p := ""
 			if !ix.checkOnly {
-				p = keyPath(path, k.Value)
+				sep, closer := ".", ""
+				if !model.PlainKey(k.Value) {
+					sep, closer = "[", "]"
+				}
+				var on bool
+				if p, on = ix.childOnTheWay(path, sep, k.Value, closer); !on {
+					continue
+				}
 				ix.keys[p] = k
 			}
 			ix.walk(v, p, depth+1, stack)
 		}
 	}
+}
+
+// onTheWay reports whether the node at path is indexed: always without a target; with one,
+// when path is the target, one of its ancestors or below it.
+func (ix *nodeIndex) onTheWay(path string) bool {
+	return ix.target == "" || isPathPrefix(path, ix.target) || isPathPrefix(ix.target, path)
+}
+
+// isPathPrefix reports whether the path a is b or an ancestor of b (a.b of a.b.c and of
+// a.b[0], not of a.bc).
+func isPathPrefix(a, b string) bool {
+	return strings.HasPrefix(b, a) && (len(a) == len(b) || a == "" || b[len(a)] == '.' || b[len(a)] == '[')
+}
+
+// childOnTheWay returns the path of a child of path (which is on the way), written as sep,
+// name and closer ("." and a field, "[" a key or index "]"), and whether that child is on the
+// way. On the way to the target the child's path is a prefix of the target and is cut from
+// it: a lookup indexes the way to one field, and making the path of every node and sibling
+// on that way would be most of what it allocates.
+func (ix *nodeIndex) childOnTheWay(path, sep, name, closer string) (string, bool) {
+	if path == "" && sep == "." {
+		sep = ""
+	}
+	if ix.target == "" || len(path) >= len(ix.target) {
+		return path + sep + name + closer, true // no target, or below it
+	}
+	rest := ix.target[len(path):]
+	n := len(sep) + len(name) + len(closer)
+	if len(rest) < n || rest[:len(sep)] != sep || rest[len(sep):len(sep)+len(name)] != name || rest[len(sep)+len(name):n] != closer {
+		return "", false
+	}
+	if len(rest) > n && rest[n] != '.' && rest[n] != '[' {
+		return "", false // a.bc is not on the way to a.b
+	}
+	return ix.target[:len(path)+n], true
 }
 
 // walkMerge indexes the mappings a merge key contributes at path.

@@ -7,25 +7,32 @@ import (
 
 // Distance is the Levenshtein distance between a and b, counted in bytes: insertions,
 // deletions and substitutions cost 1 each.
-func Distance(a, b string) int { return distance([]byte(a), []byte(b), math.MaxInt, false) }
+func Distance(a, b string) int { return distance([]byte(a), []byte(b), math.MaxInt, false, new([]int)) }
 
 // RuneDistance is Distance counted in runes.
-func RuneDistance(a, b string) int { return distance([]rune(a), []rune(b), math.MaxInt, false) }
+func RuneDistance(a, b string) int {
+	return distance([]rune(a), []rune(b), math.MaxInt, false, new([]int))
+}
 
 // OSADistance is the optimal-string-alignment distance between a and b (bytes): Distance, and
 // a swap of adjacent bytes costs 1 too. It returns limit if the distance is at least limit;
 // capping keeps long unrelated names cheap.
-func OSADistance(a, b string, limit int) int { return distance([]byte(a), []byte(b), limit, true) }
+func OSADistance(a, b string, limit int) int {
+	return distance([]byte(a), []byte(b), limit, true, new([]int))
+}
 
 // distance is the shared dynamic programme: three rows (two for Levenshtein, the third for
-// the swaps of OSA), stopping once a whole row reaches limit.
-func distance[T byte | rune](a, b []T, limit int, swaps bool) int {
+// the swaps of OSA), stopping once a whole row reaches limit. The rows are cut from *buf,
+// which grows when too short, so that a caller comparing one word with many reuses them.
+func distance[T byte | rune](a, b []T, limit int, swaps bool, buf *[]int) int {
 	if d := len(a) - len(b); d >= limit || -d >= limit {
 		return limit
 	}
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	if cap(*buf) < 3*(len(b)+1) {
+		*buf = make([]int, 3*(len(b)+1))
+	}
+	rows := *buf
+	prev2, prev, cur := rows[:len(b)+1], rows[len(b)+1:2*(len(b)+1)], rows[2*(len(b)+1):3*(len(b)+1)]
 	for j := range prev {
 		prev[j] = j
 	}
@@ -78,13 +85,14 @@ func Closest(word string, candidates []string, o Options) string {
 	}
 	best, bestDist := "", -1
 	containing, nContaining := "", 0
+	var rows []int // the distance's rows, shared by the candidates: a hint may compare with 100,000
 	for _, c := range candidates {
 		if c == word {
 			continue
 		}
 		lc := strings.ToLower(c)
 		limit := min(max(max(len(lw), len(lc))/3, 1), 3)
-		if d := distance([]byte(lw), []byte(lc), limit+1, o.Swaps); d <= limit && (bestDist < 0 || d < bestDist) {
+		if d := distance([]byte(lw), []byte(lc), limit+1, o.Swaps, &rows); d <= limit && (bestDist < 0 || d < bestDist) {
 			best, bestDist = c, d
 		}
 		if o.Substring && min(len(lw), len(lc)) >= 3 && (strings.Contains(lc, lw) || strings.Contains(lw, lc)) {
