@@ -124,16 +124,7 @@ func (es ErrorList) Sorted(first ...string) ErrorList {
 			fileOrder[e.Pos.File] = len(fileOrder)
 		}
 	}
-	out := make(ErrorList, 0, len(es))
-	// Problems are the same when every field is: comparing the values, not the printed
-	// lines, costs no string per problem (a file can have 100,000 of them).
-	seen := make(map[DecodeError]bool, len(es))
-	for _, e := range es {
-		if !seen[*e] {
-			seen[*e] = true
-			out = append(out, e)
-		}
-	}
+	out := slices.Clone(es)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Pos, out[j].Pos
 		if fa, fb := fileOrder[a.File], fileOrder[b.File]; fa != fb {
@@ -144,7 +135,36 @@ func (es ErrorList) Sorted(first ...string) ErrorList {
 		}
 		return a.Column < b.Column
 	})
-	return out
+	// Exact duplicates share a place, so after the stable sort each is in the run of problems
+	// at its place, after the first of them: comparing within a run finds them without a set
+	// of every problem (a file can have 100,000). A long run (the copies of one manifest all
+	// point at it) gets a set of its own.
+	const longRun = 32
+	kept := out[:0]
+	run := 0 // where the run of problems at the current place starts in kept
+	var inRun map[DecodeError]bool
+	for _, e := range out {
+		if len(kept) > 0 && kept[len(kept)-1].Pos != e.Pos {
+			run, inRun = len(kept), nil
+		}
+		if inRun == nil && len(kept)-run >= longRun {
+			inRun = make(map[DecodeError]bool, 2*longRun)
+			for _, k := range kept[run:] {
+				inRun[*k] = true
+			}
+		}
+		switch {
+		case inRun != nil && inRun[*e]:
+		case inRun == nil && slices.ContainsFunc(kept[run:], func(k *DecodeError) bool { return *k == *e }):
+		default:
+			if inRun != nil {
+				inRun[*e] = true
+			}
+			kept = append(kept, e)
+		}
+	}
+	clear(out[len(kept):])
+	return kept
 }
 
 // joinErrors prints errors one per line.

@@ -2,9 +2,11 @@ package model
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestErrorListSortedAndDeduplicated(t *testing.T) {
@@ -22,4 +24,22 @@ func TestErrorListSortedAndDeduplicated(t *testing.T) {
 	var de *DecodeError
 	assert.True(t, errors.As(error(got), &de))
 	assert.Equal(t, "s.yaml:2:3: a", de.Error())
+}
+
+// TestErrorListSortedDropsDuplicatesInLongRuns checks the deduplication of many problems at
+// one place (the copies of one manifest), where it switches from comparing to a set.
+func TestErrorListSortedDropsDuplicatesInLongRuns(t *testing.T) {
+	var es ErrorList
+	for i := range 100 {
+		for range 3 {
+			es = append(es, &DecodeError{Pos: Position{File: "s.yaml", Line: 7, Column: 3}, Msg: fmt.Sprint("problem ", i)})
+		}
+	}
+	es = append(es, &DecodeError{Pos: Position{File: "s.yaml", Line: 1, Column: 1}, Msg: "first"})
+	got := es.Sorted()
+	require.Len(t, got, 101)
+	assert.Equal(t, "first", got[0].Msg)
+	for i, e := range got[1:] {
+		assert.Equal(t, fmt.Sprint("problem ", i), e.Msg, "problems at one place keep their order")
+	}
 }
