@@ -97,3 +97,40 @@ func TestBusyWorldSettles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, *lease.(*model.Lease).Spec.RenewTime, w.K.Now().Add(-15*time.Second), "n1 renews its lease again")
 }
+
+// TestIdlePodWorkersHoldNoProcess checks that a pod worker has a process only while it has
+// work: none for a settled pod the kubelet adopts, one while a new pod starts, and none once
+// the pods run or are gone (with a process per pod, all 20 would stay, parked).
+func TestIdlePodWorkersHoldNoProcess(t *testing.T) {
+	w := newWorld(t, 3)
+	capacity := model.ResourceList{model.ResourceCPU: mustQuantity(t, "8"), model.ResourceMemory: mustQuantity(t, "16Gi")}
+	kl := w.addNode("n1", capacity, DefaultConfig(), true)
+	for i := range 10 {
+		w.createPod(podSpec{name: fmt.Sprintf("settled-%d", i), node: "n1", cpu: "100m", running: true})
+	}
+	kl.Start()
+	for i := range 10 {
+		w.createPod(podSpec{name: fmt.Sprintf("new-%d", i), node: "n1", cpu: "100m",
+			annotations: map[string]string{AnnotationTerminationSeconds: "20s"}})
+	}
+	live := func() (n int) {
+		for _, pw := range kl.workers { //detlint:ordered counting
+			if pw.proc != nil && !pw.proc.Finished() {
+				n++
+			}
+		}
+		return n
+	}
+	w.Run(100 * time.Millisecond)
+	assert.Equal(t, 10, live(), "the new pods' workers are starting them; the settled ones are idle")
+	w.Run(2 * time.Minute)
+	require.Len(t, kl.workers, 20)
+	assert.Zero(t, live(), "every pod runs: no worker has work")
+
+	_, err := w.Store.Delete(model.KindPod, "default", "new-3", apiDelete())
+	require.NoError(t, err)
+	w.Run(time.Minute)
+	_, ok := w.pod("new-3")
+	assert.False(t, ok, "the deleted pod terminated and is gone")
+	assert.Zero(t, live())
+}

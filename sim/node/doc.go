@@ -15,8 +15,10 @@
 //     NodeLeaseDurationSeconds*0.25 = 10s (jittered by 4%) from the last lease written; on
 //     failure the lease is fetched (or created) with retries every 200ms, 400ms, ... up to
 //     7s. The lease gets an owner reference to the Node once the Node exists.
-//   - A pod informer on spec.nodeName=<node> feeding one worker process per pod
-//     (pkg/kubelet/pod_workers.go), which serialises everything done to that pod.
+//   - A pod informer on spec.nodeName=<node> feeding one worker per pod
+//     (pkg/kubelet/pod_workers.go), which serialises everything done to that pod. The worker
+//     has a process only while it has work (an idle pod costs no coroutine): it is started
+//     when the worker is woken, at the instant and in the order an unparked one would run.
 //   - The status manager (pkg/kubelet/status/status_manager.go): one process that writes
 //     pod statuses in the order they changed (GET, then UpdateStatus with the kubelet-owned
 //     conditions merged into the others), re-checks every pod every 10s, and removes a deleted

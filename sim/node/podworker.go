@@ -68,6 +68,11 @@ type podWorker struct {
 	rt  *podRuntime
 	beh behaviour
 
+	// proc is the worker's process while it has work: it is started when the worker is woken
+	// with none running, and ends when it finds nothing pending, so that an idle pod costs no
+	// coroutine and stack (a settled pod's worker never starts one until something happens
+	// to the pod). Starting a process schedules it at the current time exactly as unparking
+	// a parked one does, so the order of events is the same as with one process per pod.
 	proc    *sim.Proc
 	pending bool
 
@@ -167,8 +172,15 @@ func newPodWorker(kl *Kubelet, pod *model.Pod, adopt bool) *podWorker {
 	for _, cp := range w.probes {
 		cp.start()
 	}
-	w.proc = kl.k.Spawn(kl.component+"/pod/"+key, w.run)
+	if w.pending {
+		w.start()
+	}
 	return w
+}
+
+// start starts the worker's process (see proc).
+func (w *podWorker) start() {
+	w.proc = w.kl.k.Spawn(w.kl.component+"/pod/"+w.key, w.run)
 }
 
 // spec returns the spec of container i (init containers first, then regular ones).
@@ -279,7 +291,10 @@ func (w *podWorker) wake() {
 		return
 	}
 	w.pending = true
-	if w.proc != nil {
+	switch {
+	case w.proc == nil || w.proc.Finished():
+		w.start()
+	case w.proc.Parked():
 		w.proc.Unpark()
 	}
 }
@@ -293,12 +308,9 @@ func (w *podWorker) wakeAtRelist() {
 	w.plegTimer.ResetAt(at)
 }
 
+// run syncs the pod while there is something pending, then ends (see proc).
 func (w *podWorker) run(p *sim.Proc) {
-	for !w.removed {
-		if !w.pending {
-			p.Park()
-			continue
-		}
+	for !w.removed && w.pending {
 		w.kl.gate(p)
 		w.pending = false
 		w.sync(p)
