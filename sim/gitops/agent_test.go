@@ -103,71 +103,66 @@ func (w *world) setImage(image string) {
 //	delete-service                         delete the Service by hand
 //	commit replicas=N | commit-delete-service
 func TestTraces(t *testing.T) {
-	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
-		var w *world
-		return testworld.Script{
-			Init: func(d *datadriven.TestData) (*testworld.World, string) {
-				dur := func(key string, def time.Duration) time.Duration {
-					if !d.HasArg(key) {
-						return def
-					}
-					return testworld.Arg[time.Duration](t, d, key)
-				}
-				mode := "argocd"
-				d.MaybeScanArgs(t, "mode", &mode)
-				cfg := Config{Mode: Mode(mode), Name: "app", Automated: d.HasArg("automated"), SelfHeal: d.HasArg("self-heal"),
-					Prune: d.HasArg("prune"), Resync: dur("resync", 120*time.Second), ResyncJitter: dur("jitter", 60*time.Second),
-					Interval: dur("interval", 10*time.Minute), JitterPercent: 5, CompareTime: sim.Constant(0),
-					IgnoreHPAReplicas: d.HasArg("ignore-hpa-replicas")}
-				if d.HasArg("timeout") {
-					cfg.SelfHealTimeout = dur("timeout", 5*time.Second)
-				} else {
-					cfg.SelfHealBackoff = &Backoff{Duration: 2 * time.Second, Factor: 3, Cap: 300 * time.Second}
-				}
-				w = newWorld(t, cfg)
-				return w.World, ""
+	testworld.Walk(t, "testdata", func(t *testing.T, d *datadriven.TestData) (*world, string) {
+		dur := func(key string, def time.Duration) time.Duration {
+			if !d.HasArg(key) {
+				return def
+			}
+			return testworld.Arg[time.Duration](t, d, key)
+		}
+		mode := "argocd"
+		d.MaybeScanArgs(t, "mode", &mode)
+		cfg := Config{Mode: Mode(mode), Name: "app", Automated: d.HasArg("automated"), SelfHeal: d.HasArg("self-heal"),
+			Prune: d.HasArg("prune"), Resync: dur("resync", 120*time.Second), ResyncJitter: dur("jitter", 60*time.Second),
+			Interval: dur("interval", 10*time.Minute), JitterPercent: 5, CompareTime: sim.Constant(0),
+			IgnoreHPAReplicas: d.HasArg("ignore-hpa-replicas")}
+		if d.HasArg("timeout") {
+			cfg.SelfHealTimeout = dur("timeout", 5*time.Second)
+		} else {
+			cfg.SelfHealBackoff = &Backoff{Duration: 2 * time.Second, Factor: 3, Cap: 300 * time.Second}
+		}
+		return newWorld(t, cfg), ""
+	}, func(t *testing.T, w *world) testworld.Commands {
+		return testworld.Commands{
+			"drift": func(d *datadriven.TestData) string {
+				image := testworld.Arg[string](t, d, "image")
+				w.setImage(image)
+				return ""
 			},
-			Commands: testworld.Commands{
-				"drift": func(d *datadriven.TestData) string {
-					image := testworld.Arg[string](t, d, "image")
-					w.setImage(image)
-					return ""
-				},
-				"scale": func(d *datadriven.TestData) string {
-					n := testworld.Arg[int](t, d, "replicas")
-					obj, err := w.Store.Get(model.KindDeployment, "default", "web")
-					require.NoError(t, err)
-					dep := obj.(*model.Deployment).DeepCopy()
-					dep.Spec.Replicas = model.Ptr(int32(n))
-					_, err = w.Store.Update(dep)
-					require.NoError(t, err)
-					w.Emit("scale", "Deployment default/web", fmt.Sprintf("replicas=%d", n))
-					return ""
-				},
-				"delete-service": func(d *datadriven.TestData) string {
-					_, err := w.Store.Delete(model.KindService, "default", "web", model.DeleteOptions{})
-					require.NoError(t, err)
-					w.Emit("delete", "Service default/web", "")
-					return ""
-				},
-				"commit": func(d *datadriven.TestData) string {
-					n := testworld.Arg[int](t, d, "replicas")
-					require.NoError(t, w.agent.Commit([]model.Object{deployment(int32(n), "nginx:1.27")}))
-					return w.newTrace()
-				},
-				"commit-delete-service": func(d *datadriven.TestData) string {
-					require.NoError(t, w.agent.CommitDelete(model.KindService, "default", "web"))
-					return w.newTrace()
-				},
-				"replicas": func(d *datadriven.TestData) string {
-					obj, err := w.Store.Get(model.KindDeployment, "default", "web")
-					require.NoError(t, err)
-					return fmt.Sprintf("replicas=%d\n", *obj.(*model.Deployment).Spec.Replicas)
-				},
-				"status": func(d *datadriven.TestData) string {
-					synced, out := w.agent.Synced()
-					return fmt.Sprintf("synced=%t %s\n", synced, strings.Join(out, "; "))
-				},
+			"scale": func(d *datadriven.TestData) string {
+				n := testworld.Arg[int](t, d, "replicas")
+				obj, err := w.Store.Get(model.KindDeployment, "default", "web")
+				require.NoError(t, err)
+				dep := obj.(*model.Deployment).DeepCopy()
+				dep.Spec.Replicas = model.Ptr(int32(n))
+				_, err = w.Store.Update(dep)
+				require.NoError(t, err)
+				w.Emit("scale", "Deployment default/web", fmt.Sprintf("replicas=%d", n))
+				return ""
+			},
+			"delete-service": func(d *datadriven.TestData) string {
+				_, err := w.Store.Delete(model.KindService, "default", "web", model.DeleteOptions{})
+				require.NoError(t, err)
+				w.Emit("delete", "Service default/web", "")
+				return ""
+			},
+			"commit": func(d *datadriven.TestData) string {
+				n := testworld.Arg[int](t, d, "replicas")
+				require.NoError(t, w.agent.Commit([]model.Object{deployment(int32(n), "nginx:1.27")}))
+				return w.newTrace()
+			},
+			"commit-delete-service": func(d *datadriven.TestData) string {
+				require.NoError(t, w.agent.CommitDelete(model.KindService, "default", "web"))
+				return w.newTrace()
+			},
+			"replicas": func(d *datadriven.TestData) string {
+				obj, err := w.Store.Get(model.KindDeployment, "default", "web")
+				require.NoError(t, err)
+				return fmt.Sprintf("replicas=%d\n", *obj.(*model.Deployment).Spec.Replicas)
+			},
+			"status": func(d *datadriven.TestData) string {
+				synced, out := w.agent.Synced()
+				return fmt.Sprintf("synced=%t %s\n", synced, strings.Join(out, "; "))
 			},
 		}
 	})

@@ -97,43 +97,38 @@ func (w *world) leaderIndex() int {
 //	crash|partition|cancel [i=N]              candidate N (default: the current leader)
 //	lease                                     the Lease as stored
 func TestTraces(t *testing.T) {
-	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
-		var w *world
+	testworld.Walk(t, "testdata", func(t *testing.T, d *datadriven.TestData) (*world, string) {
+		n, seed, release := 2, uint64(1), false
+		d.ScanArgs(t, "candidates", &n)
+		d.MaybeScanArgs(t, "seed", &seed)
+		d.MaybeScanArgs(t, "release", &release)
+		return newWorld(t, seed, n, release), ""
+	}, func(t *testing.T, w *world) testworld.Commands {
 		leaderArg := func(d *datadriven.TestData) int {
 			i := w.leaderIndex()
 			d.MaybeScanArgs(t, "i", &i)
 			require.GreaterOrEqual(t, i, 0, "no leader")
 			return i
 		}
-		return testworld.Script{
-			Init: func(d *datadriven.TestData) (*testworld.World, string) {
-				n, seed, release := 2, uint64(1), false
-				d.ScanArgs(t, "candidates", &n)
-				d.MaybeScanArgs(t, "seed", &seed)
-				d.MaybeScanArgs(t, "release", &release)
-				w = newWorld(t, seed, n, release)
-				return w.World, ""
+		return testworld.Commands{
+			"crash": func(d *datadriven.TestData) string {
+				w.crash(leaderArg(d))
+				return w.newTrace()
 			},
-			Commands: testworld.Commands{
-				"crash": func(d *datadriven.TestData) string {
-					w.crash(leaderArg(d))
-					return w.newTrace()
-				},
-				"partition": func(d *datadriven.TestData) string {
-					w.partition(leaderArg(d))
-					return w.newTrace()
-				},
-				"cancel": func(d *datadriven.TestData) string {
-					i := leaderArg(d)
-					w.Emit("cancel", w.cands[i].e.Identity(), "")
-					w.cands[i].e.Cancel()
-					return w.newTrace()
-				},
-				"lease": func(*datadriven.TestData) string {
-					l := testworld.Get[*model.Lease](w.World, model.KindLease, "kube-system", "test")
-					return fmt.Sprintf("holder=%q duration=%d acquired=%s renewed=%s transitions=%d\n", l.Spec.HolderIdentity,
-						deref(l.Spec.LeaseDurationSeconds), deref(l.Spec.AcquireTime), deref(l.Spec.RenewTime), deref(l.Spec.LeaseTransitions))
-				},
+			"partition": func(d *datadriven.TestData) string {
+				w.partition(leaderArg(d))
+				return w.newTrace()
+			},
+			"cancel": func(d *datadriven.TestData) string {
+				i := leaderArg(d)
+				w.Emit("cancel", w.cands[i].e.Identity(), "")
+				w.cands[i].e.Cancel()
+				return w.newTrace()
+			},
+			"lease": func(*datadriven.TestData) string {
+				l := testworld.Get[*model.Lease](w.World, model.KindLease, "kube-system", "test")
+				return fmt.Sprintf("holder=%q duration=%d acquired=%s renewed=%s transitions=%d\n", l.Spec.HolderIdentity,
+					deref(l.Spec.LeaseDurationSeconds), deref(l.Spec.AcquireTime), deref(l.Spec.RenewTime), deref(l.Spec.LeaseTransitions))
 			},
 		}
 	})

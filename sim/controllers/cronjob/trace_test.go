@@ -28,77 +28,72 @@ const testNS = testworld.Namespace
 //	list-jobs                             the namespace's Jobs
 //	events                                events since the last call
 func TestTraces(t *testing.T) {
-	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
-		var w *world
-		return testworld.Script{
-			Init: func(d *datadriven.TestData) (*testworld.World, string) {
-				w = newWorld(t)
-				return w.World, ""
+	testworld.Walk(t, "testdata", func(t *testing.T, d *datadriven.TestData) (*world, string) {
+		return newWorld(t), ""
+	}, func(t *testing.T, w *world) testworld.Commands {
+		return testworld.Commands{
+			"create-cronjob": func(d *datadriven.TestData) string {
+				cj := &model.CronJob{}
+				d.ScanArgs(t, "name", &cj.Name)
+				cj.Namespace = testNS
+				d.ScanArgs(t, "schedule", &cj.Spec.Schedule)
+				cj.Spec.Schedule = strings.ReplaceAll(cj.Spec.Schedule, "_", " ")
+				d.MaybeScanArgs(t, "policy", &cj.Spec.ConcurrencyPolicy)
+				testworld.MaybePtrArg(t, d, "sds", &cj.Spec.StartingDeadlineSeconds)
+				testworld.MaybePtrArg(t, d, "tz", &cj.Spec.TimeZone)
+				if d.HasArg("suspend") {
+					cj.Spec.Suspend = model.Ptr(true)
+				}
+				cj.Spec.JobTemplate.Spec.Template.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/backup:1"}}
+				cj.Spec.JobTemplate.Spec.Template.Spec.RestartPolicy = model.RestartPolicyNever
+				if _, err := w.Store.Create(cj); err != nil {
+					t.Fatalf("create cronjob: %v", err)
+				}
+				return ""
 			},
-			Commands: testworld.Commands{
-				"create-cronjob": func(d *datadriven.TestData) string {
-					cj := &model.CronJob{}
-					d.ScanArgs(t, "name", &cj.Name)
-					cj.Namespace = testNS
-					d.ScanArgs(t, "schedule", &cj.Spec.Schedule)
-					cj.Spec.Schedule = strings.ReplaceAll(cj.Spec.Schedule, "_", " ")
-					d.MaybeScanArgs(t, "policy", &cj.Spec.ConcurrencyPolicy)
-					testworld.MaybePtrArg(t, d, "sds", &cj.Spec.StartingDeadlineSeconds)
-					testworld.MaybePtrArg(t, d, "tz", &cj.Spec.TimeZone)
-					if d.HasArg("suspend") {
-						cj.Spec.Suspend = model.Ptr(true)
-					}
-					cj.Spec.JobTemplate.Spec.Template.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/backup:1"}}
-					cj.Spec.JobTemplate.Spec.Template.Spec.RestartPolicy = model.RestartPolicyNever
-					if _, err := w.Store.Create(cj); err != nil {
-						t.Fatalf("create cronjob: %v", err)
-					}
-					return ""
-				},
-				"jobs": func(d *datadriven.TestData) string {
-					w.jobRun = testworld.Arg[time.Duration](t, d, "run")
-					w.result = model.JobComplete
-					d.MaybeScanArgs(t, "result", &w.result)
-					return ""
-				},
-				"suspend": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					v := testworld.Arg[bool](t, d, "value")
-					o, err := w.Store.Get(model.KindCronJob, testNS, name)
-					if err != nil {
-						t.Fatalf("get: %v", err)
-					}
-					cj := o.(*model.CronJob).DeepCopy()
-					cj.Spec.Suspend = model.Ptr(v)
-					if _, err := w.Store.Update(cj); err != nil {
-						t.Fatalf("suspend: %v", err)
-					}
-					w.K.Emit("test", "suspend", "CronJob "+model.Key(cj), 0, fmt.Sprintf("%t", v))
-					return ""
-				},
-				"status": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					o, err := w.Store.Get(model.KindCronJob, testNS, name)
-					if err != nil {
-						t.Fatalf("get: %v", err)
-					}
-					s := o.(*model.CronJob).Status
-					var act []string
-					for _, a := range s.Active {
-						act = append(act, a.Name)
-					}
-					return fmt.Sprintf("active=[%s] lastScheduleTime=%s lastSuccessfulTime=%s\n", strings.Join(act, ","), wallOf(s.LastScheduleTime), wallOf(s.LastSuccessfulTime))
-				},
-				"list-jobs": func(d *datadriven.TestData) string {
-					var b strings.Builder
-					objs, _, _ := w.Store.List(model.KindJob, model.ListOptions{Namespace: testNS})
-					for _, o := range objs {
-						j := o.(*model.Job)
-						typ, _ := finishedType(j)
-						fmt.Fprintf(&b, "%s scheduled=%s finished=%s\n", j.Name, j.Annotations[model.CronJobScheduledTimestamp], testworld.OrDash(typ))
-					}
-					return b.String()
-				},
+			"jobs": func(d *datadriven.TestData) string {
+				w.jobRun = testworld.Arg[time.Duration](t, d, "run")
+				w.result = model.JobComplete
+				d.MaybeScanArgs(t, "result", &w.result)
+				return ""
+			},
+			"suspend": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				v := testworld.Arg[bool](t, d, "value")
+				o, err := w.Store.Get(model.KindCronJob, testNS, name)
+				if err != nil {
+					t.Fatalf("get: %v", err)
+				}
+				cj := o.(*model.CronJob).DeepCopy()
+				cj.Spec.Suspend = model.Ptr(v)
+				if _, err := w.Store.Update(cj); err != nil {
+					t.Fatalf("suspend: %v", err)
+				}
+				w.K.Emit("test", "suspend", "CronJob "+model.Key(cj), 0, fmt.Sprintf("%t", v))
+				return ""
+			},
+			"status": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				o, err := w.Store.Get(model.KindCronJob, testNS, name)
+				if err != nil {
+					t.Fatalf("get: %v", err)
+				}
+				s := o.(*model.CronJob).Status
+				var act []string
+				for _, a := range s.Active {
+					act = append(act, a.Name)
+				}
+				return fmt.Sprintf("active=[%s] lastScheduleTime=%s lastSuccessfulTime=%s\n", strings.Join(act, ","), wallOf(s.LastScheduleTime), wallOf(s.LastSuccessfulTime))
+			},
+			"list-jobs": func(d *datadriven.TestData) string {
+				var b strings.Builder
+				objs, _, _ := w.Store.List(model.KindJob, model.ListOptions{Namespace: testNS})
+				for _, o := range objs {
+					j := o.(*model.Job)
+					typ, _ := finishedType(j)
+					fmt.Fprintf(&b, "%s scheduled=%s finished=%s\n", j.Name, j.Annotations[model.CronJobScheduledTimestamp], testworld.OrDash(typ))
+				}
+				return b.String()
 			},
 		}
 	})

@@ -35,8 +35,9 @@ import (
 //	describe pod=P                                                     the pod's tolerations and node affinity
 //	create-pod name=P node=N labels=k=v,...                            an orphan pod bound to node N
 func TestTraces(t *testing.T) {
-	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
-		var w *world
+	testworld.Walk(t, "testdata", func(t *testing.T, d *datadriven.TestData) (*world, string) {
+		return newWorld(t, DefaultConfig()), ""
+	}, func(t *testing.T, w *world) testworld.Commands {
 		editNode := func(d *datadriven.TestData) string {
 			name := testworld.Arg[string](t, d, "name")
 			n := w.Node(name).DeepCopy()
@@ -51,126 +52,120 @@ func TestTraces(t *testing.T) {
 			w.Emit(d.Cmd, "Node "+name, testworld.NodeDetail(n))
 			return ""
 		}
-		return testworld.Script{
-			Init: func(d *datadriven.TestData) (*testworld.World, string) {
-				w = newWorld(t, DefaultConfig())
-				return w.World, ""
+		return testworld.Commands{
+			"taint-node": editNode,
+			"label-node": editNode,
+			"delete-node": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				if _, err := w.Store.Delete(model.KindNode, "", name, model.DeleteOptions{}); err != nil {
+					t.Fatalf("delete node: %v", err)
+				}
+				w.Emit("delete-node", "Node "+name, "")
+				return ""
 			},
-			Commands: testworld.Commands{
-				"taint-node": editNode,
-				"label-node": editNode,
-				"delete-node": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					if _, err := w.Store.Delete(model.KindNode, "", name, model.DeleteOptions{}); err != nil {
-						t.Fatalf("delete node: %v", err)
+			"create-ds": func(d *datadriven.TestData) string {
+				var name string
+				img := "agent:v1"
+				d.ScanArgs(t, "name", &name)
+				d.MaybeScanArgs(t, "image", &img)
+				ds := newDaemonSet(name, img)
+				ds.Spec.UpdateStrategy.Type = model.RollingUpdateDaemonSetStrategyType
+				ds.Spec.UpdateStrategy.RollingUpdate = &model.RollingUpdateDaemonSet{
+					MaxUnavailable: model.Ptr(intstr.FromInt32(1)), MaxSurge: model.Ptr(intstr.FromInt32(0))}
+				if d.HasArg("max-unavailable") {
+					s := testworld.Arg[string](t, d, "max-unavailable")
+					ds.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = model.Ptr(intstr.Parse(s))
+				}
+				if d.HasArg("max-surge") {
+					s := testworld.Arg[string](t, d, "max-surge")
+					ds.Spec.UpdateStrategy.RollingUpdate.MaxSurge = model.Ptr(intstr.Parse(s))
+				}
+				if d.HasArg("strategy") {
+					d.ScanArgs(t, "strategy", &ds.Spec.UpdateStrategy.Type)
+					if ds.Spec.UpdateStrategy.Type == model.OnDeleteDaemonSetStrategyType {
+						ds.Spec.UpdateStrategy.RollingUpdate = nil
 					}
-					w.Emit("delete-node", "Node "+name, "")
-					return ""
-				},
-				"create-ds": func(d *datadriven.TestData) string {
-					var name string
-					img := "agent:v1"
-					d.ScanArgs(t, "name", &name)
-					d.MaybeScanArgs(t, "image", &img)
-					ds := newDaemonSet(name, img)
-					ds.Spec.UpdateStrategy.Type = model.RollingUpdateDaemonSetStrategyType
-					ds.Spec.UpdateStrategy.RollingUpdate = &model.RollingUpdateDaemonSet{
-						MaxUnavailable: model.Ptr(intstr.FromInt32(1)), MaxSurge: model.Ptr(intstr.FromInt32(0))}
-					if d.HasArg("max-unavailable") {
-						s := testworld.Arg[string](t, d, "max-unavailable")
-						ds.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = model.Ptr(intstr.Parse(s))
+				}
+				if sel := testworld.LabelsArg(t, d, "node-selector"); sel != nil {
+					ds.Spec.Template.Spec.NodeSelector = sel
+				}
+				if d.HasArg("tolerate") {
+					key := testworld.Arg[string](t, d, "tolerate")
+					ds.Spec.Template.Spec.Tolerations = append(ds.Spec.Template.Spec.Tolerations, model.Toleration{Key: key, Operator: TolerationOpExists})
+				}
+				d.MaybeScanArgs(t, "min-ready", &ds.Spec.MinReadySeconds)
+				testworld.MaybePtrArg(t, d, "history-limit", &ds.Spec.RevisionHistoryLimit)
+				if _, err := w.Store.Create(ds); err != nil {
+					t.Fatalf("create daemonset: %v", err)
+				}
+				w.Emit("create", dsRef(ds), "image="+img)
+				return ""
+			},
+			"set-image": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				img := testworld.Arg[string](t, d, "image")
+				ds := w.ds(name).DeepCopy()
+				ds.Spec.Template.Spec.Containers[0].Image = img
+				if _, err := w.Store.Update(ds); err != nil {
+					t.Fatalf("set-image: %v", err)
+				}
+				w.Emit("set-image", dsRef(ds), "image="+img)
+				return ""
+			},
+			"status": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				ds := w.ds(name)
+				return fmt.Sprintf("%s generation=%d collisionCount=%d\n", statusLine(ds.Status), ds.Generation, derefInt32(ds.Status.CollisionCount))
+			},
+			"revisions": func(d *datadriven.TestData) string {
+				objs, _, err := w.Store.List(model.KindControllerRevision, model.ListOptions{Namespace: testNS})
+				if err != nil {
+					t.Fatalf("list revisions: %v", err)
+				}
+				var b strings.Builder
+				for _, o := range objs {
+					r := o.(*model.ControllerRevision)
+					fmt.Fprintf(&b, "%s revision=%d hash=%s image=%s\n", r.Name, r.Revision, r.Labels[DefaultDaemonSetUniqueLabelKey], r.Data.Template.Spec.Containers[0].Image)
+				}
+				return b.String()
+			},
+			"describe": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "pod")
+				p := w.Pod(name)
+				var b strings.Builder
+				for _, tol := range p.Spec.Tolerations {
+					secs := "forever"
+					if tol.TolerationSeconds != nil {
+						secs = fmt.Sprintf("%ds", *tol.TolerationSeconds)
 					}
-					if d.HasArg("max-surge") {
-						s := testworld.Arg[string](t, d, "max-surge")
-						ds.Spec.UpdateStrategy.RollingUpdate.MaxSurge = model.Ptr(intstr.Parse(s))
-					}
-					if d.HasArg("strategy") {
-						d.ScanArgs(t, "strategy", &ds.Spec.UpdateStrategy.Type)
-						if ds.Spec.UpdateStrategy.Type == model.OnDeleteDaemonSetStrategyType {
-							ds.Spec.UpdateStrategy.RollingUpdate = nil
+					fmt.Fprintf(&b, "toleration %s %s %s %s\n", tol.Key, tol.Operator, tol.Effect, secs)
+				}
+				if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+					for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+						for _, f := range term.MatchFields {
+							fmt.Fprintf(&b, "required node affinity: matchFields %s %s %v\n", f.Key, f.Operator, f.Values)
+						}
+						for _, e := range term.MatchExpressions {
+							fmt.Fprintf(&b, "required node affinity: matchExpressions %s %s %v\n", e.Key, e.Operator, e.Values)
 						}
 					}
-					if sel := testworld.LabelsArg(t, d, "node-selector"); sel != nil {
-						ds.Spec.Template.Spec.NodeSelector = sel
-					}
-					if d.HasArg("tolerate") {
-						key := testworld.Arg[string](t, d, "tolerate")
-						ds.Spec.Template.Spec.Tolerations = append(ds.Spec.Template.Spec.Tolerations, model.Toleration{Key: key, Operator: TolerationOpExists})
-					}
-					d.MaybeScanArgs(t, "min-ready", &ds.Spec.MinReadySeconds)
-					testworld.MaybePtrArg(t, d, "history-limit", &ds.Spec.RevisionHistoryLimit)
-					if _, err := w.Store.Create(ds); err != nil {
-						t.Fatalf("create daemonset: %v", err)
-					}
-					w.Emit("create", dsRef(ds), "image="+img)
-					return ""
-				},
-				"set-image": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					img := testworld.Arg[string](t, d, "image")
-					ds := w.ds(name).DeepCopy()
-					ds.Spec.Template.Spec.Containers[0].Image = img
-					if _, err := w.Store.Update(ds); err != nil {
-						t.Fatalf("set-image: %v", err)
-					}
-					w.Emit("set-image", dsRef(ds), "image="+img)
-					return ""
-				},
-				"status": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					ds := w.ds(name)
-					return fmt.Sprintf("%s generation=%d collisionCount=%d\n", statusLine(ds.Status), ds.Generation, derefInt32(ds.Status.CollisionCount))
-				},
-				"revisions": func(d *datadriven.TestData) string {
-					objs, _, err := w.Store.List(model.KindControllerRevision, model.ListOptions{Namespace: testNS})
-					if err != nil {
-						t.Fatalf("list revisions: %v", err)
-					}
-					var b strings.Builder
-					for _, o := range objs {
-						r := o.(*model.ControllerRevision)
-						fmt.Fprintf(&b, "%s revision=%d hash=%s image=%s\n", r.Name, r.Revision, r.Labels[DefaultDaemonSetUniqueLabelKey], r.Data.Template.Spec.Containers[0].Image)
-					}
-					return b.String()
-				},
-				"describe": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "pod")
-					p := w.Pod(name)
-					var b strings.Builder
-					for _, tol := range p.Spec.Tolerations {
-						secs := "forever"
-						if tol.TolerationSeconds != nil {
-							secs = fmt.Sprintf("%ds", *tol.TolerationSeconds)
-						}
-						fmt.Fprintf(&b, "toleration %s %s %s %s\n", tol.Key, tol.Operator, tol.Effect, secs)
-					}
-					if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-						for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-							for _, f := range term.MatchFields {
-								fmt.Fprintf(&b, "required node affinity: matchFields %s %s %v\n", f.Key, f.Operator, f.Values)
-							}
-							for _, e := range term.MatchExpressions {
-								fmt.Fprintf(&b, "required node affinity: matchExpressions %s %s %v\n", e.Key, e.Operator, e.Values)
-							}
-						}
-					}
-					return b.String()
-				},
-				"create-pod": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					node := testworld.Arg[string](t, d, "node")
-					lbl := testworld.Arg[string](t, d, "labels")
-					p := &model.Pod{}
-					p.Name, p.Namespace = name, testNS
-					p.Labels = testworld.ParseLabels(t, lbl)
-					p.Spec.NodeName = node
-					p.Spec.Containers = []model.Container{{Name: "agent", Image: "agent:v0"}}
-					if _, err := w.Store.Create(p); err != nil {
-						t.Fatalf("create pod: %v", err)
-					}
-					w.Emit("create-pod", podRef(p), "node="+node)
-					return ""
-				},
+				}
+				return b.String()
+			},
+			"create-pod": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				node := testworld.Arg[string](t, d, "node")
+				lbl := testworld.Arg[string](t, d, "labels")
+				p := &model.Pod{}
+				p.Name, p.Namespace = name, testNS
+				p.Labels = testworld.ParseLabels(t, lbl)
+				p.Spec.NodeName = node
+				p.Spec.Containers = []model.Container{{Name: "agent", Image: "agent:v0"}}
+				if _, err := w.Store.Create(p); err != nil {
+					t.Fatalf("create pod: %v", err)
+				}
+				w.Emit("create-pod", podRef(p), "node="+node)
+				return ""
 			},
 		}
 	})

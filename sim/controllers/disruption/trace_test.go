@@ -171,142 +171,137 @@ func (w *world) statusLine(name string) string {
 //	status name=X                            the budget's status
 //	events                                   events recorded since the last call
 func TestTraces(t *testing.T) {
-	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
-		var w *world
-		return testworld.Script{
-			Init: func(d *datadriven.TestData) (*testworld.World, string) {
-				cfg := DefaultConfig()
-				d.MaybeScanArgs(t, "deletion-timeout", &cfg.DeletionTimeout)
-				w = newWorld(t, cfg)
-				return w.World, ""
+	testworld.Walk(t, "testdata", func(t *testing.T, d *datadriven.TestData) (*world, string) {
+		cfg := DefaultConfig()
+		d.MaybeScanArgs(t, "deletion-timeout", &cfg.DeletionTimeout)
+		return newWorld(t, cfg), ""
+	}, func(t *testing.T, w *world) testworld.Commands {
+		return testworld.Commands{
+			"workload": func(d *datadriven.TestData) string {
+				var kind, name string
+				replicas := 1
+				d.ScanArgs(t, "kind", &kind)
+				d.ScanArgs(t, "name", &name)
+				d.MaybeScanArgs(t, "replicas", &replicas)
+				w.createWorkload(kind, name, int32(replicas))
+				return ""
 			},
-			Commands: testworld.Commands{
-				"workload": func(d *datadriven.TestData) string {
-					var kind, name string
-					replicas := 1
-					d.ScanArgs(t, "kind", &kind)
-					d.ScanArgs(t, "name", &name)
-					d.MaybeScanArgs(t, "replicas", &replicas)
-					w.createWorkload(kind, name, int32(replicas))
-					return ""
-				},
-				"pods": func(d *datadriven.TestData) string {
-					var owner string
-					var n, from int
-					ready := true
-					d.ScanArgs(t, "owner", &owner)
-					d.ScanArgs(t, "n", &n)
-					d.MaybeScanArgs(t, "from", &from)
-					d.MaybeScanArgs(t, "ready", &ready)
-					kind, name, _ := strings.Cut(owner, "/")
-					obj := w.workload(kind, name)
-					if kind == "Deployment" {
-						obj = w.workload("ReplicaSet", name+"-rs")
+			"pods": func(d *datadriven.TestData) string {
+				var owner string
+				var n, from int
+				ready := true
+				d.ScanArgs(t, "owner", &owner)
+				d.ScanArgs(t, "n", &n)
+				d.MaybeScanArgs(t, "from", &from)
+				d.MaybeScanArgs(t, "ready", &ready)
+				kind, name, _ := strings.Cut(owner, "/")
+				obj := w.workload(kind, name)
+				if kind == "Deployment" {
+					obj = w.workload("ReplicaSet", name+"-rs")
+				}
+				for i := from; i < from+n; i++ {
+					w.createPod(fmt.Sprintf("%s-%d", name, i), map[string]string{"app": name}, obj, ready)
+					w.Emit("create-pod", "Pod "+model.KeyOf(testNS, fmt.Sprintf("%s-%d", name, i)), fmt.Sprintf("ready=%t", ready))
+				}
+				return ""
+			},
+			"orphan": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				lbl := testworld.Arg[string](t, d, "labels")
+				w.createPod(name, testworld.ParseLabels(t, lbl), nil, true)
+				return ""
+			},
+			"pdb": func(d *datadriven.TestData) string {
+				pdb := testworld.PDBArgs(t, d, testNS)
+				if _, err := w.Store.Create(pdb); err != nil {
+					t.Fatalf("create pdb: %v", err)
+				}
+				return ""
+			},
+			"scale": func(d *datadriven.TestData) string {
+				kind := testworld.Arg[string](t, d, "kind")
+				name := testworld.Arg[string](t, d, "name")
+				replicas := testworld.Arg[int](t, d, "replicas")
+				obj := w.workload(kind, name).DeepCopyObject()
+				r := model.Ptr(int32(replicas))
+				switch o := obj.(type) {
+				case *model.ReplicaSet:
+					o.Spec.Replicas = r
+				case *model.Deployment:
+					o.Spec.Replicas = r
+				case *model.StatefulSet:
+					o.Spec.Replicas = r
+				}
+				if _, err := w.Store.Update(obj); err != nil {
+					t.Fatalf("scale: %v", err)
+				}
+				w.Emit("scale", kind+" "+model.KeyOf(testNS, name), fmt.Sprintf("replicas=%d", replicas))
+				return ""
+			},
+			"ready": func(d *datadriven.TestData) string { return w.Ready(d) },
+			"evict": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "pod")
+				ev := &model.Eviction{}
+				ev.Name, ev.Namespace = name, testNS
+				_, err := w.Store.Evict(testNS, name, ev)
+				if err == nil {
+					w.Emit("evicted", "Pod "+model.KeyOf(testNS, name), "")
+					return "evicted\n"
+				}
+				w.Emit("eviction-refused", "Pod "+model.KeyOf(testNS, name), reasonOf(err))
+				var status apierrors.APIStatus
+				if s, ok := err.(apierrors.APIStatus); ok {
+					status = s
+				}
+				out := fmt.Sprintf("refused: %d %s: %s\n", status.Status().Code, status.Status().Reason, status.Status().Message)
+				if det := status.Status().Details; det != nil {
+					for _, c := range det.Causes {
+						out += fmt.Sprintf("cause %s: %s\n", c.Type, c.Message)
 					}
-					for i := from; i < from+n; i++ {
-						w.createPod(fmt.Sprintf("%s-%d", name, i), map[string]string{"app": name}, obj, ready)
-						w.Emit("create-pod", "Pod "+model.KeyOf(testNS, fmt.Sprintf("%s-%d", name, i)), fmt.Sprintf("ready=%t", ready))
-					}
-					return ""
-				},
-				"orphan": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					lbl := testworld.Arg[string](t, d, "labels")
-					w.createPod(name, testworld.ParseLabels(t, lbl), nil, true)
-					return ""
-				},
-				"pdb": func(d *datadriven.TestData) string {
-					pdb := testworld.PDBArgs(t, d, testNS)
-					if _, err := w.Store.Create(pdb); err != nil {
-						t.Fatalf("create pdb: %v", err)
-					}
-					return ""
-				},
-				"scale": func(d *datadriven.TestData) string {
-					kind := testworld.Arg[string](t, d, "kind")
-					name := testworld.Arg[string](t, d, "name")
-					replicas := testworld.Arg[int](t, d, "replicas")
-					obj := w.workload(kind, name).DeepCopyObject()
-					r := model.Ptr(int32(replicas))
-					switch o := obj.(type) {
-					case *model.ReplicaSet:
-						o.Spec.Replicas = r
-					case *model.Deployment:
-						o.Spec.Replicas = r
-					case *model.StatefulSet:
-						o.Spec.Replicas = r
-					}
-					if _, err := w.Store.Update(obj); err != nil {
-						t.Fatalf("scale: %v", err)
-					}
-					w.Emit("scale", kind+" "+model.KeyOf(testNS, name), fmt.Sprintf("replicas=%d", replicas))
-					return ""
-				},
-				"ready": func(d *datadriven.TestData) string { return w.Ready(d) },
-				"evict": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "pod")
-					ev := &model.Eviction{}
-					ev.Name, ev.Namespace = name, testNS
-					_, err := w.Store.Evict(testNS, name, ev)
-					if err == nil {
-						w.Emit("evicted", "Pod "+model.KeyOf(testNS, name), "")
-						return "evicted\n"
-					}
-					w.Emit("eviction-refused", "Pod "+model.KeyOf(testNS, name), reasonOf(err))
-					var status apierrors.APIStatus
-					if s, ok := err.(apierrors.APIStatus); ok {
-						status = s
-					}
-					out := fmt.Sprintf("refused: %d %s: %s\n", status.Status().Code, status.Status().Reason, status.Status().Message)
-					if det := status.Status().Details; det != nil {
-						for _, c := range det.Causes {
-							out += fmt.Sprintf("cause %s: %s\n", c.Type, c.Message)
-						}
-					}
-					return out
-				},
-				"mark-disrupted": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "pdb")
-					pod := testworld.Arg[string](t, d, "pod")
-					obj, err := w.Store.Get(model.KindPodDisruptionBudget, testNS, name)
-					if err != nil {
-						t.Fatal(err)
-					}
-					pdb := obj.(*model.PodDisruptionBudget).DeepCopy()
-					if pdb.Status.DisruptedPods == nil {
-						pdb.Status.DisruptedPods = map[string]vtime.Time{}
-					}
-					pdb.Status.DisruptedPods[pod] = w.K.Now()
-					pdb.Status.DisruptionsAllowed = max(pdb.Status.DisruptionsAllowed-1, 0)
-					if _, err := w.Store.UpdateStatus(pdb); err != nil {
-						t.Fatal(err)
-					}
-					w.Emit("mark-disrupted", "PodDisruptionBudget "+model.Key(pdb), pod)
-					return ""
-				},
-				"disruption-target": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "pod")
-					p := w.Pod(name).DeepCopy()
-					p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: model.PodDisruptionTarget,
-						Status: model.ConditionTrue, Reason: "EvictionByEvictionAPI", LastTransitionTime: w.K.Now()})
-					if _, err := w.Store.UpdateStatus(p); err != nil {
-						t.Fatal(err)
-					}
-					w.Emit("disruption-target", "Pod "+model.Key(p), "")
-					return ""
-				},
-				"pod-conditions": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "pod")
-					var b strings.Builder
-					for _, c := range w.Pod(name).Status.Conditions {
-						fmt.Fprintf(&b, "%s=%s reason=%s since %s\n", c.Type, c.Status, c.Reason, c.LastTransitionTime)
-					}
-					return b.String()
-				},
-				"status": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					return w.statusLine(name)
-				},
+				}
+				return out
+			},
+			"mark-disrupted": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "pdb")
+				pod := testworld.Arg[string](t, d, "pod")
+				obj, err := w.Store.Get(model.KindPodDisruptionBudget, testNS, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pdb := obj.(*model.PodDisruptionBudget).DeepCopy()
+				if pdb.Status.DisruptedPods == nil {
+					pdb.Status.DisruptedPods = map[string]vtime.Time{}
+				}
+				pdb.Status.DisruptedPods[pod] = w.K.Now()
+				pdb.Status.DisruptionsAllowed = max(pdb.Status.DisruptionsAllowed-1, 0)
+				if _, err := w.Store.UpdateStatus(pdb); err != nil {
+					t.Fatal(err)
+				}
+				w.Emit("mark-disrupted", "PodDisruptionBudget "+model.Key(pdb), pod)
+				return ""
+			},
+			"disruption-target": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "pod")
+				p := w.Pod(name).DeepCopy()
+				p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: model.PodDisruptionTarget,
+					Status: model.ConditionTrue, Reason: "EvictionByEvictionAPI", LastTransitionTime: w.K.Now()})
+				if _, err := w.Store.UpdateStatus(p); err != nil {
+					t.Fatal(err)
+				}
+				w.Emit("disruption-target", "Pod "+model.Key(p), "")
+				return ""
+			},
+			"pod-conditions": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "pod")
+				var b strings.Builder
+				for _, c := range w.Pod(name).Status.Conditions {
+					fmt.Fprintf(&b, "%s=%s reason=%s since %s\n", c.Type, c.Status, c.Reason, c.LastTransitionTime)
+				}
+				return b.String()
+			},
+			"status": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				return w.statusLine(name)
 			},
 		}
 	})

@@ -125,118 +125,113 @@ func boolText(b *bool) string {
 //	ready-endpoints service=X           ReadyEndpoints from the controller's cache, and
 //	                                    CountReady over the stored slices
 func TestTraces(t *testing.T) {
-	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
-		var w *world
-		return testworld.Script{
-			Init: func(d *datadriven.TestData) (*testworld.World, string) {
-				cfg := DefaultConfig()
-				var maxEP int
-				if d.HasArg("max-endpoints") {
-					d.ScanArgs(t, "max-endpoints", &maxEP)
-					cfg.MaxEndpointsPerSlice = int32(maxEP)
+	testworld.Walk(t, "testdata", func(t *testing.T, d *datadriven.TestData) (*world, string) {
+		cfg := DefaultConfig()
+		var maxEP int
+		if d.HasArg("max-endpoints") {
+			d.ScanArgs(t, "max-endpoints", &maxEP)
+			cfg.MaxEndpointsPerSlice = int32(maxEP)
+		}
+		d.MaybeScanArgs(t, "batch", &cfg.EndpointUpdatesBatchPeriod)
+		d.MaybeScanArgs(t, "fallback", &cfg.PodNameAddressFallback)
+		return newWorld(t, cfg), ""
+	}, func(t *testing.T, w *world) testworld.Commands {
+		return testworld.Commands{
+			"node": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				n := &model.Node{}
+				n.Name = name
+				if _, err := w.Store.Create(n); err != nil {
+					t.Fatalf("create node: %v", err)
 				}
-				d.MaybeScanArgs(t, "batch", &cfg.EndpointUpdatesBatchPeriod)
-				d.MaybeScanArgs(t, "fallback", &cfg.PodNameAddressFallback)
-				w = newWorld(t, cfg)
-				return w.World, ""
+				return ""
 			},
-			Commands: testworld.Commands{
-				"node": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					n := &model.Node{}
-					n.Name = name
-					if _, err := w.Store.Create(n); err != nil {
-						t.Fatalf("create node: %v", err)
-					}
-					return ""
-				},
-				"service": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					sel := testworld.Arg[string](t, d, "selector")
-					svc := &model.Service{}
-					svc.Name, svc.Namespace = name, testNS
-					svc.Spec.Selector = testworld.ParseLabels(t, sel)
-					svc.Labels = testworld.LabelsArg(t, d, "labels")
-					ports := "http:80/TCP"
-					d.MaybeScanArgs(t, "ports", &ports)
-					for _, p := range strings.Split(ports, ",") {
-						pname, rest, _ := strings.Cut(p, ":")
-						num, proto, _ := strings.Cut(rest, "/")
-						n, err := strconv.Atoi(num)
-						if err != nil {
-							t.Fatalf("bad port %q", p)
-						}
-						svc.Spec.Ports = append(svc.Spec.Ports, model.ServicePort{Name: pname, Port: int32(n), Protocol: proto})
-					}
-					d.MaybeScanArgs(t, "publish-not-ready", &svc.Spec.PublishNotReadyAddresses)
-					if _, err := w.Store.Create(svc); err != nil {
-						t.Fatalf("create service: %v", err)
-					}
-					return ""
-				},
-				"pod": func(d *datadriven.TestData) string {
-					var node, ip string
-					var ready bool
-					name := testworld.Arg[string](t, d, "name")
-					lbl := testworld.Arg[string](t, d, "labels")
-					d.MaybeScanArgs(t, "node", &node)
-					d.MaybeScanArgs(t, "ip", &ip)
-					d.MaybeScanArgs(t, "ready", &ready)
-					p := &model.Pod{}
-					p.Name, p.Namespace, p.Labels = name, testNS, testworld.ParseLabels(t, lbl)
-					p.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/app:1"}}
-					p.Spec.NodeName = node
-					created, err := w.Store.Create(p)
+			"service": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				sel := testworld.Arg[string](t, d, "selector")
+				svc := &model.Service{}
+				svc.Name, svc.Namespace = name, testNS
+				svc.Spec.Selector = testworld.ParseLabels(t, sel)
+				svc.Labels = testworld.LabelsArg(t, d, "labels")
+				ports := "http:80/TCP"
+				d.MaybeScanArgs(t, "ports", &ports)
+				for _, p := range strings.Split(ports, ",") {
+					pname, rest, _ := strings.Cut(p, ":")
+					num, proto, _ := strings.Cut(rest, "/")
+					n, err := strconv.Atoi(num)
 					if err != nil {
-						t.Fatalf("create pod: %v", err)
+						t.Fatalf("bad port %q", p)
 					}
-					if ip != "" || ready {
-						p = created.(*model.Pod).DeepCopy()
-						p.Status.PodIP = ip
-						p.Status.Phase = model.PodRunning
-						if ready {
-							p.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue, LastTransitionTime: w.K.Now()}}
-						}
-						if _, err := w.Store.UpdateStatus(p); err != nil {
-							t.Fatalf("pod status: %v", err)
-						}
-					}
-					w.Emit("create-pod", "Pod "+model.KeyOf(testNS, name), fmt.Sprintf("ip=%s ready=%t", ip, ready))
-					return ""
-				},
-				"ready": func(d *datadriven.TestData) string { return w.Ready(d) },
-				"set-ip": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "pod")
-					ip := testworld.Arg[string](t, d, "ip")
-					p := w.Pod(name).DeepCopy()
+					svc.Spec.Ports = append(svc.Spec.Ports, model.ServicePort{Name: pname, Port: int32(n), Protocol: proto})
+				}
+				d.MaybeScanArgs(t, "publish-not-ready", &svc.Spec.PublishNotReadyAddresses)
+				if _, err := w.Store.Create(svc); err != nil {
+					t.Fatalf("create service: %v", err)
+				}
+				return ""
+			},
+			"pod": func(d *datadriven.TestData) string {
+				var node, ip string
+				var ready bool
+				name := testworld.Arg[string](t, d, "name")
+				lbl := testworld.Arg[string](t, d, "labels")
+				d.MaybeScanArgs(t, "node", &node)
+				d.MaybeScanArgs(t, "ip", &ip)
+				d.MaybeScanArgs(t, "ready", &ready)
+				p := &model.Pod{}
+				p.Name, p.Namespace, p.Labels = name, testNS, testworld.ParseLabels(t, lbl)
+				p.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/app:1"}}
+				p.Spec.NodeName = node
+				created, err := w.Store.Create(p)
+				if err != nil {
+					t.Fatalf("create pod: %v", err)
+				}
+				if ip != "" || ready {
+					p = created.(*model.Pod).DeepCopy()
 					p.Status.PodIP = ip
+					p.Status.Phase = model.PodRunning
+					if ready {
+						p.Status.Conditions = []model.PodCondition{{Type: model.PodReady, Status: model.ConditionTrue, LastTransitionTime: w.K.Now()}}
+					}
 					if _, err := w.Store.UpdateStatus(p); err != nil {
 						t.Fatalf("pod status: %v", err)
 					}
-					w.Emit("kubelet", "Pod "+model.KeyOf(testNS, name), "ip="+ip)
-					return ""
-				},
-				"relabel": func(d *datadriven.TestData) string {
-					p, lbl := w.Relabel(d)
-					w.Emit("relabel", "Pod "+model.KeyOf(testNS, p.Name), lbl)
-					return ""
-				},
-				"delete-service": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					if _, err := w.Store.Delete(model.KindService, testNS, name, model.DeleteOptions{}); err != nil {
-						t.Fatalf("delete service: %v", err)
-					}
-					w.Emit("delete-service", "Service "+model.KeyOf(testNS, name), "")
-					return ""
-				},
-				"slices": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "service")
-					return w.slicesText(name)
-				},
-				"ready-endpoints": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "service")
-					return fmt.Sprintf("cache=%d store=%d\n", w.ec.ReadyEndpoints(model.KeyOf(testNS, name)), CountReady(w.slices(name)))
-				},
+				}
+				w.Emit("create-pod", "Pod "+model.KeyOf(testNS, name), fmt.Sprintf("ip=%s ready=%t", ip, ready))
+				return ""
+			},
+			"ready": func(d *datadriven.TestData) string { return w.Ready(d) },
+			"set-ip": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "pod")
+				ip := testworld.Arg[string](t, d, "ip")
+				p := w.Pod(name).DeepCopy()
+				p.Status.PodIP = ip
+				if _, err := w.Store.UpdateStatus(p); err != nil {
+					t.Fatalf("pod status: %v", err)
+				}
+				w.Emit("kubelet", "Pod "+model.KeyOf(testNS, name), "ip="+ip)
+				return ""
+			},
+			"relabel": func(d *datadriven.TestData) string {
+				p, lbl := w.Relabel(d)
+				w.Emit("relabel", "Pod "+model.KeyOf(testNS, p.Name), lbl)
+				return ""
+			},
+			"delete-service": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				if _, err := w.Store.Delete(model.KindService, testNS, name, model.DeleteOptions{}); err != nil {
+					t.Fatalf("delete service: %v", err)
+				}
+				w.Emit("delete-service", "Service "+model.KeyOf(testNS, name), "")
+				return ""
+			},
+			"slices": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "service")
+				return w.slicesText(name)
+			},
+			"ready-endpoints": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "service")
+				return fmt.Sprintf("cache=%d store=%d\n", w.ec.ReadyEndpoints(model.KeyOf(testNS, name)), CountReady(w.slices(name)))
 			},
 		}
 	})

@@ -27,88 +27,83 @@ import (
 //	objects                                the namespace's ReplicaSets and pods
 //	graph                                  the garbage collector's graph
 func TestTraces(t *testing.T) {
-	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
-		var w *world
-		return testworld.Script{
-			Init: func(d *datadriven.TestData) (*testworld.World, string) {
-				w = newWorld(t, DefaultConfig())
-				return w.World, ""
+	testworld.Walk(t, "testdata", func(t *testing.T, d *datadriven.TestData) (*world, string) {
+		return newWorld(t, DefaultConfig()), ""
+	}, func(t *testing.T, w *world) testworld.Commands {
+		return testworld.Commands{
+			"create-rs": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				w.createRS(name)
+				return ""
 			},
-			Commands: testworld.Commands{
-				"create-rs": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					w.createRS(name)
-					return ""
-				},
-				"create-pod": func(d *datadriven.TestData) string {
-					var name, owner, ownerUID, node string
-					block := true
-					d.ScanArgs(t, "name", &name)
-					d.MaybeScanArgs(t, "owner", &owner)
-					d.MaybeScanArgs(t, "owner-uid", &ownerUID)
-					d.MaybeScanArgs(t, "block", &block)
-					d.MaybeScanArgs(t, "node", &node)
-					var refs []model.OwnerReference
-					labels := map[string]string{"app": name}
-					// owner may list several owners, "kind/name" or a ReplicaSet name; the first
-					// is the controller.
-					if owner != "" {
-						for i, o := range strings.Split(owner, ",") {
-							kind, oname := model.KindReplicaSet, o
-							if k, n, ok := strings.Cut(o, "/"); ok {
-								kind, oname = model.Kind(k), n
-							}
-							uid := ownerUID
-							if uid == "" || i > 0 {
-								uid = w.get(kind, oname).Meta().UID
-							}
-							ki, _ := model.LookupKind(kind)
-							refs = append(refs, model.OwnerReference{APIVersion: ki.APIVersion, Kind: kind, Name: oname, UID: uid, Controller: model.Ptr(i == 0), BlockOwnerDeletion: model.Ptr(block)})
-							if i == 0 {
-								labels["app"] = oname
-							}
+			"create-pod": func(d *datadriven.TestData) string {
+				var name, owner, ownerUID, node string
+				block := true
+				d.ScanArgs(t, "name", &name)
+				d.MaybeScanArgs(t, "owner", &owner)
+				d.MaybeScanArgs(t, "owner-uid", &ownerUID)
+				d.MaybeScanArgs(t, "block", &block)
+				d.MaybeScanArgs(t, "node", &node)
+				var refs []model.OwnerReference
+				labels := map[string]string{"app": name}
+				// owner may list several owners, "kind/name" or a ReplicaSet name; the first
+				// is the controller.
+				if owner != "" {
+					for i, o := range strings.Split(owner, ",") {
+						kind, oname := model.KindReplicaSet, o
+						if k, n, ok := strings.Cut(o, "/"); ok {
+							kind, oname = model.Kind(k), n
+						}
+						uid := ownerUID
+						if uid == "" || i > 0 {
+							uid = w.get(kind, oname).Meta().UID
+						}
+						ki, _ := model.LookupKind(kind)
+						refs = append(refs, model.OwnerReference{APIVersion: ki.APIVersion, Kind: kind, Name: oname, UID: uid, Controller: model.Ptr(i == 0), BlockOwnerDeletion: model.Ptr(block)})
+						if i == 0 {
+							labels["app"] = oname
 						}
 					}
-					w.createPod(name, labels, refs, node)
-					return ""
-				},
-				"delete": func(d *datadriven.TestData) string {
-					var propagation string
-					kind := testworld.Arg[string](t, d, "kind")
-					name := testworld.Arg[string](t, d, "name")
-					opts := model.DeleteOptions{}
-					if d.MaybeScanArgs(t, "propagation", &propagation) {
-						p := model.DeletionPropagation(propagation)
-						opts.PropagationPolicy = &p
-					}
-					if _, err := w.Store.Delete(model.Kind(kind), testNS, name, opts); err != nil {
-						t.Fatalf("delete: %v", err)
-					}
-					w.K.Emit("test", "delete", kind+" "+testNS+"/"+name, 0, "propagation="+propagation)
-					return ""
-				},
-				"recreate-rs": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					if _, err := w.Store.Delete(model.KindReplicaSet, testNS, name, model.DeleteOptions{}); err != nil {
-						t.Fatalf("delete: %v", err)
-					}
-					rs := w.createRS(name)
-					w.K.Emit("test", "recreate", "ReplicaSet "+testNS+"/"+name, 0, "uid="+shortUID(rs.UID))
-					return ""
-				},
-				"kubelet-finish": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "pod")
-					if _, err := w.Store.Delete(model.KindPod, testNS, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}); err != nil {
-						t.Fatalf("kubelet delete: %v", err)
-					}
-					return ""
-				},
-				"objects": func(d *datadriven.TestData) string {
-					return w.objects()
-				},
-				"graph": func(d *datadriven.TestData) string {
-					return w.graph()
-				},
+				}
+				w.createPod(name, labels, refs, node)
+				return ""
+			},
+			"delete": func(d *datadriven.TestData) string {
+				var propagation string
+				kind := testworld.Arg[string](t, d, "kind")
+				name := testworld.Arg[string](t, d, "name")
+				opts := model.DeleteOptions{}
+				if d.MaybeScanArgs(t, "propagation", &propagation) {
+					p := model.DeletionPropagation(propagation)
+					opts.PropagationPolicy = &p
+				}
+				if _, err := w.Store.Delete(model.Kind(kind), testNS, name, opts); err != nil {
+					t.Fatalf("delete: %v", err)
+				}
+				w.K.Emit("test", "delete", kind+" "+testNS+"/"+name, 0, "propagation="+propagation)
+				return ""
+			},
+			"recreate-rs": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				if _, err := w.Store.Delete(model.KindReplicaSet, testNS, name, model.DeleteOptions{}); err != nil {
+					t.Fatalf("delete: %v", err)
+				}
+				rs := w.createRS(name)
+				w.K.Emit("test", "recreate", "ReplicaSet "+testNS+"/"+name, 0, "uid="+shortUID(rs.UID))
+				return ""
+			},
+			"kubelet-finish": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "pod")
+				if _, err := w.Store.Delete(model.KindPod, testNS, name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))}); err != nil {
+					t.Fatalf("kubelet delete: %v", err)
+				}
+				return ""
+			},
+			"objects": func(d *datadriven.TestData) string {
+				return w.objects()
+			},
+			"graph": func(d *datadriven.TestData) string {
+				return w.graph()
 			},
 		}
 	})

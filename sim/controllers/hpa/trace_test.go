@@ -25,66 +25,61 @@ import (
 //	policy                check the rescales against the scaling policy and list them
 //	conditions            the HPA's conditions now
 func TestTraces(t *testing.T) {
-	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
-		var w *world
-		return testworld.Script{
-			Init: func(d *datadriven.TestData) (*testworld.World, string) {
-				spec := defaultWorldSpec()
-				d.MaybeScanArgs(t, "behavior", &spec.behavior)
-				d.MaybeScanArgs(t, "replicas", &spec.replicas)
-				d.MaybeScanArgs(t, "min", &spec.min)
-				d.MaybeScanArgs(t, "max", &spec.max)
-				d.MaybeScanArgs(t, "target", &spec.target)
-				d.MaybeScanArgs(t, "nodes", &spec.nodes)
-				d.MaybeScanArgs(t, "node-cpu", &spec.nodeCPU)
-				d.MaybeScanArgs(t, "seed", &spec.seed)
-				load := "spike"
-				d.MaybeScanArgs(t, "load", &load)
-				switch load {
-				case "spike":
-				case "surge":
-					// 60/s, ten times that from 1m for 5 minutes.
-					spec.shape = metrics.Shape{Spikes: &metrics.SpikesShape{Base: 60, Spikes: []metrics.Spike{{At: time.Minute, Duration: 5 * time.Minute, Factor: model.Ptr(10.0)}}}}
-					spec.spikeEnd = 6 * time.Minute
-				case "steady":
-					spec.shape = metrics.Shape{Constant: &metrics.ConstantShape{Value: 100}}
-					spec.spikeEnd = 0
-				case "flap":
-					// 100/s +- 40% every 4 minutes, around the 5-pod point.
-					spec.shape = metrics.Shape{Sine: &metrics.SineShape{Base: 100, Amplitude: 40, Period: 4 * time.Minute}}
-					spec.spikeEnd = 0
-				default:
-					t.Fatalf("%s: unknown load %q", d.Pos, load)
+	testworld.Walk(t, "testdata", func(t *testing.T, d *datadriven.TestData) (*world, string) {
+		spec := defaultWorldSpec()
+		d.MaybeScanArgs(t, "behavior", &spec.behavior)
+		d.MaybeScanArgs(t, "replicas", &spec.replicas)
+		d.MaybeScanArgs(t, "min", &spec.min)
+		d.MaybeScanArgs(t, "max", &spec.max)
+		d.MaybeScanArgs(t, "target", &spec.target)
+		d.MaybeScanArgs(t, "nodes", &spec.nodes)
+		d.MaybeScanArgs(t, "node-cpu", &spec.nodeCPU)
+		d.MaybeScanArgs(t, "seed", &spec.seed)
+		load := "spike"
+		d.MaybeScanArgs(t, "load", &load)
+		switch load {
+		case "spike":
+		case "surge":
+			// 60/s, ten times that from 1m for 5 minutes.
+			spec.shape = metrics.Shape{Spikes: &metrics.SpikesShape{Base: 60, Spikes: []metrics.Spike{{At: time.Minute, Duration: 5 * time.Minute, Factor: model.Ptr(10.0)}}}}
+			spec.spikeEnd = 6 * time.Minute
+		case "steady":
+			spec.shape = metrics.Shape{Constant: &metrics.ConstantShape{Value: 100}}
+			spec.spikeEnd = 0
+		case "flap":
+			// 100/s +- 40% every 4 minutes, around the 5-pod point.
+			spec.shape = metrics.Shape{Sine: &metrics.SineShape{Base: 100, Amplitude: 40, Period: 4 * time.Minute}}
+			spec.spikeEnd = 0
+		default:
+			t.Fatalf("%s: unknown load %q", d.Pos, load)
+		}
+		return newHPAWorld(t, spec), ""
+	}, func(t *testing.T, w *world) testworld.Commands {
+		return testworld.Commands{
+			"run": func(d *datadriven.TestData) string {
+				until := testworld.Arg[time.Duration](t, d, "until")
+				every := 15 * time.Second
+				d.MaybeScanArgs(t, "every", &every)
+				var b strings.Builder
+				for next := w.K.Now().Add(every); next <= vtime.FromDuration(until); next = next.Add(every) {
+					w.runTo(next)
+					for _, line := range w.newEvents() {
+						b.WriteString(line + "\n")
+					}
+					b.WriteString(w.sample() + "\n")
 				}
-				w = newHPAWorld(t, spec)
-				return w.World, ""
+				return b.String()
 			},
-			Commands: testworld.Commands{
-				"run": func(d *datadriven.TestData) string {
-					until := testworld.Arg[time.Duration](t, d, "until")
-					every := 15 * time.Second
-					d.MaybeScanArgs(t, "every", &every)
-					var b strings.Builder
-					for next := w.K.Now().Add(every); next <= vtime.FromDuration(until); next = next.Add(every) {
-						w.runTo(next)
-						for _, line := range w.newEvents() {
-							b.WriteString(line + "\n")
-						}
-						b.WriteString(w.sample() + "\n")
-					}
-					return b.String()
-				},
-				"policy": func(*datadriven.TestData) string {
-					w.newEvents()
-					return w.checkPolicy()
-				},
-				"conditions": func(*datadriven.TestData) string {
-					var b strings.Builder
-					for _, c := range w.hpaObject().Status.Conditions {
-						b.WriteString(c.Type + "=" + string(c.Status) + " " + c.Reason + ": " + c.Message + "\n")
-					}
-					return b.String()
-				},
+			"policy": func(*datadriven.TestData) string {
+				w.newEvents()
+				return w.checkPolicy()
+			},
+			"conditions": func(*datadriven.TestData) string {
+				var b strings.Builder
+				for _, c := range w.hpaObject().Status.Conditions {
+					b.WriteString(c.Type + "=" + string(c.Status) + " " + c.Reason + ": " + c.Message + "\n")
+				}
+				return b.String()
 			},
 		}
 	})

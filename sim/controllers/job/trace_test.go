@@ -34,65 +34,61 @@ const testNS = testworld.Namespace
 //	status name=X                            the Job's status and conditions
 //	events                                   events recorded since the last call
 func TestTraces(t *testing.T) {
-	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
-		var w *world
-		return testworld.Script{
-			Init: func(d *datadriven.TestData) (*testworld.World, string) {
-				minor := 32
-				if d.HasArg("version") {
-					v := testworld.Arg[string](t, d, "version")
-					m, err := strconv.Atoi(strings.TrimPrefix(v, "1."))
-					if err != nil {
-						t.Fatalf("version: %v", err)
-					}
-					minor = m
-				}
-				w = newWorld(t, ConfigFor(minor))
-				return w.World, fmt.Sprintf("max pod-failure back-off %s\n", w.jm.cfg.MaxPodFailureBackOff)
+	testworld.Walk(t, "testdata", func(t *testing.T, d *datadriven.TestData) (*world, string) {
+		minor := 32
+		if d.HasArg("version") {
+			v := testworld.Arg[string](t, d, "version")
+			m, err := strconv.Atoi(strings.TrimPrefix(v, "1."))
+			if err != nil {
+				t.Fatalf("version: %v", err)
+			}
+			minor = m
+		}
+		w := newWorld(t, ConfigFor(minor))
+		return w, fmt.Sprintf("max pod-failure back-off %s\n", w.jm.cfg.MaxPodFailureBackOff)
+	}, func(t *testing.T, w *world) testworld.Commands {
+		return testworld.Commands{
+			"create-job": func(d *datadriven.TestData) string {
+				w.createJob(d)
+				return ""
 			},
-			Commands: testworld.Commands{
-				"create-job": func(d *datadriven.TestData) string {
-					w.createJob(d)
-					return ""
-				},
-				"kubelet": func(d *datadriven.TestData) string {
-					w.runFor = testworld.Arg[time.Duration](t, d, "run")
-					w.codes = nil
-					w.failIndex = -1
-					d.MaybeScanArgs(t, "fail-index", &w.failIndex)
-					if d.HasArg("code") {
-						c := testworld.Arg[int](t, d, "code")
-						w.codes = []int32{int32(c)}
-					}
-					if d.HasArg("codes") {
-						cs := testworld.Arg[string](t, d, "codes")
-						for _, s := range strings.Split(cs, ",") {
-							c, err := strconv.Atoi(s)
-							if err != nil {
-								t.Fatalf("codes: %v", err)
-							}
-							w.codes = append(w.codes, int32(c))
+			"kubelet": func(d *datadriven.TestData) string {
+				w.runFor = testworld.Arg[time.Duration](t, d, "run")
+				w.codes = nil
+				w.failIndex = -1
+				d.MaybeScanArgs(t, "fail-index", &w.failIndex)
+				if d.HasArg("code") {
+					c := testworld.Arg[int](t, d, "code")
+					w.codes = []int32{int32(c)}
+				}
+				if d.HasArg("codes") {
+					cs := testworld.Arg[string](t, d, "codes")
+					for _, s := range strings.Split(cs, ",") {
+						c, err := strconv.Atoi(s)
+						if err != nil {
+							t.Fatalf("codes: %v", err)
 						}
+						w.codes = append(w.codes, int32(c))
 					}
-					return ""
-				},
-				"disrupt": func(d *datadriven.TestData) string {
-					p := w.PodArg(d).DeepCopy()
-					p.Status.Phase = model.PodFailed
-					p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{
-						Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: "DeletionByPodGC",
-						Message: "PodGC: node no longer exists", LastTransitionTime: w.K.Now(),
-					})
-					if _, err := w.Store.UpdateStatus(p); err != nil {
-						t.Fatalf("disrupt: %v", err)
-					}
-					w.Emit("disrupt", "Pod "+model.Key(p), "DisruptionTarget=True phase=Failed")
-					return ""
-				},
-				"status": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					return statusLines(w.job(name))
-				},
+				}
+				return ""
+			},
+			"disrupt": func(d *datadriven.TestData) string {
+				p := w.PodArg(d).DeepCopy()
+				p.Status.Phase = model.PodFailed
+				p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{
+					Type: model.PodDisruptionTarget, Status: model.ConditionTrue, Reason: "DeletionByPodGC",
+					Message: "PodGC: node no longer exists", LastTransitionTime: w.K.Now(),
+				})
+				if _, err := w.Store.UpdateStatus(p); err != nil {
+					t.Fatalf("disrupt: %v", err)
+				}
+				w.Emit("disrupt", "Pod "+model.Key(p), "DisruptionTarget=True phase=Failed")
+				return ""
+			},
+			"status": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				return statusLines(w.job(name))
 			},
 		}
 	})

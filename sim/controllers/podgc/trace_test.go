@@ -66,91 +66,86 @@ func podLine(p *model.Pod) string {
 //	pods                                       the namespace's pods
 //	stats
 func TestTraces(t *testing.T) {
-	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
-		var w *world
-		return testworld.Script{
-			Init: func(d *datadriven.TestData) (*testworld.World, string) {
-				cfg := DefaultConfig()
-				d.MaybeScanArgs(t, "threshold", &cfg.TerminatedPodGCThreshold)
-				w = newWorld(t, cfg)
-				return w.World, ""
+	testworld.Walk(t, "testdata", func(t *testing.T, d *datadriven.TestData) (*world, string) {
+		cfg := DefaultConfig()
+		d.MaybeScanArgs(t, "threshold", &cfg.TerminatedPodGCThreshold)
+		return newWorld(t, cfg), ""
+	}, func(t *testing.T, w *world) testworld.Commands {
+		return testworld.Commands{
+			"create-node": func(d *datadriven.TestData) string {
+				var name string
+				ready, outOfService := true, false
+				d.ScanArgs(t, "name", &name)
+				d.MaybeScanArgs(t, "ready", &ready)
+				d.MaybeScanArgs(t, "out-of-service", &outOfService)
+				n := &model.Node{}
+				n.Name = name
+				st := model.ConditionTrue
+				if !ready {
+					st = model.ConditionFalse
+				}
+				n.Status.Conditions = []model.NodeCondition{{Type: model.NodeReady, Status: st}}
+				if outOfService {
+					n.Spec.Taints = []model.Taint{{Key: model.TaintNodeOutOfService, Value: "nodeshutdown", Effect: model.TaintEffectNoExecute}}
+				}
+				if _, err := w.Store.Create(n); err != nil {
+					t.Fatalf("create node: %v", err)
+				}
+				return ""
 			},
-			Commands: testworld.Commands{
-				"create-node": func(d *datadriven.TestData) string {
-					var name string
-					ready, outOfService := true, false
-					d.ScanArgs(t, "name", &name)
-					d.MaybeScanArgs(t, "ready", &ready)
-					d.MaybeScanArgs(t, "out-of-service", &outOfService)
-					n := &model.Node{}
-					n.Name = name
-					st := model.ConditionTrue
-					if !ready {
-						st = model.ConditionFalse
-					}
-					n.Status.Conditions = []model.NodeCondition{{Type: model.NodeReady, Status: st}}
-					if outOfService {
-						n.Spec.Taints = []model.Taint{{Key: model.TaintNodeOutOfService, Value: "nodeshutdown", Effect: model.TaintEffectNoExecute}}
-					}
-					if _, err := w.Store.Create(n); err != nil {
-						t.Fatalf("create node: %v", err)
-					}
-					return ""
-				},
-				"delete-node": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					if _, err := w.Store.Delete(model.KindNode, "", name, model.DeleteOptions{}); err != nil {
-						t.Fatalf("delete node: %v", err)
-					}
-					return ""
-				},
-				"create-pod": func(d *datadriven.TestData) string {
-					var node, phase, reason, finalizer string
-					name := testworld.Arg[string](t, d, "name")
-					d.MaybeScanArgs(t, "finalizer", &finalizer)
-					d.MaybeScanArgs(t, "node", &node)
-					d.MaybeScanArgs(t, "phase", &phase)
-					d.MaybeScanArgs(t, "reason", &reason)
-					p := &model.Pod{}
-					p.Name, p.Namespace = name, testNS
-					p.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/app:1"}}
-					if finalizer != "" {
-						p.Finalizers = []string{finalizer}
-					}
-					obj, err := w.Store.Create(p)
+			"delete-node": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				if _, err := w.Store.Delete(model.KindNode, "", name, model.DeleteOptions{}); err != nil {
+					t.Fatalf("delete node: %v", err)
+				}
+				return ""
+			},
+			"create-pod": func(d *datadriven.TestData) string {
+				var node, phase, reason, finalizer string
+				name := testworld.Arg[string](t, d, "name")
+				d.MaybeScanArgs(t, "finalizer", &finalizer)
+				d.MaybeScanArgs(t, "node", &node)
+				d.MaybeScanArgs(t, "phase", &phase)
+				d.MaybeScanArgs(t, "reason", &reason)
+				p := &model.Pod{}
+				p.Name, p.Namespace = name, testNS
+				p.Spec.Containers = []model.Container{{Name: "app", Image: "registry.example/app:1"}}
+				if finalizer != "" {
+					p.Finalizers = []string{finalizer}
+				}
+				obj, err := w.Store.Create(p)
+				if err != nil {
+					t.Fatalf("create pod: %v", err)
+				}
+				p = obj.(*model.Pod).DeepCopy()
+				if node != "" {
+					p.Spec.NodeName = node
+					obj, err = w.Store.Update(p)
 					if err != nil {
-						t.Fatalf("create pod: %v", err)
+						t.Fatalf("bind: %v", err)
 					}
 					p = obj.(*model.Pod).DeepCopy()
-					if node != "" {
-						p.Spec.NodeName = node
-						obj, err = w.Store.Update(p)
-						if err != nil {
-							t.Fatalf("bind: %v", err)
-						}
-						p = obj.(*model.Pod).DeepCopy()
+				}
+				if phase != "" {
+					p.Status.Phase = phase
+					p.Status.Reason = reason
+					if _, err := w.Store.UpdateStatus(p); err != nil {
+						t.Fatalf("status: %v", err)
 					}
-					if phase != "" {
-						p.Status.Phase = phase
-						p.Status.Reason = reason
-						if _, err := w.Store.UpdateStatus(p); err != nil {
-							t.Fatalf("status: %v", err)
-						}
-					}
-					return ""
-				},
-				"delete-pod": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					if _, err := w.Store.Delete(model.KindPod, testNS, name, model.DeleteOptions{}); err != nil {
-						t.Fatalf("delete pod: %v", err)
-					}
-					return ""
-				},
-				"stats": func(d *datadriven.TestData) string {
-					s := w.gcc.Stats()
-					return fmt.Sprintf("runs=%d terminated=%d terminating=%d orphaned=%d unscheduled=%d errors=%d\n",
-						s.Runs, s.TerminatedDeleted, s.TerminatingDeleted, s.OrphanedDeleted, s.UnscheduledDeleted, s.Errors)
-				},
+				}
+				return ""
+			},
+			"delete-pod": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				if _, err := w.Store.Delete(model.KindPod, testNS, name, model.DeleteOptions{}); err != nil {
+					t.Fatalf("delete pod: %v", err)
+				}
+				return ""
+			},
+			"stats": func(d *datadriven.TestData) string {
+				s := w.gcc.Stats()
+				return fmt.Sprintf("runs=%d terminated=%d terminating=%d orphaned=%d unscheduled=%d errors=%d\n",
+					s.Runs, s.TerminatedDeleted, s.TerminatingDeleted, s.OrphanedDeleted, s.UnscheduledDeleted, s.Errors)
 			},
 		}
 	})

@@ -443,34 +443,29 @@ func (w *world) queues() string {
 // TestSchedulerTraces runs the scripts in testdata (-rewrite regenerates them): the
 // scheduler's behaviour over time in a small cluster, printed as its trace lines.
 func TestSchedulerTraces(t *testing.T) {
-	testworld.Walk(t, "testdata", func(t *testing.T) testworld.Script {
-		var w *world
+	testworld.Walk(t, "testdata", func(t *testing.T, d *datadriven.TestData) (*world, string) {
+		return newWorld(t, d), ""
+	}, func(t *testing.T, w *world) testworld.Commands {
 		do := func(f func(d *datadriven.TestData)) testworld.Command {
 			return func(d *datadriven.TestData) string { f(d); return "" }
 		}
-		return testworld.Script{
-			Init: func(d *datadriven.TestData) (*testworld.World, string) {
-				w = newWorld(t, d)
-				return w.World, ""
-			},
-			Commands: testworld.Commands{
-				"node":        do(func(d *datadriven.TestData) { w.node(d) }),
-				"update-node": do(func(d *datadriven.TestData) { w.updateNode(d) }),
-				"pod":         do(func(d *datadriven.TestData) { w.pod(d) }),
-				"replicaset":  do(func(d *datadriven.TestData) { w.replicaSet(d) }),
-				"touch-pod":   do(func(d *datadriven.TestData) { w.touchPod(d) }),
-				"bind-pod":    do(func(d *datadriven.TestData) { w.bindPod(d) }),
-				"delete-pod":  do(func(d *datadriven.TestData) { w.deletePod(d) }),
-				"pdb":         do(func(d *datadriven.TestData) { w.pdb(d) }),
-				"stop":        do(func(*datadriven.TestData) { w.s.Stop() }),
-				"start":       do(func(*datadriven.TestData) { w.s.Start() }),
-				"placement":   func(*datadriven.TestData) string { return w.placement() },
-				"queues":      func(*datadriven.TestData) string { return w.queues() },
-				"last-failure": func(d *datadriven.TestData) string {
-					name := testworld.Arg[string](t, d, "name")
-					msg, ok := w.s.LastFailure("default/" + name)
-					return fmt.Sprintf("%v %q attempts=%d\n", ok, msg, w.s.Attempts("default/"+name))
-				},
+		return testworld.Commands{
+			"node":        do(func(d *datadriven.TestData) { w.node(d) }),
+			"update-node": do(func(d *datadriven.TestData) { w.updateNode(d) }),
+			"pod":         do(func(d *datadriven.TestData) { w.pod(d) }),
+			"replicaset":  do(func(d *datadriven.TestData) { w.replicaSet(d) }),
+			"touch-pod":   do(func(d *datadriven.TestData) { w.touchPod(d) }),
+			"bind-pod":    do(func(d *datadriven.TestData) { w.bindPod(d) }),
+			"delete-pod":  do(func(d *datadriven.TestData) { w.deletePod(d) }),
+			"pdb":         do(func(d *datadriven.TestData) { w.pdb(d) }),
+			"stop":        do(func(*datadriven.TestData) { w.s.Stop() }),
+			"start":       do(func(*datadriven.TestData) { w.s.Start() }),
+			"placement":   func(*datadriven.TestData) string { return w.placement() },
+			"queues":      func(*datadriven.TestData) string { return w.queues() },
+			"last-failure": func(d *datadriven.TestData) string {
+				name := testworld.Arg[string](t, d, "name")
+				msg, ok := w.s.LastFailure("default/" + name)
+				return fmt.Sprintf("%v %q attempts=%d\n", ok, msg, w.s.Attempts("default/"+name))
 			},
 		}
 	})

@@ -19,30 +19,27 @@ type Command func(d *datadriven.TestData) string
 // Commands maps command names to their implementations.
 type Commands map[string]Command
 
-// Script is one testdata file's harness: Init builds the world when the file says "init"
-// (every file starts with it) and returns it with the command's output; Commands are the package's own commands, looked up before the
-// world's common ones (CommonCommands) so a package can replace a common command.
-type Script struct {
-	Init     func(d *datadriven.TestData) (*World, string)
-	Commands Commands
-}
-
-// Walk runs every datadriven file under dir, with a fresh Script (from newScript) per file.
-// Regenerate the expected output with -rewrite and read the diff.
-func Walk(t *testing.T, dir string, newScript func(t *testing.T) Script) {
+// Walk runs every datadriven file under dir. A file's first command must be init: init builds
+// the package's world W (its type embeds *World) from that command's arguments and returns it
+// with the command's output; commands then returns the package's own commands on that world,
+// looked up before the world's common ones (CommonCommands) so a package can replace a common
+// command. Both get the file's t. Regenerate the expected output with -rewrite and read the diff.
+func Walk[W interface{ Base() *World }](t *testing.T, dir string,
+	init func(t *testing.T, d *datadriven.TestData) (W, string),
+	commands func(t *testing.T, w W) Commands) {
 	datadriven.Walk(t, dir, func(t *testing.T, path string) {
-		s := newScript(t)
 		var w *World
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+		var own Commands
+		datadriven.RunTest(t, path, func(_ *testing.T, d *datadriven.TestData) string {
 			if d.Cmd == "init" {
-				var out string
-				w, out = s.Init(d)
+				pw, out := init(t, d)
+				w, own = pw.Base(), commands(t, pw)
 				return out
 			}
 			if w == nil {
 				t.Fatalf("%s: the first command must be init", d.Pos)
 			}
-			if c, ok := s.Commands[d.Cmd]; ok {
+			if c, ok := own[d.Cmd]; ok {
 				return c(d)
 			}
 			if c, ok := w.CommonCommands()[d.Cmd]; ok {

@@ -118,6 +118,10 @@ func New(t testing.TB, opts Options) *World {
 	return w
 }
 
+// Base returns w. A package's world type that embeds *World has it too, which is how Walk
+// reaches the shared world inside it.
+func (w *World) Base() *World { return w }
+
 // Client returns a client named name with kube-controller-manager's rate limits
 // (--kube-api-qps 20, --kube-api-burst 30) and a shared informer factory on it.
 func (w *World) Client(name string) (*client.Client, *client.SharedInformerFactory) {
