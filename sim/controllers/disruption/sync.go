@@ -225,13 +225,9 @@ func verifyGroupKind(ref *model.OwnerReference, expectedKind model.Kind, expecte
 
 // getPodReplicaSet resolves a ReplicaSet that no Deployment controls (upstream getPodReplicaSet).
 func (dc *Controller) getPodReplicaSet(_ context.Context, ref *model.OwnerReference, namespace string) (*controllerAndScale, error) {
-	ok, err := verifyGroupKind(ref, model.KindReplicaSet, "apps", "extensions")
-	if !ok || err != nil {
+	rs, err := dc.replicaSetOf(ref, namespace)
+	if rs == nil || err != nil {
 		return nil, err
-	}
-	rs := dc.cachedReplicaSet(namespace, ref)
-	if rs == nil {
-		return nil, nil
 	}
 	if owner := model.ControllerOf(rs); owner != nil && owner.Kind == model.KindDeployment {
 		return nil, nil
@@ -242,28 +238,20 @@ func (dc *Controller) getPodReplicaSet(_ context.Context, ref *model.OwnerRefere
 // getPodDeployment resolves the Deployment controlling a pod's ReplicaSet (upstream
 // getPodDeployment).
 func (dc *Controller) getPodDeployment(_ context.Context, ref *model.OwnerReference, namespace string) (*controllerAndScale, error) {
-	ok, err := verifyGroupKind(ref, model.KindReplicaSet, "apps", "extensions")
-	if !ok || err != nil {
+	rs, err := dc.replicaSetOf(ref, namespace)
+	if rs == nil || err != nil {
 		return nil, err
-	}
-	rs := dc.cachedReplicaSet(namespace, ref)
-	if rs == nil {
-		return nil, nil
 	}
 	owner := model.ControllerOf(rs)
 	if owner == nil {
 		return nil, nil
 	}
-	ok, err = verifyGroupKind(owner, model.KindDeployment, "apps", "extensions")
+	ok, err := verifyGroupKind(owner, model.KindDeployment, "apps", "extensions")
 	if !ok || err != nil {
 		return nil, err
 	}
-	obj, found := dc.dInformer.Get(rs.Namespace, owner.Name)
+	d, found := client.ResolveControllerRef[*model.Deployment](dc.dInformer, model.KindDeployment, rs.Namespace, owner)
 	if !found {
-		return nil, nil
-	}
-	d, isD := client.ObjectAs[*model.Deployment](obj)
-	if !isD || d.UID != owner.UID {
 		return nil, nil
 	}
 	return &controllerAndScale{uid: d.UID, scale: replicasOf(d.Spec.Replicas)}, nil
@@ -275,27 +263,22 @@ func (dc *Controller) getPodStatefulSet(_ context.Context, ref *model.OwnerRefer
 	if !ok || err != nil {
 		return nil, err
 	}
-	obj, found := dc.ssInformer.Get(namespace, ref.Name)
+	ss, found := client.ResolveControllerRef[*model.StatefulSet](dc.ssInformer, model.KindStatefulSet, namespace, ref)
 	if !found {
-		return nil, nil
-	}
-	ss, isSS := client.ObjectAs[*model.StatefulSet](obj)
-	if !isSS || ss.UID != ref.UID {
 		return nil, nil
 	}
 	return &controllerAndScale{uid: ss.UID, scale: replicasOf(ss.Spec.Replicas)}, nil
 }
 
-func (dc *Controller) cachedReplicaSet(namespace string, ref *model.OwnerReference) *model.ReplicaSet {
-	obj, found := dc.rsInformer.Get(namespace, ref.Name)
-	if !found {
-		return nil
+// replicaSetOf is the first step of upstream getPodReplicaSet and getPodDeployment: the cached
+// ReplicaSet ref names when ref is an apps (or extensions) ReplicaSet with that UID, else nil.
+func (dc *Controller) replicaSetOf(ref *model.OwnerReference, namespace string) (*model.ReplicaSet, error) {
+	ok, err := verifyGroupKind(ref, model.KindReplicaSet, "apps", "extensions")
+	if !ok || err != nil {
+		return nil, err
 	}
-	rs, ok := client.ObjectAs[*model.ReplicaSet](obj)
-	if !ok || rs.UID != ref.UID {
-		return nil
-	}
-	return rs
+	rs, _ := client.ResolveControllerRef[*model.ReplicaSet](dc.rsInformer, model.KindReplicaSet, namespace, ref)
+	return rs, nil
 }
 
 // scaleKinds are the kinds the simulated API server serves with a scale subresource, by
