@@ -37,14 +37,27 @@ var defaultUp = rules(model.MaxChangePolicySelect, 0, pods(4, 15), percent(100, 
 // {Percent 100 / 15s}, Max.
 var defaultDown = rules(model.MaxChangePolicySelect, 300, percent(100, 15))
 
+// limitCase is one case of a scale limit function: current replicas, the recent scale events
+// and the rules; want is the limit.
+type limitCase struct {
+	name     string
+	current  int32
+	up, down []timestampedScaleEvent
+	rules    *model.HPAScalingRules
+	want     int32
+}
+
+// checkLimits runs each case against limit at normNow.
+func checkLimits(t *testing.T, limit func(current int32, up, down []timestampedScaleEvent, rules *model.HPAScalingRules, now vtime.Time) int32, cases []limitCase) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, limit(tc.current, tc.up, tc.down, tc.rules, normNow))
+		})
+	}
+}
+
 func TestScaleUpLimitWithScalingRules(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		current  int32
-		up, down []timestampedScaleEvent
-		rules    *model.HPAScalingRules
-		want     int32
-	}{
+	checkLimits(t, calculateScaleUpLimitWithScalingRules, []limitCase{
 		// No events: the period starts at current. Pods: 2+4 = 6; Percent: ceil(2*2) = 4; Max: 6.
 		{name: "small: pods policy wins", current: 2, rules: defaultUp, want: 6},
 		// Pods: 10+4 = 14; Percent: ceil(10*2) = 20; Max: 20.
@@ -65,21 +78,11 @@ func TestScaleUpLimitWithScalingRules(t *testing.T) {
 		// Two policies with different periods: +2 40s ago counts for the 60s policy only.
 		// Pods 1/15s: 8+1 = 9; Pods 3/60s: (8-2)+3 = 9; Max 9.
 		{name: "periods differ", current: 8, up: []timestampedScaleEvent{{2, ago(40 * time.Second), false}}, rules: rules(model.MaxChangePolicySelect, 0, pods(1, 15), pods(3, 60)), want: 9},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, calculateScaleUpLimitWithScalingRules(tc.current, tc.up, tc.down, tc.rules, normNow))
-		})
-	}
+	})
 }
 
 func TestScaleDownLimitWithBehaviors(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		current  int32
-		up, down []timestampedScaleEvent
-		rules    *model.HPAScalingRules
-		want     int32
-	}{
+	checkLimits(t, calculateScaleDownLimitWithBehaviors, []limitCase{
 		// Percent 100: int(10 * 0) = 0 — everything may go at once (bounded by minReplicas).
 		{name: "default: percent 100", current: 10, rules: defaultDown, want: 0},
 		// Percent 50: int(9 * 0.5) = int(4.5) = 4 (truncation).
@@ -91,11 +94,7 @@ func TestScaleDownLimitWithBehaviors(t *testing.T) {
 		// -2 thirty seconds ago within the 60s period: it started at 8+2 = 10; Pods 2: 8, which
 		// is the current count (the caller floors at current: no further scale-down).
 		{name: "recent scale-down counts", current: 8, down: []timestampedScaleEvent{{2, ago(30 * time.Second), false}}, rules: rules(model.MaxChangePolicySelect, 0, pods(2, 60)), want: 8},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, calculateScaleDownLimitWithBehaviors(tc.current, tc.up, tc.down, tc.rules, normNow))
-		})
-	}
+	})
 }
 
 // testController is a controller with a fixed clock for the normalization functions.

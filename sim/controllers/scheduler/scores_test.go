@@ -8,16 +8,28 @@ import (
 	"github.com/reconsim/reconsim/model"
 )
 
+// scoreCase is one score plugin case: pod scored on node with the existing pods on it.
+type scoreCase struct {
+	name     string
+	node     *model.Node
+	existing []*model.Pod
+	pod      *model.Pod
+	want     int64
+}
+
+// checkScores runs each case against score.
+func checkScores(t *testing.T, score func(*cycleState, *NodeInfo) int64, cases []scoreCase) {
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, score(newCycleState(tt.pod), nodeInfoWith(tt.node, tt.existing...)))
+		})
+	}
+}
+
 // The expected numbers are worked out by hand in each case's comment; the first cases are the
 // ones of upstream's least_allocated_test.go and balanced_allocation_test.go.
 func TestLeastAllocatedScore(t *testing.T) {
-	tests := []struct {
-		name     string
-		node     *model.Node
-		existing []*model.Pod
-		pod      *model.Pod
-		want     int64
-	}{
+	checkScores(t, leastAllocatedScore, []scoreCase{
 		// cpu (4000-3000)*100/4000 = 25; memory (10000-5000)*100/10000 = 50; (25+50)/2 = 37.
 		{"differently sized node 1", testNode("n1", "4", "10000", 110), nil, testPod("p", "cpu", "3", "memory", "5000"), 37},
 		// cpu (6000-3000)*100/6000 = 50; memory 50; 50.
@@ -32,23 +44,11 @@ func TestLeastAllocatedScore(t *testing.T) {
 		// existing best-effort pod counts 100m/200Mi too: cpu (4000-100-1000)*100/4000 = 72
 		// (72.5); memory (8192-200-1024)Mi*100/8192Mi = 85 (85.05).
 		{"existing best-effort pod counts the defaults", testNode("n", "4", "8Gi", 110), []*model.Pod{testPod("a")}, testPod("p", "cpu", "1", "memory", "1Gi"), (72 + 85) / 2},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ni := nodeInfoWith(tt.node, tt.existing...)
-			assert.Equal(t, tt.want, leastAllocatedScore(newCycleState(tt.pod), ni))
-		})
-	}
+	})
 }
 
 func TestBalancedAllocationScore(t *testing.T) {
-	tests := []struct {
-		name     string
-		node     *model.Node
-		existing []*model.Pod
-		pod      *model.Pod
-		want     int64
-	}{
+	checkScores(t, balancedAllocationScore, []scoreCase{
 		// fractions cpu 3000/4000 = 0.75, memory 5000/10000 = 0.5; std = |0.75-0.5|/2 = 0.125;
 		// (1-0.125)*100 = 87.5 -> 87.
 		{"differently sized node 1", testNode("n1", "4", "10000", 110), nil, testPod("p", "cpu", "3", "memory", "5000"), 87},
@@ -60,13 +60,7 @@ func TestBalancedAllocationScore(t *testing.T) {
 		{"existing pods count with real requests", testNode("n", "4", "10000", 110), []*model.Pod{testPod("a", "cpu", "1", "memory", "1000")}, testPod("p", "cpu", "1", "memory", "4000"), 100},
 		// existing best-effort pod adds nothing (useRequested): 0.25 and 0 -> std 0.125 -> 87.
 		{"best-effort neighbours add nothing", testNode("n", "4", "10000", 110), []*model.Pod{testPod("a")}, testPod("p", "cpu", "1"), 87},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ni := nodeInfoWith(tt.node, tt.existing...)
-			assert.Equal(t, tt.want, balancedAllocationScore(newCycleState(tt.pod), ni))
-		})
-	}
+	})
 }
 
 func TestBalancedResourceScoreThreeResources(t *testing.T) {
