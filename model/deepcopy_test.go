@@ -177,6 +177,23 @@ func mutateAll(v reflect.Value) {
 		for _, e := range entries {
 			v.SetMapIndex(e.k, e.v)
 		}
+	case reflect.Interface:
+		// A JSON value: containers are changed in place (so sharing shows), scalars
+		// replaced.
+		if !v.IsNil() {
+			v.Set(reflect.ValueOf(mutateJSON(v.Interface())))
+		}
+	default:
+		if !mutateScalar(v) {
+			panic("mutateAll: unhandled kind " + v.Kind().String() + " in " + v.Type().String())
+		}
+	}
+}
+
+// mutateScalar changes v in place when it is a string, bool, integer or float (the leaves
+// mutateAll and mutateNth change), and reports whether it was one.
+func mutateScalar(v reflect.Value) bool {
+	switch v.Kind() {
 	case reflect.String:
 		v.SetString(v.String() + "~")
 	case reflect.Bool:
@@ -187,15 +204,10 @@ func mutateAll(v reflect.Value) {
 		v.SetUint(v.Uint() ^ 1)
 	case reflect.Float32, reflect.Float64:
 		v.SetFloat(v.Float() + 1)
-	case reflect.Interface:
-		// A JSON value: containers are changed in place (so sharing shows), scalars
-		// replaced.
-		if !v.IsNil() {
-			v.Set(reflect.ValueOf(mutateJSON(v.Interface())))
-		}
 	default:
-		panic("mutateAll: unhandled kind " + v.Kind().String() + " in " + v.Type().String())
+		return false
 	}
+	return true
 }
 
 // mutateJSON changes a JSON value: maps and lists in place, scalars by a new value.

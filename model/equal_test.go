@@ -68,14 +68,7 @@ func mutateNth(v reflect.Value, n *int) bool {
 		*n--
 		return false
 	}
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(v.String() + "~")
-	case reflect.Bool:
-		v.SetBool(!v.Bool())
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		v.SetInt(v.Int() ^ 1)
-	default:
+	if !mutateScalar(v) {
 		panic("mutateNth: unhandled kind " + v.Kind().String() + " in " + v.Type().String())
 	}
 	return true

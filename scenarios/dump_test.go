@@ -47,16 +47,19 @@ func TestDumpAsObjectFile(t *testing.T) {
 	assert.False(t, strings.Contains(msgs, "resourceVersion"), "what the API server set is dropped, not refused")
 }
 
-func TestManifestFieldsNotModelledOrUnknown(t *testing.T) {
-	src := func(container string) string {
-		return `apiVersion: reconsim.dev/v1alpha1
+// oneNodeScenario is the head of the small scenarios below: one node, then their objects.
+const oneNodeScenario = `apiVersion: reconsim.dev/v1alpha1
 kind: Scenario
 name: t
 duration: 1m
 cluster:
   nodeGroups: [{name: w, count: 1, capacity: {cpu: "4", memory: 8Gi}}]
 objects:
-- manifest:
+`
+
+func TestManifestFieldsNotModelledOrUnknown(t *testing.T) {
+	src := func(container string) string {
+		return oneNodeScenario + `- manifest:
     apiVersion: v1
     kind: Pod
     metadata: {name: p}
@@ -83,14 +86,7 @@ objects:
 }
 
 func TestInlineManifestOfUnmodelledKindIsSkipped(t *testing.T) {
-	src := `apiVersion: reconsim.dev/v1alpha1
-kind: Scenario
-name: t
-duration: 1m
-cluster:
-  nodeGroups: [{name: w, count: 1, capacity: {cpu: "4", memory: 8Gi}}]
-objects:
-- manifest: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {a: b}}
+	src := oneNodeScenario + `- manifest: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {a: b}}
 - manifest: {apiVersion: v1, kind: ConfgMap, metadata: {name: c}}
 `
 	_, _, err := Parse("s.yaml", []byte(src), "")

@@ -54,9 +54,9 @@ var allowedRandV2 = map[string]bool{"New": true, "NewPCG": true, "NewChaCha8": t
 // run inside one.
 var SimulationPath = []string{"./sim/...", "./model/...", "./vtime", "./internal/flagtab", "./internal/suggest", "./internal/atomicfile", "./scenarios"}
 
-// Check lints the packages matching patterns (go list syntax, run in dir).
-func Check(dir string, patterns ...string) ([]Finding, error) {
-	args := append([]string{"list", "-e", "-export", "-deps", "-json=ImportPath,Dir,GoFiles,Export,Standard,DepOnly"}, patterns...)
+// goList runs "go" with args (a go list command line) in dir and returns its standard output;
+// a failure's error carries what go wrote to standard error.
+func goList(dir string, args ...string) ([]byte, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
@@ -64,6 +64,16 @@ func Check(dir string, patterns ...string) ([]Finding, error) {
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("go list: %v: %s", err, stderr.String())
+	}
+	return out, nil
+}
+
+// Check lints the packages matching patterns (go list syntax, run in dir).
+func Check(dir string, patterns ...string) ([]Finding, error) {
+	args := append([]string{"list", "-e", "-export", "-deps", "-json=ImportPath,Dir,GoFiles,Export,Standard,DepOnly"}, patterns...)
+	out, err := goList(dir, args...)
+	if err != nil {
+		return nil, err
 	}
 	exports := map[string]string{}
 	var targets []listedPackage

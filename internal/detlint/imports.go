@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/exec"
 	"sort"
 	"strings"
 )
@@ -124,20 +123,14 @@ func CheckImports(module string, pkgs []Package, rules []ImportRule) []string {
 // ImportGraph lists the packages matching patterns (go list syntax, run in dir) and all they
 // depend on, with the module's path.
 func ImportGraph(dir string, patterns ...string) (module string, pkgs []Package, err error) {
-	mod := exec.Command("go", "list", "-m")
-	mod.Dir = dir
-	m, err := mod.Output()
+	m, err := goList(dir, "list", "-m")
 	if err != nil {
-		return "", nil, fmt.Errorf("go list -m: %v", err)
+		return "", nil, err
 	}
 	args := append([]string{"list", "-deps", "-json=ImportPath,Standard,Imports,DepOnly"}, patterns...)
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := goList(dir, args...)
 	if err != nil {
-		return "", nil, fmt.Errorf("go list: %v: %s", err, stderr.String())
+		return "", nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
