@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,11 +104,11 @@ func EncodeHTML(r *Result) ([]byte, error) {
 		}
 		view.Invariants = append(view.Invariants, row)
 	}
-	for _, k := range sortedKeys(r.Summary.ByStrategy) {
+	for _, k := range slices.Sorted(maps.Keys(r.Summary.ByStrategy)) {
 		t := r.Summary.ByStrategy[k]
 		view.Strategies = append(view.Strategies, htmlRow{Name: k, Runs: t.Runs, Found: t.Found})
 	}
-	for _, k := range sortedKeys(r.Summary.ByAction) {
+	for _, k := range slices.Sorted(maps.Keys(r.Summary.ByAction)) {
 		t := r.Summary.ByAction[k]
 		view.Actions = append(view.Actions, htmlRow{Name: k, Runs: t.Runs, Found: t.Found})
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/reconsim/reconsim/internal/atomicfile"
@@ -280,16 +279,6 @@ func encodeJSON(r any) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-// sortedKeys returns m's keys, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Summary line for the CLI.

@@ -2,7 +2,9 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -164,7 +166,7 @@ func validateStructural(s *JSONSchemaProps, path *field.Path, root bool) field.E
 	if len(s.Properties) > 0 && s.AdditionalProperties != nil && (s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Allows) {
 		errs = append(errs, field.Forbidden(path.Child("additionalProperties"), "additionalProperties and properties are mutual exclusive"))
 	}
-	for _, k := range sortedKeys(s.Properties) {
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 		p := s.Properties[k]
 		errs = append(errs, validateStructural(&p, path.Child("properties").Key(k), false)...)
 	}

@@ -239,16 +239,6 @@ func sortedErrs(errs field.ErrorList) field.ErrorList {
 	return errs
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	//detlint:ordered the keys are sorted below
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 func validateLabels(l map[string]string, path *field.Path) field.ErrorList {
 	return sortedErrs(metav1validation.ValidateLabels(l, path))
 }
@@ -511,12 +501,12 @@ func validateQuantity(q resource.Quantity, path *field.Path) field.ErrorList {
 // quantities non-negative, each request at most its limit.
 func validateResources(r *ResourceRequirements, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, name := range sortedKeys(r.Limits) {
+	for _, name := range slices.Sorted(maps.Keys(r.Limits)) {
 		p := path.Child("limits").Key(name)
 		errs = append(errs, validateContainerResourceName(name, p)...)
 		errs = append(errs, validateQuantity(r.Limits[name], p)...)
 	}
-	for _, name := range sortedKeys(r.Requests) {
+	for _, name := range slices.Sorted(maps.Keys(r.Requests)) {
 		p := path.Child("requests").Key(name)
 		req := r.Requests[name]
 		errs = append(errs, validateContainerResourceName(name, p)...)
@@ -789,7 +779,7 @@ func validateNonNegativeQuantities(l ResourceList, fieldName string) field.Error
 		return nil
 	}
 	var errs field.ErrorList
-	for _, name := range sortedKeys(l) {
+	for _, name := range slices.Sorted(maps.Keys(l)) {
 		errs = append(errs, validateQuantity(l[name], field.NewPath("status", fieldName, name))...)
 	}
 	return errs
@@ -1210,7 +1200,7 @@ func validateMetricSpec(m *MetricSpec, path *field.Path) field.ErrorList {
 	if expected != "" && !present[expected] {
 		errs = append(errs, field.Required(path.Child(expected), "must populate information for the given metric source"))
 	}
-	for _, name := range sortedKeys(present) {
+	for _, name := range slices.Sorted(maps.Keys(present)) {
 		if name != expected {
 			errs = append(errs, field.Forbidden(path.Child(name), "must populate the given metric source only"))
 		}

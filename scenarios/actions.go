@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,7 +72,7 @@ func (r *RolloutArgs) ApplyTo(tmpl model.PodTemplateSpec) (model.PodTemplateSpec
 		if out.Annotations == nil {
 			out.Annotations = map[string]string{}
 		}
-		for _, k := range sortedKeys(r.Annotations) {
+		for _, k := range slices.Sorted(maps.Keys(r.Annotations)) {
 			out.Annotations[k] = r.Annotations[k]
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -358,7 +359,7 @@ func importNodeGroups(nodes []*model.Node, pos map[*model.Node]model.Position) (
 		}
 		if len(g.labels) > 0 {
 			lm := mappingNode()
-			for _, k := range sortedKeys(g.labels) {
+			for _, k := range slices.Sorted(maps.Keys(g.labels)) {
 				appendPair(lm, k, scalarNode(g.labels[k]))
 			}
 			appendPair(m, "labels", lm)
@@ -385,14 +386,14 @@ func importNodeGroups(nodes []*model.Node, pos map[*model.Node]model.Position) (
 func groupKey(n *model.Node, zone, region string, labels map[string]string, taints []model.Taint) string {
 	var b strings.Builder
 	for _, rl := range []model.ResourceList{n.Status.Capacity, n.Status.Allocatable} {
-		for _, r := range sortedKeys(rl) {
+		for _, r := range slices.Sorted(maps.Keys(rl)) {
 			q := rl[r]
 			fmt.Fprintf(&b, "%s=%s,", r, q.String())
 		}
 		b.WriteString("|")
 	}
 	fmt.Fprintf(&b, "%q|%q|", zone, region)
-	for _, k := range sortedKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		fmt.Fprintf(&b, "%q=%q,", k, labels[k])
 	}
 	b.WriteString("|")
@@ -487,7 +488,7 @@ func usableResources(rl, capacity model.ResourceList) model.ResourceList {
 func resourceMapping(rl, same model.ResourceList) *yaml.Node {
 	m := mappingNode()
 	m.Style = yaml.FlowStyle
-	keys := sortedKeys(rl)
+	keys := slices.Sorted(maps.Keys(rl))
 	sort.SliceStable(keys, func(i, j int) bool { return resourceRank(keys[i]) < resourceRank(keys[j]) })
 	for _, r := range keys {
 		q := rl[r]

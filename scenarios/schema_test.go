@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -156,7 +158,7 @@ func (v *schemaValidator) validate(s map[string]any, x any, path string) []strin
 				fail("missing %s", r)
 			}
 		}
-		for _, k := range sortedKeys(obj) {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			if ps, ok := props[k].(map[string]any); ok {
 				errs = append(errs, v.validate(ps, obj[k], path+"."+k)...)
 				continue

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -192,7 +194,7 @@ func strategicMerge(base, patch any, field string) (any, error) {
 		if !ok {
 			b = map[string]any{}
 		}
-		for _, k := range sortedKeys(p) {
+		for _, k := range slices.Sorted(maps.Keys(p)) {
 			v := p[k]
 			if v == nil {
 				delete(b, k)

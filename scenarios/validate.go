@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -37,7 +38,7 @@ func (l *loader) applyDefaults() {
 		if g.Allocatable == nil && len(g.Capacity) > 0 {
 			g.Allocatable = model.ResourceList{}
 		}
-		for _, r := range sortedKeys(g.Capacity) {
+		for _, r := range slices.Sorted(maps.Keys(g.Capacity)) {
 			if _, ok := g.Allocatable[r]; !ok {
 				g.Allocatable[r] = g.Capacity[r].DeepCopy()
 			}
@@ -95,15 +96,6 @@ func (l *loader) defaultNamespace(r *ObjectRef) {
 func sortedContains(sorted []string, s string) bool {
 	_, found := slices.BinarySearch(sorted, s)
 	return found
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m { //detlint:ordered sorted below
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // bad reports whether decoding already found a problem at path, inside it, or at one of its
@@ -340,7 +332,7 @@ func (l *loader) checkResources(g *NodeGroup, p string) {
 		path string
 		rl   model.ResourceList
 	}{{cp, g.Capacity}, {ap, g.Allocatable}} {
-		for _, r := range sortedKeys(list.rl) {
+		for _, r := range slices.Sorted(maps.Keys(list.rl)) {
 			rp := keyPath(list.path, r)
 			if list.path == ap && !l.ix.has(rp) {
 				continue // copied from capacity by defaulting
@@ -407,7 +399,7 @@ var reservedNodeLabels = map[string]string{
 
 func (l *loader) checkLabels(g *NodeGroup, p string) {
 	lp := childPath(p, "labels")
-	for _, k := range sortedKeys(g.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(g.Labels)) {
 		kp := keyPath(lp, k)
 		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
 			l.errAt(l.ix.keyOrNearest(kp), kp, fmt.Sprintf("invalid label key %q: %s", k, firstMsg(msgs)), "")
@@ -714,7 +706,7 @@ func (l *loader) checkRequests(d declaredObject) {
 				field string
 				list  model.ResourceList
 			}{{"requests", c.Resources.Requests}, {"limits", c.Resources.Limits}} {
-				for _, r := range sortedKeys(rl.list) {
+				for _, r := range slices.Sorted(maps.Keys(rl.list)) {
 					q := rl.list[r]
 					if limit := maxNodeResource(r); q.Cmp(limit) > 0 {
 						field := fmt.Sprintf("%s.%s[%d].resources.%s.%s", base, group.field, i, rl.field, r)

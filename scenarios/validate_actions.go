@@ -3,9 +3,11 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -125,7 +127,7 @@ func (l *loader) checkRollout(r *RolloutArgs, i int, p string) {
 		var t model.PodTemplateSpec
 		l.decodeInto(r.Template, tp, &t)
 	}
-	for _, k := range sortedKeys(r.Annotations) {
+	for _, k := range slices.Sorted(maps.Keys(r.Annotations)) {
 		kp := keyPath(ap, k)
 		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
 			l.errAt(l.ix.keyOrNearest(kp), kp, fmt.Sprintf("invalid annotation key %q: %s", k, firstMsg(msgs)), "")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -305,27 +306,18 @@ func (d *Drainer) podsForDeletion(p *sim.Proc) ([]*model.Pod, error) {
 		}
 	}
 	var warnings []string
-	for _, msg := range sortedKeys(warningPods) {
+	for _, msg := range slices.Sorted(maps.Keys(warningPods)) {
 		warnings = append(warnings, fmt.Sprintf("%s: %s", msg, strings.Join(warningPods[msg], ", ")))
 	}
 	d.status.Warnings = strings.Join(warnings, "; ")
 	if len(errorPods) > 0 {
 		var errs []error
-		for _, msg := range sortedKeys(errorPods) {
+		for _, msg := range slices.Sorted(maps.Keys(errorPods)) {
 			errs = append(errs, fmt.Errorf("cannot delete %s: %s", msg, strings.Join(errorPods[msg], ", ")))
 		}
 		return nil, utilerrors.NewAggregate(errs)
 	}
 	return selected, nil
-}
-
-func sortedKeys(m map[string][]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m { //detlint:ordered sorted below
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // shouldSkipPod is upstream shouldSkipPod: with --skip-wait-for-delete-timeout N > 0, a pod

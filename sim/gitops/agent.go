@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -410,7 +412,7 @@ func (a *Agent) refreshAfter(d time.Duration) {
 // missing objects, and managed objects no longer declared.
 func (a *Agent) compare() (diffs map[string][]string, missing, prune []string) {
 	diffs = map[string][]string{}
-	for _, k := range sortedKeys(a.source) {
+	for _, k := range slices.Sorted(maps.Keys(a.source)) {
 		d := a.source[k]
 		live, ok := a.informers[d.kind].Get(d.namespace, d.name)
 		if !ok || live.Meta().DeletionTimestamp != nil {
@@ -440,7 +442,7 @@ func (a *Agent) compare() (diffs map[string][]string, missing, prune []string) {
 			diffs[k] = paths
 		}
 	}
-	for _, k := range sortedKeys(a.managed) {
+	for _, k := range slices.Sorted(maps.Keys(a.managed)) {
 		if _, ok := a.source[k]; ok {
 			continue
 		}
@@ -479,7 +481,7 @@ func diffValue(want, live any, path string, ignore func(string) bool, out *[]str
 	switch w := want.(type) {
 	case map[string]any:
 		l, _ := live.(map[string]any)
-		for _, k := range sortedKeys(w) {
+		for _, k := range slices.Sorted(maps.Keys(w)) {
 			if w[k] == nil {
 				continue
 			}
@@ -501,19 +503,10 @@ func diffValue(want, live any, path string, ignore func(string) bool, out *[]str
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m { //detlint:ordered sorted below
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // setStatus records the compare's outcome and reports a change of sync status.
 func (a *Agent) setStatus(diffs map[string][]string, missing, prune []string) {
 	var out []string
-	for _, k := range sortedKeys(diffs) {
+	for _, k := range slices.Sorted(maps.Keys(diffs)) {
 		out = append(out, k+" "+strings.Join(diffs[k], ","))
 	}
 	for _, k := range missing {
@@ -560,7 +553,7 @@ func (a *Agent) sync(p *sim.Proc, diffs map[string][]string, missing, prune []st
 		a.managed[k] = d
 		a.trace("sync", k+" created")
 	}
-	for _, k := range sortedKeys(diffs) {
+	for _, k := range slices.Sorted(maps.Keys(diffs)) {
 		d := a.source[k]
 		patch, err := a.patchFor(d)
 		if err != nil {
@@ -646,7 +639,7 @@ func (a *Agent) runFlux(p *sim.Proc) {
 		if !a.synced {
 			failed := a.sync(p, diffs, missing, prune, "interval")
 			var changed []string
-			for _, k := range sortedKeys(diffs) {
+			for _, k := range slices.Sorted(maps.Keys(diffs)) {
 				changed = append(changed, k+" configured")
 			}
 			for _, k := range missing {

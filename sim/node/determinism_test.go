@@ -2,6 +2,8 @@ package node
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -72,7 +74,7 @@ func TestDeterminism(t *testing.T) {
 // deleted pods are gone and every surviving pod has a status the kubelet wrote.
 func TestBusyWorldSettles(t *testing.T) {
 	w := busyWorld(t, 7)
-	for _, name := range sortedKeys(w.kubelets) {
+	for _, name := range slices.Sorted(maps.Keys(w.kubelets)) {
 		kl := w.kubelets[name]
 		assert.Equal(t, StateRunning, kl.State(), name)
 		assert.True(t, kl.Ready(), name)

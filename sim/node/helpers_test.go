@@ -2,7 +2,8 @@ package node
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -181,7 +182,7 @@ func (w *world) pod(name string) (*model.Pod, bool) {
 // and no node admitted more than its allocatable.
 func (w *world) checkInvariants() string {
 	runningOn := map[string]string{}
-	for _, name := range sortedKeys(w.kubelets) {
+	for _, name := range slices.Sorted(maps.Keys(w.kubelets)) {
 		kl := w.kubelets[name]
 		for _, uid := range kl.runtimeUIDs() {
 			if !kl.runtime[uid].anyRunning() {
@@ -213,15 +214,6 @@ func (w *world) checkInvariants() string {
 		}
 	}
 	return ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // newTrace returns the trace lines written since the last call that pass keep.

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"maps"
 	"os"
 	"reflect"
 	"runtime/debug"
@@ -145,7 +146,7 @@ func generate() ([]byte, error) {
 	fmt.Fprintf(&b, "const upstreamAPIVersion = %q\n\n", apiVersion())
 	fmt.Fprintf(&b, "// upstreamKinds maps every kind the built-in API groups serve to the apiVersions that\n// serve it.\n")
 	fmt.Fprintf(&b, "var upstreamKinds = map[string][]string{\n")
-	for _, k := range sortedKeys(kinds) {
+	for _, k := range slices.Sorted(maps.Keys(kinds)) {
 		vs := kinds[k]
 		sort.Strings(vs)
 		fmt.Fprintf(&b, "\t%q: {%s},\n", k, quoteAll(vs))
@@ -153,8 +154,8 @@ func generate() ([]byte, error) {
 	fmt.Fprintf(&b, "}\n\n")
 	fmt.Fprintf(&b, "// upstreamFields maps the name of every struct type reachable from those kinds to its JSON\n// field names, space-separated and sorted (the union over types of that name).\n")
 	fmt.Fprintf(&b, "var upstreamFields = map[string]string{\n")
-	for _, name := range sortedKeys(fields) {
-		fmt.Fprintf(&b, "\t%q: %q,\n", name, strings.Join(sortedKeys(fields[name]), " "))
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		fmt.Fprintf(&b, "\t%q: %q,\n", name, strings.Join(slices.Sorted(maps.Keys(fields[name])), " "))
 	}
 	fmt.Fprintf(&b, "}\n")
 	return format.Source(b.Bytes())
@@ -217,16 +218,6 @@ func apiVersion() string {
 		}
 	}
 	return "unknown"
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	//detlint:ordered sorted below
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func quoteAll(ss []string) string {

@@ -312,7 +312,7 @@ func determineNeededServiceUpdates(oldServices, services []string, podChanged bo
 		for _, s := range oldServices {
 			set[s] = true
 		}
-		return sortedKeys(set)
+		return slices.Sorted(maps.Keys(set))
 	}
 	for _, s := range oldServices {
 		if set[s] {
@@ -321,7 +321,7 @@ func determineNeededServiceUpdates(oldServices, services []string, podChanged bo
 			set[s] = true
 		}
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }
 
 // podServiceMemberships returns the keys of the cached Services of the pod's namespace whose

@@ -3,6 +3,7 @@ package endpointslice
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -88,13 +89,13 @@ func (r *reconciler) reconcileByAddressType(ctx context.Context, service *model.
 
 	desiredPorts, desiredByPorts, errs := r.desiredEndpoints(service, pods, addressType, true)
 
-	for _, key := range sortedKeysOf(desiredByPorts) {
+	for _, key := range slices.Sorted(maps.Keys(desiredByPorts)) {
 		c, u, d := r.reconcileByPortMapping(service, existingByPorts[key], desiredByPorts[key], desiredPorts[key], addressType)
 		toCreate = append(toCreate, c...)
 		toUpdate = append(toUpdate, u...)
 		toDelete = append(toDelete, d...)
 	}
-	for _, key := range sortedKeysOf(existingByPorts) {
+	for _, key := range slices.Sorted(maps.Keys(existingByPorts)) {
 		if _, ok := desiredByPorts[key]; !ok {
 			toDelete = append(toDelete, existingByPorts[key]...)
 		}
@@ -147,14 +148,6 @@ func (r *reconciler) desiredEndpoints(service *model.Service, pods []*model.Pod,
 		}
 	}
 	return desiredPorts, desiredByPorts, errs
-}
-
-func sortedKeysOf[V any](m map[string]V) []string {
-	set := make(map[string]bool, len(m))
-	for k := range m { //detlint:ordered collected into a set, sorted by sortedKeys
-		set[k] = true
-	}
-	return sortedKeys(set)
 }
 
 // reconcileByPortMapping compares the existing slices of one port set with the desired
@@ -213,7 +206,7 @@ func (r *reconciler) reconcileByPortMapping(service *model.Service, existing []*
 
 	if desired.Len() > 0 && len(update) > 0 {
 		fill := make([]*model.EndpointSlice, 0, len(update))
-		for _, name := range sortedKeys(update) {
+		for _, name := range slices.Sorted(maps.Keys(update)) {
 			fill = append(fill, byName[name])
 		}
 		slices.SortStableFunc(fill, func(a, b *model.EndpointSlice) int { return len(b.Endpoints) - len(a.Endpoints) })
@@ -229,7 +222,7 @@ func (r *reconciler) reconcileByPortMapping(service *model.Service, existing []*
 		var s *model.EndpointSlice
 		if desired.Len() < r.maxEndpointsPerSlice && len(unchanged) > 0 {
 			candidates := make([]*model.EndpointSlice, 0, len(unchanged))
-			for _, name := range sortedKeys(unchanged) {
+			for _, name := range slices.Sorted(maps.Keys(unchanged)) {
 				candidates = append(candidates, byName[name])
 			}
 			s = getSliceToFill(candidates, desired.Len(), r.maxEndpointsPerSlice)
@@ -252,10 +245,10 @@ func (r *reconciler) reconcileByPortMapping(service *model.Service, existing []*
 		}
 	}
 
-	for _, name := range sortedKeys(update) {
+	for _, name := range slices.Sorted(maps.Keys(update)) {
 		toUpdate = append(toUpdate, byName[name])
 	}
-	for _, name := range sortedKeys(del) {
+	for _, name := range slices.Sorted(maps.Keys(del)) {
 		toDelete = append(toDelete, byName[name])
 	}
 	return toCreate, toUpdate, toDelete

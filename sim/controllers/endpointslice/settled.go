@@ -1,6 +1,7 @@
 package endpointslice
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/reconsim/reconsim/model"
@@ -19,7 +20,7 @@ func SettledSlices(service *model.Service, pods []*model.Pod, maxEndpointsPerSli
 	for _, addressType := range addressTypesForService(service) {
 		desiredPorts, desiredByPorts, _ := r.desiredEndpoints(service, pods, addressType, false)
 		var created []*model.EndpointSlice
-		for _, key := range sortedKeysOf(desiredByPorts) {
+		for _, key := range slices.Sorted(maps.Keys(desiredByPorts)) {
 			c, _, _ := r.reconcileByPortMapping(service, nil, desiredByPorts[key], slices.Clone(desiredPorts[key]), addressType)
 			created = append(created, c...)
 		}

@@ -370,13 +370,3 @@ func isPlaceholder(s, placeholder *model.EndpointSlice) bool {
 	return s.Namespace == placeholder.Namespace && maps.Equal(s.Labels, placeholder.Labels) &&
 		s.AddressType == placeholder.AddressType && len(s.Ports) == 0 && len(s.Endpoints) == 0
 }
-
-// sortedKeys returns the keys of a set in order.
-func sortedKeys(set map[string]bool) []string {
-	keys := make([]string, 0, len(set))
-	for k := range set { //detlint:ordered sorted below
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}

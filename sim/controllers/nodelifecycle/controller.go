@@ -1,6 +1,7 @@
 package nodelifecycle
 
 import (
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -281,7 +282,7 @@ func (nc *Controller) Stop() {
 // ZoneStates returns every zone's state, sorted by zone display name then key.
 func (nc *Controller) ZoneStates() []ZoneState {
 	out := make([]ZoneState, 0, len(nc.zoneStates))
-	for _, key := range sortedKeys(nc.zoneStates) {
+	for _, key := range slices.Sorted(maps.Keys(nc.zoneStates)) {
 		zs := ZoneState{Zone: ZoneDisplayName(key), Key: key, State: nc.zoneStates[key]}
 		counts := nc.zoneCounts[key]
 		zs.Nodes, zs.NotReady = counts[0], counts[1]
@@ -298,7 +299,7 @@ func (nc *Controller) ZoneStates() []ZoneState {
 // EvictionLimiterStats returns the tainting queue counters of every zone, sorted by zone.
 func (nc *Controller) EvictionLimiterStats() []LimiterStats {
 	out := make([]LimiterStats, 0, len(nc.zoneTainter))
-	for _, key := range sortedKeys(nc.zoneTainter) {
+	for _, key := range slices.Sorted(maps.Keys(nc.zoneTainter)) {
 		q := nc.zoneTainter[key]
 		s := LimiterStats{Zone: ZoneDisplayName(key), Queued: q.Len(), LimiterSwaps: q.limiterSwaps}
 		if st := nc.taintStats[key]; st != nil {
@@ -308,16 +309,6 @@ func (nc *Controller) EvictionLimiterStats() []LimiterStats {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Zone < out[j].Zone })
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	//detlint:ordered keys are sorted before use
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // runMonitor is upstream's wait.UntilWithContext(monitorNodeHealth, nodeMonitorPeriod): a pass
@@ -683,7 +674,7 @@ func (nc *Controller) markNodeAsReachable(p *sim.Proc, node *model.Node) (bool, 
 func (nc *Controller) handleDisruption(p *sim.Proc, zoneToNodeConditions map[string][]*model.NodeCondition, nodes []*model.Node) {
 	newZoneStates := make(map[string]ZoneHealth, len(zoneToNodeConditions))
 	allAreFullyDisrupted := true
-	for _, k := range sortedKeys(zoneToNodeConditions) {
+	for _, k := range slices.Sorted(maps.Keys(zoneToNodeConditions)) {
 		v := zoneToNodeConditions[k]
 		unhealthy, state := ComputeZoneState(v, nc.cfg.UnhealthyZoneThreshold)
 		nc.zoneCounts[k] = [2]int{len(v), unhealthy}
@@ -696,7 +687,7 @@ func (nc *Controller) handleDisruption(p *sim.Proc, zoneToNodeConditions map[str
 		}
 	}
 	allWasFullyDisrupted := true
-	for _, k := range sortedKeys(nc.zoneStates) {
+	for _, k := range slices.Sorted(maps.Keys(nc.zoneStates)) {
 		if _, have := zoneToNodeConditions[k]; !have {
 			delete(nc.zoneStates, k)
 			delete(nc.zoneCounts, k)
@@ -714,7 +705,7 @@ func (nc *Controller) handleDisruption(p *sim.Proc, zoneToNodeConditions map[str
 		for _, n := range nodes {
 			nc.markNodeAsReachable(p, n)
 		}
-		for _, k := range sortedKeys(nc.zoneStates) {
+		for _, k := range slices.Sorted(maps.Keys(nc.zoneStates)) {
 			nc.swapZoneLimiter(k, 0)
 			nc.setZoneState(k, ZoneFullDisruption)
 		}
@@ -732,13 +723,13 @@ func (nc *Controller) handleDisruption(p *sim.Proc, zoneToNodeConditions map[str
 			h.readyTransitionTimestamp = now
 			nc.nodeHealth[n.Name] = h
 		}
-		for _, k := range sortedKeys(nc.zoneStates) {
+		for _, k := range slices.Sorted(maps.Keys(nc.zoneStates)) {
 			nc.setLimiterInZone(k, len(zoneToNodeConditions[k]), newZoneStates[k])
 			nc.setZoneState(k, newZoneStates[k])
 		}
 		return
 	}
-	for _, k := range sortedKeys(nc.zoneStates) {
+	for _, k := range slices.Sorted(maps.Keys(nc.zoneStates)) {
 		newState := newZoneStates[k]
 		if nc.zoneStates[k] == newState {
 			continue
@@ -799,7 +790,7 @@ func (nc *Controller) classifyNodes(all []*model.Node) (added, deleted, newZoneR
 		for _, n := range all {
 			present[n.Name] = struct{}{}
 		}
-		for _, name := range sortedKeys(nc.knownNodeSet) {
+		for _, name := range slices.Sorted(maps.Keys(nc.knownNodeSet)) {
 			if _, ok := present[name]; !ok {
 				deleted = append(deleted, nc.knownNodeSet[name])
 			}

@@ -1,6 +1,8 @@
 package nodelifecycle
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/reconsim/reconsim/model"
@@ -63,7 +65,7 @@ func (nc *Controller) armTainter() {
 // change (every queue empty or at rate zero).
 func (nc *Controller) nextTaintPassAt() (vtime.Time, bool) {
 	best, found := vtime.Never, false
-	for _, key := range sortedKeys(nc.zoneTainter) {
+	for _, key := range slices.Sorted(maps.Keys(nc.zoneTainter)) {
 		q := nc.zoneTainter[key]
 		if q.Len() == 0 {
 			continue
@@ -112,7 +114,7 @@ func (nc *Controller) tickAt(n int64) vtime.Time {
 // condition now (removing the opposite one). A node gone from the cache is dropped; one without
 // a Ready condition is retried 50ms later; one Ready again is dropped untainted.
 func (nc *Controller) doNoExecuteTaintingPass(p *sim.Proc) {
-	for _, key := range sortedKeys(nc.zoneTainter) {
+	for _, key := range slices.Sorted(maps.Keys(nc.zoneTainter)) {
 		q := nc.zoneTainter[key]
 		q.Try(func(v TimedValue) (bool, time.Duration) {
 			node, ok := nc.nodes.Get("", v.Value)

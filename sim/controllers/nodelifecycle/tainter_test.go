@@ -2,7 +2,9 @@ package nodelifecycle
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -35,7 +37,7 @@ func tainterRun(ops []tainterOp, horizon vtime.Time, skip bool, fail func(call i
 	var record []string
 	calls := 0
 	pass := func() {
-		for _, z := range sortedKeys(nc.zoneTainter) {
+		for _, z := range slices.Sorted(maps.Keys(nc.zoneTainter)) {
 			nc.zoneTainter[z].Try(func(v TimedValue) (bool, time.Duration) {
 				calls++
 				ok := !fail(calls)
