@@ -155,44 +155,39 @@ func (w *world) createSettled(obj model.Object, pl *placer) (model.Object, error
 // DaemonSet controller would have created them, running, and a status that says every one is
 // scheduled, ready, available and updated.
 func (w *world) createSettledDaemonSet(ds *model.DaemonSet, pl *placer) (model.Object, error) {
-	store := w.srv.Store()
-	created, err := store.Create(ds)
-	if err != nil {
-		return nil, err
-	}
-	ds = created.(*model.DaemonSet)
 	nodes := make([]*model.Node, 0, len(pl.nodes))
 	for _, pn := range pl.nodes {
 		nodes = append(nodes, pn.node)
 	}
-	rev, pods, status, err := daemonset.Settled(ds, nodes)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := store.Create(rev); err != nil {
-		return nil, err
-	}
-	for _, p := range pods {
-		if err := w.createRunningPod(p, pl); err != nil {
-			return nil, err
-		}
-	}
-	st := ds.DeepCopy()
-	st.Status = status
-	return store.UpdateStatus(st)
+	return createSettled(w, ds, pl, func(ds *model.DaemonSet) (*model.ControllerRevision, []*model.Pod, error) {
+		rev, pods, status, err := daemonset.Settled(ds, nodes)
+		ds.Status = status
+		return rev, pods, err
+	})
 }
 
 // createSettledStatefulSet creates set with its ControllerRevision and its pods (ordinals
 // 0..replicas-1) as the StatefulSet controller would have created them, running, and a status
 // that says every replica is current, ready and available.
 func (w *world) createSettledStatefulSet(set *model.StatefulSet, pl *placer) (model.Object, error) {
+	return createSettled(w, set, pl, func(set *model.StatefulSet) (*model.ControllerRevision, []*model.Pod, error) {
+		rev, pods, status, err := statefulset.Settled(set)
+		set.Status = status
+		return rev, pods, err
+	})
+}
+
+// createSettled creates obj, then what settle says its controller would have made of the
+// created object: the ControllerRevision and the pods (created running), and, set by settle
+// on a copy of that object, the status it writes last.
+func createSettled[T model.Object](w *world, obj T, pl *placer, settle func(copy T) (*model.ControllerRevision, []*model.Pod, error)) (model.Object, error) {
 	store := w.srv.Store()
-	created, err := store.Create(set)
+	created, err := store.Create(obj)
 	if err != nil {
 		return nil, err
 	}
-	set = created.(*model.StatefulSet)
-	rev, pods, status, err := statefulset.Settled(set)
+	st := created.DeepCopyObject().(T)
+	rev, pods, err := settle(st)
 	if err != nil {
 		return nil, err
 	}
@@ -204,8 +199,6 @@ func (w *world) createSettledStatefulSet(set *model.StatefulSet, pl *placer) (mo
 			return nil, err
 		}
 	}
-	st := set.DeepCopy()
-	st.Status = status
 	return store.UpdateStatus(st)
 }
 
