@@ -34,36 +34,40 @@ type scaleTarget struct {
 }
 
 var scaleTargets = map[model.Kind]scaleTarget{
-	model.KindDeployment: {
-		specReplicas:   func(o model.Object) int32 { return derefReplicas(o.(*model.Deployment).Spec.Replicas) },
-		statusReplicas: func(o model.Object) int32 { return o.(*model.Deployment).Status.Replicas },
-		selector:       func(o model.Object) *metav1.LabelSelector { return o.(*model.Deployment).Spec.Selector },
-		withReplicas: func(o model.Object, n int32) model.Object {
-			d := o.(*model.Deployment).DeepCopy()
-			d.Spec.Replicas = &n
-			return d
+	model.KindDeployment: workloadScale(func(d *model.Deployment) (**int32, int32, *metav1.LabelSelector) {
+		return &d.Spec.Replicas, d.Status.Replicas, d.Spec.Selector
+	}),
+	model.KindReplicaSet: workloadScale(func(rs *model.ReplicaSet) (**int32, int32, *metav1.LabelSelector) {
+		return &rs.Spec.Replicas, rs.Status.Replicas, rs.Spec.Selector
+	}),
+	model.KindStatefulSet: workloadScale(func(ss *model.StatefulSet) (**int32, int32, *metav1.LabelSelector) {
+		return &ss.Spec.Replicas, ss.Status.Replicas, ss.Spec.Selector
+	}),
+}
+
+// workloadScale is the scaleTarget of an apps/v1 workload kind T, whose fields reads
+// returns: where spec.replicas is kept, status.replicas and spec.selector.
+func workloadScale[T model.Object](fields func(T) (replicas **int32, statusReplicas int32, selector *metav1.LabelSelector)) scaleTarget {
+	return scaleTarget{
+		specReplicas: func(o model.Object) int32 {
+			r, _, _ := fields(o.(T))
+			return derefReplicas(*r)
 		},
-	},
-	model.KindReplicaSet: {
-		specReplicas:   func(o model.Object) int32 { return derefReplicas(o.(*model.ReplicaSet).Spec.Replicas) },
-		statusReplicas: func(o model.Object) int32 { return o.(*model.ReplicaSet).Status.Replicas },
-		selector:       func(o model.Object) *metav1.LabelSelector { return o.(*model.ReplicaSet).Spec.Selector },
-		withReplicas: func(o model.Object, n int32) model.Object {
-			rs := o.(*model.ReplicaSet).DeepCopy()
-			rs.Spec.Replicas = &n
-			return rs
+		statusReplicas: func(o model.Object) int32 {
+			_, n, _ := fields(o.(T))
+			return n
 		},
-	},
-	model.KindStatefulSet: {
-		specReplicas:   func(o model.Object) int32 { return derefReplicas(o.(*model.StatefulSet).Spec.Replicas) },
-		statusReplicas: func(o model.Object) int32 { return o.(*model.StatefulSet).Status.Replicas },
-		selector:       func(o model.Object) *metav1.LabelSelector { return o.(*model.StatefulSet).Spec.Selector },
-		withReplicas: func(o model.Object, n int32) model.Object {
-			ss := o.(*model.StatefulSet).DeepCopy()
-			ss.Spec.Replicas = &n
-			return ss
+		selector: func(o model.Object) *metav1.LabelSelector {
+			_, _, sel := fields(o.(T))
+			return sel
 		},
-	},
+		withReplicas: func(o model.Object, n int32) model.Object {
+			c := o.DeepCopyObject().(T)
+			r, _, _ := fields(c)
+			*r = &n
+			return c
+		},
+	}
 }
 
 // derefReplicas reads an optional replica count; defaulting makes it non-nil on stored
