@@ -10,7 +10,6 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/controllers/nodelifecycle"
 	"github.com/reconsim/reconsim/sim/controllers/nodelifecycle/testworld"
-	"github.com/reconsim/reconsim/sim/controllers/tainteviction"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -27,15 +26,8 @@ func failureRun(t testing.TB, seed uint64, nodesPerZone int) (uint64, uint64, in
 			require.NoError(t, w.AddPod("default", "pod-"+name, name, nil, 30))
 		}
 	}
-	nlc, nlf := w.Client("kcm-nodelifecycle")
-	nc, err := nodelifecycle.New(w.K, nlc, nlf, w.Recorder(nodelifecycle.ComponentName), nodelifecycle.DefaultConfig())
+	_, err = startControllers(w, nodelifecycle.DefaultConfig())
 	require.NoError(t, err)
-	tec, tef := w.Client("kcm-tainteviction")
-	tc := tainteviction.New(w.K, tec, tef, w.Recorder(tainteviction.ComponentName), tainteviction.DefaultConfig())
-	nlf.Start(w.K)
-	tef.Start(w.K)
-	nc.Start()
-	tc.Start()
 	require.NoError(t, w.RunUntil(vtime.FromDuration(30*time.Second)))
 	for i := 0; i < nodesPerZone; i++ {
 		require.NoError(t, w.StopKubelet(fmt.Sprintf("a-%03d", i)))

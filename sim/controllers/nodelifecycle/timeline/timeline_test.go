@@ -19,8 +19,8 @@ type harness struct {
 	tc *tainteviction.Controller
 }
 
-// start wires both controllers with their own clients and informer factories, as
-// kube-controller-manager runs them, and starts everything.
+// newHarness builds the world the init command describes and starts both controllers on it
+// (startControllers).
 func newHarness(t *testing.T, td *datadriven.TestData) (*harness, error) {
 	var seed uint64 = 1
 	td.MaybeScanArgs(t, "seed", &seed)
@@ -44,6 +44,13 @@ func newHarness(t *testing.T, td *datadriven.TestData) (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
+	return startControllers(w, cfg)
+}
+
+// startControllers wires both controllers into w with their own clients and informer
+// factories, as kube-controller-manager runs them (the node lifecycle controller with cfg),
+// and starts them.
+func startControllers(w *testworld.World, cfg nodelifecycle.Config) (*harness, error) {
 	nlc, nlf := w.Client("kcm-nodelifecycle")
 	nc, err := nodelifecycle.New(w.K, nlc, nlf, w.Recorder(nodelifecycle.ComponentName), cfg)
 	if err != nil {
