@@ -1,6 +1,7 @@
 package model
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -117,6 +118,11 @@ const (
 	NamespaceActive      = "Active"
 	NamespaceTerminating = "Terminating"
 )
+
+// NamespaceTerminatingCause is the status cause of a create refused because its namespace is
+// being deleted ([api@HEAD] core/v1/types.go NamespaceTerminatingCause); controllers record no
+// FailedCreate event for it.
+const NamespaceTerminatingCause metav1.CauseType = "NamespaceTerminating"
 
 // Defaulter is implemented by object types registered from outside this package (see
 // RegisterKind) that have defaults of their own; SetDefaults calls it for them.

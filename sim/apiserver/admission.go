@@ -84,7 +84,7 @@ func (s *Store) admitNamespace(ks *kindStore, namespace, name string, creating b
 	}
 	err := apierrors.NewForbidden(ks.gr, name, fmt.Errorf("unable to create new content in namespace %s because it is being terminated", namespace))
 	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
-		Type:    "NamespaceTerminating", // v1.NamespaceTerminatingCause
+		Type:    model.NamespaceTerminatingCause,
 		Message: fmt.Sprintf("namespace %s is being terminated", namespace),
 		Field:   "metadata.namespace",
 	})

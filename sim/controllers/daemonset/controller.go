@@ -25,9 +25,8 @@ type Stats struct {
 	// SyncStats are the SyncLoop's counters (Syncs, SyncErrors, SyncDurationTotal) and its work
 	// queue's metrics (Queue).
 	client.SyncStats
-	// PodsCreated, PodsDeleted count successful pod writes; CreateErrors, DeleteErrors failed
-	// ones (a NotFound delete is not counted).
-	PodsCreated, CreateErrors, PodsDeleted, DeleteErrors uint64
+	// PodWrites count the pod writes (a NotFound delete is not counted).
+	controllerutil.PodWrites
 	// RevisionsCreated, RevisionsDeleted count ControllerRevision writes.
 	RevisionsCreated, RevisionsDeleted uint64
 	// StatusUpdates counts status writes that succeeded; StatusUpdateErrors those that failed
@@ -45,6 +44,7 @@ type Controller struct {
 	podInformer     *client.Informer
 	nodeInformer    *client.Informer
 
+	podControl        controllerutil.PodControl
 	expectations      *controllerutil.ControllerExpectations
 	failedPodsBackoff *failedPodsBackoff
 	backoffGC         *sim.Timer
@@ -81,6 +81,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 	dsc.Base = controllerutil.NewBase(k, c, rec, Component, "DaemonSet", "daemonset",
 		workqueue.DefaultControllerRateLimiter[string](),
 		func(ctx context.Context, key string) error { return dsc.syncHandler(ctx, key) })
+	dsc.podControl = controllerutil.PodControl{Client: c, Recorder: rec, Counts: &dsc.stats.PodWrites}
 	if err := controllerutil.AddClaimCandidatesIndex(dsc.podInformer, indexClaimCandidates); err != nil {
 		return nil, err
 	}

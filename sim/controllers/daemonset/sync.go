@@ -25,15 +25,11 @@ const (
 	FailedPlacementReason     = "FailedPlacement"
 	FailedDaemonPodReason     = "FailedDaemonPod"
 	SucceededDaemonPodReason  = "SucceededDaemonPod"
-	SuccessfulCreatePodReason = "SuccessfulCreate"
-	FailedCreatePodReason     = "FailedCreate"
-	SuccessfulDeletePodReason = "SuccessfulDelete"
-	FailedDeletePodReason     = "FailedDelete"
+	SuccessfulCreatePodReason = controllerutil.SuccessfulCreatePodReason
+	FailedCreatePodReason     = controllerutil.FailedCreatePodReason
+	SuccessfulDeletePodReason = controllerutil.SuccessfulDeletePodReason
+	FailedDeletePodReason     = controllerutil.FailedDeletePodReason
 )
-
-// namespaceTerminatingCause is the status cause of a create refused because its namespace is
-// being deleted (v1.NamespaceTerminatingCause): such failures are ignored.
-const namespaceTerminatingCause metav1.CauseType = "NamespaceTerminating"
 
 // syncDaemonSet is upstream syncDaemonSet:
 //
@@ -309,8 +305,8 @@ func (dsc *Controller) syncNodes(ctx context.Context, ds *model.DaemonSet, podsT
 			var podTemplate model.PodTemplateSpec
 			template.DeepCopyInto(&podTemplate)
 			podTemplate.Spec.Affinity = replaceDaemonSetPodNodeNameNodeAffinity(podTemplate.Spec.Affinity, nodesNeeding[ix])
-			err := dsc.createPod(ctx, ds, &podTemplate)
-			if err != nil && apierrors.HasStatusCause(err, namespaceTerminatingCause) {
+			err := dsc.podControl.CreatePod(ctx, ds, controllerutil.PodFromTemplate(&podTemplate, ds, controllerRef(ds)))
+			if err != nil && apierrors.HasStatusCause(err, model.NamespaceTerminatingCause) {
 				return nil
 			}
 			if err != nil {
@@ -327,7 +323,7 @@ func (dsc *Controller) syncNodes(ctx context.Context, ds *model.DaemonSet, podsT
 	}
 
 	deleteErrs := sim.RunConcurrently(ctx, Component+"/delete", 0, deleteDiff, func(ctx context.Context, ix int) error {
-		if err := dsc.deleteDaemonPod(ctx, ds, podsToDelete[ix]); err != nil {
+		if err := dsc.podControl.DeletePod(ctx, ds, ds.Namespace, podsToDelete[ix]); err != nil {
 			dsc.expectations.DeletionObserved(key)
 			if !apierrors.IsNotFound(err) {
 				return err
@@ -344,47 +340,6 @@ func list(names []string) string {
 		return "-"
 	}
 	return strings.Join(names, ",")
-}
-
-// createPod creates one pod from template for ds (upstream RealPodControl.CreatePods with
-// GetPodFromTemplate): generateName "<ds>-", the template's labels, annotations, finalizers
-// and spec, a controller reference to ds. Events: SuccessfulCreate "Created pod: <name>", or
-// FailedCreate "Error creating: <err>" unless the namespace is terminating. A template without
-// labels is refused with "unable to create pods, no labels".
-func (dsc *Controller) createPod(ctx context.Context, ds *model.DaemonSet, template *model.PodTemplateSpec) error {
-	pod := controllerutil.PodFromTemplate(template, ds, controllerRef(ds))
-	if len(pod.Labels) == 0 {
-		return fmt.Errorf("unable to create pods, no labels")
-	}
-	created, err := dsc.Client.Create(ctx, pod)
-	if err != nil {
-		dsc.stats.CreateErrors++
-		if !apierrors.HasStatusCause(err, namespaceTerminatingCause) {
-			dsc.Recorder.Eventf(ds, model.EventTypeWarning, FailedCreatePodReason, "Error creating: %v", err)
-		}
-		return err
-	}
-	dsc.stats.PodsCreated++
-	dsc.Recorder.Eventf(ds, model.EventTypeNormal, SuccessfulCreatePodReason, "Created pod: %v", created.Meta().Name)
-	return nil
-}
-
-// deleteDaemonPod deletes the named pod gracefully (upstream RealPodControl.DeletePod). NotFound is
-// returned as is without an event; other errors record FailedDelete and come back as "unable
-// to delete pods: ...".
-func (dsc *Controller) deleteDaemonPod(ctx context.Context, ds *model.DaemonSet, name string) error {
-	err := dsc.Client.Delete(ctx, model.KindPod, ds.Namespace, name, model.DeleteOptions{})
-	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return err
-		}
-		dsc.stats.DeleteErrors++
-		dsc.Recorder.Eventf(ds, model.EventTypeWarning, FailedDeletePodReason, "Error deleting: %v", err)
-		return fmt.Errorf("unable to delete pods: %v", err)
-	}
-	dsc.stats.PodsDeleted++
-	dsc.Recorder.Eventf(ds, model.EventTypeNormal, SuccessfulDeletePodReason, "Deleted pod: %v", name)
-	return nil
 }
 
 // updateDaemonSetStatus recomputes the status from the nodes and the claimed pods and stores it

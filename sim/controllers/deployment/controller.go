@@ -22,10 +22,6 @@ import (
 // (upstream EventSource{Component: "deployment-controller"}).
 const Component = "deployment-controller"
 
-// namespaceTerminatingCause is v1.NamespaceTerminatingCause: a create refused because the
-// namespace is being deleted. Such an error is not retried (upstream handleErr).
-const namespaceTerminatingCause metav1.CauseType = "NamespaceTerminating"
-
 // Stats are the controller's counters since New, plus its work queue's metrics.
 type Stats struct {
 	// SyncStats are the SyncLoop's counters (Syncs, SyncErrors, SyncDurationTotal) and its work
@@ -139,7 +135,7 @@ func (dc *Controller) Stats() Stats {
 // retry would fail alike) and it is not a sync error.
 func (dc *Controller) syncKey(ctx context.Context, key string) error {
 	err := dc.syncHandler(ctx, key)
-	if err != nil && apierrors.HasStatusCause(err, namespaceTerminatingCause) {
+	if err != nil && apierrors.HasStatusCause(err, model.NamespaceTerminatingCause) {
 		return nil
 	}
 	return err

@@ -181,7 +181,7 @@ func (dc *Controller) getNewReplicaSet(ctx context.Context, d *model.Deployment,
 		dc.Kernel.Emit(Component, "collision", dRef(d), 0, fmt.Sprintf("replicaset=%s collisionCount=%d->%d", newRS.Name, prev, prev+1))
 		_ = dc.updateStatus(ctx, d)
 		return nil, err
-	case apierrors.HasStatusCause(err, namespaceTerminatingCause):
+	case apierrors.HasStatusCause(err, model.NamespaceTerminatingCause):
 		dc.stats.CreateErrors++
 		return nil, err
 	default:

@@ -14,10 +14,6 @@ import (
 	"github.com/reconsim/reconsim/sim/client"
 )
 
-// namespaceTerminatingCause is the status cause of a create refused in a terminating namespace
-// (v1.NamespaceTerminatingCause).
-const namespaceTerminatingCause = "NamespaceTerminating"
-
 // reconciler turns the pods matching a Service into EndpointSlices
 // ([k8s:staging/src/k8s.io/endpointslice/reconciler.go@0b1dcaba] Reconciler), without
 // topology hints or traffic distribution, which the model does not have.
@@ -282,7 +278,7 @@ func (r *reconciler) finalize(ctx context.Context, service *model.Service, toCre
 		for _, s := range toCreate {
 			got, err := client.CreateAs(ctx, r.client, s)
 			if err != nil {
-				if apierrors.HasStatusCause(err, namespaceTerminatingCause) {
+				if apierrors.HasStatusCause(err, model.NamespaceTerminatingCause) {
 					return nil
 				}
 				r.k.Emit(Component, "create-error", ref, 0, reasonOf(err))

@@ -25,9 +25,8 @@ type Stats struct {
 	// SyncStats are the SyncLoop's counters (Syncs, SyncErrors, SyncDurationTotal) and its work
 	// queue's metrics (Queue).
 	client.SyncStats
-	// PodsCreated and PodsDeleted count successful API calls; CreateErrors and DeleteErrors
-	// failed ones (a NotFound delete is not counted as an error).
-	PodsCreated, CreateErrors, PodsDeleted, DeleteErrors uint64
+	// PodWrites count the pod writes (a NotFound delete is not counted as an error).
+	controllerutil.PodWrites
 	// SlowStartBatches counts batches of pod creations started.
 	SlowStartBatches uint64
 	// Adoptions and Releases count successful ownerReference patches.
@@ -53,6 +52,8 @@ type Controller struct {
 	syncBuffers []*syncBuffers
 
 	expectations *controllerutil.UIDTrackingControllerExpectations
+	// podControl creates (handing each fresh pod over to the client) and deletes pods.
+	podControl controllerutil.PodControl
 
 	// syncHandler is syncReplicaSet; it is a field so that tests can observe or replace the
 	// sync without a full world (the upstream test seam of the same name).
@@ -79,6 +80,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 	rsc.Base = controllerutil.NewBase(k, c, rec, Component, "ReplicaSet", "replicaset",
 		workqueue.DefaultControllerRateLimiter[string](),
 		func(ctx context.Context, key string) error { return rsc.syncHandler(ctx, key) })
+	rsc.podControl = controllerutil.PodControl{Client: c, Recorder: rec, Shared: true, Counts: &rsc.stats.PodWrites}
 	rsc.pods = newPodTable()
 	rsc.podInformer.AddEventHandler(rsc.pods)
 	rsc.rsInformer.AddEventHandler(controllerutil.OwnerHandlers[*model.ReplicaSet]{

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -13,10 +14,10 @@ const ReplicaSetReplicaFailure = "ReplicaFailure"
 
 // Event and condition reasons (upstream controller_utils.go).
 const (
-	FailedCreatePodReason     = "FailedCreate"
-	SuccessfulCreatePodReason = "SuccessfulCreate"
-	FailedDeletePodReason     = "FailedDelete"
-	SuccessfulDeletePodReason = "SuccessfulDelete"
+	FailedCreatePodReason     = controllerutil.FailedCreatePodReason
+	SuccessfulCreatePodReason = controllerutil.SuccessfulCreatePodReason
+	FailedDeletePodReason     = controllerutil.FailedDeletePodReason
+	SuccessfulDeletePodReason = controllerutil.SuccessfulDeletePodReason
 )
 
 // calculateStatus computes the status the ReplicaSet should have (upstream

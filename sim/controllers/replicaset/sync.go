@@ -16,11 +16,6 @@ import (
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
-// namespaceTerminatingCause is the status cause of a create refused because its namespace is
-// being deleted (upstream v1.NamespaceTerminatingCause). Such a failure counts as success:
-// every creation would fail the same way and nothing can be done about it.
-const namespaceTerminatingCause metav1.CauseType = "NamespaceTerminating"
-
 func rsRef(rs *model.ReplicaSet) string { return "ReplicaSet " + model.Key(rs) }
 
 // syncReplicaSet brings one ReplicaSet towards spec.replicas (upstream syncReplicaSet):
@@ -163,8 +158,8 @@ func (rsc *Controller) manageReplicas(ctx context.Context, activePods []*model.P
 			rsc.Kernel.Emit(Component, "slow-start-batch", rsRef(rs), 0, fmt.Sprintf("size=%d", size))
 		}
 		successful, err := slowStartBatch(ctx, Component+"/create", diff, rsc.cfg.SlowStartInitialBatchSize, onBatch, func(ctx context.Context) error {
-			err := rsc.createPod(ctx, rs)
-			if err != nil && apierrors.HasStatusCause(err, namespaceTerminatingCause) {
+			err := rsc.podControl.CreatePod(ctx, rs, podFromTemplate(rs))
+			if err != nil && apierrors.HasStatusCause(err, model.NamespaceTerminatingCause) {
 				return nil
 			}
 			return err
@@ -193,7 +188,7 @@ func (rsc *Controller) manageReplicas(ctx context.Context, activePods []*model.P
 		rsc.Kernel.Emit(Component, "too-many", rsRef(rs), rs.ResourceVersion, fmt.Sprintf("need=%d have=%d deleting=%s", want, len(activePods), strings.Join(names, ",")))
 		errs := sim.RunConcurrently(ctx, Component+"/delete", 0, len(podsToDelete), func(ctx context.Context, i int) error {
 			pod := podsToDelete[i]
-			if err := rsc.deletePodOf(ctx, rs, pod); err != nil {
+			if err := rsc.podControl.DeletePod(ctx, rs, pod.Namespace, pod.Name); err != nil {
 				// The informer will not observe this deletion.
 				rsc.expectations.DeletionObserved(key, podKey(pod))
 				if !apierrors.IsNotFound(err) {
@@ -254,44 +249,6 @@ func podFromTemplate(rs *model.ReplicaSet) *model.Pod {
 // controllerRef is metav1.NewControllerRef(rs, apps/v1 ReplicaSet).
 func controllerRef(rs *model.ReplicaSet) model.OwnerReference {
 	return controllerutil.NewControllerRef(rs, model.KindReplicaSet, "apps/v1")
-}
-
-// createPod creates one pod for rs and records SuccessfulCreate, or FailedCreate unless the
-// namespace is terminating (upstream CreatePods). It returns the API error unchanged.
-func (rsc *Controller) createPod(ctx context.Context, rs *model.ReplicaSet) error {
-	pod := podFromTemplate(rs)
-	if len(pod.Labels) == 0 {
-		return fmt.Errorf("unable to create pods, no labels")
-	}
-	created, err := rsc.Client.CreateShared(ctx, pod) // pod is new and not kept
-	if err != nil {
-		rsc.stats.CreateErrors++
-		if !apierrors.HasStatusCause(err, namespaceTerminatingCause) {
-			rsc.Recorder.Eventf(rs, model.EventTypeWarning, FailedCreatePodReason, "Error creating: %v", err)
-		}
-		return err
-	}
-	rsc.stats.PodsCreated++
-	rsc.Recorder.Eventf(rs, model.EventTypeNormal, SuccessfulCreatePodReason, "Created pod: %v", created.Meta().Name)
-	return nil
-}
-
-// deletePodOf deletes pod with default options (graceful) and records SuccessfulDelete or
-// FailedDelete (upstream DeletePod). A NotFound error is returned as is, without an event;
-// other errors are wrapped as "unable to delete pods: ...".
-func (rsc *Controller) deletePodOf(ctx context.Context, rs *model.ReplicaSet, pod *model.Pod) error {
-	err := rsc.Client.Delete(ctx, model.KindPod, pod.Namespace, pod.Name, model.DeleteOptions{})
-	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return err
-		}
-		rsc.stats.DeleteErrors++
-		rsc.Recorder.Eventf(rs, model.EventTypeWarning, FailedDeletePodReason, "Error deleting: %v", err)
-		return fmt.Errorf("unable to delete pods: %v", err)
-	}
-	rsc.stats.PodsDeleted++
-	rsc.Recorder.Eventf(rs, model.EventTypeNormal, SuccessfulDeletePodReason, "Deleted pod: %v", pod.Name)
-	return nil
 }
 
 // updateReplicaSetStatus writes newStatus with observedGeneration = rs.generation unless

@@ -12,6 +12,8 @@
 //     template hash that names Deployments' ReplicaSets and DaemonSets' revisions.
 //   - PodFromTemplate (upstream GetPodFromTemplate): the pod a controller creates from its
 //     template, before its own additions.
+//   - PodControl (upstream RealPodControl): creating and deleting a controller's pods with
+//     their events, counted in PodWrites (the ReplicaSet and DaemonSet controllers).
 //   - AddClaimCandidatesIndex and ClaimCandidatePods: the pods an owner can claim (its own and
 //     the orphans of its namespace), read from an informer index.
 //   - Typed listers (Lister, ListNamespaceAs, SelectingObjects) and the event handler shapes of
