@@ -173,6 +173,24 @@ func (c *cli) parseFlags(fs *pflag.FlagSet, args []string, usage string) (done b
 	return false, 0
 }
 
+// positional parses the arguments of a command that has no flags but help and takes exactly
+// want positional arguments (0 or 1), and returns them; done is true when the command should
+// return code: after help, a flag error, or a wrong count, which is a usage error saying what
+// the command takes ("takes no arguments; <what>" or "want <what>, got N arguments").
+func (c *cli) positional(name string, args []string, usage string, want int, what string) (pos []string, done bool, code int) {
+	fs := c.flagSet(name)
+	if done, code := c.parseFlags(fs, args, usage); done {
+		return nil, true, code
+	}
+	if fs.NArg() != want {
+		if want == 0 {
+			return nil, true, c.usageError(name, "takes no arguments; %s", what)
+		}
+		return nil, true, c.usageError(name, "want %s, got %d arguments", what, fs.NArg())
+	}
+	return fs.Args(), false, 0
+}
+
 func (c *cli) usageError(cmd, format string, args ...any) int {
 	fmt.Fprintf(c.stderr, "sim %s: %s\nRun 'sim help %s' for usage.\n", cmd, fmt.Sprintf(format, args...), cmd)
 	return exitUsage
@@ -477,12 +495,9 @@ func (c *cli) cmdValidate(args []string) int {
 }
 
 func (c *cli) cmdList(args []string) int {
-	fs := c.flagSet("list")
-	if done, code := c.parseFlags(fs, args, listUsage); done {
+	_, done, code := c.positional("list", args, listUsage, 0, "'sim show NAME' prints one scenario")
+	if done {
 		return code
-	}
-	if fs.NArg() != 0 {
-		return c.usageError("list", "takes no arguments; 'sim show NAME' prints one scenario")
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	for _, name := range scenarios.BuiltinNames() {
@@ -501,14 +516,11 @@ func (c *cli) cmdList(args []string) int {
 }
 
 func (c *cli) cmdShow(args []string) int {
-	fs := c.flagSet("show")
-	if done, code := c.parseFlags(fs, args, showUsage); done {
+	pos, done, code := c.positional("show", args, showUsage, 1, "one scenario (a built-in name from 'sim list', or a file)")
+	if done {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return c.usageError("show", "want one scenario (a built-in name from 'sim list', or a file), got %d arguments", fs.NArg())
-	}
-	_, data, _, err := scenarios.Resolve(fs.Arg(0))
+	_, data, _, err := scenarios.Resolve(pos[0])
 	if err != nil {
 		fmt.Fprintf(c.stderr, "sim show: %v\n", err)
 		return exitUsage
@@ -518,14 +530,11 @@ func (c *cli) cmdShow(args []string) int {
 }
 
 func (c *cli) cmdExplain(args []string) int {
-	fs := c.flagSet("explain")
-	if done, code := c.parseFlags(fs, args, explainUsage); done {
+	pos, done, code := c.positional("explain", args, explainUsage, 1, "one key (e.g. timeline.node-crash or kube-controller-manager.node-eviction-rate)")
+	if done {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return c.usageError("explain", "want one key (e.g. timeline.node-crash or kube-controller-manager.node-eviction-rate), got %d arguments", fs.NArg())
-	}
-	text, err := scenarios.Explain(fs.Arg(0))
+	text, err := scenarios.Explain(pos[0])
 	if err != nil {
 		fmt.Fprintf(c.stderr, "sim explain: %v\n", err)
 		return exitUsage

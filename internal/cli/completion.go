@@ -42,27 +42,21 @@ Examples:
 `
 
 func (c *cli) cmdSchema(args []string) int {
-	fs := c.flagSet("schema")
-	if done, code := c.parseFlags(fs, args, schemaUsage); done {
+	_, done, code := c.positional("schema", args, schemaUsage, 0, "redirect the output to save it: sim schema > schema.json")
+	if done {
 		return code
-	}
-	if fs.NArg() != 0 {
-		return c.usageError("schema", "takes no arguments; redirect the output to save it: sim schema > schema.json")
 	}
 	c.stdout.Write(scenarios.Schema())
 	return exitOK
 }
 
 func (c *cli) cmdCompletion(args []string) int {
-	fs := c.flagSet("completion")
-	if done, code := c.parseFlags(fs, args, completionUsage); done {
+	pos, done, code := c.positional("completion", args, completionUsage, 1, "one shell (bash, zsh or fish)")
+	if done {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return c.usageError("completion", "want one shell (bash, zsh or fish), got %d arguments", fs.NArg())
-	}
 	spec := completionSpec()
-	switch fs.Arg(0) {
+	switch pos[0] {
 	case "bash":
 		writeBashCompletion(c.stdout, spec)
 	case "zsh":
@@ -70,8 +64,8 @@ func (c *cli) cmdCompletion(args []string) int {
 	case "fish":
 		writeFishCompletion(c.stdout, spec)
 	default:
-		msg := fmt.Sprintf("unsupported shell %q", fs.Arg(0))
-		if s := suggest.Command(fs.Arg(0), []string{"bash", "zsh", "fish"}); s != "" {
+		msg := fmt.Sprintf("unsupported shell %q", pos[0])
+		if s := suggest.Command(pos[0], []string{"bash", "zsh", "fish"}); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		return c.usageError("completion", "%s (want bash, zsh or fish)", msg)

@@ -34,14 +34,11 @@ Exit status: 0 written, 2 the dump cannot be read or decoded.
 `
 
 func (c *cli) cmdImport(args []string) int {
-	fs := c.flagSet("import")
-	if done, code := c.parseFlags(fs, args, importUsage); done {
+	pos, done, code := c.positional("import", args, importUsage, 1, "one cluster dump (kubectl get ... -o yaml)")
+	if done {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return c.usageError("import", "want one cluster dump (kubectl get ... -o yaml), got %d arguments", fs.NArg())
-	}
-	file := fs.Arg(0)
+	file := pos[0]
 	data, err := readDump(file)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "sim import: %v\n", err)
