@@ -461,6 +461,17 @@ func (l *loader) sequence(n *yaml.Node, path, what string) []*yaml.Node {
 	return r.Content
 }
 
+// boundedSequence is sequence for a list of at most limit items; ok is false, and the list
+// is reported, when it has more.
+func (l *loader) boundedSequence(n *yaml.Node, path, what string, limit int) (items []*yaml.Node, ok bool) {
+	items = l.sequence(n, path, what)
+	if len(items) > limit {
+		l.errAt(resolve(n), path, fmt.Sprintf("%d %s, more than the limit of %d", len(items), what, limit), "")
+		return nil, false
+	}
+	return items, true
+}
+
 // unknownKey reports a key that is not one of known.
 func (l *loader) unknownKey(k *yaml.Node, path, where string, known []string) {
 	hint := didYouMean(k.Value, known)
@@ -930,9 +941,8 @@ func (l *loader) checkAsCreated(obj model.Object, inObjects bool) {
 // ---- timeline ----
 
 func (l *loader) decodeTimeline(n *yaml.Node) {
-	items := l.sequence(n, "timeline", "timeline entries")
-	if len(items) > MaxTimelineEntries {
-		l.errAt(resolve(n), "timeline", fmt.Sprintf("%d timeline entries, more than the limit of %d", len(items), MaxTimelineEntries), "")
+	items, ok := l.boundedSequence(n, "timeline", "timeline entries", MaxTimelineEntries)
+	if !ok {
 		return
 	}
 	for i, item := range items {
@@ -1253,9 +1263,8 @@ func (l *loader) decodeApply(at *yaml.Node, pairs []pair, path string, a *ApplyA
 var expectationKeys = append([]string{"name"}, ExpectationKinds()...)
 
 func (l *loader) decodeExpect(n *yaml.Node) {
-	items := l.sequence(n, "expect", "expectations")
-	if len(items) > MaxExpectations {
-		l.errAt(resolve(n), "expect", fmt.Sprintf("%d expectations, more than the limit of %d", len(items), MaxExpectations), "")
+	items, ok := l.boundedSequence(n, "expect", "expectations", MaxExpectations)
+	if !ok {
 		return
 	}
 	for i, item := range items {
