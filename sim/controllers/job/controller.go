@@ -178,8 +178,10 @@ func (jm *Controller) deleteJob(obj any) {
 	}
 }
 
-func (jm *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.Job {
-	j, _ := client.ResolveControllerRef[*model.Job](jm.jobInformer, model.KindJob, namespace, ref)
+// jobOf is the cached Job that controls pod (upstream resolveControllerRef of the pod's
+// controller reference), or nil.
+func (jm *Controller) jobOf(pod *model.Pod) *model.Job {
+	j, _ := client.ResolveControllerRef[*model.Job](jm.jobInformer, model.KindJob, pod.Namespace, model.ControllerOf(pod))
 	return j
 }
 
@@ -193,11 +195,7 @@ func (jm *Controller) addPod(obj model.Object) {
 		jm.deletePod(pod)
 		return
 	}
-	ref := model.ControllerOf(pod)
-	var j *model.Job
-	if ref != nil {
-		j = jm.resolveControllerRef(pod.Namespace, ref)
-	}
+	j := jm.jobOf(pod)
 	if j == nil {
 		jm.enqueueOrphanPod(pod)
 		return
@@ -229,10 +227,8 @@ func (jm *Controller) syncOrphanPod(ctx context.Context, key string) error {
 	if !hasTrackingFinalizer(pod) {
 		return nil
 	}
-	if ref := model.ControllerOf(pod); ref != nil {
-		if j := jm.resolveControllerRef(pod.Namespace, ref); j != nil && !model.IsJobFinished(j) {
-			return nil
-		}
+	if j := jm.jobOf(pod); j != nil && !model.IsJobFinished(j) {
+		return nil
 	}
 	if err := jm.removeTrackingFinalizer(ctx, pod); err != nil && !apierrors.IsNotFound(err) {
 		return err
@@ -252,11 +248,7 @@ func (jm *Controller) updatePod(oldObj, curObj model.Object) {
 	if curPod.DeletionTimestamp != nil && oldPod.DeletionTimestamp == nil {
 		jm.observeDeletion(curPod)
 	}
-	ref := model.ControllerOf(curPod)
-	var j *model.Job
-	if ref != nil {
-		j = jm.resolveControllerRef(curPod.Namespace, ref)
-	}
+	j := jm.jobOf(curPod)
 	if j == nil {
 		jm.enqueueOrphanPod(curPod)
 		return
@@ -273,20 +265,14 @@ func (jm *Controller) deletePod(obj any) {
 		return
 	}
 	jm.observeDeletion(pod)
-	if ref := model.ControllerOf(pod); ref != nil {
-		if j := jm.resolveControllerRef(pod.Namespace, ref); j != nil {
-			jm.finalizerRemovalObserved(model.Key(j), pod.UID)
-			jm.enqueueBatched(j)
-		}
+	if j := jm.jobOf(pod); j != nil {
+		jm.finalizerRemovalObserved(model.Key(j), pod.UID)
+		jm.enqueueBatched(j)
 	}
 }
 
 func (jm *Controller) observeDeletion(pod *model.Pod) {
-	ref := model.ControllerOf(pod)
-	if ref == nil {
-		return
-	}
-	if j := jm.resolveControllerRef(pod.Namespace, ref); j != nil {
+	if j := jm.jobOf(pod); j != nil {
 		jm.expectations.DeletionObserved(model.Key(j))
 		jm.enqueueBatched(j)
 	}
