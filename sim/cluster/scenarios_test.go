@@ -29,16 +29,25 @@ func eventTime(t *testing.T, res *report.Result, reason, kind, name string) floa
 	return 0
 }
 
+// convergenceOf is the convergence time of the record name; a record that is missing or
+// never converged fails the test.
 func convergenceOf(t *testing.T, res *report.Result, name string) float64 {
 	t.Helper()
-	for _, c := range res.Convergence {
-		if c.Name == name {
-			require.NotNil(t, c.Seconds, "%s never converged", name)
-			return *c.Seconds
+	c := convergenceRecord(t, res, name)
+	require.NotNil(t, c.Seconds, "%s never converged", name)
+	return *c.Seconds
+}
+
+// convergenceRecord is res's convergence record name; a missing one fails the test.
+func convergenceRecord(t *testing.T, res *report.Result, name string) *report.Convergence {
+	t.Helper()
+	for i := range res.Convergence {
+		if res.Convergence[i].Name == name {
+			return &res.Convergence[i]
 		}
 	}
 	t.Fatalf("no convergence record %q", name)
-	return 0
+	return nil
 }
 
 // TestNodeFailureTimeline checks the node-failure story against the upstream arithmetic

@@ -79,13 +79,7 @@ var blockedDrainScenario string
 // its record never converges, the converged expectation fails, and the verdict names the drain.
 func TestBlockedDrainDoesNotConverge(t *testing.T) {
 	res := runYAML(t, "blocked-drain", blockedDrainScenario)
-	var drain *report.Convergence
-	for i := range res.Convergence {
-		if res.Convergence[i].Name == "drain-b0" {
-			drain = &res.Convergence[i]
-		}
-	}
-	require.NotNil(t, drain)
+	drain := convergenceRecord(t, res, "drain-b0")
 	assert.Nil(t, drain.ConvergedAt, "a blocked drain did not converge: %s", report.ConvergenceText(*drain))
 	assert.Nil(t, drain.FirstConvergedAt)
 	require.Len(t, res.Expectations, 2, "%+v", res.Expectations)
@@ -220,13 +214,7 @@ expect:
 `, 1)
 	text = text[:strings.Index(text, "expect:\n")] + "expect:\n- {name: grown, converged: {after: grow, within: 5m}}\n"
 	res := runYAML(t, "failed-action", text)
-	var grow *report.Convergence
-	for i := range res.Convergence {
-		if res.Convergence[i].Name == "grow" {
-			grow = &res.Convergence[i]
-		}
-	}
-	require.NotNil(t, grow)
+	grow := convergenceRecord(t, res, "grow")
 	assert.Nil(t, grow.FirstConvergedAt, "a failed scale never converges")
 	assert.False(t, res.Expectations[0].Passed)
 	assert.Contains(t, res.Expectations[0].Message, "grow did not complete")
