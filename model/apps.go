@@ -239,31 +239,31 @@ func (o *ControllerRevision) DeepCopyObject() Object { return o.DeepCopy() }
 // DeepCopy returns a deep copy.
 func (o *Deployment) DeepCopy() *Deployment {
 	out := copyWithMeta(o)
-	out.Spec.Replicas = copyPtr(o.Spec.Replicas)
+	out.Spec.Replicas = CopyPtr(o.Spec.Replicas)
 	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
 	o.Spec.Template.DeepCopyInto(&out.Spec.Template)
 	if ru := o.Spec.Strategy.RollingUpdate; ru != nil {
-		out.Spec.Strategy.RollingUpdate = &RollingUpdateDeployment{MaxUnavailable: copyPtr(ru.MaxUnavailable), MaxSurge: copyPtr(ru.MaxSurge)}
+		out.Spec.Strategy.RollingUpdate = &RollingUpdateDeployment{MaxUnavailable: CopyPtr(ru.MaxUnavailable), MaxSurge: CopyPtr(ru.MaxSurge)}
 	}
-	out.Spec.RevisionHistoryLimit = copyPtr(o.Spec.RevisionHistoryLimit)
-	out.Spec.ProgressDeadlineSeconds = copyPtr(o.Spec.ProgressDeadlineSeconds)
-	out.Status.TerminatingReplicas = copyPtr(o.Status.TerminatingReplicas)
+	out.Spec.RevisionHistoryLimit = CopyPtr(o.Spec.RevisionHistoryLimit)
+	out.Spec.ProgressDeadlineSeconds = CopyPtr(o.Spec.ProgressDeadlineSeconds)
+	out.Status.TerminatingReplicas = CopyPtr(o.Status.TerminatingReplicas)
 	out.Status.Conditions = copySlice(o.Status.Conditions)
-	out.Status.CollisionCount = copyPtr(o.Status.CollisionCount)
+	out.Status.CollisionCount = CopyPtr(o.Status.CollisionCount)
 	return out
 }
 
 // DeepCopy returns a deep copy.
 func (o *StatefulSet) DeepCopy() *StatefulSet {
 	out := copyWithMeta(o)
-	out.Spec.Replicas = copyPtr(o.Spec.Replicas)
+	out.Spec.Replicas = CopyPtr(o.Spec.Replicas)
 	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
 	o.Spec.Template.DeepCopyInto(&out.Spec.Template)
 	if ru := o.Spec.UpdateStrategy.RollingUpdate; ru != nil {
-		out.Spec.UpdateStrategy.RollingUpdate = &RollingUpdateStatefulSetStrategy{Partition: copyPtr(ru.Partition), MaxUnavailable: copyPtr(ru.MaxUnavailable)}
+		out.Spec.UpdateStrategy.RollingUpdate = &RollingUpdateStatefulSetStrategy{Partition: CopyPtr(ru.Partition), MaxUnavailable: CopyPtr(ru.MaxUnavailable)}
 	}
-	out.Spec.RevisionHistoryLimit = copyPtr(o.Spec.RevisionHistoryLimit)
-	out.Status.CollisionCount = copyPtr(o.Status.CollisionCount)
+	out.Spec.RevisionHistoryLimit = CopyPtr(o.Spec.RevisionHistoryLimit)
+	out.Status.CollisionCount = CopyPtr(o.Status.CollisionCount)
 	out.Status.Conditions = copySlice(o.Status.Conditions)
 	return out
 }
@@ -274,10 +274,10 @@ func (o *DaemonSet) DeepCopy() *DaemonSet {
 	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
 	o.Spec.Template.DeepCopyInto(&out.Spec.Template)
 	if ru := o.Spec.UpdateStrategy.RollingUpdate; ru != nil {
-		out.Spec.UpdateStrategy.RollingUpdate = &RollingUpdateDaemonSet{MaxUnavailable: copyPtr(ru.MaxUnavailable), MaxSurge: copyPtr(ru.MaxSurge)}
+		out.Spec.UpdateStrategy.RollingUpdate = &RollingUpdateDaemonSet{MaxUnavailable: CopyPtr(ru.MaxUnavailable), MaxSurge: CopyPtr(ru.MaxSurge)}
 	}
-	out.Spec.RevisionHistoryLimit = copyPtr(o.Spec.RevisionHistoryLimit)
-	out.Status.CollisionCount = copyPtr(o.Status.CollisionCount)
+	out.Spec.RevisionHistoryLimit = CopyPtr(o.Spec.RevisionHistoryLimit)
+	out.Status.CollisionCount = CopyPtr(o.Status.CollisionCount)
 	out.Status.Conditions = copySlice(o.Status.Conditions)
 	return out
 }

@@ -251,7 +251,7 @@ func (o *Scale) DeepCopyObject() Object                   { return o.DeepCopy() 
 // DeepCopy returns a deep copy.
 func (o *HorizontalPodAutoscaler) DeepCopy() *HorizontalPodAutoscaler {
 	out := copyWithMeta(o)
-	out.Spec.MinReplicas = copyPtr(o.Spec.MinReplicas)
+	out.Spec.MinReplicas = CopyPtr(o.Spec.MinReplicas)
 	if o.Spec.Metrics != nil {
 		out.Spec.Metrics = make([]MetricSpec, len(o.Spec.Metrics))
 		for i := range o.Spec.Metrics {
@@ -261,8 +261,8 @@ func (o *HorizontalPodAutoscaler) DeepCopy() *HorizontalPodAutoscaler {
 	if b := o.Spec.Behavior; b != nil {
 		out.Spec.Behavior = &HorizontalPodAutoscalerBehavior{ScaleUp: b.ScaleUp.DeepCopy(), ScaleDown: b.ScaleDown.DeepCopy()}
 	}
-	out.Status.ObservedGeneration = copyPtr(o.Status.ObservedGeneration)
-	out.Status.LastScaleTime = copyPtr(o.Status.LastScaleTime)
+	out.Status.ObservedGeneration = CopyPtr(o.Status.ObservedGeneration)
+	out.Status.LastScaleTime = CopyPtr(o.Status.LastScaleTime)
 	if o.Status.CurrentMetrics != nil {
 		out.Status.CurrentMetrics = make([]MetricStatus, len(o.Status.CurrentMetrics))
 		for i := range o.Status.CurrentMetrics {
@@ -321,8 +321,8 @@ func (r *HPAScalingRules) DeepCopy() *HPAScalingRules {
 		return nil
 	}
 	return &HPAScalingRules{
-		StabilizationWindowSeconds: copyPtr(r.StabilizationWindowSeconds),
-		SelectPolicy:               copyPtr(r.SelectPolicy),
+		StabilizationWindowSeconds: CopyPtr(r.StabilizationWindowSeconds),
+		SelectPolicy:               CopyPtr(r.SelectPolicy),
 		Policies:                   copySlice(r.Policies),
 		Tolerance:                  copyQuantity(r.Tolerance),
 	}
@@ -333,11 +333,11 @@ func (m MetricIdentifier) deepCopy() MetricIdentifier {
 }
 
 func (t MetricTarget) deepCopy() MetricTarget {
-	return MetricTarget{Type: t.Type, Value: copyQuantity(t.Value), AverageValue: copyQuantity(t.AverageValue), AverageUtilization: copyPtr(t.AverageUtilization)}
+	return MetricTarget{Type: t.Type, Value: copyQuantity(t.Value), AverageValue: copyQuantity(t.AverageValue), AverageUtilization: CopyPtr(t.AverageUtilization)}
 }
 
 func (v MetricValueStatus) deepCopy() MetricValueStatus {
-	return MetricValueStatus{Value: copyQuantity(v.Value), AverageValue: copyQuantity(v.AverageValue), AverageUtilization: copyPtr(v.AverageUtilization)}
+	return MetricValueStatus{Value: copyQuantity(v.Value), AverageValue: copyQuantity(v.AverageValue), AverageUtilization: CopyPtr(v.AverageUtilization)}
 }
 
 // copyQuantity copies a quantity pointer with Quantity.DeepCopy: a plain copy would share the

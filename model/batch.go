@@ -240,11 +240,11 @@ func (o *Job) DeepCopy() *Job {
 	o.Spec.DeepCopyInto(&out.Spec)
 	s := &o.Status
 	out.Status.Conditions = copySlice(s.Conditions)
-	out.Status.StartTime = copyPtr(s.StartTime)
-	out.Status.CompletionTime = copyPtr(s.CompletionTime)
-	out.Status.Terminating = copyPtr(s.Terminating)
-	out.Status.FailedIndexes = copyPtr(s.FailedIndexes)
-	out.Status.Ready = copyPtr(s.Ready)
+	out.Status.StartTime = CopyPtr(s.StartTime)
+	out.Status.CompletionTime = CopyPtr(s.CompletionTime)
+	out.Status.Terminating = CopyPtr(s.Terminating)
+	out.Status.FailedIndexes = CopyPtr(s.FailedIndexes)
+	out.Status.Ready = CopyPtr(s.Ready)
 	if u := s.UncountedTerminatedPods; u != nil {
 		out.Status.UncountedTerminatedPods = &UncountedTerminatedPods{Succeeded: copySlice(u.Succeeded), Failed: copySlice(u.Failed)}
 	}
@@ -254,9 +254,9 @@ func (o *Job) DeepCopy() *Job {
 // DeepCopyInto copies s into out.
 func (s *JobSpec) DeepCopyInto(out *JobSpec) {
 	*out = *s
-	out.Parallelism = copyPtr(s.Parallelism)
-	out.Completions = copyPtr(s.Completions)
-	out.ActiveDeadlineSeconds = copyPtr(s.ActiveDeadlineSeconds)
+	out.Parallelism = CopyPtr(s.Parallelism)
+	out.Completions = CopyPtr(s.Completions)
+	out.ActiveDeadlineSeconds = CopyPtr(s.ActiveDeadlineSeconds)
 	if p := s.PodFailurePolicy; p != nil {
 		np := &PodFailurePolicy{}
 		if p.Rules != nil {
@@ -264,7 +264,7 @@ func (s *JobSpec) DeepCopyInto(out *JobSpec) {
 			for i, r := range p.Rules {
 				nr := PodFailurePolicyRule{Action: r.Action, OnPodConditions: copySlice(r.OnPodConditions)}
 				if e := r.OnExitCodes; e != nil {
-					nr.OnExitCodes = &PodFailurePolicyOnExitCodesRequirement{ContainerName: copyPtr(e.ContainerName), Operator: e.Operator, Values: copySlice(e.Values)}
+					nr.OnExitCodes = &PodFailurePolicyOnExitCodesRequirement{ContainerName: CopyPtr(e.ContainerName), Operator: e.Operator, Values: copySlice(e.Values)}
 				}
 				np.Rules[i] = nr
 			}
@@ -276,37 +276,37 @@ func (s *JobSpec) DeepCopyInto(out *JobSpec) {
 		if p.Rules != nil {
 			np.Rules = make([]SuccessPolicyRule, len(p.Rules))
 			for i, r := range p.Rules {
-				np.Rules[i] = SuccessPolicyRule{SucceededIndexes: copyPtr(r.SucceededIndexes), SucceededCount: copyPtr(r.SucceededCount)}
+				np.Rules[i] = SuccessPolicyRule{SucceededIndexes: CopyPtr(r.SucceededIndexes), SucceededCount: CopyPtr(r.SucceededCount)}
 			}
 		}
 		out.SuccessPolicy = np
 	}
-	out.BackoffLimit = copyPtr(s.BackoffLimit)
-	out.BackoffLimitPerIndex = copyPtr(s.BackoffLimitPerIndex)
-	out.MaxFailedIndexes = copyPtr(s.MaxFailedIndexes)
+	out.BackoffLimit = CopyPtr(s.BackoffLimit)
+	out.BackoffLimitPerIndex = CopyPtr(s.BackoffLimitPerIndex)
+	out.MaxFailedIndexes = CopyPtr(s.MaxFailedIndexes)
 	out.Selector = copyLabelSelector(s.Selector)
-	out.ManualSelector = copyPtr(s.ManualSelector)
+	out.ManualSelector = CopyPtr(s.ManualSelector)
 	s.Template.DeepCopyInto(&out.Template)
-	out.TTLSecondsAfterFinished = copyPtr(s.TTLSecondsAfterFinished)
-	out.CompletionMode = copyPtr(s.CompletionMode)
-	out.Suspend = copyPtr(s.Suspend)
-	out.PodReplacementPolicy = copyPtr(s.PodReplacementPolicy)
-	out.ManagedBy = copyPtr(s.ManagedBy)
+	out.TTLSecondsAfterFinished = CopyPtr(s.TTLSecondsAfterFinished)
+	out.CompletionMode = CopyPtr(s.CompletionMode)
+	out.Suspend = CopyPtr(s.Suspend)
+	out.PodReplacementPolicy = CopyPtr(s.PodReplacementPolicy)
+	out.ManagedBy = CopyPtr(s.ManagedBy)
 }
 
 // DeepCopy returns a deep copy.
 func (o *CronJob) DeepCopy() *CronJob {
 	out := copyWithMeta(o)
-	out.Spec.TimeZone = copyPtr(o.Spec.TimeZone)
-	out.Spec.StartingDeadlineSeconds = copyPtr(o.Spec.StartingDeadlineSeconds)
-	out.Spec.Suspend = copyPtr(o.Spec.Suspend)
+	out.Spec.TimeZone = CopyPtr(o.Spec.TimeZone)
+	out.Spec.StartingDeadlineSeconds = CopyPtr(o.Spec.StartingDeadlineSeconds)
+	out.Spec.Suspend = CopyPtr(o.Spec.Suspend)
 	o.Spec.JobTemplate.ObjectMeta.DeepCopyInto(&out.Spec.JobTemplate.ObjectMeta)
 	o.Spec.JobTemplate.Spec.DeepCopyInto(&out.Spec.JobTemplate.Spec)
-	out.Spec.SuccessfulJobsHistoryLimit = copyPtr(o.Spec.SuccessfulJobsHistoryLimit)
-	out.Spec.FailedJobsHistoryLimit = copyPtr(o.Spec.FailedJobsHistoryLimit)
+	out.Spec.SuccessfulJobsHistoryLimit = CopyPtr(o.Spec.SuccessfulJobsHistoryLimit)
+	out.Spec.FailedJobsHistoryLimit = CopyPtr(o.Spec.FailedJobsHistoryLimit)
 	out.Status.Active = copySlice(o.Status.Active)
-	out.Status.LastScheduleTime = copyPtr(o.Status.LastScheduleTime)
-	out.Status.LastSuccessfulTime = copyPtr(o.Status.LastSuccessfulTime)
+	out.Status.LastScheduleTime = CopyPtr(o.Status.LastScheduleTime)
+	out.Status.LastSuccessfulTime = CopyPtr(o.Status.LastSuccessfulTime)
 	return out
 }
 

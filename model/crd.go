@@ -241,7 +241,7 @@ func (o *CustomResourceDefinition) DeepCopy() *CustomResourceDefinition {
 }
 
 func (v CustomResourceDefinitionVersion) deepCopy() CustomResourceDefinitionVersion {
-	v.DeprecationWarning = copyPtr(v.DeprecationWarning)
+	v.DeprecationWarning = CopyPtr(v.DeprecationWarning)
 	if v.Schema != nil {
 		v.Schema = &CustomResourceValidation{OpenAPIV3Schema: v.Schema.OpenAPIV3Schema.DeepCopy()}
 	}
@@ -251,7 +251,7 @@ func (v CustomResourceDefinitionVersion) deepCopy() CustomResourceDefinitionVers
 			c.Status = &CustomResourceSubresourceStatus{}
 		}
 		if sc := sr.Scale; sc != nil {
-			c.Scale = &CustomResourceSubresourceScale{SpecReplicasPath: sc.SpecReplicasPath, StatusReplicasPath: sc.StatusReplicasPath, LabelSelectorPath: copyPtr(sc.LabelSelectorPath)}
+			c.Scale = &CustomResourceSubresourceScale{SpecReplicasPath: sc.SpecReplicasPath, StatusReplicasPath: sc.StatusReplicasPath, LabelSelectorPath: CopyPtr(sc.LabelSelectorPath)}
 		}
 		v.Subresources = c
 	}
@@ -284,17 +284,17 @@ func (s *JSONSchemaProps) DeepCopy() *JSONSchemaProps {
 		return nil
 	}
 	out := *s
-	out.Ref = copyPtr(s.Ref)
+	out.Ref = CopyPtr(s.Ref)
 	out.Default = s.Default.deepCopy()
-	out.Maximum = copyPtr(s.Maximum)
-	out.Minimum = copyPtr(s.Minimum)
-	out.MaxLength = copyPtr(s.MaxLength)
-	out.MinLength = copyPtr(s.MinLength)
-	out.MaxItems = copyPtr(s.MaxItems)
-	out.MinItems = copyPtr(s.MinItems)
-	out.MultipleOf = copyPtr(s.MultipleOf)
-	out.MaxProperties = copyPtr(s.MaxProperties)
-	out.MinProperties = copyPtr(s.MinProperties)
+	out.Maximum = CopyPtr(s.Maximum)
+	out.Minimum = CopyPtr(s.Minimum)
+	out.MaxLength = CopyPtr(s.MaxLength)
+	out.MinLength = CopyPtr(s.MinLength)
+	out.MaxItems = CopyPtr(s.MaxItems)
+	out.MinItems = CopyPtr(s.MinItems)
+	out.MultipleOf = CopyPtr(s.MultipleOf)
+	out.MaxProperties = CopyPtr(s.MaxProperties)
+	out.MinProperties = CopyPtr(s.MinProperties)
 	out.Enum = copyJSONs(s.Enum)
 	out.Required = slices.Clone(s.Required)
 	out.Items = s.Items.DeepCopy()
@@ -329,10 +329,10 @@ func (s *JSONSchemaProps) DeepCopy() *JSONSchemaProps {
 	}
 	out.ExternalDocs = s.ExternalDocs.deepCopy()
 	out.Example = s.Example.deepCopy()
-	out.XPreserveUnknownFields = copyPtr(s.XPreserveUnknownFields)
+	out.XPreserveUnknownFields = CopyPtr(s.XPreserveUnknownFields)
 	out.XListMapKeys = slices.Clone(s.XListMapKeys)
-	out.XListType = copyPtr(s.XListType)
-	out.XMapType = copyPtr(s.XMapType)
+	out.XListType = CopyPtr(s.XListType)
+	out.XMapType = CopyPtr(s.XMapType)
 	out.XValidations = copyJSONs(s.XValidations)
 	return &out
 }

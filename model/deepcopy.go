@@ -42,7 +42,9 @@ func copyWithMeta[T any, P interface {
 	return out
 }
 
-func copyPtr[T any](p *T) *T {
+// CopyPtr returns a pointer to a shallow copy of *p, or nil when p is nil: a deep copy for
+// a T without pointers, slices or maps inside.
+func CopyPtr[T any](p *T) *T {
 	if p == nil {
 		return nil
 	}
@@ -65,8 +67,8 @@ func copySlice[T any](s []T) []T {
 // DeepCopyInto copies m into out.
 func (m *ObjectMeta) DeepCopyInto(out *ObjectMeta) {
 	*out = *m
-	out.DeletionTimestamp = copyPtr(m.DeletionTimestamp)
-	out.DeletionGracePeriodSeconds = copyPtr(m.DeletionGracePeriodSeconds)
+	out.DeletionTimestamp = CopyPtr(m.DeletionTimestamp)
+	out.DeletionGracePeriodSeconds = CopyPtr(m.DeletionGracePeriodSeconds)
 	out.Labels = copyMap(m.Labels)
 	out.Annotations = copyMap(m.Annotations)
 	if m.OwnerReferences != nil {
@@ -122,7 +124,7 @@ func (o *Node) DeepCopy() *Node {
 	if o.Spec.Taints != nil {
 		out.Spec.Taints = make([]Taint, len(o.Spec.Taints))
 		for i, t := range o.Spec.Taints {
-			t.TimeAdded = copyPtr(t.TimeAdded)
+			t.TimeAdded = CopyPtr(t.TimeAdded)
 			out.Spec.Taints[i] = t
 		}
 	}
@@ -175,7 +177,7 @@ func (s *PodSpec) DeepCopyInto(out *PodSpec) {
 	*out = *s
 	out.Containers = copyContainers(s.Containers)
 	out.InitContainers = copyContainers(s.InitContainers)
-	out.TerminationGracePeriodSeconds = copyPtr(s.TerminationGracePeriodSeconds)
+	out.TerminationGracePeriodSeconds = CopyPtr(s.TerminationGracePeriodSeconds)
 	out.NodeSelector = copyMap(s.NodeSelector)
 	if s.Affinity != nil {
 		a := &Affinity{}
@@ -199,9 +201,9 @@ func (s *PodSpec) DeepCopyInto(out *PodSpec) {
 		out.TopologySpreadConstraints = make([]TopologySpreadConstraint, len(s.TopologySpreadConstraints))
 		for i, c := range s.TopologySpreadConstraints {
 			c.LabelSelector = copyLabelSelector(c.LabelSelector)
-			c.MinDomains = copyPtr(c.MinDomains)
-			c.NodeAffinityPolicy = copyPtr(c.NodeAffinityPolicy)
-			c.NodeTaintsPolicy = copyPtr(c.NodeTaintsPolicy)
+			c.MinDomains = CopyPtr(c.MinDomains)
+			c.NodeAffinityPolicy = CopyPtr(c.NodeAffinityPolicy)
+			c.NodeTaintsPolicy = CopyPtr(c.NodeTaintsPolicy)
 			c.MatchLabelKeys = copySlice(c.MatchLabelKeys)
 			out.TopologySpreadConstraints[i] = c
 		}
@@ -217,8 +219,8 @@ func (s *PodSpec) DeepCopyInto(out *PodSpec) {
 			out.Tolerations[i] = t
 		}
 	}
-	out.Priority = copyPtr(s.Priority)
-	out.PreemptionPolicy = copyPtr(s.PreemptionPolicy)
+	out.Priority = CopyPtr(s.Priority)
+	out.PreemptionPolicy = CopyPtr(s.PreemptionPolicy)
 }
 
 func copyTerms(ts []NodeSelectorTerm) []NodeSelectorTerm {
@@ -256,10 +258,10 @@ func copyContainers(cs []Container) []Container {
 	for i, c := range cs {
 		c.Resources.Requests = c.Resources.Requests.DeepCopy()
 		c.Resources.Limits = c.Resources.Limits.DeepCopy()
-		c.ReadinessProbe = copyPtr(c.ReadinessProbe)
-		c.LivenessProbe = copyPtr(c.LivenessProbe)
-		c.StartupProbe = copyPtr(c.StartupProbe)
-		c.RestartPolicy = copyPtr(c.RestartPolicy)
+		c.ReadinessProbe = CopyPtr(c.ReadinessProbe)
+		c.LivenessProbe = CopyPtr(c.LivenessProbe)
+		c.StartupProbe = CopyPtr(c.StartupProbe)
+		c.RestartPolicy = CopyPtr(c.RestartPolicy)
 		c.Env = copySlice(c.Env)
 		out[i] = c
 	}
@@ -270,7 +272,7 @@ func copyContainers(cs []Container) []Container {
 func (s *PodStatus) DeepCopyInto(out *PodStatus) {
 	*out = *s
 	out.Conditions = copySlice(s.Conditions)
-	out.StartTime = copyPtr(s.StartTime)
+	out.StartTime = CopyPtr(s.StartTime)
 	out.ContainerStatuses = copyContainerStatuses(s.ContainerStatuses)
 	out.InitContainerStatuses = copyContainerStatuses(s.InitContainerStatuses)
 }
@@ -283,23 +285,23 @@ func copyContainerStatuses(cs []ContainerStatus) []ContainerStatus {
 	for i, c := range cs {
 		c.State = c.State.deepCopy()
 		c.LastState = c.LastState.deepCopy()
-		c.Started = copyPtr(c.Started)
+		c.Started = CopyPtr(c.Started)
 		out[i] = c
 	}
 	return out
 }
 
 func (s ContainerState) deepCopy() ContainerState {
-	return ContainerState{Waiting: copyPtr(s.Waiting), Running: copyPtr(s.Running), Terminated: copyPtr(s.Terminated)}
+	return ContainerState{Waiting: CopyPtr(s.Waiting), Running: CopyPtr(s.Running), Terminated: CopyPtr(s.Terminated)}
 }
 
 // DeepCopy returns a deep copy.
 func (o *ReplicaSet) DeepCopy() *ReplicaSet {
 	out := copyWithMeta(o)
-	out.Spec.Replicas = copyPtr(o.Spec.Replicas)
+	out.Spec.Replicas = CopyPtr(o.Spec.Replicas)
 	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
 	o.Spec.Template.DeepCopyInto(&out.Spec.Template)
-	out.Status.TerminatingReplicas = copyPtr(o.Status.TerminatingReplicas)
+	out.Status.TerminatingReplicas = CopyPtr(o.Status.TerminatingReplicas)
 	out.Status.Conditions = copySlice(o.Status.Conditions)
 	return out
 }

@@ -125,19 +125,19 @@ func (o *EndpointSlice) DeepCopy() *EndpointSlice {
 		for i, e := range o.Endpoints {
 			e.Addresses = copySlice(e.Addresses)
 			e.Conditions = EndpointConditions{
-				Ready:       copyPtr(e.Conditions.Ready),
-				Serving:     copyPtr(e.Conditions.Serving),
-				Terminating: copyPtr(e.Conditions.Terminating),
+				Ready:       CopyPtr(e.Conditions.Ready),
+				Serving:     CopyPtr(e.Conditions.Serving),
+				Terminating: CopyPtr(e.Conditions.Terminating),
 			}
-			e.TargetRef = copyPtr(e.TargetRef)
-			e.NodeName = copyPtr(e.NodeName)
+			e.TargetRef = CopyPtr(e.TargetRef)
+			e.NodeName = CopyPtr(e.NodeName)
 			out.Endpoints[i] = e
 		}
 	}
 	if o.Ports != nil {
 		out.Ports = make([]EndpointPort, len(o.Ports))
 		for i, p := range o.Ports {
-			out.Ports[i] = EndpointPort{Name: copyPtr(p.Name), Protocol: copyPtr(p.Protocol), Port: copyPtr(p.Port)}
+			out.Ports[i] = EndpointPort{Name: CopyPtr(p.Name), Protocol: CopyPtr(p.Protocol), Port: CopyPtr(p.Port)}
 		}
 	}
 	return out

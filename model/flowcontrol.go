@@ -217,7 +217,7 @@ func (o *FlowSchema) DeepCopy() *FlowSchema {
 		return nil
 	}
 	out := copyWithMeta(o)
-	out.Spec.DistinguisherMethod = copyPtr(o.Spec.DistinguisherMethod)
+	out.Spec.DistinguisherMethod = CopyPtr(o.Spec.DistinguisherMethod)
 	if o.Spec.Rules != nil {
 		out.Spec.Rules = make([]PolicyRulesWithSubjects, len(o.Spec.Rules))
 		for i, r := range o.Spec.Rules {
@@ -225,7 +225,7 @@ func (o *FlowSchema) DeepCopy() *FlowSchema {
 			if r.Subjects != nil {
 				c.Subjects = make([]Subject, len(r.Subjects))
 				for j, s := range r.Subjects {
-					c.Subjects[j] = Subject{Kind: s.Kind, User: copyPtr(s.User), Group: copyPtr(s.Group), ServiceAccount: copyPtr(s.ServiceAccount)}
+					c.Subjects[j] = Subject{Kind: s.Kind, User: CopyPtr(s.User), Group: CopyPtr(s.Group), ServiceAccount: CopyPtr(s.ServiceAccount)}
 				}
 			}
 			if r.ResourceRules != nil {
@@ -269,14 +269,14 @@ func (o *PriorityLevelConfiguration) DeepCopy() *PriorityLevelConfiguration {
 	out := copyWithMeta(o)
 	if l := o.Spec.Limited; l != nil {
 		c := *l
-		c.NominalConcurrencyShares = copyPtr(l.NominalConcurrencyShares)
-		c.LendablePercent = copyPtr(l.LendablePercent)
-		c.BorrowingLimitPercent = copyPtr(l.BorrowingLimitPercent)
-		c.LimitResponse.Queuing = copyPtr(l.LimitResponse.Queuing)
+		c.NominalConcurrencyShares = CopyPtr(l.NominalConcurrencyShares)
+		c.LendablePercent = CopyPtr(l.LendablePercent)
+		c.BorrowingLimitPercent = CopyPtr(l.BorrowingLimitPercent)
+		c.LimitResponse.Queuing = CopyPtr(l.LimitResponse.Queuing)
 		out.Spec.Limited = &c
 	}
 	if e := o.Spec.Exempt; e != nil {
-		out.Spec.Exempt = &ExemptPriorityLevelConfiguration{NominalConcurrencyShares: copyPtr(e.NominalConcurrencyShares), LendablePercent: copyPtr(e.LendablePercent)}
+		out.Spec.Exempt = &ExemptPriorityLevelConfiguration{NominalConcurrencyShares: CopyPtr(e.NominalConcurrencyShares), LendablePercent: CopyPtr(e.LendablePercent)}
 	}
 	return out
 }

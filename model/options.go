@@ -65,11 +65,11 @@ func (o *DeleteOptions) DeepCopy() *DeleteOptions {
 		return nil
 	}
 	out := &DeleteOptions{
-		GracePeriodSeconds: copyPtr(o.GracePeriodSeconds),
-		PropagationPolicy:  copyPtr(o.PropagationPolicy),
+		GracePeriodSeconds: CopyPtr(o.GracePeriodSeconds),
+		PropagationPolicy:  CopyPtr(o.PropagationPolicy),
 	}
 	if p := o.Preconditions; p != nil {
-		out.Preconditions = &Preconditions{UID: copyPtr(p.UID), ResourceVersion: copyPtr(p.ResourceVersion)}
+		out.Preconditions = &Preconditions{UID: CopyPtr(p.UID), ResourceVersion: CopyPtr(p.ResourceVersion)}
 	}
 	return out
 }

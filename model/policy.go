@@ -135,10 +135,10 @@ func (o *Eviction) DeepCopyObject() Object            { return o.DeepCopy() }
 // DeepCopy returns a deep copy.
 func (o *PodDisruptionBudget) DeepCopy() *PodDisruptionBudget {
 	out := copyWithMeta(o)
-	out.Spec.MinAvailable = copyPtr(o.Spec.MinAvailable)
+	out.Spec.MinAvailable = CopyPtr(o.Spec.MinAvailable)
 	out.Spec.Selector = copyLabelSelector(o.Spec.Selector)
-	out.Spec.MaxUnavailable = copyPtr(o.Spec.MaxUnavailable)
-	out.Spec.UnhealthyPodEvictionPolicy = copyPtr(o.Spec.UnhealthyPodEvictionPolicy)
+	out.Spec.MaxUnavailable = CopyPtr(o.Spec.MaxUnavailable)
+	out.Spec.UnhealthyPodEvictionPolicy = CopyPtr(o.Spec.UnhealthyPodEvictionPolicy)
 	out.Status.DisruptedPods = copyMap(o.Status.DisruptedPods)
 	out.Status.Conditions = copySlice(o.Status.Conditions)
 	return out

@@ -94,7 +94,7 @@ func (o *PriorityClass) DeepCopy() *PriorityClass {
 	}
 	out := *o
 	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.PreemptionPolicy = copyPtr(o.PreemptionPolicy)
+	out.PreemptionPolicy = CopyPtr(o.PreemptionPolicy)
 	return &out
 }
 

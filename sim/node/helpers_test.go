@@ -101,18 +101,9 @@ func (w *world) createPod(ps podSpec) *model.Pod {
 		if ps.memory != "" {
 			c.Resources.Requests[model.ResourceMemory] = mustQuantity(w.T, ps.memory)
 		}
-		if ps.readiness != nil {
-			p := *ps.readiness
-			c.ReadinessProbe = &p
-		}
-		if ps.startup != nil {
-			p := *ps.startup
-			c.StartupProbe = &p
-		}
-		if ps.liveness != nil {
-			p := *ps.liveness
-			c.LivenessProbe = &p
-		}
+		c.ReadinessProbe = model.CopyPtr(ps.readiness)
+		c.StartupProbe = model.CopyPtr(ps.startup)
+		c.LivenessProbe = model.CopyPtr(ps.liveness)
 		pod.Spec.Containers = append(pod.Spec.Containers, c)
 	}
 	for _, ic := range ps.inits {
@@ -120,14 +111,8 @@ func (w *world) createPod(ps podSpec) *model.Pod {
 		c := model.Container{Name: name, Image: "registry.example/" + name + ":1.0"}
 		if kind == "sidecar" {
 			c.RestartPolicy = model.Ptr(model.ContainerRestartPolicyAlways)
-			if ps.sidecarStartup != nil {
-				p := *ps.sidecarStartup
-				c.StartupProbe = &p
-			}
-			if ps.liveness != nil {
-				p := *ps.liveness
-				c.LivenessProbe = &p
-			}
+			c.StartupProbe = model.CopyPtr(ps.sidecarStartup)
+			c.LivenessProbe = model.CopyPtr(ps.liveness)
 		}
 		pod.Spec.InitContainers = append(pod.Spec.InitContainers, c)
 	}
