@@ -11,8 +11,7 @@ import (
 )
 
 func (p *parser) checkMetrics(raw *rawMetrics) {
-	if len(raw.entries) > MaxMetrics {
-		p.errAt(raw.node, "metrics", fmt.Sprintf("%d metrics, more than the limit of %d", len(raw.entries), MaxMetrics), "")
+	if p.overLimit(raw.node, "metrics", len(raw.entries), "metrics", MaxMetrics) {
 		return
 	}
 	for _, e := range raw.entries {
@@ -128,8 +127,7 @@ func (p *parser) checkExpectationTarget(name string, n *yaml.Node, path string) 
 const statHint = "percentile: 95, or stat: mean, min, max, median, p50, p90, p95 or p99"
 
 func (p *parser) checkExpect(raw located[[]rawExpect]) {
-	if len(raw.V) > MaxExpectations {
-		p.errAt(raw.node, "expect", fmt.Sprintf("%d expectations, more than the limit of %d", len(raw.V), MaxExpectations), "")
+	if p.overLimit(raw.node, "expect", len(raw.V), "expectations", MaxExpectations) {
 		return
 	}
 	names := map[string]*yaml.Node{}

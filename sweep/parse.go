@@ -97,6 +97,16 @@ type parser struct {
 	sampleNode *yaml.Node
 }
 
+// overLimit reports, at n and path, a list of count items (what: "seeds") longer than limit,
+// and whether it was.
+func (p *parser) overLimit(n *yaml.Node, path string, count int, what string, limit int) bool {
+	if count <= limit {
+		return false
+	}
+	p.errAt(n, path, fmt.Sprintf("%d %s, more than the limit of %d", count, what, limit), "")
+	return true
+}
+
 func (p *parser) errAt(n *yaml.Node, path, msg, hint string) {
 	pos := model.Position{File: p.file, Line: 1, Column: 1}
 	if n != nil && n.Line > 0 {
@@ -326,8 +336,7 @@ func parameterType(key string) (typ, msg, hint string) {
 }
 
 func (p *parser) checkParameters(raw *rawParameters) {
-	if len(raw.entries) > MaxParameters {
-		p.errAt(raw.node, "parameters", fmt.Sprintf("%d parameters, more than the limit of %d", len(raw.entries), MaxParameters), "")
+	if p.overLimit(raw.node, "parameters", len(raw.entries), "parameters", MaxParameters) {
 		return
 	}
 	for _, e := range raw.entries {
@@ -369,8 +378,7 @@ func (p *parser) checkParameters(raw *rawParameters) {
 			}
 			continue
 		}
-		if len(param.Values) > MaxValuesPerParameter {
-			p.errAt(e.value.node, path, fmt.Sprintf("%d values, more than the limit of %d", len(param.Values), MaxValuesPerParameter), "")
+		if p.overLimit(e.value.node, path, len(param.Values), "values", MaxValuesPerParameter) {
 			continue
 		}
 		p.checkValues(path, param, nodes, e.value.node)
@@ -601,8 +609,7 @@ func (p *parser) checkSeeds(root *yaml.Node, raw *rawSeeds) {
 	case raw.node == nil:
 		p.errAt(root, "seeds", "missing seeds", "seeds: 20 runs every grid point with seeds 1 to 20; seeds: [3, 7] with those")
 	case raw.list != nil:
-		if len(raw.list) > MaxSeeds {
-			p.errAt(raw.node, "seeds", fmt.Sprintf("%d seeds, more than the limit of %d", len(raw.list), MaxSeeds), "")
+		if p.overLimit(raw.node, "seeds", len(raw.list), "seeds", MaxSeeds) {
 			return
 		}
 		seen := map[uint64]*yaml.Node{}
