@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/reconsim/reconsim/internal/atomicfile"
+	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sweep"
 )
 
@@ -272,17 +273,9 @@ func shardIndex(s string) int {
 
 func readShard(path string) (shardFile, error) {
 	var sf shardFile
-	f, err := os.Open(path)
+	data, err := scenarios.ReadBounded(path, maxShardBytes)
 	if err != nil {
 		return sf, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxShardBytes+1))
-	if err != nil {
-		return sf, err
-	}
-	if len(data) > maxShardBytes {
-		return sf, fmt.Errorf("%s: larger than %d bytes", path, maxShardBytes)
 	}
 	sf, err = decodeShard(data)
 	if err != nil {

@@ -71,7 +71,7 @@ func Resolve(arg string) (file string, data []byte, baseDir string, err error) {
 	case statErr == nil && st.IsDir():
 		return "", nil, "", fmt.Errorf("%s is a directory, not a scenario file", arg)
 	case statErr == nil || isPathLike:
-		data, err := readBounded(arg)
+		data, err := ReadBounded(arg, MaxFileBytes)
 		if err != nil {
 			return "", nil, "", err
 		}

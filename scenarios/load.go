@@ -27,7 +27,7 @@ import (
 // the scenario is invalid the error is Errors, listing every problem found, and the scenario
 // is nil.
 func Load(path string) (*Scenario, []model.Warning, error) {
-	data, err := readBounded(path)
+	data, err := ReadBounded(path, MaxFileBytes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,19 +117,22 @@ func parse(file string, data []byte, baseDir string, opts ParseOptions, list *ob
 	return l.s, l.warns, nil, true
 }
 
-// readBounded reads a file of at most MaxFileBytes.
-func readBounded(path string) ([]byte, error) {
+// ReadBounded reads the file path whole when it holds at most limit bytes (a scenario file
+// and the manifest and series files it names: MaxFileBytes); it reads no more than limit+1
+// bytes of a larger one, which is an error naming the file and the limit. The sweep and
+// explore files are read with it too.
+func ReadBounded(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("%s: the file is larger than the limit of %d bytes", path, MaxFileBytes)
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: the file is larger than the limit of %d bytes", path, limit)
 	}
 	return data, nil
 }
@@ -802,7 +805,7 @@ func (l *loader) decodeManifestFile(name string, n *yaml.Node, path string, inOb
 	if !ok {
 		return nil
 	}
-	data, err := readBounded(full)
+	data, err := ReadBounded(full, MaxFileBytes)
 	if err != nil {
 		l.errAt(resolve(n), path, "cannot read the manifest file: "+err.Error(), "paths are relative to the scenario file's directory")
 		return nil

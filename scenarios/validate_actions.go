@@ -496,7 +496,7 @@ func (l *loader) readSeries(shape *metrics.Shape, path string) {
 	if !ok {
 		return
 	}
-	data, err := readBounded(full)
+	data, err := ReadBounded(full, MaxFileBytes)
 	if err != nil {
 		l.errAt(n, fp, "cannot read the series file: "+err.Error(), "paths are relative to the scenario file's directory")
 		return

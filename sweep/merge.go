@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/reconsim/reconsim/scenarios"
 )
 
 // maxShardBytes bounds a shard.json (it lists the shard's run IDs and echoes the spec).
@@ -35,7 +37,7 @@ func Merge(dirs []string, outDir string) (*Outcome, error) {
 	var shards []loaded
 	for _, d := range shardDirs {
 		path := filepath.Join(d, ShardFile)
-		data, err := readBounded(path, maxShardBytes)
+		data, err := scenarios.ReadBounded(path, maxShardBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("sweep: shard directory %s has no %s: the shard has not finished (finish it with the same sim sweep command and --resume, then merge)", d, ShardFile)
 		}

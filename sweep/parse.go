@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -37,7 +36,7 @@ func Load(path string) (*Spec, []model.Warning, error) {
 // LoadWithOptions is Load with the options the scenario is parsed with. AllowOutsidePaths
 // also lets the sweep's scenario: name a file outside the sweep file's directory.
 func LoadWithOptions(path string, opts scenarios.ParseOptions) (*Spec, []model.Warning, error) {
-	data, err := readBounded(path, MaxFileBytes)
+	data, err := scenarios.ReadBounded(path, MaxFileBytes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -184,23 +183,6 @@ func safeDecode(dec *yaml.Decoder, doc *yaml.Node) (err error) {
 	return dec.Decode(doc)
 }
 
-// readBounded reads a file of at most limit bytes.
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: the file is larger than the limit of %d bytes", path, limit)
-	}
-	return data, nil
-}
-
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
 
 // check validates the decoded file and fills p.spec.
@@ -284,7 +266,7 @@ func (p *parser) checkScenario(root *yaml.Node, sc located[string]) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(p.baseDir, path)
 	}
-	data, err := readBounded(path, scenarios.MaxFileBytes)
+	data, err := scenarios.ReadBounded(path, scenarios.MaxFileBytes)
 	if err != nil {
 		p.errAt(sc.node, "scenario", fmt.Sprintf("cannot read the scenario file %s: %v", path, errors.Unwrap(err)),
 			"a path is relative to the sweep file's directory; a built-in scenario is named without .yaml")
