@@ -311,38 +311,29 @@ func (c *convergence) setNodeUp(node string, up bool) {
 // unsatisfiedWorkloads returns the refs ("Kind namespace/name") of Deployments, StatefulSets
 // and DaemonSets whose status says they are not done, sorted.
 func (c *convergence) unsatisfiedWorkloads() []string {
-	var out []string
-	//detlint:ordered the keys are sorted below
-	for k, done := range c.deploys {
-		if !done {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
+	return sortedKeysWhere(c.deploys, func(done bool) bool { return !done })
 }
 
 // pendingPods returns the keys of the Pending pods no tracked pod owner owns (bare pods, pods
 // of kinds the convergence does not follow), sorted. A tracked Job's pods are its verdict's.
 func (c *convergence) pendingPods() []string {
-	var out []string
-	//detlint:ordered the keys are sorted below
-	for k, p := range c.pods {
-		if _, byJob := c.deploys[p.jobKey]; p.pending && c.rs[p.ownerKey] == nil && !byJob {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
+	return sortedKeysWhere(c.pods, func(p *podTrack) bool {
+		_, byJob := c.deploys[p.jobKey]
+		return p.pending && c.rs[p.ownerKey] == nil && !byJob
+	})
 }
 
 // unsatisfied returns the refs ("Kind namespace/name") of the pod owners that are not
 // converged, sorted.
 func (c *convergence) unsatisfied() []string {
+	return sortedKeysWhere(c.rs, func(t *rsTrack) bool { return !t.satisfied })
+}
+
+// sortedKeysWhere returns the keys of m whose value keep accepts, sorted.
+func sortedKeysWhere[V any](m map[string]V, keep func(V) bool) []string {
 	var out []string
-	//detlint:ordered the keys are sorted below
-	for k, t := range c.rs {
-		if !t.satisfied {
+	for k, v := range m { //detlint:ordered the keys are sorted below
+		if keep(v) {
 			out = append(out, k)
 		}
 	}

@@ -185,6 +185,14 @@ func (tl *timeline) run(i int) {
 		r.done = true
 		w.obs.changed()
 	}
+	// finishWith is finish after an action that may fail: a failure is traced as the entry's
+	// error first.
+	finishWith := func(err error) {
+		if err != nil {
+			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
+		}
+		finish()
+	}
 	a := e.Action
 	switch {
 	case a.NodeCrash != nil:
@@ -250,15 +258,9 @@ func (tl *timeline) run(i int) {
 		})
 	case a.Delete != nil && a.Delete.Commit:
 		ref := a.Delete.Target
-		if err := w.gitops.CommitDelete(ref.Kind, ref.Namespace, ref.Name); err != nil {
-			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
-		}
-		finish()
+		finishWith(w.gitops.CommitDelete(ref.Kind, ref.Namespace, ref.Name))
 	case a.Apply != nil && a.Apply.Commit:
-		if err := w.gitops.Commit(a.Apply.Objects); err != nil {
-			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
-		}
-		finish()
+		finishWith(w.gitops.Commit(a.Apply.Objects))
 	case a.Delete != nil:
 		ref := a.Delete.Target
 		tl.kubectl(e, r, finish, func(ctx *sim.Proc) error {
@@ -328,44 +330,23 @@ func (tl *timeline) run(i int) {
 		w.installFault(&apiFault{filter: a.APIErrors.RequestFilter, errs: a.APIErrors, rand: w.k.Rand("fault/" + entryLabel(e))}, a.APIErrors.For)
 		finish()
 	case a.APILoad != nil:
-		if err := w.startAPILoad(a.APILoad); err != nil {
-			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
-		}
-		finish()
+		finishWith(w.startAPILoad(a.APILoad))
 	case a.ControllerRestart != nil && w.electionOf(a.ControllerRestart.Component) != nil:
 		// A replicated component restarts as a process: its leader shuts down gracefully.
-		if err := w.leaderRelease(a.ControllerRestart.Component, a.ControllerRestart.Downtime); err != nil {
-			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
-		}
-		finish()
+		finishWith(w.leaderRelease(a.ControllerRestart.Component, a.ControllerRestart.Downtime))
 	case a.LeaderCrash != nil:
 		comp := electedComponent(a.LeaderCrash.Component)
-		if err := w.leaderCrash(comp, w.downtime(comp, a.LeaderCrash.Downtime)); err != nil {
-			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
-		}
-		finish()
+		finishWith(w.leaderCrash(comp, w.downtime(comp, a.LeaderCrash.Downtime)))
 	case a.LeaderPartition != nil:
-		if err := w.leaderPartition(electedComponent(a.LeaderPartition.Component), a.LeaderPartition.For); err != nil {
-			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
-		}
-		finish()
+		finishWith(w.leaderPartition(electedComponent(a.LeaderPartition.Component), a.LeaderPartition.For))
 	case a.LeaderRelease != nil:
 		comp := electedComponent(a.LeaderRelease.Component)
-		if err := w.leaderRelease(comp, w.downtime(comp, a.LeaderRelease.Downtime)); err != nil {
-			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
-		}
-		finish()
+		finishWith(w.leaderRelease(comp, w.downtime(comp, a.LeaderRelease.Downtime)))
 	case a.ControllerRestart != nil:
-		if err := w.restart(a.ControllerRestart.Component, a.ControllerRestart.Downtime); err != nil {
-			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
-		}
-		finish()
+		finishWith(w.restart(a.ControllerRestart.Component, a.ControllerRestart.Downtime))
 	case a.Load != nil:
 		t := a.Load.Target
-		if err := w.metrics.SetShape(string(t.Kind), t.Namespace, t.Name, a.Load.Shape); err != nil {
-			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
-		}
-		finish()
+		finishWith(w.metrics.SetShape(string(t.Kind), t.Namespace, t.Name, a.Load.Shape))
 	case a.WatchStall != nil:
 		w.srv.Store().StallWatches(stallClients(a.WatchStall), w.k.Now().Add(a.WatchStall.For))
 		finish()
