@@ -68,6 +68,16 @@ func equalPodSpec(a, b *PodSpec) bool {
 		equalRare(a.TopologySpreadConstraints, b.TopologySpreadConstraints)
 }
 
+// equalPodSpecButNodeName is equalPodSpec with spec.nodeName left out.
+func equalPodSpecButNodeName(a, b *PodSpec) bool {
+	if a.NodeName == b.NodeName {
+		return equalPodSpec(a, b)
+	}
+	c := *a
+	c.NodeName = b.NodeName
+	return equalPodSpec(&c, b)
+}
+
 // equalSlice reports whether a and b are both nil, or both non-nil with equal elements.
 func equalSlice[T any](a, b []T, eq func(a, b *T) bool) bool {
 	if (a == nil) != (b == nil) || len(a) != len(b) {

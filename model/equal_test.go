@@ -185,7 +185,8 @@ func reflexiveType(t reflect.Type, seen map[reflect.Type]bool) bool {
 // TestValidateUpdateOfValidMatchesValidateUpdate is the property ValidateUpdateOfValid
 // promises: for a valid old object it returns exactly ValidateUpdate's errors, in order, for
 // updates that change nothing, change valid fields, or break any of the rules (metadata, pod
-// spec, node taints and quantities, workload specs), alone or together.
+// spec, node taints and quantities, workload specs), alone or together. ValidateLike makes
+// the same promise for the changed object as a create: Validate's errors, in order.
 func TestValidateUpdateOfValidMatchesValidateUpdate(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	olds := []func() Object{
@@ -331,7 +332,7 @@ func TestValidateUpdateOfValidMatchesValidateUpdate(t *testing.T) {
 		}},
 	}
 	sharedSpecMutation := slices.IndexFunc(mutations, func(m mutation) bool { return m.name == "spec shared" })
-	failing := 0
+	failing, failingCreates := 0, 0
 	for i := 0; i < 6000; i++ {
 		newOld := olds[r.IntN(len(olds))]
 		old := newOld()
@@ -359,8 +360,18 @@ func TestValidateUpdateOfValidMatchesValidateUpdate(t *testing.T) {
 		if want != nil {
 			failing++
 		}
+		// The same property for a create: ValidateLike against the valid old object.
+		require.Equal(t, Validate(upd), ValidateLike(upd, old), "create of %s with %v", old.GetKind(), applied)
+		if Validate(upd) != nil {
+			failingCreates++
+		}
 	}
 	assert.Greater(t, failing, 2000, "most updates break a rule")
+	assert.Greater(t, failingCreates, 1500, "most creates break a rule")
+	assert.Nil(t, ValidateLike(benchPod(), benchPod()))
+	assert.Equal(t, Validate(benchPod()), ValidateLike(benchPod(), nil))
+	assert.Equal(t, Validate(benchPod()), ValidateLike(benchPod(), benchNode()))
+	assert.Equal(t, Validate(nil), ValidateLike(nil, benchPod()))
 	assert.Nil(t, ValidateUpdateOfValid(benchPod(), benchPod()))
 	assert.Equal(t, ValidateUpdate(nil, benchPod()), ValidateUpdateOfValid(nil, benchPod()))
 	assert.Equal(t, ValidateUpdate(benchPod(), nil), ValidateUpdateOfValid(benchPod(), nil))

@@ -42,6 +42,22 @@ type Validator interface {
 // when metadata.generateName is set (the name is generated after validation here).
 func Validate(obj Object) field.ErrorList { return validate(obj, false, nil) }
 
+// ValidateLike returns what Validate(obj) returns, given valid, an object of obj's kind that
+// Validate accepts (an API server's stored objects are such: each passed validation when it
+// was written). It does not repeat the checks whose input obj has unchanged from valid, as
+// ValidateUpdateOfValid does for an update: labels, annotations and owner references equal to
+// valid's, a pod spec equal to valid's apart from spec.nodeName (whose own check is made), a
+// node's taints, and a workload's spec that is valid's own memory. The name, generateName and
+// namespace are always checked. So a pod created like the one before it (a ReplicaSet's
+// replicas, from one template) is validated for what differs. Given an invalid valid, or
+// one of another kind, it may miss errors that Validate reports.
+func ValidateLike(obj, valid Object) field.ErrorList {
+	if valid == nil || obj == nil || valid.GetKind() != obj.GetKind() {
+		return validate(obj, false, nil)
+	}
+	return validate(obj, false, valid)
+}
+
 // The roots of the paths of most errors. A field.Path is never changed once made (Child and
 // Index make new ones), so the roots are shared rather than allocated on every validation.
 var (
@@ -79,8 +95,12 @@ func validate(obj Object, update bool, valid Object) field.ErrorList {
 	errs := validateObjectMeta(obj.Meta(), ki.Namespaced, nameFn, metadataPath, validMeta)
 	switch o := obj.(type) {
 	case *Pod:
-		if vp, ok := valid.(*Pod); !ok || !equalPodSpec(&o.Spec, &vp.Spec) {
+		if vp, ok := valid.(*Pod); !ok || !equalPodSpecButNodeName(&o.Spec, &vp.Spec) {
 			errs = append(errs, validatePodSpec(&o.Spec, specPath)...)
+		} else if o.Spec.NodeName != vp.Spec.NodeName {
+			// spec.nodeName is the one field in which a pod bound by the scheduler, or a
+			// replica placed on another node, differs: no other check of the spec reads it.
+			errs = append(errs, validateNodeName(o.Spec.NodeName, specPath)...)
 		}
 	case *ReplicaSet:
 		if v, ok := valid.(*ReplicaSet); !ok || !sameValue(&o.Spec, &v.Spec) {
@@ -151,7 +171,7 @@ func ValidateUpdate(oldObj, newObj Object) field.ErrorList {
 // API server's stored objects are valid: each passed validation when it was written). It does
 // not repeat the checks whose input newObj has unchanged from oldObj, because a check's result
 // depends only on its input: labels, annotations and owner references equal to oldObj's, a pod
-// spec equal to oldObj's, a node's taints equal to oldObj's, and the spec of a ReplicaSet,
+// spec equal to oldObj's apart from spec.nodeName (checked on its own), a node's taints equal to oldObj's, and the spec of a ReplicaSet,
 // Deployment, StatefulSet, DaemonSet, PodDisruptionBudget or HorizontalPodAutoscaler that is
 // oldObj's own memory (as a status update leaves it). Given an invalid oldObj it may miss
 // errors that ValidateUpdate reports.
@@ -361,6 +381,19 @@ var (
 	nodeSelectorOps = []string{"DoesNotExist", "Exists", "Gt", "In", "Lt", "NotIn"}
 )
 
+// validateNodeName checks a pod's spec.nodeName (spec is the path of the pod spec); an empty
+// one is an unbound pod.
+func validateNodeName(nodeName string, spec *field.Path) field.ErrorList {
+	if nodeName == "" {
+		return nil
+	}
+	var errs field.ErrorList
+	for _, msg := range apivalidation.NameIsDNSSubdomain(nodeName, false) { // ValidateNodeName
+		errs = append(errs, field.Invalid(spec.Child("nodeName"), nodeName, msg))
+	}
+	return errs
+}
+
 // validatePodSpec follows upstream ValidatePodSpec for the modelled fields.
 func validatePodSpec(spec *PodSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
@@ -382,11 +415,7 @@ func validatePodSpec(spec *PodSpec, path *field.Path) field.ErrorList {
 		errs = append(errs, field.NotSupported(path.Child("restartPolicy"), spec.RestartPolicy, restartPolicies))
 	}
 	errs = append(errs, validateLabels(spec.NodeSelector, path.Child("nodeSelector"))...)
-	if spec.NodeName != "" {
-		for _, msg := range apivalidation.NameIsDNSSubdomain(spec.NodeName, false) { // ValidateNodeName
-			errs = append(errs, field.Invalid(path.Child("nodeName"), spec.NodeName, msg))
-		}
-	}
+	errs = append(errs, validateNodeName(spec.NodeName, path)...)
 	if spec.PreemptionPolicy != nil {
 		errs = append(errs, validatePreemptionPolicy(spec.PreemptionPolicy, path.Child("preemptionPolicy"))...)
 	}

@@ -12,21 +12,25 @@ import (
 	"github.com/reconsim/reconsim/vtime"
 )
 
-// Defaulting and validation are the model's (model.SetDefaults, model.Validate,
+// Defaulting and validation are the model's (model.SetDefaults, model.ValidateLike,
 // model.ValidateUpdate, model.ValidateUpdateOfValid); these wrappers are the only places the
 // store calls them.
 
 func setDefaults(obj model.Object) { model.SetDefaults(obj) }
 
-func validateCreate(obj model.Object) field.ErrorList { return model.Validate(obj) }
+// validateCreate is model.Validate(obj), given valid, an object of obj's kind that passed it
+// (or nil): model.ValidateLike checks again only what obj has that valid has not.
+func validateCreate(obj, valid model.Object) field.ErrorList { return model.ValidateLike(obj, valid) }
 
 // validateCreate validates a new object of the kind: the strategy's own validation for
-// custom resources, the model's for the rest.
+// custom resources, the model's for the rest, against the object the kind's last create
+// stored (ks.lastCreated): stored objects are never changed, so it is still the valid object
+// it was, and the next pod of a ReplicaSet is validated only for what it has of its own.
 func (ks *kindStore) validateCreate(obj model.Object) field.ErrorList {
 	if ks.strat.validateCreate != nil {
 		return ks.strat.validateCreate(obj)
 	}
-	return validateCreate(obj)
+	return validateCreate(obj, ks.lastCreated)
 }
 
 // validateUpdateOf is validateUpdate (the store's, a test seam) or the strategy's own.

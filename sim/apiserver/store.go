@@ -31,6 +31,9 @@ type kindStore struct {
 
 	objects map[objKey]model.Object
 	hist    *history
+	// lastCreated is the object the kind's last successful create stored (nil before
+	// one): a valid object to validate the next create against (validateCreate).
+	lastCreated model.Object
 
 	// byTrigger indexes the objects by the value of the kind's trigger field, as upstream's
 	// watch cache indexes pods by spec.nodeName ([k8s] pkg/registry/core/pod/strategy.go
@@ -381,6 +384,7 @@ func (s *Store) create(ks *kindStore, obj model.Object) (model.Object, error) {
 	meta.UID = formatUID(s.uids)
 	meta.CreationTimestamp = s.k.Now()
 	s.commitPut(ks, key, nil, obj, "create", "")
+	ks.lastCreated = obj
 	if crd, ok := obj.(*model.CustomResourceDefinition); ok {
 		s.registerCRD(crd)
 	}

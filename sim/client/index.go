@@ -133,7 +133,11 @@ type bucket struct {
 
 // store is the informer's indexed cache (upstream threadSafeMap with its indices).
 type store struct {
-	items     map[string]*entry
+	items map[string]*entry
+	// spare holds entries allocated together for the puts reserve expects, and spareVals
+	// their index value slots (len(indexes) per entry), taken by put in turn.
+	spare     []entry
+	spareVals [][]string
 	sorted    []*entry
 	keysDirty bool
 	indexes   []namedIndex                  // sorted by name
@@ -161,7 +165,7 @@ func (s *store) get(key string) (model.Object, bool) {
 func (s *store) put(key string, obj model.Object) (model.Object, bool) {
 	e, existed := s.items[key]
 	if !existed {
-		e = &entry{key: key, obj: obj, vals: make([][]string, len(s.indexes))}
+		e = s.newEntry(key, obj)
 		s.items[key] = e
 		s.keysDirty = true
 		for i, ix := range s.indexes {
@@ -187,6 +191,30 @@ func (s *store) put(key string, obj model.Object) (model.Object, bool) {
 		index(ix.buckets, e, newVals)
 	}
 	return old, true
+}
+
+// reserve prepares an empty store for n puts of new keys (an informer's first list): the
+// map is made for n items, and the entries are allocated together.
+func (s *store) reserve(n int) {
+	if len(s.items) != 0 || n <= 0 {
+		return
+	}
+	s.items = make(map[string]*entry, n)
+	s.spare = make([]entry, n)
+	s.spareVals = make([][]string, n*len(s.indexes))
+}
+
+// newEntry returns a new entry for obj under key, from the reserved ones while they last.
+func (s *store) newEntry(key string, obj model.Object) *entry {
+	k := len(s.indexes)
+	if len(s.spare) == 0 || len(s.spareVals) < k {
+		return &entry{key: key, obj: obj, vals: make([][]string, k)}
+	}
+	e := &s.spare[0]
+	s.spare = s.spare[1:]
+	*e = entry{key: key, obj: obj, vals: s.spareVals[:k:k]}
+	s.spareVals = s.spareVals[k:]
+	return e
 }
 
 // remove deletes key and returns the object it held.

@@ -429,6 +429,16 @@ func isExpired(err error) bool { return apierrors.IsResourceExpired(err) || apie
 // missing from the list is deleted and reported as DeletedFinalStateUnknown (in key order).
 func (inf *Informer) replace(items []model.Object, rv uint64) {
 	initial := !inf.synced
+	if len(inf.store.items) == 0 {
+		// Nothing cached (the first list, or a relist of an empty cache): every listed
+		// object is an add, and nothing can be missing from the list.
+		inf.store.reserve(len(items))
+		for _, obj := range items {
+			inf.apply(model.Key(obj), obj, initial)
+		}
+		inf.replaced(rv)
+		return
+	}
 	listed := make(map[string]struct{}, len(items))
 	for _, obj := range items {
 		key := model.Key(obj)
@@ -450,6 +460,12 @@ func (inf *Informer) replace(items []model.Object, rv uint64) {
 			}
 		}
 	}
+	inf.replaced(rv)
+}
+
+// replaced finishes a replace: the list's resourceVersion, and the first list wakes whoever
+// waits for the cache to sync.
+func (inf *Informer) replaced(rv uint64) {
 	inf.lastRV = rv
 	if !inf.synced {
 		inf.synced = true

@@ -123,8 +123,10 @@ func (w *world) createSettled(obj model.Object, pl *placer) (model.Object, error
 		if rs.Spec.Replicas != nil {
 			replicas = *rs.Spec.Replicas
 		}
+		tmpl := podFromTemplate(rs)
 		for i := int32(0); i < replicas; i++ {
-			pod := podFromTemplate(rs)
+			pod := new(model.Pod)
+			*pod = *tmpl
 			if err := w.createRunningPod(pod, pl); err != nil {
 				cpu, mem := podRequests(pod)
 				return nil, fmt.Errorf("pod %d of its %d replicas (all %d request cpu %s and memory %s): %w",
@@ -266,11 +268,21 @@ func (w *world) createSettledDeployment(d *model.Deployment, pl *placer) error {
 
 // podFromTemplate builds a pod the way the ReplicaSet controller does (upstream
 // controller.GetPodFromTemplate): generateName "<rs>-", the template's labels, annotations and
-// spec, and a controller reference to the ReplicaSet.
+// spec, and a controller reference to the ReplicaSet, defaulted as the API server defaults a
+// pod (model.SetDefaults).
+//
+// Every settled replica of rs is a shallow copy of this one pod: the replicas share its
+// labels, annotations, owner reference and the memory of its spec (containers, resource
+// lists, probes, tolerations), one copy per ReplicaSet instead of one per pod. Nothing
+// changes that memory: the API server's defaulting of a pod already defaulted writes nothing
+// (every default fills only what is unset), its admission gives a pod new tolerations and a
+// new priority rather than changing them in place, the placer sets spec.nodeName in the
+// pod's own struct, and stored objects are immutable (docs/architecture.md, Object
+// ownership).
 func podFromTemplate(rs *model.ReplicaSet) *model.Pod {
 	var t model.PodTemplateSpec
 	rs.Spec.Template.DeepCopyInto(&t)
-	return &model.Pod{
+	pod := &model.Pod{
 		ObjectMeta: model.ObjectMeta{
 			GenerateName: rs.Name + "-",
 			Namespace:    rs.Namespace,
@@ -283,6 +295,8 @@ func podFromTemplate(rs *model.ReplicaSet) *model.Pod {
 		},
 		Spec: t.Spec,
 	}
+	model.SetDefaults(pod)
+	return pod
 }
 
 // createRunningPod creates pod bound to a node (its own nodeName, or one the placer picks) and
@@ -302,7 +316,11 @@ func (w *world) createRunningPod(pod *model.Pod, pl *placer) error {
 	if err != nil {
 		return err
 	}
-	p := created.(*model.Pod).DeepCopy()
+	// The stored pod is shared and never changed: the status write below sends a shallow
+	// copy of it with a status of its own (the fields set here are new memory; the rest of
+	// the status is the stored one's, read only), as the kubelet's status manager does.
+	p := new(model.Pod)
+	*p = *created.(*model.Pod)
 	now := w.k.Now()
 	p.Status.Phase = model.PodRunning
 	p.Status.StartTime = &now
@@ -310,19 +328,26 @@ func (w *world) createRunningPod(pod *model.Pod, pl *placer) error {
 	// ranges (10.64.0.0/10), so the two never collide.
 	pl.ips++
 	p.Status.PodIP = fmt.Sprintf("10.%d.%d.%d", 192+(pl.ips>>16)%64, (pl.ips>>8)%256, pl.ips%256)
-	p.Status.Conditions = nil
-	for _, t := range []string{model.PodReadyToStartContainers, model.PodInitialized, model.PodContainersReady, model.PodReady, model.PodScheduled} {
-		p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: t, Status: model.ConditionTrue, LastTransitionTime: now})
+	conds := settledPodConditions[:]
+	p.Status.Conditions = make([]model.PodCondition, len(conds))
+	for i, t := range conds {
+		p.Status.Conditions[i] = model.PodCondition{Type: t, Status: model.ConditionTrue, LastTransitionTime: now}
 	}
 	p.Status.ContainerStatuses = nil
-	for _, c := range p.Spec.Containers {
-		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, model.ContainerStatus{
+	if n := len(p.Spec.Containers); n > 0 {
+		p.Status.ContainerStatuses = make([]model.ContainerStatus, n)
+	}
+	for i, c := range p.Spec.Containers {
+		p.Status.ContainerStatuses[i] = model.ContainerStatus{
 			Name: c.Name, Image: c.Image, Ready: true, Started: model.Ptr(true),
 			State: model.ContainerState{Running: &model.ContainerStateRunning{StartedAt: now}},
-		})
+		}
 	}
 	// Init containers of a running pod are done: the plain ones completed, sidecars run.
 	p.Status.InitContainerStatuses = nil
+	if n := len(p.Spec.InitContainers); n > 0 {
+		p.Status.InitContainerStatuses = make([]model.ContainerStatus, 0, n)
+	}
 	for i := range p.Spec.InitContainers {
 		c := &p.Spec.InitContainers[i]
 		cs := model.ContainerStatus{Name: c.Name, Image: c.Image, Ready: true, Started: model.Ptr(false),
@@ -336,6 +361,10 @@ func (w *world) createRunningPod(pod *model.Pod, pl *placer) error {
 	_, err = store.UpdateStatus(p)
 	return err
 }
+
+// settledPodConditions are the conditions a running, ready pod has, in the order its status
+// lists them.
+var settledPodConditions = [...]string{model.PodReadyToStartContainers, model.PodInitialized, model.PodContainersReady, model.PodReady, model.PodScheduled}
 
 // placer places settled pods. It is not the scheduler (which is not running yet at time 0): it
 // honours nodeSelector, cordons, untolerated NoSchedule and NoExecute taints, and requested

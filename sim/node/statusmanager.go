@@ -96,10 +96,13 @@ func (sm *statusManager) stop() {
 }
 
 // seed starts a pod's entry from the status the API server has (an adopted pod): nothing is
-// written until the kubelet's own status differs.
+// written until the kubelet's own status differs. The entry shares the stored pod's status
+// (its slices and pointers): an entry's status is only read (mergePodStatus and
+// normalizeStatus copy what they change) and replaced whole, never changed in place, so a
+// settled cluster's kubelets hold no copy of their pods' statuses.
 func (sm *statusManager) seed(w *podWorker) {
 	e := newStatusEntry(w)
-	w.pod.Status.DeepCopyInto(&e.status)
+	e.status = w.pod.Status
 	e.version, e.apiVersion, e.postedRV = 1, 1, w.pod.ResourceVersion
 	sm.entries[w.uid] = e
 	sm.markUnsettled(e)
