@@ -255,6 +255,10 @@ func (s *Store) List(kind model.Kind, opts model.ListOptions) ([]model.Object, u
 			}
 		}
 	} else {
+		if m.everything() {
+			// Every stored object is a hit (an informer's list of a kind).
+			hits = make([]keyedObject, 0, len(ks.objects))
+		}
 		for k, obj := range ks.objects { //detlint:ordered the hits are sorted by key below
 			if m.matches(obj) {
 				hits = append(hits, keyedObject{key: k, obj: obj})

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/reconsim/reconsim/model"
 )
@@ -178,6 +179,16 @@ func (c *convergence) observeOwner(o model.Object, desired int32, deleted, statu
 func (c *convergence) observePod(o *model.Pod, deleted bool) {
 	key := model.Key(o)
 	old := c.pods[key]
+	if old != nil && !deleted && old.node == o.Spec.NodeName {
+		ownerKey, jobKey := podOwnerKeys(o, old)
+		if ownerKey == old.ownerKey && jobKey == old.jobKey {
+			// A new version on the same node under the same owner (a status write): the
+			// track changes in place, with the counts moved as removePod and the add below
+			// would move them, and the indexes by node and by owner stay as they are.
+			c.updatePod(old, o)
+			return
+		}
+	}
 	if old != nil {
 		c.removePod(key, old)
 	}
@@ -185,22 +196,8 @@ func (c *convergence) observePod(o *model.Pod, deleted bool) {
 		return
 	}
 	p := &podTrack{node: o.Spec.NodeName}
-	if ref := model.ControllerOf(o); ref != nil {
-		switch ref.Kind {
-		case model.KindReplicaSet, model.KindStatefulSet, model.KindDaemonSet:
-			p.ownerKey = string(ref.Kind) + " " + model.KeyOf(o.Namespace, ref.Name)
-		case model.KindJob:
-			p.jobKey = string(ref.Kind) + " " + model.KeyOf(o.Namespace, ref.Name)
-		}
-	}
-	p.terminating = o.DeletionTimestamp != nil
-	p.finished = o.Status.Phase == model.PodSucceeded || o.Status.Phase == model.PodFailed
-	p.pending = !p.terminating && (o.Status.Phase == model.PodPending || o.Status.Phase == "")
-	for _, cond := range o.Status.Conditions {
-		if cond.Type == model.PodReady {
-			p.ready = cond.Status == model.ConditionTrue
-		}
-	}
+	p.ownerKey, p.jobKey = podOwnerKeys(o, nil)
+	p.setState(o)
 	c.pods[key] = p
 	if p.pending {
 		c.pending++
@@ -225,6 +222,92 @@ func (c *convergence) observePod(o *model.Pod, deleted bool) {
 		c.count(t, p, 1)
 		c.reevaluate(t)
 	}
+}
+
+// updatePod moves p, the track of a pod, to o, a new version of the pod with p's node and
+// owner: the pending count and the owner's counts change as removing p and adding o would
+// change them, in the same steps.
+func (c *convergence) updatePod(p *podTrack, o *model.Pod) {
+	if p.pending {
+		c.pending--
+	}
+	t := c.rs[p.ownerKey]
+	if t != nil {
+		c.count(t, p, -1)
+		c.reevaluate(t)
+	}
+	p.setState(o)
+	if p.pending {
+		c.pending++
+	}
+	if t != nil {
+		c.count(t, p, 1)
+		c.reevaluate(t)
+	}
+}
+
+// setState records o's state: terminating, finished, pending and ready.
+func (p *podTrack) setState(o *model.Pod) {
+	p.terminating = o.DeletionTimestamp != nil
+	p.finished = o.Status.Phase == model.PodSucceeded || o.Status.Phase == model.PodFailed
+	p.pending = !p.terminating && (o.Status.Phase == model.PodPending || o.Status.Phase == "")
+	p.ready = false
+	for _, cond := range o.Status.Conditions {
+		if cond.Type == model.PodReady {
+			p.ready = cond.Status == model.ConditionTrue
+		}
+	}
+}
+
+// podOwnerKeys returns the keys of o's controller, "Kind namespace/name": ownerKey for a
+// ReplicaSet, StatefulSet or DaemonSet, jobKey for a Job. The strings of old, the track of
+// an earlier version of o (or nil), are returned when they are the same.
+func podOwnerKeys(o *model.Pod, old *podTrack) (ownerKey, jobKey string) {
+	ref := model.ControllerOf(o)
+	if ref == nil {
+		return "", ""
+	}
+	var prev *string
+	switch ref.Kind {
+	case model.KindReplicaSet, model.KindStatefulSet, model.KindDaemonSet:
+		if old != nil {
+			prev = &old.ownerKey
+		}
+	case model.KindJob:
+		if old != nil {
+			prev = &old.jobKey
+		}
+	default:
+		return "", ""
+	}
+	var k string
+	if prev != nil && isRefKey(*prev, ref.Kind, o.Namespace, ref.Name) {
+		k = *prev
+	} else {
+		k = string(ref.Kind) + " " + model.KeyOf(o.Namespace, ref.Name)
+	}
+	if ref.Kind == model.KindJob {
+		return "", k
+	}
+	return k, ""
+}
+
+// isRefKey reports whether k is kind + " " + model.KeyOf(namespace, name), without building
+// that string.
+func isRefKey(k string, kind model.Kind, namespace, name string) bool {
+	rest, ok := strings.CutPrefix(k, string(kind)+" ")
+	if !ok {
+		return false
+	}
+	if namespace != "" {
+		if rest, ok = strings.CutPrefix(rest, namespace); !ok {
+			return false
+		}
+		if rest, ok = strings.CutPrefix(rest, "/"); !ok {
+			return false
+		}
+	}
+	return rest == name
 }
 
 func (c *convergence) removePod(key string, p *podTrack) {

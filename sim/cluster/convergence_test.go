@@ -1,9 +1,12 @@
 package cluster
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
@@ -75,4 +78,76 @@ func TestConvergenceFollowsPodsStatusAndGroundTruth(t *testing.T) {
 	assert.False(t, c.converged())
 	c.observe(testRS(3, 2), true)
 	assert.True(t, c.converged())
+}
+
+// TestConvergenceUpdateInPlaceMatchesRemoveAndAdd is a property test of observePod's in-place
+// update (a new version of a pod on the same node under the same owner): on random
+// sequences of pod versions (nodes up and down, owners of every kind, phases, readiness,
+// deletions), the counts, the tracks, the indexes and the serving callbacks are what
+// removing the old version and adding the new one give.
+func TestConvergenceUpdateInPlaceMatchesRemoveAndAdd(t *testing.T) {
+	owners := []model.OwnerReference{
+		{Kind: model.KindReplicaSet, Name: "web", UID: "rs-1", Controller: model.Ptr(true)},
+		{Kind: model.KindReplicaSet, Name: "api", UID: "rs-2", Controller: model.Ptr(true)},
+		{Kind: model.KindStatefulSet, Name: "db", UID: "ss-1", Controller: model.Ptr(true)},
+		{Kind: model.KindJob, Name: "batch", UID: "job-1", Controller: model.Ptr(true)},
+		{Kind: model.KindReplicaSet, Name: "web", UID: "rs-1"}, // not a controller
+	}
+	phases := []string{model.PodPending, model.PodRunning, model.PodSucceeded, model.PodFailed, ""}
+	for seed := uint64(1); seed <= 50; seed++ {
+		r := rand.New(rand.NewPCG(seed, 3))
+		fast, slow := newConvergence(), newConvergence()
+		var fastCalls, slowCalls []string
+		fast.onServing = func(t *rsTrack) { fastCalls = append(fastCalls, fmt.Sprint(t.name, t.good)) }
+		slow.onServing = func(t *rsTrack) { slowCalls = append(slowCalls, fmt.Sprint(t.name, t.good)) }
+		for _, c := range []*convergence{fast, slow} {
+			c.setNodeUp("n1", true)
+			c.setNodeUp("n2", true)
+			c.observe(testRS(3, 3), false)
+			rs2 := testRS(2, 2)
+			rs2.Name, rs2.UID = "api", "rs-2"
+			c.observe(rs2, false)
+		}
+		for i := range 400 {
+			p := testPod(fmt.Sprint("p", r.IntN(6)), []string{"", "n1", "n2", "n3"}[r.IntN(4)], phases[r.IntN(len(phases))], r.IntN(3) > 0)
+			p.OwnerReferences = nil
+			if k := r.IntN(len(owners) + 1); k < len(owners) {
+				p.OwnerReferences = []model.OwnerReference{owners[k]}
+			}
+			if r.IntN(8) == 0 {
+				p.DeletionTimestamp = model.Ptr(vtime.Time(i))
+			}
+			deleted := r.IntN(10) == 0
+			if r.IntN(30) == 0 {
+				node, up := []string{"n1", "n2"}[r.IntN(2)], r.IntN(2) == 0
+				fast.setNodeUp(node, up)
+				slow.setNodeUp(node, up)
+			}
+			fast.observePod(p, deleted)
+			// What observePod did before the in-place update: remove, then add afresh.
+			slow.observePod(p, true)
+			if !deleted {
+				slow.observePod(p, false)
+			}
+			require.Equal(t, slow.pending, fast.pending, "seed %d step %d", seed, i)
+			require.Equal(t, slow.unsettled, fast.unsettled, "seed %d step %d", seed, i)
+			require.Equal(t, slow.rs, fast.rs, "seed %d step %d", seed, i)
+			require.Equal(t, slow.pods, fast.pods, "seed %d step %d", seed, i)
+			require.Equal(t, nonEmptySets(slow.podsOn), nonEmptySets(fast.podsOn), "seed %d step %d", seed, i)
+			require.Equal(t, nonEmptySets(slow.podsOf), nonEmptySets(fast.podsOf), "seed %d step %d", seed, i)
+		}
+		require.Equal(t, slowCalls, fastCalls, "seed %d: the serving callbacks", seed)
+	}
+}
+
+// nonEmptySets drops the empty sets of an index (removePod leaves some behind).
+func nonEmptySets(m map[string]map[string]struct{}) map[string]map[string]struct{} {
+	out := map[string]map[string]struct{}{}
+	//detlint:ordered copying into a map
+	for k, v := range m {
+		if len(v) > 0 {
+			out[k] = v
+		}
+	}
+	return out
 }
