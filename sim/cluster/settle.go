@@ -17,6 +17,7 @@ import (
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/sim/controllers/endpointslice"
 	"github.com/reconsim/reconsim/sim/controllers/statefulset"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // InputError is a problem with the scenario's content that loading could not catch (an object
@@ -124,10 +125,11 @@ func (w *world) createSettled(obj model.Object, pl *placer) (model.Object, error
 			replicas = *rs.Spec.Replicas
 		}
 		tmpl := podFromTemplate(rs)
+		running := newRunningStatus(&tmpl.Spec, w.k.Now())
 		for i := int32(0); i < replicas; i++ {
 			pod := new(model.Pod)
 			*pod = *tmpl
-			if err := w.createRunningPod(pod, pl); err != nil {
+			if err := w.createRunningPod(pod, pl, running); err != nil {
 				cpu, mem := podRequests(pod)
 				return nil, fmt.Errorf("pod %d of its %d replicas (all %d request cpu %s and memory %s): %w",
 					i+1, replicas, replicas, milliCPU(satMul(cpu, int64(replicas))), bytesOf(satMul(mem, int64(replicas))), err)
@@ -144,7 +146,7 @@ func (w *world) createSettled(obj model.Object, pl *placer) (model.Object, error
 	case *model.DaemonSet:
 		return w.createSettledDaemonSet(o, pl)
 	case *model.Pod:
-		return nil, w.createRunningPod(o, pl)
+		return nil, w.createRunningPod(o, pl, nil)
 	case *model.Deployment:
 		return nil, w.createSettledDeployment(o, pl)
 	default:
@@ -197,7 +199,7 @@ func createSettled[T model.Object](w *world, obj T, pl *placer, settle func(copy
 		return nil, err
 	}
 	for _, p := range pods {
-		if err := w.createRunningPod(p, pl); err != nil {
+		if err := w.createRunningPod(p, pl, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -300,8 +302,9 @@ func podFromTemplate(rs *model.ReplicaSet) *model.Pod {
 }
 
 // createRunningPod creates pod bound to a node (its own nodeName, or one the placer picks) and
-// sets its status to Running and Ready since time 0.
-func (w *world) createRunningPod(pod *model.Pod, pl *placer) error {
+// sets its status to Running and Ready since time 0: running's (the status of pods of pod's
+// spec), or, when running is nil, one made for pod.
+func (w *world) createRunningPod(pod *model.Pod, pl *placer, running *runningStatus) error {
 	store := w.srv.Store()
 	if pod.Spec.NodeName == "" {
 		nodeName, err := pl.place(pod)
@@ -316,50 +319,68 @@ func (w *world) createRunningPod(pod *model.Pod, pl *placer) error {
 	if err != nil {
 		return err
 	}
+	if running == nil {
+		running = newRunningStatus(&pod.Spec, w.k.Now())
+	}
 	// The stored pod is shared and never changed: the status write below sends a shallow
-	// copy of it with a status of its own (the fields set here are new memory; the rest of
-	// the status is the stored one's, read only), as the kubelet's status manager does.
+	// copy of it with a status of its own, as the kubelet's status manager does. The
+	// status's conditions and container statuses are running's, shared by every settled pod
+	// of one spec: stored objects are immutable, and whoever changes a status copies it.
 	p := new(model.Pod)
 	*p = *created.(*model.Pod)
-	now := w.k.Now()
 	p.Status.Phase = model.PodRunning
-	p.Status.StartTime = &now
+	p.Status.StartTime = running.startTime
 	// Pod IPs for settled pods come from 10.192.0.0/10, outside the kubelet model's synthetic
 	// ranges (10.64.0.0/10), so the two never collide.
 	pl.ips++
 	p.Status.PodIP = fmt.Sprintf("10.%d.%d.%d", 192+(pl.ips>>16)%64, (pl.ips>>8)%256, pl.ips%256)
-	conds := settledPodConditions[:]
-	p.Status.Conditions = make([]model.PodCondition, len(conds))
-	for i, t := range conds {
-		p.Status.Conditions[i] = model.PodCondition{Type: t, Status: model.ConditionTrue, LastTransitionTime: now}
+	p.Status.Conditions = running.conditions
+	p.Status.ContainerStatuses = running.containers
+	p.Status.InitContainerStatuses = running.initContainers
+	_, err = store.UpdateStatus(p)
+	return err
+}
+
+// runningStatus is the status of a settled pod of one spec, running and ready since a time:
+// its start time, conditions and container statuses (the pod IP is each pod's own).
+type runningStatus struct {
+	startTime      *vtime.Time
+	conditions     []model.PodCondition
+	containers     []model.ContainerStatus
+	initContainers []model.ContainerStatus
+}
+
+// newRunningStatus is the status of a pod of spec running and ready since now: every
+// condition true, every container running and ready, the init containers done (the plain
+// ones completed, sidecars running).
+func newRunningStatus(spec *model.PodSpec, now vtime.Time) *runningStatus {
+	st := &runningStatus{startTime: &now, conditions: make([]model.PodCondition, len(settledPodConditions))}
+	for i, t := range settledPodConditions {
+		st.conditions[i] = model.PodCondition{Type: t, Status: model.ConditionTrue, LastTransitionTime: now}
 	}
-	p.Status.ContainerStatuses = nil
-	if n := len(p.Spec.Containers); n > 0 {
-		p.Status.ContainerStatuses = make([]model.ContainerStatus, n)
+	if n := len(spec.Containers); n > 0 {
+		st.containers = make([]model.ContainerStatus, n)
 	}
-	for i, c := range p.Spec.Containers {
-		p.Status.ContainerStatuses[i] = model.ContainerStatus{
+	for i, c := range spec.Containers {
+		st.containers[i] = model.ContainerStatus{
 			Name: c.Name, Image: c.Image, Ready: true, Started: model.Ptr(true),
 			State: model.ContainerState{Running: &model.ContainerStateRunning{StartedAt: now}},
 		}
 	}
-	// Init containers of a running pod are done: the plain ones completed, sidecars run.
-	p.Status.InitContainerStatuses = nil
-	if n := len(p.Spec.InitContainers); n > 0 {
-		p.Status.InitContainerStatuses = make([]model.ContainerStatus, 0, n)
+	if n := len(spec.InitContainers); n > 0 {
+		st.initContainers = make([]model.ContainerStatus, 0, n)
 	}
-	for i := range p.Spec.InitContainers {
-		c := &p.Spec.InitContainers[i]
+	for i := range spec.InitContainers {
+		c := &spec.InitContainers[i]
 		cs := model.ContainerStatus{Name: c.Name, Image: c.Image, Ready: true, Started: model.Ptr(false),
 			State: model.ContainerState{Terminated: &model.ContainerStateTerminated{Reason: "Completed", StartedAt: now, FinishedAt: now}}}
 		if model.IsRestartableInitContainer(c) {
 			cs.Started = model.Ptr(true)
 			cs.State = model.ContainerState{Running: &model.ContainerStateRunning{StartedAt: now}}
 		}
-		p.Status.InitContainerStatuses = append(p.Status.InitContainerStatuses, cs)
+		st.initContainers = append(st.initContainers, cs)
 	}
-	_, err = store.UpdateStatus(p)
-	return err
+	return st
 }
 
 // settledPodConditions are the conditions a running, ready pod has, in the order its status
