@@ -92,30 +92,30 @@ func WriteHTML(dir string, res *Result) error {
 	if res == nil {
 		return fmt.Errorf("report: WriteHTML: nil result")
 	}
-	trace, err := ReadTraceLines(filepath.Join(dir, TraceFile))
+	trace, err := digestTrace(filepath.Join(dir, TraceFile))
 	if err != nil {
 		return err
 	}
-	return writeHTML(dir, res, trace, nil)
+	return writeHTML(dir, res, trace.why, trace.present, nil)
 }
 
-func writeHTML(dir string, res *Result, trace []string, svgs [][]byte) error {
-	var buf bytes.Buffer
-	if err := encodeHTML(&buf, res, trace, svgs); err != nil {
-		return err
-	}
-	return writeAtomicBytes(dir, HTMLFile, buf.Bytes())
+// writeHTML writes dir/report.html as encodeHTML encodes it, straight into the file.
+func writeHTML(dir string, res *Result, trace []traceLine, haveTrace bool, svgs [][]byte) error {
+	return writeAtomicStream(dir, HTMLFile, func(w io.Writer) error {
+		return encodeHTML(w, res, trace, haveTrace, svgs)
+	})
 }
 
 // EncodeHTML writes the report page WriteHTML writes, with the why breakdown computed from
 // traceLines (nil: from events only). The same inputs give the same bytes.
 func EncodeHTML(w io.Writer, res *Result, traceLines []string) error {
-	return encodeHTML(w, res, traceLines, nil)
+	return encodeHTML(w, res, parseTrace(traceLines), traceLines != nil, nil)
 }
 
-// encodeHTML is EncodeHTML with the SVG of each of Plots(res), in order, already drawn (nil:
-// draw them here).
-func encodeHTML(w io.Writer, res *Result, traceLines []string, svgs [][]byte) error {
+// encodeHTML is EncodeHTML from parsed trace lines in time order (of which why needs only
+// those whyUses accepts; haveTrace: there was a trace, even if none of its lines parse), with
+// the SVG of each of Plots(res), in order, already drawn (nil: draw them here).
+func encodeHTML(w io.Writer, res *Result, trace []traceLine, haveTrace bool, svgs [][]byte) error {
 	if res == nil {
 		return fmt.Errorf("report: EncodeHTML: nil result")
 	}
@@ -175,8 +175,8 @@ func encodeHTML(w io.Writer, res *Result, traceLines []string, svgs [][]byte) er
 		}
 		d.Leaders = append(d.Leaders, htmlTerm{Component: t.Component, Identity: t.Identity, Replica: t.Replica, From: formatSeconds(t.From), To: to})
 	}
-	d.Why = groupPhases(Why(res, traceLines))
-	if traceLines == nil {
+	d.Why = groupPhases(why(res, trace))
+	if !haveTrace {
 		d.WhyNote = "No trace.txt beside result.json: the breakdown uses the Kubernetes events only. Every 'sim run' writes DIR/trace.txt; run the scenario again with --out DIR for the trace milestones."
 	}
 	d.Events = res.Events

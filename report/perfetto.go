@@ -6,26 +6,147 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // traceEvent is one entry of the Chrome trace event format ("JSON Object Format": an object
-// with a traceEvents array), which ui.perfetto.dev and chrome://tracing open.
+// with a traceEvents array), which ui.perfetto.dev and chrome://tracing open. appendTo
+// encodes it as encoding/json would encode
+//
+//	struct {
+//		Name  string         `json:"name"`
+//		Cat   string         `json:"cat,omitempty"`
+//		Ph    string         `json:"ph"`
+//		TS    float64        `json:"ts"`
+//		Dur   *float64       `json:"dur,omitempty"`
+//		PID   int            `json:"pid"`
+//		TID   int            `json:"tid"`
+//		Scope string         `json:"s,omitempty"`
+//		Args  map[string]any `json:"args,omitempty"`
+//	}
+//
+// without escaping <, > and & (trace details hold them), but without reflection or a
+// map per event: a large run's trace.json has millions of events.
 type traceEvent struct {
-	Name string `json:"name"`
-	Cat  string `json:"cat,omitempty"`
+	Name string
+	Cat  string
 	// Ph is the phase: "i" an instant, "X" a complete slice (TS and Dur), "C" a counter
-	// sample (Args holds the values), "M" metadata (a thread's name or sort index).
-	Ph string `json:"ph"`
+	// sample (the argument holds the value), "M" metadata (a thread's name or sort index).
+	Ph string
 	// TS is the virtual time in microseconds; for a slice, when it began.
-	TS float64 `json:"ts"`
-	// Dur is a slice's length in microseconds.
-	Dur   *float64       `json:"dur,omitempty"`
-	PID   int            `json:"pid"`
-	TID   int            `json:"tid"`
-	Scope string         `json:"s,omitempty"`
-	Args  map[string]any `json:"args,omitempty"`
+	TS float64
+	// Dur is a slice's length in microseconds; HasDur says it is set.
+	Dur    float64
+	HasDur bool
+	PID    int
+	TID    int
+	Scope  string
+	// Arg is the one argument, "args":{Arg: value}, when Arg is not empty; the value is
+	// ArgString, ArgInt or ArgFloat as ArgKind says.
+	Arg       string
+	ArgKind   argKind
+	ArgString string
+	ArgInt    int
+	ArgFloat  float64
+}
+
+// argKind is the type of a traceEvent's argument.
+type argKind uint8
+
+const (
+	argString argKind = iota
+	argInt
+	argFloat
+)
+
+// appendTo appends ev's JSON object to b. It fails, as encoding/json does, on a time or value
+// that JSON cannot hold (NaN, infinite).
+func (ev *traceEvent) appendTo(b []byte) ([]byte, error) {
+	var err error
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, ev.Name)
+	if ev.Cat != "" {
+		b = append(b, `,"cat":`...)
+		b = appendJSONString(b, ev.Cat)
+	}
+	b = append(b, `,"ph":`...)
+	b = appendJSONString(b, ev.Ph)
+	b = append(b, `,"ts":`...)
+	if b, err = appendJSONFloat(b, ev.TS); err != nil {
+		return b, err
+	}
+	if ev.HasDur {
+		b = append(b, `,"dur":`...)
+		if b, err = appendJSONFloat(b, ev.Dur); err != nil {
+			return b, err
+		}
+	}
+	b = append(b, `,"pid":`...)
+	b = strconv.AppendInt(b, int64(ev.PID), 10)
+	b = append(b, `,"tid":`...)
+	b = strconv.AppendInt(b, int64(ev.TID), 10)
+	if ev.Scope != "" {
+		b = append(b, `,"s":`...)
+		b = appendJSONString(b, ev.Scope)
+	}
+	if ev.Arg != "" {
+		b = append(b, `,"args":{`...)
+		b = appendJSONString(b, ev.Arg)
+		b = append(b, ':')
+		switch ev.ArgKind {
+		case argInt:
+			b = strconv.AppendInt(b, int64(ev.ArgInt), 10)
+		case argFloat:
+			if b, err = appendJSONFloat(b, ev.ArgFloat); err != nil {
+				return b, err
+			}
+		default:
+			b = appendJSONString(b, ev.ArgString)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string, with the bytes encoding/json gives when it
+// does not escape HTML. Plain printable ASCII, nearly every trace string, is copied; anything
+// else goes through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	data, err := marshalNoHTMLEscape(s)
+	if err != nil {
+		// encoding/json encodes every string (invalid UTF-8 as U+FFFD).
+		panic(fmt.Sprintf("report: encoding a string as JSON: %v", err))
+	}
+	return append(b, data...)
+}
+
+// appendJSONFloat appends f as encoding/json encodes a float64: the shortest decimal that
+// reads back exactly, with an exponent only below 1e-6 or from 1e21 on (those, and NaN and the
+// infinities, which it refuses, go through encoding/json).
+func appendJSONFloat(b []byte, f float64) ([]byte, error) {
+	if abs := math.Abs(f); abs == 0 || (abs >= 1e-6 && abs < 1e21) {
+		return strconv.AppendFloat(b, f, 'f', -1, 64), nil
+	}
+	data, err := marshalNoHTMLEscape(f)
+	if err != nil {
+		return b, err
+	}
+	return append(b, data...), nil
 }
 
 // maxLanesPerComponent bounds the extra tracks a component gets for slices that overlap in
@@ -51,129 +172,153 @@ const traceTimeResolutionUS = 1.0
 //     running", ...), sampled at its points.
 //
 // Times are virtual microseconds. Lines that do not parse as "<seconds> <component> <action>
-// ..." are skipped. The same inputs give the same bytes.
+// ..." are skipped; the others are taken in time order (a stable sort). The same inputs give
+// the same bytes.
 func EncodeTraceEvents(w io.Writer, traceLines []string, series []Series) error {
-	// The events are encoded one at a time into a buffered writer rather than collected into
-	// one document: a large run's trace has hundreds of thousands of lines, and holding every
-	// event at once cost more memory than the simulation itself.
-	bw := bufio.NewWriterSize(w, 1<<16)
-	if _, err := bw.WriteString(`{"traceEvents":[`); err != nil {
+	enc, err := newTraceEventEncoder(w)
+	if err != nil {
 		return err
 	}
-	first := true
-	emit := func(ev traceEvent) error {
-		data, err := marshalNoHTMLEscape(ev)
-		if err != nil {
-			return fmt.Errorf("report: encoding trace events: %w", err)
+	trace := parseTrace(traceLines)
+	for i := range trace {
+		if err := enc.line(&trace[i]); err != nil {
+			return err
 		}
-		if !first {
-			if err := bw.WriteByte(','); err != nil {
-				return err
-			}
-		}
-		first = false
-		_, err = bw.Write(data)
-		return err
 	}
-	if err := emit(traceEvent{Name: "process_name", Ph: "M", PID: 1, Args: map[string]any{"name": "reconsim (virtual time)"}}); err != nil {
-		return err
-	}
+	return enc.finish(series)
+}
 
-	tracks := map[string]int{} // track name → tid
-	track := func(name string) (int, error) {
-		if tid, ok := tracks[name]; ok {
-			return tid, nil
-		}
-		tid := len(tracks) + 1
-		tracks[name] = tid
-		if err := emit(traceEvent{Name: "thread_name", Ph: "M", PID: 1, TID: tid, Args: map[string]any{"name": name}}); err != nil {
-			return 0, err
-		}
-		return tid, emit(traceEvent{Name: "thread_sort_index", Ph: "M", PID: 1, TID: tid, Args: map[string]any{"sort_index": tid}})
-	}
+// traceEventEncoder writes the document EncodeTraceEvents describes one trace line at a
+// time, given in time order: what it keeps is one track per component and lane, never the
+// lines or the events (a large run's trace has millions of lines).
+type traceEventEncoder struct {
+	bw    *bufio.Writer
+	buf   []byte
+	first bool
+	// tracks maps a track name to its tid.
+	tracks map[string]int
 	// laneEnds[component][i] is when the last slice on the component's lane i ended.
-	laneEnds := map[string][]float64{}
+	laneEnds map[string][]float64
+}
 
-	for _, l := range parseTrace(traceLines) {
-		endUS := l.seconds * 1e6
-		dur, isSlice := lineDuration(l.rest)
-		if !isSlice {
-			tid, err := track(l.component)
-			if err != nil {
-				return err
-			}
-			ev := traceEvent{Name: l.action, Cat: componentCategory(l.component), Ph: "i", Scope: "t", TS: endUS, PID: 1, TID: tid}
-			if l.rest != "" {
-				ev.Args = map[string]any{"detail": l.rest}
-			}
-			if err := emit(ev); err != nil {
-				return err
-			}
-			continue
-		}
-		durUS := float64(dur) / float64(time.Microsecond)
-		startUS := endUS - durUS
-		if startUS < 0 {
-			startUS, durUS = 0, endUS
-		}
-		lanes := laneEnds[l.component]
-		lane := len(lanes)
-		for i, end := range lanes {
-			// Trace times are rounded to the microsecond while durations are exact, so a
-			// slice that began as the previous one ended can seem to start up to 1 µs early.
-			if end <= startUS+traceTimeResolutionUS {
-				lane = i
-				if end > startUS {
-					durUS -= end - startUS
-					startUS = end
-				}
-				break
-			}
-		}
-		if lane == maxLanesPerComponent {
-			lane = maxLanesPerComponent - 1
-		}
-		if lane == len(lanes) {
-			lanes = append(lanes, 0)
-		}
-		lanes[lane] = endUS
-		laneEnds[l.component] = lanes
-		name := l.component
-		if lane > 0 {
-			name = fmt.Sprintf("%s #%d", l.component, lane+1)
-		}
-		tid, err := track(name)
+// newTraceEventEncoder starts the document on w: its opening and the process's name.
+func newTraceEventEncoder(w io.Writer) (*traceEventEncoder, error) {
+	e := &traceEventEncoder{bw: bufio.NewWriterSize(w, 1<<16), first: true, tracks: map[string]int{}, laneEnds: map[string][]float64{}}
+	if _, err := e.bw.WriteString(`{"traceEvents":[`); err != nil {
+		return nil, err
+	}
+	if err := e.emit(&traceEvent{Name: "process_name", Ph: "M", PID: 1, Arg: "name", ArgString: "reconsim (virtual time)"}); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *traceEventEncoder) emit(ev *traceEvent) error {
+	b := e.buf[:0]
+	if !e.first {
+		b = append(b, ',')
+	}
+	b, err := ev.appendTo(b)
+	e.buf = b
+	if err != nil {
+		return fmt.Errorf("report: encoding trace events: %w", err)
+	}
+	e.first = false
+	_, err = e.bw.Write(b)
+	return err
+}
+
+// track returns the tid of the track called name, announcing a new track with its name and
+// sort index.
+func (e *traceEventEncoder) track(name string) (int, error) {
+	if tid, ok := e.tracks[name]; ok {
+		return tid, nil
+	}
+	tid := len(e.tracks) + 1
+	e.tracks[name] = tid
+	if err := e.emit(&traceEvent{Name: "thread_name", Ph: "M", PID: 1, TID: tid, Arg: "name", ArgString: name}); err != nil {
+		return 0, err
+	}
+	return tid, e.emit(&traceEvent{Name: "thread_sort_index", Ph: "M", PID: 1, TID: tid, Arg: "sort_index", ArgKind: argInt, ArgInt: tid})
+}
+
+// line writes the event of one trace line; lines must come in time order.
+func (e *traceEventEncoder) line(l *traceLine) error {
+	endUS := l.seconds * 1e6
+	dur, isSlice := lineDuration(l.rest)
+	if !isSlice {
+		tid, err := e.track(l.component)
 		if err != nil {
 			return err
 		}
-		ev := traceEvent{Name: sliceName(l.action, l.rest), Cat: componentCategory(l.component), Ph: "X",
-			TS: startUS, Dur: &durUS, PID: 1, TID: tid, Args: map[string]any{"detail": l.rest}}
-		if err := emit(ev); err != nil {
-			return err
+		ev := traceEvent{Name: l.action, Cat: componentCategory(l.component), Ph: "i", Scope: "t", TS: endUS, PID: 1, TID: tid}
+		if l.rest != "" {
+			ev.Arg, ev.ArgString = "detail", l.rest
+		}
+		return e.emit(&ev)
+	}
+	durUS := float64(dur) / float64(time.Microsecond)
+	startUS := endUS - durUS
+	if startUS < 0 {
+		startUS, durUS = 0, endUS
+	}
+	lanes := e.laneEnds[l.component]
+	lane := len(lanes)
+	for i, end := range lanes {
+		// Trace times are rounded to the microsecond while durations are exact, so a
+		// slice that began as the previous one ended can seem to start up to 1 µs early.
+		if end <= startUS+traceTimeResolutionUS {
+			lane = i
+			if end > startUS {
+				durUS -= end - startUS
+				startUS = end
+			}
+			break
 		}
 	}
+	if lane == maxLanesPerComponent {
+		lane = maxLanesPerComponent - 1
+	}
+	if lane == len(lanes) {
+		lanes = append(lanes, 0)
+	}
+	lanes[lane] = endUS
+	e.laneEnds[l.component] = lanes
+	name := l.component
+	if lane > 0 {
+		name = fmt.Sprintf("%s #%d", l.component, lane+1)
+	}
+	tid, err := e.track(name)
+	if err != nil {
+		return err
+	}
+	return e.emit(&traceEvent{Name: sliceName(l.action, l.rest), Cat: componentCategory(l.component), Ph: "X",
+		TS: startUS, Dur: durUS, HasDur: true, PID: 1, TID: tid, Arg: "detail", ArgString: l.rest})
+}
 
+// finish writes the series as counter tracks and closes the document.
+func (e *traceEventEncoder) finish(series []Series) error {
 	for _, s := range sortedSeries(series) {
 		name, key := counterName(s.Name)
 		for _, p := range cleanPoints(s.Points) {
 			if !finite(p.T * 1e6) {
 				continue // a time JSON cannot hold in microseconds (a hand-edited result)
 			}
-			if err := emit(traceEvent{Name: name, Ph: "C", TS: p.T * 1e6, PID: 1, Args: map[string]any{key: p.V}}); err != nil {
+			if err := e.emit(&traceEvent{Name: name, Ph: "C", TS: p.T * 1e6, PID: 1, Arg: key, ArgKind: argFloat, ArgFloat: p.V}); err != nil {
 				return err
 			}
 		}
 	}
-	if _, err := bw.WriteString("],\"displayTimeUnit\":\"ms\"}\n"); err != nil {
+	if _, err := e.bw.WriteString("],\"displayTimeUnit\":\"ms\"}\n"); err != nil {
 		return err
 	}
-	return bw.Flush()
+	return e.bw.Flush()
 }
 
 // lineDuration finds a took=<d> or duration=<d> token (a Go duration, 0 to 24h) in a trace
 // line's details.
 func lineDuration(rest string) (time.Duration, bool) {
-	for _, tok := range strings.Fields(rest) {
+	for tok := range strings.FieldsSeq(rest) {
 		v, ok := strings.CutPrefix(tok, "took=")
 		if !ok {
 			v, ok = strings.CutPrefix(tok, "duration=")
@@ -194,7 +339,7 @@ func lineDuration(rest string) (time.Duration, bool) {
 // "reconcile default/web"): the words of the details before the first key=value, at most two.
 func sliceName(action, rest string) string {
 	parts := []string{action}
-	for _, tok := range strings.Fields(rest) {
+	for tok := range strings.FieldsSeq(rest) {
 		if strings.Contains(tok, "=") || len(parts) == 3 {
 			break
 		}

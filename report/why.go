@@ -93,10 +93,14 @@ var finalPhase = map[string][2]string{
 // lines ("<seconds> <component> <action> ..."); lines that do not parse are ignored, and nil
 // is allowed (events only). The result is in interval order, then time order.
 func Why(res *Result, traceLines []string) []Phase {
+	return why(res, parseTrace(traceLines))
+}
+
+// why is Why from parsed trace lines in time order; the lines whyUses rejects may be left out.
+func why(res *Result, trace []traceLine) []Phase {
 	if res == nil {
 		return nil
 	}
-	trace := parseTrace(traceLines)
 	var out []Phase
 	for _, c := range res.Convergence {
 		if c.Action == "start" || c.ConvergedAt == nil || !finite(c.At) || !finite(*c.ConvergedAt) || *c.ConvergedAt <= c.At {
@@ -140,7 +144,7 @@ func whyInterval(res *Result, trace []traceLine, c Convergence) []Phase {
 // the toleration the taint-eviction controller scheduled) and what slowed it (conflicts,
 // 429s). Add a note here to explain more; a note never moves a phase boundary.
 type phaseNote struct {
-	match func(l *traceLine) bool
+	match func(l traceLine) bool
 	// say turns the first matching line of one phase and how many matched into a clause.
 	say func(first traceLine, n int) string
 }
@@ -150,7 +154,7 @@ var phaseNotes = []phaseNote{
 		// A replicated kube-controller-manager or kube-scheduler without a leader reconciles
 		// nothing: the failover (client-go tools/leaderelection) is time no milestone can
 		// move in, so the phase it falls in says how long it was.
-		match: func(l *traceLine) bool { return l.component == "leaderelection" && l.action == "new-leader" },
+		match: func(l traceLine) bool { return l.component == "leaderelection" && l.action == "new-leader" },
 		say: func(first traceLine, n int) string {
 			msg := "leader failover: " + withoutObject(first.rest)
 			if n > 1 {
@@ -160,7 +164,7 @@ var phaseNotes = []phaseNote{
 		},
 	},
 	{
-		match: func(l *traceLine) bool {
+		match: func(l traceLine) bool {
 			return l.component == "nodelifecycle" && (l.action == "mark-unknown" || l.action == "mark-not-ready")
 		},
 		say: func(first traceLine, _ int) string {
@@ -168,19 +172,19 @@ var phaseNotes = []phaseNote{
 		},
 	},
 	{
-		match: func(l *traceLine) bool { return l.component == "tainteviction" && l.action == "schedule-eviction" },
+		match: func(l traceLine) bool { return l.component == "tainteviction" && l.action == "schedule-eviction" },
 		say: func(first traceLine, n int) string {
 			return fmt.Sprintf("the taint-eviction controller scheduled %s: %s", plural(n, "pod deletion"), withoutRV(first.rest))
 		},
 	},
 	{
-		match: func(l *traceLine) bool {
+		match: func(l traceLine) bool {
 			return strings.HasSuffix(l.rest, " Conflict") || strings.Contains(l.rest, " Conflict ")
 		},
 		say: func(_ traceLine, n int) string { return plural(n, "update conflict") + " (409), retried" },
 	},
 	{
-		match: func(l *traceLine) bool {
+		match: func(l traceLine) bool {
 			return strings.Contains(l.rest, "TooManyRequests") || strings.Contains(l.rest, " 429")
 		},
 		say: func(_ traceLine, n int) string { return plural(n, "request") + " rejected with 429 Too Many Requests" },
@@ -206,7 +210,7 @@ func annotate(phases []Phase, trace []traceLine) {
 			continue
 		}
 		for n, note := range phaseNotes {
-			if !note.match(l) {
+			if !note.match(*l) {
 				continue
 			}
 			p := 0
@@ -300,25 +304,60 @@ type traceLine struct {
 	rest string
 }
 
-// parseTrace parses "<seconds> <component> <action> <rest>" lines, skipping the ones that do
-// not start with a finite number and two words (the summary text a --trace run appends).
+// parseTrace parses "<seconds> <component> <action> <rest>" lines (parseTraceLine), skipping
+// the ones that do not parse, and sorts them by time, keeping the order of equal times.
 func parseTrace(lines []string) []traceLine {
 	out := make([]traceLine, 0, len(lines))
 	for _, l := range lines {
-		f := strings.SplitN(l, " ", 4)
-		if len(f) < 3 || f[1] == "" || f[2] == "" {
-			continue
+		if tl, ok := parseTraceLine(l); ok {
+			out = append(out, tl)
 		}
-		t, err := strconv.ParseFloat(f[0], 64)
-		if err != nil || !finite(t) || t < 0 {
-			continue
-		}
-		tl := traceLine{seconds: t, component: f[1], action: f[2]}
-		if len(f) == 4 {
-			tl.rest = f[3]
-		}
-		out = append(out, tl)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].seconds < out[j].seconds })
+	sortTrace(out)
 	return out
+}
+
+// sortTrace sorts trace lines by time, keeping the order of equal times.
+func sortTrace(trace []traceLine) {
+	sort.SliceStable(trace, func(i, j int) bool { return trace[i].seconds < trace[j].seconds })
+}
+
+// parseTraceLine parses one "<seconds> <component> <action> <rest>" line; it is false for a
+// line that does not start with a finite, non-negative number and two words (the summary
+// text a --trace run appends).
+func parseTraceLine(l string) (traceLine, bool) {
+	secs, r, ok := strings.Cut(l, " ")
+	if !ok {
+		return traceLine{}, false
+	}
+	component, r, ok := strings.Cut(r, " ")
+	if !ok || component == "" {
+		return traceLine{}, false
+	}
+	action, rest, _ := strings.Cut(r, " ")
+	if action == "" {
+		return traceLine{}, false
+	}
+	t, err := strconv.ParseFloat(secs, 64)
+	if err != nil || !finite(t) || t < 0 {
+		return traceLine{}, false
+	}
+	return traceLine{seconds: t, component: component, action: action, rest: rest}, true
+}
+
+// whyUses reports whether Why can use the trace line l: whether it is a milestone of the
+// chain or evidence for a phase note. Why gives the same phases from the lines it uses alone,
+// in time order, as from the whole trace.
+func whyUses(l traceLine) bool {
+	for _, m := range whyChain {
+		if m.trace != nil && m.trace(l.component, l.action, l.rest) {
+			return true
+		}
+	}
+	for _, n := range phaseNotes {
+		if n.match(l) {
+			return true
+		}
+	}
+	return false
 }

@@ -83,24 +83,39 @@ func WriteEvents(dir string, events []EventRecord) error {
 // unit that starts with =, +, - or @ is prefixed with ' so that a spreadsheet does not take it
 // for a formula. It returns an error naming the first point that is NaN or infinite.
 func EncodeSeriesCSV(series []Series) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := encodeSeriesCSV(&buf, series); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// encodeSeriesCSV writes EncodeSeriesCSV(series) to w a row at a time. On an error part of
+// the CSV may have been written.
+func encodeSeriesCSV(w io.Writer, series []Series) error {
 	sorted := make([]Series, len(series))
 	copy(sorted, series)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	_ = w.Write([]string{"series", "unit", "t", "v"})
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"series", "unit", "t", "v"}); err != nil {
+		return err
+	}
 	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+	row := make([]string, 4)
 	for _, s := range sorted {
-		name, unit := csvText(s.Name), csvText(s.Unit)
+		row[0], row[1] = csvText(s.Name), csvText(s.Unit)
 		for j, p := range s.Points {
 			if math.IsNaN(p.T) || math.IsInf(p.T, 0) || math.IsNaN(p.V) || math.IsInf(p.V, 0) {
-				return nil, fmt.Errorf("report: series %q point %d is (%v, %v), which CSV readers cannot take", s.Name, j, p.T, p.V)
+				return fmt.Errorf("report: series %q point %d is (%v, %v), which CSV readers cannot take", s.Name, j, p.T, p.V)
 			}
-			_ = w.Write([]string{name, unit, num(p.T), num(p.V)})
+			row[2], row[3] = num(p.T), num(p.V)
+			if err := cw.Write(row); err != nil {
+				return err
+			}
 		}
 	}
-	w.Flush()
-	return buf.Bytes(), w.Error()
+	cw.Flush()
+	return cw.Error()
 }
 
 // csvText keeps a spreadsheet from evaluating s as a formula.
@@ -111,19 +126,36 @@ func csvText(s string) string {
 	return s
 }
 
-// WriteSeriesCSV writes EncodeSeriesCSV(series) to dir/series.csv, atomically like WriteResult.
+// WriteSeriesCSV writes EncodeSeriesCSV(series) to dir/series.csv, atomically like
+// WriteResult, a row at a time.
 func WriteSeriesCSV(dir string, series []Series) error {
-	data, err := EncodeSeriesCSV(series)
-	if err != nil {
-		return err
-	}
-	return writeAtomicBytes(dir, SeriesFile, data)
+	return writeAtomicStream(dir, SeriesFile, func(w io.Writer) error {
+		return encodeSeriesCSV(w, series)
+	})
 }
 
 // writeAtomic writes dir/name through fill, atomically and synced (atomicfile.Write),
 // creating dir if needed.
 func writeAtomic(dir, name string, fill func(w io.Writer) error) error {
 	if err := atomicfile.Write(dir, name, true, fill); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// writeAtomicStream writes dir/name through fill as writeAtomic does, but returns fill's
+// error as it is (the error an encoder gives before anything is written), not as an error
+// writing the file.
+func writeAtomicStream(dir, name string, fill func(w io.Writer) error) error {
+	f, err := atomicfile.Create(dir, name)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := fill(f); err != nil {
+		f.Discard()
+		return err
+	}
+	if err := f.Commit(true); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
