@@ -69,6 +69,8 @@ type Kernel struct {
 	procs int
 	// coroutines are idle coroutines for new processes (takeCoroutine).
 	coroutines []*coroutine
+	// active are the coroutines running a process (started, not returned), for Close.
+	active []*coroutine
 }
 
 // New returns a kernel at time 0 whose random streams derive from seed.

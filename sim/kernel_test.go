@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -219,6 +221,49 @@ func TestCoroutinesAreReused(t *testing.T) {
 	}
 	burst.Run(Limits{})
 	assert.Equal(t, maxPooledCoroutines, len(burst.coroutines), "the pool is bounded")
+}
+
+// TestCloseEndsEveryCoroutine: after Close no goroutine of the kernel is left, whether its
+// process was parked, sleeping, idling, killed while unwinding or finished (pooled), so that
+// nothing of a finished run stays reachable; blocked bodies unwind as killed ones do, and
+// what they emit while unwinding reaches no writer.
+func TestCloseEndsEveryCoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	k := New(1)
+	var trace bytes.Buffer
+	k.Trace().SetWriter(&trace)
+	unwound := 0
+	var procs []*Proc
+	for i := range 50 {
+		procs = append(procs, k.Spawn(fmt.Sprintf("p%d", i), func(p *Proc) {
+			defer func() {
+				unwound++
+				k.Emit("test", "unwound", p.Name(), 0, "")
+				p.Sleep(time.Second) // a blocking call while unwinding unwinds on
+			}()
+			switch i % 4 {
+			case 0:
+				p.Park()
+			case 1:
+				p.Sleep(time.Hour)
+			case 2:
+				p.Idle(time.Hour)
+			default: // returns: its coroutine is pooled
+			}
+		}))
+	}
+	out := k.Run(Limits{MaxTime: vtime.FromDuration(time.Minute)})
+	require.Equal(t, StopTimeLimit, out.Reason, "%v", out.Err)
+	require.Greater(t, runtime.NumGoroutine(), before+30, "the blocked processes' coroutines are goroutines")
+	written := trace.String()
+	k.Close()
+	assert.Equal(t, before, runtime.NumGoroutine(), "Close leaves no goroutine")
+	assert.Equal(t, 50, unwound, "every body unwound (or returned)")
+	assert.Equal(t, written, trace.String(), "lines emitted while unwinding go to no writer")
+	for _, p := range procs {
+		assert.True(t, p.Finished(), p.Name())
+	}
+	k.Close() // a second Close does nothing
 }
 
 func TestKillSelf(t *testing.T) {

@@ -126,6 +126,8 @@ type coroutine struct {
 	stop  func()
 	yield func(struct{}) bool
 	proc  *Proc // the process it runs now; nil while pooled
+	// slot is its index in the kernel's active list while it runs a process.
+	slot int
 }
 
 // maxPooledCoroutines bounds the idle coroutines a kernel keeps (each holds a goroutine and
@@ -133,24 +135,64 @@ type coroutine struct {
 const maxPooledCoroutines = 1024
 
 func (k *Kernel) takeCoroutine() *coroutine {
+	var c *coroutine
 	if n := len(k.coroutines); n > 0 {
-		c := k.coroutines[n-1]
+		c = k.coroutines[n-1]
 		k.coroutines[n-1] = nil
 		k.coroutines = k.coroutines[:n-1]
-		return c
+	} else {
+		c = &coroutine{}
+		c.next, c.stop = iter.Pull(c.loop)
 	}
-	c := &coroutine{}
-	c.next, c.stop = iter.Pull(c.loop)
+	c.slot = len(k.active)
+	k.active = append(k.active, c)
 	return c
 }
 
 func (k *Kernel) putCoroutine(c *coroutine) {
+	last := k.active[len(k.active)-1]
+	k.active[c.slot], last.slot = last, c.slot
+	k.active[len(k.active)-1] = nil
+	k.active = k.active[:len(k.active)-1]
 	c.proc = nil
 	if len(k.coroutines) >= maxPooledCoroutines {
 		c.stop()
 		return
 	}
 	k.coroutines = append(k.coroutines, c)
+}
+
+// Close ends the run for good: every process still blocked unwinds as a killed one does
+// (its deferred calls run) and every coroutine, busy or pooled, ends. A coroutine is a
+// goroutine parked until the kernel resumes it, so without Close the processes a run leaves
+// blocked (nearly all of them: the controllers, the kubelets' loops, the pod workers) keep
+// their stacks, and with them the whole simulated cluster, reachable for as long as the
+// program lives: while a run's outputs are written, and after every run of a sweep. Lines
+// emitted while unwinding go to no writer (the trace a run reported is complete); the hash
+// still counts them. The kernel must not run again after Close. Close from inside a process
+// does nothing; a second Close does nothing.
+func (k *Kernel) Close() {
+	if k.running != nil {
+		return
+	}
+	k.trace.SetWriter(nil)
+	for len(k.active) > 0 {
+		c := k.active[len(k.active)-1]
+		k.active[len(k.active)-1] = nil
+		k.active = k.active[:len(k.active)-1]
+		p := c.proc
+		p.killed = true
+		k.running = p
+		c.stop()
+		k.running = nil
+		p.done = true
+		p.co = nil
+	}
+	for _, c := range k.coroutines {
+		c.stop()
+	}
+	k.coroutines = nil
+	k.heap = nil
 }
 
 // loop runs the body of each process the coroutine is given, yielding to the kernel in

@@ -344,6 +344,10 @@ func (c *cli) cmdRun(args []string) int {
 		fmt.Fprintf(c.stderr, "sim run: --cpuprofile: %v\n", err)
 	}
 	stopWatching()
+	// The simulated cluster is garbage now (the kernel ends its processes when the run
+	// returns): collect it once, so that writing the outputs reuses its memory rather than
+	// growing the heap, and the process's peak, past the simulation's.
+	runtime.GC()
 	if traceOut != nil {
 		if err := traceOut.Flush(); err != nil {
 			fmt.Fprintf(c.stderr, "sim run: writing the trace: %v\n", err)

@@ -27,6 +27,9 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
+	// The processes left blocked would otherwise keep the whole world reachable after Run
+	// returns: while the caller writes the outputs, and after every run of a sweep.
+	defer w.k.Close()
 	if opts.Trace != nil {
 		w.k.Trace().SetWriter(opts.Trace)
 	}
