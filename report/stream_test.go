@@ -173,22 +173,7 @@ func liveHeap() uint64 {
 func TestTraceIsStreamedNotHeld(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, TraceFile)
-	var buf bytes.Buffer
-	const lines = 200_000
-	for i := range lines {
-		sec := float64(i) / 1000
-		switch {
-		case i%50_000 == 7:
-			fmt.Fprintf(&buf, "%.6f nodelifecycle taint-add Node worker-%d rv=%d NoExecute\n", sec, i, i)
-		case i%3 == 0:
-			fmt.Fprintf(&buf, "%.6f kubelet/worker-%d container-start Pod default/web-%d took=%dms\n", sec, i%500, i, i%700)
-		default:
-			fmt.Fprintf(&buf, "%.6f apiserver update Pod default/web-%d rv=%d status phase=Running node=worker-%d\n", sec, i, i, i%500)
-		}
-	}
-	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
-	size := uint64(buf.Len())
-	buf = bytes.Buffer{}
+	size := writeSyntheticTrace(t, path, 200_000)
 	series := []Series{steps("pods.running", "pods", 0, 1, 10, 2)}
 
 	base := liveHeap()
@@ -204,4 +189,38 @@ func TestTraceIsStreamedNotHeld(t *testing.T) {
 	t.Logf("trace.txt %d MiB; live heap grew by at most %d KiB while trace.json was written", size>>20, grown>>10)
 	assert.Greater(t, size, uint64(4*allowed), "the trace must dwarf the allowance for the test to mean anything")
 	assert.Less(t, grown, int64(allowed), "writing trace.json holds memory that grows with the trace")
+}
+
+// writeSyntheticTrace writes a trace.txt of n lines in time order, like a large run's: API
+// writes, kubelet container starts (slices) and, every 50,000 lines, a NoExecute taint (a why
+// milestone). It returns the file's size.
+func writeSyntheticTrace(t testing.TB, path string, n int) uint64 {
+	var buf bytes.Buffer
+	for i := range n {
+		sec := float64(i) / 1000
+		switch {
+		case i%50_000 == 7:
+			fmt.Fprintf(&buf, "%.6f nodelifecycle taint-add Node worker-%d rv=%d NoExecute\n", sec, i, i)
+		case i%3 == 0:
+			fmt.Fprintf(&buf, "%.6f kubelet/worker-%d container-start Pod default/web-%d took=%dms\n", sec, i%500, i, i%700)
+		default:
+			fmt.Fprintf(&buf, "%.6f apiserver update Pod default/web-%d rv=%d status phase=Running node=worker-%d\n", sec, i, i, i%500)
+		}
+	}
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+	return uint64(buf.Len())
+}
+
+// BenchmarkRenderLargeTrace renders a directory with a 200,000-line (17 MiB) trace.txt: the
+// series, plots, page and trace.json. B/op is everything allocated, most of it garbage at once.
+func BenchmarkRenderLargeTrace(b *testing.B) {
+	dir := b.TempDir()
+	writeSyntheticTrace(b, filepath.Join(dir, TraceFile), 200_000)
+	res := plotFixture()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Render(dir, res); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
