@@ -17,6 +17,10 @@
 //   - Atomic files: every writer (results, events, plots, HTML, trace.json) writes a temporary file in the target directory
 //     and rename it into place, so a reader never sees a half-written file and an interrupted
 //     write leaves the previous file intact.
+//   - Memory that does not grow with the trace: Render reads trace.txt twice, line by line,
+//     keeping only the few lines the why breakdown uses and encoding trace.json as it reads;
+//     report.html and series.csv are encoded straight into their files. (A trace out of time
+//     order, which only a hand-edited file is, is read whole and sorted.)
 //   - Valid JSON or an error: a NaN or infinite number is reported as an error naming the
 //     field instead of being written.
 //
