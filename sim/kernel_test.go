@@ -257,7 +257,7 @@ func TestCloseEndsEveryCoroutine(t *testing.T) {
 	require.Greater(t, runtime.NumGoroutine(), before+30, "the blocked processes' coroutines are goroutines")
 	written := trace.String()
 	k.Close()
-	assert.Equal(t, before, runtime.NumGoroutine(), "Close leaves no goroutine")
+	assert.LessOrEqual(t, runtime.NumGoroutine(), before, "Close leaves no goroutine")
 	assert.Equal(t, 50, unwound, "every body unwound (or returned)")
 	assert.Equal(t, written, trace.String(), "lines emitted while unwinding go to no writer")
 	for _, p := range procs {

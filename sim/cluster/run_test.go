@@ -15,5 +15,6 @@ func TestRunLeavesNoGoroutine(t *testing.T) {
 	before := runtime.NumGoroutine()
 	res := runBuiltin(t, "node-failure", nil, "duration=90s")
 	require.Greater(t, res.EventsProcessed, uint64(0))
-	assert.Equal(t, before, runtime.NumGoroutine(), "goroutines left after the run")
+	// At most as many: a goroutine of an earlier test may end meanwhile.
+	assert.LessOrEqual(t, runtime.NumGoroutine(), before, "goroutines left after the run")
 }
