@@ -90,3 +90,45 @@ func randomPlacerPod(r *rand.Rand, nodeCount, i int) *model.Pod {
 	}
 	return pod
 }
+
+// TestCheckFindsWhatTheRunFinds checks that Check, which places a settled ReplicaSet's
+// replicas after the first instead of creating them, reports what building the world for a
+// run reports, word for word, and nothing where the run builds.
+func TestCheckFindsWhatTheRunFinds(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  func(scn *scenarios.Scenario)
+		fails bool
+	}{
+		{"fits", func(*scenarios.Scenario) {}, false},
+		{"too many replicas", func(scn *scenarios.Scenario) { setReplicas(scn, 0, 400) }, true},
+		{"the second workload does not fit", func(scn *scenarios.Scenario) {
+			second := scn.Objects[0]
+			rs := second.Objects[0].DeepCopyObject().(*model.ReplicaSet)
+			rs.Name = "api"
+			second.Objects = []model.Object{rs}
+			scn.Objects = append(scn.Objects, second)
+			setReplicas(scn, len(scn.Objects)-1, 30)
+		}, true},
+		// Three 4-CPU nodes hold 24 replicas of 500m: the last that fits, and the first that
+		// does not.
+		{"exactly full", func(scn *scenarios.Scenario) { setReplicas(scn, 0, 24) }, false},
+		{"one replica too many", func(scn *scenarios.Scenario) { setReplicas(scn, 0, 25) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			scn := loadBuiltin(t, "node-failure")
+			tc.edit(scn)
+			checked := Check(scn)
+			w, err := build(scn, scn.Seed, Options{})
+			require.NoError(t, err)
+			built := w.createObjects()
+			require.Equal(t, tc.fails, built != nil, "the run's build: %v", built)
+			require.Equal(t, fmt.Sprint(built), fmt.Sprint(checked))
+		})
+	}
+}
+
+// setReplicas sets the replicas of the ReplicaSet of scn.Objects[i].
+func setReplicas(scn *scenarios.Scenario, i int, replicas int32) {
+	scn.Objects[i].Objects[0].(*model.ReplicaSet).Spec.Replicas = &replicas
+}

@@ -45,6 +45,9 @@ import (
 type world struct {
 	scn   *scenarios.Scenario
 	comps *scenarios.Components
+	// checkOnly is set by Check: the world is built to find what creating the objects finds,
+	// and is never run (see createSettled).
+	checkOnly bool
 	// gates are the feature gates of the declared upstream version (gates.go).
 	gates features.Set
 	k     *sim.Kernel
