@@ -129,16 +129,18 @@ func (w *world) createSettled(obj model.Object, pl *placer) (model.Object, error
 		for i := int32(0); i < replicas; i++ {
 			pod := new(model.Pod)
 			*pod = *tmpl
-			create := w.createRunningPod
+			var err error
 			if w.checkOnly && i > 0 {
 				// Check: the replicas after the first differ from it only in their generated
 				// names and their nodes, so the API server accepts them as it accepted the first
 				// (validation, admission and the status write are the same); what only they can
 				// find is whether they fit, which placing them finds. 150,000 settled replicas
 				// are checked in a second instead of being created.
-				create = func(pod *model.Pod, pl *placer, _ *runningStatus) error { return w.placeSettled(pod, pl) }
+				err = w.placeSettled(pod, pl)
+			} else {
+				err = w.createRunningPod(pod, pl, running)
 			}
-			if err := create(pod, pl, running); err != nil {
+			if err != nil {
 				cpu, mem := podRequests(pod)
 				return nil, fmt.Errorf("pod %d of its %d replicas (all %d request cpu %s and memory %s): %w",
 					i+1, replicas, replicas, milliCPU(satMul(cpu, int64(replicas))), bytesOf(satMul(mem, int64(replicas))), err)
