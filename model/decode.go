@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"reflect"
@@ -284,6 +285,11 @@ type Decoder struct {
 	entries []mapEntry
 	// paths caches field paths (cachedPath).
 	paths map[pathKey]string
+	// sharedMaps holds the string maps decoded so far under ManifestOptions.ShareEqualMaps,
+	// by their entries (sharedMapKey); mapScratch and mapKey are decodeStringMap's buffers.
+	sharedMaps map[string]map[string]string
+	mapScratch []string
+	mapKey     []byte
 }
 
 func newDecoder(opts DecodeOptions) *Decoder {
@@ -318,6 +324,11 @@ func (d *Decoder) reset() {
 		rest:      d.rest,
 		entries:   d.entries[:0],
 		paths:     d.paths,
+		// The shared maps outlive a reset: ShareEqualMaps shares them across every manifest
+		// the decoder decodes.
+		sharedMaps: d.sharedMaps,
+		mapScratch: d.mapScratch[:0],
+		mapKey:     d.mapKey[:0],
 	}
 }
 
@@ -620,6 +631,10 @@ func (d *Decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 	}
 	entries, mark := d.pushEntries(n, path)
 	defer d.popEntries(mark)
+	if d.manifest.ShareEqualMaps && t == stringMapType && v.IsNil() {
+		d.decodeStringMap(entries, v, path)
+		return
+	}
 	if v.IsNil() {
 		v.Set(reflect.MakeMapWithSize(t, len(entries)))
 	}
@@ -636,6 +651,77 @@ func (d *Decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 		v.SetMapIndex(key, elem)
 		elem.SetZero()
 	}
+}
+
+// stringMapType is the type of labels, annotations and selectors.
+var stringMapType = reflect.TypeFor[map[string]string]()
+
+// Bounds of the maps ManifestOptions.ShareEqualMaps shares: a map of more entries or longer
+// text is rarely written twice, and the table stays small whatever the input.
+const (
+	maxSharedMaps        = 4096
+	maxSharedMapEntries  = 16
+	maxSharedMapKeyBytes = 1024
+)
+
+// decodeStringMap decodes entries into the nil map[string]string v, and with
+// ManifestOptions.ShareEqualMaps makes v the map decoded before with the same entries in the
+// same order, if there is one: 100,000 objects of a scenario or a cluster dump repeat a few
+// label sets and selectors, and each map of one entry costs about 300 bytes.
+func (d *Decoder) decodeStringMap(entries []mapEntry, v reflect.Value, path string) {
+	kv := d.mapScratch[:0]
+	errs := len(d.errs)
+	var value string
+	elem := reflect.ValueOf(&value).Elem()
+	for _, e := range entries {
+		value = ""
+		d.decodeValue(e.value, elem, d.cachedPath(pathKey{path, e.key.Value, keyElem}))
+		if d.aborted {
+			d.mapScratch = kv[:0]
+			return
+		}
+		kv = append(kv, e.key.Value, value)
+	}
+	d.mapScratch = kv[:0]
+	key, share := d.sharedMapKey(kv)
+	share = share && len(d.errs) == errs
+	if share {
+		if m, ok := d.sharedMaps[string(key)]; ok {
+			v.Set(reflect.ValueOf(m))
+			return
+		}
+	}
+	m := make(map[string]string, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	v.Set(reflect.ValueOf(m))
+	if share && len(d.sharedMaps) < maxSharedMaps {
+		if d.sharedMaps == nil {
+			d.sharedMaps = map[string]map[string]string{}
+		}
+		d.sharedMaps[string(key)] = m
+	}
+}
+
+// sharedMapKey writes the entries kv (key, value, key, value, ...) as one string, each
+// length-prefixed so that no two lists of entries write the same bytes, and reports whether
+// the map is small enough to share.
+func (d *Decoder) sharedMapKey(kv []string) ([]byte, bool) {
+	if len(kv)/2 > maxSharedMapEntries {
+		return nil, false
+	}
+	key := d.mapKey[:0]
+	for _, s := range kv {
+		if len(key)+len(s) > maxSharedMapKeyBytes {
+			d.mapKey = key[:0]
+			return nil, false
+		}
+		key = binary.AppendUvarint(key, uint64(len(s)))
+		key = append(key, s...)
+	}
+	d.mapKey = key[:0]
+	return key, true
 }
 
 func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {

@@ -50,6 +50,12 @@ type ManifestOptions struct {
 	// resource) as a *Unstructured, for the caller to check against the
 	// CustomResourceDefinitions it knows; without it such a manifest is skipped.
 	CustomResources bool
+	// ShareEqualMaps lets the objects decoded share one map for equal labels, annotations and
+	// selectors (the same entries in the same order, within bounds): a scenario's objects are
+	// templates that the simulation copies before it stores or changes them, and 100,000 of
+	// them repeat a few label sets. The objects must then be treated as read-only: DeepCopy
+	// one before changing it.
+	ShareEqualMaps bool
 }
 
 // DecodeManifests decodes a multi-document YAML stream of Kubernetes manifests with the

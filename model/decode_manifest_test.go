@@ -282,3 +282,64 @@ func BenchmarkValidateReplicaSet(b *testing.B) {
 		}
 	}
 }
+
+// TestDecodeManifestsShareEqualMaps checks that ShareEqualMaps gives equal string maps (the
+// same entries in the same order) one map across manifests, and that nothing else is shared.
+func TestDecodeManifestsShareEqualMaps(t *testing.T) {
+	const docs = `apiVersion: v1
+kind: Service
+metadata: {name: a, labels: {app: web, tier: front}}
+spec: {selector: {app: web}, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: b, labels: {app: web, tier: front}}
+spec: {selector: {app: web}, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: c, labels: {tier: front, app: web}}
+spec: {selector: {app: api}, ports: [{port: 80}]}
+`
+	same := func(a, b map[string]string) bool { return fmt.Sprintf("%p", a) == fmt.Sprintf("%p", b) }
+	services := func(opts ManifestOptions) []*Service {
+		objs, _, err := DecodeManifestsWith("s.yaml", []byte(docs), opts)
+		require.NoError(t, err)
+		var out []*Service
+		for _, o := range objs {
+			out = append(out, o.(*Service))
+		}
+		return out
+	}
+	s := services(ManifestOptions{ShareEqualMaps: true})
+	assert.True(t, same(s[0].Labels, s[1].Labels), "equal labels share a map")
+	assert.True(t, same(s[0].Spec.Selector, s[1].Spec.Selector), "equal selectors share a map")
+	assert.False(t, same(s[0].Labels, s[2].Labels), "the same entries in another order are another map")
+	assert.Equal(t, s[0].Labels, s[2].Labels)
+	assert.False(t, same(s[0].Spec.Selector, s[2].Spec.Selector))
+	assert.Equal(t, map[string]string{"app": "api"}, s[2].Spec.Selector)
+	assert.NotSame(t, &s[0].Spec.Ports[0], &s[1].Spec.Ports[0], "slices are not shared")
+
+	s = services(ManifestOptions{})
+	assert.False(t, same(s[0].Labels, s[1].Labels), "without the option every map is the object's own")
+	assert.Equal(t, s[0].Labels, s[1].Labels)
+
+	// A copy is the caller's own: changing it leaves the shared map alone.
+	s = services(ManifestOptions{ShareEqualMaps: true})
+	c := s[0].DeepCopy()
+	c.Labels["tier"] = "back"
+	assert.Equal(t, "front", s[1].Labels["tier"])
+}
+
+// TestDecodeManifestsShareEqualMapsKeepsProblems checks that a map with a bad value is
+// reported as without the option, and is not shared.
+func TestDecodeManifestsShareEqualMapsKeepsProblems(t *testing.T) {
+	const doc = `apiVersion: v1
+kind: Service
+metadata: {name: a, labels: {app: [web]}}
+`
+	_, _, errShared := DecodeManifestsWith("s.yaml", []byte(doc), ManifestOptions{ShareEqualMaps: true})
+	_, _, errOwn := DecodeManifestsWith("s.yaml", []byte(doc), ManifestOptions{})
+	require.Error(t, errShared)
+	assert.Equal(t, errOwn.Error(), errShared.Error())
+}

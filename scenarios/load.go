@@ -855,7 +855,7 @@ func (l *loader) manifestDecoder() *model.ManifestDecoder {
 
 // manifestOptions are the options manifests are decoded with.
 func (l *loader) manifestOptions() model.ManifestOptions {
-	return model.ManifestOptions{Strict: l.opts.Strict, ExistingNamespaces: l.clusterNamespaces(), CustomResources: true}
+	return model.ManifestOptions{Strict: l.opts.Strict, ExistingNamespaces: l.clusterNamespaces(), CustomResources: true, ShareEqualMaps: true}
 }
 
 // clusterNamespaces returns the set of namespaces the cluster creates itself: the system
