@@ -113,7 +113,7 @@ func splitObjects(data []byte) *objectList {
 		switch state {
 		case searching:
 			if indent == 0 && isObjectsKey(rest) {
-				list = &objectList{data: data, keyLine: line, start: next, chunk: -1, item: -1, scalars: fastScalars{}}
+				list = &objectList{data: data, keyLine: line, start: next, chunk: -1, item: -1, scalars: fastScalars{}, posArena: fastArena{borrowsText: true}}
 				state = inList
 			}
 		case inList:
