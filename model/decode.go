@@ -63,12 +63,20 @@ type DecodeError struct {
 	Msg  string
 	// Hint, when not empty, says how to fix the problem.
 	Hint string
+	// Unlisted, when above 0, makes this entry stand for that many problems that are not
+	// listed: a loader lists the first problems it finds, up to a bound, and counts the rest
+	// in one last entry (scenarios.MaxListedProblems). Its Pos names the file alone.
+	Unlisted int
 }
 
 // Error formats e as "file:line:col: path: msg (hint)", leaving out the parts that are empty.
 func (e *DecodeError) Error() string {
 	var b strings.Builder
-	b.WriteString(e.Pos.String())
+	if e.Pos.Line == 0 && e.Pos.File != "" {
+		b.WriteString(e.Pos.File) // a problem of the whole file, such as the count of those not listed
+	} else {
+		b.WriteString(e.Pos.String())
+	}
 	b.WriteString(": ")
 	if e.Path != "" {
 		b.WriteString(e.Path)
@@ -108,6 +116,20 @@ func (es ErrorList) Unwrap() []error {
 		out[i] = e
 	}
 	return out
+}
+
+// Count returns the number of problems es stands for: one an entry, except that an entry
+// with Unlisted stands for that many problems not listed.
+func (es ErrorList) Count() int {
+	n := 0
+	for _, e := range es {
+		if e.Unlisted > 0 {
+			n += e.Unlisted
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // Sorted returns es ordered by file (the files named in first, then the others in the order

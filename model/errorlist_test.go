@@ -43,3 +43,16 @@ func TestErrorListSortedDropsDuplicatesInLongRuns(t *testing.T) {
 		assert.Equal(t, fmt.Sprint("problem ", i), e.Msg, "problems at one place keep their order")
 	}
 }
+
+// TestErrorListCountsUnlistedProblems checks that an entry standing for problems not listed
+// counts as that many, and is printed with its file alone.
+func TestErrorListCountsUnlistedProblems(t *testing.T) {
+	es := ErrorList{
+		{Pos: Position{File: "s.yaml", Line: 2, Column: 3}, Msg: "a"},
+		{Pos: Position{File: "s.yaml", Line: 4, Column: 1}, Msg: "b"},
+	}
+	assert.Equal(t, 2, es.Count())
+	es = append(es, &DecodeError{Pos: Position{File: "s.yaml"}, Msg: "7 more problems are not listed", Unlisted: 7})
+	assert.Equal(t, 9, es.Count())
+	assert.Equal(t, "s.yaml: 7 more problems are not listed", es[2].Error())
+}

@@ -97,6 +97,12 @@ func TestManyProblemsAndReferencesAreNotQuadratic(t *testing.T) {
 	_, _, err := Parse("h.yaml", []byte(b.String()), "")
 	elapsed := time.Since(start)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `timeline[4999].target.name: no ReplicaSet default/nope-4999 is declared in this scenario`)
+	// Every problem was found (5,000 unknown fields, then 5,000 undeclared targets); the first
+	// MaxListedProblems found are listed, and the last entry counts the rest.
+	var errs Errors
+	require.ErrorAs(t, err, &errs)
+	assert.Equal(t, 2*n, errs.Count())
+	require.Len(t, errs, MaxListedProblems+1)
+	assert.Equal(t, "h.yaml: 9000 more problems are not listed: a scenario lists the first 1000 found (fix the problems listed and run again)", errs[MaxListedProblems].Error())
 	assert.Less(t, elapsed, 30*time.Second)
 }

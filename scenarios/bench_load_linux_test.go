@@ -22,7 +22,7 @@ const load100kChild = "RECONSIM_TEST_LOAD100K_CHILD"
 
 // load100kPeakRSS bounds the peak resident memory of a process that builds the scenario of
 // BenchmarkLoad100k (100,000 objects, 10.6 MB of YAML) and parses it. The scenario it returns
-// holds about 44 MB (the model objects with their maps, and the list of object sources), the
+// holds about 38 MB (the model objects, and the list of object sources), the
 // file 10.6 MB, the test binary starts at 17 MB, and with GOGC=100 the garbage collector lets
 // the heap grow to up to twice what was live at its last cycle, so the peak depends on how
 // much garbage is made after the loader holds most of the objects. Parsing the file as one
@@ -31,19 +31,22 @@ const load100kChild = "RECONSIM_TEST_LOAD100K_CHILD"
 // all objects and the validation copies made as objects are declared, at 125 to 128 MB; with
 // validation on views instead of copies (model.DefaultedViews), no paths kept per declared
 // object (declSite) and no paths made for valid Services or object sources, at 98 to 100 MB
-// run alone (this test's log). With half the objects in error (BenchmarkLoad100kInvalid) the
-// 50,000 problems, each with its position, path, message and hint, add 16 to 19 MB: 114 to
-// 117 MB. The collector lags when the machine is loaded: in `go test ./scenarios` at load
-// average 14 the peak was 166 MB (167 to 183 MB at 125 MB run alone). The bound leaves room
-// for that.
+// run alone (this test's log); with equal label and selector maps shared
+// (model.ManifestOptions.ShareEqualMaps) at 83 to 86 MB. With half the objects in error
+// (BenchmarkLoad100kInvalid) the 50,000 problems, each with its position, path, message and
+// hint, added 16 to 19 MB (114 to 117 MB); with the position lookups' text borrowed from the
+// file and only the first MaxListedProblems problems listed, 87 to 92 MB. The collector lags
+// when the machine is loaded: in `go test ./scenarios` at load average 14 the peak was 166 MB
+// (167 to 183 MB at 125 MB run alone). The bound leaves room for that.
 const load100kPeakRSS = 220 << 20
 
 // load100kAllocated bounds the bytes one parse of BenchmarkLoad100k's scenario allocates,
 // which unlike the peak does not depend on the load of the machine: 333 MB when each
-// manifest had a decoder of its own, 135 MB with one, 74 MB now (this test's log); with
-// 50,000 problems to report, 365 and 459 MB when each position lookup indexed its whole object
-// in a chunk parsed anew, 90 and 94 MB now.
-const load100kAllocated = 100 << 20
+// manifest had a decoder of its own, 135 MB with one, 74 MB with a map per label set, 58 MB
+// now (this test's log); with 50,000 problems to report, 365 and 459 MB when each position
+// lookup indexed its whole object in a chunk parsed anew, 90 and 94 MB when each problem was
+// listed, 64 and 65 MB now.
+const load100kAllocated = 80 << 20
 
 // TestLoad100kPeakMemory parses 100,000 objects in a child process and checks its peak
 // resident set size (getrusage's ru_maxrss), which fails if the loader holds the whole file's

@@ -46,13 +46,13 @@ func (l *loader) decodeCopies(manifest, at *yaml.Node, path string, copies int) 
 	budget := maxYAMLValues
 	var objs []model.Object
 	for c := 0; c < copies; c++ {
-		errs := len(l.errs)
+		errs := l.problems()
 		clone, ok := l.copyNode(manifest, strconv.Itoa(c), mpath, &budget)
 		if !ok {
 			return objs
 		}
 		objs = append(objs, l.decodeManifest(clone, pathSite(mpath, ""), true)...)
-		if len(l.errs) > errs {
+		if l.problems() > errs {
 			return objs // every copy would repeat the problem
 		}
 	}
@@ -133,38 +133,6 @@ func (l *loader) copyNode(n *yaml.Node, index, path string, budget *int) (*yaml.
 		return &c, true
 	}
 	return walk(n, 0)
-}
-
-// foldCopies keeps, of the problems validation found with the copies of one entry at the same
-// place (an invalid name, each copy of it), the first, and says how many more there were:
-// 300 copies of a bad manifest are one problem to fix, not 300.
-func (l *loader) foldCopies(errs Errors) Errors {
-	type place struct {
-		pos  model.Position
-		path string
-	}
-	seen := map[place]*model.DecodeError{}
-	more := map[*model.DecodeError]int{}
-	out := errs[:0]
-	for _, e := range errs {
-		if !l.inCopies(e.Path) {
-			out = append(out, e)
-			continue
-		}
-		k := place{e.Pos, e.Path}
-		if first, ok := seen[k]; ok {
-			more[first]++
-			continue
-		}
-		seen[k] = e
-		out = append(out, e)
-	}
-	for _, e := range out {
-		if n := more[e]; n > 0 {
-			e.Msg += fmt.Sprintf(" (and the same problem with %d more of its copies)", n)
-		}
-	}
-	return out
 }
 
 // inCopies reports whether path is inside an entry of objects: with copies above 1.

@@ -71,6 +71,10 @@ func TestCopiesProblems(t *testing.T) {
 		{"invalid name", copiesRS("2", "RS-{{ .Index }}"), []string{`s.yaml:12:22: objects[0].manifest.metadata.name: Invalid value: "RS-0"`}},
 		{"collision between entries", copiesRS("3", "rs-{{ .Index }}") + copiesRS("2", "rs-{{ .Index }}"),
 			[]string{"s.yaml:24:22: objects[1].manifest.metadata.name: ReplicaSet default/rs-0 is declared twice (first at s.yaml:10:5) (and the same problem with 1 more of its copies)"}},
+		// The repeats of a problem are counted in its message before the bound on problems
+		// listed (MaxListedProblems) applies: 1,500 copies collide, and one problem is listed.
+		{"collision of more copies than problems are listed", copiesRS("1500", "rs-{{ .Index }}") + copiesRS("1500", "rs-{{ .Index }}"),
+			[]string{"s.yaml:24:22: objects[1].manifest.metadata.name: ReplicaSet default/rs-0 is declared twice (first at s.yaml:10:5) (and the same problem with 1499 more of its copies)"}},
 		{"file", "- copies: 2\n  file: x.yaml\n", []string{"s.yaml:7:11: objects[0].copies: copies applies to an inline manifest, not to a file"}},
 	}
 	for _, c := range cases {

@@ -195,7 +195,7 @@ func (l *loader) errCustom(d declaredObject, u *model.Unstructured, fieldPath, m
 	if l.declFile(d) != "" {
 		msg = fmt.Sprintf("%s %s in %s: %s", u.Kind, model.Key(u), l.declFile(d), msg)
 	}
-	l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: msg, Hint: hint})
+	l.add(&model.DecodeError{Pos: pos, Path: path, Msg: msg, Hint: hint})
 }
 
 // skipDumpedCustomResources leaves out the custom resources of a cluster dump

@@ -329,7 +329,7 @@ func (l *loader) editKinds() []model.Kind {
 // checkPatch checks a patch action, and applies it to the declared object: a patch that
 // does not apply, or whose result the API server would reject, is an error at the patch.
 func (l *loader) checkPatch(a *PatchArgs, p string) {
-	before := len(l.errs)
+	before := l.problems()
 	l.checkRef(a.Target, childPath(p, "target"), l.editKinds())
 	tp, pp := childPath(p, "type"), childPath(p, "body")
 	if a.Type != "" && !contains(patchTypeNames, a.Type) {
@@ -347,7 +347,7 @@ func (l *loader) checkPatch(a *PatchArgs, p string) {
 	case a.PatchType() != model.JSONPatchType && n.Kind != yaml.MappingNode:
 		l.errPath(pp, "a "+strings.TrimSuffix(a.Type+" ", " ")+" patch is a mapping", `{spec: {replicas: 5}}; a list of operations needs type: json`)
 	}
-	if len(l.errs) > before {
+	if l.problems() > before {
 		return
 	}
 	l.tryOnDeclared(a.Target, pp, "patch", a.ApplyTo)
@@ -355,7 +355,7 @@ func (l *loader) checkPatch(a *PatchArgs, p string) {
 
 // checkEdit checks an edit action and applies it to the declared object.
 func (l *loader) checkEdit(a *EditArgs, p string) {
-	before := len(l.errs)
+	before := l.problems()
 	l.checkRef(a.Target, childPath(p, "target"), l.editKinds())
 	sp := childPath(p, "set")
 	if !l.ix.has(sp) {
@@ -364,7 +364,7 @@ func (l *loader) checkEdit(a *EditArgs, p string) {
 	if _, err := a.edits(); err != nil {
 		l.errPath(sp, err.Error(), `set: {spec.replicas: 5, "spec.template.spec.containers[0].image": nginx:1.28}`)
 	}
-	if len(l.errs) > before {
+	if l.problems() > before {
 		return
 	}
 	l.tryOnDeclared(a.Target, sp, "edit", a.ApplyTo)

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,9 +111,8 @@ func parse(file string, data []byte, baseDir string, opts ParseOptions, list *ob
 	l.skipDumpedCustomResources()
 	l.applyDefaults()
 	l.validate()
-	if len(l.errs) > 0 {
-		l.errs = l.foldCopies(l.errs)
-		return nil, l.warns, l.errs.Sorted(), true
+	if l.problems() > 0 {
+		return nil, l.warns, l.listedProblems(), true
 	}
 	return l.s, l.warns, nil, true
 }
@@ -144,8 +144,17 @@ type loader struct {
 	ix      *nodeIndex
 	root    *yaml.Node
 	s       *Scenario
-	errs    Errors
-	warns   []model.Warning
+	// errs are the problems listed, found counts every problem found, and the rest is the
+	// bookkeeping of those not listed (problems.go).
+	errs                Errors
+	found               int
+	unlisted            int
+	unlistedDecodePaths []string
+	folded              map[string]*model.DecodeError
+	foldedMore          map[*model.DecodeError]int
+	// validating is set once decoding is done and validation has started.
+	validating bool
+	warns      []model.Warning
 	// decodeErrs is how many of errs decoding found (validation adds the rest).
 	decodeErrs int
 	// errIx indexes the paths of the first decodeErrs problems (decodeErrIndex).
@@ -243,6 +252,25 @@ func (s declSite) fieldPath() string {
 	return s.path
 }
 
+// fieldPathTo is joinPath(s.fieldPath(), field) made in one allocation: a scenario with
+// 50,000 problems in its objects makes one path per problem.
+func (s declSite) fieldPathTo(field string) string {
+	if s.inline < 0 || field == "" {
+		return joinPath(s.fieldPath(), field)
+	}
+	var b strings.Builder
+	b.Grow(len("objects[].manifest.") + 10 + len(field))
+	b.WriteString("objects[")
+	var digits [20]byte
+	b.Write(strconv.AppendInt(digits[:0], int64(s.inline), 10))
+	b.WriteString("].manifest")
+	if !strings.HasPrefix(field, "[") {
+		b.WriteByte('.')
+	}
+	b.WriteString(field)
+	return b.String()
+}
+
 // site returns where d is declared.
 func (l *loader) site(d declaredObject) declSite {
 	if d.site >= 0 {
@@ -263,16 +291,18 @@ func (l *loader) pos(d declaredObject) model.Position {
 }
 
 func (l *loader) errAt(n *yaml.Node, path, msg, hint string) {
-	l.errs = append(l.errs, &model.DecodeError{Pos: posOf(l.file, n), Path: path, Msg: msg, Hint: hint})
+	if !l.counted(path) {
+		l.listProblem(&model.DecodeError{Pos: posOf(l.file, n), Path: path, Msg: msg, Hint: hint})
+	}
 }
 
 // errPath reports a problem with the value at path (or, if it is missing, at the nearest
 // written ancestor), unless decoding already reported one there (see bad).
 func (l *loader) errPath(path, msg, hint string) {
-	if l.bad(path) {
+	if l.bad(path) || l.counted(path) {
 		return
 	}
-	l.errAt(l.ix.nearest(path), path, msg, hint)
+	l.listProblem(&model.DecodeError{Pos: posOf(l.file, l.ix.nearest(path)), Path: path, Msg: msg, Hint: hint})
 }
 
 func (l *loader) warnAt(n *yaml.Node, path, msg string) {
@@ -298,7 +328,7 @@ func (l *loader) adopt(err error, n *yaml.Node, prefix string) {
 			c.Pos.File = l.file
 		}
 		c.Path = joinPath(prefix, c.Path)
-		l.errs = append(l.errs, &c)
+		l.add(&c)
 		return
 	}
 	l.errAt(n, prefix, err.Error(), "")
@@ -341,7 +371,7 @@ func (l *loader) parseYAML(data []byte) *yaml.Node {
 		return nil
 	}
 	if err != nil {
-		l.errs = append(l.errs, syntaxError(l.file, data, err))
+		l.add(syntaxError(l.file, data, err))
 		return nil
 	}
 	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
@@ -352,7 +382,7 @@ func (l *loader) parseYAML(data []byte) *yaml.Node {
 	switch err := safeDecode(dec, &next); {
 	case err == io.EOF:
 	case err != nil:
-		l.errs = append(l.errs, syntaxError(l.file, data, err))
+		l.add(syntaxError(l.file, data, err))
 		return nil
 	default:
 		l.errAt(&next, "", "a scenario file holds one YAML document; this is a second one",
@@ -888,7 +918,7 @@ func (l *loader) declare(obj model.Object, site declSite, pos model.Position, in
 	}
 	if len(l.declared) >= MaxObjects {
 		if len(l.declared) == MaxObjects {
-			l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: site.fieldPath(), Msg: fmt.Sprintf("more than %d objects", MaxObjects), Hint: "split the scenario"})
+			l.add(&model.DecodeError{Pos: pos, Path: site.fieldPath(), Msg: fmt.Sprintf("more than %d objects", MaxObjects), Hint: "split the scenario"})
 			l.declared = append(l.declared, declaredObject{})
 		}
 		return true

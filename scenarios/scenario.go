@@ -34,6 +34,9 @@ const (
 	MaxClusterNodes = 10_000
 	// MaxObjects is the most manifests a scenario may create (objects plus applies).
 	MaxObjects = 100_000
+	// MaxListedProblems is the most problems the loader lists for a scenario, the first it
+	// finds; the rest are counted in one last entry (problems.go).
+	MaxListedProblems = 1_000
 	// MaxTimelineEntries and MaxExpectations bound the lists of those names.
 	MaxTimelineEntries = 10_000
 	MaxExpectations    = 1_000

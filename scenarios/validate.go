@@ -133,9 +133,13 @@ func (l *loader) decodeErrIndex() *errIndex {
 		return l.errIx
 	}
 	ix := &errIndex{at: map[string]bool{}, inside: map[string]bool{}}
+	paths := l.unlistedDecodePaths
 	for _, e := range l.errs[:l.decodeErrs] {
-		ix.at[e.Path] = true
-		for p := e.Path; p != ""; {
+		paths = append(paths, e.Path)
+	}
+	for _, path := range paths {
+		ix.at[path] = true
+		for p := path; p != ""; {
 			p = parentPath(p)
 			if ix.inside[p] {
 				break // and so are its ancestors
@@ -150,7 +154,7 @@ func (l *loader) decodeErrIndex() *errIndex {
 // validate checks everything decoding cannot: required keys, ranges, references between
 // parts of the scenario, and that node and object names exist.
 func (l *loader) validate() {
-	l.decodeErrs = len(l.errs)
+	l.decodeErrs, l.validating = len(l.errs), true
 	l.errIx, l.declIx = nil, nil // defaulting changed the objects' namespaces
 	if l.root == nil || l.root.Kind != yaml.MappingNode {
 		return
@@ -499,19 +503,35 @@ func (l *loader) knownNamespaces() []string {
 // objectPos returns the position and path of a field of a declared object: inside the
 // manifest when it is inline, else the file reference.
 func (l *loader) objectField(d declaredObject, field string) (pos model.Position, path string) {
+	path = l.objectPath(d, field)
+	return l.objectPos(d, path), path
+}
+
+// objectPath is the path objectField returns.
+func (l *loader) objectPath(d declaredObject, field string) string {
 	if l.declFile(d) != "" {
-		return l.pos(d), l.declPath(d)
+		return l.declPath(d)
 	}
-	p := joinPath(l.declPath(d), field)
-	return posOf(l.file, l.ix.nearest(p)), p
+	return l.site(d).fieldPathTo(field)
+}
+
+// objectPos is the position objectField returns, from its path.
+func (l *loader) objectPos(d declaredObject, path string) model.Position {
+	if l.declFile(d) != "" {
+		return l.pos(d)
+	}
+	return posOf(l.file, l.ix.nearest(path))
 }
 
 func (l *loader) errObject(d declaredObject, field, msg, hint string) {
-	pos, path := l.objectField(d, field)
+	path := l.objectPath(d, field)
+	if l.counted(path) {
+		return
+	}
 	if l.declFile(d) != "" {
 		msg = fmt.Sprintf("%s %s in %s: %s", d.obj.GetKind(), model.Key(d.obj), l.declFile(d), msg)
 	}
-	l.errs = append(l.errs, &model.DecodeError{Pos: pos, Path: path, Msg: msg, Hint: hint})
+	l.listProblem(&model.DecodeError{Pos: l.objectPos(d, path), Path: path, Msg: msg, Hint: hint})
 }
 
 func (l *loader) checkObjects(namespaces []string, nodes []ClusterNode) {

@@ -96,7 +96,7 @@ func templateOf(obj model.Object) *model.PodTemplateSpec {
 }
 
 func (l *loader) checkRollout(r *RolloutArgs, i int, p string) {
-	before := len(l.errs)
+	before := l.problems()
 	tp, ip, ap := childPath(p, "template"), childPath(p, "image"), childPath(p, "annotations")
 	l.checkRef(r.Target, childPath(p, "target"), rolloutKinds)
 	if l.ix.has(tp) && r.Template == nil {
@@ -133,7 +133,7 @@ func (l *loader) checkRollout(r *RolloutArgs, i int, p string) {
 			l.errAt(l.ix.keyOrNearest(kp), kp, fmt.Sprintf("invalid annotation key %q: %s", k, firstMsg(msgs)), "")
 		}
 	}
-	if len(l.errs) > before {
+	if l.problems() > before {
 		return
 	}
 	// Roll the declared object out now: a missing container or a template the API server
@@ -192,14 +192,14 @@ func (l *loader) templateChanges(ref ObjectRef, skip int) int {
 }
 
 func (l *loader) checkRollback(r *RollbackArgs, i int, p string) {
-	before := len(l.errs)
+	before := l.problems()
 	l.checkRef(r.Target, childPath(p, "target"), deploymentOnly)
 	rp := childPath(p, "toRevision")
 	if r.ToRevision < 0 {
 		l.errPath(rp, fmt.Sprintf("toRevision must not be negative, got %d", r.ToRevision), "0 rolls back to the previous revision")
 		return
 	}
-	if len(l.errs) > before || !l.ix.has(childPath(p, "target")) {
+	if l.problems() > before || !l.ix.has(childPath(p, "target")) {
 		return
 	}
 	revisions := l.templateChanges(r.Target, i)
@@ -506,7 +506,7 @@ func (l *loader) readSeries(shape *metrics.Shape, path string) {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			if m := seriesProblem.FindStringSubmatch(line); m != nil {
 				ln, _ := strconv.Atoi(m[2])
-				l.errs = append(l.errs, &model.DecodeError{Pos: model.Position{File: m[1], Line: ln, Column: 1}, Msg: m[3],
+				l.add(&model.DecodeError{Pos: model.Position{File: m[1], Line: ln, Column: 1}, Msg: m[3],
 					Hint: "a series file has lines of seconds,value"})
 				continue
 			}
@@ -531,7 +531,7 @@ var seriesProblem = regexp.MustCompile(`^(.+):(\d+): (.*)$`)
 // checkLoadAction checks a load action: a declared workload that `loads:` gives a load, and a
 // valid shape.
 func (l *loader) checkLoadAction(a *LoadArgs, p string) {
-	before := len(l.errs)
+	before := l.problems()
 	tp, sp := childPath(p, "target"), childPath(p, "shape")
 	l.checkRef(a.Target, tp, scalableKinds)
 	if l.ix.has(sp) && !l.bad(sp) {
@@ -543,7 +543,7 @@ func (l *loader) checkLoadAction(a *LoadArgs, p string) {
 			}
 		}
 	}
-	if len(l.errs) > before || !l.ix.has(tp) {
+	if l.problems() > before || !l.ix.has(tp) {
 		return
 	}
 	for _, spec := range l.s.Loads {

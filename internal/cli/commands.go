@@ -213,7 +213,7 @@ func (c *cli) loadScenario(cmd, arg string, opts scenarios.ParseOptions) (*scena
 		var errs scenarios.Errors
 		if errors.As(err, &errs) {
 			fmt.Fprintf(c.stderr, "sim %s: %s: %d %s; fix %s and run again ('sim explain KEY' documents every key, with an example)\n",
-				cmd, file, len(errs), plural(len(errs), "problem", "problems"), plural(len(errs), "it", "them"))
+				cmd, file, errs.Count(), plural(errs.Count(), "problem", "problems"), plural(errs.Count(), "it", "them"))
 		}
 		return nil, false
 	}
