@@ -1,9 +1,15 @@
 package cli
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/reconsim/reconsim/scenarios"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A custom resource that violates its CRD's schema, or whose kind no CRD defines, is bad
@@ -49,4 +55,24 @@ func replaceCmd(s, cmd string) string {
 		out = append(out, s[i])
 	}
 	return string(out)
+}
+
+// A scenario with more problems than the loader lists (scenarios.MaxListedProblems) prints
+// the first ones found, a last line that counts the rest, and the total.
+func TestValidateCountsUnlistedProblems(t *testing.T) {
+	const problems = scenarios.MaxListedProblems + 30
+	var b strings.Builder
+	b.WriteString("apiVersion: reconsim.dev/v1alpha1\nkind: Scenario\nname: p\nduration: 1m\n" +
+		"cluster:\n  nodeGroups:\n  - {name: w, count: 1, capacity: {cpu: \"4\", memory: 16Gi}}\nobjects:\n")
+	for i := range problems {
+		fmt.Fprintf(&b, "- manifest: {apiVersion: v1, kind: Service, metadata: {name: s, namespace: nx-%d}, spec: {ports: [{port: 80}]}}\n", i)
+	}
+	file := filepath.Join(t.TempDir(), "p.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(b.String()), 0o644))
+	h := newHarness(mustNotRun)
+	assert.Equal(t, exitUsage, h.run("validate", file))
+	lines := strings.Split(strings.TrimSuffix(h.stderr.String(), "\n"), "\n")
+	require.Len(t, lines, scenarios.MaxListedProblems+2)
+	assert.Equal(t, file+": 30 more problems are not listed: a scenario lists the first 1000 found (fix the problems listed and run again)", lines[len(lines)-2])
+	assert.Equal(t, fmt.Sprintf("sim validate: %s: %d problems; fix them and run again ('sim explain KEY' documents every key, with an example)", file, problems), lines[len(lines)-1])
 }
