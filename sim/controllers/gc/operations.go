@@ -93,6 +93,21 @@ func (gc *Controller) deleteObject(ctx context.Context, id objectReference, rv u
 	return err
 }
 
+// patchObject sends patch, JSON-encoded, as a JSON merge patch to the object behind id
+// (upstream patchObject).
+func (gc *Controller) patchObject(ctx context.Context, id objectReference, patch any) error {
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	ki, err := gc.apiResource(id.APIVersion, id.Kind)
+	if err != nil {
+		return err
+	}
+	_, err = gc.client.Patch(ctx, id.Kind, resourceDefaultNamespace(ki.Namespaced, id.Namespace), id.Name, data)
+	return err
+}
+
 // objectForOwnerRefsPatch is the JSON merge patch that sets ownerReferences, conditional on
 // the resourceVersion they were read at (upstream objectForPatch / ObjectMetaForPatch). A nil
 // list encodes as null, which removes the field.
@@ -118,15 +133,7 @@ func (gc *Controller) patchOwnerRefs(ctx context.Context, item *node, action str
 	var p objectForOwnerRefsPatch
 	p.Metadata.ResourceVersion = m.ResourceVersion
 	p.Metadata.OwnerReferences = edit(slices.Clone(m.OwnerReferences))
-	patch, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	ki, err := gc.apiResource(item.identity.APIVersion, item.identity.Kind)
-	if err != nil {
-		return err
-	}
-	if _, err := gc.client.Patch(ctx, item.identity.Kind, resourceDefaultNamespace(ki.Namespaced, item.identity.Namespace), item.identity.Name, patch); err != nil {
+	if err := gc.patchObject(ctx, item.identity, p); err != nil {
 		return err
 	}
 	gc.stats.OwnerRefPatches++
@@ -188,15 +195,7 @@ func (gc *Controller) removeFinalizerOnce(ctx context.Context, owner *node, fina
 	var patch objectForFinalizersPatch
 	patch.Metadata.ResourceVersion = m.ResourceVersion
 	patch.Metadata.Finalizers = rest
-	data, err := json.Marshal(patch)
-	if err != nil {
-		return err
-	}
-	ki, err := gc.apiResource(owner.identity.APIVersion, owner.identity.Kind)
-	if err != nil {
-		return err
-	}
-	if _, err := gc.client.Patch(ctx, owner.identity.Kind, resourceDefaultNamespace(ki.Namespaced, owner.identity.Namespace), owner.identity.Name, data); err != nil {
+	if err := gc.patchObject(ctx, owner.identity, patch); err != nil {
 		return err
 	}
 	gc.stats.FinalizersRemoved++
