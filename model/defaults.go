@@ -174,18 +174,14 @@ func SetDefaults(obj Object) {
 		defaultRequestsToLimits(o.Spec.InitContainers)
 		setDefaultsPodSpec(&o.Spec)
 	case *ReplicaSet:
-		if o.Spec.Replicas == nil {
-			o.Spec.Replicas = Ptr(DefaultReplicaSetReplicas)
-		}
+		defaultPtr(&o.Spec.Replicas, DefaultReplicaSetReplicas)
 		setDefaultsPodSpec(&o.Spec.Template.Spec)
 	case *Node:
 		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
 			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
 		}
 	case *Namespace:
-		if o.Status.Phase == "" {
-			o.Status.Phase = NamespaceActive
-		}
+		defaultZero(&o.Status.Phase, NamespaceActive)
 	case *Deployment:
 		setDefaultsDeployment(o)
 	case *StatefulSet:
@@ -198,12 +194,8 @@ func SetDefaults(obj Object) {
 		setDefaultsService(o)
 	case *EndpointSlice:
 		for i := range o.Ports {
-			if o.Ports[i].Name == nil {
-				o.Ports[i].Name = Ptr("")
-			}
-			if o.Ports[i].Protocol == nil {
-				o.Ports[i].Protocol = Ptr(DefaultProtocol)
-			}
+			defaultPtr(&o.Ports[i].Name, "")
+			defaultPtr(&o.Ports[i].Protocol, DefaultProtocol)
 		}
 	case *Lease, *Event, *ControllerRevision, *PodDisruptionBudget:
 	default:
@@ -235,15 +227,9 @@ func defaultRequestsToLimits(containers []Container) {
 }
 
 func setDefaultsPodSpec(spec *PodSpec) {
-	if spec.RestartPolicy == "" {
-		spec.RestartPolicy = DefaultRestartPolicy
-	}
-	if spec.TerminationGracePeriodSeconds == nil {
-		spec.TerminationGracePeriodSeconds = Ptr(DefaultTerminationGracePeriodSeconds)
-	}
-	if spec.SchedulerName == "" {
-		spec.SchedulerName = DefaultSchedulerName
-	}
+	defaultZero(&spec.RestartPolicy, DefaultRestartPolicy)
+	defaultPtr(&spec.TerminationGracePeriodSeconds, DefaultTerminationGracePeriodSeconds)
+	defaultZero(&spec.SchedulerName, DefaultSchedulerName)
 	for _, containers := range [][]Container{spec.InitContainers, spec.Containers} {
 		for i := range containers {
 			c := &containers[i]
@@ -257,54 +243,32 @@ func setDefaultsPodSpec(spec *PodSpec) {
 }
 
 func setDefaultsProbe(p *Probe) {
-	if p.TimeoutSeconds == 0 {
-		p.TimeoutSeconds = DefaultProbeTimeoutSeconds
-	}
-	if p.PeriodSeconds == 0 {
-		p.PeriodSeconds = DefaultProbePeriodSeconds
-	}
-	if p.SuccessThreshold == 0 {
-		p.SuccessThreshold = DefaultProbeSuccessThreshold
-	}
-	if p.FailureThreshold == 0 {
-		p.FailureThreshold = DefaultProbeFailureThreshold
-	}
+	defaultZero(&p.TimeoutSeconds, DefaultProbeTimeoutSeconds)
+	defaultZero(&p.PeriodSeconds, DefaultProbePeriodSeconds)
+	defaultZero(&p.SuccessThreshold, DefaultProbeSuccessThreshold)
+	defaultZero(&p.FailureThreshold, DefaultProbeFailureThreshold)
 }
 
 func setDefaultsDeployment(d *Deployment) {
 	spec := &d.Spec
-	if spec.Replicas == nil {
-		spec.Replicas = Ptr(DefaultDeploymentReplicas)
-	}
-	if spec.Strategy.Type == "" {
-		spec.Strategy.Type = RollingUpdateDeploymentStrategyType
-	}
+	defaultPtr(&spec.Replicas, DefaultDeploymentReplicas)
+	defaultZero(&spec.Strategy.Type, RollingUpdateDeploymentStrategyType)
 	if spec.Strategy.Type == RollingUpdateDeploymentStrategyType {
 		if spec.Strategy.RollingUpdate == nil {
 			spec.Strategy.RollingUpdate = &RollingUpdateDeployment{}
 		}
 		ru := spec.Strategy.RollingUpdate
-		if ru.MaxUnavailable == nil {
-			ru.MaxUnavailable = Ptr(intstr.FromString(DefaultDeploymentMaxUnavailable))
-		}
-		if ru.MaxSurge == nil {
-			ru.MaxSurge = Ptr(intstr.FromString(DefaultDeploymentMaxSurge))
-		}
+		defaultPtr(&ru.MaxUnavailable, intstr.FromString(DefaultDeploymentMaxUnavailable))
+		defaultPtr(&ru.MaxSurge, intstr.FromString(DefaultDeploymentMaxSurge))
 	}
-	if spec.RevisionHistoryLimit == nil {
-		spec.RevisionHistoryLimit = Ptr(DefaultDeploymentRevisionHistoryLimit)
-	}
-	if spec.ProgressDeadlineSeconds == nil {
-		spec.ProgressDeadlineSeconds = Ptr(DefaultDeploymentProgressDeadlineSeconds)
-	}
+	defaultPtr(&spec.RevisionHistoryLimit, DefaultDeploymentRevisionHistoryLimit)
+	defaultPtr(&spec.ProgressDeadlineSeconds, DefaultDeploymentProgressDeadlineSeconds)
 	setDefaultsPodSpec(&spec.Template.Spec)
 }
 
 func setDefaultsStatefulSet(s *StatefulSet) {
 	spec := &s.Spec
-	if spec.PodManagementPolicy == "" {
-		spec.PodManagementPolicy = OrderedReadyPodManagement
-	}
+	defaultZero(&spec.PodManagementPolicy, OrderedReadyPodManagement)
 	us := &spec.UpdateStrategy
 	if us.Type == "" {
 		us.Type = RollingUpdateStatefulSetStrategyType
@@ -317,43 +281,29 @@ func setDefaultsStatefulSet(s *StatefulSet) {
 	if us.Type == RollingUpdateStatefulSetStrategyType && us.RollingUpdate != nil && us.RollingUpdate.Partition == nil {
 		us.RollingUpdate.Partition = Ptr(DefaultStatefulSetPartition)
 	}
-	if spec.Replicas == nil {
-		spec.Replicas = Ptr(DefaultStatefulSetReplicas)
-	}
-	if spec.RevisionHistoryLimit == nil {
-		spec.RevisionHistoryLimit = Ptr(DefaultStatefulSetRevisionHistoryLimit)
-	}
+	defaultPtr(&spec.Replicas, DefaultStatefulSetReplicas)
+	defaultPtr(&spec.RevisionHistoryLimit, DefaultStatefulSetRevisionHistoryLimit)
 	setDefaultsPodSpec(&spec.Template.Spec)
 }
 
 func setDefaultsDaemonSet(d *DaemonSet) {
 	spec := &d.Spec
 	us := &spec.UpdateStrategy
-	if us.Type == "" {
-		us.Type = RollingUpdateDaemonSetStrategyType
-	}
+	defaultZero(&us.Type, RollingUpdateDaemonSetStrategyType)
 	if us.Type == RollingUpdateDaemonSetStrategyType {
 		if us.RollingUpdate == nil {
 			us.RollingUpdate = &RollingUpdateDaemonSet{}
 		}
-		if us.RollingUpdate.MaxUnavailable == nil {
-			us.RollingUpdate.MaxUnavailable = Ptr(intstr.FromInt32(DefaultDaemonSetMaxUnavailable))
-		}
-		if us.RollingUpdate.MaxSurge == nil {
-			us.RollingUpdate.MaxSurge = Ptr(intstr.FromInt32(DefaultDaemonSetMaxSurge))
-		}
+		defaultPtr(&us.RollingUpdate.MaxUnavailable, intstr.FromInt32(DefaultDaemonSetMaxUnavailable))
+		defaultPtr(&us.RollingUpdate.MaxSurge, intstr.FromInt32(DefaultDaemonSetMaxSurge))
 	}
-	if spec.RevisionHistoryLimit == nil {
-		spec.RevisionHistoryLimit = Ptr(DefaultDaemonSetRevisionHistoryLimit)
-	}
+	defaultPtr(&spec.RevisionHistoryLimit, DefaultDaemonSetRevisionHistoryLimit)
 	setDefaultsPodSpec(&spec.Template.Spec)
 }
 
 func setDefaultsHPA(h *HorizontalPodAutoscaler) {
 	spec := &h.Spec
-	if spec.MinReplicas == nil {
-		spec.MinReplicas = Ptr(DefaultHPAMinReplicas)
-	}
+	defaultPtr(&spec.MinReplicas, DefaultHPAMinReplicas)
 	if len(spec.Metrics) == 0 {
 		spec.Metrics = []MetricSpec{{
 			Type: ResourceMetricSourceType,
@@ -393,14 +343,10 @@ func overlayScalingRules(from, to *HPAScalingRules) *HPAScalingRules {
 }
 
 func setDefaultsService(s *Service) {
-	if s.Spec.Type == "" {
-		s.Spec.Type = DefaultServiceType
-	}
+	defaultZero(&s.Spec.Type, DefaultServiceType)
 	for i := range s.Spec.Ports {
 		p := &s.Spec.Ports[i]
-		if p.Protocol == "" {
-			p.Protocol = DefaultProtocol
-		}
+		defaultZero(&p.Protocol, DefaultProtocol)
 		if p.TargetPort == intstr.FromInt32(0) || p.TargetPort == intstr.FromString("") {
 			p.TargetPort = intstr.FromInt32(p.Port)
 		}
@@ -450,4 +396,20 @@ func (v *DefaultedViews) View(obj Object, setNamespace func(*ObjectMeta)) Object
 	}
 	SetDefaults(view)
 	return view
+}
+
+// defaultPtr points an unset optional field at its default, as upstream's defaulting does
+// (if obj.Field == nil { obj.Field = ptr.To(v) }).
+func defaultPtr[T any](p **T, v T) {
+	if *p == nil {
+		*p = Ptr(v)
+	}
+}
+
+// defaultZero sets a field that holds its type's zero value to its default.
+func defaultZero[T comparable](p *T, v T) {
+	var zero T
+	if *p == zero {
+		*p = v
+	}
 }
