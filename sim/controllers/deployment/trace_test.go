@@ -154,11 +154,7 @@ func TestTraces(t *testing.T) {
 					t.Fatalf("relabel-rs: %v", err)
 				}
 				rs := obj.(*model.ReplicaSet).DeepCopy()
-				rs.Labels = map[string]string{}
-				for _, kv := range strings.Split(lbl, ",") {
-					k, v, _ := strings.Cut(kv, "=")
-					rs.Labels[k] = v
-				}
+				rs.Labels = testworld.ParseLabels(t, lbl)
 				if _, err := w.Store.Update(rs); err != nil {
 					t.Fatalf("relabel-rs: %v", err)
 				}

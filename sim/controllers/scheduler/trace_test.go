@@ -98,19 +98,13 @@ func applyResources(t testing.TB, d *datadriven.TestData, l model.ResourceList) 
 	}
 }
 
-// parseTaints reads "key=value:Effect,key:Effect"; "none" is no taints.
+// parseTaints reads testworld.ParseTaints' "key=value:Effect,key:Effect"; "none" is no
+// taints.
 func parseTaints(t testing.TB, s string) []model.Taint {
 	if s == "none" {
 		return nil
 	}
-	var out []model.Taint
-	for _, item := range strings.Split(s, ",") {
-		kv, effect, ok := strings.Cut(item, ":")
-		require.True(t, ok, "taint %q needs :Effect", item)
-		key, value, _ := strings.Cut(kv, "=")
-		out = append(out, model.Taint{Key: key, Value: value, Effect: model.TaintEffect(effect)})
-	}
-	return out
+	return testworld.ParseTaints(t, s)
 }
 
 // parseTolerations reads "key=value:Effect" (Equal), "key:Effect" or "key" (Exists), and
@@ -134,25 +128,13 @@ func parseTolerations(s string) []model.Toleration {
 	return out
 }
 
-func parseLabels(s string) map[string]string {
-	out := map[string]string{}
-	for _, item := range strings.Split(s, ",") {
-		k, v, _ := strings.Cut(item, "=")
-		out[k] = v
-	}
-	return out
-}
-
 func (w *world) node(d *datadriven.TestData) {
-	var name, labels, taints string
+	var name, taints string
 	d.ScanArgs(w.T, "name", &name)
-	n := &model.Node{ObjectMeta: model.ObjectMeta{Name: name}}
+	n := &model.Node{ObjectMeta: model.ObjectMeta{Name: name, Labels: testworld.LabelsArg(w.T, d, "labels")}}
 	n.Status.Allocatable = model.ResourceList{"cpu": resource.MustParse("4"), "memory": resource.MustParse("8Gi"), "pods": resource.MustParse("110")}
 	applyResources(w.T, d, n.Status.Allocatable)
 	n.Status.Capacity = n.Status.Allocatable.DeepCopy()
-	if d.MaybeScanArgs(w.T, "labels", &labels) {
-		n.Labels = parseLabels(labels)
-	}
 	if d.MaybeScanArgs(w.T, "taints", &taints) {
 		n.Spec.Taints = parseTaints(w.T, taints)
 	}
@@ -171,7 +153,7 @@ func (w *world) updateNode(d *datadriven.TestData) {
 	n := obj.DeepCopyObject().(*model.Node)
 	specChanged := false
 	if d.MaybeScanArgs(w.T, "labels", &labels) {
-		n.Labels, specChanged = parseLabels(labels), true
+		n.Labels, specChanged = testworld.ParseLabels(w.T, labels), true
 	}
 	if d.MaybeScanArgs(w.T, "taints", &taints) {
 		n.Spec.Taints, specChanged = parseTaints(w.T, taints), true
@@ -192,13 +174,10 @@ func (w *world) updateNode(d *datadriven.TestData) {
 }
 
 func (w *world) pod(d *datadriven.TestData) {
-	var name, tolerations, selector, schedulerName, labels, policy, node string
+	var name, tolerations, schedulerName, policy, node string
 	var priority int
 	d.ScanArgs(w.T, "name", &name)
 	p := &model.Pod{ObjectMeta: model.ObjectMeta{Name: name, Namespace: "default"}}
-	if d.MaybeScanArgs(w.T, "labels", &labels) {
-		p.Labels = parseLabels(labels)
-	}
 	if d.MaybeScanArgs(w.T, "preemption-policy", &policy) {
 		p.Spec.PreemptionPolicy = &policy
 	}
@@ -223,9 +202,7 @@ func (w *world) pod(d *datadriven.TestData) {
 	if d.MaybeScanArgs(w.T, "tolerations", &tolerations) {
 		p.Spec.Tolerations = parseTolerations(tolerations)
 	}
-	if d.MaybeScanArgs(w.T, "node-selector", &selector) {
-		p.Spec.NodeSelector = parseLabels(selector)
-	}
+	p.Spec.NodeSelector = testworld.LabelsArg(w.T, d, "node-selector")
 	if d.MaybeScanArgs(w.T, "scheduler", &schedulerName) {
 		p.Spec.SchedulerName = schedulerName
 	}
@@ -244,10 +221,8 @@ func (w *world) pod(d *datadriven.TestData) {
 // affinity=key (a required term on that topology key selecting the pod's own labels, or
 // affinity-selector=k=v when given).
 func (w *world) podScheduling(d *datadriven.TestData, p *model.Pod) {
-	var podLabels, owner, spread, anti, aff, affSel string
-	if d.MaybeScanArgs(w.T, "labels", &podLabels) {
-		p.Labels = parseLabels(podLabels)
-	}
+	var owner, spread, anti, aff, affSel string
+	p.Labels = testworld.LabelsArg(w.T, d, "labels")
 	if d.MaybeScanArgs(w.T, "owner", &owner) {
 		kind, name, _ := strings.Cut(owner, "/")
 		p.OwnerReferences = []model.OwnerReference{{APIVersion: "apps/v1", Kind: model.Kind(kind), Name: name, UID: "uid-" + name, Controller: model.Ptr(true)}}
@@ -269,7 +244,7 @@ func (w *world) podScheduling(d *datadriven.TestData, p *model.Pod) {
 	if d.MaybeScanArgs(w.T, "affinity", &aff) {
 		sel := own
 		if d.MaybeScanArgs(w.T, "affinity-selector", &affSel) {
-			sel = &metav1.LabelSelector{MatchLabels: parseLabels(affSel)}
+			sel = &metav1.LabelSelector{MatchLabels: testworld.ParseLabels(w.T, affSel)}
 		}
 		if p.Spec.Affinity == nil {
 			p.Spec.Affinity = &model.Affinity{}
@@ -286,8 +261,8 @@ func (w *world) replicaSet(d *datadriven.TestData) {
 	d.ScanArgs(w.T, "selector", &sel)
 	rs := &model.ReplicaSet{ObjectMeta: model.ObjectMeta{Name: name, Namespace: "default"}}
 	rs.Spec.Replicas = model.Ptr(int32(0))
-	rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: parseLabels(sel)}
-	rs.Spec.Template.Labels = parseLabels(sel)
+	rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: testworld.ParseLabels(w.T, sel)}
+	rs.Spec.Template.Labels = testworld.ParseLabels(w.T, sel)
 	rs.Spec.Template.Spec.Containers = []model.Container{{Name: "c", Image: "app"}}
 	rs.Spec.Template.Spec.RestartPolicy = model.RestartPolicyAlways
 	_, err := w.Store.Create(rs)
@@ -331,7 +306,7 @@ func (w *world) pdb(d *datadriven.TestData) {
 	d.ScanArgs(w.T, "selector", &selector)
 	d.ScanArgs(w.T, "allowed", &allowed)
 	pdb := &model.PodDisruptionBudget{ObjectMeta: model.ObjectMeta{Name: name, Namespace: "default"}}
-	pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: parseLabels(selector)}
+	pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: testworld.ParseLabels(w.T, selector)}
 	created, err := w.Store.Create(pdb)
 	require.NoError(w.T, err)
 	pdb = created.DeepCopyObject().(*model.PodDisruptionBudget)
