@@ -418,7 +418,7 @@ func (l *loader) checkKillContainer(a *KillContainerArgs, p string) {
 		return
 	}
 	for _, d := range l.declaredAs(a.Target.Kind, a.Target.Namespace, a.Target.Name) {
-		tmpl := templateOf(d.obj)
+		tmpl := model.WorkloadTemplate(d.obj)
 		if tmpl == nil {
 			continue
 		}

@@ -694,17 +694,11 @@ func (l *loader) checkSettled() {
 // podSpecOf returns the pod spec an object runs (a Pod's own, a workload's template), or nil,
 // with the field path of the spec inside the manifest.
 func podSpecOf(obj model.Object) (*model.PodSpec, string) {
-	switch o := obj.(type) {
-	case *model.Pod:
-		return &o.Spec, "spec"
-	case *model.ReplicaSet:
-		return &o.Spec.Template.Spec, "spec.template.spec"
-	case *model.Deployment:
-		return &o.Spec.Template.Spec, "spec.template.spec"
-	case *model.StatefulSet:
-		return &o.Spec.Template.Spec, "spec.template.spec"
-	case *model.DaemonSet:
-		return &o.Spec.Template.Spec, "spec.template.spec"
+	if p, ok := obj.(*model.Pod); ok {
+		return &p.Spec, "spec"
+	}
+	if t := model.WorkloadTemplate(obj); t != nil {
+		return &t.Spec, "spec.template.spec"
 	}
 	return nil, ""
 }

@@ -80,21 +80,6 @@ func orList(kinds []model.Kind) string {
 	return "a " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// templateOf returns the pod template of a workload object, or nil for other kinds.
-func templateOf(obj model.Object) *model.PodTemplateSpec {
-	switch o := obj.(type) {
-	case *model.Deployment:
-		return &o.Spec.Template
-	case *model.StatefulSet:
-		return &o.Spec.Template
-	case *model.ReplicaSet:
-		return &o.Spec.Template
-	case *model.DaemonSet:
-		return &o.Spec.Template
-	}
-	return nil
-}
-
 func (l *loader) checkRollout(r *RolloutArgs, i int, p string) {
 	before := l.problems()
 	tp, ip, ap := childPath(p, "template"), childPath(p, "image"), childPath(p, "annotations")
@@ -139,7 +124,7 @@ func (l *loader) checkRollout(r *RolloutArgs, i int, p string) {
 	// Roll the declared object out now: a missing container or a template the API server
 	// would reject is found here rather than in the middle of the run.
 	for _, d := range l.declaredAs(r.Target.Kind, r.Target.Namespace, r.Target.Name) {
-		tmpl := templateOf(d.obj)
+		tmpl := model.WorkloadTemplate(d.obj)
 		if tmpl == nil {
 			continue
 		}
@@ -153,7 +138,7 @@ func (l *loader) checkRollout(r *RolloutArgs, i int, p string) {
 			return
 		}
 		probe := d.obj.DeepCopyObject()
-		*templateOf(probe) = next
+		*model.WorkloadTemplate(probe) = next
 		model.SetDefaults(probe)
 		for _, fe := range model.Validate(probe) {
 			// Point into the fragment when the problem is in a field it writes.

@@ -63,7 +63,7 @@ func (tl *timeline) killContainer(ctx *sim.Proc, a *scenarios.KillContainerArgs)
 		if err != nil {
 			return err
 		}
-		sel := workloadSelector(obj)
+		sel := model.WorkloadSelector(obj)
 		if sel == nil {
 			return fmt.Errorf("%s has no selector", ref)
 		}
@@ -97,19 +97,4 @@ func (tl *timeline) killContainer(ctx *sim.Proc, a *scenarios.KillContainerArgs)
 		return fmt.Errorf("pod %s is not on a node", model.Key(pod))
 	}
 	return kl.KillContainer(pod.Namespace, pod.Name, a.Container, a.Code(), a.OOMKilled)
-}
-
-// workloadSelector returns a workload's pod selector, or nil.
-func workloadSelector(obj model.Object) *metav1.LabelSelector {
-	switch o := obj.(type) {
-	case *model.Deployment:
-		return o.Spec.Selector
-	case *model.ReplicaSet:
-		return o.Spec.Selector
-	case *model.StatefulSet:
-		return o.Spec.Selector
-	case *model.DaemonSet:
-		return o.Spec.Selector
-	}
-	return nil
 }

@@ -370,15 +370,7 @@ func (s *Server) targetSelector(ref WorkloadRef) labels.Selector {
 	if !ok {
 		return labels.Nothing()
 	}
-	var ls *metav1.LabelSelector
-	switch o := obj.(type) {
-	case *model.Deployment:
-		ls = o.Spec.Selector
-	case *model.ReplicaSet:
-		ls = o.Spec.Selector
-	case *model.StatefulSet:
-		ls = o.Spec.Selector
-	}
+	ls := model.WorkloadSelector(obj)
 	if ls == nil {
 		return labels.Nothing()
 	}
