@@ -37,4 +37,8 @@ type Options struct {
 	// invariantViolations, when set, receives the world's invariant violations at the end of
 	// the run (this package's tests fail a test whose run broke one; see checkedRun).
 	invariantViolations func([]string)
+	// built, when set, is called once the world is built, its objects created and its
+	// components started, just before the kernel runs its first event, with the events
+	// processed so far: the benchmarks time the run without the build.
+	built func(eventsProcessed uint64)
 }

@@ -47,6 +47,9 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	w.startSampler()
 	tl.schedule()
 	w.obs.changed()
+	if opts.built != nil {
+		opts.built(w.k.EventsProcessed())
+	}
 
 	limits := sim.Limits{
 		MaxTime:          vtime.FromDuration(scn.Duration),
