@@ -344,6 +344,28 @@ func TestTraceFormatAndHash(t *testing.T) {
 	assert.Equal(t, k.Trace().Hash(), k2.Trace().Hash(), "the hash does not depend on whether lines are written")
 }
 
+func TestEmitRefIsEmitOfTheRef(t *testing.T) {
+	for _, c := range []struct {
+		kind, namespace, name, ref string
+		rv                         uint64
+		detail                     string
+	}{
+		{"Pod", "default", "web-1", "Pod default/web-1", 12, "phase=Pending"},
+		{"Lease", "kube-node-lease", "n-1", "Lease kube-node-lease/n-1", 7, ""},
+		{"Node", "", "n1", "Node n1", 0, "ready"},
+		{"Namespace", "", "", "Namespace ", 0, ""},
+	} {
+		var ref, parts strings.Builder
+		k1, k2 := New(1), New(1)
+		k1.Trace().SetWriter(&ref)
+		k2.Trace().SetWriter(&parts)
+		k1.Emit("kube-apiserver", "update", c.ref, c.rv, c.detail)
+		k2.EmitRef("kube-apiserver", "update", c.kind, c.namespace, c.name, c.rv, c.detail)
+		assert.Equal(t, ref.String(), parts.String(), c.ref)
+		assert.Equal(t, k1.Trace().Hash(), k2.Trace().Hash(), c.ref)
+	}
+}
+
 func TestHeapOrderProperty(t *testing.T) {
 	// Property: whatever order events are scheduled in, they pop sorted by (time, seq).
 	r := NewRand(99, "heap-property")

@@ -42,14 +42,38 @@ func (t *Trace) Lines() uint64 { return t.lines }
 
 // Emit records one line. rv 0 is left out of the line.
 func (t *Trace) Emit(now vtime.Time, component, action, object string, rv uint64, detail string) {
+	b := t.start(now, component, action)
+	b = append(b, object...)
+	t.finish(b, rv, detail)
+}
+
+// EmitRef is Emit about the object model.Ref names: "<kind> <namespace>/<name>", or
+// "<kind> <name>" without a namespace. It builds the line without building the name.
+func (t *Trace) EmitRef(now vtime.Time, component, action, kind, namespace, name string, rv uint64, detail string) {
+	b := t.start(now, component, action)
+	b = append(b, kind...)
+	b = append(b, ' ')
+	if namespace != "" {
+		b = append(b, namespace...)
+		b = append(b, '/')
+	}
+	b = append(b, name...)
+	t.finish(b, rv, detail)
+}
+
+// start begins a line in t's buffer: the time, the component and the action.
+func (t *Trace) start(now vtime.Time, component, action string) []byte {
 	b := t.buf[:0]
 	b = strconv.AppendFloat(b, now.Seconds(), 'f', 6, 64)
 	b = append(b, ' ')
 	b = append(b, component...)
 	b = append(b, ' ')
 	b = append(b, action...)
-	b = append(b, ' ')
-	b = append(b, object...)
+	return append(b, ' ')
+}
+
+// finish ends the line b with rv and detail, hashes it and writes it.
+func (t *Trace) finish(b []byte, rv uint64, detail string) {
 	if rv != 0 {
 		b = append(b, " rv="...)
 		b = strconv.AppendUint(b, rv, 10)
@@ -75,4 +99,9 @@ func (t *Trace) Emit(now vtime.Time, component, action, object string, rv uint64
 // Emit is shorthand for k.Trace().Emit(k.Now(), ...).
 func (k *Kernel) Emit(component, action, object string, rv uint64, detail string) {
 	k.trace.Emit(k.now, component, action, object, rv, detail)
+}
+
+// EmitRef is shorthand for k.Trace().EmitRef(k.Now(), ...).
+func (k *Kernel) EmitRef(component, action, kind, namespace, name string, rv uint64, detail string) {
+	k.trace.EmitRef(k.now, component, action, kind, namespace, name, rv, detail)
 }

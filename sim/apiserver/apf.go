@@ -108,6 +108,9 @@ type apf struct {
 	byName  map[string]*priorityLevel
 	schemas []*model.FlowSchema // matching order
 	classes map[classKey]*classification
+	// byClient is a front to classes: each client's first classifications, found by one
+	// lookup of the client's name and a scan (cheaper than hashing the whole key).
+	byClient map[string][]classEntry
 	// nominalCLSum is the sum of the levels' nominal limits, the pool borrowing divides.
 	nominalCLSum int
 	borrowTimer  *sim.Timer
@@ -155,6 +158,19 @@ type classKey struct {
 	namespace string
 }
 
+// classEntry is one of a client's classifications in apf.byClient: the rest of its classKey.
+type classEntry struct {
+	kind      model.Kind
+	sub       string
+	verb      model.Verb
+	namespace string
+	c         *classification
+}
+
+// maxClientClasses bounds a client's entries in apf.byClient; its other classifications are
+// found in apf.classes.
+const maxClientClasses = 16
+
 type classification struct {
 	fs   string
 	pl   *priorityLevel
@@ -167,7 +183,7 @@ func newAPF(s *Server, cfg APFConfig) (*apf, error) {
 		// feature.go ApplyTo: the two limits must sum to more than 0.
 		return nil, errors.New("max-requests-inflight plus max-mutating-requests-inflight must be positive with priority and fairness")
 	}
-	a := &apf{srv: s, k: s.k, cfg: cfg, serverCL: serverCL, byName: map[string]*priorityLevel{}, classes: map[classKey]*classification{}}
+	a := &apf{srv: s, k: s.k, cfg: cfg, serverCL: serverCL, byName: map[string]*priorityLevel{}, classes: map[classKey]*classification{}, byClient: map[string][]classEntry{}}
 	timeout := cfg.RequestTimeout
 	if timeout == 0 {
 		timeout = DefaultRequestTimeout
@@ -406,6 +422,7 @@ func (a *apf) digest(pls []*model.PriorityLevelConfiguration, fss []*model.FlowS
 	}
 	a.schemas = seq
 	clear(a.classes)
+	clear(a.byClient)
 	a.dropDrained()
 }
 
@@ -538,10 +555,29 @@ func (a *apf) classify(req *Request) *classification {
 	if kind == "" && req.Object != nil {
 		kind = req.Object.GetKind()
 	}
-	key := classKey{client: req.Client, kind: kind, sub: req.Subresource, verb: req.Verb, namespace: rawNamespace(req)}
-	if c := a.classes[key]; c != nil {
-		return c
+	raw := rawNamespace(req)
+	recent := a.byClient[req.Client]
+	for i := range recent {
+		if e := &recent[i]; e.kind == kind && e.verb == req.Verb && e.sub == req.Subresource && e.namespace == raw {
+			return e.c
+		}
 	}
+	key := classKey{client: req.Client, kind: kind, sub: req.Subresource, verb: req.Verb, namespace: raw}
+	c := a.classes[key]
+	if c == nil {
+		c = a.classifyAnew(req, kind)
+		if len(a.classes) < maxClassCache {
+			a.classes[key] = c
+		}
+	}
+	if len(recent) < maxClientClasses && len(a.byClient) < maxClassCache {
+		a.byClient[req.Client] = append(recent, classEntry{kind: kind, sub: req.Subresource, verb: req.Verb, namespace: raw, c: c})
+	}
+	return c
+}
+
+// classifyAnew is classify's matching without the caches.
+func (a *apf) classifyAnew(req *Request, kind model.Kind) *classification {
 	ns := a.requestNamespace(kind, req)
 	user := a.user(req.Client)
 	group, resource := a.groupResource(kind)
@@ -571,9 +607,6 @@ func (a *apf) classify(req *Request) *classification {
 			}
 		}
 		c.hash = hashFlowID(chosen.Name, dist)
-	}
-	if len(a.classes) < maxClassCache {
-		a.classes[key] = c
 	}
 	return c
 }

@@ -165,6 +165,8 @@ type queueSet struct {
 	activeQueues         int
 
 	hand [15]int
+	// spare are finished requests for newRequest to reuse (finish).
+	spare []*apfRequest
 	// onDemand is told the seat demand (seats in use plus seats waiting) whenever it changes
 	// (upstream's seatDemandIntegrator.Set).
 	onDemand func(float64)
@@ -247,7 +249,15 @@ func (qs *queueSet) setConcurrencyLimit(cl int) {
 
 // newRequest builds a request with its completed work estimate (completeWorkEstimate).
 func (qs *queueSet) newRequest(p *sim.Proc, fsName string, est workEstimate) *apfRequest {
-	r := &apfRequest{qs: qs, proc: p, fsName: fsName, arrival: qs.k.Now(), arrivalR: qs.currentR,
+	var r *apfRequest
+	if n := len(qs.spare); n > 0 {
+		r = qs.spare[n-1]
+		qs.spare[n-1] = nil
+		qs.spare = qs.spare[:n-1]
+	} else {
+		r = new(apfRequest)
+	}
+	*r = apfRequest{qs: qs, proc: p, fsName: fsName, arrival: qs.k.Now(), arrivalR: qs.currentR,
 		initialSeats: est.initialSeats, finalSeats: est.finalSeats, additionalLatency: est.additionalLatency}
 	r.finalWork = seatsTimesDuration(float64(est.finalSeats), est.additionalLatency)
 	r.totalWork = seatsTimesDuration(float64(est.initialSeats), estimatedServiceDuration) + r.finalWork
@@ -418,6 +428,12 @@ func (qs *queueSet) finish(r *apfRequest) {
 	if r.additionalLatency <= 0 {
 		qs.releaseSeats(r)
 		qs.dispatchAsMuchAsPossible()
+		if r.timeout == nil {
+			// Nothing refers to r any more (a request that waited is left alone: its
+			// stopped timeout's function still names it).
+			*r = apfRequest{}
+			qs.spare = append(qs.spare, r)
+		}
 		return
 	}
 	qs.k.After(r.additionalLatency, func() {

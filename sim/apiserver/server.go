@@ -14,7 +14,8 @@ import (
 	"github.com/reconsim/reconsim/vtime"
 )
 
-// Request is one API request.
+// Request is one API request. The server keeps no request after Do returns (its fault hooks
+// and OnWrite hook must not either): a client reuses its requests.
 type Request struct {
 	// Client names the caller (the component's user agent); faults and watch stalls select
 	// by it.

@@ -653,7 +653,8 @@ func (s *Store) record(ks *kindStore, e histEvent, action, detail string) {
 			s.bookmarkTimer.Reset(s.bookmarkEvery)
 		}
 	}
-	s.k.Emit(component, action, model.Ref(e.obj), e.rv, detail)
+	m := e.obj.Meta()
+	s.k.EmitRef(component, action, string(e.obj.GetKind()), m.Namespace, m.Name, e.rv, detail)
 }
 
 // dispatch offers e to every watcher that may want it: the unpinned ones and those pinned to

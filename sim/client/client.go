@@ -108,6 +108,10 @@ type Client struct {
 	bucket     *TokenBucket
 	maxRetries int
 	stats      Stats
+	// spare are requests whose calls have returned, for the next calls to reuse: the server
+	// keeps no request after Do returns, and several processes may share a client, each with
+	// a call in flight.
+	spare []*apiserver.Request
 }
 
 // New returns a client named name (the identity the server sees, as a user agent) with cfg's
@@ -153,9 +157,23 @@ func (c *Client) Stats() Stats {
 
 // do sends req through the token bucket and the retry loop of client-go rest.Request: throttle,
 // send, and while the answer is a 429 or 5xx carrying Retry-After and retries remain, sleep
-// Retry-After seconds, throttle again and resend.
-func (c *Client) do(ctx context.Context, req *apiserver.Request) apiserver.Response {
+// Retry-After seconds, throttle again and resend. The request the server sees is one of the
+// client's spare ones, filled from r (Server.Do keeps none after it returns).
+func (c *Client) do(ctx context.Context, r apiserver.Request) apiserver.Response {
+	var req *apiserver.Request
+	if n := len(c.spare); n > 0 {
+		req = c.spare[n-1]
+		c.spare[n-1] = nil
+		c.spare = c.spare[:n-1]
+	} else {
+		req = new(apiserver.Request)
+	}
+	*req = r
 	req.Client = c.name
+	defer func() {
+		*req = apiserver.Request{}
+		c.spare = append(c.spare, req)
+	}()
 	p := sim.ProcFromContext(ctx)
 	c.throttle(ctx, p)
 	for attempt := 1; ; attempt++ {
@@ -238,7 +256,7 @@ func (c *Client) Get(ctx context.Context, kind model.Kind, namespace, name strin
 // status check compares the Node and writes only when its status changed (informers' lists
 // are shared the same way, see listShared).
 func (c *Client) GetShared(ctx context.Context, kind model.Kind, namespace, name string) (model.Object, error) {
-	resp := c.do(ctx, &apiserver.Request{Verb: VerbGet, Kind: kind, Namespace: namespace, Name: name})
+	resp := c.do(ctx, apiserver.Request{Verb: VerbGet, Kind: kind, Namespace: namespace, Name: name})
 	if resp.Err != nil {
 		return nil, resp.Err
 	}
@@ -261,7 +279,7 @@ func (c *Client) List(ctx context.Context, kind model.Kind, opts model.ListOptio
 
 // listShared is List without the copies, for informers, whose caches are read-only.
 func (c *Client) listShared(ctx context.Context, kind model.Kind, opts model.ListOptions) ([]model.Object, uint64, error) {
-	resp := c.do(ctx, &apiserver.Request{Verb: VerbList, Kind: kind, Namespace: opts.Namespace, List: opts})
+	resp := c.do(ctx, apiserver.Request{Verb: VerbList, Kind: kind, Namespace: opts.Namespace, List: opts})
 	if resp.Err != nil {
 		return nil, 0, resp.Err
 	}
@@ -322,7 +340,7 @@ func (c *Client) writeShared(ctx context.Context, verb model.Verb, subresource s
 		return nil, fmt.Errorf("client %s: %s with a nil object", c.name, verb)
 	}
 	m := obj.Meta()
-	resp := c.do(ctx, &apiserver.Request{
+	resp := c.do(ctx, apiserver.Request{
 		Verb: verb, Kind: obj.GetKind(), Subresource: subresource,
 		Namespace: m.Namespace, Name: m.Name, Object: obj,
 	})
@@ -335,7 +353,7 @@ func (c *Client) writeShared(ctx context.Context, verb model.Verb, subresource s
 // Patch applies patch (a JSON merge patch) to the named object and returns a private copy of
 // the result.
 func (c *Client) Patch(ctx context.Context, kind model.Kind, namespace, name string, patch []byte) (model.Object, error) {
-	resp := c.do(ctx, &apiserver.Request{
+	resp := c.do(ctx, apiserver.Request{
 		Verb: VerbPatch, Kind: kind, Namespace: namespace, Name: name,
 		Patch: append([]byte(nil), patch...),
 	})
@@ -348,7 +366,7 @@ func (c *Client) Patch(ctx context.Context, kind model.Kind, namespace, name str
 // PatchAs applies patch of type pt (JSON patch, merge patch or strategic merge patch, as
 // `kubectl patch --type` sends) to the named object and returns a private copy of the result.
 func (c *Client) PatchAs(ctx context.Context, kind model.Kind, namespace, name string, pt model.PatchType, patch []byte) (model.Object, error) {
-	resp := c.do(ctx, &apiserver.Request{
+	resp := c.do(ctx, apiserver.Request{
 		Verb: VerbPatch, Kind: kind, Namespace: namespace, Name: name,
 		Patch: append([]byte(nil), patch...), PatchType: pt,
 	})
@@ -360,7 +378,7 @@ func (c *Client) PatchAs(ctx context.Context, kind model.Kind, namespace, name s
 
 // PatchStatus is Patch on the status subresource.
 func (c *Client) PatchStatus(ctx context.Context, kind model.Kind, namespace, name string, patch []byte) (model.Object, error) {
-	resp := c.do(ctx, &apiserver.Request{
+	resp := c.do(ctx, apiserver.Request{
 		Verb: VerbPatch, Kind: kind, Subresource: "status", Namespace: namespace, Name: name,
 		Patch: append([]byte(nil), patch...),
 	})
@@ -372,7 +390,7 @@ func (c *Client) PatchStatus(ctx context.Context, kind model.Kind, namespace, na
 
 // Delete deletes the named object with opts (grace period, propagation, preconditions).
 func (c *Client) Delete(ctx context.Context, kind model.Kind, namespace, name string, opts model.DeleteOptions) error {
-	return c.do(ctx, &apiserver.Request{Verb: VerbDelete, Kind: kind, Namespace: namespace, Name: name, Delete: opts}).Err
+	return c.do(ctx, apiserver.Request{Verb: VerbDelete, Kind: kind, Namespace: namespace, Name: name, Delete: opts}).Err
 }
 
 // Watch opens a watch on kind from resourceVersion fromRV; events go to sink on the kernel.

@@ -154,6 +154,21 @@ func newStore() *store {
 	return s
 }
 
+// keyOf is model.Key(obj), the key of a stored object, without building a new string when
+// the store already holds the key: a watch event about a cached object allocates nothing
+// for its key. buf is scratch space, returned for reuse.
+func (s *store) keyOf(obj model.Object, buf []byte) (string, []byte) {
+	m := obj.Meta()
+	if m.Namespace == "" {
+		return m.Name, buf
+	}
+	buf = append(append(append(buf[:0], m.Namespace...), '/'), m.Name...)
+	if e, ok := s.items[string(buf)]; ok {
+		return e.key, buf
+	}
+	return string(buf), buf
+}
+
 func (s *store) get(key string) (model.Object, bool) {
 	if e, ok := s.items[key]; ok {
 		return e.obj, true

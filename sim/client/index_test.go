@@ -120,3 +120,25 @@ func entryKeys(es []*entry) []string {
 	}
 	return out
 }
+
+// TestStoreKeyOfIsKey checks that keyOf gives model.Key, whether or not the store holds the
+// object, and that a held key is the stored string itself (no new one is built).
+func TestStoreKeyOfIsKey(t *testing.T) {
+	s := newStore()
+	held := &model.Pod{ObjectMeta: model.ObjectMeta{Namespace: "default", Name: "web-1"}}
+	s.put(model.Key(held), held)
+	var buf []byte
+	for _, obj := range []model.Object{
+		held,
+		&model.Pod{ObjectMeta: model.ObjectMeta{Namespace: "default", Name: "web-2"}},
+		&model.Node{ObjectMeta: model.ObjectMeta{Name: "n1"}},
+		&model.Lease{ObjectMeta: model.ObjectMeta{Namespace: "kube-node-lease", Name: "n1"}},
+	} {
+		var key string
+		key, buf = s.keyOf(obj, buf)
+		require.Equal(t, model.Key(obj), key)
+	}
+	key, _ := s.keyOf(held, buf)
+	require.Zero(t, testing.AllocsPerRun(10, func() { key, buf = s.keyOf(held, buf) }))
+	require.Equal(t, "default/web-1", key)
+}

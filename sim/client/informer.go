@@ -139,6 +139,7 @@ type Informer struct {
 
 	handlers []EventHandler
 	store    *store
+	keyBuf   []byte // scratch for store.keyOf
 
 	k       *sim.Kernel
 	rand    *rand.Rand
@@ -507,11 +508,13 @@ func (s *watchSink) OnWatchEvent(ev apiserver.WatchEvent) {
 	inf := s.inf
 	inf.stats.WatchEvents++
 	inf.watchEvents++
+	var key string
+	key, inf.keyBuf = inf.store.keyOf(ev.Object, inf.keyBuf)
 	switch ev.Type {
 	case "ADDED", "MODIFIED":
-		inf.apply(model.Key(ev.Object), ev.Object, false)
+		inf.apply(key, ev.Object, false)
 	case "DELETED":
-		inf.store.remove(model.Key(ev.Object))
+		inf.store.remove(key)
 		for _, h := range inf.handlers {
 			h.OnDelete(ev.Object)
 		}

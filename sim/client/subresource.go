@@ -19,7 +19,7 @@ func (c *Client) Evict(ctx context.Context, namespace, name string, opts *model.
 		d := *opts
 		ev.DeleteOptions = &d
 	}
-	return c.do(ctx, &apiserver.Request{
+	return c.do(ctx, apiserver.Request{
 		Verb: VerbCreate, Kind: model.KindPod, Subresource: apiserver.SubresourceEviction,
 		Namespace: namespace, Name: name, Object: ev,
 	}).Err
@@ -27,7 +27,7 @@ func (c *Client) Evict(ctx context.Context, namespace, name string, opts *model.
 
 // GetScale reads the scale subresource of a Deployment, ReplicaSet or StatefulSet.
 func (c *Client) GetScale(ctx context.Context, kind model.Kind, namespace, name string) (*model.Scale, error) {
-	resp := c.do(ctx, &apiserver.Request{
+	resp := c.do(ctx, apiserver.Request{
 		Verb: VerbGet, Kind: kind, Subresource: apiserver.SubresourceScale, Namespace: namespace, Name: name,
 	})
 	if resp.Err != nil {
@@ -43,7 +43,7 @@ func (c *Client) UpdateScale(ctx context.Context, kind model.Kind, namespace, na
 	if scale == nil {
 		return nil, fmt.Errorf("client %s: UpdateScale with a nil scale", c.name)
 	}
-	resp := c.do(ctx, &apiserver.Request{
+	resp := c.do(ctx, apiserver.Request{
 		Verb: VerbUpdate, Kind: kind, Subresource: apiserver.SubresourceScale,
 		Namespace: namespace, Name: name, Object: scale.DeepCopyObject(),
 	})
@@ -64,7 +64,7 @@ func scaleOut(obj model.Object) (*model.Scale, error) {
 // PatchSubresource applies patch of type pt to the named object's subresource ("status", or
 // "" for the main resource) and returns a private copy of the result.
 func (c *Client) PatchSubresource(ctx context.Context, kind model.Kind, namespace, name, subresource string, pt model.PatchType, patch []byte) (model.Object, error) {
-	resp := c.do(ctx, &apiserver.Request{
+	resp := c.do(ctx, apiserver.Request{
 		Verb: VerbPatch, Kind: kind, Subresource: subresource, Namespace: namespace, Name: name,
 		Patch: append([]byte(nil), patch...), PatchType: pt,
 	})

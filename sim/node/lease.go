@@ -9,6 +9,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // leaseJitterFactor jitters the lease controller's period (wait.JitterUntil(c.sync,
@@ -91,6 +92,13 @@ func (kl *Kubelet) ensureLease(p *sim.Proc) (*model.Lease, bool, error) {
 	return lease, false, nil
 }
 
+// renewedLease is a renewed lease and the time its Spec.RenewTime points to, allocated
+// together (newLease).
+type renewedLease struct {
+	lease     model.Lease
+	renewTime vtime.Time
+}
+
 var errLeaseUpdate = errors.New("failed to update lease")
 
 // retryUpdateLease tries up to LeaseMaxUpdateRetries times to renew the lease from base;
@@ -128,9 +136,11 @@ func (kl *Kubelet) retryUpdateLease(p *sim.Proc, base *model.Lease) error {
 func (kl *Kubelet) newLease(p *sim.Proc, base *model.Lease) (*model.Lease, error) {
 	var lease *model.Lease
 	if base != nil && len(base.OwnerReferences) > 0 {
-		renewed := *base
-		renewed.Spec.RenewTime = model.Ptr(kl.k.Now())
-		return &renewed, nil
+		// One allocation for the copy and its renew time: the time lives beside the lease
+		// and stays reachable through Spec.RenewTime for as long as the lease does.
+		r := &renewedLease{lease: *base, renewTime: kl.k.Now()}
+		r.lease.Spec.RenewTime = &r.renewTime
+		return &r.lease, nil
 	}
 	if base == nil {
 		lease = &model.Lease{
