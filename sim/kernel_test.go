@@ -112,6 +112,32 @@ func TestProcessesBlockAndInterleave(t *testing.T) {
 	assert.True(t, waiter.Finished())
 }
 
+func TestWakeResumesAParkedProcessInTheCurrentEvent(t *testing.T) {
+	k := New(1)
+	var log []string
+	waiter := k.Spawn("waiter", func(p *Proc) {
+		p.Park()
+		log = append(log, "woken at "+p.Now().String())
+		p.Park()
+	})
+	k.After(time.Second, func() {
+		log = append(log, "handler")
+		events := k.EventsProcessed()
+		assert.True(t, waiter.Wake())
+		assert.Equal(t, events, k.EventsProcessed(), "no event of its own")
+		log = append(log, "handler again")
+		assert.True(t, waiter.Parked())
+	})
+	k.After(2*time.Second, func() {
+		assert.True(t, waiter.Unpark())
+		assert.False(t, waiter.Wake(), "a process with a pending wake-up is not parked")
+	})
+	k.Run(Limits{})
+	assert.Equal(t, []string{"handler", "woken at t=1.000s", "handler again"}, log)
+	assert.True(t, waiter.Finished())
+	assert.False(t, waiter.Wake(), "a finished process is not parked")
+}
+
 func TestParkedProcessesDoNotHoldOffQuiescence(t *testing.T) {
 	k := New(1)
 	k.Spawn("worker", func(p *Proc) { p.Park() })

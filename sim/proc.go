@@ -304,6 +304,23 @@ func (p *Proc) Unpark() bool {
 	return true
 }
 
+// Wake resumes a parked process at once, inside the current event, and reports whether it
+// was parked; Unpark instead schedules the resumption as an event of its own. It is for an
+// event handler that stands where the process's wake-up event would have been: a handler that
+// does part of the process's work on the kernel and wakes the process only when there is more
+// (the process then runs exactly as that wake-up would have run it, with no event or coroutine
+// switch spent when there is nothing more). It must be called from the kernel, not from inside
+// a process.
+func (p *Proc) Wake() bool {
+	if !p.parked || p.done {
+		return false
+	}
+	p.parked = false
+	p.releaseHold()
+	p.resume()
+	return true
+}
+
 // Parked reports whether the process is blocked in Park.
 func (p *Proc) Parked() bool { return p.parked }
 

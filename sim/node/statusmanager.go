@@ -38,6 +38,14 @@ type statusManager struct {
 	batch    *sim.Timer
 	batchDue bool
 	stopped  bool
+	// idle says the process is parked in its loop with nothing queued (upstream's goroutine
+	// waiting in its select on the pod status channel and the sync ticker).
+	idle bool
+	// tickPending says a tick's batchWake is scheduled and the process not yet resumed:
+	// until then enqueue does not unpark it (batchWake resumes it, or finds it need not).
+	tickPending bool
+	// wake is batchWake as a kernel handler.
+	wake sim.Handler
 }
 
 // statusEntry is one pod's cached status.
@@ -81,13 +89,51 @@ func (sm *statusManager) podChanged(uid string) {
 
 func newStatusManager(kl *Kubelet) *statusManager {
 	sm := &statusManager{kl: kl, entries: map[string]*statusEntry{}, queued: map[string]bool{}}
-	sm.batch = kl.k.Every(kl.cfg.StatusSyncPeriod, func() {
-		sm.batchDue = true
-		if sm.proc != nil {
-			sm.proc.Unpark()
-		}
-	})
+	sm.wake = sim.HandlerFunc(sm.batchWake)
+	sm.batch = kl.k.Every(kl.cfg.StatusSyncPeriod, sm.tick)
 	return sm
+}
+
+// tick is the sync ticker's tick (status_manager.go Start: the select's syncTicker case runs
+// syncBatch(true)): the periodic check is due, and a parked process is to run it. For an idle
+// process, where Unpark would schedule its wake-up, tick schedules batchWake instead (a hold,
+// as the wake-up is), which does the check on the kernel. A process parked elsewhere (at a
+// stalled kubelet's gate) is unparked as before.
+func (sm *statusManager) tick() {
+	sm.batchDue = true
+	p := sm.proc
+	switch {
+	case p == nil || sm.tickPending:
+	case sm.idle && p.Parked():
+		sm.tickPending = true
+		sm.kl.k.Schedule(sm.kl.k.Now(), sm.wake, 0, true)
+	default:
+		p.Unpark()
+	}
+}
+
+// batchWake runs where the tick's wake-up of the process would have, and as the process would
+// have: an idle status manager of a running kubelet does the periodic check on the kernel and
+// resumes its process (sim.Proc.Wake, in this same event) only if the check queued a pod;
+// otherwise the process resumes to do what it would (leave its loop when stopped, wait at a
+// stalled kubelet's gate). A settled cluster's status managers thus cost one event and no
+// process switch per period, with every step at the same instant and in the same order.
+func (sm *statusManager) batchWake(uint64) {
+	sm.tickPending = false
+	p := sm.proc
+	if !p.Parked() {
+		return // killed since the tick
+	}
+	if sm.idle && !sm.stopped && !sm.kl.stalled() {
+		sm.batchDue = false
+		sm.tickPending = true // the pods syncBatch queues are for the process resumed below
+		sm.syncBatch()
+		sm.tickPending = false
+		if len(sm.queue) == 0 {
+			return
+		}
+	}
+	p.Wake()
 }
 
 func (sm *statusManager) stop() {
@@ -152,7 +198,7 @@ func (sm *statusManager) enqueue(uid string) {
 	}
 	sm.queued[uid] = true
 	sm.queue = append(sm.queue, uid)
-	if sm.proc != nil {
+	if sm.proc != nil && !sm.tickPending {
 		sm.proc.Unpark()
 	}
 }
@@ -167,7 +213,9 @@ func (sm *statusManager) run(p *sim.Proc) {
 			sm.syncBatch()
 		}
 		if len(sm.queue) == 0 {
+			sm.idle = true
 			p.Park()
+			sm.idle = false
 			continue
 		}
 		uid := sm.queue[0]
