@@ -154,19 +154,20 @@ func newStore() *store {
 	return s
 }
 
-// keyOf is model.Key(obj), the key of a stored object, without building a new string when
-// the store already holds the key: a watch event about a cached object allocates nothing
-// for its key. buf is scratch space, returned for reuse.
-func (s *store) keyOf(obj model.Object, buf []byte) (string, []byte) {
+// lookup finds the entry of obj's key (model.Key(obj)), returning the key and the entry (nil
+// when the store has none) without building a new string when the store holds the key: a
+// watch event about a cached object allocates nothing for its key and looks it up once (see
+// putAt). buf is scratch space, returned for reuse.
+func (s *store) lookup(obj model.Object, buf []byte) (string, *entry, []byte) {
 	m := obj.Meta()
 	if m.Namespace == "" {
-		return m.Name, buf
+		return m.Name, s.items[m.Name], buf
 	}
 	buf = append(append(append(buf[:0], m.Namespace...), '/'), m.Name...)
 	if e, ok := s.items[string(buf)]; ok {
-		return e.key, buf
+		return e.key, e, buf
 	}
-	return string(buf), buf
+	return string(buf), nil, buf
 }
 
 func (s *store) get(key string) (model.Object, bool) {
@@ -178,8 +179,12 @@ func (s *store) get(key string) (model.Object, bool) {
 
 // put stores obj under key, updating every index, and returns the previous object.
 func (s *store) put(key string, obj model.Object) (model.Object, bool) {
-	e, existed := s.items[key]
-	if !existed {
+	return s.putAt(key, s.items[key], obj)
+}
+
+// putAt is put with key's entry already looked up (nil when the store has none).
+func (s *store) putAt(key string, e *entry, obj model.Object) (model.Object, bool) {
+	if e == nil {
 		e = s.newEntry(key, obj)
 		s.items[key] = e
 		s.keysDirty = true

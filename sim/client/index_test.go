@@ -121,24 +121,33 @@ func entryKeys(es []*entry) []string {
 	return out
 }
 
-// TestStoreKeyOfIsKey checks that keyOf gives model.Key, whether or not the store holds the
-// object, and that a held key is the stored string itself (no new one is built).
-func TestStoreKeyOfIsKey(t *testing.T) {
+// TestStoreLookupIsKey checks that lookup gives model.Key and the key's entry, whether or not
+// the store holds the object, and that a held key is found without a new string.
+func TestStoreLookupIsKey(t *testing.T) {
 	s := newStore()
 	held := &model.Pod{ObjectMeta: model.ObjectMeta{Namespace: "default", Name: "web-1"}}
+	node := &model.Node{ObjectMeta: model.ObjectMeta{Name: "n1"}}
 	s.put(model.Key(held), held)
+	s.put(model.Key(node), node)
 	var buf []byte
-	for _, obj := range []model.Object{
-		held,
-		&model.Pod{ObjectMeta: model.ObjectMeta{Namespace: "default", Name: "web-2"}},
-		&model.Node{ObjectMeta: model.ObjectMeta{Name: "n1"}},
-		&model.Lease{ObjectMeta: model.ObjectMeta{Namespace: "kube-node-lease", Name: "n1"}},
+	for _, c := range []struct {
+		obj  model.Object
+		held bool
+	}{
+		{held, true},
+		{&model.Pod{ObjectMeta: model.ObjectMeta{Namespace: "default", Name: "web-2"}}, false},
+		{node, true},
+		{&model.Node{ObjectMeta: model.ObjectMeta{Name: "n2"}}, false},
+		{&model.Lease{ObjectMeta: model.ObjectMeta{Namespace: "kube-node-lease", Name: "n1"}}, false},
 	} {
-		var key string
-		key, buf = s.keyOf(obj, buf)
-		require.Equal(t, model.Key(obj), key)
+		key, e, b := s.lookup(c.obj, buf)
+		buf = b
+		require.Equal(t, model.Key(c.obj), key)
+		if c.held {
+			require.Same(t, s.items[key], e)
+		} else {
+			require.Nil(t, e)
+		}
 	}
-	key, _ := s.keyOf(held, buf)
-	require.Zero(t, testing.AllocsPerRun(10, func() { key, buf = s.keyOf(held, buf) }))
-	require.Equal(t, "default/web-1", key)
+	require.Zero(t, testing.AllocsPerRun(10, func() { _, _, buf = s.lookup(held, buf) }))
 }

@@ -139,7 +139,7 @@ type Informer struct {
 
 	handlers []EventHandler
 	store    *store
-	keyBuf   []byte // scratch for store.keyOf
+	keyBuf   []byte // scratch for store.lookup
 
 	k       *sim.Kernel
 	rand    *rand.Rand
@@ -480,7 +480,12 @@ func (inf *Informer) replaced(rv uint64) {
 
 // apply stores obj and notifies: OnUpdate if the key was cached, OnAdd if not.
 func (inf *Informer) apply(key string, obj model.Object, initial bool) {
-	old, existed := inf.store.put(key, obj)
+	inf.applyAt(key, inf.store.items[key], obj, initial)
+}
+
+// applyAt is apply with key's entry already looked up (store.lookup).
+func (inf *Informer) applyAt(key string, e *entry, obj model.Object, initial bool) {
+	old, existed := inf.store.putAt(key, e, obj)
 	for _, h := range inf.handlers {
 		if existed {
 			h.OnUpdate(old, obj)
@@ -508,11 +513,11 @@ func (s *watchSink) OnWatchEvent(ev apiserver.WatchEvent) {
 	inf := s.inf
 	inf.stats.WatchEvents++
 	inf.watchEvents++
-	var key string
-	key, inf.keyBuf = inf.store.keyOf(ev.Object, inf.keyBuf)
+	key, e, buf := inf.store.lookup(ev.Object, inf.keyBuf)
+	inf.keyBuf = buf
 	switch ev.Type {
 	case "ADDED", "MODIFIED":
-		inf.apply(key, ev.Object, false)
+		inf.applyAt(key, e, ev.Object, false)
 	case "DELETED":
 		inf.store.remove(key)
 		for _, h := range inf.handlers {
