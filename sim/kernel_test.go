@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -389,6 +390,23 @@ func TestEmitRefIsEmitOfTheRef(t *testing.T) {
 		k2.EmitRef("kube-apiserver", "update", c.kind, c.namespace, c.name, c.rv, c.detail)
 		assert.Equal(t, ref.String(), parts.String(), c.ref)
 		assert.Equal(t, k1.Trace().Hash(), k2.Trace().Hash(), c.ref)
+	}
+}
+
+// TestAppendSecondsIsAppendFloat holds the trace's time formatting to strconv's: on the
+// halfway times and the edges of the integer path, and on random times across the range.
+func TestAppendSecondsIsAppendFloat(t *testing.T) {
+	times := []vtime.Time{0, 1, 499, 500, 501, 999, 1000, 1500, 2500, 999_999_499, 999_999_500,
+		999_999_501, 1e9, 1e9 + 500, 180e9, 180_003_095_000, 1e15 - 1, 1e15, 1e15 + 500, -1, -500, vtime.Never}
+	r := NewRand(7, "seconds")
+	for i := 0; i < 200_000; i++ {
+		times = append(times, vtime.Time(r.Int64N(1e15)), vtime.Time(r.Int64N(1e12/1000)*1000+500), vtime.Time(r.Int64N(4e12)))
+	}
+	for _, now := range times {
+		want := strconv.AppendFloat(nil, now.Seconds(), 'f', 6, 64)
+		if got := appendSeconds(nil, now); string(got) != string(want) {
+			t.Fatalf("%d ns: %s, strconv says %s", int64(now), got, want)
+		}
 	}
 }
 
