@@ -102,6 +102,9 @@ type fqQueue struct {
 	nextDispatchR seatSeconds
 	executing     int
 	seatsInUse    int
+	// waitingAt is the queue's index in its queueSet's waitingQueues, -1 when it has no
+	// request waiting.
+	waitingAt int
 }
 
 func (q *fqQueue) length() int { return len(q.waiting) - q.head }
@@ -165,6 +168,9 @@ type queueSet struct {
 	activeQueues         int
 
 	hand [15]int
+	// waitingQueues are the queues with a request waiting, in no order: dispatch looks at
+	// them instead of at every queue.
+	waitingQueues []*fqQueue
 	// spare are finished requests for newRequest to reuse (finish).
 	spare []*apfRequest
 	// onDemand is told the seat demand (seats in use plus seats waiting) whenever it changes
@@ -178,7 +184,7 @@ func newQueueSet(k *sim.Kernel, numQueues, handSize, queueLengthLimit int, onDem
 		qs.dealer = dealer{deckSize: numQueues, handSize: handSize}
 		qs.queues = make([]*fqQueue, numQueues)
 		for i := range qs.queues {
-			qs.queues[i] = &fqQueue{index: i}
+			qs.queues[i] = &fqQueue{index: i, waitingAt: -1}
 		}
 	}
 	return qs
@@ -302,6 +308,7 @@ func (qs *queueSet) startRequest(p *sim.Proc, fsName string, est workEstimate, h
 		queue.nextDispatchR = qs.currentR
 	}
 	queue.enqueue(r)
+	qs.noteWaiting(queue)
 	qs.noteActive(queue, wasActive)
 	qs.totRequestsWaiting++
 	qs.totSeatsWaiting += r.maxSeats()
@@ -333,21 +340,41 @@ func (qs *queueSet) dispatchAsMuchAsPossible() {
 	}
 }
 
+// noteWaiting keeps q's place in waitingQueues up to date after a request joined or left it.
+func (qs *queueSet) noteWaiting(q *fqQueue) {
+	switch waiting := q.length() > 0; {
+	case waiting && q.waitingAt < 0:
+		q.waitingAt = len(qs.waitingQueues)
+		qs.waitingQueues = append(qs.waitingQueues, q)
+	case !waiting && q.waitingAt >= 0:
+		last := qs.waitingQueues[len(qs.waitingQueues)-1]
+		qs.waitingQueues[q.waitingAt], last.waitingAt = last, q.waitingAt
+		qs.waitingQueues[len(qs.waitingQueues)-1] = nil
+		qs.waitingQueues = qs.waitingQueues[:len(qs.waitingQueues)-1]
+		q.waitingAt = -1
+	}
+}
+
 // dispatch is dispatchLocked with findDispatchQueueToBoundLocked: the queue whose oldest
 // request has the least virtual finish time, scanned round robin, dispatches that request if
-// its seats fit.
+// its seats fit. Upstream scans every queue, from the one after robinIndex, keeping the first
+// least finish; this looks only at the queues with a request waiting and breaks ties by the
+// same scan order, so it picks the same queue. A scan that dispatched nothing left robinIndex
+// where it was, but for -1 (the start), which became the last index: the same next scan.
 func (qs *queueSet) dispatch() bool {
 	var minQueue *fqQueue
-	minFinish, minIndex := maxSeatSeconds, 0
+	minFinish, minDist := maxSeatSeconds, 0
 	nq := len(qs.queues)
-	for range qs.queues {
-		qs.robinIndex = (qs.robinIndex + 1) % nq
-		q := qs.queues[qs.robinIndex]
-		if oldest := q.peek(); oldest != nil {
-			if f := q.nextDispatchR + oldest.totalWork; f < minFinish {
-				minFinish, minQueue, minIndex = f, q, qs.robinIndex
-			}
+	for _, q := range qs.waitingQueues {
+		f := q.nextDispatchR + q.peek().totalWork
+		// The queue's place in the scan: 0 for the one after robinIndex.
+		dist := (q.index - qs.robinIndex - 1 + 2*nq) % nq
+		if f < minFinish || minQueue != nil && f == minFinish && dist < minDist {
+			minFinish, minQueue, minDist = f, q, dist
 		}
+	}
+	if nq > 0 && qs.robinIndex < 0 {
+		qs.robinIndex = nq - 1
 	}
 	if minQueue == nil {
 		return false
@@ -356,7 +383,9 @@ func (qs *queueSet) dispatch() bool {
 	if !qs.canAccommodateSeats(r.maxSeats()) {
 		return false
 	}
+	minIndex := minQueue.index
 	minQueue.remove(r)
+	qs.noteWaiting(minQueue)
 	if r.finalSeats > qs.concurrencyLimit {
 		// Final seats beyond the limit shrink to it, the latency stretching to keep the work.
 		r.finalSeats = qs.concurrencyLimit
@@ -401,6 +430,7 @@ func (qs *queueSet) timeOut(r *apfRequest) bool {
 	r.decision = decisionReject
 	q := r.queue
 	if q.remove(r) {
+		qs.noteWaiting(q)
 		qs.noteActive(q, true)
 		qs.totRequestsWaiting--
 		qs.totSeatsWaiting -= r.maxSeats()

@@ -1,0 +1,104 @@
+package apiserver
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/sim"
+)
+
+// scanDispatchQueue is upstream's findDispatchQueueToBoundLocked as a pure function: every
+// queue, from the one after robinIndex round robin, keeping the first whose oldest request
+// has the least virtual finish time. It returns that queue (nil if none waits) and its index.
+func scanDispatchQueue(qs *queueSet) (*fqQueue, int) {
+	var minQueue *fqQueue
+	minFinish, minIndex := maxSeatSeconds, 0
+	robin := qs.robinIndex
+	for range qs.queues {
+		robin = (robin + 1) % len(qs.queues)
+		q := qs.queues[robin]
+		if oldest := q.peek(); oldest != nil {
+			if f := q.nextDispatchR + oldest.totalWork; f < minFinish {
+				minFinish, minQueue, minIndex = f, q, robin
+			}
+		}
+	}
+	return minQueue, minIndex
+}
+
+// TestDispatchPicksTheQueueTheFullScanPicks drives queue sets of random sizes with random
+// requests (arrivals, finishes, time-outs, limit changes) and checks every direct dispatch
+// against the full scan: the same request is dispatched and robinIndex moves the same way.
+func TestDispatchPicksTheQueueTheFullScanPicks(t *testing.T) {
+	compared := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 0))
+			k := sim.New(seed)
+			nq := 1 + r.IntN(20)
+			qs := newQueueSet(k, nq, 1+r.IntN(min(nq, 6)), 1000, nil)
+			qs.concurrencyLimit = 1 + r.IntN(2)
+			var executing, waiting []*apfRequest
+			for step := 0; step < 600; step++ {
+				switch op := r.IntN(10); {
+				case op < 4:
+					est := workEstimate{initialSeats: 1 + r.IntN(2)}
+					req, _ := qs.startRequest(nil, "fs", est, r.Uint64())
+					if req != nil && req.decision == 0 {
+						waiting = append(waiting, req)
+					} else if req != nil {
+						executing = append(executing, req)
+					}
+				case op < 6 && len(executing) > 0:
+					i := r.IntN(len(executing))
+					req := executing[i]
+					executing = append(executing[:i], executing[i+1:]...)
+					req.timeout = k.NewTimer(func() {}) // keep it out of the spare list
+					qs.finish(req)
+				case op < 7 && len(waiting) > 0:
+					qs.timeOut(waiting[r.IntN(len(waiting))])
+				case op < 8:
+					qs.concurrencyLimit = 1 + r.IntN(4)
+				default:
+					wantQueue, wantIndex := scanDispatchQueue(qs)
+					robinBefore := qs.robinIndex
+					var want *apfRequest
+					if wantQueue != nil {
+						want = wantQueue.peek()
+					}
+					dispatched := qs.dispatch()
+					if !dispatched {
+						if wantQueue != nil {
+							require.False(t, qs.canAccommodateSeats(want.maxSeats()), "step %d", step)
+						}
+						require.Equal(t, (robinBefore+nq)%nq, qs.robinIndex, "step %d: robinIndex after no dispatch", step)
+						break
+					}
+					compared++
+					require.NotNil(t, want, "step %d", step)
+					require.Equal(t, decisionExecute, want.decision, "step %d: the full scan's request", step)
+					require.Equal(t, wantIndex, qs.robinIndex, "step %d", step)
+					executing = append(executing, want)
+				}
+				// Requests dispatched by finish or startRequest move to executing.
+				kept := waiting[:0]
+				for _, w := range waiting {
+					switch w.decision {
+					case 0:
+						kept = append(kept, w)
+					case decisionExecute:
+						executing = append(executing, w)
+					}
+				}
+				waiting = kept
+				for _, q := range qs.queues {
+					require.Equal(t, q.length() > 0, q.waitingAt >= 0, "step %d: queue %d's place in waitingQueues", step, q.index)
+				}
+			}
+		})
+	}
+	require.Greater(t, compared, 100, "dispatches compared")
+}
