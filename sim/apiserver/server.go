@@ -179,7 +179,7 @@ func (s *Server) Do(ctx context.Context, req *Request) Response {
 	if s.onWrite != nil && resp.Err == nil && isMutating(req.Verb) {
 		s.onWrite(req)
 	}
-	s.stats.observe(kind, s.resourceName(kind), vi, resp.Err, s.k.Now().Sub(start))
+	s.stats.observe(kind, vi, resp.Err, s.k.Now().Sub(start))
 	return resp
 }
 
@@ -264,8 +264,11 @@ func (s *Server) release(mutating bool) {
 
 // resourceName is the plural resource of a kind for statistics (the kind itself when the
 // server does not serve it).
-func (s *Server) resourceName(kind model.Kind) string {
-	if ks := s.store.kinds[kind]; ks != nil {
+func (s *Server) resourceName(kind model.Kind) string { return s.store.resourceName(kind) }
+
+// resourceName is Server.resourceName.
+func (s *Store) resourceName(kind model.Kind) string {
+	if ks := s.kinds[kind]; ks != nil {
 		return ks.info.Resource
 	}
 	if info, ok := model.LookupKind(kind); ok {
@@ -374,7 +377,7 @@ func (s *Server) Watch(ctx context.Context, client string, kind model.Kind, opts
 	vi := verbIndex(model.VerbWatch)
 	start := s.k.Now()
 	w, err := s.watch(p, client, kind, opts, fromRV, sink, vi)
-	s.stats.observe(kind, s.resourceName(kind), vi, err, s.k.Now().Sub(start))
+	s.stats.observe(kind, vi, err, s.k.Now().Sub(start))
 	return w, err
 }
 

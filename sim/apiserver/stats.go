@@ -128,9 +128,10 @@ func newStats(store *Store) *Stats {
 }
 
 // observe records one finished request.
-func (s *Stats) observe(kind model.Kind, resource string, vi int, err error, latency time.Duration) {
+func (s *Stats) observe(kind model.Kind, vi int, err error, latency time.Duration) {
 	counts := s.byKind[kind]
 	if counts == nil {
+		resource := s.store.resourceName(kind)
 		counts = new([numVerbs]RequestCount)
 		for i := range counts {
 			counts[i].Verb, counts[i].Resource = allVerbs[i], resource
