@@ -97,10 +97,14 @@ func (e annotationError) Error() string {
 	return fmt.Sprintf("ignoring annotation %s=%q: %s", e.key, e.value, e.reason)
 }
 
+// defaultBehaviour is a pod's behaviour without annotations. Pod workers share it; nothing
+// may change it.
+var defaultBehaviour = behaviour{terminationDelay: defaultTerminationDelay, exitCodeProb: 1, initDuration: defaultInitDuration}
+
 // parseBehaviour reads the behaviour annotations. An invalid value is treated as absent and
 // reported in the returned errors (sorted by key); parseBehaviour never fails as a whole.
 func parseBehaviour(annotations map[string]string) (behaviour, []annotationError) {
-	b := behaviour{terminationDelay: defaultTerminationDelay, exitCodeProb: 1, initDuration: defaultInitDuration}
+	b := defaultBehaviour
 	var errs []annotationError
 	bad := func(key, reason string) {
 		errs = append(errs, annotationError{key: key, value: annotations[key], reason: reason})

@@ -66,7 +66,9 @@ type podWorker struct {
 	// pod is the latest version the informer delivered (shared, read-only).
 	pod *model.Pod
 	rt  *podRuntime
-	beh behaviour
+	// beh is read-only: the pods without behaviour annotations (most of a large cluster's)
+	// share defaultBehaviour.
+	beh *behaviour
 
 	// proc is the worker's process while it has work: it is started when the worker is woken
 	// with none running, and ends when it finds nothing pending, so that an idle pod costs no
@@ -86,7 +88,8 @@ type podWorker struct {
 	probes  []*containerProbes
 	reasons []waitReason
 	view    []containerView
-	// lastStatus is the status the kubelet last generated; nil before the first.
+	// lastStatus is the status the kubelet last generated (an adopted pod's: the stored
+	// status it was adopted with); nil before the first. It is read-only and replaced whole.
 	lastStatus *model.PodStatus
 
 	plegTimer    *sim.Timer
@@ -119,14 +122,18 @@ func (w *podWorker) requests() (cpu, mem int64) {
 func newPodWorker(kl *Kubelet, pod *model.Pod, adopt bool) *podWorker {
 	key := model.Key(pod)
 	w := &podWorker{kl: kl, uid: pod.UID, key: key, objectName: "Pod " + key, pod: pod}
-	var errs []annotationError
-	w.beh, errs = parseBehaviour(pod.Annotations)
+	beh, errs := parseBehaviour(pod.Annotations)
+	w.beh = &beh
+	if beh == defaultBehaviour {
+		w.beh = &defaultBehaviour
+	}
 	for _, e := range errs {
 		kl.rec.Eventf(pod, model.EventTypeWarning, eventInvalidAnnotation, "%s", e.Error())
 		kl.emit("invalid-annotation", w.objectName, 0, e.Error())
 	}
-	w.plegTimer = kl.k.NewTimer(w.wake)
-	w.requeueTimer = kl.k.NewTimer(w.wake)
+	wake := w.wake // one method value for both timers
+	w.plegTimer = kl.k.NewTimer(wake)
+	w.requeueTimer = kl.k.NewTimer(wake)
 
 	rt := kl.runtime[pod.UID]
 	switch {
@@ -134,12 +141,12 @@ func newPodWorker(kl *Kubelet, pod *model.Pod, adopt bool) *podWorker {
 		rt.syncContainers(pod, kl.cfg.SidecarContainers)
 		w.initialized = rt.sandboxReady && anyRegularCreated(rt)
 	case adopt && pod.Status.Phase == model.PodRunning:
-		rt = adoptRuntime(kl, pod)
+		rt = adoptRuntime(kl, pod, key)
 		w.adopted = true
 		w.admitted = true
 		w.initialized = true
 	default:
-		rt = newPodRuntime(pod, kl.cfg.SidecarContainers)
+		rt = newPodRuntime(pod, key, kl.cfg.SidecarContainers)
 	}
 	kl.runtime[pod.UID] = rt
 	w.rt = rt
@@ -161,8 +168,9 @@ func newPodWorker(kl *Kubelet, pod *model.Pod, adopt bool) *podWorker {
 			w.view[i] = containerView{id: cr.id, running: cr.running, terminated: !cr.running && cr.id != 0, startedAt: cr.startedAt}
 			w.adoptReadiness(i)
 		}
-		st := pod.Status
-		w.lastStatus = &st
+		// lastStatus is only read and replaced whole, never changed in place, so it may be
+		// the shared informer object's own status, as the status manager's seed is.
+		w.lastStatus = &pod.Status
 		kl.status.seed(w)
 		kl.emit("adopt", w.objectName, pod.ResourceVersion, "")
 		w.pending = pod.DeletionTimestamp != nil
@@ -215,8 +223,8 @@ func anyRegularCreated(rt *podRuntime) bool {
 // containers the status shows running are running since their startedAt, with their restart
 // counts; their scripted exits are scheduled from that start. Init containers the status does
 // not show completed when the pod started, and sidecars it does not show run since then.
-func adoptRuntime(kl *Kubelet, pod *model.Pod) *podRuntime {
-	rt := newPodRuntime(pod, kl.cfg.SidecarContainers)
+func adoptRuntime(kl *Kubelet, pod *model.Pod, key string) *podRuntime {
+	rt := newPodRuntime(pod, key, kl.cfg.SidecarContainers)
 	rt.setSandbox(true, kl.k.Now())
 	rt.sandboxes = 1
 	rt.podIP = pod.Status.PodIP
@@ -780,7 +788,7 @@ func (w *podWorker) startContainer(p *sim.Proc, i int) {
 	kl.rec.Eventf(w.pod, model.EventTypeNormal, eventCreated, "Created container: %s", c.Name)
 	kl.rec.Eventf(w.pod, model.EventTypeNormal, eventStarted, "Started container %s", c.Name)
 	kl.emit("container-start", w.object(), 0, fmt.Sprintf("container=%s restarts=%d took=%s", c.Name, cr.restartCount, d))
-	kl.armExit(w.rt, cr, w.beh, now)
+	kl.armExit(w.rt, cr, *w.beh, now)
 	w.wakeAtRelist()
 }
 

@@ -61,8 +61,9 @@ type containerRecord struct {
 	killAt          vtime.Time // SIGKILL deadline while stopping
 }
 
-func newPodRuntime(pod *model.Pod, sidecars bool) *podRuntime {
-	rt := &podRuntime{uid: pod.UID, key: model.Key(pod)}
+// newPodRuntime returns the runtime state of pod, whose key (model.Key) the caller has.
+func newPodRuntime(pod *model.Pod, key string, sidecars bool) *podRuntime {
+	rt := &podRuntime{uid: pod.UID, key: key}
 	rt.syncContainers(pod, sidecars)
 	return rt
 }
