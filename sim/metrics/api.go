@@ -55,7 +55,7 @@ func (s *Server) ListPodMetrics(namespace string, selector labels.Selector) []Po
 		if !ok {
 			continue
 		}
-		pm := PodMetrics{Namespace: ps.namespace, Name: ps.name, Labels: obj.Meta().Labels, Timestamp: ts, Window: window}
+		pm := PodMetrics{Namespace: ps.pod.Namespace, Name: ps.pod.Name, Labels: obj.Meta().Labels, Timestamp: ts, Window: window}
 		for _, c := range ps.containers {
 			pm.Containers = append(pm.Containers, ContainerMetrics{
 				Name: c.name,
@@ -152,7 +152,7 @@ func (s *Server) GetRawMetric(_ context.Context, metricName string, namespace st
 		if len(res) == 0 {
 			first = ts
 		}
-		res[ps.name] = PodMetric{Timestamp: ts, Window: window, Value: milli(rate)}
+		res[ps.pod.Name] = PodMetric{Timestamp: ts, Window: window, Value: milli(rate)}
 	}
 	if len(res) == 0 {
 		return nil, 0, fmt.Errorf("no metrics returned from custom metrics API")

@@ -152,10 +152,11 @@ func (l *load) advance(now vtime.Time) {
 // podState is what the pipeline knows of one pod: its load, its container instance, the
 // kubelet's latest sample and metrics-server's last two points.
 type podState struct {
-	key, namespace, name, uid string
-	pod                       *model.Pod
-	node                      string
-	nodeIndex                 int
+	key string
+	// pod is the latest version observed (its namespace, name and uid are the pod's).
+	pod       *model.Pod
+	node      string
+	nodeIndex int
 
 	load    *load
 	running bool
@@ -398,12 +399,12 @@ func (s *Server) observe(obj model.Object) {
 	}
 	key := model.Key(pod)
 	ps := s.pods[key]
-	if ps != nil && ps.uid != pod.UID {
+	if ps != nil && ps.pod.UID != pod.UID {
 		s.forget(key)
 		ps = nil
 	}
 	if ps == nil {
-		ps = &podState{key: key, namespace: pod.Namespace, name: pod.Name, uid: pod.UID, nodeIndex: -1}
+		ps = &podState{key: key, nodeIndex: -1}
 		s.pods[key] = ps
 	}
 	ps.pod = pod
