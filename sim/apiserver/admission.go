@@ -2,6 +2,8 @@ package apiserver
 
 import (
 	"fmt"
+	"slices"
+	"unsafe"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -121,16 +123,34 @@ func (s *Store) admitDefaultTolerations(obj model.Object) {
 	if notReady && unreachable {
 		return
 	}
+	in := pod.Spec.Tolerations
+	if s.tolerationsOut != nil && sameSlice(in, s.tolerationsIn) {
+		// The same tolerations as the last pod's (the same slice, or none at all): the same
+		// result, shared, as stored objects are never changed.
+		pod.Spec.Tolerations = s.tolerationsOut
+		return
+	}
 	// A new backing array: the caller's slice must not be appended to in place.
-	tolerations := make([]model.Toleration, len(pod.Spec.Tolerations), len(pod.Spec.Tolerations)+2)
-	copy(tolerations, pod.Spec.Tolerations)
+	tolerations := make([]model.Toleration, len(in), len(in)+2)
+	copy(tolerations, in)
 	if !notReady {
 		tolerations = append(tolerations, model.Toleration{Key: model.TaintNodeNotReady, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(s.notReadySeconds)})
 	}
 	if !unreachable {
 		tolerations = append(tolerations, model.Toleration{Key: model.TaintNodeUnreachable, Operator: "Exists", Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(s.unreachableSeconds)})
 	}
+	// Clipped, so that appending to a shallow copy of the pod cannot write into the array the
+	// other pods share.
+	tolerations = slices.Clip(tolerations)
 	pod.Spec.Tolerations = tolerations
+	s.tolerationsIn, s.tolerationsOut = in, tolerations
+}
+
+// sameSlice reports whether a and b are the same slice: the same length and, unless empty,
+// the same backing array. Holding b keeps its array alive, so an equal address is never a new
+// slice at a reused address.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.SliceData(a) == unsafe.SliceData(b))
 }
 
 // podsBinding is the resource the binding subresource's conflicts name.

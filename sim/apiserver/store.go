@@ -84,6 +84,10 @@ type Store struct {
 	onAPFConfig        func()
 	notReadySeconds    int64
 	unreachableSeconds int64
+	// tolerationsIn and tolerationsOut are admitDefaultTolerations' last defaulting: the
+	// tolerations it was given and those it set. The pods of one template arrive with one
+	// shared tolerations slice, and stored objects are immutable, so they share the result.
+	tolerationsIn, tolerationsOut []model.Toleration
 	// skipNodeTaint is set during CreateRunningNode.
 	skipNodeTaint bool
 
