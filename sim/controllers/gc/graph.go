@@ -38,7 +38,8 @@ func ownerReferenceMatchesCoordinates(ref model.OwnerReference, id objectReferen
 type node struct {
 	identity objectReference
 	// dependents are the nodes that list this one as an owner, keyed by UID; iterate with
-	// getDependents, which sorts.
+	// getDependents, which sorts. It is nil until the first dependent (most objects, pods,
+	// have none).
 	dependents map[string]*node
 	// deletingDependents is set when the object is being deleted with the foregroundDeletion
 	// finalizer; beingDeleted when it has a deletionTimestamp.
@@ -46,7 +47,8 @@ type node struct {
 	beingDeleted       bool
 	// virtual is true until an informer reports the object (upstream: !observed).
 	virtual bool
-	// owners are the object's ownerReferences as last observed.
+	// owners are the object's ownerReferences as last observed: the informer object's own
+	// slice, shared and read-only (stored objects are never changed), where upstream copies.
 	owners []model.OwnerReference
 }
 
@@ -57,7 +59,12 @@ func (n *node) markBeingDeleted()          { n.beingDeleted = true }
 func (n *node) isDeletingDependents() bool { return n.deletingDependents }
 func (n *node) markDeletingDependents()    { n.deletingDependents = true }
 
-func (n *node) addDependent(d *node)    { n.dependents[d.identity.UID] = d }
+func (n *node) addDependent(d *node) {
+	if n.dependents == nil {
+		n.dependents = map[string]*node{}
+	}
+	n.dependents[d.identity.UID] = d
+}
 func (n *node) deleteDependent(d *node) { delete(n.dependents, d.identity.UID) }
 func (n *node) dependentsLength() int   { return len(n.dependents) }
 

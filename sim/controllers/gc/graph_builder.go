@@ -189,8 +189,7 @@ func (gc *Controller) processGraphChanges(ev *event) {
 		m := ev.obj.Meta()
 		n := &node{
 			identity:           ev.identity,
-			dependents:         make(map[string]*node),
-			owners:             slices.Clone(m.OwnerReferences),
+			owners:             m.OwnerReferences,
 			deletingDependents: m.DeletionTimestamp != nil && hasFinalizer(m, model.FinalizerDeleteDependents),
 			beingDeleted:       m.DeletionTimestamp != nil,
 		}
@@ -202,7 +201,7 @@ func (gc *Controller) processGraphChanges(ev *event) {
 		added, removed, changed := referencesDiffs(existing.owners, m.OwnerReferences)
 		if len(added) != 0 || len(removed) != 0 || len(changed) != 0 {
 			gc.addUnblockedOwnersToDeleteQueue(removed, changed)
-			existing.owners = slices.Clone(m.OwnerReferences)
+			existing.owners = m.OwnerReferences
 			gc.addDependentToOwners(existing, added)
 			gc.removeDependentFromOwners(existing, removed)
 		}
