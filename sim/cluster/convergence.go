@@ -29,9 +29,11 @@ type convergence struct {
 	podsOn  map[string]map[string]struct{}
 	// podsOf indexes pods by their owner's ref, so that an owner seen after its pods counts
 	// them in O(its pods), not O(all pods).
-	podsOf    map[string]map[string]struct{}
-	unsettled int // ReplicaSets that are not satisfied
-	pending   int // pods in phase Pending (not terminating)
+	podsOf map[string]map[string]struct{}
+	// lastOwnerKey is the owner key podOwnerKeys built last.
+	lastOwnerKey string
+	unsettled    int // ReplicaSets that are not satisfied
+	pending      int // pods in phase Pending (not terminating)
 
 	// onServing, when set, is called whenever a ReplicaSet's count of serving pods changes.
 	onServing func(t *rsTrack)
@@ -180,7 +182,7 @@ func (c *convergence) observePod(o *model.Pod, deleted bool) {
 	key := model.Key(o)
 	old := c.pods[key]
 	if old != nil && !deleted && old.node == o.Spec.NodeName {
-		ownerKey, jobKey := podOwnerKeys(o, old)
+		ownerKey, jobKey := c.podOwnerKeys(o, old)
 		if ownerKey == old.ownerKey && jobKey == old.jobKey {
 			// A new version on the same node under the same owner (a status write): the
 			// track changes in place, with the counts moved as removePod and the add below
@@ -196,7 +198,7 @@ func (c *convergence) observePod(o *model.Pod, deleted bool) {
 		return
 	}
 	p := &podTrack{node: o.Spec.NodeName}
-	p.ownerKey, p.jobKey = podOwnerKeys(o, nil)
+	p.ownerKey, p.jobKey = c.podOwnerKeys(o, nil)
 	p.setState(o)
 	c.pods[key] = p
 	if p.pending {
@@ -261,8 +263,10 @@ func (p *podTrack) setState(o *model.Pod) {
 
 // podOwnerKeys returns the keys of o's controller, "Kind namespace/name": ownerKey for a
 // ReplicaSet, StatefulSet or DaemonSet, jobKey for a Job. The strings of old, the track of
-// an earlier version of o (or nil), are returned when they are the same.
-func podOwnerKeys(o *model.Pod, old *podTrack) (ownerKey, jobKey string) {
+// an earlier version of o (or nil), are returned when they are the same, and otherwise the
+// last key built when it is the same (a new pod's owner is usually the last new pod's), so
+// that the pods of one owner share one string.
+func (c *convergence) podOwnerKeys(o *model.Pod, old *podTrack) (ownerKey, jobKey string) {
 	ref := model.ControllerOf(o)
 	if ref == nil {
 		return "", ""
@@ -281,10 +285,14 @@ func podOwnerKeys(o *model.Pod, old *podTrack) (ownerKey, jobKey string) {
 		return "", ""
 	}
 	var k string
-	if prev != nil && isRefKey(*prev, ref.Kind, o.Namespace, ref.Name) {
+	switch {
+	case prev != nil && isRefKey(*prev, ref.Kind, o.Namespace, ref.Name):
 		k = *prev
-	} else {
+	case isRefKey(c.lastOwnerKey, ref.Kind, o.Namespace, ref.Name):
+		k = c.lastOwnerKey
+	default:
 		k = string(ref.Kind) + " " + model.KeyOf(o.Namespace, ref.Name)
+		c.lastOwnerKey = k
 	}
 	if ref.Kind == model.KindJob {
 		return "", k
