@@ -53,7 +53,8 @@ type statusEntry struct {
 	uid, namespace, name string
 	// key is the pod's informer key (namespace/name) and object the pod as traces name it.
 	key, object string
-	status      model.PodStatus
+	// status is read-only and replaced whole: a seeded entry's is the stored pod's own.
+	status *model.PodStatus
 	// version counts changes of status; apiVersion is the version last written (or found
 	// already in place).
 	version, apiVersion uint64
@@ -148,7 +149,7 @@ func (sm *statusManager) stop() {
 // settled cluster's kubelets hold no copy of their pods' statuses.
 func (sm *statusManager) seed(w *podWorker) {
 	e := newStatusEntry(w)
-	e.status = w.pod.Status
+	e.status = &w.pod.Status
 	e.version, e.apiVersion, e.postedRV = 1, 1, w.pod.ResourceVersion
 	sm.entries[w.uid] = e
 	sm.markUnsettled(e)
@@ -163,17 +164,18 @@ func (sm *statusManager) setPodStatus(w *podWorker, generated model.PodStatus, f
 	e, cached := sm.entries[w.uid]
 	old := &w.pod.Status
 	if cached {
-		old = &e.status
+		old = e.status
 	}
 	normalizeStatus(&st, old, sm.kl.k.Now())
-	if cached && statusEqual(&e.status, &st) && e.finished == finished {
+	if cached && statusEqual(e.status, &st) && e.finished == finished {
 		return
 	}
 	if !cached {
 		e = newStatusEntry(w)
 		sm.entries[w.uid] = e
 	}
-	e.status = st
+	e.status = new(model.PodStatus)
+	*e.status = st
 	e.finished = e.finished || finished
 	e.version++
 	sm.markUnsettled(e)
@@ -270,7 +272,7 @@ func (sm *statusManager) needsReconcile(e *statusEntry) bool {
 	if !ok || pod.ResourceVersion == e.postedRV {
 		return false
 	}
-	merged := mergePodStatus(&pod.Status, &e.status)
+	merged := mergePodStatus(&pod.Status, e.status)
 	return !statusEqual(&merged, &pod.Status)
 }
 
@@ -313,7 +315,7 @@ func (sm *statusManager) syncPod(p *sim.Proc, uid string) {
 		return
 	}
 	version := e.version
-	merged := mergePodStatus(&pod.Status, &e.status)
+	merged := mergePodStatus(&pod.Status, e.status)
 	if !statusEqual(&merged, &pod.Status) {
 		write := *pod
 		write.Status = merged
