@@ -75,8 +75,15 @@ type shard struct {
 	nodeSet  map[string]struct{}
 	pods     []podUpdateItem
 	podSet   map[podUpdateItem]struct{}
+	// podBurst is set when podSet has held more than burstItems items: Go maps do not
+	// shrink, so the worker replaces it once the list is empty again (the informers' first
+	// list queues every pod of the cluster at once).
+	podBurst bool
 	stopping bool
 }
+
+// burstItems is the size past which a shard's emptied pod list and set are released.
+const burstItems = 1024
 
 // Controller is the taint eviction controller: it deletes pods from nodes with NoExecute taints
 // the pods do not tolerate, after the shortest tolerationSeconds of the tolerations in use.
@@ -248,6 +255,7 @@ func (tc *Controller) podUpdated(oldPod, newPod *model.Pod) {
 	}
 	s.podSet[item] = struct{}{}
 	s.pods = append(s.pods, item)
+	s.podBurst = s.podBurst || len(s.podSet) > burstItems
 	s.proc.Unpark()
 }
 
@@ -267,6 +275,9 @@ func (tc *Controller) worker(p *sim.Proc, s *shard) {
 			item := s.pods[0]
 			s.pods = s.pods[1:]
 			delete(s.podSet, item)
+			if len(s.pods) == 0 && s.podBurst {
+				s.pods, s.podSet, s.podBurst = nil, make(map[podUpdateItem]struct{}), false
+			}
 			tc.handlePodUpdate(item)
 		default:
 			p.Park()
