@@ -76,6 +76,10 @@ type Typed[T comparable] struct {
 	// queue-duration metric); processing holds the items handed out, with the time of Get.
 	dirty      map[T]vtime.Time
 	processing map[T]vtime.Time
+	// burst is set when dirty has held more than burstItems items. Go maps do not shrink,
+	// so once such a burst is handed out (an informer's first list queues every object of
+	// the cluster at once), Get replaces dirty and the queue's array with small ones.
+	burst bool
 
 	// waiters are the processes parked in Get; drainWaiters are parked in ShutDownWithDrain.
 	waiters      sim.WaitQueue
@@ -90,6 +94,9 @@ type Typed[T comparable] struct {
 }
 
 var _ TypedInterface[string] = (*Typed[string])(nil)
+
+// burstItems is the size past which an emptied queue releases its memory (see burst).
+const burstItems = 1024
 
 // New returns an empty queue on kernel k. name labels its stats.
 func New[T comparable](k *sim.Kernel, name string) *Typed[T] {
@@ -119,6 +126,7 @@ func (q *Typed[T]) Add(item T) {
 	}
 	q.adds++
 	q.dirty[item] = q.k.Now()
+	q.burst = q.burst || len(q.dirty) > burstItems
 	if _, ok := q.processing[item]; ok {
 		return
 	}
@@ -147,6 +155,9 @@ func (q *Typed[T]) Get(ctx context.Context) (item T, shutdown bool) {
 	q.queueDurationTotal += now.Sub(q.dirty[item])
 	q.processing[item] = now
 	delete(q.dirty, item)
+	if q.burst && len(q.dirty) == 0 {
+		q.dirty, q.queue, q.head, q.burst = make(map[T]vtime.Time), nil, 0, false
+	}
 	return item, false
 }
 
