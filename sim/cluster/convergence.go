@@ -72,6 +72,16 @@ func newConvergence() *convergence {
 	}
 }
 
+// reserve sizes the pod tracks for n pods, when none is tracked yet (see world.reservePods).
+func (c *convergence) reserve(n int) {
+	if len(c.pods) == 0 {
+		c.pods = make(map[string]*podTrack, n)
+	}
+}
+
+// maxPodsOfHint bounds the size a new podsOf set is made for.
+const maxPodsOfHint = 4096
+
 func (c *convergence) converged() bool { return c.unsettled == 0 && c.pending == 0 }
 
 // observe applies one committed write: the object as it now is, or its last state if deleted.
@@ -215,7 +225,13 @@ func (c *convergence) observePod(o *model.Pod, deleted bool) {
 	if p.ownerKey != "" {
 		set := c.podsOf[p.ownerKey]
 		if set == nil {
-			set = map[string]struct{}{}
+			// Sized for the owner's replicas when it is known (owners come first), up to
+			// a bound: a hint, not a promise that the pods will exist.
+			var want int32
+			if t := c.rs[p.ownerKey]; t != nil {
+				want = min(t.desired, maxPodsOfHint)
+			}
+			set = make(map[string]struct{}, want)
 			c.podsOf[p.ownerKey] = set
 		}
 		set[key] = struct{}{}

@@ -31,6 +31,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 // just before the simulation starts). Settled objects start out converged.
 func (w *world) createObjects() error {
 	pl := newPlacer(w)
+	w.reservePods()
 	type settledService struct {
 		svc *model.Service
 		pos model.Position
@@ -83,6 +84,45 @@ func (w *world) createObjects() error {
 	w.srv.SyncAPFConfig()
 	return nil
 }
+
+// reservePods sizes the maps that hold one entry per pod (the API server's pod store, the
+// convergence tracker's and the observer's) for the pods the scenario's objects start with:
+// the settled workloads' replicas and the Pods. It is a hint: a count that is off only costs
+// the maps' growth.
+func (w *world) reservePods() {
+	n := 0
+	for _, src := range w.scn.Objects {
+		for _, obj := range src.Objects {
+			switch o := obj.(type) {
+			case *model.Pod:
+				n++
+			case *model.ReplicaSet:
+				if src.Settled {
+					n += int(ptrOr(o.Spec.Replicas, 1))
+				}
+			case *model.Deployment:
+				if src.Settled {
+					n += int(ptrOr(o.Spec.Replicas, 1))
+				}
+			case *model.StatefulSet:
+				if src.Settled {
+					n += int(ptrOr(o.Spec.Replicas, 1))
+				}
+			}
+		}
+	}
+	if n < reservePodsMin {
+		return
+	}
+	w.srv.Store().Reserve(model.KindPod, n)
+	w.conv.reserve(n)
+	if len(w.obs.podNode) == 0 {
+		w.obs.podNode = make(map[string]string, n)
+	}
+}
+
+// reservePodsMin is the pod count below which reservePods leaves the maps to grow.
+const reservePodsMin = 1024
 
 // createSettledEndpoints creates the EndpointSlices the EndpointSlice controller would have
 // written for svc, from the pods its selector matches now.
