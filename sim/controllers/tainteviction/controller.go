@@ -70,11 +70,11 @@ type podUpdateItem struct {
 // shard is one update worker's input (upstream nodeUpdateChannels[i] / podUpdateChannels[i]).
 // Each list is deduplicated as upstream's work queues are.
 type shard struct {
-	proc     *sim.Proc
-	nodes    []string
-	nodeSet  map[string]struct{}
-	pods     []podUpdateItem
-	podSet   map[podUpdateItem]struct{}
+	proc    *sim.Proc
+	nodes   []string
+	nodeSet map[string]struct{}
+	pods    []podUpdateItem
+	podSet  map[podUpdateItem]struct{}
 	// podBurst is set when podSet has held more than burstItems items: Go maps do not
 	// shrink, so the worker replaces it once the list is empty again (the informers' first
 	// list queues every pod of the cluster at once).
