@@ -40,8 +40,8 @@ type NodeInfo struct {
 	// shortcut: the counts are upstream's).
 	matchCounts map[string]*liveCount
 	// labelCounts counts the node's pods that are not being deleted by namespace and label
-	// (labelPairKey), so that a selector requiring a label no such pod has counts 0 at once.
-	labelCounts map[string]int
+	// (labelPair), so that a selector requiring a label no such pod has counts 0 at once.
+	labelCounts map[labelPair]int
 	// countsGeneration changes whenever the node object or what countPodsMatchSelector counts
 	// on the node may change (setNode, countLabels), so that spreadMemo can tell which nodes it
 	// must count again.
@@ -138,10 +138,10 @@ func (ni *NodeInfo) countLabels(pod *model.Pod, delta int) {
 		return
 	}
 	if ni.labelCounts == nil {
-		ni.labelCounts = map[string]int{}
+		ni.labelCounts = map[labelPair]int{}
 	}
 	for k, v := range pod.Labels { //detlint:ordered counting; order does not matter
-		key := labelPairKey(pod.Namespace, k, v)
+		key := labelPair{pod.Namespace, k, v}
 		if n := ni.labelCounts[key] + delta; n != 0 {
 			ni.labelCounts[key] = n
 		} else {

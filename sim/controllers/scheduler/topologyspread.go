@@ -60,7 +60,7 @@ type spreadConstraint struct {
 	// key is selectorKey of the incoming pod's namespace and selector, and pairs its
 	// requiredPairs, set by withKeys.
 	key   string
-	pairs []string
+	pairs []labelPair
 }
 
 // withKeys sets the constraints' memo keys for pods of namespace ns.
@@ -181,22 +181,23 @@ func selectorKey(ns string, sel labels.Selector) string {
 	return ns + "\x00=" + sel.String()
 }
 
-// labelPairKey names a namespace and label in NodeInfo.labelCounts.
-func labelPairKey(ns, key, value string) string { return ns + "\x00" + key + "\x00" + value }
+// labelPair names a namespace and label in NodeInfo.labelCounts. A struct rather than one
+// joined string: counting a pod's labels allocates nothing, and the strings are the pod's.
+type labelPair struct{ ns, key, value string }
 
-// requiredPairs returns the labelPairKeys of the requirements of selector that need one label
+// requiredPairs returns the labelPairs of the requirements of selector that need one label
 // value (key=value, key==value, key in (value)): a pod without one of them cannot match.
-func requiredPairs(ns string, selector labels.Selector) []string {
+func requiredPairs(ns string, selector labels.Selector) []labelPair {
 	reqs, ok := selector.Requirements()
 	if !ok {
 		return nil
 	}
-	var out []string
+	var out []labelPair
 	for _, r := range reqs {
 		switch r.Operator() {
 		case selection.Equals, selection.DoubleEquals, selection.In:
 			if vals := r.ValuesUnsorted(); len(vals) == 1 {
-				out = append(out, labelPairKey(ns, r.Key(), vals[0]))
+				out = append(out, labelPair{ns, r.Key(), vals[0]})
 			}
 		}
 	}
@@ -206,7 +207,7 @@ func requiredPairs(ns string, selector labels.Selector) []string {
 // countPodsMatching is countPodsMatchSelector: 0 at once when the node has no pod with one of
 // the labels pairs requires, else the live count under key (selectorKey(ns, selector)),
 // counted by a scan the first time.
-func countPodsMatching(ni *NodeInfo, key string, pairs []string, selector labels.Selector, ns string) int {
+func countPodsMatching(ni *NodeInfo, key string, pairs []labelPair, selector labels.Selector, ns string) int {
 	// A live count, when there is one, is exact; the pairs only spare creating one for a node
 	// none of whose pods can match.
 	if c, ok := ni.matchCounts[key]; ok {
