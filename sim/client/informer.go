@@ -42,6 +42,14 @@ type EventHandler interface {
 	OnDelete(obj any)
 }
 
+// ListSizeHandler is implemented by handlers that size their state for a list before its
+// objects arrive: OnListSize(n) comes just before the n OnAdd calls of a list into an empty
+// cache (an informer's first list, or a relist after Stop). It is a hint for presizing maps,
+// with no upstream counterpart; nothing else may depend on it.
+type ListSizeHandler interface {
+	OnListSize(n int)
+}
+
 // CacheResetHandler is implemented by handlers that keep their own mirror of the cache: Stop
 // clears the cache without an OnDelete per object, and calls OnCacheReset instead, so that the
 // mirror can be cleared too before the next Run lists everything again.
@@ -49,11 +57,20 @@ type CacheResetHandler interface {
 	OnCacheReset()
 }
 
-// EventHandlerFuncs adapts functions to EventHandler; nil functions are skipped.
+// EventHandlerFuncs adapts functions to EventHandler (and ListSizeHandler); nil functions are
+// skipped.
 type EventHandlerFuncs struct {
-	AddFunc    func(obj model.Object, isInInitialList bool)
-	UpdateFunc func(oldObj, newObj model.Object)
-	DeleteFunc func(obj any)
+	AddFunc      func(obj model.Object, isInInitialList bool)
+	UpdateFunc   func(oldObj, newObj model.Object)
+	DeleteFunc   func(obj any)
+	ListSizeFunc func(n int)
+}
+
+// OnListSize calls ListSizeFunc if set.
+func (f EventHandlerFuncs) OnListSize(n int) {
+	if f.ListSizeFunc != nil {
+		f.ListSizeFunc(n)
+	}
 }
 
 // OnAdd calls AddFunc if set.
@@ -434,6 +451,13 @@ func (inf *Informer) replace(items []model.Object, rv uint64) {
 		// Nothing cached (the first list, or a relist of an empty cache): every listed
 		// object is an add, and nothing can be missing from the list.
 		inf.store.reserve(len(items))
+		if len(items) > 0 {
+			for _, h := range inf.handlers {
+				if ls, ok := h.(ListSizeHandler); ok {
+					ls.OnListSize(len(items))
+				}
+			}
+		}
 		for _, obj := range items {
 			inf.apply(model.Key(obj), obj, initial)
 		}

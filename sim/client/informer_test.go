@@ -115,6 +115,44 @@ func TestInformerListThenWatch(t *testing.T) {
 	assert.Equal(t, uint64(1), inf.Stats().Lists)
 }
 
+// sizeLog is a handlerLog that also records OnListSize.
+type sizeLog struct{ handlerLog }
+
+func (h *sizeLog) OnListSize(n int) {
+	h.lines = append(h.lines, fmt.Sprintf("%s list-size %d", h.k.Now(), n))
+}
+
+// TestInformerListSizeComesBeforeTheAddsOfAListIntoAnEmptyCache: a ListSizeHandler hears the
+// size of a list into an empty cache before its adds (the first list, and the list after a
+// restart), and nothing for an empty list; EventHandlerFuncs passes it to ListSizeFunc.
+func TestInformerListSizeComesBeforeTheAddsOfAListIntoAnEmptyCache(t *testing.T) {
+	k := sim.New(1)
+	c := New(instantServer(k, nil), "test", Config{QPS: -1})
+	inf := NewInformer(c, model.KindPod, model.ListOptions{}, 0)
+	log := &sizeLog{handlerLog{k: k}}
+	inf.AddEventHandler(log)
+	var funcSizes []int
+	inf.AddEventHandler(EventHandlerFuncs{ListSizeFunc: func(n int) { funcSizes = append(funcSizes, n) }})
+	run(t, k, func(ctx context.Context) {
+		p := sim.ProcFromContext(ctx)
+		inf.Run(k)
+		inf.WaitForSync(ctx)
+		inf.Stop()
+		mustCreate(t, ctx, c, newPod("a", nil))
+		mustCreate(t, ctx, c, newPod("b", nil))
+		p.Sleep(time.Second)
+		inf.Run(k)
+		inf.WaitForSync(ctx)
+		inf.Stop()
+	})
+	assert.Equal(t, []string{
+		"t=1.000s list-size 2",
+		"t=1.000s add default/a initial=true",
+		"t=1.000s add default/b initial=true",
+	}, log.take())
+	assert.Equal(t, []int{2}, funcSizes)
+}
+
 // TestInformerIndexes: the built-in indexes and a custom one follow adds, updates and deletes;
 // listers return objects sorted by key.
 func TestInformerIndexes(t *testing.T) {

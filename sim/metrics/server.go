@@ -277,6 +277,11 @@ func New(k *sim.Kernel, f *client.SharedInformerFactory, specs []LoadSpec, cfg C
 		}
 	}
 	s.podInformer.AddEventHandler(client.EventHandlerFuncs{
+		ListSizeFunc: func(n int) {
+			if len(s.pods) == 0 {
+				s.pods = make(map[string]*podState, n)
+			}
+		},
 		AddFunc:    func(obj model.Object, _ bool) { s.observe(obj) },
 		UpdateFunc: func(_, obj model.Object) { s.observe(obj) },
 		DeleteFunc: func(obj any) {

@@ -263,6 +263,7 @@ func (kl *Kubelet) start(adopt bool) {
 	// Every change of the informer's cache first tells the status manager which pods it
 	// touched (see statusManager.podChanged).
 	kl.informer.AddEventHandler(client.EventHandlerFuncs{
+		ListSizeFunc: kl.reservePods,
 		AddFunc: func(obj model.Object, isInInitialList bool) {
 			if pod, ok := client.ObjectAs[*model.Pod](obj); ok {
 				kl.status.podChanged(pod.UID)
@@ -563,6 +564,20 @@ func (kl *Kubelet) newContainerID() uint64 {
 }
 
 // ---- pod informer handlers ----
+
+// reservePods sizes the per-pod maps (workers, runtime records, status entries) that are
+// still empty for the n pods a list into the informer's empty cache is about to add.
+func (kl *Kubelet) reservePods(n int) {
+	if len(kl.workers) == 0 {
+		kl.workers = make(map[string]*podWorker, n)
+	}
+	if len(kl.runtime) == 0 {
+		kl.runtime = make(map[string]*podRuntime, n)
+	}
+	if len(kl.status.entries) == 0 {
+		kl.status.entries = make(map[string]*statusEntry, n)
+	}
+}
 
 func (kl *Kubelet) podAdded(pod *model.Pod, adopt bool) {
 	if pod.Spec.NodeName != kl.nodeName {

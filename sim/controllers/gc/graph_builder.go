@@ -92,6 +92,23 @@ func (h *monitorHandler) identity(obj model.Object) objectReference {
 	return objectReference{APIVersion: h.apiVersion, Kind: kind, Name: m.Name, UID: m.UID, Namespace: m.Namespace}
 }
 
+// OnListSize implements client.ListSizeHandler: the graph is made room for the n objects
+// of a large list about to be added, beside the nodes it has (the kinds listed before), so
+// that it does not grow step by step through them.
+func (h *monitorHandler) OnListSize(n int) {
+	if n < listSizeHintMin {
+		return
+	}
+	m := make(map[string]*node, len(h.gc.uidToNode)+n)
+	for uid, nd := range h.gc.uidToNode { //detlint:ordered copying a map into a map
+		m[uid] = nd
+	}
+	h.gc.uidToNode = m
+}
+
+// listSizeHintMin is the list size from which OnListSize makes the graph room.
+const listSizeHintMin = 1024
+
 // OnAdd queues an add event.
 func (h *monitorHandler) OnAdd(obj model.Object, _ bool) {
 	h.gc.graphChanges.Add(&event{eventType: addEvent, obj: obj, identity: h.identity(obj)})

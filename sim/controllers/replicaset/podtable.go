@@ -93,6 +93,14 @@ func groupKey(f *podFacts) string {
 	return controllerutil.OrphanIndexValue(f.namespace)
 }
 
+// OnListSize implements client.ListSizeHandler: an empty table is sized for the n pods of
+// the list about to be added.
+func (t *podTable) OnListSize(n int) {
+	if len(t.groupOf) == 0 {
+		t.groupOf = make(map[string]string, n)
+	}
+}
+
 // OnAdd implements client.EventHandler.
 func (t *podTable) OnAdd(obj model.Object, _ bool) { t.upsert(obj) }
 

@@ -249,6 +249,14 @@ type schedulerCache struct {
 	sortedNodes []*NodeInfo
 }
 
+// reservePods sizes the pod states for n pods while there are none (a pod list about to be
+// added).
+func (c *schedulerCache) reservePods(n int) {
+	if len(c.podStates) == 0 {
+		c.podStates = make(map[string]*podState, n)
+	}
+}
+
 func newSchedulerCache() *schedulerCache {
 	return &schedulerCache{nodes: map[string]*NodeInfo{}, podStates: map[string]*podState{}}
 }

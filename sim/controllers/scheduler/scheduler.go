@@ -156,7 +156,8 @@ func (s *Scheduler) Start() {
 		s.handlersAdded = true
 		// AddEventHandler replays the informers' current contents as adds.
 		s.nodeInformer.AddEventHandler(client.EventHandlerFuncs{AddFunc: s.onNodeAdd, UpdateFunc: s.onNodeUpdate, DeleteFunc: s.onNodeDelete})
-		s.podInformer.AddEventHandler(client.EventHandlerFuncs{AddFunc: s.onPodAdd, UpdateFunc: s.onPodUpdate, DeleteFunc: s.onPodDelete})
+		s.podInformer.AddEventHandler(client.EventHandlerFuncs{AddFunc: s.onPodAdd, UpdateFunc: s.onPodUpdate, DeleteFunc: s.onPodDelete,
+			ListSizeFunc: func(n int) { s.cache.reservePods(n) }})
 	} else {
 		for _, obj := range s.nodeInformer.List(nil) {
 			s.onNodeAdd(obj, true)
