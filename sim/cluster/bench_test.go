@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -91,6 +92,31 @@ func runUnbuilt(b *testing.B, scn *scenarios.Scenario, opts Options) unbuiltRun 
 // /usr/bin/time -v sim run scale-5k.
 func BenchmarkScale5k(b *testing.B)  { benchmarkScenario(b, "scale-5k") }
 func BenchmarkScale10k(b *testing.B) { benchmarkScenario(b, "scale-10k") }
+
+// BenchmarkScale5kHeap runs scale-5k and reports what its world holds at the end of the
+// simulation, after a collection (live-MiB, heap-objects), and what the run allocated
+// (alloc-MiB, allocs): figures that do not depend on the machine's load or the collector's
+// timing, unlike peak RSS. Run it alone, once: go test ./sim/cluster -run '^$' -bench
+// '^BenchmarkScale5kHeap$' -benchtime 1x.
+func BenchmarkScale5kHeap(b *testing.B) {
+	scn := loadBuiltin(&testing.T{}, "scale-5k")
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		var before, end runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := Run(context.Background(), scn, Options{simulated: func() {
+			runtime.GC()
+			runtime.ReadMemStats(&end)
+		}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(end.HeapAlloc)/(1<<20), "live-MiB")
+		b.ReportMetric(float64(end.HeapObjects), "heap-objects")
+		b.ReportMetric(float64(end.TotalAlloc-before.TotalAlloc)/(1<<20), "alloc-MiB")
+		b.ReportMetric(float64(end.Mallocs-before.Mallocs), "allocs")
+	}
+}
 
 // BenchmarkGrowth runs scale-5k's shape (five zones of 16-CPU nodes, 30 settled pods per node
 // as ReplicaSets of 500, zone-a crashing at 60s, 10 virtual minutes) at 1,000, 2,000 and

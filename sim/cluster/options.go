@@ -41,4 +41,8 @@ type Options struct {
 	// components started, just before the kernel runs its first event, with the events
 	// processed so far: the benchmarks time the run without the build.
 	built func(eventsProcessed uint64)
+
+	// simulated, when set, is called once the simulation has stopped, while the whole world
+	// is still reachable (BenchmarkScale5kHeap measures the live heap there).
+	simulated func()
 }

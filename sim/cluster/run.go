@@ -70,6 +70,9 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 			break
 		}
 	}
+	if opts.simulated != nil {
+		opts.simulated()
+	}
 
 	res := &report.Result{
 		Scenario: scn.Name, Description: scn.Description, Seed: seed,
