@@ -94,6 +94,46 @@ func TestQueueMatchesModel(t *testing.T) {
 	}
 }
 
+// TestQueueReleasesABurst: a burst of more than burstItems distinct items (some added again
+// while being processed) comes out as the model says, the queue's array is released once the
+// last dirty item is handed out, and the queue goes on working.
+func TestQueueReleasesABurst(t *testing.T) {
+	k := sim.New(1)
+	q := New[int](k, "burst")
+	m := &modelQueue{dirty: map[int]bool{}, processing: map[int]bool{}}
+	const n = 3 * burstItems
+	runProc(t, k, func(p *sim.Proc) {
+		for x := range n {
+			q.Add(x)
+			m.add(x)
+		}
+		readded := map[int]bool{}
+		for i := 0; len(m.queue) > 0; i++ {
+			got, _ := q.Get(p)
+			require.Equal(t, m.get(), got, "get %d", i)
+			if got%100 == 0 && got < n && !readded[got] {
+				readded[got] = true
+				// Added again while processing: queued again by Done, with a new value
+				// beside it so that the burst is not over yet.
+				q.Add(got)
+				m.add(got)
+				q.Add(n + got)
+				m.add(n + got)
+			}
+			q.Done(got)
+			m.done(got)
+			require.Equal(t, len(m.queue), q.Len(), "get %d", i)
+			require.Equal(t, len(m.dirty), q.Stats().Depth, "get %d", i)
+		}
+		assert.False(t, q.burst, "the burst is over")
+		assert.Zero(t, cap(q.queue), "the burst's array is released")
+		q.Add(7)
+		got, _ := q.Get(p)
+		assert.Equal(t, 7, got)
+		q.Done(got)
+	})
+}
+
 // TestFair: distinct items come out in the order they were added.
 func TestFair(t *testing.T) {
 	k := sim.New(1)
