@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -220,8 +221,17 @@ func (kl *Kubelet) tryUpdateNodeStatus(p *sim.Proc) error {
 		*node = model.Node{} // hold no reference to the stored object between checks
 		return nil
 	}
-	updated, err := kl.c.UpdateStatus(ctx(p), node)
+	// The write hands the server a Node of its own (UpdateStatusShared): the conditions the
+	// setters made, copied out of the scratch slice, and the rest shared with the stored Node
+	// it was read from, which the server keeps as it is (docs/architecture.md, "Object
+	// ownership"). The deep copies of the request and of the answer that UpdateStatus makes
+	// were 34 MiB of scale-5k's 1,789 MiB allocated (BenchmarkScale5kHeap), and the versions
+	// the watch history keeps now share what did not change (live heap 829 -> 815 MiB).
+	write := new(model.Node)
+	*write = *node
+	write.Status.Conditions = slices.Clone(node.Status.Conditions)
 	*node = model.Node{}
+	updated, err := kl.c.UpdateStatusShared(ctx(p), write)
 	if err != nil {
 		return err
 	}
