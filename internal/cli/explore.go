@@ -127,7 +127,7 @@ func (c *cli) exploreError(err error) (int, bool) {
 	switch {
 	case errors.As(err, &errs):
 		fmt.Fprintln(c.stderr, err)
-		fmt.Fprintf(c.stderr, "sim explore: %d %s; 'sim explain explore' documents the section\n", len(errs), plural(len(errs), "problem", "problems"))
+		fmt.Fprintf(c.stderr, "sim explore: %d %s; 'sim explain explore' documents the section\n", errs.Count(), plural(errs.Count(), "problem", "problems"))
 		return exitUsage, true
 	case errors.As(err, &ue):
 		fmt.Fprintf(c.stderr, "sim explore: %v\n", err)

@@ -186,7 +186,7 @@ func (c *cli) loadSweep(path string, opts scenarios.ParseOptions) (*sweep.Spec, 
 		var errs sweep.Errors
 		if errors.As(err, &errs) {
 			printErrors(c.stderr, err)
-			fmt.Fprintf(c.stderr, "sim sweep: %s: %d %s\n", path, len(errs), plural(len(errs), "problem", "problems"))
+			fmt.Fprintf(c.stderr, "sim sweep: %s: %d %s\n", path, errs.Count(), plural(errs.Count(), "problem", "problems"))
 		} else {
 			fmt.Fprintf(c.stderr, "sim sweep: %v\n", err)
 		}
