@@ -34,36 +34,34 @@ type scaleTarget struct {
 }
 
 var scaleTargets = map[model.Kind]scaleTarget{
-	model.KindDeployment: workloadScale(func(d *model.Deployment) (**int32, int32, *metav1.LabelSelector) {
-		return &d.Spec.Replicas, d.Status.Replicas, d.Spec.Selector
+	model.KindDeployment: workloadScale(func(d *model.Deployment) (**int32, int32) {
+		return &d.Spec.Replicas, d.Status.Replicas
 	}),
-	model.KindReplicaSet: workloadScale(func(rs *model.ReplicaSet) (**int32, int32, *metav1.LabelSelector) {
-		return &rs.Spec.Replicas, rs.Status.Replicas, rs.Spec.Selector
+	model.KindReplicaSet: workloadScale(func(rs *model.ReplicaSet) (**int32, int32) {
+		return &rs.Spec.Replicas, rs.Status.Replicas
 	}),
-	model.KindStatefulSet: workloadScale(func(ss *model.StatefulSet) (**int32, int32, *metav1.LabelSelector) {
-		return &ss.Spec.Replicas, ss.Status.Replicas, ss.Spec.Selector
+	model.KindStatefulSet: workloadScale(func(ss *model.StatefulSet) (**int32, int32) {
+		return &ss.Spec.Replicas, ss.Status.Replicas
 	}),
 }
 
 // workloadScale is the scaleTarget of an apps/v1 workload kind T, whose fields reads
-// returns: where spec.replicas is kept, status.replicas and spec.selector.
-func workloadScale[T model.Object](fields func(T) (replicas **int32, statusReplicas int32, selector *metav1.LabelSelector)) scaleTarget {
+// returns: where spec.replicas is kept, and status.replicas; its selector is spec.selector
+// (model.WorkloadSelector).
+func workloadScale[T model.Object](fields func(T) (replicas **int32, statusReplicas int32)) scaleTarget {
 	return scaleTarget{
 		specReplicas: func(o model.Object) int32 {
-			r, _, _ := fields(o.(T))
+			r, _ := fields(o.(T))
 			return derefReplicas(*r)
 		},
 		statusReplicas: func(o model.Object) int32 {
-			_, n, _ := fields(o.(T))
+			_, n := fields(o.(T))
 			return n
 		},
-		selector: func(o model.Object) *metav1.LabelSelector {
-			_, _, sel := fields(o.(T))
-			return sel
-		},
+		selector: model.WorkloadSelector,
 		withReplicas: func(o model.Object, n int32) model.Object {
 			c := o.DeepCopyObject().(T)
-			r, _, _ := fields(c)
+			r, _ := fields(c)
 			*r = &n
 			return c
 		},

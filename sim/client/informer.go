@@ -459,7 +459,7 @@ func (inf *Informer) replace(items []model.Object, rv uint64) {
 			}
 		}
 		for _, obj := range items {
-			inf.apply(model.Key(obj), obj, initial)
+			inf.applyAt(model.Key(obj), nil, obj, initial) // a list names each object once
 		}
 		inf.replaced(rv)
 		return

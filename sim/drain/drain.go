@@ -24,10 +24,6 @@ import (
 // Component names drain in traces and process names.
 const Component = "kubectl-drain"
 
-// namespaceTerminatingCause is v1.NamespaceTerminatingCause, the cause of a 403 for a request
-// in a namespace being deleted.
-const namespaceTerminatingCause = "NamespaceTerminating"
-
 // errWaitTimeout is wait.ErrWaitTimeout's message, what a timed-out poll of the deletion path
 // reports.
 var errWaitTimeout = errors.New("timed out waiting for the condition")
@@ -460,11 +456,11 @@ func (d *Drainer) evictAndWait(p *sim.Proc, i int, pod *model.Pod, deadline vtim
 			ps.LastRefusal = describeRefusal(err)
 			d.emit(p, "eviction-refused", ref, 0, fmt.Sprintf("refusals=%d will retry after %s: %s", ps.Refusals, EvictionRetryInterval, ps.LastRefusal))
 			p.Idle(EvictionRetryInterval)
-		case apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, namespaceTerminatingCause) && pod.DeletionTimestamp != nil:
+		case apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, model.NamespaceTerminatingCause) && pod.DeletionTimestamp != nil:
 			// The pod is already being deleted in a namespace being deleted: an eviction will
 			// never be accepted, but the pod will go; wait for it.
 			evicted = true
-		case apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, namespaceTerminatingCause):
+		case apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, model.NamespaceTerminatingCause):
 			d.emit(p, "eviction-refused", ref, 0, fmt.Sprintf("namespace terminating, will retry after %s: %v", EvictionRetryInterval, err))
 			p.Idle(EvictionRetryInterval)
 		default:

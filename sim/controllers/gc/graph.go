@@ -3,6 +3,7 @@ package gc
 import (
 	"container/list"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/reconsim/reconsim/model"
@@ -100,12 +101,8 @@ func (n *node) blockingDependents() []*node {
 // clone copies the node (dependents map included), for replacing a node's identity.
 func (n *node) clone() *node {
 	c := *n
-	c.dependents = make(map[string]*node, len(n.dependents))
-	for uid, d := range n.dependents { //detlint:ordered copying a map into a map
-		c.dependents[uid] = d
-	}
-	c.owners = slices.Clone(n.owners)
-	return &c
+	c.dependents = maps.Clone(n.dependents) // nil until the first dependent, as in n
+	return &c                               // owners are shared and read-only (node.owners)
 }
 
 // referenceCache is an LRU set of object references (upstream ReferenceCache, the

@@ -1,6 +1,7 @@
 package gc
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/reconsim/reconsim/model"
@@ -100,9 +101,7 @@ func (h *monitorHandler) OnListSize(n int) {
 		return
 	}
 	m := make(map[string]*node, len(h.gc.uidToNode)+n)
-	for uid, nd := range h.gc.uidToNode { //detlint:ordered copying a map into a map
-		m[uid] = nd
-	}
+	maps.Copy(m, h.gc.uidToNode)
 	h.gc.uidToNode = m
 }
 
