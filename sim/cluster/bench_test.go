@@ -17,7 +17,7 @@ import (
 // ownership check (its deep copy per write would be measured too). Peak memory is read with /usr/bin/time -v sim run NAME (the
 // heap in use after b.N runs would count the garbage of earlier runs).
 func benchmarkScenario(b *testing.B, name string) {
-	benchmarkLoaded(b, loadBuiltin(&testing.T{}, name))
+	benchmarkLoaded(b, loadBuiltin(b, name))
 }
 
 func benchmarkLoaded(b *testing.B, scn *scenarios.Scenario) {
@@ -48,7 +48,7 @@ func BenchmarkScenarioThunderingHerd(b *testing.B) { benchmarkScenario(b, "thund
 // objects and the start of its components): ns/event is the run's wall time per kernel event,
 // events/run the run's events.
 func BenchmarkIdleThunderingHerdCluster(b *testing.B) {
-	scn := loadBuiltin(&testing.T{}, "thundering-herd")
+	scn := loadBuiltin(b, "thundering-herd")
 	scn.Timeline, scn.Expect = nil, nil
 	scn.Duration = 10 * time.Minute
 	scn.Stop.Quiescence = 0
@@ -99,7 +99,7 @@ func BenchmarkScale10k(b *testing.B) { benchmarkScenario(b, "scale-10k") }
 // timing, unlike peak RSS. Run it alone, once: go test ./sim/cluster -run '^$' -bench
 // '^BenchmarkScale5kHeap$' -benchtime 1x.
 func BenchmarkScale5kHeap(b *testing.B) {
-	scn := loadBuiltin(&testing.T{}, "scale-5k")
+	scn := loadBuiltin(b, "scale-5k")
 	for i := 0; i < b.N; i++ {
 		runtime.GC()
 		var before, end runtime.MemStats
@@ -125,7 +125,7 @@ func BenchmarkScale5kHeap(b *testing.B) {
 func BenchmarkGrowth(b *testing.B) {
 	for _, nodes := range []int{1000, 2000, 5000} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
-			scn := loadBuiltin(&testing.T{}, "scale-5k")
+			scn := loadBuiltin(b, "scale-5k")
 			for i := range scn.Cluster.NodeGroups {
 				scn.Cluster.NodeGroups[i].Count = nodes / len(scn.Cluster.NodeGroups)
 			}

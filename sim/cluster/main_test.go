@@ -76,7 +76,7 @@ func runParsed(t *testing.T, scn *scenarios.Scenario, opts Options, set ...strin
 }
 
 // loadBuiltin parses a built-in scenario.
-func loadBuiltin(t *testing.T, name string) *scenarios.Scenario {
+func loadBuiltin(t testing.TB, name string) *scenarios.Scenario {
 	t.Helper()
 	file, data, dir, err := scenarios.Resolve(name)
 	require.NoError(t, err)

@@ -214,7 +214,7 @@ func (w *world) createSettledDaemonSet(ds *model.DaemonSet, pl *placer) (model.O
 	for _, pn := range pl.nodes {
 		nodes = append(nodes, pn.node)
 	}
-	return createSettled(w, ds, pl, func(ds *model.DaemonSet) (*model.ControllerRevision, []*model.Pod, error) {
+	return createSettledWithRevision(w, ds, pl, func(ds *model.DaemonSet) (*model.ControllerRevision, []*model.Pod, error) {
 		rev, pods, status, err := daemonset.Settled(ds, nodes)
 		ds.Status = status
 		return rev, pods, err
@@ -225,17 +225,17 @@ func (w *world) createSettledDaemonSet(ds *model.DaemonSet, pl *placer) (model.O
 // 0..replicas-1) as the StatefulSet controller would have created them, running, and a status
 // that says every replica is current, ready and available.
 func (w *world) createSettledStatefulSet(set *model.StatefulSet, pl *placer) (model.Object, error) {
-	return createSettled(w, set, pl, func(set *model.StatefulSet) (*model.ControllerRevision, []*model.Pod, error) {
+	return createSettledWithRevision(w, set, pl, func(set *model.StatefulSet) (*model.ControllerRevision, []*model.Pod, error) {
 		rev, pods, status, err := statefulset.Settled(set)
 		set.Status = status
 		return rev, pods, err
 	})
 }
 
-// createSettled creates obj, then what settle says its controller would have made of the
+// createSettledWithRevision creates obj, then what settle says its controller would have made of the
 // created object: the ControllerRevision and the pods (created running), and, set by settle
 // on a copy of that object, the status it writes last.
-func createSettled[T model.Object](w *world, obj T, pl *placer, settle func(copy T) (*model.ControllerRevision, []*model.Pod, error)) (model.Object, error) {
+func createSettledWithRevision[T model.Object](w *world, obj T, pl *placer, settle func(copy T) (*model.ControllerRevision, []*model.Pod, error)) (model.Object, error) {
 	store := w.srv.Store()
 	created, err := store.Create(obj)
 	if err != nil {

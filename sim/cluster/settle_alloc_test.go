@@ -11,7 +11,7 @@ import (
 
 // settledBuildScenario is scale-5k's shape (five zones of 16-CPU nodes, ReplicaSets of 500
 // settled replicas, 30 pods per node) at nodes nodes.
-func settledBuildScenario(t *testing.T, nodes int) (*scenarios.Scenario, int) {
+func settledBuildScenario(t testing.TB, nodes int) (*scenarios.Scenario, int) {
 	scn := loadBuiltin(t, "scale-5k")
 	for i := range scn.Cluster.NodeGroups {
 		scn.Cluster.NodeGroups[i].Count = nodes / len(scn.Cluster.NodeGroups)
@@ -54,7 +54,7 @@ func TestSettledBuildAllocationsPerPod(t *testing.T) {
 // BenchmarkSettledBuild creates scale-5k's settled objects on 1,000 nodes (30,000 pods) and
 // reports the wall time, allocations and bytes per settled pod.
 func BenchmarkSettledBuild(b *testing.B) {
-	scn, pods := settledBuildScenario(&testing.T{}, 1000)
+	scn, pods := settledBuildScenario(b, 1000)
 	var allocs, bytes float64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
