@@ -101,7 +101,7 @@ func WriteHTML(dir string, res *Result) error {
 
 // writeHTML writes dir/report.html as encodeHTML encodes it, straight into the file.
 func writeHTML(dir string, res *Result, trace []traceLine, haveTrace bool, svgs [][]byte) error {
-	return writeAtomicStream(dir, HTMLFile, func(w io.Writer) error {
+	return writeAtomic(dir, HTMLFile, func(w io.Writer) error {
 		return encodeHTML(w, res, trace, haveTrace, svgs)
 	})
 }

@@ -282,4 +282,12 @@ func TestSeriesCSV(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(dir, SeriesFile))
 	require.NoError(t, err)
 	assert.Equal(t, data, got)
+
+	// The encoder's own error comes back as it is, and the earlier file stays whole.
+	err = WriteSeriesCSV(dir, []Series{{Name: "x", Points: []Point{{T: 1, V: math.Inf(1)}}}})
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), `report: series "x" point 0`), err.Error())
+	got, err = os.ReadFile(filepath.Join(dir, SeriesFile))
+	require.NoError(t, err)
+	assert.Equal(t, data, got)
 }

@@ -129,36 +129,25 @@ func csvText(s string) string {
 // WriteSeriesCSV writes EncodeSeriesCSV(series) to dir/series.csv, atomically like
 // WriteResult, a row at a time.
 func WriteSeriesCSV(dir string, series []Series) error {
-	return writeAtomicStream(dir, SeriesFile, func(w io.Writer) error {
+	return writeAtomic(dir, SeriesFile, func(w io.Writer) error {
 		return encodeSeriesCSV(w, series)
 	})
 }
 
 // writeAtomic writes dir/name through fill, atomically and synced (atomicfile.Write),
-// creating dir if needed.
+// creating dir if needed. An error of fill's own (an encoder's, which says what was wrong
+// before the file is touched) is returned as it is; an error writing the file is prefixed
+// "report: ".
 func writeAtomic(dir, name string, fill func(w io.Writer) error) error {
-	if err := atomicfile.Write(dir, name, true, fill); err != nil {
+	var own error
+	err := atomicfile.Write(dir, name, true, func(w io.Writer) error {
+		own = fill(w)
+		return own
+	})
+	if err != nil && err != own {
 		return fmt.Errorf("report: %w", err)
 	}
-	return nil
-}
-
-// writeAtomicStream writes dir/name through fill as writeAtomic does, but returns fill's
-// error as it is (the error an encoder gives before anything is written), not as an error
-// writing the file.
-func writeAtomicStream(dir, name string, fill func(w io.Writer) error) error {
-	f, err := atomicfile.Create(dir, name)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := fill(f); err != nil {
-		f.Discard()
-		return err
-	}
-	if err := f.Commit(true); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
+	return err
 }
 
 // writeAtomicBytes writes data to dir/name as writeAtomic does.

@@ -20,6 +20,7 @@ type File struct {
 	name      string
 	final     string
 	committed bool
+	werr      error // the first error writing the file, if any
 }
 
 // Create starts dir/name, creating dir when it is missing.
@@ -35,7 +36,13 @@ func Create(dir, name string) (*File, error) {
 }
 
 // Write writes p to the temporary file (buffered).
-func (a *File) Write(p []byte) (int, error) { return a.w.Write(p) }
+func (a *File) Write(p []byte) (int, error) {
+	n, err := a.w.Write(p)
+	if err != nil && a.werr == nil {
+		a.werr = err
+	}
+	return n, err
+}
 
 // Commit flushes the file and renames it to its final name. With durable the data is synced
 // to disk before the rename, so that not even a crash of the machine can leave the final name
@@ -81,7 +88,10 @@ func (a *File) Discard() {
 	}
 }
 
-// Write writes dir/name with fill, atomically (see File); durable as in Commit.
+// Write writes dir/name with fill, atomically (see File); durable as in Commit. When fill
+// fails the file is discarded, and its error is returned as "writing NAME: …" if writing the
+// file failed, but as it is if the file took every write (an error of fill's own, such as an
+// encoder refusing a value: it says itself what was wrong).
 func Write(dir, name string, durable bool, fill func(w io.Writer) error) error {
 	f, err := Create(dir, name)
 	if err != nil {
@@ -89,6 +99,9 @@ func Write(dir, name string, durable bool, fill func(w io.Writer) error) error {
 	}
 	if err := fill(f); err != nil {
 		f.Discard()
+		if f.werr == nil {
+			return err
+		}
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return f.Commit(durable)

@@ -18,6 +18,7 @@ func TestWrite(t *testing.T) {
 		durable bool
 		fill    func(w io.Writer) error
 		wantErr error
+		wrapped bool   // the error names the file: writing it failed
 		want    string // the file's content afterwards
 	}{
 		{name: "durable", durable: true, fill: writeString("new"), want: "new"},
@@ -27,6 +28,11 @@ func TestWrite(t *testing.T) {
 			_, _ = io.WriteString(w, "half")
 			return errFill
 		}, wantErr: errFill, want: "old"},
+		{name: "writing fails: the error names the file", fill: func(w io.Writer) error {
+			_ = w.(*File).f.Close() // the next write that passes the buffer fails
+			_, err := w.Write(make([]byte, 2*bufferSize))
+			return err
+		}, wantErr: os.ErrClosed, wrapped: true, want: "old"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
@@ -34,7 +40,11 @@ func TestWrite(t *testing.T) {
 			err := Write(dir, "f.txt", tc.durable, tc.fill)
 			if tc.wantErr != nil {
 				require.ErrorIs(t, err, tc.wantErr)
-				assert.Contains(t, err.Error(), "writing f.txt")
+				if tc.wrapped {
+					assert.Contains(t, err.Error(), "writing f.txt")
+				} else {
+					assert.Equal(t, tc.wantErr, err, "fill's own error is returned as it is")
+				}
 			} else {
 				require.NoError(t, err)
 			}
