@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/reconsim/reconsim/internal/atomicfile"
-	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/internal/boundedfile"
 	"github.com/reconsim/reconsim/sweep"
 )
 
@@ -273,7 +273,7 @@ func shardIndex(s string) int {
 
 func readShard(path string) (shardFile, error) {
 	var sf shardFile
-	data, err := scenarios.ReadBounded(path, maxShardBytes)
+	data, err := boundedfile.Read(path, maxShardBytes)
 	if err != nil {
 		return sf, err
 	}

@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/reconsim/reconsim/internal/atomicfile"
+	"github.com/reconsim/reconsim/internal/boundedfile"
 )
 
 // File names inside an output directory.
@@ -162,9 +161,9 @@ func writeAtomicBytes(dir, name string, data []byte) error {
 // valid JSON for a Result, holds unknown fields, or has a schemaVersion other than
 // ResultSchemaVersion (so a reader never silently misreads another format).
 func ReadResult(path string) (*Result, error) {
-	data, err := readBounded(path)
+	data, err := boundedfile.Read(path, maxReadBytes)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -181,9 +180,9 @@ func ReadResult(path string) (*Result, error) {
 // ReadEvents reads an events.jsonl. It returns an error naming the line of the first record
 // that is not a valid EventRecord.
 func ReadEvents(path string) ([]EventRecord, error) {
-	data, err := readBounded(path)
+	data, err := boundedfile.Read(path, maxReadBytes)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	events := []EventRecord{}
 	line := 0
@@ -208,20 +207,4 @@ func ReadEvents(path string) ([]EventRecord, error) {
 		events = append(events, e)
 	}
 	return events, nil
-}
-
-func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxReadBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("report: reading %s: %w", path, err)
-	}
-	if len(data) > maxReadBytes {
-		return nil, errors.New("report: " + path + " is larger than 1 GiB")
-	}
-	return data, nil
 }

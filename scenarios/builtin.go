@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/reconsim/reconsim/internal/boundedfile"
 )
 
 //go:embed builtin/*.yaml
@@ -71,7 +73,7 @@ func Resolve(arg string) (file string, data []byte, baseDir string, err error) {
 	case statErr == nil && st.IsDir():
 		return "", nil, "", fmt.Errorf("%s is a directory, not a scenario file", arg)
 	case statErr == nil || isPathLike:
-		data, err := ReadBounded(arg, MaxFileBytes)
+		data, err := boundedfile.Read(arg, MaxFileBytes)
 		if err != nil {
 			return "", nil, "", err
 		}

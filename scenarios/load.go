@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/reconsim/reconsim/internal/boundedfile"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/metrics"
@@ -28,7 +28,7 @@ import (
 // the scenario is invalid the error is Errors, listing every problem found, and the scenario
 // is nil.
 func Load(path string) (*Scenario, []model.Warning, error) {
-	data, err := ReadBounded(path, MaxFileBytes)
+	data, err := boundedfile.Read(path, MaxFileBytes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,26 +115,6 @@ func parse(file string, data []byte, baseDir string, opts ParseOptions, list *ob
 		return nil, l.warns, l.listedProblems(), true
 	}
 	return l.s, l.warns, nil, true
-}
-
-// ReadBounded reads the file path whole when it holds at most limit bytes (a scenario file
-// and the manifest and series files it names: MaxFileBytes); it reads no more than limit+1
-// bytes of a larger one, which is an error naming the file and the limit. The sweep and
-// explore files are read with it too.
-func ReadBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: the file is larger than the limit of %d bytes", path, limit)
-	}
-	return data, nil
 }
 
 // loader holds the state of one Parse.
@@ -831,7 +811,7 @@ func (l *loader) decodeManifestFile(name string, n *yaml.Node, path string, inOb
 	if !ok {
 		return nil
 	}
-	data, err := ReadBounded(full, MaxFileBytes)
+	data, err := boundedfile.Read(full, MaxFileBytes)
 	if err != nil {
 		l.errAt(resolve(n), path, "cannot read the manifest file: "+err.Error(), "paths are relative to the scenario file's directory")
 		return nil

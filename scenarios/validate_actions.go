@@ -14,6 +14,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/reconsim/reconsim/internal/boundedfile"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/metrics"
 )
@@ -481,7 +482,7 @@ func (l *loader) readSeries(shape *metrics.Shape, path string) {
 	if !ok {
 		return
 	}
-	data, err := ReadBounded(full, MaxFileBytes)
+	data, err := boundedfile.Read(full, MaxFileBytes)
 	if err != nil {
 		l.errAt(n, fp, "cannot read the series file: "+err.Error(), "paths are relative to the scenario file's directory")
 		return

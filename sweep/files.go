@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/reconsim/reconsim/internal/atomicfile"
-	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/internal/boundedfile"
 
 	"github.com/reconsim/reconsim/report"
 )
@@ -65,7 +65,7 @@ func decodeStrict(data []byte, v any) error {
 // loadRunFile reads a run.json and checks that it records run r of the sweep with run hash
 // hash. It returns an error saying what is wrong.
 func loadRunFile(path, hash string, r PlannedRun) (RunRecord, error) {
-	data, err := scenarios.ReadBounded(path, maxRunBytes)
+	data, err := boundedfile.Read(path, maxRunBytes)
 	if err != nil {
 		return RunRecord{}, err
 	}

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/internal/boundedfile"
 )
 
 // maxShardBytes bounds a shard.json (it lists the shard's run IDs and echoes the spec).
@@ -37,7 +37,7 @@ func Merge(dirs []string, outDir string) (*Outcome, error) {
 	var shards []loaded
 	for _, d := range shardDirs {
 		path := filepath.Join(d, ShardFile)
-		data, err := scenarios.ReadBounded(path, maxShardBytes)
+		data, err := boundedfile.Read(path, maxShardBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("sweep: shard directory %s has no %s: the shard has not finished (finish it with the same sim sweep command and --resume, then merge)", d, ShardFile)
 		}

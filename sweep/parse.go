@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/reconsim/reconsim/internal/boundedfile"
 	"github.com/reconsim/reconsim/internal/suggest"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/scenarios"
@@ -36,7 +37,7 @@ func Load(path string) (*Spec, []model.Warning, error) {
 // LoadWithOptions is Load with the options the scenario is parsed with. AllowOutsidePaths
 // also lets the sweep's scenario: name a file outside the sweep file's directory.
 func LoadWithOptions(path string, opts scenarios.ParseOptions) (*Spec, []model.Warning, error) {
-	data, err := scenarios.ReadBounded(path, MaxFileBytes)
+	data, err := boundedfile.Read(path, MaxFileBytes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -266,7 +267,7 @@ func (p *parser) checkScenario(root *yaml.Node, sc located[string]) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(p.baseDir, path)
 	}
-	data, err := scenarios.ReadBounded(path, scenarios.MaxFileBytes)
+	data, err := boundedfile.Read(path, scenarios.MaxFileBytes)
 	if err != nil {
 		p.errAt(sc.node, "scenario", fmt.Sprintf("cannot read the scenario file %s: %v", path, errors.Unwrap(err)),
 			"a path is relative to the sweep file's directory; a built-in scenario is named without .yaml")

@@ -3,9 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
+	"github.com/reconsim/reconsim/internal/boundedfile"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/scenarios"
 )
@@ -65,20 +64,10 @@ func (c *cli) cmdImport(args []string) int {
 // readDump reads a dump of at most model.MaxManifestBytes, checking the size before reading
 // more than that.
 func readDump(file string) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
+	data, err := boundedfile.Read(file, model.MaxManifestBytes)
+	var tooLarge *boundedfile.TooLargeError
+	if errors.As(err, &tooLarge) {
+		return nil, fmt.Errorf("%w; dump fewer objects (kubectl get -n NAMESPACE ...)", err)
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a cluster dump", file)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, model.MaxManifestBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > model.MaxManifestBytes {
-		return nil, fmt.Errorf("%s is larger than the limit of %d bytes; dump fewer objects (kubectl get -n NAMESPACE ...)", file, model.MaxManifestBytes)
-	}
-	return data, nil
+	return data, err
 }

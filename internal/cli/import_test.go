@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
 )
 
@@ -67,11 +69,15 @@ func TestImportUsageAndBadInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(noNodes, []byte("apiVersion: v1\nkind: List\nitems: []\n"), 0o644))
 	typo := filepath.Join(dir, "typo.yaml")
 	require.NoError(t, os.WriteFile(typo, []byte("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {capacty: {}}\n"), 0o644))
+	huge := filepath.Join(dir, "huge.yaml")
+	require.NoError(t, os.WriteFile(huge, nil, 0o644))
+	require.NoError(t, os.Truncate(huge, model.MaxManifestBytes+1))
 	tests := []struct {
 		args []string
 		want string
 	}{
 		{[]string{"import"}, "want one cluster dump"},
+		{[]string{"import", huge}, fmt.Sprintf("%s: the file is larger than the limit of %d bytes; dump fewer objects", huge, model.MaxManifestBytes)},
 		{[]string{"import", filepath.Join(dir, "missing.yaml")}, "no such file"},
 		{[]string{"import", dir}, "is a directory"},
 		{[]string{"import", noNodes}, noNodes + ":1:1: the dump has no Nodes"},
