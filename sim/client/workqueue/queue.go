@@ -68,18 +68,14 @@ type Typed[T comparable] struct {
 	k    *sim.Kernel
 	name string
 
-	// queue holds the items ready to be handed out, oldest first, from index head on. Popping
-	// advances head; the slice is compacted when the dead prefix dominates.
-	queue []T
-	head  int
+	// ready holds the items ready to be handed out, oldest first.
+	ready fifo[T]
 	// dirty holds every item that needs processing, with the time it was added (for the
 	// queue-duration metric); processing holds the items handed out, with the time of Get.
 	dirty      map[T]vtime.Time
 	processing map[T]vtime.Time
-	// burst is set when dirty has held more than burstItems items. Go maps do not shrink,
-	// so once such a burst is handed out (an informer's first list queues every object of
-	// the cluster at once), Get replaces dirty and the queue's array with small ones.
-	burst bool
+	// burst notes that dirty held a burst, to be released once it is handed out.
+	burst burst
 
 	// waiters are the processes parked in Get; drainWaiters are parked in ShutDownWithDrain.
 	waiters      sim.WaitQueue
@@ -94,9 +90,6 @@ type Typed[T comparable] struct {
 }
 
 var _ TypedInterface[string] = (*Typed[string])(nil)
-
-// burstItems is the size past which an emptied queue releases its memory (see burst).
-const burstItems = 1024
 
 // New returns an empty queue on kernel k. name labels its stats.
 func New[T comparable](k *sim.Kernel, name string) *Typed[T] {
@@ -126,16 +119,16 @@ func (q *Typed[T]) Add(item T) {
 	}
 	q.adds++
 	q.dirty[item] = q.k.Now()
-	q.burst = q.burst || len(q.dirty) > burstItems
+	q.burst.grew(len(q.dirty))
 	if _, ok := q.processing[item]; ok {
 		return
 	}
-	q.push(item)
+	q.ready.push(item)
 	q.waiters.Signal()
 }
 
 // Len returns the number of items ready to be handed out.
-func (q *Typed[T]) Len() int { return len(q.queue) - q.head }
+func (q *Typed[T]) Len() int { return q.ready.len() }
 
 // Get parks the calling process until an item is ready or the queue shuts down (upstream Get).
 // Items still queued at shutdown are handed out before Get reports shutdown. It panics if ctx
@@ -149,41 +142,16 @@ func (q *Typed[T]) Get(ctx context.Context) (item T, shutdown bool) {
 		var zero T
 		return zero, true
 	}
-	item = q.pop()
+	item = q.ready.pop()
 	now := q.k.Now()
 	q.gets++
 	q.queueDurationTotal += now.Sub(q.dirty[item])
 	q.processing[item] = now
 	delete(q.dirty, item)
-	if q.burst && len(q.dirty) == 0 {
-		q.dirty, q.queue, q.head, q.burst = make(map[T]vtime.Time), nil, 0, false
+	if q.burst.drained(len(q.dirty)) {
+		q.dirty, q.ready = make(map[T]vtime.Time), fifo[T]{}
 	}
 	return item, false
-}
-
-func (q *Typed[T]) push(item T) {
-	if q.head > 0 && q.head >= len(q.queue)/2 && len(q.queue) == cap(q.queue) {
-		n := copy(q.queue, q.queue[q.head:])
-		var zero T
-		for i := n; i < len(q.queue); i++ {
-			q.queue[i] = zero
-		}
-		q.queue = q.queue[:n]
-		q.head = 0
-	}
-	q.queue = append(q.queue, item)
-}
-
-func (q *Typed[T]) pop() T {
-	item := q.queue[q.head]
-	var zero T
-	q.queue[q.head] = zero
-	q.head++
-	if q.head == len(q.queue) {
-		q.queue = q.queue[:0]
-		q.head = 0
-	}
-	return item
 }
 
 // Done marks item as processed (upstream Done). If it was added while being processed it is
@@ -197,7 +165,7 @@ func (q *Typed[T]) Done(item T) {
 	q.workDurationTotal += q.k.Now().Sub(start)
 	delete(q.processing, item)
 	if _, ok := q.dirty[item]; ok {
-		q.push(item)
+		q.ready.push(item)
 		q.waiters.Signal()
 	}
 	if len(q.processing) == 0 && len(q.drainWaiters) > 0 {

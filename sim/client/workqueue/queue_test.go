@@ -125,8 +125,8 @@ func TestQueueReleasesABurst(t *testing.T) {
 			require.Equal(t, len(m.queue), q.Len(), "get %d", i)
 			require.Equal(t, len(m.dirty), q.Stats().Depth, "get %d", i)
 		}
-		assert.False(t, q.burst, "the burst is over")
-		assert.Zero(t, cap(q.queue), "the burst's array is released")
+		assert.False(t, bool(q.burst), "the burst is over")
+		assert.Zero(t, cap(q.ready.items), "the burst's array is released")
 		q.Add(7)
 		got, _ := q.Get(p)
 		assert.Equal(t, 7, got)

@@ -8,6 +8,7 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/client/record"
+	"github.com/reconsim/reconsim/sim/client/workqueue"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -70,20 +71,11 @@ type podUpdateItem struct {
 // shard is one update worker's input (upstream nodeUpdateChannels[i] / podUpdateChannels[i]).
 // Each list is deduplicated as upstream's work queues are.
 type shard struct {
-	proc    *sim.Proc
-	nodes   []string
-	nodeSet map[string]struct{}
-	pods    []podUpdateItem
-	podSet  map[podUpdateItem]struct{}
-	// podBurst is set when podSet has held more than burstItems items: Go maps do not
-	// shrink, so the worker replaces it once the list is empty again (the informers' first
-	// list queues every pod of the cluster at once).
-	podBurst bool
+	proc     *sim.Proc
+	nodes    workqueue.UniqueFIFO[string]
+	pods     workqueue.UniqueFIFO[podUpdateItem]
 	stopping bool
 }
-
-// burstItems is the size past which a shard's emptied pod list and set are released.
-const burstItems = 1024
 
 // Controller is the taint eviction controller: it deletes pods from nodes with NoExecute taints
 // the pods do not tolerate, after the shortest tolerationSeconds of the tolerations in use.
@@ -137,7 +129,7 @@ func (tc *Controller) Start() {
 	tc.running = true
 	tc.shards = make([]*shard, tc.cfg.Workers)
 	for i := range tc.shards {
-		s := &shard{nodeSet: make(map[string]struct{}), podSet: make(map[podUpdateItem]struct{})}
+		s := &shard{}
 		tc.shards[i] = s
 		s.proc = tc.k.Spawn(traceComponent+"-worker-"+strconv.Itoa(i), func(p *sim.Proc) { tc.worker(p, s) })
 	}
@@ -222,12 +214,9 @@ func (tc *Controller) nodeUpdated(oldNode, newNode *model.Node) {
 		return
 	}
 	s := tc.shards[hash(name, len(tc.shards))]
-	if _, ok := s.nodeSet[name]; ok {
-		return
+	if s.nodes.Add(name) {
+		s.proc.Unpark()
 	}
-	s.nodeSet[name] = struct{}{}
-	s.nodes = append(s.nodes, name)
-	s.proc.Unpark()
 }
 
 // podUpdated is upstream PodUpdated: a pod whose tolerations or node changed (or that was added
@@ -250,13 +239,9 @@ func (tc *Controller) podUpdated(oldPod, newPod *model.Pod) {
 		return
 	}
 	s := tc.shards[hash(item.nodeName, len(tc.shards))]
-	if _, ok := s.podSet[item]; ok {
-		return
+	if s.pods.Add(item) {
+		s.proc.Unpark()
 	}
-	s.podSet[item] = struct{}{}
-	s.pods = append(s.pods, item)
-	s.podBurst = s.podBurst || len(s.podSet) > burstItems
-	s.proc.Unpark()
 }
 
 // worker is upstream worker: node updates always go before pod updates, so that a pod update
@@ -265,21 +250,11 @@ func (tc *Controller) podUpdated(oldPod, newPod *model.Pod) {
 func (tc *Controller) worker(p *sim.Proc, s *shard) {
 	tc.waitForCacheSync(p)
 	for !s.stopping {
-		switch {
-		case len(s.nodes) > 0:
-			name := s.nodes[0]
-			s.nodes = s.nodes[1:]
-			delete(s.nodeSet, name)
+		if name, ok := s.nodes.Pop(); ok {
 			tc.handleNodeUpdate(name)
-		case len(s.pods) > 0:
-			item := s.pods[0]
-			s.pods = s.pods[1:]
-			delete(s.podSet, item)
-			if len(s.pods) == 0 && s.podBurst {
-				s.pods, s.podSet, s.podBurst = nil, make(map[podUpdateItem]struct{}), false
-			}
+		} else if item, ok := s.pods.Pop(); ok {
 			tc.handlePodUpdate(item)
-		default:
+		} else {
 			p.Park()
 		}
 	}
