@@ -81,7 +81,9 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 	dsc.Base = controllerutil.NewBase(k, c, rec, Component, "DaemonSet", "daemonset",
 		workqueue.DefaultControllerRateLimiter[string](),
 		func(ctx context.Context, key string) error { return dsc.syncHandler(ctx, key) })
-	dsc.podControl = controllerutil.PodControl{Client: c, Recorder: rec, Counts: &dsc.stats.PodWrites}
+	// Every create hands over a pod built from its own deep copy of the template (syncNodes),
+	// so the client need not copy it again, as for the ReplicaSet controller.
+	dsc.podControl = controllerutil.PodControl{Client: c, Recorder: rec, Shared: true, Counts: &dsc.stats.PodWrites}
 	if err := controllerutil.AddClaimCandidatesIndex(dsc.podInformer, indexClaimCandidates); err != nil {
 		return nil, err
 	}

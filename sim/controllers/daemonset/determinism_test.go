@@ -9,7 +9,10 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // runScenario drives a world with nodes nodes: a DaemonSet rolls out everywhere, nodes join,
@@ -63,4 +66,33 @@ func BenchmarkRollout100Nodes(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		runScenario(b, 100)
 	}
+}
+
+// TestHandedOverPodsAreNotTouched: the controller hands each created pod over to the client
+// (PodControl.Shared), so the API server keeps the very object; with the store's ownership
+// check on, a rollout that creates and replaces pods on every node must leave every stored
+// object as it was written.
+func TestHandedOverPodsAreNotTouched(t *testing.T) {
+	w := &world{}
+	w.inv = invariants{pods: map[string]*model.Pod{}, surge: map[string]bool{}}
+	w.World = testworld.New(t, testworld.Options{Check: w.inv.commit, Server: func(cfg *apiserver.Config) {
+		cfg.Store.CheckMutations = true
+	}})
+	w.startController(DefaultConfig())
+	require.True(t, w.dsc.podControl.Shared, "the DaemonSet controller hands its pods over")
+	for i := range 3 {
+		_, err := w.Store.Create(testworld.ReadyNode(fmt.Sprintf("node-%d", i), nil, nil))
+		require.NoError(t, err)
+	}
+	_, err := w.Store.Create(newDaemonSet("agent", "agent:v1"))
+	require.NoError(t, err)
+	w.Run(30 * time.Second)
+	cur := w.ds("agent").DeepCopy()
+	cur.Spec.Template.Spec.Containers[0].Image = "agent:v2"
+	_, err = w.Store.Update(cur)
+	require.NoError(t, err)
+	w.Run(2 * time.Minute)
+	st := w.ds("agent").Status
+	require.Equal(t, int32(3), st.UpdatedNumberScheduled, "the rollout replaced every pod: %s", statusLine(st))
+	assert.Empty(t, w.Store.MutationViolations())
 }

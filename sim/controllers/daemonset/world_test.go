@@ -30,6 +30,13 @@ func newWorld(t testing.TB, cfg Config) *world {
 	w := &world{}
 	w.inv = invariants{pods: map[string]*model.Pod{}, surge: map[string]bool{}}
 	w.World = testworld.New(t, testworld.Options{Check: w.inv.commit})
+	w.startController(cfg)
+	return w
+}
+
+// startController starts the DaemonSet controller with cfg, the fake nodes and the trace's
+// display in w.
+func (w *world) startController(cfg Config) {
 	dsc, f := testworld.NewController(w.World, Component, Component, New, cfg)
 	w.dsc = dsc
 	w.StartFakeNodes().Place = w.place
@@ -39,7 +46,6 @@ func newWorld(t testing.TB, cfg Config) *world {
 	f.Start(w.K)
 	dsc.Start()
 	w.Settle(100 * time.Millisecond)
-	return w
 }
 
 // byTargetNode orders pods by target node, then name: one line per node reads like a
