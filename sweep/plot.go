@@ -233,17 +233,15 @@ func categoryTicks(values []string) plot.ConstantTicks {
 	return ticks
 }
 
-// pooled returns, for each value of parameter pi, the metric's values over the completed
-// runs with that value, and how many runs had none.
-func pooled(res *Result, m Metric, pi int) (byValue [][]float64, missing int) {
-	param := res.Spec.Parameters[pi]
-	index := map[string]int{}
-	for i, v := range param.Values {
-		index[v] = i
-	}
-	byValue = make([][]float64, len(param.Values))
-	for _, r := range res.Runs {
-		if r.Failed() {
+// pooled returns, for each of n groups, the metric's values over the completed runs that
+// group puts there (-1: in none), and how many completed runs in a group had none. Failed runs
+// take no part in metric statistics: they are reported as failures of their own.
+func pooled(res *Result, m Metric, n int, group func(r *RunRecord) int) (byGroup [][]float64, missing int) {
+	byGroup = make([][]float64, n)
+	for i := range res.Runs {
+		r := &res.Runs[i]
+		g := group(r)
+		if g < 0 || r.Failed() {
 			continue
 		}
 		v := r.Metrics[m.Name]
@@ -251,10 +249,18 @@ func pooled(res *Result, m Metric, pi int) (byValue [][]float64, missing int) {
 			missing++
 			continue
 		}
-		i := index[r.Parameters[pi].Value]
-		byValue[i] = append(byValue[i], *v)
+		byGroup[g] = append(byGroup[g], *v)
 	}
-	return byValue, missing
+	return byGroup, missing
+}
+
+// valueIndex maps each of a parameter's values to its position.
+func valueIndex(values []string) map[string]int {
+	index := make(map[string]int, len(values))
+	for i, v := range values {
+		index[v] = i
+	}
+	return index
 }
 
 func missingNote(missing int) string {
@@ -266,7 +272,8 @@ func missingNote(missing int) string {
 
 func bandFigure(res *Result, m Metric, pi int) (Figure, bool) {
 	param := res.Spec.Parameters[pi]
-	byValue, missing := pooled(res, m, pi)
+	index := valueIndex(param.Values)
+	byValue, missing := pooled(res, m, len(param.Values), func(r *RunRecord) int { return index[r.Parameters[pi].Value] })
 	xs, numeric, logScale := paramAxis(param)
 	type row struct{ x, p5, p25, p50, p75, p95 float64 }
 	var rows []row
@@ -383,35 +390,15 @@ func heatFigure(res *Result, m Metric) (Figure, bool) {
 	if cols*rows > maxHeatCells {
 		return Figure{}, false
 	}
-	ix, iy := map[string]int{}, map[string]int{}
-	for i, v := range px.Values {
-		ix[v] = i
-	}
-	for i, v := range py.Values {
-		iy[v] = i
-	}
-	cells := make([][][]float64, rows)
-	for r := range cells {
-		cells[r] = make([][]float64, cols)
-	}
-	missing := 0
-	for _, run := range res.Runs {
-		if run.Failed() {
-			continue
-		}
-		v := run.Metrics[m.Name]
-		if v == nil {
-			missing++
-			continue
-		}
-		c, r := ix[run.Parameters[0].Value], iy[run.Parameters[1].Value]
-		cells[r][c] = append(cells[r][c], *v)
-	}
+	ix, iy := valueIndex(px.Values), valueIndex(py.Values)
+	cells, missing := pooled(res, m, rows*cols, func(r *RunRecord) int {
+		return iy[r.Parameters[1].Value]*cols + ix[r.Parameters[0].Value]
+	})
 	g := heatGrid{z: make([][]float64, rows), lo: math.Inf(1), hi: math.Inf(-1)}
 	hasValue := false
-	for r := range cells {
+	for r := range rows {
 		g.z[r] = make([]float64, cols)
-		for c, vs := range cells[r] {
+		for c, vs := range cells[r*cols : (r+1)*cols] {
 			if len(vs) == 0 {
 				g.z[r][c] = math.NaN()
 				continue
@@ -540,17 +527,14 @@ func cdfFigure(res *Result, m Metric) (Figure, bool) {
 	var curves []curve
 	for _, pi := range cdfPoints(res, mi) {
 		pr := res.Points[pi]
-		var values []float64
-		n := 0
-		for _, r := range res.pointRuns(pr.ID) {
-			if r.Failed() {
-				continue
+		byGroup, missing := pooled(res, m, 1, func(r *RunRecord) int {
+			if r.Point == pr.ID {
+				return 0
 			}
-			n++
-			if v := r.Metrics[m.Name]; v != nil {
-				values = append(values, *v)
-			}
-		}
+			return -1
+		})
+		values := byGroup[0]
+		n := len(values) + missing // the completed runs
 		if len(values) == 0 {
 			continue
 		}
