@@ -252,23 +252,13 @@ func (o *Scale) DeepCopyObject() Object                   { return o.DeepCopy() 
 func (o *HorizontalPodAutoscaler) DeepCopy() *HorizontalPodAutoscaler {
 	out := copyWithMeta(o)
 	out.Spec.MinReplicas = CopyPtr(o.Spec.MinReplicas)
-	if o.Spec.Metrics != nil {
-		out.Spec.Metrics = make([]MetricSpec, len(o.Spec.Metrics))
-		for i := range o.Spec.Metrics {
-			out.Spec.Metrics[i] = o.Spec.Metrics[i].DeepCopy()
-		}
-	}
+	out.Spec.Metrics = copyEach(o.Spec.Metrics, func(m MetricSpec) MetricSpec { return m.DeepCopy() })
 	if b := o.Spec.Behavior; b != nil {
 		out.Spec.Behavior = &HorizontalPodAutoscalerBehavior{ScaleUp: b.ScaleUp.DeepCopy(), ScaleDown: b.ScaleDown.DeepCopy()}
 	}
 	out.Status.ObservedGeneration = CopyPtr(o.Status.ObservedGeneration)
 	out.Status.LastScaleTime = CopyPtr(o.Status.LastScaleTime)
-	if o.Status.CurrentMetrics != nil {
-		out.Status.CurrentMetrics = make([]MetricStatus, len(o.Status.CurrentMetrics))
-		for i := range o.Status.CurrentMetrics {
-			out.Status.CurrentMetrics[i] = o.Status.CurrentMetrics[i].DeepCopy()
-		}
-	}
+	out.Status.CurrentMetrics = copyEach(o.Status.CurrentMetrics, func(m MetricStatus) MetricStatus { return m.DeepCopy() })
 	out.Status.Conditions = copySlice(o.Status.Conditions)
 	return out
 }

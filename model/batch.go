@@ -258,28 +258,18 @@ func (s *JobSpec) DeepCopyInto(out *JobSpec) {
 	out.Completions = CopyPtr(s.Completions)
 	out.ActiveDeadlineSeconds = CopyPtr(s.ActiveDeadlineSeconds)
 	if p := s.PodFailurePolicy; p != nil {
-		np := &PodFailurePolicy{}
-		if p.Rules != nil {
-			np.Rules = make([]PodFailurePolicyRule, len(p.Rules))
-			for i, r := range p.Rules {
-				nr := PodFailurePolicyRule{Action: r.Action, OnPodConditions: copySlice(r.OnPodConditions)}
-				if e := r.OnExitCodes; e != nil {
-					nr.OnExitCodes = &PodFailurePolicyOnExitCodesRequirement{ContainerName: CopyPtr(e.ContainerName), Operator: e.Operator, Values: copySlice(e.Values)}
-				}
-				np.Rules[i] = nr
+		out.PodFailurePolicy = &PodFailurePolicy{Rules: copyEach(p.Rules, func(r PodFailurePolicyRule) PodFailurePolicyRule {
+			nr := PodFailurePolicyRule{Action: r.Action, OnPodConditions: copySlice(r.OnPodConditions)}
+			if e := r.OnExitCodes; e != nil {
+				nr.OnExitCodes = &PodFailurePolicyOnExitCodesRequirement{ContainerName: CopyPtr(e.ContainerName), Operator: e.Operator, Values: copySlice(e.Values)}
 			}
-		}
-		out.PodFailurePolicy = np
+			return nr
+		})}
 	}
 	if p := s.SuccessPolicy; p != nil {
-		np := &SuccessPolicy{}
-		if p.Rules != nil {
-			np.Rules = make([]SuccessPolicyRule, len(p.Rules))
-			for i, r := range p.Rules {
-				np.Rules[i] = SuccessPolicyRule{SucceededIndexes: CopyPtr(r.SucceededIndexes), SucceededCount: CopyPtr(r.SucceededCount)}
-			}
-		}
-		out.SuccessPolicy = np
+		out.SuccessPolicy = &SuccessPolicy{Rules: copyEach(p.Rules, func(r SuccessPolicyRule) SuccessPolicyRule {
+			return SuccessPolicyRule{SucceededIndexes: CopyPtr(r.SucceededIndexes), SucceededCount: CopyPtr(r.SucceededCount)}
+		})}
 	}
 	out.BackoffLimit = CopyPtr(s.BackoffLimit)
 	out.BackoffLimitPerIndex = CopyPtr(s.BackoffLimitPerIndex)

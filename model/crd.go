@@ -228,12 +228,7 @@ func (o *CustomResourceDefinition) DeepCopy() *CustomResourceDefinition {
 	if c := o.Spec.Conversion; c != nil {
 		out.Spec.Conversion = &CustomResourceConversion{Strategy: c.Strategy, Webhook: c.Webhook.deepCopy()}
 	}
-	if o.Spec.Versions != nil {
-		out.Spec.Versions = make([]CustomResourceDefinitionVersion, len(o.Spec.Versions))
-		for i := range o.Spec.Versions {
-			out.Spec.Versions[i] = o.Spec.Versions[i].deepCopy()
-		}
-	}
+	out.Spec.Versions = copyEach(o.Spec.Versions, CustomResourceDefinitionVersion.deepCopy)
 	out.Status.AcceptedNames = o.Status.AcceptedNames.deepCopy()
 	out.Status.Conditions = slices.Clone(o.Status.Conditions)
 	out.Status.StoredVersions = slices.Clone(o.Status.StoredVersions)
@@ -268,14 +263,7 @@ func (j *JSON) deepCopy() *JSON {
 }
 
 func copyJSONs(in []JSON) []JSON {
-	if in == nil {
-		return nil
-	}
-	out := make([]JSON, len(in))
-	for i := range in {
-		out[i] = JSON{V: DeepCopyJSON(in[i].V)}
-	}
-	return out
+	return copyEach(in, func(j JSON) JSON { return JSON{V: DeepCopyJSON(j.V)} })
 }
 
 // DeepCopy returns a deep copy of a schema.
@@ -299,14 +287,7 @@ func (s *JSONSchemaProps) DeepCopy() *JSONSchemaProps {
 	out.Required = slices.Clone(s.Required)
 	out.Items = s.Items.DeepCopy()
 	copySchemas := func(in []JSONSchemaProps) []JSONSchemaProps {
-		if in == nil {
-			return nil
-		}
-		out := make([]JSONSchemaProps, len(in))
-		for i := range in {
-			out[i] = *in[i].DeepCopy()
-		}
-		return out
+		return copyEach(in, func(s JSONSchemaProps) JSONSchemaProps { return *s.DeepCopy() })
 	}
 	out.AllOf = copySchemas(s.AllOf)
 	out.OneOf = copySchemas(s.OneOf)

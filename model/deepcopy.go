@@ -64,6 +64,19 @@ func copySlice[T any](s []T) []T {
 	return out
 }
 
+// copyEach copies a slice whose elements hold pointers, slices or maps: each element is
+// copied by deep (nil stays nil). It is the one loop behind every such slice of the model.
+func copyEach[T any](s []T, deep func(T) T) []T {
+	if s == nil {
+		return nil
+	}
+	out := make([]T, len(s))
+	for i, x := range s {
+		out[i] = deep(x)
+	}
+	return out
+}
+
 // DeepCopyInto copies m into out.
 func (m *ObjectMeta) DeepCopyInto(out *ObjectMeta) {
 	*out = *m
@@ -121,13 +134,10 @@ func (o *Namespace) DeepCopy() *Namespace {
 // DeepCopy returns a deep copy.
 func (o *Node) DeepCopy() *Node {
 	out := copyWithMeta(o)
-	if o.Spec.Taints != nil {
-		out.Spec.Taints = make([]Taint, len(o.Spec.Taints))
-		for i, t := range o.Spec.Taints {
-			t.TimeAdded = CopyPtr(t.TimeAdded)
-			out.Spec.Taints[i] = t
-		}
-	}
+	out.Spec.Taints = copyEach(o.Spec.Taints, func(t Taint) Taint {
+		t.TimeAdded = CopyPtr(t.TimeAdded)
+		return t
+	})
 	out.Status.Capacity = o.Status.Capacity.DeepCopy()
 	out.Status.Allocatable = o.Status.Allocatable.DeepCopy()
 	out.Status.Conditions = copySlice(o.Status.Conditions)
@@ -175,8 +185,8 @@ func (o *Pod) DeepCopy() *Pod {
 // DeepCopyInto copies s into out.
 func (s *PodSpec) DeepCopyInto(out *PodSpec) {
 	*out = *s
-	out.Containers = copyContainers(s.Containers)
-	out.InitContainers = copyContainers(s.InitContainers)
+	out.Containers = copyEach(s.Containers, Container.deepCopy)
+	out.InitContainers = copyEach(s.InitContainers, Container.deepCopy)
 	out.TerminationGracePeriodSeconds = CopyPtr(s.TerminationGracePeriodSeconds)
 	out.NodeSelector = copyMap(s.NodeSelector)
 	if s.Affinity != nil {
@@ -184,30 +194,24 @@ func (s *PodSpec) DeepCopyInto(out *PodSpec) {
 		if na := s.Affinity.NodeAffinity; na != nil {
 			a.NodeAffinity = &NodeAffinity{}
 			if req := na.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
-				a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = &NodeSelector{NodeSelectorTerms: copyTerms(req.NodeSelectorTerms)}
+				a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = &NodeSelector{NodeSelectorTerms: copyEach(req.NodeSelectorTerms, copyTerm)}
 			}
-			if pref := na.PreferredDuringSchedulingIgnoredDuringExecution; pref != nil {
-				a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = make([]PreferredSchedulingTerm, len(pref))
-				for i, p := range pref {
-					a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i] = PreferredSchedulingTerm{Weight: p.Weight, Preference: copyTerm(p.Preference)}
-				}
-			}
+			a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = copyEach(na.PreferredDuringSchedulingIgnoredDuringExecution, func(p PreferredSchedulingTerm) PreferredSchedulingTerm {
+				return PreferredSchedulingTerm{Weight: p.Weight, Preference: copyTerm(p.Preference)}
+			})
 		}
 		a.PodAffinity = copyPodAffinity(s.Affinity.PodAffinity)
 		a.PodAntiAffinity = (*PodAntiAffinity)(copyPodAffinity((*PodAffinity)(s.Affinity.PodAntiAffinity)))
 		out.Affinity = a
 	}
-	if s.TopologySpreadConstraints != nil {
-		out.TopologySpreadConstraints = make([]TopologySpreadConstraint, len(s.TopologySpreadConstraints))
-		for i, c := range s.TopologySpreadConstraints {
-			c.LabelSelector = copyLabelSelector(c.LabelSelector)
-			c.MinDomains = CopyPtr(c.MinDomains)
-			c.NodeAffinityPolicy = CopyPtr(c.NodeAffinityPolicy)
-			c.NodeTaintsPolicy = CopyPtr(c.NodeTaintsPolicy)
-			c.MatchLabelKeys = copySlice(c.MatchLabelKeys)
-			out.TopologySpreadConstraints[i] = c
-		}
-	}
+	out.TopologySpreadConstraints = copyEach(s.TopologySpreadConstraints, func(c TopologySpreadConstraint) TopologySpreadConstraint {
+		c.LabelSelector = copyLabelSelector(c.LabelSelector)
+		c.MinDomains = CopyPtr(c.MinDomains)
+		c.NodeAffinityPolicy = CopyPtr(c.NodeAffinityPolicy)
+		c.NodeTaintsPolicy = CopyPtr(c.NodeTaintsPolicy)
+		c.MatchLabelKeys = copySlice(c.MatchLabelKeys)
+		return c
+	})
 	if s.Tolerations != nil {
 		out.Tolerations = make([]Toleration, len(s.Tolerations))
 		var seconds []int64 // the copied TolerationSeconds values
@@ -223,49 +227,26 @@ func (s *PodSpec) DeepCopyInto(out *PodSpec) {
 	out.PreemptionPolicy = CopyPtr(s.PreemptionPolicy)
 }
 
-func copyTerms(ts []NodeSelectorTerm) []NodeSelectorTerm {
-	if ts == nil {
-		return nil
-	}
-	out := make([]NodeSelectorTerm, len(ts))
-	for i, t := range ts {
-		out[i] = copyTerm(t)
-	}
-	return out
-}
-
 func copyTerm(t NodeSelectorTerm) NodeSelectorTerm {
 	return NodeSelectorTerm{MatchExpressions: copyRequirements(t.MatchExpressions), MatchFields: copyRequirements(t.MatchFields)}
 }
 
 func copyRequirements(rs []NodeSelectorRequirement) []NodeSelectorRequirement {
-	if rs == nil {
-		return nil
-	}
-	out := make([]NodeSelectorRequirement, len(rs))
-	for i, r := range rs {
+	return copyEach(rs, func(r NodeSelectorRequirement) NodeSelectorRequirement {
 		r.Values = copySlice(r.Values)
-		out[i] = r
-	}
-	return out
+		return r
+	})
 }
 
-func copyContainers(cs []Container) []Container {
-	if cs == nil {
-		return nil
-	}
-	out := make([]Container, len(cs))
-	for i, c := range cs {
-		c.Resources.Requests = c.Resources.Requests.DeepCopy()
-		c.Resources.Limits = c.Resources.Limits.DeepCopy()
-		c.ReadinessProbe = CopyPtr(c.ReadinessProbe)
-		c.LivenessProbe = CopyPtr(c.LivenessProbe)
-		c.StartupProbe = CopyPtr(c.StartupProbe)
-		c.RestartPolicy = CopyPtr(c.RestartPolicy)
-		c.Env = copySlice(c.Env)
-		out[i] = c
-	}
-	return out
+func (c Container) deepCopy() Container {
+	c.Resources.Requests = c.Resources.Requests.DeepCopy()
+	c.Resources.Limits = c.Resources.Limits.DeepCopy()
+	c.ReadinessProbe = CopyPtr(c.ReadinessProbe)
+	c.LivenessProbe = CopyPtr(c.LivenessProbe)
+	c.StartupProbe = CopyPtr(c.StartupProbe)
+	c.RestartPolicy = CopyPtr(c.RestartPolicy)
+	c.Env = copySlice(c.Env)
+	return c
 }
 
 // DeepCopyInto copies s into out.
@@ -273,22 +254,15 @@ func (s *PodStatus) DeepCopyInto(out *PodStatus) {
 	*out = *s
 	out.Conditions = copySlice(s.Conditions)
 	out.StartTime = CopyPtr(s.StartTime)
-	out.ContainerStatuses = copyContainerStatuses(s.ContainerStatuses)
-	out.InitContainerStatuses = copyContainerStatuses(s.InitContainerStatuses)
+	out.ContainerStatuses = copyEach(s.ContainerStatuses, ContainerStatus.deepCopy)
+	out.InitContainerStatuses = copyEach(s.InitContainerStatuses, ContainerStatus.deepCopy)
 }
 
-func copyContainerStatuses(cs []ContainerStatus) []ContainerStatus {
-	if cs == nil {
-		return nil
-	}
-	out := make([]ContainerStatus, len(cs))
-	for i, c := range cs {
-		c.State = c.State.deepCopy()
-		c.LastState = c.LastState.deepCopy()
-		c.Started = CopyPtr(c.Started)
-		out[i] = c
-	}
-	return out
+func (c ContainerStatus) deepCopy() ContainerStatus {
+	c.State = c.State.deepCopy()
+	c.LastState = c.LastState.deepCopy()
+	c.Started = CopyPtr(c.Started)
+	return c
 }
 
 func (s ContainerState) deepCopy() ContainerState {
@@ -318,24 +292,15 @@ func copyPodAffinity(pa *PodAffinity) *PodAffinity {
 	if pa == nil {
 		return nil
 	}
-	out := &PodAffinity{}
-	if pa.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		out.RequiredDuringSchedulingIgnoredDuringExecution = make([]PodAffinityTerm, len(pa.RequiredDuringSchedulingIgnoredDuringExecution))
-		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-			out.RequiredDuringSchedulingIgnoredDuringExecution[i] = copyPodAffinityTerm(&pa.RequiredDuringSchedulingIgnoredDuringExecution[i])
-		}
+	return &PodAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: copyEach(pa.RequiredDuringSchedulingIgnoredDuringExecution, copyPodAffinityTerm),
+		PreferredDuringSchedulingIgnoredDuringExecution: copyEach(pa.PreferredDuringSchedulingIgnoredDuringExecution, func(w WeightedPodAffinityTerm) WeightedPodAffinityTerm {
+			return WeightedPodAffinityTerm{Weight: w.Weight, PodAffinityTerm: copyPodAffinityTerm(w.PodAffinityTerm)}
+		}),
 	}
-	if pa.PreferredDuringSchedulingIgnoredDuringExecution != nil {
-		out.PreferredDuringSchedulingIgnoredDuringExecution = make([]WeightedPodAffinityTerm, len(pa.PreferredDuringSchedulingIgnoredDuringExecution))
-		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
-			w := &pa.PreferredDuringSchedulingIgnoredDuringExecution[i]
-			out.PreferredDuringSchedulingIgnoredDuringExecution[i] = WeightedPodAffinityTerm{Weight: w.Weight, PodAffinityTerm: copyPodAffinityTerm(&w.PodAffinityTerm)}
-		}
-	}
-	return out
 }
 
-func copyPodAffinityTerm(t *PodAffinityTerm) PodAffinityTerm {
+func copyPodAffinityTerm(t PodAffinityTerm) PodAffinityTerm {
 	return PodAffinityTerm{
 		LabelSelector:     copyLabelSelector(t.LabelSelector),
 		Namespaces:        copySlice(t.Namespaces),

@@ -120,25 +120,19 @@ func (o *Service) DeepCopy() *Service {
 // DeepCopy returns a deep copy.
 func (o *EndpointSlice) DeepCopy() *EndpointSlice {
 	out := copyWithMeta(o)
-	if o.Endpoints != nil {
-		out.Endpoints = make([]Endpoint, len(o.Endpoints))
-		for i, e := range o.Endpoints {
-			e.Addresses = copySlice(e.Addresses)
-			e.Conditions = EndpointConditions{
-				Ready:       CopyPtr(e.Conditions.Ready),
-				Serving:     CopyPtr(e.Conditions.Serving),
-				Terminating: CopyPtr(e.Conditions.Terminating),
-			}
-			e.TargetRef = CopyPtr(e.TargetRef)
-			e.NodeName = CopyPtr(e.NodeName)
-			out.Endpoints[i] = e
+	out.Endpoints = copyEach(o.Endpoints, func(e Endpoint) Endpoint {
+		e.Addresses = copySlice(e.Addresses)
+		e.Conditions = EndpointConditions{
+			Ready:       CopyPtr(e.Conditions.Ready),
+			Serving:     CopyPtr(e.Conditions.Serving),
+			Terminating: CopyPtr(e.Conditions.Terminating),
 		}
-	}
-	if o.Ports != nil {
-		out.Ports = make([]EndpointPort, len(o.Ports))
-		for i, p := range o.Ports {
-			out.Ports[i] = EndpointPort{Name: CopyPtr(p.Name), Protocol: CopyPtr(p.Protocol), Port: CopyPtr(p.Port)}
-		}
-	}
+		e.TargetRef = CopyPtr(e.TargetRef)
+		e.NodeName = CopyPtr(e.NodeName)
+		return e
+	})
+	out.Ports = copyEach(o.Ports, func(p EndpointPort) EndpointPort {
+		return EndpointPort{Name: CopyPtr(p.Name), Protocol: CopyPtr(p.Protocol), Port: CopyPtr(p.Port)}
+	})
 	return out
 }

@@ -218,32 +218,20 @@ func (o *FlowSchema) DeepCopy() *FlowSchema {
 	}
 	out := copyWithMeta(o)
 	out.Spec.DistinguisherMethod = CopyPtr(o.Spec.DistinguisherMethod)
-	if o.Spec.Rules != nil {
-		out.Spec.Rules = make([]PolicyRulesWithSubjects, len(o.Spec.Rules))
-		for i, r := range o.Spec.Rules {
-			c := PolicyRulesWithSubjects{}
-			if r.Subjects != nil {
-				c.Subjects = make([]Subject, len(r.Subjects))
-				for j, s := range r.Subjects {
-					c.Subjects[j] = Subject{Kind: s.Kind, User: CopyPtr(s.User), Group: CopyPtr(s.Group), ServiceAccount: CopyPtr(s.ServiceAccount)}
-				}
-			}
-			if r.ResourceRules != nil {
-				c.ResourceRules = make([]ResourcePolicyRule, len(r.ResourceRules))
-				for j, rr := range r.ResourceRules {
-					c.ResourceRules[j] = ResourcePolicyRule{Verbs: copySlice(rr.Verbs), APIGroups: copySlice(rr.APIGroups),
-						Resources: copySlice(rr.Resources), ClusterScope: rr.ClusterScope, Namespaces: copySlice(rr.Namespaces)}
-				}
-			}
-			if r.NonResourceRules != nil {
-				c.NonResourceRules = make([]NonResourcePolicyRule, len(r.NonResourceRules))
-				for j, nr := range r.NonResourceRules {
-					c.NonResourceRules[j] = NonResourcePolicyRule{Verbs: copySlice(nr.Verbs), NonResourceURLs: copySlice(nr.NonResourceURLs)}
-				}
-			}
-			out.Spec.Rules[i] = c
+	out.Spec.Rules = copyEach(o.Spec.Rules, func(r PolicyRulesWithSubjects) PolicyRulesWithSubjects {
+		return PolicyRulesWithSubjects{
+			Subjects: copyEach(r.Subjects, func(s Subject) Subject {
+				return Subject{Kind: s.Kind, User: CopyPtr(s.User), Group: CopyPtr(s.Group), ServiceAccount: CopyPtr(s.ServiceAccount)}
+			}),
+			ResourceRules: copyEach(r.ResourceRules, func(rr ResourcePolicyRule) ResourcePolicyRule {
+				return ResourcePolicyRule{Verbs: copySlice(rr.Verbs), APIGroups: copySlice(rr.APIGroups),
+					Resources: copySlice(rr.Resources), ClusterScope: rr.ClusterScope, Namespaces: copySlice(rr.Namespaces)}
+			}),
+			NonResourceRules: copyEach(r.NonResourceRules, func(nr NonResourcePolicyRule) NonResourcePolicyRule {
+				return NonResourcePolicyRule{Verbs: copySlice(nr.Verbs), NonResourceURLs: copySlice(nr.NonResourceURLs)}
+			}),
 		}
-	}
+	})
 	return out
 }
 
