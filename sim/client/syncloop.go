@@ -34,7 +34,11 @@ type SyncLoop struct {
 	component string
 	kind      string
 	queue     *workqueue.RateLimiting[string]
-	sync      func(ctx context.Context, key string) error
+
+	// Sync is the sync function the workers call for each key. It is a field so that a
+	// controller's tests can observe or replace it: upstream's syncHandler test seam, kept
+	// here once for every controller built on a SyncLoop.
+	Sync func(ctx context.Context, key string) error
 
 	// HandleError, when set, is called instead of the default retry (emit "sync-error",
 	// AddRateLimited) for a sync that failed, after the failure is counted: for controllers
@@ -62,7 +66,7 @@ type SyncStats struct {
 // process names and the trace component); kind names the queued objects in its trace lines
 // ("ReplicaSet", ...).
 func NewSyncLoop(k *sim.Kernel, component, kind string, queue *workqueue.RateLimiting[string], sync func(ctx context.Context, key string) error) *SyncLoop {
-	return &SyncLoop{k: k, component: component, kind: kind, queue: queue, sync: sync}
+	return &SyncLoop{k: k, component: component, kind: kind, queue: queue, Sync: sync}
 }
 
 // Start is upstream Run with workers workers: see SyncLoop. It emits "started" with detail
@@ -143,7 +147,7 @@ func (l *SyncLoop) processNextWorkItem(ctx context.Context) bool {
 	}
 	defer l.queue.Done(key)
 	start := l.k.Now()
-	err := l.sync(ctx, key)
+	err := l.Sync(ctx, key)
 	l.stats.Syncs++
 	l.stats.SyncDurationTotal += l.k.Now().Sub(start)
 	if err == nil {

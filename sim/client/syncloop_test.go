@@ -116,6 +116,31 @@ func TestSyncLoopHandleErrorReplacesTheRetry(t *testing.T) {
 	assert.Equal(t, uint64(1), w.loop.Stats().SyncErrors)
 }
 
+// TestSyncLoopSyncIsTheSeam: a test that wraps Sync after the loop is built (upstream's
+// syncHandler seam) sees every key the workers sync, and what it returns is what the loop
+// counts.
+func TestSyncLoopSyncIsTheSeam(t *testing.T) {
+	w := newLoopWorld(t)
+	var seen []string
+	inner := w.loop.Sync
+	w.loop.Sync = func(ctx context.Context, key string) error {
+		seen = append(seen, key)
+		if key == "default/b" {
+			return errors.New("wrapped")
+		}
+		return inner(ctx, key)
+	}
+	w.loop.HandleError = func(key string, _ error) { w.queue.Forget(key) } // no retry
+	w.loop.Start(1)
+	w.queue.Add("default/a")
+	w.queue.Add("default/b")
+	w.run(t, 1500*time.Millisecond)
+	assert.Equal(t, []string{"default/a", "default/b"}, seen)
+	assert.Equal(t, []string{"default/a"}, w.synced, "the wrapper decides whether the inner sync runs")
+	assert.Equal(t, uint64(2), w.loop.Stats().Syncs)
+	assert.Equal(t, uint64(1), w.loop.Stats().SyncErrors)
+}
+
 // TestSyncLoopStopEndsWorkers: Stop shuts the queue down and kills every process, a sync in
 // progress is abandoned, later keys are not synced, and Start after Stop does nothing.
 func TestSyncLoopStopEndsWorkers(t *testing.T) {

@@ -1,7 +1,6 @@
 package daemonset
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -53,10 +52,6 @@ type Controller struct {
 	// checks (see daemonPodSpec).
 	placement map[string]placementEntry
 
-	// syncHandler is syncDaemonSet; a field so that tests can observe or replace the sync (the
-	// upstream test seam of the same name).
-	syncHandler func(ctx context.Context, key string) error
-
 	stats Stats
 }
 
@@ -77,10 +72,9 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		failedPodsBackoff: newFailedPodsBackoff(k.Now, cfg.FailedPodsBackoffInitial, cfg.FailedPodsBackoffMax),
 		placement:         map[string]placementEntry{},
 	}
-	dsc.syncHandler = dsc.syncDaemonSet
 	dsc.Base = controllerutil.NewBase(k, c, rec, Component, "DaemonSet", "daemonset",
 		workqueue.DefaultControllerRateLimiter[string](),
-		func(ctx context.Context, key string) error { return dsc.syncHandler(ctx, key) })
+		dsc.syncDaemonSet)
 	// Every create hands over a pod built from its own deep copy of the template (syncNodes),
 	// so the client need not copy it again, as for the ReplicaSet controller.
 	dsc.podControl = controllerutil.PodControl{Client: c, Recorder: rec, Shared: true, Counts: &dsc.stats.PodWrites}

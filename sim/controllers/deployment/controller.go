@@ -56,10 +56,6 @@ type Controller struct {
 	rsInformer  *client.Informer
 	podInformer *client.Informer
 
-	// syncHandler is syncDeployment; it is a field so that tests can observe or replace the
-	// sync (the upstream test seam of the same name).
-	syncHandler func(ctx context.Context, key string) error
-
 	// progressTimers hold the pending progress-deadline checks, by Deployment key (see
 	// enqueueAfter).
 	progressTimers map[string]*sim.Timer
@@ -81,7 +77,6 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		podInformer:    f.For(model.KindPod),
 		progressTimers: map[string]*sim.Timer{},
 	}
-	dc.syncHandler = dc.syncDeployment
 	dc.Base = controllerutil.NewBase(k, c, rec, Component, "Deployment", "deployment",
 		workqueue.DefaultControllerRateLimiter[string](), dc.syncKey)
 	dc.Loop.HandleError = dc.handleErr
@@ -130,11 +125,11 @@ func (dc *Controller) Stats() Stats {
 	return s
 }
 
-// syncKey is syncHandler, with the first case of upstream handleErr: an error because the
+// syncKey is syncDeployment, with the first case of upstream handleErr: an error because the
 // namespace is terminating counts as success, so that the key's backoff is forgotten (every
 // retry would fail alike) and it is not a sync error.
 func (dc *Controller) syncKey(ctx context.Context, key string) error {
-	err := dc.syncHandler(ctx, key)
+	err := dc.syncDeployment(ctx, key)
 	if err != nil && apierrors.HasStatusCause(err, model.NamespaceTerminatingCause) {
 		return nil
 	}

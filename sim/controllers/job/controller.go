@@ -49,9 +49,6 @@ type Controller struct {
 	finalizerExpectations map[string]map[string]bool
 	backoff               *backoffStore
 
-	// syncHandler is syncJob; a field so tests can wrap it (upstream test seam).
-	syncHandler func(ctx context.Context, key string) error
-
 	stats Stats
 }
 
@@ -69,7 +66,6 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		finalizerExpectations: map[string]map[string]bool{},
 		backoff:               newBackoffStore(),
 	}
-	jm.syncHandler = jm.syncJob
 	// newControllerWithClock: per-item exponential 1s..1m, no token bucket, queue "job".
 	jm.Base = controllerutil.NewBase(k, c, rec, Component, "Job", "job",
 		workqueue.NewItemExponentialFailureRateLimiter[string](DefaultJobAPIBackOff, MaxJobAPIBackOff),
@@ -77,7 +73,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 			if podKey, ok := strings.CutPrefix(key, orphanPodKeyPrefix); ok {
 				return jm.syncOrphanPod(ctx, podKey)
 			}
-			return jm.syncHandler(ctx, key)
+			return jm.syncJob(ctx, key)
 		})
 	jm.held = client.NewHeldRequeue(k, jm.Queue.Add)
 	jm.jobInformer.AddEventHandler(client.EventHandlerFuncs{

@@ -1,7 +1,6 @@
 package replicaset
 
 import (
-	"context"
 	"fmt"
 
 	"time"
@@ -55,10 +54,6 @@ type Controller struct {
 	// podControl creates (handing each fresh pod over to the client) and deletes pods.
 	podControl controllerutil.PodControl
 
-	// syncHandler is syncReplicaSet; it is a field so that tests can observe or replace the
-	// sync without a full world (the upstream test seam of the same name).
-	syncHandler func(ctx context.Context, key string) error
-
 	stats Stats
 }
 
@@ -76,10 +71,9 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		podInformer:  f.For(model.KindPod),
 		expectations: controllerutil.NewUIDTrackingControllerExpectations(controllerutil.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout)),
 	}
-	rsc.syncHandler = rsc.syncReplicaSet
 	rsc.Base = controllerutil.NewBase(k, c, rec, Component, "ReplicaSet", "replicaset",
 		workqueue.DefaultControllerRateLimiter[string](),
-		func(ctx context.Context, key string) error { return rsc.syncHandler(ctx, key) })
+		rsc.syncReplicaSet)
 	rsc.podControl = controllerutil.PodControl{Client: c, Recorder: rec, Shared: true, Counts: &rsc.stats.PodWrites}
 	rsc.pods = newPodTable()
 	rsc.podInformer.AddEventHandler(rsc.pods)

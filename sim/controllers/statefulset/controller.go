@@ -49,10 +49,6 @@ type Controller struct {
 	podInformer *client.Informer
 	revInformer *client.Informer
 
-	// syncHandler is sync; a field so that tests can observe or replace the sync (the upstream
-	// test seam of the same name).
-	syncHandler func(ctx context.Context, key string) error
-
 	// blocked holds, per StatefulSet key, where its last sync stopped.
 	blocked map[string]Blockage
 	// revData caches the data bytes of stored revisions; tmplData those of each set's
@@ -79,10 +75,9 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		blocked:     map[string]Blockage{},
 		tmplData:    map[string]templateDataEntry{},
 	}
-	ssc.syncHandler = ssc.sync
 	ssc.Base = controllerutil.NewBase(k, c, rec, Component, "StatefulSet", "statefulset",
 		workqueue.DefaultControllerRateLimiter[string](),
-		func(ctx context.Context, key string) error { return ssc.syncHandler(ctx, key) })
+		ssc.sync)
 	if err := controllerutil.AddClaimCandidatesIndex(ssc.podInformer, indexClaimCandidates); err != nil {
 		return nil, err
 	}
