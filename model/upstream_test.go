@@ -1,23 +1,21 @@
 package model
 
 import (
-	"os"
 	"reflect"
-	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/internal/testsupport"
 )
 
 // TestUpstreamTablesMatchGoMod fails when go.mod moves to another k8s.io/api release and
 // upstream_gen.go was not regenerated (go run -tags genupstream ./model/internal/genupstream).
 func TestUpstreamTablesMatchGoMod(t *testing.T) {
-	mod, err := os.ReadFile("../go.mod")
+	v, err := testsupport.RequiredVersion("../go.mod", "k8s.io/api")
 	require.NoError(t, err)
-	m := regexp.MustCompile(`(?m)^\s*k8s\.io/api (v\S+)`).FindSubmatch(mod)
-	require.NotNil(t, m, "go.mod requires k8s.io/api")
-	assert.Equal(t, string(m[1]), upstreamAPIVersion)
+	assert.Equal(t, v, upstreamAPIVersion)
 }
 
 // TestModelFieldsAreUpstreamFields: every field the model decodes for a type named after an

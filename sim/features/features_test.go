@@ -7,16 +7,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/internal/testsupport"
 )
 
 // TestDefaultFollowsGoMod: the default release is the one whose k8s.io/api the module builds
 // against (k8s.io/api v0.<minor>.x is Kubernetes 1.<minor>).
 func TestDefaultFollowsGoMod(t *testing.T) {
-	mod, err := os.ReadFile("../../go.mod")
+	v, err := testsupport.RequiredVersion("../../go.mod", "k8s.io/api")
 	require.NoError(t, err)
-	m := regexp.MustCompile(`(?m)^\s*k8s\.io/api v0\.(\d+)\.\d+`).FindSubmatch(mod)
-	require.NotNil(t, m, "go.mod requires k8s.io/api")
-	assert.Equal(t, "1."+string(m[1]), DefaultVersion)
+	m := regexp.MustCompile(`^v0\.(\d+)\.\d+`).FindStringSubmatch(v)
+	require.NotNil(t, m, "k8s.io/api %s is not v0.<minor>.x", v)
+	assert.Equal(t, "1."+m[1], DefaultVersion)
 	assert.Equal(t, NewestMinor, DefaultMinor)
 }
 
