@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/reconsim/reconsim/internal/plotstyle"
 )
 
 // PlotsDir is the directory, inside an output directory, that WritePlots writes into.
@@ -96,22 +98,6 @@ func newTimeAxis(maxSeconds float64) timeAxis {
 // label is the x-axis label, naming the unit.
 func (a timeAxis) label() string { return "virtual time (" + a.unitName + ")" }
 
-// Palette: Tableau 10, which stays distinguishable for the common forms of colour blindness
-// and on white; named colours carry a meaning across figures (green is healthy, red is lost).
-var (
-	colBlue   = color.RGBA{R: 0x4e, G: 0x79, B: 0xa7, A: 0xff}
-	colOrange = color.RGBA{R: 0xf2, G: 0x8e, B: 0x2b, A: 0xff}
-	colRed    = color.RGBA{R: 0xe1, G: 0x57, B: 0x59, A: 0xff}
-	colTeal   = color.RGBA{R: 0x76, G: 0xb7, B: 0xb2, A: 0xff}
-	colGreen  = color.RGBA{R: 0x59, G: 0xa1, B: 0x4f, A: 0xff}
-	colPurple = color.RGBA{R: 0xb0, G: 0x7a, B: 0xa1, A: 0xff}
-	colPink   = color.RGBA{R: 0xff, G: 0x9d, B: 0xa7, A: 0xff}
-	colBrown  = color.RGBA{R: 0x9c, G: 0x75, B: 0x5f, A: 0xff}
-	colGrey   = color.RGBA{R: 0x79, G: 0x70, B: 0x6e, A: 0xff}
-	colGold   = color.RGBA{R: 0xc9, G: 0xa2, B: 0x27, A: 0xff}
-	palette   = []color.RGBA{colBlue, colOrange, colGreen, colRed, colPurple, colTeal, colBrown, colPink, colGrey, colGold}
-)
-
 func solid(c color.RGBA) lineStyle { return lineStyle{color: c, widthPx: 2} }
 
 // Plots returns the figures that res has data for, in a fixed order: convergence (desired,
@@ -165,7 +151,7 @@ func leadersPlot(idx seriesIndex) (Plot, bool) {
 func gitopsPlot(idx seriesIndex) (Plot, bool) {
 	p := familyPanel(idx, "gitops.", "synced / resources out of sync", true,
 		[]string{"app.synced", "app.out_of_sync"},
-		map[string]lineStyle{"app.synced": solid(colGreen), "app.out_of_sync": solid(colRed)})
+		map[string]lineStyle{"app.synced": solid(plotstyle.Green), "app.out_of_sync": solid(plotstyle.Red)})
 	return singlePanel("gitops", "GitOps application sync status", p)
 }
 
@@ -382,11 +368,11 @@ var convergenceMetrics = []struct {
 	label string
 	style lineStyle
 }{
-	{"ready", "ready", lineStyle{color: colBlue, widthPx: 6}},
-	{"available", "available", lineStyle{color: colGreen, widthPx: 3.5}},
-	{"updated", "updated", lineStyle{color: colPurple, widthPx: 2, dashPx: []float64{2, 3}}},
-	{"serving", "serving (ready, node up)", lineStyle{color: colOrange, widthPx: 2.5}},
-	{"desired", "desired", lineStyle{color: colGrey, widthPx: 2, dashPx: []float64{8, 5}}},
+	{"ready", "ready", lineStyle{color: plotstyle.Blue, widthPx: 6}},
+	{"available", "available", lineStyle{color: plotstyle.Green, widthPx: 3.5}},
+	{"updated", "updated", lineStyle{color: plotstyle.Purple, widthPx: 2, dashPx: []float64{2, 3}}},
+	{"serving", "serving (ready, node up)", lineStyle{color: plotstyle.Orange, widthPx: 2.5}},
+	{"desired", "desired", lineStyle{color: plotstyle.Grey, widthPx: 2, dashPx: []float64{8, 5}}},
 }
 
 // workloadKinds maps the series prefix of each workload kind to the kind's name, in the
@@ -518,7 +504,7 @@ func fileStem(s string) string {
 }
 
 // familyPanel draws the series <prefix><metric> for the known metrics in order with their
-// styles, then any other series under prefix in name order with palette colours.
+// styles, then any other series under prefix in name order with plotstyle.Palette colours.
 func familyPanel(idx seriesIndex, prefix, yLabel string, integer bool, known []string, styles map[string]lineStyle) panel {
 	p := panel{yLabel: yLabel, integer: integer}
 	used := map[string]bool{}
@@ -543,10 +529,10 @@ func familyPanel(idx seriesIndex, prefix, yLabel string, integer bool, known []s
 	rest, _ = topByPeak(idx, rest, maxLinesPerPanel-len(p.lines))
 	for _, n := range rest {
 		s := idx.byName[n]
-		for next < len(palette) && usesColor(p.lines, palette[next]) {
+		for next < len(plotstyle.Palette) && usesColor(p.lines, plotstyle.Palette[next]) {
 			next++
 		}
-		c := palette[next%len(palette)]
+		c := plotstyle.Palette[next%len(plotstyle.Palette)]
 		next++
 		p.lines = append(p.lines, line{label: strings.ReplaceAll(strings.TrimPrefix(n, prefix), "_", " "), points: cleanPoints(s.Points), style: solid(c)})
 	}
@@ -566,8 +552,8 @@ func podsPlot(idx seriesIndex) (Plot, bool) {
 	p := familyPanel(idx, "pods.", "pods", true,
 		[]string{"pending", "running", "terminating", "succeeded", "failed", "unknown"},
 		map[string]lineStyle{
-			"pending": solid(colOrange), "running": solid(colGreen), "terminating": solid(colRed),
-			"succeeded": solid(colBlue), "failed": solid(colBrown), "unknown": solid(colGrey),
+			"pending": solid(plotstyle.Orange), "running": solid(plotstyle.Green), "terminating": solid(plotstyle.Red),
+			"succeeded": solid(plotstyle.Blue), "failed": solid(plotstyle.Brown), "unknown": solid(plotstyle.Grey),
 		})
 	return singlePanel("pods", "Pods by phase", p)
 }
@@ -575,7 +561,7 @@ func podsPlot(idx seriesIndex) (Plot, bool) {
 func nodesPlot(idx seriesIndex) (Plot, bool) {
 	p := familyPanel(idx, "nodes.", "nodes", true,
 		[]string{"ready", "notready"},
-		map[string]lineStyle{"ready": solid(colGreen), "notready": solid(colRed)})
+		map[string]lineStyle{"ready": solid(plotstyle.Green), "notready": solid(plotstyle.Red)})
 	for i := range p.lines {
 		if p.lines[i].label == "notready" {
 			p.lines[i].label = "not ready"
@@ -596,11 +582,11 @@ func apiserverPlot(idx seriesIndex) (Plot, bool) {
 	}
 	groups := []group{
 		{"requests/s", false, func(m string) bool { return strings.HasSuffix(m, "_per_second") },
-			map[string]lineStyle{"requests_per_second": solid(colBlue), "throttled_429_per_second": solid(colRed)}},
+			map[string]lineStyle{"requests_per_second": solid(plotstyle.Blue), "throttled_429_per_second": solid(plotstyle.Red)}},
 		{"in flight", true, func(m string) bool { return strings.HasPrefix(m, "inflight") },
-			map[string]lineStyle{"inflight_readonly": solid(colTeal), "inflight_mutating": solid(colOrange)}},
+			map[string]lineStyle{"inflight_readonly": solid(plotstyle.Teal), "inflight_mutating": solid(plotstyle.Orange)}},
 		{"seconds", false, func(m string) bool { return strings.HasPrefix(m, "latency") },
-			map[string]lineStyle{"latency_p99_seconds": solid(colPurple)}},
+			map[string]lineStyle{"latency_p99_seconds": solid(plotstyle.Purple)}},
 	}
 	labels := map[string]string{
 		"requests_per_second":      "requests/s",
@@ -629,7 +615,7 @@ func apiserverPlot(idx seriesIndex) (Plot, bool) {
 			m := strings.TrimPrefix(n, prefix)
 			st, ok := g.styles[m]
 			if !ok {
-				st = solid(palette[(i+5)%len(palette)])
+				st = solid(plotstyle.Palette[(i+5)%len(plotstyle.Palette)])
 			}
 			label, ok := labels[m]
 			if !ok {
@@ -649,8 +635,8 @@ func apiserverPlot(idx seriesIndex) (Plot, bool) {
 
 // apfLevelColours keeps the bootstrap priority levels' colours fixed from run to run.
 var apfLevelColours = map[string]color.RGBA{
-	"exempt": colGrey, "catch-all": colBrown, "system": colTeal, "node-high": colGreen, "leader-election": colPurple,
-	"workload-high": colBlue, "workload-low": colGold, "global-default": colRed,
+	"exempt": plotstyle.Grey, "catch-all": plotstyle.Brown, "system": plotstyle.Teal, "node-high": plotstyle.Green, "leader-election": plotstyle.Purple,
+	"workload-high": plotstyle.Blue, "workload-low": plotstyle.Gold, "global-default": plotstyle.Red,
 }
 
 // apfPlot is API Priority and Fairness per priority level (the apf.<level>.<metric> series):
@@ -674,7 +660,7 @@ func apfPlot(idx seriesIndex) (Plot, bool) {
 		if c, ok := apfLevelColours[level]; ok {
 			return c
 		}
-		return palette[i%len(palette)]
+		return plotstyle.Palette[i%len(plotstyle.Palette)]
 	}
 	type group struct {
 		metric, yLabel string
@@ -740,7 +726,7 @@ func perObjectPlot(idx seriesIndex, name, title, yLabel, prefix, suffix, largest
 	p := panel{yLabel: yLabel, integer: true}
 	for i, n := range kept {
 		object := strings.TrimSuffix(strings.TrimPrefix(n, prefix), suffix)
-		p.lines = append(p.lines, line{label: object, points: cleanPoints(idx.byName[n].Points), style: solid(palette[i%len(palette)])})
+		p.lines = append(p.lines, line{label: object, points: cleanPoints(idx.byName[n].Points), style: solid(plotstyle.Palette[i%len(plotstyle.Palette)])})
 	}
 	if dropped > 0 {
 		title += fmt.Sprintf(" (the %d %s of %d)", len(kept), largest, len(names))
@@ -799,7 +785,7 @@ func hpaPlot(idx seriesIndex) (Plot, bool) {
 				if len(m.keys) > 1 {
 					label = k + " " + m.label
 				}
-				st := solid(palette[colorOf%len(palette)])
+				st := solid(plotstyle.Palette[colorOf%len(plotstyle.Palette)])
 				colorOf++
 				st.dashPx = m.dashPx
 				p.lines = append(p.lines, line{label: label, points: cleanPoints(s.Points), style: st})

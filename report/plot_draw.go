@@ -9,21 +9,18 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	xfont "golang.org/x/image/font"
+	"github.com/reconsim/reconsim/internal/plotstyle"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Figure geometry, in pixels at plotDPI. A single panel is about 900×420 with its title and
+// Figure geometry, in pixels at plotstyle.DPI. A single panel is about 900×420 with its title and
 // legend; stacked panels are shorter each so a three-panel figure stays on one screen.
 const (
-	plotDPI          = 96
 	plotWidthPx      = 900
 	titleHeightPx    = 34
 	singlePanelPx    = 330
@@ -40,25 +37,12 @@ const (
 	headroomFraction = 0.06
 )
 
-// px converts pixels at plotDPI to vg lengths (points).
-func px(n float64) vg.Length { return vg.Length(n * 72 / plotDPI) }
-
-var sansFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
-
-func sansStyle(sizePt float64, bold bool) text.Style {
-	f := font.From(sansFont, vg.Length(sizePt))
-	if bold {
-		f.Weight = xfont.WeightBold
-	}
-	return text.Style{Color: color.Black, Font: f, Handler: plot.DefaultTextHandler}
-}
-
 var (
-	titleStyle      = sansStyle(15, true)
-	axisLabelStyle  = sansStyle(11, false)
-	tickLabelStyle  = sansStyle(10, false)
-	legendTextStyle = sansStyle(11, false)
-	markerTextStyle = sansStyle(10, true)
+	titleStyle      = plotstyle.Text(15, true)
+	axisLabelStyle  = plotstyle.Text(11, false)
+	tickLabelStyle  = plotstyle.Text(10, false)
+	legendTextStyle = plotstyle.Text(11, false)
+	markerTextStyle = plotstyle.Text(10, true)
 	markerColor     = color.RGBA{R: 0x44, G: 0x44, B: 0x44, A: 0xff}
 	gridColor       = color.RGBA{R: 0xe4, G: 0xe4, B: 0xe4, A: 0xff}
 )
@@ -99,12 +83,12 @@ func legendGrid(entries []legendEntry) (cols, rows int, colWidth vg.Length) {
 		return 0, 0, 0
 	}
 	for _, e := range entries {
-		w := px(legendThumbPx+6) + legendTextStyle.Width(e.label) + px(legendGapPx)
+		w := plotstyle.Px(legendThumbPx+6) + legendTextStyle.Width(e.label) + plotstyle.Px(legendGapPx)
 		if w > colWidth {
 			colWidth = w
 		}
 	}
-	avail := px(plotWidthPx - 2*sideMarginPx)
+	avail := plotstyle.Px(plotWidthPx - 2*sideMarginPx)
 	cols = int(avail / colWidth)
 	if cols < 1 {
 		cols = 1
@@ -158,17 +142,17 @@ func (p Plot) render(w io.Writer, format string) (err error) {
 
 	// The marker labels' rows depend only on horizontal positions, which do not depend on
 	// the height: lay the panels out once to find them, then size the figure.
-	probe := vgimg.NewWith(vgimg.UseWH(px(plotWidthPx), px(p.heightPx(0, legendRows))), vgimg.UseDPI(plotDPI))
-	lay := layout{width: px(plotWidthPx), legendRows: legendRows}
+	probe := vgimg.NewWith(vgimg.UseWH(plotstyle.Px(plotWidthPx), plotstyle.Px(p.heightPx(0, legendRows))), vgimg.UseDPI(plotstyle.DPI))
+	lay := layout{width: plotstyle.Px(plotWidthPx), legendRows: legendRows}
 	gps := p.gonumPlots()
 	cans := p.alignPanels(gps, draw.New(probe), lay)
 	lay.markerLevels, lay.nLevels = p.markerLevels(gps[0], cans[0])
-	lay.height = px(p.heightPx(lay.nLevels, legendRows))
+	lay.height = plotstyle.Px(p.heightPx(lay.nLevels, legendRows))
 
 	var out vg.CanvasWriterTo
 	switch format {
 	case "png":
-		out = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(lay.width, lay.height), vgimg.UseDPI(plotDPI))}
+		out = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(lay.width, lay.height), vgimg.UseDPI(plotstyle.DPI))}
 	case "svg":
 		out = vgsvg.New(lay.width, lay.height)
 	default:
@@ -198,8 +182,8 @@ func (p Plot) gonumPlots() []*plot.Plot {
 		gp.Y.Tick.Marker = niceTicker{target: 5, integer: pn.integer}
 
 		grid := plotter.NewGrid()
-		grid.Vertical = draw.LineStyle{Color: gridColor, Width: px(1)}
-		grid.Horizontal = draw.LineStyle{Color: gridColor, Width: px(1)}
+		grid.Vertical = draw.LineStyle{Color: gridColor, Width: plotstyle.Px(1)}
+		grid.Horizontal = draw.LineStyle{Color: gridColor, Width: plotstyle.Px(1)}
 		gp.Add(grid)
 		gp.Add(markerLines{markers: p.markers, unit: p.axis.unitSeconds})
 
@@ -236,14 +220,14 @@ func styleAxis(a *plot.Axis) {
 	a.Tick.Label.Font = tickLabelStyle.Font
 	a.LineStyle.Color = markerColor
 	a.Tick.LineStyle.Color = markerColor
-	a.Tick.Length = px(6)
-	a.Padding = px(4)
+	a.Tick.Length = plotstyle.Px(6)
+	a.Padding = plotstyle.Px(4)
 }
 
 func (s lineStyle) draw() draw.LineStyle {
-	ls := draw.LineStyle{Color: s.color, Width: px(s.widthPx)}
+	ls := draw.LineStyle{Color: s.color, Width: plotstyle.Px(s.widthPx)}
 	for _, d := range s.dashPx {
-		ls.Dashes = append(ls.Dashes, px(d))
+		ls.Dashes = append(ls.Dashes, plotstyle.Px(d))
 	}
 	return ls
 }
@@ -251,20 +235,20 @@ func (s lineStyle) draw() draw.LineStyle {
 // alignPanels places the panels between the title (and the marker label rows) and the
 // legend, with their data areas aligned on the same left and right edges.
 func (p Plot) alignPanels(gps []*plot.Plot, c draw.Canvas, lay layout) []draw.Canvas {
-	top := px(titleHeightPx)
+	top := plotstyle.Px(titleHeightPx)
 	if lay.nLevels > 0 {
-		top += px(markerLevelPx*float64(lay.nLevels) + 4)
+		top += plotstyle.Px(markerLevelPx*float64(lay.nLevels) + 4)
 	}
-	bottom := px(6)
+	bottom := plotstyle.Px(6)
 	if lay.legendRows > 0 {
-		bottom += px(legendPadPx*2 + legendRowPx*float64(lay.legendRows))
+		bottom += plotstyle.Px(legendPadPx*2 + legendRowPx*float64(lay.legendRows))
 	}
-	area := draw.Crop(c, px(sideMarginPx), -px(sideMarginPx+8), bottom, -top)
+	area := draw.Crop(c, plotstyle.Px(sideMarginPx), -plotstyle.Px(sideMarginPx+8), bottom, -top)
 	rows := make([][]*plot.Plot, len(gps))
 	for i, gp := range gps {
 		rows[i] = []*plot.Plot{gp}
 	}
-	tiles := draw.Tiles{Rows: len(gps), Cols: 1, PadY: px(panelGapPx)}
+	tiles := draw.Tiles{Rows: len(gps), Cols: 1, PadY: plotstyle.Px(panelGapPx)}
 	aligned := plot.Align(rows, tiles, area)
 	out := make([]draw.Canvas, len(gps))
 	for i := range aligned {
@@ -291,7 +275,7 @@ func (p Plot) markerLevels(gp *plot.Plot, tile draw.Canvas) ([]int, int) {
 		x0, x1 := markerLabelSpan(trX(m.at/p.axis.unitSeconds), m.label, dc)
 		lvl := maxMarkerLevels - 1
 		for l := range ends {
-			if x0 > ends[l]+px(6) {
+			if x0 > ends[l]+plotstyle.Px(6) {
 				lvl = l
 				break
 			}
@@ -309,10 +293,10 @@ func (p Plot) markerLevels(gp *plot.Plot, tile draw.Canvas) ([]int, int) {
 // would run past the right edge of the data area.
 func markerLabelSpan(x vg.Length, label string, dc draw.Canvas) (x0, x1 vg.Length) {
 	w := markerTextStyle.Width(label)
-	if x+px(4)+w > dc.Max.X {
-		return x - px(4) - w, x - px(4)
+	if x+plotstyle.Px(4)+w > dc.Max.X {
+		return x - plotstyle.Px(4) - w, x - plotstyle.Px(4)
 	}
-	return x + px(4), x + px(4) + w
+	return x + plotstyle.Px(4), x + plotstyle.Px(4) + w
 }
 
 // draw paints the whole figure onto c.
@@ -323,7 +307,7 @@ func (p Plot) draw(c draw.Canvas, gps []*plot.Plot, lay layout, entries []legend
 	ts := titleStyle
 	ts.XAlign = draw.XCenter
 	ts.YAlign = draw.YTop
-	c.FillText(ts, vg.Point{X: c.Center().X, Y: c.Max.Y - px(8)}, p.Title)
+	c.FillText(ts, vg.Point{X: c.Center().X, Y: c.Max.Y - plotstyle.Px(8)}, p.Title)
 
 	cans := p.alignPanels(gps, c, lay)
 	for i, gp := range gps {
@@ -344,15 +328,15 @@ func (p Plot) drawMarkerLabels(c draw.Canvas, gps []*plot.Plot, cans []draw.Canv
 	sty := markerTextStyle
 	sty.Color = markerColor
 	sty.YAlign = draw.YBottom
-	leader := draw.LineStyle{Color: markerColor, Width: px(1)}
+	leader := draw.LineStyle{Color: markerColor, Width: plotstyle.Px(1)}
 	for i, m := range p.markers {
 		x := trX(m.at / p.axis.unitSeconds)
-		if x < dc.Min.X-px(0.5) || x > dc.Max.X+px(0.5) {
+		if x < dc.Min.X-plotstyle.Px(0.5) || x > dc.Max.X+plotstyle.Px(0.5) {
 			continue
 		}
-		base := dc.Max.Y + px(3) + px(markerLevelPx)*vg.Length(lay.markerLevels[i])
+		base := dc.Max.Y + plotstyle.Px(3) + plotstyle.Px(markerLevelPx)*vg.Length(lay.markerLevels[i])
 		x0, _ := markerLabelSpan(x, m.label, dc)
-		c.StrokeLine2(leader, x, dc.Max.Y, x, base+px(markerLevelPx-4))
+		c.StrokeLine2(leader, x, dc.Max.Y, x, base+plotstyle.Px(markerLevelPx-4))
 		sty.XAlign = draw.XLeft
 		c.FillText(sty, vg.Point{X: x0, Y: base}, m.label)
 	}
@@ -365,15 +349,15 @@ func (p Plot) drawLegend(c draw.Canvas, entries []legendEntry) {
 	}
 	total := colWidth * vg.Length(cols)
 	left := c.Min.X + (c.Max.X-c.Min.X-total)/2
-	top := c.Min.Y + px(6) + px(legendPadPx) + px(legendRowPx)*vg.Length(rows)
+	top := c.Min.Y + plotstyle.Px(6) + plotstyle.Px(legendPadPx) + plotstyle.Px(legendRowPx)*vg.Length(rows)
 	sty := legendTextStyle
 	sty.YAlign = draw.YCenter
 	for i, e := range entries {
 		col, row := i%cols, i/cols
 		x := left + colWidth*vg.Length(col)
-		y := top - px(legendRowPx)*vg.Length(row) - px(legendRowPx)/2
-		c.StrokeLine2(e.style.draw(), x, y, x+px(legendThumbPx), y)
-		c.FillText(sty, vg.Point{X: x + px(legendThumbPx+6), Y: y}, e.label)
+		y := top - plotstyle.Px(legendRowPx)*vg.Length(row) - plotstyle.Px(legendRowPx)/2
+		c.StrokeLine2(e.style.draw(), x, y, x+plotstyle.Px(legendThumbPx), y)
+		c.FillText(sty, vg.Point{X: x + plotstyle.Px(legendThumbPx+6), Y: y}, e.label)
 	}
 }
 
@@ -386,10 +370,10 @@ type markerLines struct {
 // Plot implements plot.Plotter.
 func (m markerLines) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, _ := plt.Transforms(&c)
-	sty := draw.LineStyle{Color: markerColor, Width: px(1.5), Dashes: []vg.Length{px(6), px(4)}}
+	sty := draw.LineStyle{Color: markerColor, Width: plotstyle.Px(1.5), Dashes: []vg.Length{plotstyle.Px(6), plotstyle.Px(4)}}
 	for _, mk := range m.markers {
 		x := trX(mk.at / m.unit)
-		if x < c.Min.X-px(0.5) || x > c.Max.X+px(0.5) {
+		if x < c.Min.X-plotstyle.Px(0.5) || x > c.Max.X+plotstyle.Px(0.5) {
 			continue
 		}
 		c.StrokeLine2(sty, x, c.Min.Y, x, c.Max.Y)

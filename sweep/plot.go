@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/plotstyle"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/palette/brewer"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -47,31 +47,16 @@ const (
 	maxHeatCells = 10_000
 )
 
-// Figure geometry, in pixels at figureDPI.
+// Figure geometry, in pixels at plotstyle.DPI.
 const (
-	figureDPI      = 96
 	figureWidthPx  = 900
 	figureHeightPx = 520
 )
 
-func pxLength(n float64) vg.Length { return vg.Length(n * 72 / figureDPI) }
-
-var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
-
-func sansText(sizePt float64) text.Style {
-	return text.Style{Color: color.Black, Font: font.From(sans, vg.Length(sizePt)), Handler: plot.DefaultTextHandler}
-}
-
-// Palette: Tableau 10 (distinguishable for the common colour blindnesses).
-var figurePalette = []color.RGBA{
-	{0x4e, 0x79, 0xa7, 0xff}, {0xf2, 0x8e, 0x2b, 0xff}, {0x59, 0xa1, 0x4f, 0xff}, {0xe1, 0x57, 0x59, 0xff},
-	{0xb0, 0x7a, 0xa1, 0xff}, {0x76, 0xb7, 0xb2, 0xff}, {0x9c, 0x75, 0x5f, 0xff}, {0xff, 0x9d, 0xa7, 0xff},
-	{0x79, 0x70, 0x6e, 0xff}, {0xc9, 0xa2, 0x27, 0xff},
-}
-
 var (
-	bandOuter = color.NRGBA{0x4e, 0x79, 0xa7, 0x40}
-	bandInner = color.NRGBA{0x4e, 0x79, 0xa7, 0x80}
+	// The bands are the palette's blue, translucent.
+	bandOuter = color.NRGBA{R: plotstyle.Blue.R, G: plotstyle.Blue.G, B: plotstyle.Blue.B, A: 0x40}
+	bandInner = color.NRGBA{R: plotstyle.Blue.R, G: plotstyle.Blue.G, B: plotstyle.Blue.B, A: 0x80}
 	lineColor = color.RGBA{0x2b, 0x4a, 0x6f, 0xff}
 	nanColor  = color.RGBA{0xdd, 0xdd, 0xdd, 0xff}
 )
@@ -82,14 +67,14 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p.BackgroundColor = color.White
 	p.Title.Text = title
 	// Only the fonts change: the styles' alignments and rotations are gonum's.
-	p.Title.TextStyle.Font = font.From(sans, 14)
-	p.Title.Padding = pxLength(8)
+	p.Title.TextStyle.Font = font.From(plotstyle.Sans, 14)
+	p.Title.Padding = plotstyle.Px(8)
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font = font.From(sans, 11)
-		a.Tick.Label.Font = font.From(sans, 10)
+		a.Label.TextStyle.Font = font.From(plotstyle.Sans, 11)
+		a.Tick.Label.Font = font.From(plotstyle.Sans, 10)
 	}
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
-	p.Legend.TextStyle.Font = font.From(sans, 10)
+	p.Legend.TextStyle.Font = font.From(plotstyle.Sans, 10)
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p
@@ -105,11 +90,11 @@ func (f Figure) Render(format string) (data []byte, err error) {
 		}
 	}()
 	p := f.build()
-	w, h := pxLength(figureWidthPx), pxLength(figureHeightPx)
+	w, h := plotstyle.Px(figureWidthPx), plotstyle.Px(figureHeightPx)
 	var c vg.CanvasWriterTo
 	switch format {
 	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figureDPI))}
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(plotstyle.DPI))}
 	case "svg":
 		c = vgsvg.New(w, h)
 	default:
@@ -455,7 +440,7 @@ func heatFigure(res *Result, m Metric) (Figure, bool) {
 					panic(err)
 				}
 				for i := range lb.TextStyle {
-					st := sansText(10)
+					st := plotstyle.Text(10, false)
 					st.XAlign, st.YAlign = draw.XCenter, draw.YCenter
 					// The upper part of the palette is dark: write there in white.
 					if (g.z[int(xys[i].Y)][int(xys[i].X)]-g.lo)/(g.hi-g.lo) > 0.6 {
@@ -565,14 +550,14 @@ func cdfFigure(res *Result, m Metric) (Figure, bool) {
 	f.build = func() *plot.Plot {
 		p := newPlot(f.Title, axisLabel(m), "fraction of runs")
 		p.Legend.Top, p.Legend.Left = true, true
-		p.Legend.XOffs = pxLength(8)
+		p.Legend.XOffs = plotstyle.Px(8)
 		for i, c := range curves {
 			l, err := plotter.NewLine(c.xys)
 			if err != nil {
 				panic(err)
 			}
 			l.StepStyle = plotter.PostStep
-			l.Color, l.Width = figurePalette[i%len(figurePalette)], vg.Points(2)
+			l.Color, l.Width = plotstyle.Palette[i%len(plotstyle.Palette)], vg.Points(2)
 			p.Add(l)
 			p.Legend.Add(c.label, l)
 		}
