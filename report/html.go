@@ -5,12 +5,15 @@ import (
 	"embed"
 	"fmt"
 	"html/template"
+	"image/color"
 	"io"
 	"math"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/reconsim/reconsim/internal/plotstyle"
 )
 
 //go:embed templates/report.html.tmpl
@@ -78,8 +81,17 @@ type htmlPhase struct {
 	Color   string
 }
 
-// phaseColors colour the why bars, by position in the interval.
-var phaseColors = []string{"#e15759", "#f28e2b", "#4e79a7", "#59a14f", "#76b7b2", "#b07aa1", "#9c755f", "#79706e"}
+// phaseColors colour the why bars, by position in the interval: the figures' palette as CSS.
+var phaseColors = cssColors(plotstyle.Red, plotstyle.Orange, plotstyle.Blue, plotstyle.Green, plotstyle.Teal, plotstyle.Purple, plotstyle.Brown, plotstyle.Grey)
+
+// cssColors writes each colour as CSS's #rrggbb.
+func cssColors(cs ...color.RGBA) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
+	}
+	return out
+}
 
 // WriteHTML writes dir/report.html: one self-contained page (inline CSS, SVG and a little
 // JavaScript; nothing is fetched) with the summary (pass/fail, scenario, seed, stop reason,

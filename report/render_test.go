@@ -514,3 +514,9 @@ func TestLeadersAndGitOpsPlots(t *testing.T) {
 		}
 	}
 }
+
+// TestPhaseColorsAreThePalette: the why bars are coloured with the figures' palette, written
+// as CSS.
+func TestPhaseColorsAreThePalette(t *testing.T) {
+	assert.Equal(t, []string{"#e15759", "#f28e2b", "#4e79a7", "#59a14f", "#76b7b2", "#b07aa1", "#9c755f", "#79706e"}, phaseColors)
+}
