@@ -31,14 +31,14 @@ func TestHandleDisruptionRates(t *testing.T) {
 	nc := &Controller{
 		k: k, cfg: DefaultConfig(),
 		zoneTainter: map[string]*RateLimitedTimedQueue{}, zoneStates: map[string]ZoneHealth{},
-		zoneCounts: map[string][2]int{}, nodeHealth: map[string]*nodeHealthData{}, queuedSince: map[string]vtime.Time{},
+		zoneCounts: map[string][2]int{}, nodeHealth: map[string]nodeHealthData{}, queuedSince: map[string]vtime.Time{},
 	}
 	for _, z := range []string{"a", "big"} {
 		nc.zoneTainter[z] = NewRateLimitedTimedQueue(k, nc.cfg.NodeEvictionRate)
 		nc.zoneStates[z] = ZoneInitial
 	}
 	nodes := []*model.Node{{ObjectMeta: model.ObjectMeta{Name: "a-1"}}}
-	nc.nodeHealth["a-1"] = &nodeHealthData{probeTimestamp: 1, readyTransitionTimestamp: 1}
+	nc.nodeHealth["a-1"] = nodeHealthData{probeTimestamp: 1, readyTransitionTimestamp: 1}
 
 	type want struct {
 		state ZoneHealth
