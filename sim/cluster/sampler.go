@@ -22,6 +22,23 @@ type sampler struct {
 	hasLoads     bool
 	// lastAPF is each priority level's statistics at the previous sample.
 	lastAPF []apiserver.APFLevelStats
+	// apfSeries holds each priority level's five series names (apfSeriesNames), built once
+	// rather than at every sample.
+	apfSeries map[string]*[5]string
+}
+
+// apfSeriesNames returns the names of level's five series, in sampleAPF's order.
+func (s *sampler) apfSeriesNames(level string) *[5]string {
+	if names, ok := s.apfSeries[level]; ok {
+		return names
+	}
+	p := "apf." + level + "."
+	names := &[5]string{p + "inqueue", p + "executing_seats", p + "current_limit_seats", p + "rejected_per_second", p + "wait_seconds"}
+	if s.apfSeries == nil {
+		s.apfSeries = map[string]*[5]string{}
+	}
+	s.apfSeries[level] = names
+	return names
 }
 
 func (w *world) startSampler() {
@@ -138,16 +155,16 @@ func (s *sampler) sampleAPF() {
 		if l.Dispatched == 0 && l.Rejected() == 0 {
 			continue
 		}
-		p := "apf." + l.Name + "."
-		o.sample(p+"inqueue", "requests", float64(l.InQueue))
-		o.sample(p+"executing_seats", "seats", float64(l.ExecutingSeats))
-		o.sample(p+"current_limit_seats", "seats", float64(l.CurrentCL))
-		o.sample(p+"rejected_per_second", "requests/s", float64(l.Rejected()-prev.Rejected())/secs)
+		names := s.apfSeriesNames(l.Name)
+		o.sample(names[0], "requests", float64(l.InQueue))
+		o.sample(names[1], "seats", float64(l.ExecutingSeats))
+		o.sample(names[2], "seats", float64(l.CurrentCL))
+		o.sample(names[3], "requests/s", float64(l.Rejected()-prev.Rejected())/secs)
 		wait := 0.0
 		if left := (l.Dispatched + l.RejectedTimeOut) - (prev.Dispatched + prev.RejectedTimeOut); left > 0 {
 			wait = (l.WaitSum - prev.WaitSum).Seconds() / float64(left)
 		}
-		o.sample(p+"wait_seconds", "seconds", wait)
+		o.sample(names[4], "seconds", wait)
 	}
 	s.lastAPF = levels
 }
