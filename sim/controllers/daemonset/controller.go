@@ -270,10 +270,12 @@ func shouldIgnoreNodeUpdate(oldNode, curNode *model.Node) bool {
 	if !nodeInSameCondition(oldNode.Status.Conditions, curNode.Status.Conditions) {
 		return false
 	}
-	o := oldNode.DeepCopy()
+	// Upstream deep-copies oldNode to set these two fields; a shallow copy whose two fields are
+	// replaced compares the same and leaves the informer's object untouched all the same.
+	o := *oldNode
 	o.ResourceVersion = curNode.ResourceVersion
 	o.Status.Conditions = curNode.Status.Conditions
-	return equality.Semantic.DeepEqual(o, curNode)
+	return equality.Semantic.DeepEqual(&o, curNode)
 }
 
 // resolveControllerRef returns the cached DaemonSet a controller reference points to, and
