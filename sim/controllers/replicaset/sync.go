@@ -73,7 +73,9 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 	default:
 		manageReplicasErr = rsc.manageReplicas(ctx, activePods, rs)
 	}
-	rs = rs.DeepCopy()
+	// Upstream deep-copies rs here because its status update edits the copy; this one sends a
+	// shallow copy with the new status instead (updateReplicaSetStatus), so rs, the
+	// informer's object, is only read.
 	newStatus := calculateStatus(rs, activeFacts, terminating, manageReplicasErr, rsc.Kernel.Now())
 	updatedRS, err := rsc.updateReplicaSetStatus(ctx, rs, newStatus)
 	if err != nil {
@@ -263,13 +265,20 @@ func (rsc *Controller) updateReplicaSetStatus(ctx context.Context, rs *model.Rep
 	cur := rs
 	var updateErr error
 	for i := 0; ; i++ {
-		cur.Status = newStatus
-		updated, err := rsc.Client.UpdateStatus(ctx, cur)
+		// The write is a shallow copy of cur with the new status (newStatus shares nothing with
+		// rs: calculateStatus clones the conditions), handed over (UpdateStatusShared); the
+		// answer is the stored object, shared and only read. Upstream's UpdateStatus sends a
+		// deep copy it made and decodes a new answer: three deep copies of the ReplicaSet per
+		// status write here before, 3.6% of thundering-herd's CPU.
+		write := new(model.ReplicaSet)
+		*write = *cur
+		write.Status = newStatus
+		updated, err := rsc.Client.UpdateStatusShared(ctx, write)
 		if err == nil {
 			rsc.stats.StatusUpdates++
 			out, _ := client.ObjectAs[*model.ReplicaSet](updated)
 			if out == nil {
-				return cur, nil
+				return write, nil
 			}
 			s := out.Status
 			rsc.Kernel.Emit(Component, "update-status", rsRef(out), out.ResourceVersion, fmt.Sprintf("replicas=%d ready=%d available=%d terminating=%d observedGeneration=%d%s",
