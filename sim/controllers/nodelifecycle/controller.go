@@ -914,8 +914,8 @@ func (nc *Controller) markPodsNotReady(p *sim.Proc, pods []*model.Pod, nodeName 
 				continue
 			}
 			cond.Status = model.ConditionFalse
-			// The write sends a deep copy of pod, so a shallow copy with a condition list of
-			// its own is enough; the rest stays shared with the cache, read-only.
+			// The write hands over a shallow copy with a condition list of its own; the rest
+			// stays shared with the cache, read-only.
 			status := cached.Status
 			status.Conditions = slices.Clone(cached.Status.Conditions)
 			if !model.UpdatePodCondition(&status, cond, nc.k.Now()) {
