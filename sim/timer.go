@@ -20,6 +20,11 @@ type Timer struct {
 // NewTimer returns a disarmed timer that calls fn when it fires; while armed it is pending work.
 func (k *Kernel) NewTimer(fn func()) *Timer { return &Timer{k: k, fn: fn} }
 
+// InitTimer makes *t a disarmed timer that calls fn, as NewTimer does, for a Timer held by
+// value in a longer-lived struct (one allocation fewer per timer). The Timer must not be
+// copied afterwards: an armed timer's event points at it.
+func (k *Kernel) InitTimer(t *Timer, fn func()) { *t = Timer{k: k, fn: fn} }
+
 // NewIdleTimer is NewTimer for a timer that does not hold off quiescence (periodic work).
 func (k *Kernel) NewIdleTimer(fn func()) *Timer { return &Timer{k: k, fn: fn, idle: true} }
 

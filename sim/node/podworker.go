@@ -85,15 +85,16 @@ type podWorker struct {
 	terminated  bool
 	removed     bool
 
-	probes  []*containerProbes
+	probes  []containerProbes
 	reasons []waitReason
 	view    []containerView
 	// lastStatus is the status the kubelet last generated (an adopted pod's: the stored
 	// status it was adopted with); nil before the first. It is read-only and replaced whole.
 	lastStatus *model.PodStatus
 
-	plegTimer    *sim.Timer
-	requeueTimer *sim.Timer
+	// The two timers are held by value (sim.Kernel.InitTimer): the worker is never copied.
+	plegTimer    sim.Timer
+	requeueTimer sim.Timer
 
 	// initialized is set once every init container completed (sidecars: started) in the
 	// current sandbox; the regular containers start from then on (computeInitContainerActions).
@@ -123,17 +124,19 @@ func newPodWorker(kl *Kubelet, pod *model.Pod, adopt bool) *podWorker {
 	key := model.Key(pod)
 	w := &podWorker{kl: kl, uid: pod.UID, key: key, objectName: "Pod " + key, pod: pod}
 	beh, errs := parseBehaviour(pod.Annotations)
-	w.beh = &beh
 	if beh == defaultBehaviour {
 		w.beh = &defaultBehaviour
+	} else {
+		own := beh // only a pod with behaviour annotations allocates its own
+		w.beh = &own
 	}
 	for _, e := range errs {
 		kl.rec.Eventf(pod, model.EventTypeWarning, eventInvalidAnnotation, "%s", e.Error())
 		kl.emit("invalid-annotation", w.objectName, 0, e.Error())
 	}
 	wake := w.wake // one method value for both timers
-	w.plegTimer = kl.k.NewTimer(wake)
-	w.requeueTimer = kl.k.NewTimer(wake)
+	kl.k.InitTimer(&w.plegTimer, wake)
+	kl.k.InitTimer(&w.requeueTimer, wake)
 
 	rt := kl.runtime[pod.UID]
 	switch {
@@ -152,11 +155,10 @@ func newPodWorker(kl *Kubelet, pod *model.Pod, adopt bool) *podWorker {
 	w.rt = rt
 	w.reasons = make([]waitReason, len(rt.containers))
 	w.view = make([]containerView, len(rt.containers))
-	w.probes = make([]*containerProbes, len(rt.containers))
+	w.probes = make([]containerProbes, len(rt.containers))
 	for i, cr := range rt.containers {
 		if cr.init && !cr.sidecar {
 			// Plain init containers have no probes (the API server refuses them).
-			w.probes[i] = &containerProbes{}
 			continue
 		}
 		w.probes[i] = newContainerProbes(w, i, w.spec(i))
@@ -177,7 +179,8 @@ func newPodWorker(kl *Kubelet, pod *model.Pod, adopt bool) *podWorker {
 	} else {
 		w.pending = true
 	}
-	for _, cp := range w.probes {
+	for i := range w.probes {
+		cp := &w.probes[i]
 		cp.start()
 	}
 	if w.pending {
@@ -330,7 +333,8 @@ func (w *podWorker) stop() {
 	w.removed = true
 	w.plegTimer.Stop()
 	w.requeueTimer.Stop()
-	for _, cp := range w.probes {
+	for i := range w.probes {
+		cp := &w.probes[i]
 		cp.stop()
 	}
 	if w.proc != nil {
@@ -600,7 +604,7 @@ func (w *podWorker) syncInit(p *sim.Proc, sc *syncCycle) bool {
 // containerStartedNow reports whether a running container counts as started for the next
 // init container: its startup probe passed, or it has none.
 func (w *podWorker) containerStartedNow(cr *containerRecord) bool {
-	cp := w.probes[cr.idx]
+	cp := &w.probes[cr.idx]
 	if cp.startup == nil {
 		return true
 	}
@@ -654,7 +658,7 @@ func (w *podWorker) restartIfProbeFailed(p *sim.Proc, cr *containerRecord, sc *s
 	if cr.stopping {
 		return false
 	}
-	cp := w.probes[cr.idx]
+	cp := &w.probes[cr.idx]
 	what := ""
 	if cp.liveness != nil {
 		if r, ok := cp.liveness.st.get(cr.id); ok && r == resultFailure {
@@ -796,8 +800,9 @@ func (w *podWorker) startContainer(p *sim.Proc, i int) {
 // behaviour has one, measured from the instance's start (not before now). A plain init
 // container exits after the init duration with the init exit code.
 func (kl *Kubelet) armExit(rt *podRuntime, cr *containerRecord, beh behaviour, now vtime.Time) {
-	if cr.exitTimer == nil {
-		cr.exitTimer = kl.k.NewTimer(func() { kl.containerExitFired(rt, cr) })
+	if !cr.exitTimerSet {
+		kl.k.InitTimer(&cr.exitTimer, func() { kl.containerExitFired(rt, cr) })
+		cr.exitTimerSet = true
 	}
 	if cr.init && !cr.sidecar {
 		cr.scheduleExit(max(cr.startedAt.Add(beh.initDuration), now), beh.initExitCode)
@@ -983,7 +988,8 @@ func (w *podWorker) syncTerminating() {
 	if !w.killOrdered(w.deletionGraceSeconds()) {
 		return
 	}
-	for _, cp := range w.probes {
+	for i := range w.probes {
+		cp := &w.probes[i]
 		cp.stop()
 	}
 	w.rt.setSandbox(false, kl.k.Now())
@@ -1241,7 +1247,7 @@ func copyTerminated(t *model.ContainerStateTerminated) *model.ContainerStateTerm
 // containerStarted is prober_manager.go UpdatePodStatus's started: the startup probe passed,
 // or there is none.
 func (w *podWorker) containerStarted(i int) bool {
-	cp := w.probes[i]
+	cp := &w.probes[i]
 	if cp.startup == nil {
 		return true
 	}
@@ -1253,7 +1259,7 @@ func (w *podWorker) containerStarted(i int) bool {
 // probe's result is Success, or there is no readiness probe. A container whose probe has not
 // succeeded yet triggers an immediate probe run, as upstream does.
 func (w *podWorker) containerReady(i int) bool {
-	cp := w.probes[i]
+	cp := &w.probes[i]
 	if cp.readiness == nil {
 		return true
 	}
@@ -1267,10 +1273,7 @@ func (w *podWorker) containerReady(i int) bool {
 // adoptReadiness carries an adopted container's readiness over: a container the status shows
 // ready starts with a Success readiness result instead of the initial Failure.
 func (w *podWorker) adoptReadiness(i int) {
-	cp := w.probes[i]
-	if cp == nil {
-		return
-	}
+	cp := &w.probes[i]
 	cs := statusOf(&w.pod.Status, w.rt.containers[i])
 	if cs == nil || w.view[i].id == 0 {
 		return

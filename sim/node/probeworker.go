@@ -20,8 +20,8 @@ func (cp *containerProbes) all() [3]*probeRunner {
 	return [3]*probeRunner{cp.readiness, cp.liveness, cp.startup}
 }
 
-func newContainerProbes(w *podWorker, idx int, c *model.Container) *containerProbes {
-	cp := &containerProbes{}
+func newContainerProbes(w *podWorker, idx int, c *model.Container) containerProbes {
+	var cp containerProbes
 	if c.ReadinessProbe != nil {
 		cp.readiness = &probeRunner{w: w, idx: idx, st: newProbeState(probeReadiness, c.ReadinessProbe)}
 	}

@@ -54,7 +54,10 @@ type containerRecord struct {
 
 	// The pending exit of a running instance: by itself (crash-after, exit-after), after
 	// SIGTERM, or by SIGKILL at the grace deadline, whichever is first.
-	exitTimer       *sim.Timer
+	// exitTimer is held by value (sim.Kernel.InitTimer; a record is never copied) and set up
+	// by the first armExit (exitTimerSet).
+	exitTimer       sim.Timer
+	exitTimerSet    bool
 	pendingExitCode int32
 	stopping        bool       // SIGTERM was sent
 	killAnnounced   bool       // the Killing event was recorded for this instance
@@ -209,9 +212,7 @@ func (cr *containerRecord) exit(now vtime.Time, code int32, reason string) {
 	cr.exitCode = code
 	cr.reason = reason
 	cr.stopping = false
-	if cr.exitTimer != nil {
-		cr.exitTimer.Stop()
-	}
+	cr.exitTimer.Stop() // a timer never set up is not armed: Stop does nothing
 }
 
 // signalTerm sends SIGTERM now: the instance exits with code 0 after termDelay, or is killed
