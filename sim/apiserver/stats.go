@@ -201,6 +201,17 @@ func (s *Stats) PeakInflight() (readonly, mutating int) {
 	return s.peakInflightReadonly, s.peakInflightMutating
 }
 
+// LatencyCounts returns the bucket counts of a verb's latency histogram (Latency's Counts)
+// without copying them: the slice is the server's own, must not be changed, and is valid
+// only until the server serves its next request. It is nil for an unknown verb.
+func (s *Stats) LatencyCounts(v model.Verb) []uint64 {
+	i := verbIndex(v)
+	if i < 0 {
+		return nil
+	}
+	return s.latency[i].Counts
+}
+
 // Latency returns a copy of the latency histogram of a verb (every request of that verb,
 // from Do's start to its return, faults and 429s included); empty for an unknown verb.
 func (s *Stats) Latency(v model.Verb) LatencyHistogram {
