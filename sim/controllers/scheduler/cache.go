@@ -39,6 +39,15 @@ type NodeInfo struct {
 	// pods on every node in every cycle, does not scan the node's pods each time (a simulator
 	// shortcut: the counts are upstream's).
 	matchCounts map[string]*liveCount
+	// lastMatch is the matchCounts entry found last: a scheduling cycle asks every node for
+	// the same key (both default spread constraints share the pod's selector), and a key
+	// compared with the string it was made from is equal at once, where a map lookup hashes
+	// the whole key (that lookup was 2.2% of thundering-herd's CPU). Cleared whenever
+	// matchCounts is replaced.
+	lastMatch struct {
+		key string
+		c   *liveCount
+	}
 	// labelCounts counts the node's pods that are not being deleted by namespace and label
 	// (labelPair), so that a selector requiring a label no such pod has counts 0 at once.
 	labelCounts map[labelPair]int

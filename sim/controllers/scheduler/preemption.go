@@ -158,6 +158,7 @@ func (ni *NodeInfo) clone() *NodeInfo {
 	c.nonZeroRequested = ni.nonZeroRequested.clone()
 	c.labelCounts = maps.Clone(ni.labelCounts)
 	c.matchCounts = nil
+	c.lastMatch.key, c.lastMatch.c = "", nil
 	return &c
 }
 

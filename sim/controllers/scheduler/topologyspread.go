@@ -210,7 +210,11 @@ func requiredPairs(ns string, selector labels.Selector) []labelPair {
 func countPodsMatching(ni *NodeInfo, key string, pairs []labelPair, selector labels.Selector, ns string) int {
 	// A live count, when there is one, is exact; the pairs only spare creating one for a node
 	// none of whose pods can match.
+	if ni.lastMatch.c != nil && ni.lastMatch.key == key {
+		return ni.lastMatch.c.count
+	}
 	if c, ok := ni.matchCounts[key]; ok {
+		ni.lastMatch.key, ni.lastMatch.c = key, c
 		return c.count
 	}
 	for _, pair := range pairs {
@@ -222,7 +226,9 @@ func countPodsMatching(ni *NodeInfo, key string, pairs []labelPair, selector lab
 	if ni.matchCounts == nil || len(ni.matchCounts) >= maxMatchCounts {
 		ni.matchCounts = map[string]*liveCount{}
 	}
-	ni.matchCounts[key] = &liveCount{ns: ns, sel: selector, count: n}
+	c := &liveCount{ns: ns, sel: selector, count: n}
+	ni.matchCounts[key] = c
+	ni.lastMatch.key, ni.lastMatch.c = key, c
 	return n
 }
 
