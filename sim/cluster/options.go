@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Options are the caller's choices for one run. Cancelling the context given to Run stops the
@@ -41,6 +42,12 @@ type Options struct {
 	// components started, just before the kernel runs its first event, with the events
 	// processed so far: the benchmarks time the run without the build.
 	built func(eventsProcessed uint64)
+	// warmed, when set, is called at virtual time warmAt, with the events processed by then
+	// (that of the call's own kernel event included): BenchmarkIdleThunderingHerdCluster
+	// times the steady state from there, past the informers' first lists and the components'
+	// first syncs. The call is one kernel event that is not pending work and writes no trace.
+	warmed func(eventsProcessed uint64)
+	warmAt vtime.Time
 
 	// simulated, when set, is called once the simulation has stopped, while the whole world
 	// is still reachable (BenchmarkScale5kHeap measures the live heap there).

@@ -47,6 +47,9 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	w.startSampler()
 	tl.schedule()
 	w.obs.changed()
+	if opts.warmed != nil {
+		w.k.Schedule(opts.warmAt, sim.HandlerFunc(func(uint64) { opts.warmed(w.k.EventsProcessed()) }), 0, false)
+	}
 	if opts.built != nil {
 		opts.built(w.k.EventsProcessed())
 	}
