@@ -262,3 +262,66 @@ func TestHistoryTriggerIndexStaysBounded(t *testing.T) {
 	assert.NotEmpty(t, h.eventsWith("node-19999", h.start))
 	assert.Empty(t, h.eventsWith("node-0", h.start))
 }
+
+// TestListOrderMatchesScan checks that the lists answered from a kind's list order (every
+// object, and one namespace once the order is built) return exactly what a scan of every
+// object selects, sorted by key, whether the order was built before or after the writes
+// since the last list; and that ListKeyed's keys are the items' keys.
+func TestListOrderMatchesScan(t *testing.T) {
+	_, s := newTestStore(t, nil)
+	w := newPodWorkload(t, s, 11)
+	web := labels.SelectorFromSet(labels.Set{"tier": "web"})
+	ks := s.kinds[model.KindPod]
+	scan := func(opts model.ListOptions) []model.Object {
+		var keys []objKey
+		for k, obj := range ks.objects { //detlint:ordered the keys are sorted below
+			pod := obj.(*model.Pod)
+			if (opts.Namespace == "" || pod.Namespace == opts.Namespace) &&
+				(opts.LabelSelector == nil || opts.LabelSelector.Matches(labels.Set(pod.Labels))) &&
+				(opts.FieldSelector == nil || opts.FieldSelector.Matches(fields.Set{"status.phase": pod.Status.Phase})) {
+				keys = append(keys, k)
+			}
+		}
+		slices.SortFunc(keys, compareKeys)
+		out := make([]model.Object, len(keys))
+		for i, k := range keys {
+			out[i] = ks.objects[k]
+		}
+		return out
+	}
+	fromOrder, checked := 0, 0
+	for step := range 800 {
+		w.step()
+		if step%3 == 0 {
+			// Every third step lists everything first, so the namespace lists below find the
+			// order built; the other steps find it dropped after a create or a delete.
+			_, _, err := s.List(model.KindPod, model.ListOptions{})
+			require.NoError(t, err)
+		}
+		if ks.listed != nil {
+			fromOrder++
+		}
+		for _, opts := range []model.ListOptions{
+			{},
+			{Namespace: "a"},
+			{Namespace: "a-b", LabelSelector: web},
+			{Namespace: "default", FieldSelector: fields.OneTermNotEqualSelector("status.phase", model.PodSucceeded)},
+			{Namespace: "none"},
+		} {
+			want := scan(opts)
+			got, keys, rv, err := s.ListKeyed(model.KindPod, opts)
+			require.NoError(t, err)
+			require.Equal(t, s.Revision(), rv)
+			require.Len(t, got, len(want), "%v", opts)
+			require.Len(t, keys, len(want), "%v", opts)
+			for i := range want {
+				require.Same(t, want[i], got[i], "%v item %d", opts, i)
+				require.Equal(t, model.Key(want[i]), keys[i], "%v key %d", opts, i)
+			}
+			require.NotNil(t, got, "an empty list is empty, not nil")
+			checked += len(got)
+		}
+	}
+	assert.Greater(t, checked, 2000, "the lists selected pods")
+	assert.Greater(t, fromOrder, 200, "namespace lists found the order built")
+}

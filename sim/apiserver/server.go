@@ -50,6 +50,9 @@ type Response struct {
 	Object model.Object
 	// Items are the objects a list returns, sorted by key (shared, immutable).
 	Items []model.Object
+	// Keys are the keys of a list's Items (model.Key of each, in the same order), shared
+	// and not to be changed: an informer files the items under them.
+	Keys []string
 	// ResourceVersion is the returned object's resourceVersion, or the list's.
 	ResourceVersion uint64
 	// Err is nil on success, else an apimachinery *StatusError (apierrors.IsConflict and the
@@ -312,8 +315,8 @@ func (s *Server) serve(req *Request) Response {
 		if opts.Namespace == "" {
 			opts.Namespace = req.Namespace
 		}
-		items, rv, err := st.List(req.Kind, opts)
-		return Response{Items: items, ResourceVersion: rv, Err: err}
+		items, keys, rv, err := st.ListKeyed(req.Kind, opts)
+		return Response{Items: items, Keys: keys, ResourceVersion: rv, Err: err}
 	case model.VerbCreate:
 		if err := checkBody(req, false); err != nil {
 			return Response{Err: err}

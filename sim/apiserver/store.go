@@ -44,6 +44,12 @@ type kindStore struct {
 	// kind has no trigger field.
 	byTrigger map[string]map[objKey]model.Object
 
+	// listed is the kind's keys in list order, built by the first List that needs it after a
+	// create or a delete (which drop it) and shared by the Lists until then: an informer's
+	// list of every pod, or a namespace's, costs no sort and no key building but the first.
+	// A slice once built is never changed, so a List answer may hand it out.
+	listed []string
+
 	watchers  []*Watch            // every registered watch, in the order they were opened
 	general   []*Watch            // watches not pinned to a trigger value
 	triggered map[string][]*Watch // watches pinned to a trigger value (e.g. a node's pods)
@@ -194,6 +200,7 @@ func (s *Store) Reserve(kind model.Kind, n int) {
 		return
 	}
 	ks.objects = make(map[objKey]model.Object, n)
+	ks.listed = nil
 }
 
 // Kernel returns the kernel the store runs on.
@@ -249,15 +256,38 @@ func (s *Store) Get(kind model.Kind, namespace, name string) (model.Object, erro
 // List returns the objects opts selects, sorted by key (namespace/name), and the current
 // revision as the list's resourceVersion. Errors: 400 for an unsupported field selector, 404
 // for an unknown kind. A field selector that pins the kind's trigger field (pods:
-// spec.nodeName, nodes: metadata.name) to a value costs O(objects with that value).
+// spec.nodeName, nodes: metadata.name) to a value costs O(objects with that value); a list of
+// every object costs O(objects) once the kind's list order is built (kindStore.listed), and a
+// sort of the kind's keys when a create or a delete has dropped it; a list of one namespace
+// uses the order when it is built.
 func (s *Store) List(kind model.Kind, opts model.ListOptions) ([]model.Object, uint64, error) {
+	items, _, rv, err := s.list(kind, opts, false)
+	return items, rv, err
+}
+
+// ListKeyed is List with the objects' keys (model.Key of each item, in the same order), for
+// a caller that files the objects by key as an informer does. The keys slice is shared and
+// must not be changed.
+func (s *Store) ListKeyed(kind model.Kind, opts model.ListOptions) ([]model.Object, []string, uint64, error) {
+	return s.list(kind, opts, true)
+}
+
+func (s *Store) list(kind model.Kind, opts model.ListOptions, wantKeys bool) ([]model.Object, []string, uint64, error) {
 	ks, err := s.kind(kind)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	m, err := compileMatcher(&ks.info, ks.strat, opts)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
+	}
+	if !m.triggered || ks.byTrigger == nil {
+		// A namespace's list uses the order only when it is already built: building it costs
+		// a sort of the whole kind, more than a scan when creates keep dropping it.
+		if m.everything() || m.namespace != "" && ks.listed != nil {
+			items, keys := ks.listInOrder(&m, wantKeys)
+			return items, keys, s.rev, nil
+		}
 	}
 	var hits []keyedObject
 	if m.triggered && ks.byTrigger != nil {
@@ -270,10 +300,6 @@ func (s *Store) List(kind model.Kind, opts model.ListOptions) ([]model.Object, u
 			}
 		}
 	} else {
-		if m.everything() {
-			// Every stored object is a hit (an informer's list of a kind).
-			hits = make([]keyedObject, 0, len(ks.objects))
-		}
 		for k, obj := range ks.objects { //detlint:ordered the hits are sorted by key below
 			if m.matches(obj) {
 				hits = append(hits, keyedObject{key: k, obj: obj})
@@ -285,7 +311,81 @@ func (s *Store) List(kind model.Kind, opts model.ListOptions) ([]model.Object, u
 	for i := range hits {
 		out[i] = hits[i].obj
 	}
-	return out, s.rev, nil
+	var keys []string
+	if wantKeys {
+		keys = make([]string, len(hits))
+		for i := range hits {
+			keys[i] = model.KeyOf(hits[i].key.namespace, hits[i].key.name)
+		}
+	}
+	return out, keys, s.rev, nil
+}
+
+// listInOrder answers a List of every object or of one namespace (m.namespace) from the
+// kind's list order: a namespace's keys are the contiguous run that starts with its name and
+// a '/'. The keys returned (when wantKeys) are the list order's own strings.
+func (ks *kindStore) listInOrder(m *matcher, wantKeys bool) ([]model.Object, []string) {
+	order := ks.listOrder()
+	if m.namespace != "" {
+		prefix := m.namespace + "/"
+		lo, _ := slices.BinarySearch(order, prefix)
+		n, _ := slices.BinarySearchFunc(order[lo:], prefix, func(key, prefix string) int {
+			if strings.HasPrefix(key, prefix) {
+				return -1
+			}
+			return 1
+		})
+		order = order[lo : lo+n]
+	}
+	out := make([]model.Object, 0, len(order))
+	if m.everything() || m.namespace != "" && m.label == nil && len(m.fields) == 0 && !m.nothing {
+		// Every key in order is a hit.
+		for _, key := range order {
+			out = append(out, ks.objects[ks.splitKey(key)])
+		}
+		if !wantKeys {
+			return out, nil
+		}
+		return out, order
+	}
+	var keys []string
+	for _, key := range order {
+		if obj := ks.objects[ks.splitKey(key)]; m.matches(obj) {
+			out = append(out, obj)
+			if wantKeys {
+				keys = append(keys, key)
+			}
+		}
+	}
+	return out, keys
+}
+
+// listOrder returns the kind's keys (model.KeyOf strings) sorted, building them if a create or
+// a delete has dropped them.
+func (ks *kindStore) listOrder() []string {
+	if ks.listed == nil {
+		keys := make([]objKey, 0, len(ks.objects))
+		for k := range ks.objects { //detlint:ordered the keys are sorted below
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, compareKeys)
+		listed := make([]string, len(keys))
+		for i, k := range keys {
+			listed[i] = model.KeyOf(k.namespace, k.name)
+		}
+		ks.listed = listed
+	}
+	return ks.listed
+}
+
+// splitKey is the objKey of a key of ks.listed: for a namespaced kind, the namespace before
+// the first '/' (a namespace has none) and the name after it.
+func (ks *kindStore) splitKey(key string) objKey {
+	if !ks.info.Namespaced {
+		return objKey{name: key}
+	}
+	ns, name, _ := strings.Cut(key, "/")
+	return objKey{namespace: ns, name: name}
 }
 
 // keyedObject is a stored object with its key, for sorting a list.
@@ -563,6 +663,9 @@ func (s *Store) commitPut(ks *kindStore, key objKey, old, obj model.Object, acti
 		s.mutations.replaced(ks, key, old, obj, s.rev)
 	}
 	ks.objects[key] = obj
+	if old == nil {
+		ks.listed = nil
+	}
 	if ks.byTrigger != nil {
 		ks.reindex(key, old, obj)
 	}
@@ -593,6 +696,7 @@ func (s *Store) commitDelete(ks *kindStore, key objKey, last model.Object, detai
 		s.mutations.replaced(ks, key, last, nil, s.rev)
 	}
 	delete(ks.objects, key)
+	ks.listed = nil
 	if ks.byTrigger != nil {
 		ks.unindex(ks.triggerValue(last), key)
 	}

@@ -266,7 +266,7 @@ func (c *Client) GetShared(ctx context.Context, kind model.Kind, namespace, name
 // List reads every object of kind that opts selects, sorted by key, with the list's
 // resourceVersion. The objects are private copies.
 func (c *Client) List(ctx context.Context, kind model.Kind, opts model.ListOptions) ([]model.Object, uint64, error) {
-	items, rv, err := c.listShared(ctx, kind, opts)
+	items, _, rv, err := c.listShared(ctx, kind, opts)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -277,13 +277,18 @@ func (c *Client) List(ctx context.Context, kind model.Kind, opts model.ListOptio
 	return out, rv, nil
 }
 
-// listShared is List without the copies, for informers, whose caches are read-only.
-func (c *Client) listShared(ctx context.Context, kind model.Kind, opts model.ListOptions) ([]model.Object, uint64, error) {
+// listShared is List without the copies, for informers, whose caches are read-only. keys
+// are the items' keys (model.Key), shared and read-only too, or nil when the server gave
+// none.
+func (c *Client) listShared(ctx context.Context, kind model.Kind, opts model.ListOptions) (items []model.Object, keys []string, rv uint64, err error) {
 	resp := c.do(ctx, apiserver.Request{Verb: VerbList, Kind: kind, Namespace: opts.Namespace, List: opts})
 	if resp.Err != nil {
-		return nil, 0, resp.Err
+		return nil, nil, 0, resp.Err
 	}
-	return resp.Items, resp.ResourceVersion, nil
+	if len(resp.Keys) != len(resp.Items) {
+		return resp.Items, nil, resp.ResourceVersion, nil
+	}
+	return resp.Items, resp.Keys, resp.ResourceVersion, nil
 }
 
 // Create creates obj (a copy of it is sent) and returns a private copy of the stored object.

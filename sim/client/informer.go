@@ -379,7 +379,7 @@ var errVeryShortWatch = errors.New("very short watch: the watch ended within a s
 // listAndWatch lists, replaces the cache, and then watches from the list's resourceVersion
 // until the watch cannot continue (client-go Reflector.ListAndWatch and watch).
 func (inf *Informer) listAndWatch(p *sim.Proc) error {
-	items, rv, err := inf.c.listShared(p, inf.kind, inf.opts)
+	items, keys, rv, err := inf.c.listShared(p, inf.kind, inf.opts)
 	if err != nil {
 		return fmt.Errorf("list %s: %w", inf.kind, err)
 	}
@@ -388,7 +388,7 @@ func (inf *Informer) listAndWatch(p *sim.Proc) error {
 		inf.stats.Relists++
 	}
 	inf.k.Emit(inf.c.name, "list", inf.describe(), rv, fmt.Sprintf("items=%d", len(items)))
-	inf.replace(items, rv)
+	inf.replace(items, keys, rv)
 
 	for {
 		inf.watchGen++
@@ -445,7 +445,9 @@ func isExpired(err error) bool { return apierrors.IsResourceExpired(err) || apie
 // replace applies a LIST result with DeltaFIFO.Replace + processDeltas semantics: every listed
 // object is an update if cached and an add if not (in list order), then every cached object
 // missing from the list is deleted and reported as DeletedFinalStateUnknown (in key order).
-func (inf *Informer) replace(items []model.Object, rv uint64) {
+// keys are the items' keys when the server gave them (shared: the cache keeps them, so the
+// informers of one kind hold one string per object), else nil.
+func (inf *Informer) replace(items []model.Object, keys []string, rv uint64) {
 	initial := !inf.synced
 	if len(inf.store.items) == 0 {
 		// Nothing cached (the first list, or a relist of an empty cache): every listed
@@ -458,15 +460,15 @@ func (inf *Informer) replace(items []model.Object, rv uint64) {
 				}
 			}
 		}
-		for _, obj := range items {
-			inf.applyAt(model.Key(obj), nil, obj, initial) // a list names each object once
+		for i, obj := range items {
+			inf.applyAt(listKey(keys, i, obj), nil, obj, initial) // a list names each object once
 		}
 		inf.replaced(rv)
 		return
 	}
 	listed := make(map[string]struct{}, len(items))
-	for _, obj := range items {
-		key := model.Key(obj)
+	for i, obj := range items {
+		key := listKey(keys, i, obj)
 		listed[key] = struct{}{}
 		inf.apply(key, obj, initial)
 	}
@@ -486,6 +488,14 @@ func (inf *Informer) replace(items []model.Object, rv uint64) {
 		}
 	}
 	inf.replaced(rv)
+}
+
+// listKey is the key of a list's i-th item: the server's, or built when it gave none.
+func listKey(keys []string, i int, obj model.Object) string {
+	if keys != nil {
+		return keys[i]
+	}
+	return model.Key(obj)
 }
 
 // replaced finishes a replace: the list's resourceVersion, and the first list wakes whoever
