@@ -85,13 +85,13 @@ func scanTrace(path string, fn func(line string) error) (int, error) {
 	return n, nil
 }
 
-// traceDigest is what Render needs of a trace.txt before it writes anything from it, read in
-// one pass without keeping the trace.
+// traceDigest is what Render needs of a trace.txt besides trace.json, read in the same pass
+// without keeping the trace.
 type traceDigest struct {
 	// present: the file exists and has a line (ReadTraceLines gives a non-nil slice).
 	present bool
-	// sorted: the lines that parse are in time order already, so that trace.json can be
-	// encoded from the file as it is read.
+	// sorted: the lines that parse are in time order already, so that trace.json could be
+	// encoded from the file as it was read.
 	sorted bool
 	// why holds the parsed lines Why uses (whyUses), in time order.
 	why []traceLine
@@ -99,7 +99,15 @@ type traceDigest struct {
 
 // digestTrace reads the trace.txt at path into a traceDigest.
 func digestTrace(path string) (traceDigest, error) {
-	d := traceDigest{sorted: true}
+	d, _, err := readTrace(path, nil)
+	return d, err
+}
+
+// readTrace reads the trace.txt at path into a traceDigest and, while its lines are in time
+// order, hands each line that parses to encode (unless nil) until encode fails; encodeErr is
+// that failure. err is an error reading the file.
+func readTrace(path string, encode func(*traceLine) error) (d traceDigest, encodeErr, err error) {
+	d.sorted = true
 	last := 0.0
 	n, err := scanTrace(path, func(line string) error {
 		l, ok := parseTraceLine(line)
@@ -113,51 +121,76 @@ func digestTrace(path string) (traceDigest, error) {
 		if whyUses(l) {
 			d.why = append(d.why, l)
 		}
+		if d.sorted && encode != nil && encodeErr == nil {
+			encodeErr = encode(&l)
+		}
 		return nil
 	})
 	if err != nil {
-		return traceDigest{}, err
+		return traceDigest{}, encodeErr, err
 	}
 	d.present = n > 0
 	sortTrace(d.why)
-	return d, nil
+	return d, encodeErr, nil
 }
 
-// writeTraceEventsFile writes dir/trace.json as WriteTraceEvents(dir, ReadTraceLines(path),
-// series) does, with the same bytes. A trace in time order (sorted, as every trace a run
-// writes is) is encoded line by line as it is read, so that neither the trace nor its events
-// are ever held in memory; another is read whole and sorted.
-func writeTraceEventsFile(dir, path string, sorted bool, series []Series) error {
-	if !sorted {
+// errTraceNotStreamed ends the streamed write of trace.json, discarding the file, when the
+// trace turns out to be missing, empty or out of time order, or cannot be read.
+var errTraceNotStreamed = errors.New("report: the trace cannot be streamed")
+
+// encodeTraceEventsFile reads the trace.txt at path once (readTrace) and, if its lines are in
+// time order, writes EncodeTraceEvents(w, ReadTraceLines(path), series) to w from them as they
+// are read, so that neither the trace nor its events are held in memory. Without a trace, or
+// with one out of time order, what it wrote is incomplete and err is errTraceNotStreamed.
+// readErr is an error reading the trace (err is then errTraceNotStreamed too); err otherwise
+// one encoding or writing.
+func encodeTraceEventsFile(w io.Writer, path string, series []Series) (d traceDigest, readErr, err error) {
+	enc, encodeErr := newTraceEventEncoder(w)
+	var encode func(*traceLine) error
+	if encodeErr == nil {
+		encode = enc.line
+	}
+	d, lineErr, readErr := readTrace(path, encode)
+	switch {
+	case readErr != nil || !d.present || !d.sorted:
+		return d, readErr, errTraceNotStreamed
+	case encodeErr != nil:
+		return d, nil, encodeErr
+	case lineErr != nil:
+		return d, nil, lineErr
+	}
+	return d, nil, enc.finish(series)
+}
+
+// renderTrace writes dir/trace.json for the trace.txt at path with the bytes
+// WriteTraceEvents(dir, ReadTraceLines(path), series) gives, and returns the trace's digest
+// for the page, reading the trace once when it is in time order (as every trace a run writes
+// is). A trace out of time order (a hand-edited one) is then read whole and sorted; without a
+// trace, a trace.json of an earlier run in dir is removed, as it would describe another run.
+// readErr is an error reading the trace (nothing is written then), writeErr one writing
+// trace.json.
+func renderTrace(dir, path string, series []Series) (d traceDigest, readErr, writeErr error) {
+	writeErr = writeAtomic(dir, TraceEventFile, func(w io.Writer) error {
+		var err error
+		d, readErr, err = encodeTraceEventsFile(w, path, series)
+		return err
+	})
+	switch {
+	case readErr != nil:
+		return traceDigest{}, readErr, nil
+	case !d.present:
+		if err := os.Remove(filepath.Join(dir, TraceEventFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return d, nil, fmt.Errorf("report: removing the stale %s: %w", TraceEventFile, err)
+		}
+		return d, nil, nil
+	case !d.sorted:
 		lines, err := ReadTraceLines(path)
 		if err != nil {
-			return err
+			return d, nil, err
 		}
-		return WriteTraceEvents(dir, lines, series)
+		return d, nil, WriteTraceEvents(dir, lines, series)
 	}
-	return writeAtomic(dir, TraceEventFile, func(w io.Writer) error {
-		return encodeTraceEventsFile(w, path, series)
-	})
-}
-
-// encodeTraceEventsFile writes EncodeTraceEvents(w, ReadTraceLines(path), series) to w from
-// the trace.txt at path, which must be in time order, one line at a time.
-func encodeTraceEventsFile(w io.Writer, path string, series []Series) error {
-	enc, err := newTraceEventEncoder(w)
-	if err != nil {
-		return err
-	}
-	_, err = scanTrace(path, func(line string) error {
-		l, ok := parseTraceLine(line)
-		if !ok {
-			return nil
-		}
-		return enc.line(&l)
-	})
-	if err != nil {
-		return err
-	}
-	return enc.finish(series)
+	return d, nil, writeErr
 }
 
 // Render writes everything a person looks at for a run into dir: dir/series.csv (see
@@ -166,11 +199,12 @@ func encodeTraceEventsFile(w io.Writer, path string, series []Series) error {
 // breakdown when dir/trace.txt exists) and, when dir/trace.txt exists, dir/trace.json (see
 // WriteTraceEvents). Every file is written atomically, with the bytes the functions named give
 // (each plot's SVG is drawn once, for its file and the page). The trace is never held in
-// memory: one pass over trace.txt keeps the few lines the why breakdown uses, and trace.json
-// is encoded from a second pass as it reads. trace.json is encoded on a goroutine of its own
-// while the plots and the page are drawn: the two take seconds each for a large run and read
-// res and the trace without modifying them. It returns the first error, in the order plots,
-// page, trace.json; a panic while encoding trace.json is returned as an error.
+// memory: one pass over trace.txt keeps the few lines the why breakdown uses and encodes
+// trace.json as it reads (renderTrace). The plots are drawn on a goroutine of their own
+// during that pass: the two take seconds each for a large run and read res and the trace
+// without modifying them; the page, which needs both, comes last. It returns the first error,
+// in the order reading the trace, plots, page, trace.json; a panic while drawing the plots is
+// returned as an error.
 func Render(dir string, res *Result) error {
 	if res == nil {
 		return errors.New("report: Render: nil result")
@@ -178,40 +212,37 @@ func Render(dir string, res *Result) error {
 	if err := WriteSeriesCSV(dir, res.Series); err != nil {
 		return err
 	}
-	tracePath := filepath.Join(dir, TraceFile)
-	trace, err := digestTrace(tracePath)
-	if err != nil {
-		return err
+	type plotFiles struct {
+		written []string
+		svgs    [][]byte
+		err     error
 	}
-	traceDone := make(chan error, 1)
-	if trace.present {
-		go func() {
-			defer func() {
-				if r := recover(); r != nil {
-					traceDone <- fmt.Errorf("report: encoding %s: panic: %v", TraceEventFile, r)
-				}
-			}()
-			traceDone <- writeTraceEventsFile(dir, tracePath, trace.sorted, res.Series)
+	plotsDone := make(chan plotFiles, 1)
+	go func() {
+		var out plotFiles
+		defer func() {
+			if r := recover(); r != nil {
+				out.err = fmt.Errorf("report: drawing the plots: panic: %v", r)
+			}
+			plotsDone <- out
 		}()
-	} else {
-		// A trace.json of an earlier run in dir would describe another run.
-		if err := os.Remove(filepath.Join(dir, TraceEventFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("report: removing the stale %s: %w", TraceEventFile, err)
+		out.written, out.svgs, out.err = writePlotFiles(dir, Plots(res))
+		if out.err == nil {
+			out.err = removeStalePlots(dir, out.written)
 		}
-		traceDone <- nil
+	}()
+	trace, readErr, encodeErr := renderTrace(dir, filepath.Join(dir, TraceFile), res.Series)
+	plots := <-plotsDone
+	if readErr != nil {
+		return readErr
 	}
-	written, svgs, err := writePlotFiles(dir, Plots(res))
-	if err == nil {
-		err = removeStalePlots(dir, written)
+	if plots.err != nil {
+		return plots.err
 	}
-	if err == nil {
-		err = writeHTML(dir, res, trace.why, trace.present, svgs)
-	}
-	traceErr := <-traceDone
-	if err != nil {
+	if err := writeHTML(dir, res, trace.why, trace.present, plots.svgs); err != nil {
 		return err
 	}
-	return traceErr
+	return encodeErr
 }
 
 // removeStalePlots removes the plot files (.png, .svg) in dir/plots that this render did not

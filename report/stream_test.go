@@ -183,7 +183,9 @@ func TestTraceIsStreamedNotHeld(t *testing.T) {
 	assert.Len(t, digest.why, 4, "the why breakdown keeps the taint lines and nothing else")
 
 	probe := &heapProbe{}
-	require.NoError(t, encodeTraceEventsFile(probe, path, series))
+	_, readErr, err := encodeTraceEventsFile(probe, path, series)
+	require.NoError(t, readErr)
+	require.NoError(t, err)
 	const allowed = 4 << 20
 	grown := int64(probe.maxLive) - int64(base)
 	t.Logf("trace.txt %d MiB; live heap grew by at most %d KiB while trace.json was written", size>>20, grown>>10)
