@@ -258,8 +258,8 @@ func (s *Store) Get(kind model.Kind, namespace, name string) (model.Object, erro
 // for an unknown kind. A field selector that pins the kind's trigger field (pods:
 // spec.nodeName, nodes: metadata.name) to a value costs O(objects with that value); a list of
 // every object costs O(objects) once the kind's list order is built (kindStore.listed), and a
-// sort of the kind's keys when a create or a delete has dropped it; a list of one namespace
-// uses the order when it is built.
+// sort of the kind's keys when a create or a delete has dropped it; another list uses the
+// order when it is built (one namespace: O(its objects)), and sorts what it selects when not.
 func (s *Store) List(kind model.Kind, opts model.ListOptions) ([]model.Object, uint64, error) {
 	items, _, rv, err := s.list(kind, opts, false)
 	return items, rv, err
@@ -282,9 +282,9 @@ func (s *Store) list(kind model.Kind, opts model.ListOptions, wantKeys bool) ([]
 		return nil, nil, 0, err
 	}
 	if !m.triggered || ks.byTrigger == nil {
-		// A namespace's list uses the order only when it is already built: building it costs
-		// a sort of the whole kind, more than a scan when creates keep dropping it.
-		if m.everything() || m.namespace != "" && ks.listed != nil {
+		// A selective list uses the order only when it is already built: building it costs a
+		// sort of the whole kind, more than a scan when creates keep dropping it.
+		if m.everything() || ks.listed != nil {
 			items, keys := ks.listInOrder(&m, wantKeys)
 			return items, keys, s.rev, nil
 		}
@@ -321,9 +321,9 @@ func (s *Store) list(kind model.Kind, opts model.ListOptions, wantKeys bool) ([]
 	return out, keys, s.rev, nil
 }
 
-// listInOrder answers a List of every object or of one namespace (m.namespace) from the
-// kind's list order: a namespace's keys are the contiguous run that starts with its name and
-// a '/'. The keys returned (when wantKeys) are the list order's own strings.
+// listInOrder answers a List from the kind's list order, looking only at the keys of
+// m.namespace when it is set: a namespace's keys are the contiguous run that starts with its
+// name and a '/'. The keys returned (when wantKeys) are the list order's own strings.
 func (ks *kindStore) listInOrder(m *matcher, wantKeys bool) ([]model.Object, []string) {
 	order := ks.listOrder()
 	if m.namespace != "" {
@@ -337,9 +337,9 @@ func (ks *kindStore) listInOrder(m *matcher, wantKeys bool) ([]model.Object, []s
 		})
 		order = order[lo : lo+n]
 	}
-	out := make([]model.Object, 0, len(order))
 	if m.everything() || m.namespace != "" && m.label == nil && len(m.fields) == 0 && !m.nothing {
 		// Every key in order is a hit.
+		out := make([]model.Object, 0, len(order))
 		for _, key := range order {
 			out = append(out, ks.objects[ks.splitKey(key)])
 		}
@@ -348,6 +348,7 @@ func (ks *kindStore) listInOrder(m *matcher, wantKeys bool) ([]model.Object, []s
 		}
 		return out, order
 	}
+	out := make([]model.Object, 0) // empty, not nil, when nothing matches
 	var keys []string
 	for _, key := range order {
 		if obj := ks.objects[ks.splitKey(key)]; m.matches(obj) {
