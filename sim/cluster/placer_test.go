@@ -5,8 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/scenarios"
@@ -131,4 +133,39 @@ func TestCheckFindsWhatTheRunFinds(t *testing.T) {
 // setReplicas sets the replicas of the ReplicaSet of scn.Objects[i].
 func setReplicas(scn *scenarios.Scenario, i int, replicas int32) {
 	scn.Objects[i].Objects[0].(*model.ReplicaSet).Spec.Replicas = &replicas
+}
+
+// TestMatchesNodeSelectorIsSelectorFromSet: the placer's node selector check agrees with
+// labels.SelectorFromSet(sel).Matches on every pair of these selectors and label sets.
+func TestMatchesNodeSelectorIsSelectorFromSet(t *testing.T) {
+	sets := []map[string]string{
+		nil,
+		{},
+		{"zone": "a"},
+		{"zone": "b"},
+		{"zone": ""},
+		{"zone": "a", "disk": "ssd"},
+		{"disk": "ssd"},
+		{"zone": "a", "disk": "hdd", "gpu": "true"},
+	}
+	matches := 0
+	for _, sel := range sets {
+		for _, l := range sets {
+			want := labels.SelectorFromSet(sel).Matches(labels.Set(l))
+			assert.Equal(t, want, matchesNodeSelector(sel, l), "selector %v, labels %v", sel, l)
+			if want {
+				matches++
+			}
+		}
+	}
+	assert.Greater(t, matches, len(sets), "some pairs match and some do not")
+	assert.Less(t, matches, len(sets)*len(sets), "some pairs match and some do not")
+}
+
+// TestSettledPodIPIsTheFormat: settledPodIP writes what fmt did before it.
+func TestSettledPodIPIsTheFormat(t *testing.T) {
+	for _, n := range []int{0, 1, 255, 256, 257, 65535, 65536, 150_000, 300_000, 64 << 16, 64<<16 + 1, 1<<30 + 12345} {
+		want := fmt.Sprintf("10.%d.%d.%d", 192+(n>>16)%64, (n>>8)%256, n%256)
+		assert.Equal(t, want, settledPodIP(n), "pod %d", n)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -378,12 +379,25 @@ func (w *world) createRunningPod(pod *model.Pod, pl *placer, running *runningSta
 	// Pod IPs for settled pods come from 10.192.0.0/10, outside the kubelet model's synthetic
 	// ranges (10.64.0.0/10), so the two never collide.
 	pl.ips++
-	p.Status.PodIP = fmt.Sprintf("10.%d.%d.%d", 192+(pl.ips>>16)%64, (pl.ips>>8)%256, pl.ips%256)
+	p.Status.PodIP = settledPodIP(pl.ips)
 	p.Status.Conditions = running.conditions
 	p.Status.ContainerStatuses = running.containers
 	p.Status.InitContainerStatuses = running.initContainers
 	_, err = store.UpdateStatus(p)
 	return err
+}
+
+// settledPodIP is the address of the n-th settled pod: 10.(192 + n>>16 mod 64).(n>>8 mod
+// 256).(n mod 256), built without fmt, once per settled pod.
+func settledPodIP(n int) string {
+	var buf [15]byte
+	b := append(buf[:0], "10."...)
+	b = strconv.AppendInt(b, int64(192+(n>>16)%64), 10)
+	b = append(b, '.')
+	b = strconv.AppendInt(b, int64((n>>8)%256), 10)
+	b = append(b, '.')
+	b = strconv.AppendInt(b, int64(n%256), 10)
+	return string(b)
 }
 
 // placeSettled binds pod to a node: its own nodeName, accounted for, or one the placer picks.
@@ -579,10 +593,9 @@ func (pl *placer) place(pod *model.Pod) (string, error) {
 	if _, byHost := pod.Spec.NodeSelector[scenarios.LabelHostname]; byHost {
 		return pl.placeByScan(pod, pl.nodes)
 	}
-	sel := labels.SelectorFromSet(pod.Spec.NodeSelector)
 	var best *placerNode
 	for _, c := range pl.classes {
-		if c.unscheduled || !sel.Matches(c.labels) {
+		if c.unscheduled || !matchesNodeSelector(pod.Spec.NodeSelector, c.labels) {
 			continue
 		}
 		if _, bad := model.FindMatchingUntoleratedTaint(c.node.Spec.Taints, pod.Spec.Tolerations, noScheduleOrExecute); bad {
@@ -608,6 +621,19 @@ func (pl *placer) place(pod *model.Pod) (string, error) {
 	}
 	pl.account(best.node.Name, pod)
 	return best.node.Name, nil
+}
+
+// matchesNodeSelector reports whether a node with labels l matches a pod's spec.nodeSelector
+// sel, as labels.SelectorFromSet(sel).Matches(labels.Set(l)) does (every key of sel is a label
+// of l with sel's value; an empty sel matches every node), without building the selector for
+// each pod placed.
+func matchesNodeSelector(sel, l map[string]string) bool {
+	for k, v := range sel { //detlint:ordered every entry must match; the order does not matter
+		if lv, ok := l[k]; !ok || lv != v {
+			return false
+		}
+	}
+	return true
 }
 
 // placesBefore reports whether a is a better node than b for a pod requesting cpu: a lower
@@ -640,13 +666,12 @@ func bestFit(nodes []*placerNode, cpu, mem int64) (*placerNode, bool) {
 // or explains why none fits.
 func (pl *placer) placeByScan(pod *model.Pod, nodes []*placerNode) (string, error) {
 	cpu, mem := podRequests(pod)
-	sel := labels.SelectorFromSet(pod.Spec.NodeSelector)
 	var best *placerNode
 	bestFrac := 2.0
 	var why placeFailures
 	for _, pn := range nodes {
 		switch {
-		case !sel.Matches(labels.Set(pn.node.Labels)):
+		case !matchesNodeSelector(pod.Spec.NodeSelector, pn.node.Labels):
 			why.selector++
 			continue
 		case pn.node.Spec.Unschedulable:
