@@ -32,8 +32,10 @@ type convergence struct {
 	podsOf map[string]map[string]struct{}
 	// lastOwnerKey is the owner key podOwnerKeys built last.
 	lastOwnerKey string
-	unsettled    int // ReplicaSets that are not satisfied
-	pending      int // pods in phase Pending (not terminating)
+	// keyBuf is scratch space for looking a pod's key up without building the string.
+	keyBuf    []byte
+	unsettled int // ReplicaSets that are not satisfied
+	pending   int // pods in phase Pending (not terminating)
 
 	// onServing, when set, is called whenever a ReplicaSet's count of serving pods changes.
 	onServing func(t *rsTrack)
@@ -189,8 +191,15 @@ func (c *convergence) observeOwner(o model.Object, desired int32, deleted, statu
 }
 
 func (c *convergence) observePod(o *model.Pod, deleted bool) {
-	key := model.Key(o)
-	old := c.pods[key]
+	// The track is looked up by the key's bytes, so that a status write (most observations)
+	// builds no key string.
+	var old *podTrack
+	if o.Namespace == "" {
+		old = c.pods[o.Name]
+	} else {
+		c.keyBuf = append(append(append(c.keyBuf[:0], o.Namespace...), '/'), o.Name...)
+		old = c.pods[string(c.keyBuf)]
+	}
 	if old != nil && !deleted && old.node == o.Spec.NodeName {
 		ownerKey, jobKey := c.podOwnerKeys(o, old)
 		if ownerKey == old.ownerKey && jobKey == old.jobKey {
@@ -201,6 +210,7 @@ func (c *convergence) observePod(o *model.Pod, deleted bool) {
 			return
 		}
 	}
+	key := model.Key(o)
 	if old != nil {
 		c.removePod(key, old)
 	}
