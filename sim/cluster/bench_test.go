@@ -62,7 +62,7 @@ func BenchmarkIdleThunderingHerdCluster(b *testing.B) {
 		b.ReportAllocs()
 		var events uint64
 		for i := 0; i < b.N; i++ {
-			events += runUnbuilt(b, scn, Options{}).events
+			events += runTimed(b, scn, Options{}, 0).events
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
 		b.ReportMetric(float64(events)/float64(b.N), "events/run")
@@ -73,42 +73,34 @@ func BenchmarkIdleThunderingHerdCluster(b *testing.B) {
 		b.ReportAllocs()
 		var events uint64
 		for i := 0; i < b.N; i++ {
-			var warm uint64
-			opts := Options{warmAt: vtime.FromDuration(warmUp), warmed: func(processed uint64) {
-				warm = processed
-				b.StartTimer()
-			}}
-			b.StopTimer()
-			res, err := Run(context.Background(), scn, opts)
-			b.StopTimer()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if warm == 0 {
-				b.Fatal("the run never reached the end of its warm-up")
-			}
-			events += res.EventsProcessed - warm
-			b.StartTimer()
+			events += runTimed(b, scn, Options{}, vtime.FromDuration(warmUp)).events
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
 		b.ReportMetric(float64(events)/float64(b.N), "events/run")
 	})
 }
 
-// unbuiltRun is what runUnbuilt measured: the run's events, without those of the build.
-type unbuiltRun struct {
+// timedRun is what runTimed measured: the run's events, without those before the timer started.
+type timedRun struct {
 	*report.Result
 	events uint64
 }
 
-// runUnbuilt runs scn with the benchmark's timer on only from the end of the build (the seam
-// Options.built) to Run's return. Allocations are counted the same way (testing.B counts them
-// while its timer runs).
-func runUnbuilt(b *testing.B, scn *scenarios.Scenario, opts Options) unbuiltRun {
+// runTimed runs scn with the benchmark's timer on only from the end of the build (the seam
+// Options.built), or from virtual time from when it is not zero (the seam Options.warmed), to
+// Run's return. Allocations are counted the same way (testing.B counts them while its timer
+// runs).
+func runTimed(b *testing.B, scn *scenarios.Scenario, opts Options, from vtime.Time) timedRun {
+	started := false
 	var before uint64
-	opts.built = func(events uint64) {
-		before = events
+	start := func(events uint64) {
+		started, before = true, events
 		b.StartTimer()
+	}
+	if from == 0 {
+		opts.built = start
+	} else {
+		opts.warmAt, opts.warmed = from, start
 	}
 	b.StopTimer()
 	res, err := Run(context.Background(), scn, opts)
@@ -116,8 +108,11 @@ func runUnbuilt(b *testing.B, scn *scenarios.Scenario, opts Options) unbuiltRun 
 	if err != nil {
 		b.Fatal(err)
 	}
+	if !started {
+		b.Fatalf("the run ended before the timer was to start (virtual %s)", from.Duration())
+	}
 	b.StartTimer()
-	return unbuiltRun{Result: res, events: res.EventsProcessed - before}
+	return timedRun{Result: res, events: res.EventsProcessed - before}
 }
 
 // The scale benchmarks run the slow built-ins (scenarios.SlowBuiltins) whole: minutes and
@@ -201,7 +196,7 @@ cluster:
 // and watch history, the watch deliveries to the node lifecycle controller's and the garbage
 // collector's informers, and their handlers. It reports wall time and kernel events per
 // renewal (the renewals are counted in the trace), over 30 virtual minutes of 200 nodes,
-// timing the run without the build (runUnbuilt).
+// timing the run without the build (runTimed).
 func BenchmarkLeaseRenewalChain(b *testing.B) {
 	scn, _, err := scenarios.Parse("lease-chain.yaml", []byte(leaseChainScenario), "")
 	if err != nil {
@@ -211,7 +206,7 @@ func BenchmarkLeaseRenewalChain(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		trace := &lineCounter{needle: []byte(" lease-renew ")}
-		res := runUnbuilt(b, scn, Options{Trace: trace})
+		res := runTimed(b, scn, Options{Trace: trace}, 0)
 		renewals += trace.count
 		events += res.events
 	}
