@@ -37,6 +37,12 @@ func GetAs[T model.Object](ctx context.Context, c *Client, namespace, name strin
 	return asResult[T](c.Get(ctx, kindOf[T](), namespace, name))
 }
 
+// GetSharedAs is Client.GetShared for the kind of T: the stored object itself, which the caller
+// only reads (docs/architecture.md, "Object ownership").
+func GetSharedAs[T model.Object](ctx context.Context, c *Client, namespace, name string) (T, error) {
+	return asResult[T](c.GetShared(ctx, kindOf[T](), namespace, name))
+}
+
 // ListAs is Client.List for the kind of T.
 func ListAs[T model.Object](ctx context.Context, c *Client, opts model.ListOptions) ([]T, uint64, error) {
 	objs, rv, err := c.List(ctx, kindOf[T](), opts)
@@ -67,4 +73,10 @@ func UpdateAs[T model.Object](ctx context.Context, c *Client, obj T) (T, error) 
 // UpdateStatusAs is Client.UpdateStatus returning the stored object as T.
 func UpdateStatusAs[T model.Object](ctx context.Context, c *Client, obj T) (T, error) {
 	return asResult[T](c.UpdateStatus(ctx, obj))
+}
+
+// UpdateStatusSharedAs is Client.UpdateStatusShared returning the stored object as T: obj is
+// handed over, and the caller only reads it and the answer afterwards.
+func UpdateStatusSharedAs[T model.Object](ctx context.Context, c *Client, obj T) (T, error) {
+	return asResult[T](c.UpdateStatusShared(ctx, obj))
 }

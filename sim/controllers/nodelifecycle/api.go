@@ -1,7 +1,6 @@
 package nodelifecycle
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
@@ -64,15 +63,7 @@ func (nc *Controller) updateNodeStatus(p *sim.Proc, node *model.Node) (*model.No
 // the cached one with a condition list of its own, which it only reads afterwards, and the
 // answer, the stored pod, is only read too (docs/architecture.md, "Object ownership").
 func (nc *Controller) updatePodStatus(p *sim.Proc, pod *model.Pod) (*model.Pod, error) {
-	obj, err := nc.c.UpdateStatusShared(p, pod)
-	if err != nil {
-		return nil, err
-	}
-	updated, ok := client.ObjectAs[*model.Pod](obj)
-	if !ok {
-		return nil, fmt.Errorf("nodelifecycle: status update of pod %s returned a %s", model.Key(pod), obj.GetKind())
-	}
-	return updated, nil
+	return client.UpdateStatusSharedAs(p, nc.c, pod)
 }
 
 func isNotFound(err error) bool { return apierrors.IsNotFound(err) }

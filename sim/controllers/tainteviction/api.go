@@ -26,15 +26,19 @@ func (tc *Controller) waitForCacheSync(p *sim.Proc) {
 	tc.nodes.Informer.WaitForSync(p)
 }
 
+// getPod reads the pod from the API server (GetShared): the answer is the stored pod itself,
+// which the controller only reads (docs/architecture.md, "Object ownership").
 func (tc *Controller) getPod(p *sim.Proc, namespace, name string) (*model.Pod, error) {
-	return client.GetAs[*model.Pod](p, tc.c, namespace, name)
+	return client.GetSharedAs[*model.Pod](p, tc.c, namespace, name)
 }
 
 // patchPodStatus writes the pod's new status. Upstream sends a strategic merge patch
 // (utilpod.PatchPodStatus); here the status update carries the resourceVersion that was read,
-// so a pod changed in between gives a Conflict, which the caller's retry loop absorbs.
+// so a pod changed in between gives a Conflict, which the caller's retry loop absorbs. updated
+// is handed over (UpdateStatusShared): the caller builds it for the write and does not touch
+// it afterwards.
 func (tc *Controller) patchPodStatus(p *sim.Proc, _ *model.Pod, updated *model.Pod) error {
-	_, err := client.UpdateStatusAs(p, tc.c, updated)
+	_, err := client.UpdateStatusSharedAs(p, tc.c, updated)
 	return err
 }
 

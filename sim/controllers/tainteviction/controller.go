@@ -1,6 +1,7 @@
 package tainteviction
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -431,16 +432,18 @@ func (tc *Controller) addConditionAndDeletePod(p *sim.Proc, namespace, name stri
 	if err != nil {
 		return 0, err
 	}
-	// The client's copy is private and the write sends a copy of it: edit it in place. Only
-	// its name and resourceVersion are read afterwards, which the edit leaves alone.
-	updated := pod
+	// pod is the stored pod, read-only: the write hands over a shallow copy with a condition
+	// list of its own; the rest stays shared with the stored pod. The deletion that follows
+	// reads pod's name and resourceVersion as read.
+	updated := *pod
+	updated.Status.Conditions = slices.Clone(pod.Status.Conditions)
 	if model.UpdatePodCondition(&updated.Status, model.PodCondition{
 		Type:    model.PodDisruptionTarget,
 		Status:  model.ConditionTrue,
 		Reason:  ReasonDeletionByTaintManager,
 		Message: messageDeletionByTaintManager,
 	}, tc.k.Now()) {
-		if err := tc.patchPodStatus(p, pod, updated); err != nil {
+		if err := tc.patchPodStatus(p, pod, &updated); err != nil {
 			return 0, err
 		}
 	}
