@@ -65,6 +65,9 @@ type cycleState struct {
 	// spreadMemos are the scheduler's PodTopologySpread PreScore memos (nil: count every node,
 	// as unit tests do).
 	spreadMemos *spreadMemos
+	// buffers are the scheduler's slices for a cycle's feasible nodes and scores, reused from
+	// one cycle to the next (nil: the cycle allocates its own, as the tests' cycles do).
+	buffers *cycleBuffers
 	// allNodes is the cycle's node list (the snapshot's NodeInfos().List()), set by preFilter;
 	// nodesWithAffinity are those with a pod that has inter-pod affinity terms
 	// (HavePodsWithAffinityList), nil when there are none.
@@ -380,6 +383,45 @@ func defaultNormalizeScore(maxPriority int64, reverse bool, scores []int64) {
 	}
 }
 
+// cycleBuffers are the slices a scheduling cycle fills, kept by the scheduler for the next
+// cycle: none of them outlives its cycle (the result names the chosen node only), so a cycle
+// over 500 nodes allocates none of its feasible list and five score vectors.
+type cycleBuffers struct {
+	feasible []*NodeInfo
+	nodes    []nodeScore
+	ints     []int64
+}
+
+// feasibleList returns an empty list with room for n nodes.
+func (b *cycleBuffers) feasibleList(n int) []*NodeInfo {
+	if b == nil {
+		return make([]*NodeInfo, 0, n)
+	}
+	if cap(b.feasible) < n {
+		b.feasible = make([]*NodeInfo, 0, n)
+	}
+	clear(b.feasible[:cap(b.feasible)]) // drop the last cycle's nodes
+	return b.feasible[:0]
+}
+
+// scores returns n zeroed node scores and 4n zeroed integers (the four per-plugin score
+// vectors prioritizeNodes normalizes).
+func (b *cycleBuffers) scores(n int) ([]nodeScore, []int64) {
+	if b == nil {
+		return make([]nodeScore, n), make([]int64, 4*n)
+	}
+	if cap(b.nodes) < n {
+		b.nodes = make([]nodeScore, n)
+	}
+	if cap(b.ints) < 4*n {
+		b.ints = make([]int64, 4*n)
+	}
+	nodes, ints := b.nodes[:n], b.ints[:4*n]
+	clear(nodes)
+	clear(ints)
+	return nodes, ints
+}
+
 // nodeScore is one feasible node's total and per-plugin weighted scores.
 type nodeScore struct {
 	ni    *NodeInfo
@@ -391,9 +433,8 @@ type nodeScore struct {
 // RunScorePlugins: score, normalize, multiply by the weight, sum).
 func prioritizeNodes(s *cycleState, feasible []*NodeInfo) []nodeScore {
 	n := len(feasible)
-	out := make([]nodeScore, n)
-	taint := make([]int64, n)
-	affinity := make([]int64, n)
+	out, ints := s.buffers.scores(n)
+	taint, affinity, spread, scores := ints[:n], ints[n:2*n], ints[2*n:3*n], ints[3*n:]
 	for i, ni := range feasible {
 		out[i].ni = ni
 		out[i].total = weightNodeResourcesFit * leastAllocatedScore(s, ni)
@@ -414,7 +455,6 @@ func prioritizeNodes(s *cycleState, feasible []*NodeInfo) []nodeScore {
 		out[i].total += weightTaintToleration*taint[i] + weightNodeAffinity*affinity[i]
 	}
 	if st := s.spreadPreScore(feasible); st != nil {
-		spread := make([]int64, n)
 		for i, ni := range feasible {
 			spread[i] = st.score(s, i, ni)
 		}
@@ -424,7 +464,6 @@ func prioritizeNodes(s *cycleState, feasible []*NodeInfo) []nodeScore {
 		}
 	}
 	if m := s.affinityPreScore(); m != nil {
-		scores := make([]int64, n)
 		for i, ni := range feasible {
 			scores[i] = m.score(ni.node)
 		}

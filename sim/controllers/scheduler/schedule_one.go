@@ -116,7 +116,7 @@ type scheduleResult struct {
 func findNodesThatPassFilters(s *cycleState, nodes []*NodeInfo, percentage int32, nextStart *int, diag *diagnosis) []*NodeInfo {
 	numAll := len(nodes)
 	toFind := int(NumFeasibleNodesToFind(percentage, int32(numAll)))
-	feasible := make([]*NodeInfo, 0, toFind)
+	feasible := s.buffers.feasibleList(toFind)
 	processed := 0
 	for i := 0; i < numAll && len(feasible) < toFind; i++ {
 		ni := nodes[(*nextStart+i)%numAll]

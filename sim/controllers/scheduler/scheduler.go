@@ -88,6 +88,8 @@ type Scheduler struct {
 	listers *listers
 	// spreadMemos are PodTopologySpread's PreScore sums across cycles (spreadmemo.go).
 	spreadMemos *spreadMemos
+	// buffers are the scheduling cycles' slices, reused (cycleBuffers).
+	buffers cycleBuffers
 
 	// rnd breaks score ties (selectHost); cycleRnd samples CycleBase. Separate streams, so
 	// that changing the cycle-time distribution does not change placements.
@@ -488,6 +490,7 @@ func (s *Scheduler) scheduleOne(p *sim.Proc, pInfo *queuedPodInfo) {
 	state.nominated = s.queue.nominator.nominatedPodsFor(pod)
 	state.listers = s.listers
 	state.spreadMemos = s.spreadMemos
+	state.buffers = &s.buffers
 	nodes := s.cache.nodeList()
 	result, fitErr, diag, err := schedulePod(state, nodes, s.cfg.PercentageOfNodesToScore, &s.nextStartNodeIndex, s.rnd)
 
