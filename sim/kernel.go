@@ -68,7 +68,7 @@ type Kernel struct {
 	trace Trace
 	procs int
 	// coroutines are idle coroutines for new processes (takeCoroutine).
-	coroutines []*coroutine
+	coroutines FreeList[coroutine]
 	// active are the coroutines running a process (started, not returned), for Close.
 	active []*coroutine
 }

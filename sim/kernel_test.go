@@ -227,7 +227,7 @@ func TestCoroutinesAreReused(t *testing.T) {
 	k.Spawn("spawner", func(p *Proc) {
 		p.Sleep(2 * time.Second)
 		victim.Kill()
-		require.Len(t, k.coroutines, 1, "first's coroutine is pooled; victim unwinds after this")
+		require.Equal(t, 1, k.coroutines.Len(), "first's coroutine is pooled; victim unwinds after this")
 		for i := range 3 {
 			k.Spawn(fmt.Sprintf("second-%d", i), func(p *Proc) {
 				p.Sleep(time.Duration(i) * time.Second)
@@ -240,14 +240,14 @@ func TestCoroutinesAreReused(t *testing.T) {
 	assert.Equal(t, []string{"first", "victim unwinds", "second-0", "second-1", "second-2"}, order)
 	assert.True(t, first.Finished())
 	assert.True(t, victim.Finished())
-	assert.Equal(t, 3, len(k.coroutines), "three coroutines served six processes")
+	assert.Equal(t, 3, k.coroutines.Len(), "three coroutines served six processes")
 
 	burst := New(1)
 	for i := range maxPooledCoroutines + 10 {
 		burst.Spawn(fmt.Sprintf("p%d", i), func(p *Proc) { p.Sleep(time.Second) })
 	}
 	burst.Run(Limits{})
-	assert.Equal(t, maxPooledCoroutines, len(burst.coroutines), "the pool is bounded")
+	assert.Equal(t, maxPooledCoroutines, burst.coroutines.Len(), "the pool is bounded")
 }
 
 // TestCloseEndsEveryCoroutine: after Close no goroutine of the kernel is left, whether its

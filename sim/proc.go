@@ -135,12 +135,8 @@ type coroutine struct {
 const maxPooledCoroutines = 1024
 
 func (k *Kernel) takeCoroutine() *coroutine {
-	var c *coroutine
-	if n := len(k.coroutines); n > 0 {
-		c = k.coroutines[n-1]
-		k.coroutines[n-1] = nil
-		k.coroutines = k.coroutines[:n-1]
-	} else {
+	c := k.coroutines.Take()
+	if c == nil {
 		c = &coroutine{}
 		c.next, c.stop = iter.Pull(c.loop)
 	}
@@ -155,11 +151,11 @@ func (k *Kernel) putCoroutine(c *coroutine) {
 	k.active[len(k.active)-1] = nil
 	k.active = k.active[:len(k.active)-1]
 	c.proc = nil
-	if len(k.coroutines) >= maxPooledCoroutines {
+	if k.coroutines.Len() >= maxPooledCoroutines {
 		c.stop()
 		return
 	}
-	k.coroutines = append(k.coroutines, c)
+	k.coroutines.Put(c)
 }
 
 // Close ends the run for good: every process still blocked unwinds as a killed one does
@@ -188,10 +184,9 @@ func (k *Kernel) Close() {
 		p.done = true
 		p.co = nil
 	}
-	for _, c := range k.coroutines {
+	for c := k.coroutines.Take(); c != nil; c = k.coroutines.Take() {
 		c.stop()
 	}
-	k.coroutines = nil
 	k.heap = nil
 }
 

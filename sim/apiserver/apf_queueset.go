@@ -172,7 +172,7 @@ type queueSet struct {
 	// them instead of at every queue.
 	waitingQueues []*fqQueue
 	// spare are finished requests for newRequest to reuse (finish).
-	spare []*apfRequest
+	spare sim.FreeList[apfRequest]
 	// onDemand is told the seat demand (seats in use plus seats waiting) whenever it changes
 	// (upstream's seatDemandIntegrator.Set).
 	onDemand func(float64)
@@ -255,12 +255,8 @@ func (qs *queueSet) setConcurrencyLimit(cl int) {
 
 // newRequest builds a request with its completed work estimate (completeWorkEstimate).
 func (qs *queueSet) newRequest(p *sim.Proc, fsName string, est workEstimate) *apfRequest {
-	var r *apfRequest
-	if n := len(qs.spare); n > 0 {
-		r = qs.spare[n-1]
-		qs.spare[n-1] = nil
-		qs.spare = qs.spare[:n-1]
-	} else {
+	r := qs.spare.Take()
+	if r == nil {
 		r = new(apfRequest)
 	}
 	*r = apfRequest{qs: qs, proc: p, fsName: fsName, arrival: qs.k.Now(), arrivalR: qs.currentR,
@@ -462,7 +458,7 @@ func (qs *queueSet) finish(r *apfRequest) {
 			// Nothing refers to r any more (a request that waited is left alone: its
 			// stopped timeout's function still names it).
 			*r = apfRequest{}
-			qs.spare = append(qs.spare, r)
+			qs.spare.Put(r)
 		}
 		return
 	}

@@ -111,7 +111,7 @@ type Client struct {
 	// spare are requests whose calls have returned, for the next calls to reuse: the server
 	// keeps no request after Do returns, and several processes may share a client, each with
 	// a call in flight.
-	spare []*apiserver.Request
+	spare sim.FreeList[apiserver.Request]
 }
 
 // New returns a client named name (the identity the server sees, as a user agent) with cfg's
@@ -160,19 +160,15 @@ func (c *Client) Stats() Stats {
 // Retry-After seconds, throttle again and resend. The request the server sees is one of the
 // client's spare ones, filled from r (Server.Do keeps none after it returns).
 func (c *Client) do(ctx context.Context, r apiserver.Request) apiserver.Response {
-	var req *apiserver.Request
-	if n := len(c.spare); n > 0 {
-		req = c.spare[n-1]
-		c.spare[n-1] = nil
-		c.spare = c.spare[:n-1]
-	} else {
+	req := c.spare.Take()
+	if req == nil {
 		req = new(apiserver.Request)
 	}
 	*req = r
 	req.Client = c.name
 	defer func() {
 		*req = apiserver.Request{}
-		c.spare = append(c.spare, req)
+		c.spare.Put(req)
 	}()
 	p := sim.ProcFromContext(ctx)
 	c.throttle(ctx, p)
