@@ -489,7 +489,7 @@ func (ex *expectations) event(e *scenarios.EventExpectation) (bool, string) {
 	want := max(e.Count, 1)
 	count := 0
 	first := -1.0
-	for _, ev := range ex.w.events {
+	for ev := range ex.w.events.all() {
 		if ev.Reason != e.Reason || (e.Kind != "" && ev.Kind != string(e.Kind)) ||
 			(e.Name != "" && ev.Name != e.Name) || (e.Namespace != "" && ev.Namespace != e.Namespace) {
 			continue

@@ -54,7 +54,7 @@ func (w *world) buildGitOps() error {
 		w.obs.sample(series+".out_of_sync", "resources", float64(outOfSync))
 	}
 	a.OnEvent = func(eventType, reason, message string) {
-		w.events = append(w.events, report.EventRecord{
+		w.events.add(report.EventRecord{
 			Time: w.k.Now().Seconds(), Type: eventType, Reason: reason, Kind: kind, Name: gitopsAppName,
 			Message: message, Source: name, Count: 1,
 		})

@@ -71,7 +71,7 @@ func (o *observer) commit(kind model.Kind, old, new model.Object) {
 		// events.jsonl: every Event write as the API server stored it (simulator.
 		// events-through-api); a TTL deletion is not a new Event.
 		if ev, ok := new.(*model.Event); ok {
-			o.w.events = append(o.w.events, report.EventRecordFrom(ev, o.w.k.Now()))
+			o.w.events.add(report.EventRecordFrom(ev, o.w.k.Now()))
 		}
 	case model.KindPod:
 		o.pod(old, -1)

@@ -118,7 +118,7 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	for _, e := range res.Expectations {
 		res.Passed = res.Passed && e.Passed
 	}
-	res.Events = w.events
+	res.Events = w.events.slice()
 	if opts.invariantViolations != nil {
 		opts.invariantViolations(append(w.obs.violations, mutations...))
 	}

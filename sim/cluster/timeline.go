@@ -436,7 +436,7 @@ func (tl *timeline) kubectl(e scenarios.TimelineEntry, r *actionRecord, finish f
 			// The action did not happen: the world cannot converge after it.
 			r.failed, r.err = true, err.Error()
 			w.k.Emit("timeline", "error", entryLabel(e), 0, err.Error())
-			w.events = append(w.events, report.EventRecord{
+			w.events.add(report.EventRecord{
 				Time: p.Now().Seconds(), Type: model.EventTypeWarning, Reason: "TimelineActionFailed",
 				Kind: "Scenario", Name: w.scn.Name, Message: fmt.Sprintf("%s: %v", entryLabel(e), err), Source: "kubectl", Count: 1,
 			})

@@ -91,7 +91,7 @@ type world struct {
 
 	failedJobs []failedJob // every Job seen failing, in order (verdicts)
 
-	events []report.EventRecord
+	events eventRecords // events.jsonl
 	// eventsAPI is simulator.events-through-api: components' Events go through their clients
 	// to the API server (and events.jsonl records what it stored); eventNames keeps their
 	// names unique across recorders.
@@ -161,7 +161,7 @@ func (w *world) resyncRand() *rand.Rand {
 type eventSink struct{ w *world }
 
 func (s eventSink) Record(ev *model.Event) {
-	s.w.events = append(s.w.events, report.EventRecordFrom(ev, s.w.k.Now()))
+	s.w.events.add(report.EventRecordFrom(ev, s.w.k.Now()))
 }
 
 // recorder returns the event recorder of a component whose Events carry source {component,
