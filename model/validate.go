@@ -848,16 +848,10 @@ func validateTaints(taints []Taint) field.ErrorList {
 // validateEvent follows upstream legacyValidateEvent: the event lives in the namespace of the
 // object it is about ("default" or none for cluster-scoped objects).
 func validateEvent(e *Event) field.ErrorList {
-	p := field.NewPath("involvedObject", "namespace")
 	ns := e.InvolvedObject.Namespace
-	if ns == "" {
-		if e.Namespace != "" && e.Namespace != metav1.NamespaceDefault {
-			return field.ErrorList{field.Invalid(p, ns, "does not match event.namespace")}
-		}
-		return nil
-	}
-	if e.Namespace != ns {
-		return field.ErrorList{field.Invalid(p, ns, "does not match event.namespace")}
+	if (ns == "" && e.Namespace != "" && e.Namespace != metav1.NamespaceDefault) || (ns != "" && e.Namespace != ns) {
+		// The path is built only for the error: every Event through the API is validated.
+		return field.ErrorList{field.Invalid(field.NewPath("involvedObject", "namespace"), ns, "does not match event.namespace")}
 	}
 	return nil
 }
