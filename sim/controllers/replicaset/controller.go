@@ -49,6 +49,8 @@ type Controller struct {
 	// for one sync's copy of them (getSyncBuffers).
 	pods        *podTable
 	syncBuffers []*syncBuffers
+	// selectors are the selectors of the ReplicaSets synced, by key (selectorOf).
+	selectors map[string]parsedSelector
 
 	expectations *controllerutil.UIDTrackingControllerExpectations
 	// podControl creates (handing each fresh pod over to the client) and deletes pods.
@@ -69,6 +71,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		cfg:          cfg,
 		rsInformer:   f.For(model.KindReplicaSet),
 		podInformer:  f.For(model.KindPod),
+		selectors:    map[string]parsedSelector{},
 		expectations: controllerutil.NewUIDTrackingControllerExpectations(controllerutil.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout)),
 	}
 	rsc.Base = controllerutil.NewBase(k, c, rec, Component, "ReplicaSet", "replicaset",

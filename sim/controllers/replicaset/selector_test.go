@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/reconsim/reconsim/model"
 )
 
 // TestPodSelectorAgreesWithLabelSelector checks the direct matchLabels comparison against the
@@ -65,4 +67,28 @@ func TestTemplatePairsAgreeWithAsSelector(t *testing.T) {
 		want := labels.Set(c.template).AsSelectorPreValidated().Matches(labels.Set(c.pod))
 		require.Equal(t, want, hasAllPairs(c.pod, labelPairs(c.template)), "template %v pod %v", c.template, c.pod)
 	}
+}
+
+// TestSelectorOfIsPerVersion checks that a ReplicaSet version's selector is converted once and
+// that a new version (another object) is converted again, as is an invalid selector's error.
+func TestSelectorOfIsPerVersion(t *testing.T) {
+	rsc := &Controller{selectors: map[string]parsedSelector{}}
+	v1 := &model.ReplicaSet{Spec: model.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}
+	ps, err := rsc.selectorOf("ns/rs", v1)
+	require.NoError(t, err)
+	require.True(t, ps.matches(map[string]string{"app": "a"}))
+	again, _ := rsc.selectorOf("ns/rs", v1)
+	require.Same(t, &ps.pairs[0], &again.pairs[0], "the same version is not converted again")
+
+	v2 := &model.ReplicaSet{Spec: model.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "b"}}}}
+	ps, err = rsc.selectorOf("ns/rs", v2)
+	require.NoError(t, err)
+	require.False(t, ps.matches(map[string]string{"app": "a"}))
+	require.True(t, ps.matches(map[string]string{"app": "b"}))
+
+	bad := &model.ReplicaSet{Spec: model.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Bogus"}}}}}
+	_, err = rsc.selectorOf("ns/rs", bad)
+	require.Error(t, err)
+	_, err = rsc.selectorOf("ns/rs", bad)
+	require.Error(t, err)
 }
