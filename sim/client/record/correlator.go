@@ -75,6 +75,11 @@ type Correlator struct {
 	spam       *lru[*rate.Limiter]
 	aggregates *lru[*aggregateRecord]
 	logs       *lru[eventLog]
+	// observed is the event the last EventCorrelate returned when the logger cached it under
+	// its own event key, and logged that cache entry: UpdateState of the server's copy of it
+	// finds the entry without building and hashing the key again.
+	observed *model.Event
+	logged   *lruEntry[eventLog]
 }
 
 // NewCorrelator returns a correlator with opts (zero fields take the defaults) reading time
@@ -95,61 +100,94 @@ func NewCorrelator(clock rate.Clock, opts CorrelatorOptions, names *Names) *Corr
 // (EventCorrelator.EventCorrelate): EventAggregate, then eventObserve, then the spam filter.
 // An event the filter skips has still been counted by the logger, as upstream.
 func (c *Correlator) EventCorrelate(ev *model.Event) CorrelateResult {
-	aggregated, key := c.aggregate(ev)
+	keys := keysOf(ev)
+	aggregated, key := c.aggregate(ev, keys)
 	observed, patch := c.observe(aggregated, key)
-	if c.filter(observed) {
+	c.observed = nil
+	if aggregated == ev {
+		// Cached under its own event key (not the aggregate key of a combined event).
+		c.observed, c.logged = observed, c.logs.head
+	}
+	// The spam key of the combined or counted event is ev's: they have its source, object and
+	// type.
+	if c.filter(keys.spam()) {
 		return CorrelateResult{Skip: true}
 	}
 	return CorrelateResult{Event: observed, Patch: patch}
 }
 
 // UpdateState records the server's copy of an event after a successful write
-// (EventCorrelator.UpdateState, eventLogger.updateState).
+// (EventCorrelator.UpdateState, eventLogger.updateState). The copy of the event the last
+// EventCorrelate returned has its event key, whose cache entry is still the most recent
+// unless another event was logged since: then the entry is updated in place.
 func (c *Correlator) UpdateState(ev *model.Event) {
-	c.logs.add(eventKey(ev), eventLog{count: ev.Count, firstTimestamp: ev.FirstTimestamp, name: ev.Name})
+	v := eventLog{count: ev.Count, firstTimestamp: ev.FirstTimestamp, name: ev.Name}
+	if c.observed != nil && c.logs.head == c.logged && sameEventKey(ev, c.observed) {
+		c.logged.value = v
+		return
+	}
+	c.logs.add(eventKey(ev), v)
 }
 
 // eventKey is getEventKey: source, involved object, type, reason and message, joined
 // without a separator as upstream joins them.
 func eventKey(ev *model.Event) string {
+	return keysOf(ev).event
+}
+
+// sameEventKey reports whether a and b have the same event key: the fields it joins are
+// equal.
+func sameEventKey(a, b *model.Event) bool {
+	return a.Source == b.Source && a.InvolvedObject.Kind == b.InvolvedObject.Kind &&
+		a.InvolvedObject.Namespace == b.InvolvedObject.Namespace && a.InvolvedObject.Name == b.InvolvedObject.Name &&
+		a.InvolvedObject.UID == b.InvolvedObject.UID && a.InvolvedObject.APIVersion == b.InvolvedObject.APIVersion &&
+		a.Type == b.Type && a.Reason == b.Reason && a.Message == b.Message
+}
+
+// eventKeys holds an event's three keys in two strings. Upstream's keys share a prefix:
+// getSpamKey joins source, involved object and type; getEventKey joins the same (with the
+// empty fieldPath) and then reason and message; EventAggregatorByReasonFunc's aggregate key
+// joins the spam key's fields and then reason, reporting controller and instance. So the
+// spam key is the start of the event key.
+type eventKeys struct {
+	event   string
+	spamLen int
+	ev      *model.Event
+}
+
+func keysOf(ev *model.Event) eventKeys {
 	o := &ev.InvolvedObject
-	return strings.Join([]string{
+	spam := len(ev.Source.Component) + len(ev.Source.Host) + len(o.Kind) + len(o.Namespace) +
+		len(o.Name) + len(o.UID) + len(o.APIVersion) + len(ev.Type)
+	var b strings.Builder
+	b.Grow(spam + len(ev.Reason) + len(ev.Message))
+	for _, s := range [...]string{
 		ev.Source.Component, ev.Source.Host,
 		string(o.Kind), o.Namespace, o.Name, "" /* fieldPath */, o.UID, o.APIVersion,
 		ev.Type, ev.Reason, ev.Message,
-	}, "")
+	} {
+		b.WriteString(s)
+	}
+	return eventKeys{event: b.String(), spamLen: spam, ev: ev}
 }
 
-// spamKey is getSpamKey: source, involved object and type (not reason nor message).
-func spamKey(ev *model.Event) string {
-	o := &ev.InvolvedObject
-	return strings.Join([]string{
-		ev.Source.Component, ev.Source.Host,
-		string(o.Kind), o.Namespace, o.Name, o.UID, o.APIVersion,
-		ev.Type,
-	}, "")
-}
+// spam is getSpamKey: source, involved object and type (not reason nor message).
+func (k eventKeys) spam() string { return k.event[:k.spamLen] }
 
-// aggregateKeys is EventAggregatorByReasonFunc: the aggregate key (source, involved object,
+// aggregate is EventAggregatorByReasonFunc: the aggregate key (source, involved object,
 // type, reason, reporting controller and instance) and the local key (the message).
-func aggregateKeys(ev *model.Event) (aggregateKey, localKey string) {
-	o := &ev.InvolvedObject
-	return strings.Join([]string{
-		ev.Source.Component, ev.Source.Host,
-		string(o.Kind), o.Namespace, o.Name, o.UID, o.APIVersion,
-		ev.Type, ev.Reason, ev.ReportingController, ev.ReportingInstance,
-	}, ""), ev.Message
+func (k eventKeys) aggregate() (aggregateKey, localKey string) {
+	return k.spam() + k.ev.Reason + k.ev.ReportingController + k.ev.ReportingInstance, k.ev.Message
 }
 
 // filter is EventSourceObjectSpamFilter.Filter: a token bucket per spam key (burst 25,
 // refill 1/300 s; flowcontrol.NewTokenBucketPassiveRateLimiterWithClock, which is
 // x/time/rate with the float32 qps widened); true means skip.
-func (c *Correlator) filter(ev *model.Event) bool {
-	key := spamKey(ev)
-	lim, ok := c.spam.get(key)
-	if !ok {
-		lim = rate.NewLimiter(c.clock, rate.Limit(c.opts.QPS), c.opts.BurstSize)
+func (c *Correlator) filter(key string) bool {
+	if e := c.spam.find(key); e != nil {
+		return !e.value.Allow()
 	}
+	lim := rate.NewLimiter(c.clock, rate.Limit(c.opts.QPS), c.opts.BurstSize)
 	skip := !lim.Allow()
 	c.spam.add(key, lim)
 	return skip
@@ -167,23 +205,31 @@ type aggregateRecord struct {
 // 1, message "(combined from similar events): <message>", a new name) keyed by the aggregate
 // key, so that later occurrences update it. Upstream then drops an arbitrary message from
 // the set (sets.Set.PopAny, Go map order); reconsim drops the smallest, so that runs repeat.
-func (c *Correlator) aggregate(ev *model.Event) (*model.Event, string) {
+func (c *Correlator) aggregate(ev *model.Event, keys eventKeys) (*model.Event, string) {
 	now := c.clock.Now()
-	aggKey, localKey := aggregateKeys(ev)
-	rec, found := c.aggregates.get(aggKey)
+	aggKey, localKey := keys.aggregate()
+	entry := c.aggregates.find(aggKey)
 	maxInterval := time.Duration(c.opts.MaxIntervalInSeconds) * time.Second
 	// Upstream compares against a zero time.Time when nothing was found, which is always
 	// older than the interval; virtual time starts at 0, so "not found" is explicit here.
-	if !found || now.Sub(rec.lastTimestamp) > maxInterval {
+	var rec *aggregateRecord
+	if entry != nil && now.Sub(entry.value.lastTimestamp) <= maxInterval {
+		rec = entry.value
+	} else {
 		rec = &aggregateRecord{}
 	}
 	if i, ok := slices.BinarySearch(rec.localKeys, localKey); !ok {
 		rec.localKeys = slices.Insert(rec.localKeys, i, localKey)
 	}
 	rec.lastTimestamp = now
-	c.aggregates.add(aggKey, rec)
+	// Upstream's Add after its Get: the found entry, already the most recent, takes rec.
+	if entry != nil {
+		entry.value = rec
+	} else {
+		c.aggregates.add(aggKey, rec)
+	}
 	if len(rec.localKeys) < c.opts.MaxEvents {
-		return ev, eventKey(ev)
+		return ev, keys.event
 	}
 	rec.localKeys = slices.Delete(rec.localKeys, 0, 1)
 	combined := &model.Event{
@@ -224,7 +270,9 @@ type countPatch struct {
 func (c *Correlator) observe(ev *model.Event, key string) (*model.Event, []byte) {
 	var patch []byte
 	out := ev
-	if last, ok := c.logs.get(key); ok && last.count > 0 {
+	entry := c.logs.find(key)
+	if entry != nil && entry.value.count > 0 {
+		last := entry.value
 		cp := *ev
 		cp.Name = last.name
 		cp.FirstTimestamp = last.firstTimestamp
@@ -232,7 +280,13 @@ func (c *Correlator) observe(ev *model.Event, key string) (*model.Event, []byte)
 		out = &cp
 		patch, _ = json.Marshal(countPatch{Count: cp.Count, LastTimestamp: cp.LastTimestamp, Message: cp.Message})
 	}
-	c.logs.add(key, eventLog{count: out.Count, firstTimestamp: out.FirstTimestamp, name: out.Name})
+	// Upstream's Add after its Get: a found entry is already the most recent.
+	v := eventLog{count: out.Count, firstTimestamp: out.FirstTimestamp, name: out.Name}
+	if entry != nil {
+		entry.value = v
+	} else {
+		c.logs.add(key, v)
+	}
 	return out, patch
 }
 
@@ -255,14 +309,16 @@ func newLRU[V any](max int) *lru[V] {
 	return &lru[V]{max: max, entries: map[string]*lruEntry[V]{}}
 }
 
-func (l *lru[V]) get(key string) (V, bool) {
+// find is groupcache's Get, returning the entry (nil when key is absent), now the most
+// recent: setting its value is Add's update of an existing key, without looking the key up
+// again.
+func (l *lru[V]) find(key string) *lruEntry[V] {
 	e, ok := l.entries[key]
 	if !ok {
-		var zero V
-		return zero, false
+		return nil
 	}
 	l.toFront(e)
-	return e.value, true
+	return e
 }
 
 func (l *lru[V]) add(key string, value V) {
