@@ -509,12 +509,17 @@ func (s *Store) sendBookmarks() {
 	rev := s.rev
 	for _, ks := range s.kindList {
 		ks.dispatching = true
+		// One bookmark object per kind and round, shared by its watchers as every event's
+		// object is (WatchEvent): 500 kubelets' pod watches took a new empty Pod each minute.
+		var obj model.Object
 		for _, w := range ks.watchers {
 			if w.lastRV >= rev || w.closing {
 				continue
 			}
-			obj := ks.info.New()
-			obj.Meta().ResourceVersion = rev
+			if obj == nil {
+				obj = ks.info.New()
+				obj.Meta().ResourceVersion = rev
+			}
 			s.watchStats.Bookmarks++
 			w.enqueue(WatchEvent{Type: Bookmark, Object: obj, ResourceVersion: rev})
 		}

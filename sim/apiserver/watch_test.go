@@ -322,13 +322,17 @@ func TestCloseWatches(t *testing.T) {
 
 func TestBookmarksAdvanceQuietWatchers(t *testing.T) {
 	k, s := newTestStore(t, nil)
-	pods := &recorder{k: k}
+	pods, pods2 := &recorder{k: k}, &recorder{k: k}
 	_, err := s.Watch(model.KindPod, model.ListOptions{}, 0, pods)
+	require.NoError(t, err)
+	_, err = s.Watch(model.KindPod, model.ListOptions{}, 0, pods2)
 	require.NoError(t, err)
 	k.After(time.Second, func() { mustCreate(t, s, newLease("n1")) })
 	run(k, 2*time.Minute)
 	require.Len(t, pods.events, 1)
+	require.Len(t, pods2.events, 1)
 	ev := pods.events[0]
+	assert.Same(t, ev.ev.Object, pods2.events[0].ev.Object, "a round's bookmark object is shared by the kind's watchers")
 	assert.Equal(t, Bookmark, ev.ev.Type)
 	assert.Equal(t, s.Revision(), ev.ev.ResourceVersion)
 	assert.Equal(t, s.Revision(), ev.ev.Object.Meta().ResourceVersion)
