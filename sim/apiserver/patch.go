@@ -70,12 +70,13 @@ func (s *Store) patch(kind model.Kind, namespace, name string, pt model.PatchTyp
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("encoding %s %q: %v", kind, name, err))
 	}
-	currentDoc, err := model.DecodeJSONExact(current)
-	if err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("decoding %s %q: %v", kind, name, err))
-	}
 	var merged []byte
 	if pt == model.MergePatchType || pt == "" {
+		// Only a merge patch works on the decoded document; the other types apply to the bytes.
+		currentDoc, err := model.DecodeJSONExact(current)
+		if err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("decoding %s %q: %v", kind, name, err))
+		}
 		merged, err = json.Marshal(mergePatch(currentDoc, patchDoc))
 		if err != nil {
 			return nil, apierrors.NewInternalError(fmt.Errorf("encoding patched %s %q: %v", kind, name, err))
