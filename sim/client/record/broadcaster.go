@@ -195,10 +195,18 @@ func (b *Broadcaster) recordEvent(p *sim.Proc, ev *model.Event, patch []byte, up
 		}
 	}
 	if !update || apierrors.IsNotFound(err) {
-		// A shallow copy, handed over: the stored Event is only read afterwards (UpdateState).
-		cp := *ev
-		cp.ResourceVersion = 0
-		obj, err = b.c.CreateShared(p, &cp)
+		// ev itself is handed over (CreateShared), not a copy: it is the broadcaster's own
+		// (the recorder made it, or the correlator a copy of it), nothing else keeps it, and
+		// the stored Event is only read afterwards (UpdateState). A failed create leaves it
+		// unstored, so a retry can send it again: the server answers every failure with an API
+		// status, which ends the tries, and only an error from outside it (never a stored
+		// object) is retried.
+		if ev.ResourceVersion != 0 {
+			cp := *ev
+			cp.ResourceVersion = 0
+			ev = &cp
+		}
+		obj, err = b.c.CreateShared(p, ev)
 		if err == nil {
 			b.stats.Created++
 		}
