@@ -168,7 +168,18 @@ func findCondition(cs []model.PodCondition, typ string) *model.PodCondition {
 // order) followed by the kubelet's own.
 func mergePodStatus(apiStatus, kubeletStatus *model.PodStatus) model.PodStatus {
 	merged := *kubeletStatus
-	merged.Conditions = make([]model.PodCondition, 0, len(apiStatus.Conditions)+len(kubeletStatus.Conditions))
+	n := 0
+	for i := range apiStatus.Conditions {
+		if !isKubeletCondition(apiStatus.Conditions[i].Type) {
+			n++
+		}
+	}
+	for i := range kubeletStatus.Conditions {
+		if isKubeletCondition(kubeletStatus.Conditions[i].Type) {
+			n++
+		}
+	}
+	merged.Conditions = make([]model.PodCondition, 0, n)
 	for _, c := range apiStatus.Conditions {
 		if !isKubeletCondition(c.Type) {
 			merged.Conditions = append(merged.Conditions, c)

@@ -159,8 +159,12 @@ func (sm *statusManager) seed(w *podWorker) {
 // TerminatePod): its times are fixed against the previous status, and if anything changed it
 // is queued for writing.
 func (sm *statusManager) setPodStatus(w *podWorker, generated model.PodStatus, finished bool) {
-	var st model.PodStatus
-	generated.DeepCopyInto(&st)
+	// Upstream caches a deep copy. Here the entry shares the generated status's container
+	// statuses (a generated status is never changed in place: the pod worker copies what it
+	// changes, as readinessChanged does) and gets conditions of its own, whose times
+	// normalizeStatus sets; the deep copy was 3% of the bytes thundering-herd allocated.
+	st := generated
+	st.Conditions = slices.Clone(generated.Conditions)
 	e, cached := sm.entries[w.uid]
 	old := &w.pod.Status
 	if cached {
