@@ -238,21 +238,35 @@ func (t *podTable) candidates(dst []podFacts, uid, namespace string) []podFacts 
 	}
 }
 
-// labelMatcher answers selector.matches for facts, once per distinct label set.
+// labelMatcher answers selector.matches for facts, once per distinct label set. The pods a
+// ReplicaSet syncs nearly all share one label set (its template's), so the set asked last and
+// its answer are kept apart from the memo: most questions are answered without a map lookup,
+// and a sync that meets one set makes no map.
 type labelMatcher struct {
-	sel  podSelector
-	memo map[*labelSet]bool
+	sel   podSelector
+	last  *labelSet
+	lastV bool
+	memo  map[*labelSet]bool // every set answered; made for the second one
 }
 
 func newLabelMatcher(sel podSelector) *labelMatcher {
-	return &labelMatcher{sel: sel, memo: map[*labelSet]bool{}}
+	return &labelMatcher{sel: sel}
 }
 
 func (m *labelMatcher) matches(f *podFacts) bool {
-	if v, ok := m.memo[f.labels]; ok {
-		return v
+	if m.last != nil && f.labels == m.last {
+		return m.lastV
 	}
-	v := m.sel.matches(f.labels.labels)
-	m.memo[f.labels] = v
+	v, ok := m.memo[f.labels]
+	if !ok {
+		v = m.sel.matches(f.labels.labels)
+		if m.last != nil {
+			if m.memo == nil {
+				m.memo = map[*labelSet]bool{m.last: m.lastV}
+			}
+			m.memo[f.labels] = v
+		}
+	}
+	m.last, m.lastV = f.labels, v
 	return v
 }

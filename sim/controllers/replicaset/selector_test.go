@@ -92,3 +92,23 @@ func TestSelectorOfIsPerVersion(t *testing.T) {
 	_, err = rsc.selectorOf("ns/rs", bad)
 	require.Error(t, err)
 }
+
+// TestLabelMatcherAnswersEverySetAsTheSelector asks a matcher about label sets in runs and in
+// alternation (the set asked last, the memo, a set never seen) and checks each answer against
+// the selector.
+func TestLabelMatcherAnswersEverySetAsTheSelector(t *testing.T) {
+	ls := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}
+	sel, err := metav1.LabelSelectorAsSelector(ls)
+	require.NoError(t, err)
+	sets := []*labelSet{
+		{labels: map[string]string{"app": "a"}},
+		{labels: map[string]string{"app": "b"}},
+		{labels: map[string]string{"app": "a", "tier": "web"}},
+		{labels: nil},
+	}
+	m := newLabelMatcher(newPodSelector(ls, sel))
+	for _, i := range []int{0, 0, 1, 1, 0, 2, 1, 3, 3, 0, 2} {
+		want := sel.Matches(labels.Set(sets[i].labels))
+		require.Equal(t, want, m.matches(&podFacts{labels: sets[i]}), "set %d", i)
+	}
+}
