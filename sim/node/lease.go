@@ -67,14 +67,16 @@ func (kl *Kubelet) backoffEnsureLease(p *sim.Proc) (*model.Lease, bool) {
 // ensureLease gets the lease, creating it if it does not exist; created says whether this
 // call created it.
 func (kl *Kubelet) ensureLease(p *sim.Proc) (*model.Lease, bool, error) {
-	obj, err := kl.c.Get(ctx(p), model.KindLease, NodeLeaseNamespace, kl.nodeName)
+	// The lease found is the stored one, shared and read-only: it becomes latestLease, the
+	// base of the next renewal, which newLease copies before it changes anything.
+	obj, err := kl.c.GetShared(ctx(p), model.KindLease, NodeLeaseNamespace, kl.nodeName)
 	if apierrors.IsNotFound(err) {
 		lease, err := kl.newLease(p, nil)
 		if err != nil {
 			// The owner reference could not be set: do not create the lease this time.
 			return nil, false, nil
 		}
-		created, err := kl.c.Create(ctx(p), lease)
+		created, err := kl.c.CreateShared(ctx(p), lease) // lease is new and not kept
 		if err != nil {
 			return nil, false, err
 		}

@@ -81,8 +81,13 @@ func (kl *Kubelet) registerWithAPIServer(p *sim.Proc) {
 // as it is (upstream reconciles a few labels and resources, which the simulator does not
 // model).
 func (kl *Kubelet) tryRegisterWithAPIServer(p *sim.Proc) bool {
+	// The Node is the kubelet's own (initialNode copies the template) and handed over; only
+	// its resource lists, which setNodeStatus shares with every status write, get copies of
+	// their own, as the server's create may default what it is given.
 	node := kl.initialNode()
-	created, err := kl.c.Create(ctx(p), node)
+	node.Status.Capacity = node.Status.Capacity.DeepCopy()
+	node.Status.Allocatable = node.Status.Allocatable.DeepCopy()
+	created, err := kl.c.CreateShared(ctx(p), node)
 	if err == nil {
 		kl.emit("register", kl.nodeObject(), created.Meta().ResourceVersion, "created")
 		return true
@@ -91,7 +96,8 @@ func (kl *Kubelet) tryRegisterWithAPIServer(p *sim.Proc) bool {
 		kl.emit("register-error", kl.nodeObject(), 0, err.Error())
 		return false
 	}
-	existing, err := kl.c.Get(ctx(p), model.KindNode, "", kl.nodeName)
+	// Only the existing Node's resourceVersion is read: no copy of it is needed.
+	existing, err := kl.c.GetShared(ctx(p), model.KindNode, "", kl.nodeName)
 	if err != nil {
 		kl.emit("register-error", kl.nodeObject(), 0, err.Error())
 		return false
