@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,7 +50,7 @@ func TestUniqueFIFOReleasesABurst(t *testing.T) {
 		}
 	}
 	assert.Nil(t, u.members, "the burst's map is released")
-	assert.Zero(t, cap(u.items.items), "the burst's array is released")
+	assert.Nil(t, u.items.blocks, "the burst's blocks are released")
 	assert.False(t, bool(u.burst))
 	assert.True(t, u.Add(7))
 	got, _ := u.Pop()
@@ -59,4 +60,47 @@ func TestUniqueFIFOReleasesABurst(t *testing.T) {
 	small.Add(1)
 	small.Pop()
 	assert.NotNil(t, small.members, "a list that never held a burst keeps its map")
+}
+
+// TestFifoMatchesASlice: pushes and pops in random runs (bursts past several blocks, and a
+// queue that empties and refills within one block) hand items out in the order a plain slice
+// does, with the same length throughout.
+func TestFifoMatchesASlice(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		seed           uint64
+		maxRun, rounds int
+	}{
+		{"short runs", 1, 5, 2000},
+		{"bursts past blocks", 2, 3 * fifoBlock, 200},
+		{"block-sized runs", 3, fifoBlock + 1, 300},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(tc.seed, 0))
+			var f fifo[int]
+			var want []int
+			next := 0
+			for range tc.rounds {
+				for range r.IntN(tc.maxRun + 1) {
+					f.push(next)
+					want = append(want, next)
+					next++
+				}
+				for range r.IntN(tc.maxRun + 1) {
+					if len(want) == 0 {
+						break
+					}
+					require.Equal(t, want[0], f.pop())
+					want = want[1:]
+				}
+				require.Equal(t, len(want), f.len())
+			}
+			for len(want) > 0 {
+				require.Equal(t, want[0], f.pop())
+				want = want[1:]
+			}
+			assert.Zero(t, f.len())
+			assert.LessOrEqual(t, len(f.blocks), 1, "a drained fifo keeps at most its last block")
+		})
+	}
 }

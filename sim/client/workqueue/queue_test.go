@@ -126,7 +126,7 @@ func TestQueueReleasesABurst(t *testing.T) {
 			require.Equal(t, len(m.dirty), q.Stats().Depth, "get %d", i)
 		}
 		assert.False(t, bool(q.burst), "the burst is over")
-		assert.Zero(t, cap(q.ready.items), "the burst's array is released")
+		assert.Nil(t, q.ready.blocks, "the burst's blocks are released")
 		q.Add(7)
 		got, _ := q.Get(p)
 		assert.Equal(t, 7, got)
