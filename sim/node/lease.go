@@ -157,7 +157,8 @@ func (kl *Kubelet) newLease(p *sim.Proc, base *model.Lease) (*model.Lease, error
 	}
 	lease.Spec.RenewTime = model.Ptr(kl.k.Now())
 	if len(lease.OwnerReferences) == 0 {
-		obj, err := kl.c.Get(ctx(p), model.KindNode, "", kl.nodeName)
+		// Only the Node's uid is read: the stored Node, uncopied.
+		obj, err := kl.c.GetShared(ctx(p), model.KindNode, "", kl.nodeName)
 		if err != nil {
 			return lease, err
 		}

@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -81,12 +82,10 @@ func (kl *Kubelet) registerWithAPIServer(p *sim.Proc) {
 // as it is (upstream reconciles a few labels and resources, which the simulator does not
 // model).
 func (kl *Kubelet) tryRegisterWithAPIServer(p *sim.Proc) bool {
-	// The Node is the kubelet's own (initialNode copies the template) and handed over; only
-	// its resource lists, which setNodeStatus shares with every status write, get copies of
-	// their own, as the server's create may default what it is given.
+	// The Node is the kubelet's own (initialNode copies what it takes from the template) and
+	// handed over. Its resource lists are the ones every status write shares (setNodeStatus):
+	// the server's create assigns fields of the Node it is given but changes no list in place.
 	node := kl.initialNode()
-	node.Status.Capacity = node.Status.Capacity.DeepCopy()
-	node.Status.Allocatable = node.Status.Allocatable.DeepCopy()
 	created, err := kl.c.CreateShared(ctx(p), node)
 	if err == nil {
 		kl.emit("register", kl.nodeObject(), created.Meta().ResourceVersion, "created")
@@ -107,13 +106,16 @@ func (kl *Kubelet) tryRegisterWithAPIServer(p *sim.Proc) bool {
 }
 
 // initialNode is the Node the kubelet registers: the scenario's name, labels, taints and
-// resources, with the status setters applied.
+// resources, with the status setters applied. It copies only what it takes from the
+// kubelet's template (the maps and the taint list; a taint's TimeAdded stays shared, as
+// nothing changes a taint in place): the template's status, which the setters replace, is not
+// copied.
 func (kl *Kubelet) initialNode() *model.Node {
-	tmpl := kl.node.DeepCopy()
-	n := &model.Node{Spec: tmpl.Spec}
+	n := &model.Node{Spec: kl.node.Spec}
+	n.Spec.Taints = slices.Clone(kl.node.Spec.Taints)
 	n.Name = kl.nodeName
-	n.Labels = tmpl.Labels
-	n.Annotations = tmpl.Annotations
+	n.Labels = maps.Clone(kl.node.Labels)
+	n.Annotations = maps.Clone(kl.node.Annotations)
 	kl.setNodeStatus(n)
 	return n
 }
