@@ -86,6 +86,17 @@ type UniqueFIFO[T comparable] struct {
 	items   fifo[T]
 	members map[T]struct{}
 	burst   burst
+	// reserve is the size of a burst announced by Reserve, for which the next Add makes
+	// members.
+	reserve int
+}
+
+// Reserve is Typed.Reserve for the list: the next Add into the empty list makes its set of
+// members for n items.
+func (u *UniqueFIFO[T]) Reserve(n int) {
+	if n > burstItems && len(u.members) == 0 {
+		u.reserve = n
+	}
 }
 
 // Add appends item unless it is already waiting; it reports whether it appended.
@@ -93,9 +104,10 @@ func (u *UniqueFIFO[T]) Add(item T) bool {
 	if _, ok := u.members[item]; ok {
 		return false
 	}
-	if u.members == nil {
-		u.members = make(map[T]struct{})
+	if u.members == nil || u.reserve > 0 && len(u.members) == 0 {
+		u.members = make(map[T]struct{}, u.reserve)
 	}
+	u.reserve = 0
 	u.members[item] = struct{}{}
 	u.items.push(item)
 	u.burst.grew(len(u.members))

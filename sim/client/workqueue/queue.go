@@ -76,6 +76,8 @@ type Typed[T comparable] struct {
 	processing map[T]vtime.Time
 	// burst notes that dirty held a burst, to be released once it is handed out.
 	burst burst
+	// reserve is the size of a burst announced by Reserve, for which the next Add makes dirty.
+	reserve int
 
 	// waiters are the processes parked in Get; drainWaiters are parked in ShutDownWithDrain.
 	waiters      sim.WaitQueue
@@ -118,6 +120,12 @@ func (q *Typed[T]) Add(item T) {
 		return
 	}
 	q.adds++
+	if q.reserve > 0 {
+		if len(q.dirty) == 0 {
+			q.dirty = make(map[T]vtime.Time, q.reserve)
+		}
+		q.reserve = 0
+	}
 	q.dirty[item] = q.k.Now()
 	q.burst.grew(len(q.dirty))
 	if _, ok := q.processing[item]; ok {
@@ -125,6 +133,16 @@ func (q *Typed[T]) Add(item T) {
 	}
 	q.ready.push(item)
 	q.waiters.Signal()
+}
+
+// Reserve tells an empty queue that about n items are about to be added at once (an
+// informer's first list queues every object it lists): the next Add makes the map of waiting
+// items for n, instead of the map growing item by item. Small n, or a queue with items
+// waiting, are ignored; nothing is allocated until an item comes.
+func (q *Typed[T]) Reserve(n int) {
+	if n > burstItems && len(q.dirty) == 0 {
+		q.reserve = n
+	}
 }
 
 // Len returns the number of items ready to be handed out.

@@ -22,7 +22,15 @@ func newCaches(f *client.SharedInformerFactory, nc *Controller) (controllerutil.
 	nodes := f.For(model.KindNode)
 	leases := f.For(model.KindLease)
 	pods := f.For(model.KindPod)
-	pods.AddEventHandler(controllerutil.ChangeHandlers[*model.Pod]{Changed: nc.podUpdated, IgnoreDeletes: true}.Funcs())
+	podHandlers := controllerutil.ChangeHandlers[*model.Pod]{Changed: nc.podUpdated, IgnoreDeletes: true}.Funcs()
+	// A first list queues every pod bound to a node (podUpdated): the queue is sized for the
+	// list rather than growing item by item (workqueue.Typed.Reserve).
+	podHandlers.ListSizeFunc = func(n int) {
+		if nc.podUpdateQueue != nil {
+			nc.podUpdateQueue.Reserve(n)
+		}
+	}
+	pods.AddEventHandler(podHandlers)
 	nodes.AddEventHandler(client.EventHandlerFuncs{
 		AddFunc: func(obj model.Object, _ bool) {
 			if n, ok := client.ObjectAs[*model.Node](obj); ok && nc.running {

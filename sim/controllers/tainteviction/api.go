@@ -15,7 +15,9 @@ import (
 func newCaches(f *client.SharedInformerFactory, tc *Controller) (controllerutil.Lister[*model.Pod], controllerutil.Lister[*model.Node]) {
 	pods := f.For(model.KindPod)
 	nodes := f.For(model.KindNode)
-	pods.AddEventHandler(controllerutil.ChangeHandlers[*model.Pod]{Changed: tc.podUpdated}.Funcs())
+	podHandlers := controllerutil.ChangeHandlers[*model.Pod]{Changed: tc.podUpdated}.Funcs()
+	podHandlers.ListSizeFunc = tc.reservePodUpdates
+	pods.AddEventHandler(podHandlers)
 	nodes.AddEventHandler(controllerutil.ChangeHandlers[*model.Node]{Changed: tc.nodeUpdated}.Funcs())
 	return controllerutil.Lister[*model.Pod]{Informer: pods}, controllerutil.Lister[*model.Node]{Informer: nodes}
 }
@@ -49,4 +51,13 @@ func (tc *Controller) deletePod(p *sim.Proc, pod *model.Pod) (uint64, error) {
 		return 0, err
 	}
 	return pod.ResourceVersion, nil
+}
+
+// reservePodUpdates readies the shards' pod lists for a first list of n pods, which queues
+// every pod (podUpdated), spread over the shards by node name (the lists are sized, not
+// filled: see workqueue.UniqueFIFO.Reserve).
+func (tc *Controller) reservePodUpdates(n int) {
+	for _, s := range tc.shards {
+		s.pods.Reserve(n/len(tc.shards) + 1)
+	}
 }
