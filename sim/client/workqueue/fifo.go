@@ -25,26 +25,30 @@ func (b *burst) drained(n int) bool {
 	return false
 }
 
-// fifoBlock is the most items one block of a fifo holds. A queue that an informer's first list
+// fifoBlock is the most items one block of a FIFO holds. A queue that an informer's first list
 // fills with every pod of the cluster (150,000 in scale-5k) grows by whole blocks instead of
 // doubling one array, and frees the blocks as they are handed out: doubling copied every item
 // again at each step and left each old array behind (61 MiB of scale-5k's allocations, in
 // taint eviction's and node lifecycle's pod queues).
 const fifoBlock = 256
 
-// fifo holds items handed out oldest first: blocks[0][head:], then the later blocks in order.
+// FIFO holds items handed out oldest first: blocks[0][head:], then the later blocks in order.
 // The last block grows by append up to fifoBlock items, so that a short queue holds a small
 // array, as a plain slice would; a full last block is followed by a new one. A block handed out
-// entirely is dropped, except the last one, which is reused from its start.
-type fifo[T any] struct {
+// entirely is dropped, except the last one, which is reused from its start. It is the list
+// under Typed and UniqueFIFO, and under queues of their own that need neither deduplication nor
+// processing state (the garbage collector's graph changes). The zero value is empty.
+type FIFO[T any] struct {
 	blocks [][]T
 	head   int
 	n      int
 }
 
-func (f *fifo[T]) len() int { return f.n }
+// Len returns the number of items waiting.
+func (f *FIFO[T]) Len() int { return f.n }
 
-func (f *fifo[T]) push(item T) {
+// Push appends item.
+func (f *FIFO[T]) Push(item T) {
 	last := len(f.blocks) - 1
 	if last < 0 || (len(f.blocks[last]) == cap(f.blocks[last]) && cap(f.blocks[last]) >= fifoBlock) {
 		f.blocks = append(f.blocks, nil)
@@ -57,8 +61,8 @@ func (f *fifo[T]) push(item T) {
 	f.n++
 }
 
-// pop removes the oldest item; the fifo must not be empty.
-func (f *fifo[T]) pop() T {
+// Pop removes and returns the oldest item; the FIFO must not be empty.
+func (f *FIFO[T]) Pop() T {
 	b := f.blocks[0]
 	item := b[f.head]
 	var zero T
@@ -83,7 +87,7 @@ func (f *fifo[T]) pop() T {
 // does nothing; Pop hands out the oldest. Like Typed, an emptied list that held a burst
 // releases its memory. The zero value is an empty list.
 type UniqueFIFO[T comparable] struct {
-	items   fifo[T]
+	items   FIFO[T]
 	members map[T]struct{}
 	burst   burst
 	// reserve is the size of a burst announced by Reserve, for which the next Add makes
@@ -109,23 +113,23 @@ func (u *UniqueFIFO[T]) Add(item T) bool {
 	}
 	u.reserve = 0
 	u.members[item] = struct{}{}
-	u.items.push(item)
+	u.items.Push(item)
 	u.burst.grew(len(u.members))
 	return true
 }
 
 // Len returns the number of items waiting.
-func (u *UniqueFIFO[T]) Len() int { return u.items.len() }
+func (u *UniqueFIFO[T]) Len() int { return u.items.Len() }
 
 // Pop removes and returns the oldest item; ok is false when the list is empty.
 func (u *UniqueFIFO[T]) Pop() (item T, ok bool) {
-	if u.items.len() == 0 {
+	if u.items.Len() == 0 {
 		return item, false
 	}
-	item = u.items.pop()
+	item = u.items.Pop()
 	delete(u.members, item)
 	if u.burst.drained(len(u.members)) {
-		u.items, u.members = fifo[T]{}, nil
+		u.items, u.members = FIFO[T]{}, nil
 	}
 	return item, true
 }

@@ -79,12 +79,12 @@ func TestFifoMatchesASlice(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(tc.seed, 0))
-			var f fifo[int]
+			var f FIFO[int]
 			var want []int
 			next := 0
 			for range tc.rounds {
 				for range r.IntN(tc.maxRun + 1) {
-					f.push(next)
+					f.Push(next)
 					want = append(want, next)
 					next++
 				}
@@ -92,16 +92,16 @@ func TestFifoMatchesASlice(t *testing.T) {
 					if len(want) == 0 {
 						break
 					}
-					require.Equal(t, want[0], f.pop())
+					require.Equal(t, want[0], f.Pop())
 					want = want[1:]
 				}
-				require.Equal(t, len(want), f.len())
+				require.Equal(t, len(want), f.Len())
 			}
 			for len(want) > 0 {
-				require.Equal(t, want[0], f.pop())
+				require.Equal(t, want[0], f.Pop())
 				want = want[1:]
 			}
-			assert.Zero(t, f.len())
+			assert.Zero(t, f.Len())
 			assert.LessOrEqual(t, len(f.blocks), 1, "a drained fifo keeps at most its last block")
 		})
 	}

@@ -69,7 +69,7 @@ type Typed[T comparable] struct {
 	name string
 
 	// ready holds the items ready to be handed out, oldest first.
-	ready fifo[T]
+	ready FIFO[T]
 	// dirty holds every item that needs processing, with the time it was added (for the
 	// queue-duration metric); processing holds the items handed out, with the time of Get.
 	dirty      map[T]vtime.Time
@@ -131,7 +131,7 @@ func (q *Typed[T]) Add(item T) {
 	if _, ok := q.processing[item]; ok {
 		return
 	}
-	q.ready.push(item)
+	q.ready.Push(item)
 	q.waiters.Signal()
 }
 
@@ -146,7 +146,7 @@ func (q *Typed[T]) Reserve(n int) {
 }
 
 // Len returns the number of items ready to be handed out.
-func (q *Typed[T]) Len() int { return q.ready.len() }
+func (q *Typed[T]) Len() int { return q.ready.Len() }
 
 // Get parks the calling process until an item is ready or the queue shuts down (upstream Get).
 // Items still queued at shutdown are handed out before Get reports shutdown. It panics if ctx
@@ -160,14 +160,14 @@ func (q *Typed[T]) Get(ctx context.Context) (item T, shutdown bool) {
 		var zero T
 		return zero, true
 	}
-	item = q.ready.pop()
+	item = q.ready.Pop()
 	now := q.k.Now()
 	q.gets++
 	q.queueDurationTotal += now.Sub(q.dirty[item])
 	q.processing[item] = now
 	delete(q.dirty, item)
 	if q.burst.drained(len(q.dirty)) {
-		q.dirty, q.ready = make(map[T]vtime.Time), fifo[T]{}
+		q.dirty, q.ready = make(map[T]vtime.Time), FIFO[T]{}
 	}
 	return item, false
 }
@@ -183,7 +183,7 @@ func (q *Typed[T]) Done(item T) {
 	q.workDurationTotal += q.k.Now().Sub(start)
 	delete(q.processing, item)
 	if _, ok := q.dirty[item]; ok {
-		q.ready.push(item)
+		q.ready.Push(item)
 		q.waiters.Signal()
 	}
 	if len(q.processing) == 0 && len(q.drainWaiters) > 0 {

@@ -110,7 +110,7 @@ const listSizeHintMin = 1024
 
 // OnAdd queues an add event.
 func (h *monitorHandler) OnAdd(obj model.Object, _ bool) {
-	h.gc.graphChanges.Add(&event{eventType: addEvent, obj: obj, identity: h.identity(obj)})
+	h.gc.graphChanges.Add(event{eventType: addEvent, obj: obj, identity: h.identity(obj)})
 }
 
 // OnUpdate queues an update event, unless the update changes nothing the graph keeps.
@@ -124,7 +124,7 @@ func (h *monitorHandler) OnUpdate(oldObj, newObj model.Object) {
 		h.gc.stats.UnchangedUpdates++
 		return
 	}
-	h.gc.graphChanges.Add(&event{eventType: updateEvent, obj: newObj, oldObj: oldObj, identity: h.identity(newObj)})
+	h.gc.graphChanges.Add(event{eventType: updateEvent, obj: newObj, oldObj: oldObj, identity: h.identity(newObj)})
 }
 
 // graphMetaUnchanged reports whether an update from old to cur keeps everything
@@ -143,7 +143,7 @@ func (h *monitorHandler) OnDelete(obj any) {
 	if !ok {
 		return
 	}
-	h.gc.graphChanges.Add(&event{eventType: deleteEvent, obj: o, identity: h.identity(o)})
+	h.gc.graphChanges.Add(event{eventType: deleteEvent, obj: o, identity: h.identity(o)})
 }
 
 // runProcessGraphChanges is the graph builder's single process.
@@ -154,14 +154,14 @@ func (gc *Controller) runProcessGraphChanges(p *sim.Proc) {
 			return
 		}
 		gc.stats.GraphChanges++
-		gc.processGraphChanges(ev)
+		gc.processGraphChanges(&ev)
 	}
 }
 
 // enqueueVirtualDeleteEvent makes the graph builder forget a node whose object the API server
 // says does not exist (upstream enqueueVirtualDeleteEvent).
 func (gc *Controller) enqueueVirtualDeleteEvent(ref objectReference) {
-	gc.graphChanges.Add(&event{virtual: true, eventType: deleteEvent, identity: ref})
+	gc.graphChanges.Add(event{virtual: true, eventType: deleteEvent, identity: ref})
 }
 
 // nodeReplace puts n in place of the node with the same UID, in the UID index and in its

@@ -17,8 +17,8 @@ import (
 func TestEventQueueOrderAndShutdown(t *testing.T) {
 	k := sim.New(1)
 	q := &eventQueue{}
-	evs := []*event{{eventType: addEvent}, {eventType: updateEvent}, {eventType: deleteEvent}}
-	var got []*event
+	evs := []event{{eventType: addEvent}, {eventType: updateEvent}, {eventType: deleteEvent}}
+	var got []event
 	var gotAt []vtime.Time
 	shutdown := false
 	k.Spawn("consumer", func(p *sim.Proc) {
@@ -37,7 +37,7 @@ func TestEventQueueOrderAndShutdown(t *testing.T) {
 		q.Add(evs[1])
 		q.Add(evs[2])
 		q.ShutDown()
-		q.Add(&event{})
+		q.Add(event{})
 	})
 	k.Run(sim.Limits{})
 	require.Equal(t, evs, got)
@@ -52,14 +52,14 @@ func TestEventQueueKilledWaiterPassesTheSignalOn(t *testing.T) {
 	k := sim.New(1)
 	q := &eventQueue{}
 	var first *sim.Proc
-	var got *event
+	var got event
 	first = k.Spawn("first", func(p *sim.Proc) { q.Get(p) })
 	k.Spawn("second", func(p *sim.Proc) { got, _ = q.Get(p) })
-	ev := &event{eventType: addEvent}
+	ev := event{eventType: addEvent, identity: objectReference{UID: "u1"}}
 	k.After(time.Second, func() {
 		q.Add(ev) // signals first
 		first.Kill()
 	})
 	k.Run(sim.Limits{})
-	assert.Same(t, ev, got)
+	assert.Equal(t, ev, got)
 }
