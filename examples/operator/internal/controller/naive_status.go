@@ -3,10 +3,10 @@ package controller
 import (
 	"context"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	webappv1alpha1 "github.com/reconsim/reconsim/examples/operator/api/v1alpha1"
@@ -26,26 +26,21 @@ type NaiveStatusReconciler struct {
 
 // Reconcile is WebAppReconciler.Reconcile with a naive status update.
 func (r *NaiveStatusReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var app webappv1alpha1.WebApp
-	if err := r.Get(ctx, req.NamespacedName, &app); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !app.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
-	}
-	dep, err := r.ReconcileChildren(ctx, &app)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	st := Status(app.Status, &app, dep.Status.ReadyReplicas, metav1.NewTime(r.now()))
+	return r.reconcile(ctx, req, r.naiveUpdateStatus)
+}
+
+// naiveUpdateStatus writes the status the WebApp should report, when it differs from the one
+// it has, once.
+func (r *NaiveStatusReconciler) naiveUpdateStatus(ctx context.Context, app *webappv1alpha1.WebApp, dep *appsv1.Deployment) error {
+	st := Status(app.Status, app, dep.Status.ReadyReplicas, metav1.NewTime(r.now()))
 	if equality.Semantic.DeepEqual(st, app.Status) {
-		return ctrl.Result{}, nil
+		return nil
 	}
 	app.Status = st
-	if err := r.Status().Update(ctx, &app); err != nil {
+	if err := r.Status().Update(ctx, app); err != nil {
 		// BUG: logged and dropped. Return err (the work queue retries with back-off), or
 		// retry on conflict as WebAppReconciler.updateStatus does.
 		logf.FromContext(ctx).Error(err, "unable to update WebApp status")
 	}
-	return ctrl.Result{}, nil
+	return nil
 }

@@ -64,6 +64,13 @@ type WebAppReconciler struct {
 // Reconcile makes the WebApp's Deployment, Service and PodDisruptionBudget match its spec
 // and reports the Deployment's readiness in the WebApp's status.
 func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return r.reconcile(ctx, req, r.updateStatus)
+}
+
+// reconcile is Reconcile with its status write, writeStatus, given: the one step in which
+// NaiveStatusReconciler differs.
+func (r *WebAppReconciler) reconcile(ctx context.Context, req ctrl.Request,
+	writeStatus func(context.Context, *webappv1alpha1.WebApp, *appsv1.Deployment) error) (ctrl.Result, error) {
 	var app webappv1alpha1.WebApp
 	if err := r.Get(ctx, req.NamespacedName, &app); err != nil {
 		// Deleted: the garbage collector removes what it owned.
@@ -76,7 +83,7 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{}, r.updateStatus(ctx, &app, dep)
+	return ctrl.Result{}, writeStatus(ctx, &app, dep)
 }
 
 // ReconcileChildren creates or updates the WebApp's Deployment, Service and
