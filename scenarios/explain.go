@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reconsim/reconsim/internal/flagtab"
 	"github.com/reconsim/reconsim/sim/features"
 )
 
@@ -150,7 +151,7 @@ func explainFlag(f Flag) string {
 	if f.Simulator {
 		b.WriteString("  note       a simulator setting, not an upstream one\n")
 	}
-	if f.Type == TypeDist {
+	if f.Type == flagtab.Dist {
 		b.WriteString("  syntax     a duration (constant), uniform(1ms..5ms), exponential(min=1ms,mean=3ms),\n" +
 			"             lognormal(median=2ms,p99=20ms,max=1s); in YAML also {kind: lognormal, median: 2ms, p99: 20ms}\n")
 	}

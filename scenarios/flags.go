@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/flagtab"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/controllers/scheduler"
 	"github.com/reconsim/reconsim/sim/features"
@@ -18,19 +19,10 @@ import (
 	"github.com/reconsim/reconsim/sim/leaderelection"
 )
 
-// FlagType is the type of a component flag's value.
-type FlagType string
-
-// The flag types. Values are written as on the command line: durations with a unit ("50s"),
-// numbers, true/false, strings, and distributions (see ParseDist).
-const (
-	TypeDuration FlagType = "duration"
-	TypeInt      FlagType = "int"
-	TypeFloat    FlagType = "float"
-	TypeBool     FlagType = "bool"
-	TypeString   FlagType = "string"
-	TypeDist     FlagType = "dist"
-)
+// FlagType is the type of a component flag's value, that of the components' flag tables:
+// flagtab.Duration (with a unit, "50s"), Int, Float, Bool (true/false), String or Dist (see
+// ParseDist), written as on the command line.
+type FlagType = flagtab.Type
 
 // The components a scenario can configure under `components:`.
 const (
@@ -380,16 +372,16 @@ var flags = withTables(slices.Concat(
 			Help: "How often the metrics-server model scrapes the kubelets; the HPA sees usage this stale."},
 		{Name: "housekeeping-interval", check: nonNegative, Simulator: true,
 			Help: "How often each kubelet samples container usage for the metrics pipeline; 0 samples at scrape time."},
-		{Name: "upstream-version", Type: TypeString, Default: DefaultUpstreamVersion, Simulator: true, check: supportedVersion,
+		{Name: "upstream-version", Type: flagtab.String, Default: DefaultUpstreamVersion, Simulator: true, check: supportedVersion,
 			Source: "simulator setting; the default is the newest release whose k8s.io/api the module uses (go.mod)",
 			Help: "Kubernetes minor version (" + SupportedUpstreamVersions[0] + " to " + DefaultUpstreamVersion + ") whose flag defaults apply to flags that are not set, and whose feature gates and behaviour changes every component follows (the gate table below; docs/upstream.md#versions). " +
 				"Every component runs the same version: version skew between components is not modelled."},
-		{Name: "feature-gates", Type: TypeString, Default: "", Simulator: true, check: featureGates,
+		{Name: "feature-gates", Type: flagtab.String, Default: "", Simulator: true, check: featureGates,
 			Source: "component-base featuregate --feature-gates (Name=true,Name=false,...)",
 			Help:   "Overrides single gates of the gate table for every component, as upstream's --feature-gates does (a gate upstream locked in the chosen version cannot be changed); the rest follow simulator.upstream-version."},
 	}),
 	ofComponent(ComponentGitOpsAgent, []Flag{
-		{Name: "enabled", Type: TypeBool, Default: "false", Simulator: true,
+		{Name: "enabled", Type: flagtab.Bool, Default: "false", Simulator: true,
 			Source: "simulator setting",
 			Help:   "Run the GitOps agent. It also runs when any other gitops-agent flag is set, unless this one is set to false."},
 		{Name: "mode", Simulator: true, check: oneOf("argocd", "flux"),
@@ -565,7 +557,7 @@ func (v flagValue) num() float64 {
 func parseFlagText(f Flag, text string) (flagValue, error) {
 	v := flagValue{text: text}
 	switch f.Type {
-	case TypeDuration:
+	case flagtab.Duration:
 		d, err := parseDuration(text)
 		if err != nil {
 			return v, err
@@ -577,7 +569,7 @@ func parseFlagText(f Flag, text string) (flagValue, error) {
 			return v, fmt.Errorf("must be at most %s, got %s", maxFlagDuration, text)
 		}
 		v.dur, v.text = d, formatDuration(d)
-	case TypeInt:
+	case flagtab.Int:
 		n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
 		if err != nil {
 			return v, fmt.Errorf("want an integer, got %q", text)
@@ -586,7 +578,7 @@ func parseFlagText(f Flag, text string) (flagValue, error) {
 			return v, fmt.Errorf("must be at most %d, got %s", maxFlagInt, text)
 		}
 		v.i, v.text = n, strconv.FormatInt(n, 10)
-	case TypeFloat:
+	case flagtab.Float:
 		x, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 			return v, fmt.Errorf("want a number, got %q", text)
@@ -595,15 +587,15 @@ func parseFlagText(f Flag, text string) (flagValue, error) {
 			return v, fmt.Errorf("must be at most %d, got %s", maxFlagInt, text)
 		}
 		v.f, v.text = x, strconv.FormatFloat(x, 'g', -1, 64)
-	case TypeBool:
+	case flagtab.Bool:
 		b, err := strconv.ParseBool(strings.TrimSpace(text))
 		if err != nil {
 			return v, fmt.Errorf("want true or false, got %q", text)
 		}
 		v.b, v.text = b, strconv.FormatBool(b)
-	case TypeString:
+	case flagtab.String:
 		v.s = text
-	case TypeDist:
+	case flagtab.Dist:
 		d, err := ParseDist(text)
 		if err != nil {
 			return v, err
@@ -854,32 +846,32 @@ func (c *Components) value(component, flag string, want FlagType) flagValue {
 
 // Duration returns a duration flag's effective value.
 func (c *Components) Duration(component, flag string) time.Duration {
-	return c.value(component, flag, TypeDuration).dur
+	return c.value(component, flag, flagtab.Duration).dur
 }
 
 // Int returns an integer flag's effective value.
 func (c *Components) Int(component, flag string) int {
-	return int(c.value(component, flag, TypeInt).i)
+	return int(c.value(component, flag, flagtab.Int).i)
 }
 
 // Float returns a float flag's effective value.
 func (c *Components) Float(component, flag string) float64 {
-	return c.value(component, flag, TypeFloat).f
+	return c.value(component, flag, flagtab.Float).f
 }
 
 // Bool returns a boolean flag's effective value.
 func (c *Components) Bool(component, flag string) bool {
-	return c.value(component, flag, TypeBool).b
+	return c.value(component, flag, flagtab.Bool).b
 }
 
 // String returns a string flag's effective value.
 func (c *Components) String(component, flag string) string {
-	return c.value(component, flag, TypeString).s
+	return c.value(component, flag, flagtab.String).s
 }
 
 // Dist returns a distribution flag's effective value.
 func (c *Components) Dist(component, flag string) sim.Dist {
-	return c.value(component, flag, TypeDist).dist
+	return c.value(component, flag, flagtab.Dist).dist
 }
 
 // Text returns any flag's effective value in its canonical command-line form.

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/reconsim/reconsim/internal/boundedfile"
+	"github.com/reconsim/reconsim/internal/flagtab"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/metrics"
@@ -591,12 +592,12 @@ func (l *loader) decodeComponents(n *yaml.Node) {
 
 // typeWords says what a value of each flag type looks like, for messages.
 var typeWords = map[FlagType]string{
-	TypeDuration: "a duration such as 30s or 5m",
-	TypeInt:      "an integer",
-	TypeFloat:    "a number",
-	TypeBool:     "true or false",
-	TypeString:   "a string",
-	TypeDist:     "a distribution such as 5ms, uniform(1ms..5ms) or {kind: lognormal, median: 2ms, p99: 20ms}",
+	flagtab.Duration: "a duration such as 30s or 5m",
+	flagtab.Int:      "an integer",
+	flagtab.Float:    "a number",
+	flagtab.Bool:     "true or false",
+	flagtab.String:   "a string",
+	flagtab.Dist:     "a distribution such as 5ms, uniform(1ms..5ms) or {kind: lognormal, median: 2ms, p99: 20ms}",
 }
 
 // flagValue decodes a flag's value from YAML; ok is false after recording the problem.
@@ -607,7 +608,7 @@ func (l *loader) flagValue(f Flag, n *yaml.Node, path string) (flagValue, bool) 
 		l.errAt(r, path, "missing value", hint)
 		return flagValue{}, false
 	}
-	if f.Type == TypeDist && r.Kind == yaml.MappingNode {
+	if f.Type == flagtab.Dist && r.Kind == yaml.MappingNode {
 		var d sim.Dist
 		if !l.decodeInto(r, path, &d) {
 			return flagValue{}, false
@@ -623,7 +624,7 @@ func (l *loader) flagValue(f Flag, n *yaml.Node, path string) (flagValue, bool) 
 		l.errAt(r, path, fmt.Sprintf("expected %s, got %s", typeWords[f.Type], describe(r)), hint)
 		return flagValue{}, false
 	}
-	if f.Type == TypeBool && r.ShortTag() != "!!bool" {
+	if f.Type == flagtab.Bool && r.ShortTag() != "!!bool" {
 		l.errAt(r, path, fmt.Sprintf("expected true or false, got %s", describe(r)), hint)
 		return flagValue{}, false
 	}

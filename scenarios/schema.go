@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/reconsim/reconsim/internal/flagtab"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/metrics"
 	"github.com/reconsim/reconsim/vtime"
@@ -293,17 +294,17 @@ func (g *schemaGen) components() map[string]any {
 				}
 				var s map[string]any
 				switch f.Type {
-				case TypeDuration:
+				case flagtab.Duration:
 					s = map[string]any{"allOf": []any{g.duration()}}
-				case TypeInt:
+				case flagtab.Int:
 					s = map[string]any{"type": "integer"}
-				case TypeFloat:
+				case flagtab.Float:
 					s = map[string]any{"type": "number"}
-				case TypeBool:
+				case flagtab.Bool:
 					s = map[string]any{"type": "boolean"}
-				case TypeString:
+				case flagtab.String:
 					s = map[string]any{"type": "string"}
-				case TypeDist:
+				case flagtab.Dist:
 					s = map[string]any{"allOf": []any{g.distribution()}}
 				}
 				s["description"] = fmt.Sprintf("%s Default: %s (Kubernetes %s). Source: %s.", f.Help, f.Default, DefaultUpstreamVersion, f.Source)

@@ -80,7 +80,7 @@ func withTables(entries []Flag, tables []flagtab.Described) []Flag {
 		case ok && f.Type != "":
 			panic(fmt.Sprintf("scenarios: %s has a flag table entry; its registry entry must not repeat type, default and source", f.Key()))
 		case ok:
-			entries[i].Type, entries[i].Default, entries[i].Source = FlagType(in.Type), in.Default, in.Source
+			entries[i].Type, entries[i].Default, entries[i].Source = in.Type, in.Default, in.Source
 			entries[i].Field = in.Config + "." + in.Field
 			used++
 		case f.Type == "":
@@ -97,7 +97,7 @@ func withTables(entries []Flag, tables []flagtab.Described) []Flag {
 // effective value of that flag (the explicit setting, or the default of its upstream version).
 func Configure[C any](c *Components, t flagtab.Table[C], cfg *C) {
 	t.Apply(cfg, func(in flagtab.Info) flagtab.Value {
-		return c.value(in.Component, in.Name, FlagType(in.Type))
+		return c.value(in.Component, in.Name, in.Type)
 	})
 }
 
@@ -109,7 +109,7 @@ func ConfigureExplicit[C any](c *Components, t flagtab.Table[C], cfg *C) {
 		if !c.IsSet(in.Component, in.Name) {
 			return nil, false
 		}
-		return c.value(in.Component, in.Name, FlagType(in.Type)), true
+		return c.value(in.Component, in.Name, in.Type), true
 	})
 }
 

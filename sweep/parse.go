@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/reconsim/reconsim/internal/boundedfile"
+	"github.com/reconsim/reconsim/internal/flagtab"
 	"github.com/reconsim/reconsim/internal/suggest"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/scenarios"
@@ -302,9 +303,9 @@ func parameterType(key string) (typ, msg, hint string) {
 	case "seed":
 		return "", "seed cannot be a parameter", "list the seeds under seeds: (every grid point runs every seed)"
 	case "duration", "stop.quiescence":
-		return string(scenarios.TypeDuration), "", ""
+		return string(flagtab.Duration), "", ""
 	case "stop.maxEvents":
-		return string(scenarios.TypeInt), "", ""
+		return string(flagtab.Int), "", ""
 	}
 	if _, err := scenarios.ParseOverride(key + "=x"); err != nil {
 		var oe *scenarios.OverrideError
@@ -423,8 +424,8 @@ func overrideProblems(err error) []problem {
 
 // number reads a range bound of the parameter's type: a duration (nanoseconds) or a number.
 func (p *parser) number(typ string, n *yaml.Node, path string) (float64, bool) {
-	switch scenarios.FlagType(typ) {
-	case scenarios.TypeDuration:
+	switch flagtab.Type(typ) {
+	case flagtab.Duration:
 		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
 			d, err := time.ParseDuration(strings.TrimSpace(n.Value))
 			if err == nil {
@@ -435,7 +436,7 @@ func (p *parser) number(typ string, n *yaml.Node, path string) (float64, bool) {
 			return 0, true
 		}
 		p.errAt(n, path, fmt.Sprintf("expected a duration, got %s", describe(n)), `a duration with a unit, such as "30s" or "5m"`)
-	case scenarios.TypeInt:
+	case flagtab.Int:
 		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" {
 			v, err := strconv.ParseInt(n.Value, 0, 64)
 			if err == nil && v > -1<<53 && v < 1<<53 {
@@ -443,7 +444,7 @@ func (p *parser) number(typ string, n *yaml.Node, path string) (float64, bool) {
 			}
 		}
 		p.errAt(n, path, fmt.Sprintf("expected an integer, got %s", describe(n)), "")
-	case scenarios.TypeFloat:
+	case flagtab.Float:
 		if n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") {
 			v, err := strconv.ParseFloat(n.Value, 64)
 			if err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -457,8 +458,8 @@ func (p *parser) number(typ string, n *yaml.Node, path string) (float64, bool) {
 
 // rangeTypes are the parameter types a range or logRange can produce.
 func rangeType(typ string) bool {
-	switch scenarios.FlagType(typ) {
-	case scenarios.TypeDuration, scenarios.TypeInt, scenarios.TypeFloat:
+	switch flagtab.Type(typ) {
+	case flagtab.Duration, flagtab.Int, flagtab.Float:
 		return true
 	}
 	return false
@@ -537,7 +538,7 @@ func (p *parser) expandLogRange(path, typ string, at *yaml.Node, r *rawLogRange)
 		case count - 1:
 			v = to
 		}
-		if scenarios.FlagType(typ) == scenarios.TypeInt {
+		if flagtab.Type(typ) == flagtab.Int {
 			v = math.Round(v)
 		} else {
 			v = roundSignificant(v, 3)
@@ -565,10 +566,10 @@ func roundSignificant(v float64, digits int) float64 {
 // "250ms"), integers without a fraction, other numbers in their shortest form after rounding
 // away the float error of from+i*step (12 significant digits).
 func formatValue(typ string, v float64) string {
-	switch scenarios.FlagType(typ) {
-	case scenarios.TypeDuration:
+	switch flagtab.Type(typ) {
+	case flagtab.Duration:
 		return formatDuration(time.Duration(math.Round(v)))
-	case scenarios.TypeInt:
+	case flagtab.Int:
 		return strconv.FormatInt(int64(math.Round(v)), 10)
 	}
 	return formatNumber(roundSignificant(v, 12))
