@@ -48,14 +48,14 @@ func (p *parser) checkMetrics(raw *rawMetrics) {
 			m.Expectation = f.Expectation.V
 			p.checkExpectationTarget(f.Expectation.V, f.Expectation.node, path+".expectation")
 		case f.Series != nil:
-			sr := f.Series
+			sr, node := &f.Series.V, f.Series.node
 			m.Series = &SeriesMetric{Name: sr.Name.V, Aggregate: sr.Aggregate.V}
 			if sr.Name.V == "" {
-				p.errAt(sr.node, path+".series.name", "missing series name", "e.g. pods.pending, apiserver.requests_per_second (see result.json's series)")
+				p.errAt(node, path+".series.name", "missing series name", "e.g. pods.pending, apiserver.requests_per_second (see result.json's series)")
 			}
 			switch {
 			case !sr.Aggregate.set():
-				p.errAt(sr.node, path+".series.aggregate", "missing aggregate", "one of "+strings.Join(seriesAggregates, ", "))
+				p.errAt(node, path+".series.aggregate", "missing aggregate", "one of "+strings.Join(seriesAggregates, ", "))
 			case !contains(seriesAggregates, sr.Aggregate.V):
 				hint := "one of " + strings.Join(seriesAggregates, ", ")
 				if h := didYouMean(sr.Aggregate.V, seriesAggregates); h != "" {
@@ -181,7 +181,7 @@ func (p *parser) checkPassRate(path string, e rawExpect, x *Expectation) bool {
 		p.errAt(e.node, path, "passRate takes no metric or statistic, and its bounds go inside it", "passRate: {min: 0.99}")
 		return false
 	}
-	pr := f.PassRate
+	pr, node := &f.PassRate.V, f.PassRate.node
 	x.PassRate = true
 	ok := true
 	for _, b := range []struct {
@@ -201,7 +201,7 @@ func (p *parser) checkPassRate(path string, e rawExpect, x *Expectation) bool {
 		*b.dst = &v
 	}
 	if !pr.Min.set() && !pr.Max.set() {
-		p.errAt(pr.node, path+".passRate", "no bound", "passRate: {min: 0.99}")
+		p.errAt(node, path+".passRate", "no bound", "passRate: {min: 0.99}")
 		return false
 	}
 	return ok

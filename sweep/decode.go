@@ -22,7 +22,7 @@ type rawSpec struct {
 	Scenario    located[string]      `json:"scenario"`
 	Parameters  rawParameters        `json:"parameters"`
 	Seeds       rawSeeds             `json:"seeds"`
-	Sample      *rawSample           `json:"sample"`
+	Sample      *located[rawSample]  `json:"sample"`
 	Metrics     rawMetrics           `json:"metrics"`
 	Expect      located[[]rawExpect] `json:"expect"`
 }
@@ -189,16 +189,8 @@ func (s *rawSeeds) DecodeYAMLWith(d *model.Decoder, n *yaml.Node) {
 }
 
 type rawSample struct {
-	node  *yaml.Node
 	Count located[int]    `json:"count"`
 	Seed  located[uint64] `json:"seed"`
-}
-
-// DecodeYAMLWith records the node and decodes the fields.
-func (s *rawSample) DecodeYAMLWith(d *model.Decoder, n *yaml.Node) {
-	s.node = n
-	type plain rawSample
-	d.Decode(n, (*plain)(s))
 }
 
 // rawMetrics is `metrics:`, a mapping from names to metric definitions, in file order.
@@ -218,25 +210,17 @@ type rawMetric struct {
 }
 
 type rawMetricFields struct {
-	Convergence     located[string] `json:"convergence"`
-	Expectation     located[string] `json:"expectation"`
-	Series          *rawSeries      `json:"series"`
-	VirtualSeconds  located[bool]   `json:"virtualSeconds"`
-	EventsProcessed located[bool]   `json:"eventsProcessed"`
-	Events          located[string] `json:"events"`
+	Convergence     located[string]     `json:"convergence"`
+	Expectation     located[string]     `json:"expectation"`
+	Series          *located[rawSeries] `json:"series"`
+	VirtualSeconds  located[bool]       `json:"virtualSeconds"`
+	EventsProcessed located[bool]       `json:"eventsProcessed"`
+	Events          located[string]     `json:"events"`
 }
 
 type rawSeries struct {
-	node      *yaml.Node
 	Name      located[string] `json:"name"`
 	Aggregate located[string] `json:"aggregate"`
-}
-
-// DecodeYAMLWith records the node and decodes the fields.
-func (s *rawSeries) DecodeYAMLWith(d *model.Decoder, n *yaml.Node) {
-	s.node = n
-	type plain rawSeries
-	d.Decode(n, (*plain)(s))
 }
 
 var metricKinds = []string{"convergence", "expectation", "series", "virtualSeconds", "eventsProcessed", "events"}
@@ -273,28 +257,20 @@ type rawExpect struct {
 }
 
 type rawExpectFields struct {
-	Name       located[string]  `json:"name"`
-	Metric     located[string]  `json:"metric"`
-	Percentile located[float64] `json:"percentile"`
-	Stat       located[string]  `json:"stat"`
-	Min        rawNode          `json:"min"`
-	Max        rawNode          `json:"max"`
-	At         located[string]  `json:"at"`
-	PassRate   *rawPassRate     `json:"passRate"`
-	Finding    located[bool]    `json:"finding"`
+	Name       located[string]       `json:"name"`
+	Metric     located[string]       `json:"metric"`
+	Percentile located[float64]      `json:"percentile"`
+	Stat       located[string]       `json:"stat"`
+	Min        rawNode               `json:"min"`
+	Max        rawNode               `json:"max"`
+	At         located[string]       `json:"at"`
+	PassRate   *located[rawPassRate] `json:"passRate"`
+	Finding    located[bool]         `json:"finding"`
 }
 
 type rawPassRate struct {
-	node *yaml.Node
-	Min  located[float64] `json:"min"`
-	Max  located[float64] `json:"max"`
-}
-
-// DecodeYAMLWith records the node and decodes the fields.
-func (p *rawPassRate) DecodeYAMLWith(d *model.Decoder, n *yaml.Node) {
-	p.node = n
-	type plain rawPassRate
-	d.Decode(n, (*plain)(p))
+	Min located[float64] `json:"min"`
+	Max located[float64] `json:"max"`
 }
 
 // DecodeYAMLWith records the node and decodes the fields.

@@ -621,17 +621,18 @@ func (p *parser) checkSeeds(root *yaml.Node, raw *rawSeeds) {
 	}
 }
 
-func (p *parser) checkSample(raw *rawSample) {
-	if raw == nil {
+func (p *parser) checkSample(in *located[rawSample]) {
+	if in == nil {
 		return
 	}
+	raw, node := &in.V, in.node
 	sample := &Sample{Count: raw.Count.V, Seed: 1}
 	if raw.Seed.set() {
 		sample.Seed = raw.Seed.V
 	}
-	p.sampleNode = raw.node
+	p.sampleNode = node
 	if !raw.Count.set() {
-		p.errAt(raw.node, "sample.count", "missing sample.count", "sample: {count: 20, seed: 1} runs 20 grid points drawn at random")
+		p.errAt(node, "sample.count", "missing sample.count", "sample: {count: 20, seed: 1} runs 20 grid points drawn at random")
 		return
 	}
 	if sample.Count < 1 {
