@@ -8,12 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-type fakeClock struct{ now vtime.Time }
-
-func (c *fakeClock) Now() vtime.Time { return c.now }
-
 func TestReserveBurstThenSpacing(t *testing.T) {
-	clock := &fakeClock{}
+	clock := &vtime.ManualClock{}
 	l := NewLimiter(clock, 5, 10)
 	for i := range 10 {
 		assert.Equal(t, time.Duration(0), l.Reserve(), "token %d of the burst", i+1)
@@ -22,27 +18,27 @@ func TestReserveBurstThenSpacing(t *testing.T) {
 		assert.Equal(t, time.Duration(i)*200*time.Millisecond, l.Reserve(), "reservation %d past the burst", i)
 	}
 	assert.InDelta(t, -5.0, l.Tokens(), 1e-9, "reservations drive the bucket negative")
-	clock.now = vtime.FromDuration(time.Second)
+	clock.T = vtime.FromDuration(time.Second)
 	assert.InDelta(t, 0.0, l.Tokens(), 1e-9, "refilled at 5/s")
-	clock.now = vtime.FromDuration(time.Hour)
+	clock.T = vtime.FromDuration(time.Hour)
 	assert.InDelta(t, 10.0, l.Tokens(), 1e-9, "capped at the burst")
 }
 
 func TestAllowDoesNotGoNegative(t *testing.T) {
-	clock := &fakeClock{}
+	clock := &vtime.ManualClock{}
 	l := NewLimiter(clock, 1, 2)
 	assert.True(t, l.Allow())
 	assert.True(t, l.Allow())
 	assert.False(t, l.Allow())
 	assert.InDelta(t, 0.0, l.Tokens(), 1e-9, "a refused Allow takes nothing")
-	clock.now = vtime.FromDuration(999 * time.Millisecond)
+	clock.T = vtime.FromDuration(999 * time.Millisecond)
 	assert.False(t, l.Allow())
-	clock.now = vtime.FromDuration(time.Second)
+	clock.T = vtime.FromDuration(time.Second)
 	assert.True(t, l.Allow())
 }
 
 func TestEdgeLimits(t *testing.T) {
-	clock := &fakeClock{}
+	clock := &vtime.ManualClock{}
 	inf := NewLimiter(clock, Inf, 0)
 	for range 1000 {
 		assert.Equal(t, time.Duration(0), inf.Reserve())

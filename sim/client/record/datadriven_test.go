@@ -16,11 +16,6 @@ import (
 	"github.com/reconsim/reconsim/vtime"
 )
 
-// manualClock is a rate.Clock the correlator scripts move by hand.
-type manualClock struct{ now vtime.Time }
-
-func (c *manualClock) Now() vtime.Time { return c.now }
-
 // eventArgs builds the event a script line describes:
 //
 //	[obj=pod-a] [kind=Pod] [type=Normal] [source=kubelet] [host=] reason=R [message=M]
@@ -70,7 +65,7 @@ func scanDuration(t *testing.T, td *datadriven.TestData, key string) (time.Durat
 //	                                              distinct messages); one line per result
 func TestCorrelatorScript(t *testing.T) {
 	datadriven.Walk(t, "testdata/correlator", func(t *testing.T, path string) {
-		clock := &manualClock{}
+		clock := &vtime.ManualClock{}
 		names := NewNames()
 		c := NewCorrelator(clock, CorrelatorOptions{}, names)
 		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
@@ -80,14 +75,14 @@ func TestCorrelatorScript(t *testing.T) {
 				if !ok {
 					t.Fatalf("%s: advance needs d=", td.Pos)
 				}
-				clock.now = clock.now.Add(d)
-				return fmt.Sprintf("now=%s\n", clock.now.Duration())
+				clock.T = clock.T.Add(d)
+				return fmt.Sprintf("now=%s\n", clock.T.Duration())
 			case "correlate":
 				n := 1
 				td.MaybeScanArgs(t, "n", &n)
 				var b strings.Builder
 				for i := 1; i <= n; i++ {
-					ev := eventArgs(t, td, names, clock.now)
+					ev := eventArgs(t, td, names, clock.T)
 					if td.HasArg("message-n") {
 						ev.Message += fmt.Sprintf("-%d", i)
 					}

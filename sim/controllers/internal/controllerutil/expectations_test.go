@@ -9,71 +9,66 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fakeClock is a settable virtual clock for expectation tests.
-type fakeClock struct{ now vtime.Time }
-
-func (c *fakeClock) Now() vtime.Time { return c.now }
-
 func TestSatisfiedExpectations(t *testing.T) {
 	tests := []struct {
 		name    string
-		setup   func(e *UIDTrackingControllerExpectations, c *fakeClock)
+		setup   func(e *UIDTrackingControllerExpectations, c *vtime.ManualClock)
 		advance time.Duration
 		want    bool
 	}{
-		{name: "no record", setup: func(*UIDTrackingControllerExpectations, *fakeClock) {}, want: true},
-		{name: "creations outstanding", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+		{name: "no record", setup: func(*UIDTrackingControllerExpectations, *vtime.ManualClock) {}, want: true},
+		{name: "creations outstanding", setup: func(e *UIDTrackingControllerExpectations, _ *vtime.ManualClock) {
 			e.ExpectCreations("ns/rs", 3)
 			e.CreationObserved("ns/rs")
 			e.CreationObserved("ns/rs")
 		}, want: false},
-		{name: "creations all observed", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+		{name: "creations all observed", setup: func(e *UIDTrackingControllerExpectations, _ *vtime.ManualClock) {
 			e.ExpectCreations("ns/rs", 2)
 			e.CreationObserved("ns/rs")
 			e.CreationObserved("ns/rs")
 		}, want: true},
-		{name: "more observed than expected is still fulfilled", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+		{name: "more observed than expected is still fulfilled", setup: func(e *UIDTrackingControllerExpectations, _ *vtime.ManualClock) {
 			e.ExpectCreations("ns/rs", 1)
 			e.CreationObserved("ns/rs")
 			e.CreationObserved("ns/rs")
 		}, want: true},
-		{name: "outstanding at exactly the TTL is not expired", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+		{name: "outstanding at exactly the TTL is not expired", setup: func(e *UIDTrackingControllerExpectations, _ *vtime.ManualClock) {
 			e.ExpectCreations("ns/rs", 1)
 		}, advance: ExpectationsTimeout, want: false},
-		{name: "outstanding past the TTL is expired", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+		{name: "outstanding past the TTL is expired", setup: func(e *UIDTrackingControllerExpectations, _ *vtime.ManualClock) {
 			e.ExpectCreations("ns/rs", 1)
 		}, advance: ExpectationsTimeout + time.Nanosecond, want: true},
-		{name: "deleted record", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+		{name: "deleted record", setup: func(e *UIDTrackingControllerExpectations, _ *vtime.ManualClock) {
 			e.ExpectDeletions("ns/rs", []string{"ns/p1"})
 			e.DeleteExpectations("ns/rs")
 		}, want: true},
-		{name: "deletions outstanding", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+		{name: "deletions outstanding", setup: func(e *UIDTrackingControllerExpectations, _ *vtime.ManualClock) {
 			e.ExpectDeletions("ns/rs", []string{"ns/p1", "ns/p2"})
 			e.DeletionObserved("ns/rs", "ns/p1")
 		}, want: false},
-		{name: "untracked pod deletions do not count", setup: func(e *UIDTrackingControllerExpectations, _ *fakeClock) {
+		{name: "untracked pod deletions do not count", setup: func(e *UIDTrackingControllerExpectations, _ *vtime.ManualClock) {
 			e.ExpectDeletions("ns/rs", []string{"ns/p1"})
 			e.DeletionObserved("ns/rs", "ns/other")
 		}, want: false},
-		{name: "a new expectation resets the clock", setup: func(e *UIDTrackingControllerExpectations, c *fakeClock) {
+		{name: "a new expectation resets the clock", setup: func(e *UIDTrackingControllerExpectations, c *vtime.ManualClock) {
 			e.ExpectCreations("ns/rs", 1)
-			c.now = c.now.Add(4 * time.Minute)
+			c.T = c.T.Add(4 * time.Minute)
 			e.ExpectCreations("ns/rs", 1)
 		}, advance: 2 * time.Minute, want: false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &fakeClock{now: at(100)}
+			c := &vtime.ManualClock{T: at(100)}
 			e := NewUIDTrackingControllerExpectations(NewControllerExpectations(c.Now, ExpectationsTimeout))
 			tc.setup(e, c)
-			c.now = c.now.Add(tc.advance)
+			c.T = c.T.Add(tc.advance)
 			assert.Equal(t, tc.want, e.SatisfiedExpectations("ns/rs"))
 		})
 	}
 }
 
 func TestUIDTrackingCountsADeleteOnce(t *testing.T) {
-	c := &fakeClock{}
+	c := &vtime.ManualClock{}
 	e := NewUIDTrackingControllerExpectations(NewControllerExpectations(c.Now, ExpectationsTimeout))
 	e.ExpectDeletions("ns/rs", []string{"ns/p2", "ns/p1", "ns/p1"})
 	rec, ok := e.GetExpectations("ns/rs")
@@ -101,7 +96,7 @@ func TestUIDTrackingCountsADeleteOnce(t *testing.T) {
 }
 
 func TestExpectCreationsOverwritesDeletions(t *testing.T) {
-	c := &fakeClock{}
+	c := &vtime.ManualClock{}
 	e := NewControllerExpectations(c.Now, ExpectationsTimeout)
 	e.ExpectDeletions("k", 4)
 	e.ExpectCreations("k", 2)
