@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/bounds"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -76,13 +77,14 @@ func DefaultOptions() Options {
 // Validate returns an error naming the first flag that is out of range or malformed; nil if
 // the options are usable.
 func (o Options) Validate() error {
-	switch {
-	case o.GracePeriodSeconds > maxGraceSeconds:
+	if o.GracePeriodSeconds > maxGraceSeconds {
 		return fmt.Errorf("drain: --grace-period must be at most %d, got %d", maxGraceSeconds, o.GracePeriodSeconds)
-	case o.Timeout < 0 || o.Timeout > maxTimeout:
-		return fmt.Errorf("drain: --timeout must be in [0, %s], got %s", maxTimeout, o.Timeout)
-	case o.SkipWaitForDeleteTimeoutSeconds < 0 || o.SkipWaitForDeleteTimeoutSeconds > maxSkipWaitSecond:
-		return fmt.Errorf("drain: --skip-wait-for-delete-timeout must be in [0, %d], got %d", maxSkipWaitSecond, o.SkipWaitForDeleteTimeoutSeconds)
+	}
+	if err := bounds.First("drain",
+		bounds.In("--timeout", o.Timeout, 0, maxTimeout),
+		bounds.In("--skip-wait-for-delete-timeout", o.SkipWaitForDeleteTimeoutSeconds, 0, maxSkipWaitSecond),
+	); err != nil {
+		return err
 	}
 	if _, err := labels.Parse(o.PodSelector); err != nil {
 		return fmt.Errorf("drain: --pod-selector: %w", err)

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/reconsim/reconsim/internal/bounds"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
@@ -60,13 +61,10 @@ func DefaultConfig() Config {
 // the simulator's limits: a resolution below 10s, intervals above an hour, a negative
 // housekeeping interval.
 func (c Config) Validate() error {
-	if c.MetricResolution < MinMetricResolution || c.MetricResolution > MaxInterval {
-		return fmt.Errorf("metric-resolution must be from %s to %s, got %s", MinMetricResolution, MaxInterval, c.MetricResolution)
-	}
-	if c.HousekeepingInterval < 0 || c.HousekeepingInterval > MaxInterval {
-		return fmt.Errorf("housekeeping-interval must be from 0s to %s, got %s", MaxInterval, c.HousekeepingInterval)
-	}
-	return nil
+	return bounds.First("",
+		bounds.In("metric-resolution", c.MetricResolution, MinMetricResolution, MaxInterval),
+		bounds.In("housekeeping-interval", c.HousekeepingInterval, 0, MaxInterval),
+	)
 }
 
 // Stats are the pipeline's counters.

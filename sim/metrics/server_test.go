@@ -317,7 +317,7 @@ func TestNewRejectsBadInput(t *testing.T) {
 	srv := apiserver.NewServer(k, apiserver.DefaultConfig())
 	f := client.NewSharedInformerFactory(client.New(srv, "m", client.Config{}), 0)
 	_, err := New(k, f, nil, Config{MetricResolution: 5 * time.Second})
-	assert.EqualError(t, err, "metric-resolution must be from 10s to 1h0m0s, got 5s")
+	assert.EqualError(t, err, "metric-resolution must be in [10s, 1h0m0s], got 5s")
 	_, err = New(k, f, []LoadSpec{{Target: WorkloadRef{Kind: "Deployment", Name: "web"}}}, DefaultConfig())
 	assert.EqualError(t, err, "invalid loads (1 problems), first: loads[0].shape: needs one of constant, steps, ramp, sine, spikes or series")
 }

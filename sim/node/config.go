@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/bounds"
 	"github.com/reconsim/reconsim/sim"
 )
 
@@ -180,24 +181,24 @@ func (c Config) Validate() error {
 		{"StatusSyncPeriod", c.StatusSyncPeriod},
 	}
 	for _, p := range periods {
-		if p.v <= 0 || p.v > maxPeriod {
-			return fmt.Errorf("node config: %s must be in (0, %s], got %s", p.name, maxPeriod, p.v)
+		if err := bounds.PositiveAtMost(p.name, p.v, maxPeriod); err != nil {
+			return fmt.Errorf("node config: %w", err)
 		}
 	}
-	if c.NodeLeaseDurationSeconds <= 0 || c.NodeLeaseDurationSeconds > maxLeaseSecond {
-		return fmt.Errorf("node config: NodeLeaseDurationSeconds must be in [1, %d], got %d", maxLeaseSecond, c.NodeLeaseDurationSeconds)
+	if err := bounds.First("node config",
+		bounds.In("NodeLeaseDurationSeconds", c.NodeLeaseDurationSeconds, 1, maxLeaseSecond),
+		bounds.In("LeaseMaxUpdateRetries", c.LeaseMaxUpdateRetries, 1, maxRetryLimit),
+		bounds.In("NodeStatusUpdateRetry", c.NodeStatusUpdateRetry, 1, maxRetryLimit),
+		bounds.In("MaxPods", c.MaxPods, 1, maxPodsLimit),
+		bounds.NonNegative("EventBurst", c.EventBurst),
+	); err != nil {
+		return err
 	}
 	if c.NodeLeaseRenewIntervalFraction <= 0 || c.NodeLeaseRenewIntervalFraction >= 1 {
 		return fmt.Errorf("node config: NodeLeaseRenewIntervalFraction must be in (0, 1), got %g", c.NodeLeaseRenewIntervalFraction)
 	}
 	if c.LeaseRenewInterval() <= 0 {
 		return fmt.Errorf("node config: the lease renew interval (%d s x %g) rounds to zero", c.NodeLeaseDurationSeconds, c.NodeLeaseRenewIntervalFraction)
-	}
-	if c.LeaseMaxUpdateRetries <= 0 || c.LeaseMaxUpdateRetries > maxRetryLimit {
-		return fmt.Errorf("node config: LeaseMaxUpdateRetries must be in [1, %d], got %d", maxRetryLimit, c.LeaseMaxUpdateRetries)
-	}
-	if c.NodeStatusUpdateRetry <= 0 || c.NodeStatusUpdateRetry > maxRetryLimit {
-		return fmt.Errorf("node config: NodeStatusUpdateRetry must be in [1, %d], got %d", maxRetryLimit, c.NodeStatusUpdateRetry)
 	}
 	if c.LeaseRetryBackoffInitial > c.LeaseRetryBackoffMax {
 		return fmt.Errorf("node config: LeaseRetryBackoffInitial (%s) exceeds LeaseRetryBackoffMax (%s)", c.LeaseRetryBackoffInitial, c.LeaseRetryBackoffMax)
@@ -208,14 +209,8 @@ func (c Config) Validate() error {
 	if c.ImageBackOffPeriod > c.MaxImageBackOff {
 		return fmt.Errorf("node config: ImageBackOffPeriod (%s) exceeds MaxImageBackOff (%s)", c.ImageBackOffPeriod, c.MaxImageBackOff)
 	}
-	if c.MaxPods <= 0 || c.MaxPods > maxPodsLimit {
-		return fmt.Errorf("node config: MaxPods must be in [1, %d], got %d", maxPodsLimit, c.MaxPods)
-	}
 	if c.KubeAPIQPS == 0 || c.KubeAPIBurst < 0 {
 		return fmt.Errorf("node config: KubeAPIQPS must be non-zero (negative disables throttling) and KubeAPIBurst non-negative, got %g/%d", c.KubeAPIQPS, c.KubeAPIBurst)
-	}
-	if c.EventBurst < 0 {
-		return fmt.Errorf("node config: EventBurst must be non-negative, got %d", c.EventBurst)
 	}
 	for _, d := range []struct {
 		name string

@@ -1,6 +1,9 @@
 package cronjob
 
-import "github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+import (
+	"github.com/reconsim/reconsim/internal/bounds"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+)
 
 // DefaultConcurrentCronJobSyncs is --concurrent-cron-job-syncs
 // ([k8s] pkg/controller/cronjob/config/v1alpha1/defaults.go).
@@ -17,5 +20,5 @@ func DefaultConfig() Config { return Config{ConcurrentCronJobSyncs: DefaultConcu
 
 // Validate reports a configuration that is out of range.
 func (c Config) Validate() error {
-	return controllerutil.CheckWorkers("cronjob", "concurrent-cron-job-syncs", c.ConcurrentCronJobSyncs)
+	return bounds.First("cronjob", controllerutil.Workers("concurrent-cron-job-syncs", c.ConcurrentCronJobSyncs))
 }

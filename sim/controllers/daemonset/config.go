@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/bounds"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
@@ -81,22 +82,19 @@ func DefaultConfig() Config {
 // Validate returns an error naming the first field (by its upstream flag or constant) that is
 // out of range; nil if the configuration is usable.
 func (c Config) Validate() error {
-	if err := controllerutil.CheckWorkers("daemonset", "concurrent-daemonset-syncs", c.ConcurrentDaemonSetSyncs); err != nil {
+	if err := bounds.First("daemonset",
+		controllerutil.Workers("concurrent-daemonset-syncs", c.ConcurrentDaemonSetSyncs),
+		bounds.In("burstReplicas", c.BurstReplicas, 1, maxBurst),
+		bounds.In("slow start initial batch size", c.SlowStartInitialBatchSize, 1, maxBurst),
+		bounds.In("status update retries", c.StatusUpdateRetries, 0, maxRetries),
+		bounds.Positive("expectations timeout", c.ExpectationsTimeout),
+		bounds.Positive("failed pods back-off initial", c.FailedPodsBackoffInitial),
+		bounds.Positive("back-off GC interval", c.BackoffGCInterval),
+	); err != nil {
 		return err
 	}
-	switch {
-	case c.BurstReplicas < 1 || c.BurstReplicas > maxBurst:
-		return fmt.Errorf("daemonset: burstReplicas must be in [1, %d], got %d", maxBurst, c.BurstReplicas)
-	case c.SlowStartInitialBatchSize < 1 || c.SlowStartInitialBatchSize > maxBurst:
-		return fmt.Errorf("daemonset: slow start initial batch size must be in [1, %d], got %d", maxBurst, c.SlowStartInitialBatchSize)
-	case c.StatusUpdateRetries < 0 || c.StatusUpdateRetries > maxRetries:
-		return fmt.Errorf("daemonset: status update retries must be in [0, %d], got %d", maxRetries, c.StatusUpdateRetries)
-	case c.ExpectationsTimeout <= 0:
-		return fmt.Errorf("daemonset: expectations timeout must be positive, got %s", c.ExpectationsTimeout)
-	case c.FailedPodsBackoffInitial <= 0 || c.FailedPodsBackoffMax < c.FailedPodsBackoffInitial:
+	if c.FailedPodsBackoffMax < c.FailedPodsBackoffInitial {
 		return fmt.Errorf("daemonset: failed pods back-off must satisfy 0 < initial (%s) <= max (%s)", c.FailedPodsBackoffInitial, c.FailedPodsBackoffMax)
-	case c.BackoffGCInterval <= 0:
-		return fmt.Errorf("daemonset: back-off GC interval must be positive, got %s", c.BackoffGCInterval)
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package deployment
 
-import "github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+import (
+	"github.com/reconsim/reconsim/internal/bounds"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+)
 
 // Upstream defaults, each named after where it comes from.
 const (
@@ -27,5 +30,5 @@ func DefaultConfig() Config {
 
 // Validate returns an error naming the flag that is out of range, or nil.
 func (c Config) Validate() error {
-	return controllerutil.CheckWorkers("deployment", "concurrent-deployment-syncs", c.ConcurrentDeploymentSyncs)
+	return bounds.First("deployment", controllerutil.Workers("concurrent-deployment-syncs", c.ConcurrentDeploymentSyncs))
 }

@@ -1,8 +1,9 @@
 package disruption
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/reconsim/reconsim/internal/bounds"
 )
 
 // Upstream constants, each named after where it comes from. The disruption controller has no
@@ -42,11 +43,8 @@ func DefaultConfig() Config {
 // Validate returns an error naming the first field that is out of range; nil if the
 // configuration is usable.
 func (c Config) Validate() error {
-	switch {
-	case c.DeletionTimeout <= 0 || c.DeletionTimeout > maxTimeout:
-		return fmt.Errorf("disruption: DeletionTimeout must be in (0, %s], got %s", maxTimeout, c.DeletionTimeout)
-	case c.StalePodDisruptionTimeout <= 0 || c.StalePodDisruptionTimeout > maxTimeout:
-		return fmt.Errorf("disruption: stalePodDisruptionTimeout must be in (0, %s], got %s", maxTimeout, c.StalePodDisruptionTimeout)
-	}
-	return nil
+	return bounds.First("disruption",
+		bounds.PositiveAtMost("DeletionTimeout", c.DeletionTimeout, maxTimeout),
+		bounds.PositiveAtMost("stalePodDisruptionTimeout", c.StalePodDisruptionTimeout, maxTimeout),
+	)
 }

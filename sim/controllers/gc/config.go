@@ -1,9 +1,9 @@
 package gc
 
 import (
-	"fmt"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/bounds"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
@@ -50,13 +50,10 @@ func DefaultConfig() Config {
 // Validate returns an error naming the first field (by its upstream flag) that is out of
 // range; nil if the configuration is usable.
 func (c Config) Validate() error {
-	if err := controllerutil.CheckWorkers("gc", "concurrent-gc-syncs", c.ConcurrentGCSyncs); err != nil {
-		return err
-	}
-	if c.AbsentOwnerCacheSize < 1 || c.AbsentOwnerCacheSize > maxAbsentCacheLen {
-		return fmt.Errorf("gc: absent owner cache size must be in [1, %d], got %d", maxAbsentCacheLen, c.AbsentOwnerCacheSize)
-	}
-	return nil
+	return bounds.First("gc",
+		controllerutil.Workers("concurrent-gc-syncs", c.ConcurrentGCSyncs),
+		bounds.In("absent owner cache size", c.AbsentOwnerCacheSize, 1, maxAbsentCacheLen),
+	)
 }
 
 // ClientQPSMultiplier is how much kube-controller-manager raises the garbage collector's

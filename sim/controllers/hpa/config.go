@@ -1,9 +1,9 @@
 package hpa
 
 import (
-	"fmt"
-	"math"
 	"time"
+
+	"github.com/reconsim/reconsim/internal/bounds"
 )
 
 // Config is the HPA controller's part of kube-controller-manager's configuration
@@ -68,26 +68,12 @@ func DefaultConfig() Config {
 // Validate reports the first field out of range, by its flag name: a sync period from 1ms to
 // 24h, a tolerance from 0 to 1, windows and delays from 0 to 24h, 1 to 1000 workers.
 func (c Config) Validate() error {
-	if c.HorizontalPodAutoscalerSyncPeriod < time.Millisecond || c.HorizontalPodAutoscalerSyncPeriod > MaxPeriod {
-		return fmt.Errorf("horizontal-pod-autoscaler-sync-period must be from 1ms to %s, got %s", MaxPeriod, c.HorizontalPodAutoscalerSyncPeriod)
-	}
-	if t := c.HorizontalPodAutoscalerTolerance; math.IsNaN(t) || t < 0 || t > 1 {
-		return fmt.Errorf("horizontal-pod-autoscaler-tolerance must be from 0 to 1, got %g", t)
-	}
-	for _, d := range []struct {
-		flag string
-		v    time.Duration
-	}{
-		{"horizontal-pod-autoscaler-downscale-stabilization", c.HorizontalPodAutoscalerDownscaleStabilizationWindow},
-		{"horizontal-pod-autoscaler-cpu-initialization-period", c.HorizontalPodAutoscalerCPUInitializationPeriod},
-		{"horizontal-pod-autoscaler-initial-readiness-delay", c.HorizontalPodAutoscalerInitialReadinessDelay},
-	} {
-		if d.v < 0 || d.v > MaxPeriod {
-			return fmt.Errorf("%s must be from 0s to %s, got %s", d.flag, MaxPeriod, d.v)
-		}
-	}
-	if n := c.ConcurrentHorizontalPodAutoscalerSyncs; n < 1 || n > MaxWorkers {
-		return fmt.Errorf("concurrent-horizontal-pod-autoscaler-syncs must be from 1 to %d, got %d", MaxWorkers, n)
-	}
-	return nil
+	return bounds.First("",
+		bounds.In("horizontal-pod-autoscaler-sync-period", c.HorizontalPodAutoscalerSyncPeriod, time.Millisecond, MaxPeriod),
+		bounds.In("horizontal-pod-autoscaler-tolerance", c.HorizontalPodAutoscalerTolerance, 0, 1),
+		bounds.In("horizontal-pod-autoscaler-downscale-stabilization", c.HorizontalPodAutoscalerDownscaleStabilizationWindow, 0, MaxPeriod),
+		bounds.In("horizontal-pod-autoscaler-cpu-initialization-period", c.HorizontalPodAutoscalerCPUInitializationPeriod, 0, MaxPeriod),
+		bounds.In("horizontal-pod-autoscaler-initial-readiness-delay", c.HorizontalPodAutoscalerInitialReadinessDelay, 0, MaxPeriod),
+		bounds.In("concurrent-horizontal-pod-autoscaler-syncs", c.ConcurrentHorizontalPodAutoscalerSyncs, 1, MaxWorkers),
+	)
 }

@@ -355,7 +355,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.HorizontalPodAutoscalerSyncPeriod = 0
 	_, err = New(k, c, f, record.New(k, nil, Component, ""), &fakeMetrics{}, cfg)
-	assert.EqualError(t, err, "horizontal-pod-autoscaler-sync-period must be from 1ms to 24h0m0s, got 0s")
+	assert.EqualError(t, err, "horizontal-pod-autoscaler-sync-period must be in [1ms, 24h0m0s], got 0s")
 }
 
 // The API rejects a metric without its member; a spec built without validation still gets a

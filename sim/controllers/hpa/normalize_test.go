@@ -254,10 +254,10 @@ func TestStoreScaleEvent(t *testing.T) {
 func TestConfigValidate(t *testing.T) {
 	testworld.CheckConfig(t, DefaultConfig, []testworld.ConfigCase[Config]{
 		{Name: "tolerance above 1", Edit: func(c *Config) { c.HorizontalPodAutoscalerTolerance = 2 },
-			Want: "horizontal-pod-autoscaler-tolerance must be from 0 to 1, got 2"},
+			Want: "horizontal-pod-autoscaler-tolerance must be in [0, 1], got 2"},
 		{Name: "no workers", Edit: func(c *Config) { c.ConcurrentHorizontalPodAutoscalerSyncs = 0 },
-			Want: "concurrent-horizontal-pod-autoscaler-syncs must be from 1 to 1000, got 0"},
+			Want: "concurrent-horizontal-pod-autoscaler-syncs must be in [1, 1000], got 0"},
 		{Name: "negative stabilization", Edit: func(c *Config) { c.HorizontalPodAutoscalerDownscaleStabilizationWindow = -time.Second },
-			Want: "horizontal-pod-autoscaler-downscale-stabilization must be from 0s to 24h0m0s, got -1s"},
+			Want: "horizontal-pod-autoscaler-downscale-stabilization must be in [0s, 24h0m0s], got -1s"},
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/bounds"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
@@ -88,14 +89,15 @@ func ConfigFor(minor int) Config {
 
 // Validate returns an error naming the first field that is out of range.
 func (c Config) Validate() error {
-	if err := controllerutil.CheckWorkers("job", "concurrent-job-syncs", c.ConcurrentJobSyncs); err != nil {
+	if err := bounds.First("job",
+		controllerutil.Workers("concurrent-job-syncs", c.ConcurrentJobSyncs),
+		bounds.Positive("pod failure back-off", c.PodFailureBackOff),
+		bounds.Positive("expectations timeout", c.ExpectationsTimeout),
+	); err != nil {
 		return err
 	}
-	switch {
-	case c.PodFailureBackOff <= 0 || c.MaxPodFailureBackOff < c.PodFailureBackOff:
-		return fmt.Errorf("job: pod failure back-off must be positive and not above its cap, got %s and %s", c.PodFailureBackOff, c.MaxPodFailureBackOff)
-	case c.ExpectationsTimeout <= 0:
-		return fmt.Errorf("job: expectations timeout must be positive, got %s", c.ExpectationsTimeout)
+	if c.MaxPodFailureBackOff < c.PodFailureBackOff {
+		return fmt.Errorf("job: pod failure back-off must not be above its cap, got %s and %s", c.PodFailureBackOff, c.MaxPodFailureBackOff)
 	}
 	return nil
 }

@@ -1,8 +1,9 @@
 package nodelifecycle
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/reconsim/reconsim/internal/bounds"
 )
 
 // Fixed upstream constants (not flags).
@@ -97,34 +98,13 @@ const (
 
 // Validate reports the first configuration value that is out of range, naming its flag.
 func (c Config) Validate() error {
-	for _, d := range []struct {
-		flag string
-		v    time.Duration
-	}{
-		{"node-monitor-period", c.NodeMonitorPeriod},
-		{"node-monitor-grace-period", c.NodeMonitorGracePeriod},
-		{"node-startup-grace-period", c.NodeStartupGracePeriod},
-	} {
-		if d.v <= 0 || d.v > maxPeriod {
-			return fmt.Errorf("nodelifecycle: --%s must be in (0, %s], got %s", d.flag, maxPeriod, d.v)
-		}
-	}
-	for _, r := range []struct {
-		flag string
-		v    float32
-	}{
-		{"node-eviction-rate", c.NodeEvictionRate},
-		{"secondary-node-eviction-rate", c.SecondaryNodeEvictionRate},
-	} {
-		if !(r.v >= 0 && r.v <= maxEvictionRate) {
-			return fmt.Errorf("nodelifecycle: --%s must be in [0, %g], got %g", r.flag, float64(maxEvictionRate), r.v)
-		}
-	}
-	if c.LargeClusterSizeThreshold < 0 {
-		return fmt.Errorf("nodelifecycle: --large-cluster-size-threshold must not be negative, got %d", c.LargeClusterSizeThreshold)
-	}
-	if !(c.UnhealthyZoneThreshold > 0 && c.UnhealthyZoneThreshold <= 1) {
-		return fmt.Errorf("nodelifecycle: --unhealthy-zone-threshold must be in (0, 1], got %g", c.UnhealthyZoneThreshold)
-	}
-	return nil
+	return bounds.First("nodelifecycle",
+		bounds.PositiveAtMost("--node-monitor-period", c.NodeMonitorPeriod, maxPeriod),
+		bounds.PositiveAtMost("--node-monitor-grace-period", c.NodeMonitorGracePeriod, maxPeriod),
+		bounds.PositiveAtMost("--node-startup-grace-period", c.NodeStartupGracePeriod, maxPeriod),
+		bounds.In("--node-eviction-rate", c.NodeEvictionRate, 0, maxEvictionRate),
+		bounds.In("--secondary-node-eviction-rate", c.SecondaryNodeEvictionRate, 0, maxEvictionRate),
+		bounds.NonNegative("--large-cluster-size-threshold", c.LargeClusterSizeThreshold),
+		bounds.PositiveAtMost("--unhealthy-zone-threshold", c.UnhealthyZoneThreshold, 1),
+	)
 }

@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/reconsim/reconsim/internal/bounds"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
@@ -69,13 +70,10 @@ func DefaultConfig() Config {
 
 // Validate returns an error naming the first field out of range; nil if usable.
 func (c Config) Validate() error {
-	if c.GCCheckPeriod < minPeriod || c.GCCheckPeriod > maxPeriod {
-		return fmt.Errorf("podgc: gc check period must be in [%s, %s], got %s", minPeriod, maxPeriod, c.GCCheckPeriod)
-	}
-	if c.QuarantineTime < 0 || c.QuarantineTime > maxPeriod {
-		return fmt.Errorf("podgc: quarantine time must be in [0, %s], got %s", maxPeriod, c.QuarantineTime)
-	}
-	return nil
+	return bounds.First("podgc",
+		bounds.In("gc check period", c.GCCheckPeriod, minPeriod, maxPeriod),
+		bounds.In("quarantine time", c.QuarantineTime, 0, maxPeriod),
+	)
 }
 
 // Stats are the controller's counters since New.

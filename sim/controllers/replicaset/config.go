@@ -1,9 +1,9 @@
 package replicaset
 
 import (
-	"fmt"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/bounds"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
@@ -63,18 +63,11 @@ func DefaultConfig() Config {
 // Validate returns an error naming the first field (by its upstream flag or constant) that is
 // out of range; nil if the configuration is usable.
 func (c Config) Validate() error {
-	if err := controllerutil.CheckWorkers("replicaset", "concurrent-replicaset-syncs", c.ConcurrentReplicaSetSyncs); err != nil {
-		return err
-	}
-	switch {
-	case c.BurstReplicas < 1 || c.BurstReplicas > maxBurst:
-		return fmt.Errorf("replicaset: burstReplicas must be in [1, %d], got %d", maxBurst, c.BurstReplicas)
-	case c.ExpectationsTimeout <= 0:
-		return fmt.Errorf("replicaset: expectations timeout must be positive, got %s", c.ExpectationsTimeout)
-	case c.SlowStartInitialBatchSize < 1 || c.SlowStartInitialBatchSize > maxBatchSize:
-		return fmt.Errorf("replicaset: slow start initial batch size must be in [1, %d], got %d", maxBatchSize, c.SlowStartInitialBatchSize)
-	case c.StatusUpdateRetries < 0 || c.StatusUpdateRetries > maxRetries:
-		return fmt.Errorf("replicaset: status update retries must be in [0, %d], got %d", maxRetries, c.StatusUpdateRetries)
-	}
-	return nil
+	return bounds.First("replicaset",
+		controllerutil.Workers("concurrent-replicaset-syncs", c.ConcurrentReplicaSetSyncs),
+		bounds.In("burstReplicas", c.BurstReplicas, 1, maxBurst),
+		bounds.Positive("expectations timeout", c.ExpectationsTimeout),
+		bounds.In("slow start initial batch size", c.SlowStartInitialBatchSize, 1, maxBatchSize),
+		bounds.In("status update retries", c.StatusUpdateRetries, 0, maxRetries),
+	)
 }

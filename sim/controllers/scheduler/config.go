@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/bounds"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -112,34 +113,30 @@ const (
 
 // Validate reports the first problem in c, naming the field; nil if c is usable.
 func (c Config) Validate() error {
-	switch {
-	case c.SchedulerName == "":
+	if c.SchedulerName == "" {
 		return fmt.Errorf("schedulerName must not be empty")
-	case c.PodInitialBackoffSeconds <= 0 || c.PodInitialBackoffSeconds > maxBackoffSeconds:
-		return fmt.Errorf("podInitialBackoffSeconds must be in [1, %d], got %d", maxBackoffSeconds, c.PodInitialBackoffSeconds)
-	case c.PodMaxBackoffSeconds < c.PodInitialBackoffSeconds || c.PodMaxBackoffSeconds > maxBackoffSeconds:
-		// upstream ValidateKubeSchedulerConfiguration: max must not be below initial.
-		return fmt.Errorf("podMaxBackoffSeconds must be in [podInitialBackoffSeconds (%d), %d], got %d", c.PodInitialBackoffSeconds, maxBackoffSeconds, c.PodMaxBackoffSeconds)
-	case c.PodMaxInUnschedulablePodsDuration <= 0 || c.PodMaxInUnschedulablePodsDuration > maxFlushPeriod:
-		return fmt.Errorf("podMaxInUnschedulablePodsDuration must be in (0, %s], got %s", maxFlushPeriod, c.PodMaxInUnschedulablePodsDuration)
-	case c.UnschedulableFlushPeriod <= 0 || c.UnschedulableFlushPeriod > maxFlushPeriod:
-		return fmt.Errorf("unschedulable flush period must be in (0, %s], got %s", maxFlushPeriod, c.UnschedulableFlushPeriod)
-	case c.BackoffFlushPeriod <= 0 || c.BackoffFlushPeriod > maxFlushPeriod:
-		return fmt.Errorf("backoff flush period must be in (0, %s], got %s", maxFlushPeriod, c.BackoffFlushPeriod)
-	case c.PercentageOfNodesToScore < 0 || c.PercentageOfNodesToScore > 100:
-		// upstream validation: percentageOfNodesToScore must be in [0, 100].
-		return fmt.Errorf("percentageOfNodesToScore must be in [0, 100], got %d", c.PercentageOfNodesToScore)
-	case c.KubeAPIQPS < 0:
-		return fmt.Errorf("kube-api-qps must not be negative, got %g", c.KubeAPIQPS)
-	case c.KubeAPIBurst < 0:
-		return fmt.Errorf("kube-api-burst must not be negative, got %d", c.KubeAPIBurst)
-	case c.CyclePerNode < 0 || c.CyclePerNode > maxCyclePerNode:
-		return fmt.Errorf("cycle time per node must be in [0, %s], got %s", maxCyclePerNode, c.CyclePerNode)
-	case c.BindRetries < 0 || c.BindRetries > maxBindRetries:
-		return fmt.Errorf("bind retries must be in [0, %d], got %d", maxBindRetries, c.BindRetries)
 	}
-	if err := c.CycleBase.Validate(); err != nil {
-		return fmt.Errorf("cycle base time: %w", err)
+	return bounds.First("",
+		bounds.In("podInitialBackoffSeconds", c.PodInitialBackoffSeconds, 1, maxBackoffSeconds),
+		// upstream ValidateKubeSchedulerConfiguration: max must not be below initial.
+		bounds.In("podMaxBackoffSeconds", c.PodMaxBackoffSeconds, c.PodInitialBackoffSeconds, maxBackoffSeconds),
+		bounds.PositiveAtMost("podMaxInUnschedulablePodsDuration", c.PodMaxInUnschedulablePodsDuration, maxFlushPeriod),
+		bounds.PositiveAtMost("unschedulable flush period", c.UnschedulableFlushPeriod, maxFlushPeriod),
+		bounds.PositiveAtMost("backoff flush period", c.BackoffFlushPeriod, maxFlushPeriod),
+		// upstream validation: percentageOfNodesToScore must be in [0, 100].
+		bounds.In("percentageOfNodesToScore", c.PercentageOfNodesToScore, 0, 100),
+		bounds.NonNegative("kube-api-qps", c.KubeAPIQPS),
+		bounds.NonNegative("kube-api-burst", c.KubeAPIBurst),
+		bounds.In("cycle time per node", c.CyclePerNode, 0, maxCyclePerNode),
+		bounds.In("bind retries", c.BindRetries, 0, maxBindRetries),
+		wrap("cycle base time", c.CycleBase.Validate()),
+	)
+}
+
+// wrap prefixes err, if any, with what.
+func wrap(what string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }

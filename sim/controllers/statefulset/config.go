@@ -1,9 +1,9 @@
 package statefulset
 
 import (
-	"fmt"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/bounds"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
@@ -80,29 +80,19 @@ func DefaultConfig() Config {
 // Validate returns an error naming the first field (by its upstream flag or constant) that is
 // out of range; nil if the configuration is usable.
 func (c Config) Validate() error {
-	if err := controllerutil.CheckWorkers("statefulset", "concurrent-statefulset-syncs", c.ConcurrentStatefulSetSyncs); err != nil {
-		return err
-	}
-	switch {
-	case c.MaxBatchSize < 1 || c.MaxBatchSize > maxBatchSize:
-		return fmt.Errorf("statefulset: MaxBatchSize must be in [1, %d], got %d", maxBatchSize, c.MaxBatchSize)
-	}
-	if err := c.StatusRetry.validate("status retry"); err != nil {
-		return err
-	}
-	return c.UpdateRetry.validate("update retry")
+	return bounds.First("statefulset",
+		controllerutil.Workers("concurrent-statefulset-syncs", c.ConcurrentStatefulSetSyncs),
+		bounds.In("MaxBatchSize", c.MaxBatchSize, 1, maxBatchSize),
+		c.StatusRetry.validate("status retry"),
+		c.UpdateRetry.validate("update retry"),
+	)
 }
 
 func (b Backoff) validate(name string) error {
-	switch {
-	case b.Steps < 1 || b.Steps > maxRetrySteps:
-		return fmt.Errorf("statefulset: %s steps must be in [1, %d], got %d", name, maxRetrySteps, b.Steps)
-	case b.Duration < 0:
-		return fmt.Errorf("statefulset: %s duration must not be negative, got %s", name, b.Duration)
-	case b.Factor < 0 || b.Factor > 100:
-		return fmt.Errorf("statefulset: %s factor must be in [0, 100], got %g", name, b.Factor)
-	case b.Jitter < 0 || b.Jitter > 10:
-		return fmt.Errorf("statefulset: %s jitter must be in [0, 10], got %g", name, b.Jitter)
-	}
-	return nil
+	return bounds.First("",
+		bounds.In(name+" steps", b.Steps, 1, maxRetrySteps),
+		bounds.NonNegative(name+" duration", b.Duration),
+		bounds.In(name+" factor", b.Factor, 0, 100),
+		bounds.In(name+" jitter", b.Jitter, 0, 10),
+	)
 }

@@ -1,6 +1,9 @@
 package ttlafterfinished
 
-import "github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+import (
+	"github.com/reconsim/reconsim/internal/bounds"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
+)
 
 // DefaultConcurrentTTLSyncs is --concurrent-ttl-after-finished-syncs
 // ([k8s] pkg/controller/ttlafterfinished/config/v1alpha1/defaults.go).
@@ -17,5 +20,5 @@ func DefaultConfig() Config { return Config{ConcurrentTTLSyncs: DefaultConcurren
 
 // Validate reports a configuration that is out of range.
 func (c Config) Validate() error {
-	return controllerutil.CheckWorkers("ttlafterfinished", "concurrent-ttl-after-finished-syncs", c.ConcurrentTTLSyncs)
+	return bounds.First("ttlafterfinished", controllerutil.Workers("concurrent-ttl-after-finished-syncs", c.ConcurrentTTLSyncs))
 }

@@ -6,10 +6,10 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestCheckWorkers(t *testing.T) {
+func TestWorkers(t *testing.T) {
 	for _, n := range []int{1, 5, MaxWorkers} {
-		assert.NoError(t, CheckWorkers("job", "concurrent-job-syncs", n), n)
+		assert.NoError(t, Workers("concurrent-job-syncs", n), n)
 	}
-	assert.EqualError(t, CheckWorkers("job", "concurrent-job-syncs", 0), "job: concurrent-job-syncs must be in [1, 1000], got 0")
-	assert.EqualError(t, CheckWorkers("gc", "concurrent-gc-syncs", MaxWorkers+1), "gc: concurrent-gc-syncs must be in [1, 1000], got 1001")
+	assert.EqualError(t, Workers("concurrent-job-syncs", 0), "concurrent-job-syncs must be in [1, 1000], got 0")
+	assert.EqualError(t, Workers("concurrent-gc-syncs", MaxWorkers+1), "concurrent-gc-syncs must be in [1, 1000], got 1001")
 }
