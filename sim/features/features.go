@@ -109,14 +109,18 @@ type Gate struct {
 }
 
 // DefaultFor returns the gate's default in release 1.<minor>.
-func (g Gate) DefaultFor(minor int) bool {
-	on := false
+func (g Gate) DefaultFor(minor int) bool { return g.stageAt(minor).On }
+
+// stageAt returns the stage in effect in release 1.<minor>, the last that began at or before
+// it; before the first stage, the zero Stage (off, not locked).
+func (g Gate) stageAt(minor int) Stage {
+	var cur Stage
 	for _, s := range g.Stages {
 		if s.Minor <= minor {
-			on = s.On
+			cur = s
 		}
 	}
-	return on
+	return cur
 }
 
 // History renders the stages, for example "1.33 on (beta)".
@@ -294,15 +298,7 @@ func For(minor int, overrides []Override) (Set, error) {
 }
 
 // lockedIn reports whether the gate is locked to its default in release 1.<minor>.
-func (g Gate) lockedIn(minor int) bool {
-	locked := false
-	for _, st := range g.Stages {
-		if st.Minor <= minor {
-			locked = st.Locked
-		}
-	}
-	return locked
-}
+func (g Gate) lockedIn(minor int) bool { return g.stageAt(minor).Locked }
 
 // Default is the set of DefaultMinor without overrides.
 func Default() Set {
