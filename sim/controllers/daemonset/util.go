@@ -2,18 +2,16 @@ package daemonset
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/controllers/internal/history"
+	"github.com/reconsim/reconsim/sim/controllers/internal/nodeaffinity"
 )
 
 // Labels and annotations ([api@HEAD] apps/v1/types.go).
@@ -28,8 +26,6 @@ const (
 	// DeprecatedTemplateGeneration is the annotation the API server kept the template
 	// generation in (apps.DeprecatedTemplateGeneration).
 	DeprecatedTemplateGeneration = "deprecated.daemonset.template.generation"
-	// nodeFieldSelectorKeyNodeName is the only matchFields key (metav1.ObjectNameField).
-	nodeFieldSelectorKeyNodeName = "metadata.name"
 )
 
 // Toleration operators (model.TolerationOpExists, model.TolerationOpEqual).
@@ -98,102 +94,6 @@ func addOrUpdateDaemonPodTolerations(spec *model.PodSpec, hostNetwork bool) {
 	}
 }
 
-// ---- node affinity (component-helpers scheduling/corev1/nodeaffinity) ----
-
-// nodeSelectorOperator maps a NodeSelectorOperator to a label selection operator.
-func nodeSelectorOperator(op string) (selection.Operator, bool) {
-	switch op {
-	case "In":
-		return selection.In, true
-	case "NotIn":
-		return selection.NotIn, true
-	case "Exists":
-		return selection.Exists, true
-	case "DoesNotExist":
-		return selection.DoesNotExist, true
-	case "Gt":
-		return selection.GreaterThan, true
-	case "Lt":
-		return selection.LessThan, true
-	}
-	return "", false
-}
-
-// termMatches reports whether node satisfies every requirement of the term. A term with a
-// requirement that does not parse matches nothing, as upstream's LazyErrorNodeSelector skips
-// such terms.
-func termMatches(term *model.NodeSelectorTerm, node *model.Node) (bool, error) {
-	if len(term.MatchExpressions) > 0 {
-		reqs := make([]labels.Requirement, 0, len(term.MatchExpressions))
-		for _, e := range term.MatchExpressions {
-			op, ok := nodeSelectorOperator(e.Operator)
-			if !ok {
-				return false, fmt.Errorf("%q is not a valid node selector operator", e.Operator)
-			}
-			r, err := labels.NewRequirement(e.Key, op, e.Values)
-			if err != nil {
-				return false, err
-			}
-			reqs = append(reqs, *r)
-		}
-		if !labels.NewSelector().Add(reqs...).Matches(labels.Set(node.Labels)) {
-			return false, nil
-		}
-	}
-	for _, f := range term.MatchFields {
-		if f.Key != nodeFieldSelectorKeyNodeName {
-			return false, fmt.Errorf("%q is not a valid field selector key", f.Key)
-		}
-		if len(f.Values) != 1 {
-			return false, fmt.Errorf("matchFields must have one value, got %d", len(f.Values))
-		}
-		switch f.Operator {
-		case "In":
-			if node.Name != f.Values[0] {
-				return false, nil
-			}
-		case "NotIn":
-			if node.Name == f.Values[0] {
-				return false, nil
-			}
-		default:
-			return false, fmt.Errorf("%q is not a valid field selector operator", f.Operator)
-		}
-	}
-	return true, nil
-}
-
-// matchesRequiredNodeAffinity is GetRequiredNodeAffinity(pod).Match(node): spec.nodeSelector
-// must match the node's labels, and one of the terms of the required node affinity (if set)
-// must match; empty terms match nothing, so required affinity without a usable term rejects
-// every node. Parse errors are returned joined but do not make an otherwise matching term
-// fail to match elsewhere.
-func matchesRequiredNodeAffinity(spec *model.PodSpec, node *model.Node) (bool, error) {
-	if len(spec.NodeSelector) > 0 && !labels.SelectorFromSet(spec.NodeSelector).Matches(labels.Set(node.Labels)) {
-		return false, nil
-	}
-	a := spec.Affinity
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return true, nil
-	}
-	var errs []error
-	for i := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		term := &a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[i]
-		if len(term.MatchExpressions) == 0 && len(term.MatchFields) == 0 {
-			continue
-		}
-		ok, err := termMatches(term, node)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if ok {
-			return true, nil
-		}
-	}
-	return false, errors.Join(errs...)
-}
-
 // newPod is the pod a DaemonSet would run on nodeName: the template, the node name and the
 // daemon tolerations (upstream NewPod). It is only used to decide placement.
 func newPod(ds *model.DaemonSet, nodeName string) *model.Pod {
@@ -223,7 +123,7 @@ func nodeShouldRunWithSpec(node *model.Node, ds *model.DaemonSet, spec *model.Po
 		return false, false
 	}
 	// The pod upstream builds has spec.nodeName = node.Name, so the NodeName predicate holds.
-	if fits, _ := matchesRequiredNodeAffinity(spec, node); !fits {
+	if required := nodeaffinity.GetRequiredNodeAffinity(spec); !required.Match(node) {
 		return false, false
 	}
 	_, untolerated := model.FindMatchingUntoleratedTaint(node.Spec.Taints, spec.Tolerations, func(t *model.Taint) bool {
@@ -244,7 +144,7 @@ func nodeShouldRunWithSpec(node *model.Node, ds *model.DaemonSet, spec *model.Po
 // template's other affinity (preferred terms) is kept.
 func replaceDaemonSetPodNodeNameNodeAffinity(affinity *model.Affinity, nodeName string) *model.Affinity {
 	sel := &model.NodeSelector{NodeSelectorTerms: []model.NodeSelectorTerm{{
-		MatchFields: []model.NodeSelectorRequirement{{Key: nodeFieldSelectorKeyNodeName, Operator: "In", Values: []string{nodeName}}},
+		MatchFields: []model.NodeSelectorRequirement{{Key: nodeaffinity.ObjectNameField, Operator: nodeaffinity.OpIn, Values: []string{nodeName}}},
 	}}}
 	if affinity == nil {
 		return &model.Affinity{NodeAffinity: &model.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: sel}}
@@ -274,9 +174,9 @@ func getTargetNodeName(pod *model.Pod) (string, error) {
 	}
 	for _, term := range terms {
 		for _, f := range term.MatchFields {
-			if f.Key == nodeFieldSelectorKeyNodeName && f.Operator == "In" {
+			if f.Key == nodeaffinity.ObjectNameField && f.Operator == nodeaffinity.OpIn {
 				if len(f.Values) != 1 {
-					return "", fmt.Errorf("the matchFields value of '%s' is not unique for pod %s/%s", nodeFieldSelectorKeyNodeName, pod.Namespace, pod.Name)
+					return "", fmt.Errorf("the matchFields value of '%s' is not unique for pod %s/%s", nodeaffinity.ObjectNameField, pod.Namespace, pod.Name)
 				}
 				return f.Values[0], nil
 			}

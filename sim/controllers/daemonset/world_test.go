@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/nodeaffinity"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
 )
 
@@ -96,7 +97,7 @@ func (w *world) place(p *model.Pod) (string, string) {
 		return "", "node " + target + " is not available"
 	}
 	node := obj.(*model.Node)
-	if ok, _ := matchesRequiredNodeAffinity(&p.Spec, node); !ok {
+	if required := nodeaffinity.GetRequiredNodeAffinity(&p.Spec); !required.Match(node) {
 		return "", "node affinity does not match " + target
 	}
 	if taint, bad := model.FindMatchingUntoleratedTaint(node.Spec.Taints, p.Spec.Tolerations, func(t *model.Taint) bool {

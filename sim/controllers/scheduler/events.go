@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/nodeaffinity"
 )
 
 // pluginSet is a set of filter plugins, as the bits of filterPluginNames.
@@ -242,7 +243,7 @@ func queueingHintFor(plugin string, pod *model.Pod, e *clusterEvent) queueingHin
 		_, wasUntolerated := model.FindMatchingUntoleratedTaint(e.oldNode.Spec.Taints, pod.Spec.Tolerations, doNotScheduleTaint)
 		return queueingHint(wasUntolerated)
 	case PluginNodeAffinity:
-		req := getRequiredNodeAffinity(pod)
+		req := nodeaffinity.GetRequiredNodeAffinity(&pod.Spec)
 		if !req.Match(e.newNode) {
 			return queueSkipHint
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/nodeaffinity"
 )
 
 // Failure reasons, verbatim from the upstream plugins: they are what users read in
@@ -46,8 +47,8 @@ type cycleState struct {
 	podReq Resource
 	// podNonZero is the request with scoring defaults (NodeResourcesFit LeastAllocated).
 	podNonZero Resource
-	required   requiredNodeAffinity
-	preferred  []preferredTerm
+	required   nodeaffinity.RequiredNodeAffinity
+	preferred  []nodeaffinity.PreferredTerm
 	// tolerationsPreferNoSchedule is TaintToleration's PreScore state.
 	tolerationsPreferNoSchedule []model.Toleration
 	// taintWithKey selects the TaintToleration message of releases up to v1.34, which names
@@ -144,8 +145,8 @@ func newCycleState(pod *model.Pod) *cycleState {
 		priority:                    podPriority(pod),
 		podReq:                      PodRequests(pod, false),
 		podNonZero:                  PodRequests(pod, true),
-		required:                    getRequiredNodeAffinity(pod),
-		preferred:                   getPreferredTerms(pod),
+		required:                    nodeaffinity.GetRequiredNodeAffinity(&pod.Spec),
+		preferred:                   nodeaffinity.GetPreferredTerms(&pod.Spec),
 		tolerationsPreferNoSchedule: preferNoScheduleTolerations(pod.Spec.Tolerations),
 		affinityInfo:                newPodAffinityInfo(pod),
 	}
@@ -443,7 +444,7 @@ func prioritizeNodes(s *cycleState, feasible []*NodeInfo) []nodeScore {
 		}
 		taint[i] = countIntolerableTaintsPreferNoSchedule(ni.taints, s.tolerationsPreferNoSchedule)
 		if len(s.preferred) > 0 {
-			affinity[i] = scorePreferred(s.preferred, ni.node)
+			affinity[i] = nodeaffinity.ScorePreferred(s.preferred, ni.node)
 		}
 	}
 	defaultNormalizeScore(MaxNodeScore, true, taint)

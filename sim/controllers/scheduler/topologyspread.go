@@ -505,7 +505,7 @@ func (s *cycleState) spreadPreScore(feasible []*NodeInfo) *spreadScoreState {
 	memoized := make([]bool, len(constraints))
 	for i := range constraints {
 		c := &constraints[i]
-		if c.topologyKey == LabelHostname || s.spreadMemos == nil || c.honorTaints || (c.honorNodeAffinity && !s.required.matchesAll()) {
+		if c.topologyKey == LabelHostname || s.spreadMemos == nil || c.honorTaints || (c.honorNodeAffinity && !s.required.MatchesAll()) {
 			continue
 		}
 		memoized[i] = true

@@ -1,4 +1,4 @@
-package scheduler
+package nodeaffinity
 
 import (
 	"errors"
@@ -12,16 +12,16 @@ import (
 
 // Node selector operators (core/v1 NodeSelectorOperator).
 const (
-	NodeSelectorOpIn           = "In"
-	NodeSelectorOpNotIn        = "NotIn"
-	NodeSelectorOpExists       = "Exists"
-	NodeSelectorOpDoesNotExist = "DoesNotExist"
-	NodeSelectorOpGt           = "Gt"
-	NodeSelectorOpLt           = "Lt"
+	OpIn           = "In"
+	OpNotIn        = "NotIn"
+	OpExists       = "Exists"
+	OpDoesNotExist = "DoesNotExist"
+	OpGt           = "Gt"
+	OpLt           = "Lt"
 )
 
-// objectNameField is the only field a matchFields requirement may name (metav1.ObjectNameField).
-const objectNameField = "metadata.name"
+// ObjectNameField is the only field a matchFields requirement may name (metav1.ObjectNameField).
+const ObjectNameField = "metadata.name"
 
 // nodeSelectorTerm is a parsed NodeSelectorTerm (component-helpers nodeaffinity
 // nodeSelectorTerm): its expressions become a label selector built with apimachinery's
@@ -44,17 +44,17 @@ func isEmptyNodeSelectorTerm(t *model.NodeSelectorTerm) bool {
 
 func selectionOperator(op string) (selection.Operator, bool) {
 	switch op {
-	case NodeSelectorOpIn:
+	case OpIn:
 		return selection.In, true
-	case NodeSelectorOpNotIn:
+	case OpNotIn:
 		return selection.NotIn, true
-	case NodeSelectorOpExists:
+	case OpExists:
 		return selection.Exists, true
-	case NodeSelectorOpDoesNotExist:
+	case OpDoesNotExist:
 		return selection.DoesNotExist, true
-	case NodeSelectorOpGt:
+	case OpGt:
 		return selection.GreaterThan, true
-	case NodeSelectorOpLt:
+	case OpLt:
 		return selection.LessThan, true
 	}
 	return "", false
@@ -81,7 +81,7 @@ func parseNodeSelectorTerm(t *model.NodeSelectorTerm) nodeSelectorTerm {
 		out.matchLabels = labels.NewSelector().Add(reqs...)
 	}
 	for i, expr := range t.MatchFields {
-		if expr.Key != objectNameField {
+		if expr.Key != ObjectNameField {
 			errs = append(errs, fmt.Errorf("matchFields[%d].key: %q must be 'metadata.name'", i, expr.Key))
 			continue
 		}
@@ -90,9 +90,9 @@ func parseNodeSelectorTerm(t *model.NodeSelectorTerm) nodeSelectorTerm {
 			continue
 		}
 		switch expr.Operator {
-		case NodeSelectorOpIn:
+		case OpIn:
 			out.matchNames = append(out.matchNames, nameRequirement{name: expr.Values[0], in: true})
-		case NodeSelectorOpNotIn:
+		case OpNotIn:
 			out.matchNames = append(out.matchNames, nameRequirement{name: expr.Values[0], in: false})
 		default:
 			errs = append(errs, fmt.Errorf("matchFields[%d].operator: %q is not supported (In, NotIn)", i, expr.Operator))
@@ -120,22 +120,24 @@ func (t *nodeSelectorTerm) match(node *model.Node) bool {
 	return true
 }
 
-// requiredNodeAffinity is the pod's hard placement constraint: spec.nodeSelector AND the
+// RequiredNodeAffinity is the pod's hard placement constraint: spec.nodeSelector AND the
 // required node affinity (component-helpers nodeaffinity RequiredNodeAffinity). The terms of
 // the affinity are ORed; empty terms select nothing.
-type requiredNodeAffinity struct {
+type RequiredNodeAffinity struct {
 	nodeSelector labels.Selector // nil without spec.nodeSelector
 	hasAffinity  bool            // requiredDuringScheduling... is set (even with no terms)
 	terms        []nodeSelectorTerm
 }
 
-// getRequiredNodeAffinity parses pod's spec.nodeSelector and required node affinity.
-func getRequiredNodeAffinity(pod *model.Pod) requiredNodeAffinity {
-	var r requiredNodeAffinity
-	if len(pod.Spec.NodeSelector) > 0 {
-		r.nodeSelector = labels.SelectorFromSet(pod.Spec.NodeSelector)
+// GetRequiredNodeAffinity parses a pod's spec.nodeSelector and required node affinity
+// (upstream GetRequiredNodeAffinity takes the pod; the DaemonSet controller has only the spec
+// its pod would have).
+func GetRequiredNodeAffinity(spec *model.PodSpec) RequiredNodeAffinity {
+	var r RequiredNodeAffinity
+	if len(spec.NodeSelector) > 0 {
+		r.nodeSelector = labels.SelectorFromSet(spec.NodeSelector)
 	}
-	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+	if a := spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
 		r.hasAffinity = true
 		for i := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
 			t := &a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[i]
@@ -148,14 +150,14 @@ func getRequiredNodeAffinity(pod *model.Pod) requiredNodeAffinity {
 	return r
 }
 
-// matchesAll reports whether Match is true for every node: the pod has neither a nodeSelector
+// MatchesAll reports whether Match is true for every node: the pod has neither a nodeSelector
 // nor a required node affinity.
-func (r *requiredNodeAffinity) matchesAll() bool { return r.nodeSelector == nil && !r.hasAffinity }
+func (r *RequiredNodeAffinity) MatchesAll() bool { return r.nodeSelector == nil && !r.hasAffinity }
 
 // Match reports whether node satisfies both the nodeSelector and the required affinity.
 // Parse errors make a term match nothing, which upstream also does (it ignores the error for
 // backwards compatibility).
-func (r *requiredNodeAffinity) Match(node *model.Node) bool {
+func (r *RequiredNodeAffinity) Match(node *model.Node) bool {
 	if r.nodeSelector != nil && !r.nodeSelector.Matches(labels.Set(node.Labels)) {
 		return false
 	}
@@ -170,22 +172,22 @@ func (r *requiredNodeAffinity) Match(node *model.Node) bool {
 	return false
 }
 
-// preferredTerm is a parsed PreferredSchedulingTerm.
-type preferredTerm struct {
+// PreferredTerm is a parsed PreferredSchedulingTerm.
+type PreferredTerm struct {
 	term   nodeSelectorTerm
 	weight int64
 }
 
-// getPreferredTerms parses the pod's preferred node affinity, dropping terms with weight 0 or
+// GetPreferredTerms parses a pod's preferred node affinity, dropping terms with weight 0 or
 // an empty preference as upstream NewPreferredSchedulingTerms does. Upstream fails the whole
 // PreScore on a parse error; here a term that does not parse is dropped instead (the apiserver's
 // validation is what should reject it).
-func getPreferredTerms(pod *model.Pod) []preferredTerm {
-	a := pod.Spec.Affinity
+func GetPreferredTerms(spec *model.PodSpec) []PreferredTerm {
+	a := spec.Affinity
 	if a == nil || a.NodeAffinity == nil {
 		return nil
 	}
-	var out []preferredTerm
+	var out []PreferredTerm
 	for i := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
 		p := &a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i]
 		if p.Weight == 0 || isEmptyNodeSelectorTerm(&p.Preference) {
@@ -195,13 +197,13 @@ func getPreferredTerms(pod *model.Pod) []preferredTerm {
 		if t.parseErr != nil {
 			continue
 		}
-		out = append(out, preferredTerm{term: t, weight: int64(p.Weight)})
+		out = append(out, PreferredTerm{term: t, weight: int64(p.Weight)})
 	}
 	return out
 }
 
-// scorePreferred sums the weights of the preferred terms node matches (NodeAffinity Score).
-func scorePreferred(terms []preferredTerm, node *model.Node) int64 {
+// ScorePreferred sums the weights of the preferred terms node matches (NodeAffinity Score).
+func ScorePreferred(terms []PreferredTerm, node *model.Node) int64 {
 	var score int64
 	for i := range terms {
 		if terms[i].term.match(node) {
