@@ -63,7 +63,7 @@ func equalPodSpec(a, b *PodSpec) bool {
 		equalStringMap(a.NodeSelector, b.NodeSelector) &&
 		equalSlice(a.Containers, b.Containers, equalContainer) &&
 		equalSlice(a.InitContainers, b.InitContainers, equalContainer) &&
-		equalSlice(a.Tolerations, b.Tolerations, equalToleration) &&
+		equalSlice(a.Tolerations, b.Tolerations, TolerationEqual) &&
 		equalAffinity(a.Affinity, b.Affinity) &&
 		equalRare(a.TopologySpreadConstraints, b.TopologySpreadConstraints)
 }
@@ -123,11 +123,6 @@ func equalContainer(a, b *Container) bool {
 		equalPtr(a.StartupProbe, b.StartupProbe) &&
 		equalPtr(a.RestartPolicy, b.RestartPolicy) &&
 		equalSlice(a.Env, b.Env, func(x, y *EnvVar) bool { return *x == *y })
-}
-
-func equalToleration(a, b *Toleration) bool {
-	return a.Key == b.Key && a.Operator == b.Operator && a.Value == b.Value && a.Effect == b.Effect &&
-		equalPtr(a.TolerationSeconds, b.TolerationSeconds)
 }
 
 func equalAffinity(a, b *Affinity) bool {

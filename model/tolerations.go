@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // Toleration operators (core/v1 TolerationOperator, k8s.io/api core/v1/types.go, release 1.33).
 // An empty operator means Equal.
 const (
@@ -29,6 +31,25 @@ func (t *Toleration) ToleratesTaint(taint *Taint) bool {
 	default:
 		return false
 	}
+}
+
+// MatchToleration reports whether t and u are the same rule: same key, operator, value and
+// effect (k8s.io/api core/v1/toleration.go Toleration.MatchToleration, release 1.33); their
+// tolerationSeconds may differ.
+func (t *Toleration) MatchToleration(u *Toleration) bool {
+	return t.Key == u.Key && t.Effect == u.Effect && t.Operator == u.Operator && t.Value == u.Value
+}
+
+// TolerationEqual reports whether a and b are the same rule with the same tolerationSeconds
+// (apimachinery's Semantic.DeepEqual of two tolerations).
+func TolerationEqual(a, b *Toleration) bool {
+	return a.MatchToleration(b) && equalPtr(a.TolerationSeconds, b.TolerationSeconds)
+}
+
+// TolerationsEqual reports whether a and b hold equal tolerations (TolerationEqual) in the same
+// order; nil and empty are equal, as Semantic.DeepEqual has them.
+func TolerationsEqual(a, b []Toleration) bool {
+	return slices.EqualFunc(a, b, func(x, y Toleration) bool { return TolerationEqual(&x, &y) })
 }
 
 // TolerationsTolerateTaint reports whether any of tolerations tolerates taint

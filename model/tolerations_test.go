@@ -62,3 +62,33 @@ func TestFindMatchingUntoleratedTaint(t *testing.T) {
 		})
 	}
 }
+
+func TestTolerationEquality(t *testing.T) {
+	secs := func(n int64) *int64 { return &n }
+	base := Toleration{Key: "k", Operator: TolerationOpEqual, Value: "v", Effect: TaintEffectNoExecute, TolerationSeconds: secs(30)}
+	tests := []struct {
+		name         string
+		edit         func(*Toleration)
+		match, equal bool
+	}{
+		{"same", func(*Toleration) {}, true, true},
+		{"other seconds", func(u *Toleration) { u.TolerationSeconds = secs(60) }, true, false},
+		{"no seconds", func(u *Toleration) { u.TolerationSeconds = nil }, true, false},
+		{"other key", func(u *Toleration) { u.Key = "x" }, false, false},
+		{"other operator", func(u *Toleration) { u.Operator = TolerationOpExists }, false, false},
+		{"other value", func(u *Toleration) { u.Value = "x" }, false, false},
+		{"other effect", func(u *Toleration) { u.Effect = TaintEffectNoSchedule }, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u := base
+			u.TolerationSeconds = secs(30)
+			tc.edit(&u)
+			assert.Equal(t, tc.match, base.MatchToleration(&u), "MatchToleration")
+			assert.Equal(t, tc.equal, TolerationEqual(&base, &u), "TolerationEqual")
+			assert.Equal(t, tc.equal, TolerationsEqual([]Toleration{base}, []Toleration{u}), "TolerationsEqual")
+		})
+	}
+	assert.True(t, TolerationsEqual(nil, []Toleration{}), "nil and empty are equal, as Semantic.DeepEqual")
+	assert.False(t, TolerationsEqual([]Toleration{base}, nil))
+}

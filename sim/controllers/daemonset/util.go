@@ -34,20 +34,14 @@ const (
 	TolerationOpEqual  = model.TolerationOpEqual
 )
 
-// matchToleration reports whether two tolerations are the same rule: same key, operator,
-// value and effect (core/v1 Toleration.MatchToleration; tolerationSeconds is not compared).
-func matchToleration(a, b *model.Toleration) bool {
-	return a.Key == b.Key && a.Effect == b.Effect && a.Operator == b.Operator && a.Value == b.Value
-}
-
 // addOrUpdateTolerationInPodSpec replaces the toleration that matches t (if any) with t, or
 // appends t (core/v1 helper AddOrUpdateTolerationInPodSpec). It reports whether spec changed.
 func addOrUpdateTolerationInPodSpec(spec *model.PodSpec, t model.Toleration) bool {
 	var out []model.Toleration
 	updated := false
 	for i := range spec.Tolerations {
-		if matchToleration(&t, &spec.Tolerations[i]) {
-			if tolerationEqual(&t, &spec.Tolerations[i]) {
+		if t.MatchToleration(&spec.Tolerations[i]) {
+			if model.TolerationEqual(&t, &spec.Tolerations[i]) {
 				return false
 			}
 			out = append(out, t)
@@ -61,16 +55,6 @@ func addOrUpdateTolerationInPodSpec(spec *model.PodSpec, t model.Toleration) boo
 	}
 	spec.Tolerations = out
 	return true
-}
-
-func tolerationEqual(a, b *model.Toleration) bool {
-	if !matchToleration(a, b) {
-		return false
-	}
-	if a.TolerationSeconds == nil || b.TolerationSeconds == nil {
-		return a.TolerationSeconds == b.TolerationSeconds
-	}
-	return *a.TolerationSeconds == *b.TolerationSeconds
 }
 
 // addOrUpdateDaemonPodTolerations gives a daemon pod the tolerations every DaemonSet pod gets

@@ -148,18 +148,6 @@ func conditionsEqualIgnoringHeartbeat(a, b []model.NodeCondition) bool {
 	return maps.Equal(status(a), status(b))
 }
 
-func tolerationsEqual(a, b []model.Toleration) bool {
-	return slices.EqualFunc(a, b, func(x, y model.Toleration) bool {
-		if x.Key != y.Key || x.Operator != y.Operator || x.Value != y.Value || x.Effect != y.Effect {
-			return false
-		}
-		if (x.TolerationSeconds == nil) != (y.TolerationSeconds == nil) {
-			return false
-		}
-		return x.TolerationSeconds == nil || *x.TolerationSeconds == *y.TolerationSeconds
-	})
-}
-
 // queueingHint is a plugin's answer to "could this event make the pod schedulable?".
 type queueingHint bool
 

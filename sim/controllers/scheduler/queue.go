@@ -307,7 +307,7 @@ func (q *priorityQueue) Update(oldPod, newPod *model.Pod) {
 		q.nominator.add(newPod, "")
 	}
 	e := &clusterEvent{kind: eventUnscheduledPodUpdate, oldPod: oldPod, newPod: newPod,
-		tolerationsChanged: oldPod != nil && !tolerationsEqual(oldPod.Spec.Tolerations, newPod.Spec.Tolerations)}
+		tolerationsChanged: oldPod != nil && !model.TolerationsEqual(oldPod.Spec.Tolerations, newPod.Spec.Tolerations)}
 	p, ok := q.pods[model.Key(newPod)]
 	if !ok {
 		q.toActiveQ(q.newQueuedPodInfo(newPod), "UnscheduledPodUpdate")

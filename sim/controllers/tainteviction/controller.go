@@ -233,7 +233,7 @@ func (tc *Controller) podUpdated(oldPod, newPod *model.Pod) {
 		item = podUpdateItem{namespace: newPod.Namespace, name: newPod.Name, nodeName: newPod.Spec.NodeName}
 		newTolerations = newPod.Spec.Tolerations
 	}
-	if oldPod != nil && newPod != nil && tolerationsEqual(oldTolerations, newTolerations) && oldPod.Spec.NodeName == newPod.Spec.NodeName {
+	if oldPod != nil && newPod != nil && model.TolerationsEqual(oldTolerations, newTolerations) && oldPod.Spec.NodeName == newPod.Spec.NodeName {
 		return
 	}
 	if !tc.running {

@@ -98,19 +98,3 @@ func taintsEqual(a, b []model.Taint) bool {
 	}
 	return true
 }
-
-func tolerationsEqual(a, b []model.Toleration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.Key != y.Key || x.Operator != y.Operator || x.Value != y.Value || x.Effect != y.Effect {
-			return false
-		}
-		if (x.TolerationSeconds == nil) != (y.TolerationSeconds == nil) || (x.TolerationSeconds != nil && *x.TolerationSeconds != *y.TolerationSeconds) {
-			return false
-		}
-	}
-	return true
-}

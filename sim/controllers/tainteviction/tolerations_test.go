@@ -133,11 +133,6 @@ func TestNoExecuteTaintsAndEquality(t *testing.T) {
 	stamped.TimeAdded = &at
 	assert.False(t, taintsEqual([]model.Taint{unreachable}, []model.Taint{stamped}), "TimeAdded is part of the comparison")
 	assert.True(t, taintsEqual(nil, []model.Taint{}), "nil and empty are equal, as Semantic.DeepEqual")
-
-	a := []model.Toleration{{Key: "k", TolerationSeconds: secs(1)}}
-	b := []model.Toleration{{Key: "k", TolerationSeconds: secs(2)}}
-	assert.False(t, tolerationsEqual(a, b))
-	assert.True(t, tolerationsEqual(a, []model.Toleration{{Key: "k", TolerationSeconds: secs(1)}}))
 }
 
 func TestUpdatePodCondition(t *testing.T) {
