@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -72,7 +73,7 @@ func Prepare(ctx context.Context, file string, data []byte, baseDir string, opts
 	if opts.Strategy == "" {
 		opts.Strategy = StrategyRandom
 	}
-	if !contains(Strategies(), opts.Strategy) {
+	if !slices.Contains(Strategies(), opts.Strategy) {
 		return nil, &UsageError{fmt.Sprintf("unknown strategy %q (want %s)", opts.Strategy, strings.Join(Strategies(), ", "))}
 	}
 	if opts.Runs < 0 || opts.Runs > MaxRuns {
@@ -119,15 +120,6 @@ func controllerNames(cs []cluster.Controller) []string {
 		out = append(out, c.Name)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Runs returns the planned runs.
@@ -258,7 +250,7 @@ func (s *Search) failures(res *report.Result, err error) ([]Failure, string) {
 	}
 	for _, inv := range s.scn.Explore.Invariants {
 		name := inv
-		if contains(scenarios.Invariants(), inv) {
+		if slices.Contains(scenarios.Invariants(), inv) {
 			name = cluster.InvariantPrefix + inv
 		}
 		for _, e := range res.Expectations {

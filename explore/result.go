@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/reconsim/reconsim/internal/atomicfile"
@@ -124,7 +125,7 @@ func (s *Search) Finish(ctx context.Context, runs []Run) (*Result, error) {
 		res.Summary.ByStrategy[r.Strategy] = t
 		var seen []string
 		for _, f := range r.Faults {
-			if contains(seen, f.Action) {
+			if slices.Contains(seen, f.Action) {
 				continue
 			}
 			seen = append(seen, f.Action)

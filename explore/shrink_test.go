@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ func TestShrink(t *testing.T) {
 			return false
 		}
 		for _, f := range v.faults {
-			if f.Action == "node-crash" && f.At >= Duration(2*time.Minute) && f.Heal >= Duration(30*time.Second) && contains(f.Nodes, "worker-1") {
+			if f.Action == "node-crash" && f.At >= Duration(2*time.Minute) && f.Heal >= Duration(30*time.Second) && slices.Contains(f.Nodes, "worker-1") {
 				return true
 			}
 		}

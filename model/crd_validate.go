@@ -157,7 +157,7 @@ func validateStructural(s *JSONSchemaProps, path *field.Path, root bool) field.E
 		errs = append(errs, field.Invalid(path.Child("type"), s.Type, "must be object at the root"))
 	case s.Type == "" && !s.XIntOrString && !preserves(s):
 		errs = append(errs, field.Required(path.Child("type"), "must not be empty for specified object fields"))
-	case s.Type != "" && !containsString(validTypes, s.Type):
+	case s.Type != "" && !slices.Contains(validTypes, s.Type):
 		errs = append(errs, field.NotSupported(path.Child("type"), s.Type, validTypes))
 	}
 	if s.Type == "array" && s.Items == nil {
@@ -182,15 +182,6 @@ func validateStructural(s *JSONSchemaProps, path *field.Path, root bool) field.E
 		}
 	}
 	return errs
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // validateScalePaths checks the scale subresource's paths

@@ -166,7 +166,7 @@ type RequestInfo struct {
 // of Resources and its client matches one of Clients (each check passes when the list is
 // empty). Unknown kinds match only an empty Resources list.
 func (f RequestFilter) Matches(req RequestInfo) bool {
-	if len(f.Verbs) > 0 && !contains(f.Verbs, string(req.Verb)) {
+	if len(f.Verbs) > 0 && !slices.Contains(f.Verbs, string(req.Verb)) {
 		return false
 	}
 	if len(f.Resources) > 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -332,7 +333,7 @@ func (l *loader) checkPatch(a *PatchArgs, p string) {
 	before := l.problems()
 	l.checkRef(a.Target, childPath(p, "target"), l.editKinds())
 	tp, pp := childPath(p, "type"), childPath(p, "body")
-	if a.Type != "" && !contains(patchTypeNames, a.Type) {
+	if a.Type != "" && !slices.Contains(patchTypeNames, a.Type) {
 		l.errPath(tp, fmt.Sprintf("unknown patch type %q", a.Type), "strategic (the default), merge or json, as kubectl patch --type")
 	}
 	if !l.ix.has(pp) {
@@ -423,7 +424,7 @@ func (l *loader) checkKillContainer(a *KillContainerArgs, p string) {
 			continue
 		}
 		names := containerNames(*tmpl)
-		if !contains(names, a.Container) {
+		if !slices.Contains(names, a.Container) {
 			l.errPath(childPath(p, "container"), fmt.Sprintf("the pod template of %s %s has no container %q", a.Target.Kind, model.Key(d.obj), a.Container),
 				"containers: "+strings.Join(names, ", "))
 		}

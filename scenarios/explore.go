@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -245,7 +246,7 @@ func (l *loader) checkExplore(nodes []ClusterNode) {
 			continue
 		}
 		seen[inv] = true
-		if contains(Invariants(), inv) || contains(expectations, inv) {
+		if slices.Contains(Invariants(), inv) || slices.Contains(expectations, inv) {
 			continue
 		}
 		known := append(Invariants(), expectations...)
@@ -273,7 +274,7 @@ func (l *loader) checkExploreAction(a ExploreAction, p string, nodes []ClusterNo
 	}
 	for _, k := range exploreArgKeys {
 		kp := childPath(p, k)
-		if l.ix.has(kp) && !contains(spec.args, k) {
+		if l.ix.has(kp) && !slices.Contains(spec.args, k) {
 			l.errAt(l.ix.keyOrNearest(kp), kp, fmt.Sprintf("%q is not an argument of %s", k, a.Action), a.Action+" takes "+strings.Join(spec.args, ", "))
 		}
 	}

@@ -159,7 +159,7 @@ func admissionPluginList(disabling bool) func(v flagValue) error {
 			return fmt.Errorf("at most %d plugins, got %d", maxAdmissionPlugins, len(names))
 		}
 		for _, n := range names {
-			if !contains(AdmissionPlugins, n) {
+			if !slices.Contains(AdmissionPlugins, n) {
 				msg := fmt.Sprintf("%q is not an admission plugin the simulator models (%s)", n, strings.Join(AdmissionPlugins, ", "))
 				if s := closest(n, AdmissionPlugins); s != "" {
 					msg += fmt.Sprintf("; did you mean %q?", s)
@@ -178,7 +178,7 @@ func admissionPluginList(disabling bool) func(v flagValue) error {
 // (one of AdmissionPlugins): every one is on unless kube-apiserver.disable-admission-plugins
 // names it.
 func (c *Components) AdmissionPluginEnabled(name string) bool {
-	return !contains(splitList(c.apiServerOptions().DisableAdmissionPlugins), name)
+	return !slices.Contains(splitList(c.apiServerOptions().DisableAdmissionPlugins), name)
 }
 
 // apiServerOptions are kube-apiserver's flags as the scenario sets them.
@@ -191,7 +191,7 @@ func (c *Components) apiServerOptions() kubeapiserver.Options {
 // oneOf returns a check that the value is one of values.
 func oneOf(values ...string) func(v flagValue) error {
 	return func(v flagValue) error {
-		if !contains(values, v.s) {
+		if !slices.Contains(values, v.s) {
 			return fmt.Errorf("want one of %s, got %q", strings.Join(values, ", "), v.s)
 		}
 		return nil
@@ -892,7 +892,7 @@ func (c *Components) crossCheck() []string {
 	api := c.apiServerOptions()
 	enabled := splitList(api.EnableAdmissionPlugins)
 	for _, d := range splitList(api.DisableAdmissionPlugins) {
-		if contains(enabled, d) {
+		if slices.Contains(enabled, d) {
 			problems = append(problems, fmt.Sprintf("kube-apiserver: %s is both in enable-admission-plugins and disable-admission-plugins", d))
 		}
 	}

@@ -461,7 +461,7 @@ func usableResources(rl, capacity model.ResourceList) model.ResourceList {
 	out := model.ResourceList{}
 	//detlint:ordered builds a map
 	for r, q := range rl {
-		if !contains(knownResources, r) && !strings.Contains(r, "/") && !strings.HasPrefix(r, "hugepages-") {
+		if !slices.Contains(knownResources, r) && !strings.Contains(r, "/") && !strings.HasPrefix(r, "hugepages-") {
 			continue
 		}
 		if q.Sign() < 0 {

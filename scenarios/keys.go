@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -302,7 +303,7 @@ func explainKey(k Key) string {
 	if k.Default != "" {
 		fmt.Fprintf(&b, "  default    %s\n", k.Default)
 	}
-	if contains(scenarioOverrideKeys, k.Path) {
+	if slices.Contains(scenarioOverrideKeys, k.Path) {
 		fmt.Fprintf(&b, "  set it     --set %s=VALUE on `sim run`\n", k.Path)
 	}
 	if len(k.Children) > 0 {

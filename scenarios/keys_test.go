@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,7 +122,7 @@ func TestExamplesAreValid(t *testing.T) {
 	assert.Empty(t, warns)
 	var got []string
 	for _, e := range s.Timeline {
-		if !contains(got, e.Action.Name()) {
+		if !slices.Contains(got, e.Action.Name()) {
 			got = append(got, e.Action.Name())
 		}
 	}

@@ -527,7 +527,7 @@ func (l *loader) decodeTop() {
 		case "expect":
 			expect = p.value
 		default:
-			if contains(topLevelKeys, p.key.Value) {
+			if slices.Contains(topLevelKeys, p.key.Value) {
 				head = append(head, p)
 				continue
 			}
@@ -543,15 +543,6 @@ func (l *loader) decodeTop() {
 	l.decodeObjects(objects)
 	l.decodeTimeline(timeline)
 	l.decodeExpect(expect)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ---- components ----
@@ -1046,7 +1037,7 @@ func (l *loader) decodeAt(n *yaml.Node, path string, at *At) {
 			l.errAt(mappingValue(r, "write"), childPath(path, "write"), fmt.Sprintf("write must be at least 1, got %d", m.Write), "write: 3, by: statefulset-controller runs the entry right after that controller's third write")
 		case byWrite && m.Write > MaxWriteIndex:
 			l.errAt(mappingValue(r, "write"), childPath(path, "write"), fmt.Sprintf("write %d is more than the limit of %d", m.Write, MaxWriteIndex), "")
-		case byWrite && !contains(l.restartable(), m.By):
+		case byWrite && !slices.Contains(l.restartable(), m.By):
 			hint := didYouMean(m.By, l.restartable())
 			if hint == "" {
 				hint = "by: one of " + strings.Join(l.restartable(), ", ")
@@ -1143,7 +1134,7 @@ func (l *loader) decodeUnion(at *yaml.Node, pairs []pair, path, disc, what strin
 	owners := func(key string) []string {
 		var out []string
 		for _, v := range vs {
-			if contains(v.keys, key) {
+			if slices.Contains(v.keys, key) {
 				out = append(out, v.name)
 			}
 		}
@@ -1193,7 +1184,7 @@ func (l *loader) decodeUnion(at *yaml.Node, pairs []pair, path, disc, what strin
 	var kept []pair
 	for _, a := range args {
 		k := a.key.Value
-		if contains(v.keys, k) {
+		if slices.Contains(v.keys, k) {
 			kept = append(kept, a)
 			continue
 		}
@@ -1233,7 +1224,7 @@ func allKeys(vs []unionVariant) []string {
 	var out []string
 	for _, v := range vs {
 		for _, k := range v.keys {
-			if !contains(out, k) {
+			if !slices.Contains(out, k) {
 				out = append(out, k)
 			}
 		}
@@ -1360,7 +1351,7 @@ func (l *loader) decodeVerdict(n *yaml.Node, path string) *VerdictExpectation {
 	switch {
 	case v.Reason == "" && v.Kind == "" && v.Namespace == "" && v.Name == "":
 		l.errAt(r, path, "the verdict expectation names no verdict", hint)
-	case v.Reason != "" && !contains(VerdictReasons, v.Reason):
+	case v.Reason != "" && !slices.Contains(VerdictReasons, v.Reason):
 		h := didYouMean(v.Reason, VerdictReasons)
 		if h == "" {
 			h = "one of: " + strings.Join(VerdictReasons, ", ")

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -74,7 +75,7 @@ func OverrideKeys() []string { return overrideKeys() }
 
 // overrideKeyProblem says what is wrong with an override key, or returns "".
 func overrideKeyProblem(key string) (msg, hint string) {
-	if contains(scenarioOverrideKeys, key) {
+	if slices.Contains(scenarioOverrideKeys, key) {
 		return "", ""
 	}
 	component, flag, ok := strings.Cut(key, ".")

@@ -341,7 +341,7 @@ func (l *loader) checkResources(g *NodeGroup, p string) {
 			if list.path == ap && !l.ix.has(rp) {
 				continue // copied from capacity by defaulting
 			}
-			if !contains(knownResources, r) && !strings.Contains(r, "/") && !strings.HasPrefix(r, "hugepages-") {
+			if !slices.Contains(knownResources, r) && !strings.Contains(r, "/") && !strings.HasPrefix(r, "hugepages-") {
 				hint := didYouMean(r, knownResources)
 				if hint == "" {
 					hint = "resources: " + strings.Join(knownResources, ", ") + ", or an extended resource such as example.com/gpu"
@@ -433,7 +433,7 @@ func (l *loader) checkTaints(g *NodeGroup, p string) {
 		if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
 			l.errPath(childPath(tp, "value"), fmt.Sprintf("invalid taint value %q: %s", t.Value, firstMsg(msgs)), "")
 		}
-		if !contains(taintEffects, string(t.Effect)) {
+		if !slices.Contains(taintEffects, string(t.Effect)) {
 			msg := "missing effect"
 			if t.Effect != "" {
 				msg = fmt.Sprintf("unknown taint effect %q", t.Effect)
@@ -470,7 +470,7 @@ func (l *loader) checkNamespaceList() {
 			continue
 		}
 		seen[ns] = i
-		if !contains(systemNamespaces, ns) {
+		if !slices.Contains(systemNamespaces, ns) {
 			extra = append(extra, ns)
 		}
 	}
@@ -1032,11 +1032,11 @@ func (l *loader) checkZone(zone, path string, nodes []ClusterNode) bool {
 	}
 	var zones []string
 	for _, n := range nodes {
-		if n.Zone != "" && !contains(zones, n.Zone) {
+		if n.Zone != "" && !slices.Contains(zones, n.Zone) {
 			zones = append(zones, n.Zone)
 		}
 	}
-	if contains(zones, zone) {
+	if slices.Contains(zones, zone) {
 		return true
 	}
 	hint := didYouMean(zone, zones)
@@ -1214,7 +1214,7 @@ func (l *loader) checkExpectations() {
 }
 
 func (l *loader) checkAfterRef(after, path string, entryNames []string) {
-	if after == "" || contains(entryNames, after) {
+	if after == "" || slices.Contains(entryNames, after) {
 		return
 	}
 	hint := didYouMean(after, entryNames)

@@ -227,13 +227,13 @@ func clientNames(nodes []ClusterNode) []string {
 func (l *loader) checkFilter(f RequestFilter, p string, nodes []ClusterNode) {
 	vp, rp := childPath(p, "verbs"), childPath(p, "resources")
 	for k, v := range f.Verbs {
-		if !contains(verbNames, v) {
+		if !slices.Contains(verbNames, v) {
 			l.errPath(indexPath(vp, k), fmt.Sprintf("unknown verb %q", v), hintOr(didYouMean(v, verbNames), "verbs: "+strings.Join(verbNames, ", ")))
 		}
 	}
 	all := append(resourceNames(), l.customResourceNames()...)
 	for k, r := range f.Resources {
-		if contains(all, r) {
+		if slices.Contains(all, r) {
 			continue
 		}
 		hint := didYouMean(r, all)
@@ -315,7 +315,7 @@ func (l *loader) checkAPIErrors(a *APIErrorsArgs, p string, nodes []ClusterNode)
 
 // checkComponentName checks a component name written at path against allowed.
 func (l *loader) checkComponentName(name, path string, allowed []string) {
-	if !l.ix.has(path) || l.bad(path) || contains(allowed, name) {
+	if !l.ix.has(path) || l.bad(path) || slices.Contains(allowed, name) {
 		return
 	}
 	if name == "" {
@@ -332,7 +332,7 @@ func (l *loader) checkWatchStall(w *WatchStallArgs, p string, nodes []ClusterNod
 		l.errAt(l.ix.keyOrNearest(clp), clp, "component and clients exclude each other", "stall a component, or the clients matching patterns")
 	case !l.ix.has(cp) && !l.ix.has(clp):
 		l.errAt(l.ix.nearest(p), p, "missing component or clients", argHint("timeline.watch-stall", "component"))
-	case l.ix.has(cp) && contains(controllerNames, w.Component):
+	case l.ix.has(cp) && slices.Contains(controllerNames, w.Component):
 		l.errPath(cp, fmt.Sprintf("%s has no watches of its own", w.Component),
 			"the controllers share kube-controller-manager's informers: stall component: kube-controller-manager")
 	case l.ix.has(cp):
@@ -565,7 +565,7 @@ func (l *loader) checkMetric(m *MetricExpectation, p string, entryNames []string
 				m.Series, strings.Join(seriesPrefixes, " "), bracket(hint)))
 		}
 	}
-	if l.ix.has(ap) && !l.bad(ap) && !contains(metricAggregates, string(m.Aggregate)) {
+	if l.ix.has(ap) && !l.bad(ap) && !slices.Contains(metricAggregates, string(m.Aggregate)) {
 		l.errPath(ap, fmt.Sprintf("unknown aggregate %q", m.Aggregate), hintOr(didYouMean(string(m.Aggregate), metricAggregates), "aggregates: "+strings.Join(metricAggregates, ", ")))
 	}
 	if m.Max == nil && m.Min == nil && !l.bad(childPath(p, "max")) && !l.bad(childPath(p, "min")) {
@@ -599,7 +599,7 @@ func (l *loader) checkElected(component, p string) {
 	cp := childPath(p, "component")
 	if component != "" {
 		l.checkComponentName(component, cp, electedComponents())
-		if !contains(electedComponents(), component) {
+		if !slices.Contains(electedComponents(), component) {
 			return
 		}
 	} else {
@@ -631,7 +631,7 @@ func (l *loader) checkAPILoad(a *APILoadArgs, p string) {
 	}
 	if a.Resource != "" {
 		all := append(resourceNames(), l.customResourceNames()...)
-		if !contains(all, a.Resource) {
+		if !slices.Contains(all, a.Resource) {
 			hint := didYouMean(a.Resource, all)
 			if ki, ok := lookupKindFold(a.Resource); ok {
 				hint = fmt.Sprintf("resources are named as in RBAC rules: %s", ki.Resource)

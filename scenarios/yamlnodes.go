@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -310,7 +311,7 @@ func syntaxError(file string, data []byte, err error) *model.DecodeError {
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		if line, convErr := strconv.Atoi(m[1]); convErr == nil && line > 0 {
 			pos.Line = line
-			if contains(yamlParserProblems, m[2]) {
+			if slices.Contains(yamlParserProblems, m[2]) {
 				pos.Line++
 			}
 		}

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,7 +57,7 @@ func (p *parser) checkMetrics(raw *rawMetrics) {
 			switch {
 			case !sr.Aggregate.set():
 				p.errAt(node, path+".series.aggregate", "missing aggregate", "one of "+strings.Join(seriesAggregates, ", "))
-			case !contains(seriesAggregates, sr.Aggregate.V):
+			case !slices.Contains(seriesAggregates, sr.Aggregate.V):
 				hint := "one of " + strings.Join(seriesAggregates, ", ")
 				if h := didYouMean(sr.Aggregate.V, seriesAggregates); h != "" {
 					hint = h
@@ -93,7 +94,7 @@ func (p *parser) checkConvergenceTarget(name string, n *yaml.Node, path string) 
 			names = append(names, e.Name)
 		}
 	}
-	if contains(names, name) {
+	if slices.Contains(names, name) {
 		return
 	}
 	hint := "timeline entries with a name: " + strings.Join(names, ", ")
@@ -111,7 +112,7 @@ func (p *parser) checkExpectationTarget(name string, n *yaml.Node, path string) 
 	for _, e := range p.scenario.Expect {
 		names = append(names, e.Name)
 	}
-	if contains(names, name) {
+	if slices.Contains(names, name) {
 		return
 	}
 	hint := "its expectations: " + strings.Join(names, ", ")
@@ -361,13 +362,4 @@ func defaultExpectationName(x Expectation, unit string) string {
 		cond = ">= " + formatIn(unit, *x.Min)
 	}
 	return subject + " " + cond
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -297,7 +298,7 @@ func (r *docRunner) checkFragment(e example) {
 	m := node.Content[0]
 	var keys []string
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		if contains(keys, m.Content[i].Value) {
+		if slices.Contains(keys, m.Content[i].Value) {
 			// Alternatives written one per line under the same key.
 			for i, line := range strings.Split(strings.TrimSpace(e.text), "\n") {
 				r.check(example{where: fmt.Sprintf("%s (line %d)", e.where, i+1), text: line + "\n"})
@@ -335,17 +336,17 @@ func (r *docRunner) checkFragment(e example) {
 		return
 	}
 	for _, k := range keys {
-		if !contains(scenarioSections, k) {
+		if !slices.Contains(scenarioSections, k) {
 			return // an argument's value (name: web, count: 2): its key's example shows where it goes
 		}
 	}
 	text, err := r.splice(e.text)
 	require.NoError(t, err)
 	s := r.parse(e.where, text)
-	if s == nil || !(contains(keys, "timeline") || contains(keys, "expect")) {
+	if s == nil || !(slices.Contains(keys, "timeline") || slices.Contains(keys, "expect")) {
 		return
 	}
-	if res := r.run(e.where, s); res != nil && contains(keys, "expect") {
+	if res := r.run(e.where, s); res != nil && slices.Contains(keys, "expect") {
 		for _, x := range res.Expectations {
 			assert.True(t, x.Passed, "%s: expectation %s does not hold in the example world: %s", e.where, x.Name, x.Message)
 		}
@@ -360,15 +361,6 @@ func (r *docRunner) sweepExample() string {
 	}
 	r.t.Fatal("docs/sweep.md has no sweep example")
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // TestEveryDocumentedExample takes every YAML example of docs/*.md and of `sim explain` (every

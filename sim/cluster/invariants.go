@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -44,7 +45,7 @@ func newInvariants(w *world) *invariants {
 		return inv
 	}
 	for _, name := range x.Invariants {
-		if contains(scenarios.Invariants(), name) {
+		if slices.Contains(scenarios.Invariants(), name) {
 			inv.on[name] = true
 			inv.names = append(inv.names, name)
 		}
@@ -54,15 +55,6 @@ func newInvariants(w *world) *invariants {
 		inv.written = map[string]uint64{}
 	}
 	return inv
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // fail records a violation of name (the first one is kept).

@@ -2,6 +2,7 @@ package testworld
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -380,22 +381,13 @@ func (w *World) DescribePods() string {
 func (w *World) Events(reasons ...string) string {
 	var b strings.Builder
 	for _, ev := range w.Sink.Events {
-		if len(reasons) > 0 && !contains(reasons, ev.Reason) {
+		if len(reasons) > 0 && !slices.Contains(reasons, ev.Reason) {
 			continue
 		}
 		ref := string(ev.InvolvedObject.Kind) + " " + model.KeyOf(ev.InvolvedObject.Namespace, ev.InvolvedObject.Name)
 		fmt.Fprintf(&b, "%.3f %s %s %s %q (%s)\n", ev.FirstTimestamp.Seconds(), ev.Type, ev.Reason, ref, ev.Message, ev.Source.Component)
 	}
 	return b.String()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func shortTaintKey(key string) string { return strings.TrimPrefix(key, "node.kubernetes.io/") }
