@@ -138,7 +138,7 @@ func (d *Decoder) splitDocuments(data []byte) []*yaml.Node {
 	var docs []*yaml.Node
 	for count := 0; ; count++ {
 		doc := new(yaml.Node)
-		err := decodeYAMLDocument(dec, doc)
+		err := DecodeYAMLDocument(dec, doc)
 		if err == io.EOF {
 			return docs
 		}
@@ -202,9 +202,10 @@ func (m *ManifestDecoder) Decode(node *yaml.Node) (Object, []Warning, error) {
 	return objs[0], d.warnings, nil
 }
 
-// decodeYAMLDocument reads the next document; a panic inside the YAML parser becomes an error
-// rather than taking the caller down.
-func decodeYAMLDocument(dec *yaml.Decoder, doc *yaml.Node) (err error) {
+// DecodeYAMLDocument reads dec's next document into doc (io.EOF after the last); a panic inside
+// the YAML parser becomes an error rather than taking the caller down. The manifest decoder,
+// the scenario loader and the sweep parser read their YAML through it.
+func DecodeYAMLDocument(dec *yaml.Decoder, doc *yaml.Node) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("yaml: parser failed: %v", r)

@@ -341,7 +341,7 @@ func (l *loader) decodeInto(n *yaml.Node, path string, out any) bool {
 func (l *loader) parseYAML(data []byte) *yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	err := safeDecode(dec, &doc)
+	err := model.DecodeYAMLDocument(dec, &doc)
 	const emptyHint = "a scenario starts with apiVersion: " + APIVersion + " and kind: " + Kind
 	if err == io.EOF {
 		l.errAt(nil, "", "the file is empty", emptyHint)
@@ -356,7 +356,7 @@ func (l *loader) parseYAML(data []byte) *yaml.Node {
 		return nil
 	}
 	var next yaml.Node
-	switch err := safeDecode(dec, &next); {
+	switch err := model.DecodeYAMLDocument(dec, &next); {
 	case err == io.EOF:
 	case err != nil:
 		l.add(syntaxError(l.file, data, err))
@@ -367,16 +367,6 @@ func (l *loader) parseYAML(data []byte) *yaml.Node {
 		return nil
 	}
 	return doc.Content[0]
-}
-
-// safeDecode reads the next document; a panic inside the YAML parser becomes an error.
-func safeDecode(dec *yaml.Decoder, doc *yaml.Node) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("yaml: parser failed: %v", r)
-		}
-	}()
-	return dec.Decode(doc)
 }
 
 // mapping returns the entries of the mapping n (null: none), with merge keys applied (an

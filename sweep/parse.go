@@ -124,7 +124,7 @@ func (p *parser) parseYAML(data []byte) *yaml.Node {
 	const hint = "a sweep starts with apiVersion: " + APIVersion + " and kind: " + Kind
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	err := safeDecode(dec, &doc)
+	err := model.DecodeYAMLDocument(dec, &doc)
 	if err == io.EOF {
 		p.errAt(nil, "", "the file is empty", hint)
 		return nil
@@ -138,7 +138,7 @@ func (p *parser) parseYAML(data []byte) *yaml.Node {
 		return nil
 	}
 	var next yaml.Node
-	switch err := safeDecode(dec, &next); {
+	switch err := model.DecodeYAMLDocument(dec, &next); {
 	case err == io.EOF:
 	case err != nil:
 		p.syntaxError(data, err)
@@ -173,16 +173,6 @@ func (p *parser) syntaxError(data []byte, err error) {
 		}
 	}
 	p.errs = append(p.errs, &model.DecodeError{Pos: model.Position{File: p.file, Line: line, Column: col}, Msg: "invalid YAML: " + msg})
-}
-
-// safeDecode reads the next document; a panic inside the YAML parser becomes an error.
-func safeDecode(dec *yaml.Decoder, doc *yaml.Node) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("yaml: parser failed: %v", r)
-		}
-	}()
-	return dec.Decode(doc)
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
