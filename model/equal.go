@@ -99,10 +99,16 @@ func equalStringMap(a, b map[string]string) bool {
 	return (a == nil) == (b == nil) && maps.Equal(a, b)
 }
 
-// equalResourceList reports whether a and b are both nil, or both non-nil with the same
-// names and quantities of the same value.
+// equalResourceList reports whether a and b are both nil, or both non-nil and
+// ResourceListsEqual.
 func equalResourceList(a, b ResourceList) bool {
-	if (a == nil) != (b == nil) || len(a) != len(b) {
+	return (a == nil) == (b == nil) && ResourceListsEqual(a, b)
+}
+
+// ResourceListsEqual reports whether a and b hold the same names with quantities of the same
+// value (Quantity.Cmp, so 1 and 1000m are equal); nil and empty are equal.
+func ResourceListsEqual(a, b ResourceList) bool {
+	if len(a) != len(b) {
 		return false
 	}
 	for name, qa := range a { //detlint:ordered an all-entries check; order cannot matter

@@ -389,3 +389,23 @@ func TestValidateUpdateOfValidTrustsTheOldObject(t *testing.T) {
 	upd.Labels["other"] = "v"
 	assert.Equal(t, ValidateUpdate(old, upd), ValidateUpdateOfValid(old, upd), "changed labels are checked in full")
 }
+
+func TestResourceListsEqual(t *testing.T) {
+	q := resource.MustParse
+	tests := []struct {
+		name string
+		a, b ResourceList
+		want bool
+	}{
+		{"nil and empty", nil, ResourceList{}, true},
+		{"same quantity, other form", ResourceList{ResourceCPU: q("1")}, ResourceList{ResourceCPU: q("1000m")}, true},
+		{"other quantity", ResourceList{ResourceCPU: q("1")}, ResourceList{ResourceCPU: q("2")}, false},
+		{"other name", ResourceList{ResourceCPU: q("1")}, ResourceList{ResourceMemory: q("1")}, false},
+		{"one more", ResourceList{ResourceCPU: q("1")}, ResourceList{ResourceCPU: q("1"), ResourceMemory: q("1Gi")}, false},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, ResourceListsEqual(tc.a, tc.b), tc.name)
+		assert.Equal(t, tc.want, ResourceListsEqual(tc.b, tc.a), tc.name+", swapped")
+	}
+	assert.False(t, equalResourceList(nil, ResourceList{}), "equalResourceList tells nil from empty")
+}

@@ -289,20 +289,7 @@ func conditionsHaveChanged(original, updated []model.NodeCondition) bool {
 }
 
 func resourcesEqual(original, updated *model.NodeStatus) bool {
-	return resourceListEqual(original.Capacity, updated.Capacity) && resourceListEqual(original.Allocatable, updated.Allocatable)
-}
-
-func resourceListEqual(a, b model.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for name, qa := range a { //detlint:ordered the answer does not depend on the order
-		qb, ok := b[name]
-		if !ok || qa.Cmp(qb) != 0 {
-			return false
-		}
-	}
-	return true
+	return model.ResourceListsEqual(original.Capacity, updated.Capacity) && model.ResourceListsEqual(original.Allocatable, updated.Allocatable)
 }
 
 // canAdmitPod is the resource part of the kubelet's admission: the pod must fit the node's

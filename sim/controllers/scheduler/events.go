@@ -101,7 +101,7 @@ func nodeSchedulingPropertiesChange(newNode, oldNode *model.Node) nodeChange {
 	if newNode.Spec.Unschedulable != oldNode.Spec.Unschedulable && !newNode.Spec.Unschedulable {
 		c |= nodeChangeTaint
 	}
-	if !resourceListEqual(newNode.Status.Allocatable, oldNode.Status.Allocatable) {
+	if !model.ResourceListsEqual(newNode.Status.Allocatable, oldNode.Status.Allocatable) {
 		c |= nodeChangeAllocatable
 	}
 	if !maps.Equal(newNode.Labels, oldNode.Labels) {
@@ -114,19 +114,6 @@ func nodeSchedulingPropertiesChange(newNode, oldNode *model.Node) nodeChange {
 		c |= nodeChangeCondition
 	}
 	return c
-}
-
-func resourceListEqual(a, b model.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for name, qa := range a { //detlint:ordered an all-equal check; order does not matter
-		qb, ok := b[name]
-		if !ok || qa.Cmp(qb) != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 func taintsEqual(a, b []model.Taint) bool {
