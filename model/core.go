@@ -4,6 +4,7 @@ import (
 	"github.com/reconsim/reconsim/vtime"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // ResourceList maps a resource name ("cpu", "memory", "pods") to a quantity.
@@ -480,7 +481,7 @@ type EventSource struct {
 // EqualTaint reports whether a and b have the same content: key, value, effect, and timeAdded
 // both unset or both set to the same time.
 func EqualTaint(a, b *Taint) bool {
-	return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect && equalPtr(a.TimeAdded, b.TimeAdded)
+	return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect && ptr.Equal(a.TimeAdded, b.TimeAdded)
 }
 
 // IsRestartableInitContainer reports whether an init container is a sidecar: its

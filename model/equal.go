@@ -3,6 +3,8 @@ package model
 import (
 	"maps"
 	"reflect"
+
+	"k8s.io/utils/ptr"
 )
 
 // sameMemory reports whether a and b, two values of one type, are the same data: equal
@@ -58,8 +60,8 @@ func equalPodSpec(a, b *PodSpec) bool {
 	}
 	return a.RestartPolicy == b.RestartPolicy && a.NodeName == b.NodeName && a.Hostname == b.Hostname &&
 		a.SchedulerName == b.SchedulerName && a.PriorityClassName == b.PriorityClassName &&
-		equalPtr(a.TerminationGracePeriodSeconds, b.TerminationGracePeriodSeconds) &&
-		equalPtr(a.Priority, b.Priority) && equalPtr(a.PreemptionPolicy, b.PreemptionPolicy) &&
+		ptr.Equal(a.TerminationGracePeriodSeconds, b.TerminationGracePeriodSeconds) &&
+		ptr.Equal(a.Priority, b.Priority) && ptr.Equal(a.PreemptionPolicy, b.PreemptionPolicy) &&
 		equalStringMap(a.NodeSelector, b.NodeSelector) &&
 		equalSlice(a.Containers, b.Containers, equalContainer) &&
 		equalSlice(a.InitContainers, b.InitContainers, equalContainer) &&
@@ -124,10 +126,10 @@ func equalContainer(a, b *Container) bool {
 	return a.Name == b.Name && a.Image == b.Image &&
 		equalResourceList(a.Resources.Requests, b.Resources.Requests) &&
 		equalResourceList(a.Resources.Limits, b.Resources.Limits) &&
-		equalPtr(a.ReadinessProbe, b.ReadinessProbe) &&
-		equalPtr(a.LivenessProbe, b.LivenessProbe) &&
-		equalPtr(a.StartupProbe, b.StartupProbe) &&
-		equalPtr(a.RestartPolicy, b.RestartPolicy) &&
+		ptr.Equal(a.ReadinessProbe, b.ReadinessProbe) &&
+		ptr.Equal(a.LivenessProbe, b.LivenessProbe) &&
+		ptr.Equal(a.StartupProbe, b.StartupProbe) &&
+		ptr.Equal(a.RestartPolicy, b.RestartPolicy) &&
 		equalSlice(a.Env, b.Env, func(x, y *EnvVar) bool { return *x == *y })
 }
 

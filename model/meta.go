@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/reconsim/reconsim/vtime"
+	"k8s.io/utils/ptr"
 )
 
 // Kind names an API object kind, as in a manifest's `kind:` field.
@@ -129,7 +130,7 @@ func Ptr[T any](v T) *T { return &v }
 // Controller and BlockOwnerDeletion both unset or both set to the same value.
 func EqualOwnerReference(a, b OwnerReference) bool {
 	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
-		equalPtr(a.Controller, b.Controller) && equalPtr(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
+		ptr.Equal(a.Controller, b.Controller) && ptr.Equal(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
 }
 
 // EqualControllerRef is EqualOwnerReference for references that may be absent (ControllerOf's

@@ -1,6 +1,10 @@
 package model
 
-import "slices"
+import (
+	"slices"
+
+	"k8s.io/utils/ptr"
+)
 
 // Toleration operators (core/v1 TolerationOperator, k8s.io/api core/v1/types.go, release 1.33).
 // An empty operator means Equal.
@@ -43,7 +47,7 @@ func (t *Toleration) MatchToleration(u *Toleration) bool {
 // TolerationEqual reports whether a and b are the same rule with the same tolerationSeconds
 // (apimachinery's Semantic.DeepEqual of two tolerations).
 func TolerationEqual(a, b *Toleration) bool {
-	return a.MatchToleration(b) && equalPtr(a.TolerationSeconds, b.TolerationSeconds)
+	return a.MatchToleration(b) && ptr.Equal(a.TolerationSeconds, b.TolerationSeconds)
 }
 
 // TolerationsEqual reports whether a and b hold equal tolerations (TolerationEqual) in the same

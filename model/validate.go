@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 )
 
 // The rules and messages below follow upstream's hand-written validation
@@ -356,21 +357,13 @@ func validateObjectMetaUpdate(n, o *ObjectMeta, path *field.Path) field.ErrorLis
 	if n.CreationTimestamp != o.CreationTimestamp {
 		errs = append(errs, apivalidation.ValidateImmutableField(n.CreationTimestamp, o.CreationTimestamp, path.Child("creationTimestamp"))...)
 	}
-	if !equalPtr(n.DeletionTimestamp, o.DeletionTimestamp) {
+	if !ptr.Equal(n.DeletionTimestamp, o.DeletionTimestamp) {
 		errs = append(errs, apivalidation.ValidateImmutableField(n.DeletionTimestamp, o.DeletionTimestamp, path.Child("deletionTimestamp"))...)
 	}
-	if !equalPtr(n.DeletionGracePeriodSeconds, o.DeletionGracePeriodSeconds) {
+	if !ptr.Equal(n.DeletionGracePeriodSeconds, o.DeletionGracePeriodSeconds) {
 		errs = append(errs, apivalidation.ValidateImmutableField(n.DeletionGracePeriodSeconds, o.DeletionGracePeriodSeconds, path.Child("deletionGracePeriodSeconds"))...)
 	}
 	return errs
-}
-
-// equalPtr reports whether two optional values are both unset or both set and equal.
-func equalPtr[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // ---- Pod ----

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/vtime"
+	"k8s.io/utils/ptr"
 )
 
 // Container waiting and terminated reasons, as the kubelet and the container runtime write
@@ -204,7 +205,7 @@ func mergePodStatus(apiStatus, kubeletStatus *model.PodStatus) model.PodStatus {
 // status types cannot be missed silently).
 func statusEqual(a, b *model.PodStatus) bool {
 	if a.Phase != b.Phase || a.Message != b.Message || a.Reason != b.Reason ||
-		a.HostIP != b.HostIP || a.PodIP != b.PodIP || !ptrEqual(a.StartTime, b.StartTime) ||
+		a.HostIP != b.HostIP || a.PodIP != b.PodIP || !ptr.Equal(a.StartTime, b.StartTime) ||
 		a.NominatedNodeName != b.NominatedNodeName ||
 		!slices.Equal(a.Conditions, b.Conditions) {
 		return false
@@ -227,17 +228,12 @@ func containerStatusesEqual(a, b []model.ContainerStatus) bool {
 
 func containerStatusEqual(a, b *model.ContainerStatus) bool {
 	return a.Name == b.Name && a.Ready == b.Ready && a.RestartCount == b.RestartCount &&
-		a.Image == b.Image && ptrEqual(a.Started, b.Started) &&
+		a.Image == b.Image && ptr.Equal(a.Started, b.Started) &&
 		containerStateEqual(&a.State, &b.State) && containerStateEqual(&a.LastState, &b.LastState)
 }
 
 func containerStateEqual(a, b *model.ContainerState) bool {
-	return ptrEqual(a.Waiting, b.Waiting) && ptrEqual(a.Running, b.Running) && ptrEqual(a.Terminated, b.Terminated)
-}
-
-// ptrEqual reports whether two pointers are both nil or point to equal values.
-func ptrEqual[T comparable](a, b *T) bool {
-	return a == b || (a != nil && b != nil && *a == *b)
+	return ptr.Equal(a.Waiting, b.Waiting) && ptr.Equal(a.Running, b.Running) && ptr.Equal(a.Terminated, b.Terminated)
 }
 
 // podReady reports whether a status carries Ready=True.

@@ -11,6 +11,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
@@ -215,11 +216,11 @@ func (dsc *Controller) snapshot(ctx context.Context, ds *model.DaemonSet, revisi
 		return nil, getErr
 	}
 	currDS := curObj.(*model.DaemonSet)
-	if !int32PtrEqual(currDS.Status.CollisionCount, ds.Status.CollisionCount) {
+	if !ptr.Equal(currDS.Status.CollisionCount, ds.Status.CollisionCount) {
 		return nil, fmt.Errorf("found a stale collision count (%d, expected %d) of DaemonSet %q while processing; will retry until it is updated",
-			derefInt32(ds.Status.CollisionCount), derefInt32(currDS.Status.CollisionCount), ds.Name)
+			ptr.Deref(ds.Status.CollisionCount, 0), ptr.Deref(currDS.Status.CollisionCount, 0), ds.Name)
 	}
-	next := derefInt32(currDS.Status.CollisionCount) + 1
+	next := ptr.Deref(currDS.Status.CollisionCount, 0) + 1
 	currDS.Status.CollisionCount = &next
 	if _, err := dsc.Client.UpdateStatus(ctx, currDS); err != nil {
 		return nil, err
@@ -264,18 +265,4 @@ func (dsc *Controller) cleanupHistory(ctx context.Context, ds *model.DaemonSet, 
 		toKill--
 	}
 	return nil
-}
-
-func int32PtrEqual(a, b *int32) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
-}
-
-func derefInt32(p *int32) int32 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }

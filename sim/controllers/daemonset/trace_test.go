@@ -7,6 +7,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
@@ -115,7 +116,7 @@ func TestTraces(t *testing.T) {
 			"status": func(d *datadriven.TestData) string {
 				name := testworld.Arg[string](t, d, "name")
 				ds := w.ds(name)
-				return fmt.Sprintf("%s generation=%d collisionCount=%d\n", statusLine(ds.Status), ds.Generation, derefInt32(ds.Status.CollisionCount))
+				return fmt.Sprintf("%s generation=%d collisionCount=%d\n", statusLine(ds.Status), ds.Generation, ptr.Deref(ds.Status.CollisionCount, 0))
 			},
 			"revisions": func(d *datadriven.TestData) string {
 				objs, _, err := w.Store.List(model.KindControllerRevision, model.ListOptions{Namespace: testNS})

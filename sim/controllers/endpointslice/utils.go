@@ -11,6 +11,7 @@ import (
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	"github.com/reconsim/reconsim/model"
 )
@@ -248,8 +249,8 @@ func (s *endpointSet) PopAny() (*model.Endpoint, bool) {
 // target reference without its resourceVersion (upstream EndpointsEqualBeyondHash; zones are
 // not modelled).
 func endpointsEqualBeyondHash(a, b *model.Endpoint) bool {
-	if !ptrEqual(a.NodeName, b.NodeName) || !ptrEqual(a.Conditions.Ready, b.Conditions.Ready) ||
-		!ptrEqual(a.Conditions.Serving, b.Conditions.Serving) || !ptrEqual(a.Conditions.Terminating, b.Conditions.Terminating) {
+	if !ptr.Equal(a.NodeName, b.NodeName) || !ptr.Equal(a.Conditions.Ready, b.Conditions.Ready) ||
+		!ptr.Equal(a.Conditions.Serving, b.Conditions.Serving) || !ptr.Equal(a.Conditions.Terminating, b.Conditions.Terminating) {
 		return false
 	}
 	if (a.TargetRef == nil) != (b.TargetRef == nil) {
@@ -261,13 +262,6 @@ func endpointsEqualBeyondHash(a, b *model.Endpoint) bool {
 		return x == y
 	}
 	return true
-}
-
-func ptrEqual[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // isServiceIPSet reports whether the Service has a cluster IP. The simulated API server does

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/reconsim/reconsim/model"
+	"k8s.io/utils/ptr"
 )
 
 // Indexed Jobs ([k8s] pkg/controller/job/indexed_job_utils.go).
@@ -181,7 +182,7 @@ func isIndexFailed(j *model.Job, p *model.Pod) bool {
 // failedIndexesOf is upstream calculateFailedIndexes: the indexes in status.failedIndexes plus
 // those of failed pods whose index failed; also the latest failed pod of each index.
 func failedIndexesOf(j *model.Job, pods []*model.Pod) (orderedIntervals, map[int]*model.Pod) {
-	completions := int(ptrOr(j.Spec.Completions, 0))
+	completions := int(ptr.Deref(j.Spec.Completions, 0))
 	prev := orderedIntervals(nil)
 	if j.Status.FailedIndexes != nil {
 		prev = parseIndexesFromString(*j.Status.FailedIndexes, completions)

@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
@@ -82,7 +83,7 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 		jm.backoff.remove(key)
 		return nil
 	}
-	if mode := ptrOr(shared.Spec.CompletionMode, model.NonIndexedCompletion); mode != model.NonIndexedCompletion && mode != model.IndexedCompletion {
+	if mode := ptr.Deref(shared.Spec.CompletionMode, model.NonIndexedCompletion); mode != model.NonIndexedCompletion && mode != model.IndexedCompletion {
 		jm.Recorder.Eventf(shared, model.EventTypeWarning, "UnknownCompletionMode", "Skipped Job sync because completion mode is unknown")
 		return nil
 	}
@@ -105,7 +106,7 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 	newSucceeded, newFailed := jm.getNewFinishedPods(sc, uncounted)
 	sc.succeeded = job.Status.Succeeded + int32(len(newSucceeded)) + int32(len(uncounted.Succeeded))
 	sc.failed = job.Status.Failed + nonIgnoredFailedPodsCount(job, newFailed) + int32(len(uncounted.Failed))
-	suspended := ptrOr(job.Spec.Suspend, false)
+	suspended := ptr.Deref(job.Spec.Suspend, false)
 	if job.Status.StartTime == nil && !suspended {
 		t := now
 		job.Status.StartTime = &t
@@ -121,7 +122,7 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 		sc.failedIndexes, sc.lastFailedPerIndex = failedIndexesOf(job, pods)
 		job.Status.FailedIndexes = model.Ptr(sc.failedIndexes.String())
 	}
-	completions := int(ptrOr(job.Spec.Completions, 0))
+	completions := int(ptr.Deref(job.Spec.Completions, 0))
 
 	// The order of the failure checks is upstream's: a FailureTarget already set, a FailJob
 	// rule, the back-off limit, the active deadline.
@@ -145,7 +146,7 @@ func (jm *Controller) syncJob(ctx context.Context, key string) error {
 		if c := findCondition(job, model.JobSuccessCriteriaMet); c != nil && c.Status == model.ConditionTrue {
 			sc.finishedCondition = newCondition(model.JobComplete, c.Reason, c.Message, now)
 		} else if indexed && job.Spec.SuccessPolicy != nil {
-			if msg, ok := matchSuccessPolicy(job.Spec.SuccessPolicy, int(ptrOr(job.Spec.Completions, 0)), sc.succeededIndexes); ok {
+			if msg, ok := matchSuccessPolicy(job.Spec.SuccessPolicy, int(ptr.Deref(job.Spec.Completions, 0)), sc.succeededIndexes); ok {
 				sc.finishedCondition = newCondition(model.JobSuccessCriteriaMet, model.JobReasonSuccessPolicy, msg, now)
 			}
 		}
@@ -321,7 +322,7 @@ func pastBackoffLimitOnFailure(j *model.Job, pods []*model.Pod) bool {
 			}
 		}
 	}
-	limit := ptrOr(j.Spec.BackoffLimit, 0)
+	limit := ptr.Deref(j.Spec.BackoffLimit, 0)
 	if limit == 0 {
 		return result > 0
 	}
@@ -330,7 +331,7 @@ func pastBackoffLimitOnFailure(j *model.Job, pods []*model.Pod) bool {
 
 // pastActiveDeadline is upstream pastActiveDeadline.
 func (jm *Controller) pastActiveDeadline(j *model.Job) bool {
-	if j.Spec.ActiveDeadlineSeconds == nil || j.Status.StartTime == nil || ptrOr(j.Spec.Suspend, false) {
+	if j.Spec.ActiveDeadlineSeconds == nil || j.Status.StartTime == nil || ptr.Deref(j.Spec.Suspend, false) {
 		return false
 	}
 	return jm.Kernel.Now().Sub(*j.Status.StartTime) >= time.Duration(*j.Spec.ActiveDeadlineSeconds)*time.Second
@@ -392,7 +393,7 @@ func (jm *Controller) syncSuspended(j *model.Job, suspended bool, now vtime.Time
 // succeededIndexesOf is upstream calculateSucceededIndexes: the indexes recorded in
 // status.completedIndexes plus those of succeeded pods still carrying the finalizer.
 func succeededIndexesOf(j *model.Job, pods []*model.Pod) orderedIntervals {
-	completions := int(ptrOr(j.Spec.Completions, 0))
+	completions := int(ptr.Deref(j.Spec.Completions, 0))
 	prev := parseIndexesFromString(j.Status.CompletedIndexes, completions)
 	var ixs []int
 	for _, p := range pods {
@@ -442,8 +443,8 @@ func (jm *Controller) manageJob(ctx context.Context, sc *syncCtx) (int32, error)
 	j := sc.job
 	key := model.Key(j)
 	active := int32(len(sc.activePods))
-	parallelism := ptrOr(j.Spec.Parallelism, 1)
-	if ptrOr(j.Spec.Suspend, false) {
+	parallelism := ptr.Deref(j.Spec.Parallelism, 1)
+	if ptr.Deref(j.Spec.Suspend, false) {
 		n, err := jm.deleteJobPods(ctx, j, sc.activePods)
 		sc.terminating += n
 		return active - n, err
@@ -487,7 +488,7 @@ func (jm *Controller) manageJob(ctx context.Context, sc *syncCtx) (int32, error)
 	diff = min(diff, MaxPodCreateDeletePerSync)
 	var indexes []int
 	if isIndexed(j) {
-		indexes = firstPendingIndexes(sc.activePods, sc.succeededIndexes, int(diff), int(ptrOr(j.Spec.Completions, 0)))
+		indexes = firstPendingIndexes(sc.activePods, sc.succeededIndexes, int(diff), int(ptr.Deref(j.Spec.Completions, 0)))
 		diff = int32(len(indexes))
 		if diff == 0 {
 			return active, nil
@@ -716,7 +717,7 @@ func (jm *Controller) trackJobStatusAndRemoveFinalizers(ctx context.Context, sc 
 	}
 	setUncounted(j, &model.UncountedTerminatedPods{Succeeded: keepS, Failed: keepF})
 	if isIndexed(j) {
-		completions := int(ptrOr(j.Spec.Completions, 0))
+		completions := int(ptr.Deref(j.Spec.Completions, 0))
 		prev := parseIndexesFromString(j.Status.CompletedIndexes, completions)
 		var valid []int
 		for _, ix := range succeededIxs {
@@ -831,13 +832,6 @@ func isIndexed(j *model.Job) bool {
 	return j.Spec.CompletionMode != nil && *j.Spec.CompletionMode == model.IndexedCompletion
 }
 
-func ptrOr[T any](p *T, def T) T {
-	if p == nil {
-		return def
-	}
-	return *p
-}
-
 func jobRef(j *model.Job) string { return "Job " + model.Key(j) }
 
 // createPerIndex is manageJob's creation for backoffLimitPerIndex: pending indexes that did not
@@ -847,7 +841,7 @@ func (jm *Controller) createPerIndex(ctx context.Context, sc *syncCtx, active, w
 	j := sc.job
 	key := model.Key(j)
 	now := jm.Kernel.Now()
-	completions := int(ptrOr(j.Spec.Completions, 0))
+	completions := int(ptr.Deref(j.Spec.Completions, 0))
 	done := append(append(orderedIntervals{}, sc.succeededIndexes...), sc.failedIndexes...).withIndexes(nil)
 	candidates := firstPendingIndexes(sc.activePods, done, completions, completions)
 	var indexes []int

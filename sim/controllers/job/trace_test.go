@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
+	"k8s.io/utils/ptr"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/apiserver"
@@ -291,7 +292,7 @@ func statusLines(j *model.Job) string {
 		start = s.StartTime.String()
 	}
 	fmt.Fprintf(&b, "active=%d ready=%d terminating=%d succeeded=%d failed=%d completedIndexes=%q startTime=%s\n",
-		s.Active, ptrOr(s.Ready, 0), ptrOr(s.Terminating, 0), s.Succeeded, s.Failed, s.CompletedIndexes, start)
+		s.Active, ptr.Deref(s.Ready, 0), ptr.Deref(s.Terminating, 0), s.Succeeded, s.Failed, s.CompletedIndexes, start)
 	if s.FailedIndexes != nil {
 		fmt.Fprintf(&b, "failedIndexes=%q\n", *s.FailedIndexes)
 	}

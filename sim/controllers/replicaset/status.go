@@ -6,6 +6,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
+	"k8s.io/utils/ptr"
 )
 
 // ReplicaSetReplicaFailure is the condition type the controller sets when it cannot create or
@@ -126,14 +127,7 @@ func statusUnchanged(rs *model.ReplicaSet, newStatus model.ReplicaSetStatus) boo
 		cur.FullyLabeledReplicas == newStatus.FullyLabeledReplicas &&
 		cur.ReadyReplicas == newStatus.ReadyReplicas &&
 		cur.AvailableReplicas == newStatus.AvailableReplicas &&
-		int32PtrEqual(cur.TerminatingReplicas, newStatus.TerminatingReplicas) &&
+		ptr.Equal(cur.TerminatingReplicas, newStatus.TerminatingReplicas) &&
 		rs.Generation == cur.ObservedGeneration &&
 		slices.Equal(cur.Conditions, newStatus.Conditions)
-}
-
-func int32PtrEqual(a, b *int32) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/utils/ptr"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
@@ -310,7 +311,7 @@ func (rsc *Controller) updateReplicaSetStatus(ctx context.Context, rs *model.Rep
 			}
 			s := out.Status
 			rsc.Kernel.Emit(Component, "update-status", rsRef(out), out.ResourceVersion, fmt.Sprintf("replicas=%d ready=%d available=%d terminating=%d observedGeneration=%d%s",
-				s.Replicas, s.ReadyReplicas, s.AvailableReplicas, derefInt32(s.TerminatingReplicas), s.ObservedGeneration, conditionSuffix(s)))
+				s.Replicas, s.ReadyReplicas, s.AvailableReplicas, ptr.Deref(s.TerminatingReplicas, 0), s.ObservedGeneration, conditionSuffix(s)))
 			return out, nil
 		}
 		updateErr = err
@@ -331,13 +332,6 @@ func (rsc *Controller) updateReplicaSetStatus(ctx context.Context, rs *model.Rep
 	}
 	rsc.stats.StatusUpdateErrors++
 	return nil, updateErr
-}
-
-func derefInt32(p *int32) int32 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 func conditionSuffix(s model.ReplicaSetStatus) string {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
@@ -143,7 +144,7 @@ func TestTraces(t *testing.T) {
 				rs := w.rs(name)
 				s := rs.Status
 				out := fmt.Sprintf("replicas=%d fullyLabeled=%d ready=%d available=%d terminating=%d observedGeneration=%d generation=%d\n",
-					s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas, derefInt32(s.TerminatingReplicas), s.ObservedGeneration, rs.Generation)
+					s.Replicas, s.FullyLabeledReplicas, s.ReadyReplicas, s.AvailableReplicas, ptr.Deref(s.TerminatingReplicas, 0), s.ObservedGeneration, rs.Generation)
 				for _, c := range s.Conditions {
 					out += fmt.Sprintf("condition %s=%s reason=%s message=%q\n", c.Type, c.Status, c.Reason, c.Message)
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/controllers/internal/history"
@@ -114,7 +115,7 @@ func TestTraces(t *testing.T) {
 			"status": func(d *datadriven.TestData) string {
 				name := testworld.Arg[string](t, d, "name")
 				set := w.set(name)
-				return fmt.Sprintf("%s collisionCount=%d generation=%d\n", statusLine(set.Status), deref(set.Status.CollisionCount), set.Generation)
+				return fmt.Sprintf("%s collisionCount=%d generation=%d\n", statusLine(set.Status), ptr.Deref(set.Status.CollisionCount, 0), set.Generation)
 			},
 			"revisions": func(d *datadriven.TestData) string {
 				var b strings.Builder
@@ -177,11 +178,4 @@ func TestTraces(t *testing.T) {
 			},
 		}
 	})
-}
-
-func deref(p *int32) int32 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
