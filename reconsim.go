@@ -154,14 +154,6 @@ func (s Scenario) load(controllers []string) (*scenarios.Scenario, error) {
 	return scn, err
 }
 
-func controllerNames(cs []cluster.Controller) []string {
-	var out []string
-	for _, c := range cs {
-		out = append(out, c.Name)
-	}
-	return out
-}
-
 // checkControllers refuses empty, duplicate and built-in names.
 func checkControllers(cs []cluster.Controller) error {
 	seen := map[string]bool{}
@@ -284,7 +276,7 @@ func Run(ctx context.Context, scenario Scenario, opts ...Option) (res *Result, e
 	if err := checkControllers(c.controllers); err != nil {
 		return nil, &InputError{Scenario: scenario.arg, Err: err}
 	}
-	scn, err := scenario.load(controllerNames(c.controllers))
+	scn, err := scenario.load(cluster.ControllerNames(c.controllers))
 	if err != nil {
 		return nil, inputError(scenario, err)
 	}

@@ -88,7 +88,7 @@ func Prepare(ctx context.Context, file string, data []byte, baseDir string, opts
 	if opts.Command == "" {
 		opts.Command = file
 	}
-	scn, _, err := scenarios.ParseWith(file, data, baseDir, scenarios.ParseOptions{Controllers: controllerNames(opts.Controllers)})
+	scn, _, err := scenarios.ParseWith(file, data, baseDir, scenarios.ParseOptions{Controllers: cluster.ControllerNames(opts.Controllers)})
 	if err != nil {
 		return nil, err
 	}
@@ -113,14 +113,6 @@ func Prepare(ctx context.Context, file string, data []byte, baseDir string, opts
 type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
-
-func controllerNames(cs []cluster.Controller) []string {
-	var out []string
-	for _, c := range cs {
-		out = append(out, c.Name)
-	}
-	return out
-}
 
 // Runs returns the planned runs.
 func (s *Search) Runs() []PlannedRun { return s.runs }
@@ -284,7 +276,7 @@ func (s *Search) runVariant(ctx context.Context, v variant, writes func(map[stri
 
 // runData parses and runs a rendered scenario.
 func (s *Search) runData(ctx context.Context, data []byte, writes func(map[string]int)) (*report.Result, error) {
-	scn, _, err := scenarios.ParseWith(s.src.file, data, s.src.baseDir, scenarios.ParseOptions{Controllers: controllerNames(s.opts.Controllers)})
+	scn, _, err := scenarios.ParseWith(s.src.file, data, s.src.baseDir, scenarios.ParseOptions{Controllers: cluster.ControllerNames(s.opts.Controllers)})
 	if err != nil {
 		return nil, fmt.Errorf("the rendered scenario does not load: %w", err)
 	}

@@ -3,6 +3,7 @@ package explore
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -68,7 +69,7 @@ func (s *source) render(v variant) ([]byte, error) {
 				seq := *val
 				seq.Content = nil
 				for j, item := range val.Content {
-					if !containsInt(v.dropped, j) {
+					if !slices.Contains(v.dropped, j) {
 						seq.Content = append(seq.Content, item)
 					}
 				}
@@ -95,15 +96,6 @@ func (s *source) render(v variant) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-func containsInt(list []int, v int) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func scalar(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: v} }

@@ -21,7 +21,7 @@ func TestShrink(t *testing.T) {
 	// Breaks while a crash of worker-1 at or after 2m, healed after at least 30s, is there
 	// and objects[1] is kept. Bisection stops within 8 tries of 2m (at 2m1.015s).
 	breaks := func(v variant) bool {
-		if containsInt(v.dropped, 1) {
+		if slices.Contains(v.dropped, 1) {
 			return false
 		}
 		for _, f := range v.faults {

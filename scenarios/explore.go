@@ -331,7 +331,7 @@ func (l *loader) checkExploreAction(a ExploreAction, p string, nodes []ClusterNo
 			l.errPath(codep, "code is empty", "list the status codes to draw from, e.g. [500, 503]")
 		}
 		for k, c := range a.Code {
-			if !containsInt(exploreErrorCodes, c) {
+			if !slices.Contains(exploreErrorCodes, c) {
 				l.errPath(indexPath(codep, k), fmt.Sprintf("unsupported status code %d", c), "api-errors injects 409, 429, 500, 503 or 504")
 			}
 		}
@@ -339,13 +339,4 @@ func (l *loader) checkExploreAction(a ExploreAction, p string, nodes []ClusterNo
 	if len(a.Clients) > 0 {
 		l.checkClientPatterns(a.Clients, childPath(p, "clients"), nodes)
 	}
-}
-
-func containsInt(list []int, v int) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

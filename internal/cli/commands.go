@@ -586,13 +586,7 @@ func startCPUProfile(path string) (stop func() error, err error) {
 }
 
 // controllerNames names the caller's controllers (MainWith), for the scenario parser.
-func (c *cli) controllerNames() []string {
-	var out []string
-	for _, x := range c.controllers {
-		out = append(out, x.Name)
-	}
-	return out
-}
+func (c *cli) controllerNames() []string { return cluster.ControllerNames(c.controllers) }
 
 // interruptContext is a context that a Ctrl-C (SIGINT or SIGTERM, through c.notify) cancels,
 // so that run, sweep and explore stop and write what they recorded; a second Ctrl-C ends the

@@ -22,6 +22,16 @@ type ControllerEnv struct {
 	Local func(key any, mk func() any) any
 }
 
+// ControllerNames returns the names of cs, in order: what scenarios.ParseOptions.Controllers
+// wants, so that a scenario may address the caller's controllers.
+func ControllerNames(cs []Controller) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
 // ReconcileStatser is a caller's controller that reports its reconcile counters and work
 // queue: the run samples workqueue.<name>.depth from it each second.
 type ReconcileStatser interface {
