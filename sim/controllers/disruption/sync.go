@@ -422,7 +422,7 @@ func (dc *Controller) writePdbStatus(ctx context.Context, pdb *model.PodDisrupti
 	st := pdb.Status
 	if err != nil {
 		dc.stats.StatusUpdateErrors++
-		dc.Kernel.Emit(Component, "update-status-error", "PodDisruptionBudget "+model.Key(pdb), pdb.ResourceVersion, reasonOf(err))
+		dc.Kernel.Emit(Component, "update-status-error", "PodDisruptionBudget "+model.Key(pdb), pdb.ResourceVersion, controllerutil.ErrorReason(err))
 		return err
 	}
 	dc.stats.StatusUpdates++
@@ -431,14 +431,6 @@ func (dc *Controller) writePdbStatus(ctx context.Context, pdb *model.PodDisrupti
 			st.ExpectedPods, st.DesiredHealthy, st.CurrentHealthy, st.DisruptionsAllowed, len(st.DisruptedPods),
 			st.ObservedGeneration, conditionSummary(st.Conditions)))
 	return nil
-}
-
-// reasonOf names an API error by its StatusReason ("Conflict", "NotFound"), or gives its text.
-func reasonOf(err error) string {
-	if r := apierrors.ReasonForError(err); r != "" {
-		return string(r)
-	}
-	return err.Error()
 }
 
 func conditionSummary(conds []model.Condition) string {

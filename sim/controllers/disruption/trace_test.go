@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/sim/internal/testworld"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -248,7 +249,7 @@ func TestTraces(t *testing.T) {
 					w.Emit("evicted", "Pod "+model.KeyOf(testNS, name), "")
 					return "evicted\n"
 				}
-				w.Emit("eviction-refused", "Pod "+model.KeyOf(testNS, name), reasonOf(err))
+				w.Emit("eviction-refused", "Pod "+model.KeyOf(testNS, name), controllerutil.ErrorReason(err))
 				var status apierrors.APIStatus
 				if s, ok := err.(apierrors.APIStatus); ok {
 					status = s

@@ -12,6 +12,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 )
 
 // reconciler turns the pods matching a Service into EndpointSlices
@@ -281,7 +282,7 @@ func (r *reconciler) finalize(ctx context.Context, service *model.Service, toCre
 				if apierrors.HasStatusCause(err, model.NamespaceTerminatingCause) {
 					return nil
 				}
-				r.k.Emit(Component, "create-error", ref, 0, reasonOf(err))
+				r.k.Emit(Component, "create-error", ref, 0, controllerutil.ErrorReason(err))
 				return fmt.Errorf("failed to create EndpointSlice for Service %s/%s: %v", service.Namespace, service.Name, err)
 			}
 			r.tracker.Update(got)
@@ -292,7 +293,7 @@ func (r *reconciler) finalize(ctx context.Context, service *model.Service, toCre
 	for _, s := range toUpdate {
 		got, err := client.UpdateAs(ctx, r.client, s)
 		if err != nil {
-			r.k.Emit(Component, "update-error", ref, s.ResourceVersion, s.Name+" "+reasonOf(err))
+			r.k.Emit(Component, "update-error", ref, s.ResourceVersion, s.Name+" "+controllerutil.ErrorReason(err))
 			return fmt.Errorf("failed to update %s EndpointSlice for Service %s/%s: %v", s.Name, service.Namespace, service.Name, err)
 		}
 		r.tracker.Update(got)
@@ -301,7 +302,7 @@ func (r *reconciler) finalize(ctx context.Context, service *model.Service, toCre
 	}
 	for _, s := range toDelete {
 		if err := r.client.Delete(ctx, model.KindEndpointSlice, service.Namespace, s.Name, model.DeleteOptions{}); err != nil {
-			r.k.Emit(Component, "delete-error", ref, s.ResourceVersion, s.Name+" "+reasonOf(err))
+			r.k.Emit(Component, "delete-error", ref, s.ResourceVersion, s.Name+" "+controllerutil.ErrorReason(err))
 			return fmt.Errorf("failed to delete %s EndpointSlice for Service %s/%s: %v", s.Name, service.Namespace, service.Name, err)
 		}
 		r.tracker.ExpectDeletion(s)
@@ -314,14 +315,6 @@ func (r *reconciler) finalize(ctx context.Context, service *model.Service, toCre
 // sliceSummary renders a slice for the trace: its name, endpoint count and ready count.
 func sliceSummary(s *model.EndpointSlice) string {
 	return fmt.Sprintf("%s endpoints=%d ready=%d", s.Name, len(s.Endpoints), CountReady([]*model.EndpointSlice{s}))
-}
-
-// reasonOf names an API error by its StatusReason, or gives its text.
-func reasonOf(err error) string {
-	if r := apierrors.ReasonForError(err); r != "" {
-		return string(r)
-	}
-	return err.Error()
 }
 
 // deepCopyWithoutEndpoints is s.DeepCopy() for a caller that replaces the endpoints: the

@@ -18,6 +18,8 @@
 //     the orphans of its namespace), read from an informer index.
 //   - Typed listers (Lister, ListNamespaceAs, SelectingObjects) and the event handler shapes of
 //     owners and owned objects (OwnerHandlers, OwnedHandlers, ChangeHandlers).
+//   - ErrorReason: how a trace line names a failed write (the API status reason, else the
+//     error's text), and Workers, the range check of every --concurrent-*-syncs flag.
 //   - Base: the kernel, client, recorder, work queue and client.SyncLoop that every
 //     queue-driven controller embeds, and KillInNameOrder for the helper processes a
 //     controller keeps in a map.
