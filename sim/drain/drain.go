@@ -330,15 +330,11 @@ func (d *Drainer) skipDeletedFilter(p *sim.Proc, pod *model.Pod) (podDeleteStatu
 	return statusOkay, nil
 }
 
-func isFinished(pod *model.Pod) bool {
-	return pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed
-}
-
 // daemonSetFilter keeps DaemonSet-managed pods on the node (their DaemonSet would recreate
 // them), reading the DaemonSet to tell a managed pod from an orphaned one.
 func (d *Drainer) daemonSetFilter(p *sim.Proc, pod *model.Pod) (podDeleteStatus, error) {
 	ref := model.ControllerOf(pod)
-	if ref == nil || ref.Kind != model.KindDaemonSet || isFinished(pod) {
+	if ref == nil || ref.Kind != model.KindDaemonSet || model.IsPodTerminal(pod) {
 		return statusOkay, nil
 	}
 	if _, err := d.c.Get(p, model.KindDaemonSet, pod.Namespace, ref.Name); err != nil {
@@ -361,7 +357,7 @@ func (d *Drainer) mirrorPodFilter(_ *sim.Proc, pod *model.Pod) (podDeleteStatus,
 }
 
 func (d *Drainer) unreplicatedFilter(_ *sim.Proc, pod *model.Pod) (podDeleteStatus, error) {
-	if isFinished(pod) || model.ControllerOf(pod) != nil {
+	if model.IsPodTerminal(pod) || model.ControllerOf(pod) != nil {
 		return statusOkay, nil
 	}
 	if d.opts.Force {

@@ -542,7 +542,7 @@ func (s *Server) startHousekeeping(n *nodeState) {
 // containersRunning reports whether every container of the pod runs, and since when the last
 // of them does (the pod's usage starts then).
 func containersRunning(pod *model.Pod) (bool, vtime.Time) {
-	if len(pod.Spec.Containers) == 0 || pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed {
+	if len(pod.Spec.Containers) == 0 || model.IsPodTerminal(pod) {
 		return false, 0
 	}
 	var start vtime.Time

@@ -466,7 +466,7 @@ func (dc *Controller) nonTerminatingPodHasStaleDisruptionCondition(pod *model.Po
 	}
 	cond := model.GetPodCondition(pod, model.PodDisruptionTarget)
 	if cond == nil || cond.Status != model.ConditionTrue || cond.Reason == model.PodReasonTerminationByKubelet ||
-		pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed {
+		model.IsPodTerminal(pod) {
 		return false, 0
 	}
 	waitFor := dc.cfg.StalePodDisruptionTimeout - dc.Kernel.Now().Sub(cond.LastTransitionTime)

@@ -43,7 +43,7 @@ func factsOf(pod *model.Pod, labels *labelSet) podFacts {
 		pod:       pod,
 		labels:    labels,
 		deleting:  pod.DeletionTimestamp != nil,
-		finished:  pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed,
+		finished:  model.IsPodTerminal(pod),
 	}
 	if ref := model.ControllerOf(pod); ref != nil {
 		f.hasController = true

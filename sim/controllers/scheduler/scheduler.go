@@ -264,13 +264,6 @@ func (s *Scheduler) traceMove(key string, from, to queueName, event string) {
 
 // ---- informer event handlers (eventhandlers.go) ----
 
-// isTerminal reports whether a pod is Succeeded or Failed. The informer's field selector
-// already keeps such pods out; the handlers check again so that an informer shared without
-// the selector behaves the same.
-func isTerminal(pod *model.Pod) bool {
-	return pod.Status.Phase == model.PodSucceeded || pod.Status.Phase == model.PodFailed
-}
-
 func (s *Scheduler) responsibleForPod(pod *model.Pod) bool {
 	name := pod.Spec.SchedulerName
 	if name == "" {
@@ -311,7 +304,9 @@ func (s *Scheduler) onNodeDelete(obj any) {
 
 func (s *Scheduler) onPodAdd(obj model.Object, _ bool) {
 	pod, ok := client.ObjectAs[*model.Pod](obj)
-	if !ok || !s.running || isTerminal(pod) {
+	// The informer's field selector already keeps Succeeded and Failed pods out; the handlers
+	// check again so that an informer shared without the selector behaves the same.
+	if !ok || !s.running || model.IsPodTerminal(pod) {
 		return
 	}
 	if pod.Spec.NodeName != "" {
@@ -328,12 +323,12 @@ func (s *Scheduler) onPodUpdate(oldObj, newObj model.Object) {
 		return
 	}
 	switch {
-	case isTerminal(oldPod) && isTerminal(newPod):
+	case model.IsPodTerminal(oldPod) && model.IsPodTerminal(newPod):
 		return
-	case isTerminal(newPod):
+	case model.IsPodTerminal(newPod):
 		s.onPodDelete(oldPod)
 		return
-	case isTerminal(oldPod):
+	case model.IsPodTerminal(oldPod):
 		s.onPodAdd(newPod, false)
 		return
 	case oldPod.UID != newPod.UID:

@@ -339,7 +339,7 @@ func (w *world) checkCapacity() string {
 	}
 	used := map[string]*usage{}
 	for _, p := range w.pods() {
-		if p.Spec.NodeName == "" || isTerminal(p) {
+		if p.Spec.NodeName == "" || model.IsPodTerminal(p) {
 			continue
 		}
 		u := used[p.Spec.NodeName]
