@@ -14,6 +14,7 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/flowcontrol"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/vtime"
 )
@@ -104,10 +105,10 @@ type Kubelet struct {
 	pullFreeAt vtime.Time            // when the serial image puller is next free
 	// pullFailUntil: image pulls started before it fail (FailImagePulls, a registry fault).
 	pullFailUntil vtime.Time
-	backoff       *Backoff
+	backoff       *flowcontrol.Backoff
 	// imageBackoff is the image pull back-off, keyed <pod uid>_<image> (image_manager.go
 	// EnsureImageExists).
-	imageBackoff *Backoff
+	imageBackoff *flowcontrol.Backoff
 	status       *statusManager
 	nextID       uint64 // container instance IDs, unique per kubelet
 	nextIP       int
@@ -247,8 +248,8 @@ func (kl *Kubelet) start(adopt bool) {
 	kl.startedAt = kl.k.Now()
 	kl.registered, kl.hasReported, kl.latestLease = false, false, nil
 	kl.workers = map[string]*podWorker{}
-	kl.backoff = NewBackoff(kl.cfg.ContainerBackOffPeriod, kl.cfg.MaxContainerBackOff)
-	kl.imageBackoff = NewBackoff(kl.cfg.ImageBackOffPeriod, kl.cfg.MaxImageBackOff)
+	kl.backoff = flowcontrol.NewBackoff(kl.cfg.ContainerBackOffPeriod, kl.cfg.MaxContainerBackOff)
+	kl.imageBackoff = flowcontrol.NewBackoff(kl.cfg.ImageBackOffPeriod, kl.cfg.MaxImageBackOff)
 	kl.status = newStatusManager(kl)
 	kl.emit("start", kl.nodeObject(), 0, fmt.Sprintf("incarnation=%d", kl.incarnation))
 	kl.rec.Eventf(kl.node, model.EventTypeNormal, "Starting", "Starting kubelet.")

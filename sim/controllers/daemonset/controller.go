@@ -10,6 +10,7 @@ import (
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/sim/client/flowcontrol"
 	"github.com/reconsim/reconsim/sim/client/record"
 	"github.com/reconsim/reconsim/sim/client/workqueue"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
@@ -45,7 +46,7 @@ type Controller struct {
 
 	podControl        controllerutil.PodControl
 	expectations      *controllerutil.ControllerExpectations
-	failedPodsBackoff *failedPodsBackoff
+	failedPodsBackoff *flowcontrol.Backoff
 	backoffGC         *sim.Timer
 
 	// placement caches, per DaemonSet UID, the spec of the pods it runs, for eligibility
@@ -69,7 +70,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		podInformer:       f.For(model.KindPod),
 		nodeInformer:      f.For(model.KindNode),
 		expectations:      controllerutil.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout),
-		failedPodsBackoff: newFailedPodsBackoff(k.Now, cfg.FailedPodsBackoffInitial, cfg.FailedPodsBackoffMax),
+		failedPodsBackoff: flowcontrol.NewBackoff(cfg.FailedPodsBackoffInitial, cfg.FailedPodsBackoffMax),
 		placement:         map[string]placementEntry{},
 	}
 	dsc.Base = controllerutil.NewBase(k, c, rec, Component, "DaemonSet", "daemonset",
@@ -118,7 +119,7 @@ func (dsc *Controller) Start() {
 	informers := []*client.Informer{dsc.podInformer, dsc.nodeInformer, dsc.historyInformer, dsc.dsInformer}
 	dsc.Loop.StartFunc(informers, fmt.Sprintf("workers=%d", workers), func() {
 		dsc.Loop.SpawnWorkers(workers)
-		dsc.backoffGC = dsc.Kernel.Every(dsc.cfg.BackoffGCInterval, dsc.failedPodsBackoff.GC)
+		dsc.backoffGC = dsc.Kernel.Every(dsc.cfg.BackoffGCInterval, func() { dsc.failedPodsBackoff.GC(dsc.Kernel.Now()) })
 	})
 }
 

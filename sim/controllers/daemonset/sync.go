@@ -192,7 +192,7 @@ func (dsc *Controller) podsShouldBeOnNode(node *model.Node, nodeToPods map[strin
 					dsc.Queue.AddAfter(model.Key(ds), delay)
 					continue
 				}
-				dsc.failedPodsBackoff.Next(backoffKey, now)
+				dsc.failedPodsBackoff.Next(backoffKey, now, now)
 				dsc.Recorder.Eventf(ds, model.EventTypeWarning, FailedDaemonPodReason, "Found failed daemon pod %s/%s on node %s, will try to kill it", pod.Namespace, pod.Name, node.Name)
 				podsToDelete = append(podsToDelete, pod.Name)
 			case model.PodSucceeded:

@@ -250,29 +250,6 @@ func TestCreatePodTemplateAndIsPodUpdated(t *testing.T) {
 	assert.Equal(t, int64(7), *g)
 }
 
-func TestFailedPodsBackoff(t *testing.T) {
-	now := vtime.Time(0)
-	b := newFailedPodsBackoff(func() vtime.Time { return now }, time.Second, 4*time.Second)
-	at := func(d time.Duration) vtime.Time { return vtime.FromDuration(d) }
-	assert.False(t, b.IsInBackOffSinceUpdate("n", 0))
-	b.Next("n", at(0))
-	assert.Equal(t, time.Second, b.Get("n"))
-	assert.True(t, b.IsInBackOffSinceUpdate("n", at(999*time.Millisecond)))
-	assert.False(t, b.IsInBackOffSinceUpdate("n", at(time.Second)))
-	b.Next("n", at(2*time.Second))
-	assert.Equal(t, 2*time.Second, b.Get("n"))
-	b.Next("n", at(3*time.Second))
-	b.Next("n", at(4*time.Second))
-	assert.Equal(t, 4*time.Second, b.Get("n"), "capped at max")
-	// Unused for more than twice max: expired, starts over.
-	assert.False(t, b.IsInBackOffSinceUpdate("n", at(13*time.Second)))
-	b.Next("n", at(13*time.Second))
-	assert.Equal(t, time.Second, b.Get("n"))
-	now = at(30 * time.Second)
-	b.GC()
-	assert.Equal(t, time.Duration(0), b.Get("n"), "GC drops expired entries")
-}
-
 func TestNodeInSameConditionAndIgnoreUpdate(t *testing.T) {
 	cond := func(typ string, st model.ConditionStatus, hb time.Duration) model.NodeCondition {
 		return model.NodeCondition{Type: typ, Status: st, LastHeartbeatTime: vtime.FromDuration(hb)}

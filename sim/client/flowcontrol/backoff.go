@@ -1,4 +1,4 @@
-package node
+package flowcontrol
 
 import (
 	"time"
@@ -7,10 +7,11 @@ import (
 )
 
 // Backoff is client-go's util/flowcontrol Backoff without jitter, as the kubelet builds it for
-// CrashLoopBackOff (flowcontrol.NewBackOff(containerBackOffPeriod, MaxContainerBackOff) in
-// pkg/kubelet/kubelet.go): one entry per key, each holding the current delay and the time it
-// was last advanced. Times are virtual; the caller passes "now" where upstream reads its clock.
-// The zero value is not usable; call NewBackoff.
+// CrashLoopBackOff and image pulls (flowcontrol.NewBackOff(containerBackOffPeriod,
+// MaxContainerBackOff) in pkg/kubelet/kubelet.go) and the DaemonSet controller for failed
+// daemon pods (pkg/controller/daemon failedPodsBackoff): one entry per key, each holding the
+// current delay and the time it was last advanced. Times are virtual; the caller passes "now"
+// where upstream reads its clock. The zero value is not usable; call NewBackoff.
 type Backoff struct {
 	initial time.Duration
 	max     time.Duration
