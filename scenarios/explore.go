@@ -2,8 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -134,14 +134,7 @@ var exploreActionArgs = map[string]struct{ args, required []string }{
 }
 
 // ExploreActions returns the actions a random run may draw, sorted.
-func ExploreActions() []string {
-	out := make([]string, 0, len(exploreActionArgs))
-	for name := range exploreActionArgs { //detlint:ordered sorted below
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
-}
+func ExploreActions() []string { return slices.Sorted(maps.Keys(exploreActionArgs)) }
 
 // exploreArgKeys are the keys of an explore action besides action and weight.
 var exploreArgKeys = []string{"nodes", "component", "for", "downtime", "heal", "latency", "code", "clients"}

@@ -1,7 +1,8 @@
 package scenarios
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -118,11 +119,4 @@ func explainKind(key string) (string, bool) {
 }
 
 // kindTopics returns the kind topics, sorted.
-func kindTopics() []string {
-	out := make([]string, 0, len(kindDocs))
-	for name := range kindDocs { //detlint:ordered sorted below
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
-}
+func kindTopics() []string { return slices.Sorted(maps.Keys(kindDocs)) }

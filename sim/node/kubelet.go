@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/fields"
@@ -299,12 +300,7 @@ func (kl *Kubelet) start(adopt bool) {
 // only across a restart, as every later removal comes through the informer).
 func (kl *Kubelet) runHousekeeping(p *sim.Proc) {
 	kl.informer.WaitForSync(p)
-	uids := make([]string, 0, len(kl.runtime))
-	for uid := range kl.runtime { //detlint:ordered sorted below
-		uids = append(uids, uid)
-	}
-	sort.Strings(uids)
-	for _, uid := range uids {
+	for _, uid := range kl.runtimeUIDs() {
 		if _, ok := kl.workers[uid]; !ok {
 			kl.runtime[uid].stopAll(kl)
 			delete(kl.runtime, uid)
@@ -345,14 +341,7 @@ func (kl *Kubelet) stop() {
 	kl.gateWaiters = nil
 }
 
-func (kl *Kubelet) workerUIDs() []string {
-	uids := make([]string, 0, len(kl.workers))
-	for uid := range kl.workers { //detlint:ordered sorted below
-		uids = append(uids, uid)
-	}
-	sort.Strings(uids)
-	return uids
-}
+func (kl *Kubelet) workerUIDs() []string { return slices.Sorted(maps.Keys(kl.workers)) }
 
 // Crash models the machine dying: every kubelet process stops, containers die with it
 // (exit code 255, reason Unknown), images still being pulled are lost, and nothing more is
@@ -378,14 +367,7 @@ func (kl *Kubelet) Crash() {
 	kl.stallTimer.Stop()
 }
 
-func (kl *Kubelet) runtimeUIDs() []string {
-	uids := make([]string, 0, len(kl.runtime))
-	for uid := range kl.runtime { //detlint:ordered sorted below
-		uids = append(uids, uid)
-	}
-	sort.Strings(uids)
-	return uids
-}
+func (kl *Kubelet) runtimeUIDs() []string { return slices.Sorted(maps.Keys(kl.runtime)) }
 
 // SetServer gives the kubelet the API server its client talks to, which Partition needs to
 // install its fault there.

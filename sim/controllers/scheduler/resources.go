@@ -1,7 +1,8 @@
 package scheduler
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/reconsim/reconsim/model"
@@ -135,14 +136,7 @@ func (r Resource) isZero() bool {
 }
 
 // scalarNames returns the scalar resource names of r, sorted.
-func (r Resource) scalarNames() []string {
-	names := make([]string, 0, len(r.Scalar))
-	for name := range r.Scalar { //detlint:ordered names are sorted below
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
+func (r Resource) scalarNames() []string { return slices.Sorted(maps.Keys(r.Scalar)) }
 
 // containerRequests returns c's requests; with nonMissing, a cpu or memory request that is
 // absent (not merely zero) is replaced by the scoring default (upstream PodResourcesOptions

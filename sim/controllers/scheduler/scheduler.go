@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -207,12 +208,7 @@ func (s *Scheduler) Stop() {
 		s.proc.Kill()
 		s.proc = nil
 	}
-	keys := make([]string, 0, len(s.binders))
-	for key := range s.binders { //detlint:ordered keys are sorted below
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(s.binders)) {
 		s.binders[key].Kill()
 		delete(s.binders, key)
 	}

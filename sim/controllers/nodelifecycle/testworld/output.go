@@ -2,7 +2,8 @@ package testworld
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/apiserver"
@@ -41,12 +42,4 @@ func checkCPU(s *apiserver.Store) error {
 	return nil
 }
 
-func sortedNames(m map[string]int64) []string {
-	out := make([]string, 0, len(m))
-	//detlint:ordered sorted below
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedNames(m map[string]int64) []string { return slices.Sorted(maps.Keys(m)) }
