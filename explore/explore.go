@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reconsim/reconsim/internal/words"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim"
@@ -231,7 +232,7 @@ func (s *Search) failures(res *report.Result, err error) ([]Failure, string) {
 		errText = err.Error()
 		var pp *sim.ProcPanic
 		if errors.As(err, &pp) || strings.HasPrefix(errText, "panic: ") {
-			out = append(out, Failure{Invariant: InvariantPanic, Message: firstLine(errText)})
+			out = append(out, Failure{Invariant: InvariantPanic, Message: words.FirstLine(errText)})
 		}
 	}
 	if res == nil {
@@ -252,11 +253,6 @@ func (s *Search) failures(res *report.Result, err error) ([]Failure, string) {
 		}
 	}
 	return out, errText
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // runVariant renders, parses and runs one variant of the scenario, as `sim run` would run

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/reconsim/reconsim/internal/atomicfile"
+	"github.com/reconsim/reconsim/internal/words"
 	"github.com/reconsim/reconsim/report"
 )
 
@@ -209,7 +210,7 @@ func (s *Search) header(fd *Finding, r *Run, rep Reproducer, before int) []byte 
 		fmt.Fprintf(&b, "# "+format+"\n", args...)
 	}
 	line("Reproducer written by `sim explore` (reconsim %s).", report.SimulatorVersion)
-	line("Invariant %s broke: %s", fd.Invariant, firstLine(fd.Message))
+	line("Invariant %s broke: %s", fd.Invariant, words.FirstLine(fd.Message))
 	line("Found by run %s (strategy %s, seed %d) of: %s", r.ID, r.Strategy, r.Seed, s.command())
 	if s.opts.NoShrink {
 		line("Not shrunk (--no-shrink): %s.", faultCount(before))
@@ -288,7 +289,7 @@ func (r *Result) String() string {
 	fmt.Fprintf(&b, "explore %s: %d runs, %d with findings", r.Scenario, r.Summary.Runs, r.Summary.RunsWithFindings)
 	for _, f := range r.Findings {
 		fmt.Fprintf(&b, "\n  %s: broken in %d of %d runs (first: %s); reproducer %s (%s, %s)\n    %s",
-			f.Invariant, f.Runs, r.Summary.Runs, f.FirstRun, f.Reproducer.File, faultCount(len(f.Reproducer.Faults)), verifiedWord(f.Reproducer.Verified), firstLine(f.Message))
+			f.Invariant, f.Runs, r.Summary.Runs, f.FirstRun, f.Reproducer.File, faultCount(len(f.Reproducer.Faults)), verifiedWord(f.Reproducer.Verified), words.FirstLine(f.Message))
 	}
 	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/reconsim/reconsim/internal/words"
 	"gopkg.in/yaml.v3"
 )
 
@@ -387,10 +388,10 @@ func (d *Decoder) finishDump() {
 			for _, g := range d.dump.skips[i:] {
 				objects += g.count
 			}
-			d.addWarning(Warning{Pos: g.pos, Msg: fmt.Sprintf("skipped %d more %s of %d other kinds", objects, plural(objects, "object", "objects"), more)})
+			d.addWarning(Warning{Pos: g.pos, Msg: fmt.Sprintf("skipped %d more %s of %d other kinds", objects, words.Plural(objects, "object", "objects"), more)})
 			break
 		}
-		d.addWarning(Warning{Pos: g.pos, Msg: fmt.Sprintf("skipped %d %s: %s", g.count, plural(g.count, "object", "objects"), g.reason)})
+		d.addWarning(Warning{Pos: g.pos, Msg: fmt.Sprintf("skipped %d %s: %s", g.count, words.Plural(g.count, "object", "objects"), g.reason)})
 	}
 	s := d.dump
 	if s.objects > 0 || len(s.metaFields) > 0 {
@@ -407,10 +408,10 @@ func (d *Decoder) finishDump() {
 			parts = append(parts, fmt.Sprintf("ownerReferences of %d", s.ownerRefs))
 		}
 		if s.nodeNames > 0 {
-			parts = append(parts, fmt.Sprintf("spec.nodeName of %d %s", s.nodeNames, plural(s.nodeNames, "pod", "pods")))
+			parts = append(parts, fmt.Sprintf("spec.nodeName of %d %s", s.nodeNames, words.Plural(s.nodeNames, "pod", "pods")))
 		}
 		if s.taintTimes > 0 {
-			parts = append(parts, fmt.Sprintf("timeAdded of %d %s", s.taintTimes, plural(s.taintTimes, "taint", "taints")))
+			parts = append(parts, fmt.Sprintf("timeAdded of %d %s", s.taintTimes, words.Plural(s.taintTimes, "taint", "taints")))
 		}
 		if len(s.namespaces) > 0 {
 			listed := s.namespaces
@@ -425,7 +426,7 @@ func (d *Decoder) finishDump() {
 			pos = Position{File: d.opts.File, Line: 1, Column: 1}
 		}
 		d.addWarning(Warning{Pos: pos, Msg: fmt.Sprintf("dropped what the API server set in %d %s (%s): the simulated cluster sets its own",
-			max(s.objects, 1), plural(max(s.objects, 1), "object", "objects"), strings.Join(parts, "; "))})
+			max(s.objects, 1), words.Plural(max(s.objects, 1), "object", "objects"), strings.Join(parts, "; "))})
 	}
 	d.dump = dumpSummary{}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reconsim/reconsim/internal/words"
 	"gopkg.in/yaml.v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -187,7 +188,7 @@ func (d *Decoder) finish() {
 			msg = "only partly modelled: " + n.first.note
 		}
 		if n.more > 0 {
-			msg += fmt.Sprintf(" (and %d more %s)", n.more, plural(n.more, "place", "places"))
+			msg += fmt.Sprintf(" (and %d more %s)", n.more, words.Plural(n.more, "place", "places"))
 		}
 		d.addWarning(Warning{Pos: n.first.pos, Path: n.first.path, Msg: msg})
 	}
@@ -217,11 +218,4 @@ func (d *Decoder) addWarning(w Warning) {
 	if len(d.warnings) < maxDecodeWarnings {
 		d.warnings = append(d.warnings, w)
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reconsim/reconsim/internal/words"
 	"github.com/reconsim/reconsim/model"
 )
 
@@ -101,7 +102,7 @@ func AnnotationsMarkdown() string {
 	b.WriteString("| Annotation | Value | Default | Meaning |\n")
 	b.WriteString("|---|---|---|---|\n")
 	for _, d := range model.AnnotationDocs() {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Key, mdEscape(d.Value), mdEscape(d.Default), mdEscape(d.Meaning))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Key, words.MarkdownCell(d.Value), words.MarkdownCell(d.Default), words.MarkdownCell(d.Meaning))
 	}
 	return b.String()
 }

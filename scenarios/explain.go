@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reconsim/reconsim/internal/flagtab"
+	"github.com/reconsim/reconsim/internal/words"
 	"github.com/reconsim/reconsim/sim/features"
 )
 
@@ -212,7 +213,7 @@ func FlagsMarkdown() string {
 			help += " Simulator setting."
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s |\n",
-			f.Component, f.Name, f.Type, def, mdEscape(source), mdEscape(help))
+			f.Component, f.Name, f.Type, def, words.MarkdownCell(source), words.MarkdownCell(help))
 	}
 	return b.String()
 }
@@ -228,5 +229,3 @@ const (
 func ReplaceFlagsSection(doc string) (string, error) {
 	return replaceGeneratedSection(doc, "flag table", FlagsBegin, FlagsEnd, FlagsMarkdown())
 }
-
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/reconsim/reconsim/internal/words"
 	"github.com/reconsim/reconsim/model"
 )
 
@@ -130,8 +131,8 @@ func Import(file string, data []byte) ([]byte, []model.Warning, error) {
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Imported by `sim import %s`: %d %s in %d node %s, %d %s kept as settled objects.\n",
-		commentText(filepath.Base(file)), len(nodes), plural(len(nodes), "node", "nodes"), len(groups), plural(len(groups), "group", "groups"),
-		len(workloads), plural(len(workloads), "object", "objects"))
+		commentText(filepath.Base(file)), len(nodes), words.Plural(len(nodes), "node", "nodes"), len(groups), words.Plural(len(groups), "group", "groups"),
+		len(workloads), words.Plural(len(workloads), "object", "objects"))
 	b.WriteString("# Run it with `sim run FILE`; `sim explain KEY` documents every key, docs/scenario.md the format.\n")
 	for _, n := range notes {
 		fmt.Fprintf(&b, "# %s\n", commentText(n))
@@ -615,13 +616,6 @@ func mappingValueOf(m *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // systemNamespaceSet returns systemNamespaces as a set.

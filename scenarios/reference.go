@@ -3,6 +3,8 @@ package scenarios
 import (
 	"fmt"
 	"strings"
+
+	"github.com/reconsim/reconsim/internal/words"
 )
 
 // Markers around the generated reference in docs/scenario.md.
@@ -46,7 +48,7 @@ func ReferenceMarkdown() string {
 	b.WriteString("### Every key\n\n`sim explain KEY` prints any of these with an example.\n\n")
 	b.WriteString("| Key | Type | Required / default |\n|---|---|---|\n")
 	for _, k := range Keys() {
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", k.Path, mdEscape(k.Type), mdEscape(requirement(k)))
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", k.Path, words.MarkdownCell(k.Type), words.MarkdownCell(requirement(k)))
 	}
 	return b.String()
 }
@@ -94,7 +96,7 @@ func writeArgRow(b *strings.Builder, k Key, parent string) {
 	if len(k.Enum) > 0 && len(k.Enum) <= 12 {
 		meaning += " One of: " + strings.Join(k.Enum, ", ") + "."
 	}
-	fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", strings.TrimPrefix(k.Path, parent+"."), mdEscape(k.Type), mdEscape(requirement(k)), mdEscape(meaning))
+	fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", strings.TrimPrefix(k.Path, parent+"."), words.MarkdownCell(k.Type), words.MarkdownCell(requirement(k)), words.MarkdownCell(meaning))
 }
 
 // ReplaceReferenceSection returns doc with the text between ReferenceBegin and ReferenceEnd

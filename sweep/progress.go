@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/reconsim/reconsim/internal/words"
 )
 
 // Progress reports how a batch of runs is going (a sweep, `sim explore`): a bar redrawn in
@@ -67,7 +69,7 @@ func (p *Progress) Start(what string, jobs int) {
 	if p.resumed > 0 {
 		what += fmt.Sprintf(" (%d already done, resumed)", p.resumed)
 	}
-	fmt.Fprintf(p.w, "%s on %d %s\n", what, jobs, pluralWord(jobs, "job", "jobs"))
+	fmt.Fprintf(p.w, "%s on %d %s\n", what, jobs, words.Plural(jobs, "job", "jobs"))
 	p.lastTenth = p.tenth()
 	p.draw(true)
 }
@@ -83,7 +85,7 @@ func (p *Progress) tenth() int {
 func (p *Progress) finished(rec *RunRecord) {
 	var report string
 	if rec.Failed() {
-		report = fmt.Sprintf("run %s (seed %d) failed: %s\n  reproduce: %s", rec.ID, rec.Seed, firstLine(rec.Error), rec.Reproduce)
+		report = fmt.Sprintf("run %s (seed %d) failed: %s\n  reproduce: %s", rec.ID, rec.Seed, words.FirstLine(rec.Error), rec.Reproduce)
 	}
 	p.Finished(rec.Failed(), report)
 }
@@ -179,16 +181,4 @@ func (p *Progress) clearBar() {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.barShown = false
 	}
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -18,6 +18,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/reconsim/reconsim/internal/atomicfile"
+	"github.com/reconsim/reconsim/internal/words"
 
 	"github.com/spf13/pflag"
 
@@ -213,7 +214,7 @@ func (c *cli) loadScenario(cmd, arg string, opts scenarios.ParseOptions) (*scena
 		var errs scenarios.Errors
 		if errors.As(err, &errs) {
 			fmt.Fprintf(c.stderr, "sim %s: %s: %d %s; fix %s and run again ('sim explain KEY' documents every key, with an example)\n",
-				cmd, file, errs.Count(), plural(errs.Count(), "problem", "problems"), plural(errs.Count(), "it", "them"))
+				cmd, file, errs.Count(), words.Plural(errs.Count(), "problem", "problems"), words.Plural(errs.Count(), "it", "them"))
 		}
 		return nil, false
 	}
@@ -230,13 +231,6 @@ func printErrors(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintln(w, report.CleanText(err.Error()))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func (c *cli) cmdRun(args []string) int {
@@ -491,9 +485,9 @@ func (c *cli) cmdValidate(args []string) int {
 			continue
 		}
 		fmt.Fprintf(c.stdout, "ok  %s: %d %s, %d timeline %s, %d %s\n", s.File,
-			len(s.Nodes()), plural(len(s.Nodes()), "node", "nodes"),
-			len(s.Timeline), plural(len(s.Timeline), "entry", "entries"),
-			len(s.Expect), plural(len(s.Expect), "expectation", "expectations"))
+			len(s.Nodes()), words.Plural(len(s.Nodes()), "node", "nodes"),
+			len(s.Timeline), words.Plural(len(s.Timeline), "entry", "entries"),
+			len(s.Expect), words.Plural(len(s.Expect), "expectation", "expectations"))
 	}
 	return code
 }

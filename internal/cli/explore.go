@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reconsim/reconsim/explore"
+	"github.com/reconsim/reconsim/internal/words"
 	"github.com/reconsim/reconsim/scenarios"
 )
 
@@ -127,7 +128,7 @@ func (c *cli) exploreError(err error) (int, bool) {
 	switch {
 	case errors.As(err, &errs):
 		fmt.Fprintln(c.stderr, err)
-		fmt.Fprintf(c.stderr, "sim explore: %d %s; 'sim explain explore' documents the section\n", errs.Count(), plural(errs.Count(), "problem", "problems"))
+		fmt.Fprintf(c.stderr, "sim explore: %d %s; 'sim explain explore' documents the section\n", errs.Count(), words.Plural(errs.Count(), "problem", "problems"))
 		return exitUsage, true
 	case errors.As(err, &ue):
 		fmt.Fprintf(c.stderr, "sim explore: %v\n", err)

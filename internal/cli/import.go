@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/reconsim/reconsim/internal/boundedfile"
+	"github.com/reconsim/reconsim/internal/words"
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/scenarios"
 )
@@ -51,7 +52,7 @@ func (c *cli) cmdImport(args []string) int {
 		fmt.Fprintln(c.stderr, err)
 		var list model.DecodeErrors
 		if errors.As(err, &list) {
-			fmt.Fprintf(c.stderr, "sim import: %s: %d %s\n", file, len(list), plural(len(list), "problem", "problems"))
+			fmt.Fprintf(c.stderr, "sim import: %s: %d %s\n", file, len(list), words.Plural(len(list), "problem", "problems"))
 			return exitUsage
 		}
 		return c.internalError("import", err, 0, "-", nil)

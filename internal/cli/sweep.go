@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reconsim/reconsim/explore"
+	"github.com/reconsim/reconsim/internal/words"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sweep"
@@ -186,7 +187,7 @@ func (c *cli) loadSweep(path string, opts scenarios.ParseOptions) (*sweep.Spec, 
 		var errs sweep.Errors
 		if errors.As(err, &errs) {
 			printErrors(c.stderr, err)
-			fmt.Fprintf(c.stderr, "sim sweep: %s: %d %s\n", path, errs.Count(), plural(errs.Count(), "problem", "problems"))
+			fmt.Fprintf(c.stderr, "sim sweep: %s: %d %s\n", path, errs.Count(), words.Plural(errs.Count(), "problem", "problems"))
 		} else {
 			fmt.Fprintf(c.stderr, "sim sweep: %v\n", err)
 		}
@@ -243,10 +244,10 @@ func (c *cli) summarizeSweep(o *sweep.Outcome) {
 		verdict = "FAILED"
 	}
 	if n := len(res.Findings()); n > 0 {
-		verdict += fmt.Sprintf(" with %d %s", n, plural(n, "finding", "findings"))
+		verdict += fmt.Sprintf(" with %d %s", n, words.Plural(n, "finding", "findings"))
 	}
 	fmt.Fprintf(c.stdout, "sweep %s %s: %d %s in %d %s, %d passed their scenario's expectations, %d failed\n",
-		res.Spec.Name, verdict, res.TotalRuns, plural(res.TotalRuns, "run", "runs"), len(res.Points), plural(len(res.Points), "point", "points"),
+		res.Spec.Name, verdict, res.TotalRuns, words.Plural(res.TotalRuns, "run", "runs"), len(res.Points), words.Plural(len(res.Points), "point", "points"),
 		res.PassedRuns, res.FailedRuns)
 	for _, e := range res.Expectations {
 		mark := "✓"
@@ -279,7 +280,7 @@ func (c *cli) listFailures(failed []sweep.RunRecord) {
 			fmt.Fprintf(c.stdout, "  ... and %d more failed runs (see sweep.csv)\n", len(failed)-i)
 			break
 		}
-		fmt.Fprintf(c.stdout, "  run %s (seed %d) failed: %s\n    reproduce: %s\n", r.ID, r.Seed, report.CleanText(firstLine(r.Error)), report.CleanText(r.Reproduce))
+		fmt.Fprintf(c.stdout, "  run %s (seed %d) failed: %s\n    reproduce: %s\n", r.ID, r.Seed, report.CleanText(words.FirstLine(r.Error)), report.CleanText(r.Reproduce))
 	}
 }
 
@@ -288,11 +289,6 @@ func truncateList(list []string, n int) []string {
 		return list
 	}
 	return append(append([]string(nil), list[:n]...), fmt.Sprintf("and %d more", len(list)-n))
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // sweepExit is the exit status of a finished sweep: a shard passes once written.

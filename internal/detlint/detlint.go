@@ -47,14 +47,14 @@ var allowedRandV2 = map[string]bool{"New": true, "NewPCG": true, "NewChaCha8": t
 // and its Result. That is the kernel and every component (sim/...), the API types (model/...),
 // virtual time (vtime), the components' flag tables (internal/flagtab) and range checks
 // (internal/bounds, which their Validate use), the one "did you mean" (internal/suggest, which
-// decoding uses), internal/atomicfile, internal/boundedfile and
+// decoding uses), the shared wording helpers (internal/words), internal/atomicfile, internal/boundedfile and
 // internal/plotstyle (dependencies of report, whose Result sim/cluster builds; scenarios reads
 // files with internal/boundedfile), and scenarios, whose defaults, component settings and timeline
 // targeting (NodeTarget.Select draws from the run's stream) are read while the world is built
 // and played. report is not on it: it renders what a run recorded, after the kernel stopped
 // (it may draw plots on goroutines); sweep, explore and internal/cli start runs but do not
 // run inside one.
-var SimulationPath = []string{"./sim/...", "./model/...", "./vtime", "./internal/flagtab", "./internal/bounds", "./internal/suggest", "./internal/atomicfile", "./internal/boundedfile", "./internal/plotstyle", "./scenarios"}
+var SimulationPath = []string{"./sim/...", "./model/...", "./vtime", "./internal/flagtab", "./internal/bounds", "./internal/suggest", "./internal/words", "./internal/atomicfile", "./internal/boundedfile", "./internal/plotstyle", "./scenarios"}
 
 // goList runs "go" with args (a go list command line) in dir and returns its standard output;
 // a failure's error carries what go wrote to standard error.

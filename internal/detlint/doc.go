@@ -4,7 +4,7 @@
 //
 // The simulation path (SimulationPath) is sim/... (the kernel, the API server, clients,
 // controllers, kubelets, the metrics pipeline, and sim/cluster which plays a run), model/...,
-// vtime, internal/flagtab (the components' flag tables), internal/bounds (their range checks), internal/suggest (the one "did you mean",
+// vtime, internal/flagtab (the components' flag tables), internal/bounds (their range checks), internal/words (wording helpers), internal/suggest (the one "did you mean",
 // which decoding uses), internal/atomicfile, internal/boundedfile and internal/plotstyle (report's) and scenarios (its defaults and timeline targeting are read during a run). report,
 // sweep, explore, internal/cli and the root package are outside it: they start runs or render
 // their results, and may use goroutines and the wall clock. TestSimulationPathIsExactlyWhatARunExecutes

@@ -3,6 +3,8 @@ package features
 import (
 	"fmt"
 	"strings"
+
+	"github.com/reconsim/reconsim/internal/words"
 )
 
 // Text renders the gate table for a terminal (`sim explain simulator.upstream-version`): for
@@ -77,12 +79,10 @@ func Markdown() string {
 				b.WriteString("off | ")
 			}
 		}
-		fmt.Fprintf(&b, "%s | %s | %s |\n", mdEscape(g.History()), mdEscape(g.Ref), mdEscape(g.Switches))
+		fmt.Fprintf(&b, "%s | %s | %s |\n", words.MarkdownCell(g.History()), words.MarkdownCell(g.Ref), words.MarkdownCell(g.Switches))
 	}
 	return b.String()
 }
-
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // ReplaceMarkdownSection returns doc with the text between MarkdownBegin and MarkdownEnd
 // replaced by Markdown().
