@@ -1,10 +1,11 @@
 package model
 
 import (
-	"github.com/reconsim/reconsim/vtime"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // ResourceList maps a resource name ("cpu", "memory", "pods") to a quantity.

@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/reconsim/reconsim/internal/words"
 	"gopkg.in/yaml.v3"
+
+	"github.com/reconsim/reconsim/internal/words"
 )
 
 // Cluster dumps: what `kubectl get deploy,rs,sts,ds,svc,pdb,hpa,nodes -A -o yaml` prints. Its

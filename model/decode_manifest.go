@@ -11,8 +11,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/reconsim/reconsim/internal/suggest"
 	"gopkg.in/yaml.v3"
+
+	"github.com/reconsim/reconsim/internal/suggest"
 )
 
 // Manifest limits.

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/reconsim/reconsim/internal/words"
 	"gopkg.in/yaml.v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/reconsim/reconsim/internal/words"
 )
 
 // Fields that Kubernetes has and the simulator does not model. A manifest written for a real

@@ -3,8 +3,9 @@ package model
 import (
 	"strconv"
 
-	"github.com/reconsim/reconsim/vtime"
 	"k8s.io/utils/ptr"
+
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // Kind names an API object kind, as in a manifest's `kind:` field.

@@ -7,12 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/reconsim/reconsim/explore"
 	"github.com/reconsim/reconsim/internal/words"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sweep"
-	"github.com/spf13/pflag"
 )
 
 const sweepUsage = `Usage:

@@ -5,13 +5,14 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/client-go/util/jsonpath"
+
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/report"
 	"github.com/reconsim/reconsim/scenarios"
 	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/sim/controllers/deployment"
 	"github.com/reconsim/reconsim/vtime"
-	"k8s.io/client-go/util/jsonpath"
 )
 
 // monitor checks one eventually/always/never condition over its window, at the window's start

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/reconsim/reconsim/internal/bounds"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/reconsim/reconsim/internal/bounds"
 )
 
 // Upstream constants, each named after where it comes from.

@@ -5,9 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/vtime"
-	"k8s.io/utils/ptr"
 )
 
 // Container waiting and terminated reasons, as the kubelet and the container runtime write

@@ -4,9 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconsim/reconsim/vtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func at(d time.Duration) vtime.Time { return vtime.FromDuration(d) }

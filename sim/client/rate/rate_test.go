@@ -4,8 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconsim/reconsim/vtime"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func TestReserveBurstThenSpacing(t *testing.T) {

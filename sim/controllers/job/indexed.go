@@ -6,8 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reconsim/reconsim/model"
 	"k8s.io/utils/ptr"
+
+	"github.com/reconsim/reconsim/model"
 )
 
 // Indexed Jobs ([k8s] pkg/controller/job/indexed_job_utils.go).

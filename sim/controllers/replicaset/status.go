@@ -3,10 +3,11 @@ package replicaset
 import (
 	"slices"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/controllers/internal/controllerutil"
 	"github.com/reconsim/reconsim/vtime"
-	"k8s.io/utils/ptr"
 )
 
 // ReplicaSetReplicaFailure is the condition type the controller sets when it cannot create or
