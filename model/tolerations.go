@@ -56,6 +56,16 @@ func TolerationsEqual(a, b []Toleration) bool {
 	return slices.EqualFunc(a, b, func(x, y Toleration) bool { return TolerationEqual(&x, &y) })
 }
 
+// TaintsEqual reports whether a and b hold the same taints in the same order, their
+// TimeAdded included; nil and empty are equal. It is apimachinery's Semantic.DeepEqual of two
+// taint lists, which the scheduler (pkg/scheduler/framework/events.go extractNodeTaintsChange)
+// and taint eviction (pkg/controller/tainteviction/taint_eviction.go handleNodeUpdate) use.
+func TaintsEqual(a, b []Taint) bool {
+	return slices.EqualFunc(a, b, func(x, y Taint) bool {
+		return x.Key == y.Key && x.Value == y.Value && x.Effect == y.Effect && ptr.Equal(x.TimeAdded, y.TimeAdded)
+	})
+}
+
 // TolerationsTolerateTaint reports whether any of tolerations tolerates taint
 // (k8s.io/component-helpers scheduling/corev1/helpers.go TolerationsTolerateTaint).
 func TolerationsTolerateTaint(tolerations []Toleration, taint *Taint) bool {

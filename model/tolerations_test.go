@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/reconsim/reconsim/vtime"
 )
 
 var (
@@ -91,4 +93,33 @@ func TestTolerationEquality(t *testing.T) {
 	}
 	assert.True(t, TolerationsEqual(nil, []Toleration{}), "nil and empty are equal, as Semantic.DeepEqual")
 	assert.False(t, TolerationsEqual([]Toleration{base}, nil))
+}
+
+func TestTaintsEqual(t *testing.T) {
+	at := func(v vtime.Time) *vtime.Time { return &v }
+	stamped := unreachableTaint
+	stamped.TimeAdded = at(7)
+	restamped := unreachableTaint
+	restamped.TimeAdded = at(8)
+	tests := []struct {
+		name string
+		a, b []Taint
+		want bool
+	}{
+		{"nil and empty", nil, []Taint{}, true},
+		{"same", []Taint{unreachableTaint, dedicatedTaint}, []Taint{unreachableTaint, dedicatedTaint}, true},
+		{"time added set on one side", []Taint{unreachableTaint}, []Taint{stamped}, false},
+		{"other time added", []Taint{stamped}, []Taint{restamped}, false},
+		{"equal times at different addresses", []Taint{stamped}, []Taint{{Key: stamped.Key, Effect: stamped.Effect, TimeAdded: at(7)}}, true},
+		{"other order", []Taint{unreachableTaint, notReadyTaint}, []Taint{notReadyTaint, unreachableTaint}, false},
+		{"other value", []Taint{dedicatedTaint}, []Taint{{Key: "dedicated", Value: "cpu", Effect: TaintEffectNoExecute}}, false},
+		{"other effect", []Taint{dedicatedTaint}, []Taint{{Key: "dedicated", Value: "gpu", Effect: TaintEffectNoSchedule}}, false},
+		{"one more", []Taint{dedicatedTaint}, []Taint{dedicatedTaint, notReadyTaint}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, TaintsEqual(tc.a, tc.b))
+			assert.Equal(t, tc.want, TaintsEqual(tc.b, tc.a), "symmetric")
+		})
+	}
 }

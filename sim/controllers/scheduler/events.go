@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"maps"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -107,19 +106,13 @@ func nodeSchedulingPropertiesChange(newNode, oldNode *model.Node) nodeChange {
 	if !maps.Equal(newNode.Labels, oldNode.Labels) {
 		c |= nodeChangeLabel
 	}
-	if !taintsEqual(newNode.Spec.Taints, oldNode.Spec.Taints) {
+	if !model.TaintsEqual(newNode.Spec.Taints, oldNode.Spec.Taints) {
 		c |= nodeChangeTaint
 	}
 	if !conditionsEqualIgnoringHeartbeat(newNode.Status.Conditions, oldNode.Status.Conditions) {
 		c |= nodeChangeCondition
 	}
 	return c
-}
-
-func taintsEqual(a, b []model.Taint) bool {
-	return slices.EqualFunc(a, b, func(x, y model.Taint) bool {
-		return x.Key == y.Key && x.Value == y.Value && x.Effect == y.Effect
-	})
 }
 
 // conditionsEqualIgnoringHeartbeat is !nodeConditionsChanged: only each condition type's

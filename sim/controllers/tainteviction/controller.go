@@ -208,7 +208,7 @@ func (tc *Controller) nodeUpdated(oldNode, newNode *model.Node) {
 		name = newNode.Name
 		newTaints = noExecuteTaints(newNode.Spec.Taints)
 	}
-	if oldNode != nil && newNode != nil && taintsEqual(oldTaints, newTaints) {
+	if oldNode != nil && newNode != nil && model.TaintsEqual(oldTaints, newTaints) {
 		return
 	}
 	if !tc.running {

@@ -82,19 +82,3 @@ func noExecuteTaints(taints []model.Taint) []model.Taint {
 	}
 	return out
 }
-
-func taintsEqual(a, b []model.Taint) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.Key != y.Key || x.Value != y.Value || x.Effect != y.Effect {
-			return false
-		}
-		if (x.TimeAdded == nil) != (y.TimeAdded == nil) || (x.TimeAdded != nil && *x.TimeAdded != *y.TimeAdded) {
-			return false
-		}
-	}
-	return true
-}

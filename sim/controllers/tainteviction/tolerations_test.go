@@ -123,16 +123,10 @@ func TestMinTolerationTimeClampsHugeSeconds(t *testing.T) {
 	assert.Greater(t, got, time.Duration(0), "must not overflow into a negative duration")
 }
 
-func TestNoExecuteTaintsAndEquality(t *testing.T) {
-	at := vtime.Time(7)
+func TestNoExecuteTaints(t *testing.T) {
 	taints := []model.Taint{{Key: "a", Effect: model.TaintEffectNoSchedule}, unreachable, {Key: "b", Effect: model.TaintEffectPreferNoSchedule}}
 	assert.Equal(t, []model.Taint{unreachable}, noExecuteTaints(taints))
 	assert.Empty(t, noExecuteTaints(nil))
-
-	stamped := unreachable
-	stamped.TimeAdded = &at
-	assert.False(t, taintsEqual([]model.Taint{unreachable}, []model.Taint{stamped}), "TimeAdded is part of the comparison")
-	assert.True(t, taintsEqual(nil, []model.Taint{}), "nil and empty are equal, as Semantic.DeepEqual")
 }
 
 func TestUpdatePodCondition(t *testing.T) {
