@@ -295,6 +295,20 @@ type NodeSelectorRequirement struct {
 	Values   []string `json:"values,omitempty"`
 }
 
+// Node selector operators (core/v1 NodeSelectorOperator, k8s.io/api core/v1/types.go).
+const (
+	NodeSelectorOpIn           = "In"
+	NodeSelectorOpNotIn        = "NotIn"
+	NodeSelectorOpExists       = "Exists"
+	NodeSelectorOpDoesNotExist = "DoesNotExist"
+	NodeSelectorOpGt           = "Gt"
+	NodeSelectorOpLt           = "Lt"
+)
+
+// ObjectNameField is the one field a node selector's matchFields may name
+// (metav1.ObjectNameField).
+const ObjectNameField = "metadata.name"
+
 // PreferredSchedulingTerm is core/v1 PreferredSchedulingTerm.
 type PreferredSchedulingTerm struct {
 	Weight     int32            `json:"weight"`

@@ -371,7 +371,7 @@ func validateObjectMetaUpdate(n, o *ObjectMeta, path *field.Path) field.ErrorLis
 var (
 	restartPolicies = []string{RestartPolicyAlways, RestartPolicyOnFailure, RestartPolicyNever}
 	taintEffects    = []TaintEffect{TaintEffectNoSchedule, TaintEffectPreferNoSchedule, TaintEffectNoExecute}
-	nodeSelectorOps = []string{"DoesNotExist", "Exists", "Gt", "In", "Lt", "NotIn"}
+	nodeSelectorOps = []string{NodeSelectorOpDoesNotExist, NodeSelectorOpExists, NodeSelectorOpGt, NodeSelectorOpIn, NodeSelectorOpLt, NodeSelectorOpNotIn}
 )
 
 // validateNodeName checks a pod's spec.nodeName (spec is the path of the pod spec); an empty
@@ -611,15 +611,15 @@ func validateNodeSelectorTerm(t *NodeSelectorTerm, path *field.Path) field.Error
 	for i, r := range t.MatchExpressions {
 		p := path.Child("matchExpressions").Index(i)
 		switch r.Operator {
-		case "In", "NotIn":
+		case NodeSelectorOpIn, NodeSelectorOpNotIn:
 			if len(r.Values) == 0 {
 				errs = append(errs, field.Required(p.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
 			}
-		case "Exists", "DoesNotExist":
+		case NodeSelectorOpExists, NodeSelectorOpDoesNotExist:
 			if len(r.Values) > 0 {
 				errs = append(errs, field.Forbidden(p.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
 			}
-		case "Gt", "Lt":
+		case NodeSelectorOpGt, NodeSelectorOpLt:
 			if len(r.Values) != 1 {
 				errs = append(errs, field.Required(p.Child("values"), "must be specified single value when `operator` is 'Lt' or 'Gt'"))
 			}
@@ -631,15 +631,15 @@ func validateNodeSelectorTerm(t *NodeSelectorTerm, path *field.Path) field.Error
 	for i, r := range t.MatchFields {
 		p := path.Child("matchFields").Index(i)
 		switch r.Operator {
-		case "In", "NotIn":
+		case NodeSelectorOpIn, NodeSelectorOpNotIn:
 			if len(r.Values) != 1 {
 				errs = append(errs, field.Required(p.Child("values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
 			}
 		default:
 			errs = append(errs, field.Invalid(p.Child("operator"), r.Operator, "not a valid selector operator"))
 		}
-		if r.Key != "metadata.name" {
-			errs = append(errs, field.NotSupported(p.Child("key"), r.Key, []string{"metadata.name"}))
+		if r.Key != ObjectNameField {
+			errs = append(errs, field.NotSupported(p.Child("key"), r.Key, []string{ObjectNameField}))
 		}
 	}
 	return errs

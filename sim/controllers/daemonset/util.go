@@ -128,7 +128,7 @@ func nodeShouldRunWithSpec(node *model.Node, ds *model.DaemonSet, spec *model.Po
 // template's other affinity (preferred terms) is kept.
 func replaceDaemonSetPodNodeNameNodeAffinity(affinity *model.Affinity, nodeName string) *model.Affinity {
 	sel := &model.NodeSelector{NodeSelectorTerms: []model.NodeSelectorTerm{{
-		MatchFields: []model.NodeSelectorRequirement{{Key: nodeaffinity.ObjectNameField, Operator: nodeaffinity.OpIn, Values: []string{nodeName}}},
+		MatchFields: []model.NodeSelectorRequirement{{Key: model.ObjectNameField, Operator: model.NodeSelectorOpIn, Values: []string{nodeName}}},
 	}}}
 	if affinity == nil {
 		return &model.Affinity{NodeAffinity: &model.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: sel}}
@@ -158,9 +158,9 @@ func getTargetNodeName(pod *model.Pod) (string, error) {
 	}
 	for _, term := range terms {
 		for _, f := range term.MatchFields {
-			if f.Key == nodeaffinity.ObjectNameField && f.Operator == nodeaffinity.OpIn {
+			if f.Key == model.ObjectNameField && f.Operator == model.NodeSelectorOpIn {
 				if len(f.Values) != 1 {
-					return "", fmt.Errorf("the matchFields value of '%s' is not unique for pod %s/%s", nodeaffinity.ObjectNameField, pod.Namespace, pod.Name)
+					return "", fmt.Errorf("the matchFields value of '%s' is not unique for pod %s/%s", model.ObjectNameField, pod.Namespace, pod.Name)
 				}
 				return f.Values[0], nil
 			}

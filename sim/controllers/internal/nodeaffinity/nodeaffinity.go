@@ -10,19 +10,6 @@ import (
 	"github.com/reconsim/reconsim/model"
 )
 
-// Node selector operators (core/v1 NodeSelectorOperator).
-const (
-	OpIn           = "In"
-	OpNotIn        = "NotIn"
-	OpExists       = "Exists"
-	OpDoesNotExist = "DoesNotExist"
-	OpGt           = "Gt"
-	OpLt           = "Lt"
-)
-
-// ObjectNameField is the only field a matchFields requirement may name (metav1.ObjectNameField).
-const ObjectNameField = "metadata.name"
-
 // nodeSelectorTerm is a parsed NodeSelectorTerm (component-helpers nodeaffinity
 // nodeSelectorTerm): its expressions become a label selector built with apimachinery's
 // labels.NewRequirement, so the operators and their validation are upstream's own.
@@ -44,17 +31,17 @@ func isEmptyNodeSelectorTerm(t *model.NodeSelectorTerm) bool {
 
 func selectionOperator(op string) (selection.Operator, bool) {
 	switch op {
-	case OpIn:
+	case model.NodeSelectorOpIn:
 		return selection.In, true
-	case OpNotIn:
+	case model.NodeSelectorOpNotIn:
 		return selection.NotIn, true
-	case OpExists:
+	case model.NodeSelectorOpExists:
 		return selection.Exists, true
-	case OpDoesNotExist:
+	case model.NodeSelectorOpDoesNotExist:
 		return selection.DoesNotExist, true
-	case OpGt:
+	case model.NodeSelectorOpGt:
 		return selection.GreaterThan, true
-	case OpLt:
+	case model.NodeSelectorOpLt:
 		return selection.LessThan, true
 	}
 	return "", false
@@ -81,7 +68,7 @@ func parseNodeSelectorTerm(t *model.NodeSelectorTerm) nodeSelectorTerm {
 		out.matchLabels = labels.NewSelector().Add(reqs...)
 	}
 	for i, expr := range t.MatchFields {
-		if expr.Key != ObjectNameField {
+		if expr.Key != model.ObjectNameField {
 			errs = append(errs, fmt.Errorf("matchFields[%d].key: %q must be 'metadata.name'", i, expr.Key))
 			continue
 		}
@@ -90,9 +77,9 @@ func parseNodeSelectorTerm(t *model.NodeSelectorTerm) nodeSelectorTerm {
 			continue
 		}
 		switch expr.Operator {
-		case OpIn:
+		case model.NodeSelectorOpIn:
 			out.matchNames = append(out.matchNames, nameRequirement{name: expr.Values[0], in: true})
-		case OpNotIn:
+		case model.NodeSelectorOpNotIn:
 			out.matchNames = append(out.matchNames, nameRequirement{name: expr.Values[0], in: false})
 		default:
 			errs = append(errs, fmt.Errorf("matchFields[%d].operator: %q is not supported (In, NotIn)", i, expr.Operator))

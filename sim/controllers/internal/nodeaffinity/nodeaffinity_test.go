@@ -24,7 +24,7 @@ func expr(key, op string, values ...string) model.NodeSelectorTerm {
 }
 
 func field(op string, values ...string) model.NodeSelectorTerm {
-	return model.NodeSelectorTerm{MatchFields: []model.NodeSelectorRequirement{{Key: ObjectNameField, Operator: op, Values: values}}}
+	return model.NodeSelectorTerm{MatchFields: []model.NodeSelectorRequirement{{Key: model.ObjectNameField, Operator: op, Values: values}}}
 }
 
 func TestRequiredNodeAffinity(t *testing.T) {
@@ -38,21 +38,21 @@ func TestRequiredNodeAffinity(t *testing.T) {
 	}{
 		{name: "no constraint", gpu: true, plain: true, matchesAll: true},
 		{name: "nodeSelector", spec: model.PodSpec{NodeSelector: map[string]string{"gpu": "true"}}, gpu: true},
-		{name: "terms are ORed", spec: model.PodSpec{Affinity: required(expr("gpu", OpExists), expr("zone", OpIn, "b"))}, gpu: true, plain: true},
-		{name: "nodeSelector AND affinity", spec: model.PodSpec{NodeSelector: map[string]string{"zone": "b"}, Affinity: required(expr("gpu", OpExists))}},
-		{name: "DoesNotExist", spec: model.PodSpec{Affinity: required(expr("gpu", OpDoesNotExist))}, plain: true},
-		{name: "Gt", spec: model.PodSpec{Affinity: required(expr("cores", OpGt, "4"))}, gpu: true},
-		{name: "Lt", spec: model.PodSpec{Affinity: required(expr("cores", OpLt, "4"))}},
-		{name: "NotIn", spec: model.PodSpec{Affinity: required(expr("zone", OpNotIn, "a"))}, plain: true},
-		{name: "matchFields In", spec: model.PodSpec{Affinity: required(field(OpIn, "n2"))}, plain: true},
-		{name: "matchFields NotIn", spec: model.PodSpec{Affinity: required(field(OpNotIn, "n2"))}, gpu: true},
+		{name: "terms are ORed", spec: model.PodSpec{Affinity: required(expr("gpu", model.NodeSelectorOpExists), expr("zone", model.NodeSelectorOpIn, "b"))}, gpu: true, plain: true},
+		{name: "nodeSelector AND affinity", spec: model.PodSpec{NodeSelector: map[string]string{"zone": "b"}, Affinity: required(expr("gpu", model.NodeSelectorOpExists))}},
+		{name: "DoesNotExist", spec: model.PodSpec{Affinity: required(expr("gpu", model.NodeSelectorOpDoesNotExist))}, plain: true},
+		{name: "Gt", spec: model.PodSpec{Affinity: required(expr("cores", model.NodeSelectorOpGt, "4"))}, gpu: true},
+		{name: "Lt", spec: model.PodSpec{Affinity: required(expr("cores", model.NodeSelectorOpLt, "4"))}},
+		{name: "NotIn", spec: model.PodSpec{Affinity: required(expr("zone", model.NodeSelectorOpNotIn, "a"))}, plain: true},
+		{name: "matchFields In", spec: model.PodSpec{Affinity: required(field(model.NodeSelectorOpIn, "n2"))}, plain: true},
+		{name: "matchFields NotIn", spec: model.PodSpec{Affinity: required(field(model.NodeSelectorOpNotIn, "n2"))}, gpu: true},
 		{name: "an empty term selects nothing", spec: model.PodSpec{Affinity: required(model.NodeSelectorTerm{})}},
 		{name: "no terms select nothing", spec: model.PodSpec{Affinity: required()}},
 		{name: "a bad operator's term matches nothing, the others still do",
-			spec: model.PodSpec{Affinity: required(expr("gpu", "Near"), expr("zone", OpIn, "b"))}, plain: true},
-		{name: "matchFields wants one value", spec: model.PodSpec{Affinity: required(field(OpIn, "n1", "n2"))}},
+			spec: model.PodSpec{Affinity: required(expr("gpu", "Near"), expr("zone", model.NodeSelectorOpIn, "b"))}, plain: true},
+		{name: "matchFields wants one value", spec: model.PodSpec{Affinity: required(field(model.NodeSelectorOpIn, "n1", "n2"))}},
 		{name: "matchFields only takes metadata.name",
-			spec: model.PodSpec{Affinity: required(model.NodeSelectorTerm{MatchFields: []model.NodeSelectorRequirement{{Key: "spec.unschedulable", Operator: OpIn, Values: []string{"n1"}}}})}},
+			spec: model.PodSpec{Affinity: required(model.NodeSelectorTerm{MatchFields: []model.NodeSelectorRequirement{{Key: "spec.unschedulable", Operator: model.NodeSelectorOpIn, Values: []string{"n1"}}}})}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,11 +67,11 @@ func TestRequiredNodeAffinity(t *testing.T) {
 func TestPreferredTerms(t *testing.T) {
 	spec := model.PodSpec{Affinity: &model.Affinity{NodeAffinity: &model.NodeAffinity{
 		PreferredDuringSchedulingIgnoredDuringExecution: []model.PreferredSchedulingTerm{
-			{Weight: 5, Preference: expr("gpu", OpExists)},
-			{Weight: 3, Preference: expr("zone", OpIn, "a", "b")},
-			{Weight: 0, Preference: expr("zone", OpIn, "a")},  // weight 0: dropped
-			{Weight: 7, Preference: model.NodeSelectorTerm{}}, // empty: dropped
-			{Weight: 9, Preference: expr("zone", "Near")},     // does not parse: dropped
+			{Weight: 5, Preference: expr("gpu", model.NodeSelectorOpExists)},
+			{Weight: 3, Preference: expr("zone", model.NodeSelectorOpIn, "a", "b")},
+			{Weight: 0, Preference: expr("zone", model.NodeSelectorOpIn, "a")}, // weight 0: dropped
+			{Weight: 7, Preference: model.NodeSelectorTerm{}},                  // empty: dropped
+			{Weight: 9, Preference: expr("zone", "Near")},                      // does not parse: dropped
 		},
 	}}}
 	terms := GetPreferredTerms(&spec)
