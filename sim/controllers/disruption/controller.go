@@ -72,7 +72,7 @@ type Controller struct {
 	getUpdater func() updater
 
 	// selectors holds the parsed selector of each cached budget (see selectorOf).
-	selectors map[budgetName]parsedSelector
+	selectors controllerutil.VersionCache[budgetName, *model.PodDisruptionBudget, labels.Selector]
 
 	stats Stats
 }
@@ -80,29 +80,18 @@ type Controller struct {
 // budgetName identifies a budget without building its key.
 type budgetName struct{ namespace, name string }
 
-// parsedSelector is metav1.LabelSelectorAsSelector's result for the budget version pdb.
-type parsedSelector struct {
-	pdb *model.PodDisruptionBudget
-	sel labels.Selector
-	err error
-}
-
 // selectorOf is metav1.LabelSelectorAsSelector(pdb.Spec.Selector), parsed once per budget
 // version: every pod event asks it of every budget in the pod's namespace. A cached budget is
 // never modified (a change is a new version), so a version's selector never changes.
 func (dc *Controller) selectorOf(pdb *model.PodDisruptionBudget) (labels.Selector, error) {
-	id := budgetName{pdb.Namespace, pdb.Name}
-	if ps, ok := dc.selectors[id]; ok && ps.pdb == pdb {
-		return ps.sel, ps.err
-	}
-	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
-	dc.selectors[id] = parsedSelector{pdb: pdb, sel: sel, err: err}
-	return sel, err
+	return dc.selectors.Get(budgetName{pdb.Namespace, pdb.Name}, pdb, func(pdb *model.PodDisruptionBudget) (labels.Selector, error) {
+		return metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+	})
 }
 
 // forgetSelector drops the selector cached for a deleted budget.
 func (dc *Controller) forgetSelector(pdb *model.PodDisruptionBudget) {
-	delete(dc.selectors, budgetName{pdb.Namespace, pdb.Name})
+	dc.selectors.Forget(budgetName{pdb.Namespace, pdb.Name})
 }
 
 // New builds the controller on the shared informers of f (PodDisruptionBudgets, Pods,
@@ -123,7 +112,6 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		recheckQueue: workqueue.NewDelaying[string](k, "disruption_recheck"),
 		stalePodDisruptionQueue: workqueue.NewRateLimiting[string](k, "stale_pod_disruption",
 			workqueue.DefaultControllerRateLimiter[string]()),
-		selectors: map[budgetName]parsedSelector{},
 	}
 	dc.getUpdater = func() updater { return dc.writePdbStatus }
 	dc.Base = controllerutil.NewBase(k, c, rec, Component, "PodDisruptionBudget", "disruption",

@@ -46,13 +46,13 @@ func TestSelectorFollowsBudgetUpdates(t *testing.T) {
 		} else {
 			assert.Nil(t, got, "update %d", i)
 		}
-		assert.LessOrEqual(t, len(w.dc.selectors), 1, "update %d: replaced versions are forgotten", i)
+		assert.LessOrEqual(t, w.dc.selectors.Len(), 1, "update %d: replaced versions are forgotten", i)
 	}
 	_, err := w.Store.Delete(model.KindPodDisruptionBudget, testNS, "budget", model.DeleteOptions{})
 	require.NoError(t, err)
 	w.Run(time.Second)
 	assert.Nil(t, w.dc.getPdbForPod(pod))
-	assert.Empty(t, w.dc.selectors)
+	assert.Zero(t, w.dc.selectors.Len(), "a deleted budget's selector is forgotten")
 }
 
 // BenchmarkPodEventWithBudgets measures the pod event handler (it runs for every pod add and

@@ -50,7 +50,7 @@ type Controller struct {
 	pods        *podTable
 	syncBuffers []*syncBuffers
 	// selectors are the selectors of the ReplicaSets synced, by key (selectorOf).
-	selectors map[string]parsedSelector
+	selectors controllerutil.VersionCache[string, *model.ReplicaSet, podSelector]
 
 	expectations *controllerutil.UIDTrackingControllerExpectations
 	// podControl creates (handing each fresh pod over to the client) and deletes pods.
@@ -71,7 +71,6 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		cfg:          cfg,
 		rsInformer:   f.For(model.KindReplicaSet),
 		podInformer:  f.For(model.KindPod),
-		selectors:    map[string]parsedSelector{},
 		expectations: controllerutil.NewUIDTrackingControllerExpectations(controllerutil.NewControllerExpectations(k.Now, cfg.ExpectationsTimeout)),
 	}
 	rsc.Base = controllerutil.NewBase(k, c, rec, Component, "ReplicaSet", "replicaset",

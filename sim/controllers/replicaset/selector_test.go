@@ -72,7 +72,7 @@ func TestTemplatePairsAgreeWithAsSelector(t *testing.T) {
 // TestSelectorOfIsPerVersion checks that a ReplicaSet version's selector is converted once and
 // that a new version (another object) is converted again, as is an invalid selector's error.
 func TestSelectorOfIsPerVersion(t *testing.T) {
-	rsc := &Controller{selectors: map[string]parsedSelector{}}
+	rsc := &Controller{}
 	v1 := &model.ReplicaSet{Spec: model.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}
 	ps, err := rsc.selectorOf("ns/rs", v1)
 	require.NoError(t, err)

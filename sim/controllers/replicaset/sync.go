@@ -38,7 +38,7 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 	rs, ok := controllerutil.Lister[*model.ReplicaSet]{Informer: rsc.rsInformer}.GetByKey(key)
 	if !ok {
 		rsc.expectations.DeleteExpectations(key)
-		delete(rsc.selectors, key)
+		rsc.selectors.Forget(key)
 		return nil
 	}
 	rsNeedsSync := rsc.expectations.SatisfiedExpectations(key)
@@ -91,14 +91,6 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 	return manageReplicasErr
 }
 
-// parsedSelector is the selector of the ReplicaSet version rs, as syncReplicaSet matches pods
-// with it.
-type parsedSelector struct {
-	rs  *model.ReplicaSet
-	ps  podSelector
-	err error
-}
-
 // selectorOf is metav1.LabelSelectorAsSelector(rs.Spec.Selector) as a podSelector, converted
 // once per ReplicaSet version instead of on every sync (upstream converts it on every sync;
 // the conversion was a twentieth of the allocations of thundering-herd, whose ReplicaSets of
@@ -106,16 +98,13 @@ type parsedSelector struct {
 // change is a new version), so a version's selector never changes. key is rs's key; a
 // ReplicaSet gone from the informer is forgotten by the sync that finds it gone.
 func (rsc *Controller) selectorOf(key string, rs *model.ReplicaSet) (podSelector, error) {
-	if p, ok := rsc.selectors[key]; ok && p.rs == rs {
-		return p.ps, p.err
-	}
-	selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
-	var ps podSelector
-	if err == nil {
-		ps = newPodSelector(rs.Spec.Selector, selector)
-	}
-	rsc.selectors[key] = parsedSelector{rs: rs, ps: ps, err: err}
-	return ps, err
+	return rsc.selectors.Get(key, rs, func(rs *model.ReplicaSet) (podSelector, error) {
+		selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+		if err != nil {
+			return podSelector{}, err
+		}
+		return newPodSelector(rs.Spec.Selector, selector), nil
+	})
 }
 
 // syncBuffers are one sync's slices, each O(pods of the ReplicaSet): the candidate facts, the
