@@ -108,9 +108,9 @@ type apf struct {
 	byName  map[string]*priorityLevel
 	schemas []*model.FlowSchema // matching order
 	classes map[classKey]*classification
-	// byClient is a front to classes: each client's first classifications, found by one
-	// lookup of the client's name and a scan (cheaper than hashing the whole key).
-	byClient map[string][]classEntry
+	// gen counts the digests: a client's first classifications, kept in its Caller in front
+	// of classes (found with no hashing, by a scan), are valid while their generation is gen.
+	gen uint64
 	// nominalCLSum is the sum of the levels' nominal limits, the pool borrowing divides.
 	nominalCLSum int
 	borrowTimer  *sim.Timer
@@ -158,7 +158,7 @@ type classKey struct {
 	namespace string
 }
 
-// classEntry is one of a client's classifications in apf.byClient: the rest of its classKey.
+// classEntry is one of a client's classifications in its Caller: the rest of its classKey.
 type classEntry struct {
 	kind      model.Kind
 	sub       string
@@ -167,7 +167,7 @@ type classEntry struct {
 	c         *classification
 }
 
-// maxClientClasses bounds a client's entries in apf.byClient; its other classifications are
+// maxClientClasses bounds a client's entries in its Caller; its other classifications are
 // found in apf.classes.
 const maxClientClasses = 16
 
@@ -183,7 +183,7 @@ func newAPF(s *Server, cfg APFConfig) (*apf, error) {
 		// feature.go ApplyTo: the two limits must sum to more than 0.
 		return nil, errors.New("max-requests-inflight plus max-mutating-requests-inflight must be positive with priority and fairness")
 	}
-	a := &apf{srv: s, k: s.k, cfg: cfg, serverCL: serverCL, byName: map[string]*priorityLevel{}, classes: map[classKey]*classification{}, byClient: map[string][]classEntry{}}
+	a := &apf{srv: s, k: s.k, cfg: cfg, serverCL: serverCL, byName: map[string]*priorityLevel{}, classes: map[classKey]*classification{}}
 	timeout := cfg.RequestTimeout
 	if timeout == 0 {
 		timeout = DefaultRequestTimeout
@@ -422,7 +422,7 @@ func (a *apf) digest(pls []*model.PriorityLevelConfiguration, fss []*model.FlowS
 	}
 	a.schemas = seq
 	clear(a.classes)
-	clear(a.byClient)
+	a.gen++ // every Caller's classifications are stale
 	a.dropDrained()
 }
 
@@ -556,9 +556,12 @@ func (a *apf) classify(req *Request) *classification {
 		kind = req.Object.GetKind()
 	}
 	raw := rawNamespace(req)
-	recent := a.byClient[req.Client]
-	for i := range recent {
-		if e := &recent[i]; e.kind == kind && e.verb == req.Verb && e.sub == req.Subresource && e.namespace == raw {
+	caller := a.srv.callerOf(req)
+	if caller.classGen != a.gen {
+		caller.classes, caller.classGen = caller.classes[:0], a.gen
+	}
+	for i := range caller.classes {
+		if e := &caller.classes[i]; e.kind == kind && e.verb == req.Verb && e.sub == req.Subresource && e.namespace == raw {
 			return e.c
 		}
 	}
@@ -570,8 +573,8 @@ func (a *apf) classify(req *Request) *classification {
 			a.classes[key] = c
 		}
 	}
-	if len(recent) < maxClientClasses && len(a.byClient) < maxClassCache {
-		a.byClient[req.Client] = append(recent, classEntry{kind: kind, sub: req.Subresource, verb: req.Verb, namespace: raw, c: c})
+	if len(caller.classes) < maxClientClasses {
+		caller.classes = append(caller.classes, classEntry{kind: kind, sub: req.Subresource, verb: req.Verb, namespace: raw, c: c})
 	}
 	return c
 }

@@ -20,6 +20,10 @@ type Request struct {
 	// Client names the caller (the component's user agent); faults and watch stalls select
 	// by it.
 	Client string
+	// Caller is the server's record of Client (Server.Caller), which a client that sends many
+	// requests keeps and passes along so that the server finds its per-client state without
+	// a lookup by name; nil: the server looks it up.
+	Caller *Caller
 	Verb   model.Verb
 	Kind   model.Kind
 	// Subresource is "" or "status" (get, update and patch of kinds with status),
@@ -83,6 +87,42 @@ type Server struct {
 	onWrite     func(req *Request)
 	// apf is API Priority and Fairness, nil when it is off (the max-in-flight filter runs).
 	apf *apf
+	// callers are the records Caller handed out, by client name.
+	callers map[string]*Caller
+}
+
+// Caller is the server's record of one client, its per-client state: API Priority and
+// Fairness's classifications of the client's requests. Server.Caller hands out one per client
+// name; it is only valid with the server that made it.
+type Caller struct {
+	name string
+	// classes are the client's first classifications (apf.classify), valid while classGen
+	// is the filter's configuration generation.
+	classes  []classEntry
+	classGen uint64
+}
+
+// Caller returns the record of the client named client, the same one for every call with the
+// same name.
+func (s *Server) Caller(client string) *Caller {
+	c := s.callers[client]
+	if c == nil {
+		c = &Caller{name: client}
+		if s.callers == nil {
+			s.callers = map[string]*Caller{}
+		}
+		s.callers[client] = c
+	}
+	return c
+}
+
+// callerOf is the record of req's client: the one the request carries when it is the
+// client's, else the one by name.
+func (s *Server) callerOf(req *Request) *Caller {
+	if c := req.Caller; c != nil && c.name == req.Client {
+		return c
+	}
+	return s.Caller(req.Client)
 }
 
 // OnWrite sets the hook called after every acknowledged write: a create, update, patch or

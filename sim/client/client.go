@@ -102,8 +102,10 @@ func (s Stats) RequestsFor(v model.Verb) uint64 {
 
 // Client sends requests to the simulated API server on behalf of one component.
 type Client struct {
-	srv        *apiserver.Server
-	name       string
+	srv  *apiserver.Server
+	name string
+	// caller is the server's record of this client, sent with every request.
+	caller     *apiserver.Caller
 	cfg        Config
 	bucket     *TokenBucket
 	maxRetries int
@@ -121,6 +123,7 @@ func New(srv *apiserver.Server, name string, cfg Config) *Client {
 	return &Client{
 		srv:        srv,
 		name:       name,
+		caller:     srv.Caller(name),
 		cfg:        cfg,
 		maxRetries: cfg.MaxRetries,
 		stats:      Stats{Name: name},
@@ -165,7 +168,7 @@ func (c *Client) do(ctx context.Context, r apiserver.Request) apiserver.Response
 		req = new(apiserver.Request)
 	}
 	*req = r
-	req.Client = c.name
+	req.Client, req.Caller = c.name, c.caller
 	defer func() {
 		*req = apiserver.Request{}
 		c.spare.Put(req)
