@@ -110,9 +110,13 @@ type Client struct {
 	bucket     *TokenBucket
 	maxRetries int
 	stats      Stats
-	// spare are requests whose calls have returned, for the next calls to reuse: the server
-	// keeps no request after Do returns, and several processes may share a client, each with
-	// a call in flight.
+	// own is the request of a call when no other call of the client is in flight (ownBusy),
+	// nearly always: held in the client, it is at hand with the client's other fields where a
+	// spare one was a pointer chase away. The server keeps no request after Do returns.
+	own     apiserver.Request
+	ownBusy bool
+	// spare are requests whose calls have returned, for the calls made while own is in use
+	// (several processes may share a client, each with a call in flight).
 	spare sim.FreeList[apiserver.Request]
 }
 
@@ -163,16 +167,10 @@ func (c *Client) Stats() Stats {
 // Retry-After seconds, throttle again and resend. The request the server sees is one of the
 // client's spare ones, filled from r (Server.Do keeps none after it returns).
 func (c *Client) do(ctx context.Context, r apiserver.Request) apiserver.Response {
-	req := c.spare.Take()
-	if req == nil {
-		req = new(apiserver.Request)
-	}
+	req := c.takeRequest()
 	*req = r
 	req.Client, req.Caller = c.name, c.caller
-	defer func() {
-		*req = apiserver.Request{}
-		c.spare.Put(req)
-	}()
+	defer c.putRequest(req)
 	p := sim.ProcFromContext(ctx)
 	c.throttle(ctx, p)
 	for attempt := 1; ; attempt++ {
@@ -190,6 +188,30 @@ func (c *Client) do(ctx context.Context, r apiserver.Request) apiserver.Response
 		p.Sleep(wait)
 		c.throttle(ctx, p)
 	}
+}
+
+// takeRequest returns a request for a call to fill: the client's own one when it is free,
+// else a spare one.
+func (c *Client) takeRequest() *apiserver.Request {
+	if !c.ownBusy {
+		c.ownBusy = true
+		return &c.own
+	}
+	if req := c.spare.Take(); req != nil {
+		return req
+	}
+	return new(apiserver.Request)
+}
+
+// putRequest gives back a request takeRequest returned, cleared so that it keeps nothing of
+// its call alive.
+func (c *Client) putRequest(req *apiserver.Request) {
+	*req = apiserver.Request{}
+	if req == &c.own {
+		c.ownBusy = false
+		return
+	}
+	c.spare.Put(req)
 }
 
 func (c *Client) count(v model.Verb) {

@@ -177,3 +177,36 @@ func TestConfigDefaults(t *testing.T) {
 		assert.Equal(t, tt.want, tt.in.withDefaults(), "%+v", tt.in)
 	}
 }
+
+// TestClientCallsInFlightKeepTheirRequests: processes sharing a client, with their calls in
+// flight at once, each get the answer to their own request (the client's own request serves
+// one call at a time, spare ones the others), and a finished call leaves nothing behind in
+// the client's request.
+func TestClientCallsInFlightKeepTheirRequests(t *testing.T) {
+	k := sim.New(1)
+	srv := newServer(k, func(c *apiserver.Config) {
+		c.ServiceTime[model.VerbGet] = sim.Constant(time.Second)
+	})
+	c := New(srv, "shared", Config{QPS: -1})
+	names := []string{"a", "b", "c"}
+	for _, name := range names {
+		_, err := srv.Store().Create(newPod(name, nil))
+		require.NoError(t, err)
+	}
+	got := map[string]string{}
+	for round := 0; round < 2; round++ {
+		for _, name := range names {
+			k.Spawn("get-"+name, func(p *sim.Proc) {
+				obj, err := c.GetShared(p, model.KindPod, "default", name)
+				require.NoError(t, err)
+				got[name] = obj.Meta().Name
+			})
+		}
+		k.Run(sim.Limits{MaxTime: k.Now().Add(time.Hour)})
+		for _, name := range names {
+			assert.Equal(t, name, got[name], "round %d", round)
+		}
+		assert.False(t, c.ownBusy, "round %d", round)
+		assert.Equal(t, apiserver.Request{}, c.own, "round %d", round)
+	}
+}
