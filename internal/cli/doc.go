@@ -7,5 +7,8 @@
 // expectation failed (for `sim explore`: an invariant broke), 2 for bad input or usage (with file:line:col for scenario problems) and
 // 3 for an internal error (naming the seed and virtual time). It is the only code that reads
 // the wall clock (to report how fast a run was) and handles signals (Ctrl-C stops a run
-// cleanly and writes what was recorded).
+// cleanly and writes what was recorded). On linux, where the kernel gives transparent huge
+// pages only on request, it asks for them for the heap's first addresses before any command
+// runs (adviseHugePages; RECONSIM_NO_HUGEPAGES turns that off): nothing a simulation computes
+// changes.
 package cli

@@ -35,6 +35,10 @@ const (
 // which counts when a sweep keeps every core busy, for half the memory (docs/performance.md).
 const defaultGCPercent = 200
 
+// envNoHugePages, when set (to anything), keeps the heap on the kernel's default pages
+// (adviseHugePages), to measure what the huge pages save.
+const envNoHugePages = "RECONSIM_NO_HUGEPAGES"
+
 // Main runs the sim command line in os.Args and exits the process with its status.
 func Main() { MainWith(nil) }
 
@@ -44,6 +48,9 @@ func Main() { MainWith(nil) }
 func MainWith(controllers []cluster.Controller) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
+	}
+	if os.Getenv(envNoHugePages) == "" {
+		adviseHugePages()
 	}
 	c := newCLI(os.Stdout, os.Stderr)
 	c.controllers = controllers
