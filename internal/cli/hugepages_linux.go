@@ -34,11 +34,16 @@ const thpEnabledPath = "/sys/kernel/mm/transparent_hugepage/enabled"
 // simulation cannot see any of it: only where its memory comes from changes.
 //
 // The range is at most maxHugePageReserveBytes and a quarter of the machine's memory, so that
-// a kernel that limits overcommitting never refuses it; it is address space, not memory, until
-// touched.
+// the kernel's heuristic overcommit check never refuses it, and nothing is prepared under
+// strict overcommit accounting; it is address space, not memory, until touched.
 func adviseHugePages() int {
 	mode, err := os.ReadFile(thpEnabledPath)
 	if err != nil || !thpOnRequest(string(mode)) {
+		return 0
+	}
+	if policy, err := os.ReadFile(overcommitPath); err != nil || overcommitStrict(string(policy)) {
+		// Under strict accounting the range would count against the commit limit for the
+		// whole run, and a runtime refused memory stops the program.
 		return 0
 	}
 	var info syscall.Sysinfo_t
@@ -68,6 +73,13 @@ func adviseHugePages() int {
 	}
 	return n
 }
+
+// overcommitPath is where linux reports its overcommit policy: 0 heuristic, 1 always, 2
+// strict accounting.
+const overcommitPath = "/proc/sys/vm/overcommit_memory"
+
+// overcommitStrict reports whether an overcommit_memory setting is strict accounting (2).
+func overcommitStrict(policy string) bool { return strings.TrimSpace(policy) == "2" }
 
 // thpOnRequest reports whether a transparent_hugepage/enabled setting ("always [madvise]
 // never") gives huge pages only to advised memory.

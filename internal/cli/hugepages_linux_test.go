@@ -42,6 +42,14 @@ func TestTHPOnRequest(t *testing.T) {
 	}
 }
 
+func TestOvercommitStrict(t *testing.T) {
+	for policy, want := range map[string]bool{"0\n": false, "1\n": false, "2\n": true, "2": true, "": false} {
+		if got := overcommitStrict(policy); got != want {
+			t.Errorf("overcommitStrict(%q) = %v, want %v", policy, got, want)
+		}
+	}
+}
+
 // TestAdviseHugePagesBacksTheHeap checks, in a fresh process (this test binary run again),
 // that preparing the range touches none of it and that what the heap allocates afterwards
 // lands on huge pages: the advice must survive the runtime's own mapping and the free.
@@ -49,6 +57,9 @@ func TestAdviseHugePagesBacksTheHeap(t *testing.T) {
 	mode, err := os.ReadFile(thpEnabledPath)
 	if err != nil || !thpOnRequest(string(mode)) {
 		t.Skipf("transparent huge pages are not in madvise mode here (%q)", mode)
+	}
+	if policy, err := os.ReadFile(overcommitPath); err != nil || overcommitStrict(string(policy)) {
+		t.Skipf("strict overcommit accounting here (%q)", policy)
 	}
 	if os.Getenv("RECONSIM_TEST_HUGEPAGES_CHILD") == "" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestAdviseHugePagesBacksTheHeap$", "-test.v")
