@@ -1,6 +1,7 @@
 package replicaset
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -76,12 +77,16 @@ type labelSet struct {
 // kept current by its event handlers, which the informer calls for every change of its cache.
 type podTable struct {
 	groups    map[string][]podFacts
-	groupOf   map[string]string // pod key -> group key
+	groupOf   map[podName]string // pod -> group key
 	labelSets map[string]*labelSet
 }
 
+// podName names a pod in the table: a struct of the pod's own strings rather than its
+// joined "namespace/name" key, so that an informer event costs no allocation to look up.
+type podName struct{ namespace, name string }
+
 func newPodTable() *podTable {
-	return &podTable{groups: map[string][]podFacts{}, groupOf: map[string]string{}, labelSets: map[string]*labelSet{}}
+	return &podTable{groups: map[string][]podFacts{}, groupOf: map[podName]string{}, labelSets: map[string]*labelSet{}}
 }
 
 // groupKey is the value controllerutil's claim-candidates index (AddClaimCandidatesIndex)
@@ -97,7 +102,7 @@ func groupKey(f *podFacts) string {
 // the list about to be added.
 func (t *podTable) OnListSize(n int) {
 	if len(t.groupOf) == 0 {
-		t.groupOf = make(map[string]string, n)
+		t.groupOf = make(map[podName]string, n)
 	}
 }
 
@@ -114,7 +119,8 @@ func (t *podTable) OnDelete(obj any) {
 		return
 	}
 	if _, isPod := client.ObjectAs[*model.Pod](o); isPod {
-		t.remove(model.Key(o))
+		m := o.Meta()
+		t.remove(podName{m.Namespace, m.Name})
 	}
 }
 
@@ -130,14 +136,23 @@ func (t *podTable) upsert(obj model.Object) {
 	if !ok {
 		return
 	}
-	key := model.Key(pod)
-	old, found := t.find(key)
+	key := podName{pod.Namespace, pod.Name}
+	old, oldGroup, found := t.find(key)
 	if found && old.pod == pod {
 		return // a resync: the same object
 	}
-	f := factsOf(pod, t.internLabels(pod.Labels))
+	// Most updates are status changes that keep the labels: the pod keeps its label set
+	// without building its canonical string again.
+	var ls *labelSet
+	if found && maps.Equal(old.labels.labels, pod.Labels) {
+		ls = old.labels
+		ls.pods++
+	} else {
+		ls = t.internLabels(pod.Labels)
+	}
+	f := factsOf(pod, ls)
 	g := groupKey(&f)
-	if found && t.groupOf[key] == g {
+	if found && oldGroup == g {
 		// Same group, same name, so the same place in the sorted group: replace the facts
 		// in place rather than shift the group's array out and back in (most updates are
 		// status changes of a pod that keeps its controller).
@@ -152,29 +167,28 @@ func (t *podTable) upsert(obj model.Object) {
 	t.groupOf[key] = g
 }
 
-func (t *podTable) find(key string) (*podFacts, bool) {
+// find returns the facts of the pod named key, in place in the table, and its group.
+func (t *podTable) find(key podName) (*podFacts, string, bool) {
 	g, ok := t.groupOf[key]
 	if !ok {
-		return nil, false
+		return nil, "", false
 	}
-	namespace, name := controllerutil.SplitKey(key)
 	facts := t.groups[g]
-	i, found := slices.BinarySearchFunc(facts, podFacts{namespace: namespace, name: name}, compareFacts)
+	i, found := slices.BinarySearchFunc(facts, podFacts{namespace: key.namespace, name: key.name}, compareFacts)
 	if !found {
-		return nil, false
+		return nil, "", false
 	}
-	return &facts[i], true
+	return &facts[i], g, true
 }
 
-func (t *podTable) remove(key string) {
+func (t *podTable) remove(key podName) {
 	g, ok := t.groupOf[key]
 	if !ok {
 		return
 	}
 	delete(t.groupOf, key)
-	namespace, name := controllerutil.SplitKey(key)
 	facts := t.groups[g]
-	i, found := slices.BinarySearchFunc(facts, podFacts{namespace: namespace, name: name}, compareFacts)
+	i, found := slices.BinarySearchFunc(facts, podFacts{namespace: key.namespace, name: key.name}, compareFacts)
 	if !found {
 		return
 	}

@@ -100,4 +100,54 @@ func TestPodTableMirrorsPods(t *testing.T) {
 		}
 	}
 	require.LessOrEqual(t, len(table.labelSets), 2, "label sets are released with their last pod")
+	requireLabelSetCounts(t, table)
+}
+
+// requireLabelSetCounts checks that every label set of the table counts the facts that
+// refer to it, and that every fact's set is the table's set for those labels.
+func requireLabelSetCounts(t *testing.T, table *podTable) {
+	t.Helper()
+	refs := map[*labelSet]int{}
+	for _, facts := range table.groups {
+		for i := range facts {
+			refs[facts[i].labels]++
+			require.Same(t, table.labelSets[facts[i].labels.canonical], facts[i].labels)
+		}
+	}
+	for canonical, ls := range table.labelSets {
+		require.Equal(t, refs[ls], ls.pods, "label set %q", canonical)
+	}
+}
+
+// TestPodTableStatusUpdateAllocatesNothing: an update that keeps a pod's labels and group (a
+// status change, most of what the informer delivers) replaces its facts in place, keeping its
+// label set, without building a key or a canonical label string.
+func TestPodTableStatusUpdateAllocatesNothing(t *testing.T) {
+	table := newPodTable()
+	newPod := func(phase string) *model.Pod {
+		p := &model.Pod{}
+		p.Namespace, p.Name = "ns", "web-1"
+		p.Labels = map[string]string{"app": "web", "tier": "front"}
+		p.OwnerReferences = []model.OwnerReference{{Kind: model.KindReplicaSet, Name: "web", UID: "uid-1", Controller: model.Ptr(true)}}
+		p.Status.Phase = phase
+		return p
+	}
+	pending, running := newPod(model.PodPending), newPod(model.PodRunning)
+	table.OnAdd(pending, false)
+	ls := table.candidates(nil, "uid-1", "ns")[0].labels
+	cur := pending
+	allocs := testing.AllocsPerRun(100, func() {
+		next := running
+		if cur == running {
+			next = pending
+		}
+		table.OnUpdate(cur, next)
+		cur = next
+	})
+	require.Zero(t, allocs)
+	got := table.candidates(nil, "uid-1", "ns")
+	require.Len(t, got, 1)
+	require.Same(t, ls, got[0].labels)
+	require.Equal(t, 1, ls.pods)
+	requireLabelSetCounts(t, table)
 }
