@@ -46,13 +46,14 @@ var defaultTolerations = []model.Toleration{
 }
 
 // benchSchedulePod measures scheduling pod over the cache's nodes, one scheduling cycle an
-// iteration; every cycle must find a host.
+// iteration; every cycle must find a host. The cycles share match keys, as a scheduler's do.
 func benchSchedulePod(b *testing.B, c *schedulerCache, pod *model.Pod) {
 	r := rand.New(rand.NewPCG(1, 2))
 	next := 0
 	b.ReportAllocs()
 	for b.Loop() {
 		s := newCycleState(pod)
+		s.matchKeys = c.matchKeys
 		res, fitErr, _, err := schedulePod(s, c.nodeList(), 0, &next, r)
 		if err != nil || fitErr != nil || res.host == "" {
 			b.Fatalf("result %+v, %v, %v", res, fitErr, err)

@@ -34,20 +34,12 @@ type NodeInfo struct {
 	// and with required anti-affinity (upstream NodeInfo.PodsWithAffinity and
 	// PodsWithRequiredAntiAffinity), so that InterPodAffinity looks only at those nodes.
 	numWithAffinity, numRequiredAnti int
-	// matchCounts keeps countPodsMatchSelector for the (namespace, selector) pairs asked
-	// for, up to date as pods come and go, so that PodTopologySpread, which counts a workload's
-	// pods on every node in every cycle, does not scan the node's pods each time (a simulator
-	// shortcut: the counts are upstream's).
-	matchCounts map[string]*liveCount
-	// lastMatch is the matchCounts entry found last: a scheduling cycle asks every node for
-	// the same key (both default spread constraints share the pod's selector), and a key
-	// compared with the string it was made from is equal at once, where a map lookup hashes
-	// the whole key (that lookup was 2.2% of thundering-herd's CPU). Cleared whenever
-	// matchCounts is replaced.
-	lastMatch struct {
-		key string
-		c   *liveCount
-	}
+	// matchKeys are the (namespace, selector) pairs that keep a live count for this node
+	// (matchKey.counts): countPodsMatchSelector for the pairs asked for, up to date as pods
+	// come and go, so that PodTopologySpread, which counts a workload's pods on every node in
+	// every cycle, does not scan the node's pods each time (a simulator shortcut: the counts
+	// are upstream's).
+	matchKeys []*matchKey
 	// labelCounts counts the node's pods that are not being deleted by namespace and label
 	// (labelPair), so that a selector requiring a label no such pod has counts 0 at once.
 	labelCounts map[labelPair]int
@@ -138,9 +130,9 @@ func (ni *NodeInfo) countLabels(pod *model.Pod, delta int) {
 	}
 	ni.countsGeneration++
 	podLabels := labels.Set(pod.Labels)
-	for _, c := range ni.matchCounts { //detlint:ordered each count is updated on its own
-		if c.ns == pod.Namespace && c.sel.Matches(podLabels) {
-			c.count += delta
+	for _, mk := range ni.matchKeys {
+		if mk.ns == pod.Namespace && mk.sel.Matches(podLabels) {
+			mk.counts[ni] += delta
 		}
 	}
 	if len(pod.Labels) == 0 {
@@ -259,6 +251,9 @@ type schedulerCache struct {
 	// podsPerNode is the pods a node can expect from the pod list being added (reservePods:
 	// the list's size over the nodes known then), 0 when there is no such hint.
 	podsPerNode int
+	// matchKeys are PodTopologySpread's interned (namespace, selector) pairs, which hold the
+	// live counts of this cache's nodes (topologyspread.go).
+	matchKeys *matchKeys
 }
 
 // maxPodsPerNodeHint bounds podsPerNode: a hint, not a promise (a simulator limit, far above
@@ -291,7 +286,7 @@ func (ni *NodeInfo) reserve(podsPerNode int, pod *model.Pod) {
 }
 
 func newSchedulerCache() *schedulerCache {
-	return &schedulerCache{nodes: map[string]*NodeInfo{}, podStates: map[string]*podState{}}
+	return &schedulerCache{nodes: map[string]*NodeInfo{}, podStates: map[string]*podState{}, matchKeys: newMatchKeys()}
 }
 
 func (c *schedulerCache) nodeInfoFor(name string) *NodeInfo {
@@ -311,6 +306,7 @@ func (c *schedulerCache) removeFromNode(key string, pod *model.Pod) {
 	}
 	ni.removePod(key)
 	if ni.node == nil && len(ni.pods) == 0 {
+		ni.dropMatchCounts()
 		delete(c.nodes, pod.Spec.NodeName)
 	}
 }
@@ -450,6 +446,7 @@ func (c *schedulerCache) removeNode(name string) {
 		return
 	}
 	if len(ni.pods) == 0 {
+		ni.dropMatchCounts()
 		delete(c.nodes, name)
 	} else {
 		ni.setNode(nil)

@@ -1,9 +1,11 @@
 package scheduler
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -299,11 +301,21 @@ func TestCountPodsMatchingAgreesWithScan(t *testing.T) {
 	web := metav1.LabelSelector{MatchLabels: map[string]string{"app": "web", "tier": "front"}}
 	sels := []labels.Selector{selectorOf(&web), selectorOf(sel("app", "db")), labels.Everything(), labels.Nothing(),
 		selectorOf(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"db"}}}})}
+	// One interner for the whole test, and each pair asked through a selector parsed anew:
+	// equal selectors share one key, so the counts after "empty" are the live ones.
+	keys := newMatchKeys()
 	check := func(step string) {
 		for _, s := range sels {
 			for _, ns := range []string{"default", "other"} {
 				want := countPodsMatchSelector(ni, s, ns)
-				got := countPodsMatching(ni, selectorKey(ns, s), requiredPairs(ns, s), s, ns)
+				reparsed, err := labels.Parse(s.String())
+				require.NoError(t, err)
+				if s.String() == "" {
+					reparsed = s // Everything and Nothing both print as ""
+				}
+				mk := keys.get(ns, reparsed)
+				require.Same(t, keys.get(ns, s), mk, "selector %q in %s", s.String(), ns)
+				got := countPodsMatching(ni, mk)
 				assert.Equal(t, want, got, "%s: selector %q in %s", step, s.String(), ns)
 			}
 		}
@@ -326,4 +338,48 @@ func TestCountPodsMatchingAgreesWithScan(t *testing.T) {
 	ni.removePod("default/b")
 	ni.removePod("default/a")
 	check("removed")
+	assert.LessOrEqual(t, len(ni.matchKeys), len(sels)*2, "one live count per interned key")
+}
+
+// TestLiveCountsLeaveWithTheirNode: a node's live counts are kept in the interned keys under
+// the node; they go when the node has too many (maxMatchCounts, and the counts stay right)
+// and when the cache drops the node, so that a key holds no node the cache has forgotten.
+func TestLiveCountsLeaveWithTheirNode(t *testing.T) {
+	c := newSchedulerCache()
+	c.addNode(zoneNode("n1", "a"))
+	ni := c.nodes["n1"]
+	for i := range 3 {
+		p := labelled(fmt.Sprintf("p%d", i), "default", "app", "web")
+		p.Spec.NodeName = "n1"
+		require.NoError(t, c.addPod(p))
+	}
+	web := c.matchKeys.get("default", selectorOf(sel("app", "web")))
+	require.Equal(t, 3, countPodsMatching(ni, web))
+	require.Contains(t, web.counts, ni)
+	// maxMatchCounts other keys push the node's counts out and start again.
+	for i := range maxMatchCounts {
+		other := c.matchKeys.get("default", selectorOf(sel("app", fmt.Sprintf("other-%d", i))))
+		require.Equal(t, 0, countPodsMatching(ni, other))
+		// A key no pod can match (its label is on no pod) keeps no count.
+		require.NotContains(t, other.counts, ni)
+	}
+	everything := c.matchKeys.get("default", labels.Everything())
+	for i := range maxMatchCounts {
+		ns := fmt.Sprintf("ns-%d", i)
+		require.Equal(t, 0, countPodsMatching(ni, c.matchKeys.get(ns, labels.Everything())))
+	}
+	require.LessOrEqual(t, len(ni.matchKeys), maxMatchCounts)
+	require.NotContains(t, web.counts, ni, "pushed out by the later keys")
+	require.Equal(t, 3, countPodsMatching(ni, web))
+	require.Equal(t, 3, countPodsMatching(ni, everything))
+	c.removeNode("n1")
+	require.Contains(t, web.counts, ni, "the node stays while its pods do")
+	for i := range 3 {
+		p := labelled(fmt.Sprintf("p%d", i), "default", "app", "web")
+		p.Spec.NodeName = "n1"
+		require.NoError(t, c.removePod(p))
+	}
+	require.NotContains(t, c.nodes, "n1")
+	require.NotContains(t, web.counts, ni)
+	require.NotContains(t, everything.counts, ni)
 }

@@ -66,6 +66,9 @@ type cycleState struct {
 	// spreadMemos are the scheduler's PodTopologySpread PreScore memos (nil: count every node,
 	// as unit tests do).
 	spreadMemos *spreadMemos
+	// matchKeys are the cache's interned PodTopologySpread match keys (nil: each cycle
+	// makes its own, as unit tests do).
+	matchKeys *matchKeys
 	// buffers are the scheduler's slices for a cycle's feasible nodes and scores, reused from
 	// one cycle to the next (nil: the cycle allocates its own, as the tests' cycles do).
 	buffers *cycleBuffers

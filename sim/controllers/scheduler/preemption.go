@@ -146,8 +146,8 @@ func removePodWithState(s *cycleState, ni *NodeInfo, key string) {
 
 // clone returns a copy of ni whose pods and sums can change without changing ni
 // (NodeInfo.Snapshot). The node object, taints and statuses are shared, read-only as always;
-// the label counts are copied, and the live selector counts start afresh on the copy (they
-// are pointers that ni's pods keep up to date).
+// the label counts are copied, and the live selector counts start afresh on the copy (ni's
+// are kept under ni in the keys, and its pods keep them up to date).
 func (ni *NodeInfo) clone() *NodeInfo {
 	c := *ni
 	c.pods = make(map[string]*podOnNode, len(ni.pods))
@@ -157,8 +157,7 @@ func (ni *NodeInfo) clone() *NodeInfo {
 	c.requested = ni.requested.clone()
 	c.nonZeroRequested = ni.nonZeroRequested.clone()
 	c.labelCounts = maps.Clone(ni.labelCounts)
-	c.matchCounts = nil
-	c.lastMatch.key, c.lastMatch.c = "", nil
+	c.matchKeys = nil
 	return &c
 }
 

@@ -105,17 +105,17 @@ func TestPreFilterExtensionsRoundTrip(t *testing.T) {
 func TestNodeInfoCloneKeepsCountsApart(t *testing.T) {
 	ni := nodeInfoWith(zoneNode("a1", "a"), labelled("w1", "default", "app", "web"), labelled("w2", "default", "app", "web"))
 	web := selectorOf(sel("app", "web"))
-	key, pairs := selectorKey("default", web), requiredPairs("default", web)
-	require.Equal(t, 2, countPodsMatching(ni, key, pairs, web, "default"))
+	mk := newMatchKey("default", web)
+	require.Equal(t, 2, countPodsMatching(ni, mk))
 	c := ni.clone()
 	c.removePod("default/w1")
 	c.removePod("default/w2")
-	assert.Equal(t, 0, countPodsMatching(c, key, pairs, web, "default"))
-	assert.Equal(t, 2, countPodsMatching(ni, key, pairs, web, "default"), "the original's live count")
+	assert.Equal(t, 0, countPodsMatching(c, mk))
+	assert.Equal(t, 2, countPodsMatching(ni, mk), "the original's live count")
 	assert.Equal(t, 2, countPodsMatchSelector(ni, web, "default"))
 	c.addPod("default/w3", labelled("w3", "default", "app", "web"))
-	assert.Equal(t, 1, countPodsMatching(c, key, pairs, web, "default"))
-	assert.Equal(t, 2, countPodsMatching(ni, key, pairs, web, "default"))
+	assert.Equal(t, 1, countPodsMatching(c, mk))
+	assert.Equal(t, 2, countPodsMatching(ni, mk))
 }
 
 // TestNominatedPodsCountInPreFilterState follows RunFilterPluginsWithNominatedPods with

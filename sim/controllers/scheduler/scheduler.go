@@ -481,6 +481,7 @@ func (s *Scheduler) scheduleOne(p *sim.Proc, pInfo *queuedPodInfo) {
 	state.nominated = s.queue.nominator.nominatedPodsFor(pod)
 	state.listers = s.listers
 	state.spreadMemos = s.spreadMemos
+	state.matchKeys = s.cache.matchKeys
 	state.buffers = &s.buffers
 	nodes := s.cache.nodeList()
 	result, fitErr, diag, err := schedulePod(state, nodes, s.cfg.PercentageOfNodesToScore, &s.nextStartNodeIndex, s.rnd)

@@ -32,12 +32,12 @@ type spreadMemo struct {
 
 func newSpreadMemos() *spreadMemos { return &spreadMemos{entries: map[string]*spreadMemo{}} }
 
-// memoFor returns the memo of constraint c for pods of namespace ns (c.key names both) over
+// memoFor returns the memo of constraint c for pods of namespace ns (c.match.key names both) over
 // the node list; requireAll is PreScore's requireAllTopologies, keys the topology keys of all
 // the pod's constraints when it is set.
 func (m *spreadMemos) memoFor(c *spreadConstraint, requireAll bool, constraints []spreadConstraint) *spreadMemo {
 	var key strings.Builder
-	key.WriteString(c.key)
+	key.WriteString(c.match.key)
 	key.WriteString("\x00")
 	key.WriteString(c.topologyKey)
 	if requireAll {
