@@ -77,9 +77,11 @@ type Correlator struct {
 	logs       *lru[eventLog]
 	// observed is the event the last EventCorrelate returned when the logger cached it under
 	// its own event key, and logged that cache entry: UpdateState of the server's copy of it
-	// finds the entry without building and hashing the key again.
-	observed *model.Event
-	logged   *lruEntry[eventLog]
+	// finds the entry without building and hashing the key again. loggedKey is that key: a
+	// full cache reuses an evicted entry for another key, so the entry must still hold it.
+	observed  *model.Event
+	logged    *lruEntry[eventLog]
+	loggedKey string
 }
 
 // NewCorrelator returns a correlator with opts (zero fields take the defaults) reading time
@@ -106,7 +108,7 @@ func (c *Correlator) EventCorrelate(ev *model.Event) CorrelateResult {
 	c.observed = nil
 	if aggregated == ev {
 		// Cached under its own event key (not the aggregate key of a combined event).
-		c.observed, c.logged = observed, c.logs.head
+		c.observed, c.logged, c.loggedKey = observed, c.logs.head, key
 	}
 	// The spam key of the combined or counted event is ev's: they have its source, object and
 	// type.
@@ -122,7 +124,7 @@ func (c *Correlator) EventCorrelate(ev *model.Event) CorrelateResult {
 // unless another event was logged since: then the entry is updated in place.
 func (c *Correlator) UpdateState(ev *model.Event) {
 	v := eventLog{count: ev.Count, firstTimestamp: ev.FirstTimestamp, name: ev.Name}
-	if c.observed != nil && c.logs.head == c.logged && sameEventKey(ev, c.observed) {
+	if c.observed != nil && c.logs.head == c.logged && c.logged.key == c.loggedKey && sameEventKey(ev, c.observed) {
 		c.logged.value = v
 		return
 	}
@@ -327,14 +329,20 @@ func (l *lru[V]) add(key string, value V) {
 		l.toFront(e)
 		return
 	}
+	if l.max > 0 && len(l.entries) >= l.max {
+		// Full: the least recent entry is evicted, as groupcache's Add does after adding,
+		// and its storage takes the new key (a full cache allocates nothing per add).
+		e := l.tail
+		l.unlink(e)
+		delete(l.entries, e.key)
+		e.key, e.value = key, value
+		l.entries[key] = e
+		l.pushFront(e)
+		return
+	}
 	e := &lruEntry[V]{key: key, value: value}
 	l.entries[key] = e
 	l.pushFront(e)
-	if l.max > 0 && len(l.entries) > l.max {
-		oldest := l.tail
-		l.unlink(oldest)
-		delete(l.entries, oldest.key)
-	}
 }
 
 func (l *lru[V]) toFront(e *lruEntry[V]) {

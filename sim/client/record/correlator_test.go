@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/vtime"
@@ -94,6 +95,63 @@ func TestUpdateStateInPlaceIsAdd(t *testing.T) {
 		var out []string
 		for e := c.logs.head; e != nil; e = e.next {
 			out = append(out, fmt.Sprintf("%s=%d/%s", e.key, e.value.count, e.value.name))
+		}
+		return out
+	}
+	assert.Equal(t, run(false), run(true))
+}
+
+// TestLRUFullAddReusesEvicted: adding a new key to a full cache reuses the evicted entry's
+// storage, allocating nothing, and keeps groupcache's order (the new key the most recent).
+func TestLRUFullAddReusesEvicted(t *testing.T) {
+	l := newLRU[int](3)
+	keys := []string{"a", "b", "c", "d", "e", "f", "g"}
+	for i, k := range keys[:3] {
+		l.add(k, i)
+	}
+	i := 3
+	allocs := testing.AllocsPerRun(50, func() {
+		l.add(keys[i%len(keys)], i)
+		i++
+	})
+	assert.Zero(t, allocs)
+	assert.Len(t, l.entries, 3)
+	var order []string
+	for e := l.head; e != nil; e = e.next {
+		order = append(order, e.key)
+		assert.Same(t, e, l.entries[e.key])
+	}
+	last := i - 1
+	assert.Equal(t, []string{keys[last%7], keys[(last-1)%7], keys[(last-2)%7]}, order)
+}
+
+// TestUpdateStateAfterEntryReused: with the event's cache entry reused for another key (the
+// other events' updates filled a cache of one), UpdateState of the event adds its key again
+// instead of writing into the other key's entry, as a fresh Add would.
+func TestUpdateStateAfterEntryReused(t *testing.T) {
+	event := func(name string) *model.Event {
+		return &model.Event{
+			ObjectMeta:     model.ObjectMeta{Name: name + ".x", Namespace: "ns"},
+			InvolvedObject: model.ObjectReference{Kind: "Pod", Namespace: "ns", Name: name},
+			Type:           model.EventTypeNormal, Reason: "R", Message: "m", Count: 1,
+		}
+	}
+	run := func(fast bool) []string {
+		c := NewCorrelator(fakeClock{}, CorrelatorOptions{LRUCacheSize: 1}, NewNames())
+		r := c.EventCorrelate(event("a"))
+		require.False(t, r.Skip)
+		other := event("b")
+		other.Count = 7
+		c.UpdateState(other) // reuses a's entry for b's key
+		stored := *r.Event
+		stored.Count = 5
+		if !fast {
+			c.observed = nil
+		}
+		c.UpdateState(&stored)
+		var out []string
+		for e := c.logs.head; e != nil; e = e.next {
+			out = append(out, fmt.Sprintf("%s=%d", e.key, e.value.count))
 		}
 		return out
 	}

@@ -48,7 +48,13 @@ func (n *Names) name(objName string, now vtime.Time) string {
 		n.lastAt = now
 		clear(n.atLast)
 	}
-	name := objName + "." + strconv.FormatInt(int64(now), 16)
+	// Built in a buffer on the stack: one allocation, the string, where concatenating the
+	// formatted time made two (Names.name was 2.6% of thundering-herd's allocations).
+	var buf [64]byte
+	b := append(buf[:0], objName...)
+	b = append(b, '.')
+	b = strconv.AppendInt(b, int64(now), 16)
+	name := string(b)
 	c := n.atLast[name]
 	n.atLast[name] = c + 1
 	if c > 0 {

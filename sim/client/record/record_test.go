@@ -64,3 +64,18 @@ func TestEventfSourceAndFormatting(t *testing.T) {
 	assert.Equal(t, model.EventSource{Component: "c", Host: "h"}, sink.Events[0].Source)
 	assert.Equal(t, "p.0", sink.Events[0].Name)
 }
+
+// TestNamesNameAllocatesOnce: an Event name costs one allocation, the string itself, and a
+// repeat at the same instant gets the "-<n>" suffix.
+func TestNamesNameAllocatesOnce(t *testing.T) {
+	n := NewNames()
+	now := vtime.Time(0x1f2e)
+	assert.Equal(t, "web-1.1f2e", n.name("web-1", now))
+	assert.Equal(t, "web-1.1f2e-1", n.name("web-1", now))
+	next := now
+	allocs := testing.AllocsPerRun(100, func() {
+		next++
+		n.name("web-1", next)
+	})
+	assert.Equal(t, 1.0, allocs)
+}
