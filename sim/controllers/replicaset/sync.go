@@ -95,16 +95,24 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 // once per ReplicaSet version instead of on every sync (upstream converts it on every sync;
 // the conversion was a twentieth of the allocations of thundering-herd, whose ReplicaSets of
 // 500 replicas sync on every change of a pod). The informer's objects are never modified (a
-// change is a new version), so a version's selector never changes. key is rs's key; a
-// ReplicaSet gone from the informer is forgotten by the sync that finds it gone.
+// change is a new version), so a version's selector never changes; and a new version with an
+// equal selector (a status update: the selector is immutable in apps/v1) keeps the parsed
+// one. key is rs's key; a ReplicaSet gone from the informer is forgotten by the sync that
+// finds it gone.
 func (rsc *Controller) selectorOf(key string, rs *model.ReplicaSet) (podSelector, error) {
-	return rsc.selectors.Get(key, rs, func(rs *model.ReplicaSet) (podSelector, error) {
+	return rsc.selectors.GetSame(key, rs, sameSelector, func(rs *model.ReplicaSet) (podSelector, error) {
 		selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
 		if err != nil {
 			return podSelector{}, err
 		}
 		return newPodSelector(rs.Spec.Selector, selector), nil
 	})
+}
+
+// sameSelector reports whether two versions of a ReplicaSet have equal selectors, so that the
+// one parsed for the first serves the second (the selector is all selectorOf reads).
+func sameSelector(a, b *model.ReplicaSet) bool {
+	return controllerutil.LabelSelectorsEqual(a.Spec.Selector, b.Spec.Selector)
 }
 
 // syncBuffers are one sync's slices, each O(pods of the ReplicaSet): the candidate facts, the

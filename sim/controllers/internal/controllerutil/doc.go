@@ -20,6 +20,8 @@
 //     owners and owned objects (OwnerHandlers, OwnedHandlers, ChangeHandlers).
 //   - ErrorReason: how a trace line names a failed write (the API status reason, else the
 //     error's text), and Workers, the range check of every --concurrent-*-syncs flag.
+//   - VersionCache: a value derived once per informer object version (Get), or kept across
+//     versions that agree in what it is derived from (GetSame), and LabelSelectorsEqual.
 //   - Base: the kernel, client, recorder, work queue and client.SyncLoop that every
 //     queue-driven controller embeds, and KillInNameOrder for the helper processes a
 //     controller keeps in a map.

@@ -28,6 +28,19 @@ func (c *VersionCache[K, O, V]) Get(key K, obj O, derive func(O) (V, error)) (V,
 	return v, err
 }
 
+// GetSame is Get for a value derived from part of the object: a new version that same reports
+// equal to the cached one in what derive reads keeps the cached value, and becomes the cached
+// version. A ReplicaSet's status changes make most of its versions; its selector, immutable
+// in apps/v1, does not change with them.
+func (c *VersionCache[K, O, V]) GetSame(key K, obj O, same func(cached, obj O) bool, derive func(O) (V, error)) (V, error) {
+	if e, ok := c.entries[key]; ok && e.version != obj && same(e.version, obj) {
+		e.version = obj
+		c.entries[key] = e
+		return e.value, e.err
+	}
+	return c.Get(key, obj, derive)
+}
+
 // Forget drops what was derived for key.
 func (c *VersionCache[K, O, V]) Forget(key K) { delete(c.entries, key) }
 
