@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
@@ -198,4 +200,46 @@ func BenchmarkSchedulerWorld(b *testing.B) {
 	}
 	b.ReportMetric(float64(pods*b.N)/b.Elapsed().Seconds(), "pods/s")
 	b.ReportMetric(virtual.Seconds(), "virtual-s")
+}
+
+// TestOwnerSelectorKeptAcrossStatusUpdates: the default spreading selector of a ReplicaSet's
+// pod is the ReplicaSet's selector, parsed once: a status update (a new version with the same
+// immutable selector) keeps the parsed selector, and the cache then holds the new version.
+func TestOwnerSelectorKeptAcrossStatusUpdates(t *testing.T) {
+	w := newWorldConfig(t, 1, DefaultConfig())
+	rs := &model.ReplicaSet{}
+	rs.Namespace, rs.Name = "default", "web"
+	rs.Spec.Replicas = model.Ptr(int32(1))
+	rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	rs.Spec.Template.Labels = map[string]string{"app": "web"}
+	rs.Spec.Template.Spec.Containers = []model.Container{{Name: "app", Image: "app:1"}}
+	obj, err := w.Store.Create(rs)
+	require.NoError(t, err)
+	created := obj.(*model.ReplicaSet)
+	w.Run(time.Second)
+	pod := testPod("web-1", "cpu", "100m")
+	pod.Labels = map[string]string{"app": "web"}
+	pod.OwnerReferences = []model.OwnerReference{{APIVersion: "apps/v1", Kind: model.KindReplicaSet, Name: "web", UID: created.UID, Controller: model.Ptr(true)}}
+	l := w.s.listers
+	first := l.defaultSelector(pod)
+	require.Equal(t, "app=web", first.String())
+	require.Equal(t, 1, l.ownerSelectors.Len())
+
+	updated := created.DeepCopy()
+	updated.Status.Replicas = 1
+	_, err = w.Store.UpdateStatus(updated)
+	require.NoError(t, err)
+	w.Run(time.Second)
+	current, ok := w.s.listers.replicaSets.Get("default", "web")
+	require.True(t, ok)
+	require.NotSame(t, created, current, "the informer holds a new version")
+	parsed := 0
+	got, _ := l.ownerSelectors.GetSame(string(created.UID), current, sameOwnerSelector, func(model.Object) (labels.Selector, error) {
+		parsed++
+		return nil, nil
+	})
+	require.Zero(t, parsed, "the status update keeps the parsed selector")
+	require.Equal(t, "app=web", got.String())
+	require.Equal(t, "app=web", l.defaultSelector(pod).String())
+	require.False(t, sameOwnerSelector(current, &model.Pod{}), "only ReplicaSets and StatefulSets have an owner selector")
 }
