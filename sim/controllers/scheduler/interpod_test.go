@@ -383,3 +383,31 @@ func TestLiveCountsLeaveWithTheirNode(t *testing.T) {
 	require.NotContains(t, web.counts, ni)
 	require.NotContains(t, everything.counts, ni)
 }
+
+// TestMatchKeyOnePair: only a selector that is exactly one label pair is counted from the
+// node's label counts; any other requirement makes its first count a scan.
+func TestMatchKeyOnePair(t *testing.T) {
+	parse := func(s string) labels.Selector {
+		sel, err := labels.Parse(s)
+		require.NoError(t, err)
+		return sel
+	}
+	tests := []struct {
+		sel  labels.Selector
+		want bool
+	}{
+		{parse("app=web"), true},
+		{parse("app in (web)"), true},
+		{parse("app==web"), true},
+		{parse("app=web,tier=front"), false},
+		{parse("app=web,tier"), false},
+		{parse("app in (web,db)"), false},
+		{parse("app notin (db)"), false},
+		{parse("app"), false},
+		{labels.Everything(), false},
+		{labels.Nothing(), false},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, newMatchKey("default", tc.sel).onePair, "%q", tc.sel.String())
+	}
+}
