@@ -1,6 +1,7 @@
 package replicaset
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim/client"
@@ -150,4 +152,39 @@ func TestPodTableStatusUpdateAllocatesNothing(t *testing.T) {
 	require.Same(t, ls, got[0].labels)
 	require.Equal(t, 1, ls.pods)
 	requireLabelSetCounts(t, table)
+}
+
+// TestClaimOwnPodsAllocatesNothing: a sync whose pods are all its ReplicaSet's own and
+// selected claims them on the fast path, without making a ControllerRefManager (nor anything
+// else); a pod that needs the manager still gets it (an owned pod the selector no longer
+// matches is released, which here fails without a client).
+func TestClaimOwnPodsAllocatesNothing(t *testing.T) {
+	table := newPodTable()
+	rs := &model.ReplicaSet{}
+	rs.Namespace, rs.Name, rs.UID = "ns", "web", "uid-1"
+	rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	for i := range 5 {
+		p := &model.Pod{}
+		p.Namespace, p.Name = "ns", fmt.Sprintf("web-%d", i)
+		p.Labels = map[string]string{"app": "web"}
+		p.OwnerReferences = []model.OwnerReference{{Kind: model.KindReplicaSet, Name: "web", UID: "uid-1", Controller: model.Ptr(true)}}
+		table.OnAdd(p, false)
+	}
+	facts := table.candidates(nil, "uid-1", "ns")
+	pods := make([]*podFacts, 0, len(facts))
+	rsc := &Controller{}
+	sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+	require.NoError(t, err)
+	matcher := newLabelMatcher(newPodSelector(rs.Spec.Selector, sel))
+	allocs := testing.AllocsPerRun(20, func() {
+		pods = pods[:0]
+		for i := range facts {
+			pods = append(pods, &facts[i])
+		}
+		claimed, err := rsc.claimPods(context.Background(), rs, matcher, pods)
+		if err != nil || len(claimed) != len(facts) {
+			t.Fatalf("claimed %d of %d: %v", len(claimed), len(facts), err)
+		}
+	})
+	require.Zero(t, allocs)
 }

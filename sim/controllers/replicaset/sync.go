@@ -347,8 +347,10 @@ func conditionSuffix(s model.ReplicaSetStatus) string {
 // returned either way. It is ControllerRefManager.ClaimPods over the precomputed pod facts,
 // whose label matcher is faster than a labels.Selector.
 func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, matcher *labelMatcher, pods []*podFacts) ([]*podFacts, error) {
-	m := controllerutil.NewControllerRefManager(rsc.Client, rs, controllerRef(rs), nil)
-	m.TraceClaims(rsc.Kernel, Component, rsRef(rs), &rsc.stats.Adoptions, &rsc.stats.Releases)
+	// The manager (one per sync, as upstream's) is made for the first pod the fast path below
+	// does not claim: in most syncs every pod is rs's own, and making it (with its owner
+	// reference, trace hooks and names) for nothing was five allocations per sync.
+	var m *controllerutil.ControllerRefManager
 	claimed := pods[:0]
 	var errs []error
 	for _, f := range pods {
@@ -359,6 +361,10 @@ func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, matc
 		if f.hasController && f.controllerUID == rs.UID && matcher.matches(f) {
 			claimed = append(claimed, f)
 			continue
+		}
+		if m == nil {
+			m = controllerutil.NewControllerRefManager(rsc.Client, rs, controllerRef(rs), nil)
+			m.TraceClaims(rsc.Kernel, Component, rsRef(rs), &rsc.stats.Adoptions, &rsc.stats.Releases)
 		}
 		ok, err := m.ClaimObject(ctx, f.pod, func(model.Object) bool { return matcher.matches(f) })
 		if err != nil {
