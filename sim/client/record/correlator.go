@@ -150,36 +150,50 @@ func sameEventKey(a, b *model.Event) bool {
 // getSpamKey joins source, involved object and type; getEventKey joins the same (with the
 // empty fieldPath) and then reason and message; EventAggregatorByReasonFunc's aggregate key
 // joins the spam key's fields and then reason, reporting controller and instance. So the
-// spam key is the start of the event key.
+// spam key is the start of the event key. The event key and the aggregate key are built into
+// one string, one after the other: one allocation for both.
 type eventKeys struct {
-	event   string
-	spamLen int
-	ev      *model.Event
+	event, aggregate string
+	spamLen          int
+	ev               *model.Event
 }
 
 func keysOf(ev *model.Event) eventKeys {
 	o := &ev.InvolvedObject
-	spam := len(ev.Source.Component) + len(ev.Source.Host) + len(o.Kind) + len(o.Namespace) +
-		len(o.Name) + len(o.UID) + len(o.APIVersion) + len(ev.Type)
-	var b strings.Builder
-	b.Grow(spam + len(ev.Reason) + len(ev.Message))
-	for _, s := range [...]string{
+	prefix := [...]string{
 		ev.Source.Component, ev.Source.Host,
 		string(o.Kind), o.Namespace, o.Name, "" /* fieldPath */, o.UID, o.APIVersion,
-		ev.Type, ev.Reason, ev.Message,
-	} {
+		ev.Type,
+	}
+	spam := 0
+	for _, s := range prefix {
+		spam += len(s)
+	}
+	eventLen := spam + len(ev.Reason) + len(ev.Message)
+	var b strings.Builder
+	b.Grow(eventLen + spam + len(ev.Reason) + len(ev.ReportingController) + len(ev.ReportingInstance))
+	for _, s := range prefix {
 		b.WriteString(s)
 	}
-	return eventKeys{event: b.String(), spamLen: spam, ev: ev}
+	b.WriteString(ev.Reason)
+	b.WriteString(ev.Message)
+	for _, s := range prefix {
+		b.WriteString(s)
+	}
+	b.WriteString(ev.Reason)
+	b.WriteString(ev.ReportingController)
+	b.WriteString(ev.ReportingInstance)
+	both := b.String()
+	return eventKeys{event: both[:eventLen], aggregate: both[eventLen:], spamLen: spam, ev: ev}
 }
 
 // spam is getSpamKey: source, involved object and type (not reason nor message).
 func (k eventKeys) spam() string { return k.event[:k.spamLen] }
 
-// aggregate is EventAggregatorByReasonFunc: the aggregate key (source, involved object,
+// aggregateKeys is EventAggregatorByReasonFunc: the aggregate key (source, involved object,
 // type, reason, reporting controller and instance) and the local key (the message).
-func (k eventKeys) aggregate() (aggregateKey, localKey string) {
-	return k.spam() + k.ev.Reason + k.ev.ReportingController + k.ev.ReportingInstance, k.ev.Message
+func (k eventKeys) aggregateKeys() (aggregateKey, localKey string) {
+	return k.aggregate, k.ev.Message
 }
 
 // filter is EventSourceObjectSpamFilter.Filter: a token bucket per spam key (burst 25,
@@ -209,7 +223,7 @@ type aggregateRecord struct {
 // the set (sets.Set.PopAny, Go map order); reconsim drops the smallest, so that runs repeat.
 func (c *Correlator) aggregate(ev *model.Event, keys eventKeys) (*model.Event, string) {
 	now := c.clock.Now()
-	aggKey, localKey := keys.aggregate()
+	aggKey, localKey := keys.aggregateKeys()
 	entry := c.aggregates.find(aggKey)
 	maxInterval := time.Duration(c.opts.MaxIntervalInSeconds) * time.Second
 	// Upstream compares against a zero time.Time when nothing was found, which is always

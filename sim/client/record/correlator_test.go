@@ -64,9 +64,10 @@ func TestEventKeysAreUpstreamsJoins(t *testing.T) {
 	assert.Equal(t, strings.Join([]string{"kubelet", "node-a", "Pod", "shop", "web-1", "", "uid-1", "v1", "Warning", "BackOff", "Back-off restarting"}, ""), k.event)
 	assert.Equal(t, eventKey(ev), k.event)
 	assert.Equal(t, strings.Join([]string{"kubelet", "node-a", string(o.Kind), o.Namespace, o.Name, o.UID, o.APIVersion, "Warning"}, ""), k.spam())
-	agg, local := k.aggregate()
+	agg, local := k.aggregateKeys()
 	assert.Equal(t, strings.Join([]string{"kubelet", "node-a", "Pod", "shop", "web-1", "uid-1", "v1", "Warning", "BackOff", "kubelet", "node-a"}, ""), agg)
 	assert.Equal(t, "Back-off restarting", local)
+	assert.Equal(t, 1.0, testing.AllocsPerRun(20, func() { keysOf(ev) }), "both keys in one allocation")
 }
 
 // TestUpdateStateInPlaceIsAdd checks that UpdateState's update in place of the entry the last
