@@ -17,18 +17,21 @@ import (
 // dominated large runs. The pod table keeps these facts, computed once per pod version by the
 // informer's event handlers, in one sorted array per claim-candidate group, so that a sync
 // reads them sequentially. The facts are exactly the fields the upstream functions read.
+//
+// The booleans come last, together: a sync copies its ReplicaSet's facts (candidates), and
+// spread between the other fields they padded each fact from 80 bytes to 88.
 type podFacts struct {
 	namespace, name string
 	pod             *model.Pod
 	// hasController and controllerUID are model.ControllerOf(pod) != nil and its UID.
-	hasController bool
 	controllerUID string
 	labels        *labelSet
+	// ready is the Ready condition being True; readySince its lastTransitionTime.
+	readySince    vtime.Time
+	hasController bool
 	// deleting is deletionTimestamp != nil; finished is phase Succeeded or Failed.
 	deleting, finished bool
-	// ready is the Ready condition being True; readySince its lastTransitionTime.
-	ready      bool
-	readySince vtime.Time
+	ready              bool
 }
 
 // active is IsPodActive.
