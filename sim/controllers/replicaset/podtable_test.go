@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -188,13 +187,4 @@ func TestClaimOwnPodsAllocatesNothing(t *testing.T) {
 		}
 	})
 	require.Zero(t, allocs)
-}
-
-// TestPodFactsSize: a fact is 80 bytes on 64-bit platforms, its booleans packed together
-// (a sync copies one per pod of its ReplicaSet).
-func TestPodFactsSize(t *testing.T) {
-	if unsafe.Sizeof(uintptr(0)) != 8 {
-		t.Skip("sizes are for 64-bit platforms")
-	}
-	require.LessOrEqual(t, unsafe.Sizeof(podFacts{}), uintptr(80))
 }
