@@ -29,6 +29,12 @@ func TestCallerClassificationsFollowTheConfiguration(t *testing.T) {
 	assert.Equal(t, "global-default", get("rogue", rogue))
 	assert.Equal(t, "exempt", get("admin", rogue), "a record under another name is not the client's")
 	assert.Equal(t, "global-default", get("rogue", rogue), "the admin's classification was not kept as the rogue's")
+	_, otherSrv := newTestServer(t, func(c *Config) {
+		c.APF.Enabled = true
+		c.APF.Users = testUsers
+	})
+	foreign := otherSrv.Caller("rogue")
+	assert.Same(t, rogue, srv.callerOf(&Request{Client: "rogue", Caller: foreign}), "another server's record is not this server's")
 
 	// A FlowSchema for the rogue user: the classification kept in its record is stale.
 	fs := &model.FlowSchema{

@@ -95,6 +95,7 @@ type Server struct {
 // Fairness's classifications of the client's requests. Server.Caller hands out one per client
 // name; it is only valid with the server that made it.
 type Caller struct {
+	srv  *Server
 	name string
 	// classes are the client's first classifications (apf.classify), valid while classGen
 	// is the filter's configuration generation.
@@ -107,7 +108,7 @@ type Caller struct {
 func (s *Server) Caller(client string) *Caller {
 	c := s.callers[client]
 	if c == nil {
-		c = &Caller{name: client}
+		c = &Caller{srv: s, name: client}
 		if s.callers == nil {
 			s.callers = map[string]*Caller{}
 		}
@@ -116,10 +117,11 @@ func (s *Server) Caller(client string) *Caller {
 	return c
 }
 
-// callerOf is the record of req's client: the one the request carries when it is the
-// client's, else the one by name.
+// callerOf is the record of req's client: the one the request carries when this server made
+// it for that client (another server's record holds classifications of another
+// configuration), else the one by name.
 func (s *Server) callerOf(req *Request) *Caller {
-	if c := req.Caller; c != nil && c.name == req.Client {
+	if c := req.Caller; c != nil && c.srv == s && c.name == req.Client {
 		return c
 	}
 	return s.Caller(req.Client)

@@ -164,8 +164,9 @@ func (c *Client) Stats() Stats {
 
 // do sends req through the token bucket and the retry loop of client-go rest.Request: throttle,
 // send, and while the answer is a 429 or 5xx carrying Retry-After and retries remain, sleep
-// Retry-After seconds, throttle again and resend. The request the server sees is one of the
-// client's spare ones, filled from r (Server.Do keeps none after it returns).
+// Retry-After seconds, throttle again and resend. The request the server sees is the
+// client's own one, or a spare one while another call of the client is in flight
+// (takeRequest), filled from r (Server.Do keeps none after it returns).
 func (c *Client) do(ctx context.Context, r apiserver.Request) apiserver.Response {
 	req := c.takeRequest()
 	*req = r
