@@ -51,7 +51,7 @@ func (s *Server) ListPodMetrics(namespace string, selector labels.Selector) []Po
 		if ps == nil {
 			continue
 		}
-		cpuNano, _, memory, ts, window, ok := ps.window()
+		cpuNano, _, memory, ts, window, ok := s.scraped(ps).window()
 		if !ok {
 			continue
 		}
@@ -145,7 +145,7 @@ func (s *Server) GetRawMetric(_ context.Context, metricName string, namespace st
 		if ps == nil || ps.load == nil || !ps.load.metricMatches(metricName, namespace, metricSelector) {
 			continue
 		}
-		_, rate, _, ts, window, ok := ps.window()
+		_, rate, _, ts, window, ok := s.scraped(ps).window()
 		if !ok {
 			continue
 		}
@@ -289,7 +289,7 @@ func (s *Server) Status() []LoadStatus {
 				st.UsageCPUMillis += 1000 * ps.load.cpuPerUnitCores * st.Offered / float64(ps.load.ready)
 			}
 		}
-		cpuNano, _, _, _, _, ok := ps.window()
+		cpuNano, _, _, _, _, ok := s.scraped(ps).window()
 		if !ok || ps.cpuRequestMill < 0 {
 			continue
 		}

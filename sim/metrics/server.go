@@ -95,6 +95,9 @@ type Server struct {
 	// sampleIdleEagerly makes the housekeeping sample idle pods too, as upstream's kubelet
 	// does (a test seam: TestIdlePodsSampleAsEagerly compares both ways).
 	sampleIdleEagerly bool
+	// noIdleSharing makes the scrape visit every pod, none standing for others in its node's
+	// idle stand-in (a test seam: TestSharedIdlePodsScrapeAsEach compares both ways).
+	noIdleSharing bool
 
 	proc    *sim.Proc
 	started bool
@@ -179,6 +182,10 @@ type podState struct {
 
 	last, prev       point
 	hasLast, hasPrev bool
+
+	// shared is set while the pod's scrape state is its node's stand-in's (nodeState.shared,
+	// share): its own fields above from sample to prev are stale until unshare.
+	shared bool
 }
 
 type containerShare struct {
@@ -204,15 +211,25 @@ type point struct {
 }
 
 type nodeState struct {
-	name  string
-	pods  []*podState
-	timer *sim.Timer
+	name string
+	// pods are the node's pods the scrape visits one by one, shared those whose scrape state
+	// is standIn's (share); a pod's nodeIndex is its place in the one it is in.
+	pods, shared []*podState
+	// standIn is an idle pod running since before time 0 (start -1ns) that is scraped like
+	// every pod: once an idle pod's scrape state equals it, the two stay equal until the pod
+	// changes, so the scrape updates the stand-in once for all the pods in shared.
+	standIn podState
+	timer   *sim.Timer
 	// ticks counts the housekeeping ticks so far, the last at lastTick (catchUp).
 	ticks    uint64
 	lastTick vtime.Time
 	// loadedPods counts the pods that have had a load in their current container instance
 	// (loaded): with none, a housekeeping tick has nothing to sample and skips the pods.
 	loadedPods int
+}
+
+func newNodeState(name string) *nodeState {
+	return &nodeState{name: name, standIn: podState{key: "stand-in/" + name, node: name, nodeIndex: -1, running: true, start: -1}}
 }
 
 func (n *nodeState) countLoaded(isLoaded bool) {
@@ -422,6 +439,7 @@ func (s *Server) apply(ps *podState) {
 	running, start := containersRunning(pod)
 	ready := running && pod.DeletionTimestamp == nil && model.IsPodReady(pod)
 	// The housekeeping ticks since the pod's last change saw it as it was until now.
+	s.unshare(ps)
 	s.catchUp(ps)
 	wasLoaded := loaded(ps)
 	if running != ps.running || (running && start != ps.start) {
@@ -474,6 +492,7 @@ func (s *Server) forget(key string) {
 	if ps == nil {
 		return
 	}
+	s.unshare(ps)
 	s.setServing(ps, false, s.k.Now())
 	s.moveNode(ps, "")
 	delete(s.pods, key)
@@ -485,13 +504,7 @@ func (s *Server) moveNode(ps *podState, node string) {
 		if loaded(ps) {
 			n.loadedPods--
 		}
-		last := len(n.pods) - 1
-		moved := n.pods[last]
-		n.pods[ps.nodeIndex] = moved
-		moved.nodeIndex = ps.nodeIndex
-		n.pods[last] = nil
-		n.pods = n.pods[:last]
-		ps.nodeIndex = -1
+		n.pods = removePod(n.pods, ps)
 	}
 	ps.node = node
 	if node == "" {
@@ -499,7 +512,7 @@ func (s *Server) moveNode(ps *podState, node string) {
 	}
 	n := s.nodes[node]
 	if n == nil {
-		n = &nodeState{name: node}
+		n = newNodeState(node)
 		s.nodes[node] = n
 		i, _ := slices.BinarySearch(s.nodeList, node)
 		s.nodeList = slices.Insert(s.nodeList, i, node)
@@ -512,6 +525,18 @@ func (s *Server) moveNode(ps *podState, node string) {
 	if loaded(ps) {
 		n.loadedPods++
 	}
+}
+
+// removePod removes ps from list, where it is at ps.nodeIndex, by moving the last pod into its
+// place (the order of a node's pods does not show: each is scraped and sampled on its own).
+func removePod(list []*podState, ps *podState) []*podState {
+	last := len(list) - 1
+	moved := list[last]
+	list[ps.nodeIndex] = moved
+	moved.nodeIndex = ps.nodeIndex
+	list[last] = nil
+	ps.nodeIndex = -1
+	return list[:last]
 }
 
 // startHousekeeping arms the node's cAdvisor sampling at a phase drawn from the node's own
@@ -716,6 +741,9 @@ func (s *Server) reachable(node string) bool {
 // and External metrics, every reachable node's latest samples are stored with metrics-server's
 // rules (pkg/storage/pod.go Store), and pods not scraped lose their points, as a new batch
 // replaces the old one.
+//
+// The idle pods whose scrape state is their node's stand-in's (share) are not visited: the
+// stand-in is scraped once for them, and counts for each of them.
 func (s *Server) scrape(now vtime.Time) {
 	s.stats.Scrapes++
 	for _, l := range s.loads {
@@ -724,28 +752,119 @@ func (s *Server) scrape(now vtime.Time) {
 		l.scrapeLast = offeredPoint{at: now, cum: l.offeredCum, ok: true}
 	}
 	stored := 0
+	sharing := s.sharing()
 	for _, name := range s.nodeList {
 		n := s.nodes[name]
 		reachable := s.reachable(name)
-		if !reachable && len(n.pods) > 0 {
+		if !reachable && len(n.pods)+len(n.shared) > 0 {
 			s.stats.UnreachableNodeScrapes++
 		}
-		for _, ps := range n.pods {
-			if reachable && s.cfg.HousekeepingInterval <= 0 {
-				s.takeSample(ps, now)
+		if sharing {
+			samples := s.stats.Samples
+			if s.scrapePod(n, &n.standIn, reachable, now) {
+				stored += len(n.shared)
 			}
-			if s.idle(ps) {
-				s.catchUpOn(n, ps)
+			if s.stats.Samples != samples {
+				// The stand-in's sample is the one each pod it stands for takes; its own is none.
+				s.stats.Samples = samples + uint64(len(n.shared))
 			}
-			if !reachable || !ps.hasSample || !ps.running || ps.sample.start != ps.start {
-				ps.hasLast, ps.hasPrev = false, false
+		}
+		for i := 0; i < len(n.pods); {
+			ps := n.pods[i]
+			if s.scrapePod(n, ps, reachable, now) {
+				stored++
+			}
+			if sharing && s.canShare(n, ps) {
+				s.share(n, ps) // the pod moved to n.pods[i] is visited next
 				continue
 			}
-			s.store(ps)
-			stored++
+			i++
 		}
 	}
 	s.k.Emit(Component, "scrape", "", 0, "nodes="+strconv.Itoa(len(s.nodeList))+" pods="+strconv.Itoa(stored))
+}
+
+// scrapePod is the scrape of one pod of node n: it reports whether the pod's sample was stored.
+func (s *Server) scrapePod(n *nodeState, ps *podState, reachable bool, now vtime.Time) bool {
+	if reachable && s.cfg.HousekeepingInterval <= 0 {
+		s.takeSample(ps, now)
+	}
+	if s.idle(ps) {
+		s.catchUpOn(n, ps)
+	}
+	if !reachable || !ps.hasSample || !ps.running || ps.sample.start != ps.start {
+		ps.hasLast, ps.hasPrev = false, false
+		return false
+	}
+	s.store(ps)
+	return true
+}
+
+// sharing reports whether idle pods may share their node's stand-in: only when the housekeeping
+// derives idle pods' samples (catchUp), so that an idle pod's sample depends on its node's
+// ticks and its own start alone.
+func (s *Server) sharing() bool {
+	return s.cfg.HousekeepingInterval > 0 && !s.sampleIdleEagerly && !s.noIdleSharing
+}
+
+// canShare reports whether the idle pod ps, just scraped, will be scraped exactly as n's
+// stand-in from now on for as long as it does not change: its scrape state (sample, catch-up
+// and points; the points' start, which nothing reads, aside) equals the stand-in's, and it is
+// old enough that the rules that read a pod's start give it what they give the stand-in. A
+// pod's sample time and points only grow, so that stays true: its sample is at least a
+// resolution after its start, so metrics-server's fresh-container point is never made for it,
+// as never for the stand-in, and its last point, when it has one, is that sample (it was just
+// scraped), after its start, so metrics-server never takes it for a restarted container's.
+func (s *Server) canShare(n *nodeState, ps *podState) bool {
+	t := &n.standIn
+	if !s.idle(ps) || !ps.running || ps.unitsAcc != 0 || !ps.hasSample || !t.hasSample ||
+		ps.caughtUpTicks != t.caughtUpTicks || ps.sample != (kubeletSample{at: t.sample.at, start: ps.start}) ||
+		ps.sample.at.Sub(ps.start) < s.cfg.MetricResolution ||
+		ps.hasLast != t.hasLast || ps.hasPrev != t.hasPrev {
+		return false
+	}
+	return (!ps.hasLast || ps.last.sameAs(t.last)) && (!ps.hasPrev || ps.prev.sameAs(t.prev))
+}
+
+// sameAs compares two points but for their start, which nothing reads once a point is stored.
+func (p point) sameAs(o point) bool {
+	return p.ts == o.ts && p.cpu == o.cpu && p.units == o.units && p.memory == o.memory
+}
+
+// share moves ps, at n.pods[ps.nodeIndex], to n.shared: from now on the stand-in's scrape state
+// is its own.
+func (s *Server) share(n *nodeState, ps *podState) {
+	n.pods = removePod(n.pods, ps)
+	ps.shared = true
+	ps.nodeIndex = len(n.shared)
+	n.shared = append(n.shared, ps)
+}
+
+// unshare gives a shared pod its scrape state back, as the stand-in's, before anything reads
+// or changes it, and moves it back among the pods the scrape visits.
+func (s *Server) unshare(ps *podState) {
+	if !ps.shared {
+		return
+	}
+	n := s.nodes[ps.node]
+	n.shared = removePod(n.shared, ps)
+	ps.shared = false
+	t := &n.standIn
+	ps.sample, ps.hasSample, ps.caughtUpTicks = t.sample, t.hasSample, t.caughtUpTicks
+	ps.sample.start = ps.start
+	ps.last, ps.prev, ps.hasLast, ps.hasPrev = t.last, t.prev, t.hasLast, t.hasPrev
+	ps.last.start, ps.prev.start = ps.start, ps.start
+	ps.nodeIndex = len(n.pods)
+	n.pods = append(n.pods, ps)
+}
+
+// scraped returns the pod whose scrape state is ps's: ps, or its node's stand-in while ps is
+// shared.
+func (s *Server) scraped(ps *podState) *podState {
+	if ps.shared {
+		return &s.nodes[ps.node].standIn
+	}
+	return ps
 }
 
 // store files the pod's latest sample as its new last point and picks the previous point as

@@ -391,3 +391,159 @@ func TestIdlePodsSampleAsEagerly(t *testing.T) {
 		assert.Less(t, lazySamples, eagerSamples, "seed %d: idle pods are sampled only when read", seed)
 	}
 }
+
+// TestSharedIdlePodsScrapeAsEach: the scrape visits an idle pod only until its scrape state
+// equals its node's stand-in's (canShare), and from then on scrapes the stand-in for it. A
+// seeded script of idle and loaded pods starting, restarting, being relabelled, touched
+// without change and deleted, on four nodes that become unreachable and reachable again, gives
+// every pod the same scrape state, the same metrics, the same counters and the same trace as
+// visiting every pod at every scrape, under resolutions and housekeeping intervals that put
+// ticks between, on and across scrapes.
+func TestSharedIdlePodsScrapeAsEach(t *testing.T) {
+	configs := []Config{
+		DefaultConfig(),
+		{MetricResolution: 15 * time.Second, HousekeepingInterval: 40 * time.Second},
+		{MetricResolution: 60 * time.Second, HousekeepingInterval: 7 * time.Second},
+		{MetricResolution: 10 * time.Second, HousekeepingInterval: 10 * time.Second},
+	}
+	for ci, cfg := range configs {
+		for seed := uint64(1); seed <= 6; seed++ {
+			sharedSeen := 0
+			play := func(noSharing bool) ([]string, Stats, map[string]*podState) {
+				w := newMWorld(t, seed, cfg, webLoad())
+				w.s.noIdleSharing = noSharing
+				unreachable := map[string]bool{}
+				w.s.SetNodeReachable(func(node string) bool { return !unreachable[node] })
+				var trace strings.Builder
+				w.k.Trace().SetWriter(&trace)
+				rng := rand.New(rand.NewPCG(seed, uint64(ci)))
+				var out []string
+				live := map[string]bool{}
+				for step := 1; step <= 120; step++ {
+					at := time.Duration(step)*7*time.Second + time.Duration(rng.IntN(7000))*time.Millisecond
+					w.runTo(at)
+					name := fmt.Sprintf("p%d", rng.IntN(12))
+					switch op := rng.IntN(10); {
+					case op == 9: // a node goes away or comes back
+						node := fmt.Sprintf("node-%d", rng.IntN(4))
+						unreachable[node] = !unreachable[node]
+					case !live[name]:
+						w.runningPod(name, fmt.Sprintf("node-%d", rng.IntN(4)), at-time.Duration(rng.IntN(20))*time.Second, rng.IntN(2) == 0, "")
+						if rng.IntN(4) != 0 { // most pods are idle: not the load's target
+							p := w.pod(name).DeepCopy()
+							p.Labels = map[string]string{"app": "idle"}
+							_, err := w.store.Update(p)
+							require.NoError(t, err)
+						}
+						live[name] = true
+					case op == 0: // restart
+						w.setStatus(w.pod(name), at-time.Duration(rng.IntN(3))*time.Second, true)
+					case op == 1: // relabel into or out of the load's target
+						p := w.pod(name).DeepCopy()
+						if p.Labels["app"] == "web" {
+							p.Labels = map[string]string{"app": "idle"}
+						} else {
+							p.Labels = map[string]string{"app": "web"}
+						}
+						_, err := w.store.Update(p)
+						require.NoError(t, err)
+					case op == 2: // an update that changes nothing the pipeline reads
+						p := w.pod(name).DeepCopy()
+						p.Annotations = map[string]string{"step": fmt.Sprint(step)}
+						_, err := w.store.Update(p)
+						require.NoError(t, err)
+					case op == 3:
+						_, err := w.store.Delete(model.KindPod, "default", name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+						require.NoError(t, err)
+						live[name] = false
+					}
+					for _, pm := range w.s.ListPodMetrics("", nil) {
+						q := pm.Containers[0].Usage[model.ResourceCPU]
+						out = append(out, fmt.Sprintf("%s %s %s %s %dm", at, pm.Name, pm.Timestamp, pm.Window, q.MilliValue()))
+					}
+					for _, n := range w.s.nodes {
+						sharedSeen += len(n.shared)
+						for i, ps := range n.shared {
+							require.True(t, ps.shared && ps.nodeIndex == i && !loaded(ps), "seed %d step %d: %s filed as shared", seed, step, ps.key)
+						}
+						for i, ps := range n.pods {
+							require.True(t, !ps.shared && ps.nodeIndex == i, "seed %d step %d: %s filed as visited", seed, step, ps.key)
+						}
+					}
+				}
+				out = append(out, trace.String())
+				states := map[string]*podState{}
+				for key, ps := range w.s.pods {
+					states[key] = w.s.scraped(ps)
+				}
+				return out, w.s.Stats(), states
+			}
+			each, eachStats, eachStates := play(true)
+			require.Zero(t, sharedSeen, "no pod is shared with sharing off")
+			shared, sharedStats, sharedStates := play(false)
+			require.Equal(t, each, shared, "config %d seed %d", ci, seed)
+			require.Equal(t, eachStats, sharedStats, "config %d seed %d", ci, seed)
+			require.Equal(t, len(eachStates), len(sharedStates))
+			for key, want := range eachStates {
+				got := sharedStates[key]
+				require.NotNil(t, got, key)
+				ctx := fmt.Sprintf("config %d seed %d pod %s", ci, seed, key)
+				assert.Equal(t, want.hasSample, got.hasSample, ctx)
+				if want.hasSample {
+					assert.Equal(t, want.sample.at, got.sample.at, ctx)
+					assert.Equal(t, want.sample.cpu, got.sample.cpu, ctx)
+					assert.Equal(t, want.sample.units, got.sample.units, ctx)
+				}
+				assert.Equal(t, want.caughtUpTicks, got.caughtUpTicks, ctx)
+				assert.Equal(t, want.hasLast, got.hasLast, ctx)
+				assert.Equal(t, want.hasPrev, got.hasPrev, ctx)
+				assert.True(t, !want.hasLast || want.last.sameAs(got.last), ctx)
+				assert.True(t, !want.hasPrev || want.prev.sameAs(got.prev), ctx)
+			}
+			assert.Positive(t, sharedSeen, "config %d seed %d: some idle pods are shared", ci, seed)
+		}
+	}
+}
+
+// TestYoungIdlePodIsNotShared: right after its node is reachable again, the stand-in has a last
+// point and no previous one, as has a pod that started just before the node's latest tick and
+// was sampled at it. The
+// two are equal, but the pod is younger than a resolution: at the next scrape metrics-server
+// gives it a zero point at its start, and the stand-in its last point, so the pod must not be
+// shared yet.
+func TestYoungIdlePodIsNotShared(t *testing.T) {
+	metricsOf := func(noSharing bool) []PodMetrics {
+		w := newMWorld(t, 3, DefaultConfig(), webLoad())
+		w.s.noIdleSharing = noSharing
+		down := true
+		w.s.SetNodeReachable(func(string) bool { return !down })
+		w.runTo(time.Second)
+		w.runningPod("anchor", "node-a", time.Second, true, "")
+		w.runTo(100 * time.Second)
+		// The first scrape with a tick at most 5s before it: the next tick, 10s later, comes
+		// before the next scrape, and a pod started 1ms before the first tick is 10.001s
+		// old at it.
+		lastTick := w.s.nodes["node-a"].lastTick
+		scrapeAt := 105 * time.Second
+		for (scrapeAt-lastTick.Duration())%(10*time.Second) >= 5*time.Second {
+			scrapeAt += 15 * time.Second
+		}
+		tickAt := scrapeAt - (scrapeAt-lastTick.Duration())%(10*time.Second)
+		// The pod is there at the tick (its kubelet samples it) and the node comes back.
+		w.runTo(tickAt - time.Millisecond)
+		down = false
+		w.runningPod("young", "node-a", tickAt-2*time.Millisecond, false, "")
+		p := w.pod("young").DeepCopy()
+		p.Labels = map[string]string{"app": "idle"}
+		_, err := w.store.Update(p)
+		require.NoError(t, err)
+		// A new container instance that never had a load: the pod is idle.
+		w.setStatus(w.pod("young"), tickAt-time.Millisecond, false)
+		w.runTo(scrapeAt + 15*time.Second + time.Millisecond)
+		return w.s.ListPodMetrics("default", labels.SelectorFromSet(labels.Set{"app": "idle"}))
+	}
+	want := metricsOf(true)
+	require.Len(t, want, 1)
+	assert.Equal(t, 10*time.Second+time.Millisecond, want[0].Window, "a zero point at the start")
+	assert.Equal(t, want, metricsOf(false))
+}
