@@ -61,17 +61,32 @@ type nodeHealthData struct {
 type podItem struct{ namespace, name string }
 
 // nodeMemo holds what the controller derives from a node on every pass, so that a pass over
-// hundreds of nodes builds no strings: the zone key of the node version last seen (versions
-// are never modified once seen: cached objects are shared read-only, and the controller's own
-// copies change only status) and the cache key of the node's Lease. It also remembers the last
-// Ready status reported, so the trace gets a line when it changes rather than every pass.
+// hundreds of nodes builds no strings and looks nothing up in the node's labels: the zone key
+// and the disruption exclusion of the node version last seen (versions are never modified once
+// seen: cached objects are shared read-only, and the controller's own copies change only
+// status) and the cache key of the node's Lease. It also remembers the last Ready status
+// reported, so the trace gets a line when it changes rather than every pass.
 type nodeMemo struct {
 	node     *model.Node
 	zoneKey  string
+	excluded bool // the node has LabelNodeExcludeDisruption
 	leaseKey string
+
+	// health is upstream's nodeHealthMap entry of the node, if hasHealth: kept here, where a
+	// pass finds it with the rest, by value (storing a record allocates nothing).
+	health    nodeHealthData
+	hasHealth bool
 
 	observedReady model.ConditionStatus
 	readySeen     bool
+}
+
+// nodeHealth returns the health record of the node called name, if it has one.
+func (nc *Controller) nodeHealth(name string) (nodeHealthData, bool) {
+	if m := nc.memos[name]; m != nil && m.hasHealth {
+		return m.health, true
+	}
+	return nodeHealthData{}, false
 }
 
 // memo returns the memo of the node called name, creating it.
@@ -87,14 +102,21 @@ func (nc *Controller) memo(name string) *nodeMemo {
 	return m
 }
 
-// zoneKey is GetZoneKey(node), computed once per node version.
-func (nc *Controller) zoneKey(node *model.Node) string {
-	m := nc.memo(node.Name)
+// facts returns the memo of node with the zone key and exclusion of this version of it,
+// computed once per node version.
+func (nc *Controller) facts(node *model.Node) *nodeMemo { return nc.memo(node.Name).of(node) }
+
+// of is m, the memo of node, with the zone key and exclusion of this version of node.
+func (m *nodeMemo) of(node *model.Node) *nodeMemo {
 	if m.node != node {
-		m.node, m.zoneKey = node, GetZoneKey(node)
+		_, excluded := node.Labels[LabelNodeExcludeDisruption]
+		m.node, m.zoneKey, m.excluded = node, GetZoneKey(node), excluded
 	}
-	return m.zoneKey
+	return m
 }
+
+// zoneKey is GetZoneKey(node), computed once per node version.
+func (nc *Controller) zoneKey(node *model.Node) string { return nc.facts(node).zoneKey }
 
 // ZoneState is one zone's disruption state as handleDisruption last set it.
 type ZoneState struct {
@@ -149,7 +171,6 @@ type Controller struct {
 	pods   controllerutil.Lister[*model.Pod]
 
 	knownNodeSet map[string]*model.Node
-	nodeHealth   map[string]nodeHealthData
 	zoneTainter  map[string]*RateLimitedTimedQueue
 	zoneStates   map[string]ZoneHealth
 	zoneCounts   map[string][2]int
@@ -194,7 +215,6 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		cfg:          cfg,
 		rnd:          k.Rand("nodelifecycle"),
 		knownNodeSet: make(map[string]*model.Node),
-		nodeHealth:   make(map[string]nodeHealthData),
 		zoneTainter:  make(map[string]*RateLimitedTimedQueue),
 		zoneStates:   make(map[string]ZoneHealth),
 		zoneCounts:   make(map[string][2]int),
@@ -239,8 +259,9 @@ func (nc *Controller) Start() {
 	}
 }
 
-// Stop kills every process of the controller and drops its in-memory state (health map, zone
-// queues, known nodes), as a kube-controller-manager restart does.
+// Stop kills every process of the controller and drops its in-memory state (the nodes' memos
+// with their health records, zone queues, known nodes), as a kube-controller-manager restart
+// does.
 func (nc *Controller) Stop() {
 	if !nc.running {
 		return
@@ -255,7 +276,6 @@ func (nc *Controller) Stop() {
 	nc.procs, nc.monitor, nc.tainter = nil, nil, nil
 	clear(nc.helpers)
 	clear(nc.knownNodeSet)
-	clear(nc.nodeHealth)
 	clear(nc.zoneTainter)
 	clear(nc.zoneStates)
 	clear(nc.zoneCounts)
@@ -345,12 +365,13 @@ func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, zoneToNodeCond
 	// Upstream deep-copies every node on every pass; here the cached node is read as is and
 	// copied only when tryUpdateNodeHealth has to change it (it returns the node to go on with).
 	node := cached
+	m := nc.memo(cached.Name)
 	var observed model.NodeCondition
 	var current *model.NodeCondition
 	start := nc.k.Now()
 	for {
 		var err error
-		observed, current, node, err = nc.tryUpdateNodeHealth(p, node)
+		observed, current, node, err = nc.tryUpdateNodeHealth(p, m, node)
 		if err == nil {
 			break
 		}
@@ -369,11 +390,10 @@ func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, zoneToNodeCond
 		}
 	}
 
-	if _, excluded := node.Labels[LabelNodeExcludeDisruption]; !excluded {
-		zone := nc.zoneKey(node)
-		zoneToNodeConditions[zone] = append(zoneToNodeConditions[zone], current)
+	if m.of(node); !m.excluded {
+		zoneToNodeConditions[m.zoneKey] = append(zoneToNodeConditions[m.zoneKey], current)
 	}
-	nc.traceObservedReady(node, current)
+	nc.traceObservedReady(m, node, current)
 	if current == nil {
 		delete(nc.nodesToRetry, node.Name)
 		return
@@ -402,12 +422,12 @@ func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, zoneToNodeCond
 	delete(nc.nodesToRetry, node.Name)
 }
 
-func (nc *Controller) traceObservedReady(node *model.Node, current *model.NodeCondition) {
+// traceObservedReady traces the Ready status of node, whose memo is m, when it changed.
+func (nc *Controller) traceObservedReady(m *nodeMemo, node *model.Node, current *model.NodeCondition) {
 	status := model.ConditionStatus("None")
 	if current != nil {
 		status = current.Status
 	}
-	m := nc.memo(node.Name)
 	prev, seen := m.observedReady, m.readySeen
 	if seen && prev == status {
 		return
@@ -417,7 +437,8 @@ func (nc *Controller) traceObservedReady(node *model.Node, current *model.NodeCo
 	if seen {
 		detail = "ready=" + string(prev) + "->" + string(status)
 	}
-	if h, ok := nc.nodeHealth[node.Name]; ok {
+	if m.hasHealth {
+		h := m.health
 		detail += " probe=" + h.probeTimestamp.String()
 	}
 	nc.k.Emit(traceComponent, "node-health", "Node "+node.Name, node.ResourceVersion, detail)
@@ -429,15 +450,14 @@ func (nc *Controller) traceObservedReady(node *model.Node, current *model.NodeCo
 // returns the Ready condition as observed before and as it is after (nil if the node has none),
 // the node as it is now (a private copy if it had to be changed, else node itself, which is
 // not modified) and the error of the status write, if any.
-func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, node *model.Node) (observed model.NodeCondition, current *model.NodeCondition, _ *model.Node, err error) {
+func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, m *nodeMemo, node *model.Node) (observed model.NodeCondition, current *model.NodeCondition, _ *model.Node, err error) {
 	now := nc.k.Now()
 	// The record is edited as a private value h and stored when the pass is done with it (also
-	// when the pass is killed during its status write: Stop clears the map first). The map
-	// holds records by value, so storing one allocates nothing (a record per node per
+	// when the pass is killed during its status write: Stop clears the records first). The
+	// memo holds the record by value, so storing one allocates nothing (a record per node per
 	// monitor pass was a fifth of the allocations of BenchmarkLeaseRenewalChain).
-	name := node.Name
-	h, have := nc.nodeHealth[name]
-	defer func() { nc.nodeHealth[name] = h }()
+	h, have := m.health, m.hasHealth
+	defer func() { m.health, m.hasHealth = h, true }()
 
 	var grace time.Duration
 	current = getNodeCondition(&node.Status, model.NodeReady)
@@ -483,7 +503,7 @@ func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, node *model.Node) (observ
 		h = nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: transition}
 	}
 	// A renewed Lease always refreshes the probe time, even if the kubelet never posted status.
-	observedLease, _ := nc.leases.GetByKey(nc.memo(name).leaseKey)
+	observedLease, _ := nc.leases.GetByKey(m.leaseKey)
 	if observedLease != nil && (savedLease == nil || renewedBefore(savedLease, observedLease)) {
 		h.lease = observedLease
 		h.probeTimestamp = now
@@ -694,13 +714,12 @@ func (nc *Controller) handleDisruption(p *sim.Proc, zoneToNodeConditions map[str
 		nc.k.Emit(traceComponent, "disruption-mode", "cluster", 0, "exit: some nodes are Ready; every node gets a fresh grace period")
 		now := nc.k.Now()
 		for _, n := range nodes {
-			h, ok := nc.nodeHealth[n.Name]
-			if !ok {
+			m := nc.memos[n.Name]
+			if m == nil || !m.hasHealth {
 				continue
 			}
-			h.probeTimestamp = now
-			h.readyTransitionTimestamp = now
-			nc.nodeHealth[n.Name] = h
+			m.health.probeTimestamp = now
+			m.health.readyTransitionTimestamp = now
 		}
 		for _, k := range slices.Sorted(maps.Keys(nc.zoneStates)) {
 			nc.setLimiterInZone(k, len(zoneToNodeConditions[k]), newZoneStates[k])
@@ -883,7 +902,7 @@ func (nc *Controller) processPod(p *sim.Proc, item podItem) {
 	if !ok {
 		return
 	}
-	health, ok := nc.nodeHealth[pod.Spec.NodeName]
+	health, ok := nc.nodeHealth(pod.Spec.NodeName)
 	if !ok {
 		return
 	}

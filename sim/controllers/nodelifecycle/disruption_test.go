@@ -31,14 +31,15 @@ func TestHandleDisruptionRates(t *testing.T) {
 	nc := &Controller{
 		k: k, cfg: DefaultConfig(),
 		zoneTainter: map[string]*RateLimitedTimedQueue{}, zoneStates: map[string]ZoneHealth{},
-		zoneCounts: map[string][2]int{}, nodeHealth: map[string]nodeHealthData{}, queuedSince: map[string]vtime.Time{},
+		zoneCounts: map[string][2]int{}, queuedSince: map[string]vtime.Time{},
 	}
 	for _, z := range []string{"a", "big"} {
 		nc.zoneTainter[z] = NewRateLimitedTimedQueue(k, nc.cfg.NodeEvictionRate)
 		nc.zoneStates[z] = ZoneInitial
 	}
 	nodes := []*model.Node{{ObjectMeta: model.ObjectMeta{Name: "a-1"}}}
-	nc.nodeHealth["a-1"] = nodeHealthData{probeTimestamp: 1, readyTransitionTimestamp: 1}
+	m := nc.memo("a-1")
+	m.health, m.hasHealth = nodeHealthData{probeTimestamp: 1, readyTransitionTimestamp: 1}, true
 
 	type want struct {
 		state ZoneHealth
@@ -69,10 +70,10 @@ func TestHandleDisruptionRates(t *testing.T) {
 		assert.Equal(t, p.wantA, got["a"], p.name)
 		assert.Equal(t, p.wantBig, got["big"], p.name)
 		if p.freshProbe {
-			require.Equal(t, k.Now(), nc.nodeHealth["a-1"].probeTimestamp, p.name)
-			require.Equal(t, k.Now(), nc.nodeHealth["a-1"].readyTransitionTimestamp, p.name)
+			require.Equal(t, k.Now(), m.health.probeTimestamp, p.name)
+			require.Equal(t, k.Now(), m.health.readyTransitionTimestamp, p.name)
 		} else {
-			require.Equal(t, vtime.Time(1), nc.nodeHealth["a-1"].probeTimestamp, p.name)
+			require.Equal(t, vtime.Time(1), m.health.probeTimestamp, p.name)
 		}
 	}
 }

@@ -225,3 +225,26 @@ func nan() float64 {
 	zero := 0.0
 	return zero / zero
 }
+
+// TestNodeFactsFollowTheNodeVersion: the zone key and the disruption exclusion a monitor pass
+// reads from the memo are those of the node version it is given, not of the version seen
+// before (a node relabelled into or out of the exclusion, or into another zone).
+func TestNodeFactsFollowTheNodeVersion(t *testing.T) {
+	nc := &Controller{}
+	v1 := &model.Node{ObjectMeta: model.ObjectMeta{Name: "n1", Labels: map[string]string{LabelTopologyZone: "a"}}}
+	m := nc.facts(v1)
+	assert.False(t, m.excluded)
+	assert.Equal(t, ":\x00:a", m.zoneKey)
+
+	v2 := v1.DeepCopy()
+	v2.Labels[LabelNodeExcludeDisruption] = ""
+	v2.Labels[LabelTopologyZone] = "b"
+	assert.Same(t, m, nc.facts(v2), "one memo per node name")
+	assert.True(t, m.excluded)
+	assert.Equal(t, ":\x00:b", m.zoneKey)
+	assert.Equal(t, ":\x00:b", nc.zoneKey(v2))
+
+	v3 := v1.DeepCopy()
+	assert.False(t, nc.memo("n1").of(v3).excluded)
+	assert.Equal(t, ":\x00:a", nc.zoneKey(v3))
+}
