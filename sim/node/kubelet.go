@@ -69,9 +69,9 @@ type Kubelet struct {
 	// kept to spare an allocation per check.
 	conditionsScratch []model.NodeCondition
 	nodeScratch       model.Node
-	// sameResourcesNode is the last stored Node whose capacity and allocatable the node status
-	// check found equal to the kubelet's (see nodeStatusChanged).
-	sameResourcesNode *model.Node
+	// unchangedNode is the last stored Node the node status check found unchanged by the
+	// setters but for heartbeat times (see nodeStatusChanged).
+	unchangedNode *model.Node
 
 	rand     *rand.Rand // jitter, probe start offsets
 	pullRand *rand.Rand // image pull latencies

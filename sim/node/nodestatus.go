@@ -211,6 +211,14 @@ func (kl *Kubelet) tryUpdateNodeStatus(p *sim.Proc) error {
 	if !ok {
 		return fmt.Errorf("node %s: got %T", kl.nodeName, obj)
 	}
+	now := kl.k.Now()
+	reportDue := !kl.hasReported || now >= kl.lastReportTime.Add(kl.cfg.NodeStatusReportFrequency)
+	if !reportDue && current == kl.unchangedNode {
+		// The setters found this very Node unchanged at an earlier check, and a stored Node
+		// never changes: they would change its heartbeat times only (and record no event).
+		// In an idle cluster this is every check but the one after each write.
+		return nil
+	}
 	// current is the server's stored Node, shared and never modified here: the setters apply
 	// to a shallow copy of it whose conditions are the kubelet's own (the setters change them
 	// in place) and whose resource lists the setters replace rather than change. The rest of
@@ -222,9 +230,7 @@ func (kl *Kubelet) tryUpdateNodeStatus(p *sim.Proc) error {
 	node.Status.Conditions = append(kl.conditionsScratch[:0], current.Status.Conditions...)
 	kl.setNodeStatus(node)
 	kl.conditionsScratch = node.Status.Conditions[:0]
-	now := kl.k.Now()
-	changed := !kl.hasReported || now >= kl.lastReportTime.Add(kl.cfg.NodeStatusReportFrequency) ||
-		kl.nodeStatusChanged(current, &node.Status)
+	changed := reportDue || kl.nodeStatusChanged(current, &node.Status)
 	if !changed {
 		*node = model.Node{} // hold no reference to the stored object between checks
 		return nil
@@ -256,21 +262,19 @@ func nodeStatusHasChanged(original, updated *model.NodeStatus) bool {
 }
 
 // nodeStatusChanged is nodeStatusHasChanged(&current.Status, updated) for the stored Node
-// current and the status the setters made from it. The setters put the kubelet's own capacity
-// and allocatable lists (which never change) in every status, so whether the resource lists
-// differ depends on current alone, and a stored Node never changes: once current's lists
-// compared equal, they are not compared again while the server keeps that Node.
+// current and the status the setters made from it. What the setters make depends on current
+// alone (the templates and the kubelet's capacity and allocatable never change) but for the
+// heartbeat times, which the comparison ignores, and a stored Node never changes: once current
+// compared unchanged, it is not compared again (kl.unchangedNode), nor, while the server keeps
+// it, are the setters applied to it again (tryUpdateNodeStatus).
 func (kl *Kubelet) nodeStatusChanged(current *model.Node, updated *model.NodeStatus) bool {
-	if conditionsHaveChanged(current.Status.Conditions, updated.Conditions) {
-		return true
-	}
-	if current == kl.sameResourcesNode {
+	if current == kl.unchangedNode {
 		return false
 	}
-	if !resourcesEqual(&current.Status, updated) {
+	if nodeStatusHasChanged(&current.Status, updated) {
 		return true
 	}
-	kl.sameResourcesNode = current
+	kl.unchangedNode = current
 	return false
 }
 

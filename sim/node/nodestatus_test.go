@@ -107,3 +107,35 @@ func TestNodeStatusChangedMatchesUpstreamComparison(t *testing.T) {
 	assert.Greater(t, changed, 100, "the random Nodes include changed ones")
 	assert.Less(t, changed, 900, "the random Nodes include unchanged ones")
 }
+
+// TestNodeStatusCheckSeesAnotherWritersChange: a check skips the setters only for the very
+// stored Node it found unchanged before. When another writer changes the Node (the node
+// lifecycle controller marking it Unknown), the next check finds a new stored Node, applies the
+// setters and writes at once, not at the report frequency; the checks after it write nothing.
+func TestNodeStatusCheckSeesAnotherWritersChange(t *testing.T) {
+	w := newWorld(t, 4)
+	cfg := DefaultConfig()
+	kl := w.addNode("n1", model.ResourceList{model.ResourceCPU: mustQuantity(t, "4"), model.ResourceMemory: mustQuantity(t, "8Gi")}, cfg, true)
+	kl.Start()
+	w.Run(time.Minute)
+
+	obj, err := w.Store.Get(model.KindNode, "", "n1")
+	require.NoError(t, err)
+	unknown := obj.(*model.Node).DeepCopy()
+	for i := range unknown.Status.Conditions {
+		unknown.Status.Conditions[i].Status = model.ConditionUnknown
+	}
+	_, err = w.Store.UpdateStatus(unknown)
+	require.NoError(t, err)
+
+	w.Run(cfg.NodeStatusUpdateFrequency * 11 / 10) // one check, jitter included
+	obj, err = w.Store.Get(model.KindNode, "", "n1")
+	require.NoError(t, err)
+	reposted := obj.(*model.Node)
+	assert.Equal(t, model.ConditionTrue, readyCondition(t, reposted).Status, "the kubelet set Ready again")
+
+	w.Run(cfg.NodeStatusUpdateFrequency * 5)
+	again, err := w.Store.Get(model.KindNode, "", "n1")
+	require.NoError(t, err)
+	assert.Same(t, reposted, again, "the checks after the write find it unchanged")
+}
