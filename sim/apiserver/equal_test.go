@@ -159,3 +159,53 @@ func TestSemanticEqualExceptSpec(t *testing.T) {
 	assert.False(t, semanticEqualExceptSpec(a, c), "metadata is")
 	assert.True(t, semanticEqualExceptSpec(a, a))
 }
+
+// TestComparerCacheFindsEveryType stores a comparer for each of many types (more than the
+// cache's direct-mapped front holds, so types share slots), then loads them in turn, several
+// times over: every load must give the comparer stored for that very type.
+func TestComparerCacheFindsEveryType(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var types []reflect.Type
+	var walk func(reflect.Type)
+	walk = func(typ reflect.Type) {
+		if seen[typ] {
+			return
+		}
+		seen[typ] = true
+		types = append(types, typ)
+		switch typ.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			walk(typ.Elem())
+		case reflect.Map:
+			walk(typ.Key())
+			walk(typ.Elem())
+		case reflect.Struct:
+			for i := range typ.NumField() {
+				walk(typ.Field(i).Type)
+			}
+		}
+	}
+	for _, info := range model.Kinds() {
+		walk(reflect.TypeOf(info.New()))
+	}
+	var cc comparerCache
+	require.Greater(t, len(types), 2*len(cc.recent), "enough types to share slots")
+	hit := -1
+	for i, typ := range types {
+		require.Nil(t, cc.load(typ), "nothing stored yet for %s", typ)
+		cc.store(typ, func(reflect.Value, reflect.Value) bool { hit = i; return true })
+	}
+	for round := range 3 {
+		for j := range types {
+			i := j
+			if round == 1 {
+				i = len(types) - 1 - j // the other way round
+			}
+			c := cc.load(types[i])
+			require.NotNil(t, c, "%s", types[i])
+			hit = -1
+			c(reflect.Value{}, reflect.Value{})
+			require.Equal(t, i, hit, "the comparer of %s", types[i])
+		}
+	}
+}
