@@ -175,6 +175,8 @@ type classification struct {
 	fs   string
 	pl   *priorityLevel
 	hash uint64
+	// dealt is the flow's hand of its level's queues (queueSet.shuffleShard).
+	dealt dealtHand
 }
 
 func newAPF(s *Server, cfg APFConfig) (*apf, error) {
@@ -475,7 +477,7 @@ func (a *apf) serve(p *sim.Proc, req *Request, vi int) Response {
 	c := a.classify(req)
 	l := c.pl
 	est := a.estimateWork(req, l.maxSeats)
-	r, reason := l.qs.startRequest(p, c.fs, est, c.hash)
+	r, reason := l.qs.startRequest(p, c.fs, est, c.hash, &c.dealt)
 	if r == nil {
 		return a.reject(l, reason)
 	}

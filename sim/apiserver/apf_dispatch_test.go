@@ -46,7 +46,7 @@ func TestDispatchPicksTheQueueTheFullScanPicks(t *testing.T) {
 				switch op := r.IntN(10); {
 				case op < 4:
 					est := workEstimate{initialSeats: 1 + r.IntN(2)}
-					req, _ := qs.startRequest(nil, "fs", est, r.Uint64())
+					req, _ := qs.startRequest(nil, "fs", est, r.Uint64(), nil)
 					if req != nil && req.decision == 0 {
 						waiting = append(waiting, req)
 					} else if req != nil {
@@ -101,4 +101,40 @@ func TestDispatchPicksTheQueueTheFullScanPicks(t *testing.T) {
 		})
 	}
 	require.Greater(t, compared, 100, "dispatches compared")
+}
+
+// TestKeptHandPicksTheQueueADealPicks sends the same requests of a few flows to two queue sets
+// of the same shape, one dealing every request's hand anew and one given each flow's kept hand
+// (the flows' hands are also offered to a third queue set of another shape, which must deal
+// its own): every request goes to the same queue in both.
+func TestKeptHandPicksTheQueueADealPicks(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := rand.New(rand.NewPCG(seed, 1))
+		k := sim.New(seed)
+		nq := 2 + r.IntN(60)
+		handSize := 1 + r.IntN(min(nq, 8))
+		fresh := newQueueSet(k, nq, handSize, 1000, nil)
+		kept := newQueueSet(k, nq, handSize, 1000, nil)
+		other := newQueueSet(k, nq+1, handSize, 1000, nil)
+		for _, qs := range []*queueSet{fresh, kept, other} {
+			qs.concurrencyLimit = 0 // everything waits: the queues' work decides the choice
+		}
+		flows := make([]uint64, 1+r.IntN(6))
+		for i := range flows {
+			flows[i] = r.Uint64()
+		}
+		hands := make([]dealtHand, len(flows))
+		for step := 0; step < 300; step++ {
+			f := r.IntN(len(flows))
+			est := workEstimate{initialSeats: 1 + r.IntN(3)}
+			want, _ := fresh.startRequest(nil, "fs", est, flows[f], nil)
+			got, _ := kept.startRequest(nil, "fs", est, flows[f], &hands[f])
+			require.Equal(t, want.queue.index, got.queue.index, "seed %d step %d", seed, step)
+			if r.IntN(10) == 0 {
+				h := hands[f]
+				other.startRequest(nil, "fs", est, flows[f], &h)
+				require.Equal(t, other.dealer.deal(flows[f], nil), h.hand, "seed %d step %d: dealt by the other set", seed, step)
+			}
+		}
+	}
 }

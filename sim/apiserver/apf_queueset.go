@@ -63,6 +63,13 @@ func (d dealer) deal(hashValue uint64, hand []int) []int {
 	return hand
 }
 
+// dealtHand is a flow's hand of queues as a queue set dealt it from the flow's hash.
+type dealtHand struct {
+	qs   *queueSet
+	hash uint64
+	hand []int
+}
+
 // apfRequest is one request in a queueSet (queueset/types.go request).
 type apfRequest struct {
 	qs     *queueSet
@@ -277,7 +284,9 @@ const (
 // (or rejects with concurrency-limit); a queuing level shuffle-shards the request into a
 // queue (or rejects it with queue-full) and dispatches as much as possible. It returns the
 // request and "" or nil and the reject reason.
-func (qs *queueSet) startRequest(p *sim.Proc, fsName string, est workEstimate, hashValue uint64) (*apfRequest, string) {
+//
+// dealt, when not nil, is where the flow keeps its hand (shuffleShard).
+func (qs *queueSet) startRequest(p *sim.Proc, fsName string, est workEstimate, hashValue uint64, dealt *dealtHand) (*apfRequest, string) {
 	qs.syncTime()
 	if qs.numQueues < 1 {
 		r := qs.newRequest(p, fsName, est)
@@ -291,7 +300,7 @@ func (qs *queueSet) startRequest(p *sim.Proc, fsName string, est workEstimate, h
 		qs.noteDemand()
 		return r, ""
 	}
-	queue := qs.queues[qs.shuffleShard(hashValue)]
+	queue := qs.queues[qs.shuffleShard(hashValue, dealt)]
 	r := qs.newRequest(p, fsName, est)
 	r.queue = queue
 	// rejectOrEnqueueToBoundLocked
@@ -315,9 +324,20 @@ func (qs *queueSet) startRequest(p *sim.Proc, fsName string, est workEstimate, h
 }
 
 // shuffleShard is shuffleShardLocked: of the hand dealt from the flow's hash, the queue with
-// the least waiting work, scanning from a rotating offset.
-func (qs *queueSet) shuffleShard(hashValue uint64) int {
-	hand := qs.dealer.deal(hashValue, qs.hand[:0])
+// the least waiting work, scanning from a rotating offset. The hand is a function of the hash
+// and the dealer alone, so a flow that keeps it in dealt (its classification does) is dealt
+// once per queue set instead of once per request: a division per card.
+func (qs *queueSet) shuffleShard(hashValue uint64, dealt *dealtHand) int {
+	var hand []int
+	switch {
+	case dealt != nil && dealt.qs == qs && dealt.hash == hashValue:
+		hand = dealt.hand
+	case dealt != nil:
+		hand = qs.dealer.deal(hashValue, nil) // a hand of its own: a copy of dealt keeps its hand
+		dealt.qs, dealt.hash, dealt.hand = qs, hashValue, hand
+	default:
+		hand = qs.dealer.deal(hashValue, qs.hand[:0])
+	}
 	offset := qs.enqueues % len(hand)
 	qs.enqueues++
 	best, least := -1, maxSeatSeconds
