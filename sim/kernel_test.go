@@ -483,3 +483,35 @@ func TestDistSampleAndValidate(t *testing.T) {
 		assert.Error(t, d.Validate(), d.String())
 	}
 }
+
+// TestHeapInterleavedOrder pushes and pops events in random interleavings (times with many
+// ties, so that the sequence numbers decide) and checks every pop against the earliest event
+// still pending, found by a scan.
+func TestHeapInterleavedOrder(t *testing.T) {
+	r := NewRand(5, "heap-interleaved")
+	for round := 0; round < 300; round++ {
+		var h eventHeap
+		var pending []event
+		seq := uint64(0)
+		for step := 0; step < 400; step++ {
+			if len(pending) == 0 || r.IntN(3) != 0 {
+				seq++
+				e := event{at: vtime.Time(r.IntN(40)), seq: seq, arg: seq}
+				h.push(e)
+				pending = append(pending, e)
+				continue
+			}
+			first := 0
+			for i := range pending {
+				if pending[i].before(&pending[first]) {
+					first = i
+				}
+			}
+			got := h.pop()
+			require.Equal(t, pending[first].seq, got.seq, "round %d step %d", round, step)
+			require.Equal(t, pending[first].at, got.at, "round %d step %d", round, step)
+			pending = append(pending[:first], pending[first+1:]...)
+			require.Len(t, h, len(pending))
+		}
+	}
+}
