@@ -515,3 +515,24 @@ func TestHeapInterleavedOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceReusesTheTimeOfTheLastLine emits lines of random lengths (long ones grow the
+// buffer) at times that often repeat, and checks every line against its own formatting.
+func TestTraceReusesTheTimeOfTheLastLine(t *testing.T) {
+	r := NewRand(3, "trace-times")
+	var sb strings.Builder
+	var tr Trace
+	tr.init()
+	tr.SetWriter(&sb)
+	var want strings.Builder
+	now := vtime.Time(0)
+	for i := 0; i < 5000; i++ {
+		if r.IntN(3) == 0 {
+			now += vtime.Time(r.Int64N(3e9))
+		}
+		object := strings.Repeat("x", r.IntN(400))
+		tr.Emit(now, "kube-apiserver", "update", object, uint64(i+1), "")
+		want.WriteString(string(appendSeconds(nil, now)) + " kube-apiserver update " + object + " rv=" + strconv.Itoa(i+1) + "\n")
+	}
+	require.True(t, want.String() == sb.String(), "the lines differ from their own formatting")
+}

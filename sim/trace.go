@@ -20,6 +20,11 @@ type Trace struct {
 	lines uint64
 	buf   []byte
 	err   error
+	// timeAt is the time of the last line and timeLen the length of its formatted seconds,
+	// which start buf: a line at the same instant (a write and the caller's own line after it,
+	// a watch delivery's handlers) reuses them. timeLen 0: none yet.
+	timeAt  vtime.Time
+	timeLen int
 }
 
 func (t *Trace) init() {
@@ -63,7 +68,13 @@ func (t *Trace) EmitRef(now vtime.Time, component, action, kind, namespace, name
 
 // start begins a line in t's buffer: the time, the component and the action.
 func (t *Trace) start(now vtime.Time, component, action string) []byte {
-	b := appendSeconds(t.buf[:0], now)
+	var b []byte
+	if t.timeLen > 0 && now == t.timeAt {
+		b = t.buf[:t.timeLen]
+	} else {
+		b = appendSeconds(t.buf[:0], now)
+		t.timeAt, t.timeLen = now, len(b)
+	}
 	b = append(b, ' ')
 	b = append(b, component...)
 	b = append(b, ' ')
