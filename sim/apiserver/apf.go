@@ -108,8 +108,9 @@ type apf struct {
 	byName  map[string]*priorityLevel
 	schemas []*model.FlowSchema // matching order
 	classes map[classKey]*classification
-	// gen counts the digests: a client's first classifications, kept in its Caller in front
-	// of classes (found with no hashing, by a scan), are valid while their generation is gen.
+	// gen counts the digests: a client's first classifications, kept in its Caller's routes
+	// in front of classes (found with no hashing, by a scan), are valid while their
+	// generation is gen.
 	gen uint64
 	// nominalCLSum is the sum of the levels' nominal limits, the pool borrowing divides.
 	nominalCLSum int
@@ -157,19 +158,6 @@ type classKey struct {
 	verb      model.Verb
 	namespace string
 }
-
-// classEntry is one of a client's classifications in its Caller: the rest of its classKey.
-type classEntry struct {
-	kind      model.Kind
-	sub       string
-	verb      model.Verb
-	namespace string
-	c         *classification
-}
-
-// maxClientClasses bounds a client's entries in its Caller; its other classifications are
-// found in apf.classes.
-const maxClientClasses = 16
 
 type classification struct {
 	fs   string
@@ -473,10 +461,14 @@ func limits(pl *model.PriorityLevelConfiguration) (lendable, borrowing *int32) {
 
 // serve runs a request through the filter (WithPriorityAndFairness): classify, estimate,
 // queue or reject, and execute holding the seats.
-func (a *apf) serve(p *sim.Proc, req *Request, vi int) Response {
-	c := a.classify(req)
+func (a *apf) serve(p *sim.Proc, req *Request, vi int, rt *route) Response {
+	c := a.classifyRoute(req, rt)
 	l := c.pl
-	est := a.estimateWork(req, l.maxSeats)
+	var ks *kindStore // the store of req.Kind, which the route's kind is when req names one
+	if rt.kind == req.Kind {
+		ks = rt.ks
+	}
+	est := a.estimateWork(req, l.maxSeats, ks)
 	r, reason := l.qs.startRequest(p, c.fs, est, c.hash, &c.dealt)
 	if r == nil {
 		return a.reject(l, reason)
@@ -513,7 +505,7 @@ func (a *apf) serve(p *sim.Proc, req *Request, vi int) Response {
 		a.srv.release(mutating)
 		l.qs.finish(r)
 	}()
-	return a.srv.execute(p, req, vi)
+	return a.srv.execute(p, req, vi, rt)
 }
 
 // wait parks the process until its request is dispatched or times out; a process killed while
@@ -551,33 +543,31 @@ func (a *apf) reject(l *priorityLevel, reason string) Response {
 // classify is startRequest's matching: the first flow schema (in matching order) whose rules
 // match the request names the level; the flow is the schema plus its distinguisher
 // (computeFlowDistinguisher) hashed with hashFlowID when the level has more than one queue.
-// Results are cached per client, kind, subresource, verb and namespace.
+// Results are cached per client, kind, subresource, verb and namespace: in the client's
+// routes, and in a map for the rest.
 func (a *apf) classify(req *Request) *classification {
 	kind := req.Kind
 	if kind == "" && req.Object != nil {
 		kind = req.Object.GetKind()
 	}
-	raw := rawNamespace(req)
-	caller := a.srv.callerOf(req)
-	if caller.classGen != a.gen {
-		caller.classes, caller.classGen = caller.classes[:0], a.gen
+	var scratch route
+	return a.classifyRoute(req, a.srv.routeOf(req, kind, &scratch))
+}
+
+// classifyRoute is classify for a request whose route is rt.
+func (a *apf) classifyRoute(req *Request, rt *route) *classification {
+	if rt.c != nil {
+		return rt.c
 	}
-	for i := range caller.classes {
-		if e := &caller.classes[i]; e.kind == kind && e.verb == req.Verb && e.sub == req.Subresource && e.namespace == raw {
-			return e.c
-		}
-	}
-	key := classKey{client: req.Client, kind: kind, sub: req.Subresource, verb: req.Verb, namespace: raw}
+	key := classKey{client: req.Client, kind: rt.kind, sub: rt.sub, verb: rt.verb, namespace: rt.namespace}
 	c := a.classes[key]
 	if c == nil {
-		c = a.classifyAnew(req, kind)
+		c = a.classifyAnew(req, rt.kind)
 		if len(a.classes) < maxClassCache {
 			a.classes[key] = c
 		}
 	}
-	if len(caller.classes) < maxClientClasses {
-		caller.classes = append(caller.classes, classEntry{kind: kind, sub: req.Subresource, verb: req.Verb, namespace: raw, c: c})
-	}
+	rt.c = c
 	return c
 }
 

@@ -42,12 +42,17 @@ const DefaultAPFObjectBytes = 2048
 // object count (list_work_estimator.go), create/update/patch/delete by the watchers the write
 // fans out to (mutating_work_estimator.go), anything else one seat. plMaxSeats is the
 // priority level's maxSeats (0: none).
-func (a *apf) estimateWork(req *Request, plMaxSeats int) workEstimate {
+//
+// ks is the store of req.Kind when the caller has it (nil: looked up by name).
+func (a *apf) estimateWork(req *Request, plMaxSeats int, ks *kindStore) workEstimate {
+	if ks == nil {
+		ks = a.srv.store.kinds[req.Kind]
+	}
 	switch req.Verb {
 	case model.VerbList:
-		return workEstimate{initialSeats: a.listSeats(req, plMaxSeats)}
+		return workEstimate{initialSeats: a.listSeats(req, plMaxSeats, ks)}
 	case model.VerbCreate, model.VerbUpdate, model.VerbPatch, model.VerbDelete:
-		return a.mutatingWork(req, plMaxSeats)
+		return a.mutatingWork(req, plMaxSeats, ks)
 	}
 	return workEstimate{initialSeats: minimumSeats}
 }
@@ -63,8 +68,7 @@ func effectiveMaxSeats(limit, plMaxSeats int) int {
 // simulated list is: the simulator's reads are consistent reads from the cache, as
 // ConsistentListFromCache makes them since 1.31). A list of one named object costs one
 // object's worth.
-func (a *apf) listSeats(req *Request, plMaxSeats int) int {
-	ks := a.srv.store.kinds[req.Kind]
+func (a *apf) listSeats(req *Request, plMaxSeats int, ks *kindStore) int {
 	if ks == nil {
 		return minimumSeats
 	}
@@ -95,8 +99,8 @@ func (a *apf) objectBytes() int {
 // mutatingWork is mutatingWorkEstimator.estimate: with fewer than watchesPerSeat interested
 // watchers one seat; else ceil(watchers/10) final seats (capped at the maximum) that linger
 // for the fan-out's work of 5ms per final seat spread over the capped seats.
-func (a *apf) mutatingWork(req *Request, plMaxSeats int) workEstimate {
-	watchers := a.interestedWatchers(req)
+func (a *apf) mutatingWork(req *Request, plMaxSeats int, ks *kindStore) workEstimate {
+	watchers := a.interestedWatchers(req, ks)
 	if watchers < watchesPerSeat {
 		return workEstimate{initialSeats: minimumSeats}
 	}
@@ -111,8 +115,7 @@ func (a *apf) mutatingWork(req *Request, plMaxSeats int) workEstimate {
 // every namespace plus those in the object's namespace. Watches that use the kind's trigger
 // index (a kubelet's pods by spec.nodeName) are not counted, as the pods watch tracker
 // counts indexed watches only for the node they name.
-func (a *apf) interestedWatchers(req *Request) int {
-	ks := a.srv.store.kinds[req.Kind]
+func (a *apf) interestedWatchers(req *Request, ks *kindStore) int {
 	if ks == nil {
 		return 0
 	}

@@ -1,12 +1,16 @@
 package apiserver
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // TestCallerClassificationsFollowTheConfiguration checks the classifications API Priority and
@@ -56,4 +60,97 @@ func TestCallerClassificationsFollowTheConfiguration(t *testing.T) {
 	srv.SyncAPFConfig()
 	assert.Equal(t, "workload-low", get("rogue", rogue))
 	assert.Equal(t, "workload-low", get("rogue", nil), "found by name without a record")
+}
+
+// TestRoutesServeAsTheStoreDoes sends one client's requests through Do, more kinds of
+// request (kind, verb, subresource, namespace) than its Caller keeps routes for, a custom
+// resource before and after its CRD among them, and the same operations straight to a second
+// store: every answer is the store's, and the statistics count each request under its own
+// resource and verb.
+func TestRoutesServeAsTheStoreDoes(t *testing.T) {
+	for _, apf := range []bool{false, true} {
+		k, srv := newTestServer(t, func(c *Config) {
+			c.APF.Enabled = apf
+			c.APF.Users = testUsers
+		})
+		_, ref := newTestStore(t, nil)
+		var namespaces []string
+		for i := range 2 * maxCallerRoutes {
+			ns := &model.Namespace{ObjectMeta: model.ObjectMeta{Name: fmt.Sprintf("ns-%d", i)}}
+			mustCreate(t, srv.Store(), ns.DeepCopy())
+			mustCreate(t, ref, ns)
+			namespaces = append(namespaces, ns.Name)
+		}
+		type op struct {
+			req    Request
+			direct func() (model.Object, error)
+		}
+		lease := func(ns string) *model.Lease {
+			l := newLease("l")
+			l.Namespace = ns
+			return l
+		}
+		var ops []op
+		for round := range 3 {
+			for _, ns := range namespaces {
+				switch round {
+				case 0:
+					ops = append(ops, op{Request{Verb: model.VerbCreate, Kind: model.KindLease, Object: lease(ns)},
+						func() (model.Object, error) { return ref.Create(lease(ns)) }})
+				case 1:
+					ops = append(ops, op{Request{Verb: model.VerbGet, Kind: model.KindLease, Namespace: ns, Name: "l"},
+						func() (model.Object, error) { return ref.Get(model.KindLease, ns, "l") }})
+				case 2:
+					ops = append(ops, op{Request{Verb: model.VerbUpdate, Kind: model.KindLease, Object: lease(ns)},
+						func() (model.Object, error) { return ref.Update(lease(ns)) }})
+				}
+			}
+		}
+		backup := func() model.Object { return newBackup(t, "{schedule: '@daily'}") }
+		getBackup := op{Request{Verb: model.VerbGet, Kind: "Backup", Namespace: "default", Name: "nightly"},
+			func() (model.Object, error) { return ref.Get("Backup", "default", "nightly") }}
+		createBackup := op{Request{Verb: model.VerbCreate, Kind: "Backup", Object: backup()},
+			func() (model.Object, error) { return ref.Create(backup()) }}
+		ops = append(ops, getBackup, createBackup)
+		crd := op{Request{Verb: model.VerbCreate, Kind: model.KindCustomResourceDefinition, Object: decodeOne(t, backupCRD)},
+			func() (model.Object, error) { return ref.Create(decodeOne(t, backupCRD)) }}
+		createBackup2 := op{Request{Verb: model.VerbCreate, Kind: "Backup", Object: backup()},
+			func() (model.Object, error) { return ref.Create(backup()) }}
+		ops = append(ops, crd, getBackup, createBackup2, getBackup)
+
+		caller := srv.Caller("routed")
+		var got []Response
+		k.Spawn("client", func(p *sim.Proc) {
+			for _, o := range ops {
+				req := o.req
+				req.Client, req.Caller = "routed", caller
+				got = append(got, srv.Do(p, &req))
+			}
+		})
+		k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
+		require.Len(t, got, len(ops))
+		require.Len(t, caller.routes, maxCallerRoutes, "routes kept")
+		want := map[string]uint64{}
+		for i, o := range ops {
+			obj, err := o.direct()
+			if err != nil {
+				require.Error(t, got[i].Err, "op %d", i)
+				assert.Equal(t, err.Error(), got[i].Err.Error(), "op %d", i)
+			} else {
+				require.NoError(t, got[i].Err, "op %d", i)
+				assert.Equal(t, obj.Meta().ResourceVersion, got[i].Object.Meta().ResourceVersion, "op %d", i)
+				assert.Equal(t, model.Key(obj), model.Key(got[i].Object), "op %d", i)
+			}
+			// A kind is counted under the resource it had at its first request: Backup was
+			// not served then.
+			resource := map[model.Kind]string{model.KindLease: "leases", "Backup": "Backup",
+				model.KindCustomResourceDefinition: "customresourcedefinitions"}[o.req.Kind]
+			want[resource+" "+string(o.req.Verb)]++
+		}
+		counted := map[string]uint64{}
+		for _, c := range srv.Stats().Requests() {
+			counted[c.Resource+" "+string(c.Verb)] += c.Total
+		}
+		assert.Equal(t, want, counted, "apf %v", apf)
+	}
 }

@@ -91,16 +91,72 @@ type Server struct {
 	callers map[string]*Caller
 }
 
-// Caller is the server's record of one client, its per-client state: API Priority and
-// Fairness's classifications of the client's requests. Server.Caller hands out one per client
-// name; it is only valid with the server that made it.
+// Caller is the server's record of one client, its per-client state: what serving the
+// client's requests found (routes). Server.Caller hands out one per client name; it is only
+// valid with the server that made it.
 type Caller struct {
 	srv  *Server
 	name string
-	// classes are the client's first classifications (apf.classify), valid while classGen
-	// is the filter's configuration generation.
-	classes  []classEntry
+	// routes are the client's first kinds of request (at most maxCallerRoutes); their
+	// classifications are valid while classGen is API Priority and Fairness's configuration
+	// generation.
+	routes   []*route
 	classGen uint64
+}
+
+// route is what serving one kind of request of one client (its kind, subresource, verb and
+// namespace as the request names it, rawNamespace) finds on the way: API Priority and
+// Fairness's classification, the kind's store and the kind's request counters. A client sends
+// the same few kinds of request over and over (a kubelet's Lease update and Node get), and
+// its Caller keeps their routes, so that the next such request finds them with a scan of a few
+// entries instead of a lookup by string in each of the filter, the store and the statistics.
+type route struct {
+	kind      model.Kind
+	sub       string
+	verb      model.Verb
+	namespace string
+	// c is the classification, nil until the filter classifies a request of the route after
+	// a (re)configuration (Caller.classGen); always nil when the filter is off.
+	c *classification
+	// ks is the kind's store, nil while the store has none: the request is then served, and
+	// answered, by the lookup by name (Store.kind).
+	ks *kindStore
+	// counts are the kind's request counters, nil until the first request was counted.
+	counts *[numVerbs]RequestCount
+}
+
+// maxCallerRoutes bounds a client's routes in its Caller; its other requests are served
+// with a route of their own, found anew.
+const maxCallerRoutes = 16
+
+// routeOf returns the route of req, whose kind is kind: the one req's client keeps, or a new
+// one, which the client keeps while it has fewer than maxCallerRoutes and which is built in
+// scratch otherwise.
+func (s *Server) routeOf(req *Request, kind model.Kind, scratch *route) *route {
+	caller := s.callerOf(req)
+	if s.apf != nil && caller.classGen != s.apf.gen {
+		for _, r := range caller.routes {
+			r.c = nil
+		}
+		caller.classGen = s.apf.gen
+	}
+	raw := rawNamespace(req)
+	for _, r := range caller.routes {
+		if r.kind == kind && r.verb == req.Verb && r.sub == req.Subresource && r.namespace == raw {
+			if r.ks == nil {
+				r.ks = s.store.kinds[kind]
+			}
+			return r
+		}
+	}
+	r := route{kind: kind, sub: req.Subresource, verb: req.Verb, namespace: raw, ks: s.store.kinds[kind]}
+	if len(caller.routes) < maxCallerRoutes {
+		kept := &r
+		caller.routes = append(caller.routes, kept)
+		return kept
+	}
+	*scratch = r
+	return scratch
 }
 
 // Caller returns the record of the client named client, the same one for every call with the
@@ -220,38 +276,40 @@ func (s *Server) Do(ctx context.Context, req *Request) Response {
 		kind = req.Object.GetKind()
 	}
 	start := s.k.Now()
-	resp := s.do(p, req, vi)
+	var scratch route
+	rt := s.routeOf(req, kind, &scratch)
+	resp := s.do(p, req, vi, rt)
 	if s.onWrite != nil && resp.Err == nil && isMutating(req.Verb) {
 		s.onWrite(req)
 	}
-	s.stats.observe(kind, vi, resp.Err, s.k.Now().Sub(start))
+	rt.counts = s.stats.observeIn(rt.counts, kind, vi, resp.Err, s.k.Now().Sub(start))
 	return resp
 }
 
-func (s *Server) do(p *sim.Proc, req *Request, vi int) Response {
+func (s *Server) do(p *sim.Proc, req *Request, vi int, rt *route) Response {
 	if len(s.faults) > 0 {
 		if err := s.intercept(p, req); err != nil {
 			return Response{Err: err}
 		}
 	}
 	if s.apf != nil {
-		return s.apf.serve(p, req, vi)
+		return s.apf.serve(p, req, vi, rt)
 	}
 	mutating := isMutating(req.Verb)
 	if !s.acquire(mutating) {
 		return Response{Err: apierrors.NewTooManyRequests(tooManyRequestsMsg, s.retryAfter)}
 	}
 	defer s.release(mutating)
-	return s.execute(p, req, vi)
+	return s.execute(p, req, vi, rt)
 }
 
 // execute is what a request does once admitted: the verb's service time, the store, and a
 // list's per-item cost.
-func (s *Server) execute(p *sim.Proc, req *Request, vi int) Response {
+func (s *Server) execute(p *sim.Proc, req *Request, vi int, rt *route) Response {
 	if d := s.serviceTime[vi].Sample(s.rand); d > 0 {
 		p.Sleep(d)
 	}
-	resp := s.serve(req)
+	resp := s.serve(req, rt.ks)
 	if req.Verb == model.VerbList && s.cfg.ListItemCost > 0 && len(resp.Items) > 0 {
 		p.Sleep(s.cfg.ListItemCost * time.Duration(len(resp.Items)))
 	}
@@ -322,8 +380,10 @@ func (s *Store) resourceName(kind model.Kind) string {
 	return string(kind)
 }
 
-// serve performs the store operation of a request.
-func (s *Server) serve(req *Request) Response {
+// serve performs the store operation of a request. ks is the store of the request's kind
+// when its route found it (nil: the store looks the kind up by name): it is the store of the
+// body's kind too, since checkBody holds the body's kind to the request's.
+func (s *Server) serve(req *Request, ks *kindStore) Response {
 	st := s.store
 	switch req.Subresource {
 	case "", "status":
@@ -351,7 +411,11 @@ func (s *Server) serve(req *Request) Response {
 	)
 	switch req.Verb {
 	case model.VerbGet:
-		obj, err = st.Get(req.Kind, req.Namespace, req.Name)
+		if ks != nil {
+			obj, err = ks.get(req.Namespace, req.Name)
+		} else {
+			obj, err = st.Get(req.Kind, req.Namespace, req.Name)
+		}
 	case model.VerbList:
 		opts := req.List
 		if opts.Namespace == "" {
@@ -363,14 +427,23 @@ func (s *Server) serve(req *Request) Response {
 		if err := checkBody(req, false); err != nil {
 			return Response{Err: err}
 		}
-		obj, err = st.Create(req.Object)
+		if ks != nil {
+			obj, err = st.create(ks, req.Object)
+		} else {
+			obj, err = st.Create(req.Object)
+		}
 	case model.VerbUpdate:
 		if err := checkBody(req, true); err != nil {
 			return Response{Err: err}
 		}
-		if status {
+		switch {
+		case ks != nil && status:
+			obj, err = st.update(ks, req.Object, true, "update-status")
+		case ks != nil:
+			obj, err = st.update(ks, req.Object, false, "update")
+		case status:
 			obj, err = st.UpdateStatus(req.Object)
-		} else {
+		default:
 			obj, err = st.Update(req.Object)
 		}
 	case model.VerbPatch:

@@ -129,7 +129,15 @@ func newStats(store *Store) *Stats {
 
 // observe records one finished request.
 func (s *Stats) observe(kind model.Kind, vi int, err error, latency time.Duration) {
-	counts := s.byKind[kind]
+	s.observeIn(nil, kind, vi, err, latency)
+}
+
+// observeIn is observe with the kind's counters when the caller has them from an earlier
+// request (nil: found by kind); it returns them.
+func (s *Stats) observeIn(counts *[numVerbs]RequestCount, kind model.Kind, vi int, err error, latency time.Duration) *[numVerbs]RequestCount {
+	if counts == nil {
+		counts = s.byKind[kind]
+	}
 	if counts == nil {
 		resource := s.store.resourceName(kind)
 		counts = new([numVerbs]RequestCount)
@@ -144,7 +152,7 @@ func (s *Stats) observe(kind model.Kind, vi int, err error, latency time.Duratio
 	s.total++
 	s.latency[vi].observe(latency)
 	if err == nil {
-		return
+		return counts
 	}
 	c.Errors++
 	s.errors++
@@ -156,6 +164,7 @@ func (s *Stats) observe(kind model.Kind, vi int, err error, latency time.Duratio
 		c.Conflicts++
 		s.conflicts++
 	}
+	return counts
 }
 
 // Requests returns the non-zero (verb, resource) counts, sorted by resource, then by verb in

@@ -268,6 +268,11 @@ func (s *Store) Get(kind model.Kind, namespace, name string) (model.Object, erro
 	if err != nil {
 		return nil, err
 	}
+	return ks.get(namespace, name)
+}
+
+// get is Store.Get in the kind's store.
+func (ks *kindStore) get(namespace, name string) (model.Object, error) {
 	obj := ks.objects[ks.keyOf(namespace, name)]
 	if obj == nil {
 		return nil, apierrors.NewNotFound(ks.gr, name)
