@@ -76,11 +76,11 @@ func (s *Store) admitNamespace(ks *kindStore, namespace, name string, creating b
 	if !ks.info.Namespaced || namespace == "" {
 		return nil // validation reports a missing namespace
 	}
-	nsStore := s.kinds[model.KindNamespace]
+	nsStore := s.namespaces
 	if nsStore == nil {
 		return nil
 	}
-	obj := nsStore.objects[objKey{name: namespace}]
+	obj := s.namespaceObject(namespace)
 	if obj == nil {
 		return apierrors.NewNotFound(nsStore.gr, namespace)
 	}
@@ -95,6 +95,29 @@ func (s *Store) admitNamespace(ks *kindStore, namespace, name string, creating b
 		Field:   "metadata.namespace",
 	})
 	return err
+}
+
+// namespaceObject is the stored Namespace named name (nil: none), found in the namespaces
+// admitNamespace looked up last when it is one of them: nearly every write names one of a few
+// namespaces, and a lookup in the map costs hashing the name and, often, a cache miss.
+func (s *Store) namespaceObject(name string) model.Object {
+	for i := range s.recentNamespaces {
+		if e := &s.recentNamespaces[i]; e.obj != nil && e.name == name {
+			return e.obj
+		}
+	}
+	obj := s.namespaces.objects[objKey{name: name}]
+	if obj != nil {
+		s.recentNamespaces[s.recentNamespaceNext] = recentNamespace{name: name, obj: obj}
+		s.recentNamespaceNext = (s.recentNamespaceNext + 1) % len(s.recentNamespaces)
+	}
+	return obj
+}
+
+// recentNamespace is an entry of Store.recentNamespaces.
+type recentNamespace struct {
+	name string
+	obj  model.Object
 }
 
 // admitDefaultTolerations is the DefaultTolerationSeconds admission plugin

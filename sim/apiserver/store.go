@@ -82,6 +82,12 @@ type Store struct {
 	// store is never removed or replaced, so an entry stays right.
 	recentKinds [2]recentKind
 	kindList    []*kindStore // creation order: every iteration over kinds uses it
+	// namespaces is the Namespace kind's store (nil before it is added), and
+	// recentNamespaces the namespaces admitNamespace found last (namespaceObject), which
+	// every commit of a Namespace clears.
+	namespaces          *kindStore
+	recentNamespaces    [4]recentNamespace
+	recentNamespaceNext int
 	// kindsChanged are called when a CRD adds a kind (OnKindsChanged).
 	kindsChanged []func()
 
@@ -181,6 +187,9 @@ func (s *Store) addKind(info model.KindInfo) *kindStore {
 	ks.hist = newHistory(lower, upper, s.cfg.eventFreshDuration(), triggerOf)
 	s.kinds[info.Kind] = ks
 	s.kindList = append(s.kindList, ks)
+	if info.Kind == model.KindNamespace {
+		s.namespaces = ks
+	}
 	return ks
 }
 
@@ -691,6 +700,9 @@ func (s *Store) commitPut(ks *kindStore, key objKey, old, obj model.Object, acti
 		s.mutations.replaced(ks, key, old, obj, s.rev)
 	}
 	ks.objects[key] = obj
+	if ks == s.namespaces {
+		s.recentNamespaces = [len(s.recentNamespaces)]recentNamespace{}
+	}
 	if old == nil {
 		ks.listed = nil
 	}
@@ -724,6 +736,9 @@ func (s *Store) commitDelete(ks *kindStore, key objKey, last model.Object, detai
 		s.mutations.replaced(ks, key, last, nil, s.rev)
 	}
 	delete(ks.objects, key)
+	if ks == s.namespaces {
+		s.recentNamespaces = [len(s.recentNamespaces)]recentNamespace{}
+	}
 	ks.listed = nil
 	if ks.byTrigger != nil {
 		ks.unindex(ks.triggerValue(last), key)
