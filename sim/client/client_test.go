@@ -6,6 +6,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -209,4 +210,42 @@ func TestClientCallsInFlightKeepTheirRequests(t *testing.T) {
 		assert.False(t, c.ownBusy, "round %d", round)
 		assert.Equal(t, apiserver.Request{}, c.own, "round %d", round)
 	}
+}
+
+// seenRequests is a fault hook that records a copy of every request the server sees.
+type seenRequests struct{ reqs []apiserver.Request }
+
+func (s *seenRequests) Intercept(_ vtime.Time, req *apiserver.Request) (time.Duration, error) {
+	s.reqs = append(s.reqs, *req)
+	return 0, nil
+}
+
+// TestRequestsFilledInPlaceCarryNothingOfEarlierCalls: the hot calls fill the client's own
+// request in place; after a patch and a list through the same request, a get and a shared
+// update carry only their own fields and the client's name and record.
+func TestRequestsFilledInPlaceCarryNothingOfEarlierCalls(t *testing.T) {
+	k := sim.New(1)
+	srv := newServer(k, nil)
+	seen := &seenRequests{}
+	srv.AddFault(seen)
+	c := New(srv, "in-place", Config{QPS: -1})
+	run(t, k, func(ctx context.Context) {
+		_, err := c.Create(ctx, newPod("p", nil))
+		require.NoError(t, err)
+		_, err = c.PatchAs(ctx, model.KindPod, "default", "p", model.MergePatchType, []byte(`{"metadata":{"labels":{"a":"b"}}}`))
+		require.NoError(t, err)
+		_, _, err = c.List(ctx, model.KindPod, model.ListOptions{Namespace: "default", LabelSelector: labels.SelectorFromSet(labels.Set{"a": "b"})})
+		require.NoError(t, err)
+		obj, err := c.GetShared(ctx, model.KindPod, "default", "p")
+		require.NoError(t, err)
+		upd := obj.(*model.Pod).DeepCopy()
+		upd.Labels = map[string]string{"a": "c"}
+		_, err = c.UpdateShared(ctx, upd)
+		require.NoError(t, err)
+	})
+	require.Len(t, seen.reqs, 5)
+	caller := srv.Caller("in-place")
+	get, update := seen.reqs[3], seen.reqs[4]
+	assert.Equal(t, apiserver.Request{Client: "in-place", Caller: caller, Verb: VerbGet, Kind: model.KindPod, Namespace: "default", Name: "p"}, get)
+	assert.Equal(t, apiserver.Request{Client: "in-place", Caller: caller, Verb: VerbUpdate, Kind: model.KindPod, Namespace: "default", Name: "p", Object: update.Object}, update)
 }
