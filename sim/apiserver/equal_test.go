@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/randfill"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 func TestSemanticEqualCases(t *testing.T) {
@@ -208,4 +209,41 @@ func TestComparerCacheFindsEveryType(t *testing.T) {
 			require.Equal(t, i, hit, "the comparer of %s", types[i])
 		}
 	}
+}
+
+// TestChangedOnlyWhenNotEqual holds every strategy's changed glance to the comparison it
+// spares: on random pairs of objects of each kind (one a copy of the other with a random leaf
+// changed, renewTime among them), changed may say true only when semanticEqual says false.
+func TestChangedOnlyWhenNotEqual(t *testing.T) {
+	fill := randfill.NewWithSeed(11).NilChance(0.3).NumElements(0, 3).MaxDepth(6).Funcs(
+		func(q *resource.Quantity, c randfill.Continue) {
+			*q = *resource.NewMilliQuantity(c.Int63n(5000), resource.DecimalSI)
+		},
+	)
+	r := rand.New(rand.NewPCG(11, 11))
+	said := 0
+	for _, info := range model.Kinds() {
+		st := strategyFor(info)
+		if st.changed == nil {
+			continue
+		}
+		for range 2000 {
+			a := info.New()
+			fill.Fill(a)
+			b := a.DeepCopyObject()
+			if r.IntN(4) != 0 {
+				mutateRandomLeaf(r, reflect.ValueOf(b).Elem())
+			}
+			if st.changed(b, a) {
+				said++
+				require.False(t, semanticEqual(a, b), "%s: changed, but %#v equals %#v", info.Kind, a, b)
+			}
+		}
+	}
+	assert.Greater(t, said, 20, "the test must see changed say true")
+	renewed := newLease("n")
+	renewed.Spec.RenewTime = model.Ptr(vtime.Time(2))
+	old := renewed.DeepCopy()
+	old.Spec.RenewTime = model.Ptr(vtime.Time(1))
+	assert.True(t, leaseRenewed(renewed, old), "a renewal is a change")
 }

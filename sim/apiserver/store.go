@@ -671,8 +671,10 @@ func (s *Store) update(ks *kindStore, obj model.Object, status bool, action stri
 	if len(meta.Finalizers) == 0 && oldMeta.DeletionGracePeriodSeconds != nil && *oldMeta.DeletionGracePeriodSeconds == 0 {
 		return s.commitDelete(ks, key, old, "finalizers emptied"), nil
 	}
-	// The etcd3 store skips a write whose object is unchanged; a changed spec settles it.
-	if !specChanged && (specCompared && semanticEqualExceptSpec(obj, old) || !specCompared && objectsEqual(obj, old)) {
+	// The etcd3 store skips a write whose object is unchanged; a changed spec settles it, as
+	// does the kind's glance (strategy.changed).
+	if !specChanged && (ks.strat.changed == nil || !ks.strat.changed(obj, old)) &&
+		(specCompared && semanticEqualExceptSpec(obj, old) || !specCompared && objectsEqual(obj, old)) {
 		return old, nil
 	}
 	s.commitPut(ks, key, old, obj, action, "")

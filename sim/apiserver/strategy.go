@@ -45,6 +45,11 @@ type strategy struct {
 	prepareForStatusUpdate func(obj, old model.Object)
 	// specEqual compares specs; nil when the kind does not track metadata.generation.
 	specEqual func(a, b model.Object) bool
+	// changed, when set, tells at a glance that an update changes the object: true only when
+	// obj surely differs from old (the field the kind's writers move on every write differs),
+	// false when the full comparison must decide. It spares that comparison, by reflection,
+	// on the kind's most frequent write.
+	changed func(obj, old model.Object) bool
 	// checkGracefulDelete returns the grace period for a delete with the given option (nil =
 	// not given); nil for kinds deleted without grace.
 	checkGracefulDelete func(obj model.Object, optionGraceSeconds *int64) int64
@@ -225,7 +230,20 @@ func leaseStrategy() *strategy {
 		allowUnconditionalUpdate: false,
 		allowCreateOnUpdate:      true,
 		gc:                       gcDeleteDependents,
+		changed:                  leaseRenewed,
 	}
+}
+
+// leaseRenewed is the Lease strategy's changed: a renewal (every write of a kubelet's Lease
+// and of a leader elector's) moves spec.renewTime.
+func leaseRenewed(obj, old model.Object) bool {
+	a, ok := obj.(*model.Lease)
+	b, okOld := old.(*model.Lease)
+	if !ok || !okOld {
+		return false
+	}
+	ra, rb := a.Spec.RenewTime, b.Spec.RenewTime
+	return ra != nil && rb != nil && *ra != *rb
 }
 
 // eventStrategy follows [k8s] pkg/registry/core/event/strategy.go: unconditional update, PUT
