@@ -249,3 +249,13 @@ func TestRequestsFilledInPlaceCarryNothingOfEarlierCalls(t *testing.T) {
 	assert.Equal(t, apiserver.Request{Client: "in-place", Caller: caller, Verb: VerbGet, Kind: model.KindPod, Namespace: "default", Name: "p"}, get)
 	assert.Equal(t, apiserver.Request{Client: "in-place", Caller: caller, Verb: VerbUpdate, Kind: model.KindPod, Namespace: "default", Name: "p", Object: update.Object}, update)
 }
+
+// TestVerbIndexIsThePlaceInVerbs: every verb is found at its place in verbs, which orders the
+// per-verb counters, and anything else at none.
+func TestVerbIndexIsThePlaceInVerbs(t *testing.T) {
+	for i, v := range verbs {
+		assert.Equal(t, i, verbIndex(v), string(v))
+	}
+	assert.Equal(t, -1, verbIndex("escalate"))
+	assert.Equal(t, -1, verbIndex(""))
+}
