@@ -103,10 +103,25 @@ func TestDispatchPicksTheQueueTheFullScanPicks(t *testing.T) {
 	require.Greater(t, compared, 100, "dispatches compared")
 }
 
+// upstreamShuffleShard is shuffleShardLocked as upstream writes it, for qs's next request of
+// the flow with hash hashValue (qs is not changed).
+func upstreamShuffleShard(qs *queueSet, hashValue uint64) int {
+	hand := qs.dealer.deal(hashValue, nil)
+	offset := qs.enqueues % len(hand)
+	best, least := -1, maxSeatSeconds
+	for i := range hand {
+		idx := hand[(offset+i)%len(hand)]
+		if w := qs.queues[idx].workSum; w < least {
+			least, best = w, idx
+		}
+	}
+	return best
+}
+
 // TestKeptHandPicksTheQueueADealPicks sends the same requests of a few flows to two queue sets
 // of the same shape, one dealing every request's hand anew and one given each flow's kept hand
 // (the flows' hands are also offered to a third queue set of another shape, which must deal
-// its own): every request goes to the same queue in both.
+// its own): every request goes to the same queue in both, the one upstream's scan picks.
 func TestKeptHandPicksTheQueueADealPicks(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		r := rand.New(rand.NewPCG(seed, 1))
@@ -127,9 +142,11 @@ func TestKeptHandPicksTheQueueADealPicks(t *testing.T) {
 		for step := 0; step < 300; step++ {
 			f := r.IntN(len(flows))
 			est := workEstimate{initialSeats: 1 + r.IntN(3)}
+			upstream := upstreamShuffleShard(kept, flows[f])
 			want, _ := fresh.startRequest(nil, "fs", est, flows[f], nil)
 			got, _ := kept.startRequest(nil, "fs", est, flows[f], &hands[f])
 			require.Equal(t, want.queue.index, got.queue.index, "seed %d step %d", seed, step)
+			require.Equal(t, upstream, got.queue.index, "seed %d step %d: upstream's choice", seed, step)
 			if r.IntN(10) == 0 {
 				h := hands[f]
 				other.startRequest(nil, "fs", est, flows[f], &h)

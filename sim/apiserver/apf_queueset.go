@@ -341,10 +341,14 @@ func (qs *queueSet) shuffleShard(hashValue uint64, dealt *dealtHand) int {
 	offset := qs.enqueues % len(hand)
 	qs.enqueues++
 	best, least := -1, maxSeatSeconds
-	for i := range hand {
-		idx := hand[(offset+i)%len(hand)]
+	card := offset // (offset+i) % len(hand), without a division per card
+	for range hand {
+		idx := hand[card]
 		if w := qs.queues[idx].workSum; w < least {
 			least, best = w, idx
+		}
+		if card++; card == len(hand) {
+			card = 0
 		}
 	}
 	return best
