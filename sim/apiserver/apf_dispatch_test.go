@@ -96,6 +96,11 @@ func TestDispatchPicksTheQueueTheFullScanPicks(t *testing.T) {
 				waiting = kept
 				for _, q := range qs.queues {
 					require.Equal(t, q.length() > 0, q.waitingAt >= 0, "step %d: queue %d's place in waitingQueues", step, q.index)
+					var work seatSeconds
+					for _, w := range q.waiting[q.head:] {
+						work += w.totalWork
+					}
+					require.Equal(t, work, qs.workSums[q.index], "step %d: queue %d's work sum, as shuffle sharding reads it", step, q.index)
 				}
 			}
 		})
@@ -111,7 +116,7 @@ func upstreamShuffleShard(qs *queueSet, hashValue uint64) int {
 	best, least := -1, maxSeatSeconds
 	for i := range hand {
 		idx := hand[(offset+i)%len(hand)]
-		if w := qs.queues[idx].workSum; w < least {
+		if w := *qs.queues[idx].workSum; w < least {
 			least, best = w, idx
 		}
 	}

@@ -102,8 +102,10 @@ type fqQueue struct {
 	index   int
 	waiting []*apfRequest
 	head    int
-	// sums over waiting requests (queueSum): total work and max seats.
-	workSum     seatSeconds
+	// sums over waiting requests (queueSum): total work and max seats. The work sum lives in
+	// its queue set's workSums (at the queue's index), which shuffle sharding reads for every
+	// request's hand of queues: one array, not a queue object per card.
+	workSum     *seatSeconds
 	maxSeatsSum int
 
 	nextDispatchR seatSeconds
@@ -125,7 +127,7 @@ func (q *fqQueue) peek() *apfRequest {
 
 func (q *fqQueue) enqueue(r *apfRequest) {
 	q.waiting = append(q.waiting, r)
-	q.workSum += r.totalWork
+	*q.workSum += r.totalWork
 	q.maxSeatsSum += r.maxSeats()
 }
 
@@ -146,7 +148,7 @@ func (q *fqQueue) remove(r *apfRequest) bool {
 			q.waiting[len(q.waiting)-1] = nil
 			q.waiting = q.waiting[:len(q.waiting)-1]
 		}
-		q.workSum -= r.totalWork
+		*q.workSum -= r.totalWork
 		q.maxSeatsSum -= r.maxSeats()
 		return true
 	}
@@ -162,7 +164,9 @@ type queueSet struct {
 	dealer           dealer
 	concurrencyLimit int
 
-	queues       []*fqQueue
+	queues []*fqQueue
+	// workSums are the queues' work sums (fqQueue.workSum), by queue index.
+	workSums     []seatSeconds
 	currentR     seatSeconds
 	lastRealTime vtime.Time
 	robinIndex   int
@@ -190,8 +194,9 @@ func newQueueSet(k *sim.Kernel, numQueues, handSize, queueLengthLimit int, onDem
 	if numQueues > 0 {
 		qs.dealer = dealer{deckSize: numQueues, handSize: handSize}
 		qs.queues = make([]*fqQueue, numQueues)
+		qs.workSums = make([]seatSeconds, numQueues)
 		for i := range qs.queues {
-			qs.queues[i] = &fqQueue{index: i, waitingAt: -1}
+			qs.queues[i] = &fqQueue{index: i, waitingAt: -1, workSum: &qs.workSums[i]}
 		}
 	}
 	return qs
@@ -344,7 +349,7 @@ func (qs *queueSet) shuffleShard(hashValue uint64, dealt *dealtHand) int {
 	card := offset // (offset+i) % len(hand), without a division per card
 	for range hand {
 		idx := hand[card]
-		if w := qs.queues[idx].workSum; w < least {
+		if w := qs.workSums[idx]; w < least {
 			least, best = w, idx
 		}
 		if card++; card == len(hand) {
