@@ -118,9 +118,12 @@ type Client struct {
 	srv  *apiserver.Server
 	name string
 	// caller is the server's record of this client, sent with every request.
-	caller     *apiserver.Caller
-	cfg        Config
+	caller *apiserver.Caller
+	cfg    Config
+	// bucket is the client's token bucket, nil before the first request, then ownBucket
+	// (held in the client: one object less to find cold on every request).
 	bucket     *TokenBucket
+	ownBucket  TokenBucket
 	maxRetries int
 	stats      Stats
 	// own is the request of a call when no other call of the client is in flight (ownBusy),
@@ -161,7 +164,8 @@ func (c *Client) RateLimiter() *TokenBucket { return c.bucket }
 // a bucket never holds more than its burst.
 func (c *Client) throttle(ctx context.Context, p *sim.Proc) {
 	if c.bucket == nil {
-		c.bucket = NewTokenBucket(p.Kernel(), c.cfg.QPS, c.cfg.Burst)
+		c.ownBucket.init(p.Kernel(), c.cfg.QPS, c.cfg.Burst)
+		c.bucket = &c.ownBucket
 	}
 	c.bucket.Wait(ctx)
 }

@@ -29,8 +29,13 @@ type ThrottleStats struct {
 // TokenBucket is client-go's flowcontrol.NewTokenBucketRateLimiter(qps, burst) on virtual time:
 // a bucket that starts full with burst tokens and refills at qps per second.
 type TokenBucket struct {
-	qps     float64
-	limiter *rate.Limiter // nil: unlimited
+	qps float64
+	// limiter is the bucket when limited (qps > 0). It is held by value, as the bucket is in
+	// its Client: a request of a client that has slept for 10 s (a kubelet's Lease renewal)
+	// finds its client's state cold in the processor's caches, and every object on the way is
+	// another miss.
+	limiter rate.Limiter
+	limited bool
 	stats   ThrottleStats
 }
 
@@ -39,11 +44,17 @@ type TokenBucket struct {
 // before it gets here). A burst below 1 is raised to 1, since x/time/rate can grant nothing
 // from an empty bucket.
 func NewTokenBucket(k *sim.Kernel, qps float64, burst int) *TokenBucket {
-	b := &TokenBucket{qps: qps}
-	if qps > 0 {
-		b.limiter = rate.NewLimiter(k, rate.Limit(qps), max(burst, 1))
-	}
+	b := &TokenBucket{}
+	b.init(k, qps, burst)
 	return b
+}
+
+// init makes b the full bucket NewTokenBucket returns.
+func (b *TokenBucket) init(k *sim.Kernel, qps float64, burst int) {
+	*b = TokenBucket{qps: qps}
+	if qps > 0 {
+		b.limiter, b.limited = *rate.NewLimiter(k, rate.Limit(qps), max(burst, 1)), true
+	}
 }
 
 // QPS returns the refill rate (0 or negative when unlimited).
@@ -54,7 +65,7 @@ func (b *TokenBucket) QPS() float64 { return b.qps }
 // (x/time/rate Reserve semantics, which rate.Limiter.Wait uses).
 func (b *TokenBucket) Wait(ctx context.Context) time.Duration {
 	b.stats.Waits++
-	if b.limiter == nil {
+	if !b.limited {
 		return 0
 	}
 	d := b.limiter.Reserve()
@@ -75,7 +86,7 @@ func (b *TokenBucket) Wait(ctx context.Context) time.Duration {
 
 // TryAccept takes a token if one is available now and reports whether it did; it never waits.
 func (b *TokenBucket) TryAccept() bool {
-	if b.limiter == nil {
+	if !b.limited {
 		return true
 	}
 	return b.limiter.Allow()
