@@ -97,10 +97,13 @@ type Server struct {
 type Caller struct {
 	srv  *Server
 	name string
-	// routes are the client's first kinds of request (at most maxCallerRoutes); their
-	// classifications are valid while classGen is API Priority and Fairness's configuration
-	// generation.
-	routes   []*route
+	// routes[:nroutes] are the client's first kinds of request; their classifications are
+	// valid while classGen is API Priority and Fairness's configuration generation. One array,
+	// made with the first route and never moved (a request holds its route while it sleeps):
+	// a client's request after a long sleep finds the routes cold in the processor's caches,
+	// and routes of their own would each be another miss.
+	routes   *[maxCallerRoutes]route
+	nroutes  int
 	classGen uint64
 }
 
@@ -134,29 +137,32 @@ const maxCallerRoutes = 16
 // scratch otherwise.
 func (s *Server) routeOf(req *Request, kind model.Kind, scratch *route) *route {
 	caller := s.callerOf(req)
+	if caller.routes == nil {
+		caller.routes = new([maxCallerRoutes]route)
+	}
+	routes := caller.routes[:caller.nroutes]
 	if s.apf != nil && caller.classGen != s.apf.gen {
-		for _, r := range caller.routes {
-			r.c = nil
+		for i := range routes {
+			routes[i].c = nil
 		}
 		caller.classGen = s.apf.gen
 	}
 	raw := rawNamespace(req)
-	for _, r := range caller.routes {
-		if r.kind == kind && r.verb == req.Verb && r.sub == req.Subresource && r.namespace == raw {
+	for i := range routes {
+		if r := &routes[i]; r.kind == kind && r.verb == req.Verb && r.sub == req.Subresource && r.namespace == raw {
 			if r.ks == nil {
 				r.ks = s.store.kinds[kind]
 			}
 			return r
 		}
 	}
-	r := route{kind: kind, sub: req.Subresource, verb: req.Verb, namespace: raw, ks: s.store.kinds[kind]}
-	if len(caller.routes) < maxCallerRoutes {
-		kept := &r
-		caller.routes = append(caller.routes, kept)
-		return kept
+	r := scratch
+	if caller.nroutes < maxCallerRoutes {
+		r = &caller.routes[caller.nroutes]
+		caller.nroutes++
 	}
-	*scratch = r
-	return scratch
+	*r = route{kind: kind, sub: req.Subresource, verb: req.Verb, namespace: raw, ks: s.store.kinds[kind]}
+	return r
 }
 
 // Caller returns the record of the client named client, the same one for every call with the
