@@ -155,7 +155,8 @@ func TestKeptHandPicksTheQueueADealPicks(t *testing.T) {
 			if r.IntN(10) == 0 {
 				h := hands[f]
 				other.startRequest(nil, "fs", est, flows[f], &h)
-				require.Equal(t, other.dealer.deal(flows[f], nil), h.hand, "seed %d step %d: dealt by the other set", seed, step)
+				require.Equal(t, other.dealer.deal(flows[f], nil), h.cards[:h.n], "seed %d step %d: dealt by the other set", seed, step)
+				require.Equal(t, kept.dealer.deal(flows[f], nil), hands[f].cards[:hands[f].n], "seed %d step %d: the kept hand", seed, step)
 			}
 		}
 	}

@@ -63,11 +63,14 @@ func (d dealer) deal(hashValue uint64, hand []int) []int {
 	return hand
 }
 
-// dealtHand is a flow's hand of queues as a queue set dealt it from the flow's hash.
+// dealtHand is a flow's hand of queues as a queue set dealt it from the flow's hash: cards[:n].
+// The cards are held by value, beside the rest of the flow's classification, rather than in
+// an array of their own, another object to find cold on a client's next request.
 type dealtHand struct {
-	qs   *queueSet
-	hash uint64
-	hand []int
+	qs    *queueSet
+	hash  uint64
+	n     int
+	cards [15]int // 15 is the largest hand (dealer.deal)
 }
 
 // apfRequest is one request in a queueSet (queueset/types.go request).
@@ -336,10 +339,10 @@ func (qs *queueSet) shuffleShard(hashValue uint64, dealt *dealtHand) int {
 	var hand []int
 	switch {
 	case dealt != nil && dealt.qs == qs && dealt.hash == hashValue:
-		hand = dealt.hand
+		hand = dealt.cards[:dealt.n]
 	case dealt != nil:
-		hand = qs.dealer.deal(hashValue, nil) // a hand of its own: a copy of dealt keeps its hand
-		dealt.qs, dealt.hash, dealt.hand = qs, hashValue, hand
+		hand = qs.dealer.deal(hashValue, dealt.cards[:0])
+		dealt.qs, dealt.hash, dealt.n = qs, hashValue, len(hand)
 	default:
 		hand = qs.dealer.deal(hashValue, qs.hand[:0])
 	}
