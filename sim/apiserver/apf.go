@@ -110,7 +110,7 @@ type apf struct {
 	classes map[classKey]*classification
 	// gen counts the digests: a client's first classifications, kept in its Caller's routes
 	// in front of classes (found with no hashing, by a scan), are valid while their
-	// generation is gen.
+	// generation (route.cgen) is gen.
 	gen uint64
 	// nominalCLSum is the sum of the levels' nominal limits, the pool borrowing divides.
 	nominalCLSum int
@@ -555,8 +555,11 @@ func (a *apf) classify(req *Request) *classification {
 }
 
 // classifyRoute is classify for a request whose route is rt.
+// The route's classification is used only under the configuration that made it: a request
+// may sleep between finding its route and its classification (a fault's extra latency), and
+// a digest meanwhile makes every kept classification stale.
 func (a *apf) classifyRoute(req *Request, rt *route) *classification {
-	if rt.c != nil {
+	if rt.c != nil && rt.cgen == a.gen {
 		return rt.c
 	}
 	key := classKey{client: req.Client, kind: rt.kind, sub: rt.sub, verb: rt.verb, namespace: rt.namespace}
@@ -567,7 +570,7 @@ func (a *apf) classifyRoute(req *Request, rt *route) *classification {
 			a.classes[key] = c
 		}
 	}
-	rt.c = c
+	rt.c, rt.cgen = c, a.gen
 	return c
 }
 

@@ -41,7 +41,16 @@ func TestCallerClassificationsFollowTheConfiguration(t *testing.T) {
 	assert.Same(t, rogue, srv.callerOf(&Request{Client: "rogue", Caller: foreign}), "another server's record is not this server's")
 
 	// A FlowSchema for the rogue user: the classification kept in its record is stale.
-	fs := &model.FlowSchema{
+	_, err := srv.Store().Create(rogueFlowSchema())
+	require.NoError(t, err)
+	srv.SyncAPFConfig()
+	assert.Equal(t, "workload-low", get("rogue", rogue))
+	assert.Equal(t, "workload-low", get("rogue", nil), "found by name without a record")
+}
+
+// rogueFlowSchema sends every request of the user rogue to the workload-low level.
+func rogueFlowSchema() *model.FlowSchema {
+	return &model.FlowSchema{
 		ObjectMeta: model.ObjectMeta{Name: "rogue-low"},
 		Spec: model.FlowSchemaSpec{
 			PriorityLevelConfiguration: model.PriorityLevelConfigurationReference{Name: "workload-low"},
@@ -55,11 +64,50 @@ func TestCallerClassificationsFollowTheConfiguration(t *testing.T) {
 			}},
 		},
 	}
-	_, err := srv.Store().Create(fs)
-	require.NoError(t, err)
-	srv.SyncAPFConfig()
-	assert.Equal(t, "workload-low", get("rogue", rogue))
-	assert.Equal(t, "workload-low", get("rogue", nil), "found by name without a record")
+}
+
+// slowClient is a fault that delays every request of one client.
+type slowClient struct {
+	client string
+	delay  time.Duration
+}
+
+func (f *slowClient) Intercept(_ vtime.Time, req *Request) (time.Duration, error) {
+	if req.Client == f.client {
+		return f.delay, nil
+	}
+	return 0, nil
+}
+
+// TestRouteClassificationAfterAReconfigurationDuringAFault: a request that finds its route
+// kept, then sleeps in a fault's extra latency while the configuration changes, is classified
+// under the new configuration, not with the classification its route kept.
+func TestRouteClassificationAfterAReconfigurationDuringAFault(t *testing.T) {
+	k, srv := newTestServer(t, func(c *Config) {
+		c.APF.Enabled = true
+		c.APF.Users = testUsers
+	})
+	caller := srv.Caller("rogue")
+	get := Request{Client: "rogue", Caller: caller, Verb: model.VerbGet, Kind: model.KindPod, Namespace: "default", Name: "p"}
+	k.Spawn("client", func(p *sim.Proc) {
+		first := get
+		srv.Do(p, &first) // classified under the bootstrap configuration, and kept
+		srv.AddFault(&slowClient{client: "rogue", delay: 10 * time.Second})
+		second := get
+		srv.Do(p, &second) // the configuration changes while it sleeps in the fault
+	})
+	k.After(5*time.Second, func() {
+		_, err := srv.Store().Create(rogueFlowSchema())
+		require.NoError(t, err)
+		srv.SyncAPFConfig()
+	})
+	k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Minute)})
+	dispatched := map[string]uint64{}
+	for _, l := range srv.APFLevels() {
+		dispatched[l.Name] = l.Dispatched
+	}
+	assert.Equal(t, uint64(1), dispatched["global-default"], "the first request")
+	assert.Equal(t, uint64(1), dispatched["workload-low"], "the second, under the new configuration")
 }
 
 // TestRoutesServeAsTheStoreDoes sends one client's requests through Do, more kinds of

@@ -97,14 +97,12 @@ type Server struct {
 type Caller struct {
 	srv  *Server
 	name string
-	// routes[:nroutes] are the client's first kinds of request; their classifications are
-	// valid while classGen is API Priority and Fairness's configuration generation. One array,
-	// made with the first route and never moved (a request holds its route while it sleeps):
-	// a client's request after a long sleep finds the routes cold in the processor's caches,
-	// and routes of their own would each be another miss.
-	routes   *[maxCallerRoutes]route
-	nroutes  int
-	classGen uint64
+	// routes[:nroutes] are the client's first kinds of request. One array, made with the
+	// first route and never moved (a request holds its route while it sleeps): a client's
+	// request after a long sleep finds the routes cold in the processor's caches, and routes
+	// of their own would each be another miss.
+	routes  *[maxCallerRoutes]route
+	nroutes int
 }
 
 // route is what serving one kind of request of one client (its kind, subresource, verb and
@@ -118,9 +116,11 @@ type route struct {
 	sub       string
 	verb      model.Verb
 	namespace string
-	// c is the classification, nil until the filter classifies a request of the route after
-	// a (re)configuration (Caller.classGen); always nil when the filter is off.
-	c *classification
+	// c is the classification when cgen is API Priority and Fairness's configuration
+	// generation (apf.classifyRoute); nil before the filter classifies a request of the route,
+	// and always when the filter is off.
+	c    *classification
+	cgen uint64
 	// ks is the kind's store, nil while the store has none: the request is then served, and
 	// answered, by the lookup by name (Store.kind).
 	ks *kindStore
@@ -141,12 +141,6 @@ func (s *Server) routeOf(req *Request, kind model.Kind, scratch *route) *route {
 		caller.routes = new([maxCallerRoutes]route)
 	}
 	routes := caller.routes[:caller.nroutes]
-	if s.apf != nil && caller.classGen != s.apf.gen {
-		for i := range routes {
-			routes[i].c = nil
-		}
-		caller.classGen = s.apf.gen
-	}
 	raw := rawNamespace(req)
 	for i := range routes {
 		if r := &routes[i]; r.kind == kind && r.verb == req.Verb && r.sub == req.Subresource && r.namespace == raw {
