@@ -20,7 +20,10 @@
 //   - Memory that does not grow with the trace: Render reads trace.txt twice, line by line,
 //     keeping only the few lines the why breakdown uses and encoding trace.json as it reads;
 //     report.html and series.csv are encoded straight into their files. (A trace out of time
-//     order, which only a hand-edited file is, is read whole and sorted.)
+//     order, which only a hand-edited file is, is read whole and sorted.) A TraceWriter, which
+//     `sim run` hands the simulation as its trace, does the same pass as the run goes, on a
+//     goroutine of its own that writes trace.txt and encodes trace.json from a few chunks of
+//     the trace at a time; RenderStreamed then leaves the files Render would leave.
 //   - Valid JSON or an error: a NaN or infinite number is reported as an error naming the
 //     field instead of being written.
 //

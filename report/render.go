@@ -67,8 +67,14 @@ func scanTrace(path string, fn func(line string) error) (int, error) {
 		return 0, fmt.Errorf("report: %w", err)
 	}
 	defer f.Close()
+	return scanTraceFrom(f, path, fn)
+}
+
+// scanTraceFrom is scanTrace on the bytes of the trace.txt at path, read from r: the one
+// place that says what a trace's lines are.
+func scanTraceFrom(r io.Reader, path string, fn func(line string) error) (int, error) {
 	n := 0
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	for sc.Scan() {
 		if n == maxTraceLines {
@@ -85,6 +91,14 @@ func scanTrace(path string, fn func(line string) error) (int, error) {
 	return n, nil
 }
 
+// traceScanner is scanTrace or scanTraceFrom over one trace.
+type traceScanner func(fn func(line string) error) (int, error)
+
+// fileTrace scans the trace.txt at path.
+func fileTrace(path string) traceScanner {
+	return func(fn func(line string) error) (int, error) { return scanTrace(path, fn) }
+}
+
 // traceDigest is what Render needs of a trace.txt besides trace.json, read in the same pass
 // without keeping the trace.
 type traceDigest struct {
@@ -99,17 +113,17 @@ type traceDigest struct {
 
 // digestTrace reads the trace.txt at path into a traceDigest.
 func digestTrace(path string) (traceDigest, error) {
-	d, _, err := readTrace(path, nil)
+	d, _, err := readTrace(fileTrace(path), nil)
 	return d, err
 }
 
-// readTrace reads the trace.txt at path into a traceDigest and, while its lines are in time
+// readTrace reads the trace scan gives into a traceDigest and, while its lines are in time
 // order, hands each line that parses to encode (unless nil) until encode fails; encodeErr is
-// that failure. err is an error reading the file.
-func readTrace(path string, encode func(*traceLine) error) (d traceDigest, encodeErr, err error) {
+// that failure. err is an error reading the trace.
+func readTrace(scan traceScanner, encode func(*traceLine) error) (d traceDigest, encodeErr, err error) {
 	d.sorted = true
 	last := 0.0
-	n, err := scanTrace(path, func(line string) error {
+	n, err := scan(func(line string) error {
 		l, ok := parseTraceLine(line)
 		if !ok {
 			return nil
@@ -145,12 +159,19 @@ var errTraceNotStreamed = errors.New("report: the trace cannot be streamed")
 // readErr is an error reading the trace (err is then errTraceNotStreamed too); err otherwise
 // one encoding or writing.
 func encodeTraceEventsFile(w io.Writer, path string, series []Series) (d traceDigest, readErr, err error) {
+	return encodeTraceEventsFrom(w, fileTrace(path), func() ([]Series, error) { return series, nil })
+}
+
+// encodeTraceEventsFrom is encodeTraceEventsFile on the trace scan gives, with the series
+// asked for only once every line is encoded (a trace written as a run goes has no series
+// before the run ends); an error from series ends the write with that error.
+func encodeTraceEventsFrom(w io.Writer, scan traceScanner, series func() ([]Series, error)) (d traceDigest, readErr, err error) {
 	enc, encodeErr := newTraceEventEncoder(w)
 	var encode func(*traceLine) error
 	if encodeErr == nil {
 		encode = enc.line
 	}
-	d, lineErr, readErr := readTrace(path, encode)
+	d, lineErr, readErr := readTrace(scan, encode)
 	switch {
 	case readErr != nil || !d.present || !d.sorted:
 		return d, readErr, errTraceNotStreamed
@@ -159,7 +180,11 @@ func encodeTraceEventsFile(w io.Writer, path string, series []Series) (d traceDi
 	case lineErr != nil:
 		return d, nil, lineErr
 	}
-	return d, nil, enc.finish(series)
+	s, err := series()
+	if err != nil {
+		return d, nil, err
+	}
+	return d, nil, enc.finish(s)
 }
 
 // renderTrace writes dir/trace.json for the trace.txt at path with the bytes
@@ -170,11 +195,25 @@ func encodeTraceEventsFile(w io.Writer, path string, series []Series) (d traceDi
 // readErr is an error reading the trace (nothing is written then), writeErr one writing
 // trace.json.
 func renderTrace(dir, path string, series []Series) (d traceDigest, readErr, writeErr error) {
+	d, readErr, writeErr = streamTraceEvents(dir, fileTrace(path), func() ([]Series, error) { return series, nil })
+	return settleTraceEvents(dir, path, series, d, readErr, writeErr)
+}
+
+// streamTraceEvents is the first part of renderTrace: dir/trace.json written atomically from
+// one pass over the trace scan gives (encodeTraceEventsFrom), and the trace's digest.
+func streamTraceEvents(dir string, scan traceScanner, series func() ([]Series, error)) (d traceDigest, readErr, writeErr error) {
 	writeErr = writeAtomic(dir, TraceEventFile, func(w io.Writer) error {
 		var err error
-		d, readErr, err = encodeTraceEventsFile(w, path, series)
+		d, readErr, err = encodeTraceEventsFrom(w, scan, series)
 		return err
 	})
+	return d, readErr, writeErr
+}
+
+// settleTraceEvents is the rest of renderTrace, once streamTraceEvents has read the
+// trace.txt at path (which must be in place by then): the trace.json of a trace that could
+// not be streamed.
+func settleTraceEvents(dir, path string, series []Series, d traceDigest, readErr, writeErr error) (traceDigest, error, error) {
 	switch {
 	case readErr != nil:
 		return traceDigest{}, readErr, nil
@@ -209,6 +248,33 @@ func Render(dir string, res *Result) error {
 	if res == nil {
 		return errors.New("report: Render: nil result")
 	}
+	return render(dir, res, func() (traceDigest, error, error) {
+		return renderTrace(dir, filepath.Join(dir, TraceFile), res.Series)
+	})
+}
+
+// RenderStreamed is Render for the trace t wrote, after t.Commit: the same files with the
+// same bytes, but trace.json is finished from what t's goroutine encoded as the run went
+// (with res's series) and the why breakdown's lines are the ones it kept, so trace.txt is
+// not read again. If t was not committed (it could not be written), it is discarded and
+// this is Render, which finds no trace.txt of t's.
+func RenderStreamed(dir string, res *Result, t *TraceWriter) error {
+	if res == nil {
+		return errors.New("report: RenderStreamed: nil result")
+	}
+	if !t.committed {
+		t.Discard()
+		return Render(dir, res)
+	}
+	return render(dir, res, func() (traceDigest, error, error) {
+		o := t.finish(res.Series)
+		return settleTraceEvents(dir, filepath.Join(dir, TraceFile), res.Series, o.digest, o.readErr, o.writeErr)
+	})
+}
+
+// render is Render with trace writing trace.json and returning the trace's digest, as
+// renderTrace does.
+func render(dir string, res *Result, trace func() (traceDigest, error, error)) error {
 	if err := WriteSeriesCSV(dir, res.Series); err != nil {
 		return err
 	}
@@ -231,7 +297,7 @@ func Render(dir string, res *Result) error {
 			out.err = removeStalePlots(dir, out.written)
 		}
 	}()
-	trace, readErr, encodeErr := renderTrace(dir, filepath.Join(dir, TraceFile), res.Series)
+	digest, readErr, encodeErr := trace()
 	plots := <-plotsDone
 	if readErr != nil {
 		return readErr
@@ -239,7 +305,7 @@ func Render(dir string, res *Result) error {
 	if plots.err != nil {
 		return plots.err
 	}
-	if err := writeHTML(dir, res, trace.why, trace.present, plots.svgs); err != nil {
+	if err := writeHTML(dir, res, digest.why, digest.present, plots.svgs); err != nil {
 		return err
 	}
 	return encodeErr

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"text/tabwriter"
 
-	"github.com/reconsim/reconsim/internal/atomicfile"
 	"github.com/reconsim/reconsim/internal/words"
 
 	"github.com/spf13/pflag"
@@ -301,12 +300,14 @@ func (c *cli) cmdRun(args []string) int {
 	}
 	// The trace always goes to DIR/trace.txt (through a temporary file renamed at the end, so
 	// an interrupted write leaves no half file under that name), and with --trace also to the
-	// terminal as it is produced.
+	// terminal as it is produced. The file is written, and trace.json encoded from it, on a
+	// goroutine of the TraceWriter's as the run goes, off the simulation's goroutine and
+	// outside the time it takes to write the outputs afterwards.
 	if err := checkOutDir(dir); err != nil {
 		fmt.Fprintf(c.stderr, "sim run: %v\n", err)
 		return exitUsage
 	}
-	traceFile, err := atomicfile.Create(dir, report.TraceFile)
+	traceFile, err := report.NewTraceWriter(dir)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "sim run: output directory %s: %v\n", dir, err)
 		return exitUsage
@@ -348,7 +349,7 @@ func (c *cli) cmdRun(args []string) int {
 		}
 	}
 	// Not synced: a trace is large and a rerun rewrites it.
-	traceErr := traceFile.Commit(false)
+	traceErr := traceFile.Commit()
 	if traceErr != nil {
 		fmt.Fprintf(c.stderr, "sim run: %v\n", traceErr)
 	}
@@ -364,7 +365,7 @@ func (c *cli) cmdRun(args []string) int {
 		virtual := "unknown"
 		if res != nil {
 			virtual = strconv.FormatFloat(res.VirtualSeconds, 'f', 3, 64) + "s"
-			if err := c.writeFiles(dir, res); err == nil {
+			if err := c.writeFiles(dir, res, traceFile); err == nil {
 				fmt.Fprintf(c.stderr, "sim run: what was recorded is in %s\n", dir)
 			}
 		}
@@ -382,7 +383,7 @@ func (c *cli) cmdRun(args []string) int {
 	if traceErr != nil {
 		return exitUsage
 	}
-	if err := c.writeFiles(dir, res); err != nil {
+	if err := c.writeFiles(dir, res, traceFile); err != nil {
 		fmt.Fprintf(c.stderr, "sim run: writing the results to %s: %v\n", dir, err)
 		return exitUsage
 	}
@@ -412,15 +413,15 @@ func (c *cli) cmdRun(args []string) int {
 }
 
 // writeFiles writes result.json and events.jsonl, then the plots, report.html and trace.json
-// rendered from them (and from trace.txt, already in dir).
-func (c *cli) writeFiles(dir string, res *report.Result) error {
+// rendered from them and from the committed trace.
+func (c *cli) writeFiles(dir string, res *report.Result, trace *report.TraceWriter) error {
 	if err := report.WriteResult(dir, res); err != nil {
 		return err
 	}
 	if err := report.WriteEvents(dir, res.Events); err != nil {
 		return err
 	}
-	return report.Render(dir, res)
+	return report.RenderStreamed(dir, res, trace)
 }
 
 // checkOutDir checks that a run may write into dir. A run owns its output directory: it
