@@ -8,8 +8,11 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/reconsim/reconsim/internal/plotstyle"
 )
@@ -173,32 +176,102 @@ func WritePlots(dir string, res *Result) ([]string, error) {
 }
 
 // writePlotFiles writes each figure as PNG and SVG under dir/plots and returns the paths
-// written and the SVG of each figure, in order.
+// written and the SVG of each figure, in order. The files are drawn on up to GOMAXPROCS
+// goroutines (drawPlots) and written in order as they come, so that the files, the paths
+// and the first error are what drawing and writing one file after the other gives.
 func writePlotFiles(dir string, figs []Plot) (written []string, svgs [][]byte, _ error) {
 	out := filepath.Join(dir, PlotsDir)
-	for _, f := range figs {
-		for _, format := range []string{"png", "svg"} {
-			var data []byte
-			var err error
-			if format == "png" {
-				data, err = f.PNG()
-			} else {
-				data, err = f.SVG()
-			}
-			if err != nil {
-				return written, svgs, err
+	drawn := drawPlots(figs, runtime.GOMAXPROCS(0))
+	defer drawn.stop()
+	for i, f := range figs {
+		for k, format := range plotFormats {
+			d := drawn.get(i*len(plotFormats) + k)
+			if d.err != nil {
+				return written, svgs, d.err
 			}
 			if format == "svg" {
-				svgs = append(svgs, data)
+				svgs = append(svgs, d.data)
 			}
 			name := f.Name + "." + format
-			if err := writeAtomicBytes(out, name, data); err != nil {
+			if err := writeAtomicBytes(out, name, d.data); err != nil {
 				return written, svgs, err
 			}
 			written = append(written, filepath.Join(out, name))
 		}
 	}
 	return written, svgs, nil
+}
+
+// plotFormats are the files of a figure, in the order they are written.
+var plotFormats = []string{"png", "svg"}
+
+// drawnPlot is one file of a figure, drawn: its bytes or the error drawing it.
+type drawnPlot struct {
+	data []byte
+	err  error
+}
+
+// plotDrawing draws the files of figures on goroutines; get waits for one.
+type plotDrawing struct {
+	files []drawnPlot
+	// ready[j] is closed once files[j] is drawn (or will not be, after stop).
+	ready []chan struct{}
+	next  atomic.Int64
+	done  sync.WaitGroup
+}
+
+// drawPlots starts drawing every file of figs, figure by figure in plotFormats' order (file
+// j is figure j/len(plotFormats)), on min(workers, files) goroutines that each take the
+// next file not taken. Each file's bytes depend on its figure alone (gonum/plot keeps no
+// state between figures but its font cache, which it locks).
+func drawPlots(figs []Plot, workers int) *plotDrawing {
+	n := len(figs) * len(plotFormats)
+	d := &plotDrawing{files: make([]drawnPlot, n), ready: make([]chan struct{}, n)}
+	for j := range d.ready {
+		d.ready[j] = make(chan struct{})
+	}
+	for range max(1, min(workers, n)) {
+		d.done.Add(1)
+		go func() {
+			defer d.done.Done()
+			for {
+				j := int(d.next.Add(1) - 1)
+				if j >= n {
+					return
+				}
+				d.files[j] = drawPlotFile(figs[j/len(plotFormats)], plotFormats[j%len(plotFormats)])
+				close(d.ready[j])
+			}
+		}()
+	}
+	return d
+}
+
+// drawPlotFile draws one file of f; a panic is returned as an error, as Render returns one.
+func drawPlotFile(f Plot, format string) (d drawnPlot) {
+	defer func() {
+		if r := recover(); r != nil {
+			d = drawnPlot{err: fmt.Errorf("report: drawing the plots: panic: %v", r)}
+		}
+	}()
+	if format == "png" {
+		d.data, d.err = f.PNG()
+	} else {
+		d.data, d.err = f.SVG()
+	}
+	return d
+}
+
+// get waits for file j and returns it.
+func (d *plotDrawing) get(j int) drawnPlot {
+	<-d.ready[j]
+	return d.files[j]
+}
+
+// stop lets the goroutines take no further file and waits for them to end.
+func (d *plotDrawing) stop() {
+	d.next.Store(int64(len(d.files)))
+	d.done.Wait()
 }
 
 // runEnd is the right end of every time axis: the end of the run, or the last sample if a

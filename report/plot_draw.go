@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
@@ -138,16 +139,8 @@ func (p Plot) render(w io.Writer, format string) (err error) {
 		return fmt.Errorf("report: plot %s has no panels", p.Name)
 	}
 	entries := p.legendEntries()
-	_, legendRows, _ := legendGrid(entries)
-
-	// The marker labels' rows depend only on horizontal positions, which do not depend on
-	// the height: lay the panels out once to find them, then size the figure.
-	probe := vgimg.NewWith(vgimg.UseWH(plotstyle.Px(plotWidthPx), plotstyle.Px(p.heightPx(0, legendRows))), vgimg.UseDPI(plotstyle.DPI))
-	lay := layout{width: plotstyle.Px(plotWidthPx), legendRows: legendRows}
 	gps := p.gonumPlots()
-	cans := p.alignPanels(gps, draw.New(probe), lay)
-	lay.markerLevels, lay.nLevels = p.markerLevels(gps[0], cans[0])
-	lay.height = plotstyle.Px(p.heightPx(lay.nLevels, legendRows))
+	lay := p.layOut(gps, entries, recordingProbe)
 
 	var out vg.CanvasWriterTo
 	switch format {
@@ -163,6 +156,26 @@ func (p Plot) render(w io.Writer, format string) (err error) {
 		return fmt.Errorf("report: writing plot %s: %w", p.Name, err)
 	}
 	return nil
+}
+
+// layOut sizes the figure of the panels gps with legend entries, laying the panels out on
+// a canvas probe makes of the figure's size without the marker label rows. The marker
+// labels' rows depend only on horizontal positions, which do not depend on the height: the
+// panels are laid out once to find them, then the figure is sized.
+func (p Plot) layOut(gps []*plot.Plot, entries []legendEntry, probe func(w, h vg.Length) draw.Canvas) layout {
+	_, legendRows, _ := legendGrid(entries)
+	lay := layout{width: plotstyle.Px(plotWidthPx), legendRows: legendRows}
+	cans := p.alignPanels(gps, probe(lay.width, plotstyle.Px(p.heightPx(0, legendRows))), lay)
+	lay.markerLevels, lay.nLevels = p.markerLevels(gps[0], cans[0])
+	lay.height = plotstyle.Px(p.heightPx(lay.nLevels, legendRows))
+	return lay
+}
+
+// recordingProbe is layOut's canvas: laying out measures text and draws nothing, so a
+// canvas that only records calls does (an image canvas would allocate and clear a bitmap of
+// the whole figure for it; TestLayOutOnARecorderIsOnAnImage checks they agree).
+func recordingProbe(w, h vg.Length) draw.Canvas {
+	return draw.Canvas{Canvas: &recorder.Canvas{}, Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}}
 }
 
 // gonumPlots builds one gonum plot per panel: axes, grid, step lines and marker lines.

@@ -239,7 +239,7 @@ func settleTraceEvents(dir, path string, series []Series, d traceDigest, readErr
 // WriteTraceEvents). Every file is written atomically, with the bytes the functions named give
 // (each plot's SVG is drawn once, for its file and the page). The trace is never held in
 // memory: one pass over trace.txt keeps the few lines the why breakdown uses and encodes
-// trace.json as it reads (renderTrace). The plots are drawn on a goroutine of their own
+// trace.json as it reads (renderTrace). The plots are drawn on goroutines of their own (drawPlots)
 // during that pass: the two take seconds each for a large run and read res and the trace
 // without modifying them; the page, which needs both, comes last. It returns the first error,
 // in the order reading the trace, plots, page, trace.json; a panic while drawing the plots is
