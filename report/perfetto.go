@@ -198,12 +198,12 @@ type traceEventEncoder struct {
 	// tracks maps a track name to its tid.
 	tracks map[string]int
 	// laneEnds[component][i] is when the last slice on the component's lane i ended.
-	laneEnds map[string][]float64
+	laneEnds map[string]*[]float64
 }
 
 // newTraceEventEncoder starts the document on w: its opening and the process's name.
 func newTraceEventEncoder(w io.Writer) (*traceEventEncoder, error) {
-	e := &traceEventEncoder{bw: bufio.NewWriterSize(w, 1<<16), first: true, tracks: map[string]int{}, laneEnds: map[string][]float64{}}
+	e := &traceEventEncoder{bw: bufio.NewWriterSize(w, 1<<16), first: true, tracks: map[string]int{}, laneEnds: map[string]*[]float64{}}
 	if _, err := e.bw.WriteString(`{"traceEvents":[`); err != nil {
 		return nil, err
 	}
@@ -235,14 +235,15 @@ func (e *traceEventEncoder) track(name string) (int, error) {
 		return tid, nil
 	}
 	tid := len(e.tracks) + 1
-	e.tracks[name] = tid
+	e.tracks[strings.Clone(name)] = tid // name may be the reading buffer (scanTrace)
 	if err := e.emit(&traceEvent{Name: "thread_name", Ph: "M", PID: 1, TID: tid, Arg: "name", ArgString: name}); err != nil {
 		return 0, err
 	}
 	return tid, e.emit(&traceEvent{Name: "thread_sort_index", Ph: "M", PID: 1, TID: tid, Arg: "sort_index", ArgKind: argInt, ArgInt: tid})
 }
 
-// line writes the event of one trace line; lines must come in time order.
+// line writes the event of one trace line; lines must come in time order. l's strings may
+// be scanTrace's reading buffer: what the encoder keeps of them it clones.
 func (e *traceEventEncoder) line(l *traceLine) error {
 	endUS := l.seconds * 1e6
 	dur, isSlice := lineDuration(l.rest)
@@ -262,7 +263,12 @@ func (e *traceEventEncoder) line(l *traceLine) error {
 	if startUS < 0 {
 		startUS, durUS = 0, endUS
 	}
-	lanes := e.laneEnds[l.component]
+	lanesOf, ok := e.laneEnds[l.component]
+	if !ok {
+		lanesOf = new([]float64)
+		e.laneEnds[strings.Clone(l.component)] = lanesOf
+	}
+	lanes := *lanesOf
 	lane := len(lanes)
 	for i, end := range lanes {
 		// Trace times are rounded to the microsecond while durations are exact, so a
@@ -283,7 +289,7 @@ func (e *traceEventEncoder) line(l *traceLine) error {
 		lanes = append(lanes, 0)
 	}
 	lanes[lane] = endUS
-	e.laneEnds[l.component] = lanes
+	*lanesOf = lanes
 	name := l.component
 	if lane > 0 {
 		name = fmt.Sprintf("%s #%d", l.component, lane+1)
@@ -318,6 +324,9 @@ func (e *traceEventEncoder) finish(series []Series) error {
 // lineDuration finds a took=<d> or duration=<d> token (a Go duration, 0 to 24h) in a trace
 // line's details.
 func lineDuration(rest string) (time.Duration, bool) {
+	if !strings.Contains(rest, "took=") && !strings.Contains(rest, "duration=") {
+		return 0, false // most lines: no token can start with either
+	}
 	for tok := range strings.FieldsSeq(rest) {
 		v, ok := strings.CutPrefix(tok, "took=")
 		if !ok {

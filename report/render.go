@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 )
 
 // File names Render writes or reads inside an output directory.
@@ -49,7 +51,7 @@ func LoadResult(dir string) (*Result, error) {
 func ReadTraceLines(path string) ([]string, error) {
 	var lines []string
 	_, err := scanTrace(path, func(line string) error {
-		lines = append(lines, line)
+		lines = append(lines, strings.Clone(line))
 		return nil
 	})
 	return lines, err
@@ -57,7 +59,10 @@ func ReadTraceLines(path string) ([]string, error) {
 
 // scanTrace calls fn with each line of the trace.txt at path, as ReadTraceLines reads them
 // (the same cut, the same errors), one at a time, and returns how many there were: none when
-// the file does not exist. It stops at fn's first error and returns it.
+// the file does not exist. It stops at fn's first error and returns it. The line fn is given
+// is valid only during the call: it is the reading buffer, not a copy (a large run's trace
+// has a million lines, which are garbage as soon as they are encoded); fn clones what it
+// keeps, map keys it adds included.
 func scanTrace(path string, fn func(line string) error) (int, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -81,7 +86,8 @@ func scanTraceFrom(r io.Reader, path string, fn func(line string) error) (int, e
 			break
 		}
 		n++
-		if err := fn(strings.TrimRight(sc.Text(), "\r")); err != nil {
+		b := bytes.TrimRight(sc.Bytes(), "\r")
+		if err := fn(unsafe.String(unsafe.SliceData(b), len(b))); err != nil {
 			return n, err
 		}
 	}
@@ -123,9 +129,10 @@ func digestTrace(path string) (traceDigest, error) {
 func readTrace(scan traceScanner, encode func(*traceLine) error) (d traceDigest, encodeErr, err error) {
 	d.sorted = true
 	last := 0.0
+	var l traceLine // one for every line: encode's pointer would move each to the heap
 	n, err := scan(func(line string) error {
-		l, ok := parseTraceLine(line)
-		if !ok {
+		var ok bool
+		if l, ok = parseTraceLine(line); !ok {
 			return nil
 		}
 		if l.seconds < last {
@@ -133,7 +140,8 @@ func readTrace(scan traceScanner, encode func(*traceLine) error) (d traceDigest,
 		}
 		last = l.seconds
 		if whyUses(l) {
-			d.why = append(d.why, l)
+			kept, _ := parseTraceLine(strings.Clone(line)) // line is scanTrace's buffer
+			d.why = append(d.why, kept)
 		}
 		if d.sorted && encode != nil && encodeErr == nil {
 			encodeErr = encode(&l)

@@ -91,17 +91,23 @@ func FuzzTraceEventEncoding(f *testing.F) {
 
 // TestRenderIsTheEncodersOnEveryTrace: Render, which streams trace.txt, writes exactly what
 // EncodeHTML and EncodeTraceEvents give from the whole trace in memory, for a trace in time
-// order (streamed), one out of order (read whole and sorted), one with CRLF endings, garbage
-// lines and none that parse, an empty one and none at all.
+// order (streamed), a long one (whose many components and slices the encoder keeps while
+// the lines it read them from are overwritten), one out of order (read whole and sorted),
+// one with CRLF endings, garbage lines and none that parse, an empty one and none at all.
 func TestRenderIsTheEncodersOnEveryTrace(t *testing.T) {
 	sorted := nodeFailureTrace()
 	shuffled := append([]string(nil), sorted...)
 	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	long := filepath.Join(t.TempDir(), "long.txt")
+	writeSyntheticTrace(t, long, 60_000)
+	longTrace, err := os.ReadFile(long)
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		name    string
 		content *string // nil: no trace.txt
 	}{
 		{name: "in time order", content: ptrTo(strings.Join(sorted, "\n") + "\n")},
+		{name: "long", content: ptrTo(string(longTrace))},
 		{name: "out of order", content: ptrTo(strings.Join(shuffled, "\n"))},
 		{name: "CRLF and garbage", content: ptrTo("garbage\r\n\r\n" + strings.Join(sorted, "\r\n") + "\r\nsummary: done\r\n")},
 		{name: "nothing parses", content: ptrTo("x\ny z\n")},
