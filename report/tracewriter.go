@@ -158,22 +158,34 @@ func (t *TraceWriter) finish(series []Series) tracedOutcome {
 	return *t.outcome
 }
 
+// streamTrace is streamTraceEvents; a test makes it fail before it reads the trace.
+var streamTrace = streamTraceEvents
+
 // run is the goroutine: it writes each chunk to trace.txt and encodes trace.json from it.
 func (t *TraceWriter) run() {
 	var o tracedOutcome
-	o.digest, o.readErr, o.writeErr = streamTraceEvents(t.dir, t.scan, func() ([]Series, error) {
+	scanned := false
+	o.digest, o.readErr, o.writeErr = streamTrace(t.dir, func(fn func(line string) error) (int, error) {
+		scanned = true
+		return t.scan(fn)
+	}, func() ([]Series, error) {
 		s, ok := <-t.series
 		if !ok {
 			return nil, errTraceAbandoned
 		}
 		return s, nil
 	})
+	if !scanned {
+		// trace.json could not be started (its temporary file): trace.txt still takes
+		// every chunk, and the run never waits for a reader that is not there.
+		_, _ = t.scan(func(string) error { return nil })
+	}
 	t.done <- o
 }
 
 // scan is the traceScanner of the chunks as they come; it takes every chunk, and has written
 // it to trace.txt, before it returns, whether or not the lines ended early (maxTraceLines,
-// a line too long).
+// a line too long). It runs once.
 func (t *TraceWriter) scan(fn func(line string) error) (int, error) {
 	r := &chunkReader{t: t}
 	n, err := scanTraceFrom(r, filepath.Join(t.dir, TraceFile), fn)

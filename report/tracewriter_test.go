@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -197,4 +198,30 @@ func TestTraceWriterHoldsChunksNotTheTrace(t *testing.T) {
 	t.Logf("trace %d MiB; live heap grew by at most %d KiB", size>>20, grown>>10)
 	assert.Greater(t, size, uint64(4*allowed), "the trace must dwarf the allowance for the test to mean anything")
 	assert.Less(t, grown, int64(allowed), "a TraceWriter holds memory that grows with the trace")
+}
+
+// TestTraceWriterWithoutTraceJSONStillWritesTheTrace: when trace.json cannot be started, the
+// run is never held up waiting for its encoder (more chunks than a TraceWriter has go
+// through) and trace.txt gets every byte; the page is rendered from the trace as Render
+// renders it when trace.json's temporary file cannot be made (no trace.json, no error).
+func TestTraceWriterWithoutTraceJSONStillWritesTheTrace(t *testing.T) {
+	old := streamTrace
+	streamTrace = func(dir string, scan traceScanner, series func() ([]Series, error)) (traceDigest, error, error) {
+		return traceDigest{}, nil, errors.New("report: writing trace.json: no room")
+	}
+	defer func() { streamTrace = old }()
+	src := filepath.Join(t.TempDir(), "src.txt")
+	writeSyntheticTrace(t, src, 60_000)
+	content, err := os.ReadFile(src)
+	require.NoError(t, err)
+	require.Greater(t, len(content), 2*traceChunks*traceChunkBytes)
+	dir := t.TempDir()
+	res := plotFixture()
+	res.Series = res.Series[:1]
+	require.NoError(t, streamAndRender(t, dir, content, res, rand.New(rand.NewPCG(9, 10))))
+	got, err := os.ReadFile(filepath.Join(dir, TraceFile))
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(content, got), "trace.txt has every byte")
+	_, err = os.Stat(filepath.Join(dir, TraceEventFile))
+	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
