@@ -434,3 +434,31 @@ func TestUsageFlags(t *testing.T) {
 	assert.Len(t, got, 9)
 	assert.Empty(t, usageFlags(listUsage))
 }
+
+// TestWriteFilesRendersAfterTheCollection: sim run writes result.json and events.jsonl while
+// the collection after the run goes on, and draws the plots and the page, which allocate the
+// most, only once it is over (so that they reuse the simulation's memory).
+func TestWriteFilesRendersAfterTheCollection(t *testing.T) {
+	dir := t.TempDir()
+	trace, err := report.NewTraceWriter(dir)
+	require.NoError(t, err)
+	defer trace.Discard()
+	require.NoError(t, trace.Commit())
+	res := &report.Result{Scenario: "s", SimulatorVersion: report.SimulatorVersion, UpstreamVersion: "1.37",
+		VirtualSeconds: 10, StopReason: "quiescent", TraceHash: report.TraceHashHex(1), Passed: true}
+	h := newHarness(passing)
+	collected := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- h.cli.writeFiles(dir, res, trace, collected) }()
+	require.Eventually(t, func() bool {
+		_, errResult := os.Stat(filepath.Join(dir, report.ResultFile))
+		_, errEvents := os.Stat(filepath.Join(dir, report.EventsFile))
+		return errResult == nil && errEvents == nil
+	}, 10*time.Second, time.Millisecond, "result.json and events.jsonl do not wait for the collection")
+	time.Sleep(50 * time.Millisecond)
+	assert.NoFileExists(t, filepath.Join(dir, report.HTMLFile), "the page waits for the collection")
+	assert.Empty(t, done, "writeFiles waits for the collection")
+	close(collected)
+	require.NoError(t, <-done)
+	assert.FileExists(t, filepath.Join(dir, report.HTMLFile))
+}
