@@ -28,7 +28,13 @@ type eventHeap []event
 
 func (h *eventHeap) push(e event) {
 	s := append(*h, event{})
-	i := len(s) - 1
+	siftUp(s, len(s)-1, e)
+	*h = s
+}
+
+// siftUp places e at the hole i or above it, moving the hole's ancestors that e comes before
+// down into it.
+func siftUp(s []event, i int, e event) {
 	for i > 0 {
 		parent := (i - 1) / 2
 		if !e.before(&s[parent]) {
@@ -38,7 +44,6 @@ func (h *eventHeap) push(e event) {
 		i = parent
 	}
 	s[i] = e
-	*h = s
 }
 
 func (h *eventHeap) pop() event {
@@ -61,15 +66,7 @@ func (h *eventHeap) pop() event {
 			s[i] = s[child]
 			i = child
 		}
-		for i > 0 {
-			parent := (i - 1) / 2
-			if !x.before(&s[parent]) {
-				break
-			}
-			s[i] = s[parent]
-			i = parent
-		}
-		s[i] = x
+		siftUp(s, i, x)
 	}
 	*h = s
 	return top

@@ -122,6 +122,19 @@ func (w *mworld) pod(name string) *model.Pod {
 }
 
 // cpu returns each pod's cpu in milli-cores as the HPA reads it, and the window.
+// relabel moves the pod into the load's target (app=web) or out of it (app=idle).
+func (w *mworld) relabel(t *testing.T, name string) {
+	t.Helper()
+	p := w.pod(name).DeepCopy()
+	if p.Labels["app"] == "web" {
+		p.Labels = map[string]string{"app": "idle"}
+	} else {
+		p.Labels = map[string]string{"app": "web"}
+	}
+	_, err := w.store.Update(p)
+	require.NoError(t, err)
+}
+
 func (w *mworld) cpu() (map[string]int64, map[string]time.Duration) {
 	pm, _, err := w.s.GetResourceMetric(context.Background(), model.ResourceCPU, "default", labels.Everything(), "")
 	if err != nil {
@@ -354,14 +367,7 @@ func TestIdlePodsSampleAsEagerly(t *testing.T) {
 				case op == 0: // restart
 					w.setStatus(w.pod(name), at, true)
 				case op == 1: // relabel into or out of the load's target
-					p := w.pod(name).DeepCopy()
-					if p.Labels["app"] == "web" {
-						p.Labels = map[string]string{"app": "idle"}
-					} else {
-						p.Labels = map[string]string{"app": "web"}
-					}
-					_, err := w.store.Update(p)
-					require.NoError(t, err)
+					w.relabel(t, name)
 				case op == 2:
 					_, err := w.store.Delete(model.KindPod, "default", name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
 					require.NoError(t, err)
@@ -439,14 +445,7 @@ func TestSharedIdlePodsScrapeAsEach(t *testing.T) {
 					case op == 0: // restart
 						w.setStatus(w.pod(name), at-time.Duration(rng.IntN(3))*time.Second, true)
 					case op == 1: // relabel into or out of the load's target
-						p := w.pod(name).DeepCopy()
-						if p.Labels["app"] == "web" {
-							p.Labels = map[string]string{"app": "idle"}
-						} else {
-							p.Labels = map[string]string{"app": "web"}
-						}
-						_, err := w.store.Update(p)
-						require.NoError(t, err)
+						w.relabel(t, name)
 					case op == 2: // an update that changes nothing the pipeline reads
 						p := w.pod(name).DeepCopy()
 						p.Annotations = map[string]string{"step": fmt.Sprint(step)}
