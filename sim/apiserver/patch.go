@@ -70,10 +70,40 @@ func (s *Store) patch(kind model.Kind, namespace, name string, pt model.PatchTyp
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("encoding %s %q: %v", kind, name, err))
 	}
+	var obj model.Object
+	if kind == model.KindEvent && pt == model.StrategicMergePatchType {
+		if ev, ok := eventCountPatch(current, patchDoc, patch); ok {
+			obj = ev
+		}
+	}
+	if obj == nil {
+		if obj, err = applyPatch(ks, kind, name, current, pt, patch, patchDoc); err != nil {
+			return nil, err
+		}
+	}
+	meta := obj.Meta()
+	if meta.Name != name {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", meta.Name, name))
+	}
+	if ks.info.Namespaced && meta.Namespace != key.namespace {
+		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	action := "patch"
+	if status {
+		action = "patch-status"
+	}
+	return s.update(ks, obj, status, action)
+}
+
+// applyPatch applies patch, of type pt, to current (the stored object's JSON) and decodes the
+// result into a new object of the kind.
+func applyPatch(ks *kindStore, kind model.Kind, name string, current []byte, pt model.PatchType, patch []byte, patchDoc any) (model.Object, error) {
 	var merged []byte
+	var err error
 	if pt == model.MergePatchType || pt == "" {
 		// Only a merge patch works on the decoded document; the other types apply to the bytes.
-		currentDoc, err := model.DecodeJSONExact(current)
+		var currentDoc any
+		currentDoc, err = model.DecodeJSONExact(current)
 		if err != nil {
 			return nil, apierrors.NewInternalError(fmt.Errorf("decoding %s %q: %v", kind, name, err))
 		}
@@ -89,18 +119,7 @@ func (s *Store) patch(kind model.Kind, namespace, name string, pt model.PatchTyp
 		// patch.go applyPatchToObject: a result that does not convert is Invalid on "patch".
 		return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(patch), err.Error())})
 	}
-	meta := obj.Meta()
-	if meta.Name != name {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", meta.Name, name))
-	}
-	if ks.info.Namespaced && meta.Namespace != key.namespace {
-		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-	}
-	action := "patch"
-	if status {
-		action = "patch-status"
-	}
-	return s.update(ks, obj, status, action)
+	return obj, nil
 }
 
 // mergePatch is RFC 7386 MergePatch: an object patch merges key by key (null deletes a key),
