@@ -72,9 +72,13 @@ type Correlator struct {
 	clock      rate.Clock
 	opts       CorrelatorOptions
 	names      *Names
-	spam       *lru[*rate.Limiter]
-	aggregates *lru[*aggregateRecord]
+	spam       *lru[rate.Limiter]
+	aggregates *lru[aggregateRecord]
 	logs       *lru[eventLog]
+	// oneKey hands out the first local key of new aggregate records: most aggregate keys
+	// (one source, object, type and reason) see one message, and a record's one-element
+	// slice comes from this shared block instead of an allocation of its own.
+	oneKey []string
 	// observed is the event the last EventCorrelate returned when the logger cached it under
 	// its own event key, and logged that cache entry: UpdateState of the server's copy of it
 	// finds the entry without building and hashing the key again. loggedKey is that key: a
@@ -92,8 +96,8 @@ func NewCorrelator(clock rate.Clock, opts CorrelatorOptions, names *Names) *Corr
 		clock:      clock,
 		opts:       opts,
 		names:      names,
-		spam:       newLRU[*rate.Limiter](opts.LRUCacheSize),
-		aggregates: newLRU[*aggregateRecord](opts.LRUCacheSize),
+		spam:       newLRU[rate.Limiter](opts.LRUCacheSize),
+		aggregates: newLRU[aggregateRecord](opts.LRUCacheSize),
 		logs:       newLRU[eventLog](opts.LRUCacheSize),
 	}
 }
@@ -200,13 +204,13 @@ func (k eventKeys) aggregateKeys() (aggregateKey, localKey string) {
 // refill 1/300 s; flowcontrol.NewTokenBucketPassiveRateLimiterWithClock, which is
 // x/time/rate with the float32 qps widened); true means skip.
 func (c *Correlator) filter(key string) bool {
-	if e := c.spam.find(key); e != nil {
-		return !e.value.Allow()
+	e := c.spam.find(key)
+	if e == nil {
+		// Upstream's Allow on the new limiter before its Add: nothing else reads the cache in
+		// between, and Allow reads only the clock.
+		e = c.spam.add(key, *rate.NewLimiter(c.clock, rate.Limit(c.opts.QPS), c.opts.BurstSize))
 	}
-	lim := rate.NewLimiter(c.clock, rate.Limit(c.opts.QPS), c.opts.BurstSize)
-	skip := !lim.Allow()
-	c.spam.add(key, lim)
-	return skip
+	return !e.value.Allow()
 }
 
 // aggregateRecord is upstream's aggregateRecord: the distinct messages seen for one
@@ -214,6 +218,13 @@ func (c *Correlator) filter(key string) bool {
 type aggregateRecord struct {
 	localKeys     []string
 	lastTimestamp vtime.Time
+}
+
+// reset makes r a new record (no messages), keeping the slice's storage.
+func (r *aggregateRecord) reset() {
+	clear(r.localKeys)
+	r.localKeys = r.localKeys[:0]
+	r.lastTimestamp = 0
 }
 
 // aggregate is EventAggregator.EventAggregate. Once MaxEvents distinct messages were seen
@@ -228,22 +239,28 @@ func (c *Correlator) aggregate(ev *model.Event, keys eventKeys) (*model.Event, s
 	maxInterval := time.Duration(c.opts.MaxIntervalInSeconds) * time.Second
 	// Upstream compares against a zero time.Time when nothing was found, which is always
 	// older than the interval; virtual time starts at 0, so "not found" is explicit here.
-	var rec *aggregateRecord
-	if entry != nil && now.Sub(entry.value.lastTimestamp) <= maxInterval {
-		rec = entry.value
-	} else {
-		rec = &aggregateRecord{}
+	// Upstream's Add after its Get: the found entry, already the most recent, takes the new
+	// record; otherwise the record is added now rather than after the updates below, which is
+	// the same, as nothing else reads the cache in between. The record is kept in the entry:
+	// an expired one is emptied, keeping its storage.
+	if entry == nil {
+		entry = c.aggregates.add(aggKey, aggregateRecord{})
+	} else if now.Sub(entry.value.lastTimestamp) > maxInterval {
+		entry.value.reset()
 	}
+	rec := &entry.value
 	if i, ok := slices.BinarySearch(rec.localKeys, localKey); !ok {
+		if cap(rec.localKeys) == 0 {
+			if len(c.oneKey) == 0 {
+				// Blocks as large as the records so far, as the lru's blocks of entries.
+				c.oneKey = make([]string, min(max(len(c.aggregates.entries), minLRUBlock), maxLRUBlock))
+			}
+			rec.localKeys = c.oneKey[:0:1]
+			c.oneKey = c.oneKey[1:]
+		}
 		rec.localKeys = slices.Insert(rec.localKeys, i, localKey)
 	}
 	rec.lastTimestamp = now
-	// Upstream's Add after its Get: the found entry, already the most recent, takes rec.
-	if entry != nil {
-		entry.value = rec
-	} else {
-		c.aggregates.add(aggKey, rec)
-	}
 	if len(rec.localKeys) < c.opts.MaxEvents {
 		return ev, keys.event
 	}
@@ -313,6 +330,9 @@ type lru[V any] struct {
 	max        int
 	entries    map[string]*lruEntry[V]
 	head, tail *lruEntry[V] // head is the most recent
+	// free is storage for entries not yet used: entries are allocated in blocks, a block as
+	// large as the entries so far (8 to 256, never past max), as a cache never frees one.
+	free []lruEntry[V]
 }
 
 type lruEntry[V any] struct {
@@ -337,11 +357,12 @@ func (l *lru[V]) find(key string) *lruEntry[V] {
 	return e
 }
 
-func (l *lru[V]) add(key string, value V) {
+// add is groupcache's Add; it returns the key's entry, now the most recent.
+func (l *lru[V]) add(key string, value V) *lruEntry[V] {
 	if e, ok := l.entries[key]; ok {
 		e.value = value
 		l.toFront(e)
-		return
+		return e
 	}
 	if l.max > 0 && len(l.entries) >= l.max {
 		// Full: the least recent entry is evicted, as groupcache's Add does after adding,
@@ -352,12 +373,28 @@ func (l *lru[V]) add(key string, value V) {
 		e.key, e.value = key, value
 		l.entries[key] = e
 		l.pushFront(e)
-		return
+		return e
 	}
-	e := &lruEntry[V]{key: key, value: value}
+	if len(l.free) == 0 {
+		n := min(max(len(l.entries), minLRUBlock), maxLRUBlock)
+		if l.max > 0 {
+			n = min(n, l.max-len(l.entries))
+		}
+		l.free = make([]lruEntry[V], n)
+	}
+	e := &l.free[0]
+	l.free = l.free[1:]
+	e.key, e.value = key, value
 	l.entries[key] = e
 	l.pushFront(e)
+	return e
 }
+
+// The bounds of an lru's blocks of entries (lru.free).
+const (
+	minLRUBlock = 8
+	maxLRUBlock = 256
+)
 
 func (l *lru[V]) toFront(e *lruEntry[V]) {
 	if l.head == e {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -157,4 +158,59 @@ func TestUpdateStateAfterEntryReused(t *testing.T) {
 		return out
 	}
 	assert.Equal(t, run(false), run(true))
+}
+
+// TestAggregateRecordsKeepTheirOwnMessages: records whose first message came from the shared
+// block (Correlator.oneKey) grow without writing into each other's, and an expired record
+// starts afresh though it keeps its storage.
+func TestAggregateRecordsKeepTheirOwnMessages(t *testing.T) {
+	clock := &vtime.ManualClock{}
+	c := NewCorrelator(clock, CorrelatorOptions{}, NewNames())
+	event := func(obj, message string) *model.Event {
+		return &model.Event{
+			ObjectMeta:     model.ObjectMeta{Name: obj + ".x", Namespace: "ns"},
+			InvolvedObject: model.ObjectReference{Kind: "Pod", Namespace: "ns", Name: obj},
+			Type:           model.EventTypeNormal, Reason: "R", Message: message, Count: 1,
+		}
+	}
+	messages := func(obj string) []string {
+		keys := keysOf(event(obj, ""))
+		e := c.aggregates.entries[keys.aggregate]
+		require.NotNil(t, e, obj)
+		return e.value.localKeys
+	}
+	for _, ev := range []*model.Event{event("a", "a2"), event("b", "b1"), event("c", "c1"), event("a", "a1"), event("b", "b0")} {
+		c.EventCorrelate(ev)
+	}
+	assert.Equal(t, []string{"a1", "a2"}, messages("a"))
+	assert.Equal(t, []string{"b0", "b1"}, messages("b"))
+	assert.Equal(t, []string{"c1"}, messages("c"))
+	clock.T = clock.T.Add(601 * time.Second)
+	c.EventCorrelate(event("a", "a3"))
+	assert.Equal(t, []string{"a3"}, messages("a"))
+	assert.Equal(t, []string{"b0", "b1"}, messages("b"))
+}
+
+// TestCorrelateDistinctEventsAllocations bounds the correlator's allocations for an event
+// about a new object (every cache adds an entry): its keys, and the cache entries, aggregate
+// record, first message and spam limiter only in blocks (about 10 allocations an event before
+// they were).
+func TestCorrelateDistinctEventsAllocations(t *testing.T) {
+	c := NewCorrelator(fakeClock{}, CorrelatorOptions{}, NewNames())
+	events := make([]*model.Event, 2000)
+	for i := range events {
+		obj := fmt.Sprintf("pod-%d", i)
+		events[i] = &model.Event{
+			ObjectMeta:     model.ObjectMeta{Name: obj + ".x", Namespace: "ns"},
+			InvolvedObject: model.ObjectReference{Kind: "Pod", Namespace: "ns", Name: obj},
+			Type:           model.EventTypeNormal, Reason: "R", Message: "m", Count: 1,
+		}
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(len(events)-1, func() {
+		c.EventCorrelate(events[i])
+		i++
+	})
+	// One for the keys, and the three caches' maps growing.
+	assert.Less(t, allocs, 2.0)
 }
