@@ -109,11 +109,19 @@ func (b *Broadcaster) Stats() BroadcasterStats { return b.stats }
 // QueueLength returns the events waiting to be sent (not counting the one being sent).
 func (b *Broadcaster) QueueLength() int { return len(b.queue) - b.head }
 
+// full reports whether the queue is full: action would drop an event.
+func (b *Broadcaster) full() bool { return b.QueueLength() >= b.cfg.MaxQueuedEvents }
+
+// drop counts and traces an event from component about ref that found the queue full.
+func (b *Broadcaster) drop(component, ref string) {
+	b.stats.Dropped++
+	b.k.Emit(component, "event-dropped", ref, 0, "too many queued events")
+}
+
 // action is Broadcaster.ActionOrDrop: queue ev, or drop it when the queue is full.
 func (b *Broadcaster) action(ev *model.Event) {
-	if b.QueueLength() >= b.cfg.MaxQueuedEvents {
-		b.stats.Dropped++
-		b.k.Emit(ev.Source.Component, "event-dropped", refOf(ev), 0, "too many queued events")
+	if b.full() {
+		b.drop(ev.Source.Component, refOf(ev))
 		return
 	}
 	if b.head > 0 && b.head == len(b.queue) {

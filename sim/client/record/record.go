@@ -98,6 +98,15 @@ func (r *recorder) Eventf(obj model.Object, eventType, reason, messageFmt string
 		apiVersion = ki.APIVersion
 	}
 	message := fmt.Sprintf(messageFmt, args...)
+	ref := model.Ref(obj)
+	if r.b != nil && r.b.full() {
+		// The queue drops it (Broadcaster.action): the event is not built, but its name is
+		// taken all the same, as later names at this instant depend on it.
+		r.names.name(m.Name, now)
+		r.k.Emit(r.component, "event", ref, 0, eventType+" "+reason+": "+message)
+		r.b.drop(r.component, ref)
+		return
+	}
 	ev := &model.Event{
 		ObjectMeta: model.ObjectMeta{
 			Name:      r.names.name(m.Name, now),
@@ -121,7 +130,7 @@ func (r *recorder) Eventf(obj model.Object, eventType, reason, messageFmt string
 		ReportingController: r.component,
 		ReportingInstance:   r.host,
 	}
-	r.k.Emit(r.component, "event", model.Ref(obj), 0, eventType+" "+reason+": "+message)
+	r.k.Emit(r.component, "event", ref, 0, eventType+" "+reason+": "+message)
 	switch {
 	case r.b != nil:
 		r.b.action(ev)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/sim/apiserver"
+	"github.com/reconsim/reconsim/sim/client"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -78,4 +80,37 @@ func TestNamesNameAllocatesOnce(t *testing.T) {
 		n.name("web-1", next)
 	})
 	assert.Equal(t, 1.0, allocs)
+}
+
+// TestDroppedEventTakesItsName: an event the full queue drops is not built, but takes its
+// name as upstream's (built, then dropped) does, so a later event about the object at the
+// same instant gets the next suffix; the trace has the event and the drop.
+func TestDroppedEventTakesItsName(t *testing.T) {
+	k := sim.New(1)
+	var trace bytes.Buffer
+	k.Trace().SetWriter(&trace)
+	srv := apiserver.NewServer(k, apiserver.DefaultConfig())
+	b := NewBroadcaster(k, client.New(srv, "kubelet", client.Config{}), "kubelet", Config{MaxQueuedEvents: 1})
+	r := b.NewRecorder("kubelet", "node-1")
+	pod := &model.Pod{ObjectMeta: model.ObjectMeta{Name: "web", Namespace: "default", UID: "uid-1"}}
+	at := vtime.Time(time.Second)
+	k.Schedule(at, sim.HandlerFunc(func(uint64) {
+		r.Eventf(pod, model.EventTypeNormal, "Pulled", "a")
+		r.Eventf(pod, model.EventTypeNormal, "Pulled", "b") // the queue holds a: dropped
+	}), 0, false)
+	k.Run(sim.Limits{MaxTime: at}) // the broadcaster takes a off the queue at 1 s
+	require.Equal(t, 0, b.QueueLength())
+	r.Eventf(pod, model.EventTypeNormal, "Pulled", "c")
+	k.Run(sim.Limits{MaxTime: at.Add(time.Minute)})
+
+	objs, _, err := srv.Store().List(model.KindEvent, model.ListOptions{})
+	require.NoError(t, err)
+	var names []string
+	for _, o := range objs {
+		names = append(names, o.(*model.Event).Name+" "+o.(*model.Event).Message)
+	}
+	assert.ElementsMatch(t, []string{"web.3b9aca00 a", "web.3b9aca00-2 c"}, names)
+	assert.Equal(t, uint64(1), b.Stats().Dropped)
+	assert.Contains(t, trace.String(), "kubelet event Pod default/web Normal Pulled: b\n")
+	assert.Contains(t, trace.String(), "kubelet event-dropped Pod default/web too many queued events\n")
 }
