@@ -79,6 +79,22 @@ type nodeMemo struct {
 
 	observedReady model.ConditionStatus
 	readySeen     bool
+
+	// ready is the Ready condition of the node status readyIn (nil if it has none), the one a
+	// pass last looked at (readyOf). A node's status usually stays the same object for minutes
+	// (the kubelet posts an unchanged status every NodeStatusReportFrequency), and finding the
+	// condition again would read every condition before it, cold in the processor's caches.
+	readyIn *model.NodeStatus
+	ready   *model.NodeCondition
+}
+
+// readyOf is getNodeCondition(status, model.NodeReady), looked for once per status object:
+// the statuses read here are never modified once seen (see nodeMemo).
+func (m *nodeMemo) readyOf(status *model.NodeStatus) *model.NodeCondition {
+	if status != m.readyIn {
+		m.readyIn, m.ready = status, getNodeCondition(status, model.NodeReady)
+	}
+	return m.ready
 }
 
 // nodeHealth returns the health record of the node called name, if it has one.
@@ -183,6 +199,8 @@ type Controller struct {
 	// Ready status traced for it. A memo outlives its node (a node re-created under the same
 	// name continues its trace), as the controller's other per-node-name records do.
 	memos map[string]*nodeMemo
+	// passMemos is the monitor pass's memo of each node it visits, in its order (reused).
+	passMemos []*nodeMemo
 
 	nodeUpdateQueue *workqueue.Typed[string]
 	podUpdateQueue  *workqueue.RateLimiting[podItem]
@@ -281,6 +299,8 @@ func (nc *Controller) Stop() {
 	clear(nc.zoneCounts)
 	clear(nc.nodesToRetry)
 	clear(nc.memos)
+	clear(nc.passMemos)
+	nc.passMemos = nc.passMemos[:0]
 	clear(nc.queuedSince)
 	nc.tainterParked = false
 	if nc.tainterTimer != nil {
@@ -335,7 +355,13 @@ func (nc *Controller) runMonitor(p *sim.Proc) {
 // monitorNodeHealth is upstream monitorNodeHealth.
 func (nc *Controller) monitorNodeHealth(p *sim.Proc) {
 	nodes := nc.nodes.List()
-	added, deleted, newZoneRepresentatives := nc.classifyNodes(nodes)
+	// Each node's memo is looked up by name once per pass, for classifyNodes and updateNode.
+	memos := nc.passMemos[:0]
+	for _, n := range nodes {
+		memos = append(memos, nc.facts(n))
+	}
+	nc.passMemos = memos
+	added, deleted, newZoneRepresentatives := nc.classifyNodes(nodes, memos)
 	for _, n := range newZoneRepresentatives {
 		nc.addPodEvictorForNewZone(n)
 	}
@@ -349,23 +375,23 @@ func (nc *Controller) monitorNodeHealth(p *sim.Proc) {
 		nc.recordNodeEvent(n, ReasonRemovingNode, "Removing Node "+n.Name+" from Controller")
 		delete(nc.knownNodeSet, n.Name)
 		if m := nc.memos[n.Name]; m != nil {
-			m.node, m.zoneKey = nil, "" // let the deleted node go
+			m.node, m.zoneKey, m.readyIn, m.ready = nil, "", nil, nil // let the deleted node go
 		}
 	}
 
 	zoneToNodeConditions := make(map[string][]*model.NodeCondition)
 	nc.parallelize(p, nodeUpdateWorkerSize, len(nodes), func(wp *sim.Proc, i int) {
-		nc.updateNode(wp, nodes[i], zoneToNodeConditions)
+		nc.updateNode(wp, nodes[i], memos[i], zoneToNodeConditions)
 	})
 	nc.handleDisruption(p, zoneToNodeConditions, nodes)
 }
 
 // updateNode is the per-node body of monitorNodeHealth (upstream updateNodeFunc).
-func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, zoneToNodeConditions map[string][]*model.NodeCondition) {
+// m is the node's memo.
+func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, m *nodeMemo, zoneToNodeConditions map[string][]*model.NodeCondition) {
 	// Upstream deep-copies every node on every pass; here the cached node is read as is and
 	// copied only when tryUpdateNodeHealth has to change it (it returns the node to go on with).
 	node := cached
-	m := nc.memo(cached.Name)
 	var observed model.NodeCondition
 	var current *model.NodeCondition
 	start := nc.k.Now()
@@ -460,7 +486,7 @@ func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, m *nodeMemo, node *model.
 	defer func() { m.health, m.hasHealth = h, true }()
 
 	var grace time.Duration
-	current = getNodeCondition(&node.Status, model.NodeReady)
+	current = m.readyOf(&node.Status)
 	before := "None"
 	if current != nil {
 		before = string(current.Status)
@@ -485,7 +511,13 @@ func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, m *nodeMemo, node *model.
 	var saved *model.NodeCondition
 	var savedLease *model.Lease
 	if have {
-		saved = getNodeCondition(h.status, model.NodeReady)
+		// The record usually holds this very status (no new heartbeat since): its Ready
+		// condition is current, found above.
+		if h.status == &node.Status {
+			saved = current
+		} else {
+			saved = getNodeCondition(h.status, model.NodeReady)
+		}
 		savedLease = h.lease
 	}
 	switch {
@@ -774,12 +806,12 @@ func (nc *Controller) swapZoneLimiter(zone string, qps float32) {
 func formatQPS(q float32) string { return strconv.FormatFloat(float64(q), 'g', -1, 32) }
 
 // classifyNodes is upstream classifyNodes: nodes not yet known, known nodes that are gone, and
-// known nodes whose zone has no state (a new zone).
-func (nc *Controller) classifyNodes(all []*model.Node) (added, deleted, newZoneRepresentatives []*model.Node) {
-	for _, n := range all {
+// known nodes whose zone has no state (a new zone). memos[i] is the memo of all[i] (facts).
+func (nc *Controller) classifyNodes(all []*model.Node, memos []*nodeMemo) (added, deleted, newZoneRepresentatives []*model.Node) {
+	for i, n := range all {
 		if _, known := nc.knownNodeSet[n.Name]; !known {
 			added = append(added, n)
-		} else if _, found := nc.zoneStates[nc.zoneKey(n)]; !found {
+		} else if _, found := nc.zoneStates[memos[i].zoneKey]; !found {
 			newZoneRepresentatives = append(newZoneRepresentatives, n)
 		}
 	}

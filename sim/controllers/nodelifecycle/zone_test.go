@@ -248,3 +248,27 @@ func TestNodeFactsFollowTheNodeVersion(t *testing.T) {
 	assert.False(t, nc.memo("n1").of(v3).excluded)
 	assert.Equal(t, ":\x00:a", nc.zoneKey(v3))
 }
+
+// TestReadyConditionFollowsTheStatusObject: the Ready condition a pass reads from the memo is
+// that of the status it is given, found again for every new status object (a node whose
+// kubelet posted NotReady, or that lost its Ready condition), and none for no status.
+func TestReadyConditionFollowsTheStatusObject(t *testing.T) {
+	m := &nodeMemo{}
+	v1 := &model.Node{Status: model.NodeStatus{Conditions: []model.NodeCondition{
+		{Type: model.NodeMemoryPressure, Status: model.ConditionFalse},
+		{Type: model.NodeReady, Status: model.ConditionTrue},
+	}}}
+	assert.Same(t, &v1.Status.Conditions[1], m.readyOf(&v1.Status))
+	assert.Same(t, &v1.Status.Conditions[1], m.readyOf(&v1.Status), "the same status again")
+
+	v2 := v1.DeepCopy()
+	v2.Status.Conditions[1].Status = model.ConditionFalse
+	require.Same(t, &v2.Status.Conditions[1], m.readyOf(&v2.Status), "a new status object")
+	assert.Equal(t, model.ConditionFalse, m.readyOf(&v2.Status).Status)
+
+	v3 := v1.DeepCopy()
+	v3.Status.Conditions = v3.Status.Conditions[:1]
+	assert.Nil(t, m.readyOf(&v3.Status), "a status without Ready")
+	assert.Nil(t, m.readyOf(nil))
+	assert.Same(t, &v1.Status.Conditions[1], m.readyOf(&v1.Status), "back to the first status")
+}
