@@ -67,6 +67,10 @@ type podItem struct{ namespace, name string }
 // status) and the cache key of the node's Lease. It also remembers the last Ready status
 // reported, so the trace gets a line when it changes rather than every pass.
 type nodeMemo struct {
+	// known is the node as the controller registered it (upstream's knownNodeSet entry), nil
+	// while it is not registered: kept here, where a pass finds it with the rest.
+	known *model.Node
+
 	node     *model.Node
 	zoneKey  string
 	excluded bool // the node has LabelNodeExcludeDisruption
@@ -186,7 +190,8 @@ type Controller struct {
 	leases controllerutil.Lister[*model.Lease]
 	pods   controllerutil.Lister[*model.Pod]
 
-	knownNodeSet map[string]*model.Node
+	// knownNodes counts the nodes registered (upstream knownNodeSet, here nodeMemo.known).
+	knownNodes   int
 	zoneTainter  map[string]*RateLimitedTimedQueue
 	zoneStates   map[string]ZoneHealth
 	zoneCounts   map[string][2]int
@@ -232,7 +237,6 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		rec:          rec,
 		cfg:          cfg,
 		rnd:          k.Rand("nodelifecycle"),
-		knownNodeSet: make(map[string]*model.Node),
 		zoneTainter:  make(map[string]*RateLimitedTimedQueue),
 		zoneStates:   make(map[string]ZoneHealth),
 		zoneCounts:   make(map[string][2]int),
@@ -293,7 +297,7 @@ func (nc *Controller) Stop() {
 	controllerutil.KillInNameOrder(nc.helpers)
 	nc.procs, nc.monitor, nc.tainter = nil, nil, nil
 	clear(nc.helpers)
-	clear(nc.knownNodeSet)
+	nc.knownNodes = 0
 	clear(nc.zoneTainter)
 	clear(nc.zoneStates)
 	clear(nc.zoneCounts)
@@ -367,16 +371,17 @@ func (nc *Controller) monitorNodeHealth(p *sim.Proc) {
 	}
 	for _, n := range added {
 		nc.recordNodeEvent(n, ReasonRegisteredNode, "Registered Node "+n.Name+" in Controller")
-		nc.knownNodeSet[n.Name] = n
+		nc.memo(n.Name).known = n
+		nc.knownNodes++
 		nc.addPodEvictorForNewZone(n)
 		nc.markNodeAsReachable(p, n)
 	}
 	for _, n := range deleted {
 		nc.recordNodeEvent(n, ReasonRemovingNode, "Removing Node "+n.Name+" from Controller")
-		delete(nc.knownNodeSet, n.Name)
-		if m := nc.memos[n.Name]; m != nil {
-			m.node, m.zoneKey, m.readyIn, m.ready = nil, "", nil, nil // let the deleted node go
-		}
+		m := nc.memos[n.Name]
+		m.known = nil
+		nc.knownNodes--
+		m.node, m.zoneKey, m.readyIn, m.ready = nil, "", nil, nil // let the deleted node go
 	}
 
 	zoneToNodeConditions := make(map[string][]*model.NodeCondition)
@@ -809,20 +814,20 @@ func formatQPS(q float32) string { return strconv.FormatFloat(float64(q), 'g', -
 // known nodes whose zone has no state (a new zone). memos[i] is the memo of all[i] (facts).
 func (nc *Controller) classifyNodes(all []*model.Node, memos []*nodeMemo) (added, deleted, newZoneRepresentatives []*model.Node) {
 	for i, n := range all {
-		if _, known := nc.knownNodeSet[n.Name]; !known {
+		if memos[i].known == nil {
 			added = append(added, n)
 		} else if _, found := nc.zoneStates[memos[i].zoneKey]; !found {
 			newZoneRepresentatives = append(newZoneRepresentatives, n)
 		}
 	}
-	if len(nc.knownNodeSet)+len(added) != len(all) {
+	if nc.knownNodes+len(added) != len(all) {
 		present := make(map[string]struct{}, len(all))
 		for _, n := range all {
 			present[n.Name] = struct{}{}
 		}
-		for _, name := range slices.Sorted(maps.Keys(nc.knownNodeSet)) {
-			if _, ok := present[name]; !ok {
-				deleted = append(deleted, nc.knownNodeSet[name])
+		for _, name := range slices.Sorted(maps.Keys(nc.memos)) {
+			if _, ok := present[name]; !ok && nc.memos[name].known != nil {
+				deleted = append(deleted, nc.memos[name].known)
 			}
 		}
 	}

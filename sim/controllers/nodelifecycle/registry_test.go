@@ -1,0 +1,47 @@
+package nodelifecycle
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim/controllers/nodelifecycle/testworld"
+)
+
+// TestNodesRegisteredRemovedAndRegisteredAgain: a monitor pass registers each node it has not
+// seen (RegisteredNode), removes a registered node that is gone (RemovingNode), and registers
+// a node re-created under the same name again; nodes it knows are neither.
+func TestNodesRegisteredRemovedAndRegisteredAgain(t *testing.T) {
+	w, err := testworld.New(t, testworld.Options{Seed: 1})
+	require.NoError(t, err)
+	for _, n := range []string{"n1", "n2", "n3"} {
+		require.NoError(t, w.AddNode(n, "a", "r", model.ConditionTrue, nil, true))
+	}
+	c, f := w.Client("kcm-nodelifecycle")
+	nc, err := New(w.K, c, f, w.Recorder(ComponentName), DefaultConfig())
+	require.NoError(t, err)
+	f.Start(w.K)
+	nc.Start()
+	until := func(d time.Duration) { require.NoError(t, w.RunUntil(w.K.Now().Add(d))) }
+	until(20 * time.Second)
+	assert.Equal(t, 3, nc.knownNodes)
+
+	_, err = w.Store.Delete(model.KindNode, "", "n2", model.DeleteOptions{})
+	require.NoError(t, err)
+	until(20 * time.Second)
+	assert.Equal(t, 2, nc.knownNodes)
+
+	require.NoError(t, w.AddNode("n2", "a", "r", model.ConditionTrue, nil, false))
+	until(20 * time.Second)
+	assert.Equal(t, 3, nc.knownNodes)
+
+	got := w.Events(ReasonRegisteredNode, ReasonRemovingNode)
+	assert.Equal(t, 5, strings.Count(got, "\n"), got)
+	assert.Contains(t, got, `RemovingNode Node n2 "Node n2 event: Removing Node n2 from Controller"`)
+	assert.Equal(t, 2, strings.Count(got, "RegisteredNode Node n2 "), got)
+	assert.Equal(t, 1, strings.Count(got, "RegisteredNode Node n1 "), got)
+}
