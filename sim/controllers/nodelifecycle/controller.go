@@ -374,7 +374,7 @@ func (nc *Controller) monitorNodeHealth(p *sim.Proc) {
 		nc.memo(n.Name).known = n
 		nc.knownNodes++
 		nc.addPodEvictorForNewZone(n)
-		nc.markNodeAsReachable(p, n)
+		nc.markNodeAsReachable(p, n, nc.zoneKey(n))
 	}
 	for _, n := range deleted {
 		nc.recordNodeEvent(n, ReasonRemovingNode, "Removing Node "+n.Name+" from Controller")
@@ -421,8 +421,9 @@ func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, m *nodeMemo, z
 		}
 	}
 
-	if m.of(node); !m.excluded {
-		zoneToNodeConditions[m.zoneKey] = append(zoneToNodeConditions[m.zoneKey], current)
+	zone := m.of(node).zoneKey
+	if !m.excluded {
+		zoneToNodeConditions[zone] = append(zoneToNodeConditions[zone], current)
 	}
 	nc.traceObservedReady(m, node, current)
 	if current == nil {
@@ -437,7 +438,7 @@ func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, m *nodeMemo, z
 	if _, retrying := nc.nodesToRetry[node.Name]; transitioned || (retrying && observed.Status != model.ConditionTrue) {
 		pods = nc.pods.ByIndex(client.IndexNodeName, node.Name)
 	}
-	nc.processTaintBaseEviction(p, node, &observed)
+	nc.processTaintBaseEviction(p, node, zone, &observed)
 
 	_, needsRetry := nc.nodesToRetry[node.Name]
 	if transitioned {
@@ -611,32 +612,32 @@ func renewedBefore(saved, observed *model.Lease) bool {
 }
 
 // processTaintBaseEviction is upstream processTaintBaseEviction, driven by the Ready
-// condition as observed before this pass's own update.
-func (nc *Controller) processTaintBaseEviction(p *sim.Proc, node *model.Node, observed *model.NodeCondition) {
+// condition as observed before this pass's own update. zone is the node's zone key.
+func (nc *Controller) processTaintBaseEviction(p *sim.Proc, node *model.Node, zone string, observed *model.NodeCondition) {
 	switch observed.Status {
 	case model.ConditionFalse:
 		if taintExists(node.Spec.Taints, &unreachableTaintTemplate) {
 			// Swap at once rather than wait for the rate limiter: the node is tainted already.
 			nc.swapNodeControllerTaint(p, []model.Taint{notReadyTaintTemplate}, []model.Taint{unreachableTaintTemplate}, node)
 		} else {
-			nc.markNodeForTainting(node, model.ConditionFalse)
+			nc.markNodeForTainting(node, zone, model.ConditionFalse)
 		}
 	case model.ConditionUnknown:
 		if taintExists(node.Spec.Taints, &notReadyTaintTemplate) {
 			nc.swapNodeControllerTaint(p, []model.Taint{unreachableTaintTemplate}, []model.Taint{notReadyTaintTemplate}, node)
 		} else {
-			nc.markNodeForTainting(node, model.ConditionUnknown)
+			nc.markNodeForTainting(node, zone, model.ConditionUnknown)
 		}
 	case model.ConditionTrue:
-		nc.markNodeAsReachable(p, node)
+		nc.markNodeAsReachable(p, node, zone)
 	}
 }
 
 // markNodeForTainting is upstream markNodeForTainting: a node whose matching taint is missing
 // is re-queued from scratch (so, as upstream, a node waiting for a token is re-queued at every
 // pass); the result says whether it entered the queue. Only the first queueing is traced.
-func (nc *Controller) markNodeForTainting(node *model.Node, status model.ConditionStatus) bool {
-	zone := nc.zoneKey(node)
+// zone is the node's zone key (a pass has it at hand: looking it up again is a cold map read).
+func (nc *Controller) markNodeForTainting(node *model.Node, zone string, status model.ConditionStatus) bool {
 	q := nc.zoneTainter[zone]
 	if q == nil {
 		return false
@@ -686,7 +687,8 @@ func (nc *Controller) taintDone(zone, node string, start vtime.Time) {
 
 // markNodeAsReachable is upstream markNodeAsReachable: remove both NoExecute taints and take
 // the node out of its zone queue. It reports whether the node was queued (or tainted before).
-func (nc *Controller) markNodeAsReachable(p *sim.Proc, node *model.Node) (bool, error) {
+// zone is the node's zone key, as for markNodeForTainting.
+func (nc *Controller) markNodeAsReachable(p *sim.Proc, node *model.Node, zone string) (bool, error) {
 	if err := nc.removeTaintOffNode(p, node.Name, node, unreachableTaintTemplate); err != nil {
 		nc.k.Emit(traceComponent, "taint-remove-failed", "Node "+node.Name, 0, err.Error())
 		return false, err
@@ -696,7 +698,7 @@ func (nc *Controller) markNodeAsReachable(p *sim.Proc, node *model.Node) (bool, 
 		return false, err
 	}
 	delete(nc.queuedSince, node.Name)
-	q := nc.zoneTainter[nc.zoneKey(node)]
+	q := nc.zoneTainter[zone]
 	if q == nil {
 		return false, nil
 	}
@@ -739,7 +741,7 @@ func (nc *Controller) handleDisruption(p *sim.Proc, zoneToNodeConditions map[str
 	if allAreFullyDisrupted {
 		nc.k.Emit(traceComponent, "disruption-mode", "cluster", 0, "enter: every zone is FullDisruption; stopping all tainting")
 		for _, n := range nodes {
-			nc.markNodeAsReachable(p, n)
+			nc.markNodeAsReachable(p, n, nc.zoneKey(n))
 		}
 		for _, k := range slices.Sorted(maps.Keys(nc.zoneStates)) {
 			nc.swapZoneLimiter(k, 0)
