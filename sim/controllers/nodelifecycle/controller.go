@@ -359,10 +359,18 @@ func (nc *Controller) runMonitor(p *sim.Proc) {
 // monitorNodeHealth is upstream monitorNodeHealth.
 func (nc *Controller) monitorNodeHealth(p *sim.Proc) {
 	nodes := nc.nodes.List()
-	// Each node's memo is looked up by name once per pass, for classifyNodes and updateNode.
+	// Each node's memo is found once per pass, for classifyNodes and updateNode: the list's
+	// order is stable and a node rarely changes, so the memo at the same place in the last
+	// pass is usually the one, which spares a cold lookup by name. A memo whose node is n is
+	// n's (of sets it, on n's own memo; Stop clears passMemos with the memos).
+	prev := nc.passMemos
 	memos := nc.passMemos[:0]
-	for _, n := range nodes {
-		memos = append(memos, nc.facts(n))
+	for i, n := range nodes {
+		if i < len(prev) && prev[i].node == n {
+			memos = append(memos, prev[i]) // prev[i] is read before memos overwrites it
+		} else {
+			memos = append(memos, nc.facts(n))
+		}
 	}
 	nc.passMemos = memos
 	added, deleted, newZoneRepresentatives := nc.classifyNodes(nodes, memos)

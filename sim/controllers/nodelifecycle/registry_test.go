@@ -14,7 +14,8 @@ import (
 
 // TestNodesRegisteredRemovedAndRegisteredAgain: a monitor pass registers each node it has not
 // seen (RegisteredNode), removes a registered node that is gone (RemovingNode), and registers
-// a node re-created under the same name again; nodes it knows are neither.
+// a node re-created under the same name again; nodes it knows are neither. After every pass,
+// the memo the pass used for each node is that node's, however the list moved.
 func TestNodesRegisteredRemovedAndRegisteredAgain(t *testing.T) {
 	w, err := testworld.New(t, testworld.Options{Seed: 1})
 	require.NoError(t, err)
@@ -26,7 +27,16 @@ func TestNodesRegisteredRemovedAndRegisteredAgain(t *testing.T) {
 	require.NoError(t, err)
 	f.Start(w.K)
 	nc.Start()
-	until := func(d time.Duration) { require.NoError(t, w.RunUntil(w.K.Now().Add(d))) }
+	until := func(d time.Duration) {
+		t.Helper()
+		require.NoError(t, w.RunUntil(w.K.Now().Add(d)))
+		nodes := nc.nodes.List()
+		require.Len(t, nc.passMemos, len(nodes))
+		for i, n := range nodes {
+			require.Same(t, nc.memos[n.Name], nc.passMemos[i], n.Name)
+			require.Same(t, n, nc.passMemos[i].node, n.Name)
+		}
+	}
 	until(20 * time.Second)
 	assert.Equal(t, 3, nc.knownNodes)
 
