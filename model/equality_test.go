@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/reconsim/reconsim/vtime"
@@ -58,5 +59,34 @@ func TestEqualTaint(t *testing.T) {
 			assert.Equal(t, tc.want, EqualTaint(&base, &tc.b))
 			assert.Equal(t, tc.want, EqualTaint(&tc.b, &base), "symmetric")
 		})
+	}
+}
+
+// TestSameOwnerReferences: the shortcut for references sharing their array agrees with
+// comparing them element by element: the same array of another length differs, and equal or
+// unequal references in arrays of their own are compared.
+func TestSameOwnerReferences(t *testing.T) {
+	yes := true
+	refs := []OwnerReference{
+		{APIVersion: "v1", Kind: KindNode, Name: "n1", UID: "u1"},
+		{APIVersion: "apps/v1", Kind: KindReplicaSet, Name: "rs", UID: "u2", Controller: &yes},
+	}
+	shallow := refs // the same array, as a shallow copy of the object keeps it
+	if !sameOwnerReferences(refs, shallow) || !sameOwnerReferences(refs[:1], shallow[:1]) {
+		t.Fatal("the same array of the same length must be equal")
+	}
+	if sameOwnerReferences(refs, shallow[:1]) || sameOwnerReferences(refs[:1], refs[1:]) {
+		t.Fatal("parts of one array that differ must not be equal")
+	}
+	deep := slices.Clone(refs)
+	if !sameOwnerReferences(refs, deep) {
+		t.Fatal("equal references in another array must be equal")
+	}
+	deep[1].UID = "other"
+	if sameOwnerReferences(refs, deep) {
+		t.Fatal("a changed reference in another array must not be equal")
+	}
+	if !sameOwnerReferences(nil, []OwnerReference{}) {
+		t.Fatal("no references equal no references")
 	}
 }

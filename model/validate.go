@@ -318,7 +318,7 @@ func validateMetaRest(m *ObjectMeta, path *field.Path, valid *ObjectMeta) field.
 	if len(m.Annotations) > 0 && (valid == nil || !maps.Equal(m.Annotations, valid.Annotations)) {
 		errs = append(errs, sortedErrs(apivalidation.ValidateAnnotations(m.Annotations, path.Child("annotations")))...)
 	}
-	if len(m.OwnerReferences) > 0 && (valid == nil || !slices.EqualFunc(m.OwnerReferences, valid.OwnerReferences, EqualOwnerReference)) {
+	if len(m.OwnerReferences) > 0 && (valid == nil || !sameOwnerReferences(m.OwnerReferences, valid.OwnerReferences)) {
 		refs := make([]metav1.OwnerReference, len(m.OwnerReferences))
 		for i, r := range m.OwnerReferences {
 			refs[i] = metav1.OwnerReference{APIVersion: r.APIVersion, Kind: string(r.Kind), Name: r.Name, UID: types.UID(r.UID), Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion}
@@ -329,6 +329,20 @@ func validateMetaRest(m *ObjectMeta, path *field.Path, valid *ObjectMeta) field.
 		errs = append(errs, apivalidation.ValidateFinalizers(m.Finalizers, path.Child("finalizers"))...)
 	}
 	return errs
+}
+
+// sameOwnerReferences reports whether a and b are equal (EqualOwnerReference, element by
+// element). A renewal copies an object shallowly (the kubelet's Lease), so its references are
+// usually the very array of the stored object's: then no element needs reading, which would
+// be a read of the stored object's cold memory on every renewal.
+func sameOwnerReferences(a, b []OwnerReference) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return slices.EqualFunc(a, b, EqualOwnerReference)
 }
 
 // validateObjectMetaUpdate follows upstream ValidateObjectMetaAccessorUpdate (less the
