@@ -206,6 +206,8 @@ type Controller struct {
 	memos map[string]*nodeMemo
 	// passMemos is the monitor pass's memo of each node it visits, in its order (reused).
 	passMemos []*nodeMemo
+	// zoneConds is the monitor pass's Ready conditions by zone key (zoneConditions).
+	zoneConds map[string][]*model.NodeCondition
 
 	nodeUpdateQueue *workqueue.Typed[string]
 	podUpdateQueue  *workqueue.RateLimiting[podItem]
@@ -305,6 +307,7 @@ func (nc *Controller) Stop() {
 	clear(nc.memos)
 	clear(nc.passMemos)
 	nc.passMemos = nc.passMemos[:0]
+	nc.zoneConds = nil
 	clear(nc.queuedSince)
 	nc.tainterParked = false
 	if nc.tainterTimer != nil {
@@ -392,11 +395,32 @@ func (nc *Controller) monitorNodeHealth(p *sim.Proc) {
 		m.node, m.zoneKey, m.readyIn, m.ready = nil, "", nil, nil // let the deleted node go
 	}
 
-	zoneToNodeConditions := make(map[string][]*model.NodeCondition)
+	zoneToNodeConditions := nc.zoneConditions()
 	nc.parallelize(p, nodeUpdateWorkerSize, len(nodes), func(wp *sim.Proc, i int) {
 		nc.updateNode(wp, nodes[i], memos[i], zoneToNodeConditions)
 	})
+	for k, v := range zoneToNodeConditions { //detlint:ordered each zone on its own
+		if len(v) == 0 {
+			delete(zoneToNodeConditions, k) // a zone without nodes this pass is gone
+		}
+	}
 	nc.handleDisruption(p, zoneToNodeConditions, nodes)
+}
+
+// zoneConditions returns the map a pass collects each zone's Ready conditions in: the last
+// pass's, with every zone's list emptied, so that a pass appends to the arrays of the last
+// one rather than growing new ones (most of a pass's allocations). A zone whose list stays
+// empty must be deleted before the map is read (handleDisruption takes a zone in the map for
+// a zone with nodes).
+func (nc *Controller) zoneConditions() map[string][]*model.NodeCondition {
+	if nc.zoneConds == nil {
+		nc.zoneConds = make(map[string][]*model.NodeCondition)
+	}
+	for k, v := range nc.zoneConds { //detlint:ordered each zone on its own
+		clear(v) // let the last pass's nodes go
+		nc.zoneConds[k] = v[:0]
+	}
+	return nc.zoneConds
 }
 
 // updateNode is the per-node body of monitorNodeHealth (upstream updateNodeFunc).
@@ -856,6 +880,23 @@ func (nc *Controller) addPodEvictorForNewZone(node *model.Node) {
 	nc.k.Emit(traceComponent, "zone-added", "zone "+ZoneDisplayName(zone), 0, "eviction-qps="+formatQPS(nc.cfg.NodeEvictionRate))
 }
 
+// monitorWorkerNames are the names of a monitor pass's worker processes (parallelize), made
+// once: every pass spawns its workers anew under the same names.
+var monitorWorkerNames = func() (names [nodeUpdateWorkerSize]string) {
+	for w := range names {
+		names[w] = traceComponent + "-monitor-" + strconv.Itoa(w)
+	}
+	return names
+}()
+
+// monitorWorkerName is the name of parallelize's worker w.
+func monitorWorkerName(w int) string {
+	if w < len(monitorWorkerNames) {
+		return monitorWorkerNames[w]
+	}
+	return traceComponent + "-monitor-" + strconv.Itoa(w)
+}
+
 // parallelize is upstream workqueue.ParallelizeUntil: up to workers processes take the pieces
 // in order; the caller waits until every piece is done.
 func (nc *Controller) parallelize(p *sim.Proc, workers, pieces int, fn func(wp *sim.Proc, i int)) {
@@ -868,7 +909,7 @@ func (nc *Controller) parallelize(p *sim.Proc, workers, pieces int, fn func(wp *
 	next, remaining := 0, workers
 	for w := 0; w < workers; w++ {
 		var hp *sim.Proc
-		hp = nc.k.Spawn(traceComponent+"-monitor-"+strconv.Itoa(w), func(wp *sim.Proc) {
+		hp = nc.k.Spawn(monitorWorkerName(w), func(wp *sim.Proc) {
 			defer func() {
 				delete(nc.helpers, hp)
 				remaining--

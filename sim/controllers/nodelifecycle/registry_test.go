@@ -1,6 +1,7 @@
 package nodelifecycle
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,4 +55,34 @@ func TestNodesRegisteredRemovedAndRegisteredAgain(t *testing.T) {
 	assert.Contains(t, got, `RemovingNode Node n2 "Node n2 event: Removing Node n2 from Controller"`)
 	assert.Equal(t, 2, strings.Count(got, "RegisteredNode Node n2 "), got)
 	assert.Equal(t, 1, strings.Count(got, "RegisteredNode Node n1 "), got)
+}
+
+// TestZoneGoneWithItsLastNode: a zone whose last node is deleted leaves the zone states at
+// the next pass (a pass's zones are those of the nodes it saw, not of an earlier pass), and
+// comes back with a node.
+func TestZoneGoneWithItsLastNode(t *testing.T) {
+	w, err := testworld.New(t, testworld.Options{Seed: 1})
+	require.NoError(t, err)
+	require.NoError(t, w.AddNode("a1", "a", "r", model.ConditionTrue, nil, true))
+	require.NoError(t, w.AddNode("b1", "b", "r", model.ConditionTrue, nil, true))
+	c, f := w.Client("kcm-nodelifecycle")
+	nc, err := New(w.K, c, f, w.Recorder(ComponentName), DefaultConfig())
+	require.NoError(t, err)
+	f.Start(w.K)
+	nc.Start()
+	zones := func() (out []string) {
+		require.NoError(t, w.RunUntil(w.K.Now().Add(20*time.Second)))
+		for _, z := range nc.ZoneStates() {
+			out = append(out, z.Zone+"="+strconv.Itoa(z.Nodes))
+		}
+		return out
+	}
+	assert.Equal(t, []string{"r/a=1", "r/b=1"}, zones())
+
+	_, err = w.Store.Delete(model.KindNode, "", "b1", model.DeleteOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"r/a=1"}, zones())
+
+	require.NoError(t, w.AddNode("b2", "b", "r", model.ConditionTrue, nil, true))
+	assert.Equal(t, []string{"r/a=1", "r/b=1"}, zones())
 }
