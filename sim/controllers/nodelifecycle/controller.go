@@ -208,6 +208,8 @@ type Controller struct {
 	passMemos []*nodeMemo
 	// zoneConds is the monitor pass's Ready conditions by zone key (zoneConditions).
 	zoneConds map[string][]*model.NodeCondition
+	// zoneKeys is handleDisruption's array of sorted zone keys (sortedZones).
+	zoneKeys []string
 
 	nodeUpdateQueue *workqueue.Typed[string]
 	podUpdateQueue  *workqueue.RateLimiting[podItem]
@@ -737,6 +739,16 @@ func (nc *Controller) markNodeAsReachable(p *sim.Proc, node *model.Node, zone st
 	return q.Remove(node.Name), nil
 }
 
+// sortedZones returns the keys of zones sorted, in the array *scratch (which it keeps for the
+// next call): handleDisruption's loops over sorted zones run one after the other, none inside
+// another, so one array serves them all, every pass.
+func sortedZones[V any](scratch *[]string, zones map[string]V) []string {
+	keys := slices.AppendSeq((*scratch)[:0], maps.Keys(zones))
+	slices.Sort(keys)
+	*scratch = keys
+	return keys
+}
+
 // handleDisruption is upstream handleDisruption: compute every zone's state; if every zone is
 // fully disrupted assume the control plane, not the nodes, is cut off and stop all tainting
 // (removing the NoExecute taints everywhere); otherwise set each zone's rate by its state.
@@ -744,7 +756,7 @@ func (nc *Controller) markNodeAsReachable(p *sim.Proc, node *model.Node, zone st
 func (nc *Controller) handleDisruption(p *sim.Proc, zoneToNodeConditions map[string][]*model.NodeCondition, nodes []*model.Node) {
 	newZoneStates := make(map[string]ZoneHealth, len(zoneToNodeConditions))
 	allAreFullyDisrupted := true
-	for _, k := range slices.Sorted(maps.Keys(zoneToNodeConditions)) {
+	for _, k := range sortedZones(&nc.zoneKeys, zoneToNodeConditions) {
 		v := zoneToNodeConditions[k]
 		unhealthy, state := ComputeZoneState(v, nc.cfg.UnhealthyZoneThreshold)
 		nc.zoneCounts[k] = [2]int{len(v), unhealthy}
@@ -757,7 +769,7 @@ func (nc *Controller) handleDisruption(p *sim.Proc, zoneToNodeConditions map[str
 		}
 	}
 	allWasFullyDisrupted := true
-	for _, k := range slices.Sorted(maps.Keys(nc.zoneStates)) {
+	for _, k := range sortedZones(&nc.zoneKeys, nc.zoneStates) {
 		if _, have := zoneToNodeConditions[k]; !have {
 			delete(nc.zoneStates, k)
 			delete(nc.zoneCounts, k)
@@ -775,7 +787,7 @@ func (nc *Controller) handleDisruption(p *sim.Proc, zoneToNodeConditions map[str
 		for _, n := range nodes {
 			nc.markNodeAsReachable(p, n, nc.zoneKey(n))
 		}
-		for _, k := range slices.Sorted(maps.Keys(nc.zoneStates)) {
+		for _, k := range sortedZones(&nc.zoneKeys, nc.zoneStates) {
 			nc.swapZoneLimiter(k, 0)
 			nc.setZoneState(k, ZoneFullDisruption)
 		}
@@ -792,13 +804,13 @@ func (nc *Controller) handleDisruption(p *sim.Proc, zoneToNodeConditions map[str
 			m.health.probeTimestamp = now
 			m.health.readyTransitionTimestamp = now
 		}
-		for _, k := range slices.Sorted(maps.Keys(nc.zoneStates)) {
+		for _, k := range sortedZones(&nc.zoneKeys, nc.zoneStates) {
 			nc.setLimiterInZone(k, len(zoneToNodeConditions[k]), newZoneStates[k])
 			nc.setZoneState(k, newZoneStates[k])
 		}
 		return
 	}
-	for _, k := range slices.Sorted(maps.Keys(nc.zoneStates)) {
+	for _, k := range sortedZones(&nc.zoneKeys, nc.zoneStates) {
 		newState := newZoneStates[k]
 		if nc.zoneStates[k] == newState {
 			continue
