@@ -135,6 +135,23 @@ func (w *mworld) relabel(t *testing.T, name string) {
 	require.NoError(t, err)
 }
 
+// deleteNow deletes the pod at once (grace period 0).
+func (w *mworld) deleteNow(t *testing.T, name string) {
+	t.Helper()
+	_, err := w.store.Delete(model.KindPod, "default", name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
+	require.NoError(t, err)
+}
+
+// appendCPU appends a line per pod metrics of namespace ("" for all) at virtual time at: the
+// pod, the sample's time and window, and its cpu in milli-cores.
+func (w *mworld) appendCPU(out []string, at time.Duration, namespace string) []string {
+	for _, pm := range w.s.ListPodMetrics(namespace, nil) {
+		q := pm.Containers[0].Usage[model.ResourceCPU]
+		out = append(out, fmt.Sprintf("%s %s %s %s %dm", at, pm.Name, pm.Timestamp, pm.Window, q.MilliValue()))
+	}
+	return out
+}
+
 func (w *mworld) cpu() (map[string]int64, map[string]time.Duration) {
 	pm, _, err := w.s.GetResourceMetric(context.Background(), model.ResourceCPU, "default", labels.Everything(), "")
 	if err != nil {
@@ -369,14 +386,10 @@ func TestIdlePodsSampleAsEagerly(t *testing.T) {
 				case op == 1: // relabel into or out of the load's target
 					w.relabel(t, name)
 				case op == 2:
-					_, err := w.store.Delete(model.KindPod, "default", name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
-					require.NoError(t, err)
+					w.deleteNow(t, name)
 					live[name] = false
 				}
-				for _, pm := range w.s.ListPodMetrics("default", nil) {
-					q := pm.Containers[0].Usage[model.ResourceCPU]
-					out = append(out, fmt.Sprintf("%s %s %s %s %dm", at, pm.Name, pm.Timestamp, pm.Window, q.MilliValue()))
-				}
+				out = w.appendCPU(out, at, "default")
 				// The housekeeping skips a node by its count of loaded pods: it must be exact.
 				for name, n := range w.s.nodes {
 					want := 0
@@ -452,14 +465,10 @@ func TestSharedIdlePodsScrapeAsEach(t *testing.T) {
 						_, err := w.store.Update(p)
 						require.NoError(t, err)
 					case op == 3:
-						_, err := w.store.Delete(model.KindPod, "default", name, model.DeleteOptions{GracePeriodSeconds: model.Ptr(int64(0))})
-						require.NoError(t, err)
+						w.deleteNow(t, name)
 						live[name] = false
 					}
-					for _, pm := range w.s.ListPodMetrics("", nil) {
-						q := pm.Containers[0].Usage[model.ResourceCPU]
-						out = append(out, fmt.Sprintf("%s %s %s %s %dm", at, pm.Name, pm.Timestamp, pm.Window, q.MilliValue()))
-					}
+					out = w.appendCPU(out, at, "")
 					for _, n := range w.s.nodes {
 						sharedSeen += len(n.shared)
 						for i, ps := range n.shared {
