@@ -112,16 +112,18 @@ func (b *Broadcaster) QueueLength() int { return len(b.queue) - b.head }
 // full reports whether the queue is full: action would drop an event.
 func (b *Broadcaster) full() bool { return b.QueueLength() >= b.cfg.MaxQueuedEvents }
 
-// drop counts and traces an event from component about ref that found the queue full.
-func (b *Broadcaster) drop(component, ref string) {
+// drop counts and traces an event from component about the object kind namespace/name that
+// found the queue full.
+func (b *Broadcaster) drop(component string, kind model.Kind, namespace, name string) {
 	b.stats.Dropped++
-	b.k.Emit(component, "event-dropped", ref, 0, "too many queued events")
+	b.k.EmitRef(component, "event-dropped", string(kind), namespace, name, 0, "too many queued events")
 }
 
 // action is Broadcaster.ActionOrDrop: queue ev, or drop it when the queue is full.
 func (b *Broadcaster) action(ev *model.Event) {
 	if b.full() {
-		b.drop(ev.Source.Component, refOf(ev))
+		o := &ev.InvolvedObject
+		b.drop(ev.Source.Component, o.Kind, o.Namespace, o.Name)
 		return
 	}
 	if b.head > 0 && b.head == len(b.queue) {
@@ -160,7 +162,7 @@ func (b *Broadcaster) recordToSink(p *sim.Proc, ev *model.Event) {
 	result := b.corr.EventCorrelate(ev)
 	if result.Skip {
 		b.stats.Skipped++
-		b.k.Emit(ev.Source.Component, "event-skipped", refOf(ev), 0, "spam filter: "+ev.Reason)
+		b.emit(ev, "event-skipped", "spam filter: "+ev.Reason)
 		return
 	}
 	for tries := 0; ; {
@@ -170,7 +172,7 @@ func (b *Broadcaster) recordToSink(p *sim.Proc, ev *model.Event) {
 		tries++
 		if tries >= b.cfg.MaxTries {
 			b.stats.Abandoned++
-			b.k.Emit(ev.Source.Component, "event-abandoned", refOf(ev), 0, "retry limit exceeded: "+ev.Reason)
+			b.emit(ev, "event-abandoned", "retry limit exceeded: "+ev.Reason)
 			return
 		}
 		b.stats.Retries++
@@ -233,10 +235,8 @@ func (b *Broadcaster) recordEvent(p *sim.Proc, ev *model.Event, patch []byte, up
 	return false
 }
 
-func refOf(ev *model.Event) string {
+// emit traces action about ev's object, from ev's source component.
+func (b *Broadcaster) emit(ev *model.Event, action, detail string) {
 	o := &ev.InvolvedObject
-	if o.Namespace == "" {
-		return string(o.Kind) + " " + o.Name
-	}
-	return string(o.Kind) + " " + o.Namespace + "/" + o.Name
+	b.k.EmitRef(ev.Source.Component, action, string(o.Kind), o.Namespace, o.Name, 0, detail)
 }

@@ -43,24 +43,40 @@ func NewNames() *Names { return &Names{atLast: map[string]int{}} }
 // name returns a name for an event about objName at now, unique among the names this
 // registry gave at now.
 func (n *Names) name(objName string, now vtime.Time) string {
+	// Built in a buffer on the stack: one allocation, the string.
+	var buf [64]byte
+	b, baseLen := n.appendName(buf[:0], objName, now)
+	name := string(b)
+	n.take(name[:baseLen])
+	return name
+}
+
+// appendName appends to b the name name would return, and returns the length of its base
+// ("<object name>.<hex nanoseconds>", before any "-<n>" suffix); the name is not taken until
+// take is given that base as a string. The two halves let a caller build the name into a
+// larger string, the one allocation it makes (recorder.Eventf), and take it from there.
+func (n *Names) appendName(b []byte, objName string, now vtime.Time) ([]byte, int) {
 	if !n.started || now != n.lastAt {
 		n.started = true
 		n.lastAt = now
 		clear(n.atLast)
 	}
-	// Built in a buffer on the stack: one allocation, the string, where concatenating the
-	// formatted time made two (Names.name was 2.6% of thundering-herd's allocations).
-	var buf [64]byte
-	b := append(buf[:0], objName...)
+	start := len(b)
+	b = append(b, objName...)
 	b = append(b, '.')
 	b = strconv.AppendInt(b, int64(now), 16)
-	name := string(b)
-	c := n.atLast[name]
-	n.atLast[name] = c + 1
-	if c > 0 {
-		name += "-" + strconv.Itoa(c)
+	baseLen := len(b) - start
+	if c := n.atLast[string(b[start:])]; c > 0 {
+		b = append(b, '-')
+		b = strconv.AppendInt(b, int64(c), 10)
 	}
-	return name
+	return b, baseLen
+}
+
+// take takes the name appendName just appended, given its base: the next name with that base
+// at this instant gets the next suffix. Nothing may call appendName in between.
+func (n *Names) take(base string) {
+	n.atLast[base]++
 }
 
 type recorder struct {
@@ -70,6 +86,8 @@ type recorder struct {
 	component string
 	host      string
 	names     *Names
+	// buf is scratch for Eventf's string, kept for the next event.
+	buf []byte
 }
 
 // New returns a recorder whose events carry source {component, host} and go straight to
@@ -97,23 +115,35 @@ func (r *recorder) Eventf(obj model.Object, eventType, reason, messageFmt string
 	if ki, ok := model.LookupKind(obj.GetKind()); ok {
 		apiVersion = ki.APIVersion
 	}
-	message := fmt.Sprintf(messageFmt, args...)
-	ref := model.Ref(obj)
+	// The name and the trace line's detail, "<type> <reason>: <message>", whose tail is the
+	// message, are built into one string: one allocation for the three.
+	b, baseLen := r.names.appendName(r.buf[:0], m.Name, now)
+	nameLen := len(b)
+	b = append(b, eventType...)
+	b = append(b, ' ')
+	b = append(b, reason...)
+	b = append(b, ": "...)
+	messageAt := len(b)
+	b = fmt.Appendf(b, messageFmt, args...)
+	r.buf = b
+	s := string(b)
+	r.names.take(s[:baseLen])
+	name, detail, message := s[:nameLen], s[nameLen:], s[messageAt:]
+	kind := obj.GetKind()
+	r.k.EmitRef(r.component, "event", string(kind), m.Namespace, m.Name, 0, detail)
 	if r.b != nil && r.b.full() {
 		// The queue drops it (Broadcaster.action): the event is not built, but its name is
 		// taken all the same, as later names at this instant depend on it.
-		r.names.name(m.Name, now)
-		r.k.Emit(r.component, "event", ref, 0, eventType+" "+reason+": "+message)
-		r.b.drop(r.component, ref)
+		r.b.drop(r.component, kind, m.Namespace, m.Name)
 		return
 	}
 	ev := &model.Event{
 		ObjectMeta: model.ObjectMeta{
-			Name:      r.names.name(m.Name, now),
+			Name:      name,
 			Namespace: namespace,
 		},
 		InvolvedObject: model.ObjectReference{
-			Kind:            obj.GetKind(),
+			Kind:            kind,
 			Namespace:       m.Namespace,
 			Name:            m.Name,
 			UID:             m.UID,
@@ -130,7 +160,6 @@ func (r *recorder) Eventf(obj model.Object, eventType, reason, messageFmt string
 		ReportingController: r.component,
 		ReportingInstance:   r.host,
 	}
-	r.k.Emit(r.component, "event", ref, 0, eventType+" "+reason+": "+message)
 	switch {
 	case r.b != nil:
 		r.b.action(ev)

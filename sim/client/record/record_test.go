@@ -114,3 +114,39 @@ func TestDroppedEventTakesItsName(t *testing.T) {
 	assert.Contains(t, trace.String(), "kubelet event Pod default/web Normal Pulled: b\n")
 	assert.Contains(t, trace.String(), "kubelet event-dropped Pod default/web too many queued events\n")
 }
+
+// discardSink drops what it is given.
+type discardSink struct{ n int }
+
+func (s *discardSink) Record(*model.Event) { s.n++ }
+
+// TestEventfAllocatesTheEventAndOneString: an event costs two allocations, the Event and one
+// string that holds its name, its message and the trace line's detail; the trace line is the
+// one Emit would write with model.Ref, and the parts are what they were when each had its own
+// string.
+func TestEventfAllocatesTheEventAndOneString(t *testing.T) {
+	k := sim.New(1)
+	var trace bytes.Buffer
+	k.Trace().SetWriter(&trace)
+	sink := &FakeSink{}
+	r := New(k, sink, "kubelet", "node-1")
+	pod := &model.Pod{ObjectMeta: model.ObjectMeta{Name: "web-1", Namespace: "shop", UID: "uid-1"}}
+	r.Eventf(pod, model.EventTypeNormal, "Pulled", "Container image %q already present on machine", "nginx")
+	r.Eventf(pod, model.EventTypeWarning, "BackOff", "Back-off restarting failed container")
+	require.Len(t, sink.Events, 2)
+	assert.Equal(t, "web-1.0", sink.Events[0].Name)
+	assert.Equal(t, `Container image "nginx" already present on machine`, sink.Events[0].Message)
+	assert.Equal(t, "web-1.0-1", sink.Events[1].Name)
+	assert.Equal(t, "Back-off restarting failed container", sink.Events[1].Message)
+	assert.Equal(t, "0.000000 kubelet event "+model.Ref(pod)+` Normal Pulled: Container image "nginx" already present on machine
+0.000000 kubelet event `+model.Ref(pod)+" Warning BackOff: Back-off restarting failed container\n", trace.String())
+
+	k.Trace().SetWriter(nil)
+	discard := &discardSink{}
+	r = New(k, discard, "kubelet", "node-1")
+	allocs := testing.AllocsPerRun(100, func() {
+		r.Eventf(pod, model.EventTypeNormal, "Started", "Started container app")
+	})
+	assert.Equal(t, 2.0, allocs)
+	assert.Equal(t, 101, discard.n)
+}
