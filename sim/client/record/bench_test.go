@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/reconsim/reconsim/sim"
 	"github.com/reconsim/reconsim/sim/apiserver"
 	"github.com/reconsim/reconsim/sim/client"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // BenchmarkBroadcasterEvents is the Event path of a busy cluster: components record events
@@ -41,4 +43,56 @@ func BenchmarkBroadcasterEvents(b *testing.B) {
 		}
 	}
 	k.Run(sim.Limits{MaxTime: k.Now().Add(time.Minute)})
+}
+
+// BenchmarkCorrelator is the correlator alone on a controller-manager's mix in a
+// thundering herd: each pod brings a ReplicaSet's SuccessfulCreate (one of ten ReplicaSets,
+// so they aggregate), events about the pod itself with its own messages, and the server's
+// copy of each written event back through UpdateState. There are twice as many pods as
+// cache entries, so the caches evict. One op is one event.
+func BenchmarkCorrelator(b *testing.B) {
+	clock := &vtime.ManualClock{}
+	c := NewCorrelator(clock, CorrelatorOptions{}, NewNames())
+	const pods = 2 * DefaultLRUCacheSize
+	type kind struct{ reason, format string }
+	perPod := []kind{
+		{"SuccessfulCreate", "Created pod: %s"},
+		{"TaintManagerEviction", "Marking for deletion Pod default/%s"},
+		{"NodeNotReady", "Node is not ready"},
+		{"Pulled", "Container image \"nginx\" already present on machine"},
+		{"Started", "Started container %s"},
+	}
+	events := make([]*model.Event, 0, pods*len(perPod))
+	for i := range pods {
+		pod := fmt.Sprintf("web-%d", i)
+		for _, k := range perPod {
+			obj := model.ObjectReference{Kind: model.KindPod, Namespace: "default", Name: pod, UID: "uid-" + pod, APIVersion: "v1"}
+			source := "node-controller"
+			if k.reason == "SuccessfulCreate" {
+				rs := fmt.Sprintf("web-%d", i%10)
+				obj = model.ObjectReference{Kind: model.KindReplicaSet, Namespace: "default", Name: rs, UID: "uid-rs-" + rs, APIVersion: "apps/v1"}
+				source = "replicaset-controller"
+			}
+			message := k.format
+			if strings.Contains(message, "%s") {
+				message = fmt.Sprintf(message, pod)
+			}
+			events = append(events, &model.Event{
+				ObjectMeta:     model.ObjectMeta{Name: obj.Name + ".x", Namespace: "default"},
+				InvolvedObject: obj, Source: model.EventSource{Component: source},
+				Type: model.EventTypeNormal, Reason: k.reason, Message: message, Count: 1,
+				ReportingController: source,
+			})
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		clock.T = clock.T.Add(time.Millisecond)
+		r := c.EventCorrelate(events[i%len(events)])
+		if !r.Skip {
+			stored := *r.Event
+			c.UpdateState(&stored)
+		}
+	}
 }

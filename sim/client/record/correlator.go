@@ -3,6 +3,7 @@ package record
 import (
 	"cmp"
 	"encoding/json"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"time"
@@ -69,9 +70,14 @@ type CorrelateResult struct {
 // an event logger that turns repeats into count updates, and a per-object spam filter, each
 // over an LRU cache. It runs on virtual time and is deterministic.
 type Correlator struct {
-	clock      rate.Clock
-	opts       CorrelatorOptions
-	names      *Names
+	clock rate.Clock
+	opts  CorrelatorOptions
+	names *Names
+	// seed hashes the caches' keys (lruKey): each key is hashed once per event, and a hash
+	// serves every cache that key is looked up in, the aggregate key's two among them. It is
+	// random, as every Go map's own seed is: what a cache holds, finds and evicts depends on
+	// the keys' equality alone, never on their hashes, so runs still repeat.
+	seed       maphash.Seed
 	spam       *lru[rate.Limiter]
 	aggregates *lru[aggregateRecord]
 	logs       *lru[eventLog]
@@ -85,7 +91,7 @@ type Correlator struct {
 	// full cache reuses an evicted entry for another key, so the entry must still hold it.
 	observed  *model.Event
 	logged    *lruEntry[eventLog]
-	loggedKey string
+	loggedKey lruKey
 }
 
 // NewCorrelator returns a correlator with opts (zero fields take the defaults) reading time
@@ -96,6 +102,7 @@ func NewCorrelator(clock rate.Clock, opts CorrelatorOptions, names *Names) *Corr
 		clock:      clock,
 		opts:       opts,
 		names:      names,
+		seed:       maphash.MakeSeed(),
 		spam:       newLRU[rate.Limiter](opts.LRUCacheSize),
 		aggregates: newLRU[aggregateRecord](opts.LRUCacheSize),
 		logs:       newLRU[eventLog](opts.LRUCacheSize),
@@ -106,7 +113,7 @@ func NewCorrelator(clock rate.Clock, opts CorrelatorOptions, names *Names) *Corr
 // (EventCorrelator.EventCorrelate): EventAggregate, then eventObserve, then the spam filter.
 // An event the filter skips has still been counted by the logger, as upstream.
 func (c *Correlator) EventCorrelate(ev *model.Event) CorrelateResult {
-	keys := keysOf(ev)
+	keys := c.keysOf(ev)
 	aggregated, key := c.aggregate(ev, keys)
 	observed, patch := c.observe(aggregated, key)
 	c.observed = nil
@@ -116,7 +123,7 @@ func (c *Correlator) EventCorrelate(ev *model.Event) CorrelateResult {
 	}
 	// The spam key of the combined or counted event is ev's: they have its source, object and
 	// type.
-	if c.filter(keys.spam()) {
+	if c.filter(keys.spam) {
 		return CorrelateResult{Skip: true}
 	}
 	return CorrelateResult{Event: observed, Patch: patch}
@@ -132,13 +139,7 @@ func (c *Correlator) UpdateState(ev *model.Event) {
 		c.logged.value = v
 		return
 	}
-	c.logs.add(eventKey(ev), v)
-}
-
-// eventKey is getEventKey: source, involved object, type, reason and message, joined
-// without a separator as upstream joins them.
-func eventKey(ev *model.Event) string {
-	return keysOf(ev).event
+	c.logs.add(c.keysOf(ev).event, v)
 }
 
 // sameEventKey reports whether a and b have the same event key: the fields it joins are
@@ -150,19 +151,24 @@ func sameEventKey(a, b *model.Event) bool {
 		a.Type == b.Type && a.Reason == b.Reason && a.Message == b.Message
 }
 
-// eventKeys holds an event's three keys in two strings. Upstream's keys share a prefix:
-// getSpamKey joins source, involved object and type; getEventKey joins the same (with the
-// empty fieldPath) and then reason and message; EventAggregatorByReasonFunc's aggregate key
-// joins the spam key's fields and then reason, reporting controller and instance. So the
-// spam key is the start of the event key. The event key and the aggregate key are built into
-// one string, one after the other: one allocation for both.
+// eventKeys holds an event's three keys in two strings, each with its hash. Upstream's keys
+// share a prefix: getSpamKey joins source, involved object and type; getEventKey joins the
+// same (with the empty fieldPath) and then reason and message; EventAggregatorByReasonFunc's
+// aggregate key joins the spam key's fields and then reason, reporting controller and
+// instance. So the spam key is the start of the event key. The event key and the aggregate
+// key are built into one string, one after the other: one allocation for both.
 type eventKeys struct {
-	event, aggregate string
-	spamLen          int
-	ev               *model.Event
+	// event is getEventKey: source, involved object, type, reason and message, joined
+	// without a separator as upstream joins them.
+	event lruKey
+	// aggregate is the aggregate key.
+	aggregate lruKey
+	// spam is getSpamKey: source, involved object and type (not reason nor message).
+	spam lruKey
+	ev   *model.Event
 }
 
-func keysOf(ev *model.Event) eventKeys {
+func (c *Correlator) keysOf(ev *model.Event) eventKeys {
 	o := &ev.InvolvedObject
 	prefix := [...]string{
 		ev.Source.Component, ev.Source.Host,
@@ -188,22 +194,29 @@ func keysOf(ev *model.Event) eventKeys {
 	b.WriteString(ev.ReportingController)
 	b.WriteString(ev.ReportingInstance)
 	both := b.String()
-	return eventKeys{event: both[:eventLen], aggregate: both[eventLen:], spamLen: spam, ev: ev}
+	return eventKeys{
+		event:     c.key(both[:eventLen]),
+		aggregate: c.key(both[eventLen:]),
+		spam:      c.key(both[:spam]),
+		ev:        ev,
+	}
 }
 
-// spam is getSpamKey: source, involved object and type (not reason nor message).
-func (k eventKeys) spam() string { return k.event[:k.spamLen] }
+// key is s with its hash, as the caches take it.
+func (c *Correlator) key(s string) lruKey {
+	return lruKey{s: s, hash: maphash.String(c.seed, s)}
+}
 
 // aggregateKeys is EventAggregatorByReasonFunc: the aggregate key (source, involved object,
 // type, reason, reporting controller and instance) and the local key (the message).
-func (k eventKeys) aggregateKeys() (aggregateKey, localKey string) {
+func (k eventKeys) aggregateKeys() (aggregateKey lruKey, localKey string) {
 	return k.aggregate, k.ev.Message
 }
 
 // filter is EventSourceObjectSpamFilter.Filter: a token bucket per spam key (burst 25,
 // refill 1/300 s; flowcontrol.NewTokenBucketPassiveRateLimiterWithClock, which is
 // x/time/rate with the float32 qps widened); true means skip.
-func (c *Correlator) filter(key string) bool {
+func (c *Correlator) filter(key lruKey) bool {
 	e := c.spam.find(key)
 	if e == nil {
 		// Upstream's Allow on the new limiter before its Add: nothing else reads the cache in
@@ -232,7 +245,7 @@ func (r *aggregateRecord) reset() {
 // 1, message "(combined from similar events): <message>", a new name) keyed by the aggregate
 // key, so that later occurrences update it. Upstream then drops an arbitrary message from
 // the set (sets.Set.PopAny, Go map order); reconsim drops the smallest, so that runs repeat.
-func (c *Correlator) aggregate(ev *model.Event, keys eventKeys) (*model.Event, string) {
+func (c *Correlator) aggregate(ev *model.Event, keys eventKeys) (*model.Event, lruKey) {
 	now := c.clock.Now()
 	aggKey, localKey := keys.aggregateKeys()
 	entry := c.aggregates.find(aggKey)
@@ -253,7 +266,7 @@ func (c *Correlator) aggregate(ev *model.Event, keys eventKeys) (*model.Event, s
 		if cap(rec.localKeys) == 0 {
 			if len(c.oneKey) == 0 {
 				// Blocks as large as the records so far, as the lru's blocks of entries.
-				c.oneKey = make([]string, min(max(len(c.aggregates.entries), minLRUBlock), maxLRUBlock))
+				c.oneKey = make([]string, min(max(c.aggregates.len, minLRUBlock), maxLRUBlock))
 			}
 			rec.localKeys = c.oneKey[:0:1]
 			c.oneKey = c.oneKey[1:]
@@ -300,7 +313,7 @@ type countPatch struct {
 // observe is eventLogger.eventObserve: on a cache hit for key the event takes the earlier
 // one's name and first timestamp, its count goes up by one, and a patch is prepared; either
 // way the observation is cached.
-func (c *Correlator) observe(ev *model.Event, key string) (*model.Event, []byte) {
+func (c *Correlator) observe(ev *model.Event, key lruKey) (*model.Event, []byte) {
 	var patch []byte
 	out := ev
 	entry := c.logs.find(key)
@@ -325,69 +338,110 @@ func (c *Correlator) observe(ev *model.Event, key string) (*model.Event, []byte)
 
 // lru is the least-recently-used cache of github.com/golang/groupcache/lru, as client-go's
 // correlator uses it: get and add make an entry the most recent; adding past the capacity
-// evicts the least recent.
+// evicts the least recent. Its map is keyed by the keys' hashes, each computed once per
+// event (lruKey), where a map by the key strings (of 100 bytes and more) hashed a key at
+// each of its operations, and hashed the evicted entry's key, found cold, to delete it. Keys
+// with one hash share the map's slot in a chain; an entry is the key's only when the strings
+// are equal, so what the cache holds, finds and evicts is what a map by the strings would.
 type lru[V any] struct {
 	max        int
-	entries    map[string]*lruEntry[V]
+	entries    map[uint64]*lruEntry[V] // by hash: the first entry of the hash's chain
+	len        int
 	head, tail *lruEntry[V] // head is the most recent
 	// free is storage for entries not yet used: entries are allocated in blocks, a block as
 	// large as the entries so far (8 to 256, never past max), as a cache never frees one.
 	free []lruEntry[V]
 }
 
+// lruKey is a cache key with its hash (Correlator.key): the hash picks the map's slot, the
+// string decides whether an entry is the key's.
+type lruKey struct {
+	s    string
+	hash uint64
+}
+
 type lruEntry[V any] struct {
-	key        string
+	key        lruKey
 	value      V
 	prev, next *lruEntry[V]
+	// sameHash is the next entry in the chain of entries whose keys have this one's hash.
+	sameHash *lruEntry[V]
 }
 
 func newLRU[V any](max int) *lru[V] {
-	return &lru[V]{max: max, entries: map[string]*lruEntry[V]{}}
+	return &lru[V]{max: max, entries: map[uint64]*lruEntry[V]{}}
 }
 
 // find is groupcache's Get, returning the entry (nil when key is absent), now the most
 // recent: setting its value is Add's update of an existing key, without looking the key up
 // again.
-func (l *lru[V]) find(key string) *lruEntry[V] {
-	e, ok := l.entries[key]
-	if !ok {
+func (l *lru[V]) find(key lruKey) *lruEntry[V] {
+	e := l.lookup(key)
+	if e == nil {
 		return nil
 	}
 	l.toFront(e)
 	return e
 }
 
+// lookup returns key's entry, or nil, leaving the order alone.
+func (l *lru[V]) lookup(key lruKey) *lruEntry[V] {
+	e := l.entries[key.hash]
+	for e != nil && e.key.s != key.s {
+		e = e.sameHash
+	}
+	return e
+}
+
 // add is groupcache's Add; it returns the key's entry, now the most recent.
-func (l *lru[V]) add(key string, value V) *lruEntry[V] {
-	if e, ok := l.entries[key]; ok {
+func (l *lru[V]) add(key lruKey, value V) *lruEntry[V] {
+	if e := l.lookup(key); e != nil {
 		e.value = value
 		l.toFront(e)
 		return e
 	}
-	if l.max > 0 && len(l.entries) >= l.max {
+	var e *lruEntry[V]
+	if l.max > 0 && l.len >= l.max {
 		// Full: the least recent entry is evicted, as groupcache's Add does after adding,
 		// and its storage takes the new key (a full cache allocates nothing per add).
-		e := l.tail
+		e = l.tail
 		l.unlink(e)
-		delete(l.entries, e.key)
-		e.key, e.value = key, value
-		l.entries[key] = e
-		l.pushFront(e)
-		return e
-	}
-	if len(l.free) == 0 {
-		n := min(max(len(l.entries), minLRUBlock), maxLRUBlock)
-		if l.max > 0 {
-			n = min(n, l.max-len(l.entries))
+		l.unmap(e)
+	} else {
+		if len(l.free) == 0 {
+			n := min(max(l.len, minLRUBlock), maxLRUBlock)
+			if l.max > 0 {
+				n = min(n, l.max-l.len)
+			}
+			l.free = make([]lruEntry[V], n)
 		}
-		l.free = make([]lruEntry[V], n)
+		e = &l.free[0]
+		l.free = l.free[1:]
 	}
-	e := &l.free[0]
-	l.free = l.free[1:]
 	e.key, e.value = key, value
-	l.entries[key] = e
+	e.sameHash = l.entries[key.hash]
+	l.entries[key.hash] = e
+	l.len++
 	l.pushFront(e)
 	return e
+}
+
+// unmap takes e out of the map (out of its hash's chain).
+func (l *lru[V]) unmap(e *lruEntry[V]) {
+	l.len--
+	first := l.entries[e.key.hash]
+	switch {
+	case first != e:
+		for first.sameHash != e {
+			first = first.sameHash
+		}
+		first.sameHash = e.sameHash
+	case e.sameHash != nil:
+		l.entries[e.key.hash] = e.sameHash
+	default:
+		delete(l.entries, e.key.hash)
+	}
+	e.sameHash = nil
 }
 
 // The bounds of an lru's blocks of entries (lru.free).

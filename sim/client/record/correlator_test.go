@@ -2,6 +2,9 @@ package record
 
 import (
 	"fmt"
+	"hash/maphash"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +19,11 @@ import (
 type fakeClock struct{}
 
 func (fakeClock) Now() vtime.Time { return 0 }
+
+var testSeed = maphash.MakeSeed()
+
+// testKey is s as an lru key.
+func testKey(s string) lruKey { return lruKey{s: s, hash: maphash.String(testSeed, s)} }
 
 // TestLRUEvictsLeastRecentlyUsed: groupcache lru semantics, as client-go's caches use them:
 // get and add refresh an entry; adding past the capacity evicts the least recent.
@@ -35,17 +43,18 @@ func TestLRUEvictsLeastRecentlyUsed(t *testing.T) {
 			l := newLRU[int](3)
 			for i, op := range tt.ops {
 				if op[0] == '?' {
-					l.find(op[1:])
+					l.find(testKey(op[1:]))
 					continue
 				}
-				l.add(op, i)
+				l.add(testKey(op), i)
 			}
 			for _, k := range tt.present {
-				assert.NotNil(t, l.find(k), k)
+				assert.NotNil(t, l.find(testKey(k)), k)
 			}
 			for _, k := range tt.absent {
-				assert.Nil(t, l.find(k), k)
+				assert.Nil(t, l.find(testKey(k)), k)
 			}
+			assert.Equal(t, 3, l.len)
 			assert.Len(t, l.entries, 3)
 		})
 	}
@@ -61,14 +70,14 @@ func TestEventKeysAreUpstreamsJoins(t *testing.T) {
 		ReportingController: "kubelet", ReportingInstance: "node-a",
 	}
 	o := ev.InvolvedObject
-	k := keysOf(ev)
-	assert.Equal(t, strings.Join([]string{"kubelet", "node-a", "Pod", "shop", "web-1", "", "uid-1", "v1", "Warning", "BackOff", "Back-off restarting"}, ""), k.event)
-	assert.Equal(t, eventKey(ev), k.event)
-	assert.Equal(t, strings.Join([]string{"kubelet", "node-a", string(o.Kind), o.Namespace, o.Name, o.UID, o.APIVersion, "Warning"}, ""), k.spam())
+	c := NewCorrelator(fakeClock{}, CorrelatorOptions{}, NewNames())
+	k := c.keysOf(ev)
+	assert.Equal(t, c.key(strings.Join([]string{"kubelet", "node-a", "Pod", "shop", "web-1", "", "uid-1", "v1", "Warning", "BackOff", "Back-off restarting"}, "")), k.event)
+	assert.Equal(t, c.key(strings.Join([]string{"kubelet", "node-a", string(o.Kind), o.Namespace, o.Name, o.UID, o.APIVersion, "Warning"}, "")), k.spam)
 	agg, local := k.aggregateKeys()
-	assert.Equal(t, strings.Join([]string{"kubelet", "node-a", "Pod", "shop", "web-1", "uid-1", "v1", "Warning", "BackOff", "kubelet", "node-a"}, ""), agg)
+	assert.Equal(t, c.key(strings.Join([]string{"kubelet", "node-a", "Pod", "shop", "web-1", "uid-1", "v1", "Warning", "BackOff", "kubelet", "node-a"}, "")), agg)
 	assert.Equal(t, "Back-off restarting", local)
-	assert.Equal(t, 1.0, testing.AllocsPerRun(20, func() { keysOf(ev) }), "both keys in one allocation")
+	assert.Equal(t, 1.0, testing.AllocsPerRun(20, func() { c.keysOf(ev) }), "both keys in one allocation")
 }
 
 // TestUpdateStateInPlaceIsAdd checks that UpdateState's update in place of the entry the last
@@ -96,7 +105,7 @@ func TestUpdateStateInPlaceIsAdd(t *testing.T) {
 		}
 		var out []string
 		for e := c.logs.head; e != nil; e = e.next {
-			out = append(out, fmt.Sprintf("%s=%d/%s", e.key, e.value.count, e.value.name))
+			out = append(out, fmt.Sprintf("%s=%d/%s", e.key.s, e.value.count, e.value.name))
 		}
 		return out
 	}
@@ -107,7 +116,10 @@ func TestUpdateStateInPlaceIsAdd(t *testing.T) {
 // storage, allocating nothing, and keeps groupcache's order (the new key the most recent).
 func TestLRUFullAddReusesEvicted(t *testing.T) {
 	l := newLRU[int](3)
-	keys := []string{"a", "b", "c", "d", "e", "f", "g"}
+	var keys []lruKey
+	for _, s := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		keys = append(keys, testKey(s))
+	}
 	for i, k := range keys[:3] {
 		l.add(k, i)
 	}
@@ -117,14 +129,14 @@ func TestLRUFullAddReusesEvicted(t *testing.T) {
 		i++
 	})
 	assert.Zero(t, allocs)
-	assert.Len(t, l.entries, 3)
-	var order []string
+	assert.Equal(t, 3, l.len)
+	var order []lruKey
 	for e := l.head; e != nil; e = e.next {
 		order = append(order, e.key)
-		assert.Same(t, e, l.entries[e.key])
+		assert.Same(t, e, l.lookup(e.key))
 	}
 	last := i - 1
-	assert.Equal(t, []string{keys[last%7], keys[(last-1)%7], keys[(last-2)%7]}, order)
+	assert.Equal(t, []lruKey{keys[last%7], keys[(last-1)%7], keys[(last-2)%7]}, order)
 }
 
 // TestUpdateStateAfterEntryReused: with the event's cache entry reused for another key (the
@@ -153,7 +165,7 @@ func TestUpdateStateAfterEntryReused(t *testing.T) {
 		c.UpdateState(&stored)
 		var out []string
 		for e := c.logs.head; e != nil; e = e.next {
-			out = append(out, fmt.Sprintf("%s=%d", e.key, e.value.count))
+			out = append(out, fmt.Sprintf("%s=%d", e.key.s, e.value.count))
 		}
 		return out
 	}
@@ -174,8 +186,8 @@ func TestAggregateRecordsKeepTheirOwnMessages(t *testing.T) {
 		}
 	}
 	messages := func(obj string) []string {
-		keys := keysOf(event(obj, ""))
-		e := c.aggregates.entries[keys.aggregate]
+		keys := c.keysOf(event(obj, ""))
+		e := c.aggregates.lookup(keys.aggregate)
 		require.NotNil(t, e, obj)
 		return e.value.localKeys
 	}
@@ -213,4 +225,50 @@ func TestCorrelateDistinctEventsAllocations(t *testing.T) {
 	})
 	// One for the keys, and the three caches' maps growing.
 	assert.Less(t, allocs, 2.0)
+}
+
+// TestLRUByHashIsAnLRUByString holds the cache keyed by hashes, with its chains of keys that
+// share a hash, to groupcache's cache keyed by the strings (a list in recency order here):
+// seeded random finds and adds over few keys, with hashes that collide often (two values, or
+// one), give the same results, the same entries in the same order, and the same evictions.
+func TestLRUByHashIsAnLRUByString(t *testing.T) {
+	for _, hashes := range []uint64{1, 2, 1 << 63} {
+		rng := rand.New(rand.NewPCG(uint64(hashes), 7))
+		l := newLRU[int](5)
+		var order []string // most recent first
+		values := map[string]int{}
+		toFront := func(k string) {
+			order = slices.DeleteFunc(order, func(s string) bool { return s == k })
+			order = slices.Insert(order, 0, k)
+		}
+		for op := range 5000 {
+			s := strings.Repeat("k", 1+rng.IntN(12))
+			key := lruKey{s: s, hash: maphash.String(testSeed, s) % hashes}
+			if rng.IntN(2) == 0 {
+				e := l.find(key)
+				_, ok := values[s]
+				require.Equal(t, ok, e != nil, "op %d find %s", op, s)
+				if ok {
+					require.Equal(t, values[s], e.value)
+					toFront(s)
+				}
+			} else {
+				e := l.add(key, op)
+				require.Equal(t, key, e.key)
+				values[s] = op
+				toFront(s)
+				if len(order) > 5 {
+					delete(values, order[5])
+					order = order[:5]
+				}
+			}
+			var got []string
+			for e := l.head; e != nil; e = e.next {
+				got = append(got, e.key.s)
+				require.Same(t, e, l.lookup(e.key))
+			}
+			require.Equal(t, order, got, "op %d", op)
+			require.Equal(t, len(order), l.len)
+		}
+	}
 }
