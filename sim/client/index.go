@@ -194,7 +194,6 @@ func (s *store) putAt(key string, e *entry, obj model.Object) (model.Object, boo
 		if s.nbuilt == 0 {
 			return nil, false
 		}
-		e.vals = make([][]string, len(s.indexes))
 		for i, ix := range s.indexes {
 			if ix.built {
 				e.vals[i] = ix.fn(obj)
@@ -224,26 +223,63 @@ func (s *store) putAt(key string, e *entry, obj model.Object) (model.Object, boo
 }
 
 // reserve prepares an empty store for n puts of new keys (an informer's first list): the
-// map is made for n items, and the entries are allocated together (their index values are
-// allocated by put, when an index is built).
+// map is made for n items, and the entries are allocated together, and so are the slots of
+// their index values when an index is built.
 func (s *store) reserve(n int) {
 	if len(s.items) != 0 || n <= 0 {
 		return
 	}
 	s.items = make(map[string]*entry, n)
 	s.spare = make([]entry, n)
+	if s.nbuilt > 0 {
+		k := len(s.indexes)
+		slots := make([][]string, n*k)
+		for j := range s.spare {
+			s.spare[j].vals = slots[j*k : (j+1)*k : (j+1)*k]
+		}
+	}
 }
 
-// newEntry returns a new entry for obj under key, without index values, from the reserved
-// ones while they last.
+// newEntry returns a new entry for obj under key, from the reserved ones while they last,
+// with empty slots for its index values when the store has an index built. An entry made
+// then has its slots in the same allocation when they fit (entryWithVals).
 func (s *store) newEntry(key string, obj model.Object) *entry {
-	if len(s.spare) == 0 {
+	var e *entry
+	switch n := len(s.indexes); {
+	case len(s.spare) > 0:
+		e = &s.spare[0]
+		s.spare = s.spare[1:]
+		*e = entry{key: key, obj: obj, vals: e.vals}
+		if s.nbuilt == 0 || len(e.vals) == n {
+			return e
+		}
+	case s.nbuilt == 0:
 		return &entry{key: key, obj: obj}
+	case n <= maxInlineIndexes:
+		ev := &entryWithVals{entry: entry{key: key, obj: obj}}
+		ev.vals = ev.slots[:n:n]
+		return &ev.entry
+	default:
+		e = &entry{key: key, obj: obj}
 	}
-	e := &s.spare[0]
-	s.spare = s.spare[1:]
-	*e = entry{key: key, obj: obj}
+	if s.nbuilt > 0 {
+		e.vals = make([][]string, len(s.indexes))
+	}
 	return e
+}
+
+// maxInlineIndexes is how many indexes' values an entryWithVals holds: the four built-in
+// indexes and the custom ones of a controller-manager's pod informer (a claim-candidates
+// index each for the DaemonSet and StatefulSet controllers) fit.
+const maxInlineIndexes = 8
+
+// entryWithVals is an entry and the slots of its index values in one allocation, for the
+// entries made while an index is built (a watch event's new object in an indexed cache).
+// The entry's vals is a slice of slots; a store that adds indexes past maxInlineIndexes
+// gives its entries new slots (addIndex).
+type entryWithVals struct {
+	entry
+	slots [maxInlineIndexes][]string
 }
 
 // remove deletes key and returns the object it held.

@@ -15,7 +15,9 @@ import (
 // an index and clears it on the way) and checks after every step that all, and byIndex of a
 // random few indexes, give what a scan of the expected contents gives: the same entries,
 // sorted by key. As the built-in indexes are built on their first query, each is first
-// queried after a random number of steps.
+// queried after a random number of steps. Half the seeds start with more indexes than an
+// entry holds inline (maxInlineIndexes), and a cleared store is sometimes reserved for a few
+// puts, so that entries are made in each of newEntry's ways.
 func TestStoreIndexesMatchBruteForce(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
@@ -28,11 +30,19 @@ func TestStoreIndexesMatchBruteForce(t *testing.T) {
 				}
 				return nil
 			}
+			if seed%2 == 0 {
+				for i := range maxInlineIndexes - len(builtinIndexers()) + 1 {
+					s.addIndex(fmt.Sprintf("pad%d", i), NamespaceIndexFunc)
+				}
+			}
 			for step := 0; step < 400; step++ {
 				switch op := r.IntN(100); {
 				case op == 0:
 					s.clear()
 					clear(want)
+					if r.IntN(2) == 0 {
+						s.reserve(1 + r.IntN(10))
+					}
 				case op == 1 && !s.hasIndex("zone"):
 					s.addIndex("zone", zoneIndex)
 				case op < 30:
