@@ -37,6 +37,10 @@ type Names struct {
 	started bool
 }
 
+// maxNamesCleared is the most names an instant may have left in Names for its map to be
+// cleared and kept, rather than replaced by a new one.
+const maxNamesCleared = 8
+
 // NewNames returns an empty name registry.
 func NewNames() *Names { return &Names{atLast: map[string]int{}} }
 
@@ -59,7 +63,14 @@ func (n *Names) appendName(b []byte, objName string, now vtime.Time) ([]byte, in
 	if !n.started || now != n.lastAt {
 		n.started = true
 		n.lastAt = now
-		clear(n.atLast)
+		if len(n.atLast) > maxNamesCleared {
+			// Clearing a map costs its capacity, which never shrinks: after an instant
+			// with many names (hundreds of kubelets starting at once), every later instant
+			// would pay for them.
+			n.atLast = map[string]int{}
+		} else {
+			clear(n.atLast)
+		}
 	}
 	start := len(b)
 	b = append(b, objName...)

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 	"time"
 
@@ -149,4 +150,23 @@ func TestEventfAllocatesTheEventAndOneString(t *testing.T) {
 	})
 	assert.Equal(t, 2.0, allocs)
 	assert.Equal(t, 101, discard.n)
+}
+
+// TestNamesAfterABusyInstant: after an instant with many names, the next instant starts
+// afresh (no suffixes) with a new map holding only its own names, and a quiet instant's map
+// is kept.
+func TestNamesAfterABusyInstant(t *testing.T) {
+	n := NewNames()
+	for i := range 100 {
+		n.name(fmt.Sprintf("web-%d", i%50), 1)
+	}
+	assert.Equal(t, "web-7.1-2", n.name("web-7", 1))
+	assert.Len(t, n.atLast, 50)
+	assert.Equal(t, "web-7.2", n.name("web-7", 2))
+	assert.Equal(t, map[string]int{"web-7.2": 1}, n.atLast)
+	before := n.atLast
+	assert.Equal(t, "web-7.3", n.name("web-7", 3))
+	assert.Equal(t, map[string]int{"web-7.3": 1}, n.atLast)
+	n.atLast["probe"] = 0
+	assert.Contains(t, before, "probe", "a quiet instant's map is cleared and kept")
 }
