@@ -97,8 +97,9 @@ type recorder struct {
 	component string
 	host      string
 	names     *Names
-	// buf is scratch for Eventf's string, kept for the next event.
-	buf []byte
+	// buf and msgBuf are scratch for Eventf's string and its message, kept for the next
+	// event.
+	buf, msgBuf []byte
 }
 
 // New returns a recorder whose events carry source {component, host} and go straight to
@@ -127,7 +128,10 @@ func (r *recorder) Eventf(obj model.Object, eventType, reason, messageFmt string
 		apiVersion = ki.APIVersion
 	}
 	// The name and the trace line's detail, "<type> <reason>: <message>", whose tail is the
-	// message, are built into one string: one allocation for the three.
+	// message, are built into one string: one allocation for the three. The message is
+	// formatted first, apart, as formatting may run the arguments' own methods, and nothing
+	// may take a name between appendName and take.
+	r.msgBuf = fmt.Appendf(r.msgBuf[:0], messageFmt, args...)
 	b, baseLen := r.names.appendName(r.buf[:0], m.Name, now)
 	nameLen := len(b)
 	b = append(b, eventType...)
@@ -135,7 +139,7 @@ func (r *recorder) Eventf(obj model.Object, eventType, reason, messageFmt string
 	b = append(b, reason...)
 	b = append(b, ": "...)
 	messageAt := len(b)
-	b = fmt.Appendf(b, messageFmt, args...)
+	b = append(b, r.msgBuf...)
 	r.buf = b
 	s := string(b)
 	r.names.take(s[:baseLen])

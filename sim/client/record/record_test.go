@@ -170,3 +170,27 @@ func TestNamesAfterABusyInstant(t *testing.T) {
 	n.atLast["probe"] = 0
 	assert.Contains(t, before, "probe", "a quiet instant's map is cleared and kept")
 }
+
+// recordingArg records an event when it is formatted.
+type recordingArg struct {
+	r   Recorder
+	obj model.Object
+}
+
+func (a recordingArg) String() string {
+	a.r.Eventf(a.obj, model.EventTypeNormal, "Inner", "formatted")
+	return "arg"
+}
+
+// TestEventfArgumentThatRecords: an argument whose formatting records an event about the
+// same object at the same instant does not make Eventf reuse that event's name.
+func TestEventfArgumentThatRecords(t *testing.T) {
+	k := sim.New(1)
+	sink := &FakeSink{}
+	r := New(k, sink, "c", "")
+	pod := &model.Pod{ObjectMeta: model.ObjectMeta{Name: "web", Namespace: "ns"}}
+	r.Eventf(pod, model.EventTypeNormal, "Outer", "%v", recordingArg{r: r, obj: pod})
+	require.Len(t, sink.Events, 2)
+	assert.Equal(t, "Inner web.0", sink.Events[0].Reason+" "+sink.Events[0].Name)
+	assert.Equal(t, "Outer web.0-1 arg", sink.Events[1].Reason+" "+sink.Events[1].Name+" "+sink.Events[1].Message)
+}
