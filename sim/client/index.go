@@ -270,8 +270,9 @@ func (s *store) newEntry(key string, obj model.Object) *entry {
 
 // maxInlineIndexes is how many indexes' values an entryWithVals holds: the four built-in
 // indexes and the custom ones of a controller-manager's pod informer (a claim-candidates
-// index each for the DaemonSet and StatefulSet controllers) fit.
-const maxInlineIndexes = 8
+// index each for the DaemonSet and StatefulSet controllers), no more, as every indexed
+// entry carries them.
+const maxInlineIndexes = 6
 
 // entryWithVals is an entry and the slots of its index values in one allocation, for the
 // entries made while an index is built (a watch event's new object in an indexed cache).
