@@ -32,17 +32,21 @@ const namespaceDefault = "default"
 // share one Names, so that two components never pick the same name (which the server would
 // refuse with AlreadyExists). The zero value is not usable; call NewNames.
 type Names struct {
-	lastAt  vtime.Time
-	atLast  map[string]int
-	started bool
+	lastAt vtime.Time
+	// taken counts the names given per base ("<object name>.<hex nanoseconds>"). A base
+	// names its instant (the hex digits after its last dot), so the bases of earlier instants
+	// never match a later one's and need not be cleared at every instant, which cost the
+	// map's capacity each time (a capacity grown at the busiest instant, as a map never
+	// shrinks). The map is cleared at an instant's first name once it holds maxNamesKept
+	// bases: once per that many names.
+	taken map[string]int
 }
 
-// maxNamesCleared is the most names an instant may have left in Names for its map to be
-// cleared and kept, rather than replaced by a new one.
-const maxNamesCleared = 8
+// maxNamesKept is how many bases Names keeps before it clears them.
+const maxNamesKept = 1024
 
 // NewNames returns an empty name registry.
-func NewNames() *Names { return &Names{atLast: map[string]int{}} }
+func NewNames() *Names { return &Names{taken: map[string]int{}} }
 
 // name returns a name for an event about objName at now, unique among the names this
 // registry gave at now.
@@ -60,24 +64,16 @@ func (n *Names) name(objName string, now vtime.Time) string {
 // take is given that base as a string. The two halves let a caller build the name into a
 // larger string, the one allocation it makes (recorder.Eventf), and take it from there.
 func (n *Names) appendName(b []byte, objName string, now vtime.Time) ([]byte, int) {
-	if !n.started || now != n.lastAt {
-		n.started = true
-		n.lastAt = now
-		if len(n.atLast) > maxNamesCleared {
-			// Clearing a map costs its capacity, which never shrinks: after an instant
-			// with many names (hundreds of kubelets starting at once), every later instant
-			// would pay for them.
-			n.atLast = map[string]int{}
-		} else {
-			clear(n.atLast)
-		}
+	if now != n.lastAt && len(n.taken) >= maxNamesKept {
+		clear(n.taken)
 	}
+	n.lastAt = now
 	start := len(b)
 	b = append(b, objName...)
 	b = append(b, '.')
 	b = strconv.AppendInt(b, int64(now), 16)
 	baseLen := len(b) - start
-	if c := n.atLast[string(b[start:])]; c > 0 {
+	if c := n.taken[string(b[start:])]; c > 0 {
 		b = append(b, '-')
 		b = strconv.AppendInt(b, int64(c), 10)
 	}
@@ -87,7 +83,7 @@ func (n *Names) appendName(b []byte, objName string, now vtime.Time) ([]byte, in
 // take takes the name appendName just appended, given its base: the next name with that base
 // at this instant gets the next suffix. Nothing may call appendName in between.
 func (n *Names) take(base string) {
-	n.atLast[base]++
+	n.taken[base]++
 }
 
 type recorder struct {
