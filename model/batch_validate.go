@@ -242,7 +242,7 @@ func validateJobSpec(s *JobSpec, path *field.Path) field.ErrorList {
 	}
 	tp := path.Child("template")
 	errs = append(errs, validateLabels(s.Template.Labels, tp.Child("metadata", "labels"))...)
-	errs = append(errs, sortedErrs(apivalidation.ValidateAnnotations(s.Template.Annotations, tp.Child("metadata", "annotations")))...)
+	errs = append(errs, validateAnnotations(s.Template.Annotations, tp.Child("metadata", "annotations"))...)
 	errs = append(errs, validatePodSpec(&s.Template.Spec, tp.Child("spec"))...)
 	if rp := s.Template.Spec.RestartPolicy; rp != RestartPolicyOnFailure && rp != RestartPolicyNever && rp != "" {
 		errs = append(errs, field.NotSupported(tp.Child("spec", "restartPolicy"), rp, []string{RestartPolicyOnFailure, RestartPolicyNever}))
@@ -335,7 +335,7 @@ func validatePodFailurePolicyRule(s *JobSpec, r *PodFailurePolicyRule, path *fie
 		if pat.Type == "" {
 			errs = append(errs, field.Required(pp.Child("type"), ""))
 		} else {
-			for _, msg := range validation.IsQualifiedName(pat.Type) {
+			for _, msg := range labelKey(pat.Type) {
 				errs = append(errs, field.Invalid(pp.Child("type"), pat.Type, msg))
 			}
 		}

@@ -135,3 +135,34 @@ func BenchmarkValidateUpdatePodLabels(b *testing.B) {
 		upd.Meta().Labels["tier"] = "web"
 	})
 }
+
+// BenchmarkValidateCreate is the API server's validation of a ReplicaSet's next replica
+// (ValidateLike against the replica before it, as the store does) and of an Event.
+func BenchmarkValidateCreate(b *testing.B) {
+	prev := benchPod()
+	pod := benchPod()
+	pod.Name, pod.UID, pod.Spec.NodeName = "svc-00-q9z4m", "u-2", ""
+	event := &Event{
+		ObjectMeta:     ObjectMeta{Name: "svc-00-q9z4m.187a3c5f0e2b4d61", Namespace: "default"},
+		InvolvedObject: ObjectReference{Kind: KindPod, Namespace: "default", Name: "svc-00-q9z4m", UID: "u-2"},
+		Reason:         "Scheduled", Message: "Successfully assigned default/svc-00-q9z4m to a-001", Type: "Normal", Count: 1,
+	}
+	SetDefaults(event)
+	for _, bc := range []struct {
+		name     string
+		validate func() error
+	}{
+		{"Pod", func() error { return Validate(pod).ToAggregate() }},
+		{"PodLikePrevious", func() error { return ValidateLike(pod, prev).ToAggregate() }},
+		{"Event", func() error { return Validate(event).ToAggregate() }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := bc.validate(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -46,7 +46,7 @@ func (o *CustomResourceDefinition) Validate() field.ErrorList {
 	if s.Group == "" {
 		errs = append(errs, field.Required(spec.Child("group"), ""))
 	} else {
-		for _, msg := range validation.IsDNS1123Subdomain(s.Group) {
+		for _, msg := range dns1123Subdomain(s.Group) {
 			errs = append(errs, field.Invalid(spec.Child("group"), s.Group, msg))
 		}
 		if len(strings.Split(s.Group, ".")) < 2 {
@@ -230,7 +230,7 @@ func validateCRDUpdate(n, o *CustomResourceDefinition) field.ErrorList {
 // replicas fields. The caller prunes and defaults first (CustomResourceSchema).
 func ValidateCustomResource(u *Unstructured, namespaced bool, schema *CustomResourceSchema, scale *CustomResourceSubresourceScale) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, validateObjectMeta(&u.ObjectMeta, namespaced, apivalidation.NameIsDNSSubdomain, metadataPath, nil)...)
+	errs = append(errs, validateObjectMeta(&u.ObjectMeta, namespaced, nameIsDNSSubdomain, metadataPath, nil)...)
 	errs = append(errs, validateCustomResourceContent(u, schema, scale)...)
 	return nilIfEmpty(errs)
 }

@@ -337,7 +337,7 @@ func (o *FlowSchema) Validate() field.ErrorList {
 	if n := o.Spec.PriorityLevelConfiguration.Name; n == "" {
 		errs = append(errs, field.Required(plName, "must reference a priority level"))
 	} else {
-		for _, msg := range apivalidation.NameIsDNSSubdomain(n, false) {
+		for _, msg := range nameIsDNSSubdomain(n, false) {
 			errs = append(errs, field.Invalid(plName, n, msg))
 		}
 	}

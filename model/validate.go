@@ -79,12 +79,12 @@ func validate(obj Object, update bool, valid Object) field.ErrorList {
 	if !ok {
 		return field.ErrorList{field.Invalid(field.NewPath("kind"), string(obj.GetKind()), "kind is not registered")}
 	}
-	nameFn := apivalidation.NameIsDNSSubdomain
+	nameFn := nameIsDNSSubdomain
 	switch ki.Kind {
 	case KindNamespace:
-		nameFn = apivalidation.NameIsDNSLabel // ValidateNamespaceName
+		nameFn = nameIsDNSLabel // ValidateNamespaceName
 	case KindService:
-		nameFn = apivalidation.NameIsDNS1035Label // ValidateServiceName
+		nameFn = nameIsDNS1035Label // ValidateServiceName
 	}
 	if update {
 		nameFn = nil
@@ -260,10 +260,6 @@ func sortedErrs(errs field.ErrorList) field.ErrorList {
 	return errs
 }
 
-func validateLabels(l map[string]string, path *field.Path) field.ErrorList {
-	return sortedErrs(metav1validation.ValidateLabels(l, path))
-}
-
 // validateObjectMeta follows upstream ValidateObjectMetaAccessor.
 // validateObjectMeta checks metadata; a nil nameFn skips the name, generateName and namespace
 // format checks (an update, where they are immutable).
@@ -291,7 +287,7 @@ func validateObjectMeta(m *ObjectMeta, namespaced bool, nameFn apivalidation.Val
 		if m.Namespace == "" {
 			errs = append(errs, field.Required(path.Child("namespace"), ""))
 		} else {
-			for _, msg := range apivalidation.NameIsDNSLabel(m.Namespace, false) { // ValidateNamespaceName
+			for _, msg := range nameIsDNSLabel(m.Namespace, false) { // ValidateNamespaceName
 				errs = append(errs, field.Invalid(path.Child("namespace"), m.Namespace, msg))
 			}
 		}
@@ -316,7 +312,7 @@ func validateMetaRest(m *ObjectMeta, path *field.Path, valid *ObjectMeta) field.
 		errs = append(errs, validateLabels(m.Labels, path.Child("labels"))...)
 	}
 	if len(m.Annotations) > 0 && (valid == nil || !maps.Equal(m.Annotations, valid.Annotations)) {
-		errs = append(errs, sortedErrs(apivalidation.ValidateAnnotations(m.Annotations, path.Child("annotations")))...)
+		errs = append(errs, validateAnnotations(m.Annotations, path.Child("annotations"))...)
 	}
 	if len(m.OwnerReferences) > 0 && (valid == nil || !sameOwnerReferences(m.OwnerReferences, valid.OwnerReferences)) {
 		refs := make([]metav1.OwnerReference, len(m.OwnerReferences))
@@ -395,7 +391,7 @@ func validateNodeName(nodeName string, spec *field.Path) field.ErrorList {
 		return nil
 	}
 	var errs field.ErrorList
-	for _, msg := range apivalidation.NameIsDNSSubdomain(nodeName, false) { // ValidateNodeName
+	for _, msg := range nameIsDNSSubdomain(nodeName, false) { // ValidateNodeName
 		errs = append(errs, field.Invalid(spec.Child("nodeName"), nodeName, msg))
 	}
 	return errs
@@ -427,7 +423,7 @@ func validatePodSpec(spec *PodSpec, path *field.Path) field.ErrorList {
 		errs = append(errs, validatePreemptionPolicy(spec.PreemptionPolicy, path.Child("preemptionPolicy"))...)
 	}
 	if spec.SchedulerName != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(spec.SchedulerName) {
+		for _, msg := range dns1123Subdomain(spec.SchedulerName) {
 			errs = append(errs, field.Invalid(path.Child("schedulerName"), spec.SchedulerName, msg))
 		}
 	}
@@ -448,7 +444,7 @@ func validateContainer(c *Container, path *field.Path, names map[string]bool, in
 	if c.Name == "" {
 		errs = append(errs, field.Required(namePath, ""))
 	} else {
-		for _, msg := range validation.IsDNS1123Label(c.Name) {
+		for _, msg := range dns1123Label(c.Name) {
 			errs = append(errs, field.Invalid(namePath, c.Name, msg))
 		}
 	}
@@ -517,7 +513,7 @@ var standardContainerResources = []string{ResourceCPU, ResourceMemory, "ephemera
 
 func validateContainerResourceName(name string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, msg := range content.IsLabelKey(name) { // validateResourceName: a qualified name
+	for _, msg := range labelKey(name) { // validateResourceName: a qualified name
 		errs = append(errs, field.Invalid(path, name, msg))
 	}
 	if !strings.Contains(name, "/") && !slices.Contains(standardContainerResources, name) && !strings.HasPrefix(name, "hugepages-") {
@@ -560,7 +556,7 @@ func validateTolerations(ts []Toleration, path *field.Path) field.ErrorList {
 	for i, t := range ts {
 		p := path.Index(i)
 		if t.Key != "" {
-			errs = append(errs, metav1validation.ValidateLabelName(t.Key, p.Child("key"))...)
+			errs = append(errs, validateLabelName(t.Key, p.Child("key"))...)
 		}
 		if t.Key == "" && t.Operator != "Exists" {
 			errs = append(errs, field.Invalid(p.Child("operator"), t.Operator, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
@@ -570,7 +566,7 @@ func validateTolerations(ts []Toleration, path *field.Path) field.ErrorList {
 		}
 		switch t.Operator {
 		case "Equal", "": // empty means Equal
-			if msgs := content.IsLabelValue(t.Value); len(msgs) > 0 {
+			if msgs := labelValue(t.Value); len(msgs) > 0 {
 				errs = append(errs, field.Invalid(p.Child("operator"), t.Value, strings.Join(msgs, ";")))
 			}
 		case "Exists":
@@ -640,7 +636,7 @@ func validateNodeSelectorTerm(t *NodeSelectorTerm, path *field.Path) field.Error
 		default:
 			errs = append(errs, field.NotSupported(p.Child("operator"), r.Operator, nodeSelectorOps))
 		}
-		errs = append(errs, metav1validation.ValidateLabelName(r.Key, p.Child("key"))...)
+		errs = append(errs, validateLabelName(r.Key, p.Child("key"))...)
 	}
 	for i, r := range t.MatchFields {
 		p := path.Child("matchFields").Index(i)
@@ -780,7 +776,7 @@ func validateSelectorAndTemplate(sel *metav1.LabelSelector, tmpl *PodTemplateSpe
 		errs = append(errs, field.Invalid(tp.Child("metadata", "labels"), tmpl.Labels, "`selector` does not match template `labels`"))
 	}
 	errs = append(errs, validateLabels(tmpl.Labels, tp.Child("metadata", "labels"))...)
-	errs = append(errs, sortedErrs(apivalidation.ValidateAnnotations(tmpl.Annotations, tp.Child("metadata", "annotations")))...)
+	errs = append(errs, validateAnnotations(tmpl.Annotations, tp.Child("metadata", "annotations"))...)
 	errs = append(errs, validatePodSpec(&tmpl.Spec, tp.Child("spec"))...)
 	if tmpl.Spec.RestartPolicy != RestartPolicyAlways {
 		errs = append(errs, field.NotSupported(tp.Child("spec", "restartPolicy"), tmpl.Spec.RestartPolicy, []string{RestartPolicyAlways}))
@@ -833,8 +829,8 @@ func validateTaints(taints []Taint) field.ErrorList {
 	seen := map[taintKey]bool{}
 	for i, t := range taints {
 		p := tp.Index(i)
-		errs = append(errs, metav1validation.ValidateLabelName(t.Key, p.Child("key"))...)
-		if msgs := content.IsLabelValue(t.Value); len(msgs) > 0 {
+		errs = append(errs, validateLabelName(t.Key, p.Child("key"))...)
+		if msgs := labelValue(t.Value); len(msgs) > 0 {
 			errs = append(errs, field.Invalid(p.Child("value"), t.Value, strings.Join(msgs, ";")))
 		}
 		errs = append(errs, validateTaintEffect(t.Effect, true, p.Child("effect"))...)
@@ -1446,7 +1442,7 @@ func validateEndpointSlice(s *EndpointSlice) field.ErrorList {
 			errs = append(errs, field.TooMany(ap, len(e.Addresses), maxEndpointAddresses))
 		}
 		if e.NodeName != nil {
-			for _, msg := range apivalidation.NameIsDNSSubdomain(*e.NodeName, false) {
+			for _, msg := range nameIsDNSSubdomain(*e.NodeName, false) {
 				errs = append(errs, field.Invalid(ep.Index(i).Child("nodeName"), *e.NodeName, msg))
 			}
 		}
@@ -1458,7 +1454,7 @@ func validateEndpointSlice(s *EndpointSlice) field.ErrorList {
 	for i, p := range s.Ports {
 		ip := pp.Index(i)
 		if p.Name != nil && *p.Name != "" {
-			for _, msg := range validation.IsDNS1123Label(*p.Name) {
+			for _, msg := range dns1123Label(*p.Name) {
 				errs = append(errs, field.Invalid(ip.Child("name"), *p.Name, msg))
 			}
 		}

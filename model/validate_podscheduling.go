@@ -79,13 +79,13 @@ func validateTopologyKey(key string, path *field.Path) field.ErrorList {
 	if key == "" {
 		return field.ErrorList{field.Required(path, "can not be empty")}
 	}
-	return metav1validation.ValidateLabelName(key, path)
+	return validateLabelName(key, path)
 }
 
 func validateLabelKeys(keys []string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, k := range keys {
-		errs = append(errs, metav1validation.ValidateLabelName(k, path.Index(i))...)
+		errs = append(errs, validateLabelName(k, path.Index(i))...)
 	}
 	return errs
 }
@@ -147,7 +147,7 @@ func validateMatchLabelKeysInTopologySpread(keys []string, sel *metav1.LabelSele
 	}
 	var errs field.ErrorList
 	for i, k := range keys {
-		errs = append(errs, metav1validation.ValidateLabelName(k, path.Index(i))...)
+		errs = append(errs, validateLabelName(k, path.Index(i))...)
 		if _, ok := sel.MatchLabels[k]; ok {
 			errs = append(errs, field.Invalid(path.Index(i), k, "exists in both matchLabelKeys and labelSelector"))
 			continue
