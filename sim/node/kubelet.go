@@ -76,6 +76,9 @@ type Kubelet struct {
 	rand     *rand.Rand // jitter, probe start offsets
 	pullRand *rand.Rand // image pull latencies
 	runRand  *rand.Rand // sandbox and container start latencies
+	// imagePull, sandboxStart and containerStart draw the configured latencies (cfg's, which
+	// never change) with their parameters computed once, not at every pod start.
+	imagePull, sandboxStart, containerStart sim.Sampler
 
 	started     bool
 	crashed     bool
@@ -140,6 +143,9 @@ func New(k *sim.Kernel, c *client.Client, rec record.Recorder, node *model.Node,
 		rand:            k.Rand("kubelet/" + node.Name),
 		pullRand:        k.Rand("kubelet/" + node.Name + "/image-pull"),
 		runRand:         k.Rand("kubelet/" + node.Name + "/runtime"),
+		imagePull:       cfg.ImagePull.Sampler(),
+		sandboxStart:    cfg.SandboxStart.Sampler(),
+		containerStart:  cfg.ContainerStart.Sampler(),
 		runtime:         map[string]*podRuntime{},
 		images:          map[string]vtime.Time{},
 		ipPrefix:        podIPPrefix(node.Name),

@@ -451,7 +451,7 @@ func (w *podWorker) syncContainers(p *sim.Proc) {
 		if rt.sandboxes > 0 && pod.Spec.RestartPolicy == model.RestartPolicyNever && anyCreated(rt) {
 			return
 		}
-		d := kl.cfg.SandboxStart.Sample(kl.runRand)
+		d := kl.sandboxStart.Sample(kl.runRand)
 		p.Sleep(d)
 		if w.aborted() {
 			return
@@ -781,7 +781,7 @@ func (w *podWorker) startContainer(p *sim.Proc, i int) {
 	if !w.ensureImage(p, i, c.Image) {
 		return
 	}
-	d := kl.cfg.ContainerStart.Sample(kl.runRand)
+	d := kl.containerStart.Sample(kl.runRand)
 	p.Sleep(d)
 	if w.aborted() {
 		return
@@ -882,7 +882,7 @@ func (w *podWorker) ensureImage(p *sim.Proc, i int, image string) bool {
 		if kl.cfg.SerializeImagePulls {
 			begin = max(now, kl.pullFreeAt)
 		}
-		pullDuration = kl.cfg.ImagePull.Sample(kl.pullRand)
+		pullDuration = kl.imagePull.Sample(kl.pullRand)
 		end = begin.Add(pullDuration)
 		if !fails {
 			kl.images[image] = end
