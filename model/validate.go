@@ -201,17 +201,17 @@ func validateUpdate(oldObj, newObj Object, oldValid bool) field.ErrorList {
 		}
 	case *ReplicaSet:
 		if o, ok := oldObj.(*ReplicaSet); ok {
-			errs = append(errs, apivalidation.ValidateImmutableField(n.Spec.Selector, o.Spec.Selector, field.NewPath("spec", "selector"))...)
+			errs = append(errs, validateImmutableSelector(n.Spec.Selector, o.Spec.Selector)...)
 		}
 	case *Deployment:
 		// apps/v1 ValidateDeploymentUpdate: the selector is immutable.
 		if o, ok := oldObj.(*Deployment); ok {
-			errs = append(errs, apivalidation.ValidateImmutableField(n.Spec.Selector, o.Spec.Selector, field.NewPath("spec", "selector"))...)
+			errs = append(errs, validateImmutableSelector(n.Spec.Selector, o.Spec.Selector)...)
 		}
 	case *DaemonSet:
 		// apps/v1 ValidateDaemonSetUpdate: the selector is immutable.
 		if o, ok := oldObj.(*DaemonSet); ok {
-			errs = append(errs, apivalidation.ValidateImmutableField(n.Spec.Selector, o.Spec.Selector, field.NewPath("spec", "selector"))...)
+			errs = append(errs, validateImmutableSelector(n.Spec.Selector, o.Spec.Selector)...)
 		}
 	case *StatefulSet:
 		if o, ok := oldObj.(*StatefulSet); ok {
@@ -245,6 +245,17 @@ func validateUpdate(oldObj, newObj Object, oldValid bool) field.ErrorList {
 		}
 	}
 	return nilIfEmpty(errs)
+}
+
+// validateImmutableSelector is apivalidation.ValidateImmutableField for a workload's
+// spec.selector. An update that keeps the stored object's selector (every status update, and
+// a controller's copy of the stored object) has the very same one, which is equal without the
+// reflective comparison, and whose path is then not built.
+func validateImmutableSelector(n, o *metav1.LabelSelector) field.ErrorList {
+	if n == o {
+		return nil
+	}
+	return apivalidation.ValidateImmutableField(n, o, field.NewPath("spec", "selector"))
 }
 
 func nilIfEmpty(errs field.ErrorList) field.ErrorList {

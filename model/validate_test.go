@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/resource"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 func TestValidate(t *testing.T) {
@@ -400,4 +402,26 @@ func TestValidateUpdate(t *testing.T) {
 		}, []string{"spec.replicas: Invalid value: -3: must be greater than or equal to 0"}},
 	})
 	assert.Equal(t, []string{"object: Required value", "object: Required value: old and new objects are required"}, validationStrings(ValidateUpdate(validPod(), nil)))
+}
+
+// TestValidateImmutableSelectorIsUpstreams: the selector check gives what
+// apivalidation.ValidateImmutableField gives, for the same selector, an equal copy, another
+// selector and a removed one.
+func TestValidateImmutableSelectorIsUpstreams(t *testing.T) {
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	for _, c := range []struct {
+		name string
+		n, o *metav1.LabelSelector
+	}{
+		{"same", sel, sel},
+		{"equal copy", sel.DeepCopy(), sel},
+		{"changed", &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, sel},
+		{"removed", nil, sel},
+		{"both nil", nil, nil},
+	} {
+		want := apivalidation.ValidateImmutableField(c.n, c.o, field.NewPath("spec", "selector"))
+		got := validateImmutableSelector(c.n, c.o)
+		assert.Equal(t, want.ToAggregate(), got.ToAggregate(), c.name)
+		assert.Equal(t, len(want) == 0, len(got) == 0, c.name)
+	}
 }
