@@ -416,10 +416,12 @@ func validatePodSpec(spec *PodSpec, path *field.Path) field.ErrorList {
 		errs = append(errs, field.Required(path.Child("containers"), ""))
 	}
 	for i := range spec.Containers {
-		errs = append(errs, validateContainer(&spec.Containers[i], path.Child("containers").Index(i), names, false)...)
+		at := func() *field.Path { return path.Child("containers").Index(i) }
+		errs = append(errs, validateContainer(&spec.Containers[i], at, names, false)...)
 	}
 	for i := range spec.InitContainers {
-		errs = append(errs, validateContainer(&spec.InitContainers[i], path.Child("initContainers").Index(i), names, true)...)
+		at := func() *field.Path { return path.Child("initContainers").Index(i) }
+		errs = append(errs, validateContainer(&spec.InitContainers[i], at, names, true)...)
 	}
 	switch spec.RestartPolicy {
 	case "":
@@ -428,7 +430,10 @@ func validatePodSpec(spec *PodSpec, path *field.Path) field.ErrorList {
 	default:
 		errs = append(errs, field.NotSupported(path.Child("restartPolicy"), spec.RestartPolicy, restartPolicies))
 	}
-	errs = append(errs, validateLabels(spec.NodeSelector, path.Child("nodeSelector"))...)
+	// A list or map that is empty has nothing to check: its path is not built.
+	if len(spec.NodeSelector) > 0 {
+		errs = append(errs, validateLabels(spec.NodeSelector, path.Child("nodeSelector"))...)
+	}
 	errs = append(errs, validateNodeName(spec.NodeName, path)...)
 	if spec.PreemptionPolicy != nil {
 		errs = append(errs, validatePreemptionPolicy(spec.PreemptionPolicy, path.Child("preemptionPolicy"))...)
@@ -444,40 +449,44 @@ func validatePodSpec(spec *PodSpec, path *field.Path) field.ErrorList {
 	if spec.Affinity != nil {
 		errs = append(errs, validatePodAffinities(spec.Affinity, path.Child("affinity"))...)
 	}
-	errs = append(errs, validateTopologySpreadConstraints(spec.TopologySpreadConstraints, path.Child("topologySpreadConstraints"))...)
-	errs = append(errs, validateTolerations(spec.Tolerations, path.Child("tolerations"))...)
+	if len(spec.TopologySpreadConstraints) > 0 {
+		errs = append(errs, validateTopologySpreadConstraints(spec.TopologySpreadConstraints, path.Child("topologySpreadConstraints"))...)
+	}
+	if len(spec.Tolerations) > 0 {
+		errs = append(errs, validateTolerations(spec.Tolerations, path.Child("tolerations"))...)
+	}
 	return errs
 }
 
-func validateContainer(c *Container, path *field.Path, names map[string]bool, init bool) field.ErrorList {
+// validateContainer checks a container; at builds its path, which is built only for an
+// error: most pods are valid, and a path costs an allocation per element.
+func validateContainer(c *Container, at func() *field.Path, names map[string]bool, init bool) field.ErrorList {
 	var errs field.ErrorList
-	namePath := path.Child("name")
 	if c.Name == "" {
-		errs = append(errs, field.Required(namePath, ""))
+		errs = append(errs, field.Required(at().Child("name"), ""))
 	} else {
 		for _, msg := range dns1123Label(c.Name) {
-			errs = append(errs, field.Invalid(namePath, c.Name, msg))
+			errs = append(errs, field.Invalid(at().Child("name"), c.Name, msg))
 		}
 	}
 	if names[c.Name] {
-		errs = append(errs, field.Duplicate(namePath, c.Name))
+		errs = append(errs, field.Duplicate(at().Child("name"), c.Name))
 	}
 	names[c.Name] = true
 	if c.Image == "" {
-		errs = append(errs, field.Required(path.Child("image"), ""))
+		errs = append(errs, field.Required(at().Child("image"), ""))
 	}
-	errs = append(errs, validateResources(&c.Resources, path.Child("resources"))...)
+	errs = append(errs, validateResources(&c.Resources, at)...)
 	// validateInitContainers / validateContainers (pkg/apis/core/validation/validation.go,
 	// k/k v1.33): only an init container may set restartPolicy, and only to Always; such a
 	// sidecar may have probes (readiness included).
 	restartable := false
 	if c.RestartPolicy != nil {
-		rp := path.Child("restartPolicy")
 		switch {
 		case !init:
-			errs = append(errs, field.Forbidden(rp, "may not be set for non-init containers"))
+			errs = append(errs, field.Forbidden(at().Child("restartPolicy"), "may not be set for non-init containers"))
 		case *c.RestartPolicy != ContainerRestartPolicyAlways:
-			errs = append(errs, field.NotSupported(rp, *c.RestartPolicy, []string{ContainerRestartPolicyAlways}))
+			errs = append(errs, field.NotSupported(at().Child("restartPolicy"), *c.RestartPolicy, []string{ContainerRestartPolicyAlways}))
 		default:
 			restartable = true
 		}
@@ -495,7 +504,7 @@ func validateContainer(c *Container, path *field.Path, names map[string]bool, in
 		if p.probe == nil {
 			continue
 		}
-		pp := path.Child(p.name)
+		pp := at().Child(p.name)
 		if init && !restartable {
 			errs = append(errs, field.Forbidden(pp, "may not be set for init containers without restartPolicy=Always"))
 			continue
@@ -522,12 +531,18 @@ func validateProbe(p *Probe, path *field.Path) field.ErrorList {
 // (upstream IsStandardContainerResourceName, plus the hugepages-<size> family).
 var standardContainerResources = []string{ResourceCPU, ResourceMemory, "ephemeral-storage"}
 
+// isContainerResource reports whether name is a resource a container may request: prefixed
+// (an extended resource), standard, or hugepages-<size>. The format of name is checked apart.
+func isContainerResource(name string) bool {
+	return strings.Contains(name, "/") || slices.Contains(standardContainerResources, name) || strings.HasPrefix(name, "hugepages-")
+}
+
 func validateContainerResourceName(name string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, msg := range labelKey(name) { // validateResourceName: a qualified name
 		errs = append(errs, field.Invalid(path, name, msg))
 	}
-	if !strings.Contains(name, "/") && !slices.Contains(standardContainerResources, name) && !strings.HasPrefix(name, "hugepages-") {
+	if !isContainerResource(name) {
 		errs = append(errs, field.Invalid(path, name, "must be a standard resource for containers"))
 	}
 	return errs
@@ -540,9 +555,36 @@ func validateQuantity(q resource.Quantity, path *field.Path) field.ErrorList {
 	return nil
 }
 
-// validateResources follows upstream ValidateContainerResourceRequirements: names valid,
+// resourcesValid reports whether resourceErrors finds nothing in r, without building its
+// sorted names and paths: most containers' resources are valid.
+func resourcesValid(r *ResourceRequirements) bool {
+	for name, limit := range r.Limits { //detlint:ordered an all-entries check; order cannot matter
+		if !isLabelKey(name) || !isContainerResource(name) || limit.Sign() < 0 {
+			return false
+		}
+	}
+	for name, req := range r.Requests { //detlint:ordered an all-entries check; order cannot matter
+		if !isLabelKey(name) || !isContainerResource(name) || req.Sign() < 0 {
+			return false
+		}
+		if limit, ok := r.Limits[name]; ok && req.Cmp(limit) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// validateResources checks the resources of the container at (built only for an error).
+func validateResources(r *ResourceRequirements, at func() *field.Path) field.ErrorList {
+	if resourcesValid(r) {
+		return nil
+	}
+	return resourceErrors(r, at().Child("resources"))
+}
+
+// resourceErrors follows upstream ValidateContainerResourceRequirements: names valid,
 // quantities non-negative, each request at most its limit.
-func validateResources(r *ResourceRequirements, path *field.Path) field.ErrorList {
+func resourceErrors(r *ResourceRequirements, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, name := range slices.Sorted(maps.Keys(r.Limits)) {
 		p := path.Child("limits").Key(name)
@@ -561,45 +603,49 @@ func validateResources(r *ResourceRequirements, path *field.Path) field.ErrorLis
 	return errs
 }
 
-// validateTolerations follows upstream ValidateTolerations.
+// validateTolerations follows upstream ValidateTolerations. The path of a toleration is
+// built only for an error: every pod has the API server's default tolerations.
 func validateTolerations(ts []Toleration, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, t := range ts {
-		p := path.Index(i)
-		if t.Key != "" {
-			errs = append(errs, validateLabelName(t.Key, p.Child("key"))...)
+		at := func() *field.Path { return path.Index(i) }
+		if t.Key != "" && !isLabelKey(t.Key) {
+			errs = append(errs, validateLabelName(t.Key, at().Child("key"))...)
 		}
 		if t.Key == "" && t.Operator != "Exists" {
-			errs = append(errs, field.Invalid(p.Child("operator"), t.Operator, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
+			errs = append(errs, field.Invalid(at().Child("operator"), t.Operator, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
 		}
 		if t.TolerationSeconds != nil && t.Effect != TaintEffectNoExecute {
-			errs = append(errs, field.Invalid(p.Child("effect"), string(t.Effect), "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+			errs = append(errs, field.Invalid(at().Child("effect"), string(t.Effect), "effect must be 'NoExecute' when `tolerationSeconds` is set"))
 		}
 		switch t.Operator {
 		case "Equal", "": // empty means Equal
 			if msgs := labelValue(t.Value); len(msgs) > 0 {
-				errs = append(errs, field.Invalid(p.Child("operator"), t.Value, strings.Join(msgs, ";")))
+				errs = append(errs, field.Invalid(at().Child("operator"), t.Value, strings.Join(msgs, ";")))
 			}
 		case "Exists":
 			if t.Value != "" {
-				errs = append(errs, field.Invalid(p.Child("operator"), t, "value must be empty when `operator` is 'Exists'"))
+				errs = append(errs, field.Invalid(at().Child("operator"), t, "value must be empty when `operator` is 'Exists'"))
 			}
 		default:
-			errs = append(errs, field.NotSupported(p.Child("operator"), t.Operator, []string{"Equal", "Exists"}))
+			errs = append(errs, field.NotSupported(at().Child("operator"), t.Operator, []string{"Equal", "Exists"}))
 		}
-		if t.Effect != "" {
-			errs = append(errs, validateTaintEffect(t.Effect, false, p.Child("effect"))...)
+		if t.Effect != "" && !isTaintEffect(t.Effect) {
+			errs = append(errs, validateTaintEffect(t.Effect, false, at().Child("effect"))...)
 		}
 	}
 	return errs
 }
+
+// isTaintEffect reports whether e is one of the taint effects.
+func isTaintEffect(e TaintEffect) bool { return slices.Contains(taintEffects, e) }
 
 // validateTaintEffect follows upstream validateTaintEffect.
 func validateTaintEffect(e TaintEffect, required bool, path *field.Path) field.ErrorList {
 	switch {
 	case e == "" && required:
 		return field.ErrorList{field.Required(path, "")}
-	case e == "", slices.Contains(taintEffects, e):
+	case e == "", isTaintEffect(e):
 		return nil
 	}
 	return field.ErrorList{field.NotSupported(path, e, taintEffects)}

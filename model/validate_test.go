@@ -425,3 +425,50 @@ func TestValidateImmutableSelectorIsUpstreams(t *testing.T) {
 		assert.Equal(t, len(want) == 0, len(got) == 0, c.name)
 	}
 }
+
+// TestResourcesValidIsResourceErrorsEmpty: the fast check of a container's resources accepts
+// exactly the requirements in which the full check finds no error, over every combination of
+// up to two limits and two requests from names and quantities of each kind (standard,
+// hugepages, extended, unprefixed non-standard, malformed; negative, zero, below, equal to
+// and above another).
+func TestResourcesValidIsResourceErrorsEmpty(t *testing.T) {
+	names := []string{ResourceCPU, ResourceMemory, "hugepages-2Mi", "example.com/gpu", "gpu", "Bad_/x", "a/b/c"}
+	quantities := []string{"-1", "0", "100m", "1", "2Gi"}
+	entries := [][2]string{{}} // the empty entry means none
+	for _, n := range names {
+		for _, q := range quantities {
+			entries = append(entries, [2]string{n, q})
+		}
+	}
+	list := func(es ...[2]string) ResourceList {
+		l := ResourceList{}
+		for _, e := range es {
+			if e[0] != "" {
+				l[e[0]] = resource.MustParse(e[1])
+			}
+		}
+		return l
+	}
+	path := field.NewPath("spec", "containers").Index(0).Child("resources")
+	checked, valid := 0, 0
+	for _, l1 := range entries {
+		for _, l2 := range entries[:8] {
+			for _, r1 := range entries {
+				for _, r2 := range entries[:8] {
+					r := ResourceRequirements{Limits: list(l1, l2), Requests: list(r1, r2)}
+					errs := resourceErrors(&r, path)
+					if resourcesValid(&r) != (len(errs) == 0) {
+						t.Fatalf("resourcesValid(%v) = %v, resourceErrors %v", r, resourcesValid(&r), errs)
+					}
+					checked++
+					if len(errs) == 0 {
+						valid++
+					}
+				}
+			}
+		}
+	}
+	if valid == 0 || valid == checked {
+		t.Fatalf("%d of %d requirements valid: the table does not tell the checks apart", valid, checked)
+	}
+}
