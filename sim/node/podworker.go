@@ -1034,10 +1034,8 @@ func (w *podWorker) syncTerminating() {
 func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) model.PodStatus {
 	pod := w.pod
 	rt := w.rt
-	s := model.PodStatus{ContainerStatuses: make([]model.ContainerStatus, len(pod.Spec.Containers))}
-	if rt.nInit > 0 {
-		s.InitContainerStatuses = make([]model.ContainerStatus, rt.nInit)
-	}
+	mem := allocGeneratedStatus(len(rt.containers), rt.nInit, len(pod.Spec.Containers))
+	s := mem.status
 	defaultWaiting := reasonContainerCreating
 	if rt.nInit > 0 {
 		defaultWaiting = reasonPodInitializing
@@ -1048,9 +1046,11 @@ func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) model.
 		cs := model.ContainerStatus{Name: c.Name, Image: c.Image, RestartCount: seen.restartCount}
 		switch {
 		case seen.id == 0:
-			cs.State.Waiting = &model.ContainerStateWaiting{Reason: defaultWaiting}
+			mem.waiting[i] = model.ContainerStateWaiting{Reason: defaultWaiting}
+			cs.State.Waiting = &mem.waiting[i]
 		case seen.running:
-			cs.State.Running = &model.ContainerStateRunning{StartedAt: seen.startedAt}
+			mem.running[i] = model.ContainerStateRunning{StartedAt: seen.startedAt}
+			cs.State.Running = &mem.running[i]
 		default:
 			cs.State.Terminated = seen.terminated
 		}
@@ -1059,11 +1059,14 @@ func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) model.
 			if cs.State.Terminated != nil {
 				cs.LastState.Terminated = cs.State.Terminated
 			}
-			cs.State = model.ContainerState{Waiting: &model.ContainerStateWaiting{Reason: r.reason, Message: r.message}}
+			// The waiting state replaces whatever state cs had, so it may take its memory.
+			mem.waiting[i] = model.ContainerStateWaiting{Reason: r.reason, Message: r.message}
+			cs.State = model.ContainerState{Waiting: &mem.waiting[i]}
 		}
 		w.view[i] = containerView{id: seen.id, running: seen.running, terminated: !seen.running && seen.id != 0, startedAt: seen.startedAt}
 		started := seen.running && w.containerStarted(i)
-		cs.Started = model.Ptr(started)
+		mem.started[i] = started
+		cs.Started = &mem.started[i]
 		if cr.init && !cr.sidecar {
 			// prober_manager.go UpdatePodStatus: a plain init container is ready once it
 			// completed.
@@ -1080,7 +1083,7 @@ func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) model.
 	}
 	s.Phase = getPhase(pod.Spec.RestartPolicy, s.ContainerStatuses, podIsTerminal)
 	if rt.nInit > 0 {
-		s.Phase = w.phaseWithInit(&s, podIsTerminal)
+		s.Phase = w.phaseWithInit(s, podIsTerminal)
 	}
 	sandboxReady := rt.sandboxReady
 	if rt.sandboxChangedAt > relist {
@@ -1090,10 +1093,10 @@ func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) model.
 	if sandboxReady {
 		sandbox.Status = model.ConditionTrue
 	}
-	containersReady, ready := readyConditions(w.readinessStatuses(&s), s.Phase)
+	containersReady, ready := readyConditions(w.readinessStatuses(s), s.Phase)
 	s.Conditions = []model.PodCondition{
 		sandbox,
-		w.initializedCondition(&s),
+		w.initializedCondition(s),
 		ready,
 		containersReady,
 		{Type: model.PodScheduled, Status: model.ConditionTrue},
@@ -1102,8 +1105,43 @@ func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) model.
 	if rt.podIP != "" && (sandboxReady || rt.sandboxes > 1 || !rt.sandboxReady) {
 		s.PodIP = rt.podIP
 	}
-	w.lastStatus = &s
-	return s
+	w.lastStatus = s
+	return *s
+}
+
+// generatedStatus is the memory of a status generateStatus builds: the status, whose
+// container statuses are allocated, and per container (in the runtime's order) the state and
+// started flag its container status points to.
+type generatedStatus struct {
+	status  *model.PodStatus
+	started []bool
+	running []model.ContainerStateRunning
+	waiting []model.ContainerStateWaiting
+}
+
+// generatedStatusOf1 is the memory of a generated status of a pod with one container and
+// no init container, most pods, in one allocation rather than five.
+type generatedStatusOf1 struct {
+	status     model.PodStatus
+	containers [1]model.ContainerStatus
+	started    [1]bool
+	running    [1]model.ContainerStateRunning
+	waiting    [1]model.ContainerStateWaiting
+}
+
+// allocGeneratedStatus allocates the memory of a status of n runtime containers, nInit of
+// them init containers, and regular containers in the spec.
+func allocGeneratedStatus(n, nInit, regular int) generatedStatus {
+	if n == 1 && nInit == 0 && regular == 1 {
+		b := new(generatedStatusOf1)
+		b.status.ContainerStatuses = b.containers[:]
+		return generatedStatus{status: &b.status, started: b.started[:], running: b.running[:], waiting: b.waiting[:]}
+	}
+	s := &model.PodStatus{ContainerStatuses: make([]model.ContainerStatus, regular)}
+	if nInit > 0 {
+		s.InitContainerStatuses = make([]model.ContainerStatus, nInit)
+	}
+	return generatedStatus{status: s, started: make([]bool, n), running: make([]model.ContainerStateRunning, n), waiting: make([]model.ContainerStateWaiting, n)}
 }
 
 // readinessStatuses are the statuses the Ready conditions are computed from: the sidecars'
