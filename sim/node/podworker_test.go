@@ -1,6 +1,10 @@
 package node
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/reconsim/reconsim/model"
+)
 
 // TestAllocPodWorker: a worker's per-container state has one entry per container, and a
 // one-container pod's worker is one allocation with its state.
@@ -30,5 +34,50 @@ func TestAllocGeneratedStatus(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(100, func() { _ = allocGeneratedStatus(1, 0, 1) }); allocs != 1 {
 		t.Fatalf("allocGeneratedStatus(1, 0, 1) makes %v allocations, want 1", allocs)
+	}
+}
+
+// TestSyncContainersKeepsRecords: the runtime's records follow the spec by name whether the
+// list stays (containers as they were) or is rebuilt (reordered, added, duplicated names),
+// and a one-container pod's runtime is one allocation.
+func TestSyncContainersKeepsRecords(t *testing.T) {
+	pod := func(names ...string) *model.Pod {
+		p := &model.Pod{ObjectMeta: model.ObjectMeta{Name: "p", Namespace: "d", UID: "u"}}
+		for _, n := range names {
+			p.Spec.Containers = append(p.Spec.Containers, model.Container{Name: n, Image: n + ":1"})
+		}
+		return p
+	}
+	rt := newPodRuntime(pod("a", "b"), "d/p", false)
+	a, b := rt.containers[0], rt.containers[1]
+	list := rt.containers
+
+	rt.syncContainers(pod("a", "b"), false)
+	if &rt.containers[0] != &list[0] || rt.containers[0] != a || rt.containers[1] != b {
+		t.Fatalf("the same containers: the list and its records should stay")
+	}
+	rt.syncContainers(pod("b", "a"), false)
+	if rt.containers[0] != b || rt.containers[1] != a || a.idx != 1 || b.idx != 0 {
+		t.Fatalf("reordered: records %v do not follow the spec by name", rt.containers)
+	}
+	if list[0] != a || list[1] != b {
+		t.Fatalf("a rebuilt list must not change the one it replaces")
+	}
+	rt.syncContainers(pod("b", "a", "c"), false)
+	if rt.containers[0] != b || rt.containers[1] != a || rt.containers[2].name != "c" || rt.containers[2].idx != 2 {
+		t.Fatalf("added: records %v do not follow the spec by name", rt.containers)
+	}
+	// Two records of one name (never valid, but possible in a runtime's memory): the first
+	// serves both, as the lookup by name gives.
+	dup := &containerRecord{name: "a"}
+	rt.containers = []*containerRecord{a, dup}
+	rt.syncContainers(pod("a", "a"), false)
+	if rt.containers[0] != a || rt.containers[1] != a {
+		t.Fatalf("duplicate names: got %p %p, want the first record (%p) twice", rt.containers[0], rt.containers[1], a)
+	}
+
+	one := pod("app")
+	if allocs := testing.AllocsPerRun(100, func() { _ = newPodRuntime(one, "d/p", false) }); allocs != 1 {
+		t.Fatalf("newPodRuntime of a one-container pod makes %v allocations, want 1", allocs)
 	}
 }

@@ -66,9 +66,28 @@ type containerRecord struct {
 
 // newPodRuntime returns the runtime state of pod, whose key (model.Key) the caller has.
 func newPodRuntime(pod *model.Pod, key string, sidecars bool) *podRuntime {
-	rt := &podRuntime{uid: pod.UID, key: key}
+	var rt *podRuntime
+	if len(pod.Spec.InitContainers) == 0 && len(pod.Spec.Containers) == 1 {
+		// Most pods have one container: its record and list come with the runtime, and
+		// syncContainers below finds them in place.
+		b := &podRuntimeOf1{rt: podRuntime{uid: pod.UID, key: key}}
+		b.record.name = pod.Spec.Containers[0].Name
+		b.list[0] = &b.record
+		b.rt.containers = b.list[:]
+		rt = &b.rt
+	} else {
+		rt = &podRuntime{uid: pod.UID, key: key}
+	}
 	rt.syncContainers(pod, sidecars)
 	return rt
+}
+
+// podRuntimeOf1 is the runtime state of a pod with one container, allocated with the list
+// of its records and that record: one allocation rather than three.
+type podRuntimeOf1 struct {
+	rt     podRuntime
+	list   [1]*containerRecord
+	record containerRecord
 }
 
 // syncContainers makes the records follow the pod's init and regular container lists (by
@@ -76,7 +95,12 @@ func newPodRuntime(pod *model.Pod, key string, sidecars bool) *podRuntime {
 // restartPolicy Always is a sidecar.
 func (rt *podRuntime) syncContainers(pod *model.Pod, sidecars bool) {
 	n := len(pod.Spec.InitContainers)
-	out := make([]*containerRecord, n+len(pod.Spec.Containers))
+	var out []*containerRecord
+	if rt.recordsInOrder(pod, n) {
+		out = rt.containers // each record is its container's already: updated in place
+	} else {
+		out = make([]*containerRecord, n+len(pod.Spec.Containers))
+	}
 	for i := range out {
 		c := containerSpec(pod, n, i)
 		var cr *containerRecord
@@ -97,6 +121,22 @@ func (rt *podRuntime) syncContainers(pod *model.Pod, sidecars bool) {
 	}
 	rt.containers = out
 	rt.nInit = n
+}
+
+// recordsInOrder reports whether the records are pod's containers (nInit init containers
+// first), one each, in order. Then syncContainers can update the list in place: each record
+// has its container's name at its own index, so the by-name lookup, which takes the first
+// record of a name, finds the same records in the list it updates as in the list it had.
+func (rt *podRuntime) recordsInOrder(pod *model.Pod, nInit int) bool {
+	if len(rt.containers) != nInit+len(pod.Spec.Containers) {
+		return false
+	}
+	for i, cr := range rt.containers {
+		if cr == nil || cr.name != containerSpec(pod, nInit, i).Name {
+			return false
+		}
+	}
+	return true
 }
 
 // containerSpec is the spec of container i in the runtime's order: the nInit init
