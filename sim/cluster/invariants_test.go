@@ -190,3 +190,39 @@ func TestAtWrite(t *testing.T) {
 	require.GreaterOrEqual(t, stopAt, 0, "the restart ran")
 	assert.Equal(t, 2, creates, "the restart follows the second write")
 }
+
+// TestPodBoundOnceSeesAMove feeds the observer's commit hook pod writes: binding a pod or
+// keeping its node passes; moving it, or unbinding it (which the API server's validation
+// forbids as well), breaks pod-bound-once.
+func TestPodBoundOnceSeesAMove(t *testing.T) {
+	pod := func(node string, rv uint64) model.Object {
+		p := &model.Pod{}
+		p.Namespace, p.Name, p.UID, p.ResourceVersion = "default", "a", "uid-a", rv
+		p.Spec.NodeName = node
+		return p
+	}
+	cases := []struct {
+		name     string
+		old, new model.Object
+		want     string
+	}{
+		{"created bound", nil, pod("n1", 2), ""},
+		{"bound", pod("", 1), pod("n1", 2), ""},
+		{"stays on its node", pod("n1", 1), pod("n1", 2), ""},
+		{"deleted", pod("n1", 1), nil, ""},
+		{"moves", pod("n1", 1), pod("n2", 2), `pod default/a moved from node n1 to "n2"`},
+		{"unbound", pod("n1", 1), pod("", 2), `pod default/a moved from node n1 to ""`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := newObserver(&world{k: sim.New(1)})
+			o.checkInvariants(model.KindPod, c.old, c.new)
+			if c.want == "" {
+				assert.Empty(t, o.violations)
+				return
+			}
+			require.Len(t, o.violations, 1)
+			assert.Contains(t, o.violations[0], c.want)
+		})
+	}
+}

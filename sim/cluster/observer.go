@@ -37,7 +37,6 @@ type observer struct {
 	// Invariants checked on every commit (see checkInvariants); violations are kept, not
 	// fatal, so a test can report all of them.
 	lastRV     uint64
-	podNode    map[string]string // pod UID -> the node it was first bound to
 	violations []string
 
 	// onChange is called after every commit that touched pods, ReplicaSets or nodes, and after
@@ -57,7 +56,7 @@ type nodeLoad struct {
 const maxSeriesPoints = 4096
 
 func newObserver(w *world) *observer {
-	return &observer{w: w, podsByPhase: map[string]int{}, requested: map[string]*nodeLoad{}, series: map[string]*report.Series{}, podNode: map[string]string{}, slices: map[string]map[string]*model.EndpointSlice{}}
+	return &observer{w: w, podsByPhase: map[string]int{}, requested: map[string]*nodeLoad{}, series: map[string]*report.Series{}, slices: map[string]map[string]*model.EndpointSlice{}}
 }
 
 // commit is the API server's commit hook.
@@ -231,16 +230,12 @@ func (o *observer) checkInvariants(kind model.Kind, old, new model.Object) {
 		}
 		o.lastRV = rv
 	}
-	if p, ok := client.ObjectAs[*model.Pod](new); ok && p.Spec.NodeName != "" {
-		if first, seen := o.podNode[p.UID]; !seen {
-			o.podNode[p.UID] = p.Spec.NodeName
-		} else if first != p.Spec.NodeName {
-			o.violate(scenarios.InvariantPodBoundOnce, fmt.Sprintf("%s: pod %s moved from node %s to %s", now, model.Key(p), first, p.Spec.NodeName))
-		}
-	}
-	if new == nil {
-		if p, ok := client.ObjectAs[*model.Pod](old); ok {
-			delete(o.podNode, p.UID)
+	// The commit hook's old object is the stored version the write replaces, so a pod that
+	// moves (or is unbound, which no write may do either) shows between two consecutive
+	// versions of it: no record per pod of the node it was first bound to is needed.
+	if p, ok := client.ObjectAs[*model.Pod](old); ok && p.Spec.NodeName != "" {
+		if q, ok := client.ObjectAs[*model.Pod](new); ok && q.Spec.NodeName != p.Spec.NodeName {
+			o.violate(scenarios.InvariantPodBoundOnce, fmt.Sprintf("%s: pod %s moved from node %s to %q", now, model.Key(q), p.Spec.NodeName, q.Spec.NodeName))
 		}
 	}
 }

@@ -117,9 +117,6 @@ func (w *world) reservePods() {
 	}
 	w.srv.Store().Reserve(model.KindPod, n)
 	w.conv.reserve(n)
-	if len(w.obs.podNode) == 0 {
-		w.obs.podNode = make(map[string]string, n)
-	}
 }
 
 // reservePodsMin is the pod count below which reservePods leaves the maps to grow.
