@@ -15,7 +15,6 @@ type histEvent struct {
 	typ  EventType
 	obj  model.Object
 	prev model.Object // nil for ADDED
-	at   vtime.Time   // record time, for the history's freshness rule
 }
 
 // history is one kind's watch-cache event window: a ring buffer that resizes the way
@@ -24,8 +23,13 @@ type histEvent struct {
 // younger than eventFreshDuration, and halves (down to the lower bound) if even the newest
 // quarter is older than that; otherwise the oldest event is dropped.
 type history struct {
-	buf          []histEvent // len(buf) is the capacity
-	start, end   int         // absolute indices: events start..end-1 are held
+	buf []histEvent // len(buf) is the capacity
+	// ats are the events' record times, for the freshness rule, at the same places as buf.
+	// Every add reads two of them (the oldest event's and the newest quarter's first), far
+	// apart in the ring: in an array of their own, eight share a cache line, where in buf
+	// each read was a cache line (and, for the quarter, a miss) of its own.
+	ats          []vtime.Time
+	start, end   int // absolute indices: events start..end-1 are held
 	lower, upper int
 	fresh        time.Duration
 
@@ -46,7 +50,7 @@ type eventIndices struct {
 }
 
 func newHistory(lower, upper int, fresh time.Duration, triggerOf func(model.Object) string) *history {
-	h := &history{buf: make([]histEvent, lower), lower: lower, upper: upper, fresh: fresh, triggerOf: triggerOf}
+	h := &history{buf: make([]histEvent, lower), ats: make([]vtime.Time, lower), lower: lower, upper: upper, fresh: fresh, triggerOf: triggerOf}
 	if triggerOf != nil {
 		h.byTrigger = make(map[string]*eventIndices)
 	}
@@ -60,14 +64,20 @@ func (h *history) full() bool    { return h.size() == len(h.buf) }
 // at returns the event at absolute index i (start <= i < end).
 func (h *history) at(i int) *histEvent { return &h.buf[i%len(h.buf)] }
 
-// add appends e, resizing or dropping the oldest event first as upstream does.
-func (h *history) add(e histEvent) {
-	h.resize(e.at)
+// recordedAt returns the record time of the event at absolute index i (start <= i < end).
+func (h *history) recordedAt(i int) vtime.Time { return h.ats[i%len(h.ats)] }
+
+// add appends e, recorded at time at, resizing or dropping the oldest event first as
+// upstream does.
+func (h *history) add(e histEvent, at vtime.Time) {
+	h.resize(at)
 	if h.full() {
-		*h.at(h.start) = histEvent{} // let the dropped objects be collected
+		// The oldest event's place is the new one's (end-start is the capacity): writing e
+		// over it lets the dropped objects be collected.
 		h.start++
 	}
-	h.buf[h.end%len(h.buf)] = e
+	i := h.end % len(h.buf)
+	h.buf[i], h.ats[i] = e, at
 	if h.triggerOf != nil {
 		h.index(&e)
 	}
@@ -144,13 +154,13 @@ func (h *history) resize(now vtime.Time) {
 		return
 	}
 	capacity := len(h.buf)
-	if now.Sub(h.at(h.start).at) < h.fresh {
+	if now.Sub(h.recordedAt(h.start)) < h.fresh {
 		if grown := min(capacity*2, h.upper); grown != capacity {
 			h.setCapacity(grown)
 		}
 		return
 	}
-	if now.Sub(h.at(h.end-capacity/4).at) > h.fresh {
+	if now.Sub(h.recordedAt(h.end-capacity/4)) > h.fresh {
 		if shrunk := max(capacity/2, h.lower); shrunk != capacity {
 			h.setCapacity(shrunk)
 		}
@@ -160,14 +170,14 @@ func (h *history) resize(now vtime.Time) {
 // setCapacity moves the held events into a ring of the new capacity; shrinking keeps the
 // newest events (doCacheResizeLocked).
 func (h *history) setCapacity(capacity int) {
-	buf := make([]histEvent, capacity)
+	buf, ats := make([]histEvent, capacity), make([]vtime.Time, capacity)
 	if capacity < h.size() {
 		h.start = h.end - capacity
 	}
 	for i := h.start; i < h.end; i++ {
-		buf[i%capacity] = *h.at(i)
+		buf[i%capacity], ats[i%capacity] = *h.at(i), h.recordedAt(i)
 	}
-	h.buf = buf
+	h.buf, h.ats = buf, ats
 }
 
 // dropped reports whether any event has left the window: until then, a watch may start from

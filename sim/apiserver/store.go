@@ -717,7 +717,7 @@ func (s *Store) commitPut(ks *kindStore, key objKey, old, obj model.Object, acti
 	if old == nil {
 		typ = Added
 	}
-	s.record(ks, histEvent{rv: s.rev, typ: typ, obj: obj, prev: old, at: s.k.Now()}, action, detail)
+	s.record(ks, histEvent{rv: s.rev, typ: typ, obj: obj, prev: old}, action, detail)
 	if ks.info.Kind == model.KindEvent && s.cfg.EventTTL > 0 {
 		s.expireEvent(ks, key, s.rev)
 	}
@@ -748,7 +748,7 @@ func (s *Store) commitDelete(ks *kindStore, key objKey, last model.Object, detai
 		ks.unindex(ks.triggerValue(last), key)
 	}
 	tomb := withResourceVersion(last, s.rev)
-	s.record(ks, histEvent{rv: s.rev, typ: Deleted, obj: tomb, prev: last, at: s.k.Now()}, "deleted", detail)
+	s.record(ks, histEvent{rv: s.rev, typ: Deleted, obj: tomb, prev: last}, "deleted", detail)
 	if s.significant(ks.info.Kind, last, nil) {
 		s.k.MarkActivity()
 	}
@@ -809,7 +809,7 @@ func withResourceVersion(obj model.Object, rv uint64) model.Object {
 // record appends an event to the kind's history, hands it to the watchers, and traces it.
 func (s *Store) record(ks *kindStore, e histEvent, action, detail string) {
 	h := ks.hist
-	h.add(e)
+	h.add(e, s.k.Now())
 	if len(ks.watchers) > 0 {
 		ks.dispatch(h.at(h.end - 1))
 	}
