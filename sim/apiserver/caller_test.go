@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -200,5 +201,58 @@ func TestRoutesServeAsTheStoreDoes(t *testing.T) {
 			counted[c.Resource+" "+string(c.Verb)] += c.Total
 		}
 		assert.Equal(t, want, counted, "apf %v", apf)
+	}
+}
+
+// TestRouteOfIsTheScansRoute sends one client's requests of seeded kinds (more kinds of
+// request than its Caller keeps routes for, in runs and alternations) through routeOf, and
+// holds each answer to a plain scan of the kept routes: the kept route of the request's kind
+// when there is one, else a route of its own outside them; the kept routes stay unique.
+func TestRouteOfIsTheScansRoute(t *testing.T) {
+	_, srv := newTestServer(t, nil)
+	type kindOfRequest struct {
+		kind model.Kind
+		verb model.Verb
+		ns   string
+	}
+	var kinds []kindOfRequest
+	for i := range maxCallerRoutes + 4 {
+		kinds = append(kinds, kindOfRequest{
+			kind: []model.Kind{model.KindLease, model.KindNode, model.KindPod}[i%3],
+			verb: []model.Verb{model.VerbGet, model.VerbUpdate}[i/3%2],
+			ns:   fmt.Sprintf("ns-%d", i/6),
+		})
+	}
+	for seed := range uint64(10) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		caller := srv.Caller(fmt.Sprintf("client-%d", seed))
+		for n := range 2000 {
+			kr := kinds[rng.IntN(len(kinds))]
+			if n%5 != 0 {
+				// Mostly the few kinds a client sends over and over.
+				kr = kinds[rng.IntN(3)*5]
+			}
+			req := &Request{Client: caller.name, Caller: caller, Verb: kr.verb, Kind: kr.kind, Namespace: kr.ns, Name: "x"}
+			var want *route
+			if caller.routes != nil {
+				for i := range caller.routes[:caller.nroutes] {
+					if r := &caller.routes[i]; r.kind == kr.kind && r.verb == kr.verb && r.sub == "" && r.namespace == kr.ns {
+						require.Nil(t, want, "seed %d request %d: two kept routes for %v", seed, n, kr)
+						want = r
+					}
+				}
+			}
+			var scratch route
+			got := srv.routeOf(req, kr.kind, &scratch)
+			if want != nil {
+				require.Same(t, want, got, "seed %d request %d: %v", seed, n, kr)
+				continue
+			}
+			require.True(t, got.kind == kr.kind && got.verb == kr.verb && got.namespace == kr.ns, "seed %d request %d: %v routed as %v %v %v", seed, n, kr, got.kind, got.verb, got.namespace)
+			if caller.nroutes == maxCallerRoutes && got != &caller.routes[maxCallerRoutes-1] {
+				require.Same(t, &scratch, got, "seed %d request %d: a route beyond the kept ones", seed, n)
+			}
+		}
+		require.Equal(t, maxCallerRoutes, caller.nroutes, "seed %d", seed)
 	}
 }

@@ -103,6 +103,11 @@ type Caller struct {
 	// of their own would each be another miss.
 	routes  *[maxCallerRoutes]route
 	nroutes int
+	// recent are the places in routes of the last two routes found, the latest first: a
+	// client sends few kinds of request over and over (a kubelet its Lease update, which is
+	// its eighth route, and its Node get), and each route a scan passes is another cache line
+	// or two of a record no request has touched for seconds.
+	recent [2]uint8
 }
 
 // route is what serving one kind of request of one client (its kind, subresource, verb and
@@ -142,21 +147,49 @@ func (s *Server) routeOf(req *Request, kind model.Kind, scratch *route) *route {
 	}
 	routes := caller.routes[:caller.nroutes]
 	raw := rawNamespace(req)
-	for i := range routes {
-		if r := &routes[i]; r.kind == kind && r.verb == req.Verb && r.sub == req.Subresource && r.namespace == raw {
-			if r.ks == nil {
-				r.ks = s.store.kinds[kind]
-			}
-			return r
+	found := -1
+	// Routes are unique by what they route, so the recent ones looked at first are the ones a
+	// scan would find.
+	for _, i := range caller.recent {
+		if int(i) < len(routes) && routes[i].routes(kind, req.Verb, req.Subresource, raw) {
+			found = int(i)
+			break
 		}
+	}
+	for i := 0; found < 0 && i < len(routes); i++ {
+		if routes[i].routes(kind, req.Verb, req.Subresource, raw) {
+			found = i
+		}
+	}
+	if found >= 0 {
+		caller.noteRecent(found)
+		r := &routes[found]
+		if r.ks == nil {
+			r.ks = s.store.kinds[kind]
+		}
+		return r
 	}
 	r := scratch
 	if caller.nroutes < maxCallerRoutes {
+		caller.noteRecent(caller.nroutes)
 		r = &caller.routes[caller.nroutes]
 		caller.nroutes++
 	}
 	*r = route{kind: kind, sub: req.Subresource, verb: req.Verb, namespace: raw, ks: s.store.kinds[kind]}
 	return r
+}
+
+// routes reports whether r is the route of a request of kind, verb, subresource and raw
+// namespace (rawNamespace).
+func (r *route) routes(kind model.Kind, verb model.Verb, sub, namespace string) bool {
+	return r.kind == kind && r.verb == verb && r.sub == sub && r.namespace == namespace
+}
+
+// noteRecent makes the route at place i of c.routes the latest found.
+func (c *Caller) noteRecent(i int) {
+	if int(c.recent[0]) != i {
+		c.recent[1], c.recent[0] = c.recent[0], uint8(i)
+	}
 }
 
 // Caller returns the record of the client named client, the same one for every call with the
