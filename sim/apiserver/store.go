@@ -56,7 +56,8 @@ type kindStore struct {
 	// dispatching is set while the lists above are being iterated; removals then only mark
 	// the watch and sweep compacts the lists afterwards.
 	dispatching bool
-	dirty       bool
+	// unwatched are the watches removed from the lists above since the last sweep.
+	unwatched []*Watch
 }
 
 // Store is the versioned object store with admission: what the API server does when it
@@ -867,31 +868,43 @@ func (s *Store) removeWatch(w *Watch) {
 		return
 	}
 	s.watchers--
-	w.ks.dirty = true
+	w.ks.unwatched = append(w.ks.unwatched, w)
 	if !w.ks.dispatching {
 		w.ks.sweep()
 	}
 }
 
-// sweep drops removed watches from the dispatch lists, keeping the order of the rest.
+// sweepByAddress is how many removed watches sweep finds by their addresses; past it, it
+// reads each listed watch's removed mark.
+const sweepByAddress = 8
+
+// sweep drops removed watches from the dispatch lists, keeping the order of the rest. A
+// watch is removed at a time, as a client's watch ends (each kubelet's every 5 to 10
+// minutes): the removed ones are found in the lists by their addresses, without reading
+// the kind's every watch, which were as many cache misses as the kind has watches.
 func (ks *kindStore) sweep() {
-	if !ks.dirty {
+	gone := ks.unwatched
+	if len(gone) == 0 {
 		return
 	}
-	ks.dirty = false
-	keep := func(w *Watch) bool { return w.removed }
-	for _, w := range ks.watchers {
-		if w.removed && w.match.triggered {
+	isGone := func(w *Watch) bool { return w.removed }
+	if len(gone) <= sweepByAddress {
+		isGone = func(w *Watch) bool { return slices.Contains(gone, w) }
+	}
+	for _, w := range gone {
+		if w.match.triggered {
 			v := w.match.triggerValue
-			if list := slices.DeleteFunc(ks.triggered[v], keep); len(list) > 0 {
+			if list := slices.DeleteFunc(ks.triggered[v], isGone); len(list) > 0 {
 				ks.triggered[v] = list
 			} else {
 				delete(ks.triggered, v)
 			}
 		}
 	}
-	ks.general = slices.DeleteFunc(ks.general, keep)
-	ks.watchers = slices.DeleteFunc(ks.watchers, keep)
+	ks.general = slices.DeleteFunc(ks.general, isGone)
+	ks.watchers = slices.DeleteFunc(ks.watchers, isGone)
+	clear(gone)
+	ks.unwatched = gone[:0]
 }
 
 // generateName is names.SimpleNameGenerator ([apiserver@HEAD] pkg/storage/names/generate.go):

@@ -2,6 +2,9 @@ package apiserver
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -548,4 +551,83 @@ func TestCoalesceWatchesDeliversOnlyLastStates(t *testing.T) {
 	k.After(2*time.Second, func() { label(a, "4") })
 	run(k, 3*time.Second)
 	assert.Len(t, slow.nonBookmarks(), 5)
+}
+
+// TestSweepKeepsTheOpenWatchesInOrder opens general and node-pinned pod watches, and removes
+// them over seeded steps: one at a time (Stop), and many at once inside a dispatch (stalled
+// watches whose buffers overflow on the same write, more than sweep finds by address). After
+// every step the dispatch lists hold exactly the watches not removed, in the order they were
+// opened.
+func TestSweepKeepsTheOpenWatchesInOrder(t *testing.T) {
+	for seed := range uint64(8) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		k, s := newTestStore(t, func(c *StoreConfig) { c.WatchChanSize = 1 })
+		ks, _ := s.kind(model.KindPod)
+		var opened []*Watch
+		open := func() {
+			i := len(opened)
+			opts := model.ListOptions{}
+			if i%3 == 0 {
+				opts.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", fmt.Sprintf("n%d", i%2))
+			}
+			w, err := s.WatchAs(fmt.Sprintf("c%d", i), model.KindPod, opts, 0, &recorder{k: k})
+			require.NoError(t, err)
+			opened = append(opened, w)
+		}
+		for range 40 {
+			open()
+		}
+		writes, bulk := 0, 0
+		write := func(node string) {
+			pod := newPod(fmt.Sprintf("p%d", writes))
+			pod.Spec.NodeName = node
+			mustCreate(t, s, pod)
+			writes++
+		}
+		for step := range 60 {
+			switch rng.IntN(4) {
+			case 0, 1:
+				opened[rng.IntN(len(opened))].Stop()
+			case 2:
+				open()
+			case 3:
+				// Stall a share of the clients: two writes overflow their buffers of one, and
+				// they are closed inside the second write's dispatch.
+				m := 1 + rng.IntN(3)
+				s.StallWatches(func(client string) bool {
+					n, err := strconv.Atoi(client[1:])
+					return err == nil && n%m == 0
+				}, vtime.Never)
+				before := s.ActiveWatches()
+				node := fmt.Sprintf("n%d", rng.IntN(2))
+				write(node)
+				write(node)
+				bulk = max(bulk, before-s.ActiveWatches())
+				s.StallWatches(func(string) bool { return true }, k.Now())
+			}
+			run(k, time.Second)
+			var watchers, general []*Watch
+			triggered := map[string][]*Watch{}
+			for _, w := range opened {
+				if w.removed {
+					continue
+				}
+				watchers = append(watchers, w)
+				if w.match.triggered {
+					triggered[w.match.triggerValue] = append(triggered[w.match.triggerValue], w)
+				} else {
+					general = append(general, w)
+				}
+			}
+			require.True(t, slices.Equal(watchers, ks.watchers), "seed %d step %d: watchers", seed, step)
+			require.True(t, slices.Equal(general, ks.general), "seed %d step %d: general", seed, step)
+			require.Equal(t, len(triggered), len(ks.triggered), "seed %d step %d: trigger values", seed, step)
+			for v, list := range triggered {
+				require.True(t, slices.Equal(list, ks.triggered[v]), "seed %d step %d: watches of %s", seed, step, v)
+			}
+			require.Empty(t, ks.unwatched, "seed %d step %d", seed, step)
+			require.Equal(t, len(watchers), s.ActiveWatches(), "seed %d step %d", seed, step)
+		}
+		require.Greater(t, bulk, sweepByAddress, "seed %d: no dispatch removed more watches than sweep finds by address", seed)
+	}
 }
