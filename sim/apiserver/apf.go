@@ -474,11 +474,6 @@ func (a *apf) serve(p *sim.Proc, req *Request, vi int, rt *route) Response {
 		return a.reject(l, reason)
 	}
 	if r.decision == 0 {
-		r.timeout = a.k.NewTimer(func() {
-			if l.qs.timeOut(r) {
-				r.proc.Unpark()
-			}
-		})
 		r.timeout.Reset(a.waitLimit)
 		a.wait(p, r)
 		if r.decision == decisionReject {

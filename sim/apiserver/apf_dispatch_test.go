@@ -56,7 +56,6 @@ func TestDispatchPicksTheQueueTheFullScanPicks(t *testing.T) {
 					i := r.IntN(len(executing))
 					req := executing[i]
 					executing = append(executing[:i], executing[i+1:]...)
-					req.timeout = k.NewTimer(func() {}) // keep it out of the spare list
 					qs.finish(req)
 				case op < 7 && len(waiting) > 0:
 					qs.timeOut(waiting[r.IntN(len(waiting))])
@@ -81,9 +80,8 @@ func TestDispatchPicksTheQueueTheFullScanPicks(t *testing.T) {
 					require.NotNil(t, want, "step %d", step)
 					require.Equal(t, decisionExecute, want.decision, "step %d: the full scan's request", step)
 					require.Equal(t, wantIndex, qs.robinIndex, "step %d", step)
-					executing = append(executing, want)
 				}
-				// Requests dispatched by finish or startRequest move to executing.
+				// Requests dispatched here, by finish or by startRequest move to executing.
 				kept := waiting[:0]
 				for _, w := range waiting {
 					switch w.decision {

@@ -73,8 +73,20 @@ type dealtHand struct {
 	cards [15]int // 15 is the largest hand (dealer.deal)
 }
 
-// apfRequest is one request in a queueSet (queueset/types.go request).
+// apfRequest is one request in a queueSet (queueset/types.go request). A queue set reuses
+// the apfRequests of finished requests (spare): the state is each request's own, the timer
+// the apfRequest's.
 type apfRequest struct {
+	apfRequestState
+	// timeout rejects the request when its queue wait runs out: armed while it waits, made
+	// once per apfRequest (newRequest) and never overwritten, since an event of the timer's
+	// may still be in the kernel's heap, disarmed by the timer's generation, which must go on
+	// counting.
+	timeout sim.Timer
+}
+
+// apfRequestState is what an apfRequest knows of its request.
+type apfRequestState struct {
 	qs     *queueSet
 	queue  *fqQueue // nil when dispatched without queuing
 	proc   *sim.Proc
@@ -90,7 +102,14 @@ type apfRequest struct {
 
 	// decision: 0 waiting, decisionExecute or decisionReject.
 	decision int
-	timeout  *sim.Timer
+}
+
+// timedOut is the timeout's function: the request, still in its queue, is rejected and its
+// process resumed.
+func (r *apfRequest) timedOut() {
+	if r.qs.timeOut(r) {
+		r.proc.Unpark()
+	}
 }
 
 const (
@@ -273,8 +292,9 @@ func (qs *queueSet) newRequest(p *sim.Proc, fsName string, est workEstimate) *ap
 	r := qs.spare.Take()
 	if r == nil {
 		r = new(apfRequest)
+		qs.k.InitTimer(&r.timeout, r.timedOut)
 	}
-	*r = apfRequest{qs: qs, proc: p, fsName: fsName, arrival: qs.k.Now(), arrivalR: qs.currentR,
+	r.apfRequestState = apfRequestState{qs: qs, proc: p, fsName: fsName, arrival: qs.k.Now(), arrivalR: qs.currentR,
 		initialSeats: est.initialSeats, finalSeats: est.finalSeats, additionalLatency: est.additionalLatency}
 	r.finalWork = seatsTimesDuration(float64(est.finalSeats), est.additionalLatency)
 	r.totalWork = seatsTimesDuration(float64(est.initialSeats), estimatedServiceDuration) + r.finalWork
@@ -431,9 +451,7 @@ func (qs *queueSet) dispatch() bool {
 	qs.noteDemand()
 	minQueue.nextDispatchR += r.totalWork
 	qs.boundNextDispatch(minQueue)
-	if r.timeout != nil {
-		r.timeout.Stop()
-	}
+	r.timeout.Stop()
 	if r.proc != nil {
 		r.proc.Unpark()
 	}
@@ -486,12 +504,10 @@ func (qs *queueSet) finish(r *apfRequest) {
 	if r.additionalLatency <= 0 {
 		qs.releaseSeats(r)
 		qs.dispatchAsMuchAsPossible()
-		if r.timeout == nil {
-			// Nothing refers to r any more (a request that waited is left alone: its
-			// stopped timeout's function still names it).
-			*r = apfRequest{}
-			qs.spare.Put(r)
-		}
+		// Nothing refers to r any more but its timeout, disarmed (dispatch stopped it), whose
+		// stale event in the kernel's heap, if any, the timer's generation ignores.
+		r.apfRequestState = apfRequestState{}
+		qs.spare.Put(r)
 		return
 	}
 	qs.k.After(r.additionalLatency, func() {

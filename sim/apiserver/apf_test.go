@@ -324,3 +324,54 @@ func TestComputeConcurrencyAllocation(t *testing.T) {
 		})
 	}
 }
+
+// TestReusedRequestTimesOutByItsOwnWait: a request that waited in its queue leaves its
+// timeout's event in the kernel's heap when it is dispatched; once it finishes, its
+// apfRequest serves a later request. A later request that waits in that apfRequest is
+// rejected when its own wait runs out, not at the finished request's old deadline.
+func TestReusedRequestTimesOutByItsOwnWait(t *testing.T) {
+	// global-default has 2 seats; a wait runs out after 2s (a quarter of the 8s timeout),
+	// before the first borrowing adjustment (10s) could lend the level more seats.
+	w := newAPFWorld(t, 24, 0, 500*time.Millisecond, 8*time.Second, 0)
+	w.srv.serviceTime[verbIndex(model.VerbList)] = sim.Constant(30 * time.Second)
+	at := func(d time.Duration, f func()) { w.k.After(d-w.k.Now().Sub(0), f) }
+	// Two gets take the seats until 0.5s; the third waits, its timeout armed for 2s, and runs
+	// from 0.5s to 1s.
+	for range 3 {
+		w.send("alice", model.VerbGet, model.KindPod, "default")
+	}
+	run(w.k, 1100*time.Millisecond)
+	// (A get of no name is answered by the store with an error, after its service time.)
+	require.True(t, w.sent[2].done && !apierrors.IsTooManyRequests(w.sent[2].err) && w.sent[2].at == vtime.FromDuration(time.Second),
+		"the third get waited, then ran: %s", w.report())
+	// The three apfRequests are spare, the waited one on top: put it at the bottom, for the
+	// request that will wait.
+	qs := w.srv.apf.byName["global-default"].qs
+	var spare []*apfRequest
+	for r := qs.spare.Take(); r != nil; r = qs.spare.Take() {
+		spare = append(spare, r)
+	}
+	require.Len(t, spare, 3)
+	for _, r := range spare {
+		qs.spare.Put(r)
+	}
+	waited := spare[0]
+	// Two lists take the seats from 1.1s to 31.1s; a get at 1.2s waits in the waited one's
+	// apfRequest until its own wait runs out at 3.2s.
+	at(1100*time.Millisecond, func() {
+		w.send("alice", model.VerbList, model.KindPod, "default")
+		w.send("alice", model.VerbList, model.KindPod, "default")
+	})
+	at(1200*time.Millisecond, func() {
+		w.send("bob", model.VerbGet, model.KindPod, "default")
+	})
+	run(w.k, 150*time.Millisecond)
+	require.Len(t, w.sent, 6)
+	get := w.sent[5]
+	require.Len(t, qs.waitingQueues, 1)
+	require.Same(t, waited, qs.waitingQueues[0].peek(), "the get waits in the apfRequest that waited before")
+	run(w.k, 5*time.Second)
+	require.True(t, get.done, "the get is answered")
+	require.True(t, apierrors.IsTooManyRequests(get.err), "the get is rejected: %v", get.err)
+	assert.Equal(t, vtime.FromDuration(3200*time.Millisecond), get.at, "rejected when its own wait ran out")
+}
