@@ -887,22 +887,29 @@ func (ks *kindStore) sweep() {
 	if len(gone) == 0 {
 		return
 	}
-	isGone := func(w *Watch) bool { return w.removed }
-	if len(gone) <= sweepByAddress {
-		isGone = func(w *Watch) bool { return slices.Contains(gone, w) }
+	drop := func(list []*Watch) []*Watch {
+		if len(gone) > sweepByAddress {
+			return slices.DeleteFunc(list, func(w *Watch) bool { return w.removed })
+		}
+		for _, w := range gone {
+			if i := slices.Index(list, w); i >= 0 {
+				list = slices.Delete(list, i, i+1)
+			}
+		}
+		return list
 	}
 	for _, w := range gone {
 		if w.match.triggered {
 			v := w.match.triggerValue
-			if list := slices.DeleteFunc(ks.triggered[v], isGone); len(list) > 0 {
+			if list := drop(ks.triggered[v]); len(list) > 0 {
 				ks.triggered[v] = list
 			} else {
 				delete(ks.triggered, v)
 			}
 		}
 	}
-	ks.general = slices.DeleteFunc(ks.general, isGone)
-	ks.watchers = slices.DeleteFunc(ks.watchers, isGone)
+	ks.general = drop(ks.general)
+	ks.watchers = drop(ks.watchers)
 	clear(gone)
 	ks.unwatched = gone[:0]
 }
