@@ -415,8 +415,13 @@ func (qs *queueSet) dispatch() bool {
 	nq := len(qs.queues)
 	for _, q := range qs.waitingQueues {
 		f := q.nextDispatchR + q.peek().totalWork
-		// The queue's place in the scan: 0 for the one after robinIndex.
-		dist := (q.index - qs.robinIndex - 1 + 2*nq) % nq
+		// The queue's place in the scan, 0 for the one after robinIndex: (q.index -
+		// robinIndex - 1) mod nq, where the difference is within [-nq, nq) (robinIndex is -1
+		// or a queue's index), so that a burst's many waiting queues take no division each.
+		dist := q.index - qs.robinIndex - 1
+		if dist < 0 {
+			dist += nq
+		}
 		if f < minFinish || minQueue != nil && f == minFinish && dist < minDist {
 			minFinish, minQueue, minDist = f, q, dist
 		}
