@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -46,7 +47,7 @@ func TestDispatchPicksTheQueueTheFullScanPicks(t *testing.T) {
 				switch op := r.IntN(10); {
 				case op < 4:
 					est := workEstimate{initialSeats: 1 + r.IntN(2)}
-					req, _ := qs.startRequest(nil, "fs", est, r.Uint64(), nil)
+					req, _ := qs.startRequest(nil, est, r.Uint64(), nil)
 					if req != nil && req.decision == 0 {
 						waiting = append(waiting, req)
 					} else if req != nil {
@@ -146,16 +147,39 @@ func TestKeptHandPicksTheQueueADealPicks(t *testing.T) {
 			f := r.IntN(len(flows))
 			est := workEstimate{initialSeats: 1 + r.IntN(3)}
 			upstream := upstreamShuffleShard(kept, flows[f])
-			want, _ := fresh.startRequest(nil, "fs", est, flows[f], nil)
-			got, _ := kept.startRequest(nil, "fs", est, flows[f], &hands[f])
+			want, _ := fresh.startRequest(nil, est, flows[f], nil)
+			got, _ := kept.startRequest(nil, est, flows[f], &hands[f])
 			require.Equal(t, want.queue.index, got.queue.index, "seed %d step %d", seed, step)
 			require.Equal(t, upstream, got.queue.index, "seed %d step %d: upstream's choice", seed, step)
 			if r.IntN(10) == 0 {
 				h := hands[f]
-				other.startRequest(nil, "fs", est, flows[f], &h)
-				require.Equal(t, other.dealer.deal(flows[f], nil), h.cards[:h.n], "seed %d step %d: dealt by the other set", seed, step)
-				require.Equal(t, kept.dealer.deal(flows[f], nil), hands[f].cards[:hands[f].n], "seed %d step %d: the kept hand", seed, step)
+				other.startRequest(nil, est, flows[f], &h)
+				require.Equal(t, other.dealer.deal(flows[f], nil), cardsOf(h), "seed %d step %d: dealt by the other set", seed, step)
+				require.Equal(t, kept.dealer.deal(flows[f], nil), cardsOf(hands[f]), "seed %d step %d: the kept hand", seed, step)
 			}
 		}
+	}
+}
+
+// cardsOf is the hand h holds.
+func cardsOf(h dealtHand) []int {
+	var cards []int
+	for _, c := range h.cards[:h.n] {
+		cards = append(cards, int(c))
+	}
+	return cards
+}
+
+// TestClassificationLayout: what every request reads of its flow's classification (the
+// level, the hash, the kept hand's queue set, hash, length and first 7 cards) is in its first
+// 64 bytes, and a classification is 128 bytes, a size class whose allocations start on a
+// cache line.
+func TestClassificationLayout(t *testing.T) {
+	var c classification
+	require.Equal(t, uintptr(128), unsafe.Sizeof(c))
+	hot := unsafe.Offsetof(c.dealt) + unsafe.Offsetof(c.dealt.cards) + 7*unsafe.Sizeof(c.dealt.cards[0])
+	require.LessOrEqual(t, hot, uintptr(64))
+	for _, off := range []uintptr{unsafe.Offsetof(c.pl), unsafe.Offsetof(c.hash), unsafe.Offsetof(c.dealt)} {
+		require.Less(t, off, uintptr(64))
 	}
 }

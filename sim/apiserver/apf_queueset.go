@@ -66,11 +66,14 @@ func (d dealer) deal(hashValue uint64, hand []int) []int {
 // dealtHand is a flow's hand of queues as a queue set dealt it from the flow's hash: cards[:n].
 // The cards are held by value, beside the rest of the flow's classification, rather than in
 // an array of their own, another object to find cold on a client's next request.
+//
+// The cards are int32 (a level has at most 10^7 queues, model.maxQueues), so that a hand of up
+// to 7 cards shares its classification's first cache line with the level and the flow's hash.
 type dealtHand struct {
 	qs    *queueSet
 	hash  uint64
-	n     int
-	cards [15]int // 15 is the largest hand (dealer.deal)
+	n     int32
+	cards [15]int32 // 15 is the largest hand (dealer.deal)
 }
 
 // apfRequest is one request in a queueSet (queueset/types.go request). A queue set reuses
@@ -87,10 +90,9 @@ type apfRequest struct {
 
 // apfRequestState is what an apfRequest knows of its request.
 type apfRequestState struct {
-	qs     *queueSet
-	queue  *fqQueue // nil when dispatched without queuing
-	proc   *sim.Proc
-	fsName string
+	qs    *queueSet
+	queue *fqQueue // nil when dispatched without queuing
+	proc  *sim.Proc
 
 	arrival  vtime.Time
 	arrivalR seatSeconds
@@ -200,7 +202,8 @@ type queueSet struct {
 	totSeatsWaiting      int
 	activeQueues         int
 
-	hand [15]int
+	// lastHand is the hand of the last request whose flow keeps none (shuffleShard).
+	lastHand dealtHand
 	// waitingQueues are the queues with a request waiting, in no order: dispatch looks at
 	// them instead of at every queue.
 	waitingQueues []*fqQueue
@@ -288,13 +291,13 @@ func (qs *queueSet) setConcurrencyLimit(cl int) {
 }
 
 // newRequest builds a request with its completed work estimate (completeWorkEstimate).
-func (qs *queueSet) newRequest(p *sim.Proc, fsName string, est workEstimate) *apfRequest {
+func (qs *queueSet) newRequest(p *sim.Proc, est workEstimate) *apfRequest {
 	r := qs.spare.Take()
 	if r == nil {
 		r = new(apfRequest)
 		qs.k.InitTimer(&r.timeout, r.timedOut)
 	}
-	r.apfRequestState = apfRequestState{qs: qs, proc: p, fsName: fsName, arrival: qs.k.Now(), arrivalR: qs.currentR,
+	r.apfRequestState = apfRequestState{qs: qs, proc: p, arrival: qs.k.Now(), arrivalR: qs.currentR,
 		initialSeats: est.initialSeats, finalSeats: est.finalSeats, additionalLatency: est.additionalLatency}
 	r.finalWork = seatsTimesDuration(float64(est.finalSeats), est.additionalLatency)
 	r.totalWork = seatsTimesDuration(float64(est.initialSeats), estimatedServiceDuration) + r.finalWork
@@ -314,10 +317,10 @@ const (
 // request and "" or nil and the reject reason.
 //
 // dealt, when not nil, is where the flow keeps its hand (shuffleShard).
-func (qs *queueSet) startRequest(p *sim.Proc, fsName string, est workEstimate, hashValue uint64, dealt *dealtHand) (*apfRequest, string) {
+func (qs *queueSet) startRequest(p *sim.Proc, est workEstimate, hashValue uint64, dealt *dealtHand) (*apfRequest, string) {
 	qs.syncTime()
 	if qs.numQueues < 1 {
-		r := qs.newRequest(p, fsName, est)
+		r := qs.newRequest(p, est)
 		if !qs.canAccommodateSeats(r.maxSeats()) {
 			return nil, rejectConcurrencyLimit
 		}
@@ -329,7 +332,7 @@ func (qs *queueSet) startRequest(p *sim.Proc, fsName string, est workEstimate, h
 		return r, ""
 	}
 	queue := qs.queues[qs.shuffleShard(hashValue, dealt)]
-	r := qs.newRequest(p, fsName, est)
+	r := qs.newRequest(p, est)
 	r.queue = queue
 	// rejectOrEnqueueToBoundLocked
 	if qs.totSeatsInUse >= qs.concurrencyLimit && queue.length() >= qs.queueLengthLimit {
@@ -356,16 +359,18 @@ func (qs *queueSet) startRequest(p *sim.Proc, fsName string, est workEstimate, h
 // and the dealer alone, so a flow that keeps it in dealt (its classification does) is dealt
 // once per queue set instead of once per request: a division per card.
 func (qs *queueSet) shuffleShard(hashValue uint64, dealt *dealtHand) int {
-	var hand []int
-	switch {
-	case dealt != nil && dealt.qs == qs && dealt.hash == hashValue:
-		hand = dealt.cards[:dealt.n]
-	case dealt != nil:
-		hand = qs.dealer.deal(hashValue, dealt.cards[:0])
-		dealt.qs, dealt.hash, dealt.n = qs, hashValue, len(hand)
-	default:
-		hand = qs.dealer.deal(hashValue, qs.hand[:0])
+	if dealt == nil {
+		dealt = &qs.lastHand
 	}
+	if dealt.qs != qs || dealt.hash != hashValue {
+		var cards [len(dealt.cards)]int
+		hand := qs.dealer.deal(hashValue, cards[:0])
+		for i, c := range hand {
+			dealt.cards[i] = int32(c)
+		}
+		dealt.qs, dealt.hash, dealt.n = qs, hashValue, int32(len(hand))
+	}
+	hand := dealt.cards[:dealt.n]
 	offset := qs.enqueues % len(hand)
 	qs.enqueues++
 	best, least := -1, maxSeatSeconds
@@ -373,7 +378,7 @@ func (qs *queueSet) shuffleShard(hashValue uint64, dealt *dealtHand) int {
 	for range hand {
 		idx := hand[card]
 		if w := qs.workSums[idx]; w < least {
-			least, best = w, idx
+			least, best = w, int(idx)
 		}
 		if card++; card == len(hand) {
 			card = 0
