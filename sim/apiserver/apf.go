@@ -470,9 +470,10 @@ func limits(pl *model.PriorityLevelConfiguration) (lendable, borrowing *int32) {
 func (a *apf) serve(p *sim.Proc, req *Request, vi int, rt *route) Response {
 	c := a.classifyRoute(req, rt)
 	l := c.pl
+	routeKS := rt.ks  // read before the request waits (Server.Do)
 	var ks *kindStore // the store of req.Kind, which the route's kind is when req names one
 	if rt.kind == req.Kind {
-		ks = rt.ks
+		ks = routeKS
 	}
 	est := a.estimateWork(req, l.maxSeats, ks)
 	r, reason := l.qs.startRequest(p, est, c.hash, &c.dealt)
@@ -506,7 +507,7 @@ func (a *apf) serve(p *sim.Proc, req *Request, vi int, rt *route) Response {
 		a.srv.release(mutating)
 		l.qs.finish(r)
 	}()
-	return a.srv.execute(p, req, vi, rt)
+	return a.srv.execute(p, req, vi, routeKS)
 }
 
 // wait parks the process until its request is dispatched or times out; a process killed while

@@ -179,6 +179,10 @@ func TestRoutesServeAsTheStoreDoes(t *testing.T) {
 		k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 		require.Len(t, got, len(ops))
 		require.Equal(t, maxCallerRoutes, caller.nroutes, "routes kept")
+		for i := range caller.routes[:caller.nroutes] {
+			r := &caller.routes[i]
+			require.Same(t, srv.Stats().byKind[r.kind], r.counts, "route %d keeps its kind's counters", i)
+		}
 		want := map[string]uint64{}
 		for i, o := range ops {
 			obj, err := o.direct()

@@ -311,11 +311,16 @@ func (s *Server) Do(ctx context.Context, req *Request) Response {
 	start := s.k.Now()
 	var scratch route
 	rt := s.routeOf(req, kind, &scratch)
+	// The route is read before the request sleeps and written after it only when its
+	// counters are new: by then other processes have run, and the client's route is cold.
+	counts := rt.counts
 	resp := s.do(p, req, vi, rt)
 	if s.onWrite != nil && resp.Err == nil && isMutating(req.Verb) {
 		s.onWrite(req)
 	}
-	rt.counts = s.stats.observeIn(rt.counts, kind, vi, resp.Err, s.k.Now().Sub(start))
+	if c := s.stats.observeIn(counts, kind, vi, resp.Err, s.k.Now().Sub(start)); c != counts {
+		rt.counts = c
+	}
 	return resp
 }
 
@@ -333,16 +338,17 @@ func (s *Server) do(p *sim.Proc, req *Request, vi int, rt *route) Response {
 		return Response{Err: apierrors.NewTooManyRequests(tooManyRequestsMsg, s.retryAfter)}
 	}
 	defer s.release(mutating)
-	return s.execute(p, req, vi, rt)
+	return s.execute(p, req, vi, rt.ks)
 }
 
 // execute is what a request does once admitted: the verb's service time, the store, and a
-// list's per-item cost.
-func (s *Server) execute(p *sim.Proc, req *Request, vi int, rt *route) Response {
+// list's per-item cost. ks is its route's kind store (Server.serve), read before the request
+// slept (Do).
+func (s *Server) execute(p *sim.Proc, req *Request, vi int, ks *kindStore) Response {
 	if d := s.serviceTime[vi].Sample(s.rand); d > 0 {
 		p.Sleep(d)
 	}
-	resp := s.serve(req, rt.ks)
+	resp := s.serve(req, ks)
 	if req.Verb == model.VerbList && s.cfg.ListItemCost > 0 && len(resp.Items) > 0 {
 		p.Sleep(s.cfg.ListItemCost * time.Duration(len(resp.Items)))
 	}
