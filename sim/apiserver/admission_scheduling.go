@@ -105,7 +105,8 @@ func (s *Store) admitPodPriority(pod *model.Pod) error {
 			pod.Spec.PriorityClassName = dpc.Name
 			priority, policy = dpc.Value, dpc.PreemptionPolicy
 		} else {
-			priority, policy = model.DefaultPriorityWhenNoDefaultClassExists, model.Ptr(model.PreemptLowerPriority)
+			lower := model.PreemptLowerPriority
+			priority, policy = model.DefaultPriorityWhenNoDefaultClassExists, &lower
 		}
 	} else {
 		pc := s.priorityClass(pod.Spec.PriorityClassName)
@@ -119,13 +120,21 @@ func (s *Store) admitPodPriority(pod *model.Pod) error {
 		return apierrors.NewForbidden(s.kinds[model.KindPod].gr, pod.Name,
 			fmt.Errorf("the integer value of priority (%d) must not be provided in pod spec; priority admission controller computed %d from the given PriorityClass name", *pod.Spec.Priority, priority))
 	}
-	pod.Spec.Priority = &priority
+	// Stored objects are immutable, so the pods given one priority and policy share the
+	// values set last (a priority and a policy were two allocations per pod created).
+	if s.admittedPriority == nil || *s.admittedPriority != priority {
+		s.admittedPriority = model.Ptr(priority)
+	}
+	pod.Spec.Priority = s.admittedPriority
 	if policy != nil {
 		if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy != *policy {
 			return apierrors.NewForbidden(s.kinds[model.KindPod].gr, pod.Name,
 				fmt.Errorf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed %s from the given PriorityClass name", *pod.Spec.PreemptionPolicy, *policy))
 		}
-		pod.Spec.PreemptionPolicy = model.Ptr(*policy)
+		if s.admittedPolicy == nil || *s.admittedPolicy != *policy {
+			s.admittedPolicy = model.Ptr(*policy)
+		}
+		pod.Spec.PreemptionPolicy = s.admittedPolicy
 	}
 	return nil
 }

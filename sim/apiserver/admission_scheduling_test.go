@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -182,4 +183,36 @@ func TestPriorityAdmission(t *testing.T) {
 			assert.Contains(t, err.Error(), "value: Forbidden: may not be changed in an update.")
 		}
 	})
+}
+
+// TestAdmittedPodsShareTheirPriority: pods given the same priority and preemption policy share
+// the values, and a pod given others gets its own, in any order of classes.
+func TestAdmittedPodsShareTheirPriority(t *testing.T) {
+	s := admissionStore(t)
+	_, err := s.Create(&model.PriorityClass{ObjectMeta: model.ObjectMeta{Name: "never"}, Value: 5, PreemptionPolicy: model.Ptr(model.PreemptNever)})
+	require.NoError(t, err)
+	_, err = s.Create(&model.PriorityClass{ObjectMeta: model.ObjectMeta{Name: "high"}, Value: 1000})
+	require.NoError(t, err)
+	want := map[string]struct {
+		value  int32
+		policy string
+	}{"": {0, model.PreemptLowerPriority}, "never": {5, model.PreemptNever}, "high": {1000, model.PreemptLowerPriority}}
+	var last *model.Pod
+	for i, class := range []string{"", "", "never", "never", "high", "", "high", "high", "never"} {
+		p := newPod(fmt.Sprintf("p%d", i))
+		p.Spec.PriorityClassName = class
+		obj, err := s.Create(p)
+		require.NoError(t, err)
+		got := obj.(*model.Pod)
+		w := want[class]
+		assert.Equal(t, w.value, *got.Spec.Priority, "pod %d of class %q", i, class)
+		assert.Equal(t, w.policy, *got.Spec.PreemptionPolicy, "pod %d of class %q", i, class)
+		if last != nil && *last.Spec.Priority == w.value {
+			assert.Same(t, last.Spec.Priority, got.Spec.Priority, "pod %d shares the last pod's priority", i)
+		}
+		if last != nil && *last.Spec.PreemptionPolicy == w.policy {
+			assert.Same(t, last.Spec.PreemptionPolicy, got.Spec.PreemptionPolicy, "pod %d shares the last pod's policy", i)
+		}
+		last = got
+	}
 }

@@ -109,6 +109,10 @@ type Store struct {
 	// tolerations it was given and those it set. The pods of one template arrive with one
 	// shared tolerations slice, and stored objects are immutable, so they share the result.
 	tolerationsIn, tolerationsOut []model.Toleration
+	// admittedPriority and admittedPolicy are the priority and preemption policy
+	// admitPodPriority set last, which the next pod given the same values shares.
+	admittedPriority *int32
+	admittedPolicy   *string
 	// skipNodeTaint is set during CreateRunningNode.
 	skipNodeTaint bool
 
