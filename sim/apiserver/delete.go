@@ -152,16 +152,21 @@ func (s *Store) deleteObject(ks *kindStore, key objKey, cur model.Object, opts m
 	// store never changes (docs/architecture.md, "Object ownership"); the deep copy was 1% of
 	// thundering-herd's CPU.
 	var upd model.Object
+	var marks *deletionMarks
 	if pod, ok := cur.(*model.Pod); ok {
-		cp := *pod
-		upd = &cp
+		marked := &markedPod{pod: *pod}
+		upd, marks = &marked.pod, &marked.marks
 	} else {
 		upd = cur.DeepCopyObject()
 	}
 	um := upd.Meta()
 	if graceful {
-		um.DeletionTimestamp = &newTimestamp
-		um.DeletionGracePeriodSeconds = &newGrace
+		if marks == nil {
+			marks = new(deletionMarks)
+		}
+		marks.timestamp, marks.grace = newTimestamp, newGrace
+		um.DeletionTimestamp = &marks.timestamp
+		um.DeletionGracePeriodSeconds = &marks.grace
 		if bumpGeneration {
 			um.Generation++
 		}
@@ -182,6 +187,20 @@ func (s *Store) deleteObject(ks *kindStore, key objKey, cur model.Object, opts m
 		return written
 	}
 	return s.commitDelete(ks, key, written, "")
+}
+
+// deletionMarks are the deletion timestamp and grace period a graceful deletion sets, in one
+// allocation.
+type deletionMarks struct {
+	timestamp vtime.Time
+	grace     int64
+}
+
+// markedPod is the new version of a pod that a graceful deletion marks, with its marks: one
+// allocation for the three.
+type markedPod struct {
+	pod   model.Pod
+	marks deletionMarks
 }
 
 // markAsDeleting sets deletionTimestamp to now unless it is already earlier, and the grace to
