@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -179,8 +180,8 @@ func TestRoutesServeAsTheStoreDoes(t *testing.T) {
 		k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 		require.Len(t, got, len(ops))
 		require.Equal(t, maxCallerRoutes, caller.nroutes, "routes kept")
-		for i := range caller.routes[:caller.nroutes] {
-			r := &caller.routes[i]
+		for i := range caller.nroutes {
+			r := caller.route(i)
 			require.Same(t, srv.Stats().byKind[r.kind], r.counts, "route %d keeps its kind's counters", i)
 		}
 		want := map[string]uint64{}
@@ -238,12 +239,10 @@ func TestRouteOfIsTheScansRoute(t *testing.T) {
 			}
 			req := &Request{Client: caller.name, Caller: caller, Verb: kr.verb, Kind: kr.kind, Namespace: kr.ns, Name: "x"}
 			var want *route
-			if caller.routes != nil {
-				for i := range caller.routes[:caller.nroutes] {
-					if r := &caller.routes[i]; r.kind == kr.kind && r.verb == kr.verb && r.sub == "" && r.namespace == kr.ns {
-						require.Nil(t, want, "seed %d request %d: two kept routes for %v", seed, n, kr)
-						want = r
-					}
+			for i := range caller.nroutes {
+				if r := caller.route(i); r.kind == kr.kind && r.verb == kr.verb && r.sub == "" && r.namespace == kr.ns {
+					require.Nil(t, want, "seed %d request %d: two kept routes for %v", seed, n, kr)
+					want = r
 				}
 			}
 			var scratch route
@@ -253,10 +252,32 @@ func TestRouteOfIsTheScansRoute(t *testing.T) {
 				continue
 			}
 			require.True(t, got.kind == kr.kind && got.verb == kr.verb && got.namespace == kr.ns, "seed %d request %d: %v routed as %v %v %v", seed, n, kr, got.kind, got.verb, got.namespace)
-			if caller.nroutes == maxCallerRoutes && got != &caller.routes[maxCallerRoutes-1] {
+			if caller.nroutes == maxCallerRoutes && got != caller.route(maxCallerRoutes-1) {
 				require.Same(t, &scratch, got, "seed %d request %d: a route beyond the kept ones", seed, n)
 			}
 		}
 		require.Equal(t, maxCallerRoutes, caller.nroutes, "seed %d", seed)
+	}
+}
+
+// TestRouteChunkLayout: a chunk of routes is a size class whose allocations start on a cache
+// line, and each of its routes is on two lines.
+func TestRouteChunkLayout(t *testing.T) {
+	var chunk routeChunk
+	require.Equal(t, uintptr(384), unsafe.Sizeof(chunk))
+	for i := range chunk {
+		first := unsafe.Offsetof(chunk[0].kind) + uintptr(i)*unsafe.Sizeof(chunk[0])
+		last := first + unsafe.Sizeof(chunk[0]) - 1
+		require.LessOrEqual(t, last/64-first/64, uintptr(1), "route %d", i)
+	}
+	_, srv := newTestServer(t, nil)
+	caller := srv.Caller("chunked")
+	for i := range maxCallerRoutes {
+		var scratch route
+		srv.routeOf(&Request{Client: "chunked", Caller: caller, Verb: model.VerbGet, Kind: model.KindPod, Namespace: fmt.Sprint(i)}, model.KindPod, &scratch)
+	}
+	for i, c := range caller.chunks {
+		require.NotNil(t, c)
+		require.Zero(t, uintptr(unsafe.Pointer(c))%64, "chunk %d starts a cache line", i)
 	}
 }
