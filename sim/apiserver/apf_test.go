@@ -333,7 +333,7 @@ func TestReusedRequestTimesOutByItsOwnWait(t *testing.T) {
 	// global-default has 2 seats; a wait runs out after 2s (a quarter of the 8s timeout),
 	// before the first borrowing adjustment (10s) could lend the level more seats.
 	w := newAPFWorld(t, 24, 0, 500*time.Millisecond, 8*time.Second, 0)
-	w.srv.serviceTime[verbIndex(model.VerbList)] = sim.Constant(30 * time.Second)
+	w.srv.serviceTime[verbIndex(model.VerbList)] = sim.Constant(30 * time.Second).Sampler()
 	at := func(d time.Duration, f func()) { w.k.After(d-w.k.Now().Sub(0), f) }
 	// Two gets take the seats until 0.5s; the third waits, its timeout armed for 2s, and runs
 	// from 0.5s to 1s.

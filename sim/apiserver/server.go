@@ -80,7 +80,7 @@ type Server struct {
 	store *Store
 	rand  *rand.Rand
 
-	serviceTime [numVerbs]sim.Dist
+	serviceTime [numVerbs]sim.Sampler
 	retryAfter  int
 	faults      []Fault
 	stats       *Stats
@@ -249,7 +249,7 @@ func NewServer(k *sim.Kernel, cfg Config) *Server {
 	}
 	for i, v := range allVerbs {
 		if d, ok := cfg.ServiceTime[v]; ok {
-			s.serviceTime[i] = d
+			s.serviceTime[i] = d.Sampler()
 		}
 	}
 	s.stats = newStats(s.store)

@@ -97,6 +97,9 @@ type Store struct {
 	uids      uint64
 	nameRand  *rand.Rand
 	watchRand *rand.Rand
+	// watchDelay draws cfg.WatchDelay (its log-normal parameters computed once: a draw per
+	// watcher per event).
+	watchDelay sim.Sampler
 
 	significant func(kind model.Kind, old, new model.Object) bool
 	onCommit    func(kind model.Kind, old, new model.Object)
@@ -147,6 +150,7 @@ func NewStore(k *sim.Kernel, cfg StoreConfig) *Store {
 		kinds:              make(map[model.Kind]*kindStore),
 		nameRand:           k.Rand(component + "/generate-name"),
 		watchRand:          k.Rand(component + "/watch-delay"),
+		watchDelay:         cfg.WatchDelay.Sampler(),
 		significant:        cfg.IsSignificantWrite,
 		onCommit:           cfg.OnCommit,
 		notReadySeconds:    tolerationSecondsOr(cfg.DefaultNotReadyTolerationSeconds),

@@ -241,7 +241,7 @@ func (w *Watch) enqueue(ev WatchEvent) {
 		w.close(nil)
 		return
 	}
-	at := now.Add(s.cfg.WatchDelay.Sample(s.watchRand))
+	at := now.Add(s.watchDelay.Sample(s.watchRand))
 	if at < w.lastAt {
 		at = w.lastAt
 	}
