@@ -16,12 +16,18 @@ import (
 	"github.com/reconsim/reconsim/vtime"
 )
 
-func TestEventfBuildsUpstreamShapedEvent(t *testing.T) {
+// tracedRecorder is a recorder of component on host that records into a FakeSink, on a
+// kernel whose trace goes to the returned buffer.
+func tracedRecorder(component, host string) (*sim.Kernel, *bytes.Buffer, *FakeSink, Recorder) {
 	k := sim.New(1)
-	var trace bytes.Buffer
-	k.Trace().SetWriter(&trace)
+	trace := &bytes.Buffer{}
+	k.Trace().SetWriter(trace)
 	sink := &FakeSink{}
-	r := New(k, sink, "replicaset-controller", "")
+	return k, trace, sink, New(k, sink, component, host)
+}
+
+func TestEventfBuildsUpstreamShapedEvent(t *testing.T) {
+	k, trace, sink, r := tracedRecorder("replicaset-controller", "")
 	rs := &model.ReplicaSet{ObjectMeta: model.ObjectMeta{Name: "web", Namespace: "prod", UID: "uid-1", ResourceVersion: 7}}
 	node := &model.Node{ObjectMeta: model.ObjectMeta{Name: "node-1", UID: "uid-n"}}
 	k.After(1500*time.Millisecond, func() {
@@ -126,11 +132,7 @@ func (s *discardSink) Record(*model.Event) { s.n++ }
 // one Emit would write with model.Ref, and the parts are what they were when each had its own
 // string.
 func TestEventfAllocatesTheEventAndOneString(t *testing.T) {
-	k := sim.New(1)
-	var trace bytes.Buffer
-	k.Trace().SetWriter(&trace)
-	sink := &FakeSink{}
-	r := New(k, sink, "kubelet", "node-1")
+	k, trace, sink, r := tracedRecorder("kubelet", "node-1")
 	pod := &model.Pod{ObjectMeta: model.ObjectMeta{Name: "web-1", Namespace: "shop", UID: "uid-1"}}
 	r.Eventf(pod, model.EventTypeNormal, "Pulled", "Container image %q already present on machine", "nginx")
 	r.Eventf(pod, model.EventTypeWarning, "BackOff", "Back-off restarting failed container")
