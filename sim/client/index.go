@@ -262,9 +262,8 @@ func (s *store) newEntry(key string, obj model.Object) *entry {
 	default:
 		e = &entry{key: key, obj: obj}
 	}
-	if s.nbuilt > 0 {
-		e.vals = make([][]string, len(s.indexes))
-	}
+	// An index is built here (the cases above return otherwise), and e has no slots that fit.
+	e.vals = make([][]string, len(s.indexes))
 	return e
 }
 
