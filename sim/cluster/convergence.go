@@ -42,15 +42,17 @@ type convergence struct {
 }
 
 type rsTrack struct {
-	kind      model.Kind
-	uid       string
-	desired   int32
-	statusOK  bool
-	good      int32 // owned pods that count as serving
-	owned     int32 // owned active pods (not terminating, not finished)
-	satisfied bool
-	namespace string
-	name      string
+	kind model.Kind
+	// seriesPrefix is kind in lower case, the first part of its series' names.
+	seriesPrefix string
+	uid          string
+	desired      int32
+	statusOK     bool
+	good         int32 // owned pods that count as serving
+	owned        int32 // owned active pods (not terminating, not finished)
+	satisfied    bool
+	namespace    string
+	name         string
 }
 
 type podTrack struct {
@@ -171,7 +173,7 @@ func (c *convergence) observeOwner(o model.Object, desired int32, deleted, statu
 	}
 	m := o.Meta()
 	if t == nil {
-		t = &rsTrack{kind: o.GetKind(), satisfied: true, namespace: m.Namespace, name: m.Name}
+		t = &rsTrack{kind: o.GetKind(), seriesPrefix: strings.ToLower(string(o.GetKind())), satisfied: true, namespace: m.Namespace, name: m.Name}
 		c.rs[key] = t
 		// Pods seen before their owner (settled objects are created owner-first, but a
 		// recreated owner may find its pods) are counted now.

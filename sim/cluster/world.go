@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -200,7 +199,7 @@ func build(scn *scenarios.Scenario, seed uint64, opts Options) (*world, error) {
 	w.obs = newObserver(w)
 	w.inv = newInvariants(w)
 	w.conv.onServing = func(t *rsTrack) {
-		w.obs.sample(strings.ToLower(string(t.kind))+"."+model.KeyOf(t.namespace, t.name)+".serving", "pods", float64(t.good))
+		w.obs.sampleObject(t.seriesPrefix, t.namespace, t.name, "serving", "pods", float64(t.good))
 	}
 
 	cfg := apiServerConfig(w.apiOpts)
