@@ -49,18 +49,47 @@ const fieldSpecNodeName = "spec.nodeName"
 //
 // A Kubelet is not safe for use from goroutines; everything happens on the kernel.
 type Kubelet struct {
-	k        *sim.Kernel
-	c        *client.Client
-	srv      *apiserver.Server
-	fault    *partitionFault
-	rec      record.Recorder
+	// The first two cache lines of a Kubelet hold what the per-period loops read (the lease
+	// renewal, the node status check, the status manager's tick and the stall gate), and the
+	// third cfg's first 64 bytes, every per-period setting: each node's kubelet is touched
+	// once per period, long after its lines left the cache, so each line they spread across
+	// is a miss per period. The allocator puts an 8-byte header before an object of this
+	// size, which starts on a cache line: the first line holds the header and 56 bytes
+	// (TestKubeletPeriodicFieldsShareCacheLines).
+	k *sim.Kernel
+	c *client.Client
+	// stallUntil: the kubelet is stalled before it (Stall).
+	stallUntil vtime.Time
+	// latestLease is the Lease the last renewal wrote (or found), the base of the next one.
+	latestLease *model.Lease
+	rand        *rand.Rand // jitter, probe start offsets
+	// unchangedNode is the last stored Node the node status check found unchanged by the
+	// setters but for heartbeat times (see nodeStatusChanged).
+	unchangedNode *model.Node
+	// lastReportTime is when the node status was last written (hasReported: once written in
+	// this incarnation).
+	lastReportTime vtime.Time
+	deleted        bool
+	registered     bool
+	hasReported    bool
+	// component names the kubelet in traces and leaseObjectName its Lease there.
+	component, leaseObjectName string
+	nodeName                   string
+	// cfgAlign starts cfg on a cache line.
+	cfgAlign [8]byte
 	cfg      Config
-	nodeName string
+
+	started     bool
+	crashed     bool
+	partitioned bool
+	// nodeObjectName names the kubelet's Node in traces.
+	nodeObjectName string
+
+	srv   *apiserver.Server
+	fault *partitionFault
+	rec   record.Recorder
 	// node is the Node to register, as given to New (a private copy).
 	node *model.Node
-	// component names the kubelet in traces; nodeObjectName and leaseObjectName name its
-	// Node and Lease there.
-	component, nodeObjectName, leaseObjectName string
 	// capacityList and allocatableList are what the node reports (see capacity): computed
 	// once, shared, never mutated.
 	capacityList, allocatableList model.ResourceList
@@ -69,22 +98,13 @@ type Kubelet struct {
 	// kept to spare an allocation per check.
 	conditionsScratch []model.NodeCondition
 	nodeScratch       model.Node
-	// unchangedNode is the last stored Node the node status check found unchanged by the
-	// setters but for heartbeat times (see nodeStatusChanged).
-	unchangedNode *model.Node
 
-	rand     *rand.Rand // jitter, probe start offsets
 	pullRand *rand.Rand // image pull latencies
 	runRand  *rand.Rand // sandbox and container start latencies
 	// imagePull, sandboxStart and containerStart draw the configured latencies (cfg's, which
 	// never change) with their parameters computed once, not at every pod start.
 	imagePull, sandboxStart, containerStart sim.Sampler
 
-	started     bool
-	crashed     bool
-	deleted     bool
-	partitioned bool
-	stallUntil  vtime.Time
 	stallTimer  *sim.Timer
 	gateWaiters []*sim.Proc
 
@@ -94,12 +114,6 @@ type Kubelet struct {
 	startedAt vtime.Time
 	procs     []*sim.Proc
 	informer  *client.Informer
-
-	// Node registration, status and lease state of the current incarnation.
-	registered     bool
-	hasReported    bool
-	lastReportTime vtime.Time
-	latestLease    *model.Lease
 
 	// Pod state. runtime is what the container runtime holds (it survives a kubelet restart);
 	// workers, the back-off table and the status manager are the kubelet's memory.
