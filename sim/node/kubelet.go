@@ -98,6 +98,9 @@ type Kubelet struct {
 	// kept to spare an allocation per check.
 	conditionsScratch []model.NodeCondition
 	nodeScratch       model.Node
+	// podConditionsScratch is the status manager's working copy of a generated pod status's
+	// conditions (see setPodStatus).
+	podConditionsScratch []model.PodCondition
 
 	pullRand *rand.Rand // image pull latencies
 	runRand  *rand.Rand // sandbox and container start latencies

@@ -147,7 +147,8 @@ func normalizeStatus(s *model.PodStatus, old *model.PodStatus, now vtime.Time) {
 	}
 	switch {
 	case old.StartTime != nil:
-		s.StartTime = model.Ptr(*old.StartTime)
+		// Shared, as statuses are read-only and replaced whole, never changed in place.
+		s.StartTime = old.StartTime
 	case s.StartTime == nil:
 		s.StartTime = model.Ptr(now)
 	}

@@ -176,8 +176,13 @@ func (sm *statusManager) setPodStatus(w *podWorker, generated model.PodStatus, f
 	// statuses (a generated status is never changed in place: the pod worker copies what it
 	// changes, as readinessChanged does) and gets conditions of its own, whose times
 	// normalizeStatus sets; the deep copy was 3% of the bytes thundering-herd allocated.
+	// The conditions are normalised in the kubelet's scratch slice first and copied out only
+	// for a status that changed: a status generated as the cached one allocates nothing.
 	st := generated
-	st.Conditions = slices.Clone(generated.Conditions)
+	if generated.Conditions != nil {
+		sm.kl.podConditionsScratch = append(sm.kl.podConditionsScratch[:0], generated.Conditions...)
+		st.Conditions = sm.kl.podConditionsScratch
+	}
 	e, cached := sm.entries[w.uid]
 	old := &w.pod.Status
 	if cached {
@@ -187,6 +192,7 @@ func (sm *statusManager) setPodStatus(w *podWorker, generated model.PodStatus, f
 	if cached && statusEqual(e.status, &st) && e.finished == finished {
 		return
 	}
+	st.Conditions = slices.Clone(st.Conditions)
 	if !cached {
 		e = newStatusEntry(w)
 		sm.entries[w.uid] = e

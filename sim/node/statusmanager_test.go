@@ -57,3 +57,54 @@ func TestStatusManagerSettles(t *testing.T) {
 	w.Run(2 * kl.cfg.StatusSyncPeriod)
 	require.Empty(t, unsettledPods(kl.status), "the repaired pod settles again")
 }
+
+// TestSetPodStatusCachesConditionsOfItsOwn holds setPodStatus's scratch normalisation to the
+// copy it replaced: each cached status keeps the conditions it was given while later statuses
+// are normalised in the same scratch slice, a status without conditions stays without, and
+// the caller's generated status is left as it was.
+func TestSetPodStatusCachesConditionsOfItsOwn(t *testing.T) {
+	w := newWorld(t, 1)
+	capacity := model.ResourceList{model.ResourceCPU: mustQuantity(t, "4")}
+	kl := w.addNode("n1", capacity, DefaultConfig(), true)
+	w.createPod(podSpec{name: "a", node: "n1", cpu: "100m", running: true})
+	kl.Start()
+	w.Run(5 * time.Second)
+	var pw *podWorker
+	for _, uid := range kl.workerUIDs() {
+		pw = kl.workers[uid]
+	}
+	require.NotNil(t, pw)
+	sm := kl.status
+
+	generated := func(ready model.ConditionStatus) model.PodStatus {
+		st := pw.pod.Status
+		st.Conditions = []model.PodCondition{
+			{Type: model.PodReady, Status: ready},
+			{Type: model.PodScheduled, Status: model.ConditionTrue},
+		}
+		return st
+	}
+	first := generated(model.ConditionFalse)
+	sm.setPodStatus(pw, first, false)
+	cached := sm.entries[pw.uid].status
+	require.Equal(t, model.ConditionFalse, cached.Conditions[0].Status)
+	require.Equal(t, w.K.Now(), cached.Conditions[0].LastTransitionTime, "a changed condition's transition time is now")
+	require.Zero(t, first.Conditions[0].LastTransitionTime, "the generated status is not normalised in place")
+
+	w.Run(time.Second)
+	version := sm.entries[pw.uid].version
+	sm.setPodStatus(pw, generated(model.ConditionFalse), false)
+	require.Equal(t, version, sm.entries[pw.uid].version, "an unchanged status is not cached again")
+	require.Same(t, cached, sm.entries[pw.uid].status)
+
+	sm.setPodStatus(pw, generated(model.ConditionTrue), false)
+	require.Equal(t, model.ConditionFalse, cached.Conditions[0].Status, "the earlier cached status keeps its conditions")
+	second := sm.entries[pw.uid].status
+	require.Equal(t, model.ConditionTrue, second.Conditions[0].Status)
+
+	none := generated(model.ConditionTrue)
+	none.Conditions = nil
+	sm.setPodStatus(pw, none, false)
+	require.Nil(t, sm.entries[pw.uid].status.Conditions, "no conditions stay nil")
+	require.Equal(t, model.ConditionTrue, second.Conditions[0].Status, "the earlier cached status keeps its conditions")
+}
