@@ -202,6 +202,43 @@ func mergePodStatus(apiStatus, kubeletStatus *model.PodStatus) model.PodStatus {
 	return merged
 }
 
+// mergedStatusUnchanged is statusEqual(&merged, apiStatus) for merged :=
+// mergePodStatus(apiStatus, kubeletStatus), without building merged: whether writing the
+// kubelet's status over apiStatus would change nothing, the status manager's question before
+// every write and at every check of a pod someone else wrote. Most answers are yes, and
+// merged is built only to be written (TestMergedStatusUnchangedIsMergeThenCompare).
+func mergedStatusUnchanged(apiStatus, kubeletStatus *model.PodStatus) bool {
+	a, k := apiStatus, kubeletStatus
+	// merged has kubeletStatus's fields but for the conditions and nominatedNodeName, which
+	// it takes from the API's status.
+	if k.Phase != a.Phase || k.Message != a.Message || k.Reason != a.Reason ||
+		k.HostIP != a.HostIP || k.PodIP != a.PodIP || !ptr.Equal(k.StartTime, a.StartTime) {
+		return false
+	}
+	// merged's conditions, position by position against the API's: first the API's own that
+	// are not the kubelet's, then the kubelet's.
+	j := 0
+	for i := range a.Conditions {
+		if !isKubeletCondition(a.Conditions[i].Type) {
+			if a.Conditions[j] != a.Conditions[i] {
+				return false
+			}
+			j++
+		}
+	}
+	for i := range k.Conditions {
+		if isKubeletCondition(k.Conditions[i].Type) {
+			if j == len(a.Conditions) || a.Conditions[j] != k.Conditions[i] {
+				return false
+			}
+			j++
+		}
+	}
+	return j == len(a.Conditions) &&
+		containerStatusesEqual(k.ContainerStatuses, a.ContainerStatuses) &&
+		containerStatusesEqual(k.InitContainerStatuses, a.InitContainerStatuses)
+}
+
 // statusEqual compares two pod statuses field by field, nil and empty slices alike
 // (TestStatusEqualMatchesDeepEqual holds it to reflect.DeepEqual, so a field added to the
 // status types cannot be missed silently).

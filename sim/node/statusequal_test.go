@@ -3,6 +3,7 @@ package node
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -119,6 +120,56 @@ func TestStatusEqualMatchesDeepEqual(t *testing.T) {
 	}
 	require.Greater(t, equal, 1000, "equal pairs")
 	require.Greater(t, unequal, 1000, "unequal pairs")
+}
+
+// TestMergedStatusUnchangedIsMergeThenCompare is a property test: for random API and kubelet
+// statuses, with condition types both the kubelet's and others', and API statuses that are a
+// merge's result with up to two places changed, mergedStatusUnchanged answers what merging
+// and comparing answers.
+func TestMergedStatusUnchangedIsMergeThenCompare(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	types := []string{model.PodScheduled, model.PodReady, model.PodInitialized, model.PodContainersReady, "DisruptionTarget", "a"}
+	randomStatus := func() model.PodStatus {
+		var s model.PodStatus
+		fillSmall(r, reflect.ValueOf(&s).Elem())
+		for n := r.IntN(4); n > 0; n-- {
+			var c model.PodCondition
+			fillSmall(r, reflect.ValueOf(&c).Elem())
+			s.Conditions = append(s.Conditions, c)
+		}
+		for i := range s.Conditions {
+			s.Conditions[i].Type = types[r.IntN(len(types))]
+		}
+		return s
+	}
+	var unchanged, changed int
+	for i := 0; i < 20000; i++ {
+		kubelet, api := randomStatus(), randomStatus()
+		if r.IntN(4) != 0 {
+			merged := mergePodStatus(&api, &kubelet)
+			merged.DeepCopyInto(&api)
+			for n := r.IntN(3); n > 0; n-- {
+				places := leaves(reflect.ValueOf(&api).Elem())
+				fillSmall(r, places[r.IntN(len(places))])
+			}
+			if r.IntN(3) == 0 {
+				// A condition more, of any type, anywhere (fillSmall's types are neither).
+				c := model.PodCondition{Type: types[r.IntN(len(types))]}
+				at := r.IntN(len(api.Conditions) + 1)
+				api.Conditions = slices.Insert(slices.Clone(api.Conditions), at, c)
+			}
+		}
+		merged := mergePodStatus(&api, &kubelet)
+		want := statusEqual(&merged, &api)
+		require.Equal(t, want, mergedStatusUnchanged(&api, &kubelet), "api %+v, kubelet %+v", api, kubelet)
+		if want {
+			unchanged++
+		} else {
+			changed++
+		}
+	}
+	require.Greater(t, unchanged, 1000, "pairs a write would not change")
+	require.Greater(t, changed, 1000, "pairs a write would change")
 }
 
 func TestDescribeStatus(t *testing.T) {

@@ -298,8 +298,7 @@ func (sm *statusManager) needsReconcile(e *statusEntry) bool {
 	if !ok || pod.ResourceVersion == e.postedRV {
 		return false
 	}
-	merged := mergePodStatus(&pod.Status, e.status)
-	return !statusEqual(&merged, &pod.Status)
+	return !mergedStatusUnchanged(&pod.Status, e.status)
 }
 
 func (sm *statusManager) cachedPod(e *statusEntry) (*model.Pod, bool) {
@@ -341,10 +340,9 @@ func (sm *statusManager) syncPod(p *sim.Proc, uid string) {
 		return
 	}
 	version := e.version
-	merged := mergePodStatus(&pod.Status, e.status)
-	if !statusEqual(&merged, &pod.Status) {
+	if !mergedStatusUnchanged(&pod.Status, e.status) {
 		write := *pod
-		write.Status = merged
+		write.Status = mergePodStatus(&pod.Status, e.status)
 		updated, err := kl.c.UpdateStatusShared(ctx(p), &write)
 		if err != nil {
 			if apierrors.IsConflict(err) {
