@@ -111,13 +111,28 @@ type podWorker struct {
 	requestCPU, requestMem int64
 }
 
-// requests is podRequests of the worker's current pod, computed once per pod version.
+// requests is podRequests of the worker's current pod, computed once per pod version, and
+// not again for a version whose containers are the very ones it was computed from: the
+// requests are a function of the containers and init containers alone, stored objects never
+// change, and a status write's new version shares its spec with the version it replaces
+// (every kubelet status write and most others), so admission (canAdmitPod sums every
+// admitted pod's requests) rarely recomputes them.
 func (w *podWorker) requests() (cpu, mem int64) {
 	if w.requestsOf != w.pod {
+		of := w.requestsOf
 		w.requestsOf = w.pod
-		w.requestCPU, w.requestMem = podRequests(w.pod)
+		if of == nil || !sameElements(of.Spec.Containers, w.pod.Spec.Containers) ||
+			!sameElements(of.Spec.InitContainers, w.pod.Spec.InitContainers) {
+			w.requestCPU, w.requestMem = podRequests(w.pod)
+		}
 	}
 	return w.requestCPU, w.requestMem
+}
+
+// sameElements reports whether a and b are the same elements in memory (the same backing
+// array and length): what is true of one is true of the other.
+func sameElements[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // podWorkerOf1 is a worker with the per-container state of a one-container pod, most pods,

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/reconsim/reconsim/model"
@@ -79,5 +80,42 @@ func TestSyncContainersKeepsRecords(t *testing.T) {
 	one := pod("app")
 	if allocs := testing.AllocsPerRun(100, func() { _ = newPodRuntime(one, "d/p", false) }); allocs != 1 {
 		t.Fatalf("newPodRuntime of a one-container pod makes %v allocations, want 1", allocs)
+	}
+}
+
+// TestRequestsFollowTheContainers holds the worker's cached requests to podRequests of its
+// current pod across versions that share their containers with the version the cache was
+// computed from (a status write's) and versions that do not.
+func TestRequestsFollowTheContainers(t *testing.T) {
+	container := func(name, cpu string) model.Container {
+		return model.Container{Name: name, Resources: model.ResourceRequirements{Requests: model.ResourceList{
+			model.ResourceCPU: mustQuantity(t, cpu), model.ResourceMemory: mustQuantity(t, "64Mi"),
+		}}}
+	}
+	v1 := &model.Pod{}
+	v1.Spec.Containers = []model.Container{container("app", "100m")}
+	statusWrite := func(p *model.Pod) *model.Pod {
+		c := *p
+		c.ResourceVersion++
+		c.Status.Phase = model.PodRunning
+		return &c
+	}
+	v2 := statusWrite(v1)
+	v3 := v2.DeepCopy()
+	v3.Spec.Containers[0] = container("app", "300m")
+	v4 := statusWrite(v3)
+	v4.Spec.InitContainers = []model.Container{container("init", "2")}
+	v5 := statusWrite(v4)
+	v6 := statusWrite(v5)
+	v6.Spec.Containers = append(slices.Clone(v5.Spec.Containers), container("side", "50m"))
+
+	w := allocPodWorker(1)
+	for i, pod := range []*model.Pod{v1, v2, v3, v4, v5, v6, v1} {
+		w.pod = pod
+		cpu, mem := w.requests()
+		wantCPU, wantMem := podRequests(pod)
+		if cpu != wantCPU || mem != wantMem {
+			t.Fatalf("version %d: requests %d, %d; podRequests %d, %d", i+1, cpu, mem, wantCPU, wantMem)
+		}
 	}
 }
