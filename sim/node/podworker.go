@@ -156,8 +156,9 @@ func allocPodWorker(n int) *podWorker {
 }
 
 func newPodWorker(kl *Kubelet, pod *model.Pod, adopt bool) *podWorker {
-	key := model.Key(pod)
-	objectName := "Pod " + key
+	// One string for both: "Pod <key>", and the key the end of it.
+	objectName := model.Ref(pod)
+	key := objectName[len(model.KindPod)+1:]
 	beh, errs := parseBehaviour(pod.Annotations)
 	for _, e := range errs {
 		kl.rec.Eventf(pod, model.EventTypeWarning, eventInvalidAnnotation, "%s", e.Error())

@@ -3,6 +3,7 @@ package node
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/reconsim/reconsim/model"
 )
@@ -117,5 +118,22 @@ func TestRequestsFollowTheContainers(t *testing.T) {
 		if cpu != wantCPU || mem != wantMem {
 			t.Fatalf("version %d: requests %d, %d; podRequests %d, %d", i+1, cpu, mem, wantCPU, wantMem)
 		}
+	}
+}
+
+// TestWorkerNamesThePod: a worker's key is the pod's informer key and its object name the
+// pod as traces name it, though they are one string.
+func TestWorkerNamesThePod(t *testing.T) {
+	w := newWorld(t, 1)
+	kl := w.addNode("n1", model.ResourceList{model.ResourceCPU: mustQuantity(t, "4")}, DefaultConfig(), true)
+	pod := w.createPod(podSpec{name: "a", node: "n1", cpu: "100m", running: true})
+	kl.Start()
+	w.Run(time.Second)
+	pw := kl.workers[pod.UID]
+	if pw == nil {
+		t.Fatal("no worker for the pod")
+	}
+	if pw.key != model.Key(pod) || pw.objectName != "Pod "+model.Key(pod) {
+		t.Fatalf("worker key %q, object name %q; want %q and %q", pw.key, pw.objectName, model.Key(pod), "Pod "+model.Key(pod))
 	}
 }
