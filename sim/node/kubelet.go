@@ -295,15 +295,7 @@ func (kl *Kubelet) start(adopt bool) {
 				kl.podAdded(pod, adopt && isInInitialList)
 			}
 		},
-		UpdateFunc: func(old, obj model.Object) {
-			if pod, ok := client.ObjectAs[*model.Pod](old); ok {
-				kl.status.podChanged(pod.UID)
-			}
-			if pod, ok := client.ObjectAs[*model.Pod](obj); ok {
-				kl.status.podChanged(pod.UID)
-				kl.podUpdated(pod)
-			}
-		},
+		UpdateFunc: kl.podInformerUpdate,
 		DeleteFunc: func(obj any) {
 			if o, ok := client.ObjectOf(obj); ok {
 				if pod, ok := client.ObjectAs[*model.Pod](o); ok {
@@ -594,6 +586,21 @@ func (kl *Kubelet) podAdded(pod *model.Pod, adopt bool) {
 		return
 	}
 	kl.workers[pod.UID] = newPodWorker(kl, pod, adopt)
+}
+
+// podInformerUpdate is the pod informer's update handler: the status manager is told the
+// uids of both pods, then the pod worker gets the new one. An update nearly always keeps the
+// uid (a pod replaced under its name, seen as an update after a relist, does not): the old
+// pod's is told apart only if it differs, which is what telling it twice comes to.
+func (kl *Kubelet) podInformerUpdate(old, obj model.Object) {
+	pod, ok := client.ObjectAs[*model.Pod](obj)
+	if oldPod, oldOK := client.ObjectAs[*model.Pod](old); oldOK && (!ok || oldPod.UID != pod.UID) {
+		kl.status.podChanged(oldPod.UID)
+	}
+	if ok {
+		kl.status.podChanged(pod.UID)
+		kl.podUpdated(pod)
+	}
 }
 
 func (kl *Kubelet) podUpdated(pod *model.Pod) {

@@ -108,3 +108,28 @@ func TestSetPodStatusCachesConditionsOfItsOwn(t *testing.T) {
 	require.Nil(t, sm.entries[pw.uid].status.Conditions, "no conditions stay nil")
 	require.Equal(t, model.ConditionTrue, second.Conditions[0].Status, "the earlier cached status keeps its conditions")
 }
+
+// TestPodUpdateUnsettlesBothUIDs: the pod informer's update handler unsettles the entry of
+// the new pod's uid, and the old pod's too when an update replaced the pod under its name.
+func TestPodUpdateUnsettlesBothUIDs(t *testing.T) {
+	w := newWorld(t, 1)
+	capacity := model.ResourceList{model.ResourceCPU: mustQuantity(t, "4")}
+	kl := w.addNode("n1", capacity, DefaultConfig(), true)
+	a := w.createPod(podSpec{name: "a", node: "n1", cpu: "100m", running: true})
+	b := w.createPod(podSpec{name: "b", node: "n1", cpu: "100m", running: true})
+	kl.Start()
+	w.Run(30 * time.Second)
+	require.Empty(t, unsettledPods(kl.status), "adopted pods in order are settled")
+
+	newer := a.DeepCopy()
+	newer.ResourceVersion++
+	kl.podInformerUpdate(a, newer)
+	require.Equal(t, map[string]bool{"a": true}, unsettledPods(kl.status), "an update unsettles its pod")
+
+	w.Run(2 * kl.cfg.StatusSyncPeriod)
+	require.Empty(t, unsettledPods(kl.status))
+	replaced := b.DeepCopy()
+	replaced.UID = a.UID // b's name, a's uid: the old pod b is not the new pod's uid
+	kl.podInformerUpdate(b, replaced)
+	require.Equal(t, map[string]bool{"a": true, "b": true}, unsettledPods(kl.status), "a replacement unsettles both uids")
+}
