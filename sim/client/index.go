@@ -399,10 +399,10 @@ func (s *store) allocVals() {
 	}
 }
 
-// addIndex adds an index and indexes every stored object.
-func (s *store) addIndex(name string, fn IndexFunc) {
+// addIndex adds an index and indexes every stored object; same is namedIndex.same (nil: none).
+func (s *store) addIndex(name string, fn IndexFunc, same func(old, cur model.Object) bool) {
 	buckets := map[string]*bucket{}
-	s.indexes = append(s.indexes, namedIndex{name: name, fn: fn, buckets: buckets, built: true})
+	s.indexes = append(s.indexes, namedIndex{name: name, fn: fn, same: same, buckets: buckets, built: true})
 	s.nbuilt++
 	slices.SortFunc(s.indexes, func(a, b namedIndex) int {
 		switch {

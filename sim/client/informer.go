@@ -210,19 +210,40 @@ func (inf *Informer) AddEventHandler(h EventHandler) {
 func (inf *Informer) AddIndexers(ix Indexers) error {
 	names := make([]string, 0, len(ix))
 	for name := range ix { //detlint:ordered names are checked, then sorted before use
-		if inf.store.hasIndex(name) {
-			return fmt.Errorf("informer %s: index %q already exists", inf.kind, name)
-		}
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if ix[name] == nil {
-			return fmt.Errorf("informer %s: index %q has no function", inf.kind, name)
+		if err := inf.checkIndex(name, ix[name]); err != nil {
+			return err
 		}
 	}
 	for _, name := range names {
-		inf.store.addIndex(name, ix[name])
+		inf.store.addIndex(name, ix[name], nil)
+	}
+	return nil
+}
+
+// AddIndexer adds one index as AddIndexers does, with unchanged: a cheap test that two
+// versions of an object have equal values of fn, so that an update it passes keeps the
+// entry's values without calling fn (which builds new slices). An update it fails calls fn
+// and compares, as for an index without one. unchanged(old, cur) must be true only when
+// fn(old) and fn(cur) are equal; nil means no such test.
+func (inf *Informer) AddIndexer(name string, fn IndexFunc, unchanged func(old, cur model.Object) bool) error {
+	if err := inf.checkIndex(name, fn); err != nil {
+		return err
+	}
+	inf.store.addIndex(name, fn, unchanged)
+	return nil
+}
+
+// checkIndex is the error of adding an index name with function fn, if any.
+func (inf *Informer) checkIndex(name string, fn IndexFunc) error {
+	if inf.store.hasIndex(name) {
+		return fmt.Errorf("informer %s: index %q already exists", inf.kind, name)
+	}
+	if fn == nil {
+		return fmt.Errorf("informer %s: index %q has no function", inf.kind, name)
 	}
 	return nil
 }

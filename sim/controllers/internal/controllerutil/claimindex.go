@@ -12,9 +12,10 @@ import (
 // of its controller, or by "orphan/<namespace>" for a pod without one, so that
 // ClaimCandidatePods finds the pods an owner can claim without scanning its namespace. Each
 // controller names its own index (an informer's index names are unique). It returns
-// AddIndexers' error.
+// AddIndexer's error. A pod update that keeps the pod's controller and namespace (nearly
+// every one: status changes) keeps its index value without computing it again.
 func AddClaimCandidatesIndex(pods *client.Informer, name string) error {
-	return pods.AddIndexers(client.Indexers{name: claimCandidatesIndexFunc})
+	return pods.AddIndexer(name, claimCandidatesIndexFunc, sameClaimCandidates)
 }
 
 func claimCandidatesIndexFunc(obj model.Object) []string {
@@ -22,6 +23,16 @@ func claimCandidatesIndexFunc(obj model.Object) []string {
 		return []string{ref.UID}
 	}
 	return []string{OrphanIndexValue(obj.Meta().Namespace)}
+}
+
+// sameClaimCandidates reports that claimCandidatesIndexFunc gives old and cur the same value:
+// both have a controller with one UID, or neither has one and they share a namespace.
+func sameClaimCandidates(old, cur model.Object) bool {
+	o, c := model.ControllerOf(old), model.ControllerOf(cur)
+	if o != nil && c != nil {
+		return o.UID == c.UID
+	}
+	return o == nil && c == nil && old.Meta().Namespace == cur.Meta().Namespace
 }
 
 // OrphanIndexValue is the claim-candidates index value of the objects of namespace that have
