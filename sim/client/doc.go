@@ -17,7 +17,9 @@
 //   - Informers list, then watch from the list's resourceVersion, re-watch on timeout, relist
 //     after 410 Expired (delivering deletes missed while away as DeletedFinalStateUnknown), and
 //     back off between attempts as the client-go reflector does. Handlers run synchronously
-//     when a watch event is delivered; listers return objects sorted by key.
+//     when a watch event is delivered; listers return objects sorted by key. A handler that
+//     implements KeyedEventHandler gets each object's key (model.Key) with it, the string the
+//     cache files the object under.
 //   - A SyncLoop (upstream Run, worker and processNextWorkItem, for the key-based controllers)
 //     syncs a key in one worker at a time, forgets its backoff on success, and requeues it
 //     through the rate limiter on error unless the controller handles errors itself.

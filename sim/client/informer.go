@@ -42,6 +42,21 @@ type EventHandler interface {
 	OnDelete(obj any)
 }
 
+// KeyedEventHandler is implemented by handlers that keep their own state by an object's key
+// (model.Key: "namespace/name", or "name" for a cluster-scoped object). The informer calls
+// these methods instead of EventHandler's, with the key the cache files the object under: a
+// string it already holds, so that the handler does not build the same key again on every
+// event. An update's key is both versions' key; a delete's is the key of the object or of
+// the tombstone (DeletedFinalStateUnknown.Key). The EventHandler methods stay for callers
+// that deliver without a key, and must do what the keyed ones do with model.Key's key
+// (KeyedEventHandlerFuncs does both).
+type KeyedEventHandler interface {
+	EventHandler
+	OnAddKeyed(key string, obj model.Object, isInInitialList bool)
+	OnUpdateKeyed(key string, oldObj, newObj model.Object)
+	OnDeleteKeyed(key string, obj any)
+}
+
 // ListSizeHandler is implemented by handlers that size their state for a list before its
 // objects arrive: OnListSize(n) comes just before the n OnAdd calls of a list into an empty
 // cache (an informer's first list, or a relist after Stop). It is a hint for presizing maps,
@@ -92,6 +107,84 @@ func (f EventHandlerFuncs) OnDelete(obj any) {
 	if f.DeleteFunc != nil {
 		f.DeleteFunc(obj)
 	}
+}
+
+// KeyedEventHandlerFuncs adapts functions to KeyedEventHandler (and ListSizeHandler); nil
+// functions are skipped. Its EventHandler methods build the key with model.Key (DeletedKey for
+// a delete).
+type KeyedEventHandlerFuncs struct {
+	AddFunc      func(key string, obj model.Object, isInInitialList bool)
+	UpdateFunc   func(key string, oldObj, newObj model.Object)
+	DeleteFunc   func(key string, obj any)
+	ListSizeFunc func(n int)
+}
+
+// OnListSize calls ListSizeFunc if set.
+func (f KeyedEventHandlerFuncs) OnListSize(n int) {
+	if f.ListSizeFunc != nil {
+		f.ListSizeFunc(n)
+	}
+}
+
+// OnAddKeyed calls AddFunc if set.
+func (f KeyedEventHandlerFuncs) OnAddKeyed(key string, obj model.Object, isInInitialList bool) {
+	if f.AddFunc != nil {
+		f.AddFunc(key, obj, isInInitialList)
+	}
+}
+
+// OnUpdateKeyed calls UpdateFunc if set.
+func (f KeyedEventHandlerFuncs) OnUpdateKeyed(key string, oldObj, newObj model.Object) {
+	if f.UpdateFunc != nil {
+		f.UpdateFunc(key, oldObj, newObj)
+	}
+}
+
+// OnDeleteKeyed calls DeleteFunc if set.
+func (f KeyedEventHandlerFuncs) OnDeleteKeyed(key string, obj any) {
+	if f.DeleteFunc != nil {
+		f.DeleteFunc(key, obj)
+	}
+}
+
+// OnAdd calls AddFunc, if set, with model.Key(obj).
+func (f KeyedEventHandlerFuncs) OnAdd(obj model.Object, isInInitialList bool) {
+	if f.AddFunc != nil {
+		f.AddFunc(model.Key(obj), obj, isInInitialList)
+	}
+}
+
+// OnUpdate calls UpdateFunc, if set, with model.Key(newObj).
+func (f KeyedEventHandlerFuncs) OnUpdate(oldObj, newObj model.Object) {
+	if f.UpdateFunc != nil {
+		f.UpdateFunc(model.Key(newObj), oldObj, newObj)
+	}
+}
+
+// OnDelete calls DeleteFunc, if set, with DeletedKey(obj).
+func (f KeyedEventHandlerFuncs) OnDelete(obj any) {
+	if f.DeleteFunc != nil {
+		f.DeleteFunc(DeletedKey(obj), obj)
+	}
+}
+
+// DeletedKey is the key of what OnDelete received (upstream
+// DeletionHandlingMetaNamespaceKeyFunc): a tombstone's Key, an object's model.Key, and ""
+// for anything else.
+func DeletedKey(obj any) string {
+	switch o := obj.(type) {
+	case DeletedFinalStateUnknown:
+		return o.Key
+	case *DeletedFinalStateUnknown:
+		if o != nil {
+			return o.Key
+		}
+	case model.Object:
+		if o != nil {
+			return model.Key(o)
+		}
+	}
+	return ""
 }
 
 // DeletedFinalStateUnknown is what OnDelete gets for an object that disappeared while the
@@ -155,8 +248,11 @@ type Informer struct {
 	resync time.Duration
 
 	handlers []EventHandler
-	store    *store
-	keyBuf   []byte // scratch for store.lookup
+	// keyed holds, beside each handler, the handler as a KeyedEventHandler, or nil when it is
+	// not one.
+	keyed  []KeyedEventHandler
+	store  *store
+	keyBuf []byte // scratch for store.lookup
 
 	k       *sim.Kernel
 	rand    *rand.Rand
@@ -198,10 +294,50 @@ func (inf *Informer) Stats() InformerStats { return inf.stats }
 
 // AddEventHandler registers h. If the cache already holds objects, h first gets OnAdd for each
 // of them, in key order, with isInInitialList true (as upstream replays to late handlers).
+// A KeyedEventHandler gets its keyed calls.
 func (inf *Informer) AddEventHandler(h EventHandler) {
+	kh, _ := h.(KeyedEventHandler)
 	inf.handlers = append(inf.handlers, h)
+	inf.keyed = append(inf.keyed, kh)
 	for _, e := range slices.Clone(inf.store.all()) {
-		h.OnAdd(e.obj, true)
+		if kh != nil {
+			kh.OnAddKeyed(e.key, e.obj, true)
+		} else {
+			h.OnAdd(e.obj, true)
+		}
+	}
+}
+
+// notifyAdd calls every handler's OnAdd (OnAddKeyed with key for a keyed one), in order.
+func (inf *Informer) notifyAdd(key string, obj model.Object, initial bool) {
+	for i, h := range inf.handlers {
+		if kh := inf.keyed[i]; kh != nil {
+			kh.OnAddKeyed(key, obj, initial)
+		} else {
+			h.OnAdd(obj, initial)
+		}
+	}
+}
+
+// notifyUpdate calls every handler's OnUpdate (OnUpdateKeyed with key for a keyed one).
+func (inf *Informer) notifyUpdate(key string, oldObj, newObj model.Object) {
+	for i, h := range inf.handlers {
+		if kh := inf.keyed[i]; kh != nil {
+			kh.OnUpdateKeyed(key, oldObj, newObj)
+		} else {
+			h.OnUpdate(oldObj, newObj)
+		}
+	}
+}
+
+// notifyDelete calls every handler's OnDelete (OnDeleteKeyed with key for a keyed one).
+func (inf *Informer) notifyDelete(key string, obj any) {
+	for i, h := range inf.handlers {
+		if kh := inf.keyed[i]; kh != nil {
+			kh.OnDeleteKeyed(key, obj)
+		} else {
+			h.OnDelete(obj)
+		}
 	}
 }
 
@@ -502,10 +638,7 @@ func (inf *Informer) replace(items []model.Object, keys []string, rv uint64) {
 		}
 		for _, key := range gone {
 			old, _ := inf.store.remove(key)
-			tomb := DeletedFinalStateUnknown{Key: key, Obj: old}
-			for _, h := range inf.handlers {
-				h.OnDelete(tomb)
-			}
+			inf.notifyDelete(key, DeletedFinalStateUnknown{Key: key, Obj: old})
 		}
 	}
 	inf.replaced(rv)
@@ -541,12 +674,10 @@ func (inf *Informer) apply(key string, obj model.Object, initial bool) {
 // applyAt is apply with key's entry already looked up (store.lookup).
 func (inf *Informer) applyAt(key string, e *entry, obj model.Object, initial bool) {
 	old, existed := inf.store.putAt(key, e, obj)
-	for _, h := range inf.handlers {
-		if existed {
-			h.OnUpdate(old, obj)
-		} else {
-			h.OnAdd(obj, initial)
-		}
+	if existed {
+		inf.notifyUpdate(key, old, obj)
+	} else {
+		inf.notifyAdd(key, obj, initial)
 	}
 }
 
@@ -575,9 +706,7 @@ func (s *watchSink) OnWatchEvent(ev apiserver.WatchEvent) {
 		inf.applyAt(key, e, ev.Object, false)
 	case "DELETED":
 		inf.store.remove(key)
-		for _, h := range inf.handlers {
-			h.OnDelete(ev.Object)
-		}
+		inf.notifyDelete(key, ev.Object)
 	}
 	if ev.ResourceVersion > inf.lastRV {
 		inf.lastRV = ev.ResourceVersion
@@ -634,8 +763,6 @@ func (inf *Informer) onResync() {
 	}
 	inf.stats.Resyncs++
 	for _, e := range slices.Clone(inf.store.all()) {
-		for _, h := range inf.handlers {
-			h.OnUpdate(e.obj, e.obj)
-		}
+		inf.notifyUpdate(e.key, e.obj, e.obj)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 	"time"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -427,4 +428,99 @@ func TestInformerRunsAreDeterministic(t *testing.T) {
 	assert.Equal(t, s1, s2)
 	h3, _ := runOnce(12)
 	assert.NotEqual(t, h1, h3, "watch timeouts are drawn from the seeded stream")
+}
+
+// keyedLog is a KeyedEventHandler that writes handlerLog's lines from its keyed calls, and
+// checks each key against the object's.
+type keyedLog struct {
+	t     *testing.T
+	inf   *Informer
+	plain handlerLog
+	// checks counts the keys checked, cacheKeys those that are the cache's own string for the
+	// object.
+	checks, cacheKeys int
+}
+
+func (h *keyedLog) checkKey(key string, obj model.Object) {
+	require.Equal(h.t, model.Key(obj), key)
+	h.checks++
+	if e, ok := h.inf.store.items[key]; ok && unsafe.StringData(e.key) == unsafe.StringData(key) {
+		h.cacheKeys++
+	}
+}
+
+func (h *keyedLog) OnAddKeyed(key string, obj model.Object, initial bool) {
+	h.checkKey(key, obj)
+	h.plain.OnAdd(obj, initial)
+}
+
+func (h *keyedLog) OnUpdateKeyed(key string, oldObj, newObj model.Object) {
+	h.checkKey(key, newObj)
+	h.checkKey(key, oldObj)
+	h.plain.OnUpdate(oldObj, newObj)
+}
+
+func (h *keyedLog) OnDeleteKeyed(key string, obj any) {
+	require.Equal(h.t, DeletedKey(obj), key)
+	h.plain.OnDelete(obj)
+}
+
+func (h *keyedLog) OnAdd(model.Object, bool) { h.t.Fatal("OnAdd called on a keyed handler") }
+func (h *keyedLog) OnUpdate(model.Object, model.Object) {
+	h.t.Fatal("OnUpdate called on a keyed handler")
+}
+func (h *keyedLog) OnDelete(any) { h.t.Fatal("OnDelete called on a keyed handler") }
+
+// TestKeyedHandlersGetTheCacheKeys: a KeyedEventHandler gets the same notifications as a plain
+// handler of the same informer (list, replay to a late handler, watch adds, updates and
+// deletes, resyncs), through its keyed methods only, each with the object's key, the cache's
+// own string wherever the object is cached.
+func TestKeyedHandlersGetTheCacheKeys(t *testing.T) {
+	k, c, inf, log := podInformer(1, 30*time.Second)
+	keyed := &keyedLog{t: t, inf: inf, plain: handlerLog{k: k}}
+	late := &keyedLog{t: t, inf: inf, plain: handlerLog{k: k}}
+	inf.AddEventHandler(keyed)
+	run(t, k, func(ctx context.Context) {
+		p := sim.ProcFromContext(ctx)
+		mustCreate(t, ctx, c, newPod("a", nil))
+		mustCreate(t, ctx, c, newPod("b", nil))
+		inf.Run(k)
+		inf.WaitForSync(ctx)
+		inf.AddEventHandler(late)
+		late.plain.take()
+		mustCreate(t, ctx, c, newPod("c", nil))
+		obj, err := c.Get(ctx, model.KindPod, "default", "a")
+		require.NoError(t, err)
+		obj.Meta().Labels = map[string]string{"x": "y"}
+		_, err = c.Update(ctx, obj)
+		require.NoError(t, err)
+		require.NoError(t, c.Delete(ctx, model.KindPod, "default", "b", model.DeleteOptions{GracePeriodSeconds: model.Ptr[int64](0)}))
+		p.Sleep(40 * time.Second)
+		inf.Stop()
+	})
+	want := log.take()
+	require.Len(t, want, 8, "%q", want)
+	assert.Equal(t, want, keyed.plain.take())
+	assert.Equal(t, want[2:], late.plain.take())
+	assert.Equal(t, 11, keyed.checks, "three adds, two updates and two resyncs, two keys each but for the adds")
+	assert.Equal(t, keyed.checks, keyed.cacheKeys, "every key of a cached object is the cache's string")
+	assert.Equal(t, late.checks, late.cacheKeys)
+}
+
+// TestKeyedEventHandlerFuncsWithoutAKey: the adapter's EventHandler methods pass model.Key's
+// key, and a tombstone's Key for a delete.
+func TestKeyedEventHandlerFuncsWithoutAKey(t *testing.T) {
+	var got []string
+	f := KeyedEventHandlerFuncs{
+		AddFunc:    func(key string, _ model.Object, _ bool) { got = append(got, "add "+key) },
+		UpdateFunc: func(key string, _, _ model.Object) { got = append(got, "update "+key) },
+		DeleteFunc: func(key string, _ any) { got = append(got, "delete "+key) },
+	}
+	pod := newPod("a", nil)
+	f.OnAdd(pod, false)
+	f.OnUpdate(pod, pod)
+	f.OnDelete(pod)
+	f.OnDelete(DeletedFinalStateUnknown{Key: "default/gone", Obj: pod})
+	f.OnDelete(&DeletedFinalStateUnknown{Key: "default/gone2"})
+	assert.Equal(t, []string{"add default/a", "update default/a", "delete default/a", "delete default/gone", "delete default/gone2"}, got)
 }
