@@ -291,17 +291,17 @@ func New(k *sim.Kernel, f *client.SharedInformerFactory, specs []LoadSpec, cfg C
 			})
 		}
 	}
-	s.podInformer.AddEventHandler(client.EventHandlerFuncs{
+	s.podInformer.AddEventHandler(client.KeyedEventHandlerFuncs{
 		ListSizeFunc: func(n int) {
 			if len(s.pods) == 0 {
 				s.pods = make(map[string]*podState, n)
 			}
 		},
-		AddFunc:    func(obj model.Object, _ bool) { s.observe(obj) },
-		UpdateFunc: func(_, obj model.Object) { s.observe(obj) },
-		DeleteFunc: func(obj any) {
-			if o, ok := client.ObjectOf(obj); ok {
-				s.forget(model.Key(o))
+		AddFunc:    func(key string, obj model.Object, _ bool) { s.observe(key, obj) },
+		UpdateFunc: func(key string, _, obj model.Object) { s.observe(key, obj) },
+		DeleteFunc: func(key string, obj any) {
+			if _, ok := client.ObjectOf(obj); ok {
+				s.forget(key)
 			}
 		},
 	})
@@ -412,12 +412,12 @@ func (s *Server) loadFor(pod *model.Pod) *load {
 	return nil
 }
 
-func (s *Server) observe(obj model.Object) {
+// observe brings the state of the pod obj, whose key (model.Key) is key, in line with it.
+func (s *Server) observe(key string, obj model.Object) {
 	pod, ok := client.ObjectAs[*model.Pod](obj)
 	if !ok {
 		return
 	}
-	key := model.Key(pod)
 	ps := s.pods[key]
 	if ps != nil && ps.pod.UID != pod.UID {
 		s.forget(key)

@@ -31,7 +31,7 @@ func benchCache() *schedulerCache {
 		for j := range 30 {
 			p := testPod(fmt.Sprintf("%s-pod-%02d", n.Name, j), "cpu", "100m", "memory", "128Mi")
 			p.Spec.NodeName = n.Name
-			if err := c.addPod(p); err != nil {
+			if err := c.addPod(model.Key(p), p); err != nil {
 				panic(err)
 			}
 		}
@@ -81,7 +81,7 @@ func BenchmarkCacheUpdatePod(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		cur := versions[i%2]
-		if err := c.updatePod(old, cur); err != nil {
+		if err := c.updatePod(model.Key(cur), old, cur); err != nil {
 			b.Fatal(err)
 		}
 		old = cur

@@ -346,10 +346,10 @@ func (c *schedulerCache) forgetPod(pod *model.Pod) error {
 	return nil
 }
 
-// addPod records an assigned pod the informer delivered. An assumed pod is confirmed (and
-// moved if it was bound elsewhere); a pod the cache already has as bound is an error.
-func (c *schedulerCache) addPod(pod *model.Pod) error {
-	key := model.Key(pod)
+// addPod records an assigned pod the informer delivered under key (model.Key(pod)). An assumed
+// pod is confirmed (and moved if it was bound elsewhere); a pod the cache already has as bound
+// is an error.
+func (c *schedulerCache) addPod(key string, pod *model.Pod) error {
 	ps, ok := c.podStates[key]
 	switch {
 	case ok && ps.assumed:
@@ -367,9 +367,9 @@ func (c *schedulerCache) addPod(pod *model.Pod) error {
 	return nil
 }
 
-// updatePod replaces a bound pod's cached version. An unknown or still assumed pod is an error.
-func (c *schedulerCache) updatePod(oldPod, newPod *model.Pod) error {
-	key := model.Key(newPod)
+// updatePod replaces a bound pod's cached version; key is model.Key(newPod). An unknown or
+// still assumed pod is an error.
+func (c *schedulerCache) updatePod(key string, oldPod, newPod *model.Pod) error {
 	ps, ok := c.podStates[key]
 	if !ok || ps.assumed {
 		return fmt.Errorf("pod %s is not added to scheduler cache, so cannot be updated", key)
@@ -391,9 +391,9 @@ func (c *schedulerCache) updatePod(oldPod, newPod *model.Pod) error {
 	return nil
 }
 
-// removePod drops a pod (deleted, or no longer counted because it reached a terminal phase).
-func (c *schedulerCache) removePod(pod *model.Pod) error {
-	key := model.Key(pod)
+// removePod drops the pod with key (deleted, or no longer counted because it reached a
+// terminal phase).
+func (c *schedulerCache) removePod(key string) error {
 	ps, ok := c.podStates[key]
 	if !ok {
 		return fmt.Errorf("pod %s is not found in scheduler cache, so cannot be removed from it", key)

@@ -351,7 +351,7 @@ func TestLiveCountsLeaveWithTheirNode(t *testing.T) {
 	for i := range 3 {
 		p := labelled(fmt.Sprintf("p%d", i), "default", "app", "web")
 		p.Spec.NodeName = "n1"
-		require.NoError(t, c.addPod(p))
+		require.NoError(t, c.addPod(model.Key(p), p))
 	}
 	web := c.matchKeys.get("default", selectorOf(sel("app", "web")))
 	require.Equal(t, 3, countPodsMatching(ni, web))
@@ -377,7 +377,7 @@ func TestLiveCountsLeaveWithTheirNode(t *testing.T) {
 	for i := range 3 {
 		p := labelled(fmt.Sprintf("p%d", i), "default", "app", "web")
 		p.Spec.NodeName = "n1"
-		require.NoError(t, c.removePod(p))
+		require.NoError(t, c.removePod(model.Key(p)))
 	}
 	require.NotContains(t, c.nodes, "n1")
 	require.NotContains(t, web.counts, ni)

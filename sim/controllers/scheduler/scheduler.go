@@ -159,14 +159,14 @@ func (s *Scheduler) Start() {
 		s.handlersAdded = true
 		// AddEventHandler replays the informers' current contents as adds.
 		s.nodeInformer.AddEventHandler(client.EventHandlerFuncs{AddFunc: s.onNodeAdd, UpdateFunc: s.onNodeUpdate, DeleteFunc: s.onNodeDelete})
-		s.podInformer.AddEventHandler(client.EventHandlerFuncs{AddFunc: s.onPodAdd, UpdateFunc: s.onPodUpdate, DeleteFunc: s.onPodDelete,
+		s.podInformer.AddEventHandler(client.KeyedEventHandlerFuncs{AddFunc: s.onPodAdd, UpdateFunc: s.onPodUpdate, DeleteFunc: s.onPodDelete,
 			ListSizeFunc: func(n int) { s.cache.reservePods(n) }})
 	} else {
 		for _, obj := range s.nodeInformer.List(nil) {
 			s.onNodeAdd(obj, true)
 		}
 		for _, obj := range s.podInformer.List(nil) {
-			s.onPodAdd(obj, true)
+			s.onPodAdd(model.Key(obj), obj, true)
 		}
 	}
 	s.proc = s.k.Spawn(component, s.run)
@@ -298,7 +298,10 @@ func (s *Scheduler) onNodeDelete(obj any) {
 	s.cache.removeNode(o.Meta().Name)
 }
 
-func (s *Scheduler) onPodAdd(obj model.Object, _ bool) {
+// The pod handlers take the pod's key (model.Key) from the informer (client.KeyedEventHandler):
+// the cache, the queue's bookkeeping and the failure records are kept by it.
+
+func (s *Scheduler) onPodAdd(key string, obj model.Object, _ bool) {
 	pod, ok := client.ObjectAs[*model.Pod](obj)
 	// The informer's field selector already keeps Succeeded and Failed pods out; the handlers
 	// check again so that an informer shared without the selector behaves the same.
@@ -306,13 +309,13 @@ func (s *Scheduler) onPodAdd(obj model.Object, _ bool) {
 		return
 	}
 	if pod.Spec.NodeName != "" {
-		s.addAssignedPodToCache(pod)
+		s.addAssignedPodToCache(key, pod)
 	} else if s.responsibleForPod(pod) {
 		s.queue.Add(pod)
 	}
 }
 
-func (s *Scheduler) onPodUpdate(oldObj, newObj model.Object) {
+func (s *Scheduler) onPodUpdate(key string, oldObj, newObj model.Object) {
 	oldPod, ok1 := client.ObjectAs[*model.Pod](oldObj)
 	newPod, ok2 := client.ObjectAs[*model.Pod](newObj)
 	if !ok1 || !ok2 || !s.running {
@@ -322,35 +325,35 @@ func (s *Scheduler) onPodUpdate(oldObj, newObj model.Object) {
 	case model.IsPodTerminal(oldPod) && model.IsPodTerminal(newPod):
 		return
 	case model.IsPodTerminal(newPod):
-		s.onPodDelete(oldPod)
+		s.onPodDelete(key, oldPod)
 		return
 	case model.IsPodTerminal(oldPod):
-		s.onPodAdd(newPod, false)
+		s.onPodAdd(key, newPod, false)
 		return
 	case oldPod.UID != newPod.UID:
 		// A relist merged a deletion and a re-creation under one name (updatePod does the same).
-		s.onPodDelete(oldPod)
-		s.onPodAdd(newPod, false)
+		s.onPodDelete(key, oldPod)
+		s.onPodAdd(key, newPod, false)
 		return
 	}
 	switch {
 	case oldPod.Spec.NodeName != "":
-		if err := s.cache.updatePod(oldPod, newPod); err != nil {
+		if err := s.cache.updatePod(key, oldPod, newPod); err != nil {
 			// Not in the cache (a restart refilled it from a newer list): add it.
-			_ = s.cache.addPod(newPod)
+			_ = s.cache.addPod(key, newPod)
 		}
 	case newPod.Spec.NodeName != "":
 		// The binding became visible.
-		s.addAssignedPodToCache(newPod)
+		s.addAssignedPodToCache(key, newPod)
 		if s.responsibleForPod(oldPod) {
 			s.queue.Delete(oldPod)
 		}
 	case s.responsibleForPod(oldPod):
-		s.updatePodInSchedulingQueue(oldPod, newPod)
+		s.updatePodInSchedulingQueue(key, oldPod, newPod)
 	}
 }
 
-func (s *Scheduler) onPodDelete(obj any) {
+func (s *Scheduler) onPodDelete(key string, obj any) {
 	o, ok := client.ObjectOf(obj)
 	if !ok || !s.running {
 		return
@@ -359,14 +362,13 @@ func (s *Scheduler) onPodDelete(obj any) {
 	if !ok {
 		return
 	}
-	key := model.Key(pod)
 	delete(s.lastFailure, key)
 	delete(s.podAttempts, key)
 	_, fresh := obj.(model.Object)
 	if pod.Spec.NodeName != "" || !fresh {
 		// deleteAssignedPodFromCache. A tombstone's object may be stale, so it is tried on the
 		// cache whatever its nodeName says, and on the queue as well.
-		if s.cache.removePod(pod) == nil {
+		if s.cache.removePod(key) == nil {
 			s.queue.MoveAllToActiveOrBackoffQueue(&clusterEvent{kind: eventAssignedPodDelete, oldPod: pod})
 		}
 		if fresh {
@@ -386,10 +388,9 @@ func (s *Scheduler) onPodDelete(obj any) {
 // addAssignedPodToCache records a bound pod; an assumed one is confirmed. The AssignedPodAdd
 // event may let pods waiting for inter-pod affinity or a spread domain in (upstream
 // addPodToCache: MoveAllToActiveOrBackoffQueue with AssignedPodAdd).
-func (s *Scheduler) addAssignedPodToCache(pod *model.Pod) {
-	key := model.Key(pod)
-	if err := s.cache.addPod(pod); err != nil {
-		_ = s.cache.updatePod(pod, pod)
+func (s *Scheduler) addAssignedPodToCache(key string, pod *model.Pod) {
+	if err := s.cache.addPod(key, pod); err != nil {
+		_ = s.cache.updatePod(key, pod, pod)
 	}
 	s.queue.MoveAllToActiveOrBackoffQueue(&clusterEvent{kind: eventAssignedPodAdd, newPod: pod})
 	delete(s.lastFailure, key)
@@ -399,11 +400,10 @@ func (s *Scheduler) addAssignedPodToCache(pod *model.Pod) {
 // updatePodInSchedulingQueue is the scheduler's handler for an update of an unassigned pod: an
 // identical resync is ignored; an assumed pod (binding in flight) is only watched for the start
 // of its deletion; anything else goes to the queue.
-func (s *Scheduler) updatePodInSchedulingQueue(oldPod, newPod *model.Pod) {
+func (s *Scheduler) updatePodInSchedulingQueue(key string, oldPod, newPod *model.Pod) {
 	if oldPod.ResourceVersion == newPod.ResourceVersion {
 		return
 	}
-	key := model.Key(newPod)
 	if s.cache.isAssumed(key) {
 		if newPod.DeletionTimestamp != nil && oldPod.DeletionTimestamp == nil {
 			s.handleAssumedPodDeletion(key)
