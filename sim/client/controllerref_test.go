@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,6 +40,11 @@ func TestResolveControllerRef(t *testing.T) {
 	got, ok := ResolveControllerRef[*model.ReplicaSet](inf, model.KindReplicaSet, "default", ref(model.KindReplicaSet, "web", uid))
 	require.True(t, ok)
 	assert.Equal(t, "web", got.Name)
+	keyed, key, ok := ResolveControllerRefKeyed[*model.ReplicaSet](inf, model.KindReplicaSet, "default", ref(model.KindReplicaSet, "web", uid))
+	require.True(t, ok)
+	assert.Same(t, got, keyed)
+	assert.Equal(t, "default/web", key)
+	assert.Equal(t, unsafe.StringData(inf.store.items[key].key), unsafe.StringData(key), "the cache's own key")
 	for name, r := range map[string]*model.OwnerReference{
 		"other kind":   ref(model.KindDeployment, "web", uid),
 		"other UID":    ref(model.KindReplicaSet, "web", "recreated"),
@@ -48,5 +54,8 @@ func TestResolveControllerRef(t *testing.T) {
 		got, ok := ResolveControllerRef[*model.ReplicaSet](inf, model.KindReplicaSet, "default", r)
 		assert.False(t, ok, name)
 		assert.Nil(t, got, name)
+		_, key, ok := ResolveControllerRefKeyed[*model.ReplicaSet](inf, model.KindReplicaSet, "default", r)
+		assert.False(t, ok, name)
+		assert.Empty(t, key, name)
 	}
 }

@@ -470,6 +470,15 @@ func (inf *Informer) Get(namespace, name string) (model.Object, bool) {
 	return inf.store.get(model.KeyOf(namespace, name))
 }
 
+// GetKeyed is Get that also returns the object's key (model.Key), the string the cache files
+// it under, for a caller that keeps the object by key without building it.
+func (inf *Informer) GetKeyed(namespace, name string) (model.Object, string, bool) {
+	if e, ok := inf.store.items[model.KeyOf(namespace, name)]; ok {
+		return e.obj, e.key, true
+	}
+	return nil, "", false
+}
+
 // GetByKey is Get for a key already built with model.KeyOf ("namespace/name", or "name" for
 // cluster-scoped objects); callers that look the same object up repeatedly keep the key and
 // save building it each time.

@@ -53,6 +53,11 @@ type Controller struct {
 	selectors controllerutil.VersionCache[string, *model.ReplicaSet, podSelector]
 
 	expectations *controllerutil.UIDTrackingControllerExpectations
+	// resolved is the ReplicaSet resolveControllerRef returned last and resolvedKey its key,
+	// the informer's string: the pod handlers wake the owner they have just resolved, and
+	// rsKey gives its key without building it.
+	resolved    *model.ReplicaSet
+	resolvedKey string
 	// podControl creates (handing each fresh pod over to the client) and deletes pods.
 	podControl controllerutil.PodControl
 
@@ -83,7 +88,7 @@ func New(k *sim.Kernel, c *client.Client, f *client.SharedInformerFactory, rec r
 		Enqueue: rsc.enqueue,
 		// A deleted ReplicaSet's expectations are forgotten, so that a new one with the same
 		// name starts clean; the sync then finds it gone.
-		Forget: func(rs *model.ReplicaSet) { rsc.expectations.DeleteExpectations(model.Key(rs)) },
+		Forget: func(rs *model.ReplicaSet) { rsc.expectations.DeleteExpectations(rsc.rsKey(rs)) },
 	}.Funcs())
 	rsc.podInformer.AddEventHandler(rsc.podHandlers().Funcs())
 	return rsc, nil
@@ -117,7 +122,16 @@ func (rsc *Controller) Stats() Stats {
 
 // ---- event handlers (upstream replica_set.go) ----
 
-func (rsc *Controller) enqueue(rs *model.ReplicaSet) { rsc.Queue.Add(model.Key(rs)) }
+func (rsc *Controller) enqueue(rs *model.ReplicaSet) { rsc.Queue.Add(rsc.rsKey(rs)) }
+
+// rsKey is model.Key(rs): the informer's string when rs is the ReplicaSet resolved last (a
+// stored object never changes, so the same object has the same key), else built.
+func (rsc *Controller) rsKey(rs *model.ReplicaSet) string {
+	if rs == rsc.resolved {
+		return rsc.resolvedKey
+	}
+	return model.Key(rs)
+}
 
 // podHandlers are the pod event handlers (upstream addPod, updatePod, deletePod): a pod's
 // creation or deletion is observed for the owning ReplicaSet, an orphan wakes every ReplicaSet
@@ -132,18 +146,18 @@ func (rsc *Controller) podHandlers() controllerutil.OwnedHandlers[*model.Pod, *m
 		Selecting: rsc.getPodReplicaSets,
 		Enqueue:   rsc.enqueue,
 		Created: func(rs *model.ReplicaSet) {
-			key := model.Key(rs)
+			key := rsc.rsKey(rs)
 			rsc.expectations.CreationObserved(key)
 			rsc.Queue.Add(key)
 		},
 		Deleted: func(rs *model.ReplicaSet, pod *model.Pod) {
-			key := model.Key(rs)
+			key := rsc.rsKey(rs)
 			rsc.expectations.DeletionObserved(key, podKey(pod))
 			rsc.Queue.Add(key)
 		},
 		Updated: func(rs *model.ReplicaSet, oldPod, curPod *model.Pod) {
 			if !model.IsPodReady(oldPod) && model.IsPodReady(curPod) && rs.Spec.MinReadySeconds > 0 {
-				rsc.Queue.AddAfter(model.Key(rs), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
+				rsc.Queue.AddAfter(rsc.rsKey(rs), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
 			}
 		},
 		DeletingIsDeleted:      true,
@@ -155,7 +169,11 @@ func (rsc *Controller) podHandlers() controllerutil.OwnedHandlers[*model.Pod, *m
 // when the kind is not ReplicaSet, no ReplicaSet has that name, or the one that has it has
 // another UID (a different object with the same name).
 func (rsc *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) (*model.ReplicaSet, bool) {
-	return client.ResolveControllerRef[*model.ReplicaSet](rsc.rsInformer, model.KindReplicaSet, namespace, ref)
+	rs, key, ok := client.ResolveControllerRefKeyed[*model.ReplicaSet](rsc.rsInformer, model.KindReplicaSet, namespace, ref)
+	if ok {
+		rsc.resolved, rsc.resolvedKey = rs, key
+	}
+	return rs, ok
 }
 
 // getPodReplicaSets returns the cached ReplicaSets in the pod's namespace whose selector

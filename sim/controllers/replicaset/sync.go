@@ -73,7 +73,7 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 		}
 		rsc.Kernel.Emit(Component, "expectations-pending", rsRef(rs), rs.ResourceVersion, fmt.Sprintf("add=%d del=%d", add, del))
 	default:
-		manageReplicasErr = rsc.manageReplicas(ctx, activePods, rs)
+		manageReplicasErr = rsc.manageReplicas(ctx, activePods, key, rs)
 	}
 	// Upstream deep-copies rs here because its status update edits the copy; this one sends a
 	// shallow copy with the new status instead (updateReplicaSetStatus), so rs, the
@@ -169,11 +169,11 @@ func countClaimedTerminating(rs *model.ReplicaSet, matcher *labelMatcher, all []
 
 // manageReplicas creates or deletes pods so that len(activePods) moves towards
 // spec.replicas, at most BurstReplicas per call (upstream manageReplicas). It never modifies the
-// pods; it may reorder activePods. It returns the first creation or deletion error.
-func (rsc *Controller) manageReplicas(ctx context.Context, activePods []*model.Pod, rs *model.ReplicaSet) error {
+// pods; it may reorder activePods. It returns the first creation or deletion error. key is
+// rs's key (the sync's).
+func (rsc *Controller) manageReplicas(ctx context.Context, activePods []*model.Pod, key string, rs *model.ReplicaSet) error {
 	want := int(specReplicas(rs))
 	diff := len(activePods) - want
-	key := model.Key(rs)
 	switch {
 	case diff < 0:
 		diff = min(-diff, rsc.cfg.BurstReplicas)
