@@ -263,10 +263,9 @@ func (tc *Controller) worker(p *sim.Proc, s *shard) {
 
 // handlePodUpdate is upstream handlePodUpdate.
 func (tc *Controller) handlePodUpdate(item podUpdateItem) {
-	key := model.KeyOf(item.namespace, item.name)
-	pod, ok := tc.pods.Get(item.namespace, item.name)
+	pod, key, ok := tc.pods.GetKeyed(item.namespace, item.name)
 	if !ok {
-		tc.cancelWorkWithEvent(key, item.namespace, item.name, nil)
+		tc.cancelWorkWithEvent(model.KeyOf(item.namespace, item.name), item.namespace, item.name, nil)
 		return
 	}
 	// Items are sharded by node name; a pod that has moved on is some other item's business.
@@ -277,7 +276,7 @@ func (tc *Controller) handlePodUpdate(item podUpdateItem) {
 	if !ok {
 		return
 	}
-	tc.processPodOnNode(pod, taints, tc.k.Now())
+	tc.processPodOnNode(key, pod, taints, tc.k.Now())
 }
 
 // handleNodeUpdate is upstream handleNodeUpdate.
@@ -305,15 +304,15 @@ func (tc *Controller) handleNodeUpdate(nodeName string) {
 	}
 	now := tc.k.Now()
 	for _, pod := range pods {
-		tc.processPodOnNode(pod, taints, now)
+		tc.processPodOnNode(model.Key(pod), pod, taints, now)
 	}
 }
 
 // processPodOnNode is upstream processPodOnNode: delete now when a taint is not tolerated,
 // never when every used toleration is unbounded, else after the shortest tolerationSeconds —
 // counted from when this controller first saw the taints, so a schedule made earlier is kept.
-func (tc *Controller) processPodOnNode(pod *model.Pod, taints []model.Taint, now vtime.Time) {
-	key := model.Key(pod)
+// key is model.Key(pod).
+func (tc *Controller) processPodOnNode(key string, pod *model.Pod, taints []model.Taint, now vtime.Time) {
 	if len(taints) == 0 {
 		tc.cancelWorkWithEvent(key, pod.Namespace, pod.Name, pod)
 		return

@@ -53,6 +53,21 @@ func (l Lister[T]) Get(namespace, name string) (T, bool) {
 	return client.ObjectAs[T](obj)
 }
 
+// GetKeyed is Get that also returns the object's key, the cache's own string
+// (client.Informer.GetKeyed); the key is "" when ok is false.
+func (l Lister[T]) GetKeyed(namespace, name string) (T, string, bool) {
+	obj, key, ok := l.Informer.GetKeyed(namespace, name)
+	if !ok {
+		var zero T
+		return zero, "", false
+	}
+	t, ok := client.ObjectAs[T](obj)
+	if !ok {
+		return t, "", false
+	}
+	return t, key, true
+}
+
 // GetByKey is Get for a key built with model.KeyOf.
 func (l Lister[T]) GetByKey(key string) (T, bool) {
 	obj, ok := l.Informer.GetByKey(key)

@@ -88,3 +88,32 @@ func TestClaimCandidatePods(t *testing.T) {
 	})
 	assert.Equal(t, []string{"b-orphan", "c-mine"}, names)
 }
+
+// TestListerGetKeyed: GetKeyed gives what Get gives, with the object's key, and no key when
+// Get finds nothing (no object, or one that is not a T).
+func TestListerGetKeyed(t *testing.T) {
+	w := newRefWorld()
+	inf := client.NewInformer(w.c, model.KindPod, model.ListOptions{}, 0)
+	w.run(t, func(ctx context.Context) {
+		_, err := client.CreateAs(ctx, w.c, testPod("a", matching))
+		require.NoError(t, err)
+		inf.Run(w.k)
+		inf.WaitForSync(ctx)
+		pods := Lister[*model.Pod]{Informer: inf}
+		for _, name := range []string{"a", "missing"} {
+			want, wantOK := pods.Get("default", name)
+			got, key, ok := pods.GetKeyed("default", name)
+			assert.Equal(t, wantOK, ok, name)
+			assert.Same(t, want, got, name)
+			if ok {
+				assert.Equal(t, model.Key(want), key, name)
+			} else {
+				assert.Empty(t, key, name)
+			}
+		}
+		_, key, ok := Lister[*model.ReplicaSet]{Informer: inf}.GetKeyed("default", "a")
+		assert.False(t, ok, "a pod is not a ReplicaSet")
+		assert.Empty(t, key)
+		inf.Stop()
+	})
+}
