@@ -171,6 +171,10 @@ type podState struct {
 	cpuLimitCores  float64 // 0: unlimited
 	memLimitBytes  float64 // 0: unlimited
 	cpuRequestMill int64   // -1 when some container has no cpu request
+	// sharesFrom is the container list the four fields above were computed from
+	// (refreshShares), hasShares whether they were.
+	sharesFrom []model.Container
+	hasShares  bool
 
 	sample    kubeletSample
 	hasSample bool
@@ -465,7 +469,19 @@ func (s *Server) apply(ps *podState) {
 	if ps.node != "" {
 		ps.caughtUpTicks = s.nodes[ps.node].ticks
 	}
+	refreshShares(ps, pod)
+}
+
+// refreshShares sets the pod's container shares and limits to containerShares(pod). A stored
+// pod never changes, so a version whose container list is the very list the shares were
+// computed from (a status update hands the spec over) has the same shares, and keeps them.
+func refreshShares(ps *podState, pod *model.Pod) {
+	cs := pod.Spec.Containers
+	if ps.hasShares && len(cs) == len(ps.sharesFrom) && (len(cs) == 0 || &cs[0] == &ps.sharesFrom[0]) {
+		return
+	}
 	ps.containers, ps.cpuLimitCores, ps.memLimitBytes, ps.cpuRequestMill = containerShares(pod)
+	ps.sharesFrom, ps.hasShares = cs, true
 }
 
 // setServing adds the pod to or removes it from its load's Ready pods, settling the load it
