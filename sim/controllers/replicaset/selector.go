@@ -17,6 +17,9 @@ import (
 type podSelector struct {
 	sel   labels.Selector
 	pairs []labelPair // set when ls has matchLabels only (at least one)
+	// templatePairs are the ReplicaSet's template labels (labelPairs), which the status's
+	// fullyLabeledReplicas counts pods against: derived with the selector, once per version.
+	templatePairs []labelPair
 }
 
 type labelPair struct{ key, value string }

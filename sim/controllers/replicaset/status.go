@@ -30,12 +30,14 @@ const (
 // gate, beta and on by default since 1.35, KEP-3973). A manageReplicas error sets the
 // ReplicaFailure condition (reason FailedCreate when pods were missing, FailedDelete when
 // there were too many) if it is not already set; success removes it.
-func calculateStatus(rs *model.ReplicaSet, activePods []*podFacts, terminatingPods int, manageReplicasErr error, now vtime.Time) model.ReplicaSetStatus {
+//
+// templateLabels are labelPairs(rs.Spec.Template.Labels) (selectorOf derives them once per
+// version).
+func calculateStatus(rs *model.ReplicaSet, templateLabels []labelPair, activePods []*podFacts, terminatingPods int, manageReplicasErr error, now vtime.Time) model.ReplicaSetStatus {
 	newStatus := rs.Status
 	newStatus.Conditions = slices.Clone(rs.Status.Conditions)
 	// labels.Set(template labels).AsSelectorPreValidated() matches exactly the label maps
 	// that hold every template label with its value.
-	templateLabels := labelPairs(rs.Spec.Template.Labels)
 	var fullyLabeled, ready, available int32
 	fully := map[*labelSet]bool{}
 	for _, f := range activePods {

@@ -3,6 +3,7 @@ package replicaset
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -78,7 +79,7 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 	// Upstream deep-copies rs here because its status update edits the copy; this one sends a
 	// shallow copy with the new status instead (updateReplicaSetStatus), so rs, the
 	// informer's object, is only read.
-	newStatus := calculateStatus(rs, activeFacts, terminating, manageReplicasErr, rsc.Kernel.Now())
+	newStatus := calculateStatus(rs, ps.templatePairs, activeFacts, terminating, manageReplicasErr, rsc.Kernel.Now())
 	updatedRS, err := rsc.updateReplicaSetStatus(ctx, rs, newStatus)
 	if err != nil {
 		return err
@@ -105,14 +106,18 @@ func (rsc *Controller) selectorOf(key string, rs *model.ReplicaSet) (podSelector
 		if err != nil {
 			return podSelector{}, err
 		}
-		return newPodSelector(rs.Spec.Selector, selector), nil
+		ps := newPodSelector(rs.Spec.Selector, selector)
+		ps.templatePairs = labelPairs(rs.Spec.Template.Labels)
+		return ps, nil
 	})
 }
 
-// sameSelector reports whether two versions of a ReplicaSet have equal selectors, so that the
-// one parsed for the first serves the second (the selector is all selectorOf reads).
+// sameSelector reports whether two versions of a ReplicaSet have equal selectors and template
+// labels, so that what selectorOf derived for the first serves the second (they are all it
+// reads).
 func sameSelector(a, b *model.ReplicaSet) bool {
-	return controllerutil.LabelSelectorsEqual(a.Spec.Selector, b.Spec.Selector)
+	return controllerutil.LabelSelectorsEqual(a.Spec.Selector, b.Spec.Selector) &&
+		maps.Equal(a.Spec.Template.Labels, b.Spec.Template.Labels)
 }
 
 // syncBuffers are one sync's slices, each O(pods of the ReplicaSet): the candidate facts, the
