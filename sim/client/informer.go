@@ -513,15 +513,33 @@ func (inf *Informer) ListNamespace(namespace string, sel labels.Selector) []mode
 // ByIndex returns the cached objects with value under the named index, sorted by key. Asking
 // for an index that does not exist is a programming error and panics.
 func (inf *Informer) ByIndex(indexName, value string) []model.Object {
-	if !inf.store.hasIndex(indexName) {
-		panic(fmt.Sprintf("informer %s: no index named %q", inf.kind, indexName))
-	}
-	entries := inf.store.byIndex(indexName, value)
+	entries := inf.indexEntries(indexName, value)
 	out := make([]model.Object, len(entries))
 	for i, e := range entries {
 		out[i] = e.obj
 	}
 	return out
+}
+
+// ByIndexKeyed is ByIndex that also returns each object's key (model.Key), the cache's own
+// strings, at the same positions.
+func (inf *Informer) ByIndexKeyed(indexName, value string) ([]model.Object, []string) {
+	entries := inf.indexEntries(indexName, value)
+	objs := make([]model.Object, len(entries))
+	keys := make([]string, len(entries))
+	for i, e := range entries {
+		objs[i], keys[i] = e.obj, e.key
+	}
+	return objs, keys
+}
+
+// indexEntries are the entries with value under the named index, sorted by key; it panics for
+// an index that does not exist.
+func (inf *Informer) indexEntries(indexName, value string) []*entry {
+	if !inf.store.hasIndex(indexName) {
+		panic(fmt.Sprintf("informer %s: no index named %q", inf.kind, indexName))
+	}
+	return inf.store.byIndex(indexName, value)
 }
 
 // Len returns the number of cached objects.

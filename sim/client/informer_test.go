@@ -211,6 +211,10 @@ func TestInformerIndexes(t *testing.T) {
 		assert.Empty(t, inf.ByIndex(IndexLabel, LabelIndexValue("n", "0")))
 		assert.Equal(t, []string{"default/p1", "default/p2"}, keys(inf.List(labels.SelectorFromSet(labels.Set{"app": "web"}))))
 		assert.Panics(t, func() { inf.ByIndex("no-such-index", "x") })
+		objs, byKeys := inf.ByIndexKeyed(IndexNodeName, "node-1")
+		assert.Equal(t, inf.ByIndex(IndexNodeName, "node-1"), objs, "ByIndexKeyed's objects are ByIndex's")
+		assert.Equal(t, keys(objs), byKeys, "each with its key")
+		assert.Panics(t, func() { inf.ByIndexKeyed("no-such-index", "x") })
 		inf.Stop()
 	})
 }

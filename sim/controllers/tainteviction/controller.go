@@ -292,19 +292,19 @@ func (tc *Controller) handleNodeUpdate(nodeName string) {
 	} else {
 		tc.taintedNodes[nodeName] = taints
 	}
-	pods := tc.pods.ByIndex(client.IndexNodeName, nodeName)
+	pods, keys := tc.pods.ByIndexKeyed(client.IndexNodeName, nodeName)
 	if len(pods) == 0 {
 		return
 	}
 	if len(taints) == 0 {
-		for _, pod := range pods {
-			tc.cancelWorkWithEvent(model.Key(pod), pod.Namespace, pod.Name, pod)
+		for i, pod := range pods {
+			tc.cancelWorkWithEvent(keys[i], pod.Namespace, pod.Name, pod)
 		}
 		return
 	}
 	now := tc.k.Now()
-	for _, pod := range pods {
-		tc.processPodOnNode(model.Key(pod), pod, taints, now)
+	for i, pod := range pods {
+		tc.processPodOnNode(keys[i], pod, taints, now)
 	}
 }
 

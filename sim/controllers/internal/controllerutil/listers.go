@@ -87,6 +87,21 @@ func (l Lister[T]) ByIndex(indexName, value string) []T {
 	return typed[T](l.Informer.ByIndex(indexName, value))
 }
 
+// ByIndexKeyed is ByIndex with each T's key (client.Informer.ByIndexKeyed) at the same
+// position.
+func (l Lister[T]) ByIndexKeyed(indexName, value string) ([]T, []string) {
+	objs, keys := l.Informer.ByIndexKeyed(indexName, value)
+	out := make([]T, 0, len(objs))
+	outKeys := keys[:0]
+	for i, o := range objs {
+		if t, ok := client.ObjectAs[T](o); ok {
+			out = append(out, t)
+			outKeys = append(outKeys, keys[i])
+		}
+	}
+	return out, outKeys
+}
+
 func typed[T model.Object](objs []model.Object) []T {
 	out := make([]T, 0, len(objs))
 	for _, obj := range objs {

@@ -90,7 +90,8 @@ func TestClaimCandidatePods(t *testing.T) {
 }
 
 // TestListerGetKeyed: GetKeyed gives what Get gives, with the object's key, and no key when
-// Get finds nothing (no object, or one that is not a T).
+// Get finds nothing (no object, or one that is not a T); ByIndexKeyed gives ByIndex's objects
+// with their keys.
 func TestListerGetKeyed(t *testing.T) {
 	w := newRefWorld()
 	inf := client.NewInformer(w.c, model.KindPod, model.ListOptions{}, 0)
@@ -114,6 +115,12 @@ func TestListerGetKeyed(t *testing.T) {
 		_, key, ok := Lister[*model.ReplicaSet]{Informer: inf}.GetKeyed("default", "a")
 		assert.False(t, ok, "a pod is not a ReplicaSet")
 		assert.Empty(t, key)
+		objs, keys := pods.ByIndexKeyed(client.IndexNamespace, "default")
+		assert.Equal(t, pods.ByIndex(client.IndexNamespace, "default"), objs)
+		assert.Equal(t, []string{"default/a"}, keys)
+		rss, keys := Lister[*model.ReplicaSet]{Informer: inf}.ByIndexKeyed(client.IndexNamespace, "default")
+		assert.Empty(t, rss, "a pod is not a ReplicaSet")
+		assert.Empty(t, keys, "and has no key among them")
 		inf.Stop()
 	})
 }
