@@ -152,7 +152,7 @@ func (rsc *Controller) podHandlers() controllerutil.OwnedHandlers[*model.Pod, *m
 		},
 		Deleted: func(rs *model.ReplicaSet, pod *model.Pod) {
 			key := rsc.rsKey(rs)
-			rsc.expectations.DeletionObserved(key, podKey(pod))
+			rsc.expectations.DeletionObserved(key, pod.Namespace, pod.Name)
 			rsc.Queue.Add(key)
 		},
 		Updated: func(rs *model.ReplicaSet, oldPod, curPod *model.Pod) {

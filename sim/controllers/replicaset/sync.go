@@ -223,7 +223,7 @@ func (rsc *Controller) manageReplicas(ctx context.Context, activePods []*model.P
 			pod := podsToDelete[i]
 			if err := rsc.podControl.DeletePod(ctx, rs, pod.Namespace, pod.Name); err != nil {
 				// The informer will not observe this deletion.
-				rsc.expectations.DeletionObserved(key, podKey(pod))
+				rsc.expectations.DeletionObserved(key, pod.Namespace, pod.Name)
 				if !apierrors.IsNotFound(err) {
 					return err
 				}

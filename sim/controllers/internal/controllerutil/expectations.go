@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/vtime"
 )
 
@@ -158,13 +159,17 @@ func (u *UIDTrackingControllerExpectations) ExpectDeletions(key string, podKeys 
 	u.ControllerExpectations.ExpectDeletions(key, len(set))
 }
 
-// DeletionObserved records the deletion of podKey for key, once: only a tracked pod key
-// lowers the expectation, and it is then no longer tracked.
-func (u *UIDTrackingControllerExpectations) DeletionObserved(key, podKey string) {
+// DeletionObserved records the deletion of the pod namespace/name (pod key
+// model.KeyOf(namespace, name)) for key, once: only a tracked pod key lowers the expectation,
+// and it is then no longer tracked. It takes the pod's name rather than its key so that the
+// key is built only for a controller that tracks deletions, and then without escaping (every
+// pod deletion a ReplicaSet observes comes here).
+func (u *UIDTrackingControllerExpectations) DeletionObserved(key, namespace, name string) {
 	set, ok := u.uids[key]
 	if !ok {
 		return
 	}
+	podKey := model.KeyOf(namespace, name)
 	if _, ok := set[podKey]; !ok {
 		return
 	}

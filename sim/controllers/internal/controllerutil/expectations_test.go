@@ -45,11 +45,11 @@ func TestSatisfiedExpectations(t *testing.T) {
 		}, want: true},
 		{name: "deletions outstanding", setup: func(e *UIDTrackingControllerExpectations, _ *vtime.ManualClock) {
 			e.ExpectDeletions("ns/rs", []string{"ns/p1", "ns/p2"})
-			e.DeletionObserved("ns/rs", "ns/p1")
+			e.DeletionObserved("ns/rs", "ns", "p1")
 		}, want: false},
 		{name: "untracked pod deletions do not count", setup: func(e *UIDTrackingControllerExpectations, _ *vtime.ManualClock) {
 			e.ExpectDeletions("ns/rs", []string{"ns/p1"})
-			e.DeletionObserved("ns/rs", "ns/other")
+			e.DeletionObserved("ns/rs", "ns", "other")
 		}, want: false},
 		{name: "a new expectation resets the clock", setup: func(e *UIDTrackingControllerExpectations, c *vtime.ManualClock) {
 			e.ExpectCreations("ns/rs", 1)
@@ -79,14 +79,14 @@ func TestUIDTrackingCountsADeleteOnce(t *testing.T) {
 	assert.Equal(t, []string{"ns/p1", "ns/p2"}, e.GetUIDs("ns/rs"))
 
 	// The pod is seen first with a deletionTimestamp, then as deleted: one observation.
-	e.DeletionObserved("ns/rs", "ns/p1")
-	e.DeletionObserved("ns/rs", "ns/p1")
+	e.DeletionObserved("ns/rs", "ns", "p1")
+	e.DeletionObserved("ns/rs", "ns", "p1")
 	_, del = rec.GetExpectations()
 	assert.Equal(t, int64(1), del)
 	assert.False(t, e.SatisfiedExpectations("ns/rs"))
 	assert.Equal(t, []string{"ns/p2"}, e.GetUIDs("ns/rs"))
 
-	e.DeletionObserved("ns/rs", "ns/p2")
+	e.DeletionObserved("ns/rs", "ns", "p2")
 	assert.True(t, e.SatisfiedExpectations("ns/rs"))
 	assert.Empty(t, e.GetUIDs("ns/rs"))
 
