@@ -247,12 +247,9 @@ type Informer struct {
 	opts   model.ListOptions
 	resync time.Duration
 
-	handlers []EventHandler
-	// keyed holds, beside each handler, the handler as a KeyedEventHandler, or nil when it is
-	// not one.
-	keyed  []KeyedEventHandler
-	store  *store
-	keyBuf []byte // scratch for store.lookup
+	handlers []handler
+	store    *store
+	keyBuf   []byte // scratch for store.lookup
 
 	k       *sim.Kernel
 	rand    *rand.Rand
@@ -283,6 +280,13 @@ func NewInformer(c *Client, kind model.Kind, opts model.ListOptions, resync time
 	return &Informer{c: c, kind: kind, opts: opts, resync: resync, store: newStore(), stats: InformerStats{Kind: kind}}
 }
 
+// handler is a registered EventHandler with, when it is one, the same handler as a
+// KeyedEventHandler (found once, at registration, rather than asserted per event).
+type handler struct {
+	EventHandler
+	keyed KeyedEventHandler
+}
+
 // Kind returns the informer's kind.
 func (inf *Informer) Kind() model.Kind { return inf.kind }
 
@@ -297,8 +301,7 @@ func (inf *Informer) Stats() InformerStats { return inf.stats }
 // A KeyedEventHandler gets its keyed calls.
 func (inf *Informer) AddEventHandler(h EventHandler) {
 	kh, _ := h.(KeyedEventHandler)
-	inf.handlers = append(inf.handlers, h)
-	inf.keyed = append(inf.keyed, kh)
+	inf.handlers = append(inf.handlers, handler{EventHandler: h, keyed: kh})
 	for _, e := range slices.Clone(inf.store.all()) {
 		if kh != nil {
 			kh.OnAddKeyed(e.key, e.obj, true)
@@ -310,8 +313,8 @@ func (inf *Informer) AddEventHandler(h EventHandler) {
 
 // notifyAdd calls every handler's OnAdd (OnAddKeyed with key for a keyed one), in order.
 func (inf *Informer) notifyAdd(key string, obj model.Object, initial bool) {
-	for i, h := range inf.handlers {
-		if kh := inf.keyed[i]; kh != nil {
+	for _, h := range inf.handlers {
+		if kh := h.keyed; kh != nil {
 			kh.OnAddKeyed(key, obj, initial)
 		} else {
 			h.OnAdd(obj, initial)
@@ -321,8 +324,8 @@ func (inf *Informer) notifyAdd(key string, obj model.Object, initial bool) {
 
 // notifyUpdate calls every handler's OnUpdate (OnUpdateKeyed with key for a keyed one).
 func (inf *Informer) notifyUpdate(key string, oldObj, newObj model.Object) {
-	for i, h := range inf.handlers {
-		if kh := inf.keyed[i]; kh != nil {
+	for _, h := range inf.handlers {
+		if kh := h.keyed; kh != nil {
 			kh.OnUpdateKeyed(key, oldObj, newObj)
 		} else {
 			h.OnUpdate(oldObj, newObj)
@@ -332,8 +335,8 @@ func (inf *Informer) notifyUpdate(key string, oldObj, newObj model.Object) {
 
 // notifyDelete calls every handler's OnDelete (OnDeleteKeyed with key for a keyed one).
 func (inf *Informer) notifyDelete(key string, obj any) {
-	for i, h := range inf.handlers {
-		if kh := inf.keyed[i]; kh != nil {
+	for _, h := range inf.handlers {
+		if kh := h.keyed; kh != nil {
 			kh.OnDeleteKeyed(key, obj)
 		} else {
 			h.OnDelete(obj)
@@ -441,7 +444,7 @@ func (inf *Informer) Stop() {
 	inf.store.clear()
 	inf.lastRV = 0
 	for _, h := range inf.handlers {
-		if r, ok := h.(CacheResetHandler); ok {
+		if r, ok := h.EventHandler.(CacheResetHandler); ok {
 			r.OnCacheReset()
 		}
 	}
@@ -639,7 +642,7 @@ func (inf *Informer) replace(items []model.Object, keys []string, rv uint64) {
 		inf.store.reserve(len(items))
 		if len(items) > 0 {
 			for _, h := range inf.handlers {
-				if ls, ok := h.(ListSizeHandler); ok {
+				if ls, ok := h.EventHandler.(ListSizeHandler); ok {
 					ls.OnListSize(len(items))
 				}
 			}
