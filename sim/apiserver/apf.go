@@ -467,7 +467,7 @@ func limits(pl *model.PriorityLevelConfiguration) (lendable, borrowing *int32) {
 
 // serve runs a request through the filter (WithPriorityAndFairness): classify, estimate,
 // queue or reject, and execute holding the seats.
-func (a *apf) serve(p *sim.Proc, req *Request, vi int, rt *route) Response {
+func (a *apf) serve(p *sim.Proc, req *Request, vi int, rt *route, resp *Response) {
 	c := a.classifyRoute(req, rt)
 	l := c.pl
 	routeKS := rt.ks  // read before the request waits (Server.Do)
@@ -478,14 +478,16 @@ func (a *apf) serve(p *sim.Proc, req *Request, vi int, rt *route) Response {
 	est := a.estimateWork(req, l.maxSeats, ks)
 	r, reason := l.qs.startRequest(p, est, c.hash, &c.dealt)
 	if r == nil {
-		return a.reject(l, reason)
+		a.reject(l, reason, resp)
+		return
 	}
 	if r.decision == 0 {
 		r.timeout.Reset(a.waitLimit)
 		a.wait(p, r)
 		if r.decision == decisionReject {
 			l.stats.WaitSum += a.k.Now().Sub(r.arrival)
-			return a.reject(l, rejectTimeOut)
+			a.reject(l, rejectTimeOut, resp)
+			return
 		}
 	}
 	wait := r.start.Sub(r.arrival)
@@ -507,7 +509,7 @@ func (a *apf) serve(p *sim.Proc, req *Request, vi int, rt *route) Response {
 		a.srv.release(mutating)
 		l.qs.finish(r)
 	}()
-	return a.srv.execute(p, req, vi, routeKS)
+	a.srv.execute(p, req, vi, routeKS, resp)
 }
 
 // wait parks the process until its request is dispatched or times out; a process killed while
@@ -526,9 +528,11 @@ func (a *apf) wait(p *sim.Proc, r *apfRequest) {
 	done = true
 }
 
-// reject answers 429 with the level's Retry-After (tooManyRequests in
+// reject answers 429 with the level's Retry-After in resp (tooManyRequests in
 // pkg/server/filters/priority-and-fairness.go; the delay from dropped_requests_tracker.go).
-func (a *apf) reject(l *priorityLevel, reason string) Response {
+//
+//go:noinline
+func (a *apf) reject(l *priorityLevel, reason string, resp *Response) {
 	switch reason {
 	case rejectQueueFull:
 		l.stats.RejectedQueueFull++
@@ -539,7 +543,7 @@ func (a *apf) reject(l *priorityLevel, reason string) Response {
 	}
 	now := int64(a.k.Now().Sub(0) / time.Second)
 	l.retry.record(now)
-	return Response{Err: apierrors.NewTooManyRequests(tooManyRequestsMsg, int(l.retry.retryAfter))}
+	*resp = Response{Err: apierrors.NewTooManyRequests(tooManyRequestsMsg, int(l.retry.retryAfter))}
 }
 
 // classify is startRequest's matching: the first flow schema (in matching order) whose rules
@@ -564,6 +568,15 @@ func (a *apf) classifyRoute(req *Request, rt *route) *classification {
 	if rt.c != nil && rt.cgen == a.gen {
 		return rt.c
 	}
+	return a.classifyStale(req, rt)
+}
+
+// classifyStale is classifyRoute for a route without a classification under the current
+// configuration: found in the cache by client, kind, subresource, verb and namespace, or
+// made. Its key (five strings) stays out of the request path's frames (Server.Do).
+//
+//go:noinline
+func (a *apf) classifyStale(req *Request, rt *route) *classification {
 	key := classKey{client: req.Client, kind: rt.kind, sub: rt.sub, verb: rt.verb, namespace: rt.namespace}
 	c := a.classes[key]
 	if c == nil {

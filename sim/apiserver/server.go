@@ -151,7 +151,7 @@ func (c *Caller) route(i int) *route { return &c.chunks[i/routesPerChunk][i%rout
 
 // routeOf returns the route of req, whose kind is kind: the one req's client keeps, or a new
 // one, which the client keeps while it has fewer than maxCallerRoutes and which is built in
-// scratch otherwise.
+// scratch otherwise (with scratch nil: nil, and nothing is built).
 func (s *Server) routeOf(req *Request, kind model.Kind, scratch *route) *route {
 	caller := s.callerOf(req)
 	raw := rawNamespace(req)
@@ -187,6 +187,8 @@ func (s *Server) routeOf(req *Request, kind model.Kind, scratch *route) *route {
 		caller.noteRecent(i)
 		r = caller.route(i)
 		caller.nroutes++
+	} else if r == nil {
+		return nil
 	}
 	*r = route{kind: kind, sub: req.Subresource, verb: req.Verb, namespace: raw, ks: s.store.kinds[kind]}
 	return r
@@ -308,64 +310,103 @@ func (s *Server) RemoveFault(f Fault) {
 //
 // Watches go through Watch, not Do (a watch request here is 400); they are long-running and
 // skip both filters.
-func (s *Server) Do(ctx context.Context, req *Request) Response {
-	p := sim.ProcFromContext(ctx)
-	if req == nil {
-		return Response{Err: apierrors.NewBadRequest("nil request")}
+func (s *Server) Do(ctx context.Context, req *Request) (resp Response) {
+	vi := -1
+	if req != nil {
+		vi = verbIndex(req.Verb)
 	}
-	vi := verbIndex(req.Verb)
 	if vi < 0 || req.Verb == model.VerbWatch {
-		return Response{Err: apierrors.NewBadRequest(fmt.Sprintf("unsupported verb %q for Do (watches use Server.Watch)", req.Verb))}
+		return Response{Err: errUnserved(req)}
 	}
 	kind := req.Kind
 	if kind == "" && req.Object != nil {
 		kind = req.Object.GetKind()
 	}
+	p := sim.ProcFromContext(ctx)
 	start := s.k.Now()
+	rt := s.routeOf(req, kind, nil)
+	if rt == nil {
+		s.doUnrouted(p, req, vi, kind, start, &resp)
+	} else {
+		s.doRoute(p, req, vi, kind, rt, start, &resp)
+	}
+	return resp
+}
+
+// The request path (Do down to the store and the watch delivery it schedules) runs on the
+// calling process's coroutine stack, which starts small and grows by copying whenever a call
+// finds it too short: its frames are kept small so that the whole path fits in fewer
+// doublings. Each function on it answers in the Response its caller passes in rather than
+// returning one (88 bytes in every frame and a copy at every return), and what only a rare
+// request needs (a route built on the stack, error messages, lists, subresources) is in
+// functions of its own, kept out of the path's frames with go:noinline where the compiler
+// would otherwise inline them.
+
+// doUnrouted is Do for a request whose client keeps no more routes: its route is built in
+// this frame.
+//
+//go:noinline
+func (s *Server) doUnrouted(p *sim.Proc, req *Request, vi int, kind model.Kind, start vtime.Time, resp *Response) {
 	var scratch route
-	rt := s.routeOf(req, kind, &scratch)
+	s.doRoute(p, req, vi, kind, s.routeOf(req, kind, &scratch), start, resp)
+}
+
+// doRoute is Do for a request of kind whose route is rt, from start.
+func (s *Server) doRoute(p *sim.Proc, req *Request, vi int, kind model.Kind, rt *route, start vtime.Time, resp *Response) {
 	// The route is read before the request sleeps and written after it only when its
 	// counters are new: by then other processes have run, and the client's route is cold.
 	counts := rt.counts
-	resp := s.do(p, req, vi, rt)
+	s.do(p, req, vi, rt, resp)
 	if s.onWrite != nil && resp.Err == nil && isMutating(req.Verb) {
 		s.onWrite(req)
 	}
 	if c := s.stats.observeIn(counts, kind, vi, resp.Err, s.k.Now().Sub(start)); c != counts {
 		rt.counts = c
 	}
-	return resp
 }
 
-func (s *Server) do(p *sim.Proc, req *Request, vi int, rt *route) Response {
+// errUnserved is Do's answer to a request it does not serve: none, or one of a verb it does
+// not know or a watch.
+func errUnserved(req *Request) error {
+	if req == nil {
+		return apierrors.NewBadRequest("nil request")
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("unsupported verb %q for Do (watches use Server.Watch)", req.Verb))
+}
+
+// do passes the request through the fault hooks and the filter and executes it, answering
+// in resp.
+func (s *Server) do(p *sim.Proc, req *Request, vi int, rt *route, resp *Response) {
 	if len(s.faults) > 0 {
 		if err := s.intercept(p, req); err != nil {
-			return Response{Err: err}
+			*resp = Response{Err: err}
+			return
 		}
 	}
 	if s.apf != nil {
-		return s.apf.serve(p, req, vi, rt)
+		s.apf.serve(p, req, vi, rt, resp)
+		return
 	}
 	mutating := isMutating(req.Verb)
 	if !s.acquire(mutating) {
-		return Response{Err: apierrors.NewTooManyRequests(tooManyRequestsMsg, s.retryAfter)}
+		*resp = Response{Err: apierrors.NewTooManyRequests(tooManyRequestsMsg, s.retryAfter)}
+		return
 	}
 	defer s.release(mutating)
-	return s.execute(p, req, vi, rt.ks)
+	s.execute(p, req, vi, rt.ks, resp)
 }
 
 // execute is what a request does once admitted: the verb's service time, the store, and a
-// list's per-item cost. ks is its route's kind store (Server.serve), read before the request
-// slept (Do).
-func (s *Server) execute(p *sim.Proc, req *Request, vi int, ks *kindStore) Response {
+// list's per-item cost, answering in resp. ks is its route's kind store (Server.serve), read
+// before the request slept (Do).
+func (s *Server) execute(p *sim.Proc, req *Request, vi int, ks *kindStore, resp *Response) {
 	if d := s.serviceTime[vi].Sample(s.rand); d > 0 {
 		p.Sleep(d)
 	}
-	resp := s.serve(req, ks)
+	s.serve(req, ks, resp)
 	if req.Verb == model.VerbList && s.cfg.ListItemCost > 0 && len(resp.Items) > 0 {
 		p.Sleep(s.cfg.ListItemCost * time.Duration(len(resp.Items)))
 	}
-	return resp
 }
 
 // intercept runs the fault hooks, sleeping their total extra latency; the first error wins.
@@ -432,30 +473,23 @@ func (s *Store) resourceName(kind model.Kind) string {
 	return string(kind)
 }
 
-// serve performs the store operation of a request. ks is the store of the request's kind
-// when its route found it (nil: the store looks the kind up by name): it is the store of the
-// body's kind too, since checkBody holds the body's kind to the request's.
-func (s *Server) serve(req *Request, ks *kindStore) Response {
+// serve performs the store operation of a request, answering in resp. ks is the store of the
+// request's kind when its route found it (nil: the store looks the kind up by name): it is the
+// store of the body's kind too, since checkBody holds the body's kind to the request's.
+func (s *Server) serve(req *Request, ks *kindStore, resp *Response) {
 	st := s.store
+	status := false
 	switch req.Subresource {
-	case "", "status":
-	case SubresourceEviction:
-		return s.serveEviction(req)
-	case SubresourceScale:
-		return s.serveScale(req)
+	case "":
+	case "status":
+		if err := s.checkStatusRequest(req); err != nil {
+			*resp = Response{Err: err}
+			return
+		}
+		status = true
 	default:
-		return Response{Err: errUnknownResource(req.Kind)}
-	}
-	status := req.Subresource == "status"
-	if status {
-		switch req.Verb {
-		case model.VerbGet, model.VerbUpdate, model.VerbPatch:
-		default:
-			return Response{Err: apierrors.NewMethodNotSupported(schema.GroupResource{Resource: s.resourceName(req.Kind) + "/status"}, string(req.Verb))}
-		}
-		if info, ok := model.LookupKind(req.Kind); ok && !info.HasStatus {
-			return Response{Err: errUnknownResource(req.Kind)}
-		}
+		s.serveSubresource(req, resp)
+		return
 	}
 	var (
 		obj model.Object
@@ -469,15 +503,11 @@ func (s *Server) serve(req *Request, ks *kindStore) Response {
 			obj, err = st.Get(req.Kind, req.Namespace, req.Name)
 		}
 	case model.VerbList:
-		opts := req.List
-		if opts.Namespace == "" {
-			opts.Namespace = req.Namespace
-		}
-		items, keys, rv, err := st.ListKeyed(req.Kind, opts)
-		return Response{Items: items, Keys: keys, ResourceVersion: rv, Err: err}
+		s.serveList(req, resp)
+		return
 	case model.VerbCreate:
-		if err := checkBody(req, false); err != nil {
-			return Response{Err: err}
+		if err = checkBody(req, false); err != nil {
+			break
 		}
 		if ks != nil {
 			obj, err = st.create(ks, req.Object)
@@ -485,8 +515,8 @@ func (s *Server) serve(req *Request, ks *kindStore) Response {
 			obj, err = st.Create(req.Object)
 		}
 	case model.VerbUpdate:
-		if err := checkBody(req, true); err != nil {
-			return Response{Err: err}
+		if err = checkBody(req, true); err != nil {
+			break
 		}
 		switch {
 		case ks != nil && status:
@@ -508,19 +538,59 @@ func (s *Server) serve(req *Request, ks *kindStore) Response {
 		obj, err = st.Delete(req.Kind, req.Namespace, req.Name, req.Delete)
 	}
 	if err != nil {
-		return Response{Err: err}
+		*resp = Response{Err: err}
+		return
 	}
-	return Response{Object: obj, ResourceVersion: obj.Meta().ResourceVersion}
+	*resp = Response{Object: obj, ResourceVersion: obj.Meta().ResourceVersion}
+}
+
+// checkStatusRequest refuses a request on the status subresource that it does not serve: a
+// verb other than get, update and patch, or a kind without status.
+//
+//go:noinline
+func (s *Server) checkStatusRequest(req *Request) error {
+	switch req.Verb {
+	case model.VerbGet, model.VerbUpdate, model.VerbPatch:
+	default:
+		return apierrors.NewMethodNotSupported(schema.GroupResource{Resource: s.resourceName(req.Kind) + "/status"}, string(req.Verb))
+	}
+	if info, ok := model.LookupKind(req.Kind); ok && !info.HasStatus {
+		return errUnknownResource(req.Kind)
+	}
+	return nil
+}
+
+// serveSubresource serves a request on a subresource other than status, answering in resp.
+//
+//go:noinline
+func (s *Server) serveSubresource(req *Request, resp *Response) {
+	switch req.Subresource {
+	case SubresourceEviction:
+		*resp = s.serveEviction(req)
+	case SubresourceScale:
+		*resp = s.serveScale(req)
+	default:
+		*resp = Response{Err: errUnknownResource(req.Kind)}
+	}
+}
+
+// serveList serves a list, answering in resp.
+//
+//go:noinline
+func (s *Server) serveList(req *Request, resp *Response) {
+	opts := req.List
+	if opts.Namespace == "" {
+		opts.Namespace = req.Namespace
+	}
+	items, keys, rv, err := s.store.ListKeyed(req.Kind, opts)
+	*resp = Response{Items: items, Keys: keys, ResourceVersion: rv, Err: err}
 }
 
 // checkBody checks a create or update body against the request's address, as the REST
 // handlers do, filling in the namespace when only the request has one.
 func checkBody(req *Request, update bool) error {
-	if req.Object == nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("%s needs an object", req.Verb))
-	}
-	if req.Object.GetKind() != req.Kind && req.Kind != "" {
-		return apierrors.NewBadRequest(fmt.Sprintf("the object's kind %s does not match the request's kind %s", req.Object.GetKind(), req.Kind))
+	if req.Object == nil || req.Object.GetKind() != req.Kind && req.Kind != "" {
+		return badBody(req)
 	}
 	meta := req.Object.Meta()
 	if req.Namespace != "" {
@@ -533,9 +603,22 @@ func checkBody(req *Request, update bool) error {
 		}
 	}
 	if update && req.Name != "" && meta.Name != req.Name {
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", meta.Name, req.Name))
+		return badName(req, meta.Name)
 	}
 	return nil
+}
+
+// badBody is checkBody's answer to a request without an object or with one of another kind.
+func badBody(req *Request) error {
+	if req.Object == nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s needs an object", req.Verb))
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("the object's kind %s does not match the request's kind %s", req.Object.GetKind(), req.Kind))
+}
+
+// badName is checkBody's answer to an update whose object is not the one the request names.
+func badName(req *Request, name string) error {
+	return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, req.Name))
 }
 
 // Watch opens a watch for a client from inside a simulated process: the fault hooks run as

@@ -499,8 +499,7 @@ func (s *Store) create(ks *kindStore, obj model.Object) (model.Object, error) {
 		}
 	}
 	if meta.ResourceVersion != 0 {
-		// etcd3 store Create: storage.ErrResourceVersionSetOnCreate.
-		return nil, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
+		return nil, errResourceVersionSetOnCreate()
 	}
 	if !ks.info.Namespaced {
 		// rest.EnsureObjectNamespaceMatchesRequestNamespace clears it for cluster-scoped kinds.
@@ -633,11 +632,7 @@ func (s *Store) update(ks *kindStore, obj model.Object, status bool, action stri
 	case meta.ResourceVersion == 0 && ks.strat.allowUnconditionalUpdate:
 		meta.ResourceVersion = oldMeta.ResourceVersion
 	case meta.ResourceVersion == 0:
-		// store.go Update: the Invalid names the resource where the kind would go.
-		gk := schema.GroupKind{Group: ks.gr.Group, Kind: ks.gr.Resource}
-		return nil, apierrors.NewInvalid(gk, meta.Name, field.ErrorList{
-			field.Invalid(field.NewPath("metadata", "resourceVersion"), meta.ResourceVersion, "must be specified for an update"),
-		})
+		return nil, ks.errResourceVersionRequired(meta.Name)
 	case meta.ResourceVersion != oldMeta.ResourceVersion:
 		return nil, ks.errConflict(meta.Name)
 	}
@@ -693,6 +688,23 @@ func (s *Store) update(ks *kindStore, obj model.Object, status bool, action stri
 		s.registerCRD(crd)
 	}
 	return obj, nil
+}
+
+// errResourceVersionSetOnCreate is the 400 of a create whose object has a resourceVersion
+// (etcd3 store Create: storage.ErrResourceVersionSetOnCreate).
+//
+//go:noinline
+func errResourceVersionSetOnCreate() error {
+	return apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
+}
+
+// errResourceVersionRequired is the 422 of an update without a resourceVersion to a kind
+// that needs one (store.go Update: the Invalid names the resource where the kind would go).
+func (ks *kindStore) errResourceVersionRequired(name string) error {
+	gk := schema.GroupKind{Group: ks.gr.Group, Kind: ks.gr.Resource}
+	return apierrors.NewInvalid(gk, name, field.ErrorList{
+		field.Invalid(field.NewPath("metadata", "resourceVersion"), uint64(0), "must be specified for an update"),
+	})
 }
 
 // putIfChanged writes obj over old unless they are semantically equal, in which case the
