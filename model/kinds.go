@@ -42,12 +42,21 @@ func Kinds() []KindInfo { return kinds }
 
 // LookupKind returns the KindInfo for k.
 func LookupKind(k Kind) (KindInfo, bool) {
-	for _, ki := range kinds {
-		if ki.Kind == k {
-			return ki, true
-		}
+	if ki := kindInfo(k); ki != nil {
+		return *ki, true
 	}
 	return KindInfo{}, false
+}
+
+// kindInfo is LookupKind without copying the info out: the registered info of k, or nil. The
+// info is never changed once registered.
+func kindInfo(k Kind) *KindInfo {
+	for i := range kinds {
+		if kinds[i].Kind == k {
+			return &kinds[i]
+		}
+	}
+	return nil
 }
 
 // RegisterKind adds a kind (used by packages that bring their own types). Registering a kind

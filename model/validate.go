@@ -72,12 +72,12 @@ var (
 // valid object of obj's kind (see ValidateUpdateOfValid): checks whose input obj has unchanged
 // from it are skipped, since they would pass.
 func validate(obj Object, update bool, valid Object) field.ErrorList {
-	if obj == nil {
-		return field.ErrorList{field.Required(field.NewPath("object"), "")}
+	var ki *KindInfo
+	if obj != nil {
+		ki = kindInfo(obj.GetKind())
 	}
-	ki, ok := LookupKind(obj.GetKind())
-	if !ok {
-		return field.ErrorList{field.Invalid(field.NewPath("kind"), string(obj.GetKind()), "kind is not registered")}
+	if ki == nil {
+		return errUnvalidated(obj)
 	}
 	nameFn := nameIsDNSSubdomain
 	switch ki.Kind {
@@ -93,7 +93,33 @@ func validate(obj Object, update bool, valid Object) field.ErrorList {
 	if valid != nil {
 		validMeta = valid.Meta()
 	}
-	errs := validateObjectMeta(obj.Meta(), ki.Namespaced, nameFn, metadataPath, validMeta)
+	var errs field.ErrorList
+	if nameFn != nil {
+		errs = validateObjectMeta(obj.Meta(), ki.Namespaced, nameFn, metadataPath, validMeta)
+	} else {
+		// validateObjectMeta's checks without a nameFn, without its frame.
+		errs = validateMetaRest(obj.Meta(), metadataPath, validMeta)
+	}
+	return nilIfEmpty(validateKind(obj, valid, errs))
+}
+
+// errUnvalidated is validate's answer for no object or one of a kind that is not registered.
+//
+//go:noinline
+func errUnvalidated(obj Object) field.ErrorList {
+	if obj == nil {
+		return field.ErrorList{field.Required(field.NewPath("object"), "")}
+	}
+	return field.ErrorList{field.Invalid(field.NewPath("kind"), string(obj.GetKind()), "kind is not registered")}
+}
+
+// The functions of validation run on the stack of the process whose request the API server
+// serves, which grows by copying when a call finds it too short: each is kept to a small
+// frame, the checks of one kind in a function of their own, so that a request's path down to
+// the deepest check is short (see apiserver.Server.Do).
+
+// validateKind appends to errs the checks of obj's kind (validate; valid as there).
+func validateKind(obj, valid Object, errs field.ErrorList) field.ErrorList {
 	switch o := obj.(type) {
 	case *Pod:
 		if vp, ok := valid.(*Pod); !ok || !equalPodSpecButNodeName(&o.Spec, &vp.Spec) {
@@ -148,7 +174,7 @@ func validate(obj Object, update bool, valid Object) field.ErrorList {
 			errs = append(errs, v.Validate()...)
 		}
 	}
-	return nilIfEmpty(errs)
+	return errs
 }
 
 // ValidateUpdate checks newObj as an update of oldObj: everything Validate checks on newObj,
@@ -194,6 +220,11 @@ func validateUpdate(oldObj, newObj Object, oldValid bool) field.ErrorList {
 		return append(errs, field.Invalid(field.NewPath("kind"), string(newObj.GetKind()), apivalidation.FieldImmutableErrorMsg))
 	}
 	errs = append(errs, validateObjectMetaUpdate(newObj.Meta(), oldObj.Meta(), metadataPath)...)
+	return nilIfEmpty(validateKindUpdate(oldObj, newObj, errs))
+}
+
+// validateKindUpdate appends to errs the update rules of newObj's kind (validateUpdate).
+func validateKindUpdate(oldObj, newObj Object, errs field.ErrorList) field.ErrorList {
 	switch n := newObj.(type) {
 	case *Pod:
 		if o, ok := oldObj.(*Pod); ok {
@@ -244,7 +275,7 @@ func validateUpdate(oldObj, newObj Object, oldValid bool) field.ErrorList {
 			errs = append(errs, field.Forbidden(field.NewPath("spec", "providerID"), `node updates may not change providerID except from "" to valid`))
 		}
 	}
-	return nilIfEmpty(errs)
+	return errs
 }
 
 // validateImmutableSelector is apivalidation.ValidateImmutableField for a workload's
@@ -326,16 +357,24 @@ func validateMetaRest(m *ObjectMeta, path *field.Path, valid *ObjectMeta) field.
 		errs = append(errs, validateAnnotations(m.Annotations, path.Child("annotations"))...)
 	}
 	if len(m.OwnerReferences) > 0 && (valid == nil || !sameOwnerReferences(m.OwnerReferences, valid.OwnerReferences)) {
-		refs := make([]metav1.OwnerReference, len(m.OwnerReferences))
-		for i, r := range m.OwnerReferences {
-			refs[i] = metav1.OwnerReference{APIVersion: r.APIVersion, Kind: string(r.Kind), Name: r.Name, UID: types.UID(r.UID), Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion}
-		}
-		errs = append(errs, apivalidation.ValidateOwnerReferences(refs, path.Child("ownerReferences"))...)
+		errs = append(errs, validateOwnerReferences(m.OwnerReferences, path.Child("ownerReferences"))...)
 	}
 	if len(m.Finalizers) > 0 {
 		errs = append(errs, apivalidation.ValidateFinalizers(m.Finalizers, path.Child("finalizers"))...)
 	}
 	return errs
+}
+
+// validateOwnerReferences is apivalidation.ValidateOwnerReferences of an object's owner
+// references (path is their field path).
+//
+//go:noinline
+func validateOwnerReferences(owners []OwnerReference, path *field.Path) field.ErrorList {
+	refs := make([]metav1.OwnerReference, len(owners))
+	for i, r := range owners {
+		refs[i] = metav1.OwnerReference{APIVersion: r.APIVersion, Kind: string(r.Kind), Name: r.Name, UID: types.UID(r.UID), Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion}
+	}
+	return apivalidation.ValidateOwnerReferences(refs, path)
 }
 
 // sameOwnerReferences reports whether a and b are equal (EqualOwnerReference, element by
