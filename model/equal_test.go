@@ -1,6 +1,7 @@
 package model
 
 import (
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -216,6 +217,10 @@ func TestValidateUpdateOfValidMatchesValidateUpdate(t *testing.T) {
 		{"labels invalid", func(_, u Object) { u.Meta().Labels = map[string]string{"bad key!": "v", "ok": "-bad-"} }},
 		{"labels nil", func(_, u Object) { u.Meta().Labels = nil }},
 		{"labels empty", func(_, u Object) { u.Meta().Labels = map[string]string{} }},
+		{"labels and annotations shared", func(o, u Object) {
+			// What a shallow copy of the stored object hands over: its very maps.
+			u.Meta().Labels, u.Meta().Annotations = o.Meta().Labels, o.Meta().Annotations
+		}},
 		{"annotations valid", func(_, u Object) { u.Meta().Annotations = map[string]string{"a.example.com/x": "any value"} }},
 		{"annotations invalid", func(_, u Object) { u.Meta().Annotations = map[string]string{"??": "v"} }},
 		{"owner valid", func(_, u Object) {
@@ -408,4 +413,24 @@ func TestResourceListsEqual(t *testing.T) {
 		assert.Equal(t, tc.want, ResourceListsEqual(tc.b, tc.a), tc.name+", swapped")
 	}
 	assert.False(t, equalResourceList(nil, ResourceList{}), "equalResourceList tells nil from empty")
+}
+
+// TestEqualStringMapsIsMapsEqual holds equalStringMaps, which answers for one map without
+// reading it, to maps.Equal: the same map, equal and unequal maps of their own, nil and empty.
+func TestEqualStringMapsIsMapsEqual(t *testing.T) {
+	a := map[string]string{"app": "web", "tier": "front"}
+	cases := [][2]map[string]string{
+		{a, a},
+		{a, {"app": "web", "tier": "front"}},
+		{a, {"app": "web"}},
+		{a, {"app": "web", "tier": "back"}},
+		{nil, {}},
+		{nil, nil},
+		{{}, a},
+	}
+	for _, c := range cases {
+		if got, want := equalStringMaps(c[0], c[1]), maps.Equal(c[0], c[1]); got != want {
+			t.Errorf("equalStringMaps(%v, %v) = %v, maps.Equal says %v", c[0], c[1], got, want)
+		}
+	}
 }

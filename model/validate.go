@@ -350,10 +350,10 @@ func validateMetaRest(m *ObjectMeta, path *field.Path, valid *ObjectMeta) field.
 	}
 	// Empty labels, annotations and owner references have nothing to check: their field
 	// paths are not even built (a loader validates 100,000 objects, most without them).
-	if len(m.Labels) > 0 && (valid == nil || !maps.Equal(m.Labels, valid.Labels)) {
+	if len(m.Labels) > 0 && (valid == nil || !equalStringMaps(m.Labels, valid.Labels)) {
 		errs = append(errs, validateLabels(m.Labels, path.Child("labels"))...)
 	}
-	if len(m.Annotations) > 0 && (valid == nil || !maps.Equal(m.Annotations, valid.Annotations)) {
+	if len(m.Annotations) > 0 && (valid == nil || !equalStringMaps(m.Annotations, valid.Annotations)) {
 		errs = append(errs, validateAnnotations(m.Annotations, path.Child("annotations"))...)
 	}
 	if len(m.OwnerReferences) > 0 && (valid == nil || !sameOwnerReferences(m.OwnerReferences, valid.OwnerReferences)) {
@@ -363,6 +363,13 @@ func validateMetaRest(m *ObjectMeta, path *field.Path, valid *ObjectMeta) field.
 		errs = append(errs, apivalidation.ValidateFinalizers(m.Finalizers, path.Child("finalizers"))...)
 	}
 	return errs
+}
+
+// equalStringMaps is maps.Equal for labels and annotations. A write that copies the stored
+// object shallowly (a status update, the kubelet's Lease renewal) hands over the stored
+// object's very maps, which are equal without reading an entry.
+func equalStringMaps(a, b map[string]string) bool {
+	return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() || maps.Equal(a, b)
 }
 
 // validateOwnerReferences is apivalidation.ValidateOwnerReferences of an object's owner
