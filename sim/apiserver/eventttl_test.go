@@ -8,14 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/model"
+	"github.com/reconsim/reconsim/sim"
 )
 
 // TestEventTTLFromLastWrite: an Event goes EventTTL after its last write, one written again
-// in between lives on, and expiries (one per write, from blocks of eventExpiryBlock) outlast
-// their blocks: more Events than a block all go on time.
+// in between lives on, and the queue of expiries (one per write) takes a write without an
+// allocation once it has grown.
 func TestEventTTLFromLastWrite(t *testing.T) {
 	k, s := newTestStore(t, func(c *StoreConfig) { c.EventTTL = time.Minute })
-	n := 2*eventExpiryBlock + 3
+	n := 515
 	for i := range n {
 		ev := storedEvent()
 		ev.ResourceVersion, ev.Name = 0, fmt.Sprintf("e-%d", i)
@@ -44,6 +45,36 @@ func TestEventTTLFromLastWrite(t *testing.T) {
 
 	ks, err := s.kind(model.KindEvent)
 	require.NoError(t, err)
-	allocs := testing.AllocsPerRun(eventExpiryBlock, func() { s.expireEvent(ks, objKey{namespace: "default", name: "x"}, 1) })
+	allocs := testing.AllocsPerRun(n, func() { s.expireEvent(ks, objKey{namespace: "default", name: "x"}, 1) })
 	require.Less(t, allocs, 1.0)
+}
+
+// TestEventExpiryFiresInItsWritesPlace: a queued expiry fires where a kernel event scheduled
+// at its write would, not where the queue put it in the heap (when the expiry before it
+// fired). e-2, written a second before a check is scheduled for e-2's expiry instant, is gone
+// when the check runs; a check scheduled for that instant before e-2's write runs while e-2
+// is still there. e-1's expiry, a second before e-2's and after both checks were scheduled,
+// is what puts e-2's into the heap.
+func TestEventExpiryFiresInItsWritesPlace(t *testing.T) {
+	k, s := newTestStore(t, func(c *StoreConfig) { c.EventTTL = time.Minute })
+	create := func(name string) {
+		ev := storedEvent()
+		ev.ResourceVersion, ev.Name = 0, name
+		mustCreate(t, s, ev)
+	}
+	present := func() bool {
+		_, err := s.Get(model.KindEvent, "default", "e-2")
+		return err == nil
+	}
+	var before, after []bool
+	create("e-1")
+	run(k, time.Second) // 1 s
+	expiry2 := k.Now().Add(time.Minute)
+	k.Schedule(expiry2, sim.HandlerFunc(func(uint64) { before = append(before, present()) }), 0, false)
+	create("e-2")
+	run(k, time.Second) // 2 s
+	k.Schedule(expiry2, sim.HandlerFunc(func(uint64) { after = append(after, present()) }), 0, false)
+	run(k, time.Minute)
+	require.Equal(t, []bool{true}, before)
+	require.Equal(t, []bool{false}, after)
 }

@@ -83,8 +83,8 @@ type Store struct {
 	// store is never removed or replaced, so an entry stays right.
 	recentKinds [2]recentKind
 	kindList    []*kindStore // creation order: every iteration over kinds uses it
-	// expiries is storage for the Event expiries not yet scheduled (expireEvent).
-	expiries []eventExpiry
+	// expiries are the pending Event expiries (expireEvent).
+	expiries eventExpiries
 	// namespaces is the Namespace kind's store (nil before it is added), and
 	// recentNamespaces the namespaces admitNamespace found last (namespaceObject), which
 	// every commit of a Namespace clears.
