@@ -1,7 +1,6 @@
 package record
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/reconsim/reconsim/model"
@@ -127,7 +126,7 @@ func (r *recorder) Eventf(obj model.Object, eventType, reason, messageFmt string
 	// message, are built into one string: one allocation for the three. The message is
 	// formatted first, apart, as formatting may run the arguments' own methods, and nothing
 	// may take a name between appendName and take.
-	r.msgBuf = fmt.Appendf(r.msgBuf[:0], messageFmt, args...)
+	r.msgBuf = appendMessage(r.msgBuf[:0], messageFmt, args)
 	b, baseLen := r.names.appendName(r.buf[:0], m.Name, now)
 	nameLen := len(b)
 	b = append(b, eventType...)
