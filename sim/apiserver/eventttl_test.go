@@ -6,17 +6,19 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
 )
 
 // TestEventTTLFromLastWrite: an Event goes EventTTL after its last write, one written again
-// in between lives on, and the queue of expiries (one per write) takes a write without an
-// allocation once it has grown.
+// in between lives on, and the queue of expiries (one per write, in blocks of
+// eventExpiryBlock) outlasts its blocks: more Events than two blocks all go on time, and a
+// write allocates about once per block.
 func TestEventTTLFromLastWrite(t *testing.T) {
 	k, s := newTestStore(t, func(c *StoreConfig) { c.EventTTL = time.Minute })
-	n := 515
+	n := 2*eventExpiryBlock + 3
 	for i := range n {
 		ev := storedEvent()
 		ev.ResourceVersion, ev.Name = 0, fmt.Sprintf("e-%d", i)
@@ -46,7 +48,13 @@ func TestEventTTLFromLastWrite(t *testing.T) {
 	ks, err := s.kind(model.KindEvent)
 	require.NoError(t, err)
 	allocs := testing.AllocsPerRun(n, func() { s.expireEvent(ks, objKey{namespace: "default", name: "x"}, 1) })
-	require.Less(t, allocs, 1.0)
+	require.Less(t, allocs, 4.0/eventExpiryBlock)
+	late := storedEvent() // written after the queue emptied and refilled
+	late.ResourceVersion = 0
+	mustCreate(t, s, late)
+	run(k, time.Minute+time.Second)
+	_, err = s.Get(model.KindEvent, "default", late.Name)
+	require.True(t, apierrors.IsNotFound(err), "%v", err)
 }
 
 // TestEventExpiryFiresInItsWritesPlace: a queued expiry fires where a kernel event scheduled
