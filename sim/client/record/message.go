@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -24,6 +25,9 @@ func appendMessage(b []byte, format string, args []any) []byte {
 // string between double quotes, and strconv.AppendInt(b, n, 10). Otherwise it reports false
 // and b's contents past its length are garbage.
 func appendPlainMessage(b []byte, format string, args []any) ([]byte, bool) {
+	// Room for the format and some arguments at once: appended piece by piece, a recorder's
+	// first message would otherwise grow its buffer several times over.
+	b = slices.Grow(b, len(format)+messageArgsRoom)
 	next := 0
 	for i := 0; i < len(format); i++ {
 		c := format[i]
@@ -68,6 +72,10 @@ func appendPlainMessage(b []byte, format string, args []any) ([]byte, bool) {
 	}
 	return b, next == len(args)
 }
+
+// messageArgsRoom is the room appendPlainMessage makes for the arguments beyond the format's
+// length.
+const messageArgsRoom = 64
 
 // plainQuotable reports whether strconv.Quote(s) is s between double quotes: every byte is
 // printable ASCII and neither a double quote nor a backslash.
