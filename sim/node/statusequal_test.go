@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/reconsim/reconsim/internal/testsupport"
 	"github.com/reconsim/reconsim/model"
 )
 
@@ -99,7 +100,7 @@ func leaves(v reflect.Value) []reflect.Value {
 // later is covered too), statusEqual agrees with reflect.DeepEqual.
 func TestStatusEqualMatchesDeepEqual(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var equal, unequal int
+	var outcomes testsupport.Outcomes
 	for i := 0; i < 20000; i++ {
 		var a model.PodStatus
 		fillSmall(r, reflect.ValueOf(&a).Elem())
@@ -112,14 +113,9 @@ func TestStatusEqualMatchesDeepEqual(t *testing.T) {
 		want := deepEqualStatus(&a, &b)
 		require.Equal(t, want, statusEqual(&a, &b), "statusEqual(%+v, %+v)", a, b)
 		require.Equal(t, want, statusEqual(&b, &a), "statusEqual(%+v, %+v)", b, a)
-		if want {
-			equal++
-		} else {
-			unequal++
-		}
+		outcomes.Count(want)
 	}
-	require.Greater(t, equal, 1000, "equal pairs")
-	require.Greater(t, unequal, 1000, "unequal pairs")
+	outcomes.RequireBoth(t, 1001, "equal pairs", 1001, "unequal pairs")
 }
 
 // TestMergedStatusUnchangedIsMergeThenCompare is a property test: for random API and kubelet
@@ -142,7 +138,7 @@ func TestMergedStatusUnchangedIsMergeThenCompare(t *testing.T) {
 		}
 		return s
 	}
-	var unchanged, changed int
+	var outcomes testsupport.Outcomes
 	for i := 0; i < 20000; i++ {
 		kubelet, api := randomStatus(), randomStatus()
 		if r.IntN(4) != 0 {
@@ -162,14 +158,9 @@ func TestMergedStatusUnchangedIsMergeThenCompare(t *testing.T) {
 		merged := mergePodStatus(&api, &kubelet)
 		want := statusEqual(&merged, &api)
 		require.Equal(t, want, mergedStatusUnchanged(&api, &kubelet), "api %+v, kubelet %+v", api, kubelet)
-		if want {
-			unchanged++
-		} else {
-			changed++
-		}
+		outcomes.Count(want)
 	}
-	require.Greater(t, unchanged, 1000, "pairs a write would not change")
-	require.Greater(t, changed, 1000, "pairs a write would change")
+	outcomes.RequireBoth(t, 1001, "pairs a write would not change", 1001, "pairs a write would change")
 }
 
 func TestDescribeStatus(t *testing.T) {
