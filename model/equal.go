@@ -80,12 +80,21 @@ func equalPodSpecButNodeName(a, b *PodSpec) bool {
 	return equalPodSpec(&c, b)
 }
 
+// SameSlice reports whether a and b are the same slice: the same length and, unless empty,
+// the same backing array, so that what is true of one is true of the other. Stored objects
+// never change and a shallow copy hands its slices over, so a new version that kept a slice
+// of the one it replaces needs none of its elements read again. Holding b keeps its array
+// alive, so an equal address is never a new slice at a reused address.
+func SameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // equalSlice reports whether a and b are both nil, or both non-nil with equal elements.
 func equalSlice[T any](a, b []T, eq func(a, b *T) bool) bool {
 	if (a == nil) != (b == nil) || len(a) != len(b) {
 		return false
 	}
-	if len(a) == 0 || &a[0] == &b[0] {
+	if SameSlice(a, b) {
 		return true
 	}
 	for i := range a {

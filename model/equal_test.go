@@ -434,3 +434,26 @@ func TestEqualStringMapsIsMapsEqual(t *testing.T) {
 		}
 	}
 }
+
+func TestSameSlice(t *testing.T) {
+	backing := []int{1, 2, 3}
+	other := []int{1, 2, 3}
+	cases := []struct {
+		name string
+		a, b []int
+		want bool
+	}{
+		{"the same slice", backing, backing, true},
+		{"equal elements elsewhere", backing, other, false},
+		{"a shorter view of the same array", backing[:2], backing, false},
+		{"a view further along", backing[1:], backing[:2], false},
+		{"both empty", nil, []int{}, true},
+		{"empty views of different arrays", backing[:0], other[:0], true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, SameSlice(c.a, c.b))
+			assert.Equal(t, c.want, SameSlice(c.b, c.a))
+		})
+	}
+}

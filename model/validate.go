@@ -389,13 +389,10 @@ func validateOwnerReferences(owners []OwnerReference, path *field.Path) field.Er
 // usually the very array of the stored object's: then no element needs reading, which would
 // be a read of the stored object's cold memory on every renewal.
 func sameOwnerReferences(a, b []OwnerReference) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	if len(a) == 0 || &a[0] == &b[0] {
+	if SameSlice(a, b) {
 		return true
 	}
-	return slices.EqualFunc(a, b, EqualOwnerReference)
+	return len(a) == len(b) && slices.EqualFunc(a, b, EqualOwnerReference)
 }
 
 // validateObjectMetaUpdate follows upstream ValidateObjectMetaAccessorUpdate (less the

@@ -3,7 +3,6 @@ package apiserver
 import (
 	"fmt"
 	"slices"
-	"unsafe"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -155,7 +154,7 @@ func (s *Store) admitDefaultTolerations(obj model.Object) {
 		return
 	}
 	in := pod.Spec.Tolerations
-	if s.tolerationsOut != nil && sameSlice(in, s.tolerationsIn) {
+	if s.tolerationsOut != nil && model.SameSlice(in, s.tolerationsIn) {
 		// The same tolerations as the last pod's (the same slice, or none at all): the same
 		// result, shared, as stored objects are never changed.
 		pod.Spec.Tolerations = s.tolerationsOut
@@ -175,13 +174,6 @@ func (s *Store) admitDefaultTolerations(obj model.Object) {
 	tolerations = slices.Clip(tolerations)
 	pod.Spec.Tolerations = tolerations
 	s.tolerationsIn, s.tolerationsOut = in, tolerations
-}
-
-// sameSlice reports whether a and b are the same slice: the same length and, unless empty,
-// the same backing array. Holding b keeps its array alive, so an equal address is never a new
-// slice at a reused address.
-func sameSlice[T any](a, b []T) bool {
-	return len(a) == len(b) && (len(a) == 0 || unsafe.SliceData(a) == unsafe.SliceData(b))
 }
 
 // podsBinding is the resource the binding subresource's conflicts name.

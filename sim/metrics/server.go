@@ -477,7 +477,7 @@ func (s *Server) apply(ps *podState) {
 // computed from (a status update hands the spec over) has the same shares, and keeps them.
 func refreshShares(ps *podState, pod *model.Pod) {
 	cs := pod.Spec.Containers
-	if ps.hasShares && len(cs) == len(ps.sharesFrom) && (len(cs) == 0 || &cs[0] == &ps.sharesFrom[0]) {
+	if ps.hasShares && model.SameSlice(cs, ps.sharesFrom) {
 		return
 	}
 	ps.containers, ps.cpuLimitCores, ps.memLimitBytes, ps.cpuRequestMill = containerShares(pod)

@@ -121,18 +121,12 @@ func (w *podWorker) requests() (cpu, mem int64) {
 	if w.requestsOf != w.pod {
 		of := w.requestsOf
 		w.requestsOf = w.pod
-		if of == nil || !sameElements(of.Spec.Containers, w.pod.Spec.Containers) ||
-			!sameElements(of.Spec.InitContainers, w.pod.Spec.InitContainers) {
+		if of == nil || !model.SameSlice(of.Spec.Containers, w.pod.Spec.Containers) ||
+			!model.SameSlice(of.Spec.InitContainers, w.pod.Spec.InitContainers) {
 			w.requestCPU, w.requestMem = podRequests(w.pod)
 		}
 	}
 	return w.requestCPU, w.requestMem
-}
-
-// sameElements reports whether a and b are the same elements in memory (the same backing
-// array and length): what is true of one is true of the other.
-func sameElements[T any](a, b []T) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // podWorkerOf1 is a worker with the per-container state of a one-container pod, most pods,
