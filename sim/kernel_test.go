@@ -536,3 +536,68 @@ func TestTraceReusesTheTimeOfTheLastLine(t *testing.T) {
 	}
 	require.True(t, want.String() == sb.String(), "the lines differ from their own formatting")
 }
+
+// TestKernelFiresInTimeThenSequenceOrder drives the kernel with seeded scripts in which events
+// schedule more events (for now, for the past, for later, with Schedule and with a reserved
+// sequence number) and checks every event fired against the earliest pending one by (time,
+// sequence), found by a scan of a mirror of everything scheduled: the events for now that the
+// kernel keeps apart from its heap must fire exactly where one heap would fire them.
+func TestKernelFiresInTimeThenSequenceOrder(t *testing.T) {
+	for seed := range uint64(40) {
+		r := NewRand(seed, "kernel-order")
+		k := New(seed)
+		var pending []event
+		var reserved []uint64
+		var fired, fromCurrent int
+		var h HandlerFunc
+		schedule := func() {
+			at := k.now + vtime.Time(r.IntN(4)) - 1 // the past, now, or up to 2 ns later
+			if r.IntN(3) == 0 {
+				at = k.now
+			}
+			hold := r.IntN(2) == 0
+			if r.IntN(4) == 0 {
+				reserved = append(reserved, k.Reserve())
+			}
+			switch {
+			case len(reserved) > 0 && r.IntN(3) == 0:
+				i := r.IntN(len(reserved))
+				seq := reserved[i]
+				reserved = append(reserved[:i], reserved[i+1:]...)
+				k.ScheduleReserved(at, seq, h, seq, hold)
+				pending = append(pending, event{at: max(at, k.now), seq: seq})
+			default:
+				k.Schedule(at, h, k.seq+1, hold)
+				pending = append(pending, event{at: max(at, k.now), seq: k.seq})
+			}
+		}
+		h = func(seq uint64) {
+			first := 0
+			for i := range pending {
+				if pending[i].before(&pending[first]) {
+					first = i
+				}
+			}
+			require.Equal(t, pending[first].seq, seq, "seed %d event %d", seed, fired)
+			require.Equal(t, pending[first].at, k.now, "seed %d event %d", seed, fired)
+			pending = append(pending[:first], pending[first+1:]...)
+			fired++
+			if len(k.current) > 0 {
+				fromCurrent++
+			}
+			require.Equal(t, len(pending), k.Pending())
+			if fired < 2000 {
+				for range min(r.IntN(4), 2) {
+					schedule()
+				}
+			}
+		}
+		for range 20 {
+			schedule()
+		}
+		k.Run(Limits{})
+		require.Empty(t, pending, "seed %d", seed)
+		require.Zero(t, k.Holds(), "seed %d", seed)
+		require.Greater(t, fromCurrent, 100, "seed %d: the script must keep events for now", seed)
+	}
+}

@@ -188,6 +188,7 @@ func (k *Kernel) Close() {
 		c.stop()
 	}
 	k.heap = nil
+	k.current, k.currentHead = nil, 0
 }
 
 // loop runs the body of each process the coroutine is given, yielding to the kernel in
