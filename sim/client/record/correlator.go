@@ -151,12 +151,13 @@ func sameEventKey(a, b *model.Event) bool {
 		a.Type == b.Type && a.Reason == b.Reason && a.Message == b.Message
 }
 
-// eventKeys holds an event's three keys in two strings, each with its hash. Upstream's keys
-// share a prefix: getSpamKey joins source, involved object and type; getEventKey joins the
-// same (with the empty fieldPath) and then reason and message; EventAggregatorByReasonFunc's
-// aggregate key joins the spam key's fields and then reason, reporting controller and
-// instance. So the spam key is the start of the event key. The event key and the aggregate
-// key are built into one string, one after the other: one allocation for both.
+// eventKeys holds an event's three keys, each with its hash. Upstream's keys share a prefix:
+// getSpamKey joins source, involved object and type; getEventKey joins the same (with the
+// empty fieldPath) and then reason and message; EventAggregatorByReasonFunc's aggregate key
+// joins the spam key's fields and then reason, reporting controller and instance. A key here
+// is the event and which of the three it is (lruKey): the joined string is never built, and
+// the caches keep the event, which the API server keeps anyway, instead of a string of their
+// own per event (10 MB of thundering-herd's live heap at its end).
 type eventKeys struct {
 	// event is getEventKey: source, involved object, type, reason and message, joined
 	// without a separator as upstream joins them.
@@ -168,43 +169,63 @@ type eventKeys struct {
 	ev   *model.Event
 }
 
-func (c *Correlator) keysOf(ev *model.Event) eventKeys {
+// keyKind says which of an event's keys an lruKey is.
+type keyKind uint8
+
+// The kinds of keys.
+const (
+	keySpam keyKind = iota
+	keyEvent
+	keyAggregate
+)
+
+// maxKeyParts is the most fields a key joins (the aggregate key's 12).
+const maxKeyParts = 12
+
+// parts puts into buf the fields that kind's key of ev joins, in upstream's order, and returns
+// them.
+func (kind keyKind) parts(ev *model.Event, buf *[maxKeyParts]string) []string {
 	o := &ev.InvolvedObject
-	prefix := [...]string{
+	*buf = [maxKeyParts]string{
 		ev.Source.Component, ev.Source.Host,
 		string(o.Kind), o.Namespace, o.Name, "" /* fieldPath */, o.UID, o.APIVersion,
 		ev.Type,
 	}
-	spam := 0
-	for _, s := range prefix {
-		spam += len(s)
-	}
-	eventLen := spam + len(ev.Reason) + len(ev.Message)
-	var b strings.Builder
-	b.Grow(eventLen + spam + len(ev.Reason) + len(ev.ReportingController) + len(ev.ReportingInstance))
-	for _, s := range prefix {
-		b.WriteString(s)
-	}
-	b.WriteString(ev.Reason)
-	b.WriteString(ev.Message)
-	for _, s := range prefix {
-		b.WriteString(s)
-	}
-	b.WriteString(ev.Reason)
-	b.WriteString(ev.ReportingController)
-	b.WriteString(ev.ReportingInstance)
-	both := b.String()
-	return eventKeys{
-		event:     c.key(both[:eventLen]),
-		aggregate: c.key(both[eventLen:]),
-		spam:      c.key(both[:spam]),
-		ev:        ev,
+	switch kind {
+	case keyEvent:
+		buf[9], buf[10] = ev.Reason, ev.Message
+		return buf[:11]
+	case keyAggregate:
+		buf[9], buf[10], buf[11] = ev.Reason, ev.ReportingController, ev.ReportingInstance
+		return buf[:12]
+	default:
+		return buf[:9]
 	}
 }
 
-// key is s with its hash, as the caches take it.
-func (c *Correlator) key(s string) lruKey {
-	return lruKey{s: s, hash: maphash.String(c.seed, s)}
+func (c *Correlator) keysOf(ev *model.Event) eventKeys {
+	// One hash runs over the spam key's fields and reason, and is copied there: the copy
+	// goes on with the aggregate key's tail, the original with the event key's. A hash of
+	// bytes written in pieces is the hash of them written at once (hash/maphash), so each is
+	// the hash of its key's joined string.
+	o := &ev.InvolvedObject
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	for _, s := range [...]string{ev.Source.Component, ev.Source.Host, string(o.Kind), o.Namespace, o.Name, o.UID, o.APIVersion, ev.Type} {
+		h.WriteString(s)
+	}
+	spam := h.Sum64()
+	h.WriteString(ev.Reason)
+	agg := h
+	h.WriteString(ev.Message)
+	agg.WriteString(ev.ReportingController)
+	agg.WriteString(ev.ReportingInstance)
+	return eventKeys{
+		event:     lruKey{ev: ev, kind: keyEvent, hash: h.Sum64()},
+		aggregate: lruKey{ev: ev, kind: keyAggregate, hash: agg.Sum64()},
+		spam:      lruKey{ev: ev, kind: keySpam, hash: spam},
+		ev:        ev,
+	}
 }
 
 // aggregateKeys is EventAggregatorByReasonFunc: the aggregate key (source, involved object,
@@ -341,8 +362,9 @@ func (c *Correlator) observe(ev *model.Event, key lruKey) (*model.Event, []byte)
 // evicts the least recent. Its map is keyed by the keys' hashes, each computed once per
 // event (lruKey), where a map by the key strings (of 100 bytes and more) hashed a key at
 // each of its operations, and hashed the evicted entry's key, found cold, to delete it. Keys
-// with one hash share the map's slot in a chain; an entry is the key's only when the strings
-// are equal, so what the cache holds, finds and evicts is what a map by the strings would.
+// with one hash share the map's slot in a chain; an entry is the key's only when the joined
+// strings are equal (lruKey.equal), so what the cache holds, finds and evicts is what a map by
+// the strings would.
 type lru[V any] struct {
 	max        int
 	entries    map[uint64]*lruEntry[V] // by hash: the first entry of the hash's chain
@@ -353,11 +375,53 @@ type lru[V any] struct {
 	free []lruEntry[V]
 }
 
-// lruKey is a cache key with its hash (Correlator.key): the hash picks the map's slot, the
-// string decides whether an entry is the key's.
+// lruKey is a cache key with its hash (Correlator.keysOf): the hash picks the map's slot, and
+// the joined string, compared piece by piece (equal), decides whether an entry is the key's.
 type lruKey struct {
-	s    string
+	ev   *model.Event
+	kind keyKind
 	hash uint64
+}
+
+// equal reports whether k and o join to the same string. Fields that are equal one by one
+// are the common case, but upstream's keys join fields without a separator, so two keys
+// whose fields split one string differently are equal too, and are here.
+func (k lruKey) equal(o lruKey) bool {
+	if k.hash != o.hash {
+		return false
+	}
+	if k.ev == o.ev && k.kind == o.kind {
+		return true
+	}
+	var kb, ob [maxKeyParts]string
+	return joinEqual(k.kind.parts(k.ev, &kb), o.kind.parts(o.ev, &ob))
+}
+
+// String returns the joined string, as upstream's cache holds it.
+func (k lruKey) String() string {
+	var b [maxKeyParts]string
+	return strings.Join(k.kind.parts(k.ev, &b), "")
+}
+
+// joinEqual reports whether strings.Join(a, "") == strings.Join(b, ""), without joining.
+func joinEqual(a, b []string) bool {
+	var s, t string
+	for {
+		for s == "" && len(a) > 0 {
+			s, a = a[0], a[1:]
+		}
+		for t == "" && len(b) > 0 {
+			t, b = b[0], b[1:]
+		}
+		if s == "" || t == "" {
+			return s == t
+		}
+		n := min(len(s), len(t))
+		if s[:n] != t[:n] {
+			return false
+		}
+		s, t = s[n:], t[n:]
+	}
 }
 
 type lruEntry[V any] struct {
@@ -387,7 +451,7 @@ func (l *lru[V]) find(key lruKey) *lruEntry[V] {
 // lookup returns key's entry, or nil, leaving the order alone.
 func (l *lru[V]) lookup(key lruKey) *lruEntry[V] {
 	e := l.entries[key.hash]
-	for e != nil && e.key.s != key.s {
+	for e != nil && !e.key.equal(key) {
 		e = e.sameHash
 	}
 	return e
