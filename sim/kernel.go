@@ -80,6 +80,10 @@ type Kernel struct {
 	coroutines FreeList[coroutine]
 	// active are the coroutines running a process (started, not returned), for Close.
 	active []*coroutine
+	// returned is the coroutine whose process returned in the switch that just ended, for
+	// resume to pool; panicked is the failure of a process that panicked in it.
+	returned *coroutine
+	panicked *ProcPanic
 }
 
 // New returns a kernel at time 0 whose random streams derive from seed.

@@ -18,13 +18,17 @@ import (
 // and find the process it runs in with ProcFromContext. Its Done channel is nil: cancellation
 // in the simulator is Kill, not a channel.
 type Proc struct {
-	// The fields resume and Fire read come first. A Proc is 64 bytes, one cache line of its
-	// size class's aligned slots (TestProcIsOneCacheLine): at 96 bytes, every other Proc
-	// straddled two lines, and a process touched once every 10 s took two misses to resume.
+	// The fields resume, Fire and block read come first. A Proc is 64 bytes, one cache line
+	// of its size class's aligned slots (TestProcIsOneCacheLine): at 96 bytes, every other
+	// Proc straddled two lines. The switches to and from the coroutine are called through
+	// the Proc itself (next, yield), not through the coroutine's record, which a process
+	// touched once every 10 s would find out of the cache at each switch.
 	k *Kernel
-	// co is the coroutine that runs the body, from the kernel's pool, from the first resume
-	// until the body returns.
-	co      *coroutine
+	// next resumes the coroutine that runs the body, and yield gives control back from it:
+	// the functions of the coroutine from the kernel's pool that runs the body, set from the
+	// first resume until the body returns.
+	next    func() (struct{}, bool)
+	yield   func(struct{}) bool
 	gen     uint64 // incremented at every block; wake-up events carry it to detect staleness
 	parked  bool
 	holding bool // the current block is pending work: one kernel hold is ours to release
@@ -36,9 +40,6 @@ type Proc struct {
 
 	name string
 	body func(p *Proc)
-	// panicked is the failure the body's panic is reported as, set when it panicked: kept
-	// apart, as nearly no process panics.
-	panicked *ProcPanic
 }
 
 // ProcPanic is the error a run ends with when a process panics.
@@ -103,20 +104,23 @@ func (p *Proc) resume() {
 	}
 	if !p.started {
 		p.started = true
-		p.co = k.takeCoroutine()
-		p.co.proc = p
+		c := k.takeCoroutine()
+		c.proc = p
+		p.next = c.next
 	}
 	k.running = p
-	p.co.next()
+	p.next()
 	k.running = nil
 	if p.returned {
 		p.done = true
 		p.k.procs--
-		k.putCoroutine(p.co)
-		p.co = nil
+		p.next, p.yield = nil, nil
+		k.putCoroutine(k.returned)
+		k.returned = nil
 	}
-	if p.panicked != nil {
-		k.fail(p.panicked)
+	if k.panicked != nil {
+		k.fail(k.panicked)
+		k.panicked = nil
 	}
 }
 
@@ -126,10 +130,9 @@ func (p *Proc) resume() {
 // eviction and request fan-out that growth was 6% of a large run's CPU. A body that returns
 // leaves its coroutine, stack and all, to the kernel's pool for the next process.
 type coroutine struct {
-	next  func() (struct{}, bool)
-	stop  func()
-	yield func(struct{}) bool
-	proc  *Proc // the process it runs now; nil while pooled
+	next func() (struct{}, bool)
+	stop func()
+	proc *Proc // the process it runs now; nil while pooled
 	// slot is its index in the kernel's active list while it runs a process.
 	slot int
 }
@@ -186,23 +189,27 @@ func (k *Kernel) Close() {
 		c.stop()
 		k.running = nil
 		p.done = true
-		p.co = nil
+		p.next, p.yield = nil, nil
 	}
 	for c := k.coroutines.Take(); c != nil; c = k.coroutines.Take() {
 		c.stop()
 	}
 	k.heap = nil
 	k.current, k.currentHead = nil, 0
+	k.returned, k.panicked = nil, nil
 }
 
 // loop runs the body of each process the coroutine is given, yielding to the kernel in
-// between; it ends when the kernel stops it (the pool is full).
+// between; it ends when the kernel stops it (the pool is full). The process blocks through
+// its own copy of yield (Proc.block), and a process that returns leaves the coroutine in
+// Kernel.returned for resume to pool.
 func (c *coroutine) loop(yield func(struct{}) bool) {
-	c.yield = yield
 	for {
 		p := c.proc
+		p.yield = yield
 		p.run()
 		p.returned = true
+		p.k.returned = c
 		if !yield(struct{}{}) {
 			return
 		}
@@ -217,7 +224,7 @@ func (p *Proc) run() {
 			if _, ok := r.(killSignal); ok {
 				return
 			}
-			p.panicked = &ProcPanic{Proc: p.name, At: p.k.now, Seed: p.k.seed, Value: r, Stack: string(debug.Stack())}
+			p.k.panicked = &ProcPanic{Proc: p.name, At: p.k.now, Seed: p.k.seed, Value: r, Stack: string(debug.Stack())}
 		}
 	}()
 	p.body(p)
@@ -232,7 +239,7 @@ func (p *Proc) block() {
 		// Unwinding after a kill: a deferred call that blocks unwinds on instead.
 		panic(killSignal{})
 	}
-	if !p.co.yield(struct{}{}) {
+	if !p.yield(struct{}{}) {
 		panic(killSignal{})
 	}
 	if p.killed {
