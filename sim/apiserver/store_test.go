@@ -71,6 +71,22 @@ func TestUIDsAreDeterministicAndUnique(t *testing.T) {
 	assert.Equal(t, formatUID(42), formatUID(42))
 }
 
+// TestUIDBlockTextsAreFormatUID holds the block-shared uid texts to formatUID, in creation
+// order and out of it (a job's create asks for the next uid before it is taken).
+func TestUIDBlockTextsAreFormatUID(t *testing.T) {
+	var b uidBlock
+	for n := uint64(1); n <= 3*uidsPerBlock+5; n++ {
+		require.Equal(t, formatUID(n), b.text(n), "uid %d", n)
+		require.Equal(t, formatUID(n+1), b.text(n+1), "uid %d ahead", n+1)
+		require.Equal(t, formatUID(n), b.text(n), "uid %d again", n)
+	}
+	for _, n := range []uint64{7, 1 << 40, 3, uidsPerBlock, uidsPerBlock + 1, 1} {
+		require.Equal(t, formatUID(n), b.text(n), "uid %d", n)
+	}
+	allocs := testing.AllocsPerRun(100, func() { b.text(2) })
+	require.Zero(t, allocs, "a uid of the current block allocates nothing")
+}
+
 func TestCreateErrors(t *testing.T) {
 	_, s := newTestStore(t, nil)
 	mustCreate(t, s, newPod("taken"))
