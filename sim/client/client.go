@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/reconsim/reconsim/model"
 	"github.com/reconsim/reconsim/sim"
@@ -251,7 +253,7 @@ func (c *Client) observe(err error, attempt int) (time.Duration, bool) {
 	if err == nil {
 		return 0, false
 	}
-	if apierrors.IsConflict(err) {
+	if isConflict(err) {
 		c.stats.Conflicts++
 	}
 	code := statusCode(err)
@@ -270,7 +272,35 @@ func (c *Client) observe(err error, attempt int) (time.Duration, bool) {
 	return time.Duration(seconds) * time.Second, true
 }
 
+// statusCode is the HTTP code of err's API status (0 when err carries none). The server's
+// errors are API statuses themselves: the type assertion finds them without errors.As, whose
+// target escapes (an allocation per failed request); errors.As, which would have found err
+// itself first, still looks through wrapped errors.
 func statusCode(err error) int32 {
+	if status, ok := err.(apierrors.APIStatus); ok {
+		return status.Status().Code
+	}
+	return wrappedStatusCode(err)
+}
+
+// isConflict is apierrors.IsConflict(err), without its allocation (its errors.As target
+// escapes) for the server's errors, which are API statuses themselves: one with the Conflict
+// reason is a conflict and one with neither that reason nor code 409 is not, whatever else
+// IsConflict looks at; the rest (a 409 with another reason, wrapped errors) ask IsConflict.
+func isConflict(err error) bool {
+	if status, ok := err.(apierrors.APIStatus); ok {
+		switch st := status.Status(); {
+		case st.Reason == metav1.StatusReasonConflict:
+			return true
+		case st.Code != http.StatusConflict:
+			return false
+		}
+	}
+	return apierrors.IsConflict(err)
+}
+
+// wrappedStatusCode is statusCode of an error that is not an API status itself.
+func wrappedStatusCode(err error) int32 {
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
 		return status.Status().Code

@@ -2,11 +2,15 @@ package client
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -258,4 +262,37 @@ func TestVerbIndexIsThePlaceInVerbs(t *testing.T) {
 	}
 	assert.Equal(t, -1, verbIndex("escalate"))
 	assert.Equal(t, -1, verbIndex(""))
+}
+
+// TestStatusCodeIsErrorsAs holds statusCode's type assertion to errors.As over direct,
+// wrapped and non-API errors, and requires the direct case to allocate nothing.
+func TestStatusCodeIsErrorsAs(t *testing.T) {
+	gr := schema.GroupResource{Resource: "pods"}
+	conflict := apierrors.NewConflict(gr, "p", errors.New("changed"))
+	for _, err := range []error{
+		nil,
+		errors.New("plain"),
+		conflict,
+		apierrors.NewNotFound(gr, "p"),
+		apierrors.NewTooManyRequests("busy", 1),
+		fmt.Errorf("wrapped: %w", conflict),
+		fmt.Errorf("twice: %w", fmt.Errorf("wrapped: %w", apierrors.NewInternalError(errors.New("x")))),
+		// 409s with other reasons: an unknown reason is a conflict by its code, a known one not.
+		&apierrors.StatusError{ErrStatus: metav1.Status{Code: 409, Reason: "SomethingNew"}},
+		&apierrors.StatusError{ErrStatus: metav1.Status{Code: 409, Reason: metav1.StatusReasonAlreadyExists}},
+		&apierrors.StatusError{ErrStatus: metav1.Status{Code: 500, Reason: metav1.StatusReasonConflict}},
+		apierrors.NewAlreadyExists(gr, "p"),
+	} {
+		var want int32
+		var status apierrors.APIStatus
+		if errors.As(err, &status) {
+			want = status.Status().Code
+		}
+		assert.Equal(t, want, statusCode(err), "%v", err)
+		assert.Equal(t, apierrors.IsConflict(err), isConflict(err), "%v", err)
+	}
+	assert.Equal(t, int32(409), statusCode(conflict))
+	assert.True(t, isConflict(conflict))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { statusCode(conflict) }))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { isConflict(conflict) }))
 }
