@@ -332,6 +332,9 @@ func (c *cli) cmdRun(args []string) int {
 		fmt.Fprintf(c.stderr, "sim run: --cpuprofile: %v\n", err)
 		return exitUsage
 	}
+	if c.prefaultHeap != nil {
+		c.prefaultHeap()
+	}
 	start := c.now()
 	res, stack, runErr := c.safeRun(ctx, scn, opts)
 	wall := c.now().Sub(start)

@@ -9,6 +9,7 @@
 // the wall clock (to report how fast a run was) and handles signals (Ctrl-C stops a run
 // cleanly and writes what was recorded). On linux, where the kernel gives transparent huge
 // pages only on request, it asks for them for the heap's first addresses before any command
-// runs (adviseHugePages; RECONSIM_NO_HUGEPAGES turns that off): nothing a simulation computes
-// changes.
+// runs (adviseHugePages; RECONSIM_NO_HUGEPAGES turns that off), and for `sim run` it populates
+// that range just ahead of the heap's growth from an idle-priority thread of its own
+// (prefaultHeap; RECONSIM_NO_PREFAULT turns that off): nothing a simulation computes changes.
 package cli

@@ -20,8 +20,8 @@ const madvHugePage = 14
 const thpEnabledPath = "/sys/kernel/mm/transparent_hugepage/enabled"
 
 // adviseHugePages backs the Go heap's first addresses with transparent huge pages where the
-// kernel gives them only on request (mode "madvise", the usual default), and returns how many
-// bytes it advised (0 when it did nothing).
+// kernel gives them only on request (mode "madvise", the usual default), and returns the range
+// it advised: its first address and its size in bytes (0 when it did nothing).
 //
 // Why: a large run takes nearly all of its peak memory fresh from the kernel, and on a virtual
 // machine the first touch of each 4 KiB page is expensive: about 13 µs, so scale-5k's 1.5 GB
@@ -36,23 +36,23 @@ const thpEnabledPath = "/sys/kernel/mm/transparent_hugepage/enabled"
 // The range is at most maxHugePageReserveBytes and a quarter of the machine's memory, so that
 // the kernel's heuristic overcommit check never refuses it, and nothing is prepared under
 // strict overcommit accounting; it is address space, not memory, until touched.
-func adviseHugePages() int {
+func adviseHugePages() (start uintptr, rangeBytes int) {
 	mode, err := os.ReadFile(thpEnabledPath)
 	if err != nil || !thpOnRequest(string(mode)) {
-		return 0
+		return 0, 0
 	}
 	if policy, err := os.ReadFile(overcommitPath); err != nil || overcommitStrict(string(policy)) {
 		// Under strict accounting the range would count against the commit limit for the
 		// whole run, and a runtime refused memory stops the program.
-		return 0
+		return 0, 0
 	}
 	var info syscall.Sysinfo_t
 	if syscall.Sysinfo(&info) != nil {
-		return 0
+		return 0, 0
 	}
 	n := hugePageReserve(uint64(info.Totalram) * uint64(info.Unit))
 	if n == 0 {
-		return 0
+		return 0, 0
 	}
 	// The range must stay untouched until it is advised, and make would clear it whenever
 	// its first pages were used before (a span the start-up freed at the heap's top): then
@@ -62,16 +62,16 @@ func adviseHugePages() int {
 	sb.Grow(n)
 	sb.WriteByte(0)
 	s := sb.String()
-	start := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	start = uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, start, uintptr(n), madvHugePage)
 	runtime.KeepAlive(s)
 	s, sb = "", strings.Builder{}
 	// Free the range now, so that the run's first allocations reuse it.
 	runtime.GC()
 	if errno != 0 {
-		return 0
+		return 0, 0
 	}
-	return n
+	return start, n
 }
 
 // overcommitPath is where linux reports its overcommit policy: 0 heuristic, 1 always, 2

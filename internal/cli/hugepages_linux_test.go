@@ -59,7 +59,7 @@ func TestAdviseHugePagesBacksTheHeap(t *testing.T) {
 	if modeErr != nil || !thpOnRequest(string(mode)) || policyErr != nil || overcommitStrict(string(policy)) {
 		// Where the kernel gives huge pages to every mapping or to none, or accounts
 		// strictly, the advice must be left out: nothing is prepared.
-		if n := adviseHugePages(); n != 0 {
+		if _, n := adviseHugePages(); n != 0 {
 			t.Fatalf("adviseHugePages prepared %d bytes with transparent_hugepage %q and overcommit %q", n, mode, policy)
 		}
 		return
@@ -83,7 +83,7 @@ func TestAdviseHugePagesBacksTheHeap(t *testing.T) {
 	used = nil
 	runtime.GC()
 	before, rssBefore := anonHugeBytes(t), statusBytes(t, "VmRSS:")
-	n := adviseHugePages()
+	_, n := adviseHugePages()
 	if n == 0 {
 		t.Fatal("adviseHugePages advised nothing in madvise mode")
 	}

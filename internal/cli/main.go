@@ -39,6 +39,11 @@ const defaultGCPercent = 200
 // (adviseHugePages), to measure what the huge pages save.
 const envNoHugePages = "RECONSIM_NO_HUGEPAGES"
 
+// envNoPrefault, when set (to anything), leaves the heap's fresh pages to be faulted in by
+// the simulation itself (prefaultHeap), to measure what prefaulting them on another core
+// saves.
+const envNoPrefault = "RECONSIM_NO_PREFAULT"
+
 // Main runs the sim command line in os.Args and exits the process with its status.
 func Main() { MainWith(nil) }
 
@@ -49,11 +54,14 @@ func MainWith(controllers []cluster.Controller) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}
-	if os.Getenv(envNoHugePages) == "" {
-		adviseHugePages()
-	}
 	c := newCLI(os.Stdout, os.Stderr)
 	c.controllers = controllers
+	if os.Getenv(envNoHugePages) == "" {
+		start, rangeBytes := adviseHugePages()
+		if rangeBytes > 0 && os.Getenv(envNoPrefault) == "" {
+			c.prefaultHeap = func() { prefaultHeap(start, rangeBytes) }
+		}
+	}
 	os.Exit(c.main(os.Args[1:]))
 }
 
@@ -84,6 +92,10 @@ type cli struct {
 	// notify arranges for interrupt signals to be sent on c and returns a function that
 	// undoes it (signal.Notify and signal.Stop).
 	notify func(c chan<- os.Signal) (stop func())
+	// prefaultHeap, when set, starts populating the heap's prepared range ahead of its
+	// growth on another core (prefaultHeap). Only `sim run` calls it: a single simulation
+	// leaves the other core free, a sweep does not.
+	prefaultHeap func()
 }
 
 func newCLI(stdout, stderr io.Writer) *cli {
