@@ -8,10 +8,19 @@ import (
 	"unsafe"
 )
 
-// prefaultLookaheadBytes is how far above the heap's in-use bytes prefaultHeap keeps the
-// prepared range populated: enough for about 0.1-0.3 s of a large run's growth at this
-// machine's fresh-page cost, and what the process's peak RSS can grow by.
-const prefaultLookaheadBytes = 64 << 20
+// How far above the heap's in-use bytes prefaultHeap keeps the prepared range populated: half
+// the in-use bytes, within these bounds. At the top that is about 0.1-0.3 s of a large run's
+// growth at this machine's fresh-page cost; a small run, whose heap stays at a few MiB,
+// populates a few MiB it does not use. It is what the process's peak RSS can grow by.
+const (
+	prefaultMinLookaheadBytes = 8 << 20
+	prefaultMaxLookaheadBytes = 64 << 20
+)
+
+// prefaultLookahead is the lookahead for a heap of inUseBytes.
+func prefaultLookahead(inUseBytes uintptr) uintptr {
+	return min(max(inUseBytes/2, prefaultMinLookaheadBytes), prefaultMaxLookaheadBytes)
+}
 
 // prefaultChunkBytes is what one populate call covers: one 2 MiB huge page.
 const prefaultChunkBytes = 2 << 20
@@ -45,8 +54,8 @@ var heapInUseMetrics = [...]string{
 // the other one, before the heap reaches them, takes that cost off the simulation's path. The
 // thread runs under SCHED_IDLE, so that it never takes a core from the simulation or the
 // collector (in a sweep that keeps every core busy it simply does not run), and it populates
-// only up to prefaultLookaheadBytes above what the heap holds, so the peak RSS grows by at
-// most that. The pages' contents do not change (the populate call does not write them): the
+// only up to prefaultLookahead above what the heap holds, so the peak RSS grows by at most
+// that. The pages' contents do not change (the populate call does not write them): the
 // simulation cannot see any of it, and nothing it computes changes.
 //
 // The thread stops when the range is populated, or at the first call the kernel refuses
@@ -95,12 +104,12 @@ type heapPrefaulter struct {
 	populate func(addr, n uintptr) error
 }
 
-// advance populates the range up to inUseBytes+prefaultLookaheadBytes from its start (the
+// advance populates the range up to inUseBytes+prefaultLookahead(inUseBytes) from its start (the
 // heap takes its free pages lowest address first, so its in-use bytes approximate how far
 // into the range it has grown; the few MiB it held below the range make that an
 // overestimate), in whole chunks, and reports whether there is more to do.
 func (p *heapPrefaulter) advance(inUseBytes uintptr) bool {
-	target := min(inUseBytes+prefaultLookaheadBytes, p.rangeBytes) &^ (prefaultChunkBytes - 1)
+	target := min(inUseBytes+prefaultLookahead(inUseBytes), p.rangeBytes) &^ (prefaultChunkBytes - 1)
 	for p.populatedBytes < target {
 		if p.populate(p.start+p.populatedBytes, prefaultChunkBytes) != nil {
 			return false

@@ -14,10 +14,26 @@ import (
 	"unsafe"
 )
 
+func TestPrefaultLookahead(t *testing.T) {
+	for _, c := range []struct{ inUse, want uintptr }{
+		{0, prefaultMinLookaheadBytes},
+		{10 << 20, prefaultMinLookaheadBytes},
+		{40 << 20, 20 << 20},
+		{128 << 20, prefaultMaxLookaheadBytes},
+		{3 << 30, prefaultMaxLookaheadBytes},
+	} {
+		if got := prefaultLookahead(c.inUse); got != c.want {
+			t.Errorf("prefaultLookahead(%d) = %d, want %d", c.inUse, got, c.want)
+		}
+	}
+}
+
 func TestHeapPrefaulterAdvance(t *testing.T) {
 	const chunk = prefaultChunkBytes
-	const look = prefaultLookaheadBytes
-	rangeBytes := uintptr(look + 8*chunk)
+	const small = prefaultMinLookaheadBytes // the lookahead of a heap of up to twice that
+	const big = 256 << 20                   // a heap with the largest lookahead
+	const look = prefaultMaxLookaheadBytes
+	rangeBytes := uintptr(big + look + 8*chunk)
 	for _, c := range []struct {
 		name          string
 		inUse         []uintptr // successive readings
@@ -25,10 +41,11 @@ func TestHeapPrefaulterAdvance(t *testing.T) {
 		wantPopulated uintptr
 		wantMore      bool
 	}{
-		{"an empty heap populates the lookahead", []uintptr{0}, 0, look, true},
-		{"whole chunks only", []uintptr{chunk + 1}, 0, look + chunk, true},
-		{"growth moves the mark", []uintptr{0, 3 * chunk}, 0, look + 3*chunk, true},
-		{"a heap that shrank leaves the mark", []uintptr{5 * chunk, chunk}, 0, look + 5*chunk, true},
+		{"an empty heap populates the smallest lookahead", []uintptr{0}, 0, small, true},
+		{"whole chunks only", []uintptr{chunk + 1}, 0, small + chunk, true},
+		{"growth moves the mark", []uintptr{0, 3 * chunk}, 0, small + 3*chunk, true},
+		{"a large heap looks further ahead", []uintptr{0, big}, 0, big + look, true},
+		{"a heap that shrank leaves the mark", []uintptr{5 * chunk, chunk}, 0, small + 5*chunk, true},
 		{"never past the range, and then done", []uintptr{rangeBytes}, 0, rangeBytes, false},
 		{"a refused call stops", []uintptr{0, 0}, 3, 2 * chunk, false},
 	} {
@@ -112,7 +129,7 @@ func residentPages(t *testing.T, addr uintptr, n int) int {
 
 // TestPrefaultHeapTakesFirstTouchesOffTheAllocatingThread checks, in fresh processes (this
 // test binary run again), what prefaultHeap is for: once its thread has caught up, a thread
-// that allocates and writes 16 MiB of new heap takes (almost) no page faults, where without
+// that allocates and writes 48 MiB of new heap takes (almost) no page faults, where without
 // it the same thread takes one per page (or per huge page).
 func TestPrefaultHeapTakesFirstTouchesOffTheAllocatingThread(t *testing.T) {
 	if mode := os.Getenv("RECONSIM_TEST_PREFAULT_CHILD"); mode != "" {
@@ -148,9 +165,9 @@ func TestPrefaultHeapTakesFirstTouchesOffTheAllocatingThread(t *testing.T) {
 		faults[m] = n
 	}
 	t.Logf("page faults of the allocating thread: %d with prefaulting, %d without", faults["on"], faults["off"])
-	// 16 MiB is 8 huge pages, or 4,096 small ones where the host has no huge page to give.
-	if faults["off"] < 8 {
-		t.Fatalf("without prefaulting the thread took %d faults for 16 MiB of new heap: the test no longer measures first touches", faults["off"])
+	// 48 MiB is 24 huge pages, or 12,288 small ones where the host has no huge page to give.
+	if faults["off"] < 16 {
+		t.Fatalf("without prefaulting the thread took %d faults for 48 MiB of new heap: the test no longer measures first touches", faults["off"])
 	}
 	if faults["on"] > faults["off"]/4 {
 		t.Fatalf("with prefaulting the thread took %d faults, without %d: the pages were not populated ahead of the heap", faults["on"], faults["off"])
@@ -159,28 +176,38 @@ func TestPrefaultHeapTakesFirstTouchesOffTheAllocatingThread(t *testing.T) {
 
 // prefaultChild prepares the heap as sim does (prefaulting it or not), waits for the
 // prefaulting thread to populate past the heap, and prints how many page faults a locked
-// thread takes to allocate and write 16 MiB.
+// thread takes to allocate and write 48 MiB.
 func prefaultChild(t *testing.T, prefault bool) {
 	start, n := adviseHugePages()
 	if n == 0 {
 		t.Fatal("adviseHugePages prepared nothing in madvise mode")
 	}
+	// 128 MiB of live heap first, as a run's world is, so that the lookahead (half the heap
+	// in use, at most 64 MiB) has room for the 48 MiB measured below.
+	held := make([][]byte, 0, 16384)
+	for range 16384 {
+		b := make([]byte, 8<<10)
+		b[0], b[len(b)-1] = 1, 1
+		held = append(held, b)
+	}
+	defer runtime.KeepAlive(held)
 	if prefault {
 		prefaultHeap(start, n)
-		// Wait until the lookahead above the heap is resident (the populate calls run at
-		// idle priority and take a few ms per MiB on a VM).
+		// Wait until three quarters of the lookahead above the heap are resident (the
+		// populate calls run at idle priority and take a few ms per MiB on a VM).
 		samples := make([]metrics.Sample, len(heapInUseMetrics))
 		for i, name := range heapInUseMetrics {
 			samples[i].Name = name
 		}
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			want := min(int(heapInUseBytes(samples))+prefaultLookaheadBytes/2, n)
+			inUse := heapInUseBytes(samples)
+			want := min(int(inUse+prefaultLookahead(inUse)*3/4), n)
 			if residentPages(t, start, want) == want/os.Getpagesize() {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatal("the prefaulting thread did not populate half its lookahead in 30 s")
+				t.Fatal("the prefaulting thread did not populate its lookahead in 30 s")
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
@@ -188,7 +215,7 @@ func prefaultChild(t *testing.T, prefault bool) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	before := threadMinorFaults(t)
-	b := make([]byte, 16<<20)
+	b := make([]byte, 48<<20)
 	for i := 0; i < len(b); i += os.Getpagesize() {
 		b[i] = 1
 	}
