@@ -98,8 +98,8 @@ type Kubelet struct {
 	// kept to spare an allocation per check.
 	conditionsScratch []model.NodeCondition
 	nodeScratch       model.Node
-	// podConditionsScratch is the status manager's working copy of a generated pod status's
-	// conditions (see setPodStatus).
+	// podConditionsScratch is where a pod worker builds a generated pod status's conditions
+	// and the status manager normalises them (see setPodStatus).
 	podConditionsScratch []model.PodCondition
 
 	pullRand *rand.Rand // image pull latencies

@@ -169,37 +169,57 @@ func findCondition(cs []model.PodCondition, typ string) *model.PodCondition {
 // mergePodStatus is status_manager.go mergePodStatus: the kubelet's status, with the
 // conditions the kubelet does not own kept as the API server has them (first, in their
 // order) followed by the kubelet's own.
+//
+// The merged status is written and stored, so it may share what it takes unchanged from
+// kubeletStatus, which is read-only (a status manager entry's): its container statuses, and
+// its conditions when they are the merge's whole list (the API has no condition other than
+// the kubelet's, the usual case). A stored pod then shares them with the entry instead of
+// holding copies of its own. Shared slices are at full capacity (setPodStatus and
+// readinessChanged clip them), so that nobody appending to the stored pod's lists writes into
+// the entry's memory. Nil and empty lists come out as the copies would: the conditions as a
+// non-nil list, the container statuses nil when empty (TestMergePodStatusIsCopyingMerge).
 func mergePodStatus(apiStatus, kubeletStatus *model.PodStatus) model.PodStatus {
 	merged := *kubeletStatus
-	n := 0
+	apiOwn, kubeletOwn := 0, 0
 	for i := range apiStatus.Conditions {
 		if !isKubeletCondition(apiStatus.Conditions[i].Type) {
-			n++
+			apiOwn++
 		}
 	}
 	for i := range kubeletStatus.Conditions {
 		if isKubeletCondition(kubeletStatus.Conditions[i].Type) {
-			n++
+			kubeletOwn++
 		}
 	}
-	merged.Conditions = make([]model.PodCondition, 0, n)
-	for _, c := range apiStatus.Conditions {
-		if !isKubeletCondition(c.Type) {
-			merged.Conditions = append(merged.Conditions, c)
+	if apiOwn == 0 && kubeletOwn > 0 && kubeletOwn == len(kubeletStatus.Conditions) {
+		merged.Conditions = kubeletStatus.Conditions
+	} else {
+		merged.Conditions = make([]model.PodCondition, 0, apiOwn+kubeletOwn)
+		for _, c := range apiStatus.Conditions {
+			if !isKubeletCondition(c.Type) {
+				merged.Conditions = append(merged.Conditions, c)
+			}
 		}
-	}
-	for _, c := range kubeletStatus.Conditions {
-		if isKubeletCondition(c.Type) {
-			merged.Conditions = append(merged.Conditions, c)
+		for _, c := range kubeletStatus.Conditions {
+			if isKubeletCondition(c.Type) {
+				merged.Conditions = append(merged.Conditions, c)
+			}
 		}
 	}
 	// nominatedNodeName is kube-scheduler's (preemption), not the kubelet's: keep the API's.
 	merged.NominatedNodeName = apiStatus.NominatedNodeName
-	merged.ContainerStatuses = append([]model.ContainerStatus(nil), kubeletStatus.ContainerStatuses...)
-	if kubeletStatus.InitContainerStatuses != nil {
-		merged.InitContainerStatuses = append([]model.ContainerStatus(nil), kubeletStatus.InitContainerStatuses...)
-	}
+	merged.ContainerStatuses = nonEmptyOrNil(kubeletStatus.ContainerStatuses)
+	merged.InitContainerStatuses = nonEmptyOrNil(kubeletStatus.InitContainerStatuses)
 	return merged
+}
+
+// nonEmptyOrNil is s, or nil for an empty s: what copying it with append(nil, s...) gives,
+// without the copy.
+func nonEmptyOrNil[S ~[]E, E any](s S) S {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 // mergedStatusUnchanged is statusEqual(&merged, apiStatus) for merged :=

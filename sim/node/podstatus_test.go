@@ -128,7 +128,11 @@ func TestMergePodStatus(t *testing.T) {
 	assert.Equal(t, []string{"DisruptionTarget=True", "Ready=True", "PodScheduled=True"}, types)
 	assert.Equal(t, kubelet.ContainerStatuses, merged.ContainerStatuses)
 	assert.Equal(t, "node-a", merged.NominatedNodeName, "the scheduler's nomination is not the kubelet's to clear")
-	merged.ContainerStatuses[0].Ready = false
-	assert.True(t, kubelet.ContainerStatuses[0].Ready, "the merge does not share container statuses")
+	assert.True(t, model.SameSlice(kubelet.ContainerStatuses, merged.ContainerStatuses), "the read-only container statuses are shared")
+	assert.False(t, model.SameSlice(kubelet.Conditions, merged.Conditions), "a list with the API's own condition is the merge's")
+
+	api.Conditions = api.Conditions[1:]
+	merged = mergePodStatus(api, kubelet)
+	assert.True(t, model.SameSlice(kubelet.Conditions, merged.Conditions), "the kubelet's whole list is shared")
 	assert.True(t, statusEqual(&model.PodStatus{}, &model.PodStatus{Conditions: []model.PodCondition{}}), "nil and empty are equal")
 }

@@ -89,7 +89,8 @@ type podWorker struct {
 	reasons []waitReason
 	view    []containerView
 	// lastStatus is the status the kubelet last generated (an adopted pod's: the stored
-	// status it was adopted with); nil before the first. It is read-only and replaced whole.
+	// status it was adopted with); nil before the first. It is read-only and replaced whole,
+	// but for its conditions, which setPodStatus replaces once with the status manager's.
 	lastStatus *model.PodStatus
 
 	// The two timers are held by value (sim.Kernel.InitTimer): the worker is never copied.
@@ -418,7 +419,7 @@ func (w *podWorker) sync(p *sim.Proc) {
 			w.terminated = true
 			st := pod.Status
 			w.lastStatus = &st
-			w.kl.status.setPodStatus(w, st, true)
+			w.kl.status.setPodStatus(w, true)
 			return
 		}
 		if !w.admit() {
@@ -429,9 +430,9 @@ func (w *podWorker) sync(p *sim.Proc) {
 		w.syncTerminating()
 		return
 	}
-	status := w.generateStatus(w.kl.lastRelist(), false)
-	w.kl.status.setPodStatus(w, status, false)
-	if isTerminalPhase(status.Phase) {
+	w.generateStatus(w.kl.lastRelist(), false)
+	w.kl.status.setPodStatus(w, false)
+	if isTerminalPhase(w.lastStatus.Phase) {
 		w.terminating = true
 		w.syncTerminating()
 		return
@@ -458,7 +459,7 @@ func (w *podWorker) admit() bool {
 		st.Conditions = []model.PodCondition{*c}
 	}
 	w.lastStatus = &st
-	kl.status.setPodStatus(w, st, true)
+	kl.status.setPodStatus(w, true)
 	kl.emit("reject", w.object(), w.pod.ResourceVersion, reason+": "+message)
 	return false
 }
@@ -574,7 +575,8 @@ func (w *podWorker) finishCycle(sc *syncCycle) {
 		// The waiting reason reaches the API with the status generated from the new reason
 		// cache entry. Upstream shows it at the next sync; publishing it now is what
 		// `kubectl get pods` shows on a real node within a second or two of the BackOff event.
-		w.kl.status.setPodStatus(w, w.generateStatus(w.kl.lastRelist(), false), false)
+		w.generateStatus(w.kl.lastRelist(), false)
+		w.kl.status.setPodStatus(w, false)
 	}
 }
 
@@ -1013,7 +1015,8 @@ func (w *podWorker) syncTerminating() {
 	kl := w.kl
 	if !w.terminating {
 		w.terminating = true
-		kl.status.setPodStatus(w, w.generateStatus(w.kl.lastRelist(), false), false)
+		w.generateStatus(w.kl.lastRelist(), false)
+		kl.status.setPodStatus(w, false)
 	}
 	w.requeueTimer.Stop()
 	if !w.killOrdered(w.deletionGraceSeconds()) {
@@ -1030,10 +1033,10 @@ func (w *podWorker) syncTerminating() {
 		w.reasons[i] = waitReason{}
 	}
 	// The final status comes from the runtime directly, not from the last relist.
-	st := w.generateStatus(kl.k.Now(), true)
+	w.generateStatus(kl.k.Now(), true)
 	w.terminated = true
-	kl.status.setPodStatus(w, st, true)
-	kl.emit("pod-terminated", w.object(), 0, "phase="+st.Phase)
+	kl.status.setPodStatus(w, true)
+	kl.emit("pod-terminated", w.object(), 0, "phase="+w.lastStatus.Phase)
 }
 
 // generateStatus is generateAPIPodStatus: the pod status from the runtime state as the
@@ -1041,7 +1044,8 @@ func (w *podWorker) syncTerminating() {
 // directly), the reason cache and the probe results. It also refreshes the view the probe
 // workers read. A pod with init containers gets their statuses in initContainerStatuses; its
 // containers wait with reason PodInitializing until they start (convertToAPIContainerStatuses).
-func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) model.PodStatus {
+// The status becomes w.lastStatus, for setPodStatus, which every caller calls next.
+func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) {
 	pod := w.pod
 	rt := w.rt
 	mem := allocGeneratedStatus(len(rt.containers), rt.nInit, len(pod.Spec.Containers))
@@ -1104,19 +1108,21 @@ func (w *podWorker) generateStatus(relist vtime.Time, podIsTerminal bool) model.
 		sandbox.Status = model.ConditionTrue
 	}
 	containersReady, ready := readyConditions(w.readinessStatuses(s), s.Phase)
-	s.Conditions = []model.PodCondition{
+	// The conditions are built in the kubelet's scratch slice: the status manager's
+	// setPodStatus, which every caller calls next, gives lastStatus conditions of its own.
+	s.Conditions = append(w.kl.podConditionsScratch[:0],
 		sandbox,
 		w.initializedCondition(s),
 		ready,
 		containersReady,
-		{Type: model.PodScheduled, Status: model.ConditionTrue},
-	}
+		model.PodCondition{Type: model.PodScheduled, Status: model.ConditionTrue},
+	)
+	w.kl.podConditionsScratch = s.Conditions
 	// The IP appears once the first sandbox is seen, and stays after the sandbox goes.
 	if rt.podIP != "" && (sandboxReady || rt.sandboxes > 1 || !rt.sandboxReady) {
 		s.PodIP = rt.podIP
 	}
 	w.lastStatus = s
-	return *s
 }
 
 // generatedStatus is the memory of a status generateStatus builds: the status, whose
@@ -1367,11 +1373,17 @@ func (w *podWorker) readinessChanged(i int) {
 		return
 	}
 	s := *w.lastStatus
-	s.ContainerStatuses = append([]model.ContainerStatus(nil), w.lastStatus.ContainerStatuses...)
+	// The container statuses at full capacity, as the status manager may share them with the
+	// stored pod (mergePodStatus); the conditions in the kubelet's scratch slice, as
+	// setPodStatus gives lastStatus conditions of its own.
+	s.ContainerStatuses = slices.Clip(slices.Clone(w.lastStatus.ContainerStatuses))
 	if s.InitContainerStatuses != nil {
-		s.InitContainerStatuses = append([]model.ContainerStatus(nil), w.lastStatus.InitContainerStatuses...)
+		s.InitContainerStatuses = slices.Clip(slices.Clone(w.lastStatus.InitContainerStatuses))
 	}
-	s.Conditions = append([]model.PodCondition(nil), w.lastStatus.Conditions...)
+	if w.lastStatus.Conditions != nil {
+		s.Conditions = append(w.kl.podConditionsScratch[:0], w.lastStatus.Conditions...)
+		w.kl.podConditionsScratch = s.Conditions
+	}
 	cs := statusOf(&s, w.rt.containers[i])
 	if cs == nil {
 		return
@@ -1387,7 +1399,7 @@ func (w *podWorker) readinessChanged(i int) {
 		}
 	}
 	w.lastStatus = &s
-	w.kl.status.setPodStatus(w, s, false)
+	w.kl.status.setPodStatus(w, false)
 }
 
 // backOffRetryAfter is how long a pod worker whose sync failed on a crash-loop back-off

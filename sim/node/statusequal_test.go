@@ -163,6 +163,89 @@ func TestMergedStatusUnchangedIsMergeThenCompare(t *testing.T) {
 	outcomes.RequireBoth(t, 1001, "pairs a write would not change", 1001, "pairs a write would change")
 }
 
+// copyingMerge is mergePodStatus as it was before it shared the kubelet's lists: every list
+// the merged status has is its own.
+func copyingMerge(apiStatus, kubeletStatus *model.PodStatus) model.PodStatus {
+	merged := *kubeletStatus
+	merged.Conditions = []model.PodCondition{}
+	for _, c := range apiStatus.Conditions {
+		if !isKubeletCondition(c.Type) {
+			merged.Conditions = append(merged.Conditions, c)
+		}
+	}
+	for _, c := range kubeletStatus.Conditions {
+		if isKubeletCondition(c.Type) {
+			merged.Conditions = append(merged.Conditions, c)
+		}
+	}
+	merged.NominatedNodeName = apiStatus.NominatedNodeName
+	merged.ContainerStatuses = append([]model.ContainerStatus(nil), kubeletStatus.ContainerStatuses...)
+	if kubeletStatus.InitContainerStatuses != nil {
+		merged.InitContainerStatuses = append([]model.ContainerStatus(nil), kubeletStatus.InitContainerStatuses...)
+	}
+	return merged
+}
+
+// TestMergePodStatusIsCopyingMerge is a property test: for random API and kubelet statuses
+// (condition types the kubelet's and others', lists nil, empty or not), mergePodStatus's
+// result is reflect.DeepEqual to the copying merge's, nil and empty lists told apart as the
+// stored pod's JSON tells them apart, and a list it shares with the kubelet's status is the
+// kubelet's whole list.
+func TestMergePodStatusIsCopyingMerge(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	types := []string{model.PodScheduled, model.PodReady, model.PodInitialized, model.PodContainersReady, model.PodReadyToStartContainers, "DisruptionTarget"}
+	conditions := func(kubeletOnly bool) []model.PodCondition {
+		var cs []model.PodCondition
+		switch r.IntN(5) {
+		case 0:
+			return nil
+		case 1:
+			return []model.PodCondition{}
+		}
+		for n := 1 + r.IntN(5); n > 0; n-- {
+			var c model.PodCondition
+			fillSmall(r, reflect.ValueOf(&c).Elem())
+			c.Type = types[r.IntN(len(types))]
+			if kubeletOnly && !isKubeletCondition(c.Type) {
+				c.Type = model.PodReady
+			}
+			cs = append(cs, c)
+		}
+		return cs
+	}
+	containers := func() []model.ContainerStatus {
+		switch r.IntN(3) {
+		case 0:
+			return nil
+		case 1:
+			return []model.ContainerStatus{}
+		}
+		cs := make([]model.ContainerStatus, 1+r.IntN(3))
+		for i := range cs {
+			fillSmall(r, reflect.ValueOf(&cs[i]).Elem())
+		}
+		return cs
+	}
+	var outcomes testsupport.Outcomes
+	for i := 0; i < 20000; i++ {
+		var api, kubelet model.PodStatus
+		fillSmall(r, reflect.ValueOf(&api).Elem())
+		fillSmall(r, reflect.ValueOf(&kubelet).Elem())
+		api.Conditions = conditions(r.IntN(2) == 0)
+		kubelet.Conditions = conditions(r.IntN(2) == 0)
+		kubelet.ContainerStatuses, kubelet.InitContainerStatuses = containers(), containers()
+		merged := mergePodStatus(&api, &kubelet)
+		want := copyingMerge(&api, &kubelet)
+		require.True(t, reflect.DeepEqual(want, merged), "api %+v, kubelet %+v:\n%+v\n%+v", api, kubelet, want, merged)
+		shared := len(merged.Conditions) > 0 && len(kubelet.Conditions) > 0 && &merged.Conditions[0] == &kubelet.Conditions[0]
+		if shared {
+			require.Equal(t, len(kubelet.Conditions), len(merged.Conditions), "a shared list is the kubelet's whole list")
+		}
+		outcomes.Count(shared)
+	}
+	outcomes.RequireBoth(t, 1001, "merges sharing the kubelet's conditions", 1001, "merges with a list of their own")
+}
+
 func TestDescribeStatus(t *testing.T) {
 	started := true
 	cases := []struct {

@@ -168,17 +168,25 @@ func (sm *statusManager) seed(w *podWorker) {
 	sm.markUnsettled(e)
 }
 
-// setPodStatus records a freshly generated status for w's pod (SetPodStatus and
+// setPodStatus records the status w just generated, w.lastStatus (SetPodStatus and
 // TerminatePod): its times are fixed against the previous status, and if anything changed it
 // is queued for writing.
-func (sm *statusManager) setPodStatus(w *podWorker, generated model.PodStatus, finished bool) {
+//
+// Afterwards w.lastStatus holds the entry's conditions instead of its own: they differ only
+// in their lastTransitionTimes, which are set here again for each status generated from
+// lastStatus (readinessChanged), so the worker's status keeps no list of its own alive, and
+// generateStatus may build its conditions in the kubelet's scratch slice.
+func (sm *statusManager) setPodStatus(w *podWorker, finished bool) {
+	generated := w.lastStatus
 	// Upstream caches a deep copy. Here the entry shares the generated status's container
 	// statuses (a generated status is never changed in place: the pod worker copies what it
 	// changes, as readinessChanged does) and gets conditions of its own, whose times
 	// normalizeStatus sets; the deep copy was 3% of the bytes thundering-herd allocated.
-	// The conditions are normalised in the kubelet's scratch slice first and copied out only
-	// for a status that changed: a status generated as the cached one allocates nothing.
-	st := generated
+	// The conditions are normalised in the kubelet's scratch slice first (where
+	// generateStatus may have built them: the append then copies them onto themselves) and
+	// copied out only for a status that changed: a status generated as the cached one
+	// allocates nothing.
+	st := *generated
 	if generated.Conditions != nil {
 		sm.kl.podConditionsScratch = append(sm.kl.podConditionsScratch[:0], generated.Conditions...)
 		st.Conditions = sm.kl.podConditionsScratch
@@ -190,9 +198,11 @@ func (sm *statusManager) setPodStatus(w *podWorker, generated model.PodStatus, f
 	}
 	normalizeStatus(&st, old, sm.kl.k.Now())
 	if cached && statusEqual(e.status, &st) && e.finished == finished {
+		generated.Conditions = e.status.Conditions
 		return
 	}
-	st.Conditions = slices.Clone(st.Conditions)
+	// At full capacity: a merge shares the list with the stored pod (mergePodStatus).
+	st.Conditions = slices.Clip(slices.Clone(st.Conditions))
 	if !cached {
 		e = newStatusEntry(w)
 		sm.entries[w.uid] = e
@@ -201,6 +211,7 @@ func (sm *statusManager) setPodStatus(w *podWorker, generated model.PodStatus, f
 	*e.status = st
 	e.finished = e.finished || finished
 	e.version++
+	generated.Conditions = e.status.Conditions
 	sm.markUnsettled(e)
 	sm.enqueue(w.uid)
 }

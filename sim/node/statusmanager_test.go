@@ -60,8 +60,9 @@ func TestStatusManagerSettles(t *testing.T) {
 
 // TestSetPodStatusCachesConditionsOfItsOwn holds setPodStatus's scratch normalisation to the
 // copy it replaced: each cached status keeps the conditions it was given while later statuses
-// are normalised in the same scratch slice, a status without conditions stays without, and
-// the caller's generated status is left as it was.
+// are normalised in the same scratch slice, a status without conditions stays without, the
+// generated list is left as it was, and the worker's status then holds the entry's
+// conditions, at full capacity.
 func TestSetPodStatusCachesConditionsOfItsOwn(t *testing.T) {
 	w := newWorld(t, 1)
 	capacity := model.ResourceList{model.ResourceCPU: mustQuantity(t, "4")}
@@ -76,36 +77,43 @@ func TestSetPodStatusCachesConditionsOfItsOwn(t *testing.T) {
 	require.NotNil(t, pw)
 	sm := kl.status
 
-	generated := func(ready model.ConditionStatus) model.PodStatus {
+	set := func(ready model.ConditionStatus) []model.PodCondition {
 		st := pw.pod.Status
 		st.Conditions = []model.PodCondition{
 			{Type: model.PodReady, Status: ready},
 			{Type: model.PodScheduled, Status: model.ConditionTrue},
 		}
-		return st
+		generated := st.Conditions
+		pw.lastStatus = &st
+		sm.setPodStatus(pw, false)
+		require.True(t, model.SameSlice(pw.lastStatus.Conditions, sm.entries[pw.uid].status.Conditions),
+			"the worker's status holds the entry's conditions")
+		return generated
 	}
-	first := generated(model.ConditionFalse)
-	sm.setPodStatus(pw, first, false)
+	first := set(model.ConditionFalse)
 	cached := sm.entries[pw.uid].status
 	require.Equal(t, model.ConditionFalse, cached.Conditions[0].Status)
 	require.Equal(t, w.K.Now(), cached.Conditions[0].LastTransitionTime, "a changed condition's transition time is now")
-	require.Zero(t, first.Conditions[0].LastTransitionTime, "the generated status is not normalised in place")
+	require.Zero(t, first[0].LastTransitionTime, "the generated status is not normalised in place")
+	require.Equal(t, len(cached.Conditions), cap(cached.Conditions), "the cached conditions are at full capacity")
 
 	w.Run(time.Second)
 	version := sm.entries[pw.uid].version
-	sm.setPodStatus(pw, generated(model.ConditionFalse), false)
+	set(model.ConditionFalse)
 	require.Equal(t, version, sm.entries[pw.uid].version, "an unchanged status is not cached again")
 	require.Same(t, cached, sm.entries[pw.uid].status)
 
-	sm.setPodStatus(pw, generated(model.ConditionTrue), false)
+	set(model.ConditionTrue)
 	require.Equal(t, model.ConditionFalse, cached.Conditions[0].Status, "the earlier cached status keeps its conditions")
 	second := sm.entries[pw.uid].status
 	require.Equal(t, model.ConditionTrue, second.Conditions[0].Status)
 
-	none := generated(model.ConditionTrue)
+	none := pw.pod.Status
 	none.Conditions = nil
-	sm.setPodStatus(pw, none, false)
+	pw.lastStatus = &none
+	sm.setPodStatus(pw, false)
 	require.Nil(t, sm.entries[pw.uid].status.Conditions, "no conditions stay nil")
+	require.Nil(t, pw.lastStatus.Conditions)
 	require.Equal(t, model.ConditionTrue, second.Conditions[0].Status, "the earlier cached status keeps its conditions")
 }
 
