@@ -254,9 +254,12 @@ func (sm *statusManager) run(p *sim.Proc) {
 			sm.idle = false
 			continue
 		}
+		// The queue moves down instead of its start moving up: a queue that empties and fills
+		// again (most are one pod long) keeps its array instead of allocating at each enqueue.
 		uid := sm.queue[0]
-		sm.queue[0] = ""
-		sm.queue = sm.queue[1:]
+		n := copy(sm.queue, sm.queue[1:])
+		sm.queue[n] = ""
+		sm.queue = sm.queue[:n]
 		delete(sm.queued, uid)
 		sm.syncPod(p, uid)
 	}
@@ -372,9 +375,12 @@ func (sm *statusManager) syncPod(p *sim.Proc, uid string) {
 	e.postedRV = pod.ResourceVersion
 	sm.markUnsettled(e)
 	if e.finished && pod.DeletionTimestamp != nil {
+		// The options' three pointers point into one allocation.
+		opts := &finalDeleteOptions{uid: uid}
+		opts.preconditions.UID = &opts.uid
 		err := kl.c.Delete(ctx(p), model.KindPod, e.namespace, e.name, model.DeleteOptions{
-			GracePeriodSeconds: model.Ptr(int64(0)),
-			Preconditions:      &model.Preconditions{UID: model.Ptr(uid)},
+			GracePeriodSeconds: &opts.gracePeriodSeconds,
+			Preconditions:      &opts.preconditions,
 		})
 		if err != nil && !apierrors.IsNotFound(err) {
 			kl.emit("delete-error", e.object, 0, err.Error())
@@ -383,6 +389,14 @@ func (sm *statusManager) syncPod(p *sim.Proc, uid string) {
 		delete(sm.entries, uid)
 		kl.emit("pod-deleted", e.object, 0, "final delete, grace 0")
 	}
+}
+
+// finalDeleteOptions is what the options of a pod's final delete point to: grace period 0
+// and the pod's uid as precondition.
+type finalDeleteOptions struct {
+	gracePeriodSeconds int64
+	preconditions      model.Preconditions
+	uid                string
 }
 
 // describeStatus is a compact summary of a pod status for traces: phase, readiness and each
