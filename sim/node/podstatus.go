@@ -114,23 +114,51 @@ func getPhase(restartPolicy string, statuses []model.ContainerStatus, podIsTermi
 // True when every container is ready; otherwise False with the unready containers named,
 // or reason PodCompleted once the pod succeeded.
 func readyConditions(statuses []model.ContainerStatus, phase string) (containersReady, ready model.PodCondition) {
-	var unready []string
-	for i := range statuses {
-		if !statuses[i].Ready {
-			unready = append(unready, statuses[i].Name)
-		}
-	}
 	c := model.PodCondition{Type: model.PodContainersReady, Status: model.ConditionTrue}
 	switch {
 	case phase == model.PodSucceeded:
 		c.Status, c.Reason = model.ConditionFalse, reasonPodCompleted
-	case len(unready) > 0:
-		c.Status, c.Reason = model.ConditionFalse, reasonContainersNotReady
-		c.Message = fmt.Sprintf("containers with unready status: [%s]", strings.Join(unready, " "))
+	default:
+		if msg := unreadyMessage(statuses); msg != "" {
+			c.Status, c.Reason = model.ConditionFalse, reasonContainersNotReady
+			c.Message = msg
+		}
 	}
 	r := c
 	r.Type = model.PodReady
 	return c, r
+}
+
+// unreadyMessage is the ContainersReady condition's message naming the unready containers,
+// fmt.Sprintf("containers with unready status: [%s]", strings.Join(names, " ")), or "" when
+// all are ready. It is built in one allocation: readyConditions runs at every status the
+// kubelet generates (TestTraceDetailsAreSprintf).
+func unreadyMessage(statuses []model.ContainerStatus) string {
+	const prefix = "containers with unready status: ["
+	n := 0
+	for i := range statuses {
+		if !statuses[i].Ready {
+			n += len(statuses[i].Name) + 1
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.Grow(len(prefix) + n)
+	b.WriteString(prefix)
+	first := true
+	for i := range statuses {
+		if !statuses[i].Ready {
+			if !first {
+				b.WriteByte(' ')
+			}
+			first = false
+			b.WriteString(statuses[i].Name)
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
 }
 
 // normalizeStatus fixes the times of a freshly generated status against old, the status the

@@ -3,6 +3,7 @@ package node
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/reconsim/reconsim/model"
@@ -495,7 +496,7 @@ func (w *podWorker) syncContainers(p *sim.Proc) {
 		if rt.podIP == "" {
 			rt.podIP = kl.allocIP()
 		}
-		kl.emit("sandbox", w.object(), 0, fmt.Sprintf("ip=%s took=%s", rt.podIP, d))
+		kl.emit("sandbox", w.object(), 0, sandboxDetail(rt.podIP, d))
 		w.wakeAtRelist()
 	}
 	sc := syncCycle{backoffUntil: vtime.Never}
@@ -757,7 +758,7 @@ func (w *podWorker) killOrdered(graceSeconds int64) bool {
 	waiting := false
 	for _, cr := range w.rt.containers {
 		if cr.running && !cr.sidecar {
-			w.kill(cr, fmt.Sprintf("Stopping container %s", cr.name), graceSeconds)
+			w.kill(cr, stoppingMessage(cr.name), graceSeconds)
 			waiting = true
 		}
 	}
@@ -767,11 +768,11 @@ func (w *podWorker) killOrdered(graceSeconds int64) bool {
 			continue
 		}
 		if waiting {
-			w.announceKill(cr, fmt.Sprintf("Stopping container %s", cr.name))
+			w.announceKill(cr, stoppingMessage(cr.name))
 			continue
 		}
 		left := int64(w.killDeadline.Sub(now) / time.Second)
-		w.kill(cr, fmt.Sprintf("Stopping container %s", cr.name), left)
+		w.kill(cr, stoppingMessage(cr.name), left)
 		waiting = true
 	}
 	return !w.rt.anyRunning()
@@ -824,7 +825,7 @@ func (w *podWorker) startContainer(p *sim.Proc, i int) {
 	w.reasons[i] = waitReason{}
 	kl.rec.Eventf(w.pod, model.EventTypeNormal, eventCreated, "Created container: %s", c.Name)
 	kl.rec.Eventf(w.pod, model.EventTypeNormal, eventStarted, "Started container %s", c.Name)
-	kl.emit("container-start", w.object(), 0, fmt.Sprintf("container=%s restarts=%d took=%s", c.Name, cr.restartCount, d))
+	kl.emit("container-start", w.object(), 0, containerStartDetail(c.Name, cr.restartCount, d))
 	kl.armExit(w.rt, cr, *w.beh, now)
 	w.wakeAtRelist()
 }
@@ -860,7 +861,7 @@ func (kl *Kubelet) containerExitFired(rt *podRuntime, cr *containerRecord) {
 	}
 	code := cr.pendingExitCode
 	cr.exit(kl.k.Now(), code, exitReason(code))
-	kl.emit("container-exit", "Pod "+rt.key, 0, fmt.Sprintf("container=%s code=%d", cr.name, code))
+	kl.emit("container-exit", "Pod "+rt.key, 0, containerExitDetail(cr.name, code))
 	w, ok := kl.workers[rt.uid]
 	if !ok || w.rt != rt {
 		return
@@ -1414,3 +1415,25 @@ func (kl *Kubelet) backOffRetryAfter(until vtime.Time) time.Duration {
 	wait := max(until.Sub(kl.k.Now()), 0)
 	return min(wait, kl.cfg.SyncFrequency)
 }
+
+// The details of the pod worker's most frequent trace lines and its kill message, each
+// fmt.Sprintf of the format it names, built without fmt's boxing of their arguments
+// (TestTraceDetailsAreSprintf).
+
+// sandboxDetail is fmt.Sprintf("ip=%s took=%s", ip, took).
+func sandboxDetail(ip string, took time.Duration) string {
+	return "ip=" + ip + " took=" + took.String()
+}
+
+// containerStartDetail is fmt.Sprintf("container=%s restarts=%d took=%s", name, restarts, took).
+func containerStartDetail(name string, restarts int32, took time.Duration) string {
+	return "container=" + name + " restarts=" + strconv.Itoa(int(restarts)) + " took=" + took.String()
+}
+
+// containerExitDetail is fmt.Sprintf("container=%s code=%d", name, code).
+func containerExitDetail(name string, code int32) string {
+	return "container=" + name + " code=" + strconv.Itoa(int(code))
+}
+
+// stoppingMessage is fmt.Sprintf("Stopping container %s", name), the Killing event's message.
+func stoppingMessage(name string) string { return "Stopping container " + name }
