@@ -1291,15 +1291,17 @@ type seenContainer struct {
 // is not visible yet, so a container started since shows its previous instance (or none) and
 // one that exited since still shows running.
 func seenAt(cr *containerRecord, relist vtime.Time) seenContainer {
+	// cr.last is read-only (containerRecord.last): a status may share it, and the stored pods
+	// written from it then share it too.
 	s := seenContainer{id: cr.id, running: cr.running, startedAt: cr.startedAt, restartCount: cr.restartCount,
-		terminated: cr.terminatedState(), last: copyTerminated(cr.last)}
+		terminated: cr.terminatedState(), last: cr.last}
 	switch {
 	case cr.id != 0 && cr.startedAt > relist:
 		// The instance started after the relist: the previous one is what was seen.
 		s = seenContainer{id: cr.prevID}
 		if cr.prevID != 0 {
 			s.restartCount = cr.restartCount - 1
-			s.terminated = copyTerminated(cr.last)
+			s.terminated = cr.last
 			if s.terminated != nil {
 				s.startedAt = s.terminated.StartedAt
 			}
@@ -1310,14 +1312,6 @@ func seenAt(cr *containerRecord, relist vtime.Time) seenContainer {
 		s.terminated = nil
 	}
 	return s
-}
-
-func copyTerminated(t *model.ContainerStateTerminated) *model.ContainerStateTerminated {
-	if t == nil {
-		return nil
-	}
-	c := *t
-	return &c
 }
 
 // containerStarted is prober_manager.go UpdatePodStatus's started: the startup probe passed,

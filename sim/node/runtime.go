@@ -50,7 +50,13 @@ type containerRecord struct {
 	exitCode     int32
 	reason       string
 	restartCount int32
-	last         *model.ContainerStateTerminated
+	// last is the previous instance's termination. It is replaced whole, never changed in
+	// place: the statuses generated from the record share it (seenAt).
+	last *model.ContainerStateTerminated
+	// terminated is the current instance's termination as terminatedState built it, shared
+	// (read-only) by the statuses generated since; begin and exit, which change what it
+	// shows, drop it.
+	terminated *model.ContainerStateTerminated
 
 	// The pending exit of a running instance: by itself (crash-after, exit-after), after
 	// SIGTERM, or by SIGKILL at the grace deadline, whichever is first.
@@ -199,6 +205,7 @@ func (cr *containerRecord) begin(id uint64, now vtime.Time) {
 		}
 		cr.restartCount++
 	}
+	cr.terminated = nil
 	cr.prevID = cr.id
 	cr.id = id
 	cr.running = true
@@ -218,12 +225,15 @@ func (cr *containerRecord) terminatedState() *model.ContainerStateTerminated {
 	if cr.id == 0 || cr.running {
 		return nil
 	}
-	return &model.ContainerStateTerminated{
-		ExitCode:   cr.exitCode,
-		Reason:     cr.reason,
-		StartedAt:  cr.startedAt,
-		FinishedAt: cr.finishedAt,
+	if cr.terminated == nil {
+		cr.terminated = &model.ContainerStateTerminated{
+			ExitCode:   cr.exitCode,
+			Reason:     cr.reason,
+			StartedAt:  cr.startedAt,
+			FinishedAt: cr.finishedAt,
+		}
 	}
+	return cr.terminated
 }
 
 // scheduleExit arranges for the running instance to exit at at with code, unless an earlier
@@ -247,6 +257,7 @@ func exitReason(code int32) string {
 // exit ends the running instance now.
 func (cr *containerRecord) exit(now vtime.Time, code int32, reason string) {
 	cr.running = false
+	cr.terminated = nil
 	cr.changedAt = now
 	cr.finishedAt = now
 	cr.exitCode = code
