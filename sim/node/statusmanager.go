@@ -59,7 +59,9 @@ type statusEntry struct {
 	uid, namespace, name string
 	// key is the pod's informer key (namespace/name) and object the pod as traces name it.
 	key, object string
-	// status is read-only and replaced whole: a seeded entry's is the stored pod's own.
+	// status is read-only and replaced whole: a seeded entry's is the stored pod's own, and
+	// the stored pods written from it share its container statuses and, mostly, its
+	// conditions (mergePodStatus).
 	status *model.PodStatus
 	// version counts changes of status; apiVersion is the version last written (or found
 	// already in place).
