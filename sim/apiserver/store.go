@@ -960,16 +960,11 @@ func (s *Store) generateName(base string) string {
 	return string(b)
 }
 
-// formatUID turns the n-th uid into a deterministic, unique, UUID-shaped string (version 4
-// layout): the first 64 bits are a bijective mix of n, the last 48 are n itself.
-func formatUID(n uint64) string {
-	return string(appendUID(make([]byte, 0, uidLen), n))
-}
-
 // uidLen is the length of a uid's text.
 const uidLen = 36
 
-// appendUID appends formatUID(n) to b.
+// appendUID appends the n-th uid's text to b: a deterministic, unique, UUID-shaped string
+// (version 4 layout) whose first 64 bits are a bijective mix of n and last 48 are n itself.
 func appendUID(b []byte, n uint64) []byte {
 	x := n * 0x9e3779b97f4a7c15
 	x ^= x >> 29
@@ -1000,7 +995,7 @@ const uidsPerBlock = 32
 
 // uidBlock hands out uid texts as substrings of one string per uidsPerBlock consecutive
 // uids: a create takes its uid's text without an allocation of its own (it was one of
-// every 40 of thundering-herd's allocations). A text is formatUID's; only the memory is
+// every 40 of thundering-herd's allocations). A text is appendUID's; only the memory is
 // shared, and a block lives while any of its uids' objects does (1,152 bytes against 32
 // allocations of 48).
 type uidBlock struct {
@@ -1008,7 +1003,8 @@ type uidBlock struct {
 	first uint64
 }
 
-// text returns formatUID(n), formatting n's block when n is not in the current one.
+// text returns the n-th uid's text (appendUID), formatting n's block when n is not in the
+// current one.
 func (b *uidBlock) text(n uint64) string {
 	if b.texts == "" || n < b.first || n-b.first >= uidsPerBlock {
 		first := n - (n-1)%uidsPerBlock // blocks start at 1, 1+uidsPerBlock, ...

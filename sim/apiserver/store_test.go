@@ -61,6 +61,9 @@ func TestCreateAssignsSystemFields(t *testing.T) {
 	assert.Equal(t, uint64(6), s.Revision())
 }
 
+// formatUID is the n-th uid's text on its own, as the texts a uidBlock shares are held to.
+func formatUID(n uint64) string { return string(appendUID(nil, n)) }
+
 func TestUIDsAreDeterministicAndUnique(t *testing.T) {
 	seen := map[string]bool{}
 	for n := uint64(1); n <= 10000; n++ {

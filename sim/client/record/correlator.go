@@ -179,8 +179,12 @@ const (
 	keyAggregate
 )
 
-// maxKeyParts is the most fields a key joins (the aggregate key's 12).
-const maxKeyParts = 12
+// maxKeyParts is the most fields a key joins (the aggregate key's 12); spamKeyParts are the
+// spam key's, the first of every key.
+const (
+	maxKeyParts  = 12
+	spamKeyParts = 9
+)
 
 // parts puts into buf the fields that kind's key of ev joins, in upstream's order, and returns
 // them.
@@ -199,7 +203,7 @@ func (kind keyKind) parts(ev *model.Event, buf *[maxKeyParts]string) []string {
 		buf[9], buf[10], buf[11] = ev.Reason, ev.ReportingController, ev.ReportingInstance
 		return buf[:12]
 	default:
-		return buf[:9]
+		return buf[:spamKeyParts]
 	}
 }
 
@@ -208,18 +212,20 @@ func (c *Correlator) keysOf(ev *model.Event) eventKeys {
 	// goes on with the aggregate key's tail, the original with the event key's. A hash of
 	// bytes written in pieces is the hash of them written at once (hash/maphash), so each is
 	// the hash of its key's joined string.
-	o := &ev.InvolvedObject
+	var buf [maxKeyParts]string
+	parts := keyAggregate.parts(ev, &buf) // the spam key's, then reason, controller, instance
 	var h maphash.Hash
 	h.SetSeed(c.seed)
-	for _, s := range [...]string{ev.Source.Component, ev.Source.Host, string(o.Kind), o.Namespace, o.Name, o.UID, o.APIVersion, ev.Type} {
+	for _, s := range parts[:spamKeyParts] {
 		h.WriteString(s)
 	}
 	spam := h.Sum64()
-	h.WriteString(ev.Reason)
+	h.WriteString(parts[spamKeyParts]) // the reason, which the other two keys go on with
 	agg := h
 	h.WriteString(ev.Message)
-	agg.WriteString(ev.ReportingController)
-	agg.WriteString(ev.ReportingInstance)
+	for _, s := range parts[spamKeyParts+1:] {
+		agg.WriteString(s)
+	}
 	return eventKeys{
 		event:     lruKey{ev: ev, kind: keyEvent, hash: h.Sum64()},
 		aggregate: lruKey{ev: ev, kind: keyAggregate, hash: agg.Sum64()},
