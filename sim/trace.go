@@ -14,12 +14,20 @@ import (
 // Every line feeds a running FNV-1a hash, so two runs can be compared by Hash alone; lines go
 // to a writer only when one is set. The trace is what golden tests diff and what
 // `sim run --trace` prints.
+//
+// The hash is folded a chunk of lines at a time (TraceChunkBytes), not line by line: FNV-1a is
+// a chain of dependent multiplications, about 4 cycles a byte that nothing else can overlap,
+// some 100 ns for a line, and a chunk can be folded elsewhere (SetFolder) while the run goes
+// on. The hash is the same either way: one FNV-1a over every byte of every line, in order.
 type Trace struct {
 	w     io.Writer
 	hash  uint64
 	lines uint64
 	buf   []byte
 	err   error
+	// pending holds the whole lines not folded into hash yet; folder, if set, folds them.
+	pending []byte
+	folder  HashFolder
 	// timeAt is the time of the last line and timeLen the length of its formatted seconds,
 	// which start buf: a line at the same instant (a write and the caller's own line after it,
 	// a watch delivery's handlers) reuses them. timeLen 0: none yet.
@@ -27,9 +35,53 @@ type Trace struct {
 	timeLen int
 }
 
+// TraceChunkBytes is how many bytes of lines the trace gathers before it folds them into its
+// hash: large enough that handing a chunk to a HashFolder costs little per line, small enough
+// to stay in the cache that just wrote it.
+const TraceChunkBytes = 32 << 10
+
+// FNVOffsetBasis is the state an FNV-1a hash starts from.
+const FNVOffsetBasis uint64 = 14695981039346656037
+
+// FoldFNV continues the FNV-1a hash state h over b.
+func FoldFNV(h uint64, b []byte) uint64 {
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+// A HashFolder folds the trace's lines into its hash off the simulation's goroutine. It sees
+// only the bytes of finished lines, so it cannot change what a run does, and the hash is a
+// function of those bytes alone.
+type HashFolder interface {
+	// Start sets the hash state to continue from: the hash of the lines before the folder.
+	// SetFolder calls it once, before any Fold.
+	Start(h uint64)
+	// Fold takes chunk, whole lines, to fold after every chunk before it, and returns an
+	// empty buffer for the next lines. chunk is the folder's until it returns it from a
+	// later Fold.
+	Fold(chunk []byte) []byte
+	// Sum waits until every chunk given to Fold is folded, and returns the hash state after
+	// them all.
+	Sum() uint64
+}
+
 func (t *Trace) init() {
-	t.hash = 14695981039346656037
+	t.hash = FNVOffsetBasis
 	t.buf = make([]byte, 0, 256)
+	t.pending = make([]byte, 0, TraceChunkBytes+len(t.buf))
+}
+
+// SetFolder has f fold every line from now on, from the hash of the lines so far; nil folds
+// them here again. The folder before it, if any, is done with once SetFolder returns.
+func (t *Trace) SetFolder(f HashFolder) {
+	t.hash = t.Hash()
+	t.folder = f
+	if f != nil {
+		f.Start(t.hash)
+	}
 }
 
 // SetWriter sends every following line to w (nil: hash only). The first write error stops
@@ -39,8 +91,28 @@ func (t *Trace) SetWriter(w io.Writer) { t.w = w }
 // Err returns the first error the writer returned, if any.
 func (t *Trace) Err() error { return t.err }
 
-// Hash returns the FNV-1a hash of every line emitted so far.
-func (t *Trace) Hash() uint64 { return t.hash }
+// Hash returns the FNV-1a hash of every line emitted so far. With a HashFolder, it waits for
+// the folder.
+func (t *Trace) Hash() uint64 {
+	t.fold()
+	if t.folder != nil {
+		return t.folder.Sum()
+	}
+	return t.hash
+}
+
+// fold folds the pending lines into the hash, or gives them to the folder.
+func (t *Trace) fold() {
+	if len(t.pending) == 0 {
+		return
+	}
+	if t.folder != nil {
+		t.pending = t.folder.Fold(t.pending)
+		return
+	}
+	t.hash = FoldFNV(t.hash, t.pending)
+	t.pending = t.pending[:0]
+}
 
 // Lines returns how many lines were emitted.
 func (t *Trace) Lines() uint64 { return t.lines }
@@ -105,7 +177,7 @@ func appendSeconds(b []byte, now vtime.Time) []byte {
 	return b
 }
 
-// finish ends the line b with rv and detail, hashes it and writes it.
+// finish ends the line b with rv and detail, keeps it for the hash and writes it.
 func (t *Trace) finish(b []byte, rv uint64, detail string) {
 	if rv != 0 {
 		b = append(b, " rv="...)
@@ -116,12 +188,10 @@ func (t *Trace) finish(b []byte, rv uint64, detail string) {
 		b = append(b, detail...)
 	}
 	b = append(b, '\n')
-	h := t.hash
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= 1099511628211
+	t.pending = append(t.pending, b...)
+	if len(t.pending) >= TraceChunkBytes {
+		t.fold()
 	}
-	t.hash = h
 	t.lines++
 	if t.w != nil && t.err == nil {
 		_, t.err = t.w.Write(b)

@@ -51,10 +51,15 @@ var allowedRandV2 = map[string]bool{"New": true, "NewPCG": true, "NewChaCha8": t
 // internal/plotstyle (dependencies of report, whose Result sim/cluster builds; scenarios reads
 // files with internal/boundedfile), and scenarios, whose defaults, component settings and timeline
 // targeting (NodeTarget.Select draws from the run's stream) are read while the world is built
-// and played. report is not on it: it renders what a run recorded, after the kernel stopped
-// (it may draw plots on goroutines); sweep, explore and internal/cli start runs but do not
-// run inside one.
+// and played. report and internal/tracefold are not on it (OffThePath); sweep, explore and
+// internal/cli start runs but do not run inside one.
 var SimulationPath = []string{"./sim/...", "./model/...", "./vtime", "./internal/flagtab", "./internal/bounds", "./internal/suggest", "./internal/words", "./internal/atomicfile", "./internal/boundedfile", "./internal/plotstyle", "./scenarios"}
+
+// OffThePath are the module's packages a run depends on that are not on the simulation path,
+// because nothing they do flows back into the run: report renders what a run recorded (its
+// TraceWriter encodes the trace's written bytes on a goroutine as the run goes), and
+// internal/tracefold folds the trace's finished lines into its hash on a goroutine.
+var OffThePath = []string{"report", "internal/tracefold"}
 
 // goList runs "go" with args (a go list command line) in dir and returns its standard output;
 // a failure's error carries what go wrote to standard error.

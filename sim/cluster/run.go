@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"github.com/reconsim/reconsim/internal/tracefold"
 	"math/rand/v2"
 	"strings"
 
@@ -30,6 +31,15 @@ func Run(ctx context.Context, scn *scenarios.Scenario, opts Options) (*report.Re
 	// The processes left blocked would otherwise keep the whole world reachable after Run
 	// returns: while the caller writes the outputs, and after every run of a sweep.
 	defer w.k.Close()
+	// The trace's hash is folded on another goroutine while the run goes (internal/tracefold):
+	// some 100 ns a line that the simulation's goroutine no longer waits for. It is detached,
+	// with the hash up to date, before the kernel's Close (deferred above, so run after this).
+	folder := tracefold.New()
+	w.k.Trace().SetFolder(folder)
+	defer func() {
+		w.k.Trace().SetFolder(nil)
+		folder.Close()
+	}()
 	if opts.Trace != nil {
 		w.k.Trace().SetWriter(opts.Trace)
 	}
