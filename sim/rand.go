@@ -16,14 +16,7 @@ func NewRand(seed uint64, component string) *rand.Rand {
 	return rand.New(rand.NewPCG(splitmix64(seed^h), splitmix64(h+0x9e3779b97f4a7c15)))
 }
 
-func fnv64a(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
-}
+func fnv64a(s string) uint64 { return FoldFNV(FNVOffsetBasis, []byte(s)) }
 
 // splitmix64 is the SplitMix64 finaliser, used to spread sub-seeds.
 func splitmix64(x uint64) uint64 {
