@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/scenarios"
+	"github.com/reconsim/reconsim/sim/cluster"
 )
 
 // nodeFailureExplore is the built-in node-failure (3 nodes, a ReplicaSet of 6, worker-0
@@ -28,8 +29,8 @@ explore:
 // node-failure-sized scenario, with two workers (the 2 cores the target is for),
 // invariant checking included; rendering and parsing each run's scenario is part of a run.
 func BenchmarkExploreNodeFailure(b *testing.B) {
-	// The garbage collector's target sim itself runs with (internal/cli main.go, defaultGCPercent).
-	defer debug.SetGCPercent(debug.SetGCPercent(200))
+	// The garbage collector's target sim itself runs with.
+	defer debug.SetGCPercent(debug.SetGCPercent(cluster.GCPercent))
 	_, data, _, err := scenarios.Resolve("node-failure")
 	require.NoError(b, err)
 	data = append(data, nodeFailureExplore...)

@@ -27,14 +27,6 @@ const (
 	exitInternal = 3
 )
 
-// defaultGCPercent is the garbage collector's target (GOGC) unless the environment sets one.
-// A simulation's heap is mostly long-lived cluster state (objects, caches, watch history) that
-// every collection has to mark again. On thundering-herd (3 runs each, 2 cores) GOGC 100, 200
-// and 400 gave the same wall time (the collector runs on the other core) but 18.1, 15.6 and
-// 14.6 s of CPU for 1,068, 1,361 and 1,664 MiB peak memory: 200 keeps most of the CPU saving,
-// which counts when a sweep keeps every core busy, for half the memory (docs/performance.md).
-const defaultGCPercent = 200
-
 // envNoHugePages, when set (to anything), keeps the heap on the kernel's default pages
 // (adviseHugePages), to measure what the huge pages save.
 const envNoHugePages = "RECONSIM_NO_HUGEPAGES"
@@ -52,7 +44,7 @@ func Main() { MainWith(nil) }
 // explore address them by name (reconsim.Main(reconsim.WithController(...))).
 func MainWith(controllers []cluster.Controller) {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(defaultGCPercent)
+		debug.SetGCPercent(cluster.GCPercent)
 	}
 	c := newCLI(os.Stdout, os.Stderr)
 	c.controllers = controllers

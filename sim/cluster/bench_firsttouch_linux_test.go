@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"runtime"
-	"runtime/debug"
 	"syscall"
 	"testing"
 	"time"
@@ -19,7 +18,7 @@ import (
 // '^BenchmarkScale5kFirstTouch$' -benchtime 1x.
 func BenchmarkScale5kFirstTouch(b *testing.B) {
 	scn := loadBuiltin(b, "scale-5k")
-	defer debug.SetGCPercent(debug.SetGCPercent(200))
+	atSimGCPercent(b)
 	for i := 0; i < b.N; i++ {
 		for _, phase := range []string{"cold", "warm"} {
 			runtime.GC()

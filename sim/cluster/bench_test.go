@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -13,15 +15,26 @@ import (
 	"github.com/reconsim/reconsim/vtime"
 )
 
+// atSimGCPercent runs the rest of b at the garbage collector's target sim runs at (GCPercent),
+// unless the environment sets GOGC, as sim does: every benchmark here measures what sim does.
+func atSimGCPercent(b *testing.B) {
+	if os.Getenv("GOGC") != "" {
+		return
+	}
+	old := debug.SetGCPercent(GCPercent)
+	b.Cleanup(func() { debug.SetGCPercent(old) })
+}
+
 // benchmarkScenario runs a built-in scenario b.N times and reports events per second and
-// virtual seconds per wall second. The benchmarks run as `sim run` does, without the tests'
-// ownership check (its deep copy per write would be measured too). Peak memory is read with /usr/bin/time -v sim run NAME (the
+// virtual seconds per wall second. The benchmarks run as `sim run` does (atSimGCPercent),
+// without the tests' ownership check (its deep copy per write would be measured too). Peak memory is read with /usr/bin/time -v sim run NAME (the
 // heap in use after b.N runs would count the garbage of earlier runs).
 func benchmarkScenario(b *testing.B, name string) {
 	benchmarkLoaded(b, loadBuiltin(b, name))
 }
 
 func benchmarkLoaded(b *testing.B, scn *scenarios.Scenario) {
+	atSimGCPercent(b)
 	var events uint64
 	var virtual float64
 	b.ReportAllocs()
@@ -54,6 +67,7 @@ func BenchmarkScenarioThunderingHerd(b *testing.B) { benchmarkScenario(b, "thund
 //   - from=1m times the steady state: it starts the timer at virtual minute 1, once every
 //     informer has synced and the start-up has settled, and runs 10 more minutes.
 func BenchmarkIdleThunderingHerdCluster(b *testing.B) {
+	atSimGCPercent(b)
 	scn := loadBuiltin(b, "thundering-herd")
 	scn.Timeline, scn.Expect = nil, nil
 	scn.Stop.Quiescence = 0
@@ -151,6 +165,7 @@ func BenchmarkScale5kHeap(b *testing.B) {
 // 5,000 nodes and reports the wall time per kernel event (ns/event): per-event cost at 5k
 // over that at 1k is how far the simulator is from scaling linearly in events.
 func BenchmarkGrowth(b *testing.B) {
+	atSimGCPercent(b)
 	for _, nodes := range []int{1000, 2000, 5000} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
 			scn := loadBuiltin(b, "scale-5k")
@@ -210,6 +225,7 @@ cluster:
 //   - whole-ns/renewal and whole-events/renewal: the run at 10s over its renewals, with the
 //     periodic work that does not depend on the leases (about half its events) counted in.
 func BenchmarkLeaseRenewalChain(b *testing.B) {
+	atSimGCPercent(b)
 	parse := func(leaseDurationSeconds int) *scenarios.Scenario {
 		scn, _, err := scenarios.Parse("lease-chain.yaml", []byte(fmt.Sprintf(leaseChainScenario, leaseDurationSeconds)), "")
 		if err != nil {
