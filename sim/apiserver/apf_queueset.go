@@ -212,6 +212,10 @@ type queueSet struct {
 	// onDemand is told the seat demand (seats in use plus seats waiting) whenever it changes
 	// (upstream's seatDemandIntegrator.Set).
 	onDemand func(float64)
+	// queueEveryRequest makes every request of a queuing level go through its queue, as
+	// upstream's code does, instead of dispatchAtOnce's shortcut for a request that finds
+	// nothing waiting; only the test that holds the shortcut to the queue sets it.
+	queueEveryRequest bool
 }
 
 func newQueueSet(k *sim.Kernel, numQueues, handSize, queueLengthLimit int, onDemand func(float64)) *queueSet {
@@ -334,6 +338,11 @@ func (qs *queueSet) startRequest(p *sim.Proc, est workEstimate, hashValue uint64
 	queue := qs.queues[qs.shuffleShard(hashValue, dealt)]
 	r := qs.newRequest(p, est)
 	r.queue = queue
+	if qs.totRequestsWaiting == 0 && qs.totSeatsInUse < qs.concurrencyLimit &&
+		qs.canAccommodateSeats(r.maxSeats()) && !qs.queueEveryRequest {
+		qs.dispatchAtOnce(r)
+		return r, ""
+	}
 	// rejectOrEnqueueToBoundLocked
 	if qs.totSeatsInUse >= qs.concurrencyLimit && queue.length() >= qs.queueLengthLimit {
 		return nil, rejectQueueFull
@@ -352,6 +361,39 @@ func (qs *queueSet) startRequest(p *sim.Proc, est workEstimate, hashValue uint64
 	qs.boundNextDispatch(queue)
 	qs.dispatchAsMuchAsPossible()
 	return r, ""
+}
+
+// dispatchAtOnce is what enqueueing r and dispatching as much as possible do to a queue set
+// with no request waiting and seats for r (every request of a level that keeps up, a
+// kubelet's Lease renewal among them): the dispatch scan finds r's queue the only one waiting,
+// and r leaves it at once. The state it leaves is theirs, without r passing through the
+// queue, waitingQueues and the scan; the seat demand they set twice, to the same value at
+// the same instant, is set once (a repeated Set is a no-op: integrator.set).
+func (qs *queueSet) dispatchAtOnce(r *apfRequest) {
+	queue := r.queue
+	waitingSeats := r.maxSeats() // what the enqueue adds to totSeatsWaiting
+	// enqueueToBoundLocked, then boundNextDispatchLocked with r the queue's oldest request
+	if !queue.active() {
+		queue.nextDispatchR = qs.currentR
+		qs.activeQueues++
+	}
+	queue.nextDispatchR = max(queue.nextDispatchR, r.arrivalR)
+	// dispatchLocked
+	if r.finalSeats > qs.concurrencyLimit {
+		r.finalSeats = qs.concurrencyLimit
+		r.additionalLatency = r.finalWork.durationPerSeat(float64(r.finalSeats))
+	}
+	seats := r.maxSeats()
+	qs.robinIndex = queue.index
+	qs.totSeatsWaiting += waitingSeats - seats
+	r.start = qs.k.Now()
+	r.decision = decisionExecute
+	qs.totRequestsExecuting++
+	qs.totSeatsInUse += seats
+	queue.executing++
+	queue.seatsInUse += seats
+	qs.noteDemand()
+	queue.nextDispatchR += r.totalWork
 }
 
 // shuffleShard is shuffleShardLocked: of the hand dealt from the flow's hash, the queue with
@@ -373,6 +415,10 @@ func (qs *queueSet) shuffleShard(hashValue uint64, dealt *dealtHand) int {
 	hand := dealt.cards[:dealt.n]
 	offset := qs.enqueues % len(hand)
 	qs.enqueues++
+	if qs.totRequestsWaiting == 0 {
+		// Every queue is empty and its work sum 0: the scan keeps its first card.
+		return int(hand[offset])
+	}
 	best, least := -1, maxSeatSeconds
 	card := offset // (offset+i) % len(hand), without a division per card
 	for range hand {
