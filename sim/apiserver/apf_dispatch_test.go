@@ -152,7 +152,7 @@ func TestKeptHandPicksTheQueueADealPicks(t *testing.T) {
 			want, _ := fresh.startRequest(nil, est, flows[f], nil)
 			got, _ := kept.startRequest(nil, est, flows[f], &hands[f])
 			require.Equal(t, want.queue.index, got.queue.index, "seed %d step %d", seed, step)
-			require.Equal(t, upstream, got.queue.index, "seed %d step %d: upstream's choice", seed, step)
+			require.Equal(t, upstream, int(got.queue.index), "seed %d step %d: upstream's choice", seed, step)
 			if r.IntN(10) == 0 {
 				h := hands[f]
 				other.startRequest(nil, est, flows[f], &h)
@@ -170,6 +170,15 @@ func cardsOf(h dealtHand) []int {
 		cards = append(cards, int(c))
 	}
 	return cards
+}
+
+// TestQueueIsOneCacheLine: a queue is 64 bytes and starts a cache line.
+func TestQueueIsOneCacheLine(t *testing.T) {
+	require.Equal(t, uintptr(64), unsafe.Sizeof(fqQueue{}))
+	qs := newQueueSet(sim.New(1), 64, 6, 50, nil)
+	for _, q := range qs.queues {
+		require.Zero(t, uintptr(unsafe.Pointer(q))%64, "queue %d starts a cache line", q.index)
+	}
 }
 
 // TestClassificationLayout: what every request reads of its flow's classification (the
@@ -231,7 +240,7 @@ func TestDispatchAtOnceIsEnqueueAndDispatch(t *testing.T) {
 				if pair[0] == nil {
 					break
 				}
-				require.Equal(t, want, pair[0].queue.index, "seed %d step %d: upstream's queue", seed, step)
+				require.Equal(t, want, int(pair[0].queue.index), "seed %d step %d: upstream's queue", seed, step)
 				if pair[0].decision == 0 {
 					waiting = append(waiting, pair)
 					queued++
@@ -294,7 +303,7 @@ type requestSummary struct {
 func summarizeRequest(r *apfRequest) requestSummary {
 	s := requestSummary{queueIndex: -1, state: r.apfRequestState}
 	if r.queue != nil {
-		s.queueIndex = r.queue.index
+		s.queueIndex = int(r.queue.index)
 	}
 	s.state.qs, s.state.queue, s.state.proc = nil, nil, nil
 	return s
@@ -321,8 +330,8 @@ func summarizeQueueSet(qs *queueSet) queueSetSummary {
 		executing: qs.totRequestsExecuting, seatsInUse: qs.totSeatsInUse, seatsWaiting: qs.totSeatsWaiting,
 		activeQueues: qs.activeQueues, waitingQueues: len(qs.waitingQueues)}
 	for _, q := range qs.queues {
-		s.queues = append(s.queues, queueSummary{length: q.length(), maxSeatsSum: q.maxSeatsSum, executing: q.executing,
-			seatsInUse: q.seatsInUse, waitingAt: q.waitingAt, workSum: *q.workSum, nextDispatchR: q.nextDispatchR})
+		s.queues = append(s.queues, queueSummary{length: q.length(), maxSeatsSum: int(q.maxSeatsSum), executing: int(q.executing),
+			seatsInUse: int(q.seatsInUse), waitingAt: int(q.waitingAt), workSum: *q.workSum, nextDispatchR: q.nextDispatchR})
 	}
 	return s
 }

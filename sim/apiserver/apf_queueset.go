@@ -122,28 +122,32 @@ const (
 func (r *apfRequest) maxSeats() int { return max(r.initialSeats, r.finalSeats) }
 
 // fqQueue is one queue of a queueSet (queueset/types.go queue with its requestFIFO's sums).
+//
+// A queue is 64 bytes, a size class whose allocations start on a cache line: a request reads
+// one line of its flow's queue, which it finds cold (a kubelet's queue is touched every 10 s).
+// The counts are int32: a queue's place and length are below a level's 10^7 queues and
+// its queue length limit, its seats below the server's concurrency.
 type fqQueue struct {
-	index   int
 	waiting []*apfRequest
-	head    int
 	// sums over waiting requests (queueSum): total work and max seats. The work sum lives in
 	// its queue set's workSums (at the queue's index), which shuffle sharding reads for every
 	// request's hand of queues: one array, not a queue object per card.
-	workSum     *seatSeconds
-	maxSeatsSum int
-
+	workSum       *seatSeconds
 	nextDispatchR seatSeconds
-	executing     int
-	seatsInUse    int
+	index         int32
+	head          int32
+	maxSeatsSum   int32
+	executing     int32
+	seatsInUse    int32
 	// waitingAt is the queue's index in its queueSet's waitingQueues, -1 when it has no
 	// request waiting.
-	waitingAt int
+	waitingAt int32
 }
 
-func (q *fqQueue) length() int { return len(q.waiting) - q.head }
+func (q *fqQueue) length() int { return len(q.waiting) - int(q.head) }
 
 func (q *fqQueue) peek() *apfRequest {
-	if q.head < len(q.waiting) {
+	if int(q.head) < len(q.waiting) {
 		return q.waiting[q.head]
 	}
 	return nil
@@ -152,19 +156,19 @@ func (q *fqQueue) peek() *apfRequest {
 func (q *fqQueue) enqueue(r *apfRequest) {
 	q.waiting = append(q.waiting, r)
 	*q.workSum += r.totalWork
-	q.maxSeatsSum += r.maxSeats()
+	q.maxSeatsSum += int32(r.maxSeats())
 }
 
 // remove takes r out of the queue (the head, usually; a timed-out request may be anywhere).
 func (q *fqQueue) remove(r *apfRequest) bool {
-	for i := q.head; i < len(q.waiting); i++ {
+	for i := int(q.head); i < len(q.waiting); i++ {
 		if q.waiting[i] != r {
 			continue
 		}
-		if i == q.head {
+		if i == int(q.head) {
 			q.waiting[i] = nil
 			q.head++
-			if q.head == len(q.waiting) {
+			if int(q.head) == len(q.waiting) {
 				q.waiting, q.head = q.waiting[:0], 0
 			}
 		} else {
@@ -173,7 +177,7 @@ func (q *fqQueue) remove(r *apfRequest) bool {
 			q.waiting = q.waiting[:len(q.waiting)-1]
 		}
 		*q.workSum -= r.totalWork
-		q.maxSeatsSum -= r.maxSeats()
+		q.maxSeatsSum -= int32(r.maxSeats())
 		return true
 	}
 	return false
@@ -225,7 +229,7 @@ func newQueueSet(k *sim.Kernel, numQueues, handSize, queueLengthLimit int, onDem
 		qs.queues = make([]*fqQueue, numQueues)
 		qs.workSums = make([]seatSeconds, numQueues)
 		for i := range qs.queues {
-			qs.queues[i] = &fqQueue{index: i, waitingAt: -1, workSum: &qs.workSums[i]}
+			qs.queues[i] = &fqQueue{index: int32(i), waitingAt: -1, workSum: &qs.workSums[i]}
 		}
 	}
 	return qs
@@ -384,14 +388,14 @@ func (qs *queueSet) dispatchAtOnce(r *apfRequest) {
 		r.additionalLatency = r.finalWork.durationPerSeat(float64(r.finalSeats))
 	}
 	seats := r.maxSeats()
-	qs.robinIndex = queue.index
+	qs.robinIndex = int(queue.index)
 	qs.totSeatsWaiting += waitingSeats - seats
 	r.start = qs.k.Now()
 	r.decision = decisionExecute
 	qs.totRequestsExecuting++
 	qs.totSeatsInUse += seats
 	queue.executing++
-	queue.seatsInUse += seats
+	queue.seatsInUse += int32(seats)
 	qs.noteDemand()
 	queue.nextDispatchR += r.totalWork
 }
@@ -443,7 +447,7 @@ func (qs *queueSet) dispatchAsMuchAsPossible() {
 func (qs *queueSet) noteWaiting(q *fqQueue) {
 	switch waiting := q.length() > 0; {
 	case waiting && q.waitingAt < 0:
-		q.waitingAt = len(qs.waitingQueues)
+		q.waitingAt = int32(len(qs.waitingQueues))
 		qs.waitingQueues = append(qs.waitingQueues, q)
 	case !waiting && q.waitingAt >= 0:
 		last := qs.waitingQueues[len(qs.waitingQueues)-1]
@@ -469,7 +473,7 @@ func (qs *queueSet) dispatch() bool {
 		// The queue's place in the scan, 0 for the one after robinIndex: (q.index -
 		// robinIndex - 1) mod nq, where the difference is within [-nq, nq) (robinIndex is -1
 		// or a queue's index), so that a burst's many waiting queues take no division each.
-		dist := q.index - qs.robinIndex - 1
+		dist := int(q.index) - qs.robinIndex - 1
 		if dist < 0 {
 			dist += nq
 		}
@@ -487,7 +491,7 @@ func (qs *queueSet) dispatch() bool {
 	if !qs.canAccommodateSeats(r.maxSeats()) {
 		return false
 	}
-	minIndex := minQueue.index
+	minIndex := int(minQueue.index)
 	minQueue.remove(r)
 	qs.noteWaiting(minQueue)
 	if r.finalSeats > qs.concurrencyLimit {
@@ -503,7 +507,7 @@ func (qs *queueSet) dispatch() bool {
 	qs.totRequestsExecuting++
 	qs.totSeatsInUse += r.maxSeats()
 	minQueue.executing++
-	minQueue.seatsInUse += r.maxSeats()
+	minQueue.seatsInUse += int32(r.maxSeats())
 	qs.noteDemand()
 	minQueue.nextDispatchR += r.totalWork
 	qs.boundNextDispatch(minQueue)
@@ -577,7 +581,7 @@ func (qs *queueSet) finish(r *apfRequest) {
 func (qs *queueSet) releaseSeats(r *apfRequest) {
 	qs.totSeatsInUse -= r.maxSeats()
 	if r.queue != nil {
-		r.queue.seatsInUse -= r.maxSeats()
+		r.queue.seatsInUse -= int32(r.maxSeats())
 	}
 	qs.noteDemand()
 }
