@@ -200,10 +200,44 @@ func ValidateUpdate(oldObj, newObj Object) field.ErrorList {
 // depends only on its input: labels, annotations and owner references equal to oldObj's, a pod
 // spec equal to oldObj's apart from spec.nodeName (checked on its own), a node's taints equal to oldObj's, and the spec of a ReplicaSet,
 // Deployment, StatefulSet, DaemonSet, PodDisruptionBudget or HorizontalPodAutoscaler that is
-// oldObj's own memory (as a status update leaves it). Given an invalid oldObj it may miss
-// errors that ValidateUpdate reports.
+// oldObj's own memory (as a status update leaves it). A Lease renewal that shares all of
+// that with oldObj and changes no metadata is answered by comparisons alone
+// (leaseRenewalValid). Given an invalid oldObj it may miss errors that ValidateUpdate reports.
 func ValidateUpdateOfValid(oldObj, newObj Object) field.ErrorList {
+	if n, ok := newObj.(*Lease); ok {
+		if o, ok := oldObj.(*Lease); ok && leaseRenewalValid(o, n) {
+			return nil
+		}
+	}
 	return validateUpdate(oldObj, newObj, true)
+}
+
+// leaseRenewalValid reports that validateUpdate(o, n, true) would find nothing wrong, for the
+// update every renewal is (the kubelet's of its node Lease, every 10 s per node, and a leader
+// elector's): n is a copy of the valid o, sharing its labels, annotations and owner references,
+// with no finalizers or deletion marks, with a new renew time. Each condition is one that
+// makes one of validateUpdate's checks pass: the labels, annotations and owner references are
+// o's own (validateMetaRest skips them), the generation is not negative and not below o's,
+// the immutable metadata is o's, and the lease duration is o's, positive or unset. Anything else
+// (false) leaves the update to validateUpdate, which builds the errors.
+func leaseRenewalValid(o, n *Lease) bool {
+	nm, om := &n.ObjectMeta, &o.ObjectMeta
+	return nm.Generation >= max(om.Generation, 0) &&
+		(len(nm.Labels) == 0 || equalStringMaps(nm.Labels, om.Labels)) &&
+		(len(nm.Annotations) == 0 || equalStringMaps(nm.Annotations, om.Annotations)) &&
+		SameSlice(nm.OwnerReferences, om.OwnerReferences) &&
+		len(nm.Finalizers) == 0 && om.DeletionTimestamp == nil && nm.DeletionTimestamp == nil &&
+		om.DeletionGracePeriodSeconds == nil && nm.DeletionGracePeriodSeconds == nil &&
+		nm.Name == om.Name && nm.Namespace == om.Namespace && nm.UID == om.UID &&
+		nm.CreationTimestamp == om.CreationTimestamp &&
+		validLeaseDuration(n.Spec.LeaseDurationSeconds, o.Spec.LeaseDurationSeconds)
+}
+
+// validLeaseDuration reports whether a Lease's leaseDurationSeconds d passes validation, given
+// valid, that of a valid Lease. A renewal shares its stored Lease's (a shallow copy): that one
+// passed, and is not read again (the int32 is cold, read once per renewal, 10 s apart).
+func validLeaseDuration(d, valid *int32) bool {
+	return d == nil || d == valid || *d > 0
 }
 
 // validateUpdate is ValidateUpdate; oldValid says oldObj is valid (ValidateUpdateOfValid).

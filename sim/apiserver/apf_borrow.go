@@ -23,7 +23,9 @@ func (g *integrator) advance(now vtime.Time) {
 	g.last = now
 }
 
-// set is Integrator.Set.
+// set is Integrator.Set. A set at the instant of the last one with the value it set changes
+// nothing (the values are finite and not negative: the sums gain value*0 = +0), which
+// queueSet.dispatchAtOnce relies on.
 func (g *integrator) set(now vtime.Time, v float64) {
 	g.advance(now)
 	g.value = v

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/reconsim/reconsim/sim"
+	"github.com/reconsim/reconsim/vtime"
 )
 
 // scanDispatchQueue is upstream's findDispatchQueueToBoundLocked as a pure function: every
@@ -150,7 +152,7 @@ func TestKeptHandPicksTheQueueADealPicks(t *testing.T) {
 			want, _ := fresh.startRequest(nil, est, flows[f], nil)
 			got, _ := kept.startRequest(nil, est, flows[f], &hands[f])
 			require.Equal(t, want.queue.index, got.queue.index, "seed %d step %d", seed, step)
-			require.Equal(t, upstream, got.queue.index, "seed %d step %d: upstream's choice", seed, step)
+			require.Equal(t, upstream, int(got.queue.index), "seed %d step %d: upstream's choice", seed, step)
 			if r.IntN(10) == 0 {
 				h := hands[f]
 				other.startRequest(nil, est, flows[f], &h)
@@ -170,6 +172,15 @@ func cardsOf(h dealtHand) []int {
 	return cards
 }
 
+// TestQueueIsOneCacheLine: a queue is 64 bytes and starts a cache line.
+func TestQueueIsOneCacheLine(t *testing.T) {
+	require.Equal(t, uintptr(64), unsafe.Sizeof(fqQueue{}))
+	qs := newQueueSet(sim.New(1), 64, 6, 50, nil)
+	for _, q := range qs.queues {
+		require.Zero(t, uintptr(unsafe.Pointer(q))%64, "queue %d starts a cache line", q.index)
+	}
+}
+
 // TestClassificationLayout: what every request reads of its flow's classification (the
 // level, the hash, the kept hand's queue set, hash, length and first 7 cards) is in its first
 // 64 bytes, and a classification is 128 bytes, a size class whose allocations start on a
@@ -182,4 +193,145 @@ func TestClassificationLayout(t *testing.T) {
 	for _, off := range []uintptr{unsafe.Offsetof(c.pl), unsafe.Offsetof(c.hash), unsafe.Offsetof(c.dealt)} {
 		require.Less(t, off, uintptr(64))
 	}
+}
+
+// TestDispatchAtOnceIsEnqueueAndDispatch drives two queue sets through the same random
+// scripts of arrivals, finishes, time-outs and limit changes at advancing times, one taking
+// dispatchAtOnce's shortcut and one queueing every request as upstream does, and compares
+// after every step every counter of the sets and their queues, every request's decision,
+// start, seats and queue, and the seat demand integrators. Each request's queue is also held
+// to upstream's shuffle sharding scan.
+func TestDispatchAtOnceIsEnqueueAndDispatch(t *testing.T) {
+	shortcuts, queued := 0, 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		r := rand.New(rand.NewPCG(seed, 2))
+		k := sim.New(seed)
+		nq := 1 + r.IntN(20)
+		handSize := 1 + r.IntN(min(nq, 6))
+		queueLengthLimit, limit := 1+r.IntN(4), 1+r.IntN(3)
+		var demand [2]integrator
+		var sets [2]*queueSet
+		for i := range sets {
+			sets[i] = newQueueSet(k, nq, handSize, queueLengthLimit, func(v float64) { demand[i].set(k.Now(), v) })
+			sets[i].concurrencyLimit = limit
+		}
+		sets[1].queueEveryRequest = true
+		var executing, waiting [][2]*apfRequest
+		step := 0
+		var next func()
+		next = func() {
+			if step++; step > 500 {
+				return
+			}
+			switch op := r.IntN(10); {
+			case op < 4:
+				est := workEstimate{initialSeats: 1 + r.IntN(2), finalSeats: r.IntN(6)}
+				if est.finalSeats > 0 {
+					est.additionalLatency = time.Duration(r.IntN(5)) * time.Millisecond
+				}
+				hash := r.Uint64()
+				want := upstreamShuffleShard(sets[1], hash)
+				var pair [2]*apfRequest
+				idle := sets[0].totRequestsWaiting == 0
+				for i, qs := range sets {
+					pair[i], _ = qs.startRequest(nil, est, hash, nil)
+				}
+				require.Equal(t, pair[1] == nil, pair[0] == nil, "seed %d step %d: rejected", seed, step)
+				if pair[0] == nil {
+					break
+				}
+				require.Equal(t, want, int(pair[0].queue.index), "seed %d step %d: upstream's queue", seed, step)
+				if pair[0].decision == 0 {
+					waiting = append(waiting, pair)
+					queued++
+				} else {
+					executing = append(executing, pair)
+					if idle {
+						shortcuts++
+					}
+				}
+			case op < 8 && len(executing) > 0:
+				i := r.IntN(len(executing))
+				pair := executing[i]
+				executing = append(executing[:i], executing[i+1:]...)
+				for j, qs := range sets {
+					qs.finish(pair[j])
+				}
+			case op < 9 && len(waiting) > 0:
+				pair := waiting[r.IntN(len(waiting))]
+				for j, qs := range sets {
+					qs.timeOut(pair[j])
+				}
+			case op < 10:
+				cl := 1 + r.IntN(4)
+				for _, qs := range sets {
+					qs.setConcurrencyLimit(cl)
+				}
+			}
+			kept := waiting[:0]
+			for _, pair := range waiting {
+				switch pair[0].decision {
+				case 0:
+					kept = append(kept, pair)
+				case decisionExecute:
+					executing = append(executing, pair)
+				}
+			}
+			waiting = kept
+			for _, pair := range append(append([][2]*apfRequest(nil), waiting...), executing...) {
+				require.Equal(t, summarizeRequest(pair[1]), summarizeRequest(pair[0]), "seed %d step %d: request", seed, step)
+			}
+			require.Equal(t, summarizeQueueSet(sets[1]), summarizeQueueSet(sets[0]), "seed %d step %d: queue set", seed, step)
+			require.Equal(t, demand[1], demand[0], "seed %d step %d: seat demand", seed, step)
+			k.After(time.Duration(r.IntN(3))*time.Millisecond, next)
+		}
+		k.After(0, next)
+		k.Run(sim.Limits{})
+		require.Greater(t, step, 500, "seed %d: the script ran", seed)
+	}
+	require.Greater(t, shortcuts, 500, "requests dispatched at once")
+	require.Greater(t, queued, 500, "requests queued")
+}
+
+// requestSummary is what a request's queue set decided about it: its state, with its queue
+// by index and without its pointers.
+type requestSummary struct {
+	queueIndex int
+	state      apfRequestState
+}
+
+func summarizeRequest(r *apfRequest) requestSummary {
+	s := requestSummary{queueIndex: -1, state: r.apfRequestState}
+	if r.queue != nil {
+		s.queueIndex = int(r.queue.index)
+	}
+	s.state.qs, s.state.queue, s.state.proc = nil, nil, nil
+	return s
+}
+
+// queueSetSummary is every counter of a queue set and of its queues.
+type queueSetSummary struct {
+	limit, robinIndex, enqueues                  int
+	currentR                                     seatSeconds
+	lastRealTime                                 vtime.Time
+	waiting, executing, seatsInUse, seatsWaiting int
+	activeQueues, waitingQueues                  int
+	queues                                       []queueSummary
+}
+
+type queueSummary struct {
+	length, maxSeatsSum, executing, seatsInUse, waitingAt int
+	workSum, nextDispatchR                                seatSeconds
+}
+
+func summarizeQueueSet(qs *queueSet) queueSetSummary {
+	s := queueSetSummary{limit: qs.concurrencyLimit, robinIndex: qs.robinIndex, enqueues: qs.enqueues,
+		currentR: qs.currentR, lastRealTime: qs.lastRealTime, waiting: qs.totRequestsWaiting,
+		executing: qs.totRequestsExecuting, seatsInUse: qs.totSeatsInUse, seatsWaiting: qs.totSeatsWaiting,
+		activeQueues: qs.activeQueues, waitingQueues: len(qs.waitingQueues)}
+	for _, q := range qs.queues {
+		s.queues = append(s.queues, queueSummary{length: q.length(), maxSeatsSum: int(q.maxSeatsSum), executing: int(q.executing),
+			seatsInUse: int(q.seatsInUse), waitingAt: int(q.waitingAt), workSum: *q.workSum, nextDispatchR: q.nextDispatchR})
+	}
+	return s
 }

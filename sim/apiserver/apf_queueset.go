@@ -122,28 +122,32 @@ const (
 func (r *apfRequest) maxSeats() int { return max(r.initialSeats, r.finalSeats) }
 
 // fqQueue is one queue of a queueSet (queueset/types.go queue with its requestFIFO's sums).
+//
+// A queue is 64 bytes, a size class whose allocations start on a cache line: a request reads
+// one line of its flow's queue, which it finds cold (a kubelet's queue is touched every 10 s).
+// The counts are int32: a queue's place and length are below a level's 10^7 queues and
+// its queue length limit, its seats below the server's concurrency.
 type fqQueue struct {
-	index   int
 	waiting []*apfRequest
-	head    int
 	// sums over waiting requests (queueSum): total work and max seats. The work sum lives in
 	// its queue set's workSums (at the queue's index), which shuffle sharding reads for every
 	// request's hand of queues: one array, not a queue object per card.
-	workSum     *seatSeconds
-	maxSeatsSum int
-
+	workSum       *seatSeconds
 	nextDispatchR seatSeconds
-	executing     int
-	seatsInUse    int
+	index         int32
+	head          int32
+	maxSeatsSum   int32
+	executing     int32
+	seatsInUse    int32
 	// waitingAt is the queue's index in its queueSet's waitingQueues, -1 when it has no
 	// request waiting.
-	waitingAt int
+	waitingAt int32
 }
 
-func (q *fqQueue) length() int { return len(q.waiting) - q.head }
+func (q *fqQueue) length() int { return len(q.waiting) - int(q.head) }
 
 func (q *fqQueue) peek() *apfRequest {
-	if q.head < len(q.waiting) {
+	if int(q.head) < len(q.waiting) {
 		return q.waiting[q.head]
 	}
 	return nil
@@ -152,19 +156,19 @@ func (q *fqQueue) peek() *apfRequest {
 func (q *fqQueue) enqueue(r *apfRequest) {
 	q.waiting = append(q.waiting, r)
 	*q.workSum += r.totalWork
-	q.maxSeatsSum += r.maxSeats()
+	q.maxSeatsSum += int32(r.maxSeats())
 }
 
 // remove takes r out of the queue (the head, usually; a timed-out request may be anywhere).
 func (q *fqQueue) remove(r *apfRequest) bool {
-	for i := q.head; i < len(q.waiting); i++ {
+	for i := int(q.head); i < len(q.waiting); i++ {
 		if q.waiting[i] != r {
 			continue
 		}
-		if i == q.head {
+		if i == int(q.head) {
 			q.waiting[i] = nil
 			q.head++
-			if q.head == len(q.waiting) {
+			if int(q.head) == len(q.waiting) {
 				q.waiting, q.head = q.waiting[:0], 0
 			}
 		} else {
@@ -173,7 +177,7 @@ func (q *fqQueue) remove(r *apfRequest) bool {
 			q.waiting = q.waiting[:len(q.waiting)-1]
 		}
 		*q.workSum -= r.totalWork
-		q.maxSeatsSum -= r.maxSeats()
+		q.maxSeatsSum -= int32(r.maxSeats())
 		return true
 	}
 	return false
@@ -212,6 +216,10 @@ type queueSet struct {
 	// onDemand is told the seat demand (seats in use plus seats waiting) whenever it changes
 	// (upstream's seatDemandIntegrator.Set).
 	onDemand func(float64)
+	// queueEveryRequest makes every request of a queuing level go through its queue, as
+	// upstream's code does, instead of dispatchAtOnce's shortcut for a request that finds
+	// nothing waiting; only the test that holds the shortcut to the queue sets it.
+	queueEveryRequest bool
 }
 
 func newQueueSet(k *sim.Kernel, numQueues, handSize, queueLengthLimit int, onDemand func(float64)) *queueSet {
@@ -221,7 +229,7 @@ func newQueueSet(k *sim.Kernel, numQueues, handSize, queueLengthLimit int, onDem
 		qs.queues = make([]*fqQueue, numQueues)
 		qs.workSums = make([]seatSeconds, numQueues)
 		for i := range qs.queues {
-			qs.queues[i] = &fqQueue{index: i, waitingAt: -1, workSum: &qs.workSums[i]}
+			qs.queues[i] = &fqQueue{index: int32(i), waitingAt: -1, workSum: &qs.workSums[i]}
 		}
 	}
 	return qs
@@ -334,6 +342,11 @@ func (qs *queueSet) startRequest(p *sim.Proc, est workEstimate, hashValue uint64
 	queue := qs.queues[qs.shuffleShard(hashValue, dealt)]
 	r := qs.newRequest(p, est)
 	r.queue = queue
+	if qs.totRequestsWaiting == 0 && qs.totSeatsInUse < qs.concurrencyLimit &&
+		qs.canAccommodateSeats(r.maxSeats()) && !qs.queueEveryRequest {
+		qs.dispatchAtOnce(r)
+		return r, ""
+	}
 	// rejectOrEnqueueToBoundLocked
 	if qs.totSeatsInUse >= qs.concurrencyLimit && queue.length() >= qs.queueLengthLimit {
 		return nil, rejectQueueFull
@@ -352,6 +365,39 @@ func (qs *queueSet) startRequest(p *sim.Proc, est workEstimate, hashValue uint64
 	qs.boundNextDispatch(queue)
 	qs.dispatchAsMuchAsPossible()
 	return r, ""
+}
+
+// dispatchAtOnce is what enqueueing r and dispatching as much as possible do to a queue set
+// with no request waiting and seats for r (every request of a level that keeps up, a
+// kubelet's Lease renewal among them): the dispatch scan finds r's queue the only one waiting,
+// and r leaves it at once. The state it leaves is theirs, without r passing through the
+// queue, waitingQueues and the scan; the seat demand they set twice, to the same value at
+// the same instant, is set once (a repeated Set is a no-op: integrator.set).
+func (qs *queueSet) dispatchAtOnce(r *apfRequest) {
+	queue := r.queue
+	waitingSeats := r.maxSeats() // what the enqueue adds to totSeatsWaiting
+	// enqueueToBoundLocked, then boundNextDispatchLocked with r the queue's oldest request
+	if !queue.active() {
+		queue.nextDispatchR = qs.currentR
+		qs.activeQueues++
+	}
+	queue.nextDispatchR = max(queue.nextDispatchR, r.arrivalR)
+	// dispatchLocked
+	if r.finalSeats > qs.concurrencyLimit {
+		r.finalSeats = qs.concurrencyLimit
+		r.additionalLatency = r.finalWork.durationPerSeat(float64(r.finalSeats))
+	}
+	seats := r.maxSeats()
+	qs.robinIndex = int(queue.index)
+	qs.totSeatsWaiting += waitingSeats - seats
+	r.start = qs.k.Now()
+	r.decision = decisionExecute
+	qs.totRequestsExecuting++
+	qs.totSeatsInUse += seats
+	queue.executing++
+	queue.seatsInUse += int32(seats)
+	qs.noteDemand()
+	queue.nextDispatchR += r.totalWork
 }
 
 // shuffleShard is shuffleShardLocked: of the hand dealt from the flow's hash, the queue with
@@ -373,6 +419,10 @@ func (qs *queueSet) shuffleShard(hashValue uint64, dealt *dealtHand) int {
 	hand := dealt.cards[:dealt.n]
 	offset := qs.enqueues % len(hand)
 	qs.enqueues++
+	if qs.totRequestsWaiting == 0 {
+		// Every queue is empty and its work sum 0: the scan keeps its first card.
+		return int(hand[offset])
+	}
 	best, least := -1, maxSeatSeconds
 	card := offset // (offset+i) % len(hand), without a division per card
 	for range hand {
@@ -397,7 +447,7 @@ func (qs *queueSet) dispatchAsMuchAsPossible() {
 func (qs *queueSet) noteWaiting(q *fqQueue) {
 	switch waiting := q.length() > 0; {
 	case waiting && q.waitingAt < 0:
-		q.waitingAt = len(qs.waitingQueues)
+		q.waitingAt = int32(len(qs.waitingQueues))
 		qs.waitingQueues = append(qs.waitingQueues, q)
 	case !waiting && q.waitingAt >= 0:
 		last := qs.waitingQueues[len(qs.waitingQueues)-1]
@@ -423,7 +473,7 @@ func (qs *queueSet) dispatch() bool {
 		// The queue's place in the scan, 0 for the one after robinIndex: (q.index -
 		// robinIndex - 1) mod nq, where the difference is within [-nq, nq) (robinIndex is -1
 		// or a queue's index), so that a burst's many waiting queues take no division each.
-		dist := q.index - qs.robinIndex - 1
+		dist := int(q.index) - qs.robinIndex - 1
 		if dist < 0 {
 			dist += nq
 		}
@@ -441,7 +491,7 @@ func (qs *queueSet) dispatch() bool {
 	if !qs.canAccommodateSeats(r.maxSeats()) {
 		return false
 	}
-	minIndex := minQueue.index
+	minIndex := int(minQueue.index)
 	minQueue.remove(r)
 	qs.noteWaiting(minQueue)
 	if r.finalSeats > qs.concurrencyLimit {
@@ -457,7 +507,7 @@ func (qs *queueSet) dispatch() bool {
 	qs.totRequestsExecuting++
 	qs.totSeatsInUse += r.maxSeats()
 	minQueue.executing++
-	minQueue.seatsInUse += r.maxSeats()
+	minQueue.seatsInUse += int32(r.maxSeats())
 	qs.noteDemand()
 	minQueue.nextDispatchR += r.totalWork
 	qs.boundNextDispatch(minQueue)
@@ -531,7 +581,7 @@ func (qs *queueSet) finish(r *apfRequest) {
 func (qs *queueSet) releaseSeats(r *apfRequest) {
 	qs.totSeatsInUse -= r.maxSeats()
 	if r.queue != nil {
-		r.queue.seatsInUse -= r.maxSeats()
+		r.queue.seatsInUse -= int32(r.maxSeats())
 	}
 	qs.noteDemand()
 }

@@ -179,8 +179,8 @@ func TestRoutesServeAsTheStoreDoes(t *testing.T) {
 		})
 		k.Run(sim.Limits{MaxTime: vtime.FromDuration(time.Hour)})
 		require.Len(t, got, len(ops))
-		require.Equal(t, maxCallerRoutes, caller.nroutes, "routes kept")
-		for i := range caller.nroutes {
+		require.Equal(t, maxCallerRoutes, int(caller.nroutes), "routes kept")
+		for i := range int(caller.nroutes) {
 			r := caller.route(i)
 			require.Same(t, srv.Stats().byKind[r.kind], r.counts, "route %d keeps its kind's counters", i)
 		}
@@ -239,7 +239,7 @@ func TestRouteOfIsTheScansRoute(t *testing.T) {
 			}
 			req := &Request{Client: caller.name, Caller: caller, Verb: kr.verb, Kind: kr.kind, Namespace: kr.ns, Name: "x"}
 			var want *route
-			for i := range caller.nroutes {
+			for i := range int(caller.nroutes) {
 				if r := caller.route(i); r.kind == kr.kind && r.verb == kr.verb && r.sub == "" && r.namespace == kr.ns {
 					require.Nil(t, want, "seed %d request %d: two kept routes for %v", seed, n, kr)
 					want = r
@@ -252,11 +252,11 @@ func TestRouteOfIsTheScansRoute(t *testing.T) {
 				continue
 			}
 			require.True(t, got.kind == kr.kind && got.verb == kr.verb && got.namespace == kr.ns, "seed %d request %d: %v routed as %v %v %v", seed, n, kr, got.kind, got.verb, got.namespace)
-			if caller.nroutes == maxCallerRoutes && got != caller.route(maxCallerRoutes-1) {
+			if int(caller.nroutes) == maxCallerRoutes && got != caller.route(maxCallerRoutes-1) {
 				require.Same(t, &scratch, got, "seed %d request %d: a route beyond the kept ones", seed, n)
 			}
 		}
-		require.Equal(t, maxCallerRoutes, caller.nroutes, "seed %d", seed)
+		require.Equal(t, maxCallerRoutes, int(caller.nroutes), "seed %d", seed)
 	}
 }
 
@@ -279,5 +279,16 @@ func TestRouteChunkLayout(t *testing.T) {
 	for i, c := range caller.chunks {
 		require.NotNil(t, c)
 		require.Zero(t, uintptr(unsafe.Pointer(c))%64, "chunk %d starts a cache line", i)
+	}
+}
+
+// TestCallerIsOneCacheLine: a Caller is 64 bytes and starts a cache line, so that a request
+// reads one line of it.
+func TestCallerIsOneCacheLine(t *testing.T) {
+	require.Equal(t, uintptr(64), unsafe.Sizeof(Caller{}))
+	_, srv := newTestServer(t, nil)
+	for i := range 20 {
+		c := srv.Caller(fmt.Sprint("client-", i))
+		require.Zero(t, uintptr(unsafe.Pointer(c))%64, "caller %d starts a cache line", i)
 	}
 }

@@ -31,6 +31,11 @@ type kindStore struct {
 
 	objects map[objKey]model.Object
 	hist    *history
+	// schedulingAdmission is whether the kind is Pod or PriorityClass, the kinds whose writes
+	// the Priority and DefaultTolerationSeconds admission plugins and the binding of a pod
+	// change (admitPriority, admitDefaultTolerations, bindPod): for any other kind they do
+	// nothing, and its writes (a kubelet's Lease renewal) skip them.
+	schedulingAdmission bool
 	// lastCreated is the object the kind's last successful create stored (nil before
 	// one): a valid object to validate the next create against (validateCreate).
 	lastCreated model.Object
@@ -192,6 +197,8 @@ func (s *Store) addKind(info model.KindInfo) *kindStore {
 		gk:        schema.GroupKind{Group: group, Kind: string(info.Kind)},
 		objects:   make(map[objKey]model.Object),
 		triggered: make(map[string][]*Watch),
+
+		schedulingAdmission: info.Kind == model.KindPod || info.Kind == model.KindPriorityClass,
 	}
 	var triggerOf func(model.Object) string
 	if ks.strat.triggerField != "" {
@@ -514,10 +521,12 @@ func (s *Store) create(ks *kindStore, obj model.Object) (model.Object, error) {
 	// The mutating plugins in upstream's order (AllOrderedPlugins): TaintNodesByCondition,
 	// Priority, DefaultTolerationSeconds.
 	s.admitNodeTaints(obj)
-	if err := s.admitPriority(obj, nil); err != nil {
-		return nil, err
+	if ks.schedulingAdmission {
+		if err := s.admitPriority(obj, nil); err != nil {
+			return nil, err
+		}
+		s.admitDefaultTolerations(obj)
 	}
-	s.admitDefaultTolerations(obj)
 	// rest.BeforeCreate.
 	meta.DeletionTimestamp = nil
 	meta.DeletionGracePeriodSeconds = nil
@@ -624,7 +633,7 @@ func (s *Store) update(ks *kindStore, obj model.Object, status bool, action stri
 	if err := s.admitNamespace(ks, meta.Namespace, meta.Name, false); err != nil {
 		return nil, err
 	}
-	if !status {
+	if !status && ks.schedulingAdmission {
 		if err := s.admitPriority(obj, old); err != nil {
 			return nil, err
 		}
@@ -661,11 +670,13 @@ func (s *Store) update(ks *kindStore, obj model.Object, status bool, action stri
 	validateAgainst := old
 	specChanged, specCompared := false, false
 	if !status {
-		bound, err := s.bindPod(obj, old)
-		if err != nil {
-			return nil, err
+		if ks.schedulingAdmission {
+			bound, err := s.bindPod(obj, old)
+			if err != nil {
+				return nil, err
+			}
+			validateAgainst = bound
 		}
-		validateAgainst = bound
 		if ks.strat.specEqual != nil {
 			specChanged, specCompared = !ks.strat.specEqual(obj, old), true
 			if specChanged {

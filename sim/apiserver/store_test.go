@@ -1041,3 +1041,33 @@ func TestOnCommitSeesEveryWriteInOrder(t *testing.T) {
 		{model.KindLease, r + 1, 0},
 	}, got[before:])
 }
+
+// TestSchedulingAdmissionOnlyChangesItsKinds holds kindStore.schedulingAdmission to what it
+// spares: for every kind without it, the Priority and DefaultTolerationSeconds plugins and the
+// pod binding leave a write alone (no error, the object unchanged, old validated against).
+func TestSchedulingAdmissionOnlyChangesItsKinds(t *testing.T) {
+	cfg := DefaultStoreConfig()
+	cfg.Priority = true
+	st := NewStore(sim.New(1), cfg)
+	skipped := 0
+	for _, info := range model.Kinds() {
+		ks, err := st.kind(info.Kind)
+		require.NoError(t, err)
+		require.Equal(t, info.Kind == model.KindPod || info.Kind == model.KindPriorityClass, ks.schedulingAdmission, "%s", info.Kind)
+		if ks.schedulingAdmission {
+			continue
+		}
+		skipped++
+		obj, old := info.New(), info.New()
+		obj.Meta().Name, old.Meta().Name = "a", "a"
+		before := obj.DeepCopyObject()
+		require.NoError(t, st.admitPriority(obj, old), "%s", info.Kind)
+		require.NoError(t, st.admitPriority(obj, nil), "%s", info.Kind)
+		st.admitDefaultTolerations(obj)
+		bound, err := st.bindPod(obj, old)
+		require.NoError(t, err, "%s", info.Kind)
+		require.Same(t, old, bound, "%s", info.Kind)
+		require.Equal(t, before, obj, "%s", info.Kind)
+	}
+	require.Greater(t, skipped, 10)
+}
