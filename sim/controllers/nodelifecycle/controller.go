@@ -637,9 +637,12 @@ func needsUnknown(status *model.NodeStatus) bool {
 }
 
 // renewedBefore is upstream savedLease.Spec.RenewTime.Before(observedLease.Spec.RenewTime):
-// false when either time is unset.
+// false when either time is unset. A Lease is never renewed before itself: when the cache
+// still holds the version the record saw (every other monitor pass, at the kubelet's 10 s
+// renewals and the 5 s passes) the answer is false without reading the Lease, which no
+// event has touched since the last pass.
 func renewedBefore(saved, observed *model.Lease) bool {
-	if saved.Spec.RenewTime == nil || observed.Spec.RenewTime == nil {
+	if saved == observed || saved.Spec.RenewTime == nil || observed.Spec.RenewTime == nil {
 		return false
 	}
 	return *saved.Spec.RenewTime < *observed.Spec.RenewTime
