@@ -135,7 +135,12 @@ type bucket struct {
 
 // store is the informer's indexed cache (upstream threadSafeMap with its indices).
 type store struct {
+	// items, keyBuf and nbuilt are what a watch event's lookup and putAt read, together.
 	items map[string]*entry
+	// keyBuf is lookup's scratch space for a namespaced key.
+	keyBuf []byte
+	// nbuilt counts the built indexes; while it is 0 the entries hold no vals.
+	nbuilt int
 	// spare holds entries allocated together for the puts reserve expects, taken by put in
 	// turn.
 	spare     []entry
@@ -143,8 +148,6 @@ type store struct {
 	keysDirty bool
 	indexes   []namedIndex                  // sorted by name
 	indices   map[string]map[string]*bucket // index name -> value -> entries
-	// nbuilt counts the built indexes; while it is 0 the entries hold no vals.
-	nbuilt int
 }
 
 func newStore() *store {
@@ -160,17 +163,17 @@ func newStore() *store {
 // lookup finds the entry of obj's key (model.Key(obj)), returning the key and the entry (nil
 // when the store has none) without building a new string when the store holds the key: a
 // watch event about a cached object allocates nothing for its key and looks it up once (see
-// putAt). buf is scratch space, returned for reuse.
-func (s *store) lookup(obj model.Object, buf []byte) (string, *entry, []byte) {
+// putAt).
+func (s *store) lookup(obj model.Object) (string, *entry) {
 	m := obj.Meta()
 	if m.Namespace == "" {
-		return m.Name, s.items[m.Name], buf
+		return m.Name, s.items[m.Name]
 	}
-	buf = append(append(append(buf[:0], m.Namespace...), '/'), m.Name...)
-	if e, ok := s.items[string(buf)]; ok {
-		return e.key, e, buf
+	s.keyBuf = append(append(append(s.keyBuf[:0], m.Namespace...), '/'), m.Name...)
+	if e, ok := s.items[string(s.keyBuf)]; ok {
+		return e.key, e
 	}
-	return string(buf), nil, buf
+	return string(s.keyBuf), nil
 }
 
 func (s *store) get(key string) (model.Object, bool) {

@@ -149,7 +149,6 @@ func TestStoreLookupIsKey(t *testing.T) {
 	node := &model.Node{ObjectMeta: model.ObjectMeta{Name: "n1"}}
 	s.put(model.Key(held), held)
 	s.put(model.Key(node), node)
-	var buf []byte
 	for _, c := range []struct {
 		obj  model.Object
 		held bool
@@ -160,8 +159,7 @@ func TestStoreLookupIsKey(t *testing.T) {
 		{&model.Node{ObjectMeta: model.ObjectMeta{Name: "n2"}}, false},
 		{&model.Lease{ObjectMeta: model.ObjectMeta{Namespace: "kube-node-lease", Name: "n1"}}, false},
 	} {
-		key, e, b := s.lookup(c.obj, buf)
-		buf = b
+		key, e := s.lookup(c.obj)
 		require.Equal(t, model.Key(c.obj), key)
 		if c.held {
 			require.Same(t, s.items[key], e)
@@ -169,5 +167,5 @@ func TestStoreLookupIsKey(t *testing.T) {
 			require.Nil(t, e)
 		}
 	}
-	require.Zero(t, testing.AllocsPerRun(10, func() { _, _, buf = s.lookup(held, buf) }))
+	require.Zero(t, testing.AllocsPerRun(10, func() { s.lookup(held) }))
 }
