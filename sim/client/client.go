@@ -140,11 +140,11 @@ type Client struct {
 	// spare are requests whose calls have returned, for the calls made while own is in use
 	// (several processes may share a client, each with a call in flight).
 	spare sim.FreeList[apiserver.Request]
-	// stats are the counters but the per-verb ones (requests) and the token bucket's, apart:
-	// they change only when a request fails or is retried, and a client of at most 512 bytes
-	// is allocated at a cache line's start (larger objects start 8 bytes past one, after the
-	// allocator's header).
-	stats *Stats
+	// failures are the counters but the name, the per-verb ones (requests) and the token
+	// bucket's, nil until a request first fails or is retried (failed): apart, as a client of
+	// at most 512 bytes is allocated at a cache line's start (larger objects start 8 bytes
+	// past one, after the allocator's header), and made only for the clients that need them.
+	failures *Stats
 	// own is the request of a call when no other call of the client is in flight (ownBusy),
 	// nearly always: held in the client, it is at hand with the client's other fields where a
 	// spare one was a pointer chase away. The server keeps no request after Do returns.
@@ -160,7 +160,6 @@ func New(srv *apiserver.Server, name string, cfg Config) *Client {
 		name:   name,
 		caller: srv.Caller(name),
 		cfg:    cfg,
-		stats:  &Stats{Name: name},
 	}
 }
 
@@ -191,8 +190,11 @@ func (c *Client) throttle(ctx context.Context, p *sim.Proc) {
 
 // Stats returns the client's counters.
 func (c *Client) Stats() Stats {
-	s := *c.stats
-	s.Requests = c.requests
+	var s Stats
+	if c.failures != nil {
+		s = *c.failures
+	}
+	s.Name, s.Requests = c.name, c.requests
 	if c.hasBucket {
 		s.Throttle = c.ownBucket.Stats()
 	}
@@ -223,12 +225,12 @@ func (c *Client) send(ctx context.Context, req *apiserver.Request) apiserver.Res
 		wait, retry := c.observe(resp.Err, attempt)
 		if !retry {
 			if resp.Err != nil {
-				c.stats.Errors++
+				c.failed().Errors++
 			}
 			return resp
 		}
-		c.stats.Retries++
-		c.stats.RetryAfterTotal += wait
+		c.failed().Retries++
+		c.failed().RetryAfterTotal += wait
 		p.Sleep(wait)
 		c.throttle(ctx, p)
 	}
@@ -258,6 +260,14 @@ func (c *Client) putRequest(req *apiserver.Request) {
 	c.spare.Put(req)
 }
 
+// failed returns the client's failure counters, made at the first failure or retry.
+func (c *Client) failed() *Stats {
+	if c.failures == nil {
+		c.failures = new(Stats)
+	}
+	return c.failures
+}
+
 func (c *Client) count(v model.Verb) {
 	if i := verbIndex(v); i >= 0 {
 		c.requests[i]++
@@ -272,11 +282,11 @@ func (c *Client) observe(err error, attempt int) (time.Duration, bool) {
 		return 0, false
 	}
 	if isConflict(err) {
-		c.stats.Conflicts++
+		c.failed().Conflicts++
 	}
 	code := statusCode(err)
 	if code == 429 {
-		c.stats.TooManyRequests++
+		c.failed().TooManyRequests++
 	}
 	if attempt > c.cfg.MaxRetries || (code != 429 && code < 500) {
 		return 0, false
@@ -505,12 +515,12 @@ func (c *Client) Watch(ctx context.Context, kind model.Kind, opts model.ListOpti
 		wait, retry := c.observe(err, attempt)
 		if !retry {
 			if err != nil {
-				c.stats.Errors++
+				c.failed().Errors++
 			}
 			return w, err
 		}
-		c.stats.Retries++
-		c.stats.RetryAfterTotal += wait
+		c.failed().Retries++
+		c.failed().RetryAfterTotal += wait
 		p.Sleep(wait)
 		c.throttle(ctx, p)
 	}
