@@ -84,21 +84,30 @@ type nodeMemo struct {
 	observedReady model.ConditionStatus
 	readySeen     bool
 
-	// ready is the Ready condition of the node status readyIn (nil if it has none), the one a
-	// pass last looked at (readyOf). A node's status usually stays the same object for minutes
-	// (the kubelet posts an unchanged status every NodeStatusReportFrequency), and finding the
-	// condition again would read every condition before it, cold in the processor's caches.
-	readyIn *model.NodeStatus
-	ready   *model.NodeCondition
+	// ready[i] is the Ready condition of the node status readyIn[i] (nil if it has none): the
+	// last two status objects a pass looked at (readyOf), the newest first. A node's status
+	// usually stays the same object for minutes (the kubelet posts an unchanged status every
+	// NodeStatusReportFrequency), and finding the condition again would read every condition
+	// before it, cold in the processor's caches. The pass after a new status asks about the
+	// new one and then about the one its health record saved, the older of the two.
+	readyIn [2]*model.NodeStatus
+	ready   [2]*model.NodeCondition
 }
 
-// readyOf is getNodeCondition(status, model.NodeReady), looked for once per status object:
-// the statuses read here are never modified once seen (see nodeMemo).
+// readyOf is getNodeCondition(status, model.NodeReady), looked for once per status object
+// while it is one of the last two asked about: the statuses read here are never modified once
+// seen (see nodeMemo).
 func (m *nodeMemo) readyOf(status *model.NodeStatus) *model.NodeCondition {
-	if status != m.readyIn {
-		m.readyIn, m.ready = status, getNodeCondition(status, model.NodeReady)
+	switch status {
+	case m.readyIn[0]:
+		return m.ready[0]
+	case m.readyIn[1]:
+		return m.ready[1]
 	}
-	return m.ready
+	ready := getNodeCondition(status, model.NodeReady)
+	m.readyIn = [2]*model.NodeStatus{status, m.readyIn[0]}
+	m.ready = [2]*model.NodeCondition{ready, m.ready[0]}
+	return ready
 }
 
 // nodeHealth returns the health record of the node called name, if it has one.
@@ -394,7 +403,7 @@ func (nc *Controller) monitorNodeHealth(p *sim.Proc) {
 		m := nc.memos[n.Name]
 		m.known = nil
 		nc.knownNodes--
-		m.node, m.zoneKey, m.readyIn, m.ready = nil, "", nil, nil // let the deleted node go
+		m.node, m.zoneKey, m.readyIn, m.ready = nil, "", [2]*model.NodeStatus{}, [2]*model.NodeCondition{} // let the deleted node go
 	}
 
 	zoneToNodeConditions := nc.zoneConditions()
@@ -556,7 +565,8 @@ func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, m *nodeMemo, node *model.
 		if h.status == &node.Status {
 			saved = current
 		} else {
-			saved = getNodeCondition(h.status, model.NodeReady)
+			// The status the record saved, which the last pass asked the memo about.
+			saved = m.readyOf(h.status)
 		}
 		savedLease = h.lease
 	}
