@@ -139,15 +139,19 @@ type store struct {
 	items map[string]*entry
 	// keyBuf is lookup's scratch space for a namespaced key.
 	keyBuf []byte
-	// nbuilt counts the built indexes; while it is 0 the entries hold no vals.
-	nbuilt int
+	// nbuilt counts the built indexes; while it is 0 the entries hold no vals. It and
+	// keysDirty share a word: a store of 128 bytes starts on a cache line.
+	nbuilt    int32
+	keysDirty bool
+	// removals counts the keys removed (one for each remove, one for a clear): while it stays
+	// the same, every entry looked up before is still its key's (an EntryRef's test).
+	removals uint64
 	// spare holds entries allocated together for the puts reserve expects, taken by put in
 	// turn.
-	spare     []entry
-	sorted    []*entry
-	keysDirty bool
-	indexes   []namedIndex                  // sorted by name
-	indices   map[string]map[string]*bucket // index name -> value -> entries
+	spare   []entry
+	sorted  []*entry
+	indexes []namedIndex                  // sorted by name
+	indices map[string]map[string]*bucket // index name -> value -> entries
 }
 
 func newStore() *store {
@@ -292,6 +296,7 @@ func (s *store) remove(key string) (model.Object, bool) {
 		return nil, false
 	}
 	delete(s.items, key)
+	s.removals++
 	s.keysDirty = true
 	if e.vals != nil {
 		for i, ix := range s.indexes {
@@ -434,6 +439,7 @@ func (s *store) addIndex(name string, fn IndexFunc, same func(old, cur model.Obj
 // clear drops every object and index entry, keeping the index functions.
 func (s *store) clear() {
 	clear(s.items)
+	s.removals++
 	s.sorted = s.sorted[:0]
 	s.keysDirty = false
 	for _, ix := range s.indexes {

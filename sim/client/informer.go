@@ -493,6 +493,33 @@ func (inf *Informer) GetKeyed(namespace, name string) (model.Object, string, boo
 	return nil, "", false
 }
 
+// EntryRef remembers where one key's entry is in an informer's cache, for a caller that reads
+// the same key again and again (GetByKeyRef). Its zero value remembers nothing.
+type EntryRef struct {
+	e        *entry
+	removals uint64
+}
+
+// GetByKeyRef is GetByKey(key) for a caller that keeps ref for this informer and key alone:
+// while the cache has removed no key since ref was filled, the entry ref holds is still key's
+// (an update replaces an entry's object in place, and only a removal drops an entry), and its
+// object is the answer without a lookup by the key, whose hash and probe read memory a pass
+// over hundreds of nodes finds cold. Otherwise it looks key up and fills ref with the entry
+// found, or clears it.
+func (inf *Informer) GetByKeyRef(key string, ref *EntryRef) (model.Object, bool) {
+	s := inf.store
+	if ref.e != nil && ref.removals == s.removals {
+		return ref.e.obj, true
+	}
+	e, ok := s.items[key]
+	if !ok {
+		*ref = EntryRef{}
+		return nil, false
+	}
+	*ref = EntryRef{e: e, removals: s.removals}
+	return e.obj, true
+}
+
 // GetByKey is Get for a key already built with model.KeyOf ("namespace/name", or "name" for
 // cluster-scoped objects); callers that look the same object up repeatedly keep the key and
 // save building it each time.

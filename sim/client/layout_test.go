@@ -53,7 +53,7 @@ func TestClientHotFieldsShareThreeCacheLines(t *testing.T) {
 // TestInformerWatchEventFieldsShareALine holds the Informer's and its store's layouts to what
 // their comments promise: what a watch event reads or writes of the informer (OnWatchEvent,
 // applyAt, the notify loops) lies in its first cache line and what it reads of the store
-// (lookup, putAt) in the store's, and both start a line.
+// (lookup, putAt, GetByKeyRef) in the store's, and both start a line.
 func TestInformerWatchEventFieldsShareALine(t *testing.T) {
 	var inf Informer
 	hot := []field{
@@ -73,6 +73,7 @@ func TestInformerWatchEventFieldsShareALine(t *testing.T) {
 		{"items", unsafe.Offsetof(s.items), unsafe.Sizeof(s.items)},
 		{"keyBuf", unsafe.Offsetof(s.keyBuf), unsafe.Sizeof(s.keyBuf)},
 		{"nbuilt", unsafe.Offsetof(s.nbuilt), unsafe.Sizeof(s.nbuilt)},
+		{"removals", unsafe.Offsetof(s.removals), unsafe.Sizeof(s.removals)},
 	} {
 		assert.LessOrEqual(t, f.offset+f.size, uintptr(cacheLineBytes), "store.%s ends at %d", f.name, f.offset+f.size)
 	}

@@ -75,6 +75,9 @@ type nodeMemo struct {
 	zoneKey  string
 	excluded bool // the node has LabelNodeExcludeDisruption
 	leaseKey string
+	// leaseRef finds the Lease's cache entry again without a lookup by leaseKey on every pass
+	// (client.Informer.GetByKeyRef).
+	leaseRef client.EntryRef
 
 	// health is upstream's nodeHealthMap entry of the node, if hasHealth: kept here, where a
 	// pass finds it with the rest, by value (storing a record allocates nothing).
@@ -585,7 +588,10 @@ func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, m *nodeMemo, node *model.
 		h = nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: transition}
 	}
 	// A renewed Lease always refreshes the probe time, even if the kubelet never posted status.
-	observedLease, _ := nc.leases.GetByKey(m.leaseKey)
+	var observedLease *model.Lease
+	if obj, ok := nc.leases.Informer.GetByKeyRef(m.leaseKey, &m.leaseRef); ok {
+		observedLease, _ = client.ObjectAs[*model.Lease](obj)
+	}
 	if observedLease != nil && (savedLease == nil || renewedBefore(savedLease, observedLease)) {
 		h.lease = observedLease
 		h.probeTimestamp = now
