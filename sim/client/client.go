@@ -140,15 +140,17 @@ type Client struct {
 	// spare are requests whose calls have returned, for the calls made while own is in use
 	// (several processes may share a client, each with a call in flight).
 	spare sim.FreeList[apiserver.Request]
-	// failures are the counters but the name, the per-verb ones (requests) and the token
-	// bucket's, nil until a request first fails or is retried (failed): apart, as a client of
-	// at most 512 bytes is allocated at a cache line's start (larger objects start 8 bytes
-	// past one, after the allocator's header), and made only for the clients that need them.
-	failures *Stats
+	// retries are Stats.Retries and RetryAfterTotal, nil until a request is first retried
+	// (retried): apart, as a client of at most 512 bytes is allocated at a cache line's start
+	// (larger objects start 8 bytes past one, after the allocator's header), and made only for
+	// the clients that need them.
+	retries *Stats
 	// own is the request of a call when no other call of the client is in flight (ownBusy),
 	// nearly always: held in the client, it is at hand with the client's other fields where a
 	// spare one was a pointer chase away. The server keeps no request after Do returns.
 	own apiserver.Request
+	// errors, conflicts and tooManyRequests are Stats.Errors, Conflicts and TooManyRequests.
+	errors, conflicts, tooManyRequests uint64
 }
 
 // New returns a client named name (the identity the server sees, as a user agent) with cfg's
@@ -190,11 +192,10 @@ func (c *Client) throttle(ctx context.Context, p *sim.Proc) {
 
 // Stats returns the client's counters.
 func (c *Client) Stats() Stats {
-	var s Stats
-	if c.failures != nil {
-		s = *c.failures
+	s := Stats{Name: c.name, Requests: c.requests, Errors: c.errors, Conflicts: c.conflicts, TooManyRequests: c.tooManyRequests}
+	if c.retries != nil {
+		s.Retries, s.RetryAfterTotal = c.retries.Retries, c.retries.RetryAfterTotal
 	}
-	s.Name, s.Requests = c.name, c.requests
 	if c.hasBucket {
 		s.Throttle = c.ownBucket.Stats()
 	}
@@ -225,12 +226,12 @@ func (c *Client) send(ctx context.Context, req *apiserver.Request) apiserver.Res
 		wait, retry := c.observe(resp.Err, attempt)
 		if !retry {
 			if resp.Err != nil {
-				c.failed().Errors++
+				c.errors++
 			}
 			return resp
 		}
-		c.failed().Retries++
-		c.failed().RetryAfterTotal += wait
+		c.retried().Retries++
+		c.retried().RetryAfterTotal += wait
 		p.Sleep(wait)
 		c.throttle(ctx, p)
 	}
@@ -260,12 +261,13 @@ func (c *Client) putRequest(req *apiserver.Request) {
 	c.spare.Put(req)
 }
 
-// failed returns the client's failure counters, made at the first failure or retry.
-func (c *Client) failed() *Stats {
-	if c.failures == nil {
-		c.failures = new(Stats)
+// retried returns the client's retry counters (Retries, RetryAfterTotal), made at the first
+// retry.
+func (c *Client) retried() *Stats {
+	if c.retries == nil {
+		c.retries = new(Stats)
 	}
-	return c.failures
+	return c.retries
 }
 
 func (c *Client) count(v model.Verb) {
@@ -282,11 +284,11 @@ func (c *Client) observe(err error, attempt int) (time.Duration, bool) {
 		return 0, false
 	}
 	if isConflict(err) {
-		c.failed().Conflicts++
+		c.conflicts++
 	}
 	code := statusCode(err)
 	if code == 429 {
-		c.failed().TooManyRequests++
+		c.tooManyRequests++
 	}
 	if attempt > c.cfg.MaxRetries || (code != 429 && code < 500) {
 		return 0, false
@@ -515,12 +517,12 @@ func (c *Client) Watch(ctx context.Context, kind model.Kind, opts model.ListOpti
 		wait, retry := c.observe(err, attempt)
 		if !retry {
 			if err != nil {
-				c.failed().Errors++
+				c.errors++
 			}
 			return w, err
 		}
-		c.failed().Retries++
-		c.failed().RetryAfterTotal += wait
+		c.retried().Retries++
+		c.retried().RetryAfterTotal += wait
 		p.Sleep(wait)
 		c.throttle(ctx, p)
 	}
