@@ -74,18 +74,20 @@ type nodeMemo struct {
 	node     *model.Node
 	zoneKey  string
 	excluded bool // the node has LabelNodeExcludeDisruption
-	leaseKey string
+	// hasHealth says health holds a record; readySeen that observedReady holds a status. The
+	// three flags share a word.
+	hasHealth bool
+	readySeen bool
+	leaseKey  string
 	// leaseRef finds the Lease's cache entry again without a lookup by leaseKey on every pass
 	// (client.Informer.GetByKeyRef).
 	leaseRef client.EntryRef
 
 	// health is upstream's nodeHealthMap entry of the node, if hasHealth: kept here, where a
 	// pass finds it with the rest, by value (storing a record allocates nothing).
-	health    nodeHealthData
-	hasHealth bool
+	health nodeHealthData
 
 	observedReady model.ConditionStatus
-	readySeen     bool
 
 	// ready[i] is the Ready condition of the node status readyIn[i] (nil if it has none): the
 	// last two status objects a pass looked at (readyOf), the newest first. A node's status
@@ -590,7 +592,8 @@ func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, m *nodeMemo, node *model.
 	// A renewed Lease always refreshes the probe time, even if the kubelet never posted status.
 	var observedLease *model.Lease
 	if obj, ok := nc.leases.Informer.GetByKeyRef(m.leaseKey, &m.leaseRef); ok {
-		observedLease, _ = client.ObjectAs[*model.Lease](obj)
+		// A cached object, never a tombstone: what client.ObjectAs would find.
+		observedLease, _ = obj.(*model.Lease)
 	}
 	if observedLease != nil && (savedLease == nil || renewedBefore(savedLease, observedLease)) {
 		h.lease = observedLease
