@@ -116,26 +116,41 @@ func (s Stats) RequestsFor(v model.Verb) uint64 {
 }
 
 // Client sends requests to the simulated API server on behalf of one component.
+//
+// A kubelet's client sends one request every few seconds, long after its memory left the
+// processor's caches, so what every request reads or writes sits together at the start
+// (TestClientHotFieldsShareThreeCacheLines): the server, the name and its record there, the
+// request slot's flag, the per-verb counters, and the token bucket's limiter and wait count;
+// then the client's own request, from a cache line's start, so that the fields a request
+// fills take two lines.
 type Client struct {
-	srv  *apiserver.Server
-	name string
 	// caller is the server's record of this client, sent with every request.
 	caller *apiserver.Caller
-	cfg    Config
-	// bucket is the client's token bucket, nil before the first request, then ownBucket
-	// (held in the client: one object less to find cold on every request).
-	bucket     *TokenBucket
-	ownBucket  TokenBucket
-	maxRetries int
-	stats      Stats
-	// own is the request of a call when no other call of the client is in flight (ownBusy),
-	// nearly always: held in the client, it is at hand with the client's other fields where a
-	// spare one was a pointer chase away. The server keeps no request after Do returns.
-	own     apiserver.Request
+	name   string
+	srv    *apiserver.Server
+	// ownBusy says own is in use (takeRequest).
 	ownBusy bool
+	// hasBucket says ownBucket was made: the token bucket is made at the first request
+	// (throttle), and held in the client, one object less to find cold on every request.
+	hasBucket bool
+	// requests counts attempts per verb (Stats.Requests, which Stats fills from it).
+	requests  [len(verbs)]uint64
+	ownBucket TokenBucket
+	cfg       Config
 	// spare are requests whose calls have returned, for the calls made while own is in use
 	// (several processes may share a client, each with a call in flight).
 	spare sim.FreeList[apiserver.Request]
+	// retries are Stats.Retries and RetryAfterTotal, nil until a request is first retried
+	// (retried): apart, as a client of at most 512 bytes is allocated at a cache line's start
+	// (larger objects start 8 bytes past one, after the allocator's header), and made only for
+	// the clients that need them.
+	retries *Stats
+	// own is the request of a call when no other call of the client is in flight (ownBusy),
+	// nearly always: held in the client, it is at hand with the client's other fields where a
+	// spare one was a pointer chase away. The server keeps no request after Do returns.
+	own apiserver.Request
+	// errors, conflicts and tooManyRequests are Stats.Errors, Conflicts and TooManyRequests.
+	errors, conflicts, tooManyRequests uint64
 }
 
 // New returns a client named name (the identity the server sees, as a user agent) with cfg's
@@ -143,12 +158,10 @@ type Client struct {
 func New(srv *apiserver.Server, name string, cfg Config) *Client {
 	cfg = cfg.withDefaults()
 	return &Client{
-		srv:        srv,
-		name:       name,
-		caller:     srv.Caller(name),
-		cfg:        cfg,
-		maxRetries: cfg.MaxRetries,
-		stats:      Stats{Name: name},
+		srv:    srv,
+		name:   name,
+		caller: srv.Caller(name),
+		cfg:    cfg,
 	}
 }
 
@@ -159,24 +172,32 @@ func (c *Client) Name() string { return c.name }
 func (c *Client) Config() Config { return c.cfg }
 
 // RateLimiter returns the client's token bucket, or nil before the first request.
-func (c *Client) RateLimiter() *TokenBucket { return c.bucket }
+func (c *Client) RateLimiter() *TokenBucket {
+	if !c.hasBucket {
+		return nil
+	}
+	return &c.ownBucket
+}
 
 // throttle waits on the token bucket, creating it at the first request from the kernel of the
 // calling process. A bucket made then is as full as one made at construction would be, since
 // a bucket never holds more than its burst.
 func (c *Client) throttle(ctx context.Context, p *sim.Proc) {
-	if c.bucket == nil {
+	if !c.hasBucket {
 		c.ownBucket.init(p.Kernel(), c.cfg.QPS, c.cfg.Burst)
-		c.bucket = &c.ownBucket
+		c.hasBucket = true
 	}
-	c.bucket.Wait(ctx)
+	c.ownBucket.Wait(ctx)
 }
 
 // Stats returns the client's counters.
 func (c *Client) Stats() Stats {
-	s := c.stats
-	if c.bucket != nil {
-		s.Throttle = c.bucket.Stats()
+	s := Stats{Name: c.name, Requests: c.requests, Errors: c.errors, Conflicts: c.conflicts, TooManyRequests: c.tooManyRequests}
+	if c.retries != nil {
+		s.Retries, s.RetryAfterTotal = c.retries.Retries, c.retries.RetryAfterTotal
+	}
+	if c.hasBucket {
+		s.Throttle = c.ownBucket.Stats()
 	}
 	return s
 }
@@ -205,12 +226,12 @@ func (c *Client) send(ctx context.Context, req *apiserver.Request) apiserver.Res
 		wait, retry := c.observe(resp.Err, attempt)
 		if !retry {
 			if resp.Err != nil {
-				c.stats.Errors++
+				c.errors++
 			}
 			return resp
 		}
-		c.stats.Retries++
-		c.stats.RetryAfterTotal += wait
+		c.retried().Retries++
+		c.retried().RetryAfterTotal += wait
 		p.Sleep(wait)
 		c.throttle(ctx, p)
 	}
@@ -240,9 +261,18 @@ func (c *Client) putRequest(req *apiserver.Request) {
 	c.spare.Put(req)
 }
 
+// retried returns the client's retry counters (Retries, RetryAfterTotal), made at the first
+// retry.
+func (c *Client) retried() *Stats {
+	if c.retries == nil {
+		c.retries = new(Stats)
+	}
+	return c.retries
+}
+
 func (c *Client) count(v model.Verb) {
 	if i := verbIndex(v); i >= 0 {
-		c.stats.Requests[i]++
+		c.requests[i]++
 	}
 }
 
@@ -254,13 +284,13 @@ func (c *Client) observe(err error, attempt int) (time.Duration, bool) {
 		return 0, false
 	}
 	if isConflict(err) {
-		c.stats.Conflicts++
+		c.conflicts++
 	}
 	code := statusCode(err)
 	if code == 429 {
-		c.stats.TooManyRequests++
+		c.tooManyRequests++
 	}
-	if attempt > c.maxRetries || (code != 429 && code < 500) {
+	if attempt > c.cfg.MaxRetries || (code != 429 && code < 500) {
 		return 0, false
 	}
 	// The server sends a Retry-After header only for a positive delay; without one the
@@ -487,12 +517,12 @@ func (c *Client) Watch(ctx context.Context, kind model.Kind, opts model.ListOpti
 		wait, retry := c.observe(err, attempt)
 		if !retry {
 			if err != nil {
-				c.stats.Errors++
+				c.errors++
 			}
 			return w, err
 		}
-		c.stats.Retries++
-		c.stats.RetryAfterTotal += wait
+		c.retried().Retries++
+		c.retried().RetryAfterTotal += wait
 		p.Sleep(wait)
 		c.throttle(ctx, p)
 	}

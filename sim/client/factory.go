@@ -34,7 +34,7 @@ func (f *SharedInformerFactory) For(kind model.Kind) *Informer {
 // created after Start is started at once.
 func (f *SharedInformerFactory) ForOptions(kind model.Kind, opts model.ListOptions) *Informer {
 	for _, inf := range f.informers {
-		if inf.kind == kind && sameOptions(inf.opts, opts) {
+		if inf.Kind() == kind && sameOptions(inf.opts, opts) {
 			return inf
 		}
 	}

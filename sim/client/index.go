@@ -135,16 +135,23 @@ type bucket struct {
 
 // store is the informer's indexed cache (upstream threadSafeMap with its indices).
 type store struct {
+	// items, keyBuf and nbuilt are what a watch event's lookup and putAt read, together.
 	items map[string]*entry
+	// keyBuf is lookup's scratch space for a namespaced key.
+	keyBuf []byte
+	// nbuilt counts the built indexes; while it is 0 the entries hold no vals. It and
+	// keysDirty share a word: a store of 128 bytes starts on a cache line.
+	nbuilt    int32
+	keysDirty bool
+	// removals counts the keys removed (one for each remove, one for a clear): while it stays
+	// the same, every entry looked up before is still its key's (an EntryRef's test).
+	removals uint64
 	// spare holds entries allocated together for the puts reserve expects, taken by put in
 	// turn.
-	spare     []entry
-	sorted    []*entry
-	keysDirty bool
-	indexes   []namedIndex                  // sorted by name
-	indices   map[string]map[string]*bucket // index name -> value -> entries
-	// nbuilt counts the built indexes; while it is 0 the entries hold no vals.
-	nbuilt int
+	spare   []entry
+	sorted  []*entry
+	indexes []namedIndex                  // sorted by name
+	indices map[string]map[string]*bucket // index name -> value -> entries
 }
 
 func newStore() *store {
@@ -160,17 +167,17 @@ func newStore() *store {
 // lookup finds the entry of obj's key (model.Key(obj)), returning the key and the entry (nil
 // when the store has none) without building a new string when the store holds the key: a
 // watch event about a cached object allocates nothing for its key and looks it up once (see
-// putAt). buf is scratch space, returned for reuse.
-func (s *store) lookup(obj model.Object, buf []byte) (string, *entry, []byte) {
+// putAt).
+func (s *store) lookup(obj model.Object) (string, *entry) {
 	m := obj.Meta()
 	if m.Namespace == "" {
-		return m.Name, s.items[m.Name], buf
+		return m.Name, s.items[m.Name]
 	}
-	buf = append(append(append(buf[:0], m.Namespace...), '/'), m.Name...)
-	if e, ok := s.items[string(buf)]; ok {
-		return e.key, e, buf
+	s.keyBuf = append(append(append(s.keyBuf[:0], m.Namespace...), '/'), m.Name...)
+	if e, ok := s.items[string(s.keyBuf)]; ok {
+		return e.key, e
 	}
-	return string(buf), nil, buf
+	return string(s.keyBuf), nil
 }
 
 func (s *store) get(key string) (model.Object, bool) {
@@ -289,6 +296,7 @@ func (s *store) remove(key string) (model.Object, bool) {
 		return nil, false
 	}
 	delete(s.items, key)
+	s.removals++
 	s.keysDirty = true
 	if e.vals != nil {
 		for i, ix := range s.indexes {
@@ -431,6 +439,7 @@ func (s *store) addIndex(name string, fn IndexFunc, same func(old, cur model.Obj
 // clear drops every object and index entry, keeping the index functions.
 func (s *store) clear() {
 	clear(s.items)
+	s.removals++
 	s.sorted = s.sorted[:0]
 	s.keysDirty = false
 	for _, ix := range s.indexes {

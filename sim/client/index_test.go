@@ -149,7 +149,6 @@ func TestStoreLookupIsKey(t *testing.T) {
 	node := &model.Node{ObjectMeta: model.ObjectMeta{Name: "n1"}}
 	s.put(model.Key(held), held)
 	s.put(model.Key(node), node)
-	var buf []byte
 	for _, c := range []struct {
 		obj  model.Object
 		held bool
@@ -160,8 +159,7 @@ func TestStoreLookupIsKey(t *testing.T) {
 		{&model.Node{ObjectMeta: model.ObjectMeta{Name: "n2"}}, false},
 		{&model.Lease{ObjectMeta: model.ObjectMeta{Namespace: "kube-node-lease", Name: "n1"}}, false},
 	} {
-		key, e, b := s.lookup(c.obj, buf)
-		buf = b
+		key, e := s.lookup(c.obj)
 		require.Equal(t, model.Key(c.obj), key)
 		if c.held {
 			require.Same(t, s.items[key], e)
@@ -169,5 +167,43 @@ func TestStoreLookupIsKey(t *testing.T) {
 			require.Nil(t, e)
 		}
 	}
-	require.Zero(t, testing.AllocsPerRun(10, func() { _, _, buf = s.lookup(held, buf) }))
+	require.Zero(t, testing.AllocsPerRun(10, func() { s.lookup(held) }))
+}
+
+// TestGetByKeyRefIsGetByKey holds GetByKeyRef, which answers from the entry it remembers
+// while the cache has removed no key, to GetByKey over seeded scripts of adds, updates,
+// removes of the key asked about and of others, re-adds and clears (Stop), with a ref kept
+// per key as a caller keeps it.
+func TestGetByKeyRefIsGetByKey(t *testing.T) {
+	keys := []string{"a", "b", "c", "d"}
+	for seed := uint64(0); seed < 50; seed++ {
+		r := rand.New(rand.NewPCG(seed, 3))
+		inf := &Informer{store: newStore()}
+		refs := make([]EntryRef, len(keys))
+		remembered := 0
+		for step := 0; step < 300; step++ {
+			i := r.IntN(len(keys))
+			switch op := r.IntN(10); {
+			case op < 4:
+				inf.store.put(keys[i], &model.Node{ObjectMeta: model.ObjectMeta{Name: keys[i], ResourceVersion: uint64(step)}})
+			case op < 6:
+				inf.store.remove(keys[i])
+			case op == 6:
+				inf.store.clear()
+			default:
+				if refs[i].e != nil {
+					remembered++
+				}
+				got, gotOK := inf.GetByKeyRef(keys[i], &refs[i])
+				want, wantOK := inf.GetByKey(keys[i])
+				require.Equal(t, wantOK, gotOK, "seed %d step %d key %s", seed, step, keys[i])
+				if wantOK {
+					require.Same(t, want, got, "seed %d step %d key %s", seed, step, keys[i])
+				} else {
+					require.Nil(t, got, "seed %d step %d key %s", seed, step, keys[i])
+				}
+			}
+		}
+		require.Positive(t, remembered, "seed %d asked with a filled ref", seed)
+	}
 }

@@ -242,42 +242,49 @@ type InformerStats struct {
 // notifies handlers of every change, and serves the cache as a lister with indexes (upstream
 // SharedIndexInformer with its Reflector and DeltaFIFO, delivering deltas synchronously).
 type Informer struct {
+	// What every watch event reads or writes comes first, in one cache line
+	// (TestInformerWatchEventFieldsShareALine): an informer's events come seconds apart, after
+	// its memory has left the processor's caches.
+	store    *store
+	handlers []handler
+	// The current watch. watchGen tags its sink so events from a watch the informer has left
+	// are ignored.
+	watchGen uint64
+	lastRV   uint64
+	// watchEventsTotal counts the watch events delivered (InformerStats.WatchEvents, which
+	// Stats fills from it).
+	watchEventsTotal uint64
+	running          bool
+	watchEnded       bool
+	synced           bool
+	watchTimeout     bool
+
 	c      *Client
-	kind   model.Kind
 	opts   model.ListOptions
 	resync time.Duration
-
-	handlers []handler
-	store    *store
-	keyBuf   []byte // scratch for store.lookup
 
 	k       *sim.Kernel
 	rand    *rand.Rand
 	backoff *backoffManager
 	proc    *sim.Proc
-	running bool
-	synced  bool
 	waiters []*sim.Proc
-	lastRV  uint64
 
-	// The current watch. watchGen tags its sink so events from a watch the informer has left
-	// are ignored.
-	watch        *apiserver.Watch
-	watchGen     uint64
-	watchEnded   bool
-	watchTimeout bool
-	watchErr     error
-	watchEvents  int
-	watchTimer   *sim.Timer
-	resyncTimer  *sim.Timer
+	watch    *apiserver.Watch
+	watchErr error
+	// watchStartEvents is watchEventsTotal when the current watch started: the watch has
+	// delivered the difference.
+	watchStartEvents uint64
+	watchTimer       *sim.Timer
+	resyncTimer      *sim.Timer
 
+	// stats are the counters but WatchEvents (watchEventsTotal), and the kind (Kind).
 	stats InformerStats
 }
 
 // NewInformer returns a stopped informer for kind, selecting with opts, that resyncs every
 // resync (0: never). Call Run to start it.
 func NewInformer(c *Client, kind model.Kind, opts model.ListOptions, resync time.Duration) *Informer {
-	return &Informer{c: c, kind: kind, opts: opts, resync: resync, store: newStore(), stats: InformerStats{Kind: kind}}
+	return &Informer{c: c, opts: opts, resync: resync, store: newStore(), stats: InformerStats{Kind: kind}}
 }
 
 // handler is a registered EventHandler with, when it is one, the same handler as a
@@ -288,13 +295,17 @@ type handler struct {
 }
 
 // Kind returns the informer's kind.
-func (inf *Informer) Kind() model.Kind { return inf.kind }
+func (inf *Informer) Kind() model.Kind { return inf.stats.Kind }
 
 // Options returns the list options the informer selects with.
 func (inf *Informer) Options() model.ListOptions { return inf.opts }
 
 // Stats returns the informer's counters.
-func (inf *Informer) Stats() InformerStats { return inf.stats }
+func (inf *Informer) Stats() InformerStats {
+	s := inf.stats
+	s.WatchEvents = inf.watchEventsTotal
+	return s
+}
 
 // AddEventHandler registers h. If the cache already holds objects, h first gets OnAdd for each
 // of them, in key order, with isInInitialList true (as upstream replays to late handlers).
@@ -379,10 +390,10 @@ func (inf *Informer) AddIndexer(name string, fn IndexFunc, unchanged func(old, c
 // checkIndex is the error of adding an index name with function fn, if any.
 func (inf *Informer) checkIndex(name string, fn IndexFunc) error {
 	if inf.store.hasIndex(name) {
-		return fmt.Errorf("informer %s: index %q already exists", inf.kind, name)
+		return fmt.Errorf("informer %s: index %q already exists", inf.Kind(), name)
 	}
 	if fn == nil {
-		return fmt.Errorf("informer %s: index %q has no function", inf.kind, name)
+		return fmt.Errorf("informer %s: index %q has no function", inf.Kind(), name)
 	}
 	return nil
 }
@@ -413,7 +424,7 @@ func (inf *Informer) Run(k *sim.Kernel) {
 // selectors when set.
 func (inf *Informer) describe() string {
 	var b strings.Builder
-	b.WriteString(string(inf.kind))
+	b.WriteString(string(inf.Kind()))
 	if inf.opts.Namespace != "" {
 		b.WriteString("/" + inf.opts.Namespace)
 	}
@@ -482,6 +493,33 @@ func (inf *Informer) GetKeyed(namespace, name string) (model.Object, string, boo
 	return nil, "", false
 }
 
+// EntryRef remembers where one key's entry is in an informer's cache, for a caller that reads
+// the same key again and again (GetByKeyRef). Its zero value remembers nothing.
+type EntryRef struct {
+	e        *entry
+	removals uint64
+}
+
+// GetByKeyRef is GetByKey(key) for a caller that keeps ref for this informer and key alone:
+// while the cache has removed no key since ref was filled, the entry ref holds is still key's
+// (an update replaces an entry's object in place, and only a removal drops an entry), and its
+// object is the answer without a lookup by the key, whose hash and probe read memory a pass
+// over hundreds of nodes finds cold. Otherwise it looks key up and fills ref with the entry
+// found, or clears it.
+func (inf *Informer) GetByKeyRef(key string, ref *EntryRef) (model.Object, bool) {
+	s := inf.store
+	if ref.e != nil && ref.removals == s.removals {
+		return ref.e.obj, true
+	}
+	e, ok := s.items[key]
+	if !ok {
+		*ref = EntryRef{}
+		return nil, false
+	}
+	*ref = EntryRef{e: e, removals: s.removals}
+	return e.obj, true
+}
+
 // GetByKey is Get for a key already built with model.KeyOf ("namespace/name", or "name" for
 // cluster-scoped objects); callers that look the same object up repeatedly keep the key and
 // save building it each time.
@@ -540,7 +578,7 @@ func (inf *Informer) ByIndexKeyed(indexName, value string) ([]model.Object, []st
 // an index that does not exist.
 func (inf *Informer) indexEntries(indexName, value string) []*entry {
 	if !inf.store.hasIndex(indexName) {
-		panic(fmt.Sprintf("informer %s: no index named %q", inf.kind, indexName))
+		panic(fmt.Sprintf("informer %s: no index named %q", inf.Kind(), indexName))
 	}
 	return inf.store.byIndex(indexName, value)
 }
@@ -566,9 +604,9 @@ var errVeryShortWatch = errors.New("very short watch: the watch ended within a s
 // listAndWatch lists, replaces the cache, and then watches from the list's resourceVersion
 // until the watch cannot continue (client-go Reflector.ListAndWatch and watch).
 func (inf *Informer) listAndWatch(p *sim.Proc) error {
-	items, keys, rv, err := inf.c.listShared(p, inf.kind, inf.opts)
+	items, keys, rv, err := inf.c.listShared(p, inf.Kind(), inf.opts)
 	if err != nil {
-		return fmt.Errorf("list %s: %w", inf.kind, err)
+		return fmt.Errorf("list %s: %w", inf.Kind(), err)
 	}
 	inf.stats.Lists++
 	if inf.stats.Lists > 1 {
@@ -580,7 +618,7 @@ func (inf *Informer) listAndWatch(p *sim.Proc) error {
 	for {
 		inf.watchGen++
 		sink := &watchSink{inf: inf, gen: inf.watchGen}
-		w, err := inf.c.Watch(p, inf.kind, inf.opts, inf.lastRV, sink)
+		w, err := inf.c.Watch(p, inf.Kind(), inf.opts, inf.lastRV, sink)
 		if err != nil {
 			if apierrors.IsTooManyRequests(err) {
 				// isWatchErrorRetriable: back off and watch again without listing.
@@ -593,12 +631,13 @@ func (inf *Informer) listAndWatch(p *sim.Proc) error {
 				inf.k.Emit(inf.c.name, "watch-expired", inf.describe(), inf.lastRV, err.Error())
 				return nil
 			}
-			return fmt.Errorf("watch %s from rv %d: %w", inf.kind, inf.lastRV, err)
+			return fmt.Errorf("watch %s from rv %d: %w", inf.Kind(), inf.lastRV, err)
 		}
 		inf.stats.Watches++
 		start := inf.k.Now()
 		inf.watch = w
-		inf.watchEnded, inf.watchTimeout, inf.watchErr, inf.watchEvents = false, false, nil, 0
+		inf.watchEnded, inf.watchTimeout, inf.watchErr = false, false, nil
+		inf.watchStartEvents = inf.watchEventsTotal
 		inf.watchTimer.Reset(minWatchTimeout + time.Duration(inf.rand.Int64N(int64(maxWatchTimeout-minWatchTimeout)+1)))
 		for !inf.watchEnded {
 			p.Park()
@@ -609,7 +648,7 @@ func (inf *Informer) listAndWatch(p *sim.Proc) error {
 		case inf.watchTimeout:
 			inf.stats.WatchTimeouts++
 		case err == nil:
-			if inf.k.Now().Sub(start) < veryShortWatch && inf.watchEvents == 0 {
+			if inf.k.Now().Sub(start) < veryShortWatch && inf.watchEventsTotal == inf.watchStartEvents {
 				return errVeryShortWatch
 			}
 		case isExpired(err):
@@ -727,10 +766,8 @@ func (s *watchSink) OnWatchEvent(ev apiserver.WatchEvent) {
 		return
 	}
 	inf := s.inf
-	inf.stats.WatchEvents++
-	inf.watchEvents++
-	key, e, buf := inf.store.lookup(ev.Object, inf.keyBuf)
-	inf.keyBuf = buf
+	inf.watchEventsTotal++
+	key, e := inf.store.lookup(ev.Object)
 	switch ev.Type {
 	case "ADDED", "MODIFIED":
 		inf.applyAt(key, e, ev.Object, false)

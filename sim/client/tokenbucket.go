@@ -29,14 +29,15 @@ type ThrottleStats struct {
 // TokenBucket is client-go's flowcontrol.NewTokenBucketRateLimiter(qps, burst) on virtual time:
 // a bucket that starts full with burst tokens and refills at qps per second.
 type TokenBucket struct {
-	qps float64
 	// limiter is the bucket when limited (qps > 0). It is held by value, as the bucket is in
 	// its Client: a request of a client that has slept for 10 s (a kubelet's Lease renewal)
 	// finds its client's state cold in the processor's caches, and every object on the way is
-	// another miss.
+	// another miss. What Wait reads and writes comes first: the limiter, limited and the
+	// wait count (stats.Waits).
 	limiter rate.Limiter
 	limited bool
 	stats   ThrottleStats
+	qps     float64
 }
 
 // NewTokenBucket returns a full bucket. qps <= 0 means no throttling at all (client-go

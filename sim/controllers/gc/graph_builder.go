@@ -129,12 +129,16 @@ func (h *monitorHandler) OnUpdate(oldObj, newObj model.Object) {
 
 // graphMetaUnchanged reports whether an update from old to cur keeps everything
 // processGraphChanges reads: the UID, the owner references, the finalizers and whether a
-// deletion is under way.
+// deletion is under way. A new version that kept its predecessor's owner references (a
+// shallow copy, as every kubelet Lease renewal is) holds the same array, whose elements
+// are equal to themselves: model.SameSlice answers without reading them, which would be a
+// cache miss on the old version's memory for nearly every Lease and status update.
 func graphMetaUnchanged(old, cur *model.ObjectMeta) bool {
 	return old.UID == cur.UID &&
 		(old.DeletionTimestamp == nil) == (cur.DeletionTimestamp == nil) &&
 		slices.Equal(old.Finalizers, cur.Finalizers) &&
-		slices.EqualFunc(old.OwnerReferences, cur.OwnerReferences, model.EqualOwnerReference)
+		(model.SameSlice(old.OwnerReferences, cur.OwnerReferences) ||
+			slices.EqualFunc(old.OwnerReferences, cur.OwnerReferences, model.EqualOwnerReference))
 }
 
 // OnDelete queues a delete event for the object or the last state a tombstone holds.

@@ -202,3 +202,41 @@ func TestGraphMetaUnchanged(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphMetaUnchangedOnSharedReferences holds the shared-array answer to the element
+// comparison: an update that keeps old's owner reference array (a shallow copy) is unchanged
+// exactly when one with an equal copy of the array is, and one whose references were edited
+// in a copy is changed whether or not the arrays started shared.
+func TestGraphMetaUnchangedOnSharedReferences(t *testing.T) {
+	now := vtime.Time(100)
+	refs := []model.OwnerReference{ref("o1", "owner", true), ref("o2", "other", false)}
+	edits := []struct {
+		name string
+		edit func(m *model.ObjectMeta)
+	}{
+		{"nothing", func(*model.ObjectMeta) {}},
+		{"resourceVersion", func(m *model.ObjectMeta) { m.ResourceVersion++ }},
+		{"uid", func(m *model.ObjectMeta) { m.UID = "u2" }},
+		{"deletion started", func(m *model.ObjectMeta) { m.DeletionTimestamp = &now }},
+		{"finalizer added", func(m *model.ObjectMeta) { m.Finalizers = append(m.Finalizers, "g") }},
+		{"reference dropped", func(m *model.ObjectMeta) { m.OwnerReferences = m.OwnerReferences[:1] }},
+		{"reference edited", func(m *model.ObjectMeta) {
+			m.OwnerReferences = slices.Clone(m.OwnerReferences)
+			m.OwnerReferences[1].Name = "renamed"
+		}},
+	}
+	for _, e := range edits {
+		edit := e.edit
+		t.Run(e.name, func(t *testing.T) {
+			old := model.ObjectMeta{Name: "x", UID: "u1", Finalizers: []string{"f"}, OwnerReferences: refs}
+			shared := old // the array itself, as a shallow copy keeps it
+			edit(&shared)
+			copied := old
+			copied.OwnerReferences = slices.Clone(refs)
+			edit(&copied)
+			assert.Equal(t, graphMetaUnchanged(&old, &copied), graphMetaUnchanged(&old, &shared))
+		})
+	}
+	old := model.ObjectMeta{UID: "u1", OwnerReferences: refs}
+	assert.True(t, graphMetaUnchanged(&old, &old), "the same version")
+}

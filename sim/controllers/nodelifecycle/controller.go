@@ -74,31 +74,45 @@ type nodeMemo struct {
 	node     *model.Node
 	zoneKey  string
 	excluded bool // the node has LabelNodeExcludeDisruption
-	leaseKey string
+	// hasHealth says health holds a record; readySeen that observedReady holds a status. The
+	// three flags share a word.
+	hasHealth bool
+	readySeen bool
+	leaseKey  string
+	// leaseRef finds the Lease's cache entry again without a lookup by leaseKey on every pass
+	// (client.Informer.GetByKeyRef).
+	leaseRef client.EntryRef
 
 	// health is upstream's nodeHealthMap entry of the node, if hasHealth: kept here, where a
 	// pass finds it with the rest, by value (storing a record allocates nothing).
-	health    nodeHealthData
-	hasHealth bool
+	health nodeHealthData
 
 	observedReady model.ConditionStatus
-	readySeen     bool
 
-	// ready is the Ready condition of the node status readyIn (nil if it has none), the one a
-	// pass last looked at (readyOf). A node's status usually stays the same object for minutes
-	// (the kubelet posts an unchanged status every NodeStatusReportFrequency), and finding the
-	// condition again would read every condition before it, cold in the processor's caches.
-	readyIn *model.NodeStatus
-	ready   *model.NodeCondition
+	// ready[i] is the Ready condition of the node status readyIn[i] (nil if it has none): the
+	// last two status objects a pass looked at (readyOf), the newest first. A node's status
+	// usually stays the same object for minutes (the kubelet posts an unchanged status every
+	// NodeStatusReportFrequency), and finding the condition again would read every condition
+	// before it, cold in the processor's caches. The pass after a new status asks about the
+	// new one and then about the one its health record saved, the older of the two.
+	readyIn [2]*model.NodeStatus
+	ready   [2]*model.NodeCondition
 }
 
-// readyOf is getNodeCondition(status, model.NodeReady), looked for once per status object:
-// the statuses read here are never modified once seen (see nodeMemo).
+// readyOf is getNodeCondition(status, model.NodeReady), looked for once per status object
+// while it is one of the last two asked about: the statuses read here are never modified once
+// seen (see nodeMemo).
 func (m *nodeMemo) readyOf(status *model.NodeStatus) *model.NodeCondition {
-	if status != m.readyIn {
-		m.readyIn, m.ready = status, getNodeCondition(status, model.NodeReady)
+	switch status {
+	case m.readyIn[0]:
+		return m.ready[0]
+	case m.readyIn[1]:
+		return m.ready[1]
 	}
-	return m.ready
+	ready := getNodeCondition(status, model.NodeReady)
+	m.readyIn = [2]*model.NodeStatus{status, m.readyIn[0]}
+	m.ready = [2]*model.NodeCondition{ready, m.ready[0]}
+	return ready
 }
 
 // nodeHealth returns the health record of the node called name, if it has one.
@@ -394,7 +408,7 @@ func (nc *Controller) monitorNodeHealth(p *sim.Proc) {
 		m := nc.memos[n.Name]
 		m.known = nil
 		nc.knownNodes--
-		m.node, m.zoneKey, m.readyIn, m.ready = nil, "", nil, nil // let the deleted node go
+		m.node, m.zoneKey, m.readyIn, m.ready = nil, "", [2]*model.NodeStatus{}, [2]*model.NodeCondition{} // let the deleted node go
 	}
 
 	zoneToNodeConditions := nc.zoneConditions()
@@ -556,7 +570,8 @@ func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, m *nodeMemo, node *model.
 		if h.status == &node.Status {
 			saved = current
 		} else {
-			saved = getNodeCondition(h.status, model.NodeReady)
+			// The status the record saved, which the last pass asked the memo about.
+			saved = m.readyOf(h.status)
 		}
 		savedLease = h.lease
 	}
@@ -575,7 +590,11 @@ func (nc *Controller) tryUpdateNodeHealth(p *sim.Proc, m *nodeMemo, node *model.
 		h = nodeHealthData{status: &node.Status, probeTimestamp: now, readyTransitionTimestamp: transition}
 	}
 	// A renewed Lease always refreshes the probe time, even if the kubelet never posted status.
-	observedLease, _ := nc.leases.GetByKey(m.leaseKey)
+	var observedLease *model.Lease
+	if obj, ok := nc.leases.Informer.GetByKeyRef(m.leaseKey, &m.leaseRef); ok {
+		// A cached object, never a tombstone: what client.ObjectAs would find.
+		observedLease, _ = obj.(*model.Lease)
+	}
 	if observedLease != nil && (savedLease == nil || renewedBefore(savedLease, observedLease)) {
 		h.lease = observedLease
 		h.probeTimestamp = now
@@ -637,9 +656,12 @@ func needsUnknown(status *model.NodeStatus) bool {
 }
 
 // renewedBefore is upstream savedLease.Spec.RenewTime.Before(observedLease.Spec.RenewTime):
-// false when either time is unset.
+// false when either time is unset. A Lease is never renewed before itself: when the cache
+// still holds the version the record saw (every other monitor pass, at the kubelet's 10 s
+// renewals and the 5 s passes) the answer is false without reading the Lease, which no
+// event has touched since the last pass.
 func renewedBefore(saved, observed *model.Lease) bool {
-	if saved.Spec.RenewTime == nil || observed.Spec.RenewTime == nil {
+	if saved == observed || saved.Spec.RenewTime == nil || observed.Spec.RenewTime == nil {
 		return false
 	}
 	return *saved.Spec.RenewTime < *observed.Spec.RenewTime

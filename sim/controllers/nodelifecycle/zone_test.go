@@ -1,6 +1,7 @@
 package nodelifecycle
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/reconsim/reconsim/sim/internal/testworld"
@@ -271,4 +272,40 @@ func TestReadyConditionFollowsTheStatusObject(t *testing.T) {
 	assert.Nil(t, m.readyOf(&v3.Status), "a status without Ready")
 	assert.Nil(t, m.readyOf(nil))
 	assert.Same(t, &v1.Status.Conditions[1], m.readyOf(&v1.Status), "back to the first status")
+}
+
+// TestReadyOfIsGetNodeCondition holds the memo's two-status cache to getNodeCondition over
+// seeded sequences of status objects (Ready first, last, absent, no conditions, nil), asked
+// about in any order and repeated, as a pass asks about a node's new status and then the one
+// its health record saved.
+func TestReadyOfIsGetNodeCondition(t *testing.T) {
+	cond := func(ct string) model.NodeCondition {
+		return model.NodeCondition{Type: ct, Status: model.ConditionTrue}
+	}
+	statuses := []*model.NodeStatus{nil, {}}
+	for _, types := range [][]string{
+		{model.NodeReady},
+		{model.NodeMemoryPressure, model.NodeReady},
+		{model.NodeMemoryPressure, model.NodeDiskPressure, model.NodePIDPressure, model.NodeReady},
+		{model.NodeMemoryPressure, model.NodeDiskPressure},
+		{model.NodeReady, model.NodeMemoryPressure},
+	} {
+		for copies := 0; copies < 2; copies++ { // equal statuses in different objects
+			s := &model.NodeStatus{}
+			for _, ct := range types {
+				s.Conditions = append(s.Conditions, cond(ct))
+			}
+			statuses = append(statuses, s)
+		}
+	}
+	for seed := uint64(0); seed < 50; seed++ {
+		r := rand.New(rand.NewPCG(seed, 17))
+		m := &nodeMemo{}
+		for i := 0; i < 200; i++ {
+			s := statuses[r.IntN(len(statuses))]
+			if got, want := m.readyOf(s), getNodeCondition(s, model.NodeReady); got != want {
+				t.Fatalf("seed %d, ask %d: readyOf gives %p, getNodeCondition %p", seed, i, got, want)
+			}
+		}
+	}
 }
