@@ -19,7 +19,9 @@
 //     back off between attempts as the client-go reflector does. Handlers run synchronously
 //     when a watch event is delivered; listers return objects sorted by key. A handler that
 //     implements KeyedEventHandler gets each object's key (model.Key) with it, the string the
-//     cache files the object under.
+//     cache files the object under. Informer.GetByKeyRef answers a repeated read of one key
+//     from the cache entry an EntryRef remembers, with exactly GetByKey's answer: the entry is
+//     used only while the cache has removed no key since it was found.
 //   - A SyncLoop (upstream Run, worker and processNextWorkItem, for the key-based controllers)
 //     syncs a key in one worker at a time, forgets its backoff on success, and requeues it
 //     through the rate limiter on error unless the controller handles errors itself.
