@@ -167,7 +167,7 @@ func newStore() *store {
 // lookup finds the entry of obj's key (model.Key(obj)), returning the key and the entry (nil
 // when the store has none) without building a new string when the store holds the key: a
 // watch event about a cached object allocates nothing for its key and looks it up once (see
-// putAt).
+// putAt and removeAt).
 func (s *store) lookup(obj model.Object) (string, *entry) {
 	m := obj.Meta()
 	if m.Namespace == "" {
@@ -295,6 +295,12 @@ func (s *store) remove(key string) (model.Object, bool) {
 	if !ok {
 		return nil, false
 	}
+	return s.removeAt(key, e), true
+}
+
+// removeAt is remove with key's entry e already looked up (store.lookup; not nil), and
+// returns the object e held.
+func (s *store) removeAt(key string, e *entry) model.Object {
 	delete(s.items, key)
 	s.removals++
 	s.keysDirty = true
@@ -303,7 +309,7 @@ func (s *store) remove(key string) (model.Object, bool) {
 			unindex(ix.buckets, e, e.vals[i])
 		}
 	}
-	return e.obj, true
+	return e.obj
 }
 
 // index files e under each of values in an index's buckets m.

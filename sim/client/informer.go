@@ -772,7 +772,9 @@ func (s *watchSink) OnWatchEvent(ev apiserver.WatchEvent) {
 	case "ADDED", "MODIFIED":
 		inf.applyAt(key, e, ev.Object, false)
 	case "DELETED":
-		inf.store.remove(key)
+		if e != nil {
+			inf.store.removeAt(key, e)
+		}
 		inf.notifyDelete(key, ev.Object)
 	}
 	if ev.ResourceVersion > inf.lastRV {
