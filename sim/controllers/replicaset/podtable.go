@@ -236,7 +236,10 @@ func (t *podTable) releaseLabels(ls *labelSet) {
 func (t *podTable) candidates(dst []podFacts, uid, namespace string) []podFacts {
 	owned := t.groups[uid]
 	orphans := t.groups[controllerutil.OrphanIndexValue(namespace)]
-	// Within a namespace both groups are sorted by name: merge them.
+	// Within a namespace both groups are sorted by name: merge them, copying each run of
+	// owned pods that comes before the next orphan in one append. Most syncs meet no orphan,
+	// and their whole group is one run: one bulk copy instead of a copy (and a write-barrier
+	// check) per pod.
 	i, j := 0, 0
 	for {
 		for i < len(owned) && owned[i].namespace != namespace {
@@ -245,13 +248,23 @@ func (t *podTable) candidates(dst []podFacts, uid, namespace string) []podFacts 
 		if i == len(owned) {
 			return append(dst, orphans[j:]...)
 		}
-		if j == len(orphans) || owned[i].name <= orphans[j].name {
-			dst = append(dst, owned[i])
-			i++
-		} else {
+		if j < len(orphans) && owned[i].name > orphans[j].name {
 			dst = append(dst, orphans[j])
 			j++
+			continue
 		}
+		end := i + 1
+		if j == len(orphans) && owned[len(owned)-1].namespace == namespace {
+			// Sorted by namespace first: the rest of the group is of namespace.
+			end = len(owned)
+		} else {
+			for end < len(owned) && owned[end].namespace == namespace &&
+				(j == len(orphans) || owned[end].name <= orphans[j].name) {
+				end++
+			}
+		}
+		dst = append(dst, owned[i:end]...)
+		i = end
 	}
 }
 
