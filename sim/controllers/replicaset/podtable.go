@@ -283,10 +283,17 @@ func newLabelMatcher(sel podSelector) *labelMatcher {
 	return &labelMatcher{sel: sel}
 }
 
+// matches is small enough to be inlined into the per-pod loops: the set asked last costs no
+// call.
 func (m *labelMatcher) matches(f *podFacts) bool {
 	if m.last != nil && f.labels == m.last {
 		return m.lastV
 	}
+	return m.matchesAnother(f)
+}
+
+// matchesAnother answers for a set other than the one asked last, and remembers it as last.
+func (m *labelMatcher) matchesAnother(f *podFacts) bool {
 	v, ok := m.memo[f.labels]
 	if !ok {
 		v = m.sel.matches(f.labels.labels)
