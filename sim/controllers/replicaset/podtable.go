@@ -80,7 +80,7 @@ type labelSet struct {
 // kept current by its event handlers, which the informer calls for every change of its cache.
 type podTable struct {
 	groups    map[string][]podFacts
-	groupOf   map[podName]string // pod -> group key
+	groupOf   map[podName]groupRef // pod -> its group and place
 	labelSets map[string]*labelSet
 }
 
@@ -88,8 +88,18 @@ type podTable struct {
 // joined "namespace/name" key, so that an informer event costs no allocation to look up.
 type podName struct{ namespace, name string }
 
+// groupRef is where a pod is in the table: its group's key, and the index it was last found
+// at in the group's array. The index is a hint, checked before it is used: a pod added or
+// removed before it in the group moves it, and a find that misses it searches the group and
+// remembers the new place. A status update finds its pod at the hint, reading one fact instead
+// of the dozen a binary search over a group of hundreds reads (each in its own cold line).
+type groupRef struct {
+	key   string
+	index int
+}
+
 func newPodTable() *podTable {
-	return &podTable{groups: map[string][]podFacts{}, groupOf: map[podName]string{}, labelSets: map[string]*labelSet{}}
+	return &podTable{groups: map[string][]podFacts{}, groupOf: map[podName]groupRef{}, labelSets: map[string]*labelSet{}}
 }
 
 // groupKey is the value controllerutil's claim-candidates index (AddClaimCandidatesIndex)
@@ -105,7 +115,7 @@ func groupKey(f *podFacts) string {
 // the list about to be added.
 func (t *podTable) OnListSize(n int) {
 	if len(t.groupOf) == 0 {
-		t.groupOf = make(map[podName]string, n)
+		t.groupOf = make(map[podName]groupRef, n)
 	}
 }
 
@@ -167,34 +177,43 @@ func (t *podTable) upsert(obj model.Object) {
 	facts := t.groups[g]
 	i, _ := slices.BinarySearchFunc(facts, f, compareFacts)
 	t.groups[g] = slices.Insert(facts, i, f)
-	t.groupOf[key] = g
+	t.groupOf[key] = groupRef{key: g, index: i}
 }
 
 // find returns the facts of the pod named key, in place in the table, and its group.
 func (t *podTable) find(key podName) (*podFacts, string, bool) {
-	g, ok := t.groupOf[key]
+	g, i, ok := t.place(key)
 	if !ok {
 		return nil, "", false
 	}
-	facts := t.groups[g]
+	return &t.groups[g][i], g, true
+}
+
+// place returns the group and index of the pod named key, trying the remembered index first.
+func (t *podTable) place(key podName) (string, int, bool) {
+	ref, ok := t.groupOf[key]
+	if !ok {
+		return "", 0, false
+	}
+	facts := t.groups[ref.key]
+	if i := ref.index; i < len(facts) && facts[i].name == key.name && facts[i].namespace == key.namespace {
+		return ref.key, i, true
+	}
 	i, found := slices.BinarySearchFunc(facts, podFacts{namespace: key.namespace, name: key.name}, compareFacts)
 	if !found {
-		return nil, "", false
+		return "", 0, false
 	}
-	return &facts[i], g, true
+	t.groupOf[key] = groupRef{key: ref.key, index: i}
+	return ref.key, i, true
 }
 
 func (t *podTable) remove(key podName) {
-	g, ok := t.groupOf[key]
+	g, i, ok := t.place(key)
 	if !ok {
 		return
 	}
 	delete(t.groupOf, key)
 	facts := t.groups[g]
-	i, found := slices.BinarySearchFunc(facts, podFacts{namespace: key.namespace, name: key.name}, compareFacts)
-	if !found {
-		return
-	}
 	t.releaseLabels(facts[i].labels)
 	facts = slices.Delete(facts, i, i+1)
 	if len(facts) == 0 {
