@@ -171,17 +171,17 @@ func TestClaimOwnPodsAllocatesNothing(t *testing.T) {
 		table.OnAdd(p, false)
 	}
 	facts := table.candidates(nil, "uid-1", "ns")
-	pods := make([]*podFacts, 0, len(facts))
+	active := make([]int32, 0, len(facts))
 	rsc := &Controller{}
 	sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
 	require.NoError(t, err)
 	matcher := newLabelMatcher(newPodSelector(rs.Spec.Selector, sel))
 	allocs := testing.AllocsPerRun(20, func() {
-		pods = pods[:0]
+		active = active[:0]
 		for i := range facts {
-			pods = append(pods, &facts[i])
+			active = append(active, int32(i))
 		}
-		claimed, err := rsc.claimPods(context.Background(), rs, matcher, pods)
+		claimed, err := rsc.claimPods(context.Background(), rs, matcher, facts, active)
 		if err != nil || len(claimed) != len(facts) {
 			t.Fatalf("claimed %d of %d: %v", len(claimed), len(facts), err)
 		}
@@ -214,12 +214,12 @@ func TestSplitActiveFactsIsFilterAndCount(t *testing.T) {
 				all[i].controllerUID = []string{"uid-1", "uid-2"}[rng.IntN(2)]
 			}
 		}
-		var wantActive []*podFacts
+		var wantActive []int32
 		wantTerminating := 0
 		for i := range all {
 			f := &all[i]
 			if !f.finished && !f.deleting {
-				wantActive = append(wantActive, f)
+				wantActive = append(wantActive, int32(i))
 			}
 		}
 		for i := range all {

@@ -32,8 +32,8 @@ const (
 // there were too many) if it is not already set; success removes it.
 //
 // templateLabels are labelPairs(rs.Spec.Template.Labels) (selectorOf derives them once per
-// version).
-func calculateStatus(rs *model.ReplicaSet, templateLabels []labelPair, activePods []*podFacts, terminatingPods int, manageReplicasErr error, now vtime.Time) model.ReplicaSetStatus {
+// version). The active pods are all[i] for each i of active.
+func calculateStatus(rs *model.ReplicaSet, templateLabels []labelPair, all []podFacts, active []int32, terminatingPods int, manageReplicasErr error, now vtime.Time) model.ReplicaSetStatus {
 	newStatus := rs.Status
 	newStatus.Conditions = slices.Clone(rs.Status.Conditions)
 	// labels.Set(template labels).AsSelectorPreValidated() matches exactly the label maps
@@ -41,7 +41,8 @@ func calculateStatus(rs *model.ReplicaSet, templateLabels []labelPair, activePod
 	// The pods nearly all share one label set, which the matcher answers without a map probe.
 	var fullyLabeled, ready, available int32
 	fully := labelMatcher{sel: templateLabelSelector(templateLabels)}
-	for _, f := range activePods {
+	for _, i := range active {
+		f := &all[i]
 		if fully.matches(f) {
 			fullyLabeled++
 		}
@@ -56,7 +57,7 @@ func calculateStatus(rs *model.ReplicaSet, templateLabels []labelPair, activePod
 	switch {
 	case manageReplicasErr != nil && failureCond == nil:
 		var reason string
-		if diff := len(activePods) - int(specReplicas(rs)); diff < 0 {
+		if diff := len(active) - int(specReplicas(rs)); diff < 0 {
 			reason = FailedCreatePodReason
 		} else if diff > 0 {
 			reason = FailedDeletePodReason
@@ -71,7 +72,7 @@ func calculateStatus(rs *model.ReplicaSet, templateLabels []labelPair, activePod
 	case manageReplicasErr == nil && failureCond != nil:
 		removeCondition(&newStatus, ReplicaSetReplicaFailure)
 	}
-	newStatus.Replicas = int32(len(activePods))
+	newStatus.Replicas = int32(len(active))
 	newStatus.FullyLabeledReplicas = fullyLabeled
 	newStatus.ReadyReplicas = ready
 	newStatus.AvailableReplicas = available
