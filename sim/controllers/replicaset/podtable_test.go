@@ -171,17 +171,17 @@ func TestClaimOwnPodsAllocatesNothing(t *testing.T) {
 		table.OnAdd(p, false)
 	}
 	facts := table.candidates(nil, "uid-1", "ns")
-	active := make([]int32, 0, len(facts))
+	pods := make([]*podFacts, 0, len(facts))
 	rsc := &Controller{}
 	sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
 	require.NoError(t, err)
 	matcher := newLabelMatcher(newPodSelector(rs.Spec.Selector, sel))
 	allocs := testing.AllocsPerRun(20, func() {
-		active = active[:0]
+		pods = pods[:0]
 		for i := range facts {
-			active = append(active, int32(i))
+			pods = append(pods, &facts[i])
 		}
-		claimed, err := rsc.claimPods(context.Background(), rs, matcher, facts, active)
+		claimed, err := rsc.claimPods(context.Background(), rs, matcher, pods)
 		if err != nil || len(claimed) != len(facts) {
 			t.Fatalf("claimed %d of %d: %v", len(claimed), len(facts), err)
 		}
@@ -214,12 +214,12 @@ func TestSplitActiveFactsIsFilterAndCount(t *testing.T) {
 				all[i].controllerUID = []string{"uid-1", "uid-2"}[rng.IntN(2)]
 			}
 		}
-		var wantActive []int32
+		var wantActive []*podFacts
 		wantTerminating := 0
 		for i := range all {
 			f := &all[i]
 			if !f.finished && !f.deleting {
-				wantActive = append(wantActive, int32(i))
+				wantActive = append(wantActive, f)
 			}
 		}
 		for i := range all {

@@ -32,8 +32,8 @@ const (
 // there were too many) if it is not already set; success removes it.
 //
 // templateLabels are labelPairs(rs.Spec.Template.Labels) (selectorOf derives them once per
-// version). The active pods are all[i] for each i of active.
-func calculateStatus(rs *model.ReplicaSet, templateLabels []labelPair, all []podFacts, active []int32, terminatingPods int, manageReplicasErr error, now vtime.Time) model.ReplicaSetStatus {
+// version).
+func calculateStatus(rs *model.ReplicaSet, templateLabels []labelPair, activePods []*podFacts, terminatingPods int, manageReplicasErr error, now vtime.Time) model.ReplicaSetStatus {
 	newStatus := rs.Status
 	newStatus.Conditions = slices.Clone(rs.Status.Conditions)
 	// labels.Set(template labels).AsSelectorPreValidated() matches exactly the label maps
@@ -41,8 +41,7 @@ func calculateStatus(rs *model.ReplicaSet, templateLabels []labelPair, all []pod
 	// The pods nearly all share one label set, which the matcher answers without a map probe.
 	var fullyLabeled, ready, available int32
 	fully := labelMatcher{sel: templateLabelSelector(templateLabels)}
-	for _, i := range active {
-		f := &all[i]
+	for _, f := range activePods {
 		if fully.matches(f) {
 			fullyLabeled++
 		}
@@ -57,7 +56,7 @@ func calculateStatus(rs *model.ReplicaSet, templateLabels []labelPair, all []pod
 	switch {
 	case manageReplicasErr != nil && failureCond == nil:
 		var reason string
-		if diff := len(active) - int(specReplicas(rs)); diff < 0 {
+		if diff := len(activePods) - int(specReplicas(rs)); diff < 0 {
 			reason = FailedCreatePodReason
 		} else if diff > 0 {
 			reason = FailedDeletePodReason
@@ -72,7 +71,7 @@ func calculateStatus(rs *model.ReplicaSet, templateLabels []labelPair, all []pod
 	case manageReplicasErr == nil && failureCond != nil:
 		removeCondition(&newStatus, ReplicaSetReplicaFailure)
 	}
-	newStatus.Replicas = int32(len(active))
+	newStatus.Replicas = int32(len(activePods))
 	newStatus.FullyLabeledReplicas = fullyLabeled
 	newStatus.ReadyReplicas = ready
 	newStatus.AvailableReplicas = available

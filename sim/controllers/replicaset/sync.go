@@ -54,7 +54,7 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 	buf.all = rsc.pods.candidates(buf.all[:0], rs.UID, rs.Namespace)
 	var terminating int
 	buf.active, terminating = splitActiveFacts(buf.active[:0], rs, matcher, buf.all)
-	claimed, err := rsc.claimPods(ctx, rs, matcher, buf.all, buf.active)
+	activeFacts, err := rsc.claimPods(ctx, rs, matcher, buf.active)
 	if err != nil {
 		return err
 	}
@@ -71,8 +71,8 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 	default:
 		// Only manageReplicas reads the pods themselves.
 		activePods := buf.pods[:0]
-		for _, i := range claimed {
-			activePods = append(activePods, buf.all[i].pod)
+		for _, f := range activeFacts {
+			activePods = append(activePods, f.pod)
 		}
 		buf.pods = activePods
 		manageReplicasErr = rsc.manageReplicas(ctx, activePods, key, rs)
@@ -80,7 +80,7 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 	// Upstream deep-copies rs here because its status update edits the copy; this one sends a
 	// shallow copy with the new status instead (updateReplicaSetStatus), so rs, the
 	// informer's object, is only read.
-	newStatus := calculateStatus(rs, ps.templatePairs, buf.all, claimed, terminating, manageReplicasErr, rsc.Kernel.Now())
+	newStatus := calculateStatus(rs, ps.templatePairs, activeFacts, terminating, manageReplicasErr, rsc.Kernel.Now())
 	updatedRS, err := rsc.updateReplicaSetStatus(ctx, rs, newStatus)
 	if err != nil {
 		return err
@@ -122,13 +122,11 @@ func sameSelector(a, b *model.ReplicaSet) bool {
 }
 
 // syncBuffers are one sync's slices, each O(pods of the ReplicaSet): the candidate facts, the
-// indexes of the active ones among them, and their pods. Reusing them spares three
-// allocations of that size per sync, which were 4% of thundering-herd's CPU with the
-// collections they cause. The active facts are indexes into all rather than pointers:
-// appending them needs no write barrier while the collector marks, and it does not scan them.
+// active ones among them, and their pods. Reusing them spares three allocations of that size
+// per sync, which were 4% of thundering-herd's CPU with the collections they cause.
 type syncBuffers struct {
 	all    []podFacts
-	active []int32
+	active []*podFacts
 	pods   []*model.Pod
 }
 
@@ -146,21 +144,22 @@ func (rsc *Controller) getSyncBuffers() *syncBuffers {
 func (rsc *Controller) putSyncBuffers(b *syncBuffers) {
 	// Drop the pod pointers so that the buffers keep no old pods alive.
 	clear(b.all)
+	clear(b.active)
 	clear(b.pods)
 	rsc.syncBuffers = append(rsc.syncBuffers, b)
 }
 
 // splitActiveFacts is FilterActivePods over facts, and counts the terminating pods in the same
-// pass (one pass over the candidates instead of two). It appends to out the indexes in all of
-// the active facts, in order, and returns the number of pods being deleted that have not finished and that rs
+// pass (one pass over the candidates instead of two). It appends to out pointers into all, in
+// its order, and returns the number of pods being deleted that have not finished and that rs
 // controls and still selects (upstream FilterClaimedPods over FilterTerminatingPods).
-func splitActiveFacts(out []int32, rs *model.ReplicaSet, matcher *labelMatcher, all []podFacts) ([]int32, int) {
+func splitActiveFacts(out []*podFacts, rs *model.ReplicaSet, matcher *labelMatcher, all []podFacts) ([]*podFacts, int) {
 	terminating := 0
 	for i := range all {
 		f := &all[i]
 		switch {
 		case f.active():
-			out = append(out, int32(i))
+			out = append(out, f)
 		case f.terminating() && f.hasController && f.controllerUID == rs.UID && matcher.matches(f):
 			terminating++
 		}
@@ -347,24 +346,20 @@ func conditionSuffix(s model.ReplicaSetStatus) string {
 // owner are left alone. Errors from individual pods are aggregated; the claimed pods are
 // returned either way. It is ControllerRefManager.ClaimPods over the precomputed pod facts,
 // whose label matcher is faster than a labels.Selector.
-//
-// The pods are all[i] for each i of active; it returns the indexes of the claimed ones,
-// reusing active's array.
-func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, matcher *labelMatcher, all []podFacts, active []int32) ([]int32, error) {
+func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, matcher *labelMatcher, pods []*podFacts) ([]*podFacts, error) {
 	// The manager (one per sync, as upstream's) is made for the first pod the fast path below
 	// does not claim: in most syncs every pod is rs's own, and making it (with its owner
 	// reference, trace hooks and names) for nothing was five allocations per sync.
 	var m *controllerutil.ControllerRefManager
-	claimed := active[:0]
+	claimed := pods[:0]
 	var errs []error
-	for _, i := range active {
-		f := &all[i]
+	for _, f := range pods {
 		// ClaimObject's first case, read from the facts instead of the pod: a pod rs controls
 		// that its selector still matches is claimed with no write. The facts were computed
 		// from f.pod, which is immutable once stored, so the answer is the same; skipping the
 		// pod object saves a cache miss per pod on every sync (12% of thundering-herd).
 		if f.hasController && f.controllerUID == rs.UID && matcher.matches(f) {
-			claimed = append(claimed, i)
+			claimed = append(claimed, f)
 			continue
 		}
 		if m == nil {
@@ -377,7 +372,7 @@ func (rsc *Controller) claimPods(ctx context.Context, rs *model.ReplicaSet, matc
 			continue
 		}
 		if ok {
-			claimed = append(claimed, i)
+			claimed = append(claimed, f)
 		}
 	}
 	return claimed, utilerrors.NewAggregate(errs)
