@@ -80,7 +80,7 @@ type labelSet struct {
 // kept current by its event handlers, which the informer calls for every change of its cache.
 type podTable struct {
 	groups    map[string][]podFacts
-	groupOf   map[podName]string // pod -> group key
+	groupOf   map[podName]groupRef // pod -> its group and place
 	labelSets map[string]*labelSet
 }
 
@@ -88,8 +88,18 @@ type podTable struct {
 // joined "namespace/name" key, so that an informer event costs no allocation to look up.
 type podName struct{ namespace, name string }
 
+// groupRef is where a pod is in the table: its group's key, and the index it was last found
+// at in the group's array. The index is a hint, checked before it is used: a pod added or
+// removed before it in the group moves it, and a find that misses it searches the group and
+// remembers the new place. A status update finds its pod at the hint, reading one fact instead
+// of the dozen a binary search over a group of hundreds reads (each in its own cold line).
+type groupRef struct {
+	key   string
+	index int
+}
+
 func newPodTable() *podTable {
-	return &podTable{groups: map[string][]podFacts{}, groupOf: map[podName]string{}, labelSets: map[string]*labelSet{}}
+	return &podTable{groups: map[string][]podFacts{}, groupOf: map[podName]groupRef{}, labelSets: map[string]*labelSet{}}
 }
 
 // groupKey is the value controllerutil's claim-candidates index (AddClaimCandidatesIndex)
@@ -105,7 +115,7 @@ func groupKey(f *podFacts) string {
 // the list about to be added.
 func (t *podTable) OnListSize(n int) {
 	if len(t.groupOf) == 0 {
-		t.groupOf = make(map[podName]string, n)
+		t.groupOf = make(map[podName]groupRef, n)
 	}
 }
 
@@ -167,34 +177,43 @@ func (t *podTable) upsert(obj model.Object) {
 	facts := t.groups[g]
 	i, _ := slices.BinarySearchFunc(facts, f, compareFacts)
 	t.groups[g] = slices.Insert(facts, i, f)
-	t.groupOf[key] = g
+	t.groupOf[key] = groupRef{key: g, index: i}
 }
 
 // find returns the facts of the pod named key, in place in the table, and its group.
 func (t *podTable) find(key podName) (*podFacts, string, bool) {
-	g, ok := t.groupOf[key]
+	g, i, ok := t.place(key)
 	if !ok {
 		return nil, "", false
 	}
-	facts := t.groups[g]
+	return &t.groups[g][i], g, true
+}
+
+// place returns the group and index of the pod named key, trying the remembered index first.
+func (t *podTable) place(key podName) (string, int, bool) {
+	ref, ok := t.groupOf[key]
+	if !ok {
+		return "", 0, false
+	}
+	facts := t.groups[ref.key]
+	if i := ref.index; i < len(facts) && facts[i].name == key.name && facts[i].namespace == key.namespace {
+		return ref.key, i, true
+	}
 	i, found := slices.BinarySearchFunc(facts, podFacts{namespace: key.namespace, name: key.name}, compareFacts)
 	if !found {
-		return nil, "", false
+		return "", 0, false
 	}
-	return &facts[i], g, true
+	t.groupOf[key] = groupRef{key: ref.key, index: i}
+	return ref.key, i, true
 }
 
 func (t *podTable) remove(key podName) {
-	g, ok := t.groupOf[key]
+	g, i, ok := t.place(key)
 	if !ok {
 		return
 	}
 	delete(t.groupOf, key)
 	facts := t.groups[g]
-	i, found := slices.BinarySearchFunc(facts, podFacts{namespace: key.namespace, name: key.name}, compareFacts)
-	if !found {
-		return
-	}
 	t.releaseLabels(facts[i].labels)
 	facts = slices.Delete(facts, i, i+1)
 	if len(facts) == 0 {
@@ -236,7 +255,10 @@ func (t *podTable) releaseLabels(ls *labelSet) {
 func (t *podTable) candidates(dst []podFacts, uid, namespace string) []podFacts {
 	owned := t.groups[uid]
 	orphans := t.groups[controllerutil.OrphanIndexValue(namespace)]
-	// Within a namespace both groups are sorted by name: merge them.
+	// Within a namespace both groups are sorted by name: merge them, copying each run of
+	// owned pods that comes before the next orphan in one append. Most syncs meet no orphan,
+	// and their whole group is one run: one bulk copy instead of a copy (and a write-barrier
+	// check) per pod.
 	i, j := 0, 0
 	for {
 		for i < len(owned) && owned[i].namespace != namespace {
@@ -245,13 +267,23 @@ func (t *podTable) candidates(dst []podFacts, uid, namespace string) []podFacts 
 		if i == len(owned) {
 			return append(dst, orphans[j:]...)
 		}
-		if j == len(orphans) || owned[i].name <= orphans[j].name {
-			dst = append(dst, owned[i])
-			i++
-		} else {
+		if j < len(orphans) && owned[i].name > orphans[j].name {
 			dst = append(dst, orphans[j])
 			j++
+			continue
 		}
+		end := i + 1
+		if j == len(orphans) && owned[len(owned)-1].namespace == namespace {
+			// Sorted by namespace first: the rest of the group is of namespace.
+			end = len(owned)
+		} else {
+			for end < len(owned) && owned[end].namespace == namespace &&
+				(j == len(orphans) || owned[end].name <= orphans[j].name) {
+				end++
+			}
+		}
+		dst = append(dst, owned[i:end]...)
+		i = end
 	}
 }
 
@@ -270,10 +302,17 @@ func newLabelMatcher(sel podSelector) *labelMatcher {
 	return &labelMatcher{sel: sel}
 }
 
+// matches is small enough to be inlined into the per-pod loops: the set asked last costs no
+// call.
 func (m *labelMatcher) matches(f *podFacts) bool {
 	if m.last != nil && f.labels == m.last {
 		return m.lastV
 	}
+	return m.matchesAnother(f)
+}
+
+// matchesAnother answers for a set other than the one asked last, and remembers it as last.
+func (m *labelMatcher) matchesAnother(f *podFacts) bool {
 	v, ok := m.memo[f.labels]
 	if !ok {
 		v = m.sel.matches(f.labels.labels)

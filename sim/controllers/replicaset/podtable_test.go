@@ -188,3 +188,48 @@ func TestClaimOwnPodsAllocatesNothing(t *testing.T) {
 	})
 	require.Zero(t, allocs)
 }
+
+// TestSplitActiveFactsIsFilterAndCount holds splitActiveFacts' single pass to the two upstream
+// passes it replaces on random facts: FilterActivePods (the active pods, in order) and the
+// count of FilterClaimedPods over FilterTerminatingPods.
+func TestSplitActiveFactsIsFilterAndCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 2))
+	rs := &model.ReplicaSet{}
+	rs.UID = "uid-1"
+	sel, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}})
+	require.NoError(t, err)
+	ps := newPodSelector(&metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}, sel)
+	sets := []*labelSet{{labels: map[string]string{"app": "x"}}, {labels: map[string]string{"app": "y"}}}
+	for round := 0; round < 200; round++ {
+		all := make([]podFacts, rng.IntN(30))
+		for i := range all {
+			all[i] = podFacts{
+				name:          fmt.Sprintf("p%02d", i),
+				labels:        sets[rng.IntN(len(sets))],
+				hasController: rng.IntN(3) > 0,
+				deleting:      rng.IntN(3) == 0,
+				finished:      rng.IntN(4) == 0,
+			}
+			if all[i].hasController {
+				all[i].controllerUID = []string{"uid-1", "uid-2"}[rng.IntN(2)]
+			}
+		}
+		var wantActive []*podFacts
+		wantTerminating := 0
+		for i := range all {
+			f := &all[i]
+			if !f.finished && !f.deleting {
+				wantActive = append(wantActive, f)
+			}
+		}
+		for i := range all {
+			f := &all[i]
+			if f.deleting && !f.finished && f.hasController && f.controllerUID == rs.UID && ps.matches(f.labels.labels) {
+				wantTerminating++
+			}
+		}
+		active, terminating := splitActiveFacts(nil, rs, newLabelMatcher(ps), all)
+		require.Equal(t, wantActive, active, "round %d", round)
+		require.Equal(t, wantTerminating, terminating, "round %d", round)
+	}
+}

@@ -24,6 +24,16 @@ type podSelector struct {
 
 type labelPair struct{ key, value string }
 
+// templateLabelSelector is labels.Set(template labels).AsSelectorPreValidated() as a
+// podSelector, for templatePairs = labelPairs(template labels): it matches the label maps that
+// hold every pair. No pairs match every map, as the empty set's selector does.
+func templateLabelSelector(templatePairs []labelPair) podSelector {
+	if templatePairs == nil {
+		templatePairs = []labelPair{}
+	}
+	return podSelector{pairs: templatePairs}
+}
+
 func newPodSelector(ls *metav1.LabelSelector, sel labels.Selector) podSelector {
 	ps := podSelector{sel: sel}
 	if ls != nil && len(ls.MatchExpressions) == 0 && len(ls.MatchLabels) > 0 {

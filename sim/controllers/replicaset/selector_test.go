@@ -49,7 +49,8 @@ func TestPodSelectorAgreesWithLabelSelector(t *testing.T) {
 }
 
 // TestTemplatePairsAgreeWithAsSelector checks the fully-labeled count's direct comparison
-// against upstream's labels.Set(template).AsSelectorPreValidated().
+// (hasAllPairs, and the templateLabelSelector its matcher uses) against upstream's
+// labels.Set(template).AsSelectorPreValidated().
 func TestTemplatePairsAgreeWithAsSelector(t *testing.T) {
 	cases := []struct {
 		template, pod map[string]string
@@ -66,6 +67,10 @@ func TestTemplatePairsAgreeWithAsSelector(t *testing.T) {
 	for _, c := range cases {
 		want := labels.Set(c.template).AsSelectorPreValidated().Matches(labels.Set(c.pod))
 		require.Equal(t, want, hasAllPairs(c.pod, labelPairs(c.template)), "template %v pod %v", c.template, c.pod)
+		require.Equal(t, want, templateLabelSelector(labelPairs(c.template)).matches(c.pod), "template %v pod %v", c.template, c.pod)
+		if len(c.template) == 0 {
+			require.Equal(t, want, templateLabelSelector(nil).matches(c.pod), "nil pairs, pod %v", c.pod)
+		}
 	}
 }
 

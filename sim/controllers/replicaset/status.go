@@ -38,15 +38,11 @@ func calculateStatus(rs *model.ReplicaSet, templateLabels []labelPair, activePod
 	newStatus.Conditions = slices.Clone(rs.Status.Conditions)
 	// labels.Set(template labels).AsSelectorPreValidated() matches exactly the label maps
 	// that hold every template label with its value.
+	// The pods nearly all share one label set, which the matcher answers without a map probe.
 	var fullyLabeled, ready, available int32
-	fully := map[*labelSet]bool{}
+	fully := labelMatcher{sel: templateLabelSelector(templateLabels)}
 	for _, f := range activePods {
-		isFully, ok := fully[f.labels]
-		if !ok {
-			isFully = hasAllPairs(f.labels.labels, templateLabels)
-			fully[f.labels] = isFully
-		}
-		if isFully {
+		if fully.matches(f) {
 			fullyLabeled++
 		}
 		if f.ready {
@@ -79,7 +75,11 @@ func calculateStatus(rs *model.ReplicaSet, templateLabels []labelPair, activePod
 	newStatus.FullyLabeledReplicas = fullyLabeled
 	newStatus.ReadyReplicas = ready
 	newStatus.AvailableReplicas = available
-	newStatus.TerminatingReplicas = model.Ptr(int32(terminatingPods))
+	// Stored objects are immutable, so an unchanged count keeps the stored pointer rather
+	// than allocating an equal one on every sync.
+	if cur := rs.Status.TerminatingReplicas; cur == nil || *cur != int32(terminatingPods) {
+		newStatus.TerminatingReplicas = model.Ptr(int32(terminatingPods))
+	}
 	return newStatus
 }
 

@@ -52,17 +52,12 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 	buf := rsc.getSyncBuffers()
 	defer rsc.putSyncBuffers(buf)
 	buf.all = rsc.pods.candidates(buf.all[:0], rs.UID, rs.Namespace)
-	buf.active = filterActiveFacts(buf.active[:0], buf.all)
+	var terminating int
+	buf.active, terminating = splitActiveFacts(buf.active[:0], rs, matcher, buf.all)
 	activeFacts, err := rsc.claimPods(ctx, rs, matcher, buf.active)
 	if err != nil {
 		return err
 	}
-	terminating := countClaimedTerminating(rs, matcher, buf.all)
-	activePods := buf.pods[:0]
-	for _, f := range activeFacts {
-		activePods = append(activePods, f.pod)
-	}
-	buf.pods = activePods
 
 	var manageReplicasErr error
 	switch {
@@ -74,6 +69,12 @@ func (rsc *Controller) syncReplicaSet(ctx context.Context, key string) error {
 		}
 		rsc.Kernel.Emit(Component, "expectations-pending", rsRef(rs), rs.ResourceVersion, fmt.Sprintf("add=%d del=%d", add, del))
 	default:
+		// Only manageReplicas reads the pods themselves.
+		activePods := buf.pods[:0]
+		for _, f := range activeFacts {
+			activePods = append(activePods, f.pod)
+		}
+		buf.pods = activePods
 		manageReplicasErr = rsc.manageReplicas(ctx, activePods, key, rs)
 	}
 	// Upstream deep-copies rs here because its status update edits the copy; this one sends a
@@ -148,28 +149,22 @@ func (rsc *Controller) putSyncBuffers(b *syncBuffers) {
 	rsc.syncBuffers = append(rsc.syncBuffers, b)
 }
 
-// filterActiveFacts is FilterActivePods over facts: it appends to out pointers into all, in
-// its order.
-func filterActiveFacts(out []*podFacts, all []podFacts) []*podFacts {
-	for i := range all {
-		if all[i].active() {
-			out = append(out, &all[i])
-		}
-	}
-	return out
-}
-
-// countClaimedTerminating counts the pods being deleted that have not finished and that rs
+// splitActiveFacts is FilterActivePods over facts, and counts the terminating pods in the same
+// pass (one pass over the candidates instead of two). It appends to out pointers into all, in
+// its order, and returns the number of pods being deleted that have not finished and that rs
 // controls and still selects (upstream FilterClaimedPods over FilterTerminatingPods).
-func countClaimedTerminating(rs *model.ReplicaSet, matcher *labelMatcher, all []podFacts) int {
-	n := 0
+func splitActiveFacts(out []*podFacts, rs *model.ReplicaSet, matcher *labelMatcher, all []podFacts) ([]*podFacts, int) {
+	terminating := 0
 	for i := range all {
 		f := &all[i]
-		if f.terminating() && f.hasController && f.controllerUID == rs.UID && matcher.matches(f) {
-			n++
+		switch {
+		case f.active():
+			out = append(out, f)
+		case f.terminating() && f.hasController && f.controllerUID == rs.UID && matcher.matches(f):
+			terminating++
 		}
 	}
-	return n
+	return out, terminating
 }
 
 // manageReplicas creates or deletes pods so that len(activePods) moves towards

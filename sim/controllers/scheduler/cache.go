@@ -175,7 +175,8 @@ func (ni *NodeInfo) countAffinity(p *podOnNode, delta int) {
 // replacePod puts a new version of a pod in the place of the one p holds.
 func (ni *NodeInfo) replacePod(p *podOnNode, pod *model.Pod) {
 	// Only labels and the deletion mark change what countPodsMatchSelector counts.
-	if !maps.Equal(pod.Labels, p.pod.Labels) || (pod.DeletionTimestamp == nil) != (p.pod.DeletionTimestamp == nil) {
+	sameLabels := maps.Equal(pod.Labels, p.pod.Labels)
+	if !sameLabels || (pod.DeletionTimestamp == nil) != (p.pod.DeletionTimestamp == nil) {
 		ni.countLabels(p.pod, -1)
 		ni.countLabels(pod, 1)
 	}
@@ -184,16 +185,32 @@ func (ni *NodeInfo) replacePod(p *podOnNode, pod *model.Pod) {
 	ni.nonZeroRequested.Memory -= p.nonZero.Memory
 	ni.countAffinity(p, -1)
 	old := p.pod
-	p.pod, p.req, p.nonZero = pod, PodRequests(pod, false), PodRequests(pod, true)
+	p.pod = pod
+	// Most updates are status writes, whose new version shares the old one's container
+	// arrays: stored objects are immutable, so the requests are the ones computed before.
+	if !sameContainers(pod, old) {
+		p.req, p.nonZero = PodRequests(pod, false), PodRequests(pod, true)
+	}
 	// The affinity terms depend on the spec (immutable) and, through matchLabelKeys, on the
 	// labels: parse them again only when those may have changed.
-	if pod.Spec.Affinity != old.Spec.Affinity || !maps.Equal(pod.Labels, old.Labels) {
+	if pod.Spec.Affinity != old.Spec.Affinity || !sameLabels {
 		p.aff = newPodAffinityInfo(pod)
 	}
 	ni.requested.addResource(p.req)
 	ni.nonZeroRequested.MilliCPU += p.nonZero.MilliCPU
 	ni.nonZeroRequested.Memory += p.nonZero.Memory
 	ni.countAffinity(p, 1)
+}
+
+// sameContainers reports whether a and b share their containers and init containers (the same
+// arrays, of the same lengths): all that PodRequests reads.
+func sameContainers(a, b *model.Pod) bool {
+	return sameArray(a.Spec.Containers, b.Spec.Containers) && sameArray(a.Spec.InitContainers, b.Spec.InitContainers)
+}
+
+// sameArray reports whether a and b are the same elements of one array.
+func sameArray[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func (ni *NodeInfo) removePod(key string) bool {

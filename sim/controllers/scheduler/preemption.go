@@ -104,6 +104,11 @@ func (n *nominator) nominatedPodsFor(pod *model.Pod) map[string][]*model.Pod {
 // and of the cycle state (addGENominatedPods with RunPreFilterExtensionAddPod), so that
 // PodTopologySpread and InterPodAffinity count them too.
 func runFilterPluginsWithNominatedPods(s *cycleState, ni *NodeInfo) *Status {
+	// Most cycles have no nominated pods: then the node object, which the filters otherwise
+	// leave alone (NodeInfo keeps what they read), is not followed for its name.
+	if len(s.nominated) == 0 {
+		return runFilterPlugins(s, ni)
+	}
 	pods := s.nominated[ni.node.Name]
 	if len(pods) == 0 {
 		return runFilterPlugins(s, ni)
