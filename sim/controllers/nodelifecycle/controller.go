@@ -74,8 +74,12 @@ type nodeMemo struct {
 	node     *model.Node
 	zoneKey  string
 	excluded bool // the node has LabelNodeExcludeDisruption
+	// noExecuteTainted says node carries the unreachable or the not-ready NoExecute taint:
+	// without either, markNodeAsReachable's two removeTaintOffNode calls return at once, and a
+	// pass over a healthy node need not read its taints (a cold line of the node) to know it.
+	noExecuteTainted bool
 	// hasHealth says health holds a record; readySeen that observedReady holds a status. The
-	// three flags share a word.
+	// four flags share a word.
 	hasHealth bool
 	readySeen bool
 	leaseKey  string
@@ -145,6 +149,7 @@ func (m *nodeMemo) of(node *model.Node) *nodeMemo {
 	if m.node != node {
 		_, excluded := node.Labels[LabelNodeExcludeDisruption]
 		m.node, m.zoneKey, m.excluded = node, GetZoneKey(node), excluded
+		m.noExecuteTainted = hasNoExecuteTaint(node.Spec.Taints)
 	}
 	return m
 }
@@ -474,8 +479,10 @@ func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, m *nodeMemo, z
 		zoneToNodeConditions[zone] = append(zoneToNodeConditions[zone], current)
 	}
 	nc.traceObservedReady(m, node, current)
+	// nodesToRetry is almost always empty: isRetrying and forgetRetry skip it then rather
+	// than read the node's name, a cold line.
 	if current == nil {
-		delete(nc.nodesToRetry, node.Name)
+		nc.forgetRetry(node)
 		return
 	}
 	// The pods are listed before the tainting below, which may wait for the API, as upstream
@@ -483,12 +490,12 @@ func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, m *nodeMemo, z
 	// it) by anything that runs meanwhile, so the condition below cannot turn true.
 	transitioned := current.Status != model.ConditionTrue && observed.Status == model.ConditionTrue
 	var pods []*model.Pod
-	if _, retrying := nc.nodesToRetry[node.Name]; transitioned || (retrying && observed.Status != model.ConditionTrue) {
+	if retrying := nc.isRetrying(node); transitioned || (retrying && observed.Status != model.ConditionTrue) {
 		pods = nc.pods.ByIndex(client.IndexNodeName, node.Name)
 	}
-	nc.processTaintBaseEviction(p, node, zone, &observed)
+	nc.processTaintBaseEviction(p, node, m, zone, &observed)
 
-	_, needsRetry := nc.nodesToRetry[node.Name]
+	needsRetry := nc.isRetrying(node)
 	if transitioned {
 		nc.recordNodeStatusChange(node, ReasonNodeNotReady)
 	}
@@ -499,7 +506,24 @@ func (nc *Controller) updateNode(p *sim.Proc, cached *model.Node, m *nodeMemo, z
 			return
 		}
 	}
-	delete(nc.nodesToRetry, node.Name)
+	nc.forgetRetry(node)
+}
+
+// isRetrying reports whether node is in nodesToRetry, without reading its name when the set
+// is empty.
+func (nc *Controller) isRetrying(node *model.Node) bool {
+	if len(nc.nodesToRetry) == 0 {
+		return false
+	}
+	_, ok := nc.nodesToRetry[node.Name]
+	return ok
+}
+
+// forgetRetry takes node off nodesToRetry, without reading its name when the set is empty.
+func (nc *Controller) forgetRetry(node *model.Node) {
+	if len(nc.nodesToRetry) > 0 {
+		delete(nc.nodesToRetry, node.Name)
+	}
 }
 
 // traceObservedReady traces the Ready status of node, whose memo is m, when it changed.
@@ -669,7 +693,8 @@ func renewedBefore(saved, observed *model.Lease) bool {
 
 // processTaintBaseEviction is upstream processTaintBaseEviction, driven by the Ready
 // condition as observed before this pass's own update. zone is the node's zone key.
-func (nc *Controller) processTaintBaseEviction(p *sim.Proc, node *model.Node, zone string, observed *model.NodeCondition) {
+// m is the node's memo, which holds node (m.node == node).
+func (nc *Controller) processTaintBaseEviction(p *sim.Proc, node *model.Node, m *nodeMemo, zone string, observed *model.NodeCondition) {
 	switch observed.Status {
 	case model.ConditionFalse:
 		if taintExists(node.Spec.Taints, &unreachableTaintTemplate) {
@@ -685,7 +710,11 @@ func (nc *Controller) processTaintBaseEviction(p *sim.Proc, node *model.Node, zo
 			nc.markNodeForTainting(node, zone, model.ConditionUnknown)
 		}
 	case model.ConditionTrue:
-		nc.markNodeAsReachable(p, node, zone)
+		if m.noExecuteTainted {
+			nc.markNodeAsReachable(p, node, zone)
+		} else {
+			nc.untrackReachable(node, zone) // the removeTaintOffNode calls would find neither taint
+		}
 	}
 }
 
@@ -753,12 +782,21 @@ func (nc *Controller) markNodeAsReachable(p *sim.Proc, node *model.Node, zone st
 		nc.k.Emit(traceComponent, "taint-remove-failed", "Node "+node.Name, 0, err.Error())
 		return false, err
 	}
-	delete(nc.queuedSince, node.Name)
-	q := nc.zoneTainter[zone]
-	if q == nil {
-		return false, nil
+	return nc.untrackReachable(node, zone), nil
+}
+
+// untrackReachable is markNodeAsReachable's end, once neither taint is on node: forget when
+// node was queued and take it out of its zone queue, reporting whether it was queued. Empty
+// maps are not asked (the usual case): asking would read the node's name, a cold line.
+func (nc *Controller) untrackReachable(node *model.Node, zone string) bool {
+	if len(nc.queuedSince) > 0 {
+		delete(nc.queuedSince, node.Name)
 	}
-	return q.Remove(node.Name), nil
+	q := nc.zoneTainter[zone]
+	if q == nil || len(q.set) == 0 {
+		return false // Remove would find nothing
+	}
+	return q.Remove(node.Name)
 }
 
 // sortedZones returns the keys of zones sorted, in the array *scratch (which it keeps for the

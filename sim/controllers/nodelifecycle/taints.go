@@ -122,6 +122,12 @@ func taintExists(taints []model.Taint, t *model.Taint) bool {
 	return false
 }
 
+// hasNoExecuteTaint reports whether taints hold the unreachable or the not-ready taint
+// (markNodeAsReachable removes either).
+func hasNoExecuteTaint(taints []model.Taint) bool {
+	return taintExists(taints, &unreachableTaintTemplate) || taintExists(taints, &notReadyTaintTemplate)
+}
+
 // addOrUpdateTaint is upstream taintutils.AddOrUpdateTaint on a taint list: a matching taint
 // that is not semantically equal (value or TimeAdded differ) is replaced in place, otherwise
 // the taint is appended. It returns a new slice and whether anything changed; the input is not
