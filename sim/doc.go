@@ -9,7 +9,9 @@
 //     clock, the global random source, or iterates a map.
 //   - Single-threadedness: exactly one piece of simulation code runs at a time. A Proc is a
 //     coroutine (iter.Pull); it runs only when the kernel resumes it and gives control back
-//     when it blocks (Sleep, Park). No goroutine runs concurrently with the kernel.
+//     when it blocks (Sleep, Park). No simulation code runs concurrently with the kernel; a
+//     HashFolder (Trace.SetFolder) may fold the trace's finished lines into its hash on
+//     another goroutine, as it sees only bytes already emitted and the hash is theirs alone.
 //   - Limits: Run stops at a virtual-time limit, an event limit, quiescence, an explicit Stop
 //     or a process panic, and reports which (Outcome.Reason).
 //
